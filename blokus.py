@@ -1,0 +1,65 @@
+"""The ``blokus`` command: a thin dispatcher to the subcommands.
+
+Each subcommand lives in its own package and is imported only when it is run, so that the commands
+without a user interface (``moves``, ``bot``, ``serve``, ``arena``) never import Textual.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# name -> (module, function, one-line description). The function takes argv and returns an exit code.
+SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
+    "play": ("tui.app", "play_main", "play in the terminal (local game, or on a server with -h/-p)"),
+    "replay": ("tui.app", "replay_main", "step through a replay file (.xml or .xml.gz)"),
+    "bot": ("net.bot", "main", "headless player for a game server (contest start.sh uses this)"),
+    "serve": ("net.server", "main", "run a local game server speaking the official protocol"),
+    "arena": ("ai.arena", "main", "play AI against AI and report the score table"),
+    "moves": ("model.cli", "moves_main", "list the legal moves of the colour to move in a state file"),
+}
+
+USAGE = """usage: blokus [SUBCOMMAND] [ARGS...]
+
+Software-Challenge Blokus (swc_2021_blokus) in the terminal.
+Without a subcommand, starts a local game against the AI at once (same as `blokus play`).
+
+subcommands:
+{lines}
+
+`blokus SUBCOMMAND --help` shows the options of one subcommand.
+"""
+
+
+def usage() -> str:
+    lines = "\n".join(f"  {name:<8} {desc}" for name, (_, _, desc) in SUBCOMMANDS.items())
+    return USAGE.format(lines=lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("--help", "-?", "help"):
+        print(usage(), end="")
+        return 0
+    if args and args[0] == "--version":
+        from importlib.metadata import version
+
+        print(f"blokus-tui {version('blokus-tui')}")
+        return 0
+    name = "play"
+    if args and args[0] in SUBCOMMANDS:
+        name = args.pop(0)
+    elif args and not args[0].startswith("-"):
+        print(f"blokus: unknown subcommand {args[0]!r}\n", file=sys.stderr)
+        print(usage(), end="", file=sys.stderr)
+        return 2
+    module_name, func_name, _ = SUBCOMMANDS[name]
+    func = getattr(importlib.import_module(module_name), func_name)
+    try:
+        return int(func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
