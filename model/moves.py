@@ -1,0 +1,158 @@
+"""Moves, and the mistakes that make a move illegal (rules.md §5–§6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from model.pieces import Cell, Color, Rotation, Shape, canonical, transform
+
+
+@dataclass(frozen=True, eq=False)
+class SetMove:
+    """Place ``shape`` in ``color``; ``(x, y)`` is the top-left corner of the transformed bounding box.
+
+    Two SetMoves are equal when colour and cells are equal (the server's ``Piece.equals``), so the
+    same placement written with another (rotation, flip) pair compares equal.
+    """
+
+    color: Color
+    shape: Shape
+    rotation: Rotation = Rotation.NONE
+    flipped: bool = False
+    x: int = 0
+    y: int = 0
+    _cells: frozenset[Cell] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        rel = transform(self.shape, self.rotation, self.flipped)
+        object.__setattr__(self, "_cells", frozenset((self.x + dx, self.y + dy) for dx, dy in rel))
+
+    @property
+    def cells(self) -> frozenset[Cell]:
+        return self._cells
+
+    @property
+    def position(self) -> Cell:
+        return (self.x, self.y)
+
+    def sorted_cells(self) -> list[Cell]:
+        return sorted(self._cells, key=lambda c: (c[1], c[0]))
+
+    def canonical(self) -> SetMove:
+        """The same move with the (rotation, flip) pair the server's generator would use."""
+        o = canonical(self.shape, self.rotation, self.flipped)
+        if (o.rotation, o.flipped) == (self.rotation, self.flipped):
+            return self
+        return SetMove(self.color, self.shape, o.rotation, o.flipped, self.x, self.y)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SetMove):
+            return NotImplemented
+        return self.color == other.color and self._cells == other._cells
+
+    def __hash__(self) -> int:
+        return hash((self.color, self._cells))
+
+    def __str__(self) -> str:
+        flip = "true" if self.flipped else "false"
+        return f"{self.color.name} {self.shape.name} {self.rotation.name} {flip} {self.x} {self.y}"
+
+    def german(self) -> str:
+        """The server's move text (rules.md §6.5), used in error messages and result reasons."""
+        extra = ""
+        if self.rotation is not Rotation.NONE:
+            extra += f", gedreht um {90 * self.rotation}°"
+        if self.flipped:
+            extra += ", gespiegelt"
+        return f"Setze {self.shape.name}(Farbe {self.color.german}{extra})[{self.x},{self.y}]"
+
+
+@dataclass(frozen=True)
+class SkipMove:
+    """Pass. Legal for the colour to move unless it is that colour's first move."""
+
+    color: Color
+
+    def __str__(self) -> str:
+        return f"{self.color.name} SKIP"
+
+    def german(self) -> str:
+        return f"Farbe {self.color.german} setzt aus"
+
+
+Move = SetMove | SkipMove
+
+
+def parse_move(text: str) -> Move:
+    """Inverse of ``str(move)``: ``BLUE PENTO_L NONE true 0 16`` or ``GREEN SKIP``."""
+    parts = text.split()
+    try:
+        if len(parts) == 2 and parts[1].upper() == "SKIP":
+            return SkipMove(Color.parse(parts[0]))
+        if len(parts) == 6:
+            color, shape, rotation, flipped, x, y = parts
+            if flipped.lower() not in ("true", "false"):
+                raise ValueError(flipped)
+            return SetMove(
+                Color.parse(color), Shape.parse(shape), Rotation.parse(rotation),
+                flipped.lower() == "true", int(x), int(y),
+            )
+    except (KeyError, ValueError) as exc:
+        raise ValueError(f"not a move: {text!r}") from exc
+    raise ValueError(f"not a move: {text!r} (expected 'COLOR KIND ROTATION FLIPPED X Y' or 'COLOR SKIP')")
+
+
+class MoveMistake(Enum):
+    """The official mistakes (``MoveMistake.kt``) with the server's German messages."""
+
+    WRONG_COLOR = "Die Farbe des Zuges ist nicht an der Reihe"
+    SKIP_FIRST_TURN = "Der erste Zug muss einen Stein setzen"
+    WRONG_SHAPE = "Der erste Zug muss den festgelegten Spielstein setzen"
+    DUPLICATE_SHAPE = "Der gewählte Stein wurde bereits gesetzt"
+    OUT_OF_BOUNDS = "Der Spielstein passt nicht vollständig auf das Spielfeld"
+    OBSTRUCTED = "Der Spielstein würde eine andere Farbe überlagern"
+    TOUCHES_SAME_COLOR = "Der Spielstein berührt ein Feld gleicher Farbe"
+    NOT_IN_CORNER = "Der erste Zug muss auf eine freie Ecke gesetzt werden"
+    NO_SHARED_CORNER = "Alle Teile müssen ein vorheriges Teil gleicher Farbe über mindestens eine Ecke berühren"
+    INVALID_FORMAT = "Der Zug konnte nicht erkannt werden"
+
+    @property
+    def german(self) -> str:
+        return self.value
+
+    @property
+    def english(self) -> str:
+        return _ENGLISH[self]
+
+    @property
+    def carries_move(self) -> bool:
+        """WRONG_SHAPE and DUPLICATE_SHAPE are raised without the move (rules.md §6.5)."""
+        return self not in (MoveMistake.WRONG_SHAPE, MoveMistake.DUPLICATE_SHAPE)
+
+    def violation_text(self, move: Move | None) -> str:
+        """The server's exception message, which becomes the result reason of a rule violation."""
+        if move is None or not self.carries_move:
+            return self.value
+        return f"{self.value} bei Zug '{move.german()}'"
+
+
+_ENGLISH = {
+    MoveMistake.WRONG_COLOR: "it is not this colour's turn",
+    MoveMistake.SKIP_FIRST_TURN: "a colour's first move must place a piece; it cannot pass",
+    MoveMistake.WRONG_SHAPE: "the first move must place the start piece",
+    MoveMistake.DUPLICATE_SHAPE: "this piece has already been placed",
+    MoveMistake.OUT_OF_BOUNDS: "the piece does not fit completely on the board",
+    MoveMistake.OBSTRUCTED: "the piece would cover a field that is already taken",
+    MoveMistake.TOUCHES_SAME_COLOR: "the piece touches a piece of its own colour along an edge",
+    MoveMistake.NOT_IN_CORNER: "the first piece must cover a free corner of the board",
+    MoveMistake.NO_SHARED_CORNER: "the piece must touch a piece of its own colour at a corner",
+    MoveMistake.INVALID_FORMAT: "the move could not be read",
+}
+
+
+class InvalidMove(Exception):
+    def __init__(self, mistake: MoveMistake, move: Move | None) -> None:
+        super().__init__(mistake.violation_text(move))
+        self.mistake = mistake
+        self.move = move

@@ -1,0 +1,210 @@
+"""Colours, teams, the 21 shapes and their transformations, exactly as the official server defines them.
+
+Source: rules.md §2–§4 (``Color.kt``, ``Team.kt``, ``PieceShape.kt``, ``Rotation.kt``, ``Piece.kt``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from functools import cache
+
+Cell = tuple[int, int]
+
+
+class Team(IntEnum):
+    ONE = 0
+    TWO = 1
+
+    @property
+    def colors(self) -> tuple[Color, Color]:
+        return (Color.BLUE, Color.RED) if self is Team.ONE else (Color.YELLOW, Color.GREEN)
+
+    @property
+    def opponent(self) -> Team:
+        return Team(1 - self)
+
+    @classmethod
+    def parse(cls, text: str) -> Team:
+        """Accepts any case (21.0–21.2 servers sent ``one``/``two``)."""
+        return cls[text.strip().upper()]
+
+
+class Color(IntEnum):
+    """The four colours in turn order: the colour to move is ``Color(turn % 4)``."""
+
+    BLUE = 0
+    YELLOW = 1
+    RED = 2
+    GREEN = 3
+
+    @property
+    def team(self) -> Team:
+        return Team(self % 2)
+
+    @property
+    def german(self) -> str:
+        return ("Blau", "Gelb", "Rot", "Grün")[self]
+
+    @property
+    def partner(self) -> Color:
+        return Color((self + 2) % 4)
+
+    @classmethod
+    def parse(cls, text: str) -> Color:
+        return cls[text.strip().upper()]
+
+
+COLORS: tuple[Color, ...] = tuple(Color)
+
+
+class Rotation(IntEnum):
+    """RIGHT is a clockwise quarter turn on screen (y points down); MIRROR is 180°, not a reflection."""
+
+    NONE = 0
+    RIGHT = 1
+    MIRROR = 2
+    LEFT = 3
+
+    def rotate(self, by: Rotation) -> Rotation:
+        return Rotation((self + by) % 4)
+
+    @classmethod
+    def parse(cls, text: str) -> Rotation:
+        return cls[text.strip().upper()]
+
+
+class Shape(IntEnum):
+    MONO = 0
+    DOMINO = 1
+    TRIO_L = 2
+    TRIO_I = 3
+    TETRO_O = 4
+    TETRO_T = 5
+    TETRO_I = 6
+    TETRO_L = 7
+    TETRO_Z = 8
+    PENTO_L = 9
+    PENTO_T = 10
+    PENTO_V = 11
+    PENTO_S = 12
+    PENTO_Z = 13
+    PENTO_I = 14
+    PENTO_P = 15
+    PENTO_W = 16
+    PENTO_U = 17
+    PENTO_R = 18
+    PENTO_X = 19
+    PENTO_Y = 20
+
+    @property
+    def base_cells(self) -> tuple[Cell, ...]:
+        return _BASE_CELLS[self]
+
+    @property
+    def size(self) -> int:
+        return len(_BASE_CELLS[self])
+
+    @classmethod
+    def parse(cls, text: str) -> Shape:
+        return cls[text.strip().upper()]
+
+
+SHAPES: tuple[Shape, ...] = tuple(Shape)
+
+# rules.md §3, the server's base cells (x, y).
+_BASE_CELLS: dict[Shape, tuple[Cell, ...]] = {
+    Shape.MONO: ((0, 0),),
+    Shape.DOMINO: ((0, 0), (1, 0)),
+    Shape.TRIO_L: ((0, 0), (0, 1), (1, 1)),
+    Shape.TRIO_I: ((0, 0), (0, 1), (0, 2)),
+    Shape.TETRO_O: ((0, 0), (1, 0), (0, 1), (1, 1)),
+    Shape.TETRO_T: ((0, 0), (1, 0), (2, 0), (1, 1)),
+    Shape.TETRO_I: ((0, 0), (0, 1), (0, 2), (0, 3)),
+    Shape.TETRO_L: ((0, 0), (0, 1), (0, 2), (1, 2)),
+    Shape.TETRO_Z: ((0, 0), (1, 0), (1, 1), (2, 1)),
+    Shape.PENTO_L: ((0, 0), (0, 1), (0, 2), (0, 3), (1, 3)),
+    Shape.PENTO_T: ((0, 0), (1, 0), (2, 0), (1, 1), (1, 2)),
+    Shape.PENTO_V: ((0, 0), (0, 1), (0, 2), (1, 2), (2, 2)),
+    Shape.PENTO_S: ((1, 0), (2, 0), (3, 0), (0, 1), (1, 1)),
+    Shape.PENTO_Z: ((0, 0), (1, 0), (1, 1), (1, 2), (2, 2)),
+    Shape.PENTO_I: ((0, 0), (0, 1), (0, 2), (0, 3), (0, 4)),
+    Shape.PENTO_P: ((0, 0), (1, 0), (0, 1), (1, 1), (0, 2)),
+    Shape.PENTO_W: ((0, 0), (0, 1), (1, 1), (1, 2), (2, 2)),
+    Shape.PENTO_U: ((0, 0), (2, 0), (0, 1), (1, 1), (2, 1)),
+    Shape.PENTO_R: ((2, 0), (0, 1), (1, 1), (2, 1), (1, 2)),
+    Shape.PENTO_X: ((1, 0), (0, 1), (1, 1), (2, 1), (1, 2)),
+    Shape.PENTO_Y: ((1, 0), (0, 1), (1, 1), (1, 2), (1, 3)),
+}
+
+TOTAL_SQUARES = sum(len(c) for c in _BASE_CELLS.values())  # 89
+
+
+def _normalise(cells: list[Cell]) -> list[Cell]:
+    min_x = min(x for x, _ in cells)
+    min_y = min(y for _, y in cells)
+    return [(x - min_x, y - min_y) for x, y in cells]
+
+
+_ROTATE = {
+    Rotation.NONE: lambda x, y: (x, y),
+    Rotation.RIGHT: lambda x, y: (-y, x),
+    Rotation.MIRROR: lambda x, y: (-x, -y),
+    Rotation.LEFT: lambda x, y: (y, -x),
+}
+
+
+@cache
+def transform(shape: Shape, rotation: Rotation, flipped: bool) -> tuple[Cell, ...]:
+    """Cells of a shape relative to its position: rotate, normalise, flip, normalise (rules.md §4).
+
+    Sorted row by row (y, then x), so that equal cell sets give equal tuples.
+    """
+    cells = _normalise([_ROTATE[rotation](x, y) for x, y in shape.base_cells])
+    if flipped:
+        cells = _normalise([(-x, y) for x, y in cells])
+    return tuple(sorted(cells, key=lambda c: (c[1], c[0])))
+
+
+@dataclass(frozen=True)
+class Orientation:
+    """One distinct cell set of a shape, with the (rotation, flip) pair the server would use for it."""
+
+    shape: Shape
+    rotation: Rotation
+    flipped: bool
+    cells: tuple[Cell, ...]  # relative to the position, sorted by (y, x)
+
+    @property
+    def width(self) -> int:
+        return 1 + max(x for x, _ in self.cells)
+
+    @property
+    def height(self) -> int:
+        return 1 + max(y for _, y in self.cells)
+
+
+# The order in which the server's ``variants`` map tries the pairs (rules.md §4).
+TRANSFORM_ORDER: tuple[tuple[Rotation, bool], ...] = tuple(
+    (rotation, flipped) for rotation in Rotation for flipped in (False, True)
+)
+
+
+@cache
+def orientations(shape: Shape) -> tuple[Orientation, ...]:
+    """Every distinct orientation of a shape, each with its canonical (rotation, flip) pair."""
+    seen: dict[tuple[Cell, ...], Orientation] = {}
+    for rotation, flipped in TRANSFORM_ORDER:
+        cells = transform(shape, rotation, flipped)
+        if cells not in seen:
+            seen[cells] = Orientation(shape, rotation, flipped, cells)
+    return tuple(seen.values())
+
+
+def canonical(shape: Shape, rotation: Rotation, flipped: bool) -> Orientation:
+    """The canonical orientation with the same cells as ``(rotation, flipped)``."""
+    cells = transform(shape, rotation, flipped)
+    for orientation in orientations(shape):
+        if orientation.cells == cells:
+            return orientation
+    raise AssertionError("unreachable: every transform is one of the orientations")

@@ -1,0 +1,107 @@
+"""Precomputed placement tables: every orientation of every shape at every position on the board.
+
+A *placement* is one distinct cell set of one shape on the board (there are 91 orientations, so about
+28 000 placements). Move generation works on placement ids: for each cell, the placements that cover
+it; for each placement, its cells as a bitboard. Cell ``(x, y)`` is bit ``y * 20 + x``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from model.pieces import SHAPES, Orientation, Shape, orientations
+from model.season import BOARD_SIZE
+
+N = BOARD_SIZE
+NCELLS = N * N
+WORDS = (NCELLS + 63) // 64  # 7 uint64 words hold a board
+FULL = (1 << NCELLS) - 1
+_COL0 = sum(1 << (y * N) for y in range(N))  # bits of column x = 0
+NOT_LEFT = FULL & ~_COL0  # cells with x > 0
+NOT_RIGHT = FULL & ~(_COL0 << (N - 1))  # cells with x < 19
+CORNERS = (1 << 0) | (1 << (N - 1)) | (1 << (N * (N - 1))) | (1 << (NCELLS - 1))
+
+
+def bit(x: int, y: int) -> int:
+    return 1 << (y * N + x)
+
+
+def edge_neighbours(bb: int) -> int:
+    """Cells edge-adjacent to any cell of ``bb`` (on the board)."""
+    return (
+        ((bb << 1) & NOT_LEFT) | ((bb >> 1) & NOT_RIGHT) | (bb << N) | (bb >> N)
+    ) & FULL
+
+
+def diagonal_neighbours(bb: int) -> int:
+    """Cells diagonally adjacent to any cell of ``bb`` (on the board)."""
+    right = (bb << 1) & NOT_LEFT
+    left = (bb >> 1) & NOT_RIGHT
+    return ((right << N) | (right >> N) | (left << N) | (left >> N)) & FULL
+
+
+def to_words(bb: int) -> np.ndarray:
+    return np.frombuffer(bb.to_bytes(WORDS * 8, "little"), dtype=np.uint64)
+
+
+# --- the tables -------------------------------------------------------------------------------------
+
+ORIENTATIONS: tuple[Orientation, ...] = tuple(o for s in SHAPES for o in orientations(s))
+SHAPE_ORIENTATIONS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(i for i, o in enumerate(ORIENTATIONS) if o.shape == s) for s in SHAPES
+)
+
+_base: list[int] = []  # first placement id of each orientation
+_span: list[int] = []  # positions per row of each orientation (21 - width)
+_p_orient: list[int] = []
+_p_x: list[int] = []
+_p_y: list[int] = []
+MASKS: list[int] = []  # placement id -> cells as a Python int bitboard
+
+for _oi, _o in enumerate(ORIENTATIONS):
+    _base.append(len(MASKS))
+    _span.append(N - _o.width + 1)
+    _rel = sum(bit(dx, dy) for dx, dy in _o.cells)
+    for _y in range(N - _o.height + 1):
+        for _x in range(N - _o.width + 1):
+            MASKS.append(_rel << (_y * N + _x))
+            _p_orient.append(_oi)
+            _p_x.append(_x)
+            _p_y.append(_y)
+
+COUNT = len(MASKS)
+P_ORIENT = np.array(_p_orient, dtype=np.int16)
+P_SHAPE = np.array([ORIENTATIONS[o].shape for o in _p_orient], dtype=np.int8)
+P_X = np.array(_p_x, dtype=np.int8)
+P_Y = np.array(_p_y, dtype=np.int8)
+P_SHAPE_LIST: list[int] = P_SHAPE.tolist()
+MASK_WORDS = np.frombuffer(
+    b"".join(m.to_bytes(WORDS * 8, "little") for m in MASKS), dtype=np.uint64
+).reshape(COUNT, WORDS)
+
+# cell -> placement ids covering it, as a numpy array and as a Python list (for early-exit loops)
+_by_cell: list[list[int]] = [[] for _ in range(NCELLS)]
+for _pid, _m in enumerate(MASKS):
+    while _m:
+        _low = _m & -_m
+        _by_cell[_low.bit_length() - 1].append(_pid)
+        _m ^= _low
+BY_CELL: tuple[list[int], ...] = tuple(_by_cell)
+BY_CELL_NP: tuple[np.ndarray, ...] = tuple(np.array(ids, dtype=np.int32) for ids in _by_cell)
+
+
+def placement_id(orientation_index: int, x: int, y: int) -> int | None:
+    """Id of an orientation placed at ``(x, y)``, or None if it does not fit on the board."""
+    o = ORIENTATIONS[orientation_index]
+    if x < 0 or y < 0 or x + o.width > N or y + o.height > N:
+        return None
+    return _base[orientation_index] + y * _span[orientation_index] + x
+
+
+_ORIENTATION_BY_CELLS: dict[tuple[Shape, tuple[tuple[int, int], ...]], int] = {
+    (o.shape, o.cells): i for i, o in enumerate(ORIENTATIONS)
+}
+
+
+def orientation_index(shape: Shape, rel_cells: tuple[tuple[int, int], ...]) -> int:
+    return _ORIENTATION_BY_CELLS[(shape, rel_cells)]
