@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ai.base import Engine, Player, RandomPlayer
+from ai.greedy import GreedyPlayer
+from ai.search import LookaheadPlayer
 
 
 def player_names() -> list[str]:
@@ -10,20 +12,7 @@ def player_names() -> list[str]:
 
 
 def _registry() -> dict[str, type[Engine]]:
-    players: dict[str, type[Engine]] = {"random": RandomPlayer}
-    try:  # the stronger players live in their own modules
-        from ai.greedy import GreedyPlayer
-
-        players["greedy"] = GreedyPlayer
-    except ImportError:
-        pass
-    try:
-        from ai.search import LookaheadPlayer
-
-        players["lookahead"] = LookaheadPlayer
-    except ImportError:
-        pass
-    return players
+    return {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": LookaheadPlayer}
 
 
 DEFAULT_AI = "lookahead"
@@ -36,4 +25,5 @@ def make_player(name: str = DEFAULT_AI, seed: int | None = None) -> Engine:
     return registry[name](seed=seed)
 
 
-__all__ = ["Engine", "Player", "RandomPlayer", "make_player", "player_names", "DEFAULT_AI"]
+__all__ = ["Engine", "Player", "RandomPlayer", "GreedyPlayer", "LookaheadPlayer", "make_player", "player_names",
+           "DEFAULT_AI"]

@@ -13,6 +13,7 @@ import random
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 
 from model.moves import Move, SkipMove
 from model.state import GameState, move_of_placement
@@ -25,7 +26,7 @@ class Player(ABC):
     async def choose_move(self, state: GameState, deadline: float) -> Move:
         """Return a legal move for ``state.current_color`` before ``deadline`` (monotonic seconds)."""
 
-    def cancel(self) -> None:
+    def cancel(self) -> None:  # noqa: B027 - optional hook, a no-op for players that do not think
         """Stop thinking as soon as possible (the answer is no longer wanted)."""
 
 
@@ -36,9 +37,11 @@ class Engine(Player):
     once ``stop`` is set (with the best move found so far).
     """
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, *, clock: Callable[[], float] | None = None) -> None:
         self.rng = random.Random(seed)
+        self.clock: Callable[[], float] = clock or time.monotonic  # injectable for tests
         self._stop = threading.Event()
+        self.last_info: dict = {}  # statistics of the last think (depth, nodes, ...), for logs and the UI
 
     @abstractmethod
     def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move: ...
@@ -51,10 +54,17 @@ class Engine(Player):
                          move_time: float = 1.0) -> Move:
         """Blocking variant for scripts and the arena."""
         self._stop = stop = threading.Event()
-        return self.think(state.copy(), deadline or time.monotonic() + move_time, stop)
+        return self.think(state.copy(), deadline or self.clock() + move_time, stop)
 
     def cancel(self) -> None:
         self._stop.set()
+
+
+def stop_time(now: float, deadline: float) -> float:
+    """When an engine should stop thinking: before ``deadline`` with a margin for returning the move
+    (and for a loaded machine), proportional to the budget but at most 120 ms."""
+    budget = max(0.0, deadline - now)
+    return now + budget - min(0.12, 0.15 * budget)
 
 
 def fallback_move(state: GameState, rng: random.Random | None = None) -> Move:

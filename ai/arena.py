@@ -1,0 +1,243 @@
+"""AI-vs-AI matches: ``blokus arena A B --games N [--move-time MS] [--seed S] [--jobs J]``.
+
+Player A and player B each control one team. Games come in pairs: the same start piece (opening) is
+played twice with the seats swapped, so neither side profits from moving first or from a lucky start
+piece; the start pieces are cycled in a seeded order. Every move gets ``--move-time`` milliseconds
+(the engine's deadline) and is checked against the rules; an illegal move, an exception or a move later
+than the official 2 s limit loses the game. The final table gives wins/draws/losses, mean points, the
+score percentage of A (win 1, draw 1/2) with a 95 % Wilson confidence interval, and the mean and
+maximum time per move. Reproducible with ``--seed`` (up to the engines' timing: the search depth
+reached depends on the machine's speed). No Textual here: plain text to stderr and stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import random
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+from ai import make_player, player_names
+from ai.base import Engine
+from model.moves import InvalidMove
+from model.pieces import Shape, Team
+from model.season import SEASON
+from model.state import GameState
+
+HARD_LIMIT = SEASON.soft_timeout_ms / 1000  # a move later than this loses the game on the server
+
+EngineFactory = Callable[[int], Engine]  # seed -> engine
+
+
+@dataclass
+class GameSpec:
+    index: int
+    start_piece: str
+    a_team: int  # 0: A plays team ONE (BLUE+RED), 1: A plays team TWO
+    seed: int
+    move_time: float
+
+
+@dataclass
+class GameResult:
+    index: int
+    start_piece: str
+    a_team: int
+    a_points: int
+    b_points: int
+    score: float  # for A: 1 win, 0.5 draw, 0 loss
+    turns: int
+    a_times: list[float] = field(default_factory=list)
+    b_times: list[float] = field(default_factory=list)
+    forfeit: str = ""  # why a side lost by a rule violation / timeout / crash, if it did
+
+
+def make_specs(games: int, seed: int, move_time: float) -> list[GameSpec]:
+    rng = random.Random(seed)
+    pieces = list(SEASON.start_pieces)
+    rng.shuffle(pieces)
+    specs = []
+    for i in range(games):
+        pair = i // 2
+        specs.append(GameSpec(i, pieces[pair % len(pieces)], i % 2, seed * 1_000_003 + pair, move_time))
+    return specs
+
+
+def play_game(spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory) -> GameResult:
+    a = factory_a(spec.seed * 2 + 1)
+    b = factory_b(spec.seed * 2 + 2)
+    state = GameState.new(Shape[spec.start_piece])
+    result = GameResult(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)
+    forfeit_team: int | None = None
+    while not state.is_over:
+        team = state.current_color % 2
+        is_a = team == spec.a_team
+        engine = a if is_a else b
+        start = time.monotonic()
+        stop = threading.Event()
+        try:
+            move = engine.think(state.copy(), start + spec.move_time, stop)
+        except Exception as exc:  # a crash loses the game, but the match goes on
+            forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} crashed: {exc!r}"
+            break
+        elapsed = time.monotonic() - start
+        (result.a_times if is_a else result.b_times).append(elapsed)
+        if elapsed > HARD_LIMIT:
+            forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} too slow: {elapsed:.3f} s"
+            break
+        try:
+            state.play(move)
+        except InvalidMove as exc:
+            forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} illegal move {move}: {exc}"
+            break
+    pts = (state.team_points(Team.ONE), state.team_points(Team.TWO))
+    result.a_points, result.b_points = pts[spec.a_team], pts[1 - spec.a_team]
+    result.turns = state.turn
+    if forfeit_team is not None:
+        result.score = 0.0 if forfeit_team == spec.a_team else 1.0
+    else:
+        result.score = 1.0 if result.a_points > result.b_points else 0.0 if result.a_points < result.b_points else 0.5
+    return result
+
+
+class _Named:
+    """A picklable factory for a registered player name."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, seed: int) -> Engine:
+        return make_player(self.name, seed)
+
+
+def _run_one(job: tuple[GameSpec, EngineFactory, EngineFactory]) -> GameResult:
+    return play_game(*job)
+
+
+def run_match(specs: list[GameSpec], factory_a: EngineFactory, factory_b: EngineFactory, jobs: int = 1,
+              progress: Callable[[list[GameResult]], None] | None = None) -> list[GameResult]:
+    results: list[GameResult] = []
+    work = [(spec, factory_a, factory_b) for spec in specs]
+    if jobs <= 1:
+        for job in work:
+            results.append(_run_one(job))
+            if progress:
+                progress(results)
+    else:
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            for res in pool.imap_unordered(_run_one, work):
+                results.append(res)
+                if progress:
+                    progress(results)
+    results.sort(key=lambda r: r.index)
+    return results
+
+
+def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson interval for a proportion ``score`` (0..1) from ``n`` games (draws count 1/2)."""
+    if n == 0:
+        return 0.0, 1.0
+    denom = 1 + z * z / n
+    centre = (score + z * z / (2 * n)) / denom
+    half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def summary(results: list[GameResult], name_a: str, name_b: str) -> dict:
+    n = len(results)
+    wins = sum(r.score == 1.0 for r in results)
+    draws = sum(r.score == 0.5 for r in results)
+    losses = n - wins - draws
+    score = sum(r.score for r in results) / n if n else 0.0
+    lo, hi = wilson(score, n)
+    a_times = [t for r in results for t in r.a_times]
+    b_times = [t for r in results for t in r.b_times]
+    return {
+        "a": name_a, "b": name_b, "games": n, "wins": wins, "draws": draws, "losses": losses,
+        "a_mean_points": sum(r.a_points for r in results) / n if n else 0.0,
+        "b_mean_points": sum(r.b_points for r in results) / n if n else 0.0,
+        "score": score, "ci95": (lo, hi),
+        "a_mean_ms": 1000 * sum(a_times) / len(a_times) if a_times else 0.0,
+        "a_max_ms": 1000 * max(a_times, default=0.0),
+        "b_mean_ms": 1000 * sum(b_times) / len(b_times) if b_times else 0.0,
+        "b_max_ms": 1000 * max(b_times, default=0.0),
+        "forfeits": [f"game {r.index}: {r.forfeit}" for r in results if r.forfeit],
+    }
+
+
+def format_table(s: dict) -> str:
+    lo, hi = s["ci95"]
+    rows = [
+        ("player", "W", "D", "L", "mean pts", "score %", "95% CI", "mean ms/move", "max ms/move"),
+        (s["a"], s["wins"], s["draws"], s["losses"], f"{s['a_mean_points']:.1f}", f"{100 * s['score']:.1f}",
+         f"{100 * lo:.1f}-{100 * hi:.1f}", f"{s['a_mean_ms']:.0f}", f"{s['a_max_ms']:.0f}"),
+        (s["b"], s["losses"], s["draws"], s["wins"], f"{s['b_mean_points']:.1f}",
+         f"{100 * (1 - s['score']):.1f}", f"{100 * (1 - hi):.1f}-{100 * (1 - lo):.1f}", f"{s['b_mean_ms']:.0f}",
+         f"{s['b_max_ms']:.0f}"),
+    ]
+    widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(str(v).rjust(w) if i else str(v).ljust(w)
+                       for i, (v, w) in enumerate(zip(row, widths, strict=True))) for row in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    out = "\n".join(lines) + f"\n{s['games']} games"
+    if s["forfeits"]:
+        out += "\nforfeits:\n  " + "\n  ".join(s["forfeits"])
+    return out
+
+
+class Progress:
+    """A plain-text progress bar on stderr."""
+
+    def __init__(self, total: int, stream=sys.stderr) -> None:
+        self.total = total
+        self.stream = stream
+        self.start = time.monotonic()
+
+    def __call__(self, results: list[GameResult]) -> None:
+        done = len(results)
+        w = sum(r.score == 1.0 for r in results)
+        d = sum(r.score == 0.5 for r in results)
+        bar = "#" * (30 * done // self.total) + "." * (30 - 30 * done // self.total)
+        elapsed = time.monotonic() - self.start
+        eta = elapsed / done * (self.total - done) if done else 0.0
+        self.stream.write(f"\r[{bar}] {done}/{self.total}  A: {w}W {d}D {done - w - d}L  "
+                          f"{elapsed:.0f}s elapsed, ~{eta:.0f}s left ")
+        if done == self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="blokus arena", description="AI-vs-AI games (one team each).")
+    parser.add_argument("a", choices=player_names(), help="player A")
+    parser.add_argument("b", choices=player_names(), help="player B")
+    parser.add_argument("--games", type=int, default=2, help="number of games (even: seats swapped per opening)")
+    parser.add_argument("--move-time", type=int, default=1600, help="think time per move in ms (default 1600)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
+    parser.add_argument("--json", metavar="FILE", help="also write the summary and every game to FILE")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    if args.games < 1 or args.move_time < 1 or args.jobs < 1:
+        parser.error("--games, --move-time and --jobs must be positive")
+    specs = make_specs(args.games, args.seed, args.move_time / 1000)
+    progress = None if args.quiet else Progress(len(specs))
+    results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress)
+    s = summary(results, args.a, args.b)
+    print(f"arena {args.a} vs {args.b}: {args.games} games, {args.move_time} ms/move, seed {args.seed}, "
+          f"jobs {args.jobs}")
+    print(format_table(s))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"args": vars(args), "summary": s, "games": [asdict(r) for r in results]}, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,188 @@
+"""Position evaluation for Blokus 2021 (four colours, two teams), on the model's Python-int bitboards.
+
+``evaluate(state, w)`` returns a score for team ONE (negate it for team TWO). It is a weighted
+difference between the teams of features known to matter in Blokus:
+
+* ``points``   — squares placed plus the endgame bonuses (+15 all pieces, +5 mono last): the objective.
+* ``anchors``  — reachable placement corners (free cells diagonal to the colour, not edge-adjacent to
+  it) that have a free edge neighbour, i.e. where more than a mono fits: mobility. Blocking an
+  opponent's corner lowers *its* count, so the difference rewards blocking.
+* ``area``     — free cells the colour can reach within a few steps of its anchors (space); counted
+  for the team as the union of both colours, so that partners crowding the same space (interference)
+  gain nothing.
+* ``overlap``  — anchors shared by the two colours of one team (interference; usually penalised).
+* ``awkward``  — placed pieces weighted by how hard they are to fit later (large and awkward first).
+* ``centre``   — own squares near the centre, faded out after the opening.
+* ``dead``     — a colour that was removed from the game (no more moves) is a large loss.
+
+Features are cheap (a few dozen big-int operations per colour, ~40 µs per position). The module also
+provides per-placement numpy tables for vectorised move ordering (``static_scores``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+import numpy as np
+
+from model import placements as P
+from model.pieces import SHAPES, Shape
+from model.season import SEASON
+from model.state import ALL_SHAPES, GameState
+
+FULL = P.FULL
+N = P.N
+NOT_LEFT = P.NOT_LEFT
+NOT_RIGHT = P.NOT_RIGHT
+CORNERS = P.CORNERS
+TURN_LIMIT = SEASON.turn_limit
+
+
+@dataclass
+class Weights:
+    points: float = 1.0
+    anchors: float = 1.0
+    area: float = 0.12
+    overlap: float = -0.4
+    awkward: float = 1.0
+    centre: float = 0.3
+    dead: float = 12.0
+    reach_steps: int = 3
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Weights:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+DEFAULT_WEIGHTS = Weights()
+
+# How hard a shape is to fit late in the game, beyond its size (pentominoes with few "good" shapes).
+_AWK = {
+    Shape.PENTO_X: 2.0, Shape.PENTO_W: 1.6, Shape.PENTO_R: 1.4, Shape.PENTO_Z: 1.4, Shape.PENTO_T: 1.2,
+    Shape.PENTO_U: 1.2, Shape.PENTO_V: 1.2, Shape.PENTO_S: 1.0, Shape.PENTO_Y: 1.0, Shape.PENTO_L: 0.8,
+    Shape.PENTO_P: 0.6, Shape.PENTO_I: 1.0, Shape.TETRO_T: 0.6, Shape.TETRO_Z: 0.6, Shape.TETRO_L: 0.4,
+    Shape.TETRO_O: 0.5, Shape.TETRO_I: 0.5, Shape.TRIO_L: 0.2, Shape.TRIO_I: 0.2, Shape.DOMINO: 0.0,
+    Shape.MONO: 0.0,
+}
+AWK = [_AWK[s] for s in SHAPES]
+SIZE = [s.size for s in SHAPES]
+_HAND_AWK_ALL = sum(AWK)
+# awkwardness still in hand, by the low 11 and the high 10 bits of a hand bitmask
+_AWK_LO = [sum(AWK[s] for s in range(11) if h >> s & 1) for h in range(1 << 11)]
+_AWK_HI = [sum(AWK[s + 11] for s in range(len(SHAPES) - 11) if h >> s & 1) for h in range(1 << (len(SHAPES) - 11))]
+
+
+def hand_awkwardness(hand: int) -> float:
+    return _AWK_LO[hand & 2047] + _AWK_HI[hand >> 11]
+
+
+def _ring(max_dist: float) -> int:
+    c = (N - 1) / 2
+    return sum(P.bit(x, y) for y in range(N) for x in range(N) if max(abs(x - c), abs(y - c)) <= max_dist)
+
+
+CENTRE_IN = _ring(3.5)  # the central 8x8
+CENTRE_MID = _ring(6.5)  # the central 14x14
+
+
+def edge(bb: int) -> int:
+    return (((bb << 1) & NOT_LEFT) | ((bb >> 1) & NOT_RIGHT) | (bb << N) | (bb >> N)) & FULL
+
+
+def diag(bb: int) -> int:
+    r = (bb << 1) & NOT_LEFT
+    lf = (bb >> 1) & NOT_RIGHT
+    return ((r << N) | (r >> N) | (lf << N) | (lf >> N)) & FULL
+
+
+def colour_features(state: GameState, c: int, occ: int, steps: int) -> tuple[int, int, int, int]:
+    """(anchors, good anchors, reach area bitboard, anchor bitboard) of colour ``c``."""
+    if not state.valid >> c & 1:
+        return 0, 0, 0, 0
+    own = state.boards[c]
+    if state.shapes[c] == ALL_SHAPES:
+        forb = occ
+        anchors = CORNERS & ~occ
+    else:
+        forb = occ | edge(own)
+        anchors = diag(own) & ~forb
+    free = FULL & ~forb
+    good = anchors & edge(free)
+    r = anchors
+    for _ in range(steps):
+        r = (r | (((r << 1) & NOT_LEFT) | ((r >> 1) & NOT_RIGHT) | (r << N) | (r >> N))) & free
+    return anchors.bit_count(), good.bit_count(), r, anchors
+
+
+def evaluate(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:
+    """Heuristic value of ``state`` for team ONE (BLUE+RED); the value for team TWO is its negation."""
+    if state.is_over:
+        return terminal_value(state, w)
+    b = state.boards
+    occ = b[0] | b[1] | b[2] | b[3]
+    steps = w.reach_steps
+    fade = max(0.0, 1.0 - state.turn / 40.0)
+    total = 0.0
+    for team_sign, (c1, c2) in ((1.0, (0, 2)), (-1.0, (1, 3))):
+        _, g1, r1, a1 = colour_features(state, c1, occ, steps)
+        _, g2, r2, a2 = colour_features(state, c2, occ, steps)
+        v = w.anchors * (g1 + g2) + w.area * (r1 | r2).bit_count() + w.overlap * (a1 & a2).bit_count()
+        for c in (c1, c2):
+            v += w.points * state.points(c)
+            hand = state.shapes[c]
+            v += w.awkward * (_HAND_AWK_ALL - _AWK_LO[hand & 2047] - _AWK_HI[hand >> 11])
+            if fade:
+                v += w.centre * fade * ((b[c] & CENTRE_IN).bit_count() + (b[c] & CENTRE_MID).bit_count())
+            if not state.valid >> c & 1 and hand:
+                v -= w.dead
+        total += team_sign * v
+    return total
+
+
+def terminal_value(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:
+    """The final score difference (team ONE minus team TWO), on the scale of the heuristic."""
+    pts = state.points
+    return w.points * (pts(0) + pts(2) - pts(1) - pts(3))
+
+
+# --- vectorised per-placement tables for move ordering -------------------------------------------
+
+def _words(bbs: list[int]) -> np.ndarray:
+    return np.frombuffer(b"".join(m.to_bytes(P.WORDS * 8, "little") for m in bbs),
+                         dtype=np.uint64).reshape(len(bbs), P.WORDS)
+
+
+# the cells that would become new corners (anchors) of a placement, ignoring the rest of the board
+_CORNER_BBS = [diag(m) & ~edge(m) & ~m for m in P.MASKS]
+CORNER_WORDS = _words(_CORNER_BBS)
+P_SIZE = np.array([SIZE[s] for s in P.P_SHAPE_LIST], dtype=np.float64)
+P_AWK = np.array([AWK[s] for s in P.P_SHAPE_LIST], dtype=np.float64)
+P_CENTRE = np.array([(m & CENTRE_IN).bit_count() + (m & CENTRE_MID).bit_count() for m in P.MASKS],
+                    dtype=np.float64)
+
+
+def _popcount_rows(words: np.ndarray) -> np.ndarray:
+    return np.bitwise_count(words).sum(axis=1)
+
+
+def static_scores(state: GameState, pids: np.ndarray, color: int) -> np.ndarray:
+    """Cheap ordering scores for placements ``pids`` of ``color`` (no move is applied)."""
+    b = state.boards
+    occ = b[0] | b[1] | b[2] | b[3]
+    own = b[color]
+    free_own = FULL & ~(occ | edge(own))
+    opp_anchors = 0
+    for c in (1, 3) if color % 2 == 0 else (0, 2):
+        if state.valid >> c & 1 and state.shapes[c] != ALL_SHAPES:
+            opp_anchors |= diag(b[c]) & ~edge(b[c])
+    opp_anchors &= ~occ
+    masks = P.MASK_WORDS[pids]
+    new_corners = _popcount_rows(CORNER_WORDS[pids] & P.to_words(free_own))
+    blocked = _popcount_rows(masks & P.to_words(opp_anchors))
+    fade = max(0.0, 1.0 - state.turn / 40.0)
+    return (1.6 * P_SIZE[pids] + P_AWK[pids] + 0.7 * new_corners + 1.2 * blocked
+            + 0.3 * fade * P_CENTRE[pids])

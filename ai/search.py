@@ -1,0 +1,201 @@
+"""The main AI: greedy-pruned alpha-beta lookahead through the four-colour turn order.
+
+Blokus 2021 is a zero-sum game between two teams (BLUE+RED against YELLOW+GREEN) whose colours move
+in the order BLUE, YELLOW, RED, GREEN, so the search is a two-sided minimax in which the side to move is
+the team of the colour to move (colours that were removed are skipped by the model, so the same team
+may move twice in a row). Each ply is pruned to a beam:
+
+* at every node the legal placements are ranked by a cheap vectorised score (``static_scores``), the
+  best ``prefilter`` are applied and evaluated (``evaluate``), and only the ``width`` best of those
+  (for the team to move) are searched further; at the last ply that evaluation is the node's value;
+* at the root every legal move is evaluated (depth 1 = the greedy player), and deeper iterations
+  search the ``root_width`` best moves of the previous iteration, best first, with alpha-beta.
+
+Iterative deepening makes it anytime: when the deadline comes (or ``stop`` is set) the best move of
+the deepest iteration is returned; a partly searched iteration counts if it already refuted the
+previous choice. The loop checks the clock at every node (each costs well under 5 ms).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ai.base import Engine, stop_time
+from ai.evaluate import DEFAULT_WEIGHTS, Weights, evaluate, static_scores
+from ai.greedy import no_placement_move
+from model.moves import Move
+from model.state import GameState, move_of_placement
+
+INF = float("inf")
+
+
+class _Timeout(Exception):
+    pass
+
+
+@dataclass
+class SearchParams:
+    root_width: int = 12
+    width: int = 6
+    prefilter: int = 20
+    max_depth: int = 12
+
+
+class Searcher:
+    def __init__(self, state: GameState, weights: Weights, params: SearchParams, stop_at: float,
+                 stop: threading.Event, clock: Callable[[], float]) -> None:
+        self.state = state
+        self.w = weights
+        self.p = params
+        self.stop_at = stop_at
+        self.stop = stop
+        self.clock = clock
+        self.team = state.current_color % 2
+        self.sign = 1.0 if self.team == 0 else -1.0
+        self.nodes = 0
+
+    def check(self) -> None:
+        if self.stop.is_set() or self.clock() >= self.stop_at:
+            raise _Timeout
+
+    def value(self) -> float:
+        """Static value of the current position for the root team."""
+        return self.sign * evaluate(self.state, self.w)
+
+    def scored_children(self, pids: np.ndarray, limit: int | None) -> list[tuple[float, int]]:
+        """(value for the root team, pid) after each of the best ``limit`` placements by static score."""
+        state = self.state
+        if limit is not None and len(pids) > limit:
+            scores = static_scores(state, pids, state.current_color)
+            pids = pids[np.argpartition(-scores, limit)[:limit]]
+        out = []
+        push, pop, value = state.push_placement, state.pop, self.value
+        for i, pid in enumerate(pids.tolist()):
+            if i & 7 == 7:
+                self.check()
+            push(pid)
+            out.append((value(), pid))
+            pop()
+        self.nodes += len(out)
+        return out
+
+    def alphabeta(self, depth: int, alpha: float, beta: float) -> float:
+        """Minimax value (for the root team) of the current, not finished position, ``depth`` plies deep."""
+        self.check()
+        state = self.state
+        maximize = state.current_color % 2 == self.team
+        pids = state.legal_placements()
+        if not len(pids):  # only with a hand-built state: the colour can only skip
+            return self.value()
+        children = self.scored_children(pids, self.p.prefilter)
+        if depth <= 1:
+            return max(children)[0] if maximize else min(children)[0]
+        children.sort(reverse=maximize)
+        best = -INF if maximize else INF
+        for _, pid in children[: self.p.width]:
+            state.push_placement(pid)
+            try:
+                v = self.value() if state.is_over else self.alphabeta(depth - 1, alpha, beta)
+            finally:
+                state.pop()
+            if maximize:
+                if v > best:
+                    best = v
+                if best > alpha:
+                    alpha = best
+            else:
+                if v < best:
+                    best = v
+                if best < beta:
+                    beta = best
+            if alpha >= beta:
+                break
+        return best
+
+
+class LookaheadPlayer(Engine):
+    name = "lookahead"
+
+    def __init__(self, seed: int | None = None, *, weights: Weights | None = None,
+                 params: SearchParams | None = None, clock: Callable[[], float] | None = None) -> None:
+        super().__init__(seed, clock=clock)
+        self.weights = weights or DEFAULT_WEIGHTS
+        self.params = params or SearchParams()
+
+    def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+        clock = self.clock
+        start = clock()
+        stop_at = stop_time(start, deadline)
+        color = state.current_color
+        pids = state.legal_placements()
+        if state.is_over or not len(pids):
+            return no_placement_move(state, self.rng)
+        # a random (seeded) first choice, so that even an immediate stop returns a legal move
+        best_pid = int(pids[self.rng.randrange(len(pids))])
+        s = Searcher(state, self.weights, self.params, stop_at, stop, clock)
+        depth_done = 0
+        root: list[tuple[float, int]] = []
+        try:
+            # depth 1: every legal move, evaluated, in static order (tiny random jitter breaks ties)
+            scores = static_scores(state, pids, color) + np.array([self.rng.random() * 1e-3 for _ in pids])
+            for i, pid in enumerate(pids[np.argsort(-scores)].tolist()):
+                if i & 7 == 7:
+                    s.check()
+                state.push_placement(pid)
+                root.append((s.value(), pid))
+                state.pop()
+            s.nodes += len(root)
+            root.sort(key=lambda t: -t[0])
+            best_pid, depth_done = root[0][1], 1
+            ranked = [pid for _, pid in root]
+            if len(ranked) > 1:
+                for depth in range(2, self.params.max_depth + 1):
+                    ranked, complete = self._iteration(s, ranked[: self.params.root_width], depth, ranked)
+                    best_pid = ranked[0]
+                    if complete:
+                        depth_done = depth
+                    else:
+                        break
+        except _Timeout:
+            if depth_done == 0 and root:
+                best_pid = max(root)[1]
+        self.last_info = {"depth": depth_done, "nodes": s.nodes, "moves": len(pids),
+                          "time": clock() - start}
+        return move_of_placement(color, best_pid)
+
+    def _iteration(self, s: Searcher, candidates: list[int], depth: int,
+                   ranked: list[int]) -> tuple[list[int], bool]:
+        """One root iteration; returns the new ranking and whether it completed.
+
+        On a timeout, the moves searched so far are ranked by their new values (the first of them is
+        the previous best, so the choice changes only if another move proved better).
+        """
+        state = s.state
+        results: list[tuple[float, int]] = []
+        alpha = -INF
+        try:
+            for pid in candidates:
+                state.push_placement(pid)
+                try:
+                    v = s.value() if state.is_over else s.alphabeta(depth - 1, alpha, INF)
+                finally:
+                    state.pop()
+                results.append((v, pid))
+                if v > alpha:
+                    alpha = v
+        except _Timeout:
+            if len(results) < 2:
+                return ranked, False
+            complete = False
+        else:
+            complete = True
+        results.sort(key=lambda t: -t[0])
+        # moves that failed low keep only an upper bound: their order among themselves is meaningless,
+        # but they rank after the best one; unsearched moves keep their previous order
+        searched = [pid for _, pid in results]
+        seen = set(searched)
+        return searched + [pid for pid in ranked if pid not in seen], complete
