@@ -1,0 +1,477 @@
+"""The one place where protocol messages and the game model meet.
+
+* :func:`parse_message`: a raw depth-1 element → a typed message of :mod:`model.messages`, or an
+  :class:`~model.messages.UnknownMessage` (never an exception).
+* :func:`state_from_message` / :func:`read_state` / :func:`state_to_message`: mementos ↔ ``GameState``
+  in every state dialect (protocol.md §4.3, §7, §12).
+* :func:`move_from_message` / :func:`move_to_message`: move messages ↔ ``SetMove``/``SkipMove``.
+* :func:`result_from_message` / :func:`result_to_message`: every result form ↔ :class:`GameResult`.
+* :func:`to_xml`: strict 21.3.3 output.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from lxml import etree
+from pydantic import ValidationError
+from pydantic_xml import BaseXmlModel, ParsingError
+
+from model import messages as M
+from model.framing import parse_document
+from model.messages import UnknownMessage, to_bytes, to_xml
+from model.moves import Move, SetMove, SkipMove
+from model.pieces import COLORS, SHAPES, Color, Shape, Team, orientations
+from model.state import GameState
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "GameResult", "PlayerResult", "StateRead", "UnknownMessage", "derive_set_move", "is_message_type",
+    "move_from_message", "move_to_message", "parse_message", "parse_xml", "player_names", "read_state",
+    "result_from_message", "result_to_message", "state_from_message", "state_from_xml", "state_to_message",
+    "state_to_model", "to_bytes", "to_xml",
+]
+
+_READ_ERRORS = (ValidationError, ParsingError, ValueError, KeyError, TypeError)
+
+
+# --- messages ----------------------------------------------------------------------------------------
+
+
+def _raw(element: etree._Element) -> str:
+    return etree.tostring(element, encoding="unicode", with_tail=False)
+
+
+def parse_message(element: etree._Element) -> M.Message:
+    """Read one message (a child of ``<protocol>``) into its model.
+
+    Dispatch on the tag and, for ``<room>``, on ``data@class``. Unknown tags or classes, mementos with
+    a state of another game, and invalid content give an :class:`UnknownMessage` with the raw XML and
+    the reason, which the caller logs and drops (protocol.md §9).
+    """
+    tag = element.tag if isinstance(element.tag, str) else "?"
+    model = M.TOP_LEVEL.get(tag)
+    if model is None:
+        return UnknownMessage(_raw(element), tag, reason="unknown message element")
+    data_class = None
+    if model is M.Room:
+        data = element.find("data")
+        if data is None:
+            return UnknownMessage(_raw(element), tag, reason="room message without <data>")
+        data_class = data.get("class")
+        if data_class not in M.DATA_CLASSES:
+            return UnknownMessage(_raw(element), tag, data_class, reason="unknown data class")
+        if data_class == M.MEMENTO_CLASS:
+            state = data.find("state")
+            state_class = None if state is None else state.get("class")
+            if state is None or state_class not in (None, M.STATE_CLASS):
+                return UnknownMessage(
+                    _raw(element), tag, data_class, reason=f"memento with unknown state class {state_class!r}"
+                )
+    try:
+        message = model.from_xml_tree(element)
+    except _READ_ERRORS as exc:
+        return UnknownMessage(_raw(element), tag, data_class, reason=f"unreadable message: {_first_line(exc)}")
+    if isinstance(message, M.Join) and "game_type" not in message.model_fields_set:
+        message.game_type = None  # <join/> of later seasons: keep "no type" visible
+    return message
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return " ".join(line.strip() for line in text[:3]) if text else type(exc).__name__
+
+
+def parse_xml(source: bytes | str) -> M.Message:
+    """Parse one message given as XML text (safe parser, see :func:`model.framing.parse_document`)."""
+    data = source.encode("utf-8") if isinstance(source, str) else source
+    return parse_message(parse_document(data))
+
+
+# --- states ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class StateRead:
+    """A state read from a message, with what the message says besides the position."""
+
+    state: GameState
+    names: tuple[str, str] = ("", "")  # display names of team ONE and team TWO
+    room_id: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def _state_model(message: M.Room | M.Memento | M.State) -> tuple[M.State, str | None]:
+    if isinstance(message, M.Room):
+        if not isinstance(message.data, M.Memento):
+            raise ValueError(f"not a memento: data class {message.data.cls!r}")
+        return message.data.state, message.room_id
+    if isinstance(message, M.Memento):
+        return message.state, None
+    if isinstance(message, M.State):
+        return message, None
+    raise TypeError(f"not a state message: {type(message).__name__}")
+
+
+def read_state(message: M.Room | M.Memento | M.State) -> StateRead:
+    """Interpret a state in any dialect (protocol.md §7, §9).
+
+    * ``round`` is always recomputed from ``turn`` (the attribute may lag behind in 21.2.0–21.3.1).
+    * 21.0/21.1 (``currentColorIndex`` into ``orderedColors``): that list holds the colours still in
+      the game, so it becomes ``validColors``; the current colour is ``orderedColors[currentColorIndex]``;
+      ``turn`` counted only real moves then, so it is replaced by the smallest number ≥ the given turn
+      whose ``turn % 4`` is that colour (``COLORS[turn % 4]`` is the current colour of the model).
+    * Board fields are read both directly under ``<board>`` and inside ``<fields>``.
+    * A missing shape list is read as "all 21 shapes" (with a warning); a missing ``validColors`` (and no
+      ``orderedColors``) as all four colours.
+    * Mismatches (current colour not in ``validColors``, two fields on one cell) are reported in
+      ``warnings``, not raised. Raises ``ValueError`` only if no position can be built at all (no
+      ``startPiece``, fields off the board).
+    """
+    model, room_id = _state_model(message)
+    warnings: list[str] = []
+    if model.start_piece is None:
+        raise ValueError("state without startPiece")
+    turn = model.turn
+    if turn < 0:
+        raise ValueError(f"negative turn {turn}")
+
+    # whose turn, and which colours are in the game
+    if model.valid_colors is not None:
+        valid = list(model.valid_colors.colors)
+    elif model.ordered_colors is not None:
+        valid = list(model.ordered_colors.colors)
+    else:
+        valid = list(COLORS)
+        warnings.append("state without validColors: assuming all four colours")
+    if model.current_color_index is not None and model.valid_colors is None:
+        ordered = model.ordered_colors.colors if model.ordered_colors is not None else []
+        if 0 <= model.current_color_index < len(ordered):
+            current = ordered[model.current_color_index]
+            turn += (current - turn) % 4
+        else:
+            warnings.append(
+                f"currentColorIndex {model.current_color_index} outside orderedColors {len(ordered)}: "
+                f"using COLORS[turn % 4]"
+            )
+    if valid and COLORS[turn % 4] not in valid:
+        warnings.append(f"current colour {COLORS[turn % 4].name} (turn {turn}) is not in validColors")
+
+    # board
+    cells: dict[tuple[int, int], Color] = {}
+    if model.board is not None:
+        for f in model.board.all_fields:
+            if (f.x, f.y) in cells and cells[(f.x, f.y)] != f.content:
+                warnings.append(f"field ({f.x},{f.y}) given twice with different colours")
+            cells[(f.x, f.y)] = f.content
+
+    # undeployed shapes
+    undeployed: dict[Color, list[Shape]] = {}
+    for color in COLORS:
+        shape_list = model.shape_list(color)
+        if shape_list is None:
+            undeployed[color] = list(SHAPES)
+            warnings.append(f"state without {color.name.lower()}Shapes: assuming all shapes undeployed")
+        else:
+            undeployed[color] = list(shape_list.shapes)
+
+    last_mono = {}
+    if model.last_move_mono is not None:
+        last_mono = {e.color: e.boolean for e in model.last_move_mono.entries}
+
+    last_move = None
+    if model.last_move is not None:
+        last_move = move_from_message(model.last_move)
+        if last_move is None:
+            warnings.append(f"unreadable lastMove (class {model.last_move.cls!r}) ignored")
+
+    state = GameState.from_parts(
+        start_piece=model.start_piece,
+        turn=turn,
+        cells=[(x, y, c) for (x, y), c in cells.items()],
+        undeployed=undeployed,
+        valid_colors=valid,
+        last_move=last_move,
+        last_mono=last_mono,
+    )
+    return StateRead(state, player_names(model), room_id, warnings)
+
+
+def state_from_message(message: M.Room | M.Memento | M.State) -> GameState:
+    """The position of a memento / state model (see :func:`read_state` for the dialects)."""
+    result = read_state(message)
+    for warning in result.warnings:
+        log.warning("state turn %d: %s", result.state.turn, warning)
+    return result.state
+
+
+def player_names(message: M.Room | M.Memento | M.State) -> tuple[str, str]:
+    """Display names of team ONE and team TWO (``first`` / ``second``, matched by their team)."""
+    model, _ = _state_model(message)
+    names = ["", ""]
+    for index, player in enumerate((model.first, model.second)):
+        if player is None:
+            continue
+        team = player.team
+        names[team if team is not None else index] = player.display_name
+    return names[0], names[1]
+
+
+def state_to_model(state: GameState, names: tuple[str, str] = ("", ""), *, with_class: bool = True) -> M.State:
+    """The 21.3.3 ``<state>`` of a position (``class="state"`` as inside a memento unless disabled)."""
+    return M.State(
+        cls=M.STATE_CLASS if with_class else None,
+        turn=state.turn,
+        round=state.round,
+        start_piece=state.start_piece,
+        start_team=M.TeamRef.of(Team.ONE),
+        blue_shapes=M.ShapeList(shapes=list(state.undeployed(Color.BLUE))),
+        yellow_shapes=M.ShapeList(shapes=list(state.undeployed(Color.YELLOW))),
+        red_shapes=M.ShapeList(shapes=list(state.undeployed(Color.RED))),
+        green_shapes=M.ShapeList(shapes=list(state.undeployed(Color.GREEN))),
+        valid_colors=M.ColorList(colors=list(state.valid_colors)),
+        first=M.PlayerInfo(display_name=names[0], color=M.TeamRef.of(Team.ONE)),
+        second=M.PlayerInfo(display_name=names[1], color=M.TeamRef.of(Team.TWO)),
+        board=M.Board(fields=[M.BoardField(x=x, y=y, content=c) for x, y, c in state.cells()]),
+        last_move=None if state.last_move is None else _move_element(state.last_move),
+        last_move_mono=M.LastMoveMono(
+            entries=[M.MonoEntry(color=c, boolean=b) for c, b in sorted(state.last_mono.items())]
+        ),
+    )
+
+
+def state_to_message(state: GameState, room_id: str, names: tuple[str, str] = ("", "")) -> M.Room:
+    """The memento the 21.3.3 server sends for ``state``."""
+    return M.Room(room_id=room_id, data=M.Memento(state=state_to_model(state, names)))
+
+
+def state_from_xml(source: bytes | str) -> StateRead:
+    """Read a state from XML text: a bare ``<state>`` or a memento ``<room>`` (state files, fixtures)."""
+    data = source.encode("utf-8") if isinstance(source, str) else source
+    root = parse_document(data)
+    if root.tag == "state":
+        return read_state(M.State.from_xml_tree(root))
+    message = parse_message(root)
+    if isinstance(message, M.Room) and isinstance(message.data, M.Memento):
+        return read_state(message)
+    raise ValueError(f"not a state or memento: {message}")
+
+
+# --- moves -------------------------------------------------------------------------------------------
+
+
+def _piece_move(piece: M.Piece) -> SetMove:
+    return SetMove(piece.color, piece.kind, piece.rotation, piece.is_flipped, piece.position.x, piece.position.y)
+
+
+def move_from_message(
+    message: M.Room | M.SetMoveData | M.SkipMoveData | M.MoveElement | M.Piece,
+) -> Move | None:
+    """The move of a move message, ``lastMove`` or ``originalRequest``/``originalMessage``.
+
+    ``None`` when there is no move: a SkipMove without ``<color>`` (the server judges it WRONG_COLOR),
+    an ``originalRequest`` of a lobby request, an unknown class. For ``lastMove`` any ``*.SetMove`` /
+    ``*.SkipMove`` class is accepted (later seasons use their own package).
+    """
+    if isinstance(message, M.Room):
+        message = message.data  # type: ignore[assignment]
+    if isinstance(message, M.Piece):
+        return _piece_move(message)
+    if isinstance(message, M.SetMoveData):
+        return _piece_move(message.piece)
+    if isinstance(message, M.SkipMoveData):
+        return None if message.color is None else SkipMove(message.color)
+    if isinstance(message, M.MoveElement):
+        cls = message.cls or ""
+        if cls.endswith("SetMove") or (not cls and message.piece is not None):
+            return None if message.piece is None else _piece_move(message.piece)
+        if cls.endswith("SkipMove") or (not cls and message.color is not None):
+            return None if message.color is None else SkipMove(message.color)
+        return None
+    return None
+
+
+def _piece(move: SetMove) -> M.Piece:
+    return M.Piece(
+        color=move.color, kind=move.shape, rotation=move.rotation, is_flipped=move.flipped,
+        position=M.Position(x=move.x, y=move.y),
+    )
+
+
+def _move_element(move: Move) -> M.MoveElement:
+    if isinstance(move, SetMove):
+        return M.MoveElement(cls=M.SET_MOVE_CLASS, piece=_piece(move))
+    return M.MoveElement(cls=M.SKIP_MOVE_CLASS, color=move.color)
+
+
+def move_to_message(move: Move, room_id: str) -> M.Room:
+    """The room message that sends ``move`` (21.3.3 form, protocol.md §3.1–§3.2)."""
+    if isinstance(move, SetMove):
+        return M.Room(room_id=room_id, data=M.SetMoveData(piece=_piece(move)))
+    if isinstance(move, SkipMove):
+        return M.Room(room_id=room_id, data=M.SkipMoveData(color=move.color))
+    raise TypeError(f"not a move: {move!r}")
+
+
+def derive_set_move(color: Color, cells: Iterable[tuple[int, int]],
+                    candidates: Iterable[Shape] | None = None) -> SetMove | None:
+    """The SetMove (canonical rotation/flip) that covers exactly ``cells``, or None.
+
+    ``candidates`` restricts the shapes (e.g. the one that left the colour's undeployed set).
+    """
+    cell_set = set(cells)
+    if not cell_set:
+        return None
+    min_x = min(x for x, _ in cell_set)
+    min_y = min(y for _, y in cell_set)
+    rel = tuple(sorted(((x - min_x, y - min_y) for x, y in cell_set), key=lambda c: (c[1], c[0])))
+    shapes = SHAPES if candidates is None else tuple(candidates)
+    for shape in shapes:
+        if shape.size != len(rel):
+            continue
+        for o in orientations(shape):
+            if o.cells == rel:
+                return SetMove(color, shape, o.rotation, o.flipped, min_x, min_y)
+    return None
+
+
+# --- results -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlayerResult:
+    team: Team | None
+    name: str | None
+    parts: tuple[int, ...]
+    cause: str | None = None  # REGULAR, LEFT, RULE_VIOLATION, SOFT_TIMEOUT, HARD_TIMEOUT, UNKNOWN
+    reason: str | None = None
+
+    @property
+    def winner_part(self) -> int | None:
+        """2 win, 1 draw, 0 loss (2021's ``Gewinner`` fragment)."""
+        return self.parts[0] if self.parts else None
+
+    @property
+    def points(self) -> int | None:
+        return self.parts[1] if len(self.parts) > 1 else None
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """Every result form mapped to one model (protocol.md §4.5, §12)."""
+
+    players: tuple[PlayerResult, ...]
+    winner: Team | None  # None: draw or unknown
+    draw: bool
+    regular: bool
+    reason: str = ""
+    fragments: tuple[str, ...] = ()
+    winner_names: tuple[str, ...] = ()  # display names of the <winner> elements (2021), for display
+
+    def player(self, team: Team) -> PlayerResult | None:
+        for p in self.players:
+            if p.team == team:
+                return p
+        return None
+
+
+def _parse_team(text: str | None) -> Team | None:
+    if text is None:
+        return None
+    try:
+        return Team.parse(text)
+    except KeyError:
+        return None
+
+
+def result_from_message(message: M.Room | M.ResultData) -> GameResult:
+    """Interpret a result in the 2021, intermediate or later-season form.
+
+    2021: one ``<score>`` per player, team ONE first; the first part (2 win / 1 draw / 0 loss) is
+    authoritative, ``<winner>`` only for display. Later forms: ``<scores><entry>`` with player name and
+    team; the ``<winner team regular reason/>`` element decides (no ``team`` = draw); without it the
+    first score parts decide.
+    """
+    data = message.data if isinstance(message, M.Room) else message
+    if not isinstance(data, M.ResultData):
+        raise ValueError(f"not a result: {type(data).__name__}")
+    fragments = tuple(f.name for f in data.definition.fragments) if data.definition else ()
+    players: list[PlayerResult] = []
+    if data.score_entries is not None:
+        for index, entry in enumerate(data.score_entries.entries):
+            score = entry.score or M.Score()
+            team = _parse_team(entry.player.team) if entry.player else None
+            if team is None and index < 2:
+                team = Team(index)
+            players.append(PlayerResult(team, entry.player.name if entry.player else None,
+                                        tuple(score.parts), score.cause, score.reason))
+    else:
+        for index, score in enumerate(data.scores):
+            players.append(PlayerResult(Team(index) if index < 2 else None, None, tuple(score.parts),
+                                        score.cause, score.reason))
+    winner_names = tuple(w.display_name for w in data.winners if w.display_name is not None)
+    # names of the 2021 form are only known from <winner>
+    players = [
+        p if p.name is not None else PlayerResult(
+            p.team, next((w.display_name for w in data.winners if w.team == p.team and w.display_name), None),
+            p.parts, p.cause, p.reason)
+        for p in players
+    ]
+    irregular = [p for p in players if p.cause not in (None, "REGULAR")]
+    regular = not irregular
+    reason = next((p.reason for p in irregular if p.reason), "")
+
+    new_winner = next((w for w in data.winners if w.regular is not None or w.team_attr is not None), None)
+    if data.score_entries is not None and new_winner is not None:
+        winner = new_winner.team
+        draw = winner is None
+        if new_winner.regular is not None:
+            regular = new_winner.regular and regular
+        reason = new_winner.reason or reason
+    else:
+        winner, draw = _outcome_from_parts(players)
+        if winner is None and not draw and data.winners:
+            teams = {w.team for w in data.winners}
+            if len(teams) == 1:
+                winner = teams.pop()
+            elif len(teams) == 2 and None not in teams:
+                draw = True
+    return GameResult(tuple(players), winner, draw, regular, reason, fragments, winner_names)
+
+
+def _outcome_from_parts(players: list[PlayerResult]) -> tuple[Team | None, bool]:
+    firsts = [(p.winner_part, p.team) for p in players if p.winner_part is not None]
+    if len(firsts) < 2:
+        return None, False
+    best = max(v for v, _ in firsts)
+    leaders = [t for v, t in firsts if v == best]
+    if len(leaders) == 1:
+        return leaders[0], False
+    return None, True
+
+
+def result_to_message(result: GameResult, room_id: str) -> M.Room:
+    """The 2021 result message (protocol.md §4.5): fragments ``Gewinner`` and ``∅ Punkte``, one
+    ``<score>`` per player in team order, ``<winner>`` for the winner (both players on a draw)."""
+    definition = M.Definition(fragments=[
+        M.Fragment(name="Gewinner", aggregation="SUM", relevant_for_ranking=True),
+        M.Fragment(name="∅ Punkte", aggregation="AVERAGE", relevant_for_ranking=True),
+    ])
+    players = sorted(result.players, key=lambda p: 99 if p.team is None else int(p.team))
+    scores = [M.Score(cause=p.cause or "REGULAR", reason=p.reason or "", parts=list(p.parts)) for p in players]
+    winners = [
+        M.Winner(display_name=p.name or "", color=M.TeamRef.of(p.team))
+        for p in players
+        if p.team is not None and (result.draw or p.team == result.winner)
+    ]
+    return M.Room(room_id=room_id, data=M.ResultData(definition=definition, scores=scores, winners=winners))
+
+
+def is_message_type(message: object, model: type[BaseXmlModel]) -> bool:
+    """True if ``message`` is ``model`` or a room message whose data is ``model``."""
+    if isinstance(message, model):
+        return True
+    return isinstance(message, M.Room) and isinstance(message.data, model)
