@@ -1,0 +1,124 @@
+"""Choosing a move under the server's clock: think time, hard cut-off, validation, fallback.
+
+The official server discards a move that arrives more than 2000 ms after it issued the move request
+(``rules.md`` §13). The clock here starts at the *arrival* of the move request (``received_at``, a
+``time.monotonic()`` value taken when the bytes were read from the socket):
+
+* the player thinks until ``received_at + think`` and is then asked to stop (``Player.cancel``) and to
+  return the best move found so far;
+* an asyncio watchdog waits no longer than ``received_at + hard``; if the player has not answered by
+  then, its answer is abandoned and a fallback legal move is used;
+* the answer is validated with the rule engine before it is sent; an illegal answer (or an engine
+  exception) is replaced by the fallback.
+
+The fallback is computed *before* the player starts, so that it is ready even on a loaded machine.
+The player runs in a worker thread (``Engine.choose_move``), so the event loop — and with it the
+socket reader — is never blocked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from dataclasses import dataclass
+
+from ai.base import Player
+from model.moves import Move, SetMove, SkipMove
+from model.state import GameState, move_of_placement
+
+log = logging.getLogger("blokus.bot")
+
+DEFAULT_THINK_MS = 1600
+HARD_CUTOFF_MS = 1900  # never answer later than this after the move request arrived
+
+
+@dataclass(frozen=True)
+class Decision:
+    move: Move
+    source: str  # "engine", "fallback-timeout", "fallback-illegal", "fallback-error", "forced"
+    elapsed: float  # seconds from the arrival of the request to the decision
+    detail: str = ""
+
+
+def fallback_move(state: GameState, rng: random.Random | None = None) -> Move:
+    """A legal move for the colour to move: a random placement; a skip only if none exists.
+
+    When no placement exists on a colour's first move nothing is legal at all; a skip is returned
+    anyway (the server would then end the game; this cannot happen with a consistent state, because
+    the server removes colours that cannot place a piece).
+    """
+    ids = state.legal_placements()
+    if len(ids):
+        pid = int(ids[(rng or random).randrange(len(ids))])
+        return move_of_placement(state.current_color, pid)
+    return SkipMove(state.current_color)
+
+
+def check_move(state: GameState, move: object) -> str | None:
+    """Why ``move`` must not be sent for ``state`` (None if it is legal)."""
+    if not isinstance(move, SetMove | SkipMove):
+        return f"not a move: {move!r}"
+    if state.is_over:
+        return "the game is over"
+    mistake = state.validate(move)
+    if mistake is not None:
+        return f"{mistake.name}: {mistake.english}"
+    if isinstance(move, SkipMove) and state.has_legal_placement():
+        # Legal, but never skip while a placement exists (it only loses points).
+        return "skip although a placement exists"
+    return None
+
+
+async def decide(
+    player: Player,
+    state: GameState,
+    received_at: float,
+    *,
+    think_ms: float = DEFAULT_THINK_MS,
+    hard_ms: float = HARD_CUTOFF_MS,
+    rng: random.Random | None = None,
+) -> Decision:
+    """The move to send for ``state`` (whose colour is to move), within the time limits above."""
+    think_ms = min(think_ms, hard_ms)
+    fallback = fallback_move(state, rng)
+    if isinstance(fallback, SkipMove):  # nothing to think about
+        return Decision(fallback, "forced", time.monotonic() - received_at, "no placement exists")
+    if len(state.legal_placements()) == 1:
+        return Decision(fallback, "forced", time.monotonic() - received_at, "only one placement")
+
+    deadline = received_at + think_ms / 1000
+    cutoff = received_at + hard_ms / 1000
+    task = asyncio.ensure_future(player.choose_move(state.copy(), deadline))
+    source, detail, move = "engine", "", None
+    try:
+        done, _ = await asyncio.wait({task}, timeout=max(0.0, deadline - time.monotonic()))
+        if not done:
+            player.cancel()  # time is up: the engine returns its best move so far
+            done, _ = await asyncio.wait({task}, timeout=max(0.0, cutoff - time.monotonic()))
+        if not done:
+            source, detail = "fallback-timeout", f"no answer within {hard_ms:.0f} ms"
+            task.add_done_callback(_discard_result)
+        elif task.exception() is not None:
+            exc = task.exception()
+            source, detail = "fallback-error", f"{type(exc).__name__}: {exc}"
+        else:
+            move = task.result()
+            problem = check_move(state, move)
+            if problem is not None:
+                source, detail = "fallback-illegal", f"{move}: {problem}"
+                move = None
+    except asyncio.CancelledError:
+        player.cancel()
+        task.cancel()
+        raise
+    if move is None:
+        log.warning("using fallback move (%s)", detail)
+        move = fallback
+    return Decision(move, source, time.monotonic() - received_at, detail)
+
+
+def _discard_result(task: asyncio.Future) -> None:
+    if not task.cancelled():
+        task.exception()  # retrieve it so asyncio does not log "exception was never retrieved"

@@ -1,0 +1,466 @@
+"""Game rooms of the local server: slots, the game on the rule engine, time limits, results.
+
+Behaviour of the official 21.3.3 server (``rules.md`` §8–§14, ``protocol.md`` §2, §5, §13), on the
+project's rule engine. A room talks to its clients only through the ``Peer`` interface (``send`` a
+serialized message, ``close``), so it can be driven without sockets in tests.
+
+Deliberate differences from 21.3.3, all towards 21.4.0 or towards never hanging:
+
+* a move that was not requested is answered with the in-room error and a disconnect, and the
+  disconnect ends the game with LEFT (21.3.3 let the game run on until the player timed out, which
+  never happens in a slot that cannot time out);
+* ``joinRoom`` (21.4.0) is accepted: it takes a free slot of the room with that id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Protocol
+
+from model.moves import Move, MoveMistake
+from model.pieces import Shape, Team
+from model.state import GameState
+
+log = logging.getLogger("blokus.server")
+
+REASON_SOFT_TIMEOUT = "Der Spieler hat innerhalb von 2 Sekunden nach Aufforderung keinen Zug gesendet"
+REASON_HARD_TIMEOUT = "Der Spieler hat innerhalb von 10 Sekunden nach Aufforderung keinen Zug gesendet"
+REASON_LEFT = "Der Spieler hat das Spiel verlassen"
+NOT_REQUESTED = "We didn't request a move from you yet."
+JOIN_DISPLAY_NAME = "Unknown"  # 21.3.3: slots of games created by <join>
+
+
+class Cause(Enum):
+    REGULAR = "REGULAR"
+    LEFT = "LEFT"
+    RULE_VIOLATION = "RULE_VIOLATION"
+    SOFT_TIMEOUT = "SOFT_TIMEOUT"
+    HARD_TIMEOUT = "HARD_TIMEOUT"
+    UNKNOWN = "UNKNOWN"
+
+
+@dataclass(frozen=True)
+class Score:
+    """One player's score: ``parts`` = (Gewinner: 2 win / 1 draw / 0 loss, team points)."""
+
+    cause: Cause
+    reason: str
+    parts: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class GameResult:
+    scores: tuple[Score, Score]  # team ONE first
+    winners: tuple[Team, ...]  # the <winner> elements (both teams on a draw)
+    names: tuple[str, str]
+
+    @property
+    def cause(self) -> Cause:
+        irregular = [s.cause for s in self.scores if s.cause is not Cause.REGULAR]
+        return irregular[0] if irregular else Cause.REGULAR
+
+    @property
+    def winner(self) -> Team | None:
+        """The authoritative outcome from the Gewinner parts (None on a draw)."""
+        a, b = self.scores[0].parts[0], self.scores[1].parts[0]
+        return None if a == b else (Team.ONE if a > b else Team.TWO)
+
+
+class Peer(Protocol):
+    """A connected client as the room sees it."""
+
+    name: str
+
+    def send(self, xml: str) -> None: ...
+
+    def close(self, reason: str = "") -> None: ...
+
+
+@dataclass
+class Slot:
+    team: Team
+    display_name: str = JOIN_DISPLAY_NAME
+    can_timeout: bool = True
+    reservation: str | None = None
+    peer: Peer | None = None
+
+
+@dataclass
+class Timeouts:
+    """Per-move limits in seconds (``None``: off). Injectable so tests need not wait seconds."""
+
+    soft: float | None = 2.0
+    hard: float | None = 10.0
+
+
+@dataclass
+class GameRecord:
+    """What the server remembers of a finished game (log line, statistics, replay)."""
+
+    room_id: str
+    start_piece: Shape
+    names: tuple[str, str]
+    result: GameResult | None
+    moves: int
+    final_turn: int
+    latencies: list[float]  # seconds from sending a move request to receiving the move
+    started: float
+    ended: float
+    cancelled: bool = False
+
+    def summary(self) -> str:
+        dur = self.ended - self.started
+        lat = f", max move latency {max(self.latencies) * 1000:.0f} ms" if self.latencies else ""
+        head = f"game {self.room_id[:8]} {self.start_piece.name} {self.names[0]} (ONE) vs {self.names[1]} (TWO): "
+        if self.result is None:
+            return head + f"cancelled after {self.moves} moves ({dur:.1f} s)"
+        r = self.result
+        pts = f"{r.scores[0].parts[1]} : {r.scores[1].parts[1]}"
+        won = "draw" if r.winner is None else f"winner {r.winner.name}"
+        cause = r.cause.value
+        if r.cause is not Cause.REGULAR:
+            loser = next(s for s in r.scores if s.cause is not Cause.REGULAR)
+            cause += f" ({loser.reason})"
+        return head + f"{pts}, {won}, {cause}, turn {self.final_turn}, {self.moves} moves, {dur:.1f} s{lat}"
+
+
+class Wire(Protocol):
+    """The message serializer the room uses (``net.wire`` in production)."""
+
+    def joined(self, room_id: str) -> str: ...
+    def welcome(self, room_id: str, team: Team) -> str: ...
+    def memento(self, room_id: str, state: GameState, names: tuple[str, str]) -> str: ...
+    def move_request(self, room_id: str) -> str: ...
+    def result(self, room_id: str, result: GameResult) -> str: ...
+    def room_error(self, room_id: str, message: str, move: Move | None) -> str: ...
+    def left(self, room_id: str) -> str: ...
+
+
+class Room:
+    """One game: two slots (team ONE first), observers, the state, the pending move request."""
+
+    def __init__(
+        self,
+        wire: Wire,
+        *,
+        room_id: str | None = None,
+        prepared: bool = False,
+        paused: bool = False,
+        slots: list[Slot] | None = None,
+        start_piece: Shape | None = None,
+        rng: random.Random | None = None,
+        timeouts: Timeouts | None = None,
+        on_finish: Callable[[Room, GameRecord], None] | None = None,
+    ) -> None:
+        self.wire = wire
+        self.id = room_id or str(uuid.uuid4())
+        self.prepared = prepared
+        self.paused = paused
+        self.slots = slots or [Slot(Team.ONE), Slot(Team.TWO)]
+        self.observers: list[Peer] = []
+        self.rng = rng or random.Random()
+        self.start_piece = start_piece
+        self.timeouts = timeouts or Timeouts()
+        self.on_finish = on_finish
+        self.state: GameState | None = None
+        self.history: list[GameState] = []  # every state sent (for replays)
+        self.result: GameResult | None = None
+        self.finished = False
+        self.moves = 0
+        self.latencies: list[float] = []
+        self.started_at = 0.0
+        self._pending: Team | None = None  # team asked for a move
+        self._requested_at = 0.0
+        self._hard_timer: asyncio.TimerHandle | None = None
+        self._players_behind = False  # paused: players have not seen the latest state yet
+
+    # --- membership -------------------------------------------------------------------------------
+
+    @property
+    def started(self) -> bool:
+        return self.state is not None
+
+    @property
+    def is_full(self) -> bool:
+        return all(s.peer is not None for s in self.slots)
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return (self.slots[0].display_name, self.slots[1].display_name)
+
+    def free_slot(self, reservation: str | None = None) -> Slot | None:
+        for slot in self.slots:
+            if slot.peer is None and (reservation is None or slot.reservation == reservation):
+                return slot
+        return None
+
+    def slot_of(self, peer: Peer) -> Slot | None:
+        return next((s for s in self.slots if s.peer is peer), None)
+
+    def add_player(self, peer: Peer, slot: Slot) -> None:
+        """Seat ``peer``; starts the game when the room is full."""
+        slot.peer = peer
+        if not self.prepared:
+            peer.send(self.wire.joined(self.id))
+        if self.is_full:
+            self.start()
+
+    def add_observer(self, peer: Peer) -> None:
+        if peer not in self.observers:
+            self.observers.append(peer)
+        if self.state is not None and not self.finished:
+            peer.send(self.wire.memento(self.id, self.state, self.names))
+
+    # --- the game ---------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self.started:
+            return
+        piece = self.start_piece or GameState.new(rng=self.rng).start_piece
+        self.state = GameState.new(piece)
+        self.started_at = time.monotonic()
+        for slot in self.slots:
+            if self.prepared:
+                slot.peer.send(self.wire.joined(self.id))
+            slot.peer.send(self.wire.welcome(self.id, slot.team))
+        self._publish_state()
+        if not self.paused:
+            self._request_move()
+
+    def _publish_state(self) -> None:
+        state = self.state.copy()
+        self.history.append(state)
+        xml = self.wire.memento(self.id, state, self.names)
+        if self.paused:
+            self._players_behind = True
+        else:
+            for slot in self.slots:
+                self._send(slot.peer, xml)
+        for peer in self.observers:
+            self._send(peer, xml)
+
+    def _request_move(self) -> None:
+        team = self.state.current_team
+        slot = self.slots[team]
+        if self._players_behind:
+            xml = self.wire.memento(self.id, self.history[-1], self.names)
+            for s in self.slots:
+                self._send(s.peer, xml)
+            self._players_behind = False
+        self._pending = team
+        self._requested_at = time.monotonic()
+        self._send(slot.peer, self.wire.move_request(self.id))
+        hard = self.timeouts.hard
+        if hard is not None and slot.can_timeout:
+            self._hard_timer = asyncio.get_running_loop().call_later(hard, self._hard_timeout, team)
+
+    def _cancel_timer(self) -> None:
+        if self._hard_timer is not None:
+            self._hard_timer.cancel()
+            self._hard_timer = None
+
+    def _hard_timeout(self, team: Team) -> None:
+        self._hard_timer = None
+        if self._pending is team and not self.finished:
+            log.info("room %s: %s hard timeout", self.id[:8], team.name)
+            self._end_irregular(team, Cause.HARD_TIMEOUT, REASON_HARD_TIMEOUT)
+
+    def on_move(self, peer: Peer, move: Move | None, error: str | None = None) -> None:
+        """A move message from ``peer``. ``move`` None: the message could not be read (→ LEFT)."""
+        if self.finished:
+            return
+        slot = self.slot_of(peer)
+        if slot is None:
+            return
+        if self._pending is not slot.team:
+            # Not requested (or not this team's turn): error, disconnect, the game is lost (LEFT).
+            self._send(peer, self.wire.room_error(self.id, NOT_REQUESTED, None))
+            peer.close(NOT_REQUESTED)
+            self.on_leave(peer)
+            return
+        elapsed = time.monotonic() - self._requested_at
+        self._pending = None
+        self._cancel_timer()
+        self.latencies.append(elapsed)
+        if move is None:
+            log.info("room %s: unreadable move from %s: %s", self.id[:8], slot.team.name, error)
+            peer.close(error or "unreadable move")
+            self._end_irregular(slot.team, Cause.LEFT, REASON_LEFT)
+            return
+        soft = self.timeouts.soft
+        if soft is not None and slot.can_timeout and elapsed > soft:
+            log.info("room %s: %s soft timeout (%.0f ms)", self.id[:8], slot.team.name, elapsed * 1000)
+            self._end_irregular(slot.team, Cause.SOFT_TIMEOUT, REASON_SOFT_TIMEOUT)
+            return
+        mistake = self.state.validate(move)
+        if mistake is not None:
+            self._rule_violation(slot, move, mistake)
+            return
+        self.state.push(move)
+        self.moves += 1
+        self._publish_state()
+        if self.state.is_over:
+            self._finish(self._regular_result())
+        elif not self.paused:
+            self._request_move()
+
+    def _rule_violation(self, slot: Slot, move: Move, mistake: MoveMistake) -> None:
+        shown = move if mistake.carries_move else None
+        text = (f"Ungueltiger Zug von '{slot.display_name}'.\n"
+                f"InvalidMoveException(mistake={mistake.german}, move={shown.german() if shown else 'null'})")
+        xml = self.wire.room_error(self.id, text, shown)
+        self._send(slot.peer, xml)
+        for peer in self.observers:
+            self._send(peer, xml)
+        peer = slot.peer
+        self._end_irregular(slot.team, Cause.RULE_VIOLATION, mistake.violation_text(move))
+        if peer is not None:
+            peer.close(f"rule violation: {mistake.name}")
+
+    def on_leave(self, peer: Peer) -> None:
+        """``peer`` disconnected (or was disconnected)."""
+        if peer in self.observers:
+            self.observers.remove(peer)
+        slot = self.slot_of(peer)
+        if slot is None:
+            return
+        if not self.started:
+            slot.peer = None  # free the slot; the room waits for another player
+            return
+        slot.peer = None
+        if not self.finished:
+            self._end_irregular(slot.team, Cause.LEFT, REASON_LEFT)
+
+    # --- admin ------------------------------------------------------------------------------------
+
+    def set_paused(self, paused: bool) -> None:
+        if self.finished:
+            return
+        was = self.paused
+        self.paused = paused
+        if was and not paused and self.started and self._pending is None and not self.state.is_over:
+            self._request_move()
+
+    def step(self, forced: bool = False) -> None:
+        if self.finished:
+            return
+        if not self.started:
+            if forced and self.is_full:
+                self.start()
+            return
+        if self.paused and self._pending is None and not self.state.is_over:
+            self._request_move()
+
+    def cancel(self) -> None:
+        """21.3.3: ``left`` to everyone, no result."""
+        if self.finished:
+            return
+        self._pending = None
+        self._cancel_timer()
+        self._finish(None)
+
+    # --- the end ----------------------------------------------------------------------------------
+
+    def _points(self) -> tuple[int, int]:
+        if self.state is None:
+            return (0, 0)
+        return (self.state.team_points(Team.ONE), self.state.team_points(Team.TWO))
+
+    def _regular_result(self) -> GameResult:
+        pts = self._points()
+        if pts[0] == pts[1]:
+            parts, winners = (1, 1), (Team.ONE, Team.TWO)
+        else:
+            w = Team.ONE if pts[0] > pts[1] else Team.TWO
+            parts = (2, 0) if w is Team.ONE else (0, 2)
+            winners = (w,)
+        scores = tuple(Score(Cause.REGULAR, "", (parts[i], pts[i])) for i in range(2))
+        return GameResult(scores, winners, self.names)
+
+    def _end_irregular(self, offender: Team, cause: Cause, reason: str) -> None:
+        if self.finished:
+            return
+        self._pending = None
+        self._cancel_timer()
+        pts = self._points()
+        scores = tuple(
+            Score(cause, reason, (0, pts[i])) if i == offender else Score(Cause.REGULAR, "", (2, pts[i]))
+            for i in range(2)
+        )
+        if cause is Cause.RULE_VIOLATION:  # 21.3.3 excludes only rule violators from <winner>
+            winners = (offender.opponent,)
+        elif pts[0] == pts[1]:
+            winners = (Team.ONE, Team.TWO)
+        else:
+            winners = (Team.ONE if pts[0] > pts[1] else Team.TWO,)
+        self._finish(GameResult(scores, winners, self.names))
+
+    def _finish(self, result: GameResult | None) -> None:
+        self.finished = True
+        self.result = result
+        peers = [s.peer for s in self.slots if s.peer is not None] + list(self.observers)
+        if result is not None:
+            xml = self.wire.result(self.id, result)
+            for peer in peers:
+                self._send(peer, xml)
+        xml = self.wire.left(self.id)
+        for peer in peers:
+            self._send(peer, xml)
+        record = GameRecord(
+            room_id=self.id,
+            start_piece=self.state.start_piece if self.state else (self.start_piece or Shape.PENTO_L),
+            names=self.names,
+            result=result,
+            moves=self.moves,
+            final_turn=self.state.turn if self.state else 0,
+            latencies=self.latencies,
+            started=self.started_at,
+            ended=time.monotonic(),
+            cancelled=result is None,
+        )
+        if self.on_finish is not None:
+            self.on_finish(self, record)
+
+    def _send(self, peer: Peer | None, xml: str) -> None:
+        if peer is not None:
+            peer.send(xml)
+
+
+@dataclass
+class Reservation:
+    room: Room
+    slot: Slot
+
+
+@dataclass
+class Lobby:
+    """All rooms of a server, and the reservation codes of prepared games."""
+
+    rooms: dict[str, Room] = field(default_factory=dict)
+    reservations: dict[str, Reservation] = field(default_factory=dict)
+
+    def open_join_room(self) -> Room | None:
+        """A room created by <join> that waits for a player (the game type is not checked)."""
+        for room in self.rooms.values():
+            if not room.prepared and not room.started and room.free_slot() is not None:
+                return room
+        return None
+
+    def add(self, room: Room) -> None:
+        self.rooms[room.id] = room
+        for slot in room.slots:
+            if slot.reservation:
+                self.reservations[slot.reservation] = Reservation(room, slot)
+
+    def remove(self, room: Room) -> None:
+        self.rooms.pop(room.id, None)
+        for slot in room.slots:
+            if slot.reservation:
+                self.reservations.pop(slot.reservation, None)
