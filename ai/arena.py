@@ -194,9 +194,9 @@ def format_table(s: dict) -> str:
 class Progress:
     """A plain-text progress bar on stderr."""
 
-    def __init__(self, total: int, stream=sys.stderr) -> None:
+    def __init__(self, total: int, stream=None) -> None:
         self.total = total
-        self.stream = stream
+        self.stream = stream or sys.stderr
         self.start = time.monotonic()
 
     def __call__(self, results: list[GameResult]) -> None:

@@ -120,17 +120,19 @@ def colour_features(state: GameState, c: int, occ: int, steps: int) -> tuple[int
 
 def evaluate(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:
     """Heuristic value of ``state`` for team ONE (BLUE+RED); the value for team TWO is its negation."""
-    if state.is_over:
-        return terminal_value(state, w)
+    over = state.is_over  # then nobody moves again: no mobility terms, the rest stays continuous
     b = state.boards
     occ = b[0] | b[1] | b[2] | b[3]
     steps = w.reach_steps
     fade = max(0.0, 1.0 - state.turn / 40.0)
     total = 0.0
     for team_sign, (c1, c2) in ((1.0, (0, 2)), (-1.0, (1, 3))):
-        _, g1, r1, a1 = colour_features(state, c1, occ, steps)
-        _, g2, r2, a2 = colour_features(state, c2, occ, steps)
-        v = w.anchors * (g1 + g2) + w.area * (r1 | r2).bit_count() + w.overlap * (a1 & a2).bit_count()
+        if over:
+            v = 0.0
+        else:
+            _, g1, r1, a1 = colour_features(state, c1, occ, steps)
+            _, g2, r2, a2 = colour_features(state, c2, occ, steps)
+            v = w.anchors * (g1 + g2) + w.area * (r1 | r2).bit_count() + w.overlap * (a1 & a2).bit_count()
         for c in (c1, c2):
             v += w.points * state.points(c)
             hand = state.shapes[c]

@@ -1,0 +1,242 @@
+"""Tests of the AI players (ai/): legality, deadlines, stopping, crafted positions, the arena.
+
+Time is injected: the engines read a counting clock that advances a fixed step per call, so the tests
+neither race the real clock nor depend on the machine's speed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ai import DEFAULT_AI, Engine, make_player, player_names
+from ai.arena import main as arena_main
+from ai.arena import make_specs, summary, wilson
+from ai.evaluate import evaluate, terminal_value
+from model.moves import SetMove, SkipMove
+from model.pieces import COLORS, SHAPES, Color, Shape
+from model.season import SEASON
+from model.state import GameState
+
+ENGINES = ["random", "greedy", "lookahead"]
+
+
+class CountingClock:
+    """A fake monotonic clock: every call advances it by ``step`` seconds."""
+
+    def __init__(self, step: float = 0.002, start: float = 1000.0) -> None:
+        self.now = start
+        self.step = step
+        self.calls = 0
+
+    def __call__(self) -> float:
+        self.calls += 1
+        self.now += self.step
+        return self.now
+
+
+def engine(name: str, clock: CountingClock, seed: int = 0) -> Engine:
+    e = make_player(name, seed)
+    e.clock = clock
+    return e
+
+
+def random_state(seed: int, plies: int) -> GameState:
+    rng = random.Random(seed)
+    state = GameState.new(Shape[rng.choice(SEASON.start_pieces)])
+    for _ in range(plies):
+        if state.is_over:
+            break
+        ids = state.legal_placements()
+        if len(ids) and rng.random() > 0.03:
+            state.push_placement(int(ids[rng.randrange(len(ids))]))
+        else:
+            state.push(SkipMove(state.current_color))
+    return state
+
+
+def filled_state(holes: set[tuple[int, int]], cells: dict[tuple[int, int], Color],
+                 hands: dict[Color, list[Shape]], valid: list[Color], turn: int = 0) -> GameState:
+    """A board full of GREEN except ``holes`` and the given ``cells`` (a crafted end-game position)."""
+    board = []
+    for y in range(20):
+        for x in range(20):
+            if (x, y) in cells:
+                board.append((x, y, cells[(x, y)]))
+            elif (x, y) not in holes:
+                board.append((x, y, Color.GREEN))
+    return GameState.from_parts(start_piece=Shape.PENTO_L, turn=turn, cells=board, undeployed=hands,
+                                valid_colors=valid)
+
+
+def test_registry():
+    assert set(player_names()) == {"random", "greedy", "lookahead"}
+    assert DEFAULT_AI == "lookahead"
+    with pytest.raises(ValueError):
+        make_player("nobody")
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_first_move_is_legal_start_piece_in_a_corner(name):
+    state = GameState.new(Shape.PENTO_W)
+    move = engine(name, CountingClock()).think(state, 1000.3, threading.Event())
+    assert isinstance(move, SetMove) and move.shape == Shape.PENTO_W
+    assert state.validate(move) is None
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), plies=st.integers(0, 90), name=st.sampled_from(ENGINES),
+       step=st.sampled_from([0.0005, 0.005, 0.05]))
+def test_always_legal(seed, plies, name, step):
+    state = random_state(seed, plies)
+    if state.is_over:
+        return
+    clock = CountingClock(step)
+    move = engine(name, clock, seed).think(state.copy(), clock.now + 0.2, threading.Event())
+    assert state.validate(move) is None
+    if state.has_legal_placement():
+        assert isinstance(move, SetMove)  # never skips while it can place
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_only_a_skip_is_left(name):
+    # BLUE (not on its first move) has no free diagonal: only a skip is legal
+    state = filled_state(holes={(5, 5), (6, 5)}, cells={(0, 0): Color.BLUE, (1, 1): Color.YELLOW},
+                         hands={c: [s for s in SHAPES if s != Shape.MONO] for c in COLORS},
+                         valid=list(COLORS))
+    assert not state.has_legal_placement()
+    move = engine(name, CountingClock()).think(state, 1000.2, threading.Event())
+    assert move == SkipMove(Color.BLUE)
+    assert state.validate(move) is None
+
+
+@pytest.mark.parametrize("name", ["greedy", "lookahead"])
+@pytest.mark.parametrize("plies", [0, 12, 40])
+def test_respects_the_deadline(name, plies):
+    state = random_state(7, plies)
+    clock = CountingClock(step=0.001)
+    deadline = clock.now + 0.2
+    move = engine(name, clock).think(state, deadline, threading.Event())
+    assert state.validate(move) is None
+    # the engine stopped on its own before the deadline (with the margin), in clock time
+    assert clock.now <= deadline
+
+
+@pytest.mark.parametrize("name", ["greedy", "lookahead"])
+def test_stops_when_the_stop_event_is_set(name):
+    state = random_state(3, 20)
+    stop = threading.Event()
+
+    class StoppingClock(CountingClock):
+        stopped_at: int | None = None
+
+        def __call__(self) -> float:
+            if self.calls == 4 and not stop.is_set():
+                stop.set()  # "the user cancelled" part-way through the search
+                self.stopped_at = self.calls
+            return super().__call__()
+
+    clock = StoppingClock(step=1e-6)
+    move = engine(name, clock).think(state, clock.now + 3600, stop)  # an hour: only the stop ends it
+    assert state.validate(move) is None
+    assert clock.stopped_at is not None and clock.calls - clock.stopped_at < 10
+
+
+def test_stop_before_start_returns_a_legal_move():
+    state = random_state(5, 30)
+    stop = threading.Event()
+    stop.set()
+    for name in ENGINES:
+        move = engine(name, CountingClock()).think(state, 1e9, stop)
+        assert state.validate(move) is None
+
+
+async def test_choose_move_and_cancel():
+    state = random_state(11, 24)
+    player = make_player("lookahead", 1)
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(player.choose_move(state, loop.time() + 3600))
+    await asyncio.sleep(0.05)
+    player.cancel()
+    move = await asyncio.wait_for(task, 60)  # generous: a working cancel returns within milliseconds
+    assert state.validate(move) is None
+
+
+def test_choose_move_sync():
+    state = random_state(12, 8)
+    move = make_player("greedy", 1).choose_move_sync(state, move_time=0.5)
+    assert state.validate(move) is None
+
+
+# --- crafted positions ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["greedy", "lookahead"])
+def test_keeps_the_colour_alive(name):
+    # BLUE holds MONO and DOMINO. The mono on (6,6) kills BLUE (no room left for the domino); the
+    # domino on (6,6)-(7,6) keeps the corner (8,7) for the mono: all pieces placed, mono last.
+    state = filled_state(holes={(6, 6), (7, 6), (8, 7)}, cells={(5, 5): Color.BLUE},
+                         hands={Color.BLUE: [Shape.MONO, Shape.DOMINO]}, valid=[Color.BLUE])
+    assert len(state.legal_placements()) == 2
+    move = engine(name, CountingClock()).think(state, 1000.3, threading.Event())
+    assert isinstance(move, SetMove) and move.shape == Shape.DOMINO
+    assert move.cells == {(6, 6), (7, 6)}
+
+
+@pytest.mark.parametrize("name", ["greedy", "lookahead"])
+def test_blocks_the_opponents_last_corner(name):
+    # BLUE can place a TRIO_I for 3 points, or the MONO on YELLOW's last free corner (11,11), which
+    # removes YELLOW from the game and keeps the trio for later.
+    holes = {(3, 3), (3, 4), (3, 5), (11, 11)}
+    cells = {(2, 2): Color.BLUE, (12, 12): Color.BLUE, (10, 10): Color.YELLOW}
+    hands = {Color.BLUE: [Shape.MONO, Shape.TRIO_I, Shape.PENTO_X],
+             Color.YELLOW: [Shape.MONO, Shape.DOMINO]}
+    state = filled_state(holes, cells, hands, valid=[Color.BLUE, Color.YELLOW])
+    move = engine(name, CountingClock()).think(state, 1000.3, threading.Event())
+    assert isinstance(move, SetMove) and move.cells == {(11, 11)}
+
+
+def test_evaluation_and_final_score():
+    state = random_state(21, 30)
+    v = evaluate(state)
+    assert isinstance(v, float)
+    final = random_state(22, 200)
+    assert final.is_over
+    assert terminal_value(final) == final.outcome().points[0] - final.outcome().points[1]
+
+
+# --- arena ---------------------------------------------------------------------------------------
+
+def test_arena_specs_pair_openings_and_swap_seats():
+    specs = make_specs(6, seed=4, move_time=0.1)
+    assert [s.a_team for s in specs] == [0, 1, 0, 1, 0, 1]
+    assert specs[0].start_piece == specs[1].start_piece and specs[0].seed == specs[1].seed
+    assert len({s.start_piece for s in specs}) == 3
+    assert make_specs(6, seed=4, move_time=0.1) == specs
+
+
+def test_wilson_interval():
+    lo, hi = wilson(0.5, 100)
+    assert 0.39 < lo < 0.41 and 0.59 < hi < 0.61
+    assert wilson(1.0, 10)[1] == 1.0
+
+
+def test_arena_smoke(capsys):
+    assert arena_main(["greedy", "random", "--games", "2", "--move-time", "20", "--seed", "3"]) == 0
+    out = capsys.readouterr()
+    assert "greedy" in out.out and "score %" in out.out and "95% CI" in out.out
+    assert "2/2" in out.err  # the progress bar
+
+
+def test_arena_summary_counts():
+    from ai.arena import GameResult
+
+    results = [GameResult(0, "PENTO_L", 0, 100, 90, 1.0, 80, [0.1, 0.2], [0.3]),
+               GameResult(1, "PENTO_L", 1, 90, 90, 0.5, 80, [0.4], [0.1])]
+    s = summary(results, "a", "b")
+    assert (s["wins"], s["draws"], s["losses"]) == (1, 1, 0)
+    assert s["score"] == 0.75 and s["a_max_ms"] == pytest.approx(400)
