@@ -108,6 +108,11 @@ class StreamFramer:
         self.bytes_read = 0
 
     @property
+    def held_elements(self) -> int:
+        """Elements still attached to the root (0 between messages: memory stays flat)."""
+        return 0 if self._root is None else len(self._root)
+
+    @property
     def in_message(self) -> bool:
         """True while a message has started but not finished."""
         return self._depth > 1

@@ -1,0 +1,396 @@
+"""Replay files of the official server (protocol.md §10): reading, move reconstruction, writing.
+
+A replay is ``<protocol>`` + one memento per state (+ in 21.4.0 the in-room errors) + the result +
+``</protocol>``, plain (``.xml``) or gzipped (``.xml.gz``, also detected by the magic bytes ``1f 8b``).
+Moves are not stored: :func:`events_between` reconstructs them from consecutive states (new cells of
+one colour = that SetMove; no new cells = a skip; turn numbers passed over = colours removed).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import logging
+import re
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+
+from model import messages as M
+from model.convert import (
+    GameResult,
+    derive_set_move,
+    parse_message,
+    read_state,
+    result_from_message,
+    result_to_message,
+    state_to_message,
+    to_xml,
+)
+from model.framing import END_OF_STREAM, ForbiddenDoctype, ProtocolError, StreamFramer, TruncatedStream
+from model.moves import Move, SetMove, SkipMove
+from model.pieces import COLORS, Color
+from model.season import GAME_TYPE
+from model.state import GameState
+
+log = logging.getLogger(__name__)
+
+GZIP_MAGIC = b"\x1f\x8b"
+DEFAULT_ROOM_ID = "00000000-0000-4000-8000-000000000000"
+_READ_CHUNK = 64 * 1024
+
+
+# --- events between two states -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MoveEvent:
+    """The move made at ``turn`` (by ``COLORS[turn % 4]``)."""
+
+    turn: int
+    move: Move
+    derived: bool = False  # reconstructed from the board: the state's lastMove was missing or disagreed
+
+
+@dataclass(frozen=True)
+class ColorRemoved:
+    """``color`` could not place a piece at ``turn`` and left the game (rules.md §9). Not a move."""
+
+    turn: int
+    color: Color
+
+
+ReplayEvent = MoveEvent | ColorRemoved
+
+
+def events_between(before: GameState, after: GameState) -> tuple[list[ReplayEvent], list[str]]:
+    """What happened between two consecutive states: at most one move, then the colour removals.
+
+    * New cells of one colour → that SetMove; the ``lastMove`` of ``after`` is taken when it covers the
+      same cells, otherwise the piece is derived from the cells (canonical rotation/flip).
+    * No new cells → a skip by ``COLORS[before.turn % 4]`` (older servers repeated the previous
+      ``lastMove`` for skips, so it is not trusted).
+    * Every turn number in ``(before.turn, after.turn]`` whose colour was valid before and is not
+      after → :class:`ColorRemoved` (a number whose colour was already gone is passed over silently;
+      the last colour is removed at the final turn itself). Colours missing from ``validColors`` for
+      another reason (21.1–21.3.2 emptied it at the round limit) are reported at ``after.turn``.
+
+    Returns the events and warnings about inconsistencies.
+    """
+    warnings: list[str] = []
+    events: list[ReplayEvent] = []
+    t0, t1 = before.turn, after.turn
+    mover = COLORS[t0 % 4]
+    if t1 < t0:
+        warnings.append(f"turn goes back from {t0} to {t1}")
+    new: dict[Color, set[tuple[int, int]]] = {}
+    for x, y, color in after.cells():
+        old = before.color_at(x, y)
+        if old is None:
+            new.setdefault(color, set()).add((x, y))
+        elif old != color:
+            warnings.append(f"field ({x},{y}) changed from {old.name} to {color.name}")
+    removed_cells = len(before.cells()) + sum(len(c) for c in new.values()) - len(after.cells())
+    if removed_cells > 0:
+        warnings.append(f"{removed_cells} fields disappeared between turn {t0} and turn {t1}")
+
+    if len(new) > 1:
+        warnings.append(f"turn {t0}: new fields of several colours {sorted(c.name for c in new)}")
+    elif new:
+        ((color, cells),) = new.items()
+        if color != mover:
+            warnings.append(f"turn {t0}: {color.name} placed a piece, but {mover.name} was to move")
+        last = after.last_move
+        if isinstance(last, SetMove) and last.color == color and last.cells == cells:
+            events.append(MoveEvent(t0, last))
+        else:
+            gone = set(before.undeployed(color)) - set(after.undeployed(color))
+            move = derive_set_move(color, cells, sorted(gone) or None) or derive_set_move(color, cells)
+            if move is None:
+                warnings.append(f"turn {t0}: the new {color.name} fields {sorted(cells)} are no piece")
+            else:
+                if last is not None:
+                    warnings.append(f"turn {t0}: lastMove {last} does not match the board; using {move}")
+                events.append(MoveEvent(t0, move, derived=True))
+    elif t1 > t0:
+        skip = SkipMove(mover)
+        events.append(MoveEvent(t0, skip, derived=after.last_move != skip))
+
+    reported: set[Color] = set()
+    for turn in range(t0 + 1, t1 + 1):
+        color = COLORS[turn % 4]
+        if color not in reported and before.is_valid(color) and not after.is_valid(color):
+            events.append(ColorRemoved(turn, color))
+            reported.add(color)
+    for color in before.valid_colors:
+        if color not in reported and not after.is_valid(color):
+            events.append(ColorRemoved(t1, color))
+    for color in after.valid_colors:
+        if not before.is_valid(color):
+            warnings.append(f"{color.name} is valid again at turn {t1}")
+    return events, warnings
+
+
+# --- the replay --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Replay:
+    """A loaded (or recorded) game: the states, the events between them, the result."""
+
+    states: list[GameState] = field(default_factory=list)
+    steps: list[list[ReplayEvent]] = field(default_factory=list)  # steps[i]: states[i] → states[i+1]
+    result_message: M.ResultData | None = None
+    names: tuple[str, str] = ("", "")
+    room_id: str = DEFAULT_ROOM_ID
+    errors: list[tuple[int, M.ErrorData]] = field(default_factory=list)  # (states before it, error)
+    warnings: list[str] = field(default_factory=list)
+    truncated: bool = False  # the file ended before </protocol>
+
+    @property
+    def result(self) -> GameResult | None:
+        """The result; player names the result does not carry are taken from the states."""
+        if self.result_message is None:
+            return None
+        result = result_from_message(self.result_message)
+        players = tuple(
+            replace(p, name=self.names[p.team]) if p.name is None and p.team is not None else p
+            for p in result.players
+        )
+        return replace(result, players=players)
+
+    @property
+    def events(self) -> list[ReplayEvent]:
+        return [event for step in self.steps for event in step]
+
+    @property
+    def moves(self) -> list[Move]:
+        return [e.move for e in self.events if isinstance(e, MoveEvent)]
+
+    @property
+    def removals(self) -> list[ColorRemoved]:
+        return [e for e in self.events if isinstance(e, ColorRemoved)]
+
+    def index_for_turn(self, turn: int) -> int:
+        """Stepping to turn ``turn`` shows the first state with ``turn ≥ turn`` (the last if none)."""
+        for index, state in enumerate(self.states):
+            if state.turn >= turn:
+                return index
+        return len(self.states) - 1
+
+    def state_at_turn(self, turn: int) -> GameState:
+        return self.states[self.index_for_turn(turn)]
+
+    def add_state(self, state: GameState) -> None:
+        """Append a state (and the reconstructed events leading to it)."""
+        if self.states:
+            events, warnings = events_between(self.states[-1], state)
+            self.steps.append(events)
+            self.warnings.extend(warnings)
+        self.states.append(state)
+
+    def to_bytes(self) -> bytes:
+        return dump_replay(self.states, self.result_message, room_id=self.room_id, names=self.names,
+                           errors=self.errors)
+
+    def save(self, path: str | Path) -> Path:
+        return write_replay(path, self.states, self.result_message, room_id=self.room_id, names=self.names,
+                            errors=self.errors)
+
+
+def _decompress(raw: bytes, warnings: list[str]) -> bytes:
+    try:
+        return gzip.decompress(raw)
+    except (EOFError, OSError, zlib.error) as exc:
+        warnings.append(f"gzip data damaged or cut off ({exc}): using what could be decompressed")
+        try:
+            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw)
+        except zlib.error:
+            return b""
+
+
+def read_replay(data: bytes) -> Replay:
+    """Read a replay from bytes (plain or gzip). Never raises for a cut-off or partly damaged file:
+    everything up to the last complete message is loaded and the problem is put in ``warnings``.
+    Raises :class:`~model.framing.ProtocolError` only if nothing at all could be read (or for a
+    DOCTYPE)."""
+    replay = Replay()
+    if data[:2] == GZIP_MAGIC:
+        data = _decompress(data, replay.warnings)
+    framer = StreamFramer()
+    elements = []
+    try:
+        for start in range(0, len(data), _READ_CHUNK):
+            elements.extend(f for f in framer.feed(data[start : start + _READ_CHUNK]) if f is not END_OF_STREAM)
+        framer.close()
+    except TruncatedStream as exc:
+        replay.truncated = True
+        replay.warnings.append(f"the file ends without </protocol> ({exc}): loaded up to the last complete "
+                               f"message")
+    except ProtocolError as exc:
+        if not elements or isinstance(exc, ForbiddenDoctype):
+            raise
+        replay.truncated = True
+        replay.warnings.append(f"unreadable data after message {len(elements)} ({exc}): loaded up to there")
+
+    names_known = rooms_seen = False
+    for element in elements:
+        message = parse_message(element)
+        if isinstance(message, M.UnknownMessage):
+            replay.warnings.append(f"skipped: {message}")
+            continue
+        if not isinstance(message, M.Room):
+            replay.warnings.append(f"skipped unexpected <{element.tag}> message")
+            continue
+        if not rooms_seen:
+            replay.room_id, rooms_seen = message.room_id, True
+        data_ = message.data
+        if isinstance(data_, M.Memento):
+            try:
+                read = read_state(message)
+            except (ValueError, TypeError) as exc:
+                replay.warnings.append(f"skipped unreadable state: {exc}")
+                continue
+            replay.warnings.extend(f"turn {read.state.turn}: {w}" for w in read.warnings)
+            if not names_known and any(read.names):
+                replay.names, names_known = read.names, True
+            replay.add_state(read.state)
+        elif isinstance(data_, M.ResultData):
+            if replay.result_message is not None:
+                replay.warnings.append("more than one result: the last one counts")
+            replay.result_message = data_
+        elif isinstance(data_, M.ErrorData):
+            replay.errors.append((len(replay.states), data_))
+        else:
+            replay.warnings.append(f"skipped room message of class {data_.cls!r}")
+    if not replay.states:
+        replay.warnings.append("no Blokus state in the file")
+    for warning in replay.warnings:
+        log.warning("replay: %s", warning)
+    return replay
+
+
+def load_replay(path: str | Path) -> Replay:
+    """Read a replay file (``.xml`` or ``.xml.gz``)."""
+    return read_replay(Path(path).read_bytes())
+
+
+# --- writing -----------------------------------------------------------------------------------------
+
+
+def _result_data(result: M.ResultData | M.Room | GameResult | None, room_id: str) -> M.ResultData | None:
+    if result is None or isinstance(result, M.ResultData):
+        return result
+    if isinstance(result, GameResult):
+        result = result_to_message(result, room_id)
+    if isinstance(result.data, M.ResultData):
+        return result.data
+    raise TypeError("not a result message")
+
+
+def format_message(message: M.XmlModel) -> str:
+    """One message as the replay writer lays it out: pretty-printed, starting at column 0, newline."""
+    return to_xml(message, pretty=True) + "\n"
+
+
+def dump_replay(
+    states: Iterable[GameState],
+    result: M.ResultData | M.Room | GameResult | None = None,
+    *,
+    room_id: str = DEFAULT_ROOM_ID,
+    names: tuple[str, str] = ("", ""),
+    errors: Sequence[tuple[int, M.ErrorData]] = (),
+) -> bytes:
+    """The replay file content (protocol.md §10): ``<protocol>``, newline, every memento (and in-room
+    error, after the given number of states) pretty-printed with a newline, the result, ``</protocol>``."""
+    out = io.StringIO()
+    out.write(M.PROTOCOL_OPEN + "\n")
+    pending = sorted(errors, key=lambda e: e[0])
+    written = 0
+    for state in states:
+        while pending and pending[0][0] <= written:
+            out.write(format_message(M.Room(room_id=room_id, data=pending.pop(0)[1])))
+        out.write(format_message(state_to_message(state, room_id, names)))
+        written += 1
+    for _, error in pending:
+        out.write(format_message(M.Room(room_id=room_id, data=error)))
+    data = _result_data(result, room_id)
+    if data is not None:
+        out.write(format_message(M.Room(room_id=room_id, data=data)))
+    out.write(M.PROTOCOL_CLOSE)
+    return out.getvalue().encode("utf-8")
+
+
+def write_replay(
+    path: str | Path,
+    states: Iterable[GameState],
+    result: M.ResultData | M.Room | GameResult | None = None,
+    *,
+    room_id: str = DEFAULT_ROOM_ID,
+    names: tuple[str, str] = ("", ""),
+    errors: Sequence[tuple[int, M.ErrorData]] = (),
+) -> Path:
+    """Write a replay file; gzip-compressed if the name ends with ``.gz``."""
+    path = Path(path)
+    data = dump_replay(states, result, room_id=room_id, names=names, errors=errors)
+    if path.name.endswith(".gz"):
+        data = gzip.compress(data, mtime=0)
+    path.write_bytes(data)
+    return path
+
+
+def _name_part(name: str) -> str:
+    return re.sub(r"[\s/\\]", "_", name)
+
+
+def replay_file_name(name1: str, name2: str, when: datetime | None = None, *, gz: bool = False) -> str:
+    """The 21.4.0 writer's file name: ``replay_swc_2021_blokus_<yyyy-MM-dd_HH-mm-ss>_<name1>_<name2>.xml``
+    (spaces in names become ``_``; so do path separators here)."""
+    when = when or datetime.now()
+    name = f"replay_{GAME_TYPE}_{when:%Y-%m-%d_%H-%M-%S}_{_name_part(name1)}_{_name_part(name2)}.xml"
+    return name + ".gz" if gz else name
+
+
+class ReplayWriter:
+    """Writes a replay while the game runs, so that a crash leaves a readable (truncated) file."""
+
+    def __init__(self, path: str | Path, *, room_id: str = DEFAULT_ROOM_ID,
+                 names: tuple[str, str] = ("", "")) -> None:
+        self.path = Path(path)
+        self.room_id = room_id
+        self.names = names
+        self._file = gzip.open(self.path, "wt", encoding="utf-8") if self.path.name.endswith(".gz") \
+            else open(self.path, "w", encoding="utf-8", newline="\n")
+        self._file.write(M.PROTOCOL_OPEN + "\n")
+        self._closed = False
+
+    def _write(self, message: M.XmlModel) -> None:
+        if self._closed:
+            raise ValueError("replay writer is closed")
+        self._file.write(format_message(message))
+        self._file.flush()
+
+    def add_state(self, state: GameState) -> None:
+        self._write(state_to_message(state, self.room_id, self.names))
+
+    def add_error(self, error: M.ErrorData) -> None:
+        self._write(M.Room(room_id=self.room_id, data=error))
+
+    def add_result(self, result: M.ResultData | M.Room | GameResult) -> None:
+        data = _result_data(result, self.room_id)
+        assert data is not None
+        self._write(M.Room(room_id=self.room_id, data=data))
+
+    def close(self) -> None:
+        if not self._closed:
+            self._file.write(M.PROTOCOL_CLOSE)
+            self._file.close()
+            self._closed = True
+
+    def __enter__(self) -> ReplayWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
