@@ -272,8 +272,13 @@ class Room:
             log.info("room %s: %s hard timeout", self.id[:8], team.name)
             self._end_irregular(team, Cause.HARD_TIMEOUT, REASON_HARD_TIMEOUT)
 
-    def on_move(self, peer: Peer, move: Move | None, error: str | None = None) -> None:
-        """A move message from ``peer``. ``move`` None: the message could not be read (→ LEFT)."""
+    def on_move(self, peer: Peer, move: Move | None, error: str | None = None,
+                mistake: MoveMistake | None = None) -> None:
+        """A move message from ``peer``.
+
+        ``move`` None: with ``mistake`` a move that is wrong by its form (a SkipMove without colour is
+        WRONG_COLOR), else a message that could not be read (→ LEFT).
+        """
         if self.finished:
             return
         slot = self.slot_of(peer)
@@ -286,15 +291,21 @@ class Room:
             self.on_leave(peer)
             return
         elapsed = time.monotonic() - self._requested_at
+        soft = self.timeouts.soft
         self._pending = None
         self._cancel_timer()
         self.latencies.append(elapsed)
+        if move is None and mistake is not None:
+            if soft is not None and slot.can_timeout and elapsed > soft:
+                self._end_irregular(slot.team, Cause.SOFT_TIMEOUT, REASON_SOFT_TIMEOUT)
+            else:
+                self._rule_violation(slot, None, mistake)
+            return
         if move is None:
             log.info("room %s: unreadable move from %s: %s", self.id[:8], slot.team.name, error)
             peer.close(error or "unreadable move")
             self._end_irregular(slot.team, Cause.LEFT, REASON_LEFT)
             return
-        soft = self.timeouts.soft
         if soft is not None and slot.can_timeout and elapsed > soft:
             log.info("room %s: %s soft timeout (%.0f ms)", self.id[:8], slot.team.name, elapsed * 1000)
             self._end_irregular(slot.team, Cause.SOFT_TIMEOUT, REASON_SOFT_TIMEOUT)
@@ -311,7 +322,7 @@ class Room:
         elif not self.paused:
             self._request_move()
 
-    def _rule_violation(self, slot: Slot, move: Move, mistake: MoveMistake) -> None:
+    def _rule_violation(self, slot: Slot, move: Move | None, mistake: MoveMistake) -> None:
         shown = move if mistake.carries_move else None
         text = (f"Ungueltiger Zug von '{slot.display_name}'.\n"
                 f"InvalidMoveException(mistake={mistake.german}, move={shown.german() if shown else 'null'})")

@@ -1,0 +1,242 @@
+"""``blokus bot``: the headless autopilot for a game server (the contest's ``start.sh`` runs this).
+
+Connects, joins (reservation, room id, or any open game), answers every move request within the time
+limit (``net.autopilot``), prints a one-line summary after the result and exits 0. On a refused or
+lost connection, a protocol error or a game that ends without a result it prints one line with the
+reason to stderr and exits non-zero (1: connection, 3: protocol or server error). No tracebacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import random
+import sys
+import time
+from pathlib import Path
+
+from ai import DEFAULT_AI, make_player, player_names
+from model import convert
+from model.season import DEFAULT_PORT, GAME_TYPE
+from net.autopilot import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide
+from net.connection import (
+    Closed,
+    Connection,
+    ConnectionFailed,
+    GameOver,
+    Ignored,
+    Joined,
+    Left,
+    MoveRequested,
+    ServerError,
+    StateChanged,
+    Welcome,
+    describe_result,
+)
+
+log = logging.getLogger("blokus.bot")
+
+EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="blokus bot",
+        description=f"Headless computer player for a Software-Challenge server ({GAME_TYPE}).",
+        add_help=False,  # -h is the host, as with every Software-Challenge player
+    )
+    p.add_argument("--help", "-?", action="help", help="show this help and exit")
+    p.add_argument("-h", "--host", default="localhost", help="server host (default localhost)")
+    p.add_argument("-p", "--port", type=int, default=DEFAULT_PORT, help=f"server port (default {DEFAULT_PORT})")
+    p.add_argument("-r", "--reservation", help="reservation code of a prepared game (joinPrepared)")
+    p.add_argument("--room", help="join this room id (joinRoom, 21.4.0 servers)")
+    p.add_argument("--ai", default=None, help=f"computer player: {', '.join(player_names())} (default {DEFAULT_AI})")
+    p.add_argument("--seed", type=int, help="seed of the computer player")
+    p.add_argument("--move-time", type=int, default=DEFAULT_THINK_MS, metavar="MS",
+                   help=f"think time per move from the arrival of the request (default {DEFAULT_THINK_MS})")
+    p.add_argument("--hard-limit", type=int, default=HARD_CUTOFF_MS, metavar="MS", help=argparse.SUPPRESS)
+    p.add_argument("--log", type=Path, metavar="FILE", help="write a log with the raw XML traffic to FILE")
+    p.add_argument("--save-replay", type=Path, metavar="DIR", help="write the game as a replay file into DIR")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="log moves and timing to stderr (-vv: XML)")
+    return p
+
+
+class Bot:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        name = args.ai or _default_ai()
+        self.player = make_player(name, seed=args.seed)
+        self.ai_name = name
+        self.rng = random.Random(args.seed)
+        self.conn = Connection(args.host, args.port, on_traffic=self._traffic)
+        self.states: list = []  # memento messages, for the replay
+        self.result_raw: str | None = None
+        self.result: convert.GameResult | None = None
+        self.failure: tuple[int, str] | None = None
+        self._answer: asyncio.Task | None = None
+        self.moves = 0
+        self.max_elapsed = 0.0
+        self.fallbacks = 0
+
+    def _traffic(self, direction: str, text: str) -> None:
+        xml_log.debug("%s %s", "<<" if direction == "in" else ">>", text)
+
+    async def run(self) -> int:
+        args = self.args
+        try:
+            await self.conn.open()
+        except ConnectionFailed as exc:
+            return self._fail(EXIT_CONNECTION, str(exc))
+        log.info("connected to %s:%s, ai %s", args.host, args.port, self.ai_name)
+        try:
+            await self.conn.join(reservation=args.reservation, room=args.room)
+            async for event in self.conn:
+                if isinstance(event, Closed):
+                    if self.result is None:
+                        code = EXIT_PROTOCOL if event.reason.startswith("protocol error") else EXIT_CONNECTION
+                        return self._fail(code, event.reason)
+                    break
+                await self._on_event(event)
+                if self.failure is not None:
+                    break
+        except ConnectionError as exc:
+            if self.result is None:
+                return self._fail(EXIT_CONNECTION, str(exc))
+        finally:
+            if self._answer is not None and not self._answer.done():
+                self.player.cancel()
+                self._answer.cancel()
+            await self.conn.close()
+        if self.failure is not None:
+            return self._fail(*self.failure)
+        if self.result is None:
+            return self._fail(EXIT_CONNECTION, "the game ended without a result")
+        print(f"blokus bot: {describe_result(self.result, self.conn.names, self.conn.team)}", flush=True)
+        if self.moves:
+            log.info("%d moves, slowest answer %.0f ms, %d fallbacks", self.moves, self.max_elapsed * 1000,
+                     self.fallbacks)
+        self._save_replay()
+        return EXIT_OK
+
+    async def _on_event(self, event) -> None:
+        if isinstance(event, Joined):
+            log.info("joined room %s", event.room_id)
+        elif isinstance(event, Welcome):
+            log.info("playing team %s", event.team.name)
+        elif isinstance(event, StateChanged):
+            self.states.append(event.raw)
+        elif isinstance(event, MoveRequested):
+            if self._answer is not None and not self._answer.done():
+                log.warning("a new move request while still thinking; answering the new one")
+                self.player.cancel()
+                self._answer.cancel()
+            self._answer = asyncio.create_task(self._respond(event))
+        elif isinstance(event, GameOver):
+            self.result = event.result
+            self.result_raw = event.raw
+        elif isinstance(event, ServerError):
+            log.warning("server error: %s", event.message)
+            if event.lobby:
+                self.failure = (EXIT_PROTOCOL, f"server error: {event.message}")
+        elif isinstance(event, Left):
+            await self.conn.close()
+        elif isinstance(event, Ignored):
+            log.info("ignored message: %s", event.reason)
+
+    async def _respond(self, request: MoveRequested) -> None:
+        state = request.state
+        if state is None:
+            log.error("move request without a state; cannot answer")
+            return
+        decision = await decide(self.player, state, request.at, think_ms=self.args.move_time,
+                                hard_ms=self.args.hard_limit, rng=self.rng)
+        if not self.conn.move_pending:
+            return  # the game ended meanwhile
+        try:
+            await self.conn.send_move(decision.move)
+        except (ValueError, ConnectionError) as exc:
+            log.error("could not send the move: %s", exc)
+            return
+        self.moves += 1
+        self.max_elapsed = max(self.max_elapsed, time.monotonic() - request.at)
+        if decision.source.startswith("fallback"):
+            self.fallbacks += 1
+        log.info("turn %d %s: %s (%s, %.0f ms)", state.turn, state.current_color.name, decision.move,
+                 decision.source, decision.elapsed * 1000)
+
+    def _fail(self, code: int, reason: str) -> int:
+        print(f"blokus bot: {reason}", file=sys.stderr, flush=True)
+        return code
+
+    def _save_replay(self) -> None:
+        directory = self.args.save_replay
+        if directory is None or not self.states:
+            return
+        from net.server import replay_name
+
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            path = directory / replay_name(self.conn.names)
+            body = [_column0(x) for x in self.states]
+            if self.result_raw:
+                body.append(_column0(self.result_raw))
+            path.write_text("<protocol>\n" + "\n".join(body) + "\n</protocol>\n", encoding="utf-8")
+            log.info("replay written to %s", path)
+        except OSError as exc:
+            print(f"blokus bot: cannot write replay: {exc}", file=sys.stderr)
+
+
+def _column0(xml: str) -> str:
+    """Re-indent a message so that it starts at column 0 (replay layout)."""
+    from lxml import etree
+
+    from model.framing import parse_document
+
+    try:
+        element = parse_document(xml.encode("utf-8"))
+        etree.indent(element, space="  ")
+        return etree.tostring(element, encoding="unicode").rstrip("\n")
+    except Exception:
+        return xml.strip()
+
+
+def _default_ai() -> str:
+    names = player_names()
+    return DEFAULT_AI if DEFAULT_AI in names else names[0]
+
+
+xml_log = logging.getLogger("blokus.xml")
+
+
+def _setup_logging(args: argparse.Namespace) -> None:
+    root = logging.getLogger()
+    root.setLevel(logging.DEBUG)
+    console = logging.StreamHandler(sys.stderr)
+    console.setLevel(logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG)
+    console.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    if args.verbose < 2:
+        console.addFilter(lambda record: record.name != "blokus.xml")
+    root.addHandler(console)
+    if args.log is not None:
+        try:
+            handler = logging.FileHandler(args.log, encoding="utf-8")
+        except OSError as exc:
+            raise SystemExit(f"blokus bot: cannot open log file: {exc}") from None
+        handler.setLevel(logging.DEBUG)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        root.addHandler(handler)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.ai is not None and args.ai not in player_names():
+        parser.error(f"unknown AI {args.ai!r}; choose one of {', '.join(player_names())}")
+    if args.move_time <= 0:
+        parser.error("--move-time must be positive")
+    _setup_logging(args)
+    try:
+        return asyncio.run(Bot(args).run())
+    except KeyboardInterrupt:
+        return 130

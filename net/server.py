@@ -1,0 +1,489 @@
+"""``blokus serve``: a local game server that speaks the official protocol (21.3.3 wire form).
+
+Clients connect over TCP (default port 13050), send ``<protocol>`` and join: ``<join>`` pairs clients
+into rooms (first come = team ONE), ``<joinPrepared>`` takes a slot of a game prepared by an
+administrator, ``<joinRoom>`` (21.4.0) a free slot of a room by id. Any number of rooms run at once on
+one asyncio loop. Administrators (``<authenticate>`` with the ``--password``) can ``prepare``,
+``observe``, ``pause``/``step`` and ``cancel`` games. Every move is judged by the rule engine; time
+limits, rule violations, disconnects and malformed input end a game as ``rules.md`` §12–§14 describe
+(game logic: ``net.rooms``). One line per finished game goes to stdout; ``--save-replay DIR`` writes
+each game in the official replay format.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import random
+import signal
+import sys
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from lxml import etree
+
+from model import convert
+from model import messages as M
+from model.framing import DEFAULT_MAX_MESSAGE_SIZE, END_OF_STREAM, ProtocolError, StreamFramer
+from model.moves import MoveMistake
+from model.pieces import Shape, Team
+from model.season import DEFAULT_PORT, GAME_TYPE
+from net import wire
+from net.rooms import GameRecord, Lobby, Room, Slot, Timeouts
+
+log = logging.getLogger("blokus.server")
+
+UNKNOWN_RESERVATION = "Couldn't find a reservation for the provided token."
+# Children a move may have (protocol.md §3.3: any other child makes the server drop the connection).
+_MOVE_CHILDREN = {M.SET_MOVE_CLASS: {"piece"}, M.SKIP_MOVE_CLASS: {"color"}}
+_PIECE_CHILDREN = {"position"}
+
+
+@dataclass
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    password: str | None = None  # administrators; None: admin requests are refused
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    start_piece: Shape | None = None
+    seed: int | None = None
+    replay_dir: Path | None = None
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+    paused: bool = False  # rooms created by <join> start paused (server.properties ``paused``)
+
+
+class ClientConn:
+    """One TCP client. Implements the ``Peer`` interface of ``net.rooms``."""
+
+    def __init__(self, server: GameServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.server = server
+        self.reader = reader
+        self.writer = writer
+        peer = writer.get_extra_info("peername")
+        self.name = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "client"
+        self.room: Room | None = None
+        self.admin = False
+        self.observing: list[Room] = []
+        self.closed = False
+        self._opened = False
+
+    def send(self, xml: str) -> None:
+        if self.closed or self.writer.is_closing():
+            return
+        if not self._opened:
+            self._opened = True
+            self.writer.write(b"<protocol>")
+        self.writer.write(b"\n" + xml.encode("utf-8"))
+
+    def close(self, reason: str = "") -> None:
+        """Close element, ``</protocol>``, then the socket (the server's side of leaving)."""
+        if self.closed:
+            return
+        if reason:
+            log.info("closing %s: %s", self.name, reason)
+        self.send(wire.close())
+        self._finish_stream()
+
+    def _finish_stream(self) -> None:
+        if self.closed:
+            return
+        if not self._opened:
+            self._opened = True
+            self.writer.write(b"<protocol>")
+        with contextlib.suppress(Exception):
+            self.writer.write(b"\n</protocol>\n")
+        self.closed = True
+        self.writer.close()
+
+    async def run(self) -> None:
+        framer = StreamFramer(self.server.config.max_message_size)
+        try:
+            while not self.closed:
+                try:
+                    data = await self.reader.read(64 * 1024)
+                except (ConnectionError, OSError):
+                    break
+                if not data:
+                    break
+                try:
+                    frames = framer.feed(data)
+                except ProtocolError as exc:
+                    log.info("%s: protocol error: %s", self.name, exc)
+                    self.close(f"protocol error: {exc}")
+                    break
+                for frame in frames:
+                    if self.closed:
+                        break
+                    if frame is END_OF_STREAM:  # the client left: answer </protocol> and close
+                        self._finish_stream()
+                        break
+                    self.handle(frame)
+                with contextlib.suppress(Exception):
+                    await self.writer.drain()
+        finally:
+            self.closed = True
+            with contextlib.suppress(Exception):
+                self.writer.close()
+            self.server.disconnected(self)
+
+    # --- dispatch ---------------------------------------------------------------------------------
+
+    def handle(self, element: etree._Element) -> None:
+        message = convert.parse_message(element)
+        if isinstance(message, M.UnknownMessage):
+            # 21.3.3: an unknown element or class, or unreadable content, drops the connection (→ LEFT)
+            self.drop(str(message))
+            return
+        server = self.server
+        match message:
+            case M.Room():
+                self.on_room_message(message, element)
+            case M.Join():
+                server.join(self)
+            case M.JoinPrepared():
+                server.join_prepared(self, message)
+            case M.JoinRoom():
+                server.join_room(self, message.room_id)
+            case M.Authenticate():
+                if server.config.password is not None and message.password == server.config.password:
+                    self.admin = True
+                else:
+                    log.info("%s: authentication failed", self.name)
+                    self.drop("authentication failed")
+            case M.CloseConnection():
+                self.drop("client sent a close element")
+            case M.Prepare() | M.Observe() | M.Pause() | M.Step() | M.Cancel() | M.FreeReservation() \
+                    | M.Timeout() | M.TestMode() | M.ScoreForPlayer():
+                if not self.admin:
+                    log.info("%s: ignored admin request of an unauthenticated client", self.name)
+                    return
+                server.admin(self, message)
+            case _:
+                self.drop(f"unexpected {type(message).__name__} message from a client")
+
+    def drop(self, reason: str) -> None:
+        """Disconnect (malformed input etc.); a game in progress is lost with LEFT."""
+        log.info("%s: dropping connection: %s", self.name, reason)
+        self.close(reason)
+        self.server.disconnected(self)
+
+    def on_room_message(self, message: M.Room, element: etree._Element) -> None:
+        room = self.room
+        data = message.data
+        if not isinstance(data, M.SetMoveData | M.SkipMoveData):
+            self.drop(f"unexpected room data {data.cls!r} from a client")
+            return
+        if room is None or message.room_id != room.id:
+            self.drop(f"move for room {message.room_id!r}, not this client's room")
+            return
+        extra = _unknown_move_children(element)
+        if extra:
+            self.drop(f"unknown element <{extra}> in a move")
+            return
+        move = convert.move_from_message(data)
+        if move is None:  # a SkipMove without <color>: the colour is missing → WRONG_COLOR
+            room.on_move(self, None, mistake=MoveMistake.WRONG_COLOR)
+            return
+        room.on_move(self, move)
+
+
+def _unknown_move_children(room_element: etree._Element) -> str | None:
+    data = room_element.find("data")
+    if data is None:
+        return None
+    allowed = _MOVE_CHILDREN.get(data.get("class") or "", set())
+    for child in data:
+        if child.tag not in allowed:
+            return str(child.tag)
+        if child.tag == "piece":
+            for grandchild in child:
+                if grandchild.tag not in _PIECE_CHILDREN:
+                    return str(grandchild.tag)
+    return None
+
+
+class GameServer:
+    """The server: lobby, rooms, administrators. ``start()`` binds, ``close()`` stops."""
+
+    def __init__(self, config: ServerConfig | None = None, *,
+                 on_game_end: Callable[[GameRecord], None] | None = None) -> None:
+        self.config = config or ServerConfig()
+        self.lobby = Lobby()
+        self.records: list[GameRecord] = []
+        self.on_game_end = on_game_end
+        self.rng = random.Random(self.config.seed)
+        self.clients: set[ClientConn] = set()
+        self._server: asyncio.base_events.Server | None = None
+        self._tasks: set[asyncio.Task] = set()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        return self._server.sockets[0].getsockname()[1]
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._accept, self.config.host, self.config.port)
+
+    async def serve_forever(self) -> None:
+        assert self._server is not None
+        await self._server.serve_forever()
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for client in list(self.clients):
+            client.close("server shutting down")
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(BaseException):
+                await task
+        if self._server is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._server.wait_closed(), 2)
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        client = ClientConn(self, reader, writer)
+        self.clients.add(client)
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            await client.run()
+        finally:
+            self.clients.discard(client)
+            if task is not None:
+                self._tasks.discard(task)
+
+    # --- rooms ------------------------------------------------------------------------------------
+
+    def _new_room(self, **kwargs) -> Room:
+        rng = random.Random(self.rng.getrandbits(64))
+        room_id = str(uuid.UUID(int=self.rng.getrandbits(128), version=4)) if self.config.seed is not None else None
+        room = Room(wire, room_id=room_id, start_piece=self.config.start_piece, rng=rng,
+                    timeouts=self.config.timeouts, on_finish=self._finished, **kwargs)
+        self.lobby.add(room)
+        return room
+
+    def _admins(self) -> list[ClientConn]:
+        return [c for c in self.clients if c.admin and not c.closed]
+
+    def join(self, client: ClientConn) -> None:
+        if client.room is not None and not client.room.finished:
+            client.drop("join while already in a game")
+            return
+        room = self.lobby.open_join_room()
+        existing = room is not None
+        if room is None:
+            room = self._new_room(paused=self.config.paused)
+        slot = room.free_slot()
+        client.room = room
+        for admin in self._admins():
+            admin.send(wire.joined_game_room(room.id, existing))
+        room.add_player(client, slot)
+
+    def join_prepared(self, client: ClientConn, message: M.JoinPrepared) -> None:
+        reservation = self.lobby.reservations.get(message.reservation_code)
+        if reservation is None or reservation.slot.peer is not None or reservation.room.finished:
+            # 21.3.3: top-level error, the connection stays open
+            original = M.OriginalRequest(cls="joinPrepared", reservation_code=message.reservation_code)
+            client.send(wire.lobby_error(UNKNOWN_RESERVATION, original))
+            return
+        client.room = reservation.room
+        reservation.room.add_player(client, reservation.slot)
+
+    def join_room(self, client: ClientConn, room_id: str) -> None:
+        room = self.lobby.rooms.get(room_id)
+        slot = None if room is None or room.started else room.free_slot()
+        if slot is None:
+            client.drop(f"cannot join room {room_id!r}")
+            return
+        client.room = room
+        room.add_player(client, slot)
+
+    def disconnected(self, client: ClientConn) -> None:
+        for room in list(client.observing):
+            if client in room.observers:
+                room.observers.remove(client)
+        client.observing.clear()
+        room = client.room
+        if room is None:
+            return
+        room.on_leave(client)
+        if not room.started and not room.prepared and all(s.peer is None for s in room.slots):
+            self.lobby.remove(room)
+
+    def _finished(self, room: Room, record: GameRecord) -> None:
+        self.lobby.remove(room)
+        self.records.append(record)
+        print(record.summary(), flush=True)
+        if self.config.replay_dir is not None and room.history:
+            try:
+                path = save_replay(self.config.replay_dir, room)
+                log.info("replay written to %s", path)
+            except OSError as exc:
+                log.error("cannot write replay: %s", exc)
+        if self.on_game_end is not None:
+            self.on_game_end(record)
+
+    # --- administration ---------------------------------------------------------------------------
+
+    def admin(self, client: ClientConn, message: M.XmlModel) -> None:
+        rooms = self.lobby.rooms
+        match message:
+            case M.Prepare():
+                slots_in = list(message.slots) or [M.Slot(), M.Slot()]
+                slots = []
+                for index, team in enumerate((Team.ONE, Team.TWO)):
+                    spec = slots_in[index] if index < len(slots_in) else M.Slot()
+                    slots.append(Slot(team, display_name=spec.display_name, can_timeout=spec.can_timeout,
+                                      reservation=str(uuid.uuid4())))
+                room = self._new_room(prepared=True, paused=bool(message.pause), slots=slots)
+                client.send(wire.prepared(room.id, [s.reservation for s in slots]))
+            case M.Observe():
+                room = rooms.get(message.room_id)
+                if room is None:
+                    client.drop(f"observe: unknown room {message.room_id!r}")
+                    return
+                client.send(wire.observed(room.id))
+                client.observing.append(room)
+                room.add_observer(client)
+            case M.Pause():
+                if (room := rooms.get(message.room_id)) is not None:
+                    room.set_paused(message.pause)
+            case M.Step():
+                if (room := rooms.get(message.room_id)) is not None:
+                    room.step(message.forced)
+            case M.Cancel():
+                if (room := rooms.get(message.room_id)) is not None:
+                    room.cancel()
+            case M.FreeReservation():
+                reservation = self.lobby.reservations.pop(message.reservation, None)
+                if reservation is not None:
+                    reservation.slot.reservation = None
+            case M.Timeout():
+                room = rooms.get(message.room_id)
+                if room is not None and 0 <= message.slot < len(room.slots):
+                    room.slots[message.slot].can_timeout = message.activate
+            case M.TestMode():
+                client.send(wire.testing(message.test_mode))
+            case _:
+                log.info("ignored admin request %s", type(message).__name__)
+
+
+# --- replays ------------------------------------------------------------------------------------------
+
+
+def replay_name(names: tuple[str, str], when: datetime | None = None) -> str:
+    """21.3.3 file name: ``replay_swc_2021_blokus_<name1>_<name2>_<yyyy.MM.dd_HH_mm_ss>.xml``."""
+    stamp = (when or datetime.now()).strftime("%Y.%m.%d_%H_%M_%S")
+    clean = [n.replace(" ", "_").replace("/", "_") or "Unknown" for n in names]
+    return f"replay_{GAME_TYPE}_{clean[0]}_{clean[1]}_{stamp}.xml"
+
+
+def save_replay(directory: Path, room: Room) -> Path:
+    """Write the game of ``room`` (every state sent, then the result) in the official replay format."""
+    directory.mkdir(parents=True, exist_ok=True)
+    base = replay_name(room.names)
+    path = directory / base
+    n = 1
+    while path.exists():
+        n += 1
+        path = directory / base.replace(".xml", f"_{n}.xml")
+    messages = [convert.state_to_message(s, room.id, room.names) for s in room.history]
+    text = _replay_text(messages, wire.result(room.id, room.result) if room.result is not None else None)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _replay_text(messages: list[M.Room], result_xml: str | None) -> str:
+    try:
+        from model import replay  # the project's writer, once available
+    except ImportError:
+        replay = None
+    if replay is not None and hasattr(replay, "replay_text"):
+        return replay.replay_text(messages, result_xml)
+    parts = ["<protocol>"]
+    parts += [M.to_xml(m, pretty=True) for m in messages]
+    if result_xml is not None:
+        parts.append(result_xml)
+    parts.append("</protocol>")
+    return "\n".join(parts) + "\n"
+
+
+# --- command line -------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="blokus serve",
+        description="Local game server for Software-Challenge Blokus (swc_2021_blokus), official protocol.",
+    )
+    p.add_argument("-p", "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0: any)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--password", help="administrator password (authenticate); without it admin requests fail")
+    p.add_argument("--no-timeout", action="store_true", help="no time limits (e.g. for human players)")
+    p.add_argument("--soft-timeout", type=int, default=2000, metavar="MS", help="soft limit per move (2000)")
+    p.add_argument("--hard-timeout", type=int, default=10000, metavar="MS", help="hard limit per move (10000)")
+    p.add_argument("--start-piece", type=_start_piece, help="start piece of every game (e.g. PENTO_L)")
+    p.add_argument("--seed", type=int, help="seed for start pieces and room ids (reproducible games)")
+    p.add_argument("--paused", action="store_true", help="games created by <join> start paused")
+    p.add_argument("--save-replay", type=Path, metavar="DIR", help="write every game as a replay file into DIR")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="log to stderr (-vv: debug)")
+    return p
+
+
+def _start_piece(text: str) -> Shape:
+    try:
+        return Shape.parse(text)
+    except KeyError:
+        raise argparse.ArgumentTypeError(f"unknown shape {text!r}") from None
+
+
+def config_from_args(args: argparse.Namespace) -> ServerConfig:
+    timeouts = Timeouts(None, None) if args.no_timeout else Timeouts(args.soft_timeout / 1000,
+                                                                      args.hard_timeout / 1000)
+    return ServerConfig(host=args.host, port=args.port, password=args.password, timeouts=timeouts,
+                        start_piece=args.start_piece, seed=args.seed, replay_dir=args.save_replay,
+                        paused=args.paused)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    level = logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    config = config_from_args(args)
+    try:
+        return asyncio.run(_serve(config))
+    except KeyboardInterrupt:
+        return 130
+
+
+async def _serve(config: ServerConfig) -> int:
+    server = GameServer(config)
+    try:
+        await server.start()
+    except OSError as exc:
+        print(f"blokus serve: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    limits = ("no time limits" if config.timeouts.soft is None else
+              f"time limits {config.timeouts.soft * 1000:.0f}/{config.timeouts.hard * 1000:.0f} ms")
+    print(f"blokus serve: listening on {config.host}:{server.port} ({GAME_TYPE}, {limits}); Ctrl-C to stop",
+          flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    serving = asyncio.create_task(server.serve_forever())
+    await stop.wait()
+    serving.cancel()
+    await server.close()
+    print(f"blokus serve: stopped after {len(server.records)} games", flush=True)
+    return 0
+
