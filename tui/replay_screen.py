@@ -1,0 +1,188 @@
+"""The replay viewer: step through the states of a game, autoplay, move list, result."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Static
+
+from model.moves import SetMove
+from model.pieces import Color, Team
+from tui.board import Board, BoardView
+from tui.colors import DARK, LIGHT
+from tui.dialogs import HelpScreen, TurnScreen
+from tui.game_screen import LAYOUT_CSS
+from tui.replays import ReplayData, result_texts
+from tui.widgets import MoveLog, PanelView, ShapePanel, StatusBar
+
+SPEEDS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)  # turns per second
+
+
+class ReplayScreen(Screen[None]):
+    DEFAULT_CSS = LAYOUT_CSS + """
+    #result { height: auto; padding: 0 1; }
+    """
+    AUTO_FOCUS = None
+
+    BINDINGS = [
+        Binding("left,h", "step(-1)", "Back"),
+        Binding("right,l", "step(1)", "Forward"),
+        Binding("up,k", "step(-4)", "Back 4", show=False),
+        Binding("down,j", "step(4)", "Fwd 4", show=False),
+        Binding("home", "jump(0)", "Start"),
+        Binding("end", "jump(-1)", "End"),
+        Binding("t", "goto", "Go to turn"),
+        Binding("space", "autoplay", "Autoplay"),
+        Binding("plus,equals_sign", "speed(1)", "Faster"),
+        Binding("minus", "speed(-1)", "Slower"),
+        Binding("question_mark,f1", "help", "Help"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    index: reactive[int] = reactive(0, init=False)
+
+    def __init__(self, replay: ReplayData, start_turn: int | None = None) -> None:
+        super().__init__()
+        self.replay = replay
+        self.timeline = replay.timeline
+        self.speed_index = SPEEDS.index(1.0)
+        self._timer: Timer | None = None
+        names = replay.names
+        self.names = {Team.ONE: names[0] or "ONE", Team.TWO: names[1] or "TWO"}
+        self._start = 0 if start_turn is None else self.timeline.index_of_turn(start_turn)
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            with Vertical(classes="side", id="team-one"):
+                yield ShapePanel(Color.BLUE, id="panel-BLUE")
+                yield ShapePanel(Color.RED, id="panel-RED")
+            with Vertical(id="centre"):
+                yield StatusBar(id="status")
+                yield Board(id="board")
+                yield Static(id="result")
+            with Vertical(classes="side", id="team-two"):
+                yield ShapePanel(Color.YELLOW, id="panel-YELLOW")
+                yield ShapePanel(Color.GREEN, id="panel-GREEN")
+            with Vertical(id="log-column"):
+                yield MoveLog(id="log")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        log = self.query_one(MoveLog)
+        log.border_title = "Moves"
+        self.index = self._start
+        self.refresh_view()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.refresh_view())
+
+    @property
+    def autoplaying(self) -> bool:
+        return self._timer is not None
+
+    def watch_index(self, _old: int, _new: int) -> None:
+        self.refresh_view()
+
+    def refresh_view(self) -> None:
+        i = self.index
+        st = self.timeline.states[i]
+        move = self.timeline.moves[i]
+        self.query_one(Board).show(BoardView(st, move if isinstance(move, SetMove) else None))
+        for color in Color:
+            self.query_one(f"#panel-{color.name}", ShapePanel).show(PanelView(
+                color, frozenset(st.undeployed(color)),
+                frozenset(st.undeployed(color)) if st.is_valid(color) else frozenset(), None,
+                not st.is_over and color == st.current_color, not st.is_valid(color), st.points(color)))
+        self.query_one(StatusBar).update(self.status_text())
+        self.query_one(MoveLog).set_entries(self.timeline.entries, i if i > 0 else None)
+        last = len(self.timeline) - 1
+        result = self.query_one("#result", Static)
+        if i == last:
+            title, lines = result_texts(self.replay.result, st, self.names)
+            text = Text(title + "\n", Style(bold=True, color="#40c060"))
+            text.append("\n".join(lines))
+            result.update(text)
+        else:
+            result.update("")
+
+    def status_text(self) -> Text:
+        i = self.index
+        st = self.timeline.states[i]
+        last = self.timeline.states[-1]
+        pal = DARK if self.app.current_theme.dark else LIGHT
+        t = Text()
+        t.append(f"Replay — {self.names[Team.ONE]} vs {self.names[Team.TWO]}\n", Style(bold=True))
+        t.append(f"Turn {st.turn} / {last.turn} · round {st.round} · state {i + 1}/{len(self.timeline)}")
+        t.append(f"    ONE {st.team_points(Team.ONE)} : {st.team_points(Team.TWO)} TWO\n", Style(bold=True))
+        move = self.timeline.moves[i]
+        if move is None:
+            t.append("start of the game" if i == 0 else "—")
+        else:
+            from tui.session import describe_move
+
+            t.append("move: ")
+            t.append(describe_move(move), Style(color=pal.piece(move.color), bold=True))
+        if not st.is_over:
+            t.append("   next: ")
+            t.append(st.current_color.name, Style(color=pal.piece(st.current_color)))
+        t.append("\n")
+        play = f"▶ autoplay {SPEEDS[self.speed_index]:g} turns/s" if self.autoplaying else \
+            f"⏸ paused ({SPEEDS[self.speed_index]:g} turns/s)"
+        t.append(play, Style(color="#e8b610" if self.autoplaying else pal.label))
+        if self.replay.truncated:
+            t.append("  file cut off — game incomplete", Style(color="#ff6060"))
+        return t
+
+    # --- actions ----------------------------------------------------------------------------------
+
+    def action_step(self, delta: int) -> None:
+        self.index = max(0, min(self.index + delta, len(self.timeline) - 1))
+
+    def action_jump(self, where: int) -> None:
+        self.index = where if where >= 0 else len(self.timeline) - 1
+
+    def action_goto(self) -> None:
+        def go(turn: int | None) -> None:
+            if turn is not None:
+                self.index = self.timeline.index_of_turn(turn)
+
+        self.app.push_screen(TurnScreen(), go)
+
+    def goto_turn(self, turn: int) -> None:
+        self.index = self.timeline.index_of_turn(turn)
+
+    def action_autoplay(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        else:
+            if self.index >= len(self.timeline) - 1:
+                self.index = 0
+            self._timer = self.set_interval(1 / SPEEDS[self.speed_index], self._tick)
+        self.query_one(StatusBar).update(self.status_text())
+
+    def _tick(self) -> None:
+        if self.index >= len(self.timeline) - 1:
+            if self._timer is not None:
+                self._timer.stop()
+                self._timer = None
+            self.query_one(StatusBar).update(self.status_text())
+            return
+        self.index += 1
+
+    def action_speed(self, delta: int) -> None:
+        self.speed_index = max(0, min(self.speed_index + delta, len(SPEEDS) - 1))
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = self.set_interval(1 / SPEEDS[self.speed_index], self._tick)
+        self.query_one(StatusBar).update(self.status_text())
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def action_quit(self) -> None:
+        self.app.exit(0)

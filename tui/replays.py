@@ -1,0 +1,165 @@
+"""Loading and saving replays for the TUI, on top of ``model.replay`` (the one XML reader/writer)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from model.moves import MoveMistake
+from model.pieces import Team
+from model.state import GameState
+from tui.session import GameSession, LogEntry, Timeline, describe_move
+
+REPLAY_DIR = Path("replays")
+
+
+class ReplayError(Exception):
+    """A replay that cannot be shown (missing, unreadable, no states): one line for the user."""
+
+
+@dataclass
+class ReplayData:
+    timeline: Timeline
+    names: tuple[str, str] = ("", "")
+    result: object | None = None  # model.convert.GameResult
+    warnings: list[str] = field(default_factory=list)
+    truncated: bool = False
+    source: str = ""
+
+
+def _entries_from_steps(steps) -> list[LogEntry]:
+    from model.replay import ColorRemoved, MoveEvent
+
+    out: list[LogEntry] = []
+    for i, step in enumerate(steps, start=1):
+        for event in step:
+            if isinstance(event, MoveEvent):
+                kind = "skip" if type(event.move).__name__ == "SkipMove" else "move"
+                out.append(LogEntry(i, event.turn, event.move.color, kind, describe_move(event.move)))
+            elif isinstance(event, ColorRemoved):
+                out.append(LogEntry(i, event.turn, event.color, "removed",
+                                    f"{event.color.name} cannot place a piece and leaves the game"))
+    return out
+
+
+def load_replay(path: Path) -> ReplayData:
+    from model.framing import ProtocolError
+    from model.replay import MoveEvent, read_replay
+
+    if not path.exists():
+        raise ReplayError(f"{path}: no such file")
+    if path.is_dir():
+        raise ReplayError(f"{path}: is a directory, not a replay file")
+    try:
+        replay = read_replay(path.read_bytes())
+    except OSError as exc:
+        raise ReplayError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except (ProtocolError, ValueError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ReplayError(f"{path}: not a replay file ({first})") from None
+    except Exception as exc:  # a reader bug must not become a traceback for the user
+        import logging
+
+        logging.getLogger(__name__).exception("reading %s failed", path)
+        raise ReplayError(f"{path}: cannot read the replay ({type(exc).__name__}: {exc})") from None
+    if not replay.states:
+        raise ReplayError(f"{path}: no Blokus game state in the file")
+    moves = [None] + [next((e.move for e in step if isinstance(e, MoveEvent)), None) for step in replay.steps]
+    timeline = Timeline.from_states(replay.states, moves)
+    timeline.entries = _entries_from_steps(replay.steps)
+    return ReplayData(timeline, tuple(replay.names), replay.result, list(replay.warnings), replay.truncated,
+                      str(path))
+
+
+# --- result texts ------------------------------------------------------------------------------------
+
+
+def _english_reason(reason: str) -> str:
+    for mistake in MoveMistake:
+        if reason.startswith(mistake.value):
+            rest = reason[len(mistake.value):].strip()
+            return f"{mistake.name}: {mistake.english}" + (f" ({rest})" if rest else "")
+    return reason
+
+
+CAUSES = {
+    "LEFT": "left the game (disconnected)",
+    "RULE_VIOLATION": "broke a rule",
+    "SOFT_TIMEOUT": "did not move within 2 seconds (soft timeout)",
+    "HARD_TIMEOUT": "did not move within 10 seconds (hard timeout)",
+    "UNKNOWN": "ended the game for an unknown reason",
+}
+
+
+def result_texts(result, state: GameState, names: dict[Team, str]) -> tuple[str, list[str]]:
+    """Title and detail lines for a result (``model.convert.GameResult``) or, without one, the board."""
+    one, two = state.team_points(Team.ONE), state.team_points(Team.TWO)
+    lines = [f"Points: team ONE (BLUE+RED) {one} : {two} team TWO (YELLOW+GREEN)"]
+    if result is None:
+        winner, _ = state.outcome()
+        if not state.is_over:
+            return "Game not finished", lines + ["The replay ends before the game is over (no result)."]
+        title = "Game over — draw" if winner is None else \
+            f"Game over — team {winner.name} ({names.get(winner) or '+'.join(c.name for c in winner.colors)}) wins"
+        return title, lines + ["Regular end (no result message)."]
+    if result.draw:
+        title = "Game over — draw"
+    elif result.winner is not None:
+        w = result.winner
+        who = names.get(w) or next((p.name for p in result.players if p.team == w and p.name), "") or \
+            "+".join(c.name for c in w.colors)
+        title = f"Game over — team {w.name} ({who}) wins"
+    else:
+        title = "Game over"
+    for p in result.players:
+        if p.cause and p.cause != "REGULAR":
+            team = p.team.name if p.team is not None else "?"
+            who = p.name or names.get(p.team, "") if p.team is not None else p.name or ""
+            cause = CAUSES.get(p.cause, p.cause)
+            if p.cause == "SOFT_TIMEOUT" and p.reason and "10 Sekunden" in p.reason:
+                cause = CAUSES["HARD_TIMEOUT"]
+            lines.append(f"Irregular end: team {team}{f' ({who})' if who else ''} {cause}.")
+            if p.reason:
+                lines.append(f"Reason: {_english_reason(p.reason)}")
+                if _english_reason(p.reason) != p.reason:
+                    lines.append(f"Server: {p.reason}")
+    if result.regular:
+        lines.append("Regular end: " + ("the round limit was reached." if state.turn >= 100 else
+                                        "no colour can place a piece any more." if state.is_over else
+                                        "game finished."))
+    parts = [f"{p.team.name if p.team is not None else '?'} {p.parts}" for p in result.players]
+    lines.append("Scores (win points, points): " + "   ".join(parts))
+    return title, lines
+
+
+# --- saving --------------------------------------------------------------------------------------------
+
+
+def session_result(session: GameSession):
+    """A regular result for a finished local game (None while it runs)."""
+    from model.convert import GameResult, PlayerResult
+
+    st = session.state
+    if not st.is_over:
+        return None
+    winner, (one, two) = st.outcome()
+    parts = {Team.ONE: one, Team.TWO: two}
+    players = tuple(
+        PlayerResult(t, session.names.get(t, t.name),
+                     (1 if winner is None else 2 if winner == t else 0, parts[t]), "REGULAR", "")
+        for t in Team
+    )
+    return GameResult(players, winner, winner is None, True)
+
+
+def save_session(session: GameSession, directory: Path | None = None, when: datetime | None = None) -> Path:
+    """Write the game (finished or not) in the official replay format under ``replays/``."""
+    from model.replay import replay_file_name, write_replay
+
+    directory = directory or REPLAY_DIR
+    directory.mkdir(parents=True, exist_ok=True)
+    names = (session.names.get(Team.ONE, "ONE"), session.names.get(Team.TWO, "TWO"))
+    result = getattr(session, "result", None) or session_result(session)
+    path = directory / replay_file_name(*names, when)
+    return write_replay(path, session.timeline.states, result, names=names)

@@ -1,0 +1,561 @@
+"""Game sessions without Textual: the state of a game as the UI shows it.
+
+A session holds the timeline of states (every state after every move), who plays which team, the
+piece the human is placing (the *ghost*), the autopilot switches, and the view position when the
+user steps back through the history. Widgets only read it; the app calls its methods on key presses
+and runs the AI when ``wants_ai()`` says so. Nothing here imports Textual, so it is tested directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+from model import placements as P
+from model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove
+from model.pieces import COLORS, Color, Rotation, Shape, Team, transform
+from model.state import GameState
+
+N = P.N
+
+
+class GhostStatus(Enum):
+    """The three states of the ghost piece (ux-notes §3)."""
+
+    BLOCKED = "not placeable"
+    NO_CONTACT = "fits, but no corner contact"
+    LEGAL = "legal"
+
+
+class Seat(Enum):
+    HUMAN = "human"
+    AI = "ai"
+    REMOTE = "remote"  # the opponent on a server
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One line of the move log: a move, a pass, or a colour that left the game."""
+
+    index: int  # the state this entry leads to (timeline index)
+    turn: int
+    color: Color
+    kind: str  # "move" | "skip" | "removed"
+    text: str
+
+
+def describe_move(move: Move) -> str:
+    if isinstance(move, SkipMove):
+        return f"{move.color.name} passed"
+    rot = "" if move.rotation == Rotation.NONE else f" {Rotation(move.rotation).name}"
+    flip = " flipped" if move.flipped else ""
+    return f"{move.color.name} {move.shape.name}{rot}{flip} @ ({move.x},{move.y})"
+
+
+def move_between(prev: GameState, cur: GameState) -> Move | None:
+    """The move that led from ``prev`` to ``cur``: its ``last_move``, or reconstructed from the boards."""
+    if cur.turn == prev.turn and cur.valid == prev.valid and cur.boards == prev.boards:
+        return None
+    color = prev.current_color
+    if cur.last_move is not None and cur.last_move.color == color and cur.last_move is not prev.last_move:
+        return cur.last_move
+    new = cur.boards[color] & ~prev.boards[color]
+    if not new:
+        return SkipMove(color)
+    placed = [s for s in prev.undeployed(color) if not cur.has_shape(color, s)]
+    cells = [(i % N, i // N) for i in range(N * N) if new >> i & 1]
+    if placed:
+        shape = placed[0]
+        min_x = min(x for x, _ in cells)
+        min_y = min(y for _, y in cells)
+        rel = tuple(sorted(((x - min_x, y - min_y) for x, y in cells), key=lambda c: (c[1], c[0])))
+        for rotation in Rotation:
+            for flipped in (False, True):
+                if transform(shape, rotation, flipped) == rel:
+                    return SetMove(color, shape, rotation, flipped, min_x, min_y)
+    return cur.last_move
+
+
+def removal_text(color: Color) -> str:
+    return f"{color.name} cannot place a piece and leaves the game"
+
+
+def transition_entries(index: int, prev: GameState, cur: GameState, move: Move | None = None) -> list[LogEntry]:
+    """Log entries for the step ``prev`` → ``cur``: the move, then the colours removed after it."""
+    out: list[LogEntry] = []
+    move = move if move is not None else move_between(prev, cur)
+    if move is not None:
+        kind = "skip" if isinstance(move, SkipMove) else "move"
+        out.append(LogEntry(index, prev.turn, move.color, kind, describe_move(move)))
+    gone = {c for c in prev.valid_colors if not cur.is_valid(c)}
+    for t in range(prev.turn + 1, cur.turn + 1):
+        color = COLORS[t % 4]
+        if color in gone:
+            gone.discard(color)
+            out.append(LogEntry(index, t, color, "removed", removal_text(color)))
+    for color in sorted(gone):  # removed without a visible turn number (defensive)
+        out.append(LogEntry(index, cur.turn, color, "removed", removal_text(color)))
+    return out
+
+
+# --- the ghost piece --------------------------------------------------------------------------------
+
+
+@dataclass
+class Ghost:
+    """The piece being placed: shape, rotation, flip, and the top-left corner of its bounding box."""
+
+    shape: Shape
+    rotation: Rotation = Rotation.NONE
+    flipped: bool = False
+    x: int = 0
+    y: int = 0
+
+    @property
+    def rel_cells(self) -> tuple[tuple[int, int], ...]:
+        return transform(self.shape, self.rotation, self.flipped)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        cells = self.rel_cells
+        return 1 + max(x for x, _ in cells), 1 + max(y for _, y in cells)
+
+    def cells(self) -> list[tuple[int, int]]:
+        return [(self.x + dx, self.y + dy) for dx, dy in self.rel_cells]
+
+    def move(self, color: Color) -> SetMove:
+        return SetMove(color, self.shape, self.rotation, self.flipped, self.x, self.y)
+
+    def clamp(self) -> None:
+        """Keep the whole piece on the board."""
+        w, h = self.size
+        self.x = max(0, min(self.x, N - w))
+        self.y = max(0, min(self.y, N - h))
+
+    def rotate(self, quarter_turns: int) -> None:
+        """Rotate on screen: +1 clockwise, -1 counter-clockwise, 2 = 180°.
+
+        The server flips after rotating, so on a flipped piece a clockwise turn on screen is a LEFT
+        rotation of the unflipped shape.
+        """
+        step = -quarter_turns if self.flipped else quarter_turns
+        self.rotation = Rotation((self.rotation + step) % 4)
+        self.clamp()
+
+    def flip(self) -> None:
+        self.flipped = not self.flipped
+        self.clamp()
+
+
+def classify(state: GameState, move: SetMove) -> tuple[GhostStatus, MoveMistake | None]:
+    mistake = state.validate(move)
+    if mistake is None:
+        return GhostStatus.LEGAL, None
+    if mistake in (MoveMistake.NOT_IN_CORNER, MoveMistake.NO_SHARED_CORNER):
+        return GhostStatus.NO_CONTACT, mistake
+    return GhostStatus.BLOCKED, mistake
+
+
+# --- the timeline (shared by live games and replays) ------------------------------------------------
+
+
+class Timeline:
+    """States in order, with the move that led to each and the log entries derived from them."""
+
+    def __init__(self, first: GameState) -> None:
+        self.states: list[GameState] = [first]
+        self.moves: list[Move | None] = [None]
+        self.entries: list[LogEntry] = []
+
+    @classmethod
+    def from_states(cls, states: Sequence[GameState], moves: Sequence[Move | None] | None = None) -> Timeline:
+        tl = cls(states[0])
+        for i, st in enumerate(states[1:], start=1):
+            tl.append(st, moves[i] if moves is not None and i < len(moves) else None)
+        return tl
+
+    def append(self, state: GameState, move: Move | None = None) -> None:
+        prev = self.states[-1]
+        move = move if move is not None else move_between(prev, state)
+        self.states.append(state)
+        self.moves.append(move)
+        self.entries.extend(transition_entries(len(self.states) - 1, prev, state, move))
+
+    def truncate(self, length: int) -> None:
+        del self.states[length:]
+        del self.moves[length:]
+        self.entries = [e for e in self.entries if e.index < length]
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    @property
+    def last(self) -> GameState:
+        return self.states[-1]
+
+    def index_of_turn(self, turn: int) -> int:
+        """The first stored state with ``turn >= turn`` (ux-notes §4), or the last one."""
+        for i, st in enumerate(self.states):
+            if st.turn >= turn:
+                return i
+        return len(self.states) - 1
+
+
+# --- the game session ------------------------------------------------------------------------------
+
+
+@dataclass
+class Feedback:
+    """A one-line message for the user (the result of the last action)."""
+
+    text: str = ""
+    error: bool = False
+
+
+@dataclass
+class GameSession:
+    """A game as the TUI plays it: local (human/AI/hotseat) or on a server (REMOTE opponent)."""
+
+    timeline: Timeline
+    seats: dict[Team, Seat]
+    names: dict[Team, str] = field(default_factory=lambda: {Team.ONE: "you", Team.TWO: "AI"})
+    local: bool = True  # undo is only possible in local games
+    autopilot: set[Team] = field(default_factory=set)
+    ghost: Ghost | None = None
+    view: int | None = None  # timeline index being viewed, None = live
+    show_overlay: bool = False
+    feedback: Feedback = field(default_factory=Feedback)
+    ai_thinking: bool = False
+    end_reason: str | None = None  # set for irregular ends (network) or when the game is over
+    result_text: str | None = None
+    # Network games: moves go to ``send`` instead of the local state; the server answers with a state.
+    send: Callable[[Move], None] | None = None
+    move_requested: bool = False  # the server asked us for a move and we have not answered yet
+
+    @classmethod
+    def new_local(cls, start_piece: Shape | None, human: Team | None = Team.ONE, hotseat: bool = False,
+                  seed: int | None = None, names: dict[Team, str] | None = None) -> GameSession:
+        import random
+
+        state = GameState.new(start_piece, rng=random.Random(seed) if seed is not None else None)
+        if hotseat:
+            seats = {Team.ONE: Seat.HUMAN, Team.TWO: Seat.HUMAN}
+        elif human is None:
+            seats = {Team.ONE: Seat.AI, Team.TWO: Seat.AI}
+        else:
+            seats = {human: Seat.HUMAN, human.opponent: Seat.AI}
+        if names is None:
+            names = {t: ("you" if s is Seat.HUMAN and not hotseat else
+                         f"player {t.name}" if s is Seat.HUMAN else "AI") for t, s in seats.items()}
+        session = cls(Timeline(state), seats, names)
+        session.begin_turn()
+        return session
+
+    # --- reading ----------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> GameState:
+        """The live state."""
+        return self.timeline.last
+
+    @property
+    def shown_index(self) -> int:
+        return len(self.timeline) - 1 if self.view is None else self.view
+
+    @property
+    def shown(self) -> GameState:
+        """The state on the screen (the live one unless the user stepped back)."""
+        return self.timeline.states[self.shown_index]
+
+    @property
+    def is_live(self) -> bool:
+        return self.view is None
+
+    def seat_to_move(self) -> Seat | None:
+        st = self.state
+        return None if st.is_over else self.seats[st.current_team]
+
+    def is_human_turn(self) -> bool:
+        """The human decides the next move (not the AI, not autopilot, not a remote opponent)."""
+        st = self.state
+        if st.is_over or self.end_reason:
+            return False
+        team = st.current_team
+        if self.send is not None and not self.move_requested:
+            return False
+        return self.seats[team] is Seat.HUMAN and team not in self.autopilot
+
+    def wants_ai(self) -> bool:
+        """The next move is the AI's: an AI seat, or a human seat on autopilot."""
+        st = self.state
+        if st.is_over or self.end_reason:
+            return False
+        team = st.current_team
+        if self.send is not None and not self.move_requested:
+            return False
+        return self.seats[team] is Seat.AI or (self.seats[team] is Seat.HUMAN and team in self.autopilot)
+
+    def human_teams(self) -> list[Team]:
+        return [t for t, s in self.seats.items() if s is Seat.HUMAN]
+
+    def ghost_status(self) -> tuple[GhostStatus, MoveMistake | None] | None:
+        if self.ghost is None or not self.is_human_turn() or not self.is_live:
+            return None
+        return classify(self.state, self.ghost.move(self.state.current_color))
+
+    def placeable_shapes(self, color: Color | None = None) -> set[Shape]:
+        """Shapes of ``color`` (default: the colour to move) with at least one legal placement now."""
+        st = self.shown
+        color = st.current_color if color is None else color
+        if not st.is_valid(color) or st.is_over:
+            return set()
+        ids = st.legal_placements(color)
+        return {Shape(int(s)) for s in set(P.P_SHAPE[ids].tolist())}
+
+    def overlay_cells(self) -> int:
+        """Bitboard of the cells the colour to move may cover with a legal placement (selected shape only
+        when one is selected)."""
+        st = self.state
+        if st.is_over or not self.is_live:
+            return 0
+        ids = st.legal_placements()
+        if self.ghost is not None:
+            ids = ids[P.P_SHAPE[ids] == int(self.ghost.shape)]
+        bb = 0
+        for pid in ids.tolist():
+            bb |= P.MASKS[pid]
+        return bb
+
+    # --- turn handling ----------------------------------------------------------------------------
+
+    def begin_turn(self) -> None:
+        """Called after every state change: drop a ghost that no longer fits the turn; pre-select the
+        start piece on a colour's first move (the only legal choice)."""
+        st = self.state
+        if not self.is_human_turn():
+            self.ghost = None
+            return
+        color = st.current_color
+        if self.ghost is not None and not st.has_shape(color, self.ghost.shape):
+            self.ghost = None
+        if st.is_first_move(color):
+            if self.ghost is None or self.ghost.shape != st.start_piece:
+                self.ghost = self._new_ghost(st.start_piece)
+
+    def _new_ghost(self, shape: Shape) -> Ghost:
+        old = self.ghost
+        g = Ghost(shape, x=old.x if old else 8, y=old.y if old else 8)
+        g.clamp()
+        return g
+
+    def apply(self, move: Move) -> None:
+        """Play a move on the live state (raises ``InvalidMove``) and append it to the timeline.
+
+        In a network game the move is checked again and sent; the server's next state applies it."""
+        if self.send is not None:
+            mistake = self.state.validate(move)
+            if mistake is not None:
+                raise InvalidMove(mistake, move)
+            self.move_requested = False
+            self.ghost = None
+            self.view = None
+            self.send(move)
+            return
+        st = self.state.copy()
+        st.play(move)
+        self.timeline.append(st, move)
+        if self.view is not None:
+            self.view = None
+        self.begin_turn()
+
+    def append_state(self, state: GameState, move: Move | None = None) -> None:
+        """A state from a server (already applied there)."""
+        self.timeline.append(state, move)
+        self.begin_turn()
+
+    # --- human actions (each returns a short message for the status line) --------------------------
+
+    def _require_turn(self) -> str | None:
+        if not self.is_live:
+            return "you are viewing an earlier state; press g to return to the live game"
+        if self.state.is_over or self.end_reason:
+            return "the game is over"
+        if not self.is_human_turn():
+            return "it is not your turn"
+        return None
+
+    def select(self, shape: Shape) -> bool:
+        if self._require_turn():
+            return False
+        st = self.state
+        if not st.has_shape(st.current_color, shape):
+            self.feedback = Feedback(f"{shape.name} has already been placed", True)
+            return False
+        if st.is_first_move() and shape != st.start_piece:
+            self.feedback = Feedback(f"the first move must place the start piece {st.start_piece.name}", True)
+            return False
+        if self.ghost is None or self.ghost.shape != shape:
+            self.ghost = self._new_ghost(shape)
+        self.feedback = Feedback()
+        return True
+
+    def cycle(self, step: int) -> bool:
+        """Select the next (+1) or previous (-1) shape that can be placed now."""
+        if (msg := self._require_turn()) is not None:
+            self.feedback = Feedback(msg, True)
+            return False
+        shapes = sorted(self.placeable_shapes())
+        if not shapes:
+            return False
+        if self.ghost is None:
+            shape = shapes[0] if step > 0 else shapes[-1]
+        else:
+            cur = int(self.ghost.shape)
+            later = [s for s in shapes if (s - cur) * step > 0]
+            if later:
+                shape = min(later) if step > 0 else max(later)
+            else:
+                shape = shapes[0] if step > 0 else shapes[-1]
+        return self.select(shape)
+
+    def deselect(self) -> None:
+        if self.ghost is not None and not self.state.is_first_move():
+            self.ghost = None
+
+    def move_ghost(self, dx: int, dy: int) -> bool:
+        if self.ghost is None:
+            return False
+        g = self.ghost
+        g.x += dx
+        g.y += dy
+        g.clamp()
+        return True
+
+    def rotate(self, quarter_turns: int) -> bool:
+        if self.ghost is None:
+            return False
+        self.ghost.rotate(quarter_turns)
+        return True
+
+    def flip(self) -> bool:
+        if self.ghost is None:
+            return False
+        self.ghost.flip()
+        return True
+
+    def place(self) -> Move | None:
+        """Play the ghost if it is legal; otherwise explain the broken rule. Returns the move played."""
+        if (msg := self._require_turn()) is not None:
+            self.feedback = Feedback(msg, True)
+            return None
+        if self.ghost is None:
+            self.feedback = Feedback("select a piece first (tab / n)", True)
+            return None
+        move = self.ghost.move(self.state.current_color)
+        try:
+            self.apply(move)
+        except InvalidMove as exc:
+            self.feedback = Feedback(f"Not allowed: {exc.mistake.english}.", True)
+            return None
+        self.feedback = Feedback(f"placed {describe_move(move)}")
+        return move
+
+    def make_move(self, move: Move) -> bool:
+        """Play a move chosen for the human (AI suggestion, network); explains a refusal."""
+        try:
+            self.apply(move)
+        except (InvalidMove, ValueError) as exc:
+            reason = exc.mistake.english if isinstance(exc, InvalidMove) else str(exc)
+            self.feedback = Feedback(f"Not allowed: {reason}.", True)
+            return False
+        return True
+
+    def can_pass(self) -> bool:
+        return self._require_turn() is None and self.state.can_skip()
+
+    def pass_turn(self) -> Move | None:
+        if (msg := self._require_turn()) is not None:
+            self.feedback = Feedback(msg, True)
+            return None
+        if not self.state.can_skip():
+            self.feedback = Feedback(f"Not allowed: {MoveMistake.SKIP_FIRST_TURN.english}.", True)
+            return None
+        move = SkipMove(self.state.current_color)
+        self.apply(move)
+        self.feedback = Feedback(describe_move(move))
+        return move
+
+    def show_hint(self, move: Move) -> None:
+        """Show an AI suggestion as the ghost."""
+        if isinstance(move, SkipMove):
+            self.feedback = Feedback("hint: pass")
+            return
+        self.ghost = Ghost(move.shape, move.rotation, move.flipped, move.x, move.y)
+        self.feedback = Feedback(f"hint: {describe_move(move)} (enter places it)")
+
+    def can_undo(self) -> bool:
+        return self.local and len(self.timeline) > 1 and bool(self.human_teams())
+
+    def undo(self) -> bool:
+        """Take back moves until a human is to move again (the AI's answer goes too)."""
+        if not self.can_undo():
+            self.feedback = Feedback("nothing to undo" if self.local else "undo is only possible in local games", True)
+            return False
+        n = len(self.timeline) - 1
+        while n > 0:
+            n -= 1
+            st = self.timeline.states[n]
+            if self.seats[st.current_team] is Seat.HUMAN and st.current_team not in self.autopilot:
+                break
+        self.timeline.truncate(n + 1)
+        self.view = None
+        self.end_reason = None
+        self.result_text = None
+        self.ghost = None
+        self.begin_turn()
+        self.feedback = Feedback(f"undone: back to turn {self.state.turn}")
+        return True
+
+    def toggle_autopilot(self, team: Team | None = None) -> bool:
+        """Switch the AI on/off for a human team (default: the human team to move, else the first one)."""
+        if team is None:
+            humans = self.human_teams()
+            if not humans:
+                return False
+            cur = self.state.current_team
+            team = cur if cur in humans else humans[0]
+        if self.seats.get(team) is not Seat.HUMAN:
+            return False
+        if team in self.autopilot:
+            self.autopilot.discard(team)
+            self.feedback = Feedback(f"autopilot off for team {team.name}")
+        else:
+            self.autopilot.add(team)
+            self.ghost = None
+            colors = " and ".join(c.name for c in team.colors)
+            self.feedback = Feedback(f"autopilot on for team {team.name}: the AI plays {colors}")
+        self.begin_turn()
+        return True
+
+    # --- viewing the history ----------------------------------------------------------------------
+
+    def step_view(self, delta: int) -> None:
+        idx = max(0, min(self.shown_index + delta, len(self.timeline) - 1))
+        self.view = None if idx == len(self.timeline) - 1 else idx
+
+    def go_live(self) -> None:
+        self.view = None
+
+    # --- the result -------------------------------------------------------------------------------
+
+    def outcome_text(self) -> str:
+        """'Game over — team ONE (BLUE+RED, you) wins 61 : 58' or a draw."""
+        if self.result_text:
+            return self.result_text
+        st = self.state
+        winner, (one, two) = st.outcome()
+        if winner is None:
+            return f"Game over — draw, {one} : {two}"
+        colors = "+".join(c.name for c in winner.colors)
+        return f"Game over — team {winner.name} ({colors}, {self.names[winner]}) wins {one} : {two}"

@@ -1,0 +1,272 @@
+"""Widgets around the board: shape panels, status lines, the move log, the raw XML pane."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.widget import Widget
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from model.pieces import SHAPES, Color, Shape, orientations
+from tui.colors import DARK, LIGHT, Palette
+from tui.messages import ShapePicked
+from tui.session import LogEntry
+
+# --- shape panels ----------------------------------------------------------------------------------
+
+
+def _display_cells(shape: Shape) -> tuple[tuple[int, int], ...]:
+    """A wide orientation of the shape (fewer lines in the panel)."""
+    for o in orientations(shape):
+        if o.width >= o.height:
+            return o.cells
+    return orientations(shape)[0].cells
+
+
+def mini_lines(cells: tuple[tuple[int, int], ...]) -> list[str]:
+    """A shape drawn with half blocks: one column and half a line per field."""
+    w = 1 + max(x for x, _ in cells)
+    h = 1 + max(y for _, y in cells)
+    cs = set(cells)
+    lines = []
+    for top in range(0, h, 2):
+        line = ""
+        for x in range(w):
+            a, b = (x, top) in cs, (x, top + 1) in cs
+            line += "█" if a and b else "▀" if a else "▄" if b else " "
+        lines.append(line)
+    return lines
+
+
+MINIS: dict[Shape, list[str]] = {s: mini_lines(_display_cells(s)) for s in SHAPES}
+
+
+@dataclass(frozen=True)
+class PanelView:
+    color: Color
+    remaining: frozenset[Shape]
+    placeable: frozenset[Shape]
+    selected: Shape | None
+    to_move: bool
+    out: bool  # no longer in validColors
+    points: int
+
+
+class ShapePanel(Widget):
+    """The remaining shapes of one colour as small polyominoes; click one to select it."""
+
+    DEFAULT_CSS = """
+    ShapePanel {
+        height: auto;
+        width: 1fr;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, color: Color, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.color = color
+        self.view: PanelView | None = None
+        self._hitboxes: list[tuple[int, int, int, int, Shape]] = []
+
+    def show(self, view: PanelView) -> None:
+        if view != self.view:
+            self.view = view
+            self.refresh(layout=True)
+
+    def _palette(self) -> Palette:
+        try:
+            return DARK if self.app.current_theme.dark else LIGHT
+        except Exception:
+            return DARK
+
+    def _layout(self, width: int) -> list[tuple[int, int, Shape]]:
+        """(column, line, shape) of every remaining shape, flowing left to right."""
+        assert self.view is not None
+        out = []
+        x = line = row_h = 0
+        for shape in SHAPES:
+            if shape not in self.view.remaining:
+                continue
+            lines = MINIS[shape]
+            w = len(lines[0])
+            if x and x + w > width:
+                line += row_h + 1
+                x = row_h = 0
+            out.append((x, line, shape))
+            x += w + 2
+            row_h = max(row_h, len(lines))
+        return out
+
+    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[override]
+        if self.view is None:
+            return 1
+        placed = self._layout(max(width, 6))
+        if not placed:
+            return 2
+        return 1 + max(line + len(MINIS[s]) for _, line, s in placed)
+
+    def render(self) -> Text:
+        if self.view is None:
+            return Text("")
+        v = self.view
+        pal = self._palette()
+        width = max(self.content_size.width, 6)
+        color_hex = pal.piece(v.color)
+        title = Text()
+        marker = "▶ " if v.to_move else "  "
+        title.append(marker, Style(color=color_hex, bold=True))
+        title.append(v.color.name, Style(color=color_hex, bold=True))
+        title.append(f"  {v.points} pts", Style(color=pal.label))
+        if v.out:
+            title.append("  OUT – no move possible", Style(color="#ffffff", bgcolor="#000000", bold=True))
+        placed = self._layout(width)
+        height = max((line + len(MINIS[s]) for _, line, s in placed), default=1)
+        grid = [[(" ", Style())] * width for _ in range(height)]
+        self._hitboxes = []
+        for x0, line0, shape in placed:
+            lines = MINIS[shape]
+            if v.out or shape not in v.placeable:
+                fg = pal.piece_dim(v.color)
+            else:
+                fg = color_hex
+            bg = "#4a5260" if pal.dark else "#b8c0cc"
+            selected = shape == v.selected
+            st = Style(color=fg, bgcolor=bg if selected else None)
+            for dy, text in enumerate(lines):
+                for dx, ch in enumerate(text):
+                    if x0 + dx < width:
+                        grid[line0 + dy][x0 + dx] = (ch, st)
+            self._hitboxes.append((x0, line0 + 1, len(lines[0]), len(lines), shape))
+        out = Text()
+        out.append_text(title)
+        for row in grid:
+            out.append("\n")
+            for ch, st in row:
+                out.append(ch, st)
+        if not placed:
+            out.append("all pieces placed", Style(color=pal.label))
+        return out
+
+    def on_click(self, event: events.Click) -> None:
+        x, y = event.x - 1, event.y  # padding 0 1
+        for x0, y0, w, h, shape in self._hitboxes:
+            if x0 <= x < x0 + w and y0 <= y < y0 + h:
+                self.post_message(ShapePicked(shape))
+                return
+
+
+# --- status lines ----------------------------------------------------------------------------------
+
+
+class StatusBar(Static):
+    DEFAULT_CSS = """
+    StatusBar {
+        height: auto;
+        width: 100%;
+        padding: 0 1;
+    }
+    """
+
+
+class Feedback(Static):
+    DEFAULT_CSS = """
+    Feedback {
+        height: 2;
+        width: 100%;
+        padding: 0 1;
+    }
+    Feedback.error {
+        color: $error;
+        text-style: bold;
+    }
+    """
+
+
+# --- move log --------------------------------------------------------------------------------------
+
+
+class MoveLog(OptionList):
+    """The moves, passes and colour removals; the entry of the shown state is highlighted."""
+
+    DEFAULT_CSS = """
+    MoveLog {
+        width: 100%;
+        height: 1fr;
+        border: round $panel-lighten-2;
+        padding: 0;
+    }
+    MoveLog:focus { border: round $accent; }
+    """
+
+    can_focus = False
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_title = "Moves"
+        self._entries: list[LogEntry] = []
+
+    def set_entries(self, entries: list[LogEntry], current_index: int | None) -> None:
+        if entries != self._entries:
+            if entries[: len(self._entries)] == self._entries and self._entries:
+                new = entries[len(self._entries):]
+            else:
+                self.clear_options()
+                new = entries
+            self._entries = list(entries)
+            self.add_options([self._option(e) for e in new])
+        self.highlight_index(current_index)
+
+    def highlight_index(self, timeline_index: int | None) -> None:
+        """Highlight the last entry leading to timeline position ``timeline_index``."""
+        target = None
+        if timeline_index is not None:
+            for i, e in enumerate(self._entries):
+                if e.index <= timeline_index:
+                    target = i
+        self.highlighted = target
+        if target is not None:
+            self.scroll_to_highlight()
+
+    def _option(self, e: LogEntry) -> Option:
+        pal = DARK
+        text = Text()
+        text.append(f"{e.turn:>3} ", Style(color=pal.label))
+        style = Style(color=pal.piece(e.color), bold=e.kind == "move")
+        if e.kind == "removed":
+            style = Style(color=pal.piece(e.color), italic=True)
+        text.append(e.text, style)
+        return Option(text)
+
+
+class XmlPane(OptionList):
+    """Raw XML in (◀) and out (▶), newest at the bottom."""
+
+    DEFAULT_CSS = """
+    XmlPane {
+        height: 1fr;
+        width: 100%;
+        border: round $panel-lighten-2;
+    }
+    """
+    can_focus = False
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_title = "XML  ◀ in  ▶ out"
+        self.count = 0
+
+    def add_message(self, direction: str, xml: str, stamp: str = "", problem: str | None = None) -> None:
+        arrow = "◀" if direction == "in" else "▶"
+        head = Text(f"{arrow} {stamp}{len(xml.encode())} B", Style(color="#8a94a3"))
+        body = Text(xml.strip(), Style(color="#e0e0e0" if direction == "in" else "#9fd3ff"))
+        if problem:
+            body.append(f"\n!! {problem}", Style(color="#ff6060", bold=True))
+        self.add_option(Option(Text.assemble(head, "\n", body)))
+        self.count += 1
+        self.highlighted = self.count - 1
+        self.scroll_end(animate=False)
