@@ -9,6 +9,7 @@ same way (replay files, fixtures). No sockets here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -19,6 +20,12 @@ ROOT_TAG: Final = "protocol"
 _SLICE: Final = 16 * 1024  # granularity of the size accounting
 _FORBIDDEN: Final = (b"<!DOCTYPE", b"<!ENTITY")
 _TAIL: Final = max(len(m) for m in _FORBIDDEN) - 1
+# Entity references. Without a DTD only the five predefined ones exist; libxml2 with
+# resolve_entities=False does not report an undefined one but silently stops parsing, so they are
+# refused here (character references ``&#…;`` are checked by the parser itself).
+_ENTITY_REF: Final = re.compile(rb"&([^\s;&<>\"'#][^\s;&<>\"']*);")
+_OPEN_REF: Final = re.compile(rb"&[^\s;&<>\"'#]?[^\s;&<>\"']*\Z")
+_PREDEFINED: Final = frozenset((b"lt", b"gt", b"amp", b"quot", b"apos"))
 
 
 class ProtocolError(Exception):
@@ -130,11 +137,7 @@ class StreamFramer:
             if data.strip():
                 self._fail(MalformedXml("data after </protocol>"))
             return []
-        scan = self._tail + data
-        for marker in _FORBIDDEN:
-            if marker in scan:
-                self._fail(ForbiddenDoctype(f"{marker.decode()} is not allowed in the protocol stream"))
-        self._tail = scan[-_TAIL:]
+        self._check(data)
         out: list[Frame] = []
         for start in range(0, len(data), _SLICE):
             chunk = data[start : start + _SLICE]
@@ -155,6 +158,23 @@ class StreamFramer:
                     f"({self._pending} bytes without a complete message)"
                 ))
         return out
+
+    def _check(self, data: bytes) -> None:
+        """Refuse DOCTYPE / ENTITY declarations and undefined entity references before parsing, also
+        when they are split between chunks (the unfinished end of the previous chunk is kept)."""
+        scan = self._tail + data
+        for marker in _FORBIDDEN:
+            if marker in scan:
+                self._fail(ForbiddenDoctype(f"{marker.decode()} is not allowed in the protocol stream"))
+        for match in _ENTITY_REF.finditer(scan):
+            if match.group(1) not in _PREDEFINED:
+                name = match.group(1)[:40].decode("utf-8", "replace")
+                self._fail(MalformedXml(f"undefined entity reference &{name};"))
+        tail = scan[-_TAIL:]
+        open_ref = _OPEN_REF.search(scan)
+        if open_ref is not None and len(open_ref.group()) > len(tail):
+            tail = open_ref.group()
+        self._tail = tail
 
     def _collect(self, out: list[Frame]) -> None:
         for event, elem in self._parser.read_events():
