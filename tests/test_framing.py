@@ -77,9 +77,13 @@ def test_whole_wire_stream(wire: bytes, reference: list[str]) -> None:
 def test_every_split_of_the_first_messages(wire: bytes, reference: list[str]) -> None:
     ends = message_ends(wire[:12000])
     assert len(ends) >= 5
-    prefix = wire[: ends[4]]  # joined, welcome, memento, move request, memento
+    prefix = wire[: ends[3]]  # joined, welcome, memento, move request
     for split in range(len(prefix) + 1):
         messages, _ = run([prefix[:split], prefix[split:]])
+        assert messages == reference[:4], split
+    prefix = wire[: ends[4]]  # and the next memento, split in three
+    for split in range(ends[3], len(prefix), 7):
+        messages, _ = run([prefix[: split - 5], prefix[split - 5 : split], prefix[split:]])
         assert messages == reference[:5], split
 
 
