@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 
 from model import placements as P
-from model.pieces import SHAPES, Shape
+from model.pieces import SHAPES, TOTAL_SQUARES, Shape
 from model.season import SEASON
 from model.state import ALL_SHAPES, GameState
 
@@ -74,6 +74,19 @@ _HAND_AWK_ALL = sum(AWK)
 # awkwardness still in hand, by the low 11 and the high 10 bits of a hand bitmask
 _AWK_LO = [sum(AWK[s] for s in range(11) if h >> s & 1) for h in range(1 << 11)]
 _AWK_HI = [sum(AWK[s + 11] for s in range(len(SHAPES) - 11) if h >> s & 1) for h in range(1 << (len(SHAPES) - 11))]
+
+
+# squares still in hand, likewise (points = 89 - squares in hand, or 89 + 15 (+5) with an empty hand)
+_SQ_LO = [sum(SIZE[s] for s in range(11) if h >> s & 1) for h in range(1 << 11)]
+_SQ_HI = [sum(SIZE[s + 11] for s in range(len(SHAPES) - 11) if h >> s & 1) for h in range(1 << (len(SHAPES) - 11))]
+
+
+def points(state: GameState, c: int) -> int:
+    """``state.points(c)`` through lookup tables (the search's hot path)."""
+    hand = state.shapes[c]
+    if hand == 0:
+        return TOTAL_SQUARES + 15 + (5 if state.mono_flag >> c & 1 else 0)
+    return TOTAL_SQUARES - _SQ_LO[hand & 2047] - _SQ_HI[hand >> 11]
 
 
 def hand_awkwardness(hand: int) -> float:
@@ -134,8 +147,9 @@ def evaluate(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:
             _, g2, r2, a2 = colour_features(state, c2, occ, steps)
             v = w.anchors * (g1 + g2) + w.area * (r1 | r2).bit_count() + w.overlap * (a1 & a2).bit_count()
         for c in (c1, c2):
-            v += w.points * state.points(c)
             hand = state.shapes[c]
+            v += w.points * (TOTAL_SQUARES + 15 + (5 if state.mono_flag >> c & 1 else 0) if hand == 0
+                             else TOTAL_SQUARES - _SQ_LO[hand & 2047] - _SQ_HI[hand >> 11])
             v += w.awkward * (_HAND_AWK_ALL - _AWK_LO[hand & 2047] - _AWK_HI[hand >> 11])
             if fade:
                 v += w.centre * fade * ((b[c] & CENTRE_IN).bit_count() + (b[c] & CENTRE_MID).bit_count())
@@ -147,8 +161,7 @@ def evaluate(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:
 
 def terminal_value(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:
     """The final score difference (team ONE minus team TWO), on the scale of the heuristic."""
-    pts = state.points
-    return w.points * (pts(0) + pts(2) - pts(1) - pts(3))
+    return w.points * (points(state, 0) + points(state, 2) - points(state, 1) - points(state, 3))
 
 
 # --- vectorised per-placement tables for move ordering -------------------------------------------
