@@ -10,6 +10,7 @@ same way (replay files, fixtures). No sockets here.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -29,7 +30,12 @@ _PREDEFINED: Final = frozenset((b"lt", b"gt", b"amp", b"quot", b"apos"))
 
 
 class ProtocolError(Exception):
-    """The peer's stream cannot be read any further; the connection should be closed."""
+    """The peer's stream cannot be read any further; the connection should be closed.
+
+    ``frames``: messages completed by the failing ``feed`` call before the error (hand them on first).
+    """
+
+    frames: Sequence[Frame] = ()
 
 
 class MalformedXml(ProtocolError):
@@ -127,18 +133,26 @@ class StreamFramer:
     def feed(self, data: bytes) -> list[Frame]:
         if self._error is not None:
             raise self._error
+        out: list[Frame] = []
+        try:
+            self._feed(data, out)
+        except ProtocolError as exc:
+            exc.frames = out
+            raise
+        return out
+
+    def _feed(self, data: bytes, out: list[Frame]) -> None:
         if not isinstance(data, bytes | bytearray | memoryview):
             raise TypeError("feed() takes bytes (never decoded text)")
         data = bytes(data)
         if not data:
-            return []
+            return
         self.bytes_read += len(data)
         if self.ended:
             if data.strip():
                 self._fail(MalformedXml("data after </protocol>"))
-            return []
+            return
         self._check(data)
-        out: list[Frame] = []
         for start in range(0, len(data), _SLICE):
             chunk = data[start : start + _SLICE]
             self._pending += len(chunk)
@@ -146,6 +160,10 @@ class StreamFramer:
                 self._parser.feed(chunk)
                 self._collect(out)
             except etree.XMLSyntaxError as exc:
+                try:  # messages completed before the error in this slice
+                    self._collect(out)
+                except (etree.XMLSyntaxError, ProtocolError):
+                    pass
                 self._fail(MalformedXml(f"not well-formed XML: {exc}"))
             if self.ended:
                 rest = data[start + len(chunk) :]
@@ -157,7 +175,6 @@ class StreamFramer:
                     f"message larger than {self.max_message_size} bytes "
                     f"({self._pending} bytes without a complete message)"
                 ))
-        return out
 
     def _check(self, data: bytes) -> None:
         """Refuse DOCTYPE / ENTITY declarations and undefined entity references before parsing, also

@@ -230,6 +230,7 @@ def read_replay(data: bytes) -> Replay:
         replay.warnings.append(f"the file ends without </protocol> ({exc}): loaded up to the last complete "
                                f"message")
     except ProtocolError as exc:
+        elements.extend(f for f in exc.frames if f is not END_OF_STREAM)
         if not elements or isinstance(exc, ForbiddenDoctype):
             raise
         replay.truncated = True

@@ -253,6 +253,13 @@ def test_garbage(data: bytes) -> None:
         framer.close()
 
 
+def test_messages_before_an_error_are_handed_on() -> None:
+    framer = StreamFramer()
+    with pytest.raises(MalformedXml) as info:
+        framer.feed(b"<protocol><joined roomId='a'/><left roomId='a'/><x></y>")
+    assert [f.tag for f in info.value.frames] == ["joined", "left"]
+
+
 def test_text_is_refused() -> None:
     with pytest.raises(TypeError):
         StreamFramer().feed("<protocol>")  # type: ignore[arg-type]
