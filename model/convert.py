@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from pydantic_xml import BaseXmlModel, ParsingError
 
 from model import messages as M
-from model.framing import parse_document
+from model.framing import DEFAULT_MAX_MESSAGE_SIZE, END_OF_STREAM, EndOfStream, StreamFramer, parse_document
 from model.messages import UnknownMessage, to_bytes, to_xml
 from model.moves import Move, SetMove, SkipMove
 from model.pieces import COLORS, SHAPES, Color, Shape, Team, orientations
@@ -29,7 +29,7 @@ from model.state import GameState
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "GameResult", "PlayerResult", "StateRead", "UnknownMessage", "derive_set_move", "is_message_type",
+    "GameResult", "MessageReader", "PlayerResult", "StateRead", "UnknownMessage", "derive_set_move", "is_message_type",
     "move_from_message", "move_to_message", "parse_message", "parse_xml", "player_names", "read_state",
     "result_from_message", "result_to_message", "state_from_message", "state_from_xml", "state_to_message",
     "state_to_model", "to_bytes", "to_xml",
@@ -89,6 +89,28 @@ def parse_xml(source: bytes | str) -> M.Message:
     """Parse one message given as XML text (safe parser, see :func:`model.framing.parse_document`)."""
     data = source.encode("utf-8") if isinstance(source, str) else source
     return parse_message(parse_document(data))
+
+
+class MessageReader:
+    """:class:`~model.framing.StreamFramer` + :func:`parse_message`: bytes in, typed messages out.
+
+    ``feed`` returns the messages completed by the data (:class:`UnknownMessage` values included) and
+    :data:`~model.framing.END_OF_STREAM` after ``</protocol>``; it raises
+    :class:`~model.framing.ProtocolError` like the framer (its ``frames`` are raw elements).
+    """
+
+    def __init__(self, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
+        self.framer = StreamFramer(max_message_size)
+
+    @property
+    def ended(self) -> bool:
+        return self.framer.ended
+
+    def feed(self, data: bytes) -> list[M.Message | EndOfStream]:
+        return [f if f is END_OF_STREAM else parse_message(f) for f in self.framer.feed(data)]
+
+    def close(self) -> None:
+        self.framer.close()
 
 
 # --- states ------------------------------------------------------------------------------------------

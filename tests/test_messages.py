@@ -10,6 +10,7 @@ from lxml import etree
 from model import messages as M
 from model.convert import (
     GameResult,
+    MessageReader,
     derive_set_move,
     is_message_type,
     move_from_message,
@@ -25,7 +26,7 @@ from model.convert import (
     state_to_model,
     to_xml,
 )
-from model.framing import MalformedXml, parse_document, parse_stream
+from model.framing import END_OF_STREAM, MalformedXml, parse_document, parse_stream
 from model.moves import SetMove, SkipMove
 from model.pieces import COLORS, SHAPES, Color, Rotation, Shape, Team
 from model.season import GAME_TYPE, SEASON
@@ -100,6 +101,26 @@ def test_every_2027_fixture_is_tolerated(path: Path) -> None:
     for element in elements_of(path):
         value = read_any(element) if element.tag != "state" else read_bare(element)
         assert value is not None
+
+
+def test_wire_stream_as_typed_messages() -> None:
+    data = fixture_path("sc2021/gen-21.3.3-game1-wire-stream-to-player-one.xml").read_bytes()
+    reader = MessageReader()
+    messages = [m for i in range(0, len(data), 1000) for m in reader.feed(data[i : i + 1000])]
+    reader.close()
+    assert messages[-1] is END_OF_STREAM and reader.ended
+    messages = messages[:-1]
+    assert isinstance(messages[0], M.Joined) and isinstance(messages[-1], M.Left)
+    rooms = [m.data for m in messages if isinstance(m, M.Room)]
+    assert len(rooms) == 95 and rooms[0] == M.WelcomeMessage(color=Team.ONE)
+    mementos = [d for d in rooms if isinstance(d, M.Memento)]
+    assert len(mementos) == 62 and sum(isinstance(d, M.MoveRequest) for d in rooms) == 31
+    # a move request always follows a memento, and only on team ONE's turns
+    for before, request in zip(rooms, rooms[1:], strict=False):
+        if isinstance(request, M.MoveRequest):
+            assert isinstance(before, M.Memento)
+            assert state_from_message(before).current_color.team is Team.ONE
+    assert result_from_message(rooms[-1]).winner is Team.ONE
 
 
 def test_fixtures_present() -> None:
