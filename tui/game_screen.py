@@ -34,7 +34,7 @@ LAYOUT_CSS = """
 .side ShapePanel { margin-bottom: 1; }
 #centre { width: 48; height: 100%; }
 #centre Board { margin: 0 1; }
-#log-column { width: 34; height: 100%; }
+#log-column { width: 38; height: 100%; }
 #xml { display: none; height: 2fr; }
 #xml.shown { display: block; }
 """

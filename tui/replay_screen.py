@@ -103,7 +103,8 @@ class ReplayScreen(Screen[None]):
         result = self.query_one("#result", Static)
         if i == last:
             title, lines = result_texts(self.replay.result, st, self.names)
-            text = Text(title + "\n", Style(bold=True, color="#40c060"))
+            text = Text()
+            text.append(title + "\n", Style(bold=True, color="#40c060"))
             text.append("\n".join(lines))
             result.update(text)
         else:
@@ -116,8 +117,9 @@ class ReplayScreen(Screen[None]):
         pal = DARK if self.app.current_theme.dark else LIGHT
         t = Text()
         t.append(f"Replay — {self.names[Team.ONE]} vs {self.names[Team.TWO]}\n", Style(bold=True))
-        t.append(f"Turn {st.turn} / {last.turn} · round {st.round} · state {i + 1}/{len(self.timeline)}")
-        t.append(f"    ONE {st.team_points(Team.ONE)} : {st.team_points(Team.TWO)} TWO\n", Style(bold=True))
+        t.append(f"Turn {st.turn} / {last.turn} · round {st.round} · state {i + 1}/{len(self.timeline)}\n")
+        t.append(f"ONE {st.team_points(Team.ONE)} : {st.team_points(Team.TWO)} TWO", Style(bold=True))
+        t.append("   " + "  ".join(f"{c.name[0]} {st.points(c)}" for c in Color) + "\n", Style(color=pal.label))
         move = self.timeline.moves[i]
         if move is None:
             t.append("start of the game" if i == 0 else "—")
@@ -131,7 +133,7 @@ class ReplayScreen(Screen[None]):
             t.append(st.current_color.name, Style(color=pal.piece(st.current_color)))
         t.append("\n")
         play = f"▶ autoplay {SPEEDS[self.speed_index]:g} turns/s" if self.autoplaying else \
-            f"⏸ paused ({SPEEDS[self.speed_index]:g} turns/s)"
+            f"paused (autoplay {SPEEDS[self.speed_index]:g} turns/s)"
         t.append(play, Style(color="#e8b610" if self.autoplaying else pal.label))
         if self.replay.truncated:
             t.append("  file cut off — game incomplete", Style(color="#ff6060"))

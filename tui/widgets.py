@@ -106,9 +106,10 @@ class ShapePanel(Widget):
         if self.view is None:
             return 1
         placed = self._layout(max(width, 6))
+        head = 2 if self.view.out else 1
         if not placed:
-            return 2
-        return 1 + max(line + len(MINIS[s]) for _, line, s in placed)
+            return head + 1
+        return head + max(line + len(MINIS[s]) for _, line, s in placed)
 
     def render(self) -> Text:
         if self.view is None:
@@ -123,7 +124,8 @@ class ShapePanel(Widget):
         title.append(v.color.name, Style(color=color_hex, bold=True))
         title.append(f"  {v.points} pts", Style(color=pal.label))
         if v.out:
-            title.append("  OUT – no move possible", Style(color="#ffffff", bgcolor="#000000", bold=True))
+            title.append("\n")
+            title.append(" OUT: no move possible ", Style(color="#ffffff", bgcolor="#000000", bold=True))
         placed = self._layout(width)
         height = max((line + len(MINIS[s]) for _, line, s in placed), default=1)
         grid = [[(" ", Style())] * width for _ in range(height)]
@@ -141,7 +143,7 @@ class ShapePanel(Widget):
                 for dx, ch in enumerate(text):
                     if x0 + dx < width:
                         grid[line0 + dy][x0 + dx] = (ch, st)
-            self._hitboxes.append((x0, line0 + 1, len(lines[0]), len(lines), shape))
+            self._hitboxes.append((x0, line0 + (2 if v.out else 1), len(lines[0]), len(lines), shape))
         out = Text()
         out.append_text(title)
         for row in grid:

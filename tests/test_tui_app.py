@@ -1,0 +1,346 @@
+"""Pilot tests: every interaction of the game screen and the replay viewer, driven by keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from model.moves import MoveMistake, SetMove, SkipMove
+from model.pieces import Color, Rotation, Shape, Team
+from tests.conftest import fixture_path
+from tui.app import BlokusApp, play_main, replay_main
+from tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, TurnScreen
+from tui.game_screen import GameScreen
+from tui.replay_screen import ReplayScreen
+from tui.replays import load_replay
+from tui.session import GhostStatus
+from tui.testing import BlockingPlayer, InstantPlayer, game_app, settle
+
+SIZE = (140, 44)
+GAME1 = "sc2021/gen-21.3.3-game1-replay-regular-end.xml"
+
+
+def screen_of(app: BlokusApp) -> GameScreen:
+    screen = app.main_screen
+    assert isinstance(screen, GameScreen)
+    return screen
+
+
+async def test_fresh_game_preselects_start_piece_and_moves_the_ghost():
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        assert s.state.turn == 0 and s.is_human_turn()
+        assert s.ghost is not None and s.ghost.shape is Shape.PENTO_L and (s.ghost.x, s.ghost.y) == (8, 8)
+        await pilot.press("right", "l", "down", "j", "left", "up", "k")
+        assert (s.ghost.x, s.ghost.y) == (9, 8)
+        await pilot.press("H", "H", "H")  # clamped at the edge
+        assert s.ghost.x == 0
+        await pilot.press("J", "J", "J", "J")
+        assert s.ghost.y == 16  # PENTO_L is 4 high
+        assert s.ghost_status()[0] is GhostStatus.LEGAL  # covers the corner (0, 19)
+
+
+async def test_rotate_both_ways_180_and_flip():
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=SIZE) as pilot:
+        g = screen_of(app).session.ghost
+        await pilot.press("d")
+        assert g.rotation is Rotation.RIGHT
+        await pilot.press("a", "a")
+        assert g.rotation is Rotation.LEFT
+        await pilot.press("w")
+        assert g.rotation is Rotation.RIGHT
+        await pilot.press("s")
+        assert g.rotation is Rotation.LEFT
+        await pilot.press("f")
+        assert g.flipped
+        await pilot.press("d")  # flipped: clockwise on screen is LEFT of the unflipped shape
+        assert g.rotation is Rotation.MIRROR
+        await pilot.press("f")
+        assert not g.flipped
+
+
+async def test_select_cycles_only_placeable_shapes_and_escape_puts_back():
+    app = game_app(Shape.PENTO_L, plies=4)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        assert s.ghost is None  # nothing forced on the player
+        await pilot.press("tab")
+        assert s.ghost.shape is Shape.MONO
+        await pilot.press("n", "n")
+        assert s.ghost.shape is Shape.TRIO_L
+        await pilot.press("shift+tab")
+        assert s.ghost.shape is Shape.DOMINO
+        await pilot.press("b")
+        assert s.ghost.shape is Shape.MONO
+        await pilot.press("escape")
+        assert s.ghost is None
+        screen_of(app).select_shape(Shape.PENTO_X)  # what a click in the panel / the palette does
+        await pilot.pause()
+        assert s.ghost.shape is Shape.PENTO_X
+
+
+async def test_illegal_placement_is_refused_with_the_rule():
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.press("enter")
+        assert len(s.timeline) == 1
+        assert s.feedback.error and MoveMistake.NOT_IN_CORNER.english in s.feedback.text
+        assert MoveMistake.NOT_IN_CORNER.english in str(app.screen.query_one("#feedback").render())
+
+
+async def test_legal_placement_then_the_ai_answers():
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.press("H", "H", "K", "K", "space")
+        await settle(pilot)
+        assert s.timeline.moves[1] == SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0)
+        assert s.state.turn == 2 and s.state.current_color is Color.RED  # YELLOW (AI) has answered
+        assert [e.color for e in s.timeline.entries] == [Color.BLUE, Color.YELLOW]
+        assert s.is_human_turn() and s.ghost.shape is Shape.PENTO_L
+
+
+async def test_pass_needs_confirmation_and_is_refused_on_the_first_move():
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.press("P")
+        assert not isinstance(app.screen, ConfirmScreen) and len(s.timeline) == 1
+    app = game_app(Shape.PENTO_L, plies=4)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.press("P")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        assert len(s.timeline) == 5
+        await pilot.press("P", "y")
+        await settle(pilot)
+        assert s.timeline.moves[5] == SkipMove(Color.BLUE)
+        assert any(e.text == "BLUE passed" for e in s.timeline.entries)
+
+
+async def test_hint_shows_the_suggestion_as_ghost_and_ai_move_plays_it():
+    hint = InstantPlayer("last")
+    app = game_app(Shape.PENTO_L, plies=4, hint=hint)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.press("i")
+        await settle(pilot)
+        expected = s.state.legal_moves()[len(s.state.legal_moves()) - 1]
+        assert s.ghost is not None and s.ghost.move(Color.BLUE) == expected
+        assert s.ghost_status()[0] is GhostStatus.LEGAL and len(s.timeline) == 5
+        await pilot.press("m")
+        await settle(pilot)
+        assert s.timeline.moves[5] == expected
+        assert hint.calls == 2
+
+
+async def test_undo_takes_back_the_ai_answer_too():
+    app = game_app(Shape.PENTO_L, plies=4)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.press("m")
+        await settle(pilot)
+        assert s.state.turn == 6
+        await pilot.press("u")
+        await settle(pilot)
+        assert s.state.turn == 4 and len(s.timeline) == 5
+
+
+async def test_autopilot_plays_to_the_end_and_shows_the_result():
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.press("o")
+        for _ in range(400):
+            await settle(pilot)
+            if s.state.is_over:
+                break
+        assert s.state.is_over
+        await pilot.pause()
+        assert isinstance(app.screen, EndScreen)
+        text = str(app.screen.query_one("#end-title").render())
+        assert text.startswith("Game over")
+        await pilot.press("enter")
+        assert isinstance(app.screen, GameScreen)
+
+
+async def test_autopilot_off_returns_the_turn():
+    own = BlockingPlayer()
+    app = game_app(Shape.PENTO_L, plies=4, own=own)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.press("o")
+        await pilot.pause()
+        assert s.ai_thinking and not s.is_human_turn()
+        await pilot.press("o")
+        await pilot.pause()
+        assert own.cancelled and s.is_human_turn() and not s.ai_thinking and len(s.timeline) == 5
+
+
+async def test_keys_work_while_the_ai_thinks():
+    ai = BlockingPlayer()
+    app = game_app(Shape.PENTO_L, opponent=ai)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.press("H", "H", "K", "K", "enter")
+        await pilot.pause()
+        assert s.ai_thinking and s.state.current_color is Color.YELLOW
+        assert "AI thinking" in str(app.screen.query_one("#status").render())
+        await pilot.press("left_square_bracket")  # step the view back while the AI thinks
+        assert s.view == 0
+        await pilot.press("g", "v", "question_mark")
+        assert s.view is None and s.show_overlay and isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert s.ai_thinking  # still thinking: nothing waited for it
+        ai.release()
+        await settle(pilot)
+        assert s.state.current_color is Color.RED and not s.ai_thinking
+
+
+async def test_history_view_and_back_to_live():
+    app = game_app(Shape.PENTO_L, plies=6)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        assert s.view == 4 and not s.is_live
+        await pilot.press("enter")  # placing is disabled while viewing history
+        assert len(s.timeline) == 7
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert s.is_live
+
+
+async def test_help_screen_and_quit():
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("q")  # closes help
+        assert isinstance(app.screen, GameScreen)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_ctrl_q_quits_while_the_ai_thinks():
+    ai = BlockingPlayer()
+    app = game_app(Shape.PENTO_L, opponent=ai)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("H", "H", "K", "K", "enter")
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert ai.cancelled and app.return_code == 0
+
+
+async def test_save_replay_and_load_it_back(tmp_path, monkeypatch):
+    from tui.app import save_game_replay
+
+    monkeypatch.chdir(tmp_path)
+    app = game_app(Shape.PENTO_L, plies=5, save_replay=save_game_replay)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.press("ctrl+s")
+        assert "saved" in s.feedback.text
+    files = list((tmp_path / "replays").glob("replay_swc_2021_blokus_*_you_AI.xml"))
+    assert len(files) == 1
+    data = load_replay(files[0])
+    assert [st.key() for st in data.timeline.states] == [st.key() for st in s.timeline.states]
+
+
+# --- replay viewer -------------------------------------------------------------------------------------
+
+
+async def test_replay_stepping_goto_autoplay():
+    data = load_replay(fixture_path(GAME1))
+    app = BlokusApp(lambda: ReplayScreen(data))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.main_screen
+        assert isinstance(screen, ReplayScreen) and screen.index == 0
+        await pilot.press("right", "right", "l")
+        assert screen.index == 3
+        await pilot.press("left", "h")
+        assert screen.index == 1
+        await pilot.press("end")
+        assert screen.index == len(data.timeline) - 1
+        assert "team ONE (alice) wins" in str(screen.query_one("#result").render())
+        await pilot.press("home")
+        assert screen.index == 0
+        await pilot.press("t")
+        assert isinstance(app.screen, TurnScreen)
+        await pilot.press("5", "9", "enter")
+        assert screen.timeline.states[screen.index].turn == 60  # turn 59 was GREEN's removal
+        await pilot.press("plus", "plus", "minus", "space")  # 2 turns/s
+        assert screen.autoplaying
+        await pilot.pause(0.7)
+        assert screen.index > data.timeline.index_of_turn(60)
+        await pilot.press("space")
+        assert not screen.autoplaying
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+async def test_replay_log_lists_skips_and_removals():
+    data = load_replay(fixture_path("sc2021/gen-21.3.3-game2-replay-round-limit-end.xml"))
+    kinds = {e.kind for e in data.timeline.entries}
+    assert kinds >= {"move", "skip"}
+    data1 = load_replay(fixture_path(GAME1))
+    removed = [(e.turn, e.color) for e in data1.timeline.entries if e.kind == "removed"]
+    assert removed == [(59, Color.GREEN), (62, Color.RED), (64, Color.BLUE), (65, Color.YELLOW)]
+
+
+# --- command line ------------------------------------------------------------------------------------
+
+
+def test_replay_bad_input_exit_2(tmp_path, capsys):
+    assert replay_main([str(tmp_path / "missing.xml")]) == 2
+    bad = tmp_path / "bad.xml"
+    bad.write_text("this is not xml")
+    assert replay_main([str(bad)]) == 2
+    empty = tmp_path / "empty.xml"
+    empty.write_text("<protocol></protocol>")
+    assert replay_main([str(empty)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(line.startswith("blokus replay: ") for line in err)
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--start-piece", "FOO"], ["--opponent", "nobody"], ["--team", "THREE"],
+                                  ["--seed", "x"]])
+def test_play_bad_options_exit_2(argv, capsys):
+    assert play_main(argv) == 2
+    assert capsys.readouterr().err.startswith("blokus play: ")
+
+
+def test_play_help_mentions_host(capsys):
+    with pytest.raises(SystemExit) as exc:
+        play_main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "-h HOST, --host HOST" in out and "--opponent" in out
+
+
+async def test_cli_builds_a_local_game():
+    from tui.app import build_local_app, play_parser
+
+    args = play_parser().parse_args(["--seed", "3", "--opponent", "random", "--team", "TWO", "--ai-time", "0.05"])
+    app = build_local_app(args)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        assert s.seats[Team.TWO].value == "human"
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if s.is_human_turn():
+                break
+        assert s.state.current_color is Color.YELLOW and s.ghost.shape is s.state.start_piece
+
+
+def test_fixture_dir_exists_or_skips():
+    assert Path(fixture_path(GAME1)).exists()
