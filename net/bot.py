@@ -140,7 +140,7 @@ class Bot:
             if event.lobby:
                 self.failure = (EXIT_PROTOCOL, f"server error: {event.message}")
         elif isinstance(event, Left):
-            await self.conn.close()
+            log.info("left room %s", event.room_id)  # the connection leaves by itself
         elif isinstance(event, Ignored):
             log.info("ignored message: %s", event.reason)
 

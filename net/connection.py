@@ -143,11 +143,13 @@ class Connection:
         connect_timeout: float = 10.0,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         on_traffic: Callable[[str, str], None] | None = None,
+        close_on_left: bool = True,
     ) -> None:
         self.host, self.port = host, port
         self.connect_timeout = connect_timeout
         self.max_message_size = max_message_size
         self.on_traffic = on_traffic
+        self.close_on_left = close_on_left  # leave (</protocol>, close) as soon as <left> arrives
         self.room_id: str | None = None
         self.team: Team | None = None
         self.state: GameState | None = None
@@ -320,12 +322,27 @@ class Connection:
                         self._abort()
                         return
                     self._handle(frame, at)
+                    if self.left and self.close_on_left:
+                        self._leave()
+                        return
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug must end the stream, not hang the consumer
             log.exception("connection reader failed")
             self._emit_closed(f"internal error: {type(exc).__name__}: {exc}", error=True)
             self._abort()
+
+    def _leave(self) -> None:
+        """After ``left``: ``</protocol>``, close the socket, end the event stream (protocol.md §2)."""
+        writer = self._writer
+        if writer is not None and not writer.is_closing():
+            if not self._protocol_closed:
+                self._protocol_closed = True
+                writer.write(M.PROTOCOL_CLOSE.encode())
+                self._traffic(OUT, M.PROTOCOL_CLOSE)
+                self._events.put_nowait(Sent(raw=M.PROTOCOL_CLOSE))
+            writer.close()
+        self._emit_closed("left the room", error=False)
 
     def _abort(self) -> None:
         if self._writer is not None and not self._writer.is_closing():

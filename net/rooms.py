@@ -158,6 +158,7 @@ class Room:
         rng: random.Random | None = None,
         timeouts: Timeouts | None = None,
         on_finish: Callable[[Room, GameRecord], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.wire = wire
         self.id = room_id or str(uuid.uuid4())
@@ -169,6 +170,7 @@ class Room:
         self.start_piece = start_piece
         self.timeouts = timeouts or Timeouts()
         self.on_finish = on_finish
+        self.clock = clock  # injectable: tests make a move "late" without waiting
         self.state: GameState | None = None
         self.history: list[GameState] = []  # every state sent (for replays)
         self.result: GameResult | None = None
@@ -255,7 +257,7 @@ class Room:
                 self._send(s.peer, xml)
             self._players_behind = False
         self._pending = team
-        self._requested_at = time.monotonic()
+        self._requested_at = self.clock()
         self._send(slot.peer, self.wire.move_request(self.id))
         hard = self.timeouts.hard
         if hard is not None and slot.can_timeout:
@@ -290,7 +292,7 @@ class Room:
             peer.close(NOT_REQUESTED)
             self.on_leave(peer)
             return
-        elapsed = time.monotonic() - self._requested_at
+        elapsed = self.clock() - self._requested_at
         soft = self.timeouts.soft
         self._pending = None
         self._cancel_timer()

@@ -19,6 +19,7 @@ import logging
 import random
 import signal
 import sys
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ class ServerConfig:
     replay_dir: Path | None = None
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     paused: bool = False  # rooms created by <join> start paused (server.properties ``paused``)
+    clock: Callable[[], float] = time.monotonic  # measures move latency; injectable for tests
 
 
 class ClientConn:
@@ -238,11 +240,11 @@ class GameServer:
             self._server.close()
         for client in list(self.clients):
             client.close("server shutting down")
-        for task in list(self._tasks):
-            task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(BaseException):
-                await task
+        tasks = list(self._tasks)
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=2)
+            for task in pending:
+                task.cancel()
         if self._server is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._server.wait_closed(), 2)
@@ -266,7 +268,8 @@ class GameServer:
         rng = random.Random(self.rng.getrandbits(64))
         room_id = str(uuid.UUID(int=self.rng.getrandbits(128), version=4)) if self.config.seed is not None else None
         room = Room(wire, room_id=room_id, start_piece=self.config.start_piece, rng=rng,
-                    timeouts=self.config.timeouts, on_finish=self._finished, **kwargs)
+                    timeouts=self.config.timeouts, on_finish=self._finished, clock=self.config.clock,
+                    **kwargs)
         self.lobby.add(room)
         return room
 

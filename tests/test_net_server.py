@@ -1,0 +1,312 @@
+"""The local server in-process over real TCP on 127.0.0.1 (ephemeral ports): games, admin, faults."""
+
+from __future__ import annotations
+
+import asyncio
+
+from model import convert
+from model import messages as M
+from model.framing import parse_stream
+from model.moves import MoveMistake, SetMove, SkipMove
+from model.pieces import Color, Rotation, Shape, Team
+from net.autopilot import fallback_move
+from net.connection import Connection, Joined, Left, MoveRequested, ServerError, StateChanged, Welcome
+from net.rooms import REASON_HARD_TIMEOUT, REASON_LEFT, REASON_SOFT_TIMEOUT, Timeouts
+from tests.test_net_support import RawClient, is_room, move_xml, play_client, start_server
+
+
+async def test_two_clients_play_a_complete_game():
+    server = await start_server(start_piece=Shape.PENTO_L, seed=1)
+    try:
+        one = asyncio.create_task(play_client(server.port, seed=1))
+        await asyncio.sleep(0)  # let ONE join first
+        two = asyncio.create_task(play_client(server.port, seed=2))
+        log1, log2 = await asyncio.wait_for(asyncio.gather(one, two), 60)
+    finally:
+        await server.close()
+    for log, team in ((log1, Team.ONE), (log2, Team.TWO)):
+        assert log.of(Joined) and log.of(Welcome)[0].team is team
+        assert log.of(Left) and not log.closed.error
+        states = [e.state for e in log.of(StateChanged)]
+        assert states[0].turn == 0 and states[0].start_piece is Shape.PENTO_L
+        assert states[-1].is_over
+        # every move request came for our team
+        assert all(e.state.current_team is team for e in log.of(MoveRequested))
+    result = log1.result
+    final = log1.of(StateChanged)[-1].state
+    assert [p.points for p in result.players] == [final.team_points(Team.ONE), final.team_points(Team.TWO)]
+    assert result.regular and all(p.cause == "REGULAR" for p in result.players)
+    assert log2.result == result
+    (record,) = server.records
+    assert record.result is not None and record.moves == len(log1.of(StateChanged)) - 1
+    assert "REGULAR" in record.summary()
+
+
+async def test_many_rooms_at_once_and_replays(tmp_path):
+    server = await start_server(seed=5, replay_dir=tmp_path)
+    try:
+        tasks = []
+        for i in range(6):
+            tasks.append(asyncio.create_task(play_client(server.port, seed=i)))
+            await asyncio.sleep(0.01)
+        logs = await asyncio.wait_for(asyncio.gather(*tasks), 60)
+    finally:
+        await server.close()
+    assert len(server.records) == 3
+    assert all(log.result is not None and not log.closed.error for log in logs)
+    files = sorted(tmp_path.iterdir())
+    assert len(files) == 3
+    for path in files:
+        assert path.name.startswith("replay_swc_2021_blokus_Unknown_Unknown_")
+        parsed = parse_stream(path.read_bytes())
+        messages = [convert.parse_message(e) for e in parsed.messages]
+        states = [convert.state_from_message(m) for m in messages[:-1]]
+        assert states[0].turn == 0 and states[-1].is_over
+        assert isinstance(messages[-1].data, M.ResultData)
+        # the moves are the states' lastMove: replaying them reproduces every state
+        game = states[0].copy()
+        for state in states[1:]:
+            game.play(state.last_move)
+            assert game.key() == state.key()
+        assert path.read_text().startswith("<protocol>\n<room ")
+
+
+async def test_disconnect_mid_game_is_left():
+    server = await start_server()
+    try:
+        one = asyncio.create_task(play_client(server.port, seed=1, stop_after=3))
+        await asyncio.sleep(0)
+        two = asyncio.create_task(play_client(server.port, seed=2))
+        log1, log2 = await asyncio.wait_for(asyncio.gather(one, two), 30)
+    finally:
+        await server.close()
+    result = log2.result
+    assert result.winner is Team.TWO
+    leaver = result.player(Team.ONE)
+    assert (leaver.cause, leaver.reason, leaver.winner_part) == ("LEFT", REASON_LEFT, 0)
+    assert result.player(Team.TWO).cause == "REGULAR" and result.player(Team.TWO).winner_part == 2
+    assert log2.of(Left)
+    assert server.records[0].result.cause.value == "LEFT"
+
+
+async def _raw_pair(server, *, first_moves: int = 0):
+    """Two raw clients in one room; returns (one, two, room_id, state) with ONE to move."""
+    one = await RawClient().connect(server.port)
+    await one.write('<protocol><join gameType="swc_2021_blokus"/>')
+    joined = await one.read_until(lambda m: isinstance(m, M.Joined))
+    two = await RawClient().connect(server.port)
+    await two.write('<protocol><join gameType="swc_2021_blokus"/>')
+    await two.read_until(lambda m: isinstance(m, M.Joined))
+    memento = await one.read_until(is_room(M.Memento))
+    state = convert.state_from_message(memento)
+    await one.read_until(is_room(M.MoveRequest))
+    return one, two, joined.room_id, state
+
+
+async def test_garbage_closes_only_that_connection_and_other_rooms_go_on():
+    server = await start_server()
+    try:
+        game = asyncio.gather(play_client(server.port, seed=3), play_client(server.port, seed=4))
+        while not any(r.started for r in server.lobby.rooms.values()):
+            await asyncio.sleep(0.01)
+        one, two, room_id, _ = await _raw_pair(server)
+        await one.write(b"<room roomId='x'><data class=<<<garbage>>> &&& </oops>\n")
+        rest = await one.read_to_end()
+        assert one.ended and any(isinstance(m, M.CloseConnection) for m in rest)
+        result = await two.read_until(is_room(M.ResultData))
+        res = convert.result_from_message(result)
+        assert res.player(Team.ONE).cause == "LEFT" and res.winner is Team.TWO
+        assert await two.read_until(lambda m: isinstance(m, M.Left))
+        logs = await asyncio.wait_for(game, 60)
+        assert all(log.result is not None and log.result.regular for log in logs)
+    finally:
+        await server.close()
+
+
+async def test_illegal_move_rule_violation():
+    server = await start_server(start_piece=Shape.PENTO_V)
+    try:
+        one, two, room_id, state = await _raw_pair(server)
+        bad = SetMove(Color.BLUE, Shape.PENTO_V, Rotation.NONE, False, 5, 5)  # not in a corner
+        assert state.validate(bad) is MoveMistake.NOT_IN_CORNER
+        await one.write(move_xml(bad, room_id))
+        error = await one.read_until(is_room(M.ErrorData))
+        assert error.data.message == (
+            "Ungueltiger Zug von 'Unknown'.\nInvalidMoveException(mistake=Der erste Zug muss auf eine freie Ecke "
+            "gesetzt werden, move=Setze PENTO_V(Farbe Blau)[5,5])")
+        assert convert.move_from_message(error.data.original) == bad
+        for client in (one, two):
+            res = convert.result_from_message(await client.read_until(is_room(M.ResultData)))
+            violator = res.player(Team.ONE)
+            assert violator.cause == "RULE_VIOLATION"
+            assert violator.reason == MoveMistake.NOT_IN_CORNER.violation_text(bad)
+            assert violator.parts == (0, 0) and res.player(Team.TWO).parts == (2, 0)
+            assert res.winner is Team.TWO
+            assert await client.read_until(lambda m: isinstance(m, M.Left))
+        await one.read_to_end()
+        assert one.ended  # the violator is disconnected
+    finally:
+        await server.close()
+
+
+async def test_wrong_shape_error_has_no_original_request_and_result_matches_fixture_form():
+    server = await start_server(start_piece=Shape.PENTO_V)
+    try:
+        one, two, room_id, state = await _raw_pair(server)
+        bad = SetMove(Color.BLUE, Shape.MONO, Rotation.NONE, False, 0, 0)
+        await one.write(move_xml(bad, room_id))
+        error = await one.read_until(is_room(M.ErrorData))
+        assert error.data.original is None
+        assert error.data.message.endswith(f"mistake={MoveMistake.WRONG_SHAPE.german}, move=null)")
+        result = await two.read_until(is_room(M.ResultData))
+        assert [f.name for f in result.data.definition.fragments] == ["Gewinner", "\u2205 Punkte"]
+        assert [(s.cause, s.reason) for s in result.data.scores] == [
+            ("RULE_VIOLATION", MoveMistake.WRONG_SHAPE.german), ("REGULAR", "")]
+        assert [w.team for w in result.data.winners] == [Team.TWO]
+    finally:
+        await server.close()
+
+
+async def test_skip_without_colour_is_wrong_color_and_hint_child_is_left():
+    server = await start_server()
+    try:
+        one, two, room_id, _ = await _raw_pair(server)
+        await one.write(f'<room roomId="{room_id}"><data class="sc.plugin2021.SkipMove"/></room>')
+        res = convert.result_from_message(await two.read_until(is_room(M.ResultData)))
+        assert res.player(Team.ONE).cause == "RULE_VIOLATION"
+        assert res.player(Team.ONE).reason == MoveMistake.WRONG_COLOR.german
+
+        one, two, room_id, state = await _raw_pair(server)
+        move = fallback_move(state)
+        xml = move_xml(move, room_id).replace("</data>", '<hint content="x"/></data>')
+        await one.write(xml)
+        res = convert.result_from_message(await two.read_until(is_room(M.ResultData)))
+        assert res.player(Team.ONE).cause == "LEFT"
+    finally:
+        await server.close()
+
+
+async def test_move_not_requested_is_answered_with_error_and_disconnect():
+    server = await start_server(start_piece=Shape.PENTO_V)
+    try:
+        one, two, room_id, state = await _raw_pair(server)
+        await two.write(move_xml(SkipMove(Color.YELLOW), room_id))
+        error = await two.read_until(is_room(M.ErrorData))
+        assert error.data.message == "We didn't request a move from you yet."
+        res = convert.result_from_message(await one.read_until(is_room(M.ResultData)))
+        assert res.player(Team.TWO).cause == "LEFT"
+    finally:
+        await server.close()
+
+
+async def test_late_move_is_soft_timeout_with_injected_clock():
+    now = [1000.0]
+    server = await start_server(timeouts=Timeouts(soft=2.0, hard=None), clock=lambda: now[0])
+    try:
+        one, two, room_id, state = await _raw_pair(server)
+        now[0] += 2.5  # the answer arrives 2.5 s after the request
+        await one.write(move_xml(fallback_move(state), room_id))
+        res = convert.result_from_message(await two.read_until(is_room(M.ResultData)))
+        late = res.player(Team.ONE)
+        assert (late.cause, late.reason, late.winner_part) == ("SOFT_TIMEOUT", REASON_SOFT_TIMEOUT, 0)
+        assert res.winner is Team.TWO
+        # the late move was discarded: no state after it
+        assert not [m for m in two.messages if is_room(M.Memento)(m) and m.data.state.turn > 0]
+    finally:
+        await server.close()
+
+
+async def test_no_answer_is_hard_timeout():
+    server = await start_server(timeouts=Timeouts(soft=2.0, hard=0.05))
+    try:
+        one, two, room_id, _ = await _raw_pair(server)
+        res = convert.result_from_message(await two.read_until(is_room(M.ResultData)))
+        assert (res.player(Team.ONE).cause, res.player(Team.ONE).reason) == ("HARD_TIMEOUT", REASON_HARD_TIMEOUT)
+        assert await one.read_until(lambda m: isinstance(m, M.Left))
+    finally:
+        await server.close()
+
+
+async def test_admin_prepare_observe_pause_step_and_reservations():
+    server = await start_server(password="secret", start_piece=Shape.PENTO_L)
+    try:
+        admin = await RawClient().connect(server.port)
+        await admin.write('<protocol><authenticate password="secret"/>')
+        await admin.send(M.Prepare(pause=True, slots=[M.Slot(display_name="alice", can_timeout=False),
+                                                       M.Slot(display_name="bob", can_timeout=False)]))
+        prepared = await admin.read_until(lambda m: isinstance(m, M.Prepared))
+        assert len(prepared.reservations) == 2
+        await admin.send(M.Observe(room_id=prepared.room_id))
+        assert await admin.read_until(lambda m: isinstance(m, M.Observed))
+
+        bad = await RawClient().connect(server.port)
+        await bad.write('<protocol><joinPrepared reservationCode="wrong"/>')
+        err = await bad.read_until(lambda m: isinstance(m, M.LobbyError))
+        assert err.message == "Couldn't find a reservation for the provided token."
+        assert err.original_request.reservation_code == "wrong"
+
+        c1, c2 = Connection("127.0.0.1", server.port), Connection("127.0.0.1", server.port)
+        await c1.open()
+        await c2.open()
+        p1 = asyncio.create_task(play_client(server.port, reservation=prepared.reservations[0], connection=c1))
+        p2 = asyncio.create_task(play_client(server.port, reservation=prepared.reservations[1], connection=c2))
+        # paused: the observer sees the initial state; nobody is asked to move until step
+        first = await admin.read_until(is_room(M.Memento))
+        assert first.data.state.turn == 0 and first.data.state.first.display_name == "alice"
+        await admin.send(M.Step(room_id=prepared.room_id))
+        second = await admin.read_until(is_room(M.Memento))
+        assert second.data.state.turn == 1
+        await admin.send(M.Pause(room_id=prepared.room_id, pause=False))
+        logs = await asyncio.wait_for(asyncio.gather(p1, p2), 60)
+        res = await admin.read_until(is_room(M.ResultData))
+        assert await admin.read_until(lambda m: isinstance(m, M.Left))
+        assert convert.result_from_message(res).regular
+        assert logs[0].result is not None and logs[0].of(Welcome)[0].team is Team.ONE
+        assert logs[0].of(StateChanged)[0].names == ("alice", "bob")
+        assert logs[1].of(Welcome)[0].team is Team.TWO
+    finally:
+        await server.close()
+
+
+async def test_admin_cancel_sends_left_without_result_and_wrong_password_closes():
+    server = await start_server(password="secret")
+    try:
+        intruder = await RawClient().connect(server.port)
+        await intruder.write('<protocol><authenticate password="nope"/>')
+        await intruder.read_to_end()
+        assert intruder.ended
+
+        admin = await RawClient().connect(server.port)
+        await admin.write('<protocol><authenticate password="secret"/>')
+        one, two, room_id, _ = await _raw_pair(server)
+        await admin.send(M.Cancel(room_id=room_id))
+        for client in (one, two):
+            assert await client.read_until(lambda m: isinstance(m, M.Left))
+            assert not [m for m in client.messages if is_room(M.ResultData)(m)]
+        assert server.records[-1].cancelled
+    finally:
+        await server.close()
+
+
+async def test_join_room_by_id_and_error_event_for_lobby():
+    server = await start_server(password="pw")
+    try:
+        admin = await RawClient().connect(server.port)
+        await admin.write('<protocol><authenticate password="pw"/>')
+        await admin.send(M.Prepare(slots=[M.Slot(display_name="a"), M.Slot(display_name="b")]))
+        prepared = await admin.read_until(lambda m: isinstance(m, M.Prepared))
+        logs = await asyncio.wait_for(asyncio.gather(
+            play_client(server.port, room=prepared.room_id), play_client(server.port, room=prepared.room_id)), 60)
+        assert all(log.result is not None for log in logs)
+
+        conn = Connection("127.0.0.1", server.port)
+        await conn.open()
+        await conn.join(reservation="nope")
+        event = None
+        async for event in conn:
+            if isinstance(event, ServerError):
+                break
+        assert isinstance(event, ServerError) and event.lobby and "reservation" in event.message
+        await conn.close()
+    finally:
+        await server.close()
