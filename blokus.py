@@ -59,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(func(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. `blokus moves FILE | head`
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":
