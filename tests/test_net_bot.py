@@ -1,0 +1,338 @@
+"""The bot: move timing and fallbacks, a scripted server replaying the official wire stream (cut at
+random byte boundaries, with unknown messages, elements and attributes, and in the 21.2 dialect), and
+the failure exits."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+
+import pytest
+from lxml import etree
+
+from ai.base import Engine, Player
+from model import convert
+from model import messages as M
+from model.framing import END_OF_STREAM, StreamFramer, parse_stream
+from model.moves import SetMove, SkipMove
+from model.pieces import Color, Rotation, Shape
+from model.state import GameState
+from net.autopilot import check_move, decide
+from net.bot import Bot, build_parser
+from tests.conftest import fixture_path
+from tests.test_net_support import HOST
+
+WIRE = "sc2021/gen-21.3.3-game1-wire-stream-to-player-one.xml"
+
+
+# --- move timing --------------------------------------------------------------------------------------
+
+
+def _midgame(seed: int = 3, turn: int = 20) -> GameState:
+    rng = random.Random(seed)
+    state = GameState.new(Shape.PENTO_L)
+    while state.turn < turn:
+        ids = state.legal_placements()
+        state.push_placement(int(ids[rng.randrange(len(ids))]))
+    return state
+
+
+class Silent(Player):
+    """Never answers (until cancelled by the event loop)."""
+
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    async def choose_move(self, state, deadline):
+        await asyncio.Event().wait()
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class Stubborn(Engine):
+    """A thinking thread that ignores ``stop`` for a while (a badly behaved engine)."""
+
+    def think(self, state, deadline, stop):
+        threading.Event().wait(0.5)
+        return SkipMove(state.current_color)
+
+
+class Answers(Player):
+    def __init__(self, move) -> None:
+        self.move = move
+
+    async def choose_move(self, state, deadline):
+        if isinstance(self.move, Exception):
+            raise self.move
+        return self.move
+
+
+async def test_decide_uses_engine_move_when_legal():
+    state = _midgame()
+    good = next(iter(state.legal_moves()))
+    decision = await decide(Answers(good), state, asyncio.get_running_loop().time(), think_ms=50, hard_ms=100)
+    assert decision.move == good and decision.source == "engine"
+
+
+@pytest.mark.parametrize("player,source", [
+    (Silent(), "fallback-timeout"),
+    (Stubborn(), "fallback-timeout"),
+    (Answers(RuntimeError("boom")), "fallback-error"),
+    (Answers(SetMove(Color.BLUE, Shape.PENTO_X, Rotation.NONE, False, 9, 9)), "fallback-illegal"),
+    (Answers("not a move"), "fallback-illegal"),
+])
+async def test_decide_falls_back_to_a_legal_move(player, source):
+    import time
+
+    state = _midgame()
+    decision = await decide(player, state, time.monotonic(), think_ms=5, hard_ms=30)
+    assert decision.source == source
+    assert check_move(state, decision.move) is None
+    assert isinstance(decision.move, SetMove)
+    if isinstance(player, Silent):
+        assert player.cancelled  # asked to stop at the think deadline
+
+
+async def test_decide_never_skips_while_a_placement_exists():
+    import time
+
+    state = _midgame()
+    decision = await decide(Answers(SkipMove(state.current_color)), state, time.monotonic(), think_ms=5, hard_ms=30)
+    assert decision.source == "fallback-illegal" and isinstance(decision.move, SetMove)
+    first = GameState.new(Shape.PENTO_L)
+    assert check_move(first, SkipMove(Color.BLUE)) is not None  # never on a first move
+
+
+# --- a scripted server --------------------------------------------------------------------------------
+
+
+def _wire_messages() -> list[etree._Element]:
+    return parse_stream(fixture_path(WIRE).read_bytes()).messages
+
+
+def _is_request(element: etree._Element) -> bool:
+    data = element.find("data")
+    return element.tag == "room" and data is not None and data.get("class") == M.MOVE_REQUEST_CLASS
+
+
+def _add_unknowns(element: etree._Element, rng: random.Random) -> list[str]:
+    """Unknown attributes and child elements in the message; returns unknown messages to put after it."""
+    element.set("futureAttribute", "1")
+    data = element.find("data")
+    if data is not None:
+        data.set("extra", "yes")
+        data.insert(0, etree.fromstring('<futureChild level="1"><nested>text</nested></futureChild>'))
+        state = data.find("state")
+        if state is not None:
+            state.set("futureStateAttr", "x")
+            state.insert(3, etree.fromstring("<futureStateChild><a/><b/></futureStateChild>"))
+            board = state.find("board")
+            if board is not None and len(board):
+                board[0].set("owner", "nobody")
+    extra = []
+    if rng.random() < 0.4:
+        extra.append(rng.choice([
+            '<futureMessage kind="x"><inner a="1"/></futureMessage>',
+            f'<room roomId="{element.get("roomId", "r")}"><data class="somethingNew"><x/></data></room>',
+            "<!-- a comment between messages -->",
+            '<sc.protocol.responses.PingPong/>',
+        ]))
+    return extra
+
+
+def _to_21_2(element: etree._Element) -> None:
+    """The older 21.2 dialect: lowercase team names, linked-hash-set classes, board after startTeam."""
+    data = element.find("data")
+    if data is None:
+        return
+    if data.get("class") == "welcomeMessage":
+        data.set("color", data.get("color").lower())
+    state = data.find("state")
+    if state is None:
+        return
+    for tag in ("blueShapes", "yellowShapes", "redShapes", "greenShapes", "validColors"):
+        child = state.find(tag)
+        if child is not None:
+            child.set("class", "linked-hash-set")
+    mono = state.find("lastMoveMono")
+    if mono is not None:
+        mono.set("class", "linked-hash-map")
+    board = state.find("board")
+    if board is not None:
+        state.remove(board)
+        state.insert(1, board)
+
+
+async def _send_in_pieces(writer: asyncio.StreamWriter, data: bytes, rng: random.Random) -> None:
+    pos = 0
+    while pos < len(data):
+        size = rng.choice([1, 2, 3, 7, 50, 300, 1000, 4096])
+        writer.write(data[pos:pos + size])
+        await writer.drain()
+        pos += size
+        if rng.random() < 0.3:
+            await asyncio.sleep(0)
+
+
+class ScriptedServer:
+    """Plays the recorded stream to one client; waits for a move after every move request and checks
+    it against the state of the preceding memento."""
+
+    def __init__(self, elements: list[etree._Element], rng: random.Random, *, mutate: bool = False,
+                 cut: bool = True, stop_after_requests: int | None = None, prefix: bytes = b"") -> None:
+        self.rng = rng
+        self.cut = cut
+        self.stop_after = stop_after_requests
+        self.prefix = prefix
+        self.script: list[tuple[str, bool]] = []
+        self.states: list[GameState | None] = []
+        state = None
+        for element in elements:
+            message = convert.parse_message(element)
+            if isinstance(message, M.Room) and isinstance(message.data, M.Memento):
+                state = convert.state_from_message(message)
+            request = _is_request(element)
+            extra = _add_unknowns(element, rng) if mutate else []
+            self.script.append(("\n  " + etree.tostring(element, encoding="unicode", with_tail=False), request))
+            self.states.append(state if request else None)
+            for text in extra:
+                self.script.append(("\n  " + text, False))
+                self.states.append(None)
+        self.moves: list = []
+        self.illegal: list[str] = []
+        self.join = None
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        framer = StreamFramer()
+        inbox: list = []
+
+        async def receive():
+            while not inbox:
+                data = await reader.read(65536)
+                if not data:
+                    return None
+                inbox.extend(framer.feed(data))
+            return inbox.pop(0)
+
+        self.join = await receive()
+        buffer = self.prefix + b"<protocol>"
+        requests = 0
+        for (text, request), state in zip(self.script, self.states, strict=True):
+            buffer += text.encode("utf-8")
+            if not request:
+                continue
+            if self.stop_after is not None and requests >= self.stop_after:
+                break
+            requests += 1
+            await self._send(writer, buffer)
+            buffer = b""
+            frame = await receive()
+            if frame is None or frame is END_OF_STREAM:
+                self.illegal.append("no move")
+                break
+            move = convert.move_from_message(convert.parse_message(frame))
+            self.moves.append(move)
+            problem = check_move(state, move) if move is not None else "unreadable move"
+            if problem:
+                self.illegal.append(f"{move}: {problem}")
+        else:
+            await self._send(writer, buffer + b"\n</protocol>")
+            frame = await receive()  # the client's </protocol>
+            while frame is not None and frame is not END_OF_STREAM:
+                frame = await receive()
+        writer.close()
+
+    async def _send(self, writer, data: bytes) -> None:
+        if self.cut:
+            await _send_in_pieces(writer, data, self.rng)
+        else:
+            writer.write(data)
+            await writer.drain()
+
+
+async def _run_bot(server_handler, *extra: str) -> tuple[int, object]:
+    server = await asyncio.start_server(server_handler, HOST, 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        args = build_parser().parse_args(["-h", HOST, "-p", str(port), "--ai", "random", "--move-time", "20", *extra])
+        bot = Bot(args)
+        code = await asyncio.wait_for(bot.run(), 60)
+    finally:
+        server.close()
+    return code, bot
+
+
+@pytest.mark.parametrize("seed,mutate,dialect", [(1, False, None), (2, True, None), (3, True, "21.2")])
+async def test_bot_plays_the_recorded_stream(seed, mutate, dialect, capsys, tmp_path):
+    rng = random.Random(seed)
+    elements = _wire_messages()
+    if dialect == "21.2":
+        for element in elements:
+            _to_21_2(element)
+    script = ScriptedServer(elements, rng, mutate=mutate)
+    code, bot = await _run_bot(script.handle, "--save-replay", str(tmp_path))
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert script.join.tag == "join" and script.join.get("gameType") == "swc_2021_blokus"
+    assert len(script.moves) == 31 and not script.illegal
+    assert out.strip().splitlines()[-1] == (
+        "blokus bot: ONE (alice) [us] 122 : TWO (bob) 105, winner ONE (we won), cause REGULAR")
+    (replay,) = tmp_path.iterdir()
+    parsed = parse_stream(replay.read_bytes())
+    assert len(parsed.messages) == 63  # 62 states and the result
+
+
+async def test_bot_joins_with_reservation_and_exits_on_lost_connection(capsys):
+    script = ScriptedServer(_wire_messages(), random.Random(4), stop_after_requests=3)
+    code, _ = await _run_bot(script.handle, "-r", "RC-42")
+    _, err = capsys.readouterr()
+    assert script.join.tag == "joinPrepared" and script.join.get("reservationCode") == "RC-42"
+    assert code == 1
+    assert err.strip().startswith("blokus bot: connection lost") and len(err.strip().splitlines()) == 1
+    assert len(script.moves) == 3
+
+
+async def test_bot_exits_on_protocol_error(capsys):
+    script = ScriptedServer(_wire_messages(), random.Random(5), prefix=b"", stop_after_requests=1)
+    script.script.insert(1, ('<!DOCTYPE x [<!ENTITY a "b">]>', False))
+    script.states.insert(1, None)
+    code, _ = await _run_bot(script.handle, "--room", "some-room")
+    _, err = capsys.readouterr()
+    assert script.join.tag == "joinRoom"
+    assert code == 3 and err.startswith("blokus bot: protocol error") and "Traceback" not in err
+
+
+async def test_bot_exits_on_lobby_error(capsys):
+    async def handler(reader, writer):
+        await reader.read(1000)
+        writer.write(b'<protocol><error message="Couldn&apos;t find a reservation for the provided token.">'
+                     b'<originalRequest class="joinPrepared" reservationCode="x"/></error>')
+        await writer.drain()
+        await reader.read(1000)  # the bot leaves
+        writer.close()
+
+    code, _ = await _run_bot(handler, "-r", "x")
+    _, err = capsys.readouterr()
+    assert code == 3 and "Couldn't find a reservation" in err
+
+
+async def test_bot_connection_refused(capsys):
+    server = await asyncio.start_server(lambda r, w: None, HOST, 0)
+    port = server.sockets[0].getsockname()[1]
+    server.close()
+    await server.wait_closed()
+    args = build_parser().parse_args(["-h", HOST, "-p", str(port), "--ai", "random"])
+    code = await Bot(args).run()
+    _, err = capsys.readouterr()
+    assert code == 1
+    assert err.strip() == f"blokus bot: cannot connect to {HOST}:{port}: Connect call failed ('{HOST}', {port})" \
+        or err.strip().startswith(f"blokus bot: cannot connect to {HOST}:{port}")
+
+
+def test_bot_help_and_host_flag():
+    parser = build_parser()
+    args = parser.parse_args(["-h", "gameserver", "-p", "13051", "--reservation=abc"])
+    assert (args.host, args.port, args.reservation, args.move_time) == ("gameserver", 13051, "abc", 1600)
+    assert "-h HOST" in parser.format_help() and "--help" in parser.format_help()
