@@ -46,16 +46,16 @@ async def test_many_rooms_at_once_and_replays(tmp_path):
     server = await start_server(seed=5, replay_dir=tmp_path)
     try:
         tasks = []
-        for i in range(6):
+        for i in range(4):
             tasks.append(asyncio.create_task(play_client(server.port, seed=i)))
             await asyncio.sleep(0.01)
         logs = await asyncio.wait_for(asyncio.gather(*tasks), 60)
     finally:
         await server.close()
-    assert len(server.records) == 3
+    assert len(server.records) == 2
     assert all(log.result is not None and not log.closed.error for log in logs)
     files = sorted(tmp_path.iterdir())
-    assert len(files) == 3
+    assert len(files) == 2
     for path in files:
         assert path.name.startswith("replay_swc_2021_blokus_Unknown_Unknown_")
         parsed = parse_stream(path.read_bytes())

@@ -1,0 +1,67 @@
+"""End to end: `blokus serve` and two `blokus bot` processes play a full game over TCP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import sys
+from pathlib import Path
+
+from model.framing import parse_stream
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def _spawn(*args: str) -> asyncio.subprocess.Process:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    return await asyncio.create_subprocess_exec(
+        *args, cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+
+
+async def test_serve_and_two_bot_processes_play_a_game(tmp_path):
+    server = await _spawn(sys.executable, "-m", "blokus", "serve", "-p", "0", "--seed", "7",
+                          "--start-piece", "PENTO_V", "--save-replay", str(tmp_path))
+    try:
+        banner = (await asyncio.wait_for(server.stdout.readline(), 30)).decode()
+        match = re.search(r"listening on 127\.0\.0\.1:(\d+)", banner)
+        assert match, banner
+        port = match.group(1)
+        bot_args = ["-p", port, "--ai", "random", "--move-time", "50", "-v"]
+        one = await _spawn(sys.executable, "-m", "blokus", "bot", *bot_args, "--log", str(tmp_path / "one.log"))
+        # the second player through the contest entry point
+        two = await _spawn("sh", str(ROOT / "start.sh"), "--host", "127.0.0.1", *bot_args)
+        (out1, err1), (out2, err2) = await asyncio.wait_for(
+            asyncio.gather(one.communicate(), two.communicate()), 60)
+        assert one.returncode == 0, err1.decode()
+        assert two.returncode == 0, err2.decode()
+        line1, line2 = out1.decode().strip(), out2.decode().strip()
+        # whoever joined first is team ONE; both report the same game from their side
+        def neutral(line):
+            return re.sub(r" \[us\]| \(we (won|lost)\)", "", line)
+
+        assert neutral(line1) == neutral(line2)
+        assert sorted(["ONE (Unknown) [us]" in line1, "ONE (Unknown) [us]" in line2]) == [False, True]
+        assert line1.startswith("blokus bot: ONE (Unknown)") and "cause REGULAR" in line1
+        assert "(fallback-" not in err1.decode() + err2.decode()
+        game_line = (await asyncio.wait_for(server.stdout.readline(), 30)).decode()
+        assert game_line.startswith("game ") and "PENTO_V" in game_line and "REGULAR" in game_line
+        log_text = (tmp_path / "one.log").read_text()
+        assert "<join gameType=\"swc_2021_blokus\"/>" in log_text and "sc.plugin2021.SetMove" in log_text
+    finally:
+        if server.returncode is None:
+            server.send_signal(signal.SIGTERM)
+        rest, _ = await asyncio.wait_for(server.communicate(), 30)
+    assert server.returncode == 0
+    assert "stopped after 1 games" in rest.decode()
+    (replay,) = [p for p in tmp_path.iterdir() if p.name.startswith("replay_")]
+    parsed = parse_stream(replay.read_bytes())
+    assert parsed.ended and len(parsed.messages) >= 2
+
+
+def test_start_sh_is_posix_with_lf_and_passes_arguments():
+    text = (ROOT / "start.sh").read_bytes()
+    assert text.startswith(b"#!/bin/sh\n") and b"\r" not in text
+    assert b'"$@"' in text
+    assert os.access(ROOT / "start.sh", os.X_OK)
