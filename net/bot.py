@@ -70,8 +70,7 @@ class Bot:
         self.ai_name = name
         self.rng = random.Random(args.seed)
         self.conn = Connection(args.host, args.port, on_traffic=self._traffic)
-        self.states: list = []  # memento messages, for the replay
-        self.result_raw: str | None = None
+        self.states: list = []  # every state received, for the replay
         self.result: convert.GameResult | None = None
         self.failure: tuple[int, str] | None = None
         self._answer: asyncio.Task | None = None
@@ -125,7 +124,7 @@ class Bot:
         elif isinstance(event, Welcome):
             log.info("playing team %s", event.team.name)
         elif isinstance(event, StateChanged):
-            self.states.append(event.raw)
+            self.states.append(event.state)
         elif isinstance(event, MoveRequested):
             if self._answer is not None and not self._answer.done():
                 log.warning("a new move request while still thinking; answering the new one")
@@ -134,7 +133,6 @@ class Bot:
             self._answer = asyncio.create_task(self._respond(event))
         elif isinstance(event, GameOver):
             self.result = event.result
-            self.result_raw = event.raw
         elif isinstance(event, ServerError):
             log.warning("server error: %s", event.message)
             if event.lobby:
@@ -173,32 +171,16 @@ class Bot:
         directory = self.args.save_replay
         if directory is None or not self.states:
             return
+        from model.replay import write_replay
         from net.server import replay_name
 
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            path = directory / replay_name(self.conn.names)
-            body = [_column0(x) for x in self.states]
-            if self.result_raw:
-                body.append(_column0(self.result_raw))
-            path.write_text("<protocol>\n" + "\n".join(body) + "\n</protocol>\n", encoding="utf-8")
+            path = write_replay(directory / replay_name(self.conn.names), self.states, self.result,
+                                room_id=self.conn.room_id or "", names=self.conn.names)
             log.info("replay written to %s", path)
         except OSError as exc:
             print(f"blokus bot: cannot write replay: {exc}", file=sys.stderr)
-
-
-def _column0(xml: str) -> str:
-    """Re-indent a message so that it starts at column 0 (replay layout)."""
-    from lxml import etree
-
-    from model.framing import parse_document
-
-    try:
-        element = parse_document(xml.encode("utf-8"))
-        etree.indent(element, space="  ")
-        return etree.tostring(element, encoding="unicode").rstrip("\n")
-    except Exception:
-        return xml.strip()
 
 
 def _default_ai() -> str:

@@ -173,7 +173,9 @@ class Room:
         self.clock = clock  # injectable: tests make a move "late" without waiting
         self.state: GameState | None = None
         self.history: list[GameState] = []  # every state sent (for replays)
+        self.history_xml: list[str] = []  # ... as sent (pretty-printed like the replay layout)
         self.result: GameResult | None = None
+        self.result_xml: str | None = None
         self.finished = False
         self.moves = 0
         self.latencies: list[float] = []
@@ -238,8 +240,9 @@ class Room:
 
     def _publish_state(self) -> None:
         state = self.state.copy()
-        self.history.append(state)
         xml = self.wire.memento(self.id, state, self.names)
+        self.history.append(state)
+        self.history_xml.append(xml)
         if self.paused:
             self._players_behind = True
         else:
@@ -252,7 +255,7 @@ class Room:
         team = self.state.current_team
         slot = self.slots[team]
         if self._players_behind:
-            xml = self.wire.memento(self.id, self.history[-1], self.names)
+            xml = self.history_xml[-1]
             for s in self.slots:
                 self._send(s.peer, xml)
             self._players_behind = False
@@ -419,8 +422,9 @@ class Room:
         self.finished = True
         self.result = result
         peers = [s.peer for s in self.slots if s.peer is not None] + list(self.observers)
+        self.result_xml = None
         if result is not None:
-            xml = self.wire.result(self.id, result)
+            xml = self.result_xml = self.wire.result(self.id, result)
             for peer in peers:
                 self._send(peer, xml)
         xml = self.wire.left(self.id)

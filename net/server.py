@@ -390,7 +390,11 @@ def replay_name(names: tuple[str, str], when: datetime | None = None) -> str:
 
 
 def save_replay(directory: Path, room: Room) -> Path:
-    """Write the game of ``room`` (every state sent, then the result) in the official replay format."""
+    """Write the game of ``room`` (every state sent, then the result) in the official replay format.
+
+    The messages are written exactly as they were sent (``to_xml(pretty=True)``, the layout of
+    ``model.replay``'s writer), so no state is serialized a second time on the server's event loop.
+    """
     directory.mkdir(parents=True, exist_ok=True)
     base = replay_name(room.names)
     path = directory / base
@@ -398,25 +402,19 @@ def save_replay(directory: Path, room: Room) -> Path:
     while path.exists():
         n += 1
         path = directory / base.replace(".xml", f"_{n}.xml")
-    messages = [convert.state_to_message(s, room.id, room.names) for s in room.history]
-    text = _replay_text(messages, wire.result(room.id, room.result) if room.result is not None else None)
-    path.write_text(text, encoding="utf-8")
+    path.write_bytes(replay_bytes(room.history_xml, room.result_xml))
     return path
 
 
-def _replay_text(messages: list[M.Room], result_xml: str | None) -> str:
-    try:
-        from model import replay  # the project's writer, once available
-    except ImportError:
-        replay = None
-    if replay is not None and hasattr(replay, "replay_text"):
-        return replay.replay_text(messages, result_xml)
-    parts = ["<protocol>"]
-    parts += [M.to_xml(m, pretty=True) for m in messages]
+def replay_bytes(messages: list[str], result_xml: str | None) -> bytes:
+    """Replay file content (protocol.md §10) from pretty-printed messages; byte-identical to
+    ``model.replay.dump_replay`` for the same states and result."""
+    parts = [M.PROTOCOL_OPEN + "\n"]
+    parts += [m + "\n" for m in messages]
     if result_xml is not None:
-        parts.append(result_xml)
-    parts.append("</protocol>")
-    return "\n".join(parts) + "\n"
+        parts.append(result_xml + "\n")
+    parts.append(M.PROTOCOL_CLOSE)
+    return "".join(parts).encode("utf-8")
 
 
 # --- command line -------------------------------------------------------------------------------------

@@ -60,13 +60,19 @@ def lobby_error(message: str, original: M.OriginalRequest | None = None) -> str:
 
 
 def result(room_id: str, res: GameResult) -> str:
+    return xml(result_message(room_id, res))
+
+
+def result_message(room_id: str, res: GameResult) -> M.Room:
+    """The 21.3.3 result; ``<winner>`` as 21.3.3 chooses it (rules.md §12), which may differ from the
+    Gewinner parts after a timeout or LEFT — hence not ``convert.result_to_message``."""
     definition = M.Definition(fragments=[
         M.Fragment(name="Gewinner", aggregation="SUM", relevant_for_ranking=True),
         M.Fragment(name="\u2205 Punkte", aggregation="AVERAGE", relevant_for_ranking=True),
     ])
     scores = [M.Score(cause=s.cause.value, reason=s.reason, parts=list(s.parts)) for s in res.scores]
     winners = [M.Winner(display_name=res.names[t], color=M.TeamRef.of(t)) for t in res.winners]
-    return xml(M.Room(room_id=room_id, data=M.ResultData(definition=definition, scores=scores, winners=winners)))
+    return M.Room(room_id=room_id, data=M.ResultData(definition=definition, scores=scores, winners=winners))
 
 
 def prepared(room_id: str, codes: list[str]) -> str:

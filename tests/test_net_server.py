@@ -9,6 +9,7 @@ from model import messages as M
 from model.framing import parse_stream
 from model.moves import MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team
+from model.replay import dump_replay
 from net.autopilot import fallback_move
 from net.connection import Connection, Joined, Left, MoveRequested, ServerError, StateChanged, Welcome
 from net.rooms import REASON_HARD_TIMEOUT, REASON_LEFT, REASON_SOFT_TIMEOUT, Timeouts
@@ -69,6 +70,10 @@ async def test_many_rooms_at_once_and_replays(tmp_path):
             game.play(state.last_move)
             assert game.key() == state.key()
         assert path.read_text().startswith("<protocol>\n<room ")
+        # byte-identical to the project's replay writer
+        room_id = messages[0].room_id
+        expected = dump_replay(states, messages[-1], room_id=room_id, names=("Unknown", "Unknown"))
+        assert path.read_bytes() == expected
 
 
 async def test_disconnect_mid_game_is_left():
