@@ -42,7 +42,7 @@ def brute_force_moves(state: GameState, color: Color) -> set[SetMove]:
     return found
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 10**6), plies=st.integers(0, 60))
 def test_generator_equals_validator(seed, plies):
     state = random_state(seed, plies)
@@ -102,3 +102,18 @@ def test_move_text_round_trip():
     for move in list(state.legal_moves())[:50] + [SkipMove(Color.GREEN)]:
         assert parse_move(str(move)) == move
         assert str(parse_move(str(move))) == str(move)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), plies=st.integers(0, 70))
+def test_canonical_pair_round_trips_through_xml(seed, plies):
+    from model.convert import move_from_message, move_to_message, parse_xml, to_xml
+
+    state = random_state(seed, plies)
+    if state.is_over:
+        return
+    moves = list(state.legal_moves())[:40] + [SkipMove(state.current_color)]
+    for move in moves:
+        back = move_from_message(parse_xml(to_xml(move_to_message(move, "r")).encode()))
+        assert back == move and str(back) == str(move)  # same cells and the same (rotation, flip) pair
+        assert state.validate(back) in (None,) or isinstance(move, SkipMove)
