@@ -164,6 +164,8 @@ def play_main(argv: list[str]) -> int:
             if args.opponent not in player_names():
                 names = ", ".join(player_names())
                 raise _ArgError(f"unknown opponent {args.opponent!r}; choose human or one of {names}")
+        if args.port is not None and not 0 < args.port < 65536:
+            raise _ArgError(f"invalid port {args.port} (1-65535)")
     except _ArgError as exc:
         print(f"blokus play: {exc}", file=sys.stderr)
         return 2

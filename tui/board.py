@@ -193,7 +193,7 @@ class Board(Widget):
             return Segment("╳╳", Style(color=BLOCKED_FG, bgcolor=BLOCKED_BG, bold=True))
         if kind == "gF":
             return Segment("░░", Style(color=pal.piece(color), bgcolor=pal.ghost_fit(color)))
-        return Segment("▓▓", Style(color=pal.piece(color), bgcolor=pal.ghost_legal(color), bold=True))
+        return Segment("[]", Style(color="#000000", bgcolor=pal.ghost_legal(color), bold=True))
 
     # --- mouse ------------------------------------------------------------------------------------
 

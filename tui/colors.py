@@ -46,7 +46,7 @@ class Palette:
         return _mix(PIECE_HEX[color], self.empty_a, 0.55)
 
     def ghost_legal(self, color: Color) -> str:
-        return _mix(PIECE_HEX[color], "#ffffff", 0.35)
+        return _mix(PIECE_HEX[color], "#ffffff", 0.45)
 
 
 DARK = Palette(True, empty_a="#1f2329", empty_b="#272c33", label="#8a94a3", corner="#c8ccd2", dim_text="#5c6570")

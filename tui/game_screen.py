@@ -35,7 +35,8 @@ LAYOUT_CSS = """
 #centre { width: 48; height: 100%; }
 #centre Board { margin: 0 1; }
 #log-column { width: 38; height: 100%; }
-#xml { display: none; height: 2fr; }
+#status { height: 4; }
+#xml { display: none; height: 14; }
 #xml.shown { display: block; }
 """
 
@@ -121,7 +122,7 @@ class GameScreen(Screen[None]):
                 yield ShapePanel(Color.GREEN, id="panel-GREEN")
             with Vertical(id="log-column"):
                 yield MoveLog(id="log")
-                yield XmlPane(id="xml")
+        yield XmlPane(id="xml")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -225,8 +226,8 @@ class GameScreen(Screen[None]):
                 t.append(f"  {gs[0].value}", Style(color=colour, bold=True))
         elif s.is_human_turn():
             t.append("no piece selected — tab/n picks one", Style(color=pal.label))
-        elif s.state.is_over:
-            t.append(s.outcome_text(), Style(bold=True))
+        elif s.state.is_over or s.end_reason:
+            t.append(s.short_outcome(), Style(bold=True))
         return t
 
     # --- AI ---------------------------------------------------------------------------------------

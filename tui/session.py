@@ -229,6 +229,7 @@ class GameSession:
     ai_thinking: bool = False
     end_reason: str | None = None  # set for irregular ends (network) or when the game is over
     result_text: str | None = None
+    result: object | None = None  # model.convert.GameResult from a server
     # Network games: moves go to ``send`` instead of the local state; the server answers with a state.
     send: Callable[[Move], None] | None = None
     move_requested: bool = False  # the server asked us for a move and we have not answered yet
@@ -548,6 +549,13 @@ class GameSession:
         self.view = None
 
     # --- the result -------------------------------------------------------------------------------
+
+    def short_outcome(self) -> str:
+        """'Game over — ONE wins 61 : 58' (fits the status line)."""
+        if self.result_text:
+            return self.result_text[:46]
+        winner, (one, two) = self.state.outcome()
+        return f"Game over — {'draw' if winner is None else winner.name + ' wins'} {one} : {two}"
 
     def outcome_text(self) -> str:
         """'Game over — team ONE (BLUE+RED, you) wins 61 : 58' or a draw."""

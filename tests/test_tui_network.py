@@ -1,0 +1,130 @@
+"""Network play against the in-process server (``net.server``) on 127.0.0.1, port chosen by the OS."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import pytest
+
+from model.pieces import Color, Shape, Team
+from net.connection import Closed, Connection, GameOver, MoveRequested
+from net.rooms import Timeouts
+from net.server import GameServer, ServerConfig
+from tui.app import BlokusApp
+from tui.dialogs import EndScreen
+from tui.network import NetworkGameScreen
+from tui.testing import InstantPlayer, first_move
+from tui.widgets import XmlPane
+
+SIZE = (140, 44)
+
+
+async def opponent(port: int, stop_after: int | None = None) -> None:
+    """A client that joins any game and plays the first legal move (or leaves after some moves)."""
+    conn = Connection("127.0.0.1", port)
+    await conn.open()
+    await conn.join()
+    moves = 0
+    async for event in conn:
+        if isinstance(event, MoveRequested) and event.state is not None:
+            if stop_after is not None and moves >= stop_after:
+                await conn.close()
+                return
+            await conn.send_move(first_move(event.state))
+            moves += 1
+        elif isinstance(event, GameOver | Closed):
+            break
+    with contextlib.suppress(Exception):
+        await conn.close()
+
+
+@contextlib.asynccontextmanager
+async def local_server():
+    server = GameServer(ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None),
+                                     start_piece=Shape.PENTO_L, seed=1))
+    await server.start()
+    task = asyncio.create_task(server.serve_forever())
+    try:
+        yield server
+    finally:
+        task.cancel()
+        await server.close()
+
+
+def net_app(port: int) -> BlokusApp:
+    return BlokusApp(lambda: NetworkGameScreen("127.0.0.1", port, player=InstantPlayer("first"),
+                                               hint_player=InstantPlayer("last"), clock_limit=None,
+                                               stamp=lambda: ""))
+
+
+async def wait_for(pilot, cond, steps: int = 300) -> None:
+    for _ in range(steps):
+        if cond():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("condition not reached")
+
+
+async def test_network_game_keyboard_then_autopilot_to_the_result():
+    async with local_server() as server:
+        app = net_app(server.port)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.main_screen
+            assert isinstance(screen, NetworkGameScreen)
+            opp = asyncio.create_task(opponent(server.port))
+            s = screen.session
+            await wait_for(pilot, lambda: s.is_human_turn())
+            assert screen.my_team is Team.ONE and s.state.current_color is Color.BLUE
+            assert s.ghost is not None and s.ghost.shape is Shape.PENTO_L  # the start piece
+            await pilot.press("enter")  # illegal in the middle: refused, nothing sent
+            assert s.feedback.error and s.move_requested
+            await pilot.press("H", "H", "K", "K", "enter")
+            await wait_for(pilot, lambda: s.state.turn >= 2 and s.is_human_turn())
+            assert s.state.current_color is Color.RED
+            pane = screen.query_one(XmlPane)
+            assert pane.count >= 6  # protocol, join, joined, welcome, states, requests, our move
+            await pilot.press("u")  # no undo on a server
+            assert len(s.timeline) == 3
+            await pilot.press("o")  # autopilot plays the rest
+            await wait_for(pilot, lambda: isinstance(app.screen, EndScreen), steps=1500)
+            title = str(app.screen.query_one("#end-title").render())
+            assert title.startswith("Game over")
+            await pilot.press("enter", "x")
+            assert not pane.has_class("shown")
+            await pilot.press("q")
+            await asyncio.wait_for(opp, 5)
+
+
+async def test_network_opponent_leaves():
+    async with local_server() as server:
+        app = net_app(server.port)
+        async with app.run_test(size=SIZE) as pilot:
+            opp = asyncio.create_task(opponent(server.port, stop_after=0))
+            s = app.main_screen.session
+            await wait_for(pilot, lambda: s.is_human_turn())
+            await pilot.press("m")  # AI, play this move
+            await wait_for(pilot, lambda: isinstance(app.screen, EndScreen), steps=500)
+            details = str(app.screen.query_one("#end-details").render())
+            assert "left" in details.lower()
+            await asyncio.wait_for(opp, 5)
+
+
+async def test_network_connection_refused_shows_reason():
+    # a port nobody listens on: bind, read the port, close
+    sock_server = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+    port = sock_server.sockets[0].getsockname()[1]
+    sock_server.close()
+    await sock_server.wait_closed()
+    app = net_app(port)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, EndScreen))
+        assert "connect" in str(app.screen.query_one("#end-details").render()).lower()
+
+
+@pytest.mark.parametrize("argv", [["-p", "0"], ["-p", "70000"]])
+def test_network_bad_port_exit_2(argv, capsys):
+    from tui.app import play_main
+
+    assert play_main(argv) == 2
+    assert "port" in capsys.readouterr().err

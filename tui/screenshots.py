@@ -1,0 +1,164 @@
+"""Screenshots of the real app, driven by Textual's Pilot: SVG, and PNG via ``rsvg-convert``.
+
+    python -m tui.screenshots [--out screenshots] [--size 140x44]
+
+Writes ``<name>.svg`` and ``<name>.png`` for: a fresh local game, a mid-game position with a ghost
+piece, the replay viewer, network play with the XML pane (against an in-process ``blokus serve`` on
+127.0.0.1), the end screen, and the help screen. PNGs need ``rsvg-convert`` (Debian: librsvg2-bin).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from model.pieces import Shape
+from tui.app import BlokusApp
+from tui.testing import InstantPlayer, game_app, settle
+
+GAME1 = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "sc2021" / \
+    "gen-21.3.3-game1-replay-regular-end.xml"
+
+
+def _write(app: BlokusApp, out: Path, name: str) -> Path:
+    svg = app.export_screenshot(title=f"Blokus — {name.replace('-', ' ')}")
+    # Textual's SVG relies on a web font; tell renderers to keep every space where it is.
+    svg = svg.replace("<svg ", '<svg xml:space="preserve" ', 1)
+    path = out / f"{name}.svg"
+    path.write_text(svg, encoding="utf-8")
+    rsvg = shutil.which("rsvg-convert")
+    if rsvg:
+        subprocess.run([rsvg, "-o", str(out / f"{name}.png"), str(path)], check=True)
+    print(f"wrote {path}{' and .png' if rsvg else ' (no rsvg-convert: no PNG)'}")
+    return path
+
+
+async def shoot_local(out: Path, size: tuple[int, int]) -> None:
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        _write(app, out, "01-new-game")
+
+    app = game_app(Shape.PENTO_V, plies=14)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for key in ("tab",) * 18 + ("d", "f"):
+            await pilot.press(key)
+        screen = app.main_screen
+        s = screen.session
+        # move the ghost to a legal spot with keys: walk the positions until the ghost turns legal
+        legal = [m for m in s.state.legal_moves() if m.shape == s.ghost.shape
+                 and (m.rotation, m.flipped) == (s.ghost.rotation, s.ghost.flipped)]
+        if legal:
+            target = legal[len(legal) // 2]
+            dx, dy = target.x - s.ghost.x, target.y - s.ghost.y
+            keys = ["right" if dx > 0 else "left"] * abs(dx) + ["down" if dy > 0 else "up"] * abs(dy)
+            for key in keys:
+                await pilot.press(key)
+        await pilot.press("v")
+        await pilot.pause()
+        _write(app, out, "02-mid-game-ghost")
+        await pilot.press("o")  # autopilot to the end
+        for _ in range(400):
+            await settle(pilot)
+            if s.state.is_over:
+                break
+        await pilot.pause()
+        _write(app, out, "05-end-screen")
+        await pilot.press("enter", "question_mark")
+        await pilot.pause()
+        _write(app, out, "06-help")
+
+
+async def shoot_replay(out: Path, size: tuple[int, int]) -> None:
+    from tui.replay_screen import ReplayScreen
+    from tui.replays import load_replay
+
+    if not GAME1.exists():
+        print(f"skipped the replay screenshot: {GAME1} not found")
+        return
+    data = load_replay(GAME1)
+    app = BlokusApp(lambda: ReplayScreen(data))
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("t", "5", "9", "enter")
+        await pilot.pause()
+        _write(app, out, "03-replay-viewer")
+
+
+async def shoot_network(out: Path, size: tuple[int, int]) -> None:
+    from net.connection import Closed, Connection, GameOver, MoveRequested
+    from net.rooms import Timeouts
+    from net.server import GameServer, ServerConfig
+    from tui.network import NetworkGameScreen
+    from tui.testing import first_move
+
+    server = GameServer(ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None),
+                                     start_piece=Shape.PENTO_Z, seed=3))
+    await server.start()
+    serving = asyncio.create_task(server.serve_forever())
+
+    async def opponent() -> None:
+        conn = Connection("127.0.0.1", server.port)
+        await conn.open()
+        await conn.join()
+        async for event in conn:
+            if isinstance(event, MoveRequested) and event.state is not None:
+                await conn.send_move(first_move(event.state))
+            elif isinstance(event, GameOver | Closed):
+                break
+        await conn.close()
+
+    app = BlokusApp(lambda: NetworkGameScreen("127.0.0.1", server.port, player=InstantPlayer("first"),
+                                              hint_player=InstantPlayer("last"), name="alice",
+                                              clock_limit=None))
+    try:
+        async with app.run_test(size=size) as pilot:
+            opp = asyncio.create_task(opponent())
+            s = app.main_screen.session
+            for _ in range(300):
+                await pilot.pause(0.02)
+                if s.is_human_turn():
+                    break
+            await pilot.press("m")
+            for _ in range(300):
+                await pilot.pause(0.02)
+                if s.is_human_turn() and s.state.turn >= 2:
+                    break
+            await pilot.press("m")
+            for _ in range(300):
+                await pilot.pause(0.02)
+                if s.is_human_turn() and s.state.turn >= 6:
+                    break
+            await pilot.press("tab", "tab", "tab", "tab")
+            await pilot.pause()
+            _write(app, out, "04-network-xml-pane")
+            await pilot.press("q")
+            opp.cancel()
+    finally:
+        serving.cancel()
+        await server.close()
+
+
+async def main_async(out: Path, size: tuple[int, int]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    await shoot_local(out, size)
+    await shoot_replay(out, size)
+    await shoot_network(out, size)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tui.screenshots", description=__doc__.splitlines()[0])
+    p.add_argument("--out", type=Path, default=Path("screenshots"))
+    p.add_argument("--size", default="140x44", help="terminal size WIDTHxHEIGHT")
+    args = p.parse_args(argv)
+    w, h = (int(v) for v in args.size.lower().split("x"))
+    asyncio.run(main_async(args.out, (w, h)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
