@@ -143,11 +143,12 @@ class Board(Widget):
     def _header(self) -> Strip:
         strip = self._strips.get(-1)
         if strip is None:
-            a = Style(color=self._palette.label)
-            b = Style(color=self._palette.corner, bold=True)  # alternate tones keep "101112" readable
-            segs = [Segment(" " * LABEL_W)]
+            pal = self._palette
+            a = Style(color=pal.label, bgcolor=pal.frame)
+            b = Style(color=pal.corner, bgcolor=pal.frame, bold=True)  # alternate tones keep "101112" readable
+            segs = [Segment(" " * LABEL_W, a)]
             segs += [Segment(f"{x:>2}", b if x % 2 else a) for x in range(N)]
-            segs.append(Segment(" " * LABEL_W))
+            segs.append(Segment(" " * LABEL_W, a))
             strip = Strip(segs, WIDTH)
             self._strips[-1] = strip
         return strip
@@ -161,7 +162,7 @@ class Board(Widget):
         if strip is not None:
             return strip
         pal = self._palette
-        label = Style(color=pal.label)
+        label = Style(color=pal.corner if y % 2 else pal.label, bgcolor=pal.frame, bold=bool(y % 2))
         segs = [Segment(f"{y:>2} ", label)]
         for key in keys:
             segs.append(self._field(key, pal))

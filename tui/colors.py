@@ -34,6 +34,7 @@ class Palette:
     label: str
     corner: str
     dim_text: str
+    frame: str  # background of the coordinate labels around the board
 
     def piece(self, color: Color) -> str:
         return PIECE_HEX[color]
@@ -49,8 +50,10 @@ class Palette:
         return _mix(PIECE_HEX[color], "#ffffff", 0.45)
 
 
-DARK = Palette(True, empty_a="#1f2329", empty_b="#272c33", label="#8a94a3", corner="#c8ccd2", dim_text="#5c6570")
-LIGHT = Palette(False, empty_a="#e9ebee", empty_b="#dde0e4", label="#5a6270", corner="#3a3f47", dim_text="#a0a7b0")
+DARK = Palette(True, empty_a="#1f2329", empty_b="#272c33", label="#8a94a3", corner="#c8ccd2", dim_text="#5c6570",
+               frame="#15181c")
+LIGHT = Palette(False, empty_a="#f4f5f7", empty_b="#e3e6ea", label="#5a6270", corner="#1f2329", dim_text="#a0a7b0",
+                frame="#cfd4da")
 
 BLOCKED_BG = "#7a1010"
 BLOCKED_FG = "#ffb0b0"

@@ -132,9 +132,14 @@ class GameScreen(Screen[None]):
         self.maybe_start_ai()
         if self.network:
             self.set_interval(0.2, self._tick_clock)
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.refresh_view())
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 
     # --- painting ---------------------------------------------------------------------------------
+
+    def _theme_changed(self, _theme=None) -> None:
+        for panel in self.query(ShapePanel):
+            panel.refresh(layout=True)
+        self.refresh_view()
 
     def board_view(self) -> BoardView:
         s = self.session

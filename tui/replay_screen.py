@@ -78,7 +78,12 @@ class ReplayScreen(Screen[None]):
         log.border_title = "Moves"
         self.index = self._start
         self.refresh_view()
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.refresh_view())
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, _theme=None) -> None:
+        for panel in self.query(ShapePanel):
+            panel.refresh(layout=True)
+        self.refresh_view()
 
     @property
     def autoplaying(self) -> bool:
