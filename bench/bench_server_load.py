@@ -5,7 +5,11 @@ N concurrent bot-vs-bot games through one ``blokus serve`` (in this process, rea
 games, causes, rule violations, timeouts, bot fallbacks and the move latency at the server (move
 request sent -> move received), maximum and percentiles.
 
+By default the games are prepared (paused) and start together once all bots have joined, so the
+bots' start-up (imports) does not overlap the games; ``--storm`` lets them join open games at once.
+
 Usage: python bench/bench_server_load.py [--games 20] [--ai lookahead] [--move-time 1600] [--cores 0,1]
+       [--engine process|thread] [--storm]
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import argparse
 import asyncio
 import collections
 import os
+import re
 import statistics
 import sys
 import time
@@ -23,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ai import DEFAULT_AI  # noqa: E402
-from net.rooms import Timeouts  # noqa: E402
+from model.pieces import Team  # noqa: E402
+from net.rooms import Slot, Timeouts  # noqa: E402
 from net.server import GameServer, ServerConfig  # noqa: E402
 
 
@@ -33,16 +39,41 @@ async def run(args: argparse.Namespace) -> int:
     print(f"server on 127.0.0.1:{server.port}; {args.games} games, ai {args.ai}, move time {args.move_time} ms, "
           f"cores {sorted(os.sched_getaffinity(0))}", flush=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    lags: list[float] = []
+    monitor = asyncio.create_task(_loop_lag(lags))
     started = time.monotonic()
+    rooms = []
+    codes_for_bots: list[list[str]] = []
+    if args.storm:  # every bot joins any open game as soon as it has started: games overlap the start-up
+        codes_for_bots = [[] for _ in range(2 * args.games)]
+    else:  # prepared paused games; all start together once every bot has joined
+        for g in range(args.games):
+            slots = [Slot(Team.ONE, f"bot{2 * g}", reservation=f"rc-{g}-1"),
+                     Slot(Team.TWO, f"bot{2 * g + 1}", reservation=f"rc-{g}-2")]
+            rooms.append(server._new_room(prepared=True, paused=True, slots=slots))
+            codes_for_bots += [["-r", f"rc-{g}-1"], ["-r", f"rc-{g}-2"]]
     procs = []
-    for i in range(2 * args.games):
+    for i, extra in enumerate(codes_for_bots):
         procs.append(await asyncio.create_subprocess_exec(
             sys.executable, "-m", "blokus", "bot", "-h", "127.0.0.1", "-p", str(server.port), "--ai", args.ai,
-            "--move-time", str(args.move_time), "--seed", str(i), "-v",
+            "--move-time", str(args.move_time), "--seed", str(i), "-v", "--engine", args.engine, *extra,
             cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE))
+    if rooms:
+        while not all(r.started for r in rooms):
+            await asyncio.sleep(0.1)
+        print(f"all {len(procs)} bots joined after {time.monotonic() - started:.0f} s; starting the games",
+              flush=True)
+        await asyncio.sleep(1.0)  # let the bots settle
+        lags.clear()
+        started = time.monotonic()
+        for room in rooms:
+            room.set_paused(False)
     outputs = await asyncio.gather(*(p.communicate() for p in procs))
     wall = time.monotonic() - started
+    monitor.cancel()
     await server.close()
+    bot_ms = [int(m) for _, err in outputs
+              for m in re.findall(r"\((?:engine|fallback-\w+|forced), (\d+) ms\)", err.decode(errors="replace"))]
 
     codes = collections.Counter(p.returncode for p in procs)
     fallbacks = sum(err.decode(errors="replace").count("(fallback-") for _, err in outputs)
@@ -58,6 +89,10 @@ async def run(args: argparse.Namespace) -> int:
         q = statistics.quantiles(latencies, n=100)
         print(f"move latency at the server over {len(latencies)} moves: max {latencies[-1] * 1000:.0f} ms, "
               f"p99 {q[98] * 1000:.0f} ms, p50 {q[49] * 1000:.0f} ms")
+    if bot_ms:
+        print(f"bot-side answer time (request arrival -> move decided): max {max(bot_ms)} ms")
+    if lags:
+        print(f"server event-loop lag: max {max(lags) * 1000:.0f} ms")
     for _out, err in outputs:
         if b"Traceback" in err:
             print(err.decode(errors="replace")[-2000:])
@@ -67,6 +102,15 @@ async def run(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+async def _loop_lag(lags: list[float]) -> None:
+    """How late the server's event loop wakes up (a measure of its own starvation)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        before = loop.time()
+        await asyncio.sleep(0.05)
+        lags.append(loop.time() - before - 0.05)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--games", type=int, default=20)
@@ -74,6 +118,9 @@ def main() -> int:
     p.add_argument("--move-time", type=int, default=1600)
     p.add_argument("--cores", default="0,1", help="CPU cores for the server and all bots (default 0,1)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--engine", choices=("process", "thread"), default="process", help="bot engine mode")
+    p.add_argument("--storm", action="store_true",
+                   help="bots join open games while the others are still starting (start-up load overlaps)")
     args = p.parse_args()
     if args.cores:
         cores = {int(c) for c in args.cores.split(",")} & os.sched_getaffinity(0)

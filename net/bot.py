@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="seed of the computer player")
     p.add_argument("--move-time", type=int, default=DEFAULT_THINK_MS, metavar="MS",
                    help=f"think time per move from the arrival of the request (default {DEFAULT_THINK_MS})")
+    p.add_argument("--engine", choices=("process", "thread"), default="process",
+                   help="run the computer player in its own process (default; keeps the timing on a loaded "
+                        "machine) or in a thread")
     p.add_argument("--hard-limit", type=int, default=HARD_CUTOFF_MS, metavar="MS", help=argparse.SUPPRESS)
     p.add_argument("--log", type=Path, metavar="FILE", help="write a log with the raw XML traffic to FILE")
     p.add_argument("--save-replay", type=Path, metavar="DIR", help="write the game as a replay file into DIR")
@@ -66,7 +69,12 @@ class Bot:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         name = args.ai or _default_ai()
-        self.player = make_player(name, seed=args.seed)
+        if args.engine == "process":
+            from net.engine_process import ProcessPlayer
+
+            self.player = ProcessPlayer(name, seed=args.seed)
+        else:
+            self.player = make_player(name, seed=args.seed)
         self.ai_name = name
         self.rng = random.Random(args.seed)
         self.conn = Connection(args.host, args.port, on_traffic=self._traffic)
@@ -107,6 +115,8 @@ class Bot:
                 self.player.cancel()
                 self._answer.cancel()
             await self.conn.close()
+            if hasattr(self.player, "close"):
+                self.player.close()
         if self.failure is not None:
             return self._fail(*self.failure)
         if self.result is None:

@@ -256,7 +256,8 @@ async def _run_bot(server_handler, *extra: str) -> tuple[int, object]:
     server = await asyncio.start_server(server_handler, HOST, 0)
     port = server.sockets[0].getsockname()[1]
     try:
-        args = build_parser().parse_args(["-h", HOST, "-p", str(port), "--ai", "random", "--move-time", "20", *extra])
+        args = build_parser().parse_args(["-h", HOST, "-p", str(port), "--ai", "random", "--move-time", "20",
+                                         "--engine", "thread", *extra])
         bot = Bot(args)
         code = await asyncio.wait_for(bot.run(), 60)
     finally:
@@ -323,7 +324,7 @@ async def test_bot_connection_refused(capsys):
     port = server.sockets[0].getsockname()[1]
     server.close()
     await server.wait_closed()
-    args = build_parser().parse_args(["-h", HOST, "-p", str(port), "--ai", "random"])
+    args = build_parser().parse_args(["-h", HOST, "-p", str(port), "--ai", "random", "--engine", "thread"])
     code = await Bot(args).run()
     _, err = capsys.readouterr()
     assert code == 1
@@ -336,3 +337,21 @@ def test_bot_help_and_host_flag():
     args = parser.parse_args(["-h", "gameserver", "-p", "13051", "--reservation=abc"])
     assert (args.host, args.port, args.reservation, args.move_time) == ("gameserver", 13051, "abc", 1600)
     assert "-h HOST" in parser.format_help() and "--help" in parser.format_help()
+
+
+async def test_process_player_thinks_in_a_worker_process():
+    import time
+
+    from net.engine_process import ProcessPlayer
+
+    player = ProcessPlayer("greedy", seed=1)
+    try:
+        state = _midgame()
+        move = await player.choose_move(state.copy(), time.monotonic() + 0.2)
+        assert check_move(state, move) is None
+        # the watchdog path: ask, stop at once, still get a legal answer through decide()
+        decision = await decide(player, state, time.monotonic(), think_ms=1, hard_ms=2000)
+        assert check_move(state, decision.move) is None
+    finally:
+        player.close()
+    assert not player._proc.is_alive()

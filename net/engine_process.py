@@ -1,0 +1,148 @@
+"""Running an engine in its own process, so that the bot's event loop keeps its timing under load.
+
+With the engine in a worker *thread* the event loop (socket reader, watchdog) competes with the search
+for the GIL; on a machine with many more busy threads than cores (20 games on two cores) the thread
+holding the GIL is often descheduled and the loop wakes up hundreds of milliseconds late. In a
+separate process the bot's loop is a mostly idle process that the OS scheduler wakes promptly; the
+hard cut-off of ``net.autopilot`` then holds even when the engine itself is starved.
+
+``ProcessPlayer`` implements the ``ai.base.Player`` interface: ``choose_move`` sends the state and the
+deadline to the worker (``Engine.think`` with a shared stop flag), ``cancel`` sets the flag. Answers
+to abandoned requests are discarded by request id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import multiprocessing.connection
+import sys
+import time
+from multiprocessing.sharedctypes import RawValue
+
+from ai.base import Player
+from model.moves import Move
+from model.state import GameState
+
+
+class SharedFlag:
+    """A lock-free stop flag shared with the worker (``threading.Event``-like: is_set/set/clear/wait)."""
+
+    def __init__(self, ctx) -> None:
+        self._value = RawValue("b", 0) if ctx is None else ctx.RawValue("b", 0)
+
+    def is_set(self) -> bool:
+        return bool(self._value.value)
+
+    def set(self) -> None:
+        self._value.value = 1
+
+    def clear(self) -> None:
+        self._value.value = 0
+
+    def wait(self, timeout: float | None = None) -> bool:
+        end = None if timeout is None else time.monotonic() + timeout
+        while not self.is_set():
+            if end is not None and time.monotonic() >= end:
+                return False
+            time.sleep(0.001)
+        return True
+
+
+def _worker(name: str, seed: int | None, conn: multiprocessing.connection.Connection, stop: SharedFlag) -> None:
+    from ai import make_player
+
+    engine = make_player(name, seed=seed)
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError, KeyboardInterrupt):
+            return
+        if request is None:
+            return
+        rid, state, deadline = request
+        try:
+            move = engine.think(state, deadline, stop)
+            conn.send((rid, move, None))
+        except KeyboardInterrupt:
+            return
+        except Exception as exc:  # reported to the bot, which falls back
+            conn.send((rid, None, f"{type(exc).__name__}: {exc}"))
+
+
+class ProcessPlayer(Player):
+    """An ``ai`` engine by name, thinking in a worker process."""
+
+    def __init__(self, name: str, seed: int | None = None) -> None:
+        self.name = name
+        method = "fork" if sys.platform.startswith("linux") else "spawn"
+        ctx = multiprocessing.get_context(method)
+        self._stop = SharedFlag(ctx)
+        self._conn, child = ctx.Pipe()
+        self._proc = ctx.Process(target=_worker, args=(name, seed, child, self._stop), daemon=True,
+                                 name=f"blokus-engine-{name}")
+        self._proc.start()
+        child.close()
+        self._next_id = 0
+        self._pending: dict[int, asyncio.Future] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._dead: str | None = None
+
+    async def choose_move(self, state: GameState, deadline: float) -> Move:
+        if self._dead is not None:
+            raise RuntimeError(self._dead)
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            if self._loop is not None:
+                with contextlib.suppress(Exception):
+                    self._loop.remove_reader(self._conn.fileno())
+            self._loop = loop
+            loop.add_reader(self._conn.fileno(), self._on_readable)
+        self._next_id += 1
+        rid = self._next_id
+        future = loop.create_future()
+        self._pending[rid] = future
+        self._stop.clear()
+        try:
+            self._conn.send((rid, state, deadline))
+            move, error = await future
+        finally:
+            self._pending.pop(rid, None)
+        if error is not None:
+            raise RuntimeError(error)
+        return move
+
+    def _on_readable(self) -> None:
+        try:
+            while self._conn.poll():
+                rid, move, error = self._conn.recv()
+                future = self._pending.pop(rid, None)
+                if future is not None and not future.done():
+                    future.set_result((move, error))
+        except (EOFError, OSError) as exc:
+            self._dead = f"engine process ended: {exc or 'EOF'}"
+            if self._loop is not None:
+                with contextlib.suppress(Exception):
+                    self._loop.remove_reader(self._conn.fileno())
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(RuntimeError(self._dead))
+            self._pending.clear()
+
+    def cancel(self) -> None:
+        self._stop.set()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._loop is not None:
+            with contextlib.suppress(Exception):
+                self._loop.remove_reader(self._conn.fileno())
+        with contextlib.suppress(Exception):
+            self._conn.send(None)
+        self._proc.join(0.5)
+        if self._proc.is_alive():
+            self._proc.terminate()
+            self._proc.join(0.5)
+        with contextlib.suppress(Exception):
+            self._conn.close()
