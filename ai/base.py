@@ -62,9 +62,9 @@ class Engine(Player):
 
 def stop_time(now: float, deadline: float) -> float:
     """When an engine should stop thinking: before ``deadline`` with a margin for returning the move
-    (and for a loaded machine), proportional to the budget but at most 120 ms."""
+    (and for a loaded machine), proportional to the budget but at most 200 ms."""
     budget = max(0.0, deadline - now)
-    return now + budget - min(0.12, 0.15 * budget)
+    return now + budget - min(0.2, 0.15 * budget)
 
 
 def fallback_move(state: GameState, rng: random.Random | None = None) -> Move:

@@ -13,6 +13,7 @@ difference between the teams of features known to matter in Blokus:
 * ``overlap``  — anchors shared by the two colours of one team (interference; usually penalised).
 * ``awkward``  — placed pieces weighted by how hard they are to fit later (large and awkward first).
 * ``centre``   — own squares near the centre, faded out after the opening.
+* ``exclusive`` — reach area of one team that the other team cannot reach (contested space won).
 * ``dead``     — a colour that was removed from the game (no more moves) is a large loss.
 
 Features are cheap (a few dozen big-int operations per colour, ~40 µs per position). The module also
@@ -40,13 +41,16 @@ TURN_LIMIT = SEASON.turn_limit
 
 @dataclass
 class Weights:
+    # tuned by self-play, see tuning/RESULTS.md (round 1: anchors 1.0 -> 0.5, area 0.12 -> 0.24,
+    # awkward 1.0 -> 2.0)
     points: float = 1.0
-    anchors: float = 1.0
-    area: float = 0.12
+    anchors: float = 0.5
+    area: float = 0.24
     overlap: float = -0.4
-    awkward: float = 1.0
+    awkward: float = 2.0
     centre: float = 0.3
     dead: float = 12.0
+    exclusive: float = 0.0
     reach_steps: int = 3
 
     def as_dict(self) -> dict:
@@ -139,13 +143,16 @@ def evaluate(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:
     steps = w.reach_steps
     fade = max(0.0, 1.0 - state.turn / 40.0)
     total = 0.0
-    for team_sign, (c1, c2) in ((1.0, (0, 2)), (-1.0, (1, 3))):
+    reach = [0, 0]
+    for team, (c1, c2) in enumerate(((0, 2), (1, 3))):
+        team_sign = 1.0 - 2.0 * team
         if over:
             v = 0.0
         else:
             _, g1, r1, a1 = colour_features(state, c1, occ, steps)
             _, g2, r2, a2 = colour_features(state, c2, occ, steps)
-            v = w.anchors * (g1 + g2) + w.area * (r1 | r2).bit_count() + w.overlap * (a1 & a2).bit_count()
+            reach[team] = r = r1 | r2
+            v = w.anchors * (g1 + g2) + w.area * r.bit_count() + w.overlap * (a1 & a2).bit_count()
         for c in (c1, c2):
             hand = state.shapes[c]
             v += w.points * (TOTAL_SQUARES + 15 + (5 if state.mono_flag >> c & 1 else 0) if hand == 0
@@ -156,6 +163,8 @@ def evaluate(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:
             if not state.valid >> c & 1 and hand:
                 v -= w.dead
         total += team_sign * v
+    if w.exclusive and not over:  # space only one team can reach soon
+        total += w.exclusive * ((reach[0] & ~reach[1]).bit_count() - (reach[1] & ~reach[0]).bit_count())
     return total
 
 
