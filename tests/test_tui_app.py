@@ -152,7 +152,7 @@ async def test_undo_takes_back_the_ai_answer_too():
 
 
 async def test_autopilot_plays_to_the_end_and_shows_the_result():
-    app = game_app(Shape.PENTO_L)
+    app = game_app(Shape.PENTO_L, plies=52)
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
         await pilot.press("o")

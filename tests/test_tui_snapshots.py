@@ -51,7 +51,7 @@ def test_snapshot_end_screen(snap_compare):
                 break
         await pilot.pause()
 
-    assert snap_compare(game_app(Shape.PENTO_L), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(game_app(Shape.PENTO_L, plies=52), terminal_size=SIZE, run_before=run_before)
 
 
 def test_snapshot_replay_viewer(snap_compare):

@@ -41,6 +41,9 @@ LAYOUT_CSS = """
 """
 
 
+_DYNAMIC_ACTIONS = ("move", "place", "cycle", "pass_turn", "undo", "hint", "ai_move", "autopilot", "xml", "live")
+
+
 class GameScreen(Screen[None]):
     """Plays one game. All game logic is in ``GameSession``; this class maps keys and AI results to it."""
 
@@ -105,6 +108,7 @@ class GameScreen(Screen[None]):
         self._ai_player: Player | None = None
         self._end_shown = False
         self._last_ai_move_at = 0.0
+        self._bindings_signature: tuple = ()
 
     # --- layout -----------------------------------------------------------------------------------
 
@@ -164,7 +168,7 @@ class GameScreen(Screen[None]):
 
     def refresh_board(self) -> None:
         self.query_one(Board).show(self.board_view())
-        self.query_one(StatusBar).update(self.status_text())
+        self.query_one(StatusBar).update(self.status_text(), layout=False)
 
     def refresh_view(self) -> None:
         """Repaint everything from the session (after moves; ghost moves only repaint the board)."""
@@ -184,10 +188,14 @@ class GameScreen(Screen[None]):
                 shown.points(color),
             ))
         fb = self.query_one(Feedback)
-        fb.update(s.feedback.text)
+        fb.update(s.feedback.text, layout=False)
         fb.set_class(s.feedback.error, "error")
         self.query_one(MoveLog).set_entries(s.timeline.entries, s.shown_index)
-        self.refresh_bindings()
+        # The footer rebuilds its keys on every refresh_bindings(): only when something changed.
+        signature = tuple(self.check_action(a, ()) for a in _DYNAMIC_ACTIONS)
+        if signature != self._bindings_signature:
+            self._bindings_signature = signature
+            self.refresh_bindings()
 
     def status_text(self) -> Text:
         s = self.session
@@ -504,7 +512,7 @@ class GameScreen(Screen[None]):
 
     def _tick_clock(self) -> None:
         if self.clock_deadline is not None:
-            self.query_one(StatusBar).update(self.status_text())
+            self.query_one(StatusBar).update(self.status_text(), layout=False)
 
 
 __all__ = ["GameScreen", "Seat", "Move"]

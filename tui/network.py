@@ -57,6 +57,7 @@ class NetworkGameScreen(GameScreen):
         self._connection_factory = connection_factory
         self._pending_xml: list[tuple[str, str]] = []
         self.result = None
+        self._change_pending = False
 
     # --- connection -------------------------------------------------------------------------------
 
@@ -136,9 +137,19 @@ class NetworkGameScreen(GameScreen):
                     if self.result is None:
                         s.result_text = "Game aborted"
                         s.end_reason = f"The connection ended before a result: {event.reason}"
-                self.after_change()
+                self._schedule_change()
             except Exception:
                 log.exception("handling %r failed", event)
+
+    def _schedule_change(self) -> None:
+        """Coalesce the repaint of several events that arrived together (state + move request …)."""
+        if not self._change_pending:
+            self._change_pending = True
+            self.call_later(self._flush_change)
+
+    def _flush_change(self) -> None:
+        self._change_pending = False
+        self.after_change()
 
     def _on_state(self, state: GameState, names: tuple[str, str]) -> None:
         s = self.session

@@ -27,6 +27,7 @@ SPEEDS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)  # turns per second
 class ReplayScreen(Screen[None]):
     DEFAULT_CSS = LAYOUT_CSS + """
     #result { height: auto; padding: 0 1; }
+    #status { height: 5; }
     """
     AUTO_FOCUS = None
 
@@ -102,7 +103,7 @@ class ReplayScreen(Screen[None]):
                 color, frozenset(st.undeployed(color)),
                 frozenset(st.undeployed(color)) if st.is_valid(color) else frozenset(), None,
                 not st.is_over and color == st.current_color, not st.is_valid(color), st.points(color)))
-        self.query_one(StatusBar).update(self.status_text())
+        self.query_one(StatusBar).update(self.status_text(), layout=False)
         self.query_one(MoveLog).set_entries(self.timeline.entries, i if i > 0 else None)
         last = len(self.timeline) - 1
         result = self.query_one("#result", Static)
@@ -170,14 +171,14 @@ class ReplayScreen(Screen[None]):
             if self.index >= len(self.timeline) - 1:
                 self.index = 0
             self._timer = self.set_interval(1 / SPEEDS[self.speed_index], self._tick)
-        self.query_one(StatusBar).update(self.status_text())
+        self.query_one(StatusBar).update(self.status_text(), layout=False)
 
     def _tick(self) -> None:
         if self.index >= len(self.timeline) - 1:
             if self._timer is not None:
                 self._timer.stop()
                 self._timer = None
-            self.query_one(StatusBar).update(self.status_text())
+            self.query_one(StatusBar).update(self.status_text(), layout=False)
             return
         self.index += 1
 
@@ -186,7 +187,7 @@ class ReplayScreen(Screen[None]):
         if self._timer is not None:
             self._timer.stop()
             self._timer = self.set_interval(1 / SPEEDS[self.speed_index], self._tick)
-        self.query_one(StatusBar).update(self.status_text())
+        self.query_one(StatusBar).update(self.status_text(), layout=False)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())

@@ -320,6 +320,15 @@ class GameSession:
         st = self.state
         if st.is_over or not self.is_live:
             return 0
+        key = (id(st), st.turn, None if self.ghost is None else self.ghost.shape)
+        cached = self.__dict__.get("_overlay_cache")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        bb = self._overlay(st)
+        self.__dict__["_overlay_cache"] = (key, bb)
+        return bb
+
+    def _overlay(self, st: GameState) -> int:
         ids = st.legal_placements()
         if self.ghost is not None:
             ids = ids[P.P_SHAPE[ids] == int(self.ghost.shape)]

@@ -63,6 +63,8 @@ def play_openings(session: GameSession, plies: int, pick: str = "first") -> None
     """Advance a local session by ``plies`` moves chosen deterministically (ignores seats)."""
     chooser = first_move if pick == "first" else last_move
     for _ in range(plies):
+        if session.state.is_over:
+            break
         session.apply(chooser(session.state))
     session.feedback.text = ""
 
