@@ -344,3 +344,21 @@ async def test_cli_builds_a_local_game():
 
 def test_fixture_dir_exists_or_skips():
     assert Path(fixture_path(GAME1)).exists()
+
+
+async def test_unexpected_error_is_one_readable_line(tmp_path):
+    from tui.app import setup_logging
+
+    setup_logging(str(tmp_path / "blokus.log"))
+    app = game_app(Shape.PENTO_L)
+
+    def broken(*_args):
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        async with app.run_test(size=SIZE) as pilot:
+            screen_of(app).session.move_ghost = broken  # a bug in the controller
+            await pilot.press("right")
+            await pilot.pause()
+    assert app.return_code == 1
+    assert "boom" in (tmp_path / "blokus.log").read_text()

@@ -47,6 +47,18 @@ class BlokusApp(App[int]):
         self.main_screen = self._make_screen()
         self.push_screen(self.main_screen)
 
+    def _fatal_error(self) -> None:
+        """An unexpected error: the traceback goes to the log file, the user gets one readable line."""
+        exc = self._exception
+        log.error("unexpected error", exc_info=exc if exc is not None else True)
+        self.bell()
+        where = log_file_path()
+        self._exit_renderables.append(
+            f"blokus: unexpected error: {type(exc).__name__ if exc else 'error'}: {exc} "
+            f"(the details are in {where})"
+        )
+        self._close_messages_no_wait()
+
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
 
@@ -60,9 +72,18 @@ class BlokusApp(App[int]):
 # --- logging ---------------------------------------------------------------------------------------
 
 
+_LOG_PATH: Path | None = None
+
+
+def log_file_path() -> str:
+    return str(_LOG_PATH) if _LOG_PATH is not None else "the log file"
+
+
 def setup_logging(path: str | None = None) -> None:
     """Logs go to a file (never onto the screen): $BLOKUS_LOG or ~/.cache/blokus/blokus.log."""
+    global _LOG_PATH
     target = Path(path or os.environ.get(LOG_FILE_ENV) or Path.home() / ".cache" / "blokus" / "blokus.log")
+    _LOG_PATH = target
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         handler: logging.Handler = logging.FileHandler(target, encoding="utf-8")

@@ -79,6 +79,8 @@ def _english_reason(reason: str) -> str:
     for mistake in MoveMistake:
         if reason.startswith(mistake.value):
             rest = reason[len(mistake.value):].strip()
+            if rest.startswith("bei Zug "):
+                rest = "move " + rest[len("bei Zug "):]
             return f"{mistake.name}: {mistake.english}" + (f" ({rest})" if rest else "")
     return reason
 
@@ -119,6 +121,8 @@ def result_texts(result, state: GameState, names: dict[Team, str]) -> tuple[str,
             cause = CAUSES.get(p.cause, p.cause)
             if p.cause == "SOFT_TIMEOUT" and p.reason and "10 Sekunden" in p.reason:
                 cause = CAUSES["HARD_TIMEOUT"]
+            if p.team is not None and not state.is_over and state.current_team == p.team:
+                who = f"{who}, {state.current_color.name} to move" if who else f"{state.current_color.name} to move"
             lines.append(f"Irregular end: team {team}{f' ({who})' if who else ''} {cause}.")
             if p.reason:
                 lines.append(f"Reason: {_english_reason(p.reason)}")
