@@ -40,6 +40,7 @@ class Engine(Player):
     def __init__(self, seed: int | None = None, *, clock: Callable[[], float] | None = None) -> None:
         self.rng = random.Random(seed)
         self.clock: Callable[[], float] = clock or time.monotonic  # injectable for tests
+        self.cpu_clock: Callable[[], float] = time.thread_time  # CPU time of the thinking thread
         self._stop = threading.Event()
         self.last_info: dict = {}  # statistics of the last think (depth, nodes, ...), for logs and the UI
 
@@ -60,11 +61,45 @@ class Engine(Player):
         self._stop.set()
 
 
-def stop_time(now: float, deadline: float) -> float:
-    """When an engine should stop thinking: before ``deadline`` with a margin for returning the move
-    (and for a loaded machine), proportional to the budget but at most 200 ms."""
-    budget = max(0.0, deadline - now)
-    return now + budget - min(0.2, 0.15 * budget)
+class TimeKeeper:
+    """Decides when a think must end: ``stop`` set, or the stop time before the deadline reached.
+
+    On a starved machine (the thinking thread got a small share of the CPU so far: heavy load, or a
+    busy GIL) the remaining work and the way back to the caller are slow too, so the reserve before the
+    deadline grows in proportion (up to half the budget): a late move loses the game, a shallower
+    search does not.
+    """
+
+    def __init__(self, clock: Callable[[], float], deadline: float, stop: threading.Event,
+                 cpu_clock: Callable[[], float] = time.thread_time) -> None:
+        self.clock = clock
+        self.cpu_clock = cpu_clock
+        self.stop = stop
+        self.deadline = deadline
+        self.start = clock()
+        self.cpu_start = cpu_clock()
+        self.budget = max(0.0, deadline - self.start)
+        self.base_reserve = min(0.2, 0.15 * self.budget)
+        self.stop_at = self.start + self.budget - self.base_reserve
+        self.share = 1.0
+
+    def expired(self) -> bool:
+        if self.stop.is_set():
+            return True
+        now = self.clock()
+        if now >= self.stop_at:
+            return True
+        elapsed = now - self.start
+        if elapsed > 0.05:
+            self.share = share = min(1.0, (self.cpu_clock() - self.cpu_start) / elapsed)
+            if share < 0.7:
+                reserve = min(0.5 * self.budget, self.base_reserve / max(share, 0.05))
+                if now >= self.deadline - reserve:
+                    return True
+        return False
+
+    def elapsed(self) -> float:
+        return self.clock() - self.start
 
 
 def fallback_move(state: GameState, rng: random.Random | None = None) -> Move:

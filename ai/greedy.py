@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ai.base import Engine, fallback_move, stop_time
+from ai.base import Engine, TimeKeeper, fallback_move
 from ai.evaluate import DEFAULT_WEIGHTS, Weights, evaluate, static_scores
 from model.moves import Move, SkipMove
 from model.state import GameState, move_of_placement
@@ -37,8 +37,7 @@ class GreedyPlayer(Engine):
         self.weights = weights or DEFAULT_WEIGHTS
 
     def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
-        clock = self.clock
-        stop_at = stop_time(clock(), deadline)
+        timer = TimeKeeper(self.clock, deadline, stop, self.cpu_clock)
         pids = state.legal_placements()
         if state.is_over or not len(pids):
             return no_placement_move(state, self.rng)
@@ -46,7 +45,7 @@ class GreedyPlayer(Engine):
         w = self.weights
         best, best_pids = -float("inf"), []
         for i, pid in enumerate(ordered(state, pids)):
-            if i & 15 == 15 and (stop.is_set() or clock() >= stop_at):
+            if i & 15 == 15 and timer.expired():
                 break
             state.push_placement(pid)
             v = sign * evaluate(state, w)

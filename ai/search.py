@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ai.base import Engine, stop_time
+from ai.base import Engine, TimeKeeper
 from ai.evaluate import DEFAULT_WEIGHTS, Weights, evaluate, static_scores
 from ai.greedy import no_placement_move
 from model.moves import Move
@@ -46,20 +46,17 @@ class SearchParams:
 
 
 class Searcher:
-    def __init__(self, state: GameState, weights: Weights, params: SearchParams, stop_at: float,
-                 stop: threading.Event, clock: Callable[[], float]) -> None:
+    def __init__(self, state: GameState, weights: Weights, params: SearchParams, timer: TimeKeeper) -> None:
         self.state = state
         self.w = weights
         self.p = params
-        self.stop_at = stop_at
-        self.stop = stop
-        self.clock = clock
+        self.timer = timer
         self.team = state.current_color % 2
         self.sign = 1.0 if self.team == 0 else -1.0
         self.nodes = 0
 
     def check(self) -> None:
-        if self.stop.is_set() or self.clock() >= self.stop_at:
+        if self.timer.expired():
             raise _Timeout
 
     def value(self) -> float:
@@ -127,16 +124,14 @@ class LookaheadPlayer(Engine):
         self.params = params or SearchParams()
 
     def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
-        clock = self.clock
-        start = clock()
-        stop_at = stop_time(start, deadline)
+        timer = TimeKeeper(self.clock, deadline, stop, self.cpu_clock)
         color = state.current_color
         pids = state.legal_placements()
         if state.is_over or not len(pids):
             return no_placement_move(state, self.rng)
         # a random (seeded) first choice, so that even an immediate stop returns a legal move
         best_pid = int(pids[self.rng.randrange(len(pids))])
-        s = Searcher(state, self.weights, self.params, stop_at, stop, clock)
+        s = Searcher(state, self.weights, self.params, timer)
         depth_done = 0
         root: list[tuple[float, int]] = []
         try:
@@ -164,7 +159,7 @@ class LookaheadPlayer(Engine):
             if depth_done == 0 and root:
                 best_pid = max(root)[1]
         self.last_info = {"depth": depth_done, "nodes": s.nodes, "moves": len(pids),
-                          "time": clock() - start}
+                          "time": timer.elapsed(), "cpu_share": round(timer.share, 2)}
         return move_of_placement(color, best_pid)
 
     def _iteration(self, s: Searcher, candidates: list[int], depth: int,

@@ -42,7 +42,7 @@ class CountingClock:
 
 def engine(name: str, clock: CountingClock, seed: int = 0) -> Engine:
     e = make_player(name, seed)
-    e.clock = clock
+    e.clock = e.cpu_clock = clock  # a CPU share of 100 %: no load-dependent early stop
     return e
 
 
@@ -165,6 +165,19 @@ async def test_choose_move_and_cancel():
     player.cancel()
     move = await asyncio.wait_for(task, 60)  # generous: a working cancel returns within milliseconds
     assert state.validate(move) is None
+
+
+def test_starved_thread_stops_early():
+    # the thinking thread gets 10 % of the CPU: the engine keeps a larger reserve before the deadline
+    state = random_state(8, 30)
+    clock = CountingClock(step=0.001)
+    cpu = CountingClock(step=0.0001)
+    e = make_player("lookahead", 1)
+    e.clock, e.cpu_clock = clock, cpu
+    deadline = clock.now + 1.6
+    move = e.think(state, deadline, threading.Event())
+    assert state.validate(move) is None
+    assert clock.now < deadline - 0.5
 
 
 def test_choose_move_sync():
