@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 async def _spawn(*args: str) -> asyncio.subprocess.Process:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    # start.sh finds `blokus` on PATH: put this interpreter's environment first
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", PATH=path)
     return await asyncio.create_subprocess_exec(
         *args, cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
 
