@@ -57,7 +57,8 @@ async def run(args: argparse.Namespace) -> int:
         procs.append(await asyncio.create_subprocess_exec(
             sys.executable, "-m", "blokus", "bot", "-h", "127.0.0.1", "-p", str(server.port), "--ai", args.ai,
             "--move-time", str(args.move_time), "--seed", str(i), "-v", "--engine", args.engine, *extra,
-            cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE))
+            cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            preexec_fn=(lambda: os.nice(-args.server_nice)) if args.server_nice else None))
     if rooms:
         while not all(r.started for r in rooms):
             await asyncio.sleep(0.1)
@@ -66,8 +67,9 @@ async def run(args: argparse.Namespace) -> int:
         await asyncio.sleep(1.0)  # let the bots settle
         lags.clear()
         started = time.monotonic()
-        for room in rooms:
+        for room in rooms:  # a tournament server does not start all games in the same millisecond
             room.set_paused(False)
+            await asyncio.sleep(args.stagger / 1000)
     outputs = await asyncio.gather(*(p.communicate() for p in procs))
     wall = time.monotonic() - started
     monitor.cancel()
@@ -118,10 +120,15 @@ def main() -> int:
     p.add_argument("--move-time", type=int, default=1600)
     p.add_argument("--cores", default="0,1", help="CPU cores for the server and all bots (default 0,1)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--server-nice", type=int, default=0,
+                   help="scheduling priority change for the server process (e.g. -5; needs root)")
+    p.add_argument("--stagger", type=int, default=100, metavar="MS", help="delay between game starts (100)")
     p.add_argument("--engine", choices=("process", "thread"), default="process", help="bot engine mode")
     p.add_argument("--storm", action="store_true",
                    help="bots join open games while the others are still starting (start-up load overlaps)")
     args = p.parse_args()
+    if args.server_nice:
+        os.nice(args.server_nice)  # the bots get the default priority back below
     if args.cores:
         cores = {int(c) for c in args.cores.split(",")} & os.sched_getaffinity(0)
         if cores:

@@ -19,7 +19,7 @@ from pathlib import Path
 from ai import DEFAULT_AI, make_player, player_names
 from model import convert
 from model.season import DEFAULT_PORT, GAME_TYPE
-from net.autopilot import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide
+from net.autopilot import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide, warm_up
 from net.connection import (
     Closed,
     Connection,
@@ -91,6 +91,7 @@ class Bot:
 
     async def run(self) -> int:
         args = self.args
+        warm_up()
         try:
             await self.conn.open()
         except ConnectionFailed as exc:

@@ -4,7 +4,9 @@ With the engine in a worker *thread* the event loop (socket reader, watchdog) co
 for the GIL; on a machine with many more busy threads than cores (20 games on two cores) the thread
 holding the GIL is often descheduled and the loop wakes up hundreds of milliseconds late. In a
 separate process the bot's loop is a mostly idle process that the OS scheduler wakes promptly; the
-hard cut-off of ``net.autopilot`` then holds even when the engine itself is starved.
+hard cut-off of ``net.autopilot`` then holds even when the engine itself is starved. The worker also
+lowers its own scheduling priority (``nice`` 10): on a dedicated machine (a contest container) that
+changes nothing, on a shared one it keeps the I/O loops and a local game server responsive.
 
 ``ProcessPlayer`` implements the ``ai.base.Player`` interface: ``choose_move`` sends the state and the
 deadline to the worker (``Engine.think`` with a shared stop flag), ``cancel`` sets the flag. Answers
@@ -17,6 +19,7 @@ import asyncio
 import contextlib
 import multiprocessing
 import multiprocessing.connection
+import os
 import sys
 import time
 from multiprocessing.sharedctypes import RawValue
@@ -50,8 +53,13 @@ class SharedFlag:
         return True
 
 
-def _worker(name: str, seed: int | None, conn: multiprocessing.connection.Connection, stop: SharedFlag) -> None:
+def _worker(name: str, seed: int | None, conn: multiprocessing.connection.Connection, stop: SharedFlag,
+            nice: int) -> None:
     from ai import make_player
+
+    if nice:
+        with contextlib.suppress(OSError, AttributeError):
+            os.nice(nice)  # the search yields the CPU to the bot's I/O loop and to the game server
 
     engine = make_player(name, seed=seed)
     while True:
@@ -74,13 +82,13 @@ def _worker(name: str, seed: int | None, conn: multiprocessing.connection.Connec
 class ProcessPlayer(Player):
     """An ``ai`` engine by name, thinking in a worker process."""
 
-    def __init__(self, name: str, seed: int | None = None) -> None:
+    def __init__(self, name: str, seed: int | None = None, *, nice: int = 10) -> None:
         self.name = name
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         ctx = multiprocessing.get_context(method)
         self._stop = SharedFlag(ctx)
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_worker, args=(name, seed, child, self._stop), daemon=True,
+        self._proc = ctx.Process(target=_worker, args=(name, seed, child, self._stop, nice), daemon=True,
                                  name=f"blokus-engine-{name}")
         self._proc.start()
         child.close()
