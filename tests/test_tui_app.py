@@ -362,3 +362,67 @@ async def test_unexpected_error_is_one_readable_line(tmp_path):
             await pilot.pause()
     assert app.return_code == 1
     assert "boom" in (tmp_path / "blokus.log").read_text()
+
+
+async def test_command_palette_runs_actions_and_selects_pieces():
+    app = game_app(Shape.PENTO_L, plies=4)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.press("ctrl+p")
+        await pilot.press(*"PENTO_X")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert s.ghost is not None and s.ghost.shape is Shape.PENTO_X
+        await pilot.press("ctrl+p")
+        await pilot.press(*"overlay")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert s.show_overlay
+
+
+async def test_mouse_click_selects_in_panel_and_places_on_board():
+    from tui.board import Board
+    from tui.widgets import ShapePanel
+
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.click(Board, offset=(3 + 2 * 0, 1 + 0))  # field (0, 0)
+        await settle(pilot)
+        assert s.timeline.moves[1] == SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0)
+        await pilot.click(Board, offset=(3 + 2 * 5, 1 + 5), button=3)  # right click flips
+        assert s.ghost.flipped
+        panel = app.screen.query_one("#panel-RED", ShapePanel)
+        assert panel.view is not None and panel.view.selected is Shape.PENTO_L
+
+
+async def test_theme_toggle_repaints():
+    from tui.board import Board
+
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=SIZE) as pilot:
+        board = app.screen.query_one(Board)
+        assert board._palette.dark
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert not app.current_theme.dark and not board._palette.dark
+
+
+async def test_open_saved_replay_from_the_game_and_come_back(tmp_path, monkeypatch):
+    from tui.app import save_game_replay
+    from tui.dialogs import ReplayPicker
+
+    monkeypatch.chdir(tmp_path)
+    app = game_app(Shape.PENTO_L, plies=6, save_replay=save_game_replay)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+s", "ctrl+r")
+        assert isinstance(app.screen, ReplayPicker) and len(app.screen.files) == 1
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen) and len(app.screen.timeline) == 7
+        await pilot.press("end")
+        assert "Game not finished" in str(app.screen.query_one("#result").render())
+        await pilot.press("q")
+        assert isinstance(app.screen, GameScreen)

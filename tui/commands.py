@@ -21,6 +21,7 @@ GAME_COMMANDS = [
     ("Toggle legal-field overlay", "overlay", "v"),
     ("Back to the live game", "live", "g"),
     ("Save game as replay", "save", "ctrl+s — under replays/"),
+    ("Open replay…", "open_replay", "ctrl+r — from replays/"),
     ("Toggle XML pane", "xml", "x — network games"),
     ("Help", "help", "? / F1"),
 ]
@@ -31,6 +32,7 @@ REPLAY_COMMANDS = [
     ("Jump to start", "jump(0)", "home"),
     ("Jump to end", "jump(-1)", "end"),
     ("Go to turn…", "goto", "t"),
+    ("Open replay…", "open_replay", "ctrl+r — from replays/"),
     ("Toggle autoplay", "autoplay", "space"),
     ("Autoplay faster", "speed(1)", "+"),
     ("Autoplay slower", "speed(-1)", "-"),

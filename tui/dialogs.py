@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -28,6 +30,7 @@ HELP_TEXT = """\
   [ / ]              view the previous / next state (the game goes on)
   g                  back to the live game
   ctrl+s             save the game as a replay (replays/)
+  ctrl+r             open a replay from replays/ (q comes back)
   x                  raw XML pane (network games)
   mouse              hover moves, click places, right-click flips, wheel rotates
 
@@ -145,3 +148,39 @@ class EndScreen(ModalScreen[str]):
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)
+
+
+class ReplayPicker(ModalScreen["Path | None"]):
+    """Choose a replay file (``*.xml``, ``*.xml.gz``) from ``replays/``, newest first."""
+
+    DEFAULT_CSS = """
+    ReplayPicker { align: center middle; }
+    ReplayPicker > Vertical {
+        width: 90; height: 24; border: thick $accent; background: $surface; padding: 0 1;
+    }
+    ReplayPicker OptionList { height: 1fr; }
+    """
+    BINDINGS = [Binding("escape,q", "cancel", "Cancel")]
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__()
+        self.directory = directory
+        files = [p for p in directory.glob("*") if p.name.endswith((".xml", ".xml.gz"))] \
+            if directory.is_dir() else []
+        self.files = sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import OptionList
+
+        with Vertical():
+            yield Static(Text.from_markup(f"[b]Open a replay[/b] from {self.directory}/  (enter opens, escape: back)"))
+            if self.files:
+                yield OptionList(*[p.name for p in self.files], id="files")
+            else:
+                yield Static(f"No replay files (*.xml, *.xml.gz) in {self.directory}/")
+
+    def on_option_list_option_selected(self, event) -> None:
+        self.dismiss(self.files[event.option_index])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

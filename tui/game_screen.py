@@ -44,6 +44,25 @@ LAYOUT_CSS = """
 _DYNAMIC_ACTIONS = ("move", "place", "cycle", "pass_turn", "undo", "hint", "ai_move", "autopilot", "xml", "live")
 
 
+def open_replay_picker(app) -> None:
+    """ctrl+r: choose a replay under replays/ and view it on top of the current screen (q returns)."""
+    from tui.dialogs import ReplayPicker
+    from tui.replay_screen import ReplayScreen
+    from tui.replays import REPLAY_DIR, ReplayError, load_replay
+
+    def chosen(path) -> None:
+        if path is None:
+            return
+        try:
+            data = load_replay(path)
+        except ReplayError as exc:
+            app.notify(str(exc), severity="error")
+            return
+        app.push_screen(ReplayScreen(data))
+
+    app.push_screen(ReplayPicker(REPLAY_DIR), chosen)
+
+
 class GameScreen(Screen[None]):
     """Plays one game. All game logic is in ``GameSession``; this class maps keys and AI results to it."""
 
@@ -78,6 +97,7 @@ class GameScreen(Screen[None]):
         Binding("g", "live", "Live", show=False),
         Binding("x", "xml", "XML"),
         Binding("ctrl+s", "save", "Save", show=False),
+        Binding("ctrl+r", "open_replay", "Open replay", show=False),
         Binding("question_mark,f1", "help", "Help"),
         Binding("q", "quit", "Quit"),
     ]
@@ -464,6 +484,9 @@ class GameScreen(Screen[None]):
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
+
+    def action_open_replay(self) -> None:
+        open_replay_picker(self.app)
 
     def action_save(self) -> None:
         s = self.session

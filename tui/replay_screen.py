@@ -42,6 +42,7 @@ class ReplayScreen(Screen[None]):
         Binding("space", "autoplay", "Autoplay"),
         Binding("plus,equals_sign", "speed(1)", "Faster"),
         Binding("minus", "speed(-1)", "Slower"),
+        Binding("ctrl+r", "open_replay", "Open", show=False),
         Binding("question_mark,f1", "help", "Help"),
         Binding("q", "quit", "Quit"),
     ]
@@ -125,7 +126,11 @@ class ReplayScreen(Screen[None]):
         t.append(f"Replay — {self.names[Team.ONE]} vs {self.names[Team.TWO]}\n", Style(bold=True))
         t.append(f"Turn {st.turn} / {last.turn} · round {st.round} · state {i + 1}/{len(self.timeline)}\n")
         t.append(f"ONE {st.team_points(Team.ONE)} : {st.team_points(Team.TWO)} TWO", Style(bold=True))
-        t.append("   " + "  ".join(f"{c.name[0]} {st.points(c)}" for c in Color) + "\n", Style(color=pal.label))
+        t.append("   " + "  ".join(f"{c.name[0]} {st.points(c)}" for c in Color), Style(color=pal.label))
+        if not st.is_over:
+            t.append("   next: ")
+            t.append(st.current_color.name, Style(color=pal.piece(st.current_color)))
+        t.append("\n")
         move = self.timeline.moves[i]
         if move is None:
             t.append("start of the game" if i == 0 else "—")
@@ -134,9 +139,6 @@ class ReplayScreen(Screen[None]):
 
             t.append("move: ")
             t.append(describe_move(move), Style(color=pal.piece(move.color), bold=True))
-        if not st.is_over:
-            t.append("   next: ")
-            t.append(st.current_color.name, Style(color=pal.piece(st.current_color)))
         t.append("\n")
         play = f"▶ autoplay {SPEEDS[self.speed_index]:g} turns/s" if self.autoplaying else \
             f"paused (autoplay {SPEEDS[self.speed_index]:g} turns/s)"
@@ -192,5 +194,15 @@ class ReplayScreen(Screen[None]):
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
 
+    def action_open_replay(self) -> None:
+        from tui.game_screen import open_replay_picker
+
+        open_replay_picker(self.app)
+
     def action_quit(self) -> None:
-        self.app.exit(0)
+        if self._timer is not None:
+            self._timer.stop()
+        if getattr(self.app, "main_screen", None) is not self and len(self.app.screen_stack) > 1:
+            self.app.pop_screen()  # opened from a game or another replay: back to it
+        else:
+            self.app.exit(0)

@@ -128,7 +128,8 @@ class ShapePanel(Widget):
             title.append(" OUT: no move possible ", Style(color="#ffffff", bgcolor="#000000", bold=True))
         placed = self._layout(width)
         height = max((line + len(MINIS[s]) for _, line, s in placed), default=1)
-        grid = [[(" ", Style())] * width for _ in range(height)]
+        blank = Style()
+        grid = [[(" ", blank)] * width for _ in range(height)]
         self._hitboxes = []
         for x0, line0, shape in placed:
             lines = MINIS[shape]
@@ -148,8 +149,16 @@ class ShapePanel(Widget):
         out.append_text(title)
         for row in grid:
             out.append("\n")
-            for ch, st in row:
-                out.append(ch, st)
+            run, run_style = "", None
+            for ch, st in row:  # one span per run of equal style
+                if st is run_style or st == run_style:
+                    run += ch
+                else:
+                    if run:
+                        out.append(run, run_style)
+                    run, run_style = ch, st
+            if run:
+                out.append(run, run_style)
         if not placed:
             out.append("all pieces placed", Style(color=pal.label))
         return out
