@@ -58,6 +58,7 @@ class NetworkGameScreen(GameScreen):
         self._pending_xml: list[tuple[str, str]] = []
         self.result = None
         self._change_pending = False
+        self.traffic: list[tuple[str, str, str]] = []  # (direction, time stamp, xml) of every message
 
     # --- connection -------------------------------------------------------------------------------
 
@@ -66,8 +67,9 @@ class NetworkGameScreen(GameScreen):
         self.run_worker(self._run_connection(), group="net", exit_on_error=False)
 
     def _traffic(self, direction: str, xml: str) -> None:
+        self.traffic.append((direction, self.stamp(), xml))
         try:
-            self.query_one(XmlPane).add_message(direction, xml, self.stamp())
+            self.query_one(XmlPane).add_message(direction, xml, self.traffic[-1][1])
         except Exception:
             log.exception("xml pane")
         log.info("%s %s", "<<" if direction == "in" else ">>", xml)
@@ -78,6 +80,7 @@ class NetworkGameScreen(GameScreen):
             Connection,
             ConnectionFailed,
             GameOver,
+            Ignored,
             MoveRequested,
             ServerError,
             StateChanged,
@@ -128,6 +131,8 @@ class NetworkGameScreen(GameScreen):
                     title, lines = result_texts(event.result, s.state, s.names)
                     s.result_text = title
                     s.end_reason = "\n".join(lines[1:]) or "Regular end."
+                elif isinstance(event, Ignored):
+                    self.query_one(XmlPane).add_note(f"ignored: {event.reason}")
                 elif isinstance(event, ServerError):
                     text = event.message.strip().replace("\n", " ")
                     s.feedback = Feedback(f"server error: {text}", True)
@@ -213,6 +218,14 @@ def build_network_app(args: argparse.Namespace) -> BlokusApp:
     port = DEFAULT_PORT if args.port is None else args.port
     if not 0 < port < 65536:
         raise ValueError(f"invalid port {port}")
+    def save(screen) -> str:
+        path = save_game_replay(screen)
+        log_path = path[: -len(".xml")] + ".traffic.txt" if path.endswith(".xml") else path + ".traffic.txt"
+        with open(log_path, "w", encoding="utf-8") as f:
+            for direction, stamp, xml in screen.traffic:
+                f.write(f"{'<<' if direction == 'in' else '>>'} {stamp}\n{xml.strip()}\n\n")
+        return f"{path} (+ raw XML log {log_path})"
+
     ai = args.ai or (args.opponent if args.opponent and args.opponent != "human" else DEFAULT_AI)
     player = make_player(ai, args.seed)
     hint = make_player(ai, None if args.seed is None else args.seed + 7)
@@ -220,7 +233,7 @@ def build_network_app(args: argparse.Namespace) -> BlokusApp:
     def make() -> NetworkGameScreen:
         return NetworkGameScreen(host, port, reservation=args.reservation, room=args.room, player=player,
                                  hint_player=hint, ai_time=args.ai_time, name=args.name,
-                                 save_replay=save_game_replay)
+                                 save_replay=save)
 
     return BlokusApp(make, theme="textual-light" if args.light else "textual-dark")
 

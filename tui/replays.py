@@ -94,6 +94,15 @@ CAUSES = {
 }
 
 
+def _who(result, team: Team, names: dict[Team, str]) -> str:
+    """A team's name: ours (command line, replay) unless generic, else the result's."""
+    mine = names.get(team, "")
+    if mine and mine not in ("ONE", "TWO", "opponent", "Unknown"):
+        return mine
+    theirs = next((p.name for p in result.players if p.team == team and p.name), "")
+    return theirs or mine
+
+
 def result_texts(result, state: GameState, names: dict[Team, str]) -> tuple[str, list[str]]:
     """Title and detail lines for a result (``model.convert.GameResult``) or, without one, the board."""
     one, two = state.team_points(Team.ONE), state.team_points(Team.TWO)
@@ -109,15 +118,14 @@ def result_texts(result, state: GameState, names: dict[Team, str]) -> tuple[str,
         title = "Game over — draw"
     elif result.winner is not None:
         w = result.winner
-        who = names.get(w) or next((p.name for p in result.players if p.team == w and p.name), "") or \
-            "+".join(c.name for c in w.colors)
+        who = _who(result, w, names) or "+".join(c.name for c in w.colors)
         title = f"Game over — team {w.name} ({who}) wins"
     else:
         title = "Game over"
     for p in result.players:
         if p.cause and p.cause != "REGULAR":
             team = p.team.name if p.team is not None else "?"
-            who = p.name or names.get(p.team, "") if p.team is not None else p.name or ""
+            who = _who(result, p.team, names) if p.team is not None else p.name or ""
             cause = CAUSES.get(p.cause, p.cause)
             if p.cause == "SOFT_TIMEOUT" and p.reason and "10 Sekunden" in p.reason:
                 cause = CAUSES["HARD_TIMEOUT"]

@@ -271,6 +271,13 @@ class XmlPane(OptionList):
         self.border_title = "XML  ◀ in  ▶ out"
         self.count = 0
 
+    def add_note(self, text: str) -> None:
+        """A problem with a message (not understood, unreadable), highlighted."""
+        self.add_option(Option(Text(f"!! {text}", Style(color="#ff6060", bold=True))))
+        self.count += 1
+        self.highlighted = self.count - 1
+        self.scroll_end(animate=False)
+
     def add_message(self, direction: str, xml: str, stamp: str = "", problem: str | None = None) -> None:
         arrow = "◀" if direction == "in" else "▶"
         head = Text(f"{arrow} {stamp}{len(xml.encode())} B", Style(color="#8a94a3"))
