@@ -39,7 +39,7 @@ class _Timeout(Exception):
 
 @dataclass
 class SearchParams:
-    root_width: int = 12
+    root_width: int = 20
     width: int = 6
     prefilter: int = 20
     max_depth: int = 12
