@@ -29,6 +29,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import socket
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -176,7 +178,11 @@ class Connection:
         except TimeoutError as exc:
             raise ConnectionFailed(f"cannot connect to {self.host}:{self.port}: timed out") from exc
         except OSError as exc:
-            raise ConnectionFailed(f"cannot connect to {self.host}:{self.port}: {exc.strerror or exc}") from exc
+            if isinstance(exc, socket.gaierror) or not exc.errno or exc.errno < 0:
+                reason = exc.strerror or str(exc)
+            else:
+                reason = os.strerror(exc.errno)
+            raise ConnectionFailed(f"cannot connect to {self.host}:{self.port}: {reason}") from exc
         await self._write(M.PROTOCOL_OPEN)
         self._read_task = asyncio.create_task(self._read_loop(), name="blokus-connection-reader")
 
