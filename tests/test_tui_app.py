@@ -426,3 +426,25 @@ async def test_open_saved_replay_from_the_game_and_come_back(tmp_path, monkeypat
         assert "Game not finished" in str(app.screen.query_one("#result").render())
         await pilot.press("q")
         assert isinstance(app.screen, GameScreen)
+
+
+class _BrokenPlayer(InstantPlayer):
+    def __init__(self, mode: str) -> None:
+        super().__init__()
+        self.mode = mode
+
+    async def choose_move(self, state, deadline):
+        if self.mode == "raise":
+            raise RuntimeError("engine bug")
+        return SetMove(state.current_color, Shape.MONO, x=10, y=10)  # illegal
+
+
+@pytest.mark.parametrize("mode", ["raise", "illegal"])
+async def test_a_failing_ai_does_not_stall_the_game(mode):
+    app = game_app(Shape.PENTO_L, opponent=_BrokenPlayer(mode))
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.press("H", "H", "K", "K", "enter")
+        await settle(pilot)
+        assert s.state.turn == 2 and s.is_human_turn()  # YELLOW got a legal fallback move
+        assert s.feedback.error and "AI" in s.feedback.text

@@ -16,8 +16,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from ai.base import Player
-from model.moves import Move, SetMove, SkipMove
+from ai.base import Player, fallback_move
+from model.moves import Move, SetMove
 from model.pieces import Color, Shape, Team
 from tui.board import Board, BoardView
 from tui.colors import DARK, LIGHT
@@ -296,7 +296,7 @@ class GameScreen(Screen[None]):
             raise
         except Exception as exc:  # an engine bug must not kill the UI
             log.exception("AI failed")
-            self.post_message(AIMoveReady(SkipMove(state.current_color), -1, f"error:{exc}"))
+            self.post_message(AIMoveReady(fallback_move(state), index, f"error:{purpose}:{exc}"))
             return
         if purpose == "play" and self.min_delay:
             wait = self.min_delay - (time.monotonic() - started)
@@ -320,9 +320,17 @@ class GameScreen(Screen[None]):
         self._ai_player = None
         s.ai_thinking = False
         if purpose.startswith("error:"):
-            s.feedback.text, s.feedback.error = f"The AI failed: {purpose[6:]}", True
-            self.refresh_view()
-            return
+            _, purpose, reason = purpose.split(":", 2)
+            s.feedback.text, s.feedback.error = f"The AI failed ({reason}); details in the log", True
+            if purpose != "play":
+                self.refresh_view()
+                return
+        problem = s.state.validate(message.move) if message.index == len(s.timeline) else None
+        if problem is not None and purpose in ("play", "ai_move"):
+            log.error("the AI chose an illegal move %s: %s", message.move, problem.name)
+            message = AIMoveReady(fallback_move(s.state), message.index, purpose)
+            s.feedback.text, s.feedback.error = f"The AI chose an illegal move ({problem.english}); " \
+                "a random legal move was played instead", True
         if message.index != len(s.timeline) or not s.is_live and purpose != "play":
             self.refresh_view()  # the game moved on (undo, new state): the answer is stale
             self.maybe_start_ai()
@@ -332,7 +340,7 @@ class GameScreen(Screen[None]):
                 s.show_hint(message.move)
         elif purpose == "play":
             if s.wants_ai():
-                if s.make_move(message.move):
+                if s.make_move(message.move) and not s.feedback.error:
                     s.feedback.text, s.feedback.error = f"AI: {describe_move(message.move)}", False
         elif purpose == "ai_move":
             if s.is_human_turn() and s.make_move(message.move):
