@@ -315,3 +315,40 @@ async def test_join_room_by_id_and_error_event_for_lobby():
         await conn.close()
     finally:
         await server.close()
+
+
+async def test_connection_refuses_to_send_unrequested_or_illegal_moves():
+    server = await start_server(start_piece=Shape.PENTO_V)
+    try:
+        conn = Connection("127.0.0.1", server.port)
+        await conn.open()
+        await conn.join()
+        move = SetMove(Color.BLUE, Shape.PENTO_V, Rotation.NONE, False, 0, 0)
+        import pytest
+
+        with pytest.raises(ValueError, match="no move request"):
+            await conn.send_move(move)
+        other = await RawClient().connect(server.port)
+        await other.write('<protocol><join gameType="swc_2021_blokus"/>')
+        async for event in conn:
+            if isinstance(event, MoveRequested):
+                break
+        with pytest.raises(ValueError, match="WRONG_SHAPE"):
+            await conn.send_move(SetMove(Color.BLUE, Shape.MONO, Rotation.NONE, False, 0, 0))
+        assert conn.move_pending and conn.room_id and conn.team is Team.ONE
+        await conn.close()
+        res = convert.result_from_message(await other.read_until(is_room(M.ResultData)))
+        assert res.player(Team.ONE).cause == "LEFT"
+    finally:
+        await server.close()
+
+
+def test_serve_command_line():
+    from net.server import build_parser, config_from_args
+
+    config = config_from_args(build_parser().parse_args(["-p", "0", "--no-timeout", "--start-piece", "pento_l",
+                                                         "--seed", "3", "--password", "pw"]))
+    assert (config.port, config.timeouts.soft, config.timeouts.hard) == (0, None, None)
+    assert (config.start_piece, config.seed, config.password, config.host) == (Shape.PENTO_L, 3, "pw", "127.0.0.1")
+    config = config_from_args(build_parser().parse_args(["--soft-timeout", "50", "--hard-timeout", "200"]))
+    assert (config.port, config.timeouts.soft, config.timeouts.hard) == (13050, 0.05, 0.2)
