@@ -41,7 +41,21 @@ LAYOUT_CSS = """
 """
 
 
+def responsive_css(screen: str) -> str:
+    """Rules that drop columns on small terminals (DEFAULT_CSS is scoped to the screen's type)."""
+    return f"""
+{screen}.-narrow #log-column {{ display: none; }}
+{screen}.-tiny .side {{ display: none; }}
+"""
+
+
 _DYNAMIC_ACTIONS = ("move", "place", "cycle", "pass_turn", "undo", "hint", "ai_move", "autopilot", "xml", "live")
+
+
+def fit_layout(screen: Screen, width: int) -> None:
+    """Small terminals: drop the move log below 132 columns, the shape panels below 96."""
+    screen.set_class(width < 132, "-narrow")
+    screen.set_class(width < 96, "-tiny")
 
 
 def open_replay_picker(app) -> None:
@@ -66,7 +80,7 @@ def open_replay_picker(app) -> None:
 class GameScreen(Screen[None]):
     """Plays one game. All game logic is in ``GameSession``; this class maps keys and AI results to it."""
 
-    DEFAULT_CSS = LAYOUT_CSS
+    DEFAULT_CSS = LAYOUT_CSS + responsive_css("GameScreen")
     AUTO_FOCUS = None
 
     BINDINGS = [
@@ -150,6 +164,7 @@ class GameScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        fit_layout(self, self.app.size.width)
         if self.network:
             self.query_one(XmlPane).add_class("shown")
         self.refresh_view()
@@ -159,6 +174,9 @@ class GameScreen(Screen[None]):
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 
     # --- painting ---------------------------------------------------------------------------------
+
+    def on_resize(self, event) -> None:
+        fit_layout(self, event.size.width)
 
     def _theme_changed(self, _theme=None) -> None:
         for panel in self.query(ShapePanel):

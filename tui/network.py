@@ -18,7 +18,7 @@ from model.pieces import Shape, Team
 from model.season import DEFAULT_PORT
 from model.state import GameState
 from tui.app import BlokusApp
-from tui.game_screen import GameScreen
+from tui.game_screen import LAYOUT_CSS, GameScreen, responsive_css
 from tui.replays import CAUSES, result_texts
 from tui.session import Feedback, GameSession, Seat, Timeline
 from tui.widgets import XmlPane
@@ -34,6 +34,8 @@ def wall_stamp() -> str:
 
 class NetworkGameScreen(GameScreen):
     """Plays our team on a server; autopilot available; raw XML pane (x)."""
+
+    DEFAULT_CSS = LAYOUT_CSS + responsive_css("NetworkGameScreen")
 
     def __init__(self, host: str, port: int, *, reservation: str | None = None, room: str | None = None,
                  player: Player, hint_player: Player, ai_time: float = 1.0, name: str | None = None,
