@@ -41,7 +41,7 @@ class _Timeout(Exception):
 class SearchParams:
     root_width: int = 20
     width: int = 6
-    prefilter: int = 20
+    prefilter: int = 14
     max_depth: int = 12
 
 
