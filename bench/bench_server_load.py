@@ -29,12 +29,29 @@ sys.path.insert(0, str(ROOT))
 
 from ai import DEFAULT_AI  # noqa: E402
 from model.pieces import Team  # noqa: E402
-from net.rooms import Slot, Timeouts  # noqa: E402
+from net.rooms import Room, Slot, Timeouts  # noqa: E402
 from net.server import GameServer, ServerConfig  # noqa: E402
+
+HANDLING: list[float] = []  # seconds the server's loop spent handling one move (validate, apply, send)
+
+
+def _measure_move_handling() -> None:
+    original = Room.on_move
+
+    def timed(self, *a, **kw):
+        t = time.perf_counter()
+        try:
+            return original(self, *a, **kw)
+        finally:
+            HANDLING.append(time.perf_counter() - t)
+
+    Room.on_move = timed
 
 
 async def run(args: argparse.Namespace) -> int:
-    server = GameServer(ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(2.0, 10.0), seed=args.seed))
+    _measure_move_handling()
+    server = GameServer(ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(2.0, 10.0), seed=args.seed,
+                                     encode_workers=args.encode_workers))
     await server.start()
     print(f"server on 127.0.0.1:{server.port}; {args.games} games, ai {args.ai}, move time {args.move_time} ms, "
           f"cores {sorted(os.sched_getaffinity(0))}", flush=True)
@@ -95,6 +112,10 @@ async def run(args: argparse.Namespace) -> int:
         print(f"bot-side answer time (request arrival -> move decided): max {max(bot_ms)} ms")
     if lags:
         print(f"server event-loop lag: max {max(lags) * 1000:.0f} ms")
+    if HANDLING:
+        print("server loop time per move (validate, apply, serialize unless offloaded, send): mean "
+              f"{statistics.mean(HANDLING) * 1000:.1f} ms, "
+              f"max {max(HANDLING) * 1000:.0f} ms")
     for _out, err in outputs:
         if b"Traceback" in err:
             print(err.decode(errors="replace")[-2000:])
@@ -122,6 +143,7 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--server-nice", type=int, default=0,
                    help="scheduling priority change for the server process (e.g. -5; needs root)")
+    p.add_argument("--encode-workers", type=int, default=1, help="server processes serializing states (1)")
     p.add_argument("--stagger", type=int, default=100, metavar="MS", help="delay between game starts (100)")
     p.add_argument("--engine", choices=("process", "thread"), default="process", help="bot engine mode")
     p.add_argument("--storm", action="store_true",

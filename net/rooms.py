@@ -19,7 +19,7 @@ import logging
 import random
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
@@ -159,6 +159,7 @@ class Room:
         timeouts: Timeouts | None = None,
         on_finish: Callable[[Room, GameRecord], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        encoder: Callable[[str, GameState, tuple[str, str]], Awaitable[str]] | None = None,
     ) -> None:
         self.wire = wire
         self.id = room_id or str(uuid.uuid4())
@@ -171,6 +172,8 @@ class Room:
         self.timeouts = timeouts or Timeouts()
         self.on_finish = on_finish
         self.clock = clock  # injectable: tests make a move "late" without waiting
+        self.encoder = encoder  # async memento serializer (a worker process); None: in the loop
+        self._publishing = False
         self.state: GameState | None = None
         self.history: list[GameState] = []  # every state sent (for replays)
         self.history_xml: list[str] = []  # ... as sent (pretty-printed like the replay layout)
@@ -238,9 +241,10 @@ class Room:
         if not self.paused:
             self._request_move()
 
-    def _publish_state(self) -> None:
-        state = self.state.copy()
-        xml = self.wire.memento(self.id, state, self.names)
+    def _publish_state(self, xml: str | None = None, state: GameState | None = None) -> None:
+        state = state or self.state.copy()
+        if xml is None:
+            xml = self.wire.memento(self.id, state, self.names)
         self.history.append(state)
         self.history_xml.append(xml)
         if self.paused:
@@ -321,7 +325,26 @@ class Room:
             return
         self.state.push(move)
         self.moves += 1
-        self._publish_state()
+        if self.encoder is None:
+            self._publish_state()
+            self._proceed()
+        else:  # serialize the state elsewhere; the loop stays free to read other clients' moves on time
+            self._publishing = True
+            asyncio.get_running_loop().create_task(self._publish_encoded(self.state.copy()))
+
+    async def _publish_encoded(self, state: GameState) -> None:
+        try:
+            xml = await self.encoder(self.id, state, self.names)
+        except Exception:
+            log.exception("room %s: memento encoder failed; encoding in the loop", self.id[:8])
+            xml = self.wire.memento(self.id, state, self.names)
+        self._publishing = False
+        if self.finished:
+            return
+        self._publish_state(xml, state)
+        self._proceed()
+
+    def _proceed(self) -> None:
         if self.state.is_over:
             self._finish(self._regular_result())
         elif not self.paused:
@@ -361,7 +384,8 @@ class Room:
             return
         was = self.paused
         self.paused = paused
-        if was and not paused and self.started and self._pending is None and not self.state.is_over:
+        if (was and not paused and self.started and self._pending is None and not self._publishing
+                and not self.state.is_over):
             self._request_move()
 
     def step(self, forced: bool = False) -> None:
@@ -371,7 +395,7 @@ class Room:
             if forced and self.is_full:
                 self.start()
             return
-        if self.paused and self._pending is None and not self.state.is_over:
+        if self.paused and self._pending is None and not self._publishing and not self.state.is_over:
             self._request_move()
 
     def cancel(self) -> None:

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
+import multiprocessing
 import random
 import signal
 import sys
@@ -57,6 +59,7 @@ class ServerConfig:
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     paused: bool = False  # rooms created by <join> start paused (server.properties ``paused``)
     clock: Callable[[], float] = time.monotonic  # measures move latency; injectable for tests
+    encode_workers: int = 0  # processes that serialize states (0: in the event loop)
 
 
 class ClientConn:
@@ -222,6 +225,7 @@ class GameServer:
         self.clients: set[ClientConn] = set()
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task] = set()
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
 
     @property
     def port(self) -> int:
@@ -248,6 +252,9 @@ class GameServer:
         if self._server is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._server.wait_closed(), 2)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         client = ClientConn(self, reader, writer)
@@ -269,9 +276,16 @@ class GameServer:
         room_id = str(uuid.UUID(int=self.rng.getrandbits(128), version=4)) if self.config.seed is not None else None
         room = Room(wire, room_id=room_id, start_piece=self.config.start_piece, rng=rng,
                     timeouts=self.config.timeouts, on_finish=self._finished, clock=self.config.clock,
-                    **kwargs)
+                    encoder=self._encode if self.config.encode_workers > 0 else None, **kwargs)
         self.lobby.add(room)
         return room
+
+    async def _encode(self, room_id: str, state, names: tuple[str, str]) -> str:
+        if self._pool is None:
+            method = "fork" if sys.platform.startswith("linux") else "spawn"
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                self.config.encode_workers, mp_context=multiprocessing.get_context(method))
+        return await asyncio.get_running_loop().run_in_executor(self._pool, wire.memento, room_id, state, names)
 
     def _admins(self) -> list[ClientConn]:
         return [c for c in self.clients if c.admin and not c.closed]
@@ -435,6 +449,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="seed for start pieces and room ids (reproducible games)")
     p.add_argument("--paused", action="store_true", help="games created by <join> start paused")
     p.add_argument("--save-replay", type=Path, metavar="DIR", help="write every game as a replay file into DIR")
+    p.add_argument("--encode-workers", type=int, default=1, metavar="N",
+                   help="processes that serialize game states, keeping the event loop free (default 1; 0: none)")
     p.add_argument("-v", "--verbose", action="count", default=0, help="log to stderr (-vv: debug)")
     return p
 
@@ -451,7 +467,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
                                                                       args.hard_timeout / 1000)
     return ServerConfig(host=args.host, port=args.port, password=args.password, timeouts=timeouts,
                         start_piece=args.start_piece, seed=args.seed, replay_dir=args.save_replay,
-                        paused=args.paused)
+                        paused=args.paused, encode_workers=max(0, args.encode_workers))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -44,7 +44,8 @@ async def test_two_clients_play_a_complete_game():
 
 
 async def test_many_rooms_at_once_and_replays(tmp_path):
-    server = await start_server(seed=5, replay_dir=tmp_path)
+    # states serialized in a worker process (as `blokus serve` does by default)
+    server = await start_server(seed=5, replay_dir=tmp_path, encode_workers=1)
     try:
         tasks = []
         for i in range(4):
