@@ -43,6 +43,10 @@ class Palette:
         """A colour whose pieces are shown greyed out (shape panel)."""
         return _mix(PIECE_HEX[color], self.empty_a, 0.65)
 
+    def piece_mid(self, color: Color) -> str:
+        """Pieces of a colour that is not to move (panel greyed out a little)."""
+        return _mix(PIECE_HEX[color], self.empty_a, 0.35)
+
     def ghost_fit(self, color: Color) -> str:
         return _mix(PIECE_HEX[color], self.empty_a, 0.55)
 

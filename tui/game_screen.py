@@ -32,7 +32,7 @@ LAYOUT_CSS = """
 #main { height: 1fr; }
 .side { width: 1fr; min-width: 22; height: 100%; }
 .side ShapePanel { margin-bottom: 1; }
-#centre { width: 48; height: 100%; }
+#centre { width: 52; height: 100%; }
 #centre Board { margin: 0 1; }
 #log-column { width: 38; height: 100%; }
 #status { height: 4; }

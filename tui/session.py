@@ -24,7 +24,7 @@ class GhostStatus(Enum):
     """The three states of the ghost piece (ux-notes §3)."""
 
     BLOCKED = "not placeable"
-    NO_CONTACT = "fits, but no corner contact"
+    NO_CONTACT = "no corner contact"
     LEGAL = "legal"
 
 
@@ -404,6 +404,9 @@ class GameSession:
             return False
         if st.is_first_move() and shape != st.start_piece:
             self.feedback = Feedback(f"the first move must place the start piece {st.start_piece.name}", True)
+            return False
+        if shape not in self.placeable_shapes():
+            self.feedback = Feedback(f"{shape.name} cannot be placed anywhere now", True)
             return False
         if self.ghost is None or self.ghost.shape != shape:
             self.ghost = self._new_ghost(shape)

@@ -135,6 +135,8 @@ class ShapePanel(Widget):
             lines = MINIS[shape]
             if v.out or shape not in v.placeable:
                 fg = pal.piece_dim(v.color)
+            elif not v.to_move:
+                fg = pal.piece_mid(v.color)
             else:
                 fg = color_hex
             bg = "#4a5260" if pal.dark else "#b8c0cc"
