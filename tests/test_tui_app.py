@@ -448,3 +448,18 @@ async def test_a_failing_ai_does_not_stall_the_game(mode):
         await settle(pilot)
         assert s.state.turn == 2 and s.is_human_turn()  # YELLOW got a legal fallback move
         assert s.feedback.error and "AI" in s.feedback.text
+
+
+async def test_a_ghost_move_repaints_only_the_changed_board_rows():
+    from tui.board import HEIGHT, Board
+
+    app = game_app(Shape.PENTO_L, plies=4)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("tab")  # MONO at (8, 8)
+        board = app.screen.query_one(Board)
+        before = board.renders
+        await pilot.press("right")
+        assert 1 <= board.renders - before < HEIGHT  # row 8 only, not the whole board
+        before = board.renders
+        await pilot.press("down")
+        assert 1 <= board.renders - before <= 2 + 1  # rows 8 and 9

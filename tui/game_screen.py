@@ -253,8 +253,6 @@ class GameScreen(Screen[None]):
             t.append(f" (team {team.name}) to move")
             if team in s.autopilot:
                 t.append("  AUTOPILOT", Style(color="#000000", bgcolor="#e8b610", bold=True))
-        if s.ai_thinking and s.is_live:
-            t.append("  AI thinking…", Style(color="#e8b610", bold=True))
         if self.clock_deadline is not None and s.is_human_turn():
             left = max(0.0, self.clock_deadline - time.monotonic())
             t.append(f"  ⏱ {left:.1f} s", Style(color="#ff6060" if left < 1 else "#e0e0e0", bold=True))
@@ -277,6 +275,8 @@ class GameScreen(Screen[None]):
                 t.append(f"  {gs[0].value}", Style(color=colour, bold=True))
         elif s.is_human_turn():
             t.append("no piece selected — tab/n picks one", Style(color=pal.label))
+        elif s.ai_thinking:
+            t.append("AI thinking…", Style(color="#e8b610", bold=True))
         elif s.state.is_over or s.end_reason:
             t.append(s.short_outcome(), Style(bold=True))
         return t
