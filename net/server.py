@@ -212,6 +212,11 @@ def _unknown_move_children(room_element: etree._Element) -> str | None:
     return None
 
 
+def _ignore_sigint() -> None:
+    """Encoder workers leave Ctrl-C to the server (which shuts them down) instead of printing tracebacks."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class GameServer:
     """The server: lobby, rooms, administrators. ``start()`` binds, ``close()`` stops."""
 
@@ -284,7 +289,8 @@ class GameServer:
         if self._pool is None:
             method = "fork" if sys.platform.startswith("linux") else "spawn"
             self._pool = concurrent.futures.ProcessPoolExecutor(
-                self.config.encode_workers, mp_context=multiprocessing.get_context(method))
+                self.config.encode_workers, mp_context=multiprocessing.get_context(method),
+                initializer=_ignore_sigint)
         return await asyncio.get_running_loop().run_in_executor(self._pool, wire.memento, room_id, state, names)
 
     def _admins(self) -> list[ClientConn]:
