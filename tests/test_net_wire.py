@@ -94,3 +94,40 @@ def test_regular_result_and_other_messages():
                             wire.M.OriginalRequest(cls="joinPrepared", reservation_code="wrong")) + "\n" == \
         _fixture("gen-21.3.3-s2c-error-lobby-example.xml")
     assert wire.close() + "\n" == _fixture("gen-21.3.3-both-closeconnection.xml")
+
+
+def _normalized(element) -> str:
+    from lxml import etree
+
+    for el in element.iter():
+        el.tail = None
+        if el.text is not None and not el.text.strip():
+            el.text = None
+    return etree.tostring(element, encoding="unicode")
+
+
+async def test_a_whole_game_reproduces_the_official_stream_to_player_one():
+    """Official game 1 played through a room: player ONE receives exactly the 97 messages of the
+    recorded 21.3.3 stream (joined, welcome, 62 mementos, 31 move requests, result, left)."""
+    from model.framing import parse_document, parse_stream
+    from model.moves import parse_move
+    from net.rooms import Timeouts
+
+    expected = parse_stream(fixture_path("sc2021/gen-21.3.3-game1-wire-stream-to-player-one.xml").read_bytes())
+    alice, bob = Recorder("alice"), Recorder("bob")
+    room = Room(wire, room_id="00000000-0000-4000-8000-000000000000", start_piece=Shape.PENTO_L,
+                timeouts=Timeouts(None, None),
+                slots=[Slot(Team.ONE, "alice"), Slot(Team.TWO, "bob")])
+    room.add_player(alice, room.slots[0])
+    room.add_player(bob, room.slots[1])
+    for line in fixture_path("sc2021/gen-21.3.3-game1-moves.tsv").read_text().splitlines():
+        if not line or line.startswith("#"):
+            continue
+        move = parse_move(line.split("\t")[5].replace(",", " "))
+        room.on_move((alice, bob)[move.color.team], move)
+    assert room.finished and room.result.scores[0].parts == (2, 122)
+    got = [_normalized(parse_document(x.encode("utf-8"))) for x in alice.sent]
+    want = [_normalized(e) for e in expected.messages]
+    assert len(got) == len(want) == 97
+    for index, (a, b) in enumerate(zip(got, want, strict=True)):
+        assert a == b, f"message {index} differs"
