@@ -354,3 +354,19 @@ async def test_process_player_thinks_in_a_worker_process():
     finally:
         player.close()
     assert not player._proc.is_alive()
+
+
+async def test_process_player_that_died_gives_a_fallback_move():
+    import time
+
+    from net.engine_process import ProcessPlayer
+
+    player = ProcessPlayer("random", seed=1)
+    try:
+        player._proc.kill()
+        player._proc.join(5)
+        state = _midgame()
+        decision = await decide(player, state, time.monotonic(), think_ms=20, hard_ms=200)
+        assert decision.source.startswith("fallback") and check_move(state, decision.move) is None
+    finally:
+        player.close()
