@@ -138,3 +138,13 @@ def test_hotseat_and_watch_seats():
     assert GameSession.new_local(Shape.PENTO_L, hotseat=True).seats == {Team.ONE: Seat.HUMAN, Team.TWO: Seat.HUMAN}
     w = GameSession.new_local(Shape.PENTO_L, human=None)
     assert w.seats == {Team.ONE: Seat.AI, Team.TWO: Seat.AI} and w.wants_ai() and not w.is_human_turn()
+
+
+def test_xml_pane_pretty_prints_and_flags_problems():
+    from tui.widgets import pretty_xml
+
+    assert pretty_xml('<room roomId="r"><data class="x"/></room>') == ('<room roomId="r">\n  <data class="x"/>\n</room>',
+                                                                     None)
+    assert pretty_xml("<protocol>") == ("<protocol>", None)
+    text, problem = pretty_xml("<room><oops></room>")
+    assert text == "<room><oops></room>" and problem.startswith("not well-formed")

@@ -66,3 +66,28 @@ def test_snapshot_replay_viewer(snap_compare):
 def test_snapshot_replay_end_with_result(snap_compare):
     data = load_replay(fixture_path("sc2021/gen-21.3.3-game2-replay-round-limit-end.xml"))
     assert snap_compare(BlokusApp(lambda: ReplayScreen(data)), terminal_size=SIZE, press=["end"])
+
+
+
+def test_snapshot_network_with_xml_pane(snap_compare):
+    """Network play with a scripted connection (same messages as a server, no sockets, no clock)."""
+    from tui.network import NetworkGameScreen
+    from tui.testing import InstantPlayer, ScriptedConnection
+
+    async def run_before(pilot):
+        s = pilot.app.main_screen.session
+        for _ in range(200):
+            await pilot.pause(0.01)
+            if s.is_human_turn():
+                break
+        await pilot.press("m")
+        for _ in range(200):
+            await pilot.pause(0.01)
+            if s.is_human_turn() and s.state.turn >= 2:
+                break
+        await pilot.press("tab", "tab")
+
+    app = BlokusApp(lambda: NetworkGameScreen(
+        "127.0.0.1", 13050, player=InstantPlayer("first"), hint_player=InstantPlayer("first"), name="alice",
+        clock_limit=None, stamp=lambda: "", connection_factory=ScriptedConnection.factory(Shape.PENTO_L)))
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -106,3 +106,87 @@ async def settle(pilot, rounds: int = 50) -> None:
             await pilot.pause()
             return
         await asyncio.sleep(0.01)
+
+
+class ScriptedConnection:
+    """A stand-in for ``net.connection.Connection``: plays the server's part in memory.
+
+    We are team ONE; the opponent (team TWO) answers with the first legal move. Every message goes
+    through ``on_traffic`` as the XML the real server would send, so the XML pane looks real.
+    """
+
+    ROOM = "00000000-0000-4000-8000-000000000000"
+
+    def __init__(self, host: str, port: int, *, on_traffic=None, start_piece: Shape = Shape.PENTO_L) -> None:
+        from model import messages as M
+
+        self.M = M
+        self.on_traffic = on_traffic or (lambda d, x: None)
+        self.state = GameState.new(start_piece)
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.closed = False
+
+    @classmethod
+    def factory(cls, start_piece: Shape):
+        return lambda host, port, on_traffic=None: cls(host, port, on_traffic=on_traffic, start_piece=start_piece)
+
+    def _in(self, message) -> str:
+        xml = self.M.to_xml(message)
+        self.on_traffic("in", xml)
+        return xml
+
+    def _out(self, message) -> None:
+        self.on_traffic("out", message if isinstance(message, str) else self.M.to_xml(message))
+
+    async def open(self) -> None:
+        self._out(self.M.PROTOCOL_OPEN)
+
+    async def join(self, *, reservation=None, room=None) -> None:
+        from model.convert import state_to_message
+        from net.connection import Joined, MoveRequested, StateChanged, Welcome
+
+        self._out(self.M.Join(game_type="swc_2021_blokus"))
+        self._in(self.M.Joined(room_id=self.ROOM))
+        self.queue.put_nowait(Joined(room_id=self.ROOM))
+        self._in(self.M.Room(room_id=self.ROOM, data=self.M.WelcomeMessage(color=Team.ONE)))
+        self.queue.put_nowait(Welcome(room_id=self.ROOM, team=Team.ONE))
+        self._in(state_to_message(self.state, self.ROOM, ("alice", "bob")))
+        self.queue.put_nowait(StateChanged(room_id=self.ROOM, state=self.state.copy(), names=("alice", "bob")))
+        self._in(self.M.Room(room_id=self.ROOM, data=self.M.MoveRequest()))
+        self.queue.put_nowait(MoveRequested(room_id=self.ROOM, state=self.state.copy(), for_team=Team.ONE))
+
+    async def send_move(self, move: Move) -> None:
+        from model.convert import move_to_message, state_to_message
+        from net.connection import MoveRequested, StateChanged
+
+        self._out(move_to_message(move, self.ROOM))
+        self.state.play(move)
+        while True:
+            self._in(state_to_message(self.state, self.ROOM, ("alice", "bob")))
+            self.queue.put_nowait(StateChanged(room_id=self.ROOM, state=self.state.copy(), names=("alice", "bob")))
+            if self.state.is_over or self.state.current_team is Team.ONE:
+                break
+            self.state.play(first_move(self.state))
+        if not self.state.is_over:
+            self._in(self.M.Room(room_id=self.ROOM, data=self.M.MoveRequest()))
+            self.queue.put_nowait(MoveRequested(room_id=self.ROOM, state=self.state.copy(), for_team=Team.ONE))
+
+    async def close(self) -> None:
+        from net.connection import Closed
+
+        if not self.closed:
+            self.closed = True
+            self._out(self.M.PROTOCOL_CLOSE)
+            self.queue.put_nowait(Closed(reason="connection closed by the client"))
+
+    def __aiter__(self):
+        return self._iterate()
+
+    async def _iterate(self):
+        from net.connection import Closed
+
+        while True:
+            event = await self.queue.get()
+            yield event
+            if isinstance(event, Closed):
+                return

@@ -256,6 +256,20 @@ class MoveLog(OptionList):
         return Option(text)
 
 
+def pretty_xml(xml: str) -> tuple[str, str | None]:
+    """Indented XML for display, and a parse problem (None if it is well-formed)."""
+    from lxml import etree
+
+    raw = xml.strip()
+    if raw.startswith("<protocol") and raw.endswith(">") and "</protocol>" not in raw or raw == "</protocol>":
+        return raw, None  # the stream's opening / closing tag
+    try:
+        element = etree.fromstring(raw.encode("utf-8"), etree.XMLParser(resolve_entities=False, no_network=True))
+    except etree.XMLSyntaxError as exc:
+        return raw, f"not well-formed: {exc}"
+    return etree.tostring(element, pretty_print=True, encoding="unicode").strip(), None
+
+
 class XmlPane(OptionList):
     """Raw XML in (◀) and out (▶), newest at the bottom."""
 
@@ -283,7 +297,10 @@ class XmlPane(OptionList):
     def add_message(self, direction: str, xml: str, stamp: str = "", problem: str | None = None) -> None:
         arrow = "◀" if direction == "in" else "▶"
         head = Text(f"{arrow} {stamp}{len(xml.encode())} B", Style(color="#8a94a3"))
-        body = Text(xml.strip(), Style(color="#e0e0e0" if direction == "in" else "#9fd3ff"))
+        text, bad = pretty_xml(xml)
+        if bad and problem is None:
+            problem = bad
+        body = Text(text, Style(color="#e0e0e0" if direction == "in" else "#9fd3ff"))
         if problem:
             body.append(f"\n!! {problem}", Style(color="#ff6060", bold=True))
         self.add_option(Option(Text.assemble(head, "\n", body)))
