@@ -143,8 +143,8 @@ def test_hotseat_and_watch_seats():
 def test_xml_pane_pretty_prints_and_flags_problems():
     from tui.widgets import pretty_xml
 
-    assert pretty_xml('<room roomId="r"><data class="x"/></room>') == ('<room roomId="r">\n  <data class="x"/>\n</room>',
-                                                                     None)
+    pretty = '<room roomId="r">\n  <data class="x"/>\n</room>'
+    assert pretty_xml('<room roomId="r"><data class="x"/></room>') == (pretty, None)
     assert pretty_xml("<protocol>") == ("<protocol>", None)
     text, problem = pretty_xml("<room><oops></room>")
     assert text == "<room><oops></room>" and problem.startswith("not well-formed")
