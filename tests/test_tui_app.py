@@ -283,6 +283,9 @@ async def test_replay_stepping_goto_autoplay():
         assert screen.index > data.timeline.index_of_turn(60)
         await pilot.press("space")
         assert not screen.autoplaying
+        await pilot.press("x")  # the state's XML
+        xml = str(screen.query_one("#xml").get_option_at_index(0).prompt)
+        assert f'turn="{screen.timeline.states[screen.index].turn}"' in xml
         await pilot.press("q")
     assert app.return_code == 0
 

@@ -17,13 +17,13 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from ai.base import Player, fallback_move
-from model.moves import Move, SetMove
+from model.moves import SetMove
 from model.pieces import Color, Shape, Team
 from tui.board import Board, BoardView
 from tui.colors import DARK, LIGHT
 from tui.dialogs import ConfirmScreen, EndScreen, HelpScreen
 from tui.messages import AIMoveReady, BoardClicked, BoardHover, BoardWheel, ShapePicked
-from tui.session import GameSession, Seat, describe_move
+from tui.session import GameSession, describe_move
 from tui.widgets import Feedback, MoveLog, PanelView, ShapePanel, StatusBar, XmlPane
 
 log = logging.getLogger(__name__)
@@ -141,7 +141,6 @@ class GameScreen(Screen[None]):
         self._ai_purpose: str | None = None
         self._ai_player: Player | None = None
         self._end_shown = False
-        self._last_ai_move_at = 0.0
         self._bindings_signature: tuple = ()
 
     # --- layout -----------------------------------------------------------------------------------
@@ -563,5 +562,3 @@ class GameScreen(Screen[None]):
         if self.clock_deadline is not None:
             self.query_one(StatusBar).update(self.status_text(), layout=False)
 
-
-__all__ = ["GameScreen", "Seat", "Move"]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import time
 from collections.abc import Callable
 from datetime import datetime
 
@@ -19,7 +18,7 @@ from model.season import DEFAULT_PORT
 from model.state import GameState
 from tui.app import BlokusApp
 from tui.game_screen import LAYOUT_CSS, GameScreen, responsive_css
-from tui.replays import CAUSES, result_texts
+from tui.replays import result_texts
 from tui.session import Feedback, GameSession, Seat, Timeline
 from tui.widgets import XmlPane
 
@@ -239,5 +238,3 @@ def build_network_app(args: argparse.Namespace) -> BlokusApp:
 
     return BlokusApp(make, theme="textual-light" if args.light else "textual-dark")
 
-
-__all__ = ["NetworkGameScreen", "build_network_app", "CAUSES", "time"]

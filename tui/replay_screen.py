@@ -19,7 +19,7 @@ from tui.colors import DARK, LIGHT
 from tui.dialogs import HelpScreen, TurnScreen
 from tui.game_screen import LAYOUT_CSS, responsive_css
 from tui.replays import ReplayData, result_texts
-from tui.widgets import MoveLog, PanelView, ShapePanel, StatusBar
+from tui.widgets import MoveLog, PanelView, ShapePanel, StatusBar, XmlPane
 
 SPEEDS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)  # turns per second
 
@@ -42,6 +42,7 @@ class ReplayScreen(Screen[None]):
         Binding("space", "autoplay", "Autoplay"),
         Binding("plus,equals_sign", "speed(1)", "Faster"),
         Binding("minus", "speed(-1)", "Slower"),
+        Binding("x", "xml", "XML"),
         Binding("ctrl+r", "open_replay", "Open", show=False),
         Binding("question_mark,f1", "help", "Help"),
         Binding("q", "quit", "Quit"),
@@ -73,6 +74,7 @@ class ReplayScreen(Screen[None]):
                 yield ShapePanel(Color.GREEN, id="panel-GREEN")
             with Vertical(id="log-column"):
                 yield MoveLog(id="log")
+        yield XmlPane(id="xml")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -114,6 +116,7 @@ class ReplayScreen(Screen[None]):
                 not st.is_over and color == st.current_color, not st.is_valid(color), st.points(color)))
         self.query_one(StatusBar).update(self.status_text(), layout=False)
         self.query_one(MoveLog).set_entries(self.timeline.entries, i if i > 0 else None)
+        self._show_xml()
         last = len(self.timeline) - 1
         result = self.query_one("#result", Static)
         if i == last:
@@ -201,6 +204,26 @@ class ReplayScreen(Screen[None]):
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
+
+    def action_xml(self) -> None:
+        self.query_one(XmlPane).toggle_class("shown")
+        self._show_xml()
+
+    def _show_xml(self) -> None:
+        """The state as the server would send it (memento XML), when the pane is shown."""
+        pane = self.query_one(XmlPane)
+        if not pane.has_class("shown"):
+            return
+        from model.convert import state_to_message
+        from model.messages import to_xml
+
+        st = self.timeline.states[self.index]
+        pane.clear_options()
+        pane.count = 0
+        pane.border_title = f"XML of state {self.index + 1} (turn {st.turn})"
+        pane.add_message("in", to_xml(state_to_message(st, self.replay.room_id, self.replay.names), pretty=True))
+        pane.highlighted = None
+        pane.scroll_home(animate=False)
 
     def action_open_replay(self) -> None:
         from tui.game_screen import open_replay_picker

@@ -26,6 +26,7 @@ class ReplayData:
     warnings: list[str] = field(default_factory=list)
     truncated: bool = False
     source: str = ""
+    room_id: str = "00000000-0000-4000-8000-000000000000"
 
 
 def _entries_from_steps(steps) -> list[LogEntry]:
@@ -69,7 +70,7 @@ def load_replay(path: Path) -> ReplayData:
     timeline = Timeline.from_states(replay.states, moves)
     timeline.entries = _entries_from_steps(replay.steps)
     return ReplayData(timeline, tuple(replay.names), replay.result, list(replay.warnings), replay.truncated,
-                      str(path))
+                      str(path), replay.room_id)
 
 
 # --- result texts ------------------------------------------------------------------------------------
