@@ -37,7 +37,7 @@ HELP_TEXT = """\
 [b]Replays[/b]
   ← / → (h / l)      step back / forward          home / end   first / last state
   t                  go to turn …                 space        autoplay on/off
-  + / -              autoplay faster / slower
+  + / -              autoplay faster / slower     x            XML of the current state
 
 [b]Everywhere[/b]
   ? / F1             this help                    ctrl+p       command palette
