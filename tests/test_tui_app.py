@@ -18,6 +18,24 @@ from tui.session import GhostStatus
 from tui.testing import BlockingPlayer, InstantPlayer, game_app, settle
 
 SIZE = (140, 44)
+
+
+@pytest.fixture(autouse=True)
+def _keep_logging(tmp_path, monkeypatch):
+    """The CLI entry points install a file log handler: keep it in tmp and restore the root logger."""
+    import logging
+
+    monkeypatch.setenv("BLOKUS_LOG", str(tmp_path / "blokus.log"))
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    for handler in root.handlers:
+        if handler not in handlers:
+            handler.close()
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
 GAME1 = "sc2021/gen-21.3.3-game1-replay-regular-end.xml"
 
 
