@@ -484,3 +484,16 @@ async def test_a_ghost_move_repaints_only_the_changed_board_rows():
         before = board.renders
         await pilot.press("down")
         assert 1 <= board.renders - before <= 2 + 1  # rows 8 and 9
+
+
+async def test_hotseat_both_teams_play_with_keys():
+    app = game_app(Shape.PENTO_L, hotseat=True)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.press("H", "H", "K", "K", "enter")  # BLUE at (0, 0)
+        assert s.state.current_color is Color.YELLOW and s.is_human_turn()
+        assert s.ghost.shape is Shape.PENTO_L  # YELLOW's first move: the start piece again
+        await pilot.press("J", "J", "J", "J", "enter")  # y clamps to 16: covers the corner (0, 19)
+        assert s.state.current_color is Color.RED, s.feedback.text
+        await pilot.press("u")  # hotseat undo: one move back
+        assert s.state.current_color is Color.YELLOW

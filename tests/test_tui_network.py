@@ -132,3 +132,39 @@ def test_network_bad_port_exit_2(argv, capsys):
 
     assert play_main(argv) == 2
     assert "port" in capsys.readouterr().err
+
+
+async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
+    from tui.network import save_network_replay
+    from tui.replays import load_replay
+    from tui.testing import ScriptedConnection
+
+    monkeypatch.chdir(tmp_path)
+    app = BlokusApp(lambda: NetworkGameScreen(
+        "127.0.0.1", 13050, player=InstantPlayer("first"), hint_player=InstantPlayer("first"), name="alice",
+        clock_limit=None, stamp=lambda: "", connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
+        save_replay=save_network_replay))
+    async with app.run_test(size=SIZE) as pilot:
+        s = app.main_screen.session
+        await wait_for(pilot, lambda: s.is_human_turn())
+        await pilot.press("m")
+        await wait_for(pilot, lambda: s.is_human_turn() and s.state.turn >= 2)
+        await pilot.press("ctrl+s")
+        assert "saved" in s.feedback.text and not s.feedback.error
+    replay = next((tmp_path / "replays").glob("*_alice_bob.xml"))
+    assert len(load_replay(replay).timeline) == 3
+    log = replay.with_name(replay.name.replace(".xml", ".traffic.txt")).read_text()
+    assert "<joined" in log and "sc.plugin2021.SetMove" in log
+
+
+async def test_network_clock_shows_a_countdown():
+    from tui.testing import ScriptedConnection
+
+    app = BlokusApp(lambda: NetworkGameScreen(
+        "127.0.0.1", 13050, player=InstantPlayer("first"), hint_player=InstantPlayer("first"),
+        clock_limit=2.0, stamp=lambda: "", connection_factory=ScriptedConnection.factory(Shape.PENTO_L)))
+    async with app.run_test(size=SIZE) as pilot:
+        s = app.main_screen.session
+        await wait_for(pilot, lambda: s.is_human_turn())
+        assert "⏱" in str(app.screen.query_one("#status").render())
+        assert "2 s" in s.feedback.text  # the warning about the server's limit

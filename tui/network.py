@@ -211,22 +211,24 @@ class NetworkGameScreen(GameScreen):
         return t
 
 
-def build_network_app(args: argparse.Namespace) -> BlokusApp:
-    from ai import DEFAULT_AI, make_player
+def save_network_replay(screen: NetworkGameScreen) -> str:
+    """The game as an official replay under replays/, and beside it the raw XML log of the connection."""
     from tui.app import save_game_replay
 
+    path = save_game_replay(screen)
+    log_path = path[: -len(".xml")] + ".traffic.txt" if path.endswith(".xml") else path + ".traffic.txt"
+    with open(log_path, "w", encoding="utf-8") as f:
+        for direction, stamp, xml in screen.traffic:
+            f.write(f"{'<<' if direction == 'in' else '>>'} {stamp}\n{xml.strip()}\n\n")
+    return f"{path} (+ raw XML log {log_path})"
+
+
+def build_network_app(args: argparse.Namespace) -> BlokusApp:
+    from ai import DEFAULT_AI, make_player
     host = args.host or "localhost"
     port = DEFAULT_PORT if args.port is None else args.port
     if not 0 < port < 65536:
         raise ValueError(f"invalid port {port}")
-    def save(screen) -> str:
-        path = save_game_replay(screen)
-        log_path = path[: -len(".xml")] + ".traffic.txt" if path.endswith(".xml") else path + ".traffic.txt"
-        with open(log_path, "w", encoding="utf-8") as f:
-            for direction, stamp, xml in screen.traffic:
-                f.write(f"{'<<' if direction == 'in' else '>>'} {stamp}\n{xml.strip()}\n\n")
-        return f"{path} (+ raw XML log {log_path})"
-
     ai = args.ai or (args.opponent if args.opponent and args.opponent != "human" else DEFAULT_AI)
     player = make_player(ai, args.seed)
     hint = make_player(ai, None if args.seed is None else args.seed + 7)
@@ -234,7 +236,7 @@ def build_network_app(args: argparse.Namespace) -> BlokusApp:
     def make() -> NetworkGameScreen:
         return NetworkGameScreen(host, port, reservation=args.reservation, room=args.room, player=player,
                                  hint_player=hint, ai_time=args.ai_time, name=args.name,
-                                 save_replay=save)
+                                 save_replay=save_network_replay)
 
     return BlokusApp(make, theme="textual-light" if args.light else "textual-dark")
 
