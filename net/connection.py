@@ -166,6 +166,7 @@ class Connection:
         self._closed_sent = False
         self._done = False  # the Closed event has been consumed
         self._protocol_closed = False  # we sent </protocol>
+        self._closing = False  # close() was called: the end of the stream is no error
 
     # --- opening and joining ----------------------------------------------------------------------
 
@@ -242,6 +243,7 @@ class Connection:
         writer = self._writer
         if writer is None:
             return
+        self._closing = True
         if not self._protocol_closed and not writer.is_closing():
             self._protocol_closed = True
             with contextlib.suppress(Exception):
@@ -281,6 +283,8 @@ class Connection:
         return event
 
     def _emit_closed(self, reason: str, *, error: bool) -> None:
+        if self._closing and error:
+            reason, error = "connection closed by the client", False
         if not self._closed_sent:
             self._closed_sent = True
             self.move_pending = False

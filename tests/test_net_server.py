@@ -11,7 +11,7 @@ from model.moves import MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team
 from model.replay import dump_replay
 from net.autopilot import fallback_move
-from net.connection import Connection, Joined, Left, MoveRequested, ServerError, StateChanged, Welcome
+from net.connection import Closed, Connection, Joined, Left, MoveRequested, ServerError, StateChanged, Welcome
 from net.rooms import REASON_HARD_TIMEOUT, REASON_LEFT, REASON_SOFT_TIMEOUT, Timeouts
 from tests.test_net_support import RawClient, is_room, move_xml, play_client, start_server
 
@@ -353,3 +353,17 @@ def test_serve_command_line():
     assert (config.start_piece, config.seed, config.password, config.host) == (Shape.PENTO_L, 3, "pw", "127.0.0.1")
     config = config_from_args(build_parser().parse_args(["--soft-timeout", "50", "--hard-timeout", "200"]))
     assert (config.port, config.timeouts.soft, config.timeouts.hard) == (13050, 0.05, 0.2)
+
+
+async def test_closing_the_connection_yourself_is_no_error():
+    server = await start_server()
+    try:
+        conn = Connection("127.0.0.1", server.port)
+        await conn.open()
+        await conn.join()
+        await conn.close()
+        events = [e async for e in conn]
+        closed = [e for e in events if isinstance(e, Closed)]
+        assert len(closed) == 1 and not closed[0].error and closed[0].reason == "connection closed by the client"
+    finally:
+        await server.close()
