@@ -34,6 +34,7 @@ DEFAULT_THINK_MS = 1600
 # The watchdog's cut-off after the arrival of the move request. The guarantee is "never later than
 # 1900 ms"; 100 ms of it are kept for a late wake-up of the event loop on a loaded machine.
 HARD_CUTOFF_MS = 1800
+STOP_MARGIN_MS = 150  # think time is capped at cut-off minus this
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,8 @@ async def decide(
     rng: random.Random | None = None,
 ) -> Decision:
     """The move to send for ``state`` (whose colour is to move), within the time limits above."""
-    think_ms = min(think_ms, hard_ms)
+    # leave the engine time to return its best move between the stop signal and the cut-off
+    think_ms = max(1.0, min(think_ms, hard_ms - min(STOP_MARGIN_MS, hard_ms / 4)))
     ids = state.legal_placements()
     if len(ids) == 0:  # nothing to think about
         fallback = SkipMove(state.current_color)

@@ -19,7 +19,7 @@ from pathlib import Path
 from ai import DEFAULT_AI, make_player, player_names
 from model import convert
 from model.season import DEFAULT_PORT, GAME_TYPE
-from net.autopilot import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide, warm_up
+from net.autopilot import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, decide, warm_up
 from net.connection import (
     Closed,
     Connection,
@@ -54,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ai", default=None, help=f"computer player: {', '.join(player_names())} (default {DEFAULT_AI})")
     p.add_argument("--seed", type=int, help="seed of the computer player")
     p.add_argument("--move-time", type=int, default=DEFAULT_THINK_MS, metavar="MS",
-                   help=f"think time per move from the arrival of the request (default {DEFAULT_THINK_MS})")
+                   help=f"think time per move from the arrival of the request (default {DEFAULT_THINK_MS}; "
+                        f"at most {HARD_CUTOFF_MS - STOP_MARGIN_MS}: the move is sent by {HARD_CUTOFF_MS} ms)")
     p.add_argument("--engine", choices=("process", "thread"), default="process",
                    help="run the computer player in its own process (default; keeps the timing on a loaded "
                         "machine) or in a thread")
