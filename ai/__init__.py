@@ -1,4 +1,16 @@
-"""Computer players. ``make_player(name)`` builds one by name (used by bot, TUI and arena)."""
+"""Computer players. ``make_player(name)`` builds one by name (used by bot, TUI and arena).
+
+Public API:
+
+* ``Player.choose_move(state, deadline) -> Move`` (async; ``deadline`` is a ``time.monotonic()`` value)
+  and ``Player.cancel()`` — the one interface behind every player.
+* ``Engine`` (a Player that thinks in a worker thread): ``think(state, deadline, stop)`` (sync),
+  ``choose_move_sync(state, deadline=None, move_time=1.0)``, ``last_info`` (depth, nodes, ... of the
+  last think).
+* Players: ``random`` (``RandomPlayer``), ``greedy`` (``ai.greedy.GreedyPlayer``: best one-ply
+  evaluation), ``lookahead`` (``ai.search.LookaheadPlayer``: the default, ``DEFAULT_AI``).
+* ``ai.evaluate``: ``evaluate(state, weights)``, ``Weights``; ``ai.arena``: ``blokus arena``.
+"""
 
 from __future__ import annotations
 
