@@ -6,6 +6,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from functools import partial
 
 from rich.style import Style
 from rich.text import Text
@@ -298,7 +299,7 @@ class GameScreen(Screen[None]):
         s.ai_thinking = True
         index = len(s.timeline)
         state = s.state.copy()
-        self.run_worker(self._choose(player, state, index, purpose), group="ai", exclusive=True,
+        self.run_worker(partial(self._choose, player, state, index, purpose), group="ai", exclusive=True,
                         exit_on_error=False)
         self.refresh_board()
 
