@@ -497,3 +497,20 @@ async def test_hotseat_both_teams_play_with_keys():
         assert s.state.current_color is Color.RED, s.feedback.text
         await pilot.press("u")  # hotseat undo: one move back
         assert s.state.current_color is Color.YELLOW
+
+
+async def test_cli_watch_mode_ai_against_ai():
+    from tui.app import build_local_app, play_parser
+
+    args = play_parser().parse_args(["--watch", "--seed", "5", "--opponent", "random", "--ai", "random",
+                                     "--ai-time", "0.05"])
+    app = build_local_app(args)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        assert not s.human_teams() and s.wants_ai()
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if len(s.timeline) >= 4:
+                break
+        assert len(s.timeline) >= 4 and not s.is_human_turn()
+        await pilot.press("q")
