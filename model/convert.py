@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from pydantic_xml import BaseXmlModel, ParsingError
 
 from model import messages as M
+from model import placements as P
 from model.framing import DEFAULT_MAX_MESSAGE_SIZE, END_OF_STREAM, EndOfStream, StreamFramer, parse_document
 from model.messages import UnknownMessage, to_bytes, to_xml
 from model.moves import Move, SetMove, SkipMove
@@ -71,6 +72,9 @@ def parse_message(element: etree._Element) -> M.Message:
                 return UnknownMessage(
                     _raw(element), tag, data_class, reason=f"memento with unknown state class {state_class!r}"
                 )
+            fast = M.fast_room_from_tree(element)  # the 21.3.3 form; None: read it the general way
+            if fast is not None:
+                return fast
     try:
         message = model.from_xml_tree(element)
     except _READ_ERRORS as exc:
@@ -242,26 +246,40 @@ def player_names(message: M.Room | M.Memento | M.State) -> tuple[str, str]:
     return names[0], names[1]
 
 
+_XY = tuple((i % P.N, i // P.N) for i in range(P.NCELLS))
+
+
+def _cells(state: GameState) -> list[tuple[int, int, Color]]:
+    """:meth:`GameState.cells` (row by row) without a colour look-up per cell."""
+    indexed = []
+    for color, bits in zip(COLORS, state.boards, strict=True):
+        while bits:
+            low = bits & -bits
+            indexed.append((low.bit_length() - 1, color))
+            bits ^= low
+    indexed.sort()
+    xy = _XY
+    return [(*xy[i], color) for i, color in indexed]
+
+
 def state_to_model(state: GameState, names: tuple[str, str] = ("", ""), *, with_class: bool = True) -> M.State:
-    """The 21.3.3 ``<state>`` of a position (``class="state"`` as inside a memento unless disabled)."""
-    return M.State(
+    """The 21.3.3 ``<state>`` of a position (``class="state"`` as inside a memento unless disabled).
+
+    The values of a ``GameState`` are valid by construction, so the models are built without
+    validation (equal to ``M.State(...)`` of the same values, see tests/test_messages.py).
+    """
+    return M.fast_state_model(
         cls=M.STATE_CLASS if with_class else None,
         turn=state.turn,
         round=state.round,
         start_piece=state.start_piece,
-        start_team=M.TeamRef.of(Team.ONE),
-        blue_shapes=M.ShapeList(shapes=list(state.undeployed(Color.BLUE))),
-        yellow_shapes=M.ShapeList(shapes=list(state.undeployed(Color.YELLOW))),
-        red_shapes=M.ShapeList(shapes=list(state.undeployed(Color.RED))),
-        green_shapes=M.ShapeList(shapes=list(state.undeployed(Color.GREEN))),
-        valid_colors=M.ColorList(colors=list(state.valid_colors)),
-        first=M.PlayerInfo(display_name=names[0], color=M.TeamRef.of(Team.ONE)),
-        second=M.PlayerInfo(display_name=names[1], color=M.TeamRef.of(Team.TWO)),
-        board=M.Board(fields=[M.BoardField(x=x, y=y, content=c) for x, y, c in state.cells()]),
+        shapes=(state.undeployed(Color.BLUE), state.undeployed(Color.YELLOW), state.undeployed(Color.RED),
+                state.undeployed(Color.GREEN)),
+        valid_colors=state.valid_colors,
+        names=names,
+        cells=_cells(state),
         last_move=None if state.last_move is None else _move_element(state.last_move),
-        last_move_mono=M.LastMoveMono(
-            entries=[M.MonoEntry(color=c, boolean=b) for c, b in sorted(state.last_mono.items())]
-        ),
+        last_mono=sorted(state.last_mono.items()),
     )
 
 
@@ -275,7 +293,7 @@ def state_from_xml(source: bytes | str) -> StateRead:
     data = source.encode("utf-8") if isinstance(source, str) else source
     root = parse_document(data)
     if root.tag == "state":
-        return read_state(M.State.from_xml_tree(root))
+        return read_state(M.fast_state_from_tree(root) or M.State.from_xml_tree(root))
     message = parse_message(root)
     if isinstance(message, M.Room) and isinstance(message.data, M.Memento):
         return read_state(message)

@@ -15,8 +15,9 @@ Season-specific names (game type, move classes) come from :mod:`model.season` on
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from lxml import etree
 from pydantic import BeforeValidator, Field, PlainSerializer
@@ -559,12 +560,396 @@ Message = (
 )
 
 
+# --- fast paths for mementos (the hot messages) ------------------------------------------------------
+#
+# pydantic-xml needs about 10 ms to read or write a memento with a full board (one model per <field>).
+# The functions below do the same for the 21.3.3 form of a state directly with lxml and build the
+# same models without validation; anything else (older dialects, unknown or repeated content, other
+# spellings) makes them return None and the caller takes the general pydantic-xml path, which stays the
+# reference: tests/test_messages.py checks that both give identical models and identical XML.
+
+_COLOR_BY_NAME = {c.name: c for c in Color}
+_SHAPE_BY_NAME = {s.name: s for s in Shape}
+_ROTATION_BY_NAME = {r.name: r for r in Rotation}
+_TEAM_NAMES = frozenset(t.name for t in Team)
+_BOOL_BY_NAME = {"true": True, "false": False}
+_COLOR_NAME = {c: c.name for c in Color}
+_SHAPE_NAME = {s: s.name for s in Shape}
+_ROTATION_NAME = {r: r.name for r in Rotation}
+_STATE_ATTRS = frozenset(("class", "turn", "round", "startPiece"))
+_PIECE_ATTRS = frozenset(("color", "kind", "rotation", "isFlipped"))
+_CLASS_ONLY = ([], ["class"])
+_NAME_ONLY = ([], ["displayName"])
+_set_slot = object.__setattr__
+_Model = TypeVar("_Model", bound=BaseXmlModel)
+_new = object.__new__
+
+
+def _construct(model: type[_Model], /, **values: Any) -> _Model:
+    """``model.model_construct(**values)``, which cannot take a field named ``cls``: no validation,
+    defaults for the missing fields, ``model_fields_set`` = the given ones."""
+    full: dict[str, Any] = {}
+    for name, info in model.__pydantic_fields__.items():
+        if name in values:
+            full[name] = values[name]
+        elif info.default_factory is not None:
+            full[name] = info.default_factory()  # type: ignore[call-arg]  # list: no arguments
+        else:
+            full[name] = info.default  # None, "", True or a constant string: immutable
+    instance = _new(model)
+    _set_slot(instance, "__dict__", full)
+    _set_slot(instance, "__pydantic_fields_set__", set(values))
+    _set_slot(instance, "__pydantic_extra__", None)
+    _set_slot(instance, "__pydantic_private__", None)
+    return instance
+
+
+def _field(x: int, y: int, content: Color) -> BoardField:
+    """``BoardField(x=x, y=y, content=content)`` without validation: :func:`_construct` for the up to 400
+    fields of a board."""
+    model = _new(BoardField)
+    _set_slot(model, "__dict__", {"x": x, "y": y, "content": content})
+    _set_slot(model, "__pydantic_fields_set__", {"x", "y", "content"})
+    _set_slot(model, "__pydantic_extra__", None)
+    _set_slot(model, "__pydantic_private__", None)
+    return model
+
+
+def _int_text(text: str | None) -> int | None:
+    return int(text) if text is not None and text.isdigit() and text.isascii() else None
+
+
+def _leaf_text(element: etree._Element) -> str | None:
+    """The text of an element without attributes and children, else None."""
+    if len(element) or element.keys():
+        return None
+    return element.text
+
+
+def _team_ref(element: etree._Element) -> TeamRef | None:
+    keys = element.keys()
+    if keys not in _CLASS_ONLY or len(element) or element.text not in _TEAM_NAMES:
+        return None
+    if keys:
+        return _construct(TeamRef, cls=element.get("class"), text=element.text)
+    return _construct(TeamRef, text=element.text)
+
+
+def _player(element: etree._Element) -> PlayerInfo | None:
+    keys = element.keys()
+    if keys not in _NAME_ONLY:
+        return None
+    values: dict[str, Any] = {"display_name": element.get("displayName")} if keys else {}
+    for child in element:
+        if child.tag != "color" or "color" in values:
+            return None
+        values["color"] = _team_ref(child)
+        if values["color"] is None:
+            return None
+    return _construct(PlayerInfo, **values)
+
+
+def _names(element: etree._Element, tag: str, by_name: dict[str, Any], keys: tuple[list[str], ...]) -> list | None:
+    """The values of the ``<tag>`` children of a shape or colour list, or None."""
+    if element.keys() not in keys:
+        return None
+    values = []
+    for child in element:
+        if child.tag != tag:
+            return None
+        value = by_name.get(_leaf_text(child))  # type: ignore[arg-type]
+        if value is None:
+            return None
+        values.append(value)
+    return values
+
+
+def _board(element: etree._Element) -> Board | None:
+    if element.keys():
+        return None
+    fields = []
+    for child in element:
+        items = child.items()
+        if child.tag != "field" or len(items) != 3 or len(child):
+            return None  # also <fields> (documentation form): the general path merges both
+        (kx, x), (ky, y), (kc, content) = items
+        if kx != "x" or ky != "y" or kc != "content":
+            return None
+        color = _COLOR_BY_NAME.get(content)
+        if color is None or not (x.isdigit() and y.isdigit() and x.isascii() and y.isascii()):
+            return None
+        fields.append(_field(int(x), int(y), color))
+    return _construct(Board, fields=fields) if fields else _construct(Board)
+
+
+def _piece(element: etree._Element) -> Piece | None:
+    attrib = dict(element.items())
+    if attrib.keys() != _PIECE_ATTRS or len(element) != 1:
+        return None
+    position = element[0]
+    if position.tag != "position" or len(position) or sorted(position.keys()) != ["x", "y"]:
+        return None
+    x, y = _int_text(position.get("x")), _int_text(position.get("y"))
+    color = _COLOR_BY_NAME.get(attrib["color"])
+    kind = _SHAPE_BY_NAME.get(attrib["kind"])
+    rotation = _ROTATION_BY_NAME.get(attrib["rotation"])
+    flipped = _BOOL_BY_NAME.get(attrib["isFlipped"])
+    if x is None or y is None or color is None or kind is None or rotation is None or flipped is None:
+        return None
+    return _construct(Piece, color=color, kind=kind, rotation=rotation, is_flipped=flipped,
+                      position=_construct(Position, x=x, y=y))
+
+
+def _move(element: etree._Element) -> MoveElement | None:
+    keys = element.keys()
+    if keys not in _CLASS_ONLY:
+        return None
+    values: dict[str, Any] = {"cls": element.get("class")} if keys else {}
+    for child in element:
+        tag = child.tag
+        if tag in values:
+            return None
+        if tag == "piece":
+            values["piece"] = _piece(child)
+        elif tag == "color":
+            values["color"] = _COLOR_BY_NAME.get(_leaf_text(child))  # type: ignore[arg-type]
+        else:
+            return None
+        if values[tag] is None:
+            return None
+    return _construct(MoveElement, **values)
+
+
+def _mono(element: etree._Element) -> LastMoveMono | None:
+    if element.keys():
+        return None
+    entries = []
+    for entry in element:
+        if entry.tag != "entry" or entry.keys() or len(entry) != 2:
+            return None
+        values = {child.tag: _leaf_text(child) for child in entry}
+        color = _COLOR_BY_NAME.get(values.get("color"))  # type: ignore[arg-type]
+        boolean = _BOOL_BY_NAME.get(values.get("boolean"))  # type: ignore[arg-type]
+        if color is None or boolean is None:
+            return None
+        entries.append(_construct(MonoEntry, color=color, boolean=boolean))
+    return _construct(LastMoveMono, entries=entries) if entries else _construct(LastMoveMono)
+
+
+_SHAPE_LISTS = {"blueShapes": "blue_shapes", "yellowShapes": "yellow_shapes", "redShapes": "red_shapes",
+                "greenShapes": "green_shapes"}
+
+
+def fast_state_from_tree(element: etree._Element) -> State | None:
+    """``State.from_xml_tree(element)`` for the 21.3.3 form of a state, or None for anything else."""
+    if element.tag != "state" or not _STATE_ATTRS.issuperset(element.keys()):
+        return None
+    turn = _int_text(element.get("turn"))
+    if turn is None:
+        return None
+    values: dict[str, Any] = {"turn": turn}
+    if (cls := element.get("class")) is not None:
+        values["cls"] = cls
+    if (text := element.get("round")) is not None:
+        values["round"] = _int_text(text)
+        if values["round"] is None:
+            return None
+    if (text := element.get("startPiece")) is not None:
+        values["start_piece"] = _SHAPE_BY_NAME.get(text)
+        if values["start_piece"] is None:
+            return None
+    for child in element:
+        tag = child.tag
+        value: Any
+        if tag == "board":
+            name, value = "board", _board(child)
+        elif tag in _SHAPE_LISTS:
+            name = _SHAPE_LISTS[tag]
+            value = _names(child, "shape", _SHAPE_BY_NAME, _CLASS_ONLY)  # class="linked-hash-set": 21.3.0
+            if value is not None:
+                value = _construct(ShapeList, shapes=value) if value else _construct(ShapeList)
+        elif tag == "validColors":
+            name, value = "valid_colors", _names(child, "color", _COLOR_BY_NAME, _CLASS_ONLY)
+            if value is not None:
+                value = _construct(ColorList, colors=value) if value else _construct(ColorList)
+        elif tag == "startTeam":
+            name, value = "start_team", _team_ref(child)
+        elif tag == "first" or tag == "second":
+            name, value = tag, _player(child)
+        elif tag == "lastMove":
+            name, value = "last_move", _move(child)
+        elif tag == "lastMoveMono":
+            name, value = "last_move_mono", _mono(child)
+        else:
+            return None  # legacy parts, unknown elements, comments: the general path
+        if value is None or name in values:
+            return None
+        values[name] = value
+    return _construct(State, **values)
+
+
+def fast_room_from_tree(element: etree._Element) -> Room | None:
+    """``Room.from_xml_tree(element)`` for a memento with a 21.3.3 state, or None for anything else."""
+    if element.tag != "room" or element.keys() != ["roomId"] or len(element) != 1:
+        return None
+    data = element[0]
+    if data.tag != "data" or data.items() != [("class", MEMENTO_CLASS)] or len(data) != 1:
+        return None
+    state = fast_state_from_tree(data[0])
+    if state is None:
+        return None
+    return _construct(Room, room_id=element.get("roomId"), data=_construct(Memento, cls=MEMENTO_CLASS, state=state))
+
+
+def fast_state_model(
+    *,
+    cls: str | None,
+    turn: int,
+    round: int,
+    start_piece: Shape,
+    shapes: tuple[Iterable[Shape], Iterable[Shape], Iterable[Shape], Iterable[Shape]],
+    valid_colors: Iterable[Color],
+    names: tuple[str, str],
+    cells: Iterable[tuple[int, int, Color]],
+    last_move: MoveElement | None,
+    last_mono: Iterable[tuple[Color, bool]],
+) -> State:
+    """The 21.3.3 state model of already valid values (``State(...)`` without validation)."""
+    one, two = Team.ONE.name, Team.TWO.name
+    blue, yellow, red, green = (_construct(ShapeList, shapes=list(s)) for s in shapes)
+    return _construct(
+        State,
+        cls=cls, turn=turn, round=round, start_piece=start_piece,
+        start_team=_construct(TeamRef, text=one),
+        blue_shapes=blue, yellow_shapes=yellow, red_shapes=red, green_shapes=green,
+        valid_colors=_construct(ColorList, colors=list(valid_colors)),
+        first=_construct(PlayerInfo, display_name=names[0], color=_construct(TeamRef, text=one)),
+        second=_construct(PlayerInfo, display_name=names[1], color=_construct(TeamRef, text=two)),
+        board=_construct(Board, fields=[_field(x, y, c) for x, y, c in cells]),
+        last_move=last_move,
+        last_move_mono=_construct(
+            LastMoveMono, entries=[_construct(MonoEntry, color=c, boolean=b) for c, b in last_mono]
+        ),
+    )
+
+
+def _sub(parent: etree._Element, tag: str, text: str) -> None:
+    etree.SubElement(parent, tag).text = text
+
+
+def _team_ref_tree(parent: etree._Element, tag: str, ref: TeamRef) -> bool:
+    if type(ref) is not TeamRef or type(ref.text) is not str:
+        return False
+    element = etree.SubElement(parent, tag) if ref.cls is None else etree.SubElement(parent, tag, {"class": ref.cls})
+    element.text = ref.text
+    return True
+
+
+def _move_tree(parent: etree._Element, move: MoveElement) -> bool:
+    if type(move) is not MoveElement:
+        return False
+    element = etree.SubElement(parent, "lastMove") if move.cls is None else \
+        etree.SubElement(parent, "lastMove", {"class": move.cls})
+    piece = move.piece
+    if piece is not None:
+        if type(piece) is not Piece or type(piece.position) is not Position:
+            return False
+        piece_element = etree.SubElement(element, "piece", {
+            "color": _COLOR_NAME[piece.color], "kind": _SHAPE_NAME[piece.kind],
+            "rotation": _ROTATION_NAME[piece.rotation], "isFlipped": "true" if piece.is_flipped else "false",
+        })
+        etree.SubElement(piece_element, "position", {"x": str(piece.position.x), "y": str(piece.position.y)})
+    if move.color is not None:
+        _sub(element, "color", _COLOR_NAME[move.color])
+    return True
+
+
+def fast_state_to_tree(state: State, parent: etree._Element | None = None) -> etree._Element | None:
+    """``state.to_xml_tree(exclude_none=True)`` (as a child of ``parent`` if given) for the 21.3.3 parts
+    of a state, or None if it has others (legacy parts, ``<fields>``, subclassed parts)."""
+    if (state.current_color_index is not None or state.start_team_attr is not None
+            or state.ordered_colors is not None or state.start_color is not None
+            or type(state.turn) is not int):
+        return None
+    attrib = {} if state.cls is None else {"class": state.cls}
+    attrib["turn"] = str(state.turn)
+    if state.round is not None:
+        attrib["round"] = str(state.round)
+    if state.start_piece is not None:
+        attrib["startPiece"] = _SHAPE_NAME[state.start_piece]
+    element = etree.Element("state", attrib) if parent is None else etree.SubElement(parent, "state", attrib)
+    sub = etree.SubElement
+    if state.start_team is not None and not _team_ref_tree(element, "startTeam", state.start_team):
+        return None
+    for tag, shapes in (("blueShapes", state.blue_shapes), ("yellowShapes", state.yellow_shapes),
+                        ("redShapes", state.red_shapes), ("greenShapes", state.green_shapes)):
+        if shapes is not None:
+            if type(shapes) is not ShapeList:
+                return None
+            shapes_element = sub(element, tag)
+            for shape in shapes.shapes:
+                sub(shapes_element, "shape").text = _SHAPE_NAME[shape]
+    if state.valid_colors is not None:
+        if type(state.valid_colors) is not ColorList:
+            return None
+        colors_element = sub(element, "validColors")
+        for color in state.valid_colors.colors:
+            sub(colors_element, "color").text = _COLOR_NAME[color]
+    for tag, player in (("first", state.first), ("second", state.second)):
+        if player is not None:
+            if type(player) is not PlayerInfo:
+                return None
+            player_element = sub(element, tag) if player.display_name is None else \
+                sub(element, tag, {"displayName": player.display_name})
+            if player.color is not None and not _team_ref_tree(player_element, "color", player.color):
+                return None
+    board = state.board
+    if board is not None:
+        if type(board) is not Board or board.wrapped_fields is not None:
+            return None
+        board_element = sub(element, "board")
+        names = _COLOR_NAME
+        for field in board.fields:
+            if type(field) is not BoardField:
+                return None
+            sub(board_element, "field", {"x": str(field.x), "y": str(field.y), "content": names[field.content]})
+    if state.last_move is not None and not _move_tree(element, state.last_move):
+        return None
+    if state.last_move_mono is not None:
+        if type(state.last_move_mono) is not LastMoveMono:
+            return None
+        mono_element = sub(element, "lastMoveMono")
+        for entry in state.last_move_mono.entries:
+            entry_element = sub(mono_element, "entry")
+            _sub(entry_element, "color", _COLOR_NAME[entry.color])
+            _sub(entry_element, "boolean", "true" if entry.boolean else "false")
+    return element
+
+
+def _fast_room_tree(room: Room) -> etree._Element | None:
+    data = room.data
+    if type(data) is not Memento or type(data.state) is not State or type(room.room_id) is not str:
+        return None
+    element = etree.Element("room", {"roomId": room.room_id})
+    data_element = etree.SubElement(element, "data", {"class": data.cls})
+    if fast_state_to_tree(data.state, data_element) is None:
+        return None
+    return element
+
+
 # --- output ------------------------------------------------------------------------------------------
 
 
 def to_element(message: BaseXmlModel) -> etree._Element:
     """The lxml element of a message; unset optional parts are left out."""
-    return message.to_xml_tree(exclude_none=True)
+    kind = type(message)
+    if kind is Room:
+        element = _fast_room_tree(message)  # type: ignore[arg-type]
+    elif kind is State:
+        element = fast_state_to_tree(message)  # type: ignore[arg-type]
+    else:
+        element = None
+    return message.to_xml_tree(exclude_none=True) if element is None else element
 
 
 def to_xml(message: BaseXmlModel, *, pretty: bool = False) -> str:
