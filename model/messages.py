@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar
 
 from lxml import etree
+from pydantic import BaseModel as PydanticModel
 from pydantic import BeforeValidator, Field, PlainSerializer
 from pydantic_xml import BaseXmlModel, attr, element
 
@@ -604,14 +605,21 @@ def _construct(model: type[_Model], /, **values: Any) -> _Model:
     return instance
 
 
+# slot setters of pydantic models (what model_construct sets), bound once for the up to 400 fields
+_set_dict = PydanticModel.__dict__["__dict__"].__set__
+_set_fields_set = PydanticModel.__pydantic_fields_set__.__set__  # type: ignore[attr-defined]
+_set_extra = PydanticModel.__pydantic_extra__.__set__  # type: ignore[attr-defined]
+_set_private = PydanticModel.__pydantic_private__.__set__  # type: ignore[attr-defined]
+
+
 def _field(x: int, y: int, content: Color) -> BoardField:
     """``BoardField(x=x, y=y, content=content)`` without validation: :func:`_construct` for the up to 400
     fields of a board."""
     model = _new(BoardField)
-    _set_slot(model, "__dict__", {"x": x, "y": y, "content": content})
-    _set_slot(model, "__pydantic_fields_set__", {"x", "y", "content"})
-    _set_slot(model, "__pydantic_extra__", None)
-    _set_slot(model, "__pydantic_private__", None)
+    _set_dict(model, {"x": x, "y": y, "content": content})
+    _set_fields_set(model, {"x", "y", "content"})
+    _set_extra(model, None)
+    _set_private(model, None)
     return model
 
 
@@ -664,21 +672,25 @@ def _names(element: etree._Element, tag: str, by_name: dict[str, Any], keys: tup
     return values
 
 
+_COORDINATE = {str(i): i for i in range(100)}  # as the server writes them; other spellings: general path
+
+
 def _board(element: etree._Element) -> Board | None:
     if element.keys():
         return None
     fields = []
+    coordinate, color_by_name = _COORDINATE.get, _COLOR_BY_NAME.get
     for child in element:
         items = child.items()
-        if child.tag != "field" or len(items) != 3 or len(child):
+        if len(items) != 3 or child.tag != "field" or len(child):
             return None  # also <fields> (documentation form): the general path merges both
         (kx, x), (ky, y), (kc, content) = items
         if kx != "x" or ky != "y" or kc != "content":
             return None
-        color = _COLOR_BY_NAME.get(content)
-        if color is None or not (x.isdigit() and y.isdigit() and x.isascii() and y.isascii()):
+        x, y, color = coordinate(x), coordinate(y), color_by_name(content)
+        if x is None or y is None or color is None:
             return None
-        fields.append(_field(int(x), int(y), color))
+        fields.append(_field(x, y, color))
     return _construct(Board, fields=fields) if fields else _construct(Board)
 
 
@@ -833,108 +845,173 @@ def fast_state_model(
     )
 
 
-def _sub(parent: etree._Element, tag: str, text: str) -> None:
-    etree.SubElement(parent, tag).text = text
+class _Decline(Exception):
+    """Raised inside the fast writer: leave this message to the general path."""
 
 
-def _team_ref_tree(parent: etree._Element, tag: str, ref: TeamRef) -> bool:
-    if type(ref) is not TeamRef or type(ref.text) is not str:
-        return False
-    element = etree.SubElement(parent, tag) if ref.cls is None else etree.SubElement(parent, tag, {"class": ref.cls})
-    element.text = ref.text
-    return True
+# characters that lxml writes unchanged or escapes (others, e.g. control characters, make it raise)
+_ATTR_CHARS = re.compile(r"[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]*\Z")
+_TEXT_CHARS = re.compile(r"[^\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]*\Z")
+_INDENT = tuple("  " * depth for depth in range(8))
+_NO_INDENT = ("",) * 8
+_SHAPE_LINE = {s: f"<shape>{s.name}</shape>" for s in Shape}
+_COLOR_LINE = {c: f"<color>{c.name}</color>" for c in Color}
+_BOOLEAN_LINE = {True: "<boolean>true</boolean>", False: "<boolean>false</boolean>"}
 
 
-def _move_tree(parent: etree._Element, move: MoveElement) -> bool:
-    if type(move) is not MoveElement:
-        return False
-    element = etree.SubElement(parent, "lastMove") if move.cls is None else \
-        etree.SubElement(parent, "lastMove", {"class": move.cls})
-    piece = move.piece
-    if piece is not None:
-        if type(piece) is not Piece or type(piece.position) is not Position:
-            return False
-        piece_element = etree.SubElement(element, "piece", {
-            "color": _COLOR_NAME[piece.color], "kind": _SHAPE_NAME[piece.kind],
-            "rotation": _ROTATION_NAME[piece.rotation], "isFlipped": "true" if piece.is_flipped else "false",
-        })
-        etree.SubElement(piece_element, "position", {"x": str(piece.position.x), "y": str(piece.position.y)})
-    if move.color is not None:
-        _sub(element, "color", _COLOR_NAME[move.color])
-    return True
+def _attr(value: Any) -> str:
+    """An attribute value as lxml writes it."""
+    if type(value) is not str or not _ATTR_CHARS.match(value):
+        raise _Decline
+    if any(c in value for c in '&<>"\n\r\t'):
+        value = (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+                 .replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;"))
+    return value
 
 
-def fast_state_to_tree(state: State, parent: etree._Element | None = None) -> etree._Element | None:
-    """``state.to_xml_tree(exclude_none=True)`` (as a child of ``parent`` if given) for the 21.3.3 parts
-    of a state, or None if it has others (legacy parts, ``<fields>``, subclassed parts)."""
-    if (state.current_color_index is not None or state.start_team_attr is not None
-            or state.ordered_colors is not None or state.start_color is not None
-            or type(state.turn) is not int):
-        return None
-    attrib = {} if state.cls is None else {"class": state.cls}
-    attrib["turn"] = str(state.turn)
-    if state.round is not None:
-        attrib["round"] = str(state.round)
-    if state.start_piece is not None:
-        attrib["startPiece"] = _SHAPE_NAME[state.start_piece]
-    element = etree.Element("state", attrib) if parent is None else etree.SubElement(parent, "state", attrib)
-    sub = etree.SubElement
-    if state.start_team is not None and not _team_ref_tree(element, "startTeam", state.start_team):
-        return None
-    for tag, shapes in (("blueShapes", state.blue_shapes), ("yellowShapes", state.yellow_shapes),
-                        ("redShapes", state.red_shapes), ("greenShapes", state.green_shapes)):
-        if shapes is not None:
-            if type(shapes) is not ShapeList:
-                return None
-            shapes_element = sub(element, tag)
-            for shape in shapes.shapes:
-                sub(shapes_element, "shape").text = _SHAPE_NAME[shape]
-    if state.valid_colors is not None:
-        if type(state.valid_colors) is not ColorList:
+def _text(value: Any) -> str:
+    """Element text as lxml writes it."""
+    if type(value) is not str or not _TEXT_CHARS.match(value):
+        raise _Decline
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _int(value: Any) -> str:
+    if type(value) is not int:
+        raise _Decline
+    return str(value)
+
+
+def _check(value: Any, kind: type) -> Any:
+    if type(value) is not kind:
+        raise _Decline
+    return value
+
+
+class _Lines:
+    """The lines of lxml's output (``pretty``) or its pieces (compact): elements without mixed content."""
+
+    __slots__ = ("out", "indent")
+
+    def __init__(self, pretty: bool) -> None:
+        self.out: list[str] = []
+        self.indent = _INDENT if pretty else _NO_INDENT
+
+    def open(self, depth: int, tag: str, attrs: str = "") -> int:
+        self.out.append(f"{self.indent[depth]}<{tag}{attrs}>")
+        return len(self.out)
+
+    def close(self, depth: int, tag: str, mark: int) -> None:
+        if len(self.out) == mark:  # no children: <tag/>
+            self.out[-1] = self.out[-1][:-1] + "/>"
+        else:
+            self.out.append(f"{self.indent[depth]}</{tag}>")
+
+    def leaf(self, depth: int, text: str) -> None:
+        self.out.append(self.indent[depth] + text)
+
+    def team_ref(self, depth: int, tag: str, ref: Any) -> None:
+        _check(ref, TeamRef)
+        attrs = "" if ref.cls is None else f' class="{_attr(ref.cls)}"'
+        self.leaf(depth, f"<{tag}{attrs}>{_text(ref.text)}</{tag}>")
+
+    def names(self, depth: int, tag: str, values: list, lines: dict) -> None:
+        mark = self.open(depth, tag)
+        indent = self.indent[depth + 1]
+        self.out.extend([indent + lines[value] for value in values])
+        self.close(depth, tag, mark)
+
+    def move(self, depth: int, move: Any) -> None:
+        _check(move, MoveElement)
+        mark = self.open(depth, "lastMove", "" if move.cls is None else f' class="{_attr(move.cls)}"')
+        piece = move.piece
+        if piece is not None:
+            _check(piece, Piece)
+            position = _check(piece.position, Position)
+            flipped = _check(piece.is_flipped, bool)
+            piece_mark = self.open(depth + 1, "piece", f' color="{_COLOR_NAME[piece.color]}" kind="'
+                                   f'{_SHAPE_NAME[piece.kind]}" rotation="{_ROTATION_NAME[piece.rotation]}" '
+                                   f'isFlipped="{"true" if flipped else "false"}"')
+            self.leaf(depth + 2, f'<position x="{_int(position.x)}" y="{_int(position.y)}"/>')
+            self.close(depth + 1, "piece", piece_mark)
+        if move.color is not None:
+            self.leaf(depth + 1, _COLOR_LINE[move.color])
+        self.close(depth, "lastMove", mark)
+
+    def state(self, depth: int, state: State) -> None:
+        if (state.current_color_index is not None or state.start_team_attr is not None
+                or state.ordered_colors is not None or state.start_color is not None):
+            raise _Decline  # legacy parts: the general path
+        attrs = "" if state.cls is None else f' class="{_attr(state.cls)}"'
+        attrs += f' turn="{_int(state.turn)}"'
+        if state.round is not None:
+            attrs += f' round="{_int(state.round)}"'
+        if state.start_piece is not None:
+            attrs += f' startPiece="{_SHAPE_NAME[state.start_piece]}"'
+        mark = self.open(depth, "state", attrs)
+        child = depth + 1
+        if state.start_team is not None:
+            self.team_ref(child, "startTeam", state.start_team)
+        for tag, shapes in (("blueShapes", state.blue_shapes), ("yellowShapes", state.yellow_shapes),
+                            ("redShapes", state.red_shapes), ("greenShapes", state.green_shapes)):
+            if shapes is not None:
+                self.names(child, tag, _check(shapes, ShapeList).shapes, _SHAPE_LINE)
+        if state.valid_colors is not None:
+            self.names(child, "validColors", _check(state.valid_colors, ColorList).colors, _COLOR_LINE)
+        for tag, player in (("first", state.first), ("second", state.second)):
+            if player is not None:
+                _check(player, PlayerInfo)
+                attrs = "" if player.display_name is None else f' displayName="{_attr(player.display_name)}"'
+                player_mark = self.open(child, tag, attrs)
+                if player.color is not None:
+                    self.team_ref(child + 1, "color", player.color)
+                self.close(child, tag, player_mark)
+        if state.board is not None:
+            board = _check(state.board, Board)
+            if board.wrapped_fields is not None:
+                raise _Decline
+            board_mark = self.open(child, "board")
+            indent, names = self.indent[child + 1], _COLOR_NAME
+            for field in board.fields:
+                x, y = field.x, field.y
+                if type(field) is not BoardField or type(x) is not int or type(y) is not int:
+                    raise _Decline
+                self.out.append(f'{indent}<field x="{x}" y="{y}" content="{names[field.content]}"/>')
+            self.close(child, "board", board_mark)
+        if state.last_move is not None:
+            self.move(child, state.last_move)
+        if state.last_move_mono is not None:
+            mono_mark = self.open(child, "lastMoveMono")
+            for entry in _check(state.last_move_mono, LastMoveMono).entries:
+                _check(entry, MonoEntry)
+                entry_mark = self.open(child + 1, "entry")
+                self.leaf(child + 2, _COLOR_LINE[entry.color])
+                self.leaf(child + 2, _BOOLEAN_LINE[_check(entry.boolean, bool)])
+                self.close(child + 1, "entry", entry_mark)
+            self.close(child, "lastMoveMono", mono_mark)
+        self.close(depth, "state", mark)
+
+
+def _fast_xml(message: BaseXmlModel, pretty: bool) -> str | None:
+    """What ``etree.tostring(message.to_xml_tree(exclude_none=True), encoding="unicode",
+    pretty_print=pretty)`` gives (without the final newline) for a memento or state in the 21.3.3
+    form, written directly; None for every other message or content."""
+    lines = _Lines(pretty)
+    try:
+        if type(message) is State:
+            lines.state(0, message)
+        elif type(message) is Room and type(message.data) is Memento:
+            data = message.data
+            room_mark = lines.open(0, "room", f' roomId="{_attr(message.room_id)}"')
+            data_mark = lines.open(1, "data", "" if data.cls is None else f' class="{_attr(data.cls)}"')
+            lines.state(2, _check(data.state, State))
+            lines.close(1, "data", data_mark)
+            lines.close(0, "room", room_mark)
+        else:
             return None
-        colors_element = sub(element, "validColors")
-        for color in state.valid_colors.colors:
-            sub(colors_element, "color").text = _COLOR_NAME[color]
-    for tag, player in (("first", state.first), ("second", state.second)):
-        if player is not None:
-            if type(player) is not PlayerInfo:
-                return None
-            player_element = sub(element, tag) if player.display_name is None else \
-                sub(element, tag, {"displayName": player.display_name})
-            if player.color is not None and not _team_ref_tree(player_element, "color", player.color):
-                return None
-    board = state.board
-    if board is not None:
-        if type(board) is not Board or board.wrapped_fields is not None:
-            return None
-        board_element = sub(element, "board")
-        names = _COLOR_NAME
-        for field in board.fields:
-            if type(field) is not BoardField:
-                return None
-            sub(board_element, "field", {"x": str(field.x), "y": str(field.y), "content": names[field.content]})
-    if state.last_move is not None and not _move_tree(element, state.last_move):
+    except (_Decline, KeyError):
         return None
-    if state.last_move_mono is not None:
-        if type(state.last_move_mono) is not LastMoveMono:
-            return None
-        mono_element = sub(element, "lastMoveMono")
-        for entry in state.last_move_mono.entries:
-            entry_element = sub(mono_element, "entry")
-            _sub(entry_element, "color", _COLOR_NAME[entry.color])
-            _sub(entry_element, "boolean", "true" if entry.boolean else "false")
-    return element
-
-
-def _fast_room_tree(room: Room) -> etree._Element | None:
-    data = room.data
-    if type(data) is not Memento or type(data.state) is not State or type(room.room_id) is not str:
-        return None
-    element = etree.Element("room", {"roomId": room.room_id})
-    data_element = etree.SubElement(element, "data", {"class": data.cls})
-    if fast_state_to_tree(data.state, data_element) is None:
-        return None
-    return element
+    return ("\n" if pretty else "").join(lines.out)
 
 
 # --- output ------------------------------------------------------------------------------------------
@@ -942,14 +1019,7 @@ def _fast_room_tree(room: Room) -> etree._Element | None:
 
 def to_element(message: BaseXmlModel) -> etree._Element:
     """The lxml element of a message; unset optional parts are left out."""
-    kind = type(message)
-    if kind is Room:
-        element = _fast_room_tree(message)  # type: ignore[arg-type]
-    elif kind is State:
-        element = fast_state_to_tree(message)  # type: ignore[arg-type]
-    else:
-        element = None
-    return message.to_xml_tree(exclude_none=True) if element is None else element
+    return message.to_xml_tree(exclude_none=True)
 
 
 def to_xml(message: BaseXmlModel, *, pretty: bool = False) -> str:
@@ -960,9 +1030,11 @@ def to_xml(message: BaseXmlModel, *, pretty: bool = False) -> str:
     """
     if isinstance(message, CloseShort):
         raise ValueError("<close/> is not understood by 2021 servers; send CloseConnection()")
-    text = etree.tostring(to_element(message), encoding="unicode", pretty_print=pretty)
-    if pretty:
-        text = text.rstrip("\n")
+    text = _fast_xml(message, pretty)  # mementos and states: written directly
+    if text is None:
+        text = etree.tostring(to_element(message), encoding="unicode", pretty_print=pretty)
+        if pretty:
+            text = text.rstrip("\n")
     # lxml leaves ' unescaped; in its output a ' can only be part of an attribute value or text, and
     # "&#10;" etc. only an escaped character of an attribute value: write them as XStream does.
     for plain, xstream in _XSTREAM_ESCAPES:
