@@ -9,6 +9,10 @@ Top-level messages (children of ``<protocol>``) are the ``*`` classes of ``TOP_L
 are :class:`Room` with one of the ``data`` models (dispatched on ``data@class``). Reading a raw element
 into these models, with dispatch and error reporting, is :func:`model.convert.parse_message`.
 
+Mementos and states in the 21.3.3 form, the bulk of the traffic, are read (``fast_*_from_tree``) and
+written (:func:`to_xml`) by hand-written lxml code that gives exactly the pydantic-xml result; anything
+else takes the general pydantic-xml path.
+
 Season-specific names (game type, move classes) come from :mod:`model.season` only.
 """
 
@@ -563,7 +567,7 @@ Message = (
 
 # --- fast paths for mementos (the hot messages) ------------------------------------------------------
 #
-# pydantic-xml needs about 10 ms to read or write a memento with a full board (one model per <field>).
+# pydantic-xml needs 3–11 ms to read or write a memento with a full board (one model per <field>).
 # The functions below do the same for the 21.3.3 form of a state directly with lxml and build the
 # same models without validation; anything else (older dialects, unknown or repeated content, other
 # spellings) makes them return None and the caller takes the general pydantic-xml path, which stays the
@@ -581,9 +585,13 @@ _STATE_ATTRS = frozenset(("class", "turn", "round", "startPiece"))
 _PIECE_ATTRS = frozenset(("color", "kind", "rotation", "isFlipped"))
 _CLASS_ONLY = ([], ["class"])
 _NAME_ONLY = ([], ["displayName"])
-_set_slot = object.__setattr__
 _Model = TypeVar("_Model", bound=BaseXmlModel)
 _new = object.__new__
+# the slots a pydantic model's instance needs (what model_construct sets)
+_set_dict = PydanticModel.__dict__["__dict__"].__set__
+_set_fields_set = PydanticModel.__pydantic_fields_set__.__set__  # type: ignore[attr-defined]
+_set_extra = PydanticModel.__pydantic_extra__.__set__  # type: ignore[attr-defined]
+_set_private = PydanticModel.__pydantic_private__.__set__  # type: ignore[attr-defined]
 
 
 def _construct(model: type[_Model], /, **values: Any) -> _Model:
@@ -598,18 +606,11 @@ def _construct(model: type[_Model], /, **values: Any) -> _Model:
         else:
             full[name] = info.default  # None, "", True or a constant string: immutable
     instance = _new(model)
-    _set_slot(instance, "__dict__", full)
-    _set_slot(instance, "__pydantic_fields_set__", set(values))
-    _set_slot(instance, "__pydantic_extra__", None)
-    _set_slot(instance, "__pydantic_private__", None)
+    _set_dict(instance, full)
+    _set_fields_set(instance, set(values))
+    _set_extra(instance, None)
+    _set_private(instance, None)
     return instance
-
-
-# slot setters of pydantic models (what model_construct sets), bound once for the up to 400 fields
-_set_dict = PydanticModel.__dict__["__dict__"].__set__
-_set_fields_set = PydanticModel.__pydantic_fields_set__.__set__  # type: ignore[attr-defined]
-_set_extra = PydanticModel.__pydantic_extra__.__set__  # type: ignore[attr-defined]
-_set_private = PydanticModel.__pydantic_private__.__set__  # type: ignore[attr-defined]
 
 
 def _field(x: int, y: int, content: Color) -> BoardField:
@@ -826,8 +827,15 @@ def fast_state_model(
     last_move: MoveElement | None,
     last_mono: Iterable[tuple[Color, bool]],
 ) -> State:
-    """The 21.3.3 state model of already valid values (``State(...)`` without validation)."""
+    """The 21.3.3 state model of already valid values (``State(...)`` without validation; display names
+    that are not ``str`` are validated as before)."""
     one, two = Team.ONE.name, Team.TWO.name
+
+    def player(name: Any, team: str) -> PlayerInfo:
+        if type(name) is str:
+            return _construct(PlayerInfo, display_name=name, color=_construct(TeamRef, text=team))
+        return PlayerInfo(display_name=name, color=TeamRef(text=team))
+
     blue, yellow, red, green = (_construct(ShapeList, shapes=list(s)) for s in shapes)
     return _construct(
         State,
@@ -835,8 +843,8 @@ def fast_state_model(
         start_team=_construct(TeamRef, text=one),
         blue_shapes=blue, yellow_shapes=yellow, red_shapes=red, green_shapes=green,
         valid_colors=_construct(ColorList, colors=list(valid_colors)),
-        first=_construct(PlayerInfo, display_name=names[0], color=_construct(TeamRef, text=one)),
-        second=_construct(PlayerInfo, display_name=names[1], color=_construct(TeamRef, text=two)),
+        first=player(names[0], one),
+        second=player(names[1], two),
         board=_construct(Board, fields=[_field(x, y, c) for x, y, c in cells]),
         last_move=last_move,
         last_move_mono=_construct(

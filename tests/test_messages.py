@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from lxml import etree
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from model import messages as M
 from model.convert import (
@@ -788,6 +788,8 @@ def test_fast_output_of_unusual_state_models() -> None:
         fast += assert_same_output(M.Room(room_id=names, data=M.Memento(state=state)))
         fast += assert_same_output(M.Room(room_id="r", data=M.Memento(state=state.model_copy(update={"cls": "s"}))))
     assert fast >= 20
+    with pytest.raises(ValidationError):  # names are validated as before
+        state_to_model(GameState.new(Shape.PENTO_V), (None, "b"))  # type: ignore[arg-type]
     refused = base.model_copy(update={"first": M.PlayerInfo(display_name="\x01")})  # not XML: lxml refuses it
     with pytest.raises(ValueError):
         to_xml(M.Room(room_id="r", data=M.Memento(state=refused)))
