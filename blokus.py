@@ -6,8 +6,10 @@ without a user interface (``moves``, ``bot``, ``serve``, ``arena``) never import
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
+from typing import NoReturn
 
 # name -> (module, function, one-line description). The function takes argv and returns an exit code.
 SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
@@ -36,6 +38,11 @@ def usage() -> str:
     return USAGE.format(lines=lines)
 
 
+def _one_line_error(self: argparse.ArgumentParser, message: str) -> NoReturn:
+    """Bad options: one line on stderr and exit code 2 (argparse would dump the whole usage first)."""
+    self.exit(2, f"{self.prog}: {message}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("--help", "-?", "help"):
@@ -50,11 +57,13 @@ def main(argv: list[str] | None = None) -> int:
     if args and args[0] in SUBCOMMANDS:
         name = args.pop(0)
     elif args and not args[0].startswith("-"):
-        print(f"blokus: unknown subcommand {args[0]!r}\n", file=sys.stderr)
-        print(usage(), end="", file=sys.stderr)
+        print(f"blokus: unknown subcommand {args[0]!r}; choose one of {', '.join(SUBCOMMANDS)} "
+              "(blokus --help)", file=sys.stderr)
         return 2
     module_name, func_name, _ = SUBCOMMANDS[name]
     func = getattr(importlib.import_module(module_name), func_name)
+    error = argparse.ArgumentParser.error
+    argparse.ArgumentParser.error = _one_line_error  # type: ignore[method-assign]  # for every subcommand
     try:
         return int(func(args) or 0)
     except KeyboardInterrupt:
@@ -62,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `blokus moves FILE | head`
         sys.stderr.close()
         return 0
+    finally:
+        argparse.ArgumentParser.error = error  # type: ignore[method-assign]
 
 
 if __name__ == "__main__":

@@ -229,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown AI {args.ai!r}; choose one of {', '.join(player_names())}")
     if args.move_time <= 0:
         parser.error("--move-time must be positive")
+    if not 0 < args.port < 65536:
+        parser.error(f"invalid port {args.port} (1-65535)")
     _setup_logging(args)
     try:
         return asyncio.run(Bot(args).run())

@@ -315,10 +315,16 @@ class Connection:
                         return
                     self._emit_closed("the server ended the stream", error=not (self.left or self.result))
                     return
+                first = framer.bytes_read == 0
                 try:
                     frames = framer.feed(data)
                 except ProtocolError as exc:
-                    self._emit_closed(f"protocol error: {exc}", error=True)
+                    reason = str(exc)
+                    if first and not data.lstrip().startswith(b"<"):  # e.g. an HTTP server on that port
+                        line = data.lstrip().splitlines()[0][:60].decode("utf-8", "replace")
+                        reason = (f"{self.host}:{self.port} is not a Software-Challenge game server "
+                                  f"(it answered {line!r})")
+                    self._emit_closed(f"protocol error: {reason}", error=True)
                     self._abort()
                     return
                 for frame in frames:

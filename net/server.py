@@ -462,10 +462,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _start_piece(text: str) -> Shape:
+    from model.season import SEASON
+
+    choices = ", ".join(SEASON.start_pieces)
     try:
-        return Shape.parse(text)
+        shape = Shape.parse(text)
     except KeyError:
-        raise argparse.ArgumentTypeError(f"unknown shape {text!r}") from None
+        raise argparse.ArgumentTypeError(f"unknown shape {text!r}; choose one of {choices}") from None
+    if shape.name not in SEASON.start_pieces:
+        raise argparse.ArgumentTypeError(f"{shape.name} is never a start piece; choose one of {choices}")
+    return shape
 
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
@@ -477,7 +483,14 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not 0 <= args.port < 65536:
+        parser.error(f"invalid port {args.port} (0-65535)")
+    if not args.no_timeout and not 0 < args.soft_timeout <= args.hard_timeout:
+        parser.error("--soft-timeout and --hard-timeout must be positive, the soft limit at most the hard one")
+    if args.encode_workers < 0:
+        parser.error("--encode-workers must be 0 or more")
     level = logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
     config = config_from_args(args)

@@ -319,6 +319,40 @@ async def test_bot_exits_on_lobby_error(capsys):
     assert code == 3 and "Couldn't find a reservation" in err
 
 
+async def test_bot_says_when_the_port_is_no_game_server(capsys):
+    async def http_server(reader, writer):
+        await reader.read(1000)
+        writer.write(b"HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    code, _ = await _run_bot(http_server)
+    _, err = capsys.readouterr()
+    assert code == 3 and len(err.strip().splitlines()) == 1
+    assert "is not a Software-Challenge game server (it answered 'HTTP/1.1 400 Bad Request')" in err
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["bot", "--bogus"], "blokus bot: unrecognized arguments: --bogus"),
+    (["bot", "-p", "70000"], "blokus bot: invalid port 70000"),
+    (["bot", "--ai", "nobody"], "blokus bot: unknown AI 'nobody'"),
+    (["serve", "-p", "99999"], "blokus serve: invalid port 99999"),
+    (["serve", "--start-piece", "PENTO_X"], "PENTO_X is never a start piece"),
+    (["serve", "--soft-timeout", "0"], "blokus serve: --soft-timeout"),
+    (["arena", "foo", "random"], "blokus arena: argument a: invalid choice: 'foo'"),
+    (["frobnicate"], "blokus: unknown subcommand 'frobnicate'"),
+])
+def test_bad_options_give_one_line_and_exit_2(argv, words, capsys):
+    import blokus
+
+    try:
+        code = blokus.main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and len(err.strip().splitlines()) == 1, err
+
+
 async def test_bot_connection_refused(capsys):
     server = await asyncio.start_server(lambda r, w: None, HOST, 0)
     port = server.sockets[0].getsockname()[1]

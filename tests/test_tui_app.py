@@ -333,11 +333,17 @@ def test_replay_bad_input_exit_2(tmp_path, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv", [["--start-piece", "FOO"], ["--opponent", "nobody"], ["--team", "THREE"],
-                                  ["--seed", "x"]])
+@pytest.mark.parametrize("argv", [["--start-piece", "FOO"], ["--start-piece", "PENTO_X"], ["--opponent", "nobody"],
+                                  ["--ai", "nobody"], ["--ai-time", "-1"], ["--team", "THREE"], ["--seed", "x"]])
 def test_play_bad_options_exit_2(argv, capsys):
     assert play_main(argv) == 2
-    assert capsys.readouterr().err.startswith("blokus play: ")
+    err = capsys.readouterr().err
+    assert err.startswith("blokus play: ") and len(err.strip().splitlines()) == 1
+
+
+def test_pento_x_is_never_a_start_piece(capsys):
+    assert play_main(["--start-piece", "pento_x"]) == 2
+    assert "PENTO_X is never a start piece" in capsys.readouterr().err
 
 
 def test_play_help_mentions_host(capsys):

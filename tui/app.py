@@ -171,20 +171,33 @@ def save_game_replay(screen) -> str:
     return str(save_session(screen.session))
 
 
+def start_piece_name(text: str) -> str:
+    """The shape name of a valid start piece (case-insensitive), else ``_ArgError`` in plain words."""
+    from model.season import SEASON
+
+    try:
+        shape = Shape.parse(text)
+    except KeyError:
+        raise _ArgError(f"unknown start piece {text!r}; choose one of {', '.join(SEASON.start_pieces)}") from None
+    if shape.name not in SEASON.start_pieces:
+        raise _ArgError(f"{shape.name} is never a start piece; choose one of {', '.join(SEASON.start_pieces)}")
+    return shape.name
+
+
 def play_main(argv: list[str]) -> int:
     try:
         args = play_parser().parse_args(argv)
         if args.start_piece:
-            try:
-                Shape.parse(args.start_piece)
-            except KeyError:
-                raise _ArgError(f"unknown start piece {args.start_piece!r}") from None
-        if args.opponent and args.opponent.lower() != "human":
-            from ai import player_names
+            args.start_piece = start_piece_name(args.start_piece)
+        from ai import player_names
 
-            if args.opponent not in player_names():
-                names = ", ".join(player_names())
-                raise _ArgError(f"unknown opponent {args.opponent!r}; choose human or one of {names}")
+        names = ", ".join(player_names())
+        if args.opponent and args.opponent.lower() != "human" and args.opponent not in player_names():
+            raise _ArgError(f"unknown opponent {args.opponent!r}; choose human or one of {names}")
+        if args.ai is not None and args.ai not in player_names():
+            raise _ArgError(f"unknown AI {args.ai!r}; choose one of {names}")
+        if not args.ai_time > 0:
+            raise _ArgError(f"--ai-time must be a positive number of seconds, not {args.ai_time:g}")
         if args.port is not None and not 0 < args.port < 65536:
             raise _ArgError(f"invalid port {args.port} (1-65535)")
     except _ArgError as exc:
