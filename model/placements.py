@@ -79,6 +79,24 @@ MASK_WORDS = np.frombuffer(
     b"".join(m.to_bytes(WORDS * 8, "little") for m in MASKS), dtype=np.uint64
 ).reshape(COUNT, WORDS)
 
+# placement id -> its cell indices, padded with NCELLS (an index that is never forbidden)
+P_CELLS = np.full((COUNT, 5), NCELLS, dtype=np.intp)
+for _pid, _m in enumerate(MASKS):
+    _k = 0
+    while _m:
+        _low = _m & -_m
+        P_CELLS[_pid, _k] = _low.bit_length() - 1
+        _m ^= _low
+        _k += 1
+
+
+def forbidden_array(bb: int) -> np.ndarray:
+    """``bb`` as a bool array over the cell indices, plus one always-False padding entry."""
+    out = np.zeros(NCELLS + 1, dtype=bool)
+    out[:NCELLS] = np.unpackbits(to_words(bb).view(np.uint8), bitorder="little")[:NCELLS]
+    return out
+
+
 # cell -> placement ids covering it, as a numpy array and as a Python list (for early-exit loops)
 _by_cell: list[list[int]] = [[] for _ in range(NCELLS)]
 for _pid, _m in enumerate(MASKS):
@@ -88,6 +106,24 @@ for _pid, _m in enumerate(MASKS):
         _m ^= _low
 BY_CELL: tuple[list[int], ...] = tuple(_by_cell)
 BY_CELL_NP: tuple[np.ndarray, ...] = tuple(np.array(ids, dtype=np.int32) for ids in _by_cell)
+
+# (cell, set of available shapes) -> the placement ids through that cell of those shapes. Within one game
+# a colour has only a few dozen shape sets, so this stays small; it is cleared when it grows too big.
+_BY_CELL_SHAPES: dict[tuple[int, int], np.ndarray] = {}
+
+
+def by_cell_and_shapes(cell: int, shapes: int) -> np.ndarray:
+    key = (cell, shapes)
+    ids = _BY_CELL_SHAPES.get(key)
+    if ids is None:
+        if len(_BY_CELL_SHAPES) > 50_000:
+            _BY_CELL_SHAPES.clear()
+        ids = BY_CELL_NP[cell]
+        if shapes != (1 << len(SHAPES)) - 1:
+            lut = np.array([shapes >> s & 1 for s in range(len(SHAPES))], dtype=bool)
+            ids = ids[lut[P_SHAPE[ids]]]
+        _BY_CELL_SHAPES[key] = ids
+    return ids
 
 
 def placement_id(orientation_index: int, x: int, y: int) -> int | None:

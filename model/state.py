@@ -224,14 +224,11 @@ class GameState:
         parts = []
         while anchors:
             low = anchors & -anchors
-            parts.append(P.BY_CELL_NP[low.bit_length() - 1])
+            parts.append(P.by_cell_and_shapes(low.bit_length() - 1, avail))
             anchors ^= low
         cand = np.concatenate(parts) if len(parts) > 1 else parts[0]
-        if avail != ALL_SHAPES:
-            lut = np.array([avail >> s & 1 for s in range(len(SHAPES))], dtype=bool)
-            cand = cand[lut[P.P_SHAPE[cand]]]
-        free = ~(P.MASK_WORDS[cand] & P.to_words(forbidden)).any(axis=1)
-        return np.unique(cand[free])
+        blocked = P.forbidden_array(forbidden)[P.P_CELLS[cand]].any(axis=1)
+        return np.unique(cand[~blocked])
 
     def legal_moves(self, color: Color | None = None) -> LegalMoves:
         """Every distinct legal SetMove of ``color`` (default: the colour to move), lazily built."""
