@@ -57,7 +57,8 @@ def main() -> None:
     med = statistics.median(gen_times)
     print(f"positions: {len(states)} (turns 16-64 of {args.games} seeded random games)")
     print(f"legal moves per position: median {statistics.median(counts):.0f}, max {max(counts)}")
-    print(f"full legal-move list: median {med * 1e3:.3f} ms, p90 {sorted(gen_times)[len(gen_times) * 9 // 10] * 1e3:.3f} ms")
+    p90 = sorted(gen_times)[len(gen_times) * 9 // 10]
+    print(f"full legal-move list: median {med * 1e3:.3f} ms, p90 {p90 * 1e3:.3f} ms")
     print(f"moves generated per second: {sum(counts) / sum(gen_times):,.0f}")
     print(f"apply+undo (push_placement + pop): median {statistics.median(push_times) * 1e6:.1f} µs")
 
