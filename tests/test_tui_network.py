@@ -20,8 +20,10 @@ from tui.widgets import XmlPane
 SIZE = (140, 44)
 
 
-async def opponent(port: int, stop_after: int | None = None) -> None:
-    """A client that joins any game and plays the first legal move (or leaves after some moves)."""
+async def opponent(port: int, stop_after: int | None = None, hold: asyncio.Event | None = None,
+                   hold_at: int = 0) -> None:
+    """A client that joins any game and plays the first legal move (or leaves after some moves; or waits
+    for ``hold`` before its move number ``hold_at``)."""
     conn = Connection("127.0.0.1", port)
     await conn.open()
     await conn.join()
@@ -31,6 +33,8 @@ async def opponent(port: int, stop_after: int | None = None) -> None:
             if stop_after is not None and moves >= stop_after:
                 await conn.close()
                 return
+            if hold is not None and moves == hold_at:
+                await hold.wait()
             await conn.send_move(first_move(event.state))
             moves += 1
         elif isinstance(event, GameOver | Closed):
@@ -73,7 +77,8 @@ async def test_network_game_keyboard_then_autopilot():
         async with app.run_test(size=SIZE) as pilot:
             screen = app.main_screen
             assert isinstance(screen, NetworkGameScreen)
-            opp = asyncio.create_task(opponent(server.port))
+            hold = asyncio.Event()  # the opponent waits before its 5th move (turn 9) until released
+            opp = asyncio.create_task(opponent(server.port, hold=hold, hold_at=4))
             s = screen.session
             await wait_for(pilot, lambda: s.is_human_turn())
             assert screen.my_team is Team.ONE and s.state.current_color is Color.BLUE
@@ -88,9 +93,12 @@ async def test_network_game_keyboard_then_autopilot():
             await pilot.press("u")  # no undo on a server
             assert len(s.timeline) == 3
             await pilot.press("o")  # autopilot: the AI plays RED, BLUE, RED … on its own
-            await wait_for(pilot, lambda: s.state.turn >= 10)
+            await wait_for(pilot, lambda: s.state.turn >= 9)
+            assert s.state.turn == 9 and s.state.current_team is Team.TWO  # the opponent holds
             await pilot.press("o")
+            hold.set()
             await wait_for(pilot, lambda: s.is_human_turn())
+            assert s.state.turn == 10
             turn = s.state.turn
             await pilot.pause(0.1)
             assert s.state.turn == turn and s.state.current_team is Team.ONE  # autopilot is off again
