@@ -108,6 +108,8 @@ async def test_illegal_placement_is_refused_with_the_rule():
         assert len(s.timeline) == 1
         assert s.feedback.error and MoveMistake.NOT_IN_CORNER.english in s.feedback.text
         assert MoveMistake.NOT_IN_CORNER.english in str(app.screen.query_one("#feedback").render())
+        await pilot.press("left")  # the refusal was about the old position: it goes
+        assert not s.feedback.error and "Not allowed" not in str(app.screen.query_one("#feedback").render())
 
 
 async def test_legal_placement_then_the_ai_answers():
@@ -520,3 +522,43 @@ async def test_cli_watch_mode_ai_against_ai():
                 break
         assert len(s.timeline) >= 4 and not s.is_human_turn()
         await pilot.press("q")
+
+
+def _lines(widget) -> list[str]:
+    from textual.geometry import Region
+
+    region = Region(0, 0, widget.region.width, widget.region.height)
+    return [strip.text.strip() for strip in widget.render_lines(region)]
+
+
+def _footer_keys_visible(app) -> set[str]:
+    from textual.widgets._footer import FooterKey
+
+    width = app.size.width
+    return {k.key for k in app.screen.query(FooterKey) if k.region.width and k.region.right <= width}
+
+
+@pytest.mark.parametrize("size", [(100, 30), (120, 40), (160, 50)])
+async def test_replay_status_lines_never_wrap_and_quit_stays_in_the_footer(size):
+    data = load_replay(fixture_path(GAME1))
+    app = BlokusApp(lambda: ReplayScreen(data, start_turn=31))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        lines = _lines(app.main_screen.query_one("#status"))
+        assert lines[1].startswith("Turn 31 / 65") and lines[1].endswith("next: GREEN")  # not "next:" / "GREEN"
+        assert lines[2].startswith("ONE 67 : 54 TWO") and lines[3] == "move: RED passed"
+        assert {"q", "question_mark"} <= _footer_keys_visible(app)
+
+
+@pytest.mark.parametrize("size", [(100, 30), (140, 44)])
+async def test_game_status_keeps_its_four_lines_with_a_long_name(size):
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=size) as pilot:
+        screen = screen_of(app)
+        screen.session.names[Team.ONE] = "Alexander the Great of Macedonia, King of Kings"
+        screen.refresh_view()
+        await pilot.pause()
+        lines = _lines(screen.query_one("#status"))
+        assert lines[1].startswith("Alexander the") and lines[1].endswith("… — BLUE (team ONE) to move")
+        assert lines[3].startswith("PENTO_L @ (8,8)")
+        assert {"q", "question_mark"} <= _footer_keys_visible(app)

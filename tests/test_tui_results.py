@@ -27,10 +27,12 @@ def _state_after(plies: int) -> GameState:
     ("rule-violation-OBSTRUCTED", "team TWO (bob) wins",
      ["team ONE (alice) broke a rule", "OBSTRUCTED: the piece would cover a field that is already taken "
       "(move 'Setze PENTO_I(Farbe Rot)[19,17]')"]),
-    ("soft-timeout", "team ONE (alice) wins", ["did not move within 2 seconds (soft timeout)"]),
+    ("soft-timeout", "team ONE (alice) wins", ["did not move within 2 seconds (soft timeout)",
+                                               "Server: Der Spieler hat innerhalb von 2 Sekunden"]),
     ("hard-timeout", "team ONE (alice) wins", ["did not move within 10 seconds (hard timeout)"]),
     ("left", "team ONE (alice) wins", ["team TWO (bob, YELLOW to move) left the game"]),
-    ("example-draw", "draw", ["Scores (win points, points): ONE (1, 10)   TWO (1, 10)"]),
+    ("example-draw", "draw", ["Score: ONE (BLUE+RED) ",
+                              "Win points (2 win, 1 draw): ONE 1 : 1 TWO"]),
 ])
 def test_result_texts(name, title, expected):
     result = result_from_message(parse_xml(fixture_path(f"sc2021/gen-21.3.3-s2c-result-{name}.xml").read_bytes()))
@@ -39,6 +41,7 @@ def test_result_texts(name, title, expected):
     text = "\n".join(lines)
     for part in expected:
         assert part in text
+    assert "Reason: Der Spieler" not in text  # a timeout or leave is said once, in English
 
 
 def test_result_text_without_result_message():

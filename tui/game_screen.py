@@ -42,6 +42,9 @@ LAYOUT_CSS = """
 """
 
 
+XML_PANE_MIN_HEIGHT = 44  # terminal lines needed to show the XML pane (14) below the whole board (29)
+
+
 def responsive_css(screen: str) -> str:
     """Rules that drop columns on small terminals (DEFAULT_CSS is scoped to the screen's type)."""
     return f"""
@@ -54,9 +57,19 @@ _DYNAMIC_ACTIONS = ("move", "place", "cycle", "pass_turn", "undo", "hint", "ai_m
 
 
 def fit_layout(screen: Screen, width: int) -> None:
-    """Small terminals: drop the move log below 132 columns, the shape panels below 96."""
+    """Small terminals: drop the move log below 132 columns, the shape panels below 96; a compact footer
+    without the palette key below 132, so that "? Help" and "q Quit" stay visible."""
     screen.set_class(width < 132, "-narrow")
     screen.set_class(width < 96, "-tiny")
+    for footer in screen.query(Footer):
+        footer.compact = width < 132
+        footer.show_command_palette = width >= 132
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` columns (at least 8) with "…"."""
+    width = max(width, 8)
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def open_replay_picker(app) -> None:
@@ -165,8 +178,8 @@ class GameScreen(Screen[None]):
 
     def on_mount(self) -> None:
         fit_layout(self, self.app.size.width)
-        if self.network:
-            self.query_one(XmlPane).add_class("shown")
+        if self.network and self.app.size.height >= XML_PANE_MIN_HEIGHT:
+            self.query_one(XmlPane).add_class("shown")  # on a shorter terminal it would cover the board
         self.refresh_view()
         self.maybe_start_ai()
         if self.network:
@@ -181,6 +194,7 @@ class GameScreen(Screen[None]):
     def _theme_changed(self, _theme=None) -> None:
         for panel in self.query(ShapePanel):
             panel.refresh(layout=True)
+        self.query_one(MoveLog).retheme()
         self.refresh_view()
 
     def board_view(self) -> BoardView:
@@ -248,7 +262,9 @@ class GameScreen(Screen[None]):
         else:
             color = st.current_color
             team = color.team
-            t.append(f"{s.names.get(team, team.name)} — ")
+            rest = f" — {color.name} (team {team.name}) to move"
+            rest_width = len(rest) + (11 if team in s.autopilot else 0) + (9 if self.clock_deadline else 0)
+            t.append(_fit(s.names.get(team, team.name), self._status_width() - rest_width) + " — ")
             t.append(color.name, Style(color=pal.piece(color), bold=True))
             t.append(f" (team {team.name}) to move")
             if team in s.autopilot:
@@ -279,7 +295,19 @@ class GameScreen(Screen[None]):
             t.append("AI thinking…", Style(color="#e8b610", bold=True))
         elif s.state.is_over or s.end_reason:
             t.append(s.short_outcome(), Style(bold=True))
+        elif not st.is_over and s.is_live:
+            t.append(self.waiting_text(), Style(color=pal.label))
         return t
+
+    def waiting_text(self) -> str:
+        """The last status line while another player is to move."""
+        team = self.session.state.current_color.team
+        return f"waiting for {_fit(self.session.names.get(team, team.name), 20)} …"
+
+    def _status_width(self) -> int:
+        """Columns of one status line (50 in the usual layout, before the first layout too)."""
+        width = self.query_one(StatusBar).content_size.width
+        return width if width > 0 else 50
 
     # --- AI ---------------------------------------------------------------------------------------
 
@@ -382,15 +410,14 @@ class GameScreen(Screen[None]):
         s = self.session
         st = s.state
         one, two = st.team_points(Team.ONE), st.team_points(Team.TWO)
-        details = [f"Score: team ONE (BLUE+RED, {s.names[Team.ONE]}) {one} : {two} team TWO "
-                   f"(YELLOW+GREEN, {s.names[Team.TWO]})"]
+        details = [f"Score: ONE (BLUE+RED) {one} : {two} TWO (YELLOW+GREEN)"]  # the names are in the title
         details.append("   ".join(f"{c.name} {st.points(c)}" for c in Color))
         if s.end_reason:
             details.append(s.end_reason)
         elif st.turn >= 100:
             details.append("Regular end: the round limit (25 rounds) was reached.")
         else:
-            details.append("Regular end: no colour can place a piece any more.")
+            details.append("Regular end: no colour can place a piece.")
         details.append(f"{len([m for m in s.timeline.moves if m is not None])} moves, final turn {st.turn}.")
         return s.outcome_text(), "\n".join(details)
 
@@ -425,6 +452,11 @@ class GameScreen(Screen[None]):
 
     def _changed_ghost(self, ok: bool) -> None:
         if ok:
+            fb = self.session.feedback
+            if fb.error and fb.text.startswith("Not allowed"):  # about the old position: stale now
+                self.session.feedback = type(fb)()
+                self.query_one(Feedback).update("", layout=False)
+                self.query_one(Feedback).set_class(False, "error")
             self.refresh_board()
 
     def action_move(self, dx: int, dy: int) -> None:

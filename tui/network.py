@@ -204,11 +204,8 @@ class NetworkGameScreen(GameScreen):
                 log.exception("closing the connection")
         self.app.exit()
 
-    def status_text(self):
-        t = super().status_text()
-        if self._waiting_first_state:
-            t.append("waiting for the server …")
-        return t
+    def waiting_text(self) -> str:
+        return "waiting for the server …" if self._waiting_first_state else super().waiting_text()
 
 
 def save_network_replay(screen: NetworkGameScreen) -> str:

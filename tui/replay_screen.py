@@ -42,7 +42,7 @@ class ReplayScreen(Screen[None]):
         Binding("space", "autoplay", "Autoplay"),
         Binding("plus,equals_sign", "speed(1)", "Faster"),
         Binding("minus", "speed(-1)", "Slower"),
-        Binding("x", "xml", "XML"),
+        Binding("x", "xml", "XML", show=False),
         Binding("ctrl+r", "open_replay", "Open", show=False),
         Binding("question_mark,f1", "help", "Help"),
         Binding("q", "quit", "Quit"),
@@ -95,6 +95,7 @@ class ReplayScreen(Screen[None]):
     def _theme_changed(self, _theme=None) -> None:
         for panel in self.query(ShapePanel):
             panel.refresh(layout=True)
+        self.query_one(MoveLog).retheme()
         self.refresh_view()
 
     @property
@@ -129,18 +130,22 @@ class ReplayScreen(Screen[None]):
             result.update("")
 
     def status_text(self) -> Text:
+        """Five short lines that fit the 50-column centre (never wrapped: see ``StatusBar``)."""
         i = self.index
         st = self.timeline.states[i]
         last = self.timeline.states[-1]
         pal = DARK if self.app.current_theme.dark else LIGHT
         t = Text()
         t.append(f"Replay — {self.names[Team.ONE]} vs {self.names[Team.TWO]}\n", Style(bold=True))
-        t.append(f"Turn {st.turn} / {last.turn} · round {st.round} · state {i + 1}/{len(self.timeline)}\n")
+        t.append(f"Turn {st.turn} / {last.turn} · round {st.round}")
+        if st.is_over:
+            t.append(" · game over")
+        else:
+            t.append(" · next: ")
+            t.append(st.current_color.name, Style(color=pal.piece(st.current_color), bold=True))
+        t.append("\n")
         t.append(f"ONE {st.team_points(Team.ONE)} : {st.team_points(Team.TWO)} TWO", Style(bold=True))
         t.append("   " + "  ".join(f"{c.name[0]} {st.points(c)}" for c in Color), Style(color=pal.label))
-        if not st.is_over:
-            t.append("   next: ")
-            t.append(st.current_color.name, Style(color=pal.piece(st.current_color)))
         t.append("\n")
         move = self.timeline.moves[i]
         if move is None:
@@ -151,11 +156,14 @@ class ReplayScreen(Screen[None]):
             t.append("move: ")
             t.append(describe_move(move), Style(color=pal.piece(move.color), bold=True))
         t.append("\n")
-        play = f"▶ autoplay {SPEEDS[self.speed_index]:g} turns/s" if self.autoplaying else \
-            f"paused (autoplay {SPEEDS[self.speed_index]:g} turns/s)"
-        t.append(play, Style(color="#e8b610" if self.autoplaying else pal.label))
+        t.append(f"state {i + 1}/{len(self.timeline)} · ", Style(color=pal.label))
+        speed = f"{SPEEDS[self.speed_index]:g} turns/s"
+        if self.autoplaying:
+            t.append(f"▶ autoplay {speed}", Style(color="#e8b610"))
+        else:
+            t.append(f"paused (autoplay {speed})", Style(color=pal.label))
         if self.replay.truncated:
-            t.append("  file cut off — game incomplete", Style(color="#ff6060"))
+            t.append(" · file cut off", Style(color="#ff6060"))
         return t
 
     # --- actions ----------------------------------------------------------------------------------

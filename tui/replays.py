@@ -86,6 +86,14 @@ def _english_reason(reason: str) -> str:
     return reason
 
 
+# Server reasons that only restate the cause (rules.md §12): shown as "Server: …", not as a reason.
+PLAIN_REASONS = (
+    "Der Spieler hat innerhalb von 2 Sekunden nach Aufforderung keinen Zug gesendet",
+    "Der Spieler hat innerhalb von 10 Sekunden nach Aufforderung keinen Zug gesendet",
+    "Der Spieler hat das Spiel verlassen",
+    "Player left",
+)
+
 CAUSES = {
     "LEFT": "left the game (disconnected)",
     "RULE_VIOLATION": "broke a rule",
@@ -101,13 +109,13 @@ def _who(result, team: Team, names: dict[Team, str]) -> str:
     if mine and mine not in ("ONE", "TWO", "opponent", "Unknown"):
         return mine
     theirs = next((p.name for p in result.players if p.team == team and p.name), "")
-    return theirs or mine
+    return next((n for n in (theirs, mine) if n and n != "Unknown"), "")  # the server's default name
 
 
 def result_texts(result, state: GameState, names: dict[Team, str]) -> tuple[str, list[str]]:
     """Title and detail lines for a result (``model.convert.GameResult``) or, without one, the board."""
     one, two = state.team_points(Team.ONE), state.team_points(Team.TWO)
-    lines = [f"Points: team ONE (BLUE+RED) {one} : {two} team TWO (YELLOW+GREEN)"]
+    lines = [f"Score: ONE (BLUE+RED) {one} : {two} TWO (YELLOW+GREEN)"]  # lines fit 50 columns
     if result is None:
         winner, _ = state.outcome()
         if not state.is_over:
@@ -133,16 +141,22 @@ def result_texts(result, state: GameState, names: dict[Team, str]) -> tuple[str,
             if p.team is not None and not state.is_over and state.current_team == p.team:
                 who = f"{who}, {state.current_color.name} to move" if who else f"{state.current_color.name} to move"
             lines.append(f"Irregular end: team {team}{f' ({who})' if who else ''} {cause}.")
-            if p.reason:
+            if p.reason and p.reason.strip() in PLAIN_REASONS:
+                lines.append(f"Server: {p.reason}")
+            elif p.reason:
                 lines.append(f"Reason: {_english_reason(p.reason)}")
                 if _english_reason(p.reason) != p.reason:
                     lines.append(f"Server: {p.reason}")
     if result.regular:
         lines.append("Regular end: " + ("the round limit was reached." if state.turn >= 100 else
-                                        "no colour can place a piece any more." if state.is_over else
+                                        "no colour can place a piece." if state.is_over else
                                         "game finished."))
-    parts = [f"{p.team.name if p.team is not None else '?'} {p.parts}" for p in result.players]
-    lines.append("Scores (win points, points): " + "   ".join(parts))
+    win = {p.team: p.winner_part for p in result.players if p.team is not None}
+    if set(win) == {Team.ONE, Team.TWO} and None not in win.values():
+        lines.append(f"Win points (2 win, 1 draw): ONE {win[Team.ONE]} : {win[Team.TWO]} TWO")
+    else:
+        parts = [f"{p.team.name if p.team is not None else '?'} {p.parts}" for p in result.players]
+        lines.append("Scores (win points, points): " + "   ".join(parts))
     return title, lines
 
 

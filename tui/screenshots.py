@@ -131,7 +131,7 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
             await pilot.press("m")
             for _ in range(300):
                 await pilot.pause(0.02)
-                if s.is_human_turn() and s.state.turn >= 6:
+                if s.is_human_turn() and s.state.turn >= 4:
                     break
             await pilot.press("tab", "tab", "tab", "tab")
             await pilot.pause()

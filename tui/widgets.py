@@ -177,11 +177,16 @@ class ShapePanel(Widget):
 
 
 class StatusBar(Static):
+    """Fixed-height status lines: a line that is too long is cut with "…", never wrapped (a wrapped line
+    would push the last status line out of view)."""
+
     DEFAULT_CSS = """
     StatusBar {
         height: auto;
         width: 100%;
         padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 
@@ -245,15 +250,29 @@ class MoveLog(OptionList):
         if target is not None:
             self.scroll_to_highlight()
 
+    def retheme(self) -> None:
+        """Rebuild the entries in the colours of the current theme."""
+        entries, self._entries = self._entries, []
+        self.clear_options()
+        if entries:
+            self.set_entries(entries, None)
+
     def _option(self, e: LogEntry) -> Option:
-        pal = DARK
-        text = Text()
-        text.append(f"{e.turn:>3} ", Style(color=pal.label))
+        """Turn number, then the entry; a long entry wraps under its text, not under the number."""
+        from rich.table import Table
+
+        try:
+            pal = DARK if self.app.current_theme.dark else LIGHT
+        except Exception:  # not mounted yet
+            pal = DARK
         style = Style(color=pal.piece(e.color), bold=e.kind == "move")
         if e.kind == "removed":
             style = Style(color=pal.piece(e.color), italic=True)
-        text.append(e.text, style)
-        return Option(text)
+        row = Table.grid(padding=(0, 1, 0, 0), expand=True)
+        row.add_column(width=3, justify="right", no_wrap=True)
+        row.add_column(ratio=1)
+        row.add_row(Text(str(e.turn), Style(color=pal.label)), Text(e.text, style))
+        return Option(row)
 
 
 def pretty_xml(xml: str) -> tuple[str, str | None]:
