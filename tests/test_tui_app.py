@@ -330,8 +330,12 @@ def test_replay_bad_input_exit_2(tmp_path, capsys):
     empty = tmp_path / "empty.xml"
     empty.write_text("<protocol></protocol>")
     assert replay_main([str(empty)]) == 2
+    damaged = tmp_path / "damaged.xml.gz"
+    damaged.write_bytes(b"\x1f\x8b\x08garbage")
+    assert replay_main([str(damaged)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 3 and all(line.startswith("blokus replay: ") for line in err)
+    assert len(err) == 4 and all(line.startswith("blokus replay: ") for line in err)
+    assert err[3].endswith("not a replay file (damaged gzip data)")
     assert "Traceback" not in capsys.readouterr().err
 
 

@@ -136,6 +136,8 @@ class ReplayScreen(Screen[None]):
         last = self.timeline.states[-1]
         pal = DARK if self.app.current_theme.dark else LIGHT
         t = Text()
+        if self.replay.truncated:
+            t.append("file cut off · ", Style(color="#ff6060", bold=True))
         t.append(f"Replay — {self.names[Team.ONE]} vs {self.names[Team.TWO]}\n", Style(bold=True))
         t.append(f"Turn {st.turn} / {last.turn} · round {st.round}")
         if st.is_over:
@@ -162,8 +164,6 @@ class ReplayScreen(Screen[None]):
             t.append(f"▶ autoplay {speed}", Style(color="#e8b610"))
         else:
             t.append(f"paused (autoplay {speed})", Style(color=pal.label))
-        if self.replay.truncated:
-            t.append(" · file cut off", Style(color="#ff6060"))
         return t
 
     # --- actions ----------------------------------------------------------------------------------

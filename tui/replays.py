@@ -65,7 +65,10 @@ def load_replay(path: Path) -> ReplayData:
         logging.getLogger(__name__).exception("reading %s failed", path)
         raise ReplayError(f"{path}: cannot read the replay ({type(exc).__name__}: {exc})") from None
     if not replay.states:
-        raise ReplayError(f"{path}: no Blokus game state in the file")
+        if any(w.startswith("gzip data damaged") for w in replay.warnings):
+            raise ReplayError(f"{path}: not a replay file (damaged gzip data)")
+        what = "the file is empty" if path.stat().st_size == 0 else "no Blokus game state in the file"
+        raise ReplayError(f"{path}: {what}")
     moves = [None] + [next((e.move for e in step if isinstance(e, MoveEvent)), None) for step in replay.steps]
     timeline = Timeline.from_states(replay.states, moves)
     timeline.entries = _entries_from_steps(replay.steps)
@@ -119,7 +122,7 @@ def result_texts(result, state: GameState, names: dict[Team, str]) -> tuple[str,
     if result is None:
         winner, _ = state.outcome()
         if not state.is_over:
-            return "Game not finished", lines + ["The replay ends before the game is over (no result)."]
+            return "Game not finished", lines + ["The file ends before the game is over."]
         title = "Game over — draw" if winner is None else \
             f"Game over — team {winner.name} ({names.get(winner) or '+'.join(c.name for c in winner.colors)}) wins"
         return title, lines + ["Regular end (no result message)."]
