@@ -525,6 +525,7 @@ async def test_cli_watch_mode_ai_against_ai():
             if len(s.timeline) >= 4:
                 break
         assert len(s.timeline) >= 4 and not s.is_human_turn()
+        assert _footer_keys_visible(app) - {"ctrl+p"} == {"u", "question_mark", "q"}  # no keys for playing
         await pilot.press("q")
 
 

@@ -53,6 +53,7 @@ def responsive_css(screen: str) -> str:
 """
 
 
+_HUMAN_ACTIONS = ("move", "rotate", "flip", "place", "deselect", "cycle", "pass_turn", "hint", "ai_move")
 _DYNAMIC_ACTIONS = ("move", "place", "cycle", "pass_turn", "undo", "hint", "ai_move", "autopilot", "xml", "live")
 
 
@@ -432,6 +433,8 @@ class GameScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         s = self.session
         human = s.is_human_turn() and s.is_live
+        if not s.human_teams() and action in _HUMAN_ACTIONS:
+            return False  # --watch: no keys for playing in the footer
         if action in ("move", "rotate", "flip", "place", "deselect"):
             return True if human and s.ghost is not None else None if action != "place" else (human or None)
         if action == "cycle":
