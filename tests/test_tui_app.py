@@ -567,3 +567,15 @@ async def test_game_status_keeps_its_four_lines_with_a_long_name(size):
         assert lines[1].startswith("Alexander the") and lines[1].endswith("… — BLUE (team ONE) to move")
         assert lines[3].startswith("PENTO_L @ (8,8)")
         assert {"q", "question_mark"} <= _footer_keys_visible(app)
+
+
+async def test_footer_follows_a_resize():
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=(160, 50)) as pilot:
+        assert "ctrl+p" in _footer_keys_visible(app)
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert {"q", "question_mark"} <= _footer_keys_visible(app) and "ctrl+p" not in _footer_keys_visible(app)
+        await pilot.resize_terminal(160, 50)
+        await pilot.pause()
+        assert "ctrl+p" in _footer_keys_visible(app)

@@ -63,8 +63,10 @@ def fit_layout(screen: Screen, width: int) -> None:
     screen.set_class(width < 132, "-narrow")
     screen.set_class(width < 96, "-tiny")
     for footer in screen.query(Footer):
-        footer.compact = width < 132
-        footer.show_command_palette = width >= 132
+        if footer.compact != (width < 132):
+            footer.compact = width < 132
+            footer.show_command_palette = width >= 132
+            screen.refresh_bindings()  # the footer only lays its keys out again on a bindings change
 
 
 def _fit(text: str, width: int) -> str:
