@@ -132,6 +132,8 @@ async def test_network_connection_refused_shows_reason():
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, EndScreen))
         assert "connect" in str(app.screen.query_one("#end-details").render()).lower()
+        status = str(app.main_screen.status_text())
+        assert "not connected" in status and "to move" not in status  # nobody moves on the placeholder
 
 
 @pytest.mark.parametrize("argv", [["-p", "0"], ["-p", "70000"]])

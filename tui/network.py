@@ -204,8 +204,19 @@ class NetworkGameScreen(GameScreen):
                 log.exception("closing the connection")
         self.app.exit()
 
-    def waiting_text(self) -> str:
-        return "waiting for the server …" if self._waiting_first_state else super().waiting_text()
+    def status_text(self):
+        if not self._waiting_first_state:
+            return super().status_text()
+        from rich.style import Style
+        from rich.text import Text
+
+        s = self.session  # no game yet: nobody is "to move" on the placeholder board
+        t = Text()
+        t.append(f"Blokus @ {self.host}:{self.port}\n", Style(bold=True))
+        t.append("not connected" if s.end_reason else "connecting …")
+        t.append("\n\n")
+        t.append(s.result_text or "waiting for the server …", Style(bold=bool(s.result_text)))
+        return t
 
 
 def save_network_replay(screen: NetworkGameScreen) -> str:
