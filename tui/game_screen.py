@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer
 
 from ai.base import Player, fallback_move
@@ -94,6 +95,25 @@ def open_replay_picker(app) -> None:
     app.push_screen(ReplayPicker(REPLAY_DIR), chosen)
 
 
+def compose_board_layout(below_board: Widget) -> ComposeResult:
+    """The three-column layout shared by the game and the replay screen (ux-notes §1)."""
+    with Horizontal(id="main"):
+        with Vertical(classes="side", id="team-one"):
+            yield ShapePanel(Color.BLUE, id="panel-BLUE")
+            yield ShapePanel(Color.RED, id="panel-RED")
+        with Vertical(id="centre"):
+            yield StatusBar(id="status")
+            yield Board(id="board")
+            yield below_board
+        with Vertical(classes="side", id="team-two"):
+            yield ShapePanel(Color.YELLOW, id="panel-YELLOW")
+            yield ShapePanel(Color.GREEN, id="panel-GREEN")
+        with Vertical(id="log-column"):
+            yield MoveLog(id="log")
+    yield XmlPane(id="xml")
+    yield Footer()
+
+
 class GameScreen(Screen[None]):
     """Plays one game. All game logic is in ``GameSession``; this class maps keys and AI results to it."""
 
@@ -163,21 +183,7 @@ class GameScreen(Screen[None]):
     # --- layout -----------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="main"):
-            with Vertical(classes="side", id="team-one"):
-                yield ShapePanel(Color.BLUE, id="panel-BLUE")
-                yield ShapePanel(Color.RED, id="panel-RED")
-            with Vertical(id="centre"):
-                yield StatusBar(id="status")
-                yield Board(id="board")
-                yield Feedback(id="feedback")
-            with Vertical(classes="side", id="team-two"):
-                yield ShapePanel(Color.YELLOW, id="panel-YELLOW")
-                yield ShapePanel(Color.GREEN, id="panel-GREEN")
-            with Vertical(id="log-column"):
-                yield MoveLog(id="log")
-        yield XmlPane(id="xml")
-        yield Footer()
+        yield from compose_board_layout(Feedback(id="feedback"))
 
     def on_mount(self) -> None:
         fit_layout(self, self.app.size.width)

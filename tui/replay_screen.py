@@ -6,18 +6,17 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from model.moves import SetMove
 from model.pieces import Color, Team
 from tui.board import Board, BoardView
 from tui.colors import DARK, LIGHT
 from tui.dialogs import HelpScreen, TurnScreen
-from tui.game_screen import LAYOUT_CSS, responsive_css
+from tui.game_screen import LAYOUT_CSS, compose_board_layout, responsive_css
 from tui.replays import ReplayData, result_texts
 from tui.widgets import MoveLog, PanelView, ShapePanel, StatusBar, XmlPane
 
@@ -61,21 +60,7 @@ class ReplayScreen(Screen[None]):
         self._start = 0 if start_turn is None else self.timeline.index_of_turn(start_turn)
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="main"):
-            with Vertical(classes="side", id="team-one"):
-                yield ShapePanel(Color.BLUE, id="panel-BLUE")
-                yield ShapePanel(Color.RED, id="panel-RED")
-            with Vertical(id="centre"):
-                yield StatusBar(id="status")
-                yield Board(id="board")
-                yield Static(id="result")
-            with Vertical(classes="side", id="team-two"):
-                yield ShapePanel(Color.YELLOW, id="panel-YELLOW")
-                yield ShapePanel(Color.GREEN, id="panel-GREEN")
-            with Vertical(id="log-column"):
-                yield MoveLog(id="log")
-        yield XmlPane(id="xml")
-        yield Footer()
+        yield from compose_board_layout(Static(id="result"))
 
     def on_mount(self) -> None:
         from tui.game_screen import fit_layout
