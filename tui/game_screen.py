@@ -114,7 +114,20 @@ def compose_board_layout(below_board: Widget) -> ComposeResult:
     yield Footer()
 
 
-class GameScreen(Screen[None]):
+class BoardLayoutMixin:
+    """Resize and theme handling shared by the screens built with ``compose_board_layout``."""
+
+    def on_resize(self, event) -> None:
+        fit_layout(self, event.size.width)
+
+    def _theme_changed(self, _theme=None) -> None:
+        for panel in self.query(ShapePanel):
+            panel.refresh(layout=True)
+        self.query_one(MoveLog).retheme()
+        self.refresh_view()
+
+
+class GameScreen(BoardLayoutMixin, Screen[None]):
     """Plays one game. All game logic is in ``GameSession``; this class maps keys and AI results to it."""
 
     DEFAULT_CSS = LAYOUT_CSS + responsive_css("GameScreen")
@@ -196,15 +209,6 @@ class GameScreen(Screen[None]):
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 
     # --- painting ---------------------------------------------------------------------------------
-
-    def on_resize(self, event) -> None:
-        fit_layout(self, event.size.width)
-
-    def _theme_changed(self, _theme=None) -> None:
-        for panel in self.query(ShapePanel):
-            panel.refresh(layout=True)
-        self.query_one(MoveLog).retheme()
-        self.refresh_view()
 
     def board_view(self) -> BoardView:
         s = self.session

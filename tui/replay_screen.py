@@ -16,14 +16,14 @@ from model.pieces import Color, Team
 from tui.board import Board, BoardView
 from tui.colors import DARK, LIGHT
 from tui.dialogs import HelpScreen, TurnScreen
-from tui.game_screen import LAYOUT_CSS, compose_board_layout, responsive_css
+from tui.game_screen import LAYOUT_CSS, BoardLayoutMixin, compose_board_layout, fit_layout, responsive_css
 from tui.replays import ReplayData, result_texts
 from tui.widgets import MoveLog, PanelView, ShapePanel, StatusBar, XmlPane
 
 SPEEDS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)  # turns per second
 
 
-class ReplayScreen(Screen[None]):
+class ReplayScreen(BoardLayoutMixin, Screen[None]):
     DEFAULT_CSS = LAYOUT_CSS + responsive_css("ReplayScreen") + """
     #result { height: auto; padding: 0 1; }
     #status { height: 5; }
@@ -63,25 +63,12 @@ class ReplayScreen(Screen[None]):
         yield from compose_board_layout(Static(id="result"))
 
     def on_mount(self) -> None:
-        from tui.game_screen import fit_layout
-
         fit_layout(self, self.app.size.width)
         log = self.query_one(MoveLog)
         log.border_title = "Moves"
         self.index = self._start
         self.refresh_view()
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
-
-    def on_resize(self, event) -> None:
-        from tui.game_screen import fit_layout
-
-        fit_layout(self, event.size.width)
-
-    def _theme_changed(self, _theme=None) -> None:
-        for panel in self.query(ShapePanel):
-            panel.refresh(layout=True)
-        self.query_one(MoveLog).retheme()
-        self.refresh_view()
 
     @property
     def autoplaying(self) -> bool:

@@ -277,23 +277,24 @@ class GameSession:
         st = self.state
         return None if st.is_over else self.seats[st.current_team]
 
-    def is_human_turn(self) -> bool:
-        """The human decides the next move (not the AI, not autopilot, not a remote opponent)."""
+    def _team_deciding(self) -> Team | None:
+        """The team whose move this client decides now, or None (game over, or not requested yet)."""
         st = self.state
         if st.is_over or self.end_reason:
-            return False
-        team = st.current_team
+            return None
         if self.send is not None and not self.move_requested:
-            return False
-        return self.seats[team] is Seat.HUMAN and team not in self.autopilot
+            return None
+        return st.current_team
+
+    def is_human_turn(self) -> bool:
+        """The human decides the next move (not the AI, not autopilot, not a remote opponent)."""
+        team = self._team_deciding()
+        return team is not None and self.seats[team] is Seat.HUMAN and team not in self.autopilot
 
     def wants_ai(self) -> bool:
         """The next move is the AI's: an AI seat, or a human seat on autopilot."""
-        st = self.state
-        if st.is_over or self.end_reason:
-            return False
-        team = st.current_team
-        if self.send is not None and not self.move_requested:
+        team = self._team_deciding()
+        if team is None:
             return False
         return self.seats[team] is Seat.AI or (self.seats[team] is Seat.HUMAN and team in self.autopilot)
 
