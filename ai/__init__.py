@@ -24,13 +24,22 @@ def player_names() -> list[str]:
 
 
 def _registry() -> dict[str, type[Engine]]:
-    return {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": LookaheadPlayer}
+    from ai.mcts import MctsPlayer
+
+    return {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": LookaheadPlayer, "mcts": MctsPlayer}
 
 
 DEFAULT_AI = "lookahead"
 
 
 def make_player(name: str = DEFAULT_AI, seed: int | None = None) -> Engine:
+    if name.startswith("gtp:"):  # an external GTP engine, for measuring: gtp:PATH:LEVEL
+        from ai.gtp import GtpPlayer
+
+        path, _, level = name[4:].rpartition(":")
+        if not path or not level.isdigit():
+            raise ValueError(f"{name!r}: write gtp:PATH:LEVEL, e.g. gtp:/opt/pentobi/pentobi-gtp:5")
+        return GtpPlayer(path, int(level), seed=seed)
     registry = _registry()
     if name not in registry:
         raise ValueError(f"unknown AI {name!r}; choose one of {', '.join(sorted(registry))}")

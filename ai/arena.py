@@ -42,6 +42,7 @@ class GameSpec:
     a_team: int  # 0: A plays team ONE (BLUE+RED), 1: A plays team TWO
     seed: int
     move_time: float
+    opening_turns: int = 0  # turns at the start played by the arena (random placements, the same for both seats)
 
 
 @dataclass
@@ -58,21 +59,36 @@ class GameResult:
     forfeit: str = ""  # why a side lost by a rule violation / timeout / crash, if it did
 
 
-def make_specs(games: int, seed: int, move_time: float) -> list[GameSpec]:
+def make_specs(games: int, seed: int, move_time: float, opening_turns: int = 0) -> list[GameSpec]:
     rng = random.Random(seed)
     pieces = list(SEASON.start_pieces)
     rng.shuffle(pieces)
     specs = []
     for i in range(games):
         pair = i // 2
-        specs.append(GameSpec(i, pieces[pair % len(pieces)], i % 2, seed * 1_000_003 + pair, move_time))
+        specs.append(GameSpec(i, pieces[pair % len(pieces)], i % 2, seed * 1_000_003 + pair, move_time,
+                              opening_turns))
     return specs
 
 
 def play_game(spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory) -> GameResult:
     a = factory_a(spec.seed * 2 + 1)
     b = factory_b(spec.seed * 2 + 2)
+    try:
+        return _play(spec, a, b)
+    finally:
+        for engine in (a, b):
+            close = getattr(engine, "close", None)
+            if close is not None:
+                close()
+
+
+def _play(spec: GameSpec, a: Engine, b: Engine) -> GameResult:
     state = GameState.new(Shape[spec.start_piece])
+    opening = random.Random(spec.seed)  # the same for both games of a pair
+    while not state.is_over and state.turn < spec.opening_turns:
+        ids = state.legal_placements()
+        state.push_placement(int(ids[opening.randrange(len(ids))]))
     result = GameResult(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)
     forfeit_team: int | None = None
     while not state.is_over:
@@ -88,7 +104,7 @@ def play_game(spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory
             break
         elapsed = time.monotonic() - start
         (result.a_times if is_a else result.b_times).append(elapsed)
-        if elapsed > HARD_LIMIT:
+        if elapsed > HARD_LIMIT and not getattr(engine, "external", False):
             forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} too slow: {elapsed:.3f} s"
             break
         try:
@@ -215,23 +231,34 @@ class Progress:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="blokus arena", description="AI-vs-AI games (one team each).")
-    parser.add_argument("a", choices=player_names(), help="player A")
-    parser.add_argument("b", choices=player_names(), help="player B")
+    names = ", ".join(player_names())
+    parser.add_argument("a", help=f"player A: {names}, or gtp:PATH:LEVEL (an external GTP engine, e.g. Pentobi)")
+    parser.add_argument("b", help="player B (the same choices)")
     parser.add_argument("--games", type=int, default=2, help="number of games (even: seats swapped per opening)")
     parser.add_argument("--move-time", type=int, default=1600, help="think time per move in ms (default 1600)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
     parser.add_argument("--json", metavar="FILE", help="also write the summary and every game to FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--opening-turns", type=int, default=None,
+                        help="turns played at random by the arena before the players take over (default 0, "
+                             "4 with a gtp: player, which does not know the start piece)")
     args = parser.parse_args(argv)
     if args.games < 1 or args.move_time < 1 or args.jobs < 1:
         parser.error("--games, --move-time and --jobs must be positive")
-    specs = make_specs(args.games, args.seed, args.move_time / 1000)
+    for name in (args.a, args.b):
+        try:
+            make_player(name, 0)
+        except ValueError as exc:
+            parser.error(str(exc))
+    external = any(name.startswith("gtp:") for name in (args.a, args.b))
+    opening = args.opening_turns if args.opening_turns is not None else 4 if external else 0
+    specs = make_specs(args.games, args.seed, args.move_time / 1000, opening)
     progress = None if args.quiet else Progress(len(specs))
     results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress)
     s = summary(results, args.a, args.b)
     print(f"arena {args.a} vs {args.b}: {args.games} games, {args.move_time} ms/move, seed {args.seed}, "
-          f"jobs {args.jobs}")
+          f"jobs {args.jobs}, opening turns {opening}")
     print(format_table(s))
     if args.json:
         with open(args.json, "w") as fh:
