@@ -4,6 +4,8 @@ Each FILE holds a ``<state>`` or a memento ``<room>`` (plain or gzipped). One mo
 ``COLOR KIND ROTATION isFlipped X Y``; ``--count`` prints only the number; ``--timing`` adds the
 microseconds spent generating (after the number; when listing moves, as ``COUNT MICROSECONDS`` on
 stderr). With several files each line starts with the file name (``FILE COUNT [MICROSECONDS]``).
+The season (first-move rule) is read from the file's form (2021 where it does not tell); ``--season``
+overrides it.
 """
 
 from __future__ import annotations
@@ -14,15 +16,16 @@ import sys
 import time
 
 from model.convert import state_from_xml
+from model.season import SEASONS, Season, season_named
 from model.state import GameState
 
 
-def _read_state(path: str) -> GameState:
+def _read_state(path: str, season: Season | None = None) -> GameState:
     with open(path, "rb") as handle:
         data = handle.read()
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
-    return state_from_xml(data).state
+    return state_from_xml(data, season).state
 
 
 def moves_main(argv: list[str]) -> int:
@@ -33,13 +36,16 @@ def moves_main(argv: list[str]) -> int:
     parser.add_argument("files", nargs="+", metavar="FILE", help="a <state> or memento <room> XML file")
     parser.add_argument("--count", action="store_true", help="print only the number of legal moves")
     parser.add_argument("--timing", action="store_true", help="add the microseconds spent generating")
+    parser.add_argument("--season", choices=sorted(SEASONS), metavar="2021|2027",
+                        help="judge by this season's rules (default: the season the file's form shows, else 2021)")
     args = parser.parse_args(argv)
+    season = season_named(args.season) if args.season else None
     several = len(args.files) > 1
     GameState.new().legal_moves()  # warm up the tables, so --timing shows the steady-state cost
     out = sys.stdout
     for path in args.files:
         try:
-            state = _read_state(path)
+            state = _read_state(path, season)
         except OSError as exc:
             print(f"blokus moves: {path}: {exc.strerror or exc}", file=sys.stderr)
             return 2
