@@ -304,3 +304,12 @@ def test_irregular_2027_result_zeroes_the_violator():
         Team.TWO, False, Cause.SOFT_TIMEOUT, Team.ONE, reason)
     old = irregular_result(Team.ONE, Cause.SOFT_TIMEOUT, "x", (40, 30), ("alice", "bob"), SEASON_2021)
     assert [p.parts for p in old.players] == [(0, 40), (2, 30)]  # 2021 kept the violator's points
+
+
+def test_the_compiled_engine_follows_the_season():
+    from model.fast import FastState
+
+    for piece in ("PENTO_W", "PENTO_X"):
+        for season in (SEASON_2021, SEASON_2027):
+            state = GameState.new(Shape[piece], season=season)
+            assert FastState.from_state(state).legal_placements().tolist() == state.legal_placements().tolist()
