@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import Static
 
 from ai.analysis import (
@@ -271,3 +272,118 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState) -> Text:
         t.append("\n")
     t.append("[ ] prev/next mistake · A analyse on/off", Style(dim=True))
     return t
+
+
+class AnalysisViewMixin:
+    """Analysis pane, chart and mistake navigation for a viewer screen with ``index`` and ``timeline``.
+
+    The screen composes an :class:`AnalysisPane` (``#analysis``) and a ``GameChart`` (``#chart``),
+    calls ``setup_analysis`` once, ``analysis_game_changed`` when its game grows, and ``show_analysis``
+    from its ``refresh_view``; the board shows ``analysis_ghost()``.
+    """
+
+    ANALYSIS_BINDINGS = [
+        Binding("a", "toggle_analysis", "Analysis",
+                tooltip="analysis pane on/off (analyses the game in the background)"),
+        Binding("c", "toggle_chart", "Chart", tooltip="chart of the game on/off (click a turn to go there)"),
+        Binding("right_square_bracket", "mistake(1)", "Next mistake", show=False,
+                tooltip="the next move marked ? or ??"),
+        Binding("left_square_bracket", "mistake(-1)", "Prev mistake", show=False,
+                tooltip="the previous move marked ? or ??"),
+        Binding("escape", "stop_analysis", "Stop analysis", show=False, tooltip="stop the analysis (it resumes on a)"),
+    ]
+
+    analysis_runner: AnalysisRunner
+
+    def setup_analysis(self, settings: AnalysisSettings | None = None, *, final: bool = True,
+                       cache: AnalysisCache | None = None) -> None:
+        self.analysis_runner = AnalysisRunner(self, settings, cache if cache is not None else AnalysisCache(),
+                                              on_change=self._analysis_changed)
+        self.analysis_game_changed(final=final)
+
+    def _game_lists(self) -> tuple[list[GameState], list[Move | None]]:
+        timeline = self.timeline  # type: ignore[attr-defined]
+        return list(timeline.states), [*timeline.moves[1:], None]
+
+    def analysis_game_changed(self, *, final: bool) -> None:
+        states, moves = self._game_lists()
+        self.analysis_runner.set_game(states, moves, final=final)
+        self._chart_points_stale = True
+
+    def _pane(self) -> AnalysisPane:
+        return self.query_one("#analysis", AnalysisPane)  # type: ignore[attr-defined]
+
+    def _chart(self):
+        from tui.chart import GameChart
+
+        return self.query_one("#chart", GameChart)  # type: ignore[attr-defined]
+
+    @property
+    def analysis_shown(self) -> bool:
+        return self._pane().has_class("shown")
+
+    def action_toggle_analysis(self) -> None:
+        pane = self._pane()
+        pane.toggle_class("shown")
+        runner = self.analysis_runner
+        if pane.has_class("shown") and not runner.running and not runner.complete:
+            runner.start()
+        self.refresh_view()  # type: ignore[attr-defined]
+
+    def action_stop_analysis(self) -> None:
+        if self.analysis_runner.running:
+            self.analysis_runner.cancel()
+            self.notify("analysis stopped; a resumes it")  # type: ignore[attr-defined]
+
+    def action_toggle_chart(self) -> None:
+        chart = self._chart()
+        chart.toggle_class("shown")
+        self._chart_points_stale = True
+        self.show_analysis()
+
+    def action_mistake(self, direction: int) -> None:
+        runner = self.analysis_runner
+        if runner.analysis is None:
+            self.notify("no analysis yet: a analyses the game")  # type: ignore[attr-defined]
+            return
+        target = runner.next_marked(self.index, direction)  # type: ignore[attr-defined]
+        if target is None:
+            self.notify(f"no {'later' if direction > 0 else 'earlier'} mistake"  # type: ignore[attr-defined]
+                        + ("" if runner.complete else " (so far)"))
+            return
+        self.index = target  # type: ignore[attr-defined]
+
+    def on_game_chart_selected(self, message) -> None:
+        self.index = message.index  # type: ignore[attr-defined]
+
+    def _analysis_changed(self) -> None:
+        self._chart_points_stale = True
+        if self.is_mounted:  # type: ignore[attr-defined]
+            self.refresh_view()  # type: ignore[attr-defined]
+
+    def analysis_ghost(self) -> tuple[tuple[tuple[int, int], ...], Color | None]:
+        if not self.analysis_shown:
+            return (), None
+        index = self.index  # type: ignore[attr-defined]
+        return ghost_of(self.analysis_runner.at(index), self.timeline.states[index])  # type: ignore[attr-defined]
+
+    def analysis_marks(self) -> dict[int, str]:
+        return self.analysis_runner.marks()
+
+    def show_analysis(self) -> None:
+        """Pane and chart for the state at ``index`` (called from ``refresh_view``)."""
+        index = self.index  # type: ignore[attr-defined]
+        state = self.timeline.states[index]  # type: ignore[attr-defined]
+        pane = self._pane()
+        if pane.has_class("shown"):
+            pane.show(self.analysis_runner, index, state)
+        chart = self._chart()
+        if chart.has_class("shown"):
+            if getattr(self, "_chart_points_stale", True):
+                runner = self.analysis_runner
+                points = runner.analysis.chart if runner.analysis is not None else None
+                if points is None or len(points) < len(self.timeline):  # type: ignore[attr-defined]
+                    points = chart_points(self.timeline.states)  # type: ignore[attr-defined]
+                chart.set_points(points)
+                self._chart_points_stale = False
+            chart.index = index
