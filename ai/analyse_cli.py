@@ -62,24 +62,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def read_game(path: Path):
     """The replay in ``path`` (``model.replay.Replay``), or ``BadFile``."""
+    from model.files import FileReadError
     from model.framing import ProtocolError
-    from model.replay import read_replay
+    from model.replay import load_replay
 
     try:
         if path.is_dir():
             raise BadFile("is a directory, not a replay file")
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise BadFile(f"too large for a replay ({size} bytes)")
-        data = path.read_bytes()
+        if path.stat().st_size == 0 and path.is_file():
+            raise BadFile("the file is empty")
+        replay = load_replay(path, max_unpacked=MAX_FILE_BYTES)  # bounded: gzip bombs, /dev/zero
+    except BadFile:
+        raise
     except FileNotFoundError:
         raise BadFile("no such file") from None
+    except FileReadError as exc:
+        raise BadFile(str(exc)) from None
     except OSError as exc:
         raise BadFile(f"cannot read ({exc.strerror or exc})") from None
-    if not data:
-        raise BadFile("the file is empty")
-    try:
-        replay = read_replay(data)
     except (ProtocolError, ValueError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise BadFile(f"not a replay file ({first})") from None

@@ -9,20 +9,21 @@ stderr). With several files each line starts with the file name (``FILE COUNT [M
 from __future__ import annotations
 
 import argparse
-import gzip
 import sys
 import time
 
 from model.convert import state_from_xml
 from model.fast import FastState, warm_up
+from model.files import read_bounded
+from model.framing import DEFAULT_MAX_MESSAGE_SIZE
 from model.state import GameState, LegalMoves
 
 
 def _read_state(path: str) -> GameState:
-    with open(path, "rb") as handle:
-        data = handle.read()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
+    # a state file is one message: more than the message cap is refused while unpacking
+    data, warnings = read_bounded(path, max_unpacked=DEFAULT_MAX_MESSAGE_SIZE)
+    if warnings:  # damaged gzip data: a cut-off state is no state
+        raise ValueError(warnings[0])
     return state_from_xml(data).state
 
 

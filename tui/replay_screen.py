@@ -69,6 +69,13 @@ class ReplayScreen(BoardLayoutMixin, Screen[None]):
         self.index = self._start
         self.refresh_view()
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        if self.replay.unreadable_states:
+            self.notify(f"{self.unreadable_text()} and not shown; the first: {self.replay.first_unreadable}",
+                        severity="warning", timeout=15)
+
+    def unreadable_text(self) -> str:
+        n = self.replay.unreadable_states
+        return f"{n} state{'s' if n != 1 else ''} unreadable"
 
     @property
     def autoplaying(self) -> bool:
@@ -110,6 +117,8 @@ class ReplayScreen(BoardLayoutMixin, Screen[None]):
         t = Text()
         if self.replay.truncated:
             t.append("file cut off · ", Style(color="#ff6060", bold=True))
+        if self.replay.unreadable_states:
+            t.append(f"{self.unreadable_text()} · ", Style(color="#ff6060", bold=True))
         t.append(f"Replay — {self.names[Team.ONE]} vs {self.names[Team.TWO]}\n", Style(bold=True))
         t.append(f"Turn {st.turn} / {last.turn} · round {st.round}")
         if st.is_over:
