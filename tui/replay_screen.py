@@ -69,6 +69,13 @@ class ReplayScreen(BoardLayoutMixin, Screen[None]):
         self.index = self._start
         self.refresh_view()
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        if self.replay.unreadable_states:
+            self.notify(f"{self.unreadable_text()} and not shown; the first: {self.replay.first_unreadable}",
+                        severity="warning", timeout=15)
+
+    def unreadable_text(self) -> str:
+        n = self.replay.unreadable_states
+        return f"{n} state{'s' if n != 1 else ''} unreadable"
 
     @property
     def autoplaying(self) -> bool:
@@ -80,7 +87,7 @@ class ReplayScreen(BoardLayoutMixin, Screen[None]):
     def refresh_view(self) -> None:
         i = self.index
         st = self.timeline.states[i]
-        move = self.timeline.moves[i]
+        move = self.timeline.move_before(i)
         self.query_one(Board).show(BoardView(st, move if isinstance(move, SetMove) else None))
         for color in Color:
             self.query_one(f"#panel-{color.name}", ShapePanel).show(PanelView(
@@ -110,6 +117,8 @@ class ReplayScreen(BoardLayoutMixin, Screen[None]):
         t = Text()
         if self.replay.truncated:
             t.append("file cut off · ", Style(color="#ff6060", bold=True))
+        if self.replay.unreadable_states:
+            t.append(f"{self.unreadable_text()} · ", Style(color="#ff6060", bold=True))
         t.append(f"Replay — {self.names[Team.ONE]} vs {self.names[Team.TWO]}\n", Style(bold=True))
         t.append(f"Turn {st.turn} / {last.turn} · round {st.round}")
         if st.is_over:
@@ -121,7 +130,7 @@ class ReplayScreen(BoardLayoutMixin, Screen[None]):
         t.append(f"ONE {st.team_points(Team.ONE)} : {st.team_points(Team.TWO)} TWO", Style(bold=True))
         t.append("   " + "  ".join(f"{c.name[0]} {st.points(c)}" for c in Color), Style(color=pal.label))
         t.append("\n")
-        move = self.timeline.moves[i]
+        move = self.timeline.move_before(i)
         if move is None:
             t.append("start of the game" if i == 0 else "—")
         else:
