@@ -14,7 +14,8 @@ A position is two arrays:
 
 Undo is a snapshot stack (a position is 3.6 kB: copying it is cheaper than tracking changes).
 The first move of a colour must cover one of the season's start cells (``first_cells``: the corners
-in 2021); only the start piece may be placed then.
+in 2021, the border in 2027; from the state's season profile); only the start piece may be placed then.
+The turn limit comes from the season profile too.
 """
 
 from __future__ import annotations
@@ -76,22 +77,6 @@ def _tables() -> tuple[np.ndarray, ...]:
 
 
 EDGE_NB, DIAG_NB, P_CELLS, P_SHAPE, CS_IDS, CS_OFFSETS, SIZES = _tables()
-
-
-def corner_cells() -> np.ndarray:
-    out = np.zeros(NCELLS, dtype=np.uint8)
-    for i in (0, N - 1, N * (N - 1), NCELLS - 1):
-        out[i] = 1
-    return out
-
-
-def border_cells() -> np.ndarray:
-    out = np.zeros(NCELLS, dtype=np.uint8)
-    for i in range(NCELLS):
-        x, y = i % N, i // N
-        if x in (0, N - 1) or y in (0, N - 1):
-            out[i] = 1
-    return out
 
 
 # --- the compiled core ------------------------------------------------------------------------------
@@ -291,15 +276,17 @@ def points(m, color):
 
 # --- the Python face ---------------------------------------------------------------------------------
 
+_FIRST_CELLS: dict[int, np.ndarray] = {}
+
+
 def first_cells_of(state) -> np.ndarray:
-    """The cells a colour's first piece must cover in ``state``'s season."""
-    from model.season import FirstMove
-
-    return _CORNERS if state.season.first_move is FirstMove.CORNER else _BORDER
-
-
-_CORNERS = corner_cells()
-_BORDER = border_cells()
+    """The cells a colour's first piece must cover one of, in ``state``'s season (corners, or the border)."""
+    bits = state.season.first_move_cells
+    cells = _FIRST_CELLS.get(bits)
+    if cells is None:
+        cells = np.unpackbits(P.to_words(bits).view(np.uint8), bitorder="little")[:NCELLS].copy()
+        _FIRST_CELLS[bits] = cells
+    return cells
 
 
 class FastState:
@@ -327,7 +314,7 @@ class FastState:
         m[M_MONO_DONE] = state.mono_done
         m[M_MONO_FLAG] = state.mono_flag
         m[M_START] = int(state.start_piece)
-        m[M_LIMIT] = state_turn_limit(state)
+        m[M_LIMIT] = state.season.turn_limit
         m[M_HAND:M_HAND + 4] = state.shapes
         for color in range(4):
             own = np.unpackbits(P.to_words(state.boards[color]).view(np.uint8), bitorder="little")[:NCELLS]
@@ -397,10 +384,6 @@ class FastState:
         m = self.m
         return (int(m[M_TURN]), int(m[M_VALID]), tuple(self.boards()), tuple(self.shapes()),
                 int(m[M_MONO_DONE]), int(m[M_MONO_FLAG]))
-
-
-def state_turn_limit(state) -> int:
-    return state.season.turn_limit
 
 
 def warm_up() -> None:

@@ -579,3 +579,15 @@ async def test_footer_follows_a_resize():
         await pilot.resize_terminal(160, 50)
         await pilot.pause()
         assert "ctrl+p" in _footer_keys_visible(app)
+
+
+
+def test_level_option_picks_the_opponent_strength():
+    from tui.app import _ArgError, build_local_app, play_parser
+
+    app = build_local_app(play_parser().parse_args(["--seed", "3", "--level", "2", "--team", "TWO"]))
+    screen = app._make_screen()
+    assert screen.session.names[Team.ONE] == "AI (level 2)"
+    assert screen.players[Team.ONE].name == "level2"
+    with pytest.raises(_ArgError, match="--level"):
+        play_parser().parse_args(["--level", "7"])

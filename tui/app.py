@@ -118,6 +118,8 @@ def play_parser() -> argparse.ArgumentParser:
                    help="your team in a local game: ONE = BLUE+RED (moves first), TWO = YELLOW+GREEN")
     p.add_argument("--opponent", default=None, metavar="NAME|human",
                    help=f"AI opponent ({', '.join(player_names())}; default {DEFAULT_AI}) or 'human' (hotseat)")
+    p.add_argument("--level", type=int, default=None, choices=range(1, 6), metavar="1-5",
+                   help="strength of the AI opponent in a local game: 1 (beginner) to 5 (strongest, the default)")
     p.add_argument("--ai", default=None, metavar="NAME", help="AI used for hints, autopilot and --watch")
     p.add_argument("--ai-time", type=float, default=1.0, metavar="SECONDS", help="thinking time per AI move")
     p.add_argument("--start-piece", default=None, metavar="SHAPE", help="start piece, e.g. PENTO_L (default: random)")
@@ -154,12 +156,21 @@ def build_local_app(args: argparse.Namespace) -> BlokusApp:
     if not hotseat or args.watch:
         for t in Team:
             if session.seats[t].value == "ai":
-                session.names[t] = f"AI ({opponent if t != team or args.watch else ai_name})"
+                shown = opponent if t != team or args.watch else ai_name
+                if args.level is not None and t != team:
+                    shown = f"level {args.level}"
+                session.names[t] = f"AI ({shown})"
     seed = args.seed
     players = {}
     for t in Team:
         name = opponent if (t != team and not hotseat) else ai_name
-        players[t] = make_player(name, None if seed is None else seed + 1 + int(t))
+        player_seed = None if seed is None else seed + 1 + int(t)
+        if args.level is not None and t != team and not hotseat:
+            from ai.levels import make_level
+
+            players[t] = make_level(args.level, player_seed)
+        else:
+            players[t] = make_player(name, player_seed)
     hint = make_player(ai_name, None if seed is None else seed + 7)
 
     def make() -> GameScreen:

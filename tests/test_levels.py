@@ -1,0 +1,51 @@
+"""``ai.levels``: the five playing strengths of local games."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import ai.mcts
+from ai.levels import LEVELS, make_level
+from model.pieces import Shape
+from model.state import GameState
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled():
+    ai.mcts.prepare(wait=None)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_level_plays_legal_moves(level):
+    rng = random.Random(level)
+    state = GameState.new(Shape.PENTO_U)
+    player = make_level(level, seed=level)
+    for _ in range(3):
+        if state.is_over:
+            break
+        move = player.choose_move_sync(state, move_time=0.5)
+        state.play(move)
+        for _ in range(3):  # the other colours move at random
+            if state.is_over:
+                break
+            ids = state.legal_placements()
+            state.push_placement(int(ids[rng.randrange(len(ids))]))
+    assert player.name == f"level{level}"
+
+
+def test_level_1_is_noisy_and_level_3_answers_quickly():
+    state = GameState.new(Shape.PENTO_U)
+    for _ in range(8):
+        state.push_placement(int(state.legal_placements()[0]))
+    moves = {make_level(1, seed).choose_move_sync(state, move_time=0.5) for seed in range(8)}
+    assert len(moves) > 1  # the noise makes it play different moves
+    player = make_level(3, 1)
+    player.choose_move_sync(state, move_time=5.0)
+    assert player.last_info["time"] < 0.5
+
+
+def test_unknown_level():
+    with pytest.raises(ValueError, match="level"):
+        make_level(6)
