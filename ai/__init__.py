@@ -46,5 +46,14 @@ def make_player(name: str = DEFAULT_AI, seed: int | None = None) -> Engine:
     return registry[name](seed=seed)
 
 
+def compile_ahead(name: str) -> None:
+    """Make sure the compiled kernels a player needs are in numba's on-disk cache (the first start
+    compiles them, tens of seconds; later starts find them). Blocking: call it before connecting."""
+    if name == "mcts":
+        from ai.mcts import compile_cache
+
+        compile_cache()
+
+
 __all__ = ["Engine", "Player", "RandomPlayer", "GreedyPlayer", "LookaheadPlayer", "make_player", "player_names",
-           "DEFAULT_AI"]
+           "DEFAULT_AI", "compile_ahead"]

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from ai import DEFAULT_AI, make_player, player_names
+from ai import DEFAULT_AI, compile_ahead, make_player, player_names
 from model.record import GameRecord
 from model.result import GameResult
 from model.season import DEFAULT_PORT, SEASONS, season_named
@@ -99,6 +99,9 @@ class Bot:
     async def run(self) -> int:
         args = self.args
         warm_up()
+        started = time.monotonic()
+        await asyncio.to_thread(compile_ahead, self.ai_name)  # the first start compiles the AI (numba)
+        log.info("AI %s ready after %.1f s", self.ai_name, time.monotonic() - started)
         try:
             await self.conn.open()
         except ConnectionFailed as exc:
