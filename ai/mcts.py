@@ -227,11 +227,12 @@ def _update_list(b, m, color, first_cells, lists, lcount, last, seen, stamp):
                     break
                 if b[ANCH + color * NCELLS + a] == 0:
                     continue
+                ids, offsets, base = F.candidates(b, fbase, a)
                 for sh in range(NSHAPES):
                     if not (hand >> sh) & 1:
                         continue
-                    for x in range(F.CS_OFFSETS[a * NSHAPES + sh], F.CS_OFFSETS[a * NSHAPES + sh + 1]):
-                        pid = F.CS_IDS[x]
+                    for x in range(offsets[base + sh * 4], offsets[base + sh * 4 + 1]):
+                        pid = np.int32(ids[x])
                         if seen[pid] == mark:
                             continue
                         seen[pid] = mark

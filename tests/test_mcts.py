@@ -11,6 +11,7 @@ import pytest
 import ai.mcts as mcts
 from ai.mcts import MctsPlayer
 from model.pieces import Shape
+from model.season import SEASONS
 from model.state import GameState
 
 
@@ -29,12 +30,13 @@ def _position(turns: int, seed: int = 1) -> GameState:
     return state
 
 
-def test_a_whole_game_of_legal_moves():
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_a_whole_game_of_legal_moves(season):
     players = [MctsPlayer(seed=1, max_simulations=30), MctsPlayer(seed=2, max_simulations=30)]
-    state = GameState.new(Shape.PENTO_T)
+    state = GameState.new(Shape.PENTO_X if season.year == 2027 else Shape.PENTO_T, season=season)
     while not state.is_over:
         move = players[state.current_color % 2].choose_move_sync(state, move_time=5.0)
-        state.play(move)  # raises on an illegal move
+        state.play(move)  # raises on an illegal move (the season's first-move rule included)
     assert state.turn > 40
 
 
