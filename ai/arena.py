@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from ai import make_player, player_names
+from ai import compile_ahead, make_player, player_names
 from ai.base import Engine
 from model.moves import InvalidMove
 from model.pieces import Shape, Team
@@ -266,6 +266,7 @@ def main(argv: list[str] | None = None) -> int:
             make_player(name, 0)
         except ValueError as exc:
             parser.error(str(exc))
+        compile_ahead(name)  # the first start compiles the search: before the clock runs, not in a move
     external = any(name.startswith("gtp:") for name in (args.a, args.b))
     opening = args.opening_turns if args.opening_turns is not None else 4 if external else 0
     specs = make_specs(args.games, args.seed, args.move_time / 1000, args.season, opening)

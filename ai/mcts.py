@@ -55,7 +55,8 @@ NCOUNT = P_CELLS.shape[0]
 PENTO_MASK = sum(1 << s for s in range(NSHAPES) if SIZES[s] == 5)
 
 # params vector (float64) indices
-R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS = range(7)
+R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS, R_ROOT_EVAL, R_GRADED = \
+    range(9)
 
 
 @dataclass
@@ -68,10 +69,12 @@ class MctsParams:
     early_rounds: int = 8  # pentominoes only before this round ...
     early_pentos: int = 3  # ... while the colour holds at least this many
     root_eval: float = 0.0  # > 0: root moves get their prior from ``ai.evaluate`` (value drop per point)
+    graded: bool = False  # instead: the smallest size considered falls with the pieces placed (5, 4, 3, all)
 
     def vector(self) -> np.ndarray:
         return np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
-                         self.score_weight, self.early_rounds, self.early_pentos, self.root_eval], dtype=np.float64)
+                         self.score_weight, self.early_rounds, self.early_pentos, self.root_eval,
+                         float(self.graded)], dtype=np.float64)
 
 
 class Tree:
@@ -135,20 +138,39 @@ def _gen(b, m, color, first_cells, moves, seen, stamp):
 
 
 @njit(cache=True)
-def _early_filter(m, color, moves, n, params):
-    """Early in the game keep only pentominoes (if any is legal) while the colour holds enough of them."""
-    if m[M_TURN] // 4 + 1 >= params[R_EARLY_ROUNDS]:
-        return n
+def _min_size(m, color, params):
+    """The smallest piece size worth considering now (tree and playouts): big pieces first."""
     hand = m[M_HAND + color]
+    if params[R_GRADED] > 0:
+        placed = 0
+        for s in range(NSHAPES):
+            if not (hand >> s) & 1:
+                placed += 1
+        if placed < 3:
+            return 5
+        if placed < 5:
+            return 4
+        if placed < 7:
+            return 3
+        return 0
+    if m[M_TURN] // 4 + 1 >= params[R_EARLY_ROUNDS]:
+        return 0
     pentos = 0
     for s in range(NSHAPES):
         if (hand >> s) & 1 and SIZES[s] == 5:
             pentos += 1
-    if pentos < params[R_EARLY_PENTOS]:
+    return 5 if pentos >= params[R_EARLY_PENTOS] else 0
+
+
+@njit(cache=True)
+def _early_filter(m, color, moves, n, params):
+    """Keep only the moves of at least ``_min_size`` (all of them if none is that big)."""
+    min_size = _min_size(m, color, params)
+    if min_size == 0:
         return n
     k = 0
     for i in range(n):
-        if SIZES[P_SHAPE[moves[i]]] == 5:
+        if SIZES[P_SHAPE[moves[i]]] >= min_size:
             moves[k] = moves[i]
             k += 1
     return k if k > 0 else n
@@ -245,19 +267,6 @@ def _update_list(b, m, color, first_cells, lists, lcount, last, seen, stamp):
 
 
 @njit(cache=True)
-def _early(m, color, params):
-    """Pentominoes only (if one fits): early in the game while the colour holds enough of them."""
-    if m[M_TURN] // 4 + 1 >= params[R_EARLY_ROUNDS]:
-        return False
-    hand = m[M_HAND + color]
-    pentos = 0
-    for s in range(NSHAPES):
-        if (hand >> s) & 1 and SIZES[s] == 5:
-            pentos += 1
-    return pentos >= params[R_EARLY_PENTOS]
-
-
-@njit(cache=True)
 def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w):
     """A placement for ``color`` by the biased playout policy, or -1 if it has none."""
     n = _update_list(b, m, color, first_cells, lists, lcount, last, seen, stamp)
@@ -267,13 +276,15 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
     stamp[0] += 1
     mark = np.int32(stamp[0])
     _mark_local(b, last, color, local, mark)
-    only5 = _early(m, color, params)
-    min_size = 0
-    if only5:
+    min_size = _min_size(m, color, params)
+    if min_size > 0:
+        found = False
         for i in range(n):
-            if SIZES[P_SHAPE[row[i]]] == 5:
-                min_size = 5
+            if SIZES[P_SHAPE[row[i]]] >= min_size:
+                found = True
                 break
+        if not found:
+            min_size = 0
     best_local = 0
     for i in range(n):
         pid = row[i]

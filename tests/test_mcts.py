@@ -69,3 +69,14 @@ def test_answers_with_the_lookahead_while_compiling(monkeypatch):
     assert state.is_legal(move)
     assert player.last_info["fallback"] == "lookahead (compiling)"
 
+
+
+def test_the_default_players_do_not_import_numba():
+    """numba costs about a second at start-up: only the players that use it import it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, ai, ai.levels; ai.player_names(); ai.make_player('lookahead'); ai.levels.make_level(2); "
+            "print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
