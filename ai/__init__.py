@@ -63,7 +63,7 @@ def compile_ahead(name: str) -> None:
     """Make the compiled search a player needs ready (the first start compiles it into numba's on-disk
     cache, tens of seconds; later starts load it in about a second). Blocking: call it before connecting
     or before a match, so that no move is played by the fallback."""
-    if name == "mcts" or name in ("level3", "level4"):
+    if name == "mcts":
         from ai.mcts import prepare
 
         prepare(wait=None)

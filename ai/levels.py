@@ -7,27 +7,38 @@ Each level is one of the engines, weakened where needed; every level beats the o
 1. ``greedy`` with noise: the one-ply evaluation plus a random term of about the value of a few squares,
    so it often misses the best move.
 2. ``greedy``: the best one-ply evaluation.
-3. ``mcts`` with at most 200 simulations per move.
-4. ``mcts`` with the full thinking time.
+3. ``lookahead`` with at most 0.15 s per move.
+4. ``lookahead`` with at most 0.5 s per move.
 5. ``lookahead`` with the full thinking time (the default AI of the bot and the TUI).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from ai.base import Engine
 from ai.greedy import GreedyPlayer
 from ai.search import LookaheadPlayer
-
-
-def _mcts(seed: int | None, max_simulations: int | None = None) -> Engine:
-    from ai.mcts import MctsPlayer  # imports numba only for the levels that use it
-
-    return MctsPlayer(seed, max_simulations=max_simulations)
+from model.moves import Move
+from model.state import GameState
 
 LEVELS = (1, 2, 3, 4, 5)
 DEFAULT_LEVEL = 5
+
+
+class CappedTime(Engine):
+    """Another engine with at most ``seconds`` per move (a weaker level that also answers sooner)."""
+
+    def __init__(self, inner: Engine, seconds: float) -> None:
+        super().__init__(None, clock=inner.clock)
+        self.inner = inner
+        self.seconds = seconds
+
+    def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+        move = self.inner.think(state, min(deadline, self.inner.clock() + self.seconds), stop)
+        self.last_info = self.inner.last_info
+        return move
 
 
 def make_level(level: int, seed: int | None = None) -> Engine:
@@ -35,8 +46,8 @@ def make_level(level: int, seed: int | None = None) -> Engine:
     builders: dict[int, Callable[[], Engine]] = {
         1: lambda: GreedyPlayer(seed, noise=6.0),
         2: lambda: GreedyPlayer(seed),
-        3: lambda: _mcts(seed, max_simulations=200),
-        4: lambda: _mcts(seed),
+        3: lambda: CappedTime(LookaheadPlayer(seed), 0.15),
+        4: lambda: CappedTime(LookaheadPlayer(seed), 0.5),
         5: lambda: LookaheadPlayer(seed),
     }
     if level not in builders:

@@ -68,7 +68,7 @@ class MctsParams:
     score_weight: float = 0.1  # share of the score margin in a simulation's value
     early_rounds: int = 8  # pentominoes only before this round ...
     early_pentos: int = 3  # ... while the colour holds at least this many
-    root_eval: float = 0.0  # > 0: root moves get their prior from ``ai.evaluate`` (value drop per point)
+    root_eval: float = 0.03  # > 0: root moves get their prior from ``ai.evaluate`` (value drop per point)
     graded: bool = False  # instead: the smallest size considered falls with the pieces placed (5, 4, 3, all)
 
     def vector(self) -> np.ndarray:
@@ -83,13 +83,13 @@ class Tree:
     def __init__(self, max_nodes: int = 100_000, max_edges: int = 1_000_000) -> None:
         self.node_first = np.zeros(max_nodes, dtype=np.int32)  # first edge; -1: not expanded
         self.node_count = np.zeros(max_nodes, dtype=np.int32)
-        self.node_n = np.zeros(max_nodes, dtype=np.float32)
+        self.node_n = np.zeros((max_nodes, 2), dtype=np.float32)  # visits, value sum for the team to move
         self.edge_pid = np.zeros(max_edges, dtype=np.int32)
         self.edge_child = np.zeros(max_edges, dtype=np.int32)
         self.edge_n = np.zeros(max_edges, dtype=np.float32)  # real visits
         self.edge_w = np.zeros(max_edges, dtype=np.float32)  # value sum for the team that moved
-        self.edge_pn = np.zeros(max_edges, dtype=np.float32)  # prior virtual visits
-        self.edge_pw = np.zeros(max_edges, dtype=np.float32)
+        self.edge_pn = np.zeros(max_edges, dtype=np.float32)  # prior: virtual visits ...
+        self.edge_pw = np.zeros(max_edges, dtype=np.float32)  # ... at the node's mean value plus this (<= 0)
         self.edge_rn = np.zeros(max_edges, dtype=np.float32)  # RAVE visits
         self.edge_rw = np.zeros(max_edges, dtype=np.float32)
         self.counters = np.zeros(4, dtype=np.int64)  # nodes used, edges used, simulations, max depth
@@ -358,10 +358,9 @@ def _expand(node, b, m, first_cells, scratch_moves, seen, stamp, local, last, pa
         edge_pid[e] = scratch_moves[i]
         edge_child[e] = -1
         edge_n[e] = 0.0
-        # the best moves by the prior start at 0.5, the rest below, in proportion
-        v = 0.5 - 0.6 * (best - edge_w[e])
+        # the best moves by the prior start at the node's mean value, the rest below it, in proportion
         edge_pn[e] = pn
-        edge_pw[e] = pn * max(v, 0.05)
+        edge_pw[e] = max(-0.6 * (best - edge_w[e]), -0.45)
         edge_w[e] = 0.0
         edge_rn[e] = 0.0
         edge_rw[e] = 0.0
@@ -375,14 +374,15 @@ def _expand(node, b, m, first_cells, scratch_moves, seen, stamp, local, last, pa
 def _select(node, node_first, node_count, node_n, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, params):
     first = node_first[node]
     count = node_count[node]
-    log_n = math.log(node_n[node] + 1.0)
+    log_n = math.log(node_n[node, 0] + 1.0)
+    mean = node_n[node, 1] / node_n[node, 0] if node_n[node, 0] > 0 else 0.5
     explore = params[R_EXPLORE]
     bias = params[R_RAVE_BIAS]
     best = -1e9
     best_e = first
     for e in range(first, first + count):
         n = edge_n[e] + edge_pn[e]
-        q = (edge_w[e] + edge_pw[e]) / n
+        q = (edge_w[e] + edge_pn[e] * (mean + edge_pw[e])) / n
         rn = edge_rn[e]
         if rn > 0:
             beta = rn / (rn + n + bias * rn * n)
@@ -467,7 +467,8 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
                     counters[0] += 1
                     node_first[child] = -1
                     node_count[child] = 0
-                    node_n[child] = 0.0
+                    node_n[child, 0] = 0.0
+                    node_n[child, 1] = 0.0
                     edge_child[e] = child
                     node = child
                     continue
@@ -495,9 +496,10 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
         for d in range(depth):
             node = path_nodes[d]
             e = path_edges[d]
-            node_n[node] += 1.0
+            node_n[node, 0] += 1.0
             color = path_colors[d]
             v = v1 if (color & 1) == 0 else 1.0 - v1
+            node_n[node, 1] += v
             edge_n[e] += 1.0
             edge_w[e] += v
             first = node_first[node]
@@ -598,7 +600,7 @@ class MctsPlayer(Engine):
         tree.counters[0] = 1
         tree.node_first[0] = -1
         tree.node_count[0] = 0
-        tree.node_n[0] = 0.0
+        tree.node_n[0] = 0.0  # both columns
         params = self.params.vector()
         args = (root.b, root.m, root.first_cells, last_root, params, *scratch.arrays(), *tree.arrays())
         if self.params.root_eval > 0 and expand_root(*args):
@@ -644,8 +646,7 @@ class MctsPlayer(Engine):
             state.push_placement(pid)
             values[i] = sign * evaluate(state)
             state.pop()
-        prior = np.clip(0.5 - self.params.root_eval * (values.max() - values), 0.05, 0.5)
-        tree.edge_pw[first:first + count] = tree.edge_pn[first:first + count] * prior
+        tree.edge_pw[first:first + count] = np.maximum(-self.params.root_eval * (values.max() - values), -0.45)
 
 
 def warm_up() -> None:

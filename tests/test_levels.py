@@ -6,15 +6,9 @@ import random
 
 import pytest
 
-import ai.mcts
 from ai.levels import LEVELS, make_level
 from model.pieces import Shape
 from model.state import GameState
-
-
-@pytest.fixture(scope="module", autouse=True)
-def compiled():
-    ai.mcts.prepare(wait=None)
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -35,7 +29,7 @@ def test_every_level_plays_legal_moves(level):
     assert player.name == f"level{level}"
 
 
-def test_level_1_is_noisy_and_level_3_has_a_fixed_budget():
+def test_level_1_is_noisy_and_level_3_answers_quickly():
     state = GameState.new(Shape.PENTO_U)
     for _ in range(8):
         state.push_placement(int(state.legal_placements()[0]))
@@ -43,7 +37,7 @@ def test_level_1_is_noisy_and_level_3_has_a_fixed_budget():
     assert len(moves) > 1  # the noise makes it play different moves
     player = make_level(3, 1)
     player.choose_move_sync(state, move_time=30.0)
-    assert player.last_info["simulations"] == 200
+    assert player.last_info["time"] < 1.0  # capped at 0.15 s (with room for a loaded machine)
 
 
 def test_unknown_level():
