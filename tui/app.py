@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from model.pieces import Shape, Team
+from model.season import DEFAULT_SEASON
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +130,9 @@ def play_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--port", type=int, default=None, help="server port (default 13050)")
     p.add_argument("-r", "--reservation", default=None, help="reservation code of a prepared game")
     p.add_argument("--room", default=None, help="room id to join")
+    p.add_argument("--season", default=None, metavar="2021|2027",
+                   help="season of a local game (default 2021: first piece in a corner; 2027: on the border, "
+                        "24 rounds); on a server: the game type a plain join asks for (the server's states decide)")
     return p
 
 
@@ -143,7 +147,8 @@ def build_local_app(args: argparse.Namespace) -> BlokusApp:
     hotseat = opponent.lower() == "human"
     ai_name = args.ai or (DEFAULT_AI if hotseat else opponent)
     human = None if args.watch else team
-    session = GameSession.new_local(start, human=human, hotseat=hotseat and not args.watch, seed=args.seed)
+    session = GameSession.new_local(start, human=human, hotseat=hotseat and not args.watch, seed=args.seed,
+                                    season=season_of_args(args) or DEFAULT_SEASON)
     if args.name and human is not None:
         session.names[human] = args.name
     if not hotseat or args.watch:
@@ -171,24 +176,40 @@ def save_game_replay(screen) -> str:
     return str(save_session(screen.session))
 
 
-def start_piece_name(text: str) -> str:
-    """The shape name of a valid start piece (case-insensitive), else ``_ArgError`` in plain words."""
-    from model.season import SEASON
+def season_of_args(args: argparse.Namespace):
+    """The season chosen with ``--season`` (None if not given: the default, or what a server/file shows)."""
+    from model.season import season_named
 
+    text = getattr(args, "season", None)
+    if text is None:
+        return None
+    try:
+        return season_named(text)
+    except KeyError:
+        raise _ArgError(f"unknown season {text!r}; choose 2021 or 2027") from None
+
+
+def start_piece_name(text: str, season=None) -> str:
+    """The shape name of a valid start piece (case-insensitive), else ``_ArgError`` in plain words."""
+    from model.season import DEFAULT_SEASON
+
+    season = season or DEFAULT_SEASON
+    choices = ", ".join(season.start_pieces)
     try:
         shape = Shape.parse(text)
     except KeyError:
-        raise _ArgError(f"unknown start piece {text!r}; choose one of {', '.join(SEASON.start_pieces)}") from None
-    if shape.name not in SEASON.start_pieces:
-        raise _ArgError(f"{shape.name} is never a start piece; choose one of {', '.join(SEASON.start_pieces)}")
+        raise _ArgError(f"unknown start piece {text!r}; choose one of {choices}") from None
+    if shape.name not in season.start_pieces:
+        raise _ArgError(f"{shape.name} is never a start piece in {season.name}; choose one of {choices}")
     return shape.name
 
 
 def play_main(argv: list[str]) -> int:
     try:
         args = play_parser().parse_args(argv)
+        season = season_of_args(args)
         if args.start_piece:
-            args.start_piece = start_piece_name(args.start_piece)
+            args.start_piece = start_piece_name(args.start_piece, season)
         from ai import player_names
 
         names = ", ".join(player_names())
@@ -238,6 +259,8 @@ def replay_parser() -> argparse.ArgumentParser:
     p.add_argument("--help", action="help", help="show this help and exit")
     p.add_argument("file", help="replay file (.xml or .xml.gz)")
     p.add_argument("--turn", type=int, default=None, help="start at this turn")
+    p.add_argument("--season", default=None, metavar="2021|2027",
+                   help="judge the game by this season's rules (default: the season the file's form shows)")
     p.add_argument("--light", action="store_true", help="light theme")
     p.add_argument("--log", default=None, metavar="FILE", help="log file")
     return p
@@ -249,12 +272,13 @@ def replay_main(argv: list[str]) -> int:
 
     try:
         args = replay_parser().parse_args(argv)
+        season = season_of_args(args)
     except _ArgError as exc:
         print(f"blokus replay: {exc}", file=sys.stderr)
         return 2
     setup_logging(args.log)
     try:
-        replay = load_replay(Path(args.file))
+        replay = load_replay(Path(args.file), season)
     except ReplayError as exc:
         print(f"blokus replay: {exc}", file=sys.stderr)
         return 2

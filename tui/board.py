@@ -19,6 +19,7 @@ from textual.widget import Widget
 from model import placements as P
 from model.moves import SetMove
 from model.pieces import Color
+from model.season import FirstMove
 from model.state import GameState
 from tui.colors import BLOCKED_BG, BLOCKED_FG, DARK, LIGHT, Palette
 from tui.messages import BoardClicked, BoardHover, BoardWheel
@@ -28,7 +29,6 @@ N = P.N
 LABEL_W = 3  # "19 " left, " 19" right
 WIDTH = LABEL_W * 2 + 2 * N
 HEIGHT = N + 2
-CORNER_CELLS = {(0, 0), (N - 1, 0), (0, N - 1), (N - 1, N - 1)}
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,12 @@ class Board(Widget):
 
     def show(self, view: BoardView) -> None:
         """Compute field keys and repaint only the rows that changed."""
-        arr = view.state.board_array()
+        st = view.state
+        arr = st.board_array()
+        # where first pieces go: 2021's corners always; 2027's border while the colour to move opens
+        marks = st.season.first_move_cells
+        if st.season.first_move is not FirstMove.CORNER and (st.is_over or not st.is_first_move()):
+            marks = 0
         rows: list[list[Key]] = []
         for y in range(N):
             row_vals = arr[y].tolist()
@@ -78,7 +83,7 @@ class Board(Widget):
                 v = row_vals[x]
                 if v >= 0:
                     row.append(("p", v))
-                elif (x, y) in CORNER_CELLS:
+                elif marks >> (y * N + x) & 1:
                     row.append(("k", -1))
                 else:
                     row.append(("e", (x + y) & 1))

@@ -213,7 +213,7 @@ class GameScreen(BoardLayoutMixin, Screen[None]):
     def board_view(self) -> BoardView:
         s = self.session
         shown = s.shown
-        last = s.timeline.moves[s.shown_index]
+        last = s.timeline.move_before(s.shown_index)
         ghost_cells: tuple[tuple[int, int], ...] = ()
         status = None
         gs = s.ghost_status()
@@ -268,7 +268,8 @@ class GameScreen(BoardLayoutMixin, Screen[None]):
         pal = DARK if self.app.current_theme.dark else LIGHT
         one, two = st.team_points(Team.ONE), st.team_points(Team.TWO)
         t = Text()
-        t.append(f"Round {st.round} · turn {st.turn}", Style(bold=True))
+        t.append(f"Round {min(st.round, st.season.round_limit)}/{st.season.round_limit} · turn {st.turn}",
+                 Style(bold=True))
         t.append(f"    ONE {one} : {two} TWO\n", Style(bold=True))
         if st.is_over:
             t.append("Game over", Style(bold=True))
@@ -427,11 +428,11 @@ class GameScreen(BoardLayoutMixin, Screen[None]):
         details.append("   ".join(f"{c.name} {st.points(c)}" for c in Color))
         if s.end_reason:
             details.append(s.end_reason)
-        elif st.turn >= 100:
-            details.append("Regular end: the round limit (25 rounds) was reached.")
+        elif st.turn >= st.season.turn_limit:
+            details.append(f"Regular end: the round limit ({st.season.round_limit} rounds) was reached.")
         else:
             details.append("Regular end: no colour can place a piece.")
-        details.append(f"{len([m for m in s.timeline.moves if m is not None])} moves, final turn {st.turn}.")
+        details.append(f"{len(s.timeline.moves)} moves, final turn {st.turn}.")
         return s.outcome_text(), "\n".join(details)
 
     def _end_choice(self, choice: str | None) -> None:

@@ -14,7 +14,7 @@ from datetime import datetime
 from ai.base import Player
 from model.moves import Move
 from model.pieces import Shape, Team
-from model.season import DEFAULT_PORT
+from model.season import DEFAULT_PORT, DEFAULT_SEASON
 from model.state import GameState
 from tui.app import BlokusApp
 from tui.game_screen import LAYOUT_CSS, GameScreen, responsive_css
@@ -24,7 +24,7 @@ from tui.widgets import XmlPane
 
 log = logging.getLogger(__name__)
 
-SOFT_LIMIT = 2.0  # seconds per move on a server whose slot can time out (rules.md §13)
+SOFT_LIMIT = DEFAULT_SEASON.soft_timeout_ms / 1000  # seconds per move on a server whose slot can time out
 
 
 def wall_stamp() -> str:
@@ -39,7 +39,7 @@ class NetworkGameScreen(GameScreen):
     def __init__(self, host: str, port: int, *, reservation: str | None = None, room: str | None = None,
                  player: Player, hint_player: Player, ai_time: float = 1.0, name: str | None = None,
                  clock_limit: float | None = SOFT_LIMIT, stamp: Callable[[], str] = wall_stamp,
-                 connection_factory=None, save_replay=None) -> None:
+                 connection_factory=None, save_replay=None, season=None) -> None:
         session = GameSession(Timeline(GameState.new(Shape.PENTO_L)), {Team.ONE: Seat.HUMAN, Team.TWO: Seat.REMOTE},
                               {Team.ONE: name or "you", Team.TWO: "opponent"}, local=False)
         session.send = self._send
@@ -51,6 +51,7 @@ class NetworkGameScreen(GameScreen):
         self.reservation, self.room = reservation, room
         self.player = player
         self.clock_limit = clock_limit
+        self.season = season  # asked for with --season; the server's states decide
         self.stamp = stamp
         self.my_team: Team | None = None
         self.my_name = name
@@ -89,7 +90,8 @@ class NetworkGameScreen(GameScreen):
         )
 
         factory = self._connection_factory or Connection
-        conn = factory(self.host, self.port, on_traffic=self._traffic)
+        conn = factory(self.host, self.port, on_traffic=self._traffic,
+                       **({"season": self.season} if self.season is not None else {}))
         self.conn = conn
         s = self.session
         try:
@@ -233,6 +235,8 @@ def save_network_replay(screen: NetworkGameScreen) -> str:
 
 def build_network_app(args: argparse.Namespace) -> BlokusApp:
     from ai import DEFAULT_AI, make_player
+    from tui.app import season_of_args
+
     host = args.host or "localhost"
     port = DEFAULT_PORT if args.port is None else args.port
     if not 0 < port < 65536:
@@ -244,7 +248,7 @@ def build_network_app(args: argparse.Namespace) -> BlokusApp:
     def make() -> NetworkGameScreen:
         return NetworkGameScreen(host, port, reservation=args.reservation, room=args.room, player=player,
                                  hint_player=hint, ai_time=args.ai_time, name=args.name,
-                                 save_replay=save_network_replay)
+                                 save_replay=save_network_replay, season=season_of_args(args))
 
     return BlokusApp(make, theme="textual-light" if args.light else "textual-dark")
 

@@ -87,7 +87,7 @@ class ReplayScreen(BoardLayoutMixin, Screen[None]):
     def refresh_view(self) -> None:
         i = self.index
         st = self.timeline.states[i]
-        move = self.timeline.moves[i]
+        move = self.timeline.move_before(i)
         self.query_one(Board).show(BoardView(st, move if isinstance(move, SetMove) else None))
         for color in Color:
             self.query_one(f"#panel-{color.name}", ShapePanel).show(PanelView(
@@ -130,7 +130,7 @@ class ReplayScreen(BoardLayoutMixin, Screen[None]):
         t.append(f"ONE {st.team_points(Team.ONE)} : {st.team_points(Team.TWO)} TWO", Style(bold=True))
         t.append("   " + "  ".join(f"{c.name[0]} {st.points(c)}" for c in Color), Style(color=pal.label))
         t.append("\n")
-        move = self.timeline.moves[i]
+        move = self.timeline.move_before(i)
         if move is None:
             t.append("start of the game" if i == 0 else "—")
         else:
