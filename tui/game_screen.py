@@ -19,7 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Footer
 
 from ai.base import Player, fallback_move
-from model.moves import SetMove
+from model.moves import MoveMistake, SetMove
 from model.pieces import Color, Shape, Team
 from tui.board import Board, BoardView
 from tui.colors import DARK, LIGHT
@@ -302,7 +302,10 @@ class GameScreen(BoardLayoutMixin, Screen[None]):
             t.append(f"{desc} @ ({g.x},{g.y})")
             if gs is not None:
                 colour = {"legal": "#40c060", "not placeable": "#ff6060"}.get(gs[0].value, "#e8b610")
-                t.append(f"  {gs[0].value}", Style(color=colour, bold=True))
+                text = gs[0].value
+                if gs[1] is MoveMistake.NOT_ON_BORDER:  # 2027: a first piece goes to the edge, not a corner
+                    text = "not on the border"
+                t.append(f"  {text}", Style(color=colour, bold=True))
         elif s.is_human_turn():
             t.append("no piece selected — tab/n picks one", Style(color=pal.label))
         elif s.ai_thinking:
