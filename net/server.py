@@ -32,6 +32,7 @@ from lxml import etree
 
 from model import convert
 from model import messages as M
+from model.args import Parser, listen_port, start_piece
 from model.framing import DEFAULT_MAX_MESSAGE_SIZE, END_OF_STREAM, ProtocolError, StreamFramer
 from model.moves import MoveMistake
 from model.pieces import Shape, Team
@@ -441,17 +442,15 @@ def replay_bytes(messages: list[str], result_xml: str | None) -> bytes:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="blokus serve",
-        description="Local game server for Software-Challenge Blokus (swc_2021_blokus), official protocol.",
-    )
-    p.add_argument("-p", "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0: any)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p = Parser("blokus serve", "Local game server for Software-Challenge Blokus (swc_2021_blokus), official protocol.")
+    p.add_argument("-p", "--port", type=listen_port, default=DEFAULT_PORT,
+                   help=f"TCP port (default {DEFAULT_PORT}; 0: any)")
+    p.add_argument("-h", "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--password", help="administrator password (authenticate); without it admin requests fail")
     p.add_argument("--no-timeout", action="store_true", help="no time limits (e.g. for human players)")
     p.add_argument("--soft-timeout", type=int, default=2000, metavar="MS", help="soft limit per move (2000)")
     p.add_argument("--hard-timeout", type=int, default=10000, metavar="MS", help="hard limit per move (10000)")
-    p.add_argument("--start-piece", type=_start_piece, help="start piece of every game (e.g. PENTO_L)")
+    p.add_argument("--start-piece", type=start_piece, help="start piece of every game (e.g. PENTO_L)")
     p.add_argument("--seed", type=int, help="seed for start pieces and room ids (reproducible games)")
     p.add_argument("--paused", action="store_true", help="games created by <join> start paused")
     p.add_argument("--save-replay", type=Path, metavar="DIR", help="write every game as a replay file into DIR")
@@ -459,19 +458,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="processes that serialize game states, keeping the event loop free (default 1; 0: none)")
     p.add_argument("-v", "--verbose", action="count", default=0, help="log to stderr (-vv: debug)")
     return p
-
-
-def _start_piece(text: str) -> Shape:
-    from model.season import SEASON
-
-    choices = ", ".join(SEASON.start_pieces)
-    try:
-        shape = Shape.parse(text)
-    except KeyError:
-        raise argparse.ArgumentTypeError(f"unknown shape {text!r}; choose one of {choices}") from None
-    if shape.name not in SEASON.start_pieces:
-        raise argparse.ArgumentTypeError(f"{shape.name} is never a start piece; choose one of {choices}")
-    return shape
 
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
@@ -485,8 +471,6 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not 0 <= args.port < 65536:
-        parser.error(f"invalid port {args.port} (0-65535)")
     if not args.no_timeout and not 0 < args.soft_timeout <= args.hard_timeout:
         parser.error("--soft-timeout and --hard-timeout must be positive, the soft limit at most the hard one")
     if args.encode_workers < 0:
