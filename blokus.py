@@ -16,6 +16,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "bot": ("net.bot", "main", "headless player for a game server (contest start.sh uses this)"),
     "serve": ("net.server", "main", "run a local game server speaking the official protocol"),
     "arena": ("ai.arena", "main", "play AI against AI and report the score table"),
+    "analyse": ("ai.analyse_cli", "main", "find the mistakes and blunders of each team in replay files"),
+    "watch": ("net.watch", "main", "watch a live game on a server (admin protocol: observe, prepare)"),
     "moves": ("model.cli", "moves_main", "list the legal moves of the colour to move in a state file"),
 }
 
@@ -47,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"blokus-tui {version('blokus-tui')}")
         return 0
     name = "play"
+    if args and args[0] == "analyze":  # the American spelling works too
+        args[0] = "analyse"
     if args and args[0] in SUBCOMMANDS:
         name = args.pop(0)
     elif args and not args[0].startswith("-"):

@@ -1,7 +1,9 @@
-"""Benchmark of the rule engine's inner loop (not a test).
+"""Benchmark of the rule engines' inner loop (not a test).
 
 Median time to list all legal moves on mid-game positions (turns 16–64 of seeded random games),
-moves per second, and the cost of apply+undo. Usage: python bench/bench_movegen.py [--games N]
+moves per second, and the cost of apply+undo, for the numpy reference engine (``model.state``) and
+the compiled engine (``model.fast``; compiled or loaded from numba's cache before timing).
+Usage: python bench/bench_movegen.py [--games N] [--engine numpy|fast|both]
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import random
 import statistics
 import time
 
+from model.fast import FastState, push_pop_loop, warm_up
 from model.pieces import Shape
 from model.season import SEASON
 from model.state import GameState
@@ -29,17 +32,11 @@ def positions(games: int, seed: int) -> list[GameState]:
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=30)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--repeat", type=int, default=20)
-    args = parser.parse_args()
-    states = positions(args.games, args.seed)
+def measure(name: str, states: list, repeat: int) -> None:
     gen_times, counts = [], []
     for state in states:
         best = float("inf")
-        for _ in range(args.repeat):
+        for _ in range(repeat):
             t0 = time.perf_counter()
             ids = state.legal_placements()
             best = min(best, time.perf_counter() - t0)
@@ -50,17 +47,40 @@ def main() -> None:
         ids = state.legal_placements()
         pid = int(ids[0])
         t0 = time.perf_counter()
-        for _ in range(args.repeat):
+        for _ in range(repeat):
             state.push_placement(pid)
             state.pop()
-        push_times.append((time.perf_counter() - t0) / args.repeat)
+        push_times.append((time.perf_counter() - t0) / repeat)
     med = statistics.median(gen_times)
-    print(f"positions: {len(states)} (turns 16-64 of {args.games} seeded random games)")
-    print(f"legal moves per position: median {statistics.median(counts):.0f}, max {max(counts)}")
     p90 = sorted(gen_times)[len(gen_times) * 9 // 10]
-    print(f"full legal-move list: median {med * 1e3:.3f} ms, p90 {p90 * 1e3:.3f} ms")
-    print(f"moves generated per second: {sum(counts) / sum(gen_times):,.0f}")
-    print(f"apply+undo (push_placement + pop): median {statistics.median(push_times) * 1e6:.1f} µs")
+    print(f"[{name}] legal moves per position: median {statistics.median(counts):.0f}, max {max(counts)}")
+    print(f"[{name}] full legal-move list: median {med * 1e6:.1f} µs, p90 {p90 * 1e6:.1f} µs")
+    print(f"[{name}] moves generated per second: {sum(counts) / sum(gen_times):,.0f}")
+    print(f"[{name}] apply+undo (push_placement + pop): median {statistics.median(push_times) * 1e6:.2f} µs")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--engine", choices=("numpy", "fast", "both"), default="both")
+    args = parser.parse_args()
+    states = positions(args.games, args.seed)
+    print(f"positions: {len(states)} (turns 16-64 of {args.games} seeded random games)")
+    if args.engine in ("numpy", "both"):
+        measure("numpy", states, args.repeat)
+    if args.engine in ("fast", "both"):
+        warm_up()
+        fast_states = [FastState.from_state(s) for s in states]
+        measure("fast", fast_states, args.repeat)
+        inner = []
+        for fs in fast_states:  # the same, called from compiled code (as the AI's playouts do)
+            pid = int(fs.legal_placements()[0])
+            t0 = time.perf_counter()
+            push_pop_loop(fs.b, fs.m, fs._stack_b, fs._stack_m, pid, fs.first_cells, 100 * args.repeat)
+            inner.append((time.perf_counter() - t0) / (100 * args.repeat))
+        print(f"[fast] apply+undo inside compiled code: median {statistics.median(inner) * 1e6:.2f} µs")
 
 
 if __name__ == "__main__":

@@ -8,20 +8,22 @@ stderr). With several files each line starts with the file name (``FILE COUNT [M
 
 from __future__ import annotations
 
-import gzip
 import sys
 import time
 
 from model.args import Parser
 from model.convert import state_from_xml
-from model.state import GameState
+from model.fast import FastState, warm_up
+from model.files import read_bounded
+from model.framing import DEFAULT_MAX_MESSAGE_SIZE
+from model.state import GameState, LegalMoves
 
 
 def _read_state(path: str) -> GameState:
-    with open(path, "rb") as handle:
-        data = handle.read()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
+    # a state file is one message: more than the message cap is refused while unpacking
+    data, warnings = read_bounded(path, max_unpacked=DEFAULT_MAX_MESSAGE_SIZE)
+    if warnings:  # damaged gzip data: a cut-off state is no state
+        raise ValueError(warnings[0])
     return state_from_xml(data).state
 
 
@@ -32,7 +34,7 @@ def moves_main(argv: list[str]) -> int:
     parser.add_argument("--timing", action="store_true", help="add the microseconds spent generating")
     args = parser.parse_args(argv)
     several = len(args.files) > 1
-    GameState.new().legal_moves()  # warm up the tables, so --timing shows the steady-state cost
+    warm_up()  # compile (or load) the fast engine, so --timing shows the steady-state cost
     out = sys.stdout
     for path in args.files:
         try:
@@ -45,7 +47,8 @@ def moves_main(argv: list[str]) -> int:
             print(f"blokus moves: {path}: {reason}", file=sys.stderr)
             return 2
         started = time.perf_counter()
-        moves = [] if state.is_over else state.legal_moves()
+        moves = [] if state.is_over else LegalMoves(state.current_color,
+                                                  FastState.from_state(state).legal_placements())
         micros = (time.perf_counter() - started) * 1e6
         prefix = f"{path} " if several else ""
         summary = f"{prefix}{len(moves)}" + (f" {micros:.0f}" if args.timing else "")

@@ -2,16 +2,18 @@
 
 :class:`StreamFramer` takes raw bytes as they arrive (any split, also inside multi-byte UTF-8
 characters) and returns every complete depth-1 element as soon as its last byte is there. It rejects a
-DOCTYPE or entity declaration, caps the size of one message and turns parser errors into
-:class:`ProtocolError`. :func:`parse_stream` and :func:`parse_document` read whole byte strings the
-same way (replay files, fixtures). No sockets here.
+DOCTYPE or entity declaration, bounds every message while it streams in (see :class:`Limits`: bytes per
+message and between messages, elements, attributes per element, attribute and text length, depth; all
+checked on the parser's events, before any model is built, so reading costs time linear in the bytes)
+and turns parser errors into :class:`ProtocolError`. :func:`parse_stream` and :func:`parse_document`
+read whole byte strings the same way (replay files, fixtures). No sockets here.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from lxml import etree
@@ -27,6 +29,24 @@ _TAIL: Final = max(len(m) for m in _FORBIDDEN) - 1
 _ENTITY_REF: Final = re.compile(rb"&([^\s;&<>\"'#][^\s;&<>\"']*);")
 _OPEN_REF: Final = re.compile(rb"&[^\s;&<>\"'#]?[^\s;&<>\"']*\Z")
 _PREDEFINED: Final = frozenset((b"lt", b"gt", b"amp", b"quot", b"apos"))
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds of one message, far above anything a real server or replay sends (the largest real
+    messages: 275 elements, 5 attributes per element, depth 6, 146 characters in a value).
+
+    They keep the work per message small and linear: the pydantic-xml models are never built for an
+    element with thousands of attributes (their cost grows with the square of that number)."""
+
+    max_bytes: int = DEFAULT_MAX_MESSAGE_SIZE  # per message, and between two messages
+    max_elements: int = 4096  # per message
+    max_attributes: int = 32  # per element
+    max_value_length: int = 16 * 1024  # characters in one attribute value or one text / tail
+    max_depth: int = 32  # element nesting inside one message (the message element is depth 1)
+
+
+DEFAULT_LIMITS: Final = Limits()
 
 
 class ProtocolError(Exception):
@@ -47,7 +67,8 @@ class ForbiddenDoctype(ProtocolError):
 
 
 class MessageTooLarge(ProtocolError):
-    """More bytes than the cap without completing a message."""
+    """A message exceeds one of the :class:`Limits` (bytes, elements, attributes, length, depth), or
+    more bytes than the cap arrived between two messages."""
 
 
 class TruncatedStream(ProtocolError):
@@ -77,7 +98,7 @@ END_OF_STREAM: Final = EndOfStream()
 Frame = etree._Element | EndOfStream
 
 
-def _make_parser(events: tuple[str, ...] | None = None, pull: bool = True) -> etree.XMLParser:
+def _make_parser(events: tuple[str, ...]) -> etree.XMLPullParser:
     options = dict(
         resolve_entities=False,
         no_network=True,
@@ -89,9 +110,7 @@ def _make_parser(events: tuple[str, ...] | None = None, pull: bool = True) -> et
         collect_ids=False,
         encoding="utf-8",
     )
-    if pull:
-        return etree.XMLPullParser(events=events, **options)
-    return etree.XMLParser(**options)
+    return etree.XMLPullParser(events=events, **options)
 
 
 class StreamFramer:
@@ -102,14 +121,19 @@ class StreamFramer:
     :meth:`close` at the end of input: it raises :class:`TruncatedStream` if ``</protocol>`` is missing.
     Any :class:`ProtocolError` is final: the framer refuses further input.
 
-    The size of one message (bytes since the last complete message) is checked with a granularity of
-    16 KiB: a message larger than ``max_message_size + 16 KiB`` is always refused.
+    The :class:`Limits` are checked after every 16 KiB of input, so no message gets further than one
+    16 KiB slice past a limit (``max_message_size`` overrides ``limits.max_bytes``). Text between
+    messages is counted like a message and then discarded: it never accumulates in the root.
     """
 
-    def __init__(self, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
-        if max_message_size <= 0:
+    def __init__(self, max_message_size: int | None = None, *, limits: Limits = DEFAULT_LIMITS) -> None:
+        if max_message_size is not None:
+            limits = replace(limits, max_bytes=max_message_size)
+        if limits.max_bytes <= 0:
             raise ValueError("max_message_size must be positive")
-        self.max_message_size = max_message_size
+        self.limits = limits
+        self.max_message_size = limits.max_bytes
+        self._elements = 0  # elements of the message being read
         self._parser = _make_parser(("start", "end"))
         self._depth = 0
         self._tail = b""
@@ -124,6 +148,11 @@ class StreamFramer:
     def held_elements(self) -> int:
         """Elements still attached to the root (0 between messages: memory stays flat)."""
         return 0 if self._root is None else len(self._root)
+
+    @property
+    def held_text(self) -> int:
+        """Characters of text between messages still held by the root (stays 0: it is discarded)."""
+        return 0 if self._root is None else len(self._root.text or "")
 
     @property
     def in_message(self) -> bool:
@@ -204,19 +233,55 @@ class StreamFramer:
                     docinfo = elem.getroottree().docinfo
                     if docinfo.doctype or docinfo.internalDTD is not None:
                         self._fail(ForbiddenDoctype("a DOCTYPE is not allowed in the protocol stream"))
+                else:
+                    self._check_start(elem)
             else:
                 self._depth -= 1
+                if self._depth >= 1:
+                    self._check_text(elem)
                 if self._depth == 1:
                     parent = elem.getparent()
                     if parent is not None:
                         parent.remove(elem)
+                        parent.text = None  # text between messages: counted in _pending, never kept
                     elem.tail = None
                     out.append(elem)
                     self.messages_read += 1
                     self._pending = 0
+                    self._elements = 0
                 elif self._depth == 0:
                     self.ended = True
                     out.append(END_OF_STREAM)
+
+    def _check_start(self, elem: etree._Element) -> None:
+        """Bounds of a new element inside a message: count, depth, attributes (all linear in its bytes)."""
+        limits = self.limits
+        self._elements += 1
+        if self._elements > limits.max_elements:
+            self._fail(MessageTooLarge(f"message with more than {limits.max_elements} elements"))
+        if self._depth - 1 > limits.max_depth:
+            self._fail(MessageTooLarge(f"message nested deeper than {limits.max_depth} elements"))
+        attrib = elem.attrib
+        if len(attrib) > limits.max_attributes:
+            self._fail(MessageTooLarge(f"element <{_short(elem.tag)}> with {len(attrib)} attributes "
+                                       f"(at most {limits.max_attributes})"))
+        if len(elem.nsmap) > limits.max_attributes:  # namespace declarations are not in attrib
+            self._fail(MessageTooLarge(f"element <{_short(elem.tag)}> with more than {limits.max_attributes} "
+                                       f"namespaces"))
+        for name, value in attrib.items():
+            if len(value) > limits.max_value_length:
+                self._fail(MessageTooLarge(f"attribute {_short(name)} longer than {limits.max_value_length} "
+                                           f"characters"))
+
+    def _check_text(self, elem: etree._Element) -> None:
+        """Bounds of a finished element's text and of its children's tails."""
+        limit = self.limits.max_value_length
+        text = elem.text
+        too_long = text is not None and len(text) > limit
+        if not too_long and len(elem):
+            too_long = any(child.tail is not None and len(child.tail) > limit for child in elem)
+        if too_long:
+            self._fail(MessageTooLarge(f"text in <{_short(elem.tag)}> longer than {limit} characters"))
 
     def close(self) -> None:
         """End of input. Raises :class:`TruncatedStream` unless ``</protocol>`` was read."""
@@ -236,6 +301,11 @@ class StreamFramer:
     def _fail(self, error: ProtocolError) -> None:
         self._error = error
         raise error
+
+
+def _short(name: object, limit: int = 40) -> str:
+    text = str(name)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 @dataclass
@@ -297,19 +367,18 @@ def _insert_protocol(data: bytes) -> bytes:
     return head + b"<" + ROOT_TAG.encode() + b">" + data
 
 
-def parse_document(data: bytes, *, max_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> etree._Element:
-    """Parse one standalone XML element (a fixture file, a state file) with the same safety rules:
-    no DOCTYPE or entities, no network, size cap; comments and processing instructions are dropped."""
+def parse_document(data: bytes, *, max_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+                   limits: Limits = DEFAULT_LIMITS) -> etree._Element:
+    """Parse one standalone XML element (a fixture file, a state file) with the same safety rules and
+    :class:`Limits` as the stream (it is read as the only message of a stream): no DOCTYPE or entities,
+    no network, bounded size and shape; comments and processing instructions are dropped."""
     if len(data) > max_size:
         raise MessageTooLarge(f"document larger than {max_size} bytes")
-    for marker in _FORBIDDEN:
-        if marker in data:
-            raise ForbiddenDoctype(f"{marker.decode()} is not allowed")
-    try:
-        root = etree.fromstring(data, _make_parser(pull=False))
-    except etree.XMLSyntaxError as exc:
-        raise MalformedXml(f"not well-formed XML: {exc}") from exc
-    docinfo = root.getroottree().docinfo
-    if docinfo.doctype or docinfo.internalDTD is not None:
-        raise ForbiddenDoctype("a DOCTYPE is not allowed")
-    return root
+    framer = StreamFramer(max_size, limits=limits)
+    frames = framer.feed(_insert_protocol(data))
+    frames += framer.feed(b"</" + ROOT_TAG.encode() + b">")
+    elements = [f for f in frames if not isinstance(f, EndOfStream)]
+    if len(elements) != 1:
+        raise MalformedXml("not well-formed XML: " + ("no element" if not elements else
+                                                       f"{len(elements)} elements at the top level"))
+    return elements[0]

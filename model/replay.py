@@ -12,11 +12,12 @@ import gzip
 import io
 import logging
 import re
-import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
+
+from lxml import etree
 
 from model import messages as M
 from model.convert import (
@@ -29,6 +30,7 @@ from model.convert import (
     state_to_message,
     to_xml,
 )
+from model.files import DEFAULT_MAX_UNPACKED, Unpacker, file_chunks
 from model.framing import END_OF_STREAM, ForbiddenDoctype, ProtocolError, StreamFramer, TruncatedStream
 from model.moves import Move, SetMove, SkipMove
 from model.pieces import COLORS, Color
@@ -37,9 +39,8 @@ from model.state import GameState
 
 log = logging.getLogger(__name__)
 
-GZIP_MAGIC = b"\x1f\x8b"
+
 DEFAULT_ROOM_ID = "00000000-0000-4000-8000-000000000000"
-_READ_CHUNK = 64 * 1024
 
 
 # --- events between two states -----------------------------------------------------------------------
@@ -147,7 +148,9 @@ class Replay:
     room_id: str = DEFAULT_ROOM_ID
     errors: list[tuple[int, M.ErrorData]] = field(default_factory=list)  # (states before it, error)
     warnings: list[str] = field(default_factory=list)
-    truncated: bool = False  # the file ended before </protocol>
+    truncated: bool = False  # the file ended before </protocol> (or more states than are loaded)
+    unreadable_states: int = 0  # mementos that could not be read (skipped; never silently)
+    first_unreadable: str | None = None  # why the first of them could not be read
 
     @property
     def result(self) -> GameResult | None:
@@ -200,64 +203,62 @@ class Replay:
                             errors=self.errors)
 
 
-def _decompress(raw: bytes, warnings: list[str]) -> bytes:
-    try:
-        return gzip.decompress(raw)
-    except (EOFError, OSError, zlib.error) as exc:
-        warnings.append(f"gzip data damaged or cut off ({exc}): using what could be decompressed")
-        try:
-            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw)
-        except zlib.error:
-            return b""
+MAX_STATES = 1000  # a game has at most 101 states; more are not loaded (a warning says so)
+MAX_MESSAGES = 10_000  # messages of any kind read from one file
+MAX_WARNINGS = 100  # kept in Replay.warnings; the rest are counted in the last one
 
 
-def read_replay(data: bytes) -> Replay:
-    """Read a replay from bytes (plain or gzip). Never raises for a cut-off or partly damaged file:
-    everything up to the last complete message is loaded and the problem is put in ``warnings``.
-    Raises :class:`~model.framing.ProtocolError` only if nothing at all could be read (or for a
-    DOCTYPE)."""
-    replay = Replay()
-    if data[:2] == GZIP_MAGIC:
-        data = _decompress(data, replay.warnings)
-    framer = StreamFramer()
-    elements = []
-    try:
-        for start in range(0, len(data), _READ_CHUNK):
-            elements.extend(f for f in framer.feed(data[start : start + _READ_CHUNK]) if f is not END_OF_STREAM)
-        framer.close()
-    except TruncatedStream as exc:
-        replay.truncated = True
-        replay.warnings.append(f"the file ends without </protocol> ({exc}): loaded up to the last complete "
-                               f"message")
-    except ProtocolError as exc:
-        elements.extend(f for f in exc.frames if f is not END_OF_STREAM)
-        if not elements or isinstance(exc, ForbiddenDoctype):
-            raise
-        replay.truncated = True
-        replay.warnings.append(f"unreadable data after message {len(elements)} ({exc}): loaded up to there")
+class _ReplayReader:
+    """Turns the messages of a replay file into a :class:`Replay` one by one, so that only one
+    message's XML tree is held at a time."""
 
-    names_known = rooms_seen = False
-    for element in elements:
+    def __init__(self, max_states: int) -> None:
+        self.replay = Replay()
+        self.max_states = max_states
+        self.messages = 0
+        self.full = False  # the state or message bound is reached: stop reading
+        self._names_known = False
+        self._rooms_seen = False
+        self.dropped_warnings = 0  # beyond MAX_WARNINGS: counted, not kept
+        self.stop_reason: str | None = None  # a bound was reached
+
+    def add(self, element: etree._Element) -> None:
+        self._add(element)
+        warnings = self.replay.warnings
+        if len(warnings) > MAX_WARNINGS:
+            self.dropped_warnings += len(warnings) - MAX_WARNINGS
+            del warnings[MAX_WARNINGS:]
+
+    def _add(self, element: etree._Element) -> None:
+        replay = self.replay
+        self.messages += 1
+        if self.messages >= MAX_MESSAGES:
+            self._stop(f"more than {MAX_MESSAGES} messages: the rest of the file is not read")
         message = parse_message(element)
         if isinstance(message, M.UnknownMessage):
+            if message.data_class == M.MEMENTO_CLASS:
+                self._unreadable(message.reason)
             replay.warnings.append(f"skipped: {message}")
-            continue
+            return
         if not isinstance(message, M.Room):
             replay.warnings.append(f"skipped unexpected <{element.tag}> message")
-            continue
-        if not rooms_seen:
-            replay.room_id, rooms_seen = message.room_id, True
+            return
+        if not self._rooms_seen:
+            replay.room_id, self._rooms_seen = message.room_id, True
         data_ = message.data
         if isinstance(data_, M.Memento):
             try:
                 read = read_state(message)
             except (ValueError, TypeError) as exc:
+                self._unreadable(str(exc))
                 replay.warnings.append(f"skipped unreadable state: {exc}")
-                continue
+                return
             replay.warnings.extend(f"turn {read.state.turn}: {w}" for w in read.warnings)
-            if not names_known and any(read.names):
-                replay.names, names_known = read.names, True
+            if not self._names_known and any(read.names):
+                replay.names, self._names_known = read.names, True
             replay.add_state(read.state)
+            if len(replay.states) >= self.max_states:
+                self._stop(f"more than {self.max_states} states: only the first {self.max_states} are loaded")
         elif isinstance(data_, M.ResultData):
             if replay.result_message is not None:
                 replay.warnings.append("more than one result: the last one counts")
@@ -266,16 +267,72 @@ def read_replay(data: bytes) -> Replay:
             replay.errors.append((len(replay.states), data_))
         else:
             replay.warnings.append(f"skipped room message of class {data_.cls!r}")
+
+    def _stop(self, reason: str) -> None:
+        self.full = True
+        self.stop_reason = reason
+        self.replay.truncated = True
+
+    def _unreadable(self, reason: str) -> None:
+        replay = self.replay
+        replay.unreadable_states += 1
+        if replay.first_unreadable is None:
+            replay.first_unreadable = " ".join(str(reason).split())[:200]
+
+
+def read_replay(data: bytes, *, max_unpacked: int = DEFAULT_MAX_UNPACKED, max_states: int = MAX_STATES) -> Replay:
+    """Read a replay from bytes (plain or gzip). Never raises for a cut-off or partly damaged file:
+    everything up to the last complete message is loaded and the problem is put in ``warnings``.
+    Raises :class:`~model.framing.ProtocolError` only if nothing at all could be read (or for a
+    DOCTYPE), :class:`~model.files.FileTooLarge` if the data unpacks to more than ``max_unpacked``."""
+    unpacker = Unpacker(max_unpacked=max_unpacked)
+    return _read_chunks(unpacker.unpack_bytes(data), unpacker, max_states)
+
+
+def load_replay(path: str | Path, *, max_unpacked: int = DEFAULT_MAX_UNPACKED,
+                max_states: int = MAX_STATES) -> Replay:
+    """Read a replay file (``.xml`` or ``.xml.gz``) as a stream: memory grows with the states loaded,
+    not with the file. Raises ``OSError`` and :class:`~model.files.FileReadError` (not a regular file,
+    too large unpacked) besides what :func:`read_replay` raises."""
+    unpacker = Unpacker(max_unpacked=max_unpacked)
+    return _read_chunks(file_chunks(path, unpacker), unpacker, max_states)
+
+
+def _read_chunks(chunks: Iterable[bytes], unpacker: Unpacker, max_states: int) -> Replay:
+    reader = _ReplayReader(max_states)
+    replay = reader.replay
+    framer = StreamFramer()
+    try:
+        for chunk in chunks:
+            for frame in framer.feed(chunk):
+                if frame is not END_OF_STREAM and not reader.full:
+                    reader.add(frame)
+            if reader.full:
+                break
+        else:
+            framer.close()
+    except TruncatedStream as exc:
+        replay.truncated = True
+        replay.warnings.append(f"the file ends without </protocol> ({exc}): loaded up to the last complete "
+                               f"message")
+    except ProtocolError as exc:
+        for frame in exc.frames:
+            if frame is not END_OF_STREAM and not reader.full:
+                reader.add(frame)
+        if not reader.messages or isinstance(exc, ForbiddenDoctype):
+            raise
+        replay.truncated = True
+        replay.warnings.append(f"unreadable data after message {reader.messages} ({exc}): loaded up to there")
+    replay.warnings[:0] = unpacker.warnings
     if not replay.states:
         replay.warnings.append("no Blokus state in the file")
+    if reader.dropped_warnings:
+        replay.warnings.append(f"... and {reader.dropped_warnings} more warnings")
+    if reader.stop_reason is not None:
+        replay.warnings.append(reader.stop_reason)
     for warning in replay.warnings:
         log.warning("replay: %s", warning)
     return replay
-
-
-def load_replay(path: str | Path) -> Replay:
-    """Read a replay file (``.xml`` or ``.xml.gz``)."""
-    return read_replay(Path(path).read_bytes())
 
 
 # --- writing -----------------------------------------------------------------------------------------

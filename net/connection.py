@@ -115,6 +115,21 @@ class Left(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Prepared(Event):
+    """Answer to an administrator's ``prepare``: the room and one reservation code per slot."""
+
+    room_id: str
+    reservations: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Observed(Event):
+    """Answer to an administrator's ``observe``: the room's messages follow."""
+
+    room_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class Ignored(Event):
     """A message that was read but not understood (logged and dropped, protocol.md §9)."""
 
@@ -385,6 +400,11 @@ class Connection:
             return [ServerError(raw=raw, at=at, message=message.message, lobby=True)]
         if isinstance(message, M.CloseConnection):
             return [Ignored(raw=raw, at=at, reason="the server closes the connection")]
+        if isinstance(message, M.Prepared):
+            return [Prepared(raw=raw, at=at, room_id=message.room_id, reservations=tuple(message.reservations))]
+        if isinstance(message, M.Observed):
+            self.room_id = message.room_id
+            return [Observed(raw=raw, at=at, room_id=message.room_id)]
         if not isinstance(message, M.Room):
             log.warning("ignored unexpected %s message", type(message).__name__)
             return [Ignored(raw=raw, at=at, reason=f"unexpected {type(message).__name__} message")]

@@ -33,7 +33,7 @@ from lxml import etree
 from model import convert
 from model import messages as M
 from model.args import Parser, listen_port, start_piece
-from model.framing import DEFAULT_MAX_MESSAGE_SIZE, END_OF_STREAM, ProtocolError, StreamFramer
+from model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer
 from model.moves import MoveMistake
 from model.pieces import Shape, Team
 from model.season import DEFAULT_PORT, GAME_TYPE
@@ -46,6 +46,9 @@ UNKNOWN_RESERVATION = "Couldn't find a reservation for the provided token."
 # Children a move may have (protocol.md §3.3: any other child makes the server drop the connection).
 _MOVE_CHILDREN = {M.SET_MOVE_CLASS: {"piece"}, M.SKIP_MOVE_CLASS: {"color"}}
 _PIECE_CHILDREN = {"position"}
+# What a client may send is small (a move has 3-4 elements, a prepare a few slots): tighter bounds than
+# for the server's own messages keep the cost of reading any client message to a few milliseconds.
+CLIENT_LIMITS = Limits(max_bytes=64 * 1024, max_elements=256)
 
 
 @dataclass
@@ -57,7 +60,7 @@ class ServerConfig:
     start_piece: Shape | None = None
     seed: int | None = None
     replay_dir: Path | None = None
-    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+    limits: Limits = CLIENT_LIMITS  # bounds of one client message (model.framing.Limits)
     paused: bool = False  # rooms created by <join> start paused (server.properties ``paused``)
     clock: Callable[[], float] = time.monotonic  # measures move latency; injectable for tests
     encode_workers: int = 0  # processes that serialize states (0: in the event loop)
@@ -107,7 +110,7 @@ class ClientConn:
         self.writer.close()
 
     async def run(self) -> None:
-        framer = StreamFramer(self.server.config.max_message_size)
+        framer = StreamFramer(limits=self.server.config.limits)
         try:
             while not self.closed:
                 try:

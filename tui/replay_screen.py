@@ -59,6 +59,8 @@ class ReplayStatus(StatusBar):
         head = Text()
         if replay.truncated:
             head.append("file cut off · ", Style(color=pal.bad, bold=True))
+        if replay.unreadable_states:
+            head.append(f"{unreadable_text(replay)} · ", Style(color=pal.bad, bold=True))
         head.append(f"Replay — {names[Team.ONE]} vs {names[Team.TWO]}", Style(bold=True))
         turn = [Text(f"Turn {st.turn} / {last.turn}"), Text(f"round {st.round}")]
         if st.is_over:
@@ -93,6 +95,11 @@ class ReplayResult(Static):
         text.append(title + "\n", Style(bold=True, color=palette_for(self.app).good))
         text.append("\n".join(lines))
         self.update(text)
+
+
+def unreadable_text(replay: ReplayData) -> str:
+    n = replay.unreadable_states
+    return f"{n} state{'s' if n != 1 else ''} unreadable"
 
 
 def replay_names(replay: ReplayData) -> dict[Team, str]:
@@ -134,6 +141,9 @@ class ReplayScreen(BoardLayout):
         super().on_mount()
         self.index = self._start
         self.refresh_view()
+        if self.replay.unreadable_states:
+            self.notify(f"{unreadable_text(self.replay)} and not shown; the first: {self.replay.first_unreadable}",
+                        severity="warning", timeout=15)
 
     @property
     def autoplaying(self) -> bool:

@@ -27,6 +27,8 @@ class ReplayData:
     truncated: bool = False
     source: str = ""
     room_id: str = "00000000-0000-4000-8000-000000000000"
+    unreadable_states: int = 0  # skipped mementos (model.replay.Replay): shown, never dropped silently
+    first_unreadable: str | None = None
 
 
 def _entries_from_steps(steps) -> list[LogEntry]:
@@ -45,17 +47,21 @@ def _entries_from_steps(steps) -> list[LogEntry]:
 
 
 def load_replay(path: Path) -> ReplayData:
+    from model.files import FileReadError
     from model.framing import ProtocolError
-    from model.replay import MoveEvent, read_replay
+    from model.replay import MoveEvent
+    from model.replay import load_replay as read_replay_file
 
     if not path.exists():
         raise ReplayError(f"{path}: no such file")
     if path.is_dir():
         raise ReplayError(f"{path}: is a directory, not a replay file")
     try:
-        replay = read_replay(path.read_bytes())
+        replay = read_replay_file(path)
     except OSError as exc:
         raise ReplayError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except FileReadError as exc:
+        raise ReplayError(f"{path}: {exc}") from None
     except (ProtocolError, ValueError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ReplayError(f"{path}: not a replay file ({first})") from None
@@ -73,7 +79,7 @@ def load_replay(path: Path) -> ReplayData:
     timeline = Timeline.from_states(replay.states, moves)
     timeline.entries = _entries_from_steps(replay.steps)
     return ReplayData(timeline, tuple(replay.names), replay.result, list(replay.warnings), replay.truncated,
-                      str(path), replay.room_id)
+                      str(path), replay.room_id, replay.unreadable_states, replay.first_unreadable)
 
 
 # --- result texts ------------------------------------------------------------------------------------

@@ -1,0 +1,225 @@
+"""``blokus analyse FILE...``: the mistakes and blunders of each team in replay files.
+
+Per file: a table per team of the marked moves (turn, colour, move played, best move, loss), then a
+summary line per team. ``--json`` prints one JSON document instead. Progress goes to stderr. A file
+that cannot be read gets one line on stderr; the other files are still analysed, and the exit code
+is 2. Results are cached (see ``ai.analysis``), so a second run over the same files is instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import TextIO
+
+from ai.analysis import (
+    BLUNDER_LOSS,
+    DEFAULT_TIME,
+    MAX_TIME,
+    MISTAKE_LOSS,
+    VALUE_DEPTH,
+    AnalysisCache,
+    AnalysisSettings,
+    GameAnalysis,
+    PositionAnalysis,
+    analyse_cached,
+    replay_moves,
+)
+from model.args import Parser
+from model.pieces import Team
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+class BadFile(Exception):
+    """A file that is no readable replay: one line for the user."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ai import DEFAULT_AI, player_names
+
+    p = Parser(
+        "blokus analyse",
+        "Find the mistakes (?) and blunders (??) of each team in replay files. Values are "
+                    "points, BLUE+RED minus YELLOW+GREEN; the loss of a move is the points its team gave "
+                    f"away against the best move found (? from {MISTAKE_LOSS:g}, ?? from {BLUNDER_LOSS:g}).",
+    )
+    p.add_argument("-h", action="help", help=argparse.SUPPRESS)  # no host here: -h is help too
+    p.add_argument("files", nargs="+", metavar="FILE", help="replay file (.xml or .xml.gz)")
+    p.add_argument("--time", type=float, default=DEFAULT_TIME, metavar="SECONDS",
+                   help=f"engine thinking time per position (default {DEFAULT_TIME:g})")
+    p.add_argument("--ai", default=None, metavar="NAME",
+                   help=f"engine ({', '.join(player_names())}; default {DEFAULT_AI})")
+    p.add_argument("--depth", type=int, default=VALUE_DEPTH, metavar="PLIES",
+                   help=f"depth of the search that values the moves (default {VALUE_DEPTH})")
+    p.add_argument("--json", action="store_true", help="print one JSON document (for scripts)")
+    p.add_argument("--all", action="store_true", help="list every analysed move, not only the marked ones")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the analysis cache")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    return p
+
+
+def read_game(path: Path):
+    """The replay in ``path`` (``model.replay.Replay``), or ``BadFile``."""
+    from model.files import FileReadError
+    from model.framing import ProtocolError
+    from model.replay import load_replay
+
+    try:
+        if path.is_dir():
+            raise BadFile("is a directory, not a replay file")
+        if path.stat().st_size == 0 and path.is_file():
+            raise BadFile("the file is empty")
+        replay = load_replay(path, max_unpacked=MAX_FILE_BYTES)  # bounded: gzip bombs, /dev/zero
+    except BadFile:
+        raise
+    except FileNotFoundError:
+        raise BadFile("no such file") from None
+    except FileReadError as exc:
+        raise BadFile(str(exc)) from None
+    except OSError as exc:
+        raise BadFile(f"cannot read ({exc.strerror or exc})") from None
+    except (ProtocolError, ValueError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise BadFile(f"not a replay file ({first})") from None
+    except Exception as exc:  # a reader bug must not become a traceback for the user
+        raise BadFile(f"cannot read the replay ({type(exc).__name__}: {exc})") from None
+    if not replay.states:
+        raise BadFile("no Blokus game state in the file")
+    return replay
+
+
+def short_move(text: str) -> str:
+    """``BLUE PENTO_L NONE true 0 16`` -> ``PENTO_L NONE true 0 16`` (the colour has its own column)."""
+    return text.split(" ", 1)[1] if " " in text else text
+
+
+def team_label(team: Team, names: tuple[str, str]) -> str:
+    colours = "BLUE+RED" if team is Team.ONE else "YELLOW+GREEN"
+    name = names[team.value] if team.value < len(names) and names[team.value] else ""
+    return f"{team.name} {name} ({colours})" if name else f"{team.name} ({colours})"
+
+
+def format_report(path: str, replay, analysis: GameAnalysis, *, every_move: bool = False) -> str:
+    names = tuple(replay.names)
+    final = replay.states[-1]
+    one, two = final.team_points(Team.ONE), final.team_points(Team.TWO)
+    s = analysis.settings
+    lines = [f"{path}: {team_label(Team.ONE, names)} {one} : {two} {team_label(Team.TWO, names)}",
+             f"  {analysis.total} positions, engine {s.engine_name()}, {s.time_per_position:g} s per position, "
+             f"values by a {s.value_depth}-ply search"
+             + ("" if analysis.complete else f" (incomplete: {analysis.done} analysed)")]
+    summaries = analysis.summaries()
+    for team in Team:
+        rows = [p for p in analysis.ordered() if p.team is team and (every_move or p.mark) and not p.forced]
+        lines.append("")
+        lines.append(f"  {team_label(team, names)}: " + ("no mistakes" if not rows else
+                                                          ("every move" if every_move else "mistakes and blunders")))
+        if rows:
+            lines.append(f"  {'turn':>4}  {'colour':<6}  {'played':<30}  {'best':<30}  {'loss':>6}")
+            lines.extend(_row(p) for p in rows)
+    lines.append("")
+    for team in Team:
+        sm = summaries[team]
+        worst = f", worst turn {sm.worst_turn} ({sm.worst_loss:.1f})" if sm.worst_turn is not None else ""
+        lines.append(f"  {team.name}: {sm.moves} moves, {sm.mistakes} mistakes, {sm.blunders} blunders, "
+                     f"average loss {sm.average_loss:.2f}{worst}")
+    return "\n".join(lines) + "\n"
+
+
+def _row(p: PositionAnalysis) -> str:
+    best = "=" if p.best == p.played else short_move(p.best)
+    played = f"{short_move(p.played)} {p.mark}".rstrip()
+    return f"  {p.turn:>4}  {p.color:<6}  {played:<30}  {best:<30}  {p.loss:>6.1f}"
+
+
+def report_dict(path: str, replay, analysis: GameAnalysis) -> dict:
+    final = replay.states[-1]
+    data = analysis.to_dict()
+    data.pop("game_key", None)
+    return {
+        "file": path,
+        "names": list(replay.names),
+        "points": [final.team_points(Team.ONE), final.team_points(Team.TWO)],
+        "thresholds": {"mistake": MISTAKE_LOSS, "blunder": BLUNDER_LOSS},
+        "summary": {team.name: {**vars(sm), "average_loss": round(sm.average_loss, 3)}
+                    for team, sm in analysis.summaries().items()},
+        "marked": [vars(p) for p in analysis.marked()],
+        **data,
+    }
+
+
+class _Progress:
+    """``FILE: 12/61`` on stderr: rewritten in place on a terminal, every 10 positions otherwise."""
+
+    def __init__(self, path: str, stream: TextIO, quiet: bool) -> None:
+        self.path, self.stream, self.quiet = path, stream, quiet
+        self.tty = stream.isatty()
+
+    def __call__(self, done: int, total: int, position) -> None:
+        if self.quiet:
+            return
+        if self.tty:
+            self.stream.write(f"\ranalysing {self.path}: {done}/{total}\x1b[K")
+        elif position is None or done % 10 == 0 or done == total:
+            self.stream.write(f"analysing {self.path}: {done}/{total}\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.tty and not self.quiet:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ai import player_names
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.ai is not None and args.ai not in player_names():
+        parser.error(f"unknown AI {args.ai!r}; choose one of {', '.join(player_names())}")
+    if not 0 < args.time <= MAX_TIME:
+        parser.error(f"--time must be between 0 and {MAX_TIME:g} seconds, not {args.time:g}")
+    if not 1 <= args.depth <= 8:
+        parser.error(f"--depth must be between 1 and 8, not {args.depth}")
+    settings = AnalysisSettings(engine=args.ai or "", time_per_position=args.time, value_depth=args.depth)
+    cache = None if args.no_cache else AnalysisCache()
+    out, err = sys.stdout, sys.stderr
+    status = 0
+    documents = []
+    stop = threading.Event()
+    printed = False
+    for name in args.files:
+        try:
+            replay = read_game(Path(name))
+        except BadFile as exc:
+            print(f"blokus analyse: {name}: {exc}", file=err)
+            documents.append({"file": name, "error": str(exc)})
+            status = 2
+            continue
+        progress = _Progress(name, err, args.quiet)
+        moves = replay_moves(replay) + [None]
+        try:
+            if cache is None:
+                from ai.analysis import analyse_game
+
+                analysis = analyse_game(replay.states, moves, settings, stop=stop, progress=progress)
+            else:
+                analysis = analyse_cached(replay.states, moves, settings, cache=cache, stop=stop, progress=progress)
+        finally:
+            progress.finish()
+        if args.json:
+            documents.append(report_dict(name, replay, analysis))
+        else:
+            if printed:
+                out.write("\n")
+            out.write(format_report(name, replay, analysis, every_move=args.all))
+            printed = True
+            out.flush()
+    if args.json:
+        json.dump({"files": documents}, out, indent=1)
+        out.write("\n")
+    return status

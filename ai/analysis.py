@@ -1,0 +1,449 @@
+"""Game analysis: why a game was lost, position by position (``blokus analyse``, the replay viewer).
+
+For every position in which a colour had a choice, the analysis asks an engine (through the one
+``Engine`` interface, so a stronger engine makes a stronger analysis) for its best move within
+``time_per_position`` seconds, and then values the best move and the move that was played with one
+fixed yardstick: a ``VALUE_DEPTH``-ply search (one full round, every colour moves once) with the
+engine's evaluation. The yardstick is deterministic and does not depend on the thinking time, so
+values of one game are comparable with each other and between runs.
+
+The scale (used everywhere: the CLI, the viewer, the chart, the JSON):
+
+* **value** — points, BLUE+RED minus YELLOW+GREEN (team ONE minus team TWO, positive = team ONE
+  ahead), like the point difference on the scoreboard: the engine's estimate of the final point
+  difference (one square = one point; mobility and space are converted to points by the evaluation's
+  weights). A finished game has its exact final point difference as value.
+* **loss** — how many points the move played gave away against the best move, for the team that
+  moved (always >= 0): ``value(best) - value(played)`` seen from the mover's team.
+* **marks** — ``?`` mistake: loss >= ``MISTAKE_LOSS`` points; ``??`` blunder: loss >= ``BLUNDER_LOSS``.
+  Thresholds chosen on the official 21.3.3 replays: most moves of decent bots lose < 2 points by this
+  yardstick, a piece placed where it blocks nothing or loses a whole corner area loses 4–10.
+
+Results are cached as JSON per game (a hash of the game's content + the settings) in
+``$XDG_CACHE_HOME/blokus-tui/analysis`` (default ``~/.cache/blokus-tui/analysis``), so that opening
+the same replay again is instant; a cancelled analysis is cached as far as it got and resumes there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ai.evaluate import DEFAULT_WEIGHTS, Weights, terminal_value
+from ai.search import Searcher, SearchParams, _Timeout
+from model.moves import Move, SetMove, SkipMove
+from model.pieces import COLORS, Color, Team
+from model.state import GameState
+
+ANALYSIS_VERSION = 1  # bump when values change meaning: old cache entries are then ignored
+DEFAULT_TIME = 0.3  # engine seconds per position
+VALUE_DEPTH = 4  # plies of the yardstick search
+MISTAKE_LOSS = 4.0
+BLUNDER_LOSS = 10.0
+MAX_TIME = 60.0
+
+
+class AnalysisCancelled(Exception):
+    """The analysis was stopped; ``partial`` holds what was done."""
+
+    def __init__(self, partial: GameAnalysis) -> None:
+        super().__init__("analysis cancelled")
+        self.partial = partial
+
+
+@dataclass(frozen=True)
+class AnalysisSettings:
+    engine: str = ""  # AI name (ai.make_player); "" = the default AI
+    time_per_position: float = DEFAULT_TIME
+    value_depth: int = VALUE_DEPTH
+
+    def engine_name(self) -> str:
+        from ai import DEFAULT_AI
+
+        return self.engine or DEFAULT_AI
+
+    def key(self) -> str:
+        return f"v{ANALYSIS_VERSION}-{self.engine_name()}-t{self.time_per_position:g}-d{self.value_depth}"
+
+
+def mark_for(loss: float) -> str:
+    if loss >= BLUNDER_LOSS:
+        return "??"
+    if loss >= MISTAKE_LOSS:
+        return "?"
+    return ""
+
+
+@dataclass
+class PositionAnalysis:
+    """The analysis of ``states[index]``, in which ``color`` played ``played`` (leading to index + 1)."""
+
+    index: int
+    turn: int
+    color: str  # colour name
+    played: str  # str(move): "BLUE PENTO_L NONE true 0 16" or "BLUE SKIP"
+    best: str  # the best move found (the played move when nothing better was found)
+    value: float  # value of the position with the best move (team ONE minus team TWO, points)
+    value_played: float  # value after the move played (same scale)
+    loss: float  # points the mover's team gave away (>= 0)
+    mark: str  # "", "?" or "??"
+    choices: int  # legal placements the colour had
+    forced: bool = False  # no choice (no placement: the skip was forced)
+
+    @property
+    def team(self) -> Team:
+        return Color[self.color].team
+
+    @property
+    def best_move(self) -> Move:
+        from model.moves import parse_move
+
+        return parse_move(self.best)
+
+    @property
+    def played_move(self) -> Move:
+        from model.moves import parse_move
+
+        return parse_move(self.played)
+
+
+@dataclass
+class ChartPoint:
+    """The curves of the game chart at ``states[index]``."""
+
+    index: int
+    turn: int
+    point_diff: int  # team ONE minus team TWO, now
+    mobility: tuple[int, int, int, int]  # legal placements per colour (0 = none or out of the game)
+    evaluation: float | None = None  # the position's value (PositionAnalysis.value), once analysed
+
+
+@dataclass
+class TeamSummary:
+    team: str
+    moves: int = 0  # analysed moves with a choice
+    mistakes: int = 0
+    blunders: int = 0
+    total_loss: float = 0.0
+    worst_turn: int | None = None
+    worst_loss: float = 0.0
+
+    @property
+    def average_loss(self) -> float:
+        return self.total_loss / self.moves if self.moves else 0.0
+
+
+@dataclass
+class GameAnalysis:
+    settings: AnalysisSettings
+    game_key: str
+    positions: dict[int, PositionAnalysis] = field(default_factory=dict)  # by state index
+    chart: list[ChartPoint] = field(default_factory=list)
+    total: int = 0  # positions to analyse
+    complete: bool = False
+    seconds: float = 0.0  # time spent analysing (summed over resumed runs)
+
+    @property
+    def done(self) -> int:
+        return len(self.positions)
+
+    def ordered(self) -> list[PositionAnalysis]:
+        return [self.positions[i] for i in sorted(self.positions)]
+
+    def marked(self) -> list[PositionAnalysis]:
+        return [p for p in self.ordered() if p.mark]
+
+    def summaries(self) -> dict[Team, TeamSummary]:
+        out = {team: TeamSummary(team.name) for team in Team}
+        for p in self.ordered():
+            if p.forced:
+                continue
+            s = out[p.team]
+            s.moves += 1
+            s.total_loss += p.loss
+            s.mistakes += p.mark == "?"
+            s.blunders += p.mark == "??"
+            if p.loss > s.worst_loss:
+                s.worst_loss, s.worst_turn = p.loss, p.turn
+        return out
+
+    def to_dict(self) -> dict:
+        return {
+            "version": ANALYSIS_VERSION,
+            "settings": asdict(self.settings),
+            "game_key": self.game_key,
+            "total": self.total,
+            "complete": self.complete,
+            "seconds": round(self.seconds, 3),
+            "positions": [asdict(p) for p in self.ordered()],
+            "chart": [asdict(c) for c in self.chart],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> GameAnalysis:
+        positions = {}
+        for raw in data["positions"]:
+            p = PositionAnalysis(**raw)
+            positions[p.index] = p
+        chart = [ChartPoint(**{**raw, "mobility": tuple(raw["mobility"])}) for raw in data["chart"]]
+        return cls(AnalysisSettings(**data["settings"]), data["game_key"], positions, chart,
+                   int(data["total"]), bool(data["complete"]), float(data.get("seconds", 0.0)))
+
+
+# --- the game: positions and the moves played in them ------------------------------------------------
+
+
+def game_key(states: Sequence[GameState], moves: Sequence[Move | None]) -> str:
+    """A hash of the game's content (positions and moves), independent of the file format."""
+    h = hashlib.sha256()
+    for i, state in enumerate(states):
+        h.update(repr(state.key()).encode())
+        h.update(str(moves[i] if i < len(moves) else None).encode())
+    return h.hexdigest()[:32]
+
+
+def _team_one_sign(state: GameState) -> float:
+    return 1.0 if state.current_color.team is Team.ONE else -1.0
+
+
+def chart_points(states: Sequence[GameState]) -> list[ChartPoint]:
+    """Point difference and mobility per state (cheap: no engine)."""
+    out = []
+    for i, state in enumerate(states):
+        mobility = tuple(
+            0 if state.is_over or not state.is_valid(c) else len(state.legal_placements(c)) for c in COLORS
+        )
+        diff = state.team_points(Team.ONE) - state.team_points(Team.TWO)
+        out.append(ChartPoint(i, state.turn, diff, mobility))  # type: ignore[arg-type]
+    return out
+
+
+class _YardstickSearcher(Searcher):
+    """The engine's search, but a finished game is worth exactly its final point difference."""
+
+    def value(self) -> float:
+        if self.state.is_over:
+            return self.sign * terminal_value(self.state, self.w)
+        return super().value()
+
+
+class _StopOnly:
+    """A timer for the yardstick search: no deadline, only the cancel event."""
+
+    def __init__(self, stop: threading.Event) -> None:
+        self.stop = stop
+
+    def expired(self) -> bool:
+        return self.stop.is_set()
+
+
+def position_value(state: GameState, depth: int = VALUE_DEPTH, stop: threading.Event | None = None,
+                   weights: Weights = DEFAULT_WEIGHTS) -> float:
+    """The yardstick: the value of ``state`` (team ONE minus team TWO, points) by a ``depth``-ply search.
+
+    Raises ``ai.search._Timeout`` when ``stop`` is set.
+    """
+    if state.is_over:
+        return terminal_value(state, weights)
+    searcher = _YardstickSearcher(state.copy(), weights, SearchParams(), _StopOnly(stop or threading.Event()))
+    return _team_one_sign(state) * searcher.alphabeta(depth, -math.inf, math.inf)
+
+
+def _value_after(state: GameState, move: Move, depth: int, stop: threading.Event) -> float:
+    after = state.copy()
+    after.push(move)
+    return position_value(after, depth, stop)
+
+
+def analyse_position(state: GameState, played: Move, index: int, engine, settings: AnalysisSettings,
+                     stop: threading.Event) -> PositionAnalysis:
+    """Analyse one position: the engine's best move, both values, the loss of ``played``."""
+    color = state.current_color
+    choices = len(state.legal_placements())
+    sign = _team_one_sign(state)
+    if choices == 0:
+        value = _value_after(state, played, settings.value_depth, stop)
+        return PositionAnalysis(index, state.turn, color.name, str(played), str(played), round(value, 2),
+                                round(value, 2), 0.0, "", 0, forced=True)
+    deadline = time.monotonic() + settings.time_per_position
+    best = engine.think(state.copy(), deadline, stop)
+    if stop.is_set():
+        raise _Timeout
+    if not state.is_legal(best):  # never trust an engine blindly: fall back to the played move
+        best = played
+    value_played = _value_after(state, played, settings.value_depth, stop)
+    value_best = value_played if best == played else _value_after(state, best, settings.value_depth, stop)
+    if sign * value_best <= sign * value_played:  # nothing better than the move played was found
+        best, value_best = played, value_played
+    loss = max(0.0, round(sign * (value_best - value_played), 2))
+    return PositionAnalysis(index, state.turn, color.name, str(played), str(best), round(value_best, 2),
+                            round(value_played, 2), loss, mark_for(loss), choices)
+
+
+def positions_to_analyse(states: Sequence[GameState], moves: Sequence[Move | None]) -> list[int]:
+    """Indexes ``i`` of the states in which a move was played (``moves[i]`` leads to ``states[i + 1]``)."""
+    out = []
+    for i, state in enumerate(states[:-1] if len(states) == len(moves) + 1 else states):
+        move = moves[i] if i < len(moves) else None
+        if move is None or state.is_over or move.color != state.current_color:
+            continue
+        if isinstance(move, SetMove | SkipMove) and (isinstance(move, SkipMove) or state.is_legal(move)):
+            out.append(i)
+    return out
+
+
+Progress = Callable[[int, int, PositionAnalysis | None], None]
+
+
+def analyse_game(
+    states: Sequence[GameState],
+    moves: Sequence[Move | None],
+    settings: AnalysisSettings | None = None,
+    *,
+    stop: threading.Event | None = None,
+    progress: Progress | None = None,
+    previous: GameAnalysis | None = None,
+    engine=None,
+) -> GameAnalysis:
+    """Analyse a game: ``moves[i]`` is the move played in ``states[i]`` (``None``: none, e.g. the end).
+
+    ``progress(done, total, position)`` is called after every position; ``stop`` cancels (raises
+    :class:`AnalysisCancelled` with the partial result); ``previous`` (a partial analysis of the
+    same game and settings) is resumed.
+    """
+    from ai import make_player
+
+    settings = settings or AnalysisSettings()
+    stop = stop or threading.Event()
+    key = game_key(states, moves)
+    todo = positions_to_analyse(states, moves)
+    if previous is not None and previous.game_key == key and previous.settings == settings:
+        result = previous
+        result.complete = False
+    else:
+        result = GameAnalysis(settings, key, chart=chart_points(states))
+    result.total = len(todo)
+    engine = engine or make_player(settings.engine_name(), seed=0)
+    started = time.monotonic()
+    try:
+        for i in todo:
+            if i in result.positions:
+                continue
+            if stop.is_set():
+                raise _Timeout
+            result.positions[i] = position = analyse_position(states[i], moves[i], i, engine, settings, stop)
+            if progress is not None:
+                progress(result.done, result.total, position)
+    except _Timeout:
+        result.seconds += time.monotonic() - started
+        _fill_evaluation(result, states)
+        raise AnalysisCancelled(result) from None
+    result.seconds += time.monotonic() - started
+    result.complete = True
+    _fill_evaluation(result, states)
+    return result
+
+
+def _fill_evaluation(result: GameAnalysis, states: Sequence[GameState]) -> None:
+    """The chart's evaluation curve: the analysed value of each position; the exact value at the end."""
+    for point in result.chart:
+        analysed = result.positions.get(point.index)
+        if analysed is not None:
+            point.evaluation = analysed.value
+        elif point.index < len(states) and states[point.index].is_over:
+            point.evaluation = float(point.point_diff)
+        elif point.index > 0 and (before := result.positions.get(point.index - 1)) is not None:
+            point.evaluation = before.value_played  # e.g. the last position of a cut-off game
+
+
+# --- the cache ---------------------------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "blokus-tui" / "analysis"
+
+
+class AnalysisCache:
+    """One JSON file per (game, settings). Unreadable entries count as missing; write errors are ignored."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory or cache_dir()
+
+    def path(self, key: str, settings: AnalysisSettings) -> Path:
+        name = hashlib.sha256(f"{key}|{settings.key()}".encode()).hexdigest()[:40]
+        return self.directory / f"{name}.json"
+
+    def load(self, key: str, settings: AnalysisSettings) -> GameAnalysis | None:
+        path = self.path(key, settings)
+        try:
+            if path.stat().st_size > 16 * 1024 * 1024:
+                return None
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("version") != ANALYSIS_VERSION:
+                return None
+            analysis = GameAnalysis.from_dict(data)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if analysis.game_key != key or analysis.settings != settings:
+            return None
+        return analysis
+
+    def save(self, analysis: GameAnalysis) -> Path | None:
+        path = self.path(analysis.game_key, analysis.settings)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(analysis.to_dict()), encoding="utf-8")
+            os.replace(tmp, path)  # atomic: a reader never sees half a file
+        except OSError:
+            return None
+        return path
+
+
+def analyse_cached(
+    states: Sequence[GameState],
+    moves: Sequence[Move | None],
+    settings: AnalysisSettings | None = None,
+    *,
+    cache: AnalysisCache | None = None,
+    stop: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> GameAnalysis:
+    """``analyse_game`` through the cache: a complete entry is returned at once, a partial one resumed,
+    and the result (also a cancelled one) stored."""
+    settings = settings or AnalysisSettings()
+    cache = cache or AnalysisCache()
+    key = game_key(states, moves)
+    previous = cache.load(key, settings)
+    if previous is not None and previous.complete:
+        if progress is not None:
+            progress(previous.done, previous.total, None)
+        return previous
+    try:
+        result = analyse_game(states, moves, settings, stop=stop, progress=progress, previous=previous)
+    except AnalysisCancelled as exc:
+        cache.save(exc.partial)
+        raise
+    cache.save(result)
+    return result
+
+
+def replay_moves(replay) -> list[Move | None]:
+    """``moves[i]`` = the move played in ``replay.states[i]`` (a ``model.replay.Replay``)."""
+    from model.replay import MoveEvent
+
+    return [next((e.move for e in step if isinstance(e, MoveEvent)), None) for step in replay.steps]
+
+
+__all__ = ["AnalysisSettings", "PositionAnalysis", "ChartPoint", "GameAnalysis", "TeamSummary", "AnalysisCache",
+           "AnalysisCancelled", "analyse_game", "analyse_cached", "analyse_position", "position_value",
+           "chart_points", "game_key", "mark_for", "cache_dir", "replay_moves", "MISTAKE_LOSS", "BLUNDER_LOSS",
+           "DEFAULT_TIME", "VALUE_DEPTH"]

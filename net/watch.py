@@ -1,0 +1,368 @@
+"""``blokus watch``: observe a live game on a game server with the administrator protocol.
+
+``<authenticate password/>``, then either ``<observe roomId/>`` of a running room, or first
+``<prepare>`` (two reserved slots; the server answers ``<prepared>`` with the reservation codes the
+two players join with) and then ``observe``. The server then sends every memento, error and the
+result of the room (protocol.md §5, season-2027.md §3.7). :class:`Watcher` turns that into a growing
+game record (``model.replay.Replay``: states, moves, removals, result) that the text output here and
+the TUI's live viewer show, that can be analysed while the game runs, and saved as a replay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import TextIO
+
+from model import convert
+from model import messages as M
+from model.args import Parser, port
+from model.pieces import Team
+from model.replay import ColorRemoved, MoveEvent, Replay, replay_file_name
+from model.season import DEFAULT_PORT, GAME_TYPE
+from net.connection import (
+    Closed,
+    Connection,
+    ConnectionFailed,
+    Event,
+    GameOver,
+    Left,
+    Observed,
+    Prepared,
+    ServerError,
+    StateChanged,
+    describe_result,
+)
+
+log = logging.getLogger("blokus.watch")
+
+EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
+ANSWER_TIMEOUT = 15.0  # seconds to wait for <prepared> / <observed>
+AFTER_RESULT = 2.0  # seconds to wait for <left> after the result before leaving on our own
+GAME_TYPES = {"2021": "swc_2021_blokus", "2027": "swc_2027_blokus"}
+
+
+class WatchFailed(Exception):
+    """Watching cannot start or went wrong: one line for the user; ``code`` is the exit code."""
+
+    def __init__(self, reason: str, code: int = EXIT_PROTOCOL) -> None:
+        super().__init__(reason)
+        self.code = code
+
+
+class Watcher:
+    """One administrator connection observing one room; ``replay`` grows as the states arrive."""
+
+    def __init__(self, host: str, port: int, password: str, *, room: str | None = None,
+                 prepare: tuple[str, str] | None = None, game_type: str = GAME_TYPE,
+                 on_traffic: Callable[[str, str], None] | None = None, connect_timeout: float = 10.0) -> None:
+        if (room is None) == (prepare is None):
+            raise ValueError("give either a room id or two player names to prepare a game")
+        self.host, self.port = host, port
+        self.password = password
+        self.room_id = room
+        self.prepare_names = prepare
+        self.game_type = game_type
+        self.conn = Connection(host, port, on_traffic=on_traffic, connect_timeout=connect_timeout)
+        self.replay = Replay()
+        self.reservations: tuple[str, ...] = ()
+        self.result: convert.GameResult | None = None
+        self.errors: list[str] = []  # server error messages in the room (invalid moves ...)
+        self.closed: Closed | None = None
+        if prepare is not None:
+            self.replay.names = prepare
+
+    # --- starting ---------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect, authenticate, prepare (if asked), observe. Raises :class:`WatchFailed`."""
+        try:
+            await self.conn.open()
+        except ConnectionFailed as exc:
+            raise WatchFailed(str(exc), EXIT_CONNECTION) from None
+        try:
+            await self.conn.send_message(M.Authenticate(password=self.password))
+            if self.prepare_names is not None:
+                reserved = None if self.game_type == "swc_2021_blokus" else True  # 21.3.3 has no reserved=
+                slots = [M.Slot(display_name=name, can_timeout=True, reserved=reserved)
+                         for name in self.prepare_names]
+                await self.conn.send_message(M.Prepare(game_type=self.game_type, pause=False, slots=slots))
+                prepared = await self._answer(Prepared, "prepare")
+                self.room_id, self.reservations = prepared.room_id, prepared.reservations
+            assert self.room_id is not None
+            self.replay.room_id = self.room_id
+            await self.conn.send_message(M.Observe(room_id=self.room_id))
+            await self._answer(Observed, "observe")
+        except ConnectionError as exc:
+            await self.conn.close()
+            raise WatchFailed(str(exc), EXIT_CONNECTION) from None
+        except WatchFailed:
+            await self.conn.close()
+            raise
+
+    async def _answer(self, kind: type[Event], request: str):
+        """Wait for the answer to an admin request; room messages that come first are kept."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + ANSWER_TIMEOUT
+        while True:
+            remaining = end - loop.time()
+            if remaining <= 0:
+                raise WatchFailed(f"no answer to {request} from {self.host}:{self.port} within "
+                                  f"{ANSWER_TIMEOUT:g} s (is it a game server, and the password right?)")
+            try:
+                event = await asyncio.wait_for(self.conn.next_event(), remaining)
+            except TimeoutError:
+                continue
+            if isinstance(event, kind):
+                return event
+            if isinstance(event, Closed):
+                if event.reason.startswith(("protocol error", "connection lost")):
+                    raise WatchFailed(f"{request} failed: {event.reason}",
+                                      EXIT_PROTOCOL if event.reason.startswith("protocol") else EXIT_CONNECTION)
+                hint = "wrong --password?" if request == "prepare" or self.prepare_names is None else ""
+                if request == "observe" and self.prepare_names is None:
+                    hint = "wrong --password, or no room with that id?"
+                hint = f" ({hint})" if hint else ""
+                raise WatchFailed(f"{request} failed: the server closed the connection{hint}")
+            if isinstance(event, ServerError) and event.lobby:
+                raise WatchFailed(f"{request} refused by the server: {event.message}")
+            self._apply(event)
+
+    # --- the game ---------------------------------------------------------------------------------
+
+    def _apply(self, event: Event) -> bool:
+        """Update the record; False for events that change nothing (a repeated state)."""
+        if isinstance(event, StateChanged):
+            last = self.replay.states[-1] if self.replay.states else None
+            if last is not None and last.key() == event.state.key():
+                return False  # the same state again (e.g. after a pause)
+            if any(event.names):
+                self.replay.names = event.names
+            self.replay.add_state(event.state)
+            return True
+        if isinstance(event, GameOver):
+            self.result = event.result
+            self.replay.result_message = convert.result_to_message(event.result, self.room_id or "").data
+            return True
+        if isinstance(event, ServerError):
+            self.errors.append(event.message)
+            return True
+        if isinstance(event, Closed):
+            self.closed = event
+            return True
+        return isinstance(event, Left)
+
+    async def events(self) -> AsyncIterator[Event]:
+        """The room's events, after the record was updated with each; ends with :class:`Closed`."""
+        while True:
+            if self.result is not None:
+                try:
+                    event = await asyncio.wait_for(self.conn.next_event(), AFTER_RESULT)
+                except TimeoutError:  # some servers do not send <left> to observers
+                    await self.conn.close()
+                    continue
+            else:
+                event = await self.conn.next_event()
+            if self._apply(event):
+                yield event
+            if isinstance(event, Closed):
+                return
+
+    async def close(self) -> None:
+        await self.conn.close()
+
+    @property
+    def over(self) -> bool:
+        return self.result is not None or bool(self.replay.states and self.replay.states[-1].is_over)
+
+    def save(self, directory: Path) -> Path:
+        """Write the game so far as an official replay into ``directory``."""
+        directory.mkdir(parents=True, exist_ok=True)
+        names = self.replay.names
+        path = directory / replay_file_name(names[0] or "ONE", names[1] or "TWO")
+        return self.replay.save(path)
+
+
+# --- the text output -----------------------------------------------------------------------------------
+
+
+class TextReport:
+    """One line per move (optionally with its analysis), removals, errors and the result."""
+
+    def __init__(self, watcher: Watcher, out: TextIO, *, analyse_time: float | None = None,
+                 ai: str = "") -> None:
+        self.watcher = watcher
+        self.out = out
+        self.steps_done = 0
+        self.analyse_time = analyse_time
+        self.ai = ai
+        self._engine = None
+        self._stop = threading.Event()
+
+    def print(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    async def update(self) -> None:
+        """Print what is new in the record (analysing each move first, if asked)."""
+        replay = self.watcher.replay
+        while self.steps_done < len(replay.steps):
+            i = self.steps_done
+            before, after = replay.states[i], replay.states[i + 1]
+            for event in replay.steps[i]:
+                if isinstance(event, MoveEvent):
+                    note = await self._analysis(before, event.move, i) if self.analyse_time else ""
+                    one, two = after.team_points(Team.ONE), after.team_points(Team.TWO)
+                    self.print(f"turn {event.turn:>3}  {event.move.color.name:<6}  "
+                               f"{_short(str(event.move)):<28}  ONE {one:>3} : {two:<3} TWO{note}")
+                elif isinstance(event, ColorRemoved):
+                    self.print(f"turn {event.turn:>3}  {event.color.name} cannot place a piece and leaves the game")
+            self.steps_done += 1
+
+    async def _analysis(self, state, move, index: int) -> str:
+        from ai import make_player
+        from ai.analysis import AnalysisSettings, analyse_position
+
+        settings = AnalysisSettings(engine=self.ai, time_per_position=self.analyse_time or 0.3)
+        if self._engine is None:
+            self._engine = make_player(settings.engine_name(), seed=0)
+        if state.is_over or move.color != state.current_color:
+            return ""
+        try:
+            p = await asyncio.to_thread(analyse_position, state, move, index, self._engine, settings, self._stop)
+        except Exception as exc:  # the search was stopped (quit), or the move did not fit the state
+            log.info("no analysis of turn %d: %s", state.turn, exc)
+            return ""
+        if p.forced:
+            return "  (forced)"
+        text = f"  value {p.value_played:+.1f}"
+        if p.loss > 0:
+            text += f"  loss {p.loss:.1f} {p.mark}".rstrip() + f"  best {_short(p.best)}"
+        return text
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def _short(move_text: str) -> str:
+    return move_text.split(" ", 1)[1] if " " in move_text else move_text
+
+
+# --- the command ----------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ai import DEFAULT_AI, player_names
+
+    p = Parser(
+        "blokus watch",
+        "Watch a live game on a game server as administrator: an existing room (--room), or "
+                    "a new one (--prepare NAME1 NAME2 prints the two reservation codes for the players).")
+    p.add_argument("-?", action="help", help=argparse.SUPPRESS)
+    p.add_argument("-h", "--host", default="localhost", help="server host (default localhost)")
+    p.add_argument("-p", "--port", type=port, default=DEFAULT_PORT, help=f"server port (default {DEFAULT_PORT})")
+    p.add_argument("--password", default="examplepassword",
+                   help="administrator password (server.properties / blokus serve --password; "
+                        "default examplepassword)")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--room", metavar="ID", help="observe this room")
+    which.add_argument("--prepare", nargs=2, metavar=("NAME1", "NAME2"),
+                       help="prepare a game for two players (NAME1 = team ONE) and watch it")
+    p.add_argument("--season", choices=sorted(GAME_TYPES), default="2021",
+                   help="game type of a prepared game (default 2021 = swc_2021_blokus)")
+    p.add_argument("--text", action="store_true", help="print the moves as lines instead of the TUI")
+    p.add_argument("--analyse", action="store_true", help="analyse every move as it is played")
+    p.add_argument("--time", type=float, default=None, metavar="SECONDS",
+                   help="analysis: engine time per position (default 0.3)")
+    p.add_argument("--ai", default=None, metavar="NAME", help=f"analysis engine ({', '.join(player_names())}; "
+                                                               f"default {DEFAULT_AI})")
+    p.add_argument("--save-replay", type=Path, metavar="DIR", help="write the game as a replay into DIR at the end")
+    p.add_argument("--light", action="store_true", help="light theme (TUI)")
+    p.add_argument("--log", default=None, metavar="FILE", help="log file")
+    return p
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    from ai import player_names
+    from ai.analysis import MAX_TIME
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.ai is not None and args.ai not in player_names():
+        parser.error(f"unknown AI {args.ai!r}; choose one of {', '.join(player_names())}")
+    if args.time is not None and not 0 < args.time <= MAX_TIME:
+        parser.error(f"--time must be between 0 and {MAX_TIME:g} seconds, not {args.time:g}")
+    if args.prepare is not None and any(not name.strip() for name in args.prepare):
+        parser.error("--prepare needs two non-empty player names")
+    return args
+
+
+def make_watcher(args: argparse.Namespace, on_traffic: Callable[[str, str], None] | None = None) -> Watcher:
+    prepare = tuple(args.prepare) if args.prepare else None
+    return Watcher(args.host, args.port, args.password, room=args.room, prepare=prepare,  # type: ignore[arg-type]
+                   game_type=GAME_TYPES[args.season], on_traffic=on_traffic)
+
+
+def reservation_lines(watcher: Watcher) -> list[str]:
+    """How to start the two players of a prepared game."""
+    lines = [f"prepared room {watcher.room_id} on {watcher.host}:{watcher.port}"]
+    names = watcher.prepare_names or ("", "")
+    for team, name, code in zip(Team, names, watcher.reservations, strict=False):
+        lines.append(f"  {team.name} {name}: {code}    blokus bot -h {watcher.host} -p {watcher.port} -r {code}")
+    return lines
+
+
+async def watch_text(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
+                     on_started: Callable[[Watcher], None] | None = None) -> int:
+    """Print the game as lines; ``on_started(watcher)`` is called once observing (tests start players)."""
+    watcher = make_watcher(args)
+    try:
+        await watcher.start()
+    except WatchFailed as exc:
+        print(f"blokus watch: {exc}", file=err)
+        return exc.code
+    if on_started is not None:
+        on_started(watcher)
+    report = TextReport(watcher, out, analyse_time=(args.time or 0.3) if args.analyse else None, ai=args.ai or "")
+    if watcher.reservations:
+        for line in reservation_lines(watcher):
+            report.print(line)
+    report.print(f"watching room {watcher.room_id} on {watcher.host}:{watcher.port}")
+    code = EXIT_OK
+    try:
+        async for event in watcher.events():
+            await report.update()
+            if isinstance(event, ServerError):
+                report.print(f"server error: {event.message}")
+            elif isinstance(event, GameOver):
+                report.print("result: " + describe_result(event.result, watcher.replay.names))
+                if event.result.reason:
+                    report.print(f"reason: {event.result.reason}")
+            elif isinstance(event, Closed):
+                if watcher.result is None:
+                    print(f"blokus watch: {event.reason} (before the game was over)", file=err)
+                    code = EXIT_PROTOCOL if event.reason.startswith("protocol error") else EXIT_CONNECTION
+    finally:
+        report.stop()
+        await watcher.close()
+        if args.save_replay is not None and watcher.replay.states:
+            try:
+                report.print(f"replay saved: {watcher.save(args.save_replay)}")
+            except OSError as exc:
+                print(f"blokus watch: cannot save the replay: {exc.strerror or exc}", file=err)
+                code = code or EXIT_CONNECTION
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The text form of ``blokus watch`` (the TUI's entry point falls back to it with --text)."""
+    args = parse_args(list(sys.argv[1:] if argv is None else argv))
+    with contextlib.suppress(KeyboardInterrupt):
+        return asyncio.run(watch_text(args))
+    return 130

@@ -1,0 +1,112 @@
+"""``blokus analyse``: the report, --json, several files, bad files and exit codes, the cache."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import blokus
+from ai import make_player
+from model.moves import SkipMove
+from model.pieces import Shape
+from model.replay import write_replay
+from model.state import GameState
+
+FAST = ["--ai", "greedy", "--time", "0.05", "--depth", "2"]
+SKIP_AT = 9  # YELLOW skips in round 3 with a full hand: a blunder
+
+
+@pytest.fixture(scope="module")
+def game_file(tmp_path_factory):
+    engine = make_player("greedy", seed=5)
+    state = GameState.new(Shape.PENTO_L)
+    states = [state.copy()]
+    for ply in range(12):
+        move = SkipMove(state.current_color) if ply == SKIP_AT else engine.choose_move_sync(state, move_time=5.0)
+        state.play(move)
+        states.append(state.copy())
+    path = tmp_path_factory.mktemp("games") / "game.xml"
+    write_replay(path, states, names=("alice", "bob"))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "blokus-tui" / "analysis"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = blokus.main(["analyse", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_report_names_the_blunder_and_sums_up_each_team(capsys, game_file):
+    code, out, err = run(capsys, *FAST, str(game_file))
+    assert code == 0
+    assert out.splitlines()[0].startswith(f"{game_file}: ONE alice (BLUE+RED) ")
+    assert "TWO bob (YELLOW+GREEN): mistakes and blunders" in out
+    row = next(line for line in out.splitlines() if line.split()[:2] == [str(SKIP_AT), "YELLOW"])
+    assert "SKIP ??" in row
+    summary = [line.strip() for line in out.splitlines() if line.strip().startswith(("ONE:", "TWO:"))]
+    assert len(summary) == 2
+    assert summary[1].startswith("TWO: 6 moves,") and "blunders" in summary[1]
+    assert f"analysing {game_file}: 12/12" in err  # progress on stderr, never on stdout
+    assert "analysing" not in out
+
+
+def test_json_for_machines(capsys, game_file):
+    code, out, _ = run(capsys, *FAST, "--json", str(game_file))
+    assert code == 0
+    (doc,) = json.loads(out)["files"]
+    assert doc["file"] == str(game_file) and doc["names"] == ["alice", "bob"]
+    assert doc["complete"] is True and doc["total"] == 12 and len(doc["positions"]) == 12
+    blunder = next(p for p in doc["marked"] if p["turn"] == SKIP_AT)
+    assert blunder["mark"] == "??" and blunder["played"] == "YELLOW SKIP" and blunder["loss"] >= 10
+    two = doc["summary"]["TWO"]
+    assert two["blunders"] == sum(p["mark"] == "??" for p in doc["marked"] if p["color"] in ("YELLOW", "GREEN"))
+    assert len(doc["chart"]) == 13 and all(len(c["mobility"]) == 4 for c in doc["chart"])
+
+
+def test_bad_files_get_one_line_and_the_others_are_still_analysed(capsys, game_file, tmp_path):
+    empty = tmp_path / "empty.xml"
+    empty.write_bytes(b"")
+    garbage = tmp_path / "garbage.xml"
+    garbage.write_text("this is no replay")
+    code, out, err = run(capsys, *FAST, "-q", str(tmp_path / "missing.xml"), str(empty), str(garbage),
+                         str(game_file), str(tmp_path))
+    assert code == 2
+    lines = err.splitlines()
+    assert lines == [
+        f"blokus analyse: {tmp_path / 'missing.xml'}: no such file",
+        f"blokus analyse: {empty}: the file is empty",
+        lines[2],
+        f"blokus analyse: {tmp_path}: is a directory, not a replay file",
+    ]
+    assert lines[2].startswith(f"blokus analyse: {garbage}: not a replay file")
+    assert out.startswith(f"{game_file}: ONE alice")
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [["--time", "0"], ["--time", "-1"], ["--ai", "nobody"], ["--depth", "0"], []])
+def test_bad_options_are_one_line_and_exit_2(capsys, argv):
+    with pytest.raises(SystemExit) as info:
+        blokus.main(["analyse", *argv])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("blokus analyse: ")
+
+
+def test_second_run_comes_from_the_cache(capsys, game_file, private_cache):
+    code, first, _ = run(capsys, *FAST, "--json", str(game_file))
+    assert code == 0 and len(list(private_cache.glob("*.json"))) == 1
+    entry = next(private_cache.glob("*.json"))
+    stamp = entry.stat().st_mtime_ns
+    code, second, err = run(capsys, *FAST, "--json", str(game_file))
+    assert code == 0 and json.loads(second) == json.loads(first)
+    assert entry.stat().st_mtime_ns == stamp  # read, not recomputed and rewritten
+    assert err.splitlines() == [f"analysing {game_file}: 12/12"]
+    code, _, _ = run(capsys, *FAST, "--no-cache", "-q", str(game_file))
+    assert code == 0 and entry.stat().st_mtime_ns == stamp

@@ -1,0 +1,188 @@
+"""The game analysis (ai.analysis): values, marks, chart data, cancelling, resuming, the cache."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from ai import make_player
+from ai.analysis import (
+    BLUNDER_LOSS,
+    AnalysisCache,
+    AnalysisCancelled,
+    AnalysisSettings,
+    analyse_cached,
+    analyse_game,
+    analyse_position,
+    cache_dir,
+    chart_points,
+    game_key,
+    mark_for,
+    position_value,
+    replay_moves,
+)
+from model.moves import SetMove, SkipMove
+from model.pieces import COLORS, Shape, Team
+from model.replay import load_replay
+from model.state import GameState
+from tests.conftest import fixture_path
+
+FAST = AnalysisSettings(engine="greedy", time_per_position=0.05, value_depth=2)
+
+
+def greedy_game(plies: int) -> tuple[list[GameState], list]:
+    """A deterministic game of ``plies`` greedy moves from a fixed start."""
+    engine = make_player("greedy", seed=3)
+    state = GameState.new(Shape.PENTO_L)
+    states, moves = [state.copy()], []
+    for _ in range(plies):
+        move = engine.choose_move_sync(state, move_time=5.0)
+        moves.append(move)
+        state.play(move)
+        states.append(state.copy())
+    return states, moves + [None]
+
+
+def test_marks_follow_the_documented_thresholds():
+    assert mark_for(0.0) == ""
+    assert mark_for(3.99) == ""
+    assert mark_for(4.0) == "?"
+    assert mark_for(BLUNDER_LOSS - 0.01) == "?"
+    assert mark_for(BLUNDER_LOSS) == "??"
+
+
+def test_skipping_with_a_pentomino_to_place_is_found_as_a_blunder():
+    states, _ = greedy_game(9)
+    state = states[9]  # YELLOW in round 3, hundreds of placements, a pentomino in hand
+    assert len(state.legal_placements()) > 50
+    engine = make_player("greedy", seed=0)
+    result = analyse_position(state, SkipMove(state.current_color), 9, engine, FAST, threading.Event())
+    assert result.mark == "??"
+    assert result.loss >= BLUNDER_LOSS
+    assert isinstance(result.best_move, SetMove) and state.is_legal(result.best_move)
+    sign = 1 if state.current_color.team is Team.ONE else -1
+    assert result.loss == pytest.approx(sign * (result.value - result.value_played), abs=0.02)
+    assert result.value_played == pytest.approx(
+        position_value(_after(state, SkipMove(state.current_color)), FAST.value_depth), abs=0.01)
+
+
+def test_the_engines_own_move_loses_nothing():
+    states, _ = greedy_game(6)
+    state = states[6]
+    played = make_player("greedy", seed=0).choose_move_sync(state, move_time=5.0)
+    result = analyse_position(state, played, 6, make_player("greedy", seed=0), FAST, threading.Event())
+    assert result.loss == 0.0 and result.mark == ""
+    assert result.best == result.played == str(played)
+
+
+def test_a_finished_game_is_worth_its_exact_point_difference():
+    states, _ = greedy_game(4)
+    over = states[-1].copy()
+    over.valid = 0  # everybody out: the game is over
+    assert over.is_over
+    assert position_value(over) == over.team_points(Team.ONE) - over.team_points(Team.TWO)
+
+
+def test_analyse_game_reports_progress_and_fills_the_chart():
+    states, moves = greedy_game(10)
+    calls = []
+    result = analyse_game(states, moves, FAST, progress=lambda done, total, p: calls.append((done, total, p.turn)))
+    assert result.complete and result.total == 10 and result.done == 10
+    assert calls == [(i + 1, 10, i) for i in range(10)]
+    assert [c.index for c in result.chart] == list(range(11))
+    assert result.chart[3].mobility == tuple(len(states[3].legal_placements(c)) for c in COLORS)
+    for point in result.chart[:10]:
+        assert point.evaluation == result.positions[point.index].value
+    summaries = result.summaries()
+    assert summaries[Team.ONE].moves + summaries[Team.TWO].moves == 10
+
+
+def test_cancel_returns_the_part_done_and_resuming_finishes_it():
+    states, moves = greedy_game(8)
+    stop = threading.Event()
+
+    def progress(done, total, position):
+        if done == 3:
+            stop.set()
+
+    with pytest.raises(AnalysisCancelled) as info:
+        analyse_game(states, moves, FAST, stop=stop, progress=progress)
+    partial = info.value.partial
+    assert partial.done == 3 and not partial.complete
+    resumed_turns = []
+    result = analyse_game(states, moves, FAST, previous=partial,
+                          progress=lambda d, t, p: resumed_turns.append(p.turn))
+    assert result.complete and result.done == 8
+    assert resumed_turns == [3, 4, 5, 6, 7]
+
+
+def test_cache_makes_reopening_instant_and_survives_damage(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache_dir() == tmp_path / "blokus-tui" / "analysis"
+    states, moves = greedy_game(6)
+    cache = AnalysisCache()
+    first = analyse_cached(states, moves, FAST, cache=cache)
+    files = list(cache_dir().glob("*.json"))
+    assert len(files) == 1 and json.loads(files[0].read_text())["complete"] is True
+
+    def no_engine(*args, **kwargs):
+        raise AssertionError("the cached analysis must be used")
+
+    monkeypatch.setattr("ai.analysis.analyse_game", no_engine)
+    again = analyse_cached(states, moves, FAST, cache=cache)
+    assert again.to_dict() == first.to_dict()
+    # other settings are another entry
+    assert cache.load(game_key(states, moves), AnalysisSettings(engine="greedy", time_per_position=0.1)) is None
+    files[0].write_text("{ not json")
+    assert cache.load(game_key(states, moves), FAST) is None
+
+
+def test_a_cancelled_analysis_is_cached_and_resumed(tmp_path):
+    states, moves = greedy_game(6)
+    cache = AnalysisCache(tmp_path)
+    stop = threading.Event()
+    with pytest.raises(AnalysisCancelled):
+        analyse_cached(states, moves, FAST, cache=cache, stop=stop,
+                       progress=lambda d, t, p: stop.set() if d == 2 else None)
+    saved = cache.load(game_key(states, moves), FAST)
+    assert saved is not None and saved.done == 2 and not saved.complete
+    turns = []
+    result = analyse_cached(states, moves, FAST, cache=cache, progress=lambda d, t, p: turns.append(p.turn))
+    assert result.complete and turns == [2, 3, 4, 5]
+
+
+def test_chart_mobility_and_points_match_the_official_game():
+    """The official server's own record (moves.tsv: legal SetMoves and points per turn) agrees."""
+    replay = load_replay(fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml"))
+    lines = fixture_path("sc2021/gen-21.3.3-game1-moves.tsv").read_text().splitlines()[1:]
+    rows = [line.split("\t") for line in lines if line.strip() and not line.startswith("#")]
+    by_turn = {int(r[0]): r for r in rows}
+    chart = chart_points(replay.states)
+    checked = 0
+    for point, state in zip(chart, replay.states, strict=True):
+        row = by_turn.get(point.turn)
+        if row is None or state.is_over:
+            continue
+        assert point.mobility[state.current_color] == int(row[4])
+        checked += 1
+    assert checked > 40
+    final = replay.states[-1]
+    assert chart[-1].point_diff == final.team_points(Team.ONE) - final.team_points(Team.TWO)
+
+
+def test_analysing_the_official_game_marks_moves_of_both_teams():
+    replay = load_replay(fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml"))
+    states, moves = replay.states[:12], replay_moves(replay)[:11] + [None]
+    result = analyse_game(states, moves, FAST)
+    assert result.complete
+    skip = result.positions[7]  # GREEN skipped in round 2 with 193 placements available
+    assert skip.played == "GREEN SKIP" and skip.choices == 193
+    assert skip.mark == "??" and skip.best != skip.played
+
+
+def _after(state: GameState, move) -> GameState:
+    after = state.copy()
+    after.play(move)
+    return after

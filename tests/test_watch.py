@@ -1,0 +1,129 @@
+"""``blokus watch``: observing a game on the local server as administrator (prepare, observe), the text
+output, the analysis while watching, saving the replay, and the failures."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+import pytest
+
+from model.replay import load_replay
+from net.bot import Bot
+from net.bot import build_parser as bot_parser
+from net.watch import EXIT_OK, Watcher, WatchFailed, parse_args, watch_text
+from tests.test_net_support import HOST, play_client, start_server
+
+PASSWORD = "secret"
+
+
+def watch_args(port: int, *extra: str):
+    return parse_args(["-h", HOST, "-p", str(port), "--password", PASSWORD, "--text", *extra])
+
+
+async def run_bot(port: int, code: str, ai: str) -> int:
+    args = bot_parser().parse_args(["-h", HOST, "-p", str(port), "-r", code, "--ai", ai, "--move-time", "30",
+                                    "--engine", "thread"])
+    return await Bot(args).run()
+
+
+async def test_prepare_prints_the_codes_and_watches_two_bots_play(tmp_path):
+    server = await start_server(password=PASSWORD, seed=11, replay_dir=tmp_path / "server")
+    port = server.port
+    bots: list[asyncio.Task] = []
+    out, err = io.StringIO(), io.StringIO()
+
+    def started(watcher: Watcher) -> None:
+        assert len(watcher.reservations) == 2
+        bots.extend(asyncio.create_task(run_bot(server.port, code, ai))
+                    for code, ai in zip(watcher.reservations, ("greedy", "random"), strict=True))
+
+    try:
+        args = watch_args(server.port, "--prepare", "alice", "bob", "--save-replay", str(tmp_path / "mine"))
+        code = await asyncio.wait_for(watch_text(args, out, err, on_started=started), 120)
+        bot_codes = await asyncio.gather(*bots)
+    finally:
+        await server.close()
+    text = out.getvalue()
+    assert code == EXIT_OK and bot_codes == [0, 0], err.getvalue()
+    lines = text.splitlines()
+    assert lines[0].startswith("prepared room ")
+    assert lines[1].startswith("  ONE alice: ") and f"blokus bot -h {HOST} -p {port} -r " in lines[1]
+    assert lines[2].startswith("  TWO bob: ")
+    result_line = next(line for line in lines if line.startswith("result: "))
+    assert "ONE (alice)" in result_line and "TWO (bob)" in result_line and "cause REGULAR" in result_line
+    # the watcher's record is the server's game: same states as the server's own replay
+    (official,) = (tmp_path / "server").iterdir()
+    (mine,) = (tmp_path / "mine").iterdir()
+    theirs, ours = load_replay(official), load_replay(mine)
+    assert [s.key() for s in ours.states] == [s.key() for s in theirs.states]
+    assert ours.result is not None and ours.result.winner == theirs.result.winner
+    move_lines = [line for line in lines if line.startswith("turn ") and "leaves the game" not in line]
+    assert len(move_lines) == len(ours.moves)
+    assert f"replay saved: {mine}" in text
+
+
+async def test_observe_a_running_room_with_analysis():
+    server = await start_server(password=PASSWORD, seed=12)
+    try:
+        watcher = Watcher(HOST, server.port, PASSWORD, prepare=("p1", "p2"))
+        await watcher.start()
+        codes = watcher.reservations
+        await watcher.close()
+        out, err = io.StringIO(), io.StringIO()
+        room = watcher.room_id
+        players: list[asyncio.Task] = []
+
+        def started(_watcher: Watcher) -> None:
+            players.extend(asyncio.create_task(play_client(server.port, seed=i, reservation=code))
+                           for i, code in enumerate(codes))
+
+        args = watch_args(server.port, "--room", room, "--analyse", "--ai", "greedy", "--time", "0.02")
+        code = await asyncio.wait_for(watch_text(args, out, err, on_started=started), 120)
+        await asyncio.gather(*players)
+    finally:
+        await server.close()
+    assert code == EXIT_OK, err.getvalue()
+    move_lines = [line for line in out.getvalue().splitlines() if line.startswith("turn ") and "leaves" not in line]
+    assert len(move_lines) > 20
+    assert sum("value " in line for line in move_lines) >= len(move_lines) - 4  # forced moves say so instead
+    assert any("??" in line or "?" in line for line in move_lines)  # random play makes mistakes
+
+
+async def test_wrong_password_and_unknown_room_are_one_line():
+    server = await start_server(password=PASSWORD)
+    try:
+        bad = parse_args(["-h", HOST, "-p", str(server.port), "--password", "wrong", "--text",
+                          "--prepare", "a", "b"])
+        err = io.StringIO()
+        code = await asyncio.wait_for(watch_text(bad, io.StringIO(), err), 30)
+        assert code != EXIT_OK
+        assert err.getvalue().count("\n") == 1 and "prepare failed" in err.getvalue()
+        assert "password" in err.getvalue()
+        err = io.StringIO()
+        code = await asyncio.wait_for(watch_text(watch_args(server.port, "--room", "no-such-room"),
+                                                 io.StringIO(), err), 30)
+        assert code != EXIT_OK and err.getvalue().count("\n") == 1 and "observe failed" in err.getvalue()
+    finally:
+        await server.close()
+
+
+async def test_no_server_is_a_connection_error():
+    server = await start_server(password=PASSWORD)
+    port = server.port
+    await server.close()
+    with pytest.raises(WatchFailed) as info:
+        await Watcher(HOST, port, PASSWORD, room="x").start()
+    assert info.value.code == 1 and "cannot connect" in str(info.value)
+
+
+@pytest.mark.parametrize("argv", [[], ["--room", "r", "--prepare", "a", "b"], ["--room", "r", "--port", "0"],
+                                  ["--room", "r", "--ai", "nobody"], ["--prepare", "a", " "]])
+def test_bad_options_exit_2(argv, capsys):
+    import blokus
+
+    with pytest.raises(SystemExit) as info:
+        blokus.main(["watch", *argv])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("blokus watch: ")
