@@ -17,7 +17,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "serve": ("net.server", "main", "run a local game server speaking the official protocol"),
     "arena": ("ai.arena", "main", "play AI against AI and report the score table"),
     "analyse": ("ai.analyse_cli", "main", "find the mistakes and blunders of each team in replay files"),
-    "watch": ("net.watch", "main", "watch a live game on a server (admin protocol: observe, prepare)"),
+    "watch": ("tui.watch", "watch_main", "watch a live game on a server (admin protocol: observe, prepare)"),
     "moves": ("model.cli", "moves_main", "list the legal moves of the colour to move in a state file"),
 }
 

@@ -213,10 +213,10 @@ def _team_one_sign(state: GameState) -> float:
     return 1.0 if state.current_color.team is Team.ONE else -1.0
 
 
-def chart_points(states: Sequence[GameState]) -> list[ChartPoint]:
-    """Point difference and mobility per state (cheap: no engine)."""
+def chart_points(states: Sequence[GameState], start: int = 0) -> list[ChartPoint]:
+    """Point difference and mobility per state from ``states[start]`` on (cheap: no engine)."""
     out = []
-    for i, state in enumerate(states):
+    for i, state in enumerate(states[start:], start=start):
         mobility = tuple(
             0 if state.is_over or not state.is_valid(c) else len(state.legal_placements(c)) for c in COLORS
         )
@@ -343,16 +343,18 @@ def analyse_game(
                 progress(result.done, result.total, position)
     except _Timeout:
         result.seconds += time.monotonic() - started
-        _fill_evaluation(result, states)
+        fill_evaluation(result, states)
         raise AnalysisCancelled(result) from None
     result.seconds += time.monotonic() - started
     result.complete = True
-    _fill_evaluation(result, states)
+    fill_evaluation(result, states)
     return result
 
 
-def _fill_evaluation(result: GameAnalysis, states: Sequence[GameState]) -> None:
+def fill_evaluation(result: GameAnalysis, states: Sequence[GameState]) -> None:
     """The chart's evaluation curve: the analysed value of each position; the exact value at the end."""
+    if len(result.chart) < len(states):  # the game grew (live)
+        result.chart.extend(chart_points(states, len(result.chart)))
     for point in result.chart:
         analysed = result.positions.get(point.index)
         if analysed is not None:
@@ -445,5 +447,5 @@ def replay_moves(replay) -> list[Move | None]:
 
 __all__ = ["AnalysisSettings", "PositionAnalysis", "ChartPoint", "GameAnalysis", "TeamSummary", "AnalysisCache",
            "AnalysisCancelled", "analyse_game", "analyse_cached", "analyse_position", "position_value",
-           "chart_points", "game_key", "mark_for", "cache_dir", "replay_moves", "MISTAKE_LOSS", "BLUNDER_LOSS",
-           "DEFAULT_TIME", "VALUE_DEPTH"]
+           "chart_points", "fill_evaluation", "positions_to_analyse", "game_key", "mark_for", "cache_dir",
+           "replay_moves", "MISTAKE_LOSS", "BLUNDER_LOSS", "DEFAULT_TIME", "VALUE_DEPTH"]

@@ -127,3 +127,55 @@ def test_bad_options_exit_2(argv, capsys):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and err.startswith("blokus watch: ")
+
+
+# --- the live viewer (TUI) ----------------------------------------------------------------------------
+
+
+async def test_live_viewer_follows_the_game_steps_back_and_shows_the_result(tmp_path, monkeypatch):
+    from textual.widgets import Static
+
+    from tui.app import BlokusApp
+    from tui.watch_screen import WatchScreen
+
+    monkeypatch.chdir(tmp_path)  # ctrl+s saves under ./replays
+    server = await start_server(password=PASSWORD, seed=13)
+    try:
+        watcher = Watcher(HOST, server.port, PASSWORD, prepare=("alice", "bob"))
+        await watcher.start()
+        bots = [asyncio.create_task(run_bot(server.port, code, "random")) for code in watcher.reservations]
+        async for _ in watcher.events():
+            if watcher.replay.states:
+                break
+        app = BlokusApp(lambda: WatchScreen(watcher))
+        async with app.run_test(size=(140, 44)) as pilot:
+            screen = app.main_screen
+            for _ in range(400):
+                await pilot.pause(0.02)
+                if len(screen.timeline) >= 6:
+                    break
+            await pilot.press("left", "left")
+            held = screen.index
+            assert held < len(screen.timeline) - 1
+            grown = len(screen.timeline)
+            for _ in range(400):
+                await pilot.pause(0.02)
+                if len(screen.timeline) > grown + 2 or watcher.result is not None:
+                    break
+            assert screen.index == held  # stepping back while live: the view stays where the user is
+            await pilot.press("end")
+            for _ in range(1500):
+                await pilot.pause(0.02)
+                if watcher.result is not None and not screen.live:
+                    break
+            assert watcher.result is not None
+            assert len(screen.timeline) == len(watcher.replay.states)
+            assert screen.index == len(screen.timeline) - 1
+            result = str(app.screen.query_one("#result", Static).render())
+            assert "Game over" in result
+            await pilot.press("ctrl+s")
+        await asyncio.gather(*bots)
+        (saved,) = (tmp_path / "replays").iterdir()
+        assert [s.key() for s in load_replay(saved).states] == [s.key() for s in watcher.replay.states]
+    finally:
+        await server.close()

@@ -1,0 +1,170 @@
+"""The analysis in the TUI: the background runner (progress, cancel, cache, a growing game), the pane's
+text, and the game chart (snapshot, selecting a turn by mouse and keys)."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from ai.analysis import AnalysisCache, AnalysisSettings, chart_points
+from model.replay import load_replay
+from tests.conftest import fixture_path
+from tests.test_analysis import greedy_game
+from tui.analysis_view import AnalysisPane, AnalysisRunner, ghost_of, pane_text
+from tui.chart import GameChart
+
+FAST = AnalysisSettings(engine="greedy", time_per_position=0.02, value_depth=1)
+
+
+class Host(App):
+    """A bare app whose screen hosts the runner's worker."""
+
+    def __init__(self, runner_args: dict) -> None:
+        super().__init__()
+        self.runner_args = runner_args
+        self.changes = 0
+        self.runner: AnalysisRunner | None = None
+
+    def compose(self) -> ComposeResult:
+        yield AnalysisPane(id="pane")
+
+    def on_mount(self) -> None:
+        self.runner = AnalysisRunner(self.screen, on_change=self._changed, **self.runner_args)
+
+    def _changed(self) -> None:
+        self.changes += 1
+
+
+async def wait_for(pilot, condition, rounds: int = 600) -> None:
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition not reached")
+
+
+async def test_runner_analyses_in_the_background_and_caches(tmp_path):
+    states, moves = greedy_game(8)
+    cache = AnalysisCache(tmp_path)
+    app = Host({"settings": FAST, "cache": cache})
+    async with app.run_test() as pilot:
+        runner = app.runner
+        runner.set_game(states, moves, final=True)
+        runner.start()
+        assert runner.running
+        await wait_for(pilot, lambda: not runner.running)
+        assert runner.complete and runner.analysis.complete and runner.analysis.done == 8
+        assert app.changes >= 8  # one update per position, on the UI thread
+        assert [p.evaluation is not None for p in runner.analysis.chart[:8]] == [True] * 8
+        text = pane_text(runner, 3, states[3]).plain
+        assert "analysed 8 positions" in text and f"turn {states[3].turn}" in text and "best" in text
+        assert "played" in text and "loss" in text
+    # reopening: the complete analysis comes from the cache, no worker
+    app = Host({"settings": FAST, "cache": cache})
+    async with app.run_test():
+        runner = app.runner
+        runner.set_game(states, moves, final=True)
+        runner.start()
+        assert not runner.running and runner.complete and runner.analysis.done == 8
+
+
+async def test_cancel_keeps_the_part_done(tmp_path):
+    states, moves = greedy_game(12)
+    slow = AnalysisSettings(engine="greedy", time_per_position=0.2, value_depth=2)
+    app = Host({"settings": slow, "cache": AnalysisCache(tmp_path)})
+    async with app.run_test() as pilot:
+        runner = app.runner
+        runner.set_game(states, moves, final=True)
+        runner.start()
+        await wait_for(pilot, lambda: runner.analysis.done >= 1)
+        runner.cancel()
+        assert not runner.running
+        done = runner.analysis.done
+        await pilot.pause(0.3)
+        assert runner.analysis.done <= done + 1  # at most the position that was being analysed
+        assert "stopped at" in pane_text(runner, 0, states[0]).plain
+        assert 0 < done < 12
+        assert len(list(tmp_path.glob("*.json"))) == 1
+
+
+async def test_a_growing_game_is_analysed_as_it_grows():
+    states, moves = greedy_game(9)
+    app = Host({"settings": FAST})
+    async with app.run_test() as pilot:
+        runner = app.runner
+        runner.set_game(states[:5], moves[:4] + [None], final=False)
+        runner.start()
+        await wait_for(pilot, lambda: not runner.running)
+        assert sorted(runner.analysis.positions) == [0, 1, 2, 3]
+        runner.set_game(states, moves, final=False)
+        await wait_for(pilot, lambda: not runner.running and runner.analysis.done == 9)
+        assert len(runner.analysis.chart) == 10
+        assert not runner.complete  # still live
+        assert runner.next_marked(-1, 1) is None or runner.next_marked(-1, 1) >= 0
+
+
+def test_ghost_is_the_best_move_unless_it_was_played():
+    states, moves = greedy_game(10)
+    from ai.analysis import PositionAnalysis
+
+    best = "YELLOW PENTO_W NONE false 3 3"
+    p = PositionAnalysis(9, states[9].turn, "YELLOW", "YELLOW SKIP", best, 1.0, 20.0, 19.0, "??", 300)
+    cells, colour = ghost_of(p, states[9])
+    assert colour is not None and colour.name == "YELLOW" and len(cells) == 5
+    assert ghost_of(PositionAnalysis(9, states[9].turn, "YELLOW", best, best, 1.0, 1.0, 0.0, "", 300),
+                    states[9]) == ((), None)
+
+
+# --- the chart ------------------------------------------------------------------------------------------
+
+
+def fixture_chart():
+    replay = load_replay(fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml"))
+    points = chart_points(replay.states)
+    for p in points:  # a fixed evaluation curve, so the snapshot does not depend on the engine
+        p.evaluation = round(1.4 * p.point_diff + (p.index % 7) - 3, 1)
+    return points
+
+
+class ChartApp(App):
+    def __init__(self, points, index: int = 0) -> None:
+        super().__init__()
+        self.points, self.start_index = points, index
+        self.selected: list[int] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("above the chart")
+        yield GameChart(id="chart")
+
+    def on_mount(self) -> None:
+        chart = self.query_one(GameChart)
+        chart.set_points(self.points)
+        chart.index = self.start_index
+
+    def on_game_chart_selected(self, message: GameChart.Selected) -> None:
+        self.selected.append(message.index)
+
+
+def test_snapshot_chart(snap_compare):
+    assert snap_compare(ChartApp(fixture_chart(), index=30), terminal_size=(100, 18))
+
+
+async def test_clicking_the_chart_selects_that_turn_and_keys_step():
+    points = fixture_chart()
+    app = ChartApp(points)
+    async with app.run_test(size=(100, 18)) as pilot:
+        chart = app.query_one(GameChart)
+        width = chart.plot_width()
+        await pilot.click(GameChart, offset=(1 + 6 + width - 1, 5))  # border + axis + last column
+        await pilot.pause()
+        assert app.selected[-1] == len(points) - 1 and chart.index == len(points) - 1
+        await pilot.click(GameChart, offset=(1 + 6, 5))
+        await pilot.pause()
+        assert app.selected[-1] == 0
+        middle = chart.index_at(width // 2)
+        assert 0 < middle < len(points) - 1 and abs(chart.column_of(middle) - width // 2) <= 1
+        chart.focus()
+        await pilot.press("right", "right", "left")
+        assert app.selected[-3:] == [1, 2, 1]
+        await pilot.press("end")
+        assert chart.index == len(points) - 1

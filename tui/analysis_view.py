@@ -1,0 +1,389 @@
+"""The analysis in the viewer: a background runner and the pane that shows it.
+
+:class:`AnalysisRunner` analyses a game (``ai.analysis``) in a Textual thread worker, position by
+position, and hands every result to the UI thread, so the viewer stays responsive; it can be
+cancelled (the part done is cached and resumed next time), reads a finished game's complete analysis
+from the cache at once, and keeps up with a game that grows (``blokus watch``).
+:class:`AnalysisPane` shows, for the position on the board, the engine's best move (the board shows
+it as a ghost) and its value, the move that was played there and what it lost, the progress and the
+tally of mistakes per team.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import Static
+
+from ai.analysis import (
+    AnalysisCache,
+    AnalysisSettings,
+    GameAnalysis,
+    PositionAnalysis,
+    analyse_position,
+    chart_points,
+    fill_evaluation,
+    game_key,
+    positions_to_analyse,
+)
+from model.moves import Move, SetMove
+from model.pieces import Color, Team
+from model.state import GameState
+
+log = logging.getLogger(__name__)
+
+MARK_STYLE = {"?": Style(color="#e8b610", bold=True), "??": Style(color="#ff5050", bold=True)}
+
+
+class AnalysisRunner:
+    """The analysis of one game for one screen. All attributes are read and written on the UI thread."""
+
+    def __init__(self, host, settings: AnalysisSettings | None = None, cache: AnalysisCache | None = None,
+                 on_change: Callable[[], None] | None = None) -> None:
+        self.host = host  # the Screen whose worker runs the analysis
+        self.settings = settings or AnalysisSettings()
+        self.cache = cache
+        self.on_change = on_change or (lambda: None)
+        self.states: list[GameState] = []
+        self.moves: list[Move | None] = []
+        self.final = False  # the game will not grow any more (a file, a finished game)
+        self.analysis: GameAnalysis | None = None
+        self.running = False
+        self.error = ""
+        self._stop = threading.Event()
+        self._engine = None
+
+    # --- the game -----------------------------------------------------------------------------------
+
+    def set_game(self, states: Sequence[GameState], moves: Sequence[Move | None], *, final: bool) -> None:
+        """The game as it is now (``moves[i]`` played in ``states[i]``); a grown game is analysed further."""
+        self.states, self.moves, self.final = list(states), list(moves), final
+        if self.analysis is not None:
+            fill_evaluation(self.analysis, self.states)
+            self.analysis.total = len(positions_to_analyse(self.states, self.moves))
+            if self.running is False and self.pending() and not self._stop.is_set():
+                self._launch()
+            self.on_change()
+
+    def pending(self) -> list[int]:
+        done = self.analysis.positions if self.analysis is not None else {}
+        return [i for i in positions_to_analyse(self.states, self.moves) if i not in done]
+
+    @property
+    def complete(self) -> bool:
+        return self.analysis is not None and self.final and not self.pending()
+
+    # --- running ------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin (or resume) the analysis; a complete cached one is shown at once."""
+        if self.running or not self.states:
+            return
+        self._stop = threading.Event()
+        self.error = ""
+        if self.analysis is None:
+            key = game_key(self.states, self.moves)
+            cached = self.cache.load(key, self.settings) if self.cache is not None and self.final else None
+            self.analysis = cached or GameAnalysis(self.settings, key, chart=chart_points(self.states))
+            self.analysis.total = len(positions_to_analyse(self.states, self.moves))
+            fill_evaluation(self.analysis, self.states)
+        if self.pending():
+            self._launch()
+        else:
+            self._finish_if_complete()
+        self.on_change()
+
+    def _launch(self) -> None:
+        self.running = True
+        self.host.run_worker(self._work, thread=True, group="analysis", exclusive=True, exit_on_error=False)
+
+    def cancel(self) -> None:
+        """Stop after the position being analysed; what is done stays (and is cached)."""
+        self._stop.set()
+        if self.analysis is not None and self.cache is not None and self.final and self.analysis.positions:
+            self.cache.save(self.analysis)
+        self.running = False
+        self.on_change()
+
+    def _work(self) -> None:
+        from ai import make_player
+
+        stop = self._stop
+        try:
+            if self._engine is None:
+                self._engine = make_player(self.settings.engine_name(), seed=0)
+            while not stop.is_set():
+                states, moves = self.states, self.moves  # lists are replaced, never changed in place
+                done = self.analysis.positions if self.analysis is not None else {}
+                todo = [i for i in positions_to_analyse(states, moves) if i not in done]
+                if not todo:
+                    break
+                i = todo[0]
+                result = analyse_position(states[i], moves[i], i, self._engine, self.settings, stop)  # type: ignore[arg-type]
+                if stop.is_set():
+                    break
+                self._to_ui(self._add, result)
+        except Exception as exc:  # the search was stopped, or an engine failed: show it, never crash
+            if not stop.is_set():
+                log.exception("analysis failed")
+                self._to_ui(self._failed, f"{type(exc).__name__}: {exc}")
+        self._to_ui(self._worker_done, stop)
+
+    def _to_ui(self, fn, *args) -> None:
+        try:
+            self.host.app.call_from_thread(fn, *args)
+        except Exception:  # the app is closing
+            pass
+
+    def _add(self, position: PositionAnalysis) -> None:
+        if self.analysis is None:
+            return
+        self.analysis.positions[position.index] = position
+        fill_evaluation(self.analysis, self.states)
+        self.on_change()
+
+    def _failed(self, reason: str) -> None:
+        self.error = reason
+
+    def _worker_done(self, stop: threading.Event) -> None:
+        if stop is not self._stop:
+            return  # an older run, already replaced
+        self.running = False
+        if not stop.is_set() and self.pending() and not self.error:
+            self._launch()  # the game grew while the last position was analysed
+            return
+        self._finish_if_complete()
+        self.on_change()
+
+    def _finish_if_complete(self) -> None:
+        if self.analysis is not None and self.complete and not self.analysis.complete:
+            self.analysis.complete = True
+            if self.cache is not None:
+                self.cache.save(self.analysis)
+
+    # --- queries for the view -----------------------------------------------------------------------
+
+    def at(self, index: int) -> PositionAnalysis | None:
+        return self.analysis.positions.get(index) if self.analysis is not None else None
+
+    def marks(self) -> dict[int, str]:
+        """Marks by the timeline index of the state each marked move *led to* (the move list's index)."""
+        if self.analysis is None:
+            return {}
+        return {p.index + 1: p.mark for p in self.analysis.positions.values() if p.mark}
+
+    def next_marked(self, index: int, direction: int) -> int | None:
+        """The state index of the next (``direction`` 1) or previous (-1) marked move's position."""
+        if self.analysis is None:
+            return None
+        marked = sorted(p.index for p in self.analysis.positions.values() if p.mark)
+        if direction > 0:
+            return next((i for i in marked if i > index), None)
+        return next((i for i in reversed(marked) if i < index), None)
+
+
+def ghost_of(position: PositionAnalysis | None, state: GameState) -> tuple[tuple[tuple[int, int], ...], Color | None]:
+    """The cells and colour of the best move, to show as a ghost (nothing when it was played anyway)."""
+    if position is None or position.best == position.played or state.turn != position.turn:
+        return (), None
+    move = position.best_move
+    if not isinstance(move, SetMove):
+        return (), None
+    return tuple(sorted(move.cells)), move.color
+
+
+class AnalysisPane(Static):
+    """Best move and value of the position shown, the loss of the move played, progress, tallies."""
+
+    DEFAULT_CSS = """
+    AnalysisPane { height: auto; max-height: 9; padding: 0 1; border: round $primary-darken-2; display: none; }
+    AnalysisPane.shown { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self.border_title = "Analysis"
+
+    def show(self, runner: AnalysisRunner, index: int, state: GameState) -> None:
+        self.update(pane_text(runner, index, state))
+
+
+def _describe(move_text: str) -> str:
+    from model.moves import parse_move
+    from tui.session import describe_move
+
+    try:
+        return describe_move(parse_move(move_text))
+    except ValueError:
+        return move_text
+
+
+def _bar(done: int, total: int, width: int = 16) -> str:
+    filled = round(width * done / total) if total else width
+    return "█" * filled + "░" * (width - filled)
+
+
+def pane_text(runner: AnalysisRunner, index: int, state: GameState) -> Text:
+    t = Text(no_wrap=True, overflow="ellipsis")
+    a = runner.analysis
+    s = runner.settings
+    done, total = (a.done, a.total) if a is not None else (0, 0)
+    if runner.running:
+        t.append(f"{_bar(done, total)} {done}/{total}", Style(color="#e8b610"))
+        t.append(f"  {s.engine_name()} {s.time_per_position:g} s/pos · esc stop\n", Style(dim=True))
+    elif runner.error:
+        t.append(f"analysis failed: {runner.error}\n", Style(color="#ff5050"))
+    elif a is not None and done < total:
+        t.append(f"stopped at {done}/{total} · A resumes\n", Style(dim=True))
+    else:
+        t.append(f"analysed {done} positions ({s.engine_name()}, {s.time_per_position:g} s/pos)\n", Style(dim=True))
+    p = runner.at(index)
+    if state.is_over:
+        diff = state.team_points(Team.ONE) - state.team_points(Team.TWO)
+        t.append(f"game over · final difference {diff:+d} (ONE − TWO)\n")
+    elif p is None:
+        t.append(f"turn {state.turn}: {'not analysed yet' if runner.running else 'no analysis'}\n", Style(dim=True))
+    else:
+        t.append(f"turn {p.turn} · {p.color} to move · value {p.value:+.1f}\n", Style(bold=True))
+        if p.forced:
+            t.append(f"forced: {_describe(p.played)}\n")
+        else:
+            t.append("best   ", Style(dim=True))
+            t.append(_describe(p.best) + ("  (= played)" if p.best == p.played else "  (ghost)") + "\n")
+            t.append("played ", Style(dim=True))
+            t.append(_describe(p.played))
+            t.append(f"  loss {p.loss:.1f}")
+            if p.mark:
+                t.append(f" {p.mark}", MARK_STYLE[p.mark])
+            t.append("\n")
+    if a is not None:
+        for team in Team:
+            sm = a.summaries()[team]
+            t.append(f"{team.name} ", Style(bold=True))
+            t.append(f"{sm.mistakes}", MARK_STYLE["?"])
+            t.append(" ? ")
+            t.append(f"{sm.blunders}", MARK_STYLE["??"])
+            t.append(f" ??  avg loss {sm.average_loss:.1f}   ")
+        t.append("\n")
+    t.append("[ ] prev/next mistake · A analyse on/off", Style(dim=True))
+    return t
+
+
+class AnalysisViewMixin:
+    """Analysis pane, chart and mistake navigation for a viewer screen with ``index`` and ``timeline``.
+
+    The screen composes an :class:`AnalysisPane` (``#analysis``) and a ``GameChart`` (``#chart``),
+    calls ``setup_analysis`` once, ``analysis_game_changed`` when its game grows, and ``show_analysis``
+    from its ``refresh_view``; the board shows ``analysis_ghost()``.
+    """
+
+    ANALYSIS_BINDINGS = [
+        Binding("a", "toggle_analysis", "Analysis",
+                tooltip="analysis pane on/off (analyses the game in the background)"),
+        Binding("c", "toggle_chart", "Chart", tooltip="chart of the game on/off (click a turn to go there)"),
+        Binding("right_square_bracket", "mistake(1)", "Next mistake", show=False,
+                tooltip="the next move marked ? or ??"),
+        Binding("left_square_bracket", "mistake(-1)", "Prev mistake", show=False,
+                tooltip="the previous move marked ? or ??"),
+        Binding("escape", "stop_analysis", "Stop analysis", show=False, tooltip="stop the analysis (it resumes on a)"),
+    ]
+
+    analysis_runner: AnalysisRunner
+
+    def setup_analysis(self, settings: AnalysisSettings | None = None, *, final: bool = True,
+                       cache: AnalysisCache | None = None) -> None:
+        self.analysis_runner = AnalysisRunner(self, settings, cache if cache is not None else AnalysisCache(),
+                                              on_change=self._analysis_changed)
+        self.analysis_game_changed(final=final)
+
+    def _game_lists(self) -> tuple[list[GameState], list[Move | None]]:
+        timeline = self.timeline  # type: ignore[attr-defined]
+        return list(timeline.states), [*timeline.moves[1:], None]
+
+    def analysis_game_changed(self, *, final: bool) -> None:
+        states, moves = self._game_lists()
+        self.analysis_runner.set_game(states, moves, final=final)
+        self._chart_points_stale = True
+
+    def _pane(self) -> AnalysisPane:
+        return self.query_one("#analysis", AnalysisPane)  # type: ignore[attr-defined]
+
+    def _chart(self):
+        from tui.chart import GameChart
+
+        return self.query_one("#chart", GameChart)  # type: ignore[attr-defined]
+
+    @property
+    def analysis_shown(self) -> bool:
+        return self._pane().has_class("shown")
+
+    def action_toggle_analysis(self) -> None:
+        pane = self._pane()
+        pane.toggle_class("shown")
+        runner = self.analysis_runner
+        if pane.has_class("shown") and not runner.running and not runner.complete:
+            runner.start()
+        self.refresh_view()  # type: ignore[attr-defined]
+
+    def action_stop_analysis(self) -> None:
+        if self.analysis_runner.running:
+            self.analysis_runner.cancel()
+            self.notify("analysis stopped; a resumes it")  # type: ignore[attr-defined]
+
+    def action_toggle_chart(self) -> None:
+        chart = self._chart()
+        chart.toggle_class("shown")
+        self._chart_points_stale = True
+        self.show_analysis()
+
+    def action_mistake(self, direction: int) -> None:
+        runner = self.analysis_runner
+        if runner.analysis is None:
+            self.notify("no analysis yet: a analyses the game")  # type: ignore[attr-defined]
+            return
+        target = runner.next_marked(self.index, direction)  # type: ignore[attr-defined]
+        if target is None:
+            self.notify(f"no {'later' if direction > 0 else 'earlier'} mistake"  # type: ignore[attr-defined]
+                        + ("" if runner.complete else " (so far)"))
+            return
+        self.index = target  # type: ignore[attr-defined]
+
+    def on_game_chart_selected(self, message) -> None:
+        self.index = message.index  # type: ignore[attr-defined]
+
+    def _analysis_changed(self) -> None:
+        self._chart_points_stale = True
+        if self.is_mounted:  # type: ignore[attr-defined]
+            self.refresh_view()  # type: ignore[attr-defined]
+
+    def analysis_ghost(self) -> tuple[tuple[tuple[int, int], ...], Color | None]:
+        if not self.analysis_shown:
+            return (), None
+        index = self.index  # type: ignore[attr-defined]
+        return ghost_of(self.analysis_runner.at(index), self.timeline.states[index])  # type: ignore[attr-defined]
+
+    def analysis_marks(self) -> dict[int, str]:
+        return self.analysis_runner.marks()
+
+    def show_analysis(self) -> None:
+        """Pane and chart for the state at ``index`` (called from ``refresh_view``)."""
+        index = self.index  # type: ignore[attr-defined]
+        state = self.timeline.states[index]  # type: ignore[attr-defined]
+        pane = self._pane()
+        if pane.has_class("shown"):
+            pane.show(self.analysis_runner, index, state)
+        chart = self._chart()
+        if chart.has_class("shown"):
+            if getattr(self, "_chart_points_stale", True):
+                runner = self.analysis_runner
+                points = runner.analysis.chart if runner.analysis is not None else None
+                if points is None or len(points) < len(self.timeline):  # type: ignore[attr-defined]
+                    points = chart_points(self.timeline.states)  # type: ignore[attr-defined]
+                chart.set_points(points)
+                self._chart_points_stale = False
+            chart.index = index

@@ -1,0 +1,74 @@
+"""``blokus watch`` in the terminal UI: the replay viewer, fed live by ``net.watch.Watcher``.
+
+Before the UI starts, the reservation codes of a prepared game are printed (they stay in the
+terminal's scrollback) and the command waits for the first state, i.e. for the two players to join.
+Then the viewer follows the game: new states are appended as they arrive; stepping back stops
+following (``end`` follows again); the result and its reason appear on the last state; ``ctrl+s``
+saves the game as a replay. Without a terminal (or with ``--text``) the moves are printed as lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from net.watch import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL, WatchFailed, make_watcher, parse_args, reservation_lines
+
+
+def watch_main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    if args.text or not sys.stdout.isatty():
+        from net.watch import watch_text
+
+        try:
+            return asyncio.run(watch_text(args))
+        except KeyboardInterrupt:
+            return 130
+    from tui.app import setup_logging
+
+    setup_logging(args.log)
+    try:
+        return asyncio.run(watch_tui(args))
+    except KeyboardInterrupt:
+        return 130
+
+
+async def watch_tui(args, out=sys.stdout, err=sys.stderr) -> int:
+    from net.connection import Closed
+
+    watcher = make_watcher(args)
+    try:
+        await watcher.start()
+    except WatchFailed as exc:
+        print(f"blokus watch: {exc}", file=err)
+        return exc.code
+    for line in reservation_lines(watcher) if watcher.reservations else []:
+        print(line, file=out)
+    print(f"watching room {watcher.room_id}: waiting for the first state (the players join) … ctrl+c stops",
+          file=out, flush=True)
+    try:
+        async for event in watcher.events():
+            if watcher.replay.states:
+                break
+            if isinstance(event, Closed):
+                print(f"blokus watch: {event.reason} (before the game started)", file=err)
+                return EXIT_PROTOCOL if event.reason.startswith("protocol error") else EXIT_CONNECTION
+    except BaseException:
+        await watcher.close()
+        raise
+    from tui.app import BlokusApp
+    from tui.watch_screen import WatchScreen
+
+    app = BlokusApp(lambda: WatchScreen(watcher, analyse=args.analyse, time=args.time, ai=args.ai),
+                    theme="textual-light" if args.light else "textual-dark")
+    try:
+        await app.run_async()
+    finally:
+        await watcher.close()
+    if args.save_replay is not None and watcher.replay.states:
+        try:
+            print(f"replay saved: {watcher.save(args.save_replay)}", file=out)
+        except OSError as exc:
+            print(f"blokus watch: cannot save the replay: {exc.strerror or exc}", file=err)
+            return EXIT_CONNECTION
+    return EXIT_OK if app.return_code in (0, None) else int(app.return_code or 1)
