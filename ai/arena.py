@@ -1,4 +1,4 @@
-"""AI-vs-AI matches: ``blokus arena A B --games N [--move-time MS] [--seed S] [--jobs J]``.
+"""AI-vs-AI matches: ``blokus arena A B --games N [--move-time MS] [--seed S] [--jobs J] [--season 2027]``.
 
 Player A and player B each control one team. Games come in pairs: the same start piece (opening) is
 played twice with the seats swapped, so neither side profits from moving first or from a lucky start
@@ -27,10 +27,9 @@ from ai.base import Engine
 from model.args import Parser, milliseconds
 from model.moves import InvalidMove
 from model.pieces import Shape, Team
-from model.season import SEASON
+from model.result import Cause, GameResult, irregular_result, regular_result
+from model.season import DEFAULT_SEASON, SEASONS, season_named
 from model.state import GameState
-
-HARD_LIMIT = SEASON.soft_timeout_ms / 1000  # a move later than this loses the game on the server
 
 EngineFactory = Callable[[int], Engine]  # seed -> engine
 
@@ -42,10 +41,13 @@ class GameSpec:
     a_team: int  # 0: A plays team ONE (BLUE+RED), 1: A plays team TWO
     seed: int
     move_time: float
+    season: str = DEFAULT_SEASON.name
 
 
 @dataclass
-class GameResult:
+class ArenaGame:
+    """One arena game from A's point of view (``result``: the game's result, team ONE first)."""
+
     index: int
     start_piece: str
     a_team: int
@@ -56,25 +58,29 @@ class GameResult:
     a_times: list[float] = field(default_factory=list)
     b_times: list[float] = field(default_factory=list)
     forfeit: str = ""  # why a side lost by a rule violation / timeout / crash, if it did
+    result: GameResult | None = None
 
 
-def make_specs(games: int, seed: int, move_time: float) -> list[GameSpec]:
+def make_specs(games: int, seed: int, move_time: float, season: str = DEFAULT_SEASON.name) -> list[GameSpec]:
     rng = random.Random(seed)
-    pieces = list(SEASON.start_pieces)
+    pieces = list(season_named(season).start_pieces)
     rng.shuffle(pieces)
     specs = []
     for i in range(games):
         pair = i // 2
-        specs.append(GameSpec(i, pieces[pair % len(pieces)], i % 2, seed * 1_000_003 + pair, move_time))
+        specs.append(GameSpec(i, pieces[pair % len(pieces)], i % 2, seed * 1_000_003 + pair, move_time, season))
     return specs
 
 
-def play_game(spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory) -> GameResult:
+def play_game(spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory) -> ArenaGame:
     a = factory_a(spec.seed * 2 + 1)
     b = factory_b(spec.seed * 2 + 2)
-    state = GameState.new(Shape[spec.start_piece])
-    result = GameResult(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)
+    season = season_named(spec.season)
+    hard_limit = season.soft_timeout_ms / 1000  # a move later than this loses the game on the server
+    state = GameState.new(Shape[spec.start_piece], season=season)
+    result = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)
     forfeit_team: int | None = None
+    cause = Cause.REGULAR
     while not state.is_over:
         team = state.current_color % 2
         is_a = team == spec.a_team
@@ -85,18 +91,24 @@ def play_game(spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory
             move = engine.think(state.copy(), start + spec.move_time, stop)
         except Exception as exc:  # a crash loses the game, but the match goes on
             forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} crashed: {exc!r}"
+            cause = Cause.LEFT
             break
         elapsed = time.monotonic() - start
         (result.a_times if is_a else result.b_times).append(elapsed)
-        if elapsed > HARD_LIMIT:
+        if elapsed > hard_limit:
             forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} too slow: {elapsed:.3f} s"
+            cause = Cause.SOFT_TIMEOUT
             break
         try:
             state.play(move)
         except InvalidMove as exc:
             forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} illegal move {move}: {exc}"
+            cause = Cause.RULE_VIOLATION
             break
     pts = (state.team_points(Team.ONE), state.team_points(Team.TWO))
+    names = ("A", "B") if spec.a_team == 0 else ("B", "A")
+    result.result = (regular_result(pts, names, season) if forfeit_team is None else
+                     irregular_result(Team(forfeit_team), cause, result.forfeit, pts, names, season))
     result.a_points, result.b_points = pts[spec.a_team], pts[1 - spec.a_team]
     result.turns = state.turn
     if forfeit_team is not None:
@@ -116,13 +128,13 @@ class _Named:
         return make_player(self.name, seed)
 
 
-def _run_one(job: tuple[GameSpec, EngineFactory, EngineFactory]) -> GameResult:
+def _run_one(job: tuple[GameSpec, EngineFactory, EngineFactory]) -> ArenaGame:
     return play_game(*job)
 
 
 def run_match(specs: list[GameSpec], factory_a: EngineFactory, factory_b: EngineFactory, jobs: int = 1,
-              progress: Callable[[list[GameResult]], None] | None = None) -> list[GameResult]:
-    results: list[GameResult] = []
+              progress: Callable[[list[ArenaGame]], None] | None = None) -> list[ArenaGame]:
+    results: list[ArenaGame] = []
     work = [(spec, factory_a, factory_b) for spec in specs]
     if jobs <= 1:
         for job in work:
@@ -149,7 +161,7 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def summary(results: list[GameResult], name_a: str, name_b: str) -> dict:
+def summary(results: list[ArenaGame], name_a: str, name_b: str) -> dict:
     n = len(results)
     wins = sum(r.score == 1.0 for r in results)
     draws = sum(r.score == 0.5 for r in results)
@@ -199,7 +211,7 @@ class Progress:
         self.stream = stream or sys.stderr
         self.start = time.monotonic()
 
-    def __call__(self, results: list[GameResult]) -> None:
+    def __call__(self, results: list[ArenaGame]) -> None:
         done = len(results)
         w = sum(r.score == 1.0 for r in results)
         d = sum(r.score == 0.5 for r in results)
@@ -224,19 +236,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
     parser.add_argument("--json", metavar="FILE", help="also write the summary and every game to FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--season", choices=sorted(SEASONS), default=DEFAULT_SEASON.name, metavar="2021|2027",
+                        help="rules of the games: start pieces, first-move rule, turn limit (default 2021)")
     args = parser.parse_args(argv)
     if args.games < 1 or args.move_time < 1 or args.jobs < 1:
         parser.error("--games, --move-time and --jobs must be positive")
-    specs = make_specs(args.games, args.seed, args.move_time / 1000)
+    specs = make_specs(args.games, args.seed, args.move_time / 1000, args.season)
     progress = None if args.quiet else Progress(len(specs))
     results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress)
     s = summary(results, args.a, args.b)
-    print(f"arena {args.a} vs {args.b}: {args.games} games, {args.move_time} ms/move, seed {args.seed}, "
-          f"jobs {args.jobs}")
+    print(f"arena {args.a} vs {args.b}: {args.games} games, season {args.season}, {args.move_time} ms/move, "
+          f"seed {args.seed}, jobs {args.jobs}")
     print(format_table(s))
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"args": vars(args), "summary": s, "games": [asdict(r) for r in results]}, fh, indent=1)
+            games = [{**asdict(r), "result": None} for r in results]  # the model result is not JSON
+            json.dump({"args": vars(args), "summary": s, "games": games}, fh, indent=1)
     return 0
 
 

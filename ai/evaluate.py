@@ -1,4 +1,4 @@
-"""Position evaluation for Blokus 2021 (four colours, two teams), on the model's Python-int bitboards.
+"""Position evaluation for Blokus (both seasons; four colours, two teams), on the model's Python-int bitboards.
 
 ``evaluate(state, w)`` returns a score for team ONE (negate it for team TWO). It is a weighted
 difference between the teams of features known to matter in Blokus:
@@ -28,15 +28,12 @@ import numpy as np
 
 from model import placements as P
 from model.pieces import SHAPES, TOTAL_SQUARES, Shape
-from model.season import SEASON
 from model.state import ALL_SHAPES, GameState
 
 FULL = P.FULL
 N = P.N
 NOT_LEFT = P.NOT_LEFT
 NOT_RIGHT = P.NOT_RIGHT
-CORNERS = P.CORNERS
-TURN_LIMIT = SEASON.turn_limit
 
 
 @dataclass
@@ -123,7 +120,7 @@ def colour_features(state: GameState, c: int, occ: int, steps: int) -> tuple[int
     own = state.boards[c]
     if state.shapes[c] == ALL_SHAPES:
         forb = occ
-        anchors = CORNERS & ~occ
+        anchors = state.season.first_move_cells & ~occ
     else:
         forb = occ | edge(own)
         anchors = diag(own) & ~forb

@@ -13,7 +13,7 @@ import sys
 from typing import NoReturn
 
 from model.pieces import Shape
-from model.season import SEASON
+from model.season import Season, season_named
 
 EXIT_USAGE = 2
 
@@ -42,16 +42,28 @@ def listen_port(text: str) -> int:
     return 0 if text.strip() == "0" else port(text)
 
 
-def start_piece(text: str) -> Shape:
-    """A shape that can be a start piece, by name in any case (``pento_l``)."""
-    choices = ", ".join(SEASON.start_pieces)
+def season(text: str) -> Season:
+    """A season by year: ``2021`` or ``2027``."""
     try:
-        shape = Shape.parse(text)
+        return season_named(text)
     except KeyError:
-        raise argparse.ArgumentTypeError(f"unknown start piece {text!r}; choose one of {choices}") from None
-    if shape.name not in SEASON.start_pieces:
-        raise argparse.ArgumentTypeError(f"{shape.name} is never a start piece; choose one of {choices}")
-    return shape
+        raise argparse.ArgumentTypeError(f"unknown season {text!r}; choose 2021 or 2027") from None
+
+
+def shape(text: str) -> Shape:
+    """A shape by name in any case (``pento_l``); whether it may start a game is ``check_start_piece``'s."""
+    try:
+        return Shape.parse(text)
+    except KeyError:
+        raise argparse.ArgumentTypeError(f"unknown shape {text!r} (e.g. PENTO_L)") from None
+
+
+def check_start_piece(piece: Shape | None, of_season: Season) -> str | None:
+    """Why ``piece`` cannot start a game of ``of_season`` (None: it can, or no piece was given)."""
+    if piece is None or piece.name in of_season.start_pieces:
+        return None
+    return (f"{piece.name} is never a start piece in {of_season.name}; "
+            f"choose one of {', '.join(of_season.start_pieces)}")
 
 
 MIN_MOVE_TIME_MS = 10

@@ -4,6 +4,8 @@ Each FILE holds a ``<state>`` or a memento ``<room>`` (plain or gzipped). One mo
 ``COLOR KIND ROTATION isFlipped X Y``; ``--count`` prints only the number; ``--timing`` adds the
 microseconds spent generating (after the number; when listing moves, as ``COUNT MICROSECONDS`` on
 stderr). With several files each line starts with the file name (``FILE COUNT [MICROSECONDS]``).
+The season (first-move rule) is read from the file's form (2021 where it does not tell); ``--season``
+overrides it.
 """
 
 from __future__ import annotations
@@ -16,15 +18,16 @@ from model.convert import state_from_xml
 from model.fast import FastState, warm_up
 from model.files import read_bounded
 from model.framing import DEFAULT_MAX_MESSAGE_SIZE
+from model.season import SEASONS, Season, season_named
 from model.state import GameState, LegalMoves
 
 
-def _read_state(path: str) -> GameState:
+def _read_state(path: str, season: Season | None = None) -> GameState:
     # a state file is one message: more than the message cap is refused while unpacking
     data, warnings = read_bounded(path, max_unpacked=DEFAULT_MAX_MESSAGE_SIZE)
     if warnings:  # damaged gzip data: a cut-off state is no state
         raise ValueError(warnings[0])
-    return state_from_xml(data).state
+    return state_from_xml(data, season).state
 
 
 def moves_main(argv: list[str]) -> int:
@@ -32,13 +35,16 @@ def moves_main(argv: list[str]) -> int:
     parser.add_argument("files", nargs="+", metavar="FILE", help="a <state> or memento <room> XML file")
     parser.add_argument("--count", action="store_true", help="print only the number of legal moves")
     parser.add_argument("--timing", action="store_true", help="add the microseconds spent generating")
+    parser.add_argument("--season", choices=sorted(SEASONS), metavar="2021|2027",
+                        help="judge by this season's rules (default: the season the file's form shows, else 2021)")
     args = parser.parse_args(argv)
+    season = season_named(args.season) if args.season else None
     several = len(args.files) > 1
     warm_up()  # compile (or load) the fast engine, so --timing shows the steady-state cost
     out = sys.stdout
     for path in args.files:
         try:
-            state = _read_state(path)
+            state = _read_state(path, season)
         except OSError as exc:
             print(f"blokus moves: {path}: {exc.strerror or exc}", file=sys.stderr)
             return 2

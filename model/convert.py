@@ -5,8 +5,10 @@
 * :func:`state_from_message` / :func:`read_state` / :func:`state_to_message`: mementos ↔ ``GameState``
   in every state dialect (protocol.md §4.3, §7, §12).
 * :func:`move_from_message` / :func:`move_to_message`: move messages ↔ ``SetMove``/``SkipMove``.
-* :func:`result_from_message` / :func:`result_to_message`: every result form ↔ :class:`GameResult`.
-* :func:`to_xml`: strict 21.3.3 output.
+* :func:`result_from_message` / :func:`result_to_message`: every result form ↔ :class:`GameResult`
+  (``model.result``).
+* :func:`detect_season`: the season a state's form belongs to.
+* :func:`to_xml`: season-exact output (the season comes from the state, or is given).
 """
 
 from __future__ import annotations
@@ -24,13 +26,16 @@ from model import placements as P
 from model.framing import DEFAULT_MAX_MESSAGE_SIZE, END_OF_STREAM, EndOfStream, StreamFramer, parse_document
 from model.messages import UnknownMessage, to_bytes, to_xml
 from model.moves import Move, SetMove, SkipMove
-from model.pieces import COLORS, SHAPES, Color, Shape, Team, orientations
+from model.pieces import COLORS, SHAPES, Color, Shape, orientations
+from model.result import GameResult, PlayerResult, result_from_data, result_to_message
+from model.season import DEFAULT_SEASON, SEASON_2021, SEASON_2027, Season, season_of_class
 from model.state import GameState
 
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "GameResult", "MessageReader", "PlayerResult", "StateRead", "UnknownMessage", "derive_set_move", "is_message_type",
+    "GameResult", "MessageReader", "PlayerResult", "StateRead", "UnknownMessage", "derive_set_move", "detect_season",
+    "is_message_type",
     "move_from_message", "move_to_message", "parse_message", "parse_xml", "player_names", "read_state",
     "result_from_message", "result_to_message", "state_from_message", "state_from_xml", "state_to_message",
     "state_to_model", "to_bytes", "to_xml",
@@ -128,6 +133,7 @@ class StateRead:
     names: tuple[str, str] = ("", "")  # display names of team ONE and team TWO
     room_id: str | None = None
     warnings: list[str] = field(default_factory=list)
+    detected: Season | None = None  # the season the state's form shows (None: cannot tell)
 
 
 def _state_model(message: M.Room | M.Memento | M.State) -> tuple[M.State, str | None]:
@@ -142,8 +148,30 @@ def _state_model(message: M.Room | M.Memento | M.State) -> tuple[M.State, str | 
     raise TypeError(f"not a state message: {type(message).__name__}")
 
 
-def read_state(message: M.Room | M.Memento | M.State) -> StateRead:
-    """Interpret a state in any dialect (protocol.md §7, §9).
+def detect_season(model: M.State) -> Season | None:
+    """The season whose server writes a state like this one, or None if the form does not tell.
+
+    2027 (season-2027.md §4.2): ``startTeam`` as an attribute, an ``sc.plugin2027.`` lastMove, start
+    piece PENTO_X. 2021: a ``<startTeam>`` child, ``<first>``/``<second>``, legacy 21.0–21.2 parts, an
+    ``sc.plugin2021.`` lastMove.
+    """
+    if model.start_team_attr is not None:
+        return SEASON_2027
+    if (model.start_team is not None or model.first is not None or model.second is not None
+            or model.current_color_index is not None or model.ordered_colors is not None):
+        return SEASON_2021
+    if model.last_move is not None and (season := season_of_class(model.last_move.cls)) is not None:
+        return season
+    if model.start_piece is Shape.PENTO_X:
+        return SEASON_2027
+    return None
+
+
+def read_state(message: M.Room | M.Memento | M.State, season: Season | None = None) -> StateRead:
+    """Interpret a state in any dialect of either season (protocol.md §7, §9; season-2027.md §3.3).
+
+    The state's season is ``season`` if given (an explicit choice), else the one its form shows
+    (:func:`detect_season`), else the default (2021).
 
     * ``round`` is always recomputed from ``turn`` (the attribute may lag behind in 21.2.0–21.3.1).
     * 21.0/21.1 (``currentColorIndex`` into ``orderedColors``): that list holds the colours still in
@@ -214,7 +242,9 @@ def read_state(message: M.Room | M.Memento | M.State) -> StateRead:
         if last_move is None:
             warnings.append(f"unreadable lastMove (class {model.last_move.cls!r}) ignored")
 
+    detected = detect_season(model)
     state = GameState.from_parts(
+        season=season or detected or DEFAULT_SEASON,
         start_piece=model.start_piece,
         turn=turn,
         cells=[(x, y, c) for (x, y), c in cells.items()],
@@ -223,12 +253,12 @@ def read_state(message: M.Room | M.Memento | M.State) -> StateRead:
         last_move=last_move,
         last_mono=last_mono,
     )
-    return StateRead(state, player_names(model), room_id, warnings)
+    return StateRead(state, player_names(model), room_id, warnings, detected)
 
 
-def state_from_message(message: M.Room | M.Memento | M.State) -> GameState:
+def state_from_message(message: M.Room | M.Memento | M.State, season: Season | None = None) -> GameState:
     """The position of a memento / state model (see :func:`read_state` for the dialects)."""
-    result = read_state(message)
+    result = read_state(message, season)
     for warning in result.warnings:
         log.warning("state turn %d: %s", result.state.turn, warning)
     return result.state
@@ -263,7 +293,8 @@ def _cells(state: GameState) -> list[tuple[int, int, Color]]:
 
 
 def state_to_model(state: GameState, names: tuple[str, str] = ("", ""), *, with_class: bool = True) -> M.State:
-    """The 21.3.3 ``<state>`` of a position (``class="state"`` as inside a memento unless disabled).
+    """The ``<state>`` of a position as its season's server writes it (``class="state"`` as inside a
+    memento unless disabled). 2027 states carry no player names.
 
     The values of a ``GameState`` are valid by construction, so the models are built without
     validation (equal to ``M.State(...)`` of the same values, see tests/test_messages.py).
@@ -278,25 +309,27 @@ def state_to_model(state: GameState, names: tuple[str, str] = ("", ""), *, with_
         valid_colors=state.valid_colors,
         names=names,
         cells=_cells(state),
-        last_move=None if state.last_move is None else _move_element(state.last_move),
+        last_move=None if state.last_move is None else _move_element(state.last_move, state.season),
         last_mono=sorted(state.last_mono.items()),
+        layout_2027=state.season.year == 2027,
     )
 
 
 def state_to_message(state: GameState, room_id: str, names: tuple[str, str] = ("", "")) -> M.Room:
-    """The memento the 21.3.3 server sends for ``state``."""
+    """The memento the server of the state's season sends for ``state``."""
     return M.Room(room_id=room_id, data=M.Memento(state=state_to_model(state, names)))
 
 
-def state_from_xml(source: bytes | str) -> StateRead:
-    """Read a state from XML text: a bare ``<state>`` or a memento ``<room>`` (state files, fixtures)."""
+def state_from_xml(source: bytes | str, season: Season | None = None) -> StateRead:
+    """Read a state from XML text: a bare ``<state>`` or a memento ``<room>`` (state files, fixtures).
+    ``season`` overrides the season the form shows."""
     data = source.encode("utf-8") if isinstance(source, str) else source
     root = parse_document(data)
     if root.tag == "state":
-        return read_state(M.fast_state_from_tree(root) or M.State.from_xml_tree(root))
+        return read_state(M.fast_state_from_tree(root) or M.State.from_xml_tree(root), season)
     message = parse_message(root)
     if isinstance(message, M.Room) and isinstance(message.data, M.Memento):
-        return read_state(message)
+        return read_state(message, season)
     raise ValueError(f"not a state or memento: {message}")
 
 
@@ -341,18 +374,24 @@ def _piece(move: SetMove) -> M.Piece:
     )
 
 
-def _move_element(move: Move) -> M.MoveElement:
+def move_element(move: Move, season: Season = DEFAULT_SEASON, cls: type[M.MoveElement] = M.MoveElement
+                 ) -> M.MoveElement:
+    """A move inside another element (``lastMove``, ``originalMessage``) with the season's class."""
     if isinstance(move, SetMove):
-        return M.MoveElement(cls=M.SET_MOVE_CLASS, piece=_piece(move))
-    return M.MoveElement(cls=M.SKIP_MOVE_CLASS, color=move.color)
+        return cls(cls=season.set_move_class, piece=_piece(move))
+    return cls(cls=season.skip_move_class, color=move.color)
 
 
-def move_to_message(move: Move, room_id: str) -> M.Room:
-    """The room message that sends ``move`` (21.3.3 form, protocol.md §3.1–§3.2)."""
+_move_element = move_element
+
+
+def move_to_message(move: Move, room_id: str, season: Season = DEFAULT_SEASON) -> M.Room:
+    """The room message that sends ``move`` in the season's form (protocol.md §3.1–§3.2,
+    season-2027.md §3.4: only the class differs)."""
     if isinstance(move, SetMove):
-        return M.Room(room_id=room_id, data=M.SetMoveData(piece=_piece(move)))
+        return M.Room(room_id=room_id, data=M.SetMoveData(cls=season.set_move_class, piece=_piece(move)))
     if isinstance(move, SkipMove):
-        return M.Room(room_id=room_id, data=M.SkipMoveData(color=move.color))
+        return M.Room(room_id=room_id, data=M.SkipMoveData(cls=season.skip_move_class, color=move.color))
     raise TypeError(f"not a move: {move!r}")
 
 
@@ -378,136 +417,15 @@ def derive_set_move(color: Color, cells: Iterable[tuple[int, int]],
     return None
 
 
-# --- results -----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PlayerResult:
-    team: Team | None
-    name: str | None
-    parts: tuple[int, ...]
-    cause: str | None = None  # REGULAR, LEFT, RULE_VIOLATION, SOFT_TIMEOUT, HARD_TIMEOUT, UNKNOWN
-    reason: str | None = None
-
-    @property
-    def winner_part(self) -> int | None:
-        """2 win, 1 draw, 0 loss (2021's ``Gewinner`` fragment)."""
-        return self.parts[0] if self.parts else None
-
-    @property
-    def points(self) -> int | None:
-        return self.parts[1] if len(self.parts) > 1 else None
-
-
-@dataclass(frozen=True)
-class GameResult:
-    """Every result form mapped to one model (protocol.md §4.5, §12)."""
-
-    players: tuple[PlayerResult, ...]
-    winner: Team | None  # None: draw or unknown
-    draw: bool
-    regular: bool
-    reason: str = ""
-    fragments: tuple[str, ...] = ()
-    winner_names: tuple[str, ...] = ()  # display names of the <winner> elements (2021), for display
-
-    def player(self, team: Team) -> PlayerResult | None:
-        for p in self.players:
-            if p.team == team:
-                return p
-        return None
-
-
-def _parse_team(text: str | None) -> Team | None:
-    if text is None:
-        return None
-    try:
-        return Team.parse(text)
-    except KeyError:
-        return None
+# --- results (the one result type lives in model.result) ---------------------------------------------
 
 
 def result_from_message(message: M.Room | M.ResultData) -> GameResult:
-    """Interpret a result in the 2021, intermediate or later-season form.
-
-    2021: one ``<score>`` per player, team ONE first; the first part (2 win / 1 draw / 0 loss) is
-    authoritative, ``<winner>`` only for display. Later forms: ``<scores><entry>`` with player name and
-    team; the ``<winner team regular reason/>`` element decides (no ``team`` = draw); without it the
-    first score parts decide.
-    """
+    """Interpret a result in the 2021, intermediate or 2027 form (see :func:`model.result.result_from_data`)."""
     data = message.data if isinstance(message, M.Room) else message
     if not isinstance(data, M.ResultData):
         raise ValueError(f"not a result: {type(data).__name__}")
-    fragments = tuple(f.name for f in data.definition.fragments) if data.definition else ()
-    players: list[PlayerResult] = []
-    if data.score_entries is not None:
-        for index, entry in enumerate(data.score_entries.entries):
-            score = entry.score or M.Score()
-            team = _parse_team(entry.player.team) if entry.player else None
-            if team is None and index < 2:
-                team = Team(index)
-            players.append(PlayerResult(team, entry.player.name if entry.player else None,
-                                        tuple(score.parts), score.cause, score.reason))
-    else:
-        for index, score in enumerate(data.scores):
-            players.append(PlayerResult(Team(index) if index < 2 else None, None, tuple(score.parts),
-                                        score.cause, score.reason))
-    winner_names = tuple(w.display_name for w in data.winners if w.display_name is not None)
-    # names of the 2021 form are only known from <winner>
-    players = [
-        p if p.name is not None else PlayerResult(
-            p.team, next((w.display_name for w in data.winners if w.team == p.team and w.display_name), None),
-            p.parts, p.cause, p.reason)
-        for p in players
-    ]
-    irregular = [p for p in players if p.cause not in (None, "REGULAR")]
-    regular = not irregular
-    reason = next((p.reason for p in irregular if p.reason), "")
-
-    new_winner = next((w for w in data.winners if w.regular is not None or w.team_attr is not None), None)
-    if data.score_entries is not None and new_winner is not None:
-        winner = new_winner.team
-        draw = winner is None
-        if new_winner.regular is not None:
-            regular = new_winner.regular and regular
-        reason = new_winner.reason or reason
-    else:
-        winner, draw = _outcome_from_parts(players)
-        if winner is None and not draw and data.winners:
-            teams = {w.team for w in data.winners}
-            if len(teams) == 1:
-                winner = teams.pop()
-            elif len(teams) == 2 and None not in teams:
-                draw = True
-    return GameResult(tuple(players), winner, draw, regular, reason, fragments, winner_names)
-
-
-def _outcome_from_parts(players: list[PlayerResult]) -> tuple[Team | None, bool]:
-    firsts = [(p.winner_part, p.team) for p in players if p.winner_part is not None]
-    if len(firsts) < 2:
-        return None, False
-    best = max(v for v, _ in firsts)
-    leaders = [t for v, t in firsts if v == best]
-    if len(leaders) == 1:
-        return leaders[0], False
-    return None, True
-
-
-def result_to_message(result: GameResult, room_id: str) -> M.Room:
-    """The 2021 result message (protocol.md §4.5): fragments ``Gewinner`` and ``∅ Punkte``, one
-    ``<score>`` per player in team order, ``<winner>`` for the winner (both players on a draw)."""
-    definition = M.Definition(fragments=[
-        M.Fragment(name="Gewinner", aggregation="SUM", relevant_for_ranking=True),
-        M.Fragment(name="∅ Punkte", aggregation="AVERAGE", relevant_for_ranking=True),
-    ])
-    players = sorted(result.players, key=lambda p: 99 if p.team is None else int(p.team))
-    scores = [M.Score(cause=p.cause or "REGULAR", reason=p.reason or "", parts=list(p.parts)) for p in players]
-    winners = [
-        M.Winner(display_name=p.name or "", color=M.TeamRef.of(p.team))
-        for p in players
-        if p.team is not None and (result.draw or p.team == result.winner)
-    ]
-    return M.Room(room_id=room_id, data=M.ResultData(definition=definition, scores=scores, winners=winners))
+    return result_from_data(data)
 
 
 def is_message_type(message: object, model: type[BaseXmlModel]) -> bool:

@@ -293,10 +293,13 @@ def points(m, color):
 
 def first_cells_of(state) -> np.ndarray:
     """The cells a colour's first piece must cover in ``state``'s season."""
-    return _CORNERS
+    from model.season import FirstMove
+
+    return _CORNERS if state.season.first_move is FirstMove.CORNER else _BORDER
 
 
 _CORNERS = corner_cells()
+_BORDER = border_cells()
 
 
 class FastState:
@@ -397,9 +400,7 @@ class FastState:
 
 
 def state_turn_limit(state) -> int:
-    from model.season import SEASON
-
-    return SEASON.turn_limit
+    return state.season.turn_limit
 
 
 def warm_up() -> None:

@@ -1,9 +1,11 @@
-"""pydantic-xml models of every protocol message of ``swc_2021_blokus`` (protocol.md §2–§7, §12).
+"""pydantic-xml models of every protocol message of ``swc_2021_blokus`` (protocol.md §2–§7, §12) and
+``swc_2027_blokus`` (season-2027.md §3).
 
 One model per XML element. Input is read leniently (``search_mode="unordered"``: children are found by
 name in any order; unknown attributes, children and ``class`` attributes are ignored; enumeration
-values in any case). Output is the strict 21.3.3 form: :func:`to_xml` writes exactly what the official
-serializer writes (see the ``gen-21.3.3-*`` fixtures), with unset optional parts left out.
+values in any case). Output is season-exact: :func:`to_xml` writes exactly what the official serializer
+writes (see the ``gen-21.3.3-*`` and ``sc2027`` fixtures), with unset optional parts left out; a state
+with the ``startTeam`` attribute is written in the 2027 layout.
 
 Top-level messages (children of ``<protocol>``) are the ``*`` classes of ``TOP_LEVEL``; room messages
 are :class:`Room` with one of the ``data`` models (dispatched on ``data@class``). Reading a raw element
@@ -25,7 +27,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from lxml import etree
 from pydantic import BaseModel as PydanticModel
-from pydantic import BeforeValidator, Field, PlainSerializer
+from pydantic import BeforeValidator, Field, PlainSerializer, model_validator
 from pydantic_xml import BaseXmlModel, attr, element
 
 from model.pieces import Color, Rotation, Shape, Team
@@ -35,15 +37,19 @@ from model.season import (
     GAME_TYPE,
     MOVE_REQUEST_CLASS,
     MOVE_REQUEST_CLASS_NEW,
-    SEASON,
+    SEASON_2021,
+    SEASON_2027,
 )
 
 PROTOCOL_OPEN = "<protocol>"
 PROTOCOL_CLOSE = "</protocol>"
 
-# ``class`` values of ``<data>`` (protocol.md §6). Move classes come from the season.
-SET_MOVE_CLASS = SEASON.set_move_class
-SKIP_MOVE_CLASS = SEASON.skip_move_class
+# ``class`` values of ``<data>`` (protocol.md §6). Move classes come from the seasons; the default
+# (2021) ones are written unless a season says otherwise.
+SET_MOVE_CLASS = SEASON_2021.set_move_class
+SKIP_MOVE_CLASS = SEASON_2021.skip_move_class
+SET_MOVE_CLASS_2027 = SEASON_2027.set_move_class
+SKIP_MOVE_CLASS_2027 = SEASON_2027.skip_move_class
 WELCOME_CLASS = "welcomeMessage"
 MEMENTO_CLASS = "memento"
 RESULT_CLASS = "result"
@@ -208,8 +214,20 @@ class OriginalRequest(MoveElement):
 
 
 class MonoEntry(XmlModel, tag="entry"):
-    color: ColorName = element(tag="color")
+    """``<entry><color>BLUE</color><boolean>true</boolean></entry>``; the key element may also be
+    ``<sc.plugin2027.Color>`` (what socha 5.1.0 expects; season-2027.md §8), read into ``color``."""
+
+    color: ColorName | None = element(tag="color", default=None)
+    qualified_color: ColorName | None = element(tag="sc.plugin2027.Color", default=None, exclude=True)
     boolean: XmlBool = element(tag="boolean")
+
+    @model_validator(mode="after")
+    def _one_colour(self) -> MonoEntry:
+        if self.color is None:
+            if self.qualified_color is None:
+                raise ValueError("lastMoveMono entry without a colour")
+            self.color = self.qualified_color
+        return self
 
 
 class LastMoveMono(XmlModel):
@@ -271,7 +289,7 @@ class Score(XmlModel, tag="score"):
 
 
 class ScorePlayer(XmlModel, tag="player"):
-    name: str = attr(default="")
+    name: str | None = attr(default=None)  # 2027 omits it for a blank display name
     team: str | None = attr(default=None)
 
 
@@ -326,14 +344,18 @@ class MoveRequest(XmlModel, tag="data"):
 
 
 class SetMoveData(XmlModel, tag="data"):
-    cls: Literal[SET_MOVE_CLASS] = attr(name="class", default=SET_MOVE_CLASS)  # type: ignore[valid-type]
+    cls: Literal[SET_MOVE_CLASS, SET_MOVE_CLASS_2027] = attr(  # type: ignore[valid-type]
+        name="class", default=SET_MOVE_CLASS
+    )
     piece: Piece = element(tag="piece")
 
 
 class SkipMoveData(XmlModel, tag="data"):
     """The colour is a child element; without it the server judges WRONG_COLOR (protocol.md §3.2)."""
 
-    cls: Literal[SKIP_MOVE_CLASS] = attr(name="class", default=SKIP_MOVE_CLASS)  # type: ignore[valid-type]
+    cls: Literal[SKIP_MOVE_CLASS, SKIP_MOVE_CLASS_2027] = attr(  # type: ignore[valid-type]
+        name="class", default=SKIP_MOVE_CLASS
+    )
     color: ColorName | None = element(tag="color", default=None)
 
 
@@ -378,6 +400,8 @@ DATA_CLASSES: dict[str, type[XmlModel]] = {
     MOVE_REQUEST_CLASS_NEW: MoveRequest,
     SET_MOVE_CLASS: SetMoveData,
     SKIP_MOVE_CLASS: SkipMoveData,
+    SET_MOVE_CLASS_2027: SetMoveData,
+    SKIP_MOVE_CLASS_2027: SkipMoveData,
     RESULT_CLASS: ResultData,
     ERROR_CLASS: ErrorData,
     PAUSED_CLASS: PausedData,
@@ -441,7 +465,11 @@ class CloseConnection214(CloseConnection, tag=CLOSE_CONNECTION_21_4):
 
 
 class CloseShort(CloseConnection, tag="close"):
-    """``<close/>``: read only, never send it (a 2021 server drops the connection)."""
+    """``<close/>`` as read (a 2021 server drops the connection on it: never sent as this class)."""
+
+
+class Close(CloseConnection, tag="close"):
+    """``<close/>`` as a 2027 client or server writes it."""
 
 
 # --- top-level messages: administrator and observer (protocol.md §5) ---------------------------------
@@ -577,11 +605,12 @@ _COLOR_BY_NAME = {c.name: c for c in Color}
 _SHAPE_BY_NAME = {s.name: s for s in Shape}
 _ROTATION_BY_NAME = {r.name: r for r in Rotation}
 _TEAM_NAMES = frozenset(t.name for t in Team)
+_TEAM_BY_NAME = {t.name: t for t in Team}
 _BOOL_BY_NAME = {"true": True, "false": False}
 _COLOR_NAME = {c: c.name for c in Color}
 _SHAPE_NAME = {s: s.name for s in Shape}
 _ROTATION_NAME = {r: r.name for r in Rotation}
-_STATE_ATTRS = frozenset(("class", "turn", "round", "startPiece"))
+_STATE_ATTRS = frozenset(("class", "turn", "round", "startPiece", "startTeam"))
 _PIECE_ATTRS = frozenset(("color", "kind", "rotation", "isFlipped"))
 _CLASS_ONLY = ([], ["class"])
 _NAME_ONLY = ([], ["displayName"])
@@ -771,6 +800,10 @@ def fast_state_from_tree(element: etree._Element) -> State | None:
         values["start_piece"] = _SHAPE_BY_NAME.get(text)
         if values["start_piece"] is None:
             return None
+    if (text := element.get("startTeam")) is not None:  # 2027
+        values["start_team_attr"] = _TEAM_BY_NAME.get(text)
+        if values["start_team_attr"] is None:
+            return None
     for child in element:
         tag = child.tag
         value: Any
@@ -826,10 +859,25 @@ def fast_state_model(
     cells: Iterable[tuple[int, int, Color]],
     last_move: MoveElement | None,
     last_mono: Iterable[tuple[Color, bool]],
+    layout_2027: bool = False,
 ) -> State:
-    """The 21.3.3 state model of already valid values (``State(...)`` without validation; display names
-    that are not ``str`` are validated as before)."""
+    """The 21.3.3 (or, with ``layout_2027``, the 2027) state model of already valid values
+    (``State(...)`` without validation; display names that are not ``str`` are validated as before)."""
     one, two = Team.ONE.name, Team.TWO.name
+    mono = _construct(LastMoveMono, entries=[_construct(MonoEntry, color=c, boolean=b) for c, b in last_mono])
+    if layout_2027:
+        return _construct(
+            State,
+            cls=cls, turn=turn, round=round, start_piece=start_piece, start_team_attr=Team.ONE,
+            blue_shapes=_construct(ShapeList, shapes=list(shapes[0])),
+            yellow_shapes=_construct(ShapeList, shapes=list(shapes[1])),
+            red_shapes=_construct(ShapeList, shapes=list(shapes[2])),
+            green_shapes=_construct(ShapeList, shapes=list(shapes[3])),
+            valid_colors=_construct(ColorList, colors=list(valid_colors)),
+            board=_construct(Board, fields=[_field(x, y, c) for x, y, c in cells]),
+            last_move=last_move,
+            last_move_mono=mono,
+        )
 
     def player(name: Any, team: str) -> PlayerInfo:
         if type(name) is str:
@@ -847,9 +895,7 @@ def fast_state_model(
         second=player(names[1], two),
         board=_construct(Board, fields=[_field(x, y, c) for x, y, c in cells]),
         last_move=last_move,
-        last_move_mono=_construct(
-            LastMoveMono, entries=[_construct(MonoEntry, color=c, boolean=b) for c, b in last_mono]
-        ),
+        last_move_mono=mono,
     )
 
 
@@ -947,9 +993,12 @@ class _Lines:
         self.close(depth, "lastMove", mark)
 
     def state(self, depth: int, state: State) -> None:
-        if (state.current_color_index is not None or state.start_team_attr is not None
-                or state.ordered_colors is not None or state.start_color is not None):
+        if (state.current_color_index is not None or state.ordered_colors is not None
+                or state.start_color is not None):
             raise _Decline  # legacy parts: the general path
+        if state.start_team_attr is not None:
+            self.state_2027(depth, state)
+            return
         attrs = "" if state.cls is None else f' class="{_attr(state.cls)}"'
         attrs += f' turn="{_int(state.turn)}"'
         if state.round is not None:
@@ -975,29 +1024,62 @@ class _Lines:
                     self.team_ref(child + 1, "color", player.color)
                 self.close(child, tag, player_mark)
         if state.board is not None:
-            board = _check(state.board, Board)
-            if board.wrapped_fields is not None:
-                raise _Decline
-            board_mark = self.open(child, "board")
-            indent, names = self.indent[child + 1], _COLOR_NAME
-            for field in board.fields:
-                x, y = field.x, field.y
-                if type(field) is not BoardField or type(x) is not int or type(y) is not int:
-                    raise _Decline
-                self.out.append(f'{indent}<field x="{x}" y="{y}" content="{names[field.content]}"/>')
-            self.close(child, "board", board_mark)
+            self.board(child, state.board)
         if state.last_move is not None:
             self.move(child, state.last_move)
         if state.last_move_mono is not None:
-            mono_mark = self.open(child, "lastMoveMono")
-            for entry in _check(state.last_move_mono, LastMoveMono).entries:
-                _check(entry, MonoEntry)
-                entry_mark = self.open(child + 1, "entry")
-                self.leaf(child + 2, _COLOR_LINE[entry.color])
-                self.leaf(child + 2, _BOOLEAN_LINE[_check(entry.boolean, bool)])
-                self.close(child + 1, "entry", entry_mark)
-            self.close(child, "lastMoveMono", mono_mark)
+            self.mono(child, state.last_move_mono)
         self.close(depth, "state", mark)
+
+    def state_2027(self, depth: int, state: State) -> None:
+        """The 2027 layout (season-2027.md §3.3): attributes class, startTeam, turn, startPiece, round;
+        children lastMove, board, lastMoveMono, the shape lists, validColors; no players."""
+        if state.start_team is not None or state.first is not None or state.second is not None:
+            raise _Decline
+        attrs = "" if state.cls is None else f' class="{_attr(state.cls)}"'
+        attrs += f' startTeam="{_check(state.start_team_attr, Team).name}" turn="{_int(state.turn)}"'
+        if state.start_piece is not None:
+            attrs += f' startPiece="{_SHAPE_NAME[state.start_piece]}"'
+        if state.round is not None:
+            attrs += f' round="{_int(state.round)}"'
+        mark = self.open(depth, "state", attrs)
+        child = depth + 1
+        if state.last_move is not None:
+            self.move(child, state.last_move)
+        if state.board is not None:
+            self.board(child, state.board)
+        if state.last_move_mono is not None:
+            self.mono(child, state.last_move_mono)
+        for tag, shapes in (("blueShapes", state.blue_shapes), ("yellowShapes", state.yellow_shapes),
+                            ("redShapes", state.red_shapes), ("greenShapes", state.green_shapes)):
+            if shapes is not None:
+                self.names(child, tag, _check(shapes, ShapeList).shapes, _SHAPE_LINE)
+        if state.valid_colors is not None:
+            self.names(child, "validColors", _check(state.valid_colors, ColorList).colors, _COLOR_LINE)
+        self.close(depth, "state", mark)
+
+    def board(self, depth: int, board: Any) -> None:
+        board = _check(board, Board)
+        if board.wrapped_fields is not None:
+            raise _Decline
+        board_mark = self.open(depth, "board")
+        indent, names = self.indent[depth + 1], _COLOR_NAME
+        for field in board.fields:
+            x, y = field.x, field.y
+            if type(field) is not BoardField or type(x) is not int or type(y) is not int:
+                raise _Decline
+            self.out.append(f'{indent}<field x="{x}" y="{y}" content="{names[field.content]}"/>')
+        self.close(depth, "board", board_mark)
+
+    def mono(self, depth: int, mono: Any) -> None:
+        mono_mark = self.open(depth, "lastMoveMono")
+        for entry in _check(mono, LastMoveMono).entries:
+            _check(entry, MonoEntry)
+            entry_mark = self.open(depth + 1, "entry")
+            self.leaf(depth + 2, _COLOR_LINE[entry.color])
+            self.leaf(depth + 2, _BOOLEAN_LINE[_check(entry.boolean, bool)])
+            self.close(depth + 1, "entry", entry_mark)
+        self.close(depth, "lastMoveMono", mono_mark)
 
 
 def _fast_xml(message: BaseXmlModel, pretty: bool) -> str | None:

@@ -114,6 +114,7 @@ class MoveMistake(Enum):
     OBSTRUCTED = "Der Spielstein würde eine andere Farbe überlagern"
     TOUCHES_SAME_COLOR = "Der Spielstein berührt ein Feld gleicher Farbe"
     NOT_IN_CORNER = "Der erste Zug muss auf eine freie Ecke gesetzt werden"
+    NOT_ON_BORDER = "Der erste Zug muss an den Rand gesetzt werden"  # 2027 (BlokusMoveMistake.kt)
     NO_SHARED_CORNER = "Alle Teile müssen ein vorheriges Teil gleicher Farbe über mindestens eine Ecke berühren"
     INVALID_FORMAT = "Der Zug konnte nicht erkannt werden"
 
@@ -146,13 +147,14 @@ _ENGLISH = {
     MoveMistake.OBSTRUCTED: "the piece would cover a field that is already taken",
     MoveMistake.TOUCHES_SAME_COLOR: "the piece touches a piece of its own colour along an edge",
     MoveMistake.NOT_IN_CORNER: "the first piece must cover a free corner of the board",
+    MoveMistake.NOT_ON_BORDER: "the first piece must touch the edge of the board",
     MoveMistake.NO_SHARED_CORNER: "the piece must touch a piece of its own colour at a corner",
     MoveMistake.INVALID_FORMAT: "the move could not be read",
 }
 
 
 class InvalidMove(Exception):
-    def __init__(self, mistake: MoveMistake, move: Move | None) -> None:
-        super().__init__(mistake.violation_text(move))
+    def __init__(self, mistake: MoveMistake, move: Move | None, text: str | None = None) -> None:
+        super().__init__(text or mistake.violation_text(move))
         self.mistake = mistake
         self.move = move

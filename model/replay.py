@@ -1,9 +1,9 @@
-"""Replay files of the official server (protocol.md §10): reading, move reconstruction, writing.
+"""Replay files of the official servers (protocol.md §10, season-2027.md §5): reading and writing.
 
-A replay is ``<protocol>`` + one memento per state (+ in 21.4.0 the in-room errors) + the result +
+A replay is ``<protocol>`` + one memento per state (+ in 21.4.0/27.x the in-room errors) + the result +
 ``</protocol>``, plain (``.xml``) or gzipped (``.xml.gz``, also detected by the magic bytes ``1f 8b``).
-Moves are not stored: :func:`events_between` reconstructs them from consecutive states (new cells of
-one colour = that SetMove; no new cells = a skip; turn numbers passed over = colours removed).
+Moves are not stored: the game record (``model.record``) reconstructs them from consecutive states. The
+season is detected from the first state's form; files are written in the form of the states' season.
 """
 
 from __future__ import annotations
@@ -13,28 +13,19 @@ import io
 import logging
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from lxml import etree
 
 from model import messages as M
-from model.convert import (
-    GameResult,
-    derive_set_move,
-    parse_message,
-    read_state,
-    result_from_message,
-    result_to_message,
-    state_to_message,
-    to_xml,
-)
+from model.convert import parse_message, read_state, state_to_message, to_xml
 from model.files import DEFAULT_MAX_UNPACKED, Unpacker, file_chunks
 from model.framing import END_OF_STREAM, ForbiddenDoctype, ProtocolError, StreamFramer, TruncatedStream
-from model.moves import Move, SetMove, SkipMove
-from model.pieces import COLORS, Color
-from model.season import GAME_TYPE
+from model.record import ColorRemoved, GameRecord, MoveEvent, ReplayEvent, events_between
+from model.result import GameResult, result_from_data, result_to_data
+from model.season import DEFAULT_SEASON, Season
 from model.state import GameState
 
 log = logging.getLogger(__name__)
@@ -43,156 +34,35 @@ log = logging.getLogger(__name__)
 DEFAULT_ROOM_ID = "00000000-0000-4000-8000-000000000000"
 
 
-# --- events between two states -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MoveEvent:
-    """The move made at ``turn`` (by ``COLORS[turn % 4]``)."""
-
-    turn: int
-    move: Move
-    derived: bool = False  # reconstructed from the board: the state's lastMove was missing or disagreed
-
-
-@dataclass(frozen=True)
-class ColorRemoved:
-    """``color`` could not place a piece at ``turn`` and left the game (rules.md §9). Not a move."""
-
-    turn: int
-    color: Color
-
-
-ReplayEvent = MoveEvent | ColorRemoved
-
-
-def events_between(before: GameState, after: GameState) -> tuple[list[ReplayEvent], list[str]]:
-    """What happened between two consecutive states: at most one move, then the colour removals.
-
-    * New cells of one colour → that SetMove; the ``lastMove`` of ``after`` is taken when it covers the
-      same cells, otherwise the piece is derived from the cells (canonical rotation/flip).
-    * No new cells → a skip by ``COLORS[before.turn % 4]`` (older servers repeated the previous
-      ``lastMove`` for skips, so it is not trusted).
-    * Every turn number in ``(before.turn, after.turn]`` whose colour was valid before and is not
-      after → :class:`ColorRemoved` (a number whose colour was already gone is passed over silently;
-      the last colour is removed at the final turn itself). Colours missing from ``validColors`` for
-      another reason (21.1–21.3.2 emptied it at the round limit) are reported at ``after.turn``.
-
-    Returns the events and warnings about inconsistencies.
-    """
-    warnings: list[str] = []
-    events: list[ReplayEvent] = []
-    t0, t1 = before.turn, after.turn
-    mover = COLORS[t0 % 4]
-    if t1 < t0:
-        warnings.append(f"turn goes back from {t0} to {t1}")
-    new: dict[Color, set[tuple[int, int]]] = {}
-    for x, y, color in after.cells():
-        old = before.color_at(x, y)
-        if old is None:
-            new.setdefault(color, set()).add((x, y))
-        elif old != color:
-            warnings.append(f"field ({x},{y}) changed from {old.name} to {color.name}")
-    removed_cells = len(before.cells()) + sum(len(c) for c in new.values()) - len(after.cells())
-    if removed_cells > 0:
-        warnings.append(f"{removed_cells} fields disappeared between turn {t0} and turn {t1}")
-
-    if len(new) > 1:
-        warnings.append(f"turn {t0}: new fields of several colours {sorted(c.name for c in new)}")
-    elif new:
-        ((color, cells),) = new.items()
-        if color != mover:
-            warnings.append(f"turn {t0}: {color.name} placed a piece, but {mover.name} was to move")
-        last = after.last_move
-        if isinstance(last, SetMove) and last.color == color and last.cells == cells:
-            events.append(MoveEvent(t0, last))
-        else:
-            gone = set(before.undeployed(color)) - set(after.undeployed(color))
-            move = derive_set_move(color, cells, sorted(gone) or None) or derive_set_move(color, cells)
-            if move is None:
-                warnings.append(f"turn {t0}: the new {color.name} fields {sorted(cells)} are no piece")
-            else:
-                if last is not None:
-                    warnings.append(f"turn {t0}: lastMove {last} does not match the board; using {move}")
-                events.append(MoveEvent(t0, move, derived=True))
-    elif t1 > t0:
-        skip = SkipMove(mover)
-        events.append(MoveEvent(t0, skip, derived=after.last_move != skip))
-
-    reported: set[Color] = set()
-    for turn in range(t0 + 1, t1 + 1):
-        color = COLORS[turn % 4]
-        if color not in reported and before.is_valid(color) and not after.is_valid(color):
-            events.append(ColorRemoved(turn, color))
-            reported.add(color)
-    for color in before.valid_colors:
-        if color not in reported and not after.is_valid(color):
-            events.append(ColorRemoved(t1, color))
-    for color in after.valid_colors:
-        if not before.is_valid(color):
-            warnings.append(f"{color.name} is valid again at turn {t1}")
-    return events, warnings
-
-
 # --- the replay --------------------------------------------------------------------------------------
 
 
-@dataclass
-class Replay:
-    """A loaded (or recorded) game: the states, the events between them, the result."""
+__all__ = ["ColorRemoved", "GameRecord", "MoveEvent", "Replay", "ReplayEvent", "ReplayWriter", "dump_replay",
+           "events_between", "load_replay", "read_replay", "replay_file_name", "write_replay"]
 
-    states: list[GameState] = field(default_factory=list)
-    steps: list[list[ReplayEvent]] = field(default_factory=list)  # steps[i]: states[i] → states[i+1]
+
+@dataclass(eq=False)
+class Replay(GameRecord):
+    """A loaded (or recorded) game: the game record (states, events between them) and the result."""
+
     result_message: M.ResultData | None = None
     names: tuple[str, str] = ("", "")
     room_id: str = DEFAULT_ROOM_ID
     errors: list[tuple[int, M.ErrorData]] = field(default_factory=list)  # (states before it, error)
-    warnings: list[str] = field(default_factory=list)
     truncated: bool = False  # the file ended before </protocol> (or more states than are loaded)
     unreadable_states: int = 0  # mementos that could not be read (skipped; never silently)
     first_unreadable: str | None = None  # why the first of them could not be read
+    detected: Season | None = None  # the season the file's form shows (None: cannot tell)
+
+    def __post_init__(self) -> None:
+        GameRecord.__init__(self)
 
     @property
     def result(self) -> GameResult | None:
         """The result; player names the result does not carry are taken from the states."""
         if self.result_message is None:
             return None
-        result = result_from_message(self.result_message)
-        players = tuple(
-            replace(p, name=self.names[p.team]) if p.name is None and p.team is not None else p
-            for p in result.players
-        )
-        return replace(result, players=players)
-
-    @property
-    def events(self) -> list[ReplayEvent]:
-        return [event for step in self.steps for event in step]
-
-    @property
-    def moves(self) -> list[Move]:
-        return [e.move for e in self.events if isinstance(e, MoveEvent)]
-
-    @property
-    def removals(self) -> list[ColorRemoved]:
-        return [e for e in self.events if isinstance(e, ColorRemoved)]
-
-    def index_for_turn(self, turn: int) -> int:
-        """Stepping to turn ``turn`` shows the first state with ``turn ≥ turn`` (the last if none)."""
-        for index, state in enumerate(self.states):
-            if state.turn >= turn:
-                return index
-        return len(self.states) - 1
-
-    def state_at_turn(self, turn: int) -> GameState:
-        return self.states[self.index_for_turn(turn)]
-
-    def add_state(self, state: GameState) -> None:
-        """Append a state (and the reconstructed events leading to it)."""
-        if self.states:
-            events, warnings = events_between(self.states[-1], state)
-            self.steps.append(events)
-            self.warnings.extend(warnings)
-        self.states.append(state)
+        return result_from_data(self.result_message).with_names(self.names)
 
     def to_bytes(self) -> bytes:
         return dump_replay(self.states, self.result_message, room_id=self.room_id, names=self.names,
@@ -212,8 +82,9 @@ class _ReplayReader:
     """Turns the messages of a replay file into a :class:`Replay` one by one, so that only one
     message's XML tree is held at a time."""
 
-    def __init__(self, max_states: int) -> None:
+    def __init__(self, max_states: int, season: Season | None = None) -> None:
         self.replay = Replay()
+        self.season = season  # chosen by the user: overrides what the states' form shows
         self.max_states = max_states
         self.messages = 0
         self.full = False  # the state or message bound is reached: stop reading
@@ -248,11 +119,15 @@ class _ReplayReader:
         data_ = message.data
         if isinstance(data_, M.Memento):
             try:
-                read = read_state(message)
+                read = read_state(message, self.season or replay.detected)
             except (ValueError, TypeError) as exc:
                 self._unreadable(str(exc))
                 replay.warnings.append(f"skipped unreadable state: {exc}")
                 return
+            if replay.detected is None and read.detected is not None:
+                replay.detected = read.detected
+                for earlier in replay.states:  # states before the first telling one: the same season
+                    earlier.season = self.season or read.detected
             replay.warnings.extend(f"turn {read.state.turn}: {w}" for w in read.warnings)
             if not self._names_known and any(read.names):
                 replay.names, self._names_known = read.names, True
@@ -280,26 +155,29 @@ class _ReplayReader:
             replay.first_unreadable = " ".join(str(reason).split())[:200]
 
 
-def read_replay(data: bytes, *, max_unpacked: int = DEFAULT_MAX_UNPACKED, max_states: int = MAX_STATES) -> Replay:
-    """Read a replay from bytes (plain or gzip). Never raises for a cut-off or partly damaged file:
+def read_replay(data: bytes, season: Season | None = None, *, max_unpacked: int = DEFAULT_MAX_UNPACKED,
+                max_states: int = MAX_STATES) -> Replay:
+    """Read a replay from bytes (plain or gzip); ``season`` overrides the season the states' form shows
+    (else: detected from the first state that tells, else 2021). Never raises for a cut-off or partly damaged file:
     everything up to the last complete message is loaded and the problem is put in ``warnings``.
     Raises :class:`~model.framing.ProtocolError` only if nothing at all could be read (or for a
     DOCTYPE), :class:`~model.files.FileTooLarge` if the data unpacks to more than ``max_unpacked``."""
     unpacker = Unpacker(max_unpacked=max_unpacked)
-    return _read_chunks(unpacker.unpack_bytes(data), unpacker, max_states)
+    return _read_chunks(unpacker.unpack_bytes(data), unpacker, max_states, season)
 
 
-def load_replay(path: str | Path, *, max_unpacked: int = DEFAULT_MAX_UNPACKED,
+def load_replay(path: str | Path, season: Season | None = None, *, max_unpacked: int = DEFAULT_MAX_UNPACKED,
                 max_states: int = MAX_STATES) -> Replay:
     """Read a replay file (``.xml`` or ``.xml.gz``) as a stream: memory grows with the states loaded,
     not with the file. Raises ``OSError`` and :class:`~model.files.FileReadError` (not a regular file,
     too large unpacked) besides what :func:`read_replay` raises."""
     unpacker = Unpacker(max_unpacked=max_unpacked)
-    return _read_chunks(file_chunks(path, unpacker), unpacker, max_states)
+    return _read_chunks(file_chunks(path, unpacker), unpacker, max_states, season)
 
 
-def _read_chunks(chunks: Iterable[bytes], unpacker: Unpacker, max_states: int) -> Replay:
-    reader = _ReplayReader(max_states)
+def _read_chunks(chunks: Iterable[bytes], unpacker: Unpacker, max_states: int,
+                 season: Season | None = None) -> Replay:
+    reader = _ReplayReader(max_states, season)
     replay = reader.replay
     framer = StreamFramer()
     try:
@@ -338,11 +216,11 @@ def _read_chunks(chunks: Iterable[bytes], unpacker: Unpacker, max_states: int) -
 # --- writing -----------------------------------------------------------------------------------------
 
 
-def _result_data(result: M.ResultData | M.Room | GameResult | None, room_id: str) -> M.ResultData | None:
+def _result_data(result: M.ResultData | M.Room | GameResult | None, season: Season) -> M.ResultData | None:
     if result is None or isinstance(result, M.ResultData):
         return result
     if isinstance(result, GameResult):
-        result = result_to_message(result, room_id)
+        return result_to_data(result, season)
     if isinstance(result.data, M.ResultData):
         return result.data
     raise TypeError("not a result message")
@@ -362,7 +240,10 @@ def dump_replay(
     errors: Sequence[tuple[int, M.ErrorData]] = (),
 ) -> bytes:
     """The replay file content (protocol.md §10): ``<protocol>``, newline, every memento (and in-room
-    error, after the given number of states) pretty-printed with a newline, the result, ``</protocol>``."""
+    error, after the given number of states) pretty-printed with a newline, the result, ``</protocol>``.
+    Mementos are written in their states' season; a :class:`GameResult` in the first state's season."""
+    states = list(states)
+    season = states[0].season if states else DEFAULT_SEASON
     out = io.StringIO()
     out.write(M.PROTOCOL_OPEN + "\n")
     pending = sorted(errors, key=lambda e: e[0])
@@ -374,7 +255,7 @@ def dump_replay(
         written += 1
     for _, error in pending:
         out.write(format_message(M.Room(room_id=room_id, data=error)))
-    data = _result_data(result, room_id)
+    data = _result_data(result, season)
     if data is not None:
         out.write(format_message(M.Room(room_id=room_id, data=data)))
     out.write(M.PROTOCOL_CLOSE)
@@ -403,11 +284,12 @@ def _name_part(name: str) -> str:
     return re.sub(r"[\s/\\]", "_", name)
 
 
-def replay_file_name(name1: str, name2: str, when: datetime | None = None, *, gz: bool = False) -> str:
-    """The 21.4.0 writer's file name: ``replay_swc_2021_blokus_<yyyy-MM-dd_HH-mm-ss>_<name1>_<name2>.xml``
+def replay_file_name(name1: str, name2: str, when: datetime | None = None, *, gz: bool = False,
+                     season: Season = DEFAULT_SEASON) -> str:
+    """The 21.4.0/27.x writer's file name: ``replay_<gameType>_<yyyy-MM-dd_HH-mm-ss>_<name1>_<name2>.xml``
     (spaces in names become ``_``; so do path separators here)."""
     when = when or datetime.now()
-    name = f"replay_{GAME_TYPE}_{when:%Y-%m-%d_%H-%M-%S}_{_name_part(name1)}_{_name_part(name2)}.xml"
+    name = f"replay_{season.game_type}_{when:%Y-%m-%d_%H-%M-%S}_{_name_part(name1)}_{_name_part(name2)}.xml"
     return name + ".gz" if gz else name
 
 
@@ -436,8 +318,8 @@ class ReplayWriter:
     def add_error(self, error: M.ErrorData) -> None:
         self._write(M.Room(room_id=self.room_id, data=error))
 
-    def add_result(self, result: M.ResultData | M.Room | GameResult) -> None:
-        data = _result_data(result, self.room_id)
+    def add_result(self, result: M.ResultData | M.Room | GameResult, season: Season = DEFAULT_SEASON) -> None:
+        data = _result_data(result, season)
         assert data is not None
         self._write(M.Room(room_id=self.room_id, data=data))
 

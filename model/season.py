@@ -1,24 +1,51 @@
 """Everything that is specific to one season of Software-Challenge Blokus, in one place.
 
-The 2021 game (``swc_2021_blokus``, official server 21.3.3/21.4.0) is the only season implemented.
-The 2026/27 game changes the start rules, the turn limit and the class names: a second ``Season``
-instance will hold those values, and the rest of the code reads them from here.
+Two seasons share one engine: 2021 (``swc_2021_blokus``, official server 21.3.3/21.4.0) and 2026/27
+(``swc_2027_blokus``, backend 27.0.4, ``../shared/spec/season-2027.md``). A :class:`Season` is a small
+immutable profile of every difference: names on the wire, the first-move rule and its mistake, the
+start-piece pool, the turn limit, the result form and its texts, the time limits. The profile travels
+with the game state (``GameState.season``); there is no global switch. :data:`DEFAULT_SEASON` (2021) is
+used only where nothing says otherwise.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cached_property
+
+from model.moves import Move, MoveMistake
+
+
+class FirstMove(Enum):
+    """Where a colour's first piece must lie."""
+
+    CORNER = "corner"  # 2021: cover one of the four corner cells
+    BORDER = "border"  # 2027: cover any cell of the outer ring
 
 
 @dataclass(frozen=True)
 class Season:
+    year: int
     game_type: str
     plugin_package: str  # Java package of the move classes, e.g. "sc.plugin2021"
+    move_request_class: str  # ``data@class`` of a move request
+    first_move: FirstMove
+    first_move_mistake: MoveMistake  # the mistake of a first piece off the allowed cells
     board_size: int
-    round_limit: int  # the game ends when round > round_limit
+    round_limit: int  # full rounds; the game is over when the turn reaches 4 * round_limit
     start_pieces: tuple[str, ...]  # shape names the start piece is drawn from
+    result_fragments: tuple[str, str]  # names of the two result parts: victory points, Blokus points
+    violator_keeps_points: bool  # 2021: the violator's Blokus points stay in the result; 2027: all 0
+    close_tag: str  # the close element this season's server sends
+    join_display_name: str  # display name of a slot filled by <join> (2027: blank, names are omitted)
     soft_timeout_ms: int
     hard_timeout_ms: int
+    mistake_texts: tuple[tuple[MoveMistake, str], ...] = field(default=())  # German texts that differ
+
+    @property
+    def name(self) -> str:
+        return str(self.year)
 
     @property
     def set_move_class(self) -> str:
@@ -33,28 +60,152 @@ class Season:
         """The first turn number at which the game is over by the round limit."""
         return 4 * self.round_limit
 
+    @cached_property
+    def first_move_cells(self) -> int:
+        """Bitboard (bit ``y * size + x``) of the cells a colour's first piece must cover one of."""
+        n = self.board_size
+        if self.first_move is FirstMove.CORNER:
+            cells = {(0, 0), (n - 1, 0), (0, n - 1), (n - 1, n - 1)}
+        else:
+            cells = {(x, y) for y in range(n) for x in range(n) if x in (0, n - 1) or y in (0, n - 1)}
+        return sum(1 << (y * n + x) for x, y in cells)
+
+    @property
+    def first_move_hint(self) -> str:
+        """How the first piece must lie, for help texts and the UI."""
+        return ("cover a corner of the board" if self.first_move is FirstMove.CORNER
+                else "touch the edge of the board")
+
+    # --- texts -------------------------------------------------------------------------------------
+
+    def mistake_text(self, mistake: MoveMistake) -> str:
+        """The server's German message for ``mistake`` in this season."""
+        return dict(self.mistake_texts).get(mistake, mistake.german)
+
+    def violation_text(self, mistake: MoveMistake, move: Move | None) -> str:
+        """The rule-violation text (the exception message; 2021's result reason)."""
+        text = self.mistake_text(mistake)
+        if move is None or not mistake.carries_move:
+            return text
+        return f"{text} bei Zug '{move.german()}'" if self.year == 2021 else f"{text} bei '{move.german()}'"
+
+    def invalid_move_error(self, player: str, mistake: MoveMistake, move: Move | None) -> str:
+        """The message of the in-room error the violator gets (protocol.md §4.6, season-2027.md §3.5)."""
+        shown = move if mistake.carries_move else None
+        return (f"Ungueltiger Zug von '{player}'.\n"
+                f"InvalidMoveException(mistake={self.mistake_text(mistake)}, "
+                f"move={shown.german() if shown else 'null'})")
+
+    def win_reason(self, winner_name: str | None) -> str:
+        """2027: the reason of a regular end (``winner_name`` None: a draw). 2021 writes none."""
+        if self.year == 2021:
+            return ""
+        if winner_name is None:
+            return "Beide Spieler sind gleichauf"
+        return f"{winner_name} hat am meisten Punkte erzielt."
+
+    def irregular_reason(self, cause: str, player: str, detail: str = "") -> str:
+        """The result reason of an irregular end caused by ``player`` (a Cause value).
+
+        2021 (21.3.3) writes fixed texts (rules.md §12); 2027 names the player (sdk ``Violation.kt``,
+        season-2027.md §3.6: derived, never seen on a wire).
+        """
+        if self.year == 2021:
+            return {
+                "SOFT_TIMEOUT": "Der Spieler hat innerhalb von 2 Sekunden nach Aufforderung keinen Zug gesendet",
+                "HARD_TIMEOUT": "Der Spieler hat innerhalb von 10 Sekunden nach Aufforderung keinen Zug gesendet",
+                "LEFT": "Der Spieler hat das Spiel verlassen",
+            }.get(cause, detail)
+        soft_s = self.soft_timeout_ms // 1000
+        return {
+            "SOFT_TIMEOUT": f"{player} hat fuer die Antwort auf die Zugaufforderung laenger als {soft_s} Sekunden "
+                            f"gebraucht.",
+            "HARD_TIMEOUT": f"{player} hat innerhalb von {soft_s} Sekunden nach Aufforderung keinen Zug gesendet.",
+            "LEFT": f"{player} hat das Spiel verlassen: {detail or 'LOST_CONNECTION'}",
+            "RULE_VIOLATION": f"Regelverletzung von {player}: {detail}",
+            "PROCESS_VIOLATION": f"Missachtung des Spielablaufs von {player}: {detail}",
+        }.get(cause, detail)
+
+
+_PENTOMINOES_BUT_X = (
+    "PENTO_L", "PENTO_T", "PENTO_V", "PENTO_S", "PENTO_Z", "PENTO_I",
+    "PENTO_P", "PENTO_W", "PENTO_U", "PENTO_R", "PENTO_Y",
+)
 
 SEASON_2021 = Season(
+    year=2021,
     game_type="swc_2021_blokus",
     plugin_package="sc.plugin2021",
+    move_request_class="sc.framework.plugins.protocol.MoveRequest",
+    first_move=FirstMove.CORNER,
+    first_move_mistake=MoveMistake.NOT_IN_CORNER,
     board_size=20,
     round_limit=25,
-    # rules.md §6.1: every pentomino except PENTO_X.
-    start_pieces=(
-        "PENTO_L", "PENTO_T", "PENTO_V", "PENTO_S", "PENTO_Z", "PENTO_I",
-        "PENTO_P", "PENTO_W", "PENTO_U", "PENTO_R", "PENTO_Y",
-    ),
+    start_pieces=_PENTOMINOES_BUT_X,  # rules.md §6.1: every pentomino except PENTO_X
+    result_fragments=("Gewinner", "\u2205 Punkte"),
+    violator_keeps_points=True,
+    close_tag="sc.protocol.responses.CloseConnection",
+    join_display_name="Unknown",
     soft_timeout_ms=2000,
     hard_timeout_ms=10000,
 )
 
-SEASON = SEASON_2021
+SEASON_2027 = Season(
+    year=2027,
+    game_type="swc_2027_blokus",
+    plugin_package="sc.plugin2027",
+    move_request_class="moveRequest",
+    first_move=FirstMove.BORDER,
+    first_move_mistake=MoveMistake.NOT_ON_BORDER,
+    board_size=20,
+    round_limit=24,  # 27.0.1+ ends at turn 96 (the docs still say 25 rounds; the code wins)
+    start_pieces=(*_PENTOMINOES_BUT_X[:10], "PENTO_X", "PENTO_Y"),  # X may start now (enum order)
+    result_fragments=("Siegpunkte", "Punkte"),
+    violator_keeps_points=False,
+    close_tag="close",
+    join_display_name="",
+    soft_timeout_ms=2000,
+    hard_timeout_ms=10000,
+    # a wrong colour is the sdk's MoveMistake.WRONG_COLOR in 27.x
+    mistake_texts=((MoveMistake.WRONG_COLOR, "Nur eigene Spielfiguren können gezogen werden"),),
+)
 
-GAME_TYPE = SEASON.game_type
-BOARD_SIZE = SEASON.board_size
-ROUND_LIMIT = SEASON.round_limit
-MOVE_REQUEST_CLASS = "sc.framework.plugins.protocol.MoveRequest"
-MOVE_REQUEST_CLASS_NEW = "moveRequest"  # later seasons
+SEASONS: dict[str, Season] = {"2021": SEASON_2021, "2027": SEASON_2027}
+DEFAULT_SEASON = SEASON_2021
+SEASON = DEFAULT_SEASON  # the default season's values, for code that has no state at hand
+
+
+def season_named(name: str | int) -> Season:
+    """The season of ``2021``/``2027`` (also ``swc_2027_blokus``, ``sc.plugin2027``); KeyError otherwise."""
+    text = str(name).strip().lower()
+    for season in SEASONS.values():
+        if text in (season.name, season.game_type, season.plugin_package):
+            return season
+    raise KeyError(name)
+
+
+def season_of_game_type(game_type: str | None) -> Season | None:
+    for season in SEASONS.values():
+        if game_type == season.game_type:
+            return season
+    return None
+
+
+def season_of_class(cls: str | None) -> Season | None:
+    """The season whose package or move-request class names ``cls`` (``sc.plugin2027.SetMove``)."""
+    if not cls:
+        return None
+    for season in SEASONS.values():
+        if cls.startswith(season.plugin_package + ".") or cls == season.move_request_class:
+            return season
+    return None
+
+
+GAME_TYPE = DEFAULT_SEASON.game_type
+BOARD_SIZE = DEFAULT_SEASON.board_size
+ROUND_LIMIT = DEFAULT_SEASON.round_limit
+MOVE_REQUEST_CLASS = SEASON_2021.move_request_class
+MOVE_REQUEST_CLASS_NEW = SEASON_2027.move_request_class
 CLOSE_CONNECTION_21_3 = "sc.protocol.responses.CloseConnection"
 CLOSE_CONNECTION_21_4 = "sc.protocol.CloseConnection"
 DEFAULT_PORT = 13050

@@ -1,7 +1,9 @@
 """The game state and the rules: legal moves, validation, applying and undoing moves, scoring.
 
-Exactly as the official 2021 server judges (rules.md §6–§12). Boards are Python-int bitboards (one per
-colour, bit ``y * 20 + x``); move generation uses the placement tables of ``model.placements``.
+Exactly as the official servers judge (rules.md §6–§12; season-2027.md §1 for 2027). The season profile
+(``model.season``) travels with the state: it decides the first-move cells, the start-piece pool and the
+turn limit. Boards are Python-int bitboards (one per colour, bit ``y * 20 + x``); move generation uses the
+placement tables of ``model.placements``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 from model import placements as P
 from model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove
 from model.pieces import COLORS, SHAPES, TOTAL_SQUARES, Color, Shape, Team
-from model.season import SEASON
+from model.season import DEFAULT_SEASON, Season
 
 ALL_SHAPES = (1 << len(SHAPES)) - 1  # bit s set: shape s not yet placed
 ALL_COLORS = 0b1111
@@ -42,10 +44,11 @@ class _Undo(NamedTuple):
 class GameState:
     """A position. Mutable for speed (``push``/``pop``); ``copy()`` for an independent one."""
 
-    __slots__ = ("start_piece", "turn", "valid", "last_move", "boards", "shapes", "mono_done",
+    __slots__ = ("season", "start_piece", "turn", "valid", "last_move", "boards", "shapes", "mono_done",
                  "mono_flag", "_stack")
 
-    def __init__(self, start_piece: Shape) -> None:
+    def __init__(self, start_piece: Shape, season: Season = DEFAULT_SEASON) -> None:
+        self.season = season
         self.start_piece = Shape(start_piece)
         self.turn = 0
         self.valid = ALL_COLORS  # bit c: colour c still in the game (``validColors``)
@@ -59,11 +62,12 @@ class GameState:
     # --- construction -----------------------------------------------------------------------------
 
     @classmethod
-    def new(cls, start_piece: Shape | None = None, rng: random.Random | None = None) -> GameState:
-        """A fresh game; without ``start_piece`` one is drawn as the server does (rules.md §6.1)."""
+    def new(cls, start_piece: Shape | None = None, rng: random.Random | None = None,
+            season: Season = DEFAULT_SEASON) -> GameState:
+        """A fresh game; without ``start_piece`` one is drawn from the season's pool as the server does."""
         if start_piece is None:
-            start_piece = Shape[(rng or random).choice(SEASON.start_pieces)]
-        return cls(start_piece)
+            start_piece = Shape[(rng or random).choice(season.start_pieces)]
+        return cls(start_piece, season)
 
     @classmethod
     def from_parts(
@@ -76,8 +80,9 @@ class GameState:
         valid_colors: Iterable[Color],
         last_move: Move | None = None,
         last_mono: Mapping[Color, bool] | None = None,
+        season: Season = DEFAULT_SEASON,
     ) -> GameState:
-        state = cls(start_piece)
+        state = cls(start_piece, season)
         state.turn = int(turn)
         for x, y, color in cells:
             if not (0 <= x < P.N and 0 <= y < P.N):
@@ -95,6 +100,7 @@ class GameState:
 
     def copy(self) -> GameState:
         other = GameState.__new__(GameState)
+        other.season = self.season
         other.start_piece = self.start_piece
         other.turn = self.turn
         other.valid = self.valid
@@ -129,7 +135,7 @@ class GameState:
 
     @property
     def is_over(self) -> bool:
-        return self.valid == 0 or self.turn >= SEASON.turn_limit
+        return self.valid == 0 or self.turn >= self.season.turn_limit
 
     def undeployed(self, color: Color) -> tuple[Shape, ...]:
         bits = self.shapes[color]
@@ -201,7 +207,7 @@ class GameState:
         own = self.boards[color]
         occ = self.occupied
         if self.shapes[color] == ALL_SHAPES:
-            return P.CORNERS & ~occ, occ
+            return self.season.first_move_cells & ~occ, occ
         edge = P.edge_neighbours(own)
         return P.diagonal_neighbours(own) & ~edge & ~occ, occ | edge
 
@@ -284,7 +290,8 @@ class GameState:
                 return MoveMistake.TOUCHES_SAME_COLOR
             covered |= m
         if first:
-            return None if covered & P.CORNERS else MoveMistake.NOT_IN_CORNER
+            season = self.season
+            return None if covered & season.first_move_cells else season.first_move_mistake
         return None if covered & P.diagonal_neighbours(own) else MoveMistake.NO_SHARED_CORNER
 
     def is_legal(self, move: Move) -> bool:
@@ -298,7 +305,7 @@ class GameState:
             raise ValueError("the game is over")
         mistake = self.validate(move)
         if mistake is not None:
-            raise InvalidMove(mistake, move)
+            raise InvalidMove(mistake, move, self.season.violation_text(mistake, move))
         self.push(move)
 
     def push(self, move: Move) -> None:
@@ -363,13 +370,14 @@ class GameState:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):
             return NotImplemented
+        # positions compare equal across seasons; the season is the rule context, compare it apart
         return self.key() == other.key() and self.last_move == other.last_move
 
     def __hash__(self) -> int:
         return hash(self.key())
 
     def __repr__(self) -> str:
-        return (f"<GameState turn={self.turn} round={self.round} to_move={self.current_color.name} "
+        return (f"<GameState {self.season.name} turn={self.turn} round={self.round} to_move={self.current_color.name} "
                 f"valid={[c.name for c in self.valid_colors]} start={self.start_piece.name}>")
 
     def render(self) -> str:

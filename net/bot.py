@@ -18,9 +18,10 @@ from pathlib import Path
 
 from ai import DEFAULT_AI, make_player, player_names
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, decide, warm_up
-from model import convert
 from model.args import Parser, milliseconds, port
-from model.season import DEFAULT_PORT, GAME_TYPE
+from model.record import GameRecord
+from model.result import GameResult
+from model.season import DEFAULT_PORT, SEASONS, season_named
 from net.connection import (
     Closed,
     Connection,
@@ -42,12 +43,16 @@ EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = Parser("blokus bot", f"Headless computer player for a Software-Challenge server ({GAME_TYPE}).")
+    p = Parser("blokus bot", "Headless computer player for a Software-Challenge Blokus server (season 2021 or "
+                             "2027; the season is read from the server's first state).")
     p.add_argument("-?", action="help", help=argparse.SUPPRESS)
     p.add_argument("-h", "--host", default="localhost", help="server host (default localhost)")
     p.add_argument("-p", "--port", type=port, default=DEFAULT_PORT, help=f"server port (default {DEFAULT_PORT})")
     p.add_argument("-r", "--reservation", help="reservation code of a prepared game (joinPrepared)")
     p.add_argument("--room", help="join this room id (joinRoom, 21.4.0 servers)")
+    p.add_argument("--season", choices=sorted(SEASONS), metavar="2021|2027",
+                   help="the season to ask for: a plain join sends its gameType (default 2021); the server's "
+                        "states decide in the end")
     p.add_argument("--ai", default=None, help=f"computer player: {', '.join(player_names())} (default {DEFAULT_AI})")
     p.add_argument("--seed", type=int, help="seed of the computer player")
     p.add_argument("--move-time", type=milliseconds, default=DEFAULT_THINK_MS, metavar="MS",
@@ -76,9 +81,10 @@ class Bot:
             self.player = make_player(name, seed=args.seed)
         self.ai_name = name
         self.rng = random.Random(args.seed)
-        self.conn = Connection(args.host, args.port, on_traffic=self._traffic)
-        self.states: list = []  # every state received, for the replay
-        self.result: convert.GameResult | None = None
+        season = season_named(args.season) if getattr(args, "season", None) else None
+        self.conn = Connection(args.host, args.port, on_traffic=self._traffic, season=season)
+        self.record = GameRecord()  # every state received, for the replay
+        self.result: GameResult | None = None
         self.failure: tuple[int, str] | None = None
         self._answer: asyncio.Task | None = None
         self.moves = 0
@@ -134,7 +140,7 @@ class Bot:
         elif isinstance(event, Welcome):
             log.info("playing team %s", event.team.name)
         elif isinstance(event, StateChanged):
-            self.states.append(event.state)
+            self.record.append(event.state)
         elif isinstance(event, MoveRequested):
             if self._answer is not None and not self._answer.done():
                 log.warning("a new move request while still thinking; answering the new one")
@@ -179,14 +185,15 @@ class Bot:
 
     def _save_replay(self) -> None:
         directory = self.args.save_replay
-        if directory is None or not self.states:
+        if directory is None or not self.record.states:
             return
         from model.replay import write_replay
         from net.server import replay_name
 
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            path = write_replay(directory / replay_name(self.conn.names), self.states, self.result,
+            path = write_replay(directory / replay_name(self.conn.names, season=self.conn.season),
+                                self.record.states, self.result,
                                 room_id=self.conn.room_id or "", names=self.conn.names)
             log.info("replay written to %s", path)
         except OSError as exc:

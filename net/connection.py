@@ -42,7 +42,8 @@ from model import messages as M
 from model.framing import DEFAULT_MAX_MESSAGE_SIZE, END_OF_STREAM, ProtocolError, StreamFramer, TruncatedStream
 from model.moves import Move
 from model.pieces import Team
-from model.season import DEFAULT_PORT, GAME_TYPE
+from model.result import GameResult
+from model.season import DEFAULT_PORT, DEFAULT_SEASON, Season, season_of_class
 from model.state import GameState
 
 log = logging.getLogger("blokus.net")
@@ -96,7 +97,7 @@ class MoveRequested(Event):
 @dataclass(frozen=True, kw_only=True)
 class GameOver(Event):
     room_id: str
-    result: convert.GameResult
+    result: GameResult
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -161,8 +162,14 @@ class Connection:
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         on_traffic: Callable[[str, str], None] | None = None,
         close_on_left: bool = True,
+        season: Season | None = None,
     ) -> None:
         self.host, self.port = host, port
+        # The season: the one asked for (``--season``), until the server's first memento (which comes
+        # before the first move request) shows another; then the wire wins (season-2027.md §4.2).
+        self.requested_season = season
+        self.season: Season = season or DEFAULT_SEASON
+        self.season_detected = False
         self.connect_timeout = connect_timeout
         self.max_message_size = max_message_size
         self.on_traffic = on_traffic
@@ -171,7 +178,7 @@ class Connection:
         self.team: Team | None = None
         self.state: GameState | None = None
         self.names: tuple[str, str] = ("", "")
-        self.result: convert.GameResult | None = None
+        self.result: GameResult | None = None
         self.left = False
         self.move_pending = False  # a move request has not been answered yet
         self._reader: asyncio.StreamReader | None = None
@@ -203,14 +210,15 @@ class Connection:
         self._read_task = asyncio.create_task(self._read_loop(), name="blokus-connection-reader")
 
     async def join(self, *, reservation: str | None = None, room: str | None = None,
-                   game_type: str = GAME_TYPE) -> None:
-        """Join: a reservation code, else a room id (21.4.0 ``joinRoom``), else any open game."""
+                   game_type: str | None = None) -> None:
+        """Join: a reservation code, else a room id (21.4.0 ``joinRoom``), else any open game of the
+        season's game type (``game_type`` overrides it)."""
         if reservation:
             message = M.JoinPrepared(reservation_code=reservation)
         elif room:
             message = M.JoinRoom(room_id=room)
         else:
-            message = M.Join(game_type=game_type)
+            message = M.Join(game_type=game_type or self.season.game_type)
         await self.send_message(message)
 
     # --- sending ----------------------------------------------------------------------------------
@@ -229,7 +237,7 @@ class Connection:
         if self.room_id is None:
             raise ValueError("not in a room")
         self.move_pending = False
-        await self.send_message(convert.move_to_message(move, self.room_id))
+        await self.send_message(convert.move_to_message(move, self.room_id, self.season))
 
     async def send_message(self, message: M.XmlModel) -> None:
         """Send any message model (admin tooling uses this for ``authenticate``, ``prepare`` …)."""
@@ -423,11 +431,16 @@ class Connection:
                 return [Ignored(raw=raw, at=at, reason=f"unreadable state: {exc}")]
             for warning in read.warnings:
                 log.warning("state turn %d: %s", read.state.turn, warning)
+            self._learn_season(read.detected)
+            read.state.season = self.season
             self.state = read.state
             self.names = read.names
             return [StateChanged(raw=raw, at=at, room_id=room_id, state=read.state.copy(), names=read.names,
                                  warnings=tuple(read.warnings))]
         if isinstance(data, M.MoveRequest):
+            self._learn_season(season_of_class(data.cls))
+            if self.state is not None:
+                self.state.season = self.season
             self.move_pending = True
             state = self.state.copy() if self.state is not None else None
             if state is not None and self.team is not None and state.current_team != self.team:
@@ -449,7 +462,20 @@ class Connection:
         return [Ignored(raw=raw, at=at, reason=f"unhandled room data {data.cls!r}")]
 
 
-def describe_result(result: convert.GameResult, names: tuple[str, str] = ("", ""), me: Team | None = None) -> str:
+    def _learn_season(self, detected: Season | None) -> None:
+        if detected is None or self.season_detected:
+            return
+        self.season_detected = True
+        if detected is not self.season:
+            if self.requested_season is not None:
+                log.warning("asked for season %s, but the server plays %s: following the server",
+                            self.requested_season.name, detected.name)
+            else:
+                log.info("the server plays season %s", detected.name)
+            self.season = detected
+
+
+def describe_result(result: GameResult, names: tuple[str, str] = ("", ""), me: Team | None = None) -> str:
     """One line: teams, points, winner, cause."""
     parts = []
     for team in (Team.ONE, Team.TWO):

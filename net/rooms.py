@@ -1,8 +1,10 @@
 """Game rooms of the local server: slots, the game on the rule engine, time limits, results.
 
-Behaviour of the official 21.3.3 server (``rules.md`` §8–§14, ``protocol.md`` §2, §5, §13), on the
-project's rule engine. A room talks to its clients only through the ``Peer`` interface (``send`` a
-serialized message, ``close``), so it can be driven without sockets in tests.
+Behaviour of the official 21.3.3 server (``rules.md`` §8–§14, ``protocol.md`` §2, §5, §13), or of the
+27.0.4 server for a room of season 2027 (``season-2027.md``: result form, violator scores 0, reasons that
+name the player, a move that was not requested is a PROCESS_VIOLATION), on the project's rule engine.
+A room talks to its clients only through the ``Peer`` interface (``send`` a serialized message,
+``close``), so it can be driven without sockets in tests.
 
 Deliberate differences from 21.3.3, all towards 21.4.0 or towards never hanging:
 
@@ -21,56 +23,24 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Protocol
 
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
+from model.record import GameRecord
+from model.result import Cause, GameResult, irregular_result, regular_result
+from model.season import DEFAULT_SEASON, SEASON_2021, Season
 from model.state import GameState
 
 log = logging.getLogger("blokus.server")
 
-REASON_SOFT_TIMEOUT = "Der Spieler hat innerhalb von 2 Sekunden nach Aufforderung keinen Zug gesendet"
-REASON_HARD_TIMEOUT = "Der Spieler hat innerhalb von 10 Sekunden nach Aufforderung keinen Zug gesendet"
-REASON_LEFT = "Der Spieler hat das Spiel verlassen"
+__all__ = ["Cause", "FinishedGame", "GameResult", "Lobby", "Peer", "Reservation", "Room", "Slot", "Timeouts"]
+
+REASON_SOFT_TIMEOUT = SEASON_2021.irregular_reason(Cause.SOFT_TIMEOUT, "")
+REASON_HARD_TIMEOUT = SEASON_2021.irregular_reason(Cause.HARD_TIMEOUT, "")
+REASON_LEFT = SEASON_2021.irregular_reason(Cause.LEFT, "")
 NOT_REQUESTED = "We didn't request a move from you yet."
-JOIN_DISPLAY_NAME = "Unknown"  # 21.3.3: slots of games created by <join>
-
-
-class Cause(Enum):
-    REGULAR = "REGULAR"
-    LEFT = "LEFT"
-    RULE_VIOLATION = "RULE_VIOLATION"
-    SOFT_TIMEOUT = "SOFT_TIMEOUT"
-    HARD_TIMEOUT = "HARD_TIMEOUT"
-    UNKNOWN = "UNKNOWN"
-
-
-@dataclass(frozen=True)
-class Score:
-    """One player's score: ``parts`` = (Gewinner: 2 win / 1 draw / 0 loss, team points)."""
-
-    cause: Cause
-    reason: str
-    parts: tuple[int, int]
-
-
-@dataclass(frozen=True)
-class GameResult:
-    scores: tuple[Score, Score]  # team ONE first
-    winners: tuple[Team, ...]  # the <winner> elements (both teams on a draw)
-    names: tuple[str, str]
-
-    @property
-    def cause(self) -> Cause:
-        irregular = [s.cause for s in self.scores if s.cause is not Cause.REGULAR]
-        return irregular[0] if irregular else Cause.REGULAR
-
-    @property
-    def winner(self) -> Team | None:
-        """The authoritative outcome from the Gewinner parts (None on a draw)."""
-        a, b = self.scores[0].parts[0], self.scores[1].parts[0]
-        return None if a == b else (Team.ONE if a > b else Team.TWO)
+JOIN_DISPLAY_NAME = SEASON_2021.join_display_name  # 21.3.3: slots of games created by <join>
 
 
 class Peer(Protocol):
@@ -86,7 +56,7 @@ class Peer(Protocol):
 @dataclass
 class Slot:
     team: Team
-    display_name: str = JOIN_DISPLAY_NAME
+    display_name: str = JOIN_DISPLAY_NAME  # rooms of other seasons fill in their season's name
     can_timeout: bool = True
     reservation: str | None = None
     peer: Peer | None = None
@@ -96,13 +66,17 @@ class Slot:
 class Timeouts:
     """Per-move limits in seconds (``None``: off). Injectable so tests need not wait seconds."""
 
-    soft: float | None = 2.0
-    hard: float | None = 10.0
+    soft: float | None = DEFAULT_SEASON.soft_timeout_ms / 1000
+    hard: float | None = DEFAULT_SEASON.hard_timeout_ms / 1000
+
+    @classmethod
+    def of(cls, season: Season) -> Timeouts:
+        return cls(season.soft_timeout_ms / 1000, season.hard_timeout_ms / 1000)
 
 
 @dataclass
-class GameRecord:
-    """What the server remembers of a finished game (log line, statistics, replay)."""
+class FinishedGame:
+    """What the server remembers of a finished game (log line, statistics)."""
 
     room_id: str
     start_piece: Shape
@@ -114,6 +88,7 @@ class GameRecord:
     started: float
     ended: float
     cancelled: bool = False
+    season: Season = DEFAULT_SEASON
 
     def summary(self) -> str:
         dur = self.ended - self.started
@@ -122,12 +97,11 @@ class GameRecord:
         if self.result is None:
             return head + f"cancelled after {self.moves} moves ({dur:.1f} s)"
         r = self.result
-        pts = f"{r.scores[0].parts[1]} : {r.scores[1].parts[1]}"
+        pts = f"{r.points(Team.ONE)} : {r.points(Team.TWO)}"
         won = "draw" if r.winner is None else f"winner {r.winner.name}"
         cause = r.cause.value
         if r.cause is not Cause.REGULAR:
-            loser = next(s for s in r.scores if s.cause is not Cause.REGULAR)
-            cause += f" ({loser.reason})"
+            cause += f" ({r.reason})"
         return head + f"{pts}, {won}, {cause}, turn {self.final_turn}, {self.moves} moves, {dur:.1f} s{lat}"
 
 
@@ -157,15 +131,18 @@ class Room:
         start_piece: Shape | None = None,
         rng: random.Random | None = None,
         timeouts: Timeouts | None = None,
-        on_finish: Callable[[Room, GameRecord], None] | None = None,
+        on_finish: Callable[[Room, FinishedGame], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         encoder: Callable[[str, GameState, tuple[str, str]], Awaitable[str]] | None = None,
+        season: Season | None = None,
     ) -> None:
         self.wire = wire
+        self.season: Season = season or getattr(wire, "season", DEFAULT_SEASON)
         self.id = room_id or str(uuid.uuid4())
         self.prepared = prepared
         self.paused = paused
-        self.slots = slots or [Slot(Team.ONE), Slot(Team.TWO)]
+        name = self.season.join_display_name
+        self.slots = slots or [Slot(Team.ONE, name), Slot(Team.TWO, name)]
         self.observers: list[Peer] = []
         self.rng = rng or random.Random()
         self.start_piece = start_piece
@@ -175,7 +152,7 @@ class Room:
         self.encoder = encoder  # async memento serializer (a worker process); None: in the loop
         self._publishing = False
         self.state: GameState | None = None
-        self.history: list[GameState] = []  # every state sent (for replays)
+        self.record = GameRecord()  # every state sent, with the moves (for replays)
         self.history_xml: list[str] = []  # ... as sent (pretty-printed like the replay layout)
         self.result: GameResult | None = None
         self.result_xml: str | None = None
@@ -189,6 +166,11 @@ class Room:
         self._players_behind = False  # paused: players have not seen the latest state yet
 
     # --- membership -------------------------------------------------------------------------------
+
+    @property
+    def history(self) -> list[GameState]:
+        """Every state sent so far."""
+        return self.record.states
 
     @property
     def started(self) -> bool:
@@ -230,8 +212,8 @@ class Room:
     def start(self) -> None:
         if self.started:
             return
-        piece = self.start_piece or GameState.new(rng=self.rng).start_piece
-        self.state = GameState.new(piece)
+        piece = self.start_piece or GameState.new(rng=self.rng, season=self.season).start_piece
+        self.state = GameState.new(piece, season=self.season)
         self.started_at = time.monotonic()
         for slot in self.slots:
             if self.prepared:
@@ -241,11 +223,12 @@ class Room:
         if not self.paused:
             self._request_move()
 
-    def _publish_state(self, xml: str | None = None, state: GameState | None = None) -> None:
+    def _publish_state(self, xml: str | None = None, state: GameState | None = None,
+                       move: Move | None = None) -> None:
         state = state or self.state.copy()
         if xml is None:
             xml = self.wire.memento(self.id, state, self.names)
-        self.history.append(state)
+        self.record.append(state, move)
         self.history_xml.append(xml)
         if self.paused:
             self._players_behind = True
@@ -294,10 +277,14 @@ class Room:
         if slot is None:
             return
         if self._pending is not slot.team:
-            # Not requested (or not this team's turn): error, disconnect, the game is lost (LEFT).
             self._send(peer, self.wire.room_error(self.id, NOT_REQUESTED, None))
-            peer.close(NOT_REQUESTED)
-            self.on_leave(peer)
+            if self.season.year == 2021:
+                # 21.3.3 (towards 21.4.0): error, disconnect, the game is lost (LEFT).
+                peer.close(NOT_REQUESTED)
+                self.on_leave(peer)
+            else:  # 27.x: the game is cancelled as a process violation (season-2027.md §3.5)
+                self._end_irregular(slot.team, Cause.PROCESS_VIOLATION, self._reason(
+                    Cause.PROCESS_VIOLATION, slot, NOT_REQUESTED))
             return
         elapsed = self.clock() - self._requested_at
         soft = self.timeouts.soft
@@ -306,18 +293,18 @@ class Room:
         self.latencies.append(elapsed)
         if move is None and mistake is not None:
             if soft is not None and slot.can_timeout and elapsed > soft:
-                self._end_irregular(slot.team, Cause.SOFT_TIMEOUT, REASON_SOFT_TIMEOUT)
+                self._end_irregular(slot.team, Cause.SOFT_TIMEOUT, self._reason(Cause.SOFT_TIMEOUT, slot))
             else:
                 self._rule_violation(slot, None, mistake)
             return
         if move is None:
             log.info("room %s: unreadable move from %s: %s", self.id[:8], slot.team.name, error)
             peer.close(error or "unreadable move")
-            self._end_irregular(slot.team, Cause.LEFT, REASON_LEFT)
+            self._end_irregular(slot.team, Cause.LEFT, self._reason(Cause.LEFT, slot, "PROTOCOL_ERROR"))
             return
         if soft is not None and slot.can_timeout and elapsed > soft:
             log.info("room %s: %s soft timeout (%.0f ms)", self.id[:8], slot.team.name, elapsed * 1000)
-            self._end_irregular(slot.team, Cause.SOFT_TIMEOUT, REASON_SOFT_TIMEOUT)
+            self._end_irregular(slot.team, Cause.SOFT_TIMEOUT, self._reason(Cause.SOFT_TIMEOUT, slot))
             return
         mistake = self.state.validate(move)
         if mistake is not None:
@@ -326,13 +313,13 @@ class Room:
         self.state.push(move)
         self.moves += 1
         if self.encoder is None:
-            self._publish_state()
+            self._publish_state(move=move)
             self._proceed()
         else:  # serialize the state elsewhere; the loop stays free to read other clients' moves on time
             self._publishing = True
-            asyncio.get_running_loop().create_task(self._publish_encoded(self.state.copy()))
+            asyncio.get_running_loop().create_task(self._publish_encoded(self.state.copy(), move))
 
-    async def _publish_encoded(self, state: GameState) -> None:
+    async def _publish_encoded(self, state: GameState, move: Move | None = None) -> None:
         try:
             xml = await self.encoder(self.id, state, self.names)
         except Exception:
@@ -341,7 +328,7 @@ class Room:
         self._publishing = False
         if self.finished:
             return
-        self._publish_state(xml, state)
+        self._publish_state(xml, state, move)
         self._proceed()
 
     def _proceed(self) -> None:
@@ -350,16 +337,20 @@ class Room:
         elif not self.paused:
             self._request_move()
 
+    def _reason(self, cause: Cause, slot: Slot, detail: str = "") -> str:
+        """The result reason of an irregular end caused by ``slot`` in this room's season."""
+        return self.season.irregular_reason(cause, slot.display_name or slot.team.name, detail)
+
     def _rule_violation(self, slot: Slot, move: Move | None, mistake: MoveMistake) -> None:
         shown = move if mistake.carries_move else None
-        text = (f"Ungueltiger Zug von '{slot.display_name}'.\n"
-                f"InvalidMoveException(mistake={mistake.german}, move={shown.german() if shown else 'null'})")
+        text = self.season.invalid_move_error(slot.display_name, mistake, move)
         xml = self.wire.room_error(self.id, text, shown)
         self._send(slot.peer, xml)
         for peer in self.observers:
             self._send(peer, xml)
         peer = slot.peer
-        self._end_irregular(slot.team, Cause.RULE_VIOLATION, mistake.violation_text(move))
+        self._end_irregular(slot.team, Cause.RULE_VIOLATION, self._reason(
+            Cause.RULE_VIOLATION, slot, self.season.violation_text(mistake, move)))
         if peer is not None:
             peer.close(f"rule violation: {mistake.name}")
 
@@ -375,7 +366,7 @@ class Room:
             return
         slot.peer = None
         if not self.finished:
-            self._end_irregular(slot.team, Cause.LEFT, REASON_LEFT)
+            self._end_irregular(slot.team, Cause.LEFT, self._reason(Cause.LEFT, slot))
 
     # --- admin ------------------------------------------------------------------------------------
 
@@ -414,33 +405,14 @@ class Room:
         return (self.state.team_points(Team.ONE), self.state.team_points(Team.TWO))
 
     def _regular_result(self) -> GameResult:
-        pts = self._points()
-        if pts[0] == pts[1]:
-            parts, winners = (1, 1), (Team.ONE, Team.TWO)
-        else:
-            w = Team.ONE if pts[0] > pts[1] else Team.TWO
-            parts = (2, 0) if w is Team.ONE else (0, 2)
-            winners = (w,)
-        scores = tuple(Score(Cause.REGULAR, "", (parts[i], pts[i])) for i in range(2))
-        return GameResult(scores, winners, self.names)
+        return regular_result(self._points(), self.names, self.season)
 
     def _end_irregular(self, offender: Team, cause: Cause, reason: str) -> None:
         if self.finished:
             return
         self._pending = None
         self._cancel_timer()
-        pts = self._points()
-        scores = tuple(
-            Score(cause, reason, (0, pts[i])) if i == offender else Score(Cause.REGULAR, "", (2, pts[i]))
-            for i in range(2)
-        )
-        if cause is Cause.RULE_VIOLATION:  # 21.3.3 excludes only rule violators from <winner>
-            winners = (offender.opponent,)
-        elif pts[0] == pts[1]:
-            winners = (Team.ONE, Team.TWO)
-        else:
-            winners = (Team.ONE if pts[0] > pts[1] else Team.TWO,)
-        self._finish(GameResult(scores, winners, self.names))
+        self._finish(irregular_result(offender, cause, reason, self._points(), self.names, self.season))
 
     def _finish(self, result: GameResult | None) -> None:
         self.finished = True
@@ -454,7 +426,7 @@ class Room:
         xml = self.wire.left(self.id)
         for peer in peers:
             self._send(peer, xml)
-        record = GameRecord(
+        record = FinishedGame(
             room_id=self.id,
             start_piece=self.state.start_piece if self.state else (self.start_piece or Shape.PENTO_L),
             names=self.names,
@@ -465,6 +437,7 @@ class Room:
             started=self.started_at,
             ended=time.monotonic(),
             cancelled=result is None,
+            season=self.season,
         )
         if self.on_finish is not None:
             self.on_finish(self, record)

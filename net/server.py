@@ -1,4 +1,5 @@
-"""``blokus serve``: a local game server that speaks the official protocol (21.3.3 wire form).
+"""``blokus serve``: a local game server that speaks the official protocol of a season: the 21.3.3 wire
+form (default) or, with ``--season 2027``, the 27.0.4 form (season-2027.md §3).
 
 Clients connect over TCP (default port 13050), send ``<protocol>`` and join: ``<join>`` pairs clients
 into rooms (first come = team ONE), ``<joinPrepared>`` takes a slot of a game prepared by an
@@ -32,19 +33,22 @@ from lxml import etree
 
 from model import convert
 from model import messages as M
-from model.args import Parser, listen_port, start_piece
+from model.args import Parser, check_start_piece, listen_port
+from model.args import season as season_type
+from model.args import shape as shape_type
 from model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer
 from model.moves import MoveMistake
 from model.pieces import Shape, Team
-from model.season import DEFAULT_PORT, GAME_TYPE
+from model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season
 from net import wire
-from net.rooms import GameRecord, Lobby, Room, Slot, Timeouts
+from net.rooms import FinishedGame, Lobby, Room, Slot, Timeouts
 
 log = logging.getLogger("blokus.server")
 
 UNKNOWN_RESERVATION = "Couldn't find a reservation for the provided token."
 # Children a move may have (protocol.md §3.3: any other child makes the server drop the connection).
-_MOVE_CHILDREN = {M.SET_MOVE_CLASS: {"piece"}, M.SKIP_MOVE_CLASS: {"color"}}
+_MOVE_CHILDREN = {s.set_move_class: {"piece"} for s in SEASONS.values()} | {
+    s.skip_move_class: {"color"} for s in SEASONS.values()}
 _PIECE_CHILDREN = {"position"}
 # What a client may send is small (a move has 3-4 elements, a prepare a few slots): tighter bounds than
 # for the server's own messages keep the cost of reading any client message to a few milliseconds.
@@ -64,6 +68,7 @@ class ServerConfig:
     paused: bool = False  # rooms created by <join> start paused (server.properties ``paused``)
     clock: Callable[[], float] = time.monotonic  # measures move latency; injectable for tests
     encode_workers: int = 0  # processes that serialize states (0: in the event loop)
+    season: Season = DEFAULT_SEASON  # the game every room plays, and the wire form
 
 
 class ClientConn:
@@ -95,7 +100,7 @@ class ClientConn:
             return
         if reason:
             log.info("closing %s: %s", self.name, reason)
-        self.send(wire.close())
+        self.send(self.server.wire.close())
         self._finish_stream()
 
     def _finish_stream(self) -> None:
@@ -187,6 +192,11 @@ class ClientConn:
         if not isinstance(data, M.SetMoveData | M.SkipMoveData):
             self.drop(f"unexpected room data {data.cls!r} from a client")
             return
+        season = self.server.config.season
+        if data.cls not in (season.set_move_class, season.skip_move_class):
+            # another season's class is unknown to this server's XStream: the connection is dropped
+            self.drop(f"move class {data.cls!r} is not a {season.game_type} move")
+            return
         if room is None or message.room_id != room.id:
             self.drop(f"move for room {message.room_id!r}, not this client's room")
             return
@@ -225,10 +235,11 @@ class GameServer:
     """The server: lobby, rooms, administrators. ``start()`` binds, ``close()`` stops."""
 
     def __init__(self, config: ServerConfig | None = None, *,
-                 on_game_end: Callable[[GameRecord], None] | None = None) -> None:
+                 on_game_end: Callable[[FinishedGame], None] | None = None) -> None:
         self.config = config or ServerConfig()
+        self.wire = wire.SeasonWire(self.config.season)
         self.lobby = Lobby()
-        self.records: list[GameRecord] = []
+        self.records: list[FinishedGame] = []
         self.on_game_end = on_game_end
         self.rng = random.Random(self.config.seed)
         self.clients: set[ClientConn] = set()
@@ -283,7 +294,7 @@ class GameServer:
     def _new_room(self, **kwargs) -> Room:
         rng = random.Random(self.rng.getrandbits(64))
         room_id = str(uuid.UUID(int=self.rng.getrandbits(128), version=4)) if self.config.seed is not None else None
-        room = Room(wire, room_id=room_id, start_piece=self.config.start_piece, rng=rng,
+        room = Room(self.wire, room_id=room_id, start_piece=self.config.start_piece, rng=rng,
                     timeouts=self.config.timeouts, on_finish=self._finished, clock=self.config.clock,
                     encoder=self._encode if self.config.encode_workers > 0 else None, **kwargs)
         self.lobby.add(room)
@@ -295,7 +306,8 @@ class GameServer:
             self._pool = concurrent.futures.ProcessPoolExecutor(
                 self.config.encode_workers, mp_context=multiprocessing.get_context(method),
                 initializer=_ignore_sigint)
-        return await asyncio.get_running_loop().run_in_executor(self._pool, wire.memento, room_id, state, names)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, wire.memento_xml, room_id, state,
+                                                                names)
 
     def _admins(self) -> list[ClientConn]:
         return [c for c in self.clients if c.admin and not c.closed]
@@ -311,7 +323,8 @@ class GameServer:
         slot = room.free_slot()
         client.room = room
         for admin in self._admins():
-            admin.send(wire.joined_game_room(room.id, existing))
+            admin.send(self.wire.joined_game_room(room.id, existing,
+                                                  sum(s.peer is not None for s in room.slots) + 1))
         room.add_player(client, slot)
 
     def join_prepared(self, client: ClientConn, message: M.JoinPrepared) -> None:
@@ -319,7 +332,7 @@ class GameServer:
         if reservation is None or reservation.slot.peer is not None or reservation.room.finished:
             # 21.3.3: top-level error, the connection stays open
             original = M.OriginalRequest(cls="joinPrepared", reservation_code=message.reservation_code)
-            client.send(wire.lobby_error(UNKNOWN_RESERVATION, original))
+            client.send(self.wire.lobby_error(UNKNOWN_RESERVATION, original))
             return
         client.room = reservation.room
         reservation.room.add_player(client, reservation.slot)
@@ -345,7 +358,7 @@ class GameServer:
         if not room.started and not room.prepared and all(s.peer is None for s in room.slots):
             self.lobby.remove(room)
 
-    def _finished(self, room: Room, record: GameRecord) -> None:
+    def _finished(self, room: Room, record: FinishedGame) -> None:
         self.lobby.remove(room)
         self.records.append(record)
         print(record.summary(), flush=True)
@@ -371,13 +384,13 @@ class GameServer:
                     slots.append(Slot(team, display_name=spec.display_name, can_timeout=spec.can_timeout,
                                       reservation=str(uuid.uuid4())))
                 room = self._new_room(prepared=True, paused=bool(message.pause), slots=slots)
-                client.send(wire.prepared(room.id, [s.reservation for s in slots]))
+                client.send(self.wire.prepared(room.id, [s.reservation for s in slots]))
             case M.Observe():
                 room = rooms.get(message.room_id)
                 if room is None:
                     client.drop(f"observe: unknown room {message.room_id!r}")
                     return
-                client.send(wire.observed(room.id))
+                client.send(self.wire.observed(room.id))
                 client.observing.append(room)
                 room.add_observer(client)
             case M.Pause():
@@ -398,7 +411,7 @@ class GameServer:
                 if room is not None and 0 <= message.slot < len(room.slots):
                     room.slots[message.slot].can_timeout = message.activate
             case M.TestMode():
-                client.send(wire.testing(message.test_mode))
+                client.send(self.wire.testing(message.test_mode))
             case _:
                 log.info("ignored admin request %s", type(message).__name__)
 
@@ -406,11 +419,14 @@ class GameServer:
 # --- replays ------------------------------------------------------------------------------------------
 
 
-def replay_name(names: tuple[str, str], when: datetime | None = None) -> str:
-    """21.3.3 file name: ``replay_swc_2021_blokus_<name1>_<name2>_<yyyy.MM.dd_HH_mm_ss>.xml``."""
-    stamp = (when or datetime.now()).strftime("%Y.%m.%d_%H_%M_%S")
-    clean = [n.replace(" ", "_").replace("/", "_") or "Unknown" for n in names]
-    return f"replay_{GAME_TYPE}_{clean[0]}_{clean[1]}_{stamp}.xml"
+def replay_name(names: tuple[str, str], when: datetime | None = None, season: Season = DEFAULT_SEASON) -> str:
+    """21.3.3 file name: ``replay_swc_2021_blokus_<name1>_<name2>_<yyyy.MM.dd_HH_mm_ss>.xml``; 27.x:
+    ``replay_swc_2027_blokus_<yyyy-MM-dd_HH-mm-ss>_<name1>_<name2>.xml`` (season-2027.md §5)."""
+    when = when or datetime.now()
+    clean = [n.replace(" ", "_").replace("/", "_") or ("Unknown" if season.year == 2021 else "") for n in names]
+    if season.year == 2021:
+        return f"replay_{season.game_type}_{clean[0]}_{clean[1]}_{when:%Y.%m.%d_%H_%M_%S}.xml"
+    return f"replay_{season.game_type}_{when:%Y-%m-%d_%H-%M-%S}_{clean[0]}_{clean[1]}.xml"
 
 
 def save_replay(directory: Path, room: Room) -> Path:
@@ -420,7 +436,7 @@ def save_replay(directory: Path, room: Room) -> Path:
     ``model.replay``'s writer), so no state is serialized a second time on the server's event loop.
     """
     directory.mkdir(parents=True, exist_ok=True)
-    base = replay_name(room.names)
+    base = replay_name(room.names, season=room.season)
     path = directory / base
     n = 1
     while path.exists():
@@ -445,15 +461,20 @@ def replay_bytes(messages: list[str], result_xml: str | None) -> bytes:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = Parser("blokus serve", "Local game server for Software-Challenge Blokus (swc_2021_blokus), official protocol.")
+    p = Parser("blokus serve",
+               "Local game server for Software-Challenge Blokus, official protocol of the chosen season.")
+    p.add_argument("--season", type=season_type, default=DEFAULT_SEASON, metavar="2021|2027",
+                   help="the game and its wire form: 2021 (swc_2021_blokus, default) or 2027 (swc_2027_blokus)")
     p.add_argument("-p", "--port", type=listen_port, default=DEFAULT_PORT,
                    help=f"TCP port (default {DEFAULT_PORT}; 0: any)")
     p.add_argument("-h", "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--password", help="administrator password (authenticate); without it admin requests fail")
     p.add_argument("--no-timeout", action="store_true", help="no time limits (e.g. for human players)")
-    p.add_argument("--soft-timeout", type=int, default=2000, metavar="MS", help="soft limit per move (2000)")
-    p.add_argument("--hard-timeout", type=int, default=10000, metavar="MS", help="hard limit per move (10000)")
-    p.add_argument("--start-piece", type=start_piece, help="start piece of every game (e.g. PENTO_L)")
+    p.add_argument("--soft-timeout", type=int, metavar="MS",
+                   help=f"soft limit per move (the season's, {DEFAULT_SEASON.soft_timeout_ms})")
+    p.add_argument("--hard-timeout", type=int, metavar="MS",
+                   help=f"hard limit per move (the season's, {DEFAULT_SEASON.hard_timeout_ms})")
+    p.add_argument("--start-piece", type=shape_type, help="start piece of every game (e.g. PENTO_L; PENTO_X in 2027)")
     p.add_argument("--seed", type=int, help="seed for start pieces and room ids (reproducible games)")
     p.add_argument("--paused", action="store_true", help="games created by <join> start paused")
     p.add_argument("--save-replay", type=Path, metavar="DIR", help="write every game as a replay file into DIR")
@@ -464,17 +485,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
-    timeouts = Timeouts(None, None) if args.no_timeout else Timeouts(args.soft_timeout / 1000,
-                                                                      args.hard_timeout / 1000)
+    season = args.season
+    soft = season.soft_timeout_ms if args.soft_timeout is None else args.soft_timeout
+    hard = season.hard_timeout_ms if args.hard_timeout is None else args.hard_timeout
+    timeouts = Timeouts(None, None) if args.no_timeout else Timeouts(soft / 1000, hard / 1000)
     return ServerConfig(host=args.host, port=args.port, password=args.password, timeouts=timeouts,
                         start_piece=args.start_piece, seed=args.seed, replay_dir=args.save_replay,
-                        paused=args.paused, encode_workers=max(0, args.encode_workers))
+                        paused=args.paused, encode_workers=max(0, args.encode_workers), season=season)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not args.no_timeout and not 0 < args.soft_timeout <= args.hard_timeout:
+    if (problem := check_start_piece(args.start_piece, args.season)) is not None:
+        parser.error(f"argument --start-piece: {problem}")
+    soft = args.season.soft_timeout_ms if args.soft_timeout is None else args.soft_timeout
+    hard = args.season.hard_timeout_ms if args.hard_timeout is None else args.hard_timeout
+    if not args.no_timeout and not 0 < soft <= hard:
         parser.error("--soft-timeout and --hard-timeout must be positive, the soft limit at most the hard one")
     if args.encode_workers < 0:
         parser.error("--encode-workers must be 0 or more")
@@ -496,7 +523,8 @@ async def _serve(config: ServerConfig) -> int:
         return 1
     limits = ("no time limits" if config.timeouts.soft is None else
               f"time limits {config.timeouts.soft * 1000:.0f}/{config.timeouts.hard * 1000:.0f} ms")
-    print(f"blokus serve: listening on {config.host}:{server.port} ({GAME_TYPE}, {limits}); Ctrl-C to stop",
+    print(f"blokus serve: listening on {config.host}:{server.port} ({config.season.game_type}, {limits}); "
+          f"Ctrl-C to stop",
           flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -25,7 +25,7 @@ from model import messages as M
 from model.args import Parser, port
 from model.pieces import Team
 from model.replay import ColorRemoved, MoveEvent, Replay, replay_file_name
-from model.season import DEFAULT_PORT, GAME_TYPE
+from model.season import DEFAULT_PORT, GAME_TYPE, SEASONS
 from net.connection import (
     Closed,
     Connection,
@@ -45,7 +45,7 @@ log = logging.getLogger("blokus.watch")
 EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
 ANSWER_TIMEOUT = 15.0  # seconds to wait for <prepared> / <observed>
 AFTER_RESULT = 2.0  # seconds to wait for <left> after the result before leaving on our own
-GAME_TYPES = {"2021": "swc_2021_blokus", "2027": "swc_2027_blokus"}
+GAME_TYPES = {name: season.game_type for name, season in SEASONS.items()}
 
 
 class WatchFailed(Exception):

@@ -2,17 +2,20 @@
 
 The one place where the server's rooms (``net.rooms``) meet the message models; every XML text is
 produced by ``model.messages.to_xml`` (pretty-printed like the official server, which exercises the
-clients' framing) and every state by ``model.convert.state_to_message``.
+clients' framing), every state by ``model.convert.state_to_message`` and every result by
+``model.result.result_to_data``. A :class:`SeasonWire` writes one season's forms; the module-level
+functions are the 2021 ones.
 """
 
 from __future__ import annotations
 
 from model import convert
 from model import messages as M
-from model.moves import Move, SetMove, SkipMove
+from model.moves import Move
 from model.pieces import Team
+from model.result import GameResult, result_to_data
+from model.season import DEFAULT_SEASON, Season
 from model.state import GameState
-from net.rooms import GameResult
 
 PRETTY = True
 
@@ -21,75 +24,91 @@ def xml(message) -> str:
     return M.to_xml(message, pretty=PRETTY)
 
 
-def joined(room_id: str) -> str:
-    return xml(M.Joined(room_id=room_id))
+class SeasonWire:
+    """The messages of a server of ``season`` (the ``Wire`` interface of ``net.rooms``)."""
+
+    def __init__(self, season: Season = DEFAULT_SEASON) -> None:
+        self.season = season
+
+    def joined(self, room_id: str) -> str:
+        return xml(M.Joined(room_id=room_id))
+
+    def left(self, room_id: str) -> str:
+        return xml(M.Left(room_id=room_id))
+
+    def welcome(self, room_id: str, team: Team) -> str:
+        return xml(M.Room(room_id=room_id, data=M.WelcomeMessage(color=team)))
+
+    def memento(self, room_id: str, state: GameState, names: tuple[str, str]) -> str:
+        return xml(convert.state_to_message(state, room_id, names=names))
+
+    def move_request(self, room_id: str) -> str:
+        return xml(M.Room(room_id=room_id, data=M.MoveRequest(cls=self.season.move_request_class)))
+
+    def move_element(self, move: Move) -> M.OriginalRequest:
+        return convert.move_element(move, self.season, M.OriginalRequest)  # type: ignore[return-value]
+
+    def room_error(self, room_id: str, message: str, move: Move | None) -> str:
+        """In-room error: ``originalRequest`` as 21.3.3 writes it; 2027 names it ``originalMessage``
+        (season-2027.md §3.5, derived)."""
+        original = self.move_element(move) if move is not None else None
+        if self.season.year == 2021:
+            data = M.ErrorData(message=message, original_request=original)
+        else:
+            data = M.ErrorData(message=message, original_message=original)
+        return xml(M.Room(room_id=room_id, data=data))
+
+    def lobby_error(self, message: str, original: M.OriginalRequest | None = None) -> str:
+        """21.3.3: ``<error>``; 2027: ``<errorpacket>`` (derived), the connection stays open in both."""
+        if self.season.year == 2021:
+            return xml(M.LobbyError(message=message, original_request=original))
+        return xml(M.ErrorPacket(message=message, original_request=original))
+
+    def result(self, room_id: str, res: GameResult) -> str:
+        return xml(self.result_message(room_id, res))
+
+    def result_message(self, room_id: str, res: GameResult) -> M.Room:
+        return M.Room(room_id=room_id, data=result_to_data(res, self.season))
+
+    def prepared(self, room_id: str, codes: list[str]) -> str:
+        return xml(M.Prepared(room_id=room_id, reservations=codes))
+
+    def observed(self, room_id: str) -> str:
+        return xml(M.Observed(room_id=room_id))
+
+    def joined_game_room(self, room_id: str, existing: bool, player_count: int = 1) -> str:
+        if self.season.year == 2021:
+            return xml(M.JoinedGameRoom(room_id=room_id, existing=existing))
+        return xml(M.JoinedGameRoom(room_id=room_id, player_count=player_count))  # derived
+
+    def testing(self, test_mode: bool) -> str:
+        return xml(M.Testing(test_mode=test_mode))
+
+    def close(self) -> str:
+        if self.season.close_tag == "close":
+            return xml(M.Close())
+        return xml(M.CloseConnection())
 
 
-def left(room_id: str) -> str:
-    return xml(M.Left(room_id=room_id))
+WIRE_2021 = SeasonWire(DEFAULT_SEASON)
+season = WIRE_2021.season
+joined = WIRE_2021.joined
+left = WIRE_2021.left
+welcome = WIRE_2021.welcome
+memento = WIRE_2021.memento
+move_request = WIRE_2021.move_request
+move_element = WIRE_2021.move_element
+room_error = WIRE_2021.room_error
+lobby_error = WIRE_2021.lobby_error
+result = WIRE_2021.result
+result_message = WIRE_2021.result_message
+prepared = WIRE_2021.prepared
+observed = WIRE_2021.observed
+joined_game_room = WIRE_2021.joined_game_room
+testing = WIRE_2021.testing
+close = WIRE_2021.close
 
 
-def welcome(room_id: str, team: Team) -> str:
-    return xml(M.Room(room_id=room_id, data=M.WelcomeMessage(color=team)))
-
-
-def memento(room_id: str, state: GameState, names: tuple[str, str]) -> str:
+def memento_xml(room_id: str, state: GameState, names: tuple[str, str]) -> str:
+    """A memento in its state's season (picklable for the server's encoder processes)."""
     return xml(convert.state_to_message(state, room_id, names=names))
-
-
-def move_request(room_id: str) -> str:
-    return xml(M.Room(room_id=room_id, data=M.MoveRequest()))
-
-
-def move_element(move: Move, cls=M.OriginalRequest) -> M.MoveElement:
-    if isinstance(move, SetMove):
-        piece = M.Piece(color=move.color, kind=move.shape, rotation=move.rotation, is_flipped=move.flipped,
-                        position=M.Position(x=move.x, y=move.y))
-        return cls(cls=M.SET_MOVE_CLASS, piece=piece)
-    assert isinstance(move, SkipMove)
-    return cls(cls=M.SKIP_MOVE_CLASS, color=move.color)
-
-
-def room_error(room_id: str, message: str, move: Move | None) -> str:
-    original = move_element(move) if move is not None else None
-    return xml(M.Room(room_id=room_id, data=M.ErrorData(message=message, original_request=original)))
-
-
-def lobby_error(message: str, original: M.OriginalRequest | None = None) -> str:
-    return xml(M.LobbyError(message=message, original_request=original))
-
-
-def result(room_id: str, res: GameResult) -> str:
-    return xml(result_message(room_id, res))
-
-
-def result_message(room_id: str, res: GameResult) -> M.Room:
-    """The 21.3.3 result; ``<winner>`` as 21.3.3 chooses it (rules.md §12), which may differ from the
-    Gewinner parts after a timeout or LEFT — hence not ``convert.result_to_message``."""
-    definition = M.Definition(fragments=[
-        M.Fragment(name="Gewinner", aggregation="SUM", relevant_for_ranking=True),
-        M.Fragment(name="\u2205 Punkte", aggregation="AVERAGE", relevant_for_ranking=True),
-    ])
-    scores = [M.Score(cause=s.cause.value, reason=s.reason, parts=list(s.parts)) for s in res.scores]
-    winners = [M.Winner(display_name=res.names[t], color=M.TeamRef.of(t)) for t in res.winners]
-    return M.Room(room_id=room_id, data=M.ResultData(definition=definition, scores=scores, winners=winners))
-
-
-def prepared(room_id: str, codes: list[str]) -> str:
-    return xml(M.Prepared(room_id=room_id, reservations=codes))
-
-
-def observed(room_id: str) -> str:
-    return xml(M.Observed(room_id=room_id))
-
-
-def joined_game_room(room_id: str, existing: bool) -> str:
-    return xml(M.JoinedGameRoom(room_id=room_id, existing=existing))
-
-
-def testing(test_mode: bool) -> str:
-    return xml(M.Testing(test_mode=test_mode))
-
-
-def close() -> str:
-    return xml(M.CloseConnection())

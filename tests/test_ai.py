@@ -246,7 +246,7 @@ def test_arena_smoke(capsys):
 
 
 def test_arena_summary_counts():
-    from ai.arena import GameResult
+    from ai.arena import ArenaGame as GameResult
 
     results = [GameResult(0, "PENTO_L", 0, 100, 90, 1.0, 80, [0.1, 0.2], [0.3]),
                GameResult(1, "PENTO_L", 1, 90, 90, 0.5, 80, [0.4], [0.1])]

@@ -120,7 +120,7 @@ async def test_legal_placement_then_the_ai_answers():
         s = screen_of(app).session
         await pilot.press("H", "H", "K", "K", "space")
         await settle(pilot)
-        assert s.timeline.moves[1] == SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0)
+        assert s.timeline.move_before(1) == SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0)
         assert s.state.turn == 2 and s.state.current_color is Color.RED  # YELLOW (AI) has answered
         assert [e.color for e in s.timeline.entries] == [Color.BLUE, Color.YELLOW]
         assert s.is_human_turn() and s.ghost.shape is Shape.PENTO_L
@@ -141,7 +141,7 @@ async def test_pass_needs_confirmation_and_is_refused_on_the_first_move():
         assert len(s.timeline) == 5
         await pilot.press("P", "y")
         await settle(pilot)
-        assert s.timeline.moves[5] == SkipMove(Color.BLUE)
+        assert s.timeline.move_before(5) == SkipMove(Color.BLUE)
         assert any(e.text == "BLUE passed" for e in s.timeline.entries)
 
 
@@ -157,7 +157,7 @@ async def test_hint_shows_the_suggestion_as_ghost_and_ai_move_plays_it():
         assert s.ghost_status()[0] is GhostStatus.LEGAL and len(s.timeline) == 5
         await pilot.press("m")
         await settle(pilot)
-        assert s.timeline.moves[5] == expected
+        assert s.timeline.move_before(5) == expected
         assert hint.calls == 2
 
 
@@ -430,7 +430,7 @@ async def test_mouse_click_selects_in_panel_and_places_on_board():
         s = screen_of(app).session
         await pilot.click(Board, offset=(3 + 2 * 0, 1 + 0))  # field (0, 0)
         await settle(pilot)
-        assert s.timeline.moves[1] == SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0)
+        assert s.timeline.move_before(1) == SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0)
         await pilot.click(Board, offset=(3 + 2 * 5, 1 + 5), button=3)  # right click flips
         assert s.ghost.flipped
         panel = app.screen.query_one("#panel-RED", ShapePanel)

@@ -26,6 +26,7 @@ from textual.widget import Widget
 from model import placements as P
 from model.moves import SetMove
 from model.pieces import Color
+from model.season import FirstMove
 from model.state import GameState
 from tui.colors import DARK, LETTER, Palette, mix, palette_for
 from tui.messages import BoardClicked, BoardHover, BoardWheel
@@ -33,7 +34,6 @@ from tui.session import GhostStatus
 
 N = P.N
 LABEL_W = 3  # "19 " left, " 19" right
-CORNER_CELLS = {(0, 0), (N - 1, 0), (0, N - 1), (N - 1, N - 1)}
 
 
 class Scale(Enum):
@@ -91,7 +91,12 @@ _GHOST_KIND = {GhostStatus.BLOCKED: "gB", GhostStatus.NO_CONTACT: "gF", GhostSta
 
 def field_keys(view: BoardView) -> list[tuple[Key, ...]]:
     """The key of every field, row by row."""
-    arr = view.state.board_array()
+    st = view.state
+    arr = st.board_array()
+    # where first pieces go: 2021's corners always; 2027's border while the colour to move opens
+    marks = st.season.first_move_cells
+    if st.season.first_move is not FirstMove.CORNER and (st.is_over or not st.is_first_move()):
+        marks = 0
     rows: list[list[Key]] = []
     for y in range(N):
         row_vals = arr[y].tolist()
@@ -100,7 +105,7 @@ def field_keys(view: BoardView) -> list[tuple[Key, ...]]:
             v = row_vals[x]
             if v >= 0:
                 row.append(("p", v))
-            elif (x, y) in CORNER_CELLS:
+            elif marks >> (y * N + x) & 1:
                 row.append(("k", -1))
             else:
                 row.append(("e", (x + y) & 1))

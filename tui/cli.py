@@ -7,9 +7,10 @@ import itertools
 from pathlib import Path
 
 from ai import DEFAULT_AI, make_player, player_names
-from model.args import Parser, fail, milliseconds, port, start_piece
+from model.args import Parser, check_start_piece, fail, milliseconds, port, shape
+from model.args import season as season_type
 from model.pieces import Team
-from model.season import DEFAULT_PORT, SEASON
+from model.season import DEFAULT_PORT, DEFAULT_SEASON
 from tui.app import LOG_FILE_ENV, BlokusApp, run_app, setup_logging
 from tui.game_screen import GameScreen
 from tui.network import NetworkGameScreen
@@ -53,8 +54,11 @@ def play_parser() -> argparse.ArgumentParser:
     p.add_argument("--move-time", "--ai-time", dest="move_time", type=milliseconds, default=None, metavar="MS",
                    help=f"thinking time per AI move in ms, or with a unit (1.5s) (default {DEFAULT_MOVE_TIME_MS}; "
                         f"network games {NETWORK_MOVE_TIME_MS})")
-    p.add_argument("--start-piece", type=start_piece, default=None, metavar="SHAPE",
+    p.add_argument("--start-piece", type=shape, default=None, metavar="SHAPE",
                    help="start piece, e.g. PENTO_L (default: random)")
+    p.add_argument("--season", type=season_type, default=None, metavar="2021|2027",
+                   help="season of a local game (default 2021: first piece in a corner; 2027: on the border, "
+                        "24 rounds); on a server: the game type a plain join asks for (the server's states decide)")
     p.add_argument("--seed", type=int, default=None, help="seed for the start piece and the AI")
     p.add_argument("--watch", action="store_true", help="AI against AI; you watch")
     p.add_argument("--name", default=None, help="your player name")
@@ -64,7 +68,7 @@ def play_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--port", type=port, default=None, help=f"server port (default {DEFAULT_PORT})")
     p.add_argument("-r", "--reservation", default=None, help="reservation code of a prepared game")
     p.add_argument("--room", default=None, help="room id to join")
-    limit = SEASON.soft_timeout_ms / 1000
+    limit = DEFAULT_SEASON.soft_timeout_ms / 1000
     p.add_argument("--time-limit", type=time_limit, default=limit, metavar="SECONDS|none",
                    help=f"seconds the server allows per move, for the countdown (default {limit:g}, the official "
                         "limit; none: no countdown)")
@@ -88,7 +92,8 @@ def build_local_app(args: argparse.Namespace) -> BlokusApp:
 
     def make() -> GameScreen:
         seed = None if args.seed is None else next(seeds)  # a new game gets a new seed
-        session = GameSession.new_local(args.start_piece, human=human, hotseat=hotseat, seed=seed)
+        session = GameSession.new_local(args.start_piece, human=human, hotseat=hotseat, seed=seed,
+                                        season=args.season or DEFAULT_SEASON)
         if args.name and human is not None:
             session.names[human] = args.name
         players = {}
@@ -126,13 +131,14 @@ def build_network_app(args: argparse.Namespace, connection_factory=None) -> Blok
     ai = args.ai or (args.opponent if args.opponent and args.opponent != "human" else DEFAULT_AI)
     player = make_player(ai, args.seed)
     hint = make_player(ai, None if args.seed is None else args.seed + 7)
-    limit = None if args.reservation and args.time_limit == SEASON.soft_timeout_ms / 1000 else args.time_limit
+    limit = None if args.reservation and args.time_limit == DEFAULT_SEASON.soft_timeout_ms / 1000 else args.time_limit
 
     def make() -> NetworkGameScreen:
         return NetworkGameScreen(host, port_number, reservation=args.reservation, room=args.room, player=player,
                                  hint_player=hint, move_time_ms=args.move_time or NETWORK_MOVE_TIME_MS,
                                  name=args.name, team=args.team, clock_limit=limit,
-                                 connection_factory=connection_factory, save_replay=save_network_replay)
+                                 connection_factory=connection_factory, save_replay=save_network_replay,
+                                 season=args.season)
 
     return BlokusApp(make, theme=theme_name(args))
 
@@ -144,6 +150,8 @@ def play_main(argv: list[str]) -> int:
         return fail("blokus play", f"unknown opponent {args.opponent!r}; choose human or one of {names}")
     if args.ai is not None and args.ai not in player_names():
         return fail("blokus play", f"unknown AI {args.ai!r}; choose one of {names}")
+    if (problem := check_start_piece(args.start_piece, args.season or DEFAULT_SEASON)) is not None:
+        return fail("blokus play", f"argument --start-piece: {problem}")
     setup_logging(args.log)
     network = args.host is not None or args.port is not None or args.reservation or args.room
     app = build_network_app(args) if network else build_local_app(args)
@@ -155,6 +163,8 @@ def replay_parser() -> argparse.ArgumentParser:
     p.add_argument("-h", action="help", help=argparse.SUPPRESS)  # no host here: -h is help too
     p.add_argument("file", help="replay file (.xml or .xml.gz)")
     p.add_argument("--turn", type=int, default=None, help="start at this turn")
+    p.add_argument("--season", type=season_type, default=None, metavar="2021|2027",
+                   help="judge the game by this season's rules (default: the season the file's form shows)")
     p.add_argument("--light", action="store_true", help="light theme")
     p.add_argument("--log", default=None, metavar="FILE", help="log file")
     return p
@@ -164,7 +174,7 @@ def replay_main(argv: list[str]) -> int:
     args = replay_parser().parse_args(argv)
     setup_logging(args.log)
     try:
-        replay = load_replay(Path(args.file))
+        replay = load_replay(Path(args.file), args.season)
     except ReplayError as exc:
         return fail("blokus replay", str(exc))
     app = BlokusApp(lambda: ReplayScreen(replay, start_turn=args.turn), theme=theme_name(args))

@@ -115,7 +115,7 @@ class GameScreen(BoardLayout):
     def board_view(self) -> BoardView:
         s = self.session
         shown = s.shown
-        last = s.timeline.moves[s.shown_index]
+        last = s.timeline.move_before(s.shown_index)
         gs = s.ghost_status()
         ghost = tuple(s.ghost.cells()) if gs is not None and s.ghost is not None else ()
         overlay = s.overlay_cells() if s.show_overlay else 0

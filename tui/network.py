@@ -17,6 +17,7 @@ from rich.text import Text
 from ai.base import Player
 from model.moves import Move
 from model.pieces import Shape, Team
+from model.season import Season
 from model.state import GameState
 from net.connection import (
     Closed,
@@ -56,7 +57,8 @@ class NetworkGameScreen(GameScreen):
     def __init__(self, host: str, port: int, *, reservation: str | None = None, room: str | None = None,
                  player: Player, hint_player: Player, move_time_ms: int = 1000, name: str | None = None,
                  team: Team | None = None, clock_limit: float | None = None,
-                 stamp: Callable[[], str] = wall_stamp, connection_factory=None, save_replay=None) -> None:
+                 stamp: Callable[[], str] = wall_stamp, connection_factory=None, save_replay=None,
+                 season: Season | None = None) -> None:
         session = GameSession(Timeline(GameState.new(Shape.PENTO_L)), {Team.ONE: Seat.HUMAN, Team.TWO: Seat.REMOTE},
                               {Team.ONE: name or "you", Team.TWO: "opponent"}, local=False, started=False)
         session.send = self._send
@@ -68,6 +70,7 @@ class NetworkGameScreen(GameScreen):
         self.player = player
         self.wanted_team = team
         self.clock_limit = clock_limit
+        self.season = season  # asked for with --season; the server's states decide
         self.clock_started: float | None = None  # monotonic arrival of the current move request
         self.stamp = stamp
         self.my_team: Team | None = None
@@ -97,7 +100,8 @@ class NetworkGameScreen(GameScreen):
         log.info("%s %s", "<<" if direction == "in" else ">>", xml)
 
     async def _run_connection(self) -> None:
-        conn = self._connection_factory(self.host, self.port, on_traffic=self._traffic)
+        conn = self._connection_factory(self.host, self.port, on_traffic=self._traffic,
+                                        **({"season": self.season} if self.season is not None else {}))
         self.conn = conn
         s = self.session
         try:

@@ -70,7 +70,7 @@ class ReplayStatus(StatusBar):
                                                  Style(color=pal.piece_text(st.current_color), bold=True))))
         score = [Text(f"ONE {st.team_points(Team.ONE)} : {st.team_points(Team.TWO)} TWO", Style(bold=True)),
                  Text("  ".join(f"{c.name[0]} {st.points(c)}" for c in Color), Style(color=pal.label))]
-        move = timeline.moves[index]
+        move = timeline.move_before(index)
         if move is None:
             what = Text("start of the game" if index == 0 else "—")
         else:
@@ -156,7 +156,7 @@ class ReplayScreen(BoardLayout):
         """Hand the state at ``index`` to every widget."""
         i = self.index
         st = self.timeline.states[i]
-        move = self.timeline.moves[i]
+        move = self.timeline.move_before(i)
         self.query_one(Board).show(BoardView(st, move if isinstance(move, SetMove) else None))
         for color in Color:
             remaining = frozenset(st.undeployed(color))

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from model.moves import MoveMistake
 from model.pieces import Team
+from model.result import GameResult, regular_result
+from model.season import Season
 from model.state import GameState
-from tui.session import GameSession, LogEntry, Timeline, describe_move
+from tui.session import GameSession, Timeline
 
 REPLAY_DIR = Path("replays")
 
@@ -22,7 +24,7 @@ class ReplayError(Exception):
 class ReplayData:
     timeline: Timeline
     names: tuple[str, str] = ("", "")
-    result: object | None = None  # model.convert.GameResult
+    result: GameResult | None = None
     warnings: list[str] = field(default_factory=list)
     truncated: bool = False
     source: str = ""
@@ -31,25 +33,9 @@ class ReplayData:
     first_unreadable: str | None = None
 
 
-def _entries_from_steps(steps) -> list[LogEntry]:
-    from model.replay import ColorRemoved, MoveEvent
-
-    out: list[LogEntry] = []
-    for i, step in enumerate(steps, start=1):
-        for event in step:
-            if isinstance(event, MoveEvent):
-                kind = "skip" if type(event.move).__name__ == "SkipMove" else "move"
-                out.append(LogEntry(i, event.turn, event.move.color, kind, describe_move(event.move)))
-            elif isinstance(event, ColorRemoved):
-                out.append(LogEntry(i, event.turn, event.color, "removed",
-                                    f"{event.color.name} cannot place a piece and leaves the game"))
-    return out
-
-
-def load_replay(path: Path) -> ReplayData:
+def load_replay(path: Path, season: Season | None = None) -> ReplayData:
     from model.files import FileReadError
     from model.framing import ProtocolError
-    from model.replay import MoveEvent
     from model.replay import load_replay as read_replay_file
 
     if not path.exists():
@@ -57,7 +43,7 @@ def load_replay(path: Path) -> ReplayData:
     if path.is_dir():
         raise ReplayError(f"{path}: is a directory, not a replay file")
     try:
-        replay = read_replay_file(path)
+        replay = read_replay_file(path, season)
     except OSError as exc:
         raise ReplayError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except FileReadError as exc:
@@ -75,11 +61,8 @@ def load_replay(path: Path) -> ReplayData:
             raise ReplayError(f"{path}: not a replay file (damaged gzip data)")
         what = "the file is empty" if path.stat().st_size == 0 else "no Blokus game state in the file"
         raise ReplayError(f"{path}: {what}")
-    moves = [None] + [next((e.move for e in step if isinstance(e, MoveEvent)), None) for step in replay.steps]
-    timeline = Timeline.from_states(replay.states, moves)
-    timeline.entries = _entries_from_steps(replay.steps)
-    return ReplayData(timeline, tuple(replay.names), replay.result, list(replay.warnings), replay.truncated,
-                      str(path), replay.room_id, replay.unreadable_states, replay.first_unreadable)
+    return ReplayData(Timeline.of(replay), tuple(replay.names), replay.result, list(replay.warnings),
+                      replay.truncated, str(path), replay.room_id, replay.unreadable_states, replay.first_unreadable)
 
 
 # --- result texts ------------------------------------------------------------------------------------
@@ -103,13 +86,16 @@ PLAIN_REASONS = (
     "Player left",
 )
 
-CAUSES = {
-    "LEFT": "left the game (disconnected)",
-    "RULE_VIOLATION": "broke a rule",
-    "SOFT_TIMEOUT": "did not move within 2 seconds (soft timeout)",
-    "HARD_TIMEOUT": "did not move within 10 seconds (hard timeout)",
-    "UNKNOWN": "ended the game for an unknown reason",
-}
+def cause_texts(season: Season) -> dict[str, str]:
+    """What each cause of an irregular end means, in the season's time limits."""
+    return {
+        "LEFT": "left the game (disconnected)",
+        "RULE_VIOLATION": "broke a rule",
+        "SOFT_TIMEOUT": f"did not move within {season.soft_timeout_ms / 1000:g} seconds (soft timeout)",
+        "HARD_TIMEOUT": f"did not move within {season.hard_timeout_ms / 1000:g} seconds (hard timeout)",
+        "PROCESS_VIOLATION": "sent a move that was not asked for",
+        "UNKNOWN": "ended the game for an unknown reason",
+    }
 
 
 def _who(result, team: Team, names: dict[Team, str]) -> str:
@@ -122,7 +108,7 @@ def _who(result, team: Team, names: dict[Team, str]) -> str:
 
 
 def result_texts(result, state: GameState, names: dict[Team, str]) -> tuple[str, list[str]]:
-    """Title and detail lines for a result (``model.convert.GameResult``) or, without one, the board."""
+    """Title and detail lines for a result (``model.result.GameResult``) or, without one, the board."""
     one, two = state.team_points(Team.ONE), state.team_points(Team.TWO)
     lines = [f"Score: ONE (BLUE+RED) {one} : {two} TWO (YELLOW+GREEN)"]  # lines fit 50 columns
     if result is None:
@@ -144,9 +130,10 @@ def result_texts(result, state: GameState, names: dict[Team, str]) -> tuple[str,
         if p.cause and p.cause != "REGULAR":
             team = p.team.name if p.team is not None else "?"
             who = _who(result, p.team, names) if p.team is not None else p.name or ""
-            cause = CAUSES.get(p.cause, p.cause)
+            causes = cause_texts(state.season)
+            cause = causes.get(p.cause, p.cause)
             if p.cause == "SOFT_TIMEOUT" and p.reason and "10 Sekunden" in p.reason:
-                cause = CAUSES["HARD_TIMEOUT"]
+                cause = causes["HARD_TIMEOUT"]
             if p.team is not None and not state.is_over and state.current_team == p.team:
                 who = f"{who}, {state.current_color.name} to move" if who else f"{state.current_color.name} to move"
             lines.append(f"Irregular end: team {team}{f' ({who})' if who else ''} {cause}.")
@@ -157,7 +144,7 @@ def result_texts(result, state: GameState, names: dict[Team, str]) -> tuple[str,
                 if _english_reason(p.reason) != p.reason:
                     lines.append(f"Server: {p.reason}")
     if result.regular:
-        lines.append("Regular end: " + ("the round limit was reached." if state.turn >= 100 else
+        lines.append("Regular end: " + ("the round limit was reached." if state.turn >= state.season.turn_limit else
                                         "no colour can place a piece." if state.is_over else
                                         "game finished."))
     win = {p.team: p.winner_part for p in result.players if p.team is not None}
@@ -172,21 +159,13 @@ def result_texts(result, state: GameState, names: dict[Team, str]) -> tuple[str,
 # --- saving --------------------------------------------------------------------------------------------
 
 
-def session_result(session: GameSession):
+def session_result(session: GameSession) -> GameResult | None:
     """A regular result for a finished local game (None while it runs)."""
-    from model.convert import GameResult, PlayerResult
-
     st = session.state
     if not st.is_over:
         return None
-    winner, (one, two) = st.outcome()
-    parts = {Team.ONE: one, Team.TWO: two}
-    players = tuple(
-        PlayerResult(t, session.names.get(t, t.name),
-                     (1 if winner is None else 2 if winner == t else 0, parts[t]), "REGULAR", "")
-        for t in Team
-    )
-    return GameResult(players, winner, winner is None, True)
+    names = (session.names.get(Team.ONE, Team.ONE.name), session.names.get(Team.TWO, Team.TWO.name))
+    return regular_result(st.outcome().points, names, st.season)
 
 
 def save_session(session: GameSession, directory: Path | None = None, when: datetime | None = None) -> Path:
@@ -197,5 +176,5 @@ def save_session(session: GameSession, directory: Path | None = None, when: date
     directory.mkdir(parents=True, exist_ok=True)
     names = (session.names.get(Team.ONE, "ONE"), session.names.get(Team.TWO, "TWO"))
     result = getattr(session, "result", None) or session_result(session)
-    path = directory / replay_file_name(*names, when)
+    path = directory / replay_file_name(*names, when, season=session.state.season)
     return write_replay(path, session.timeline.states, result, names=names)

@@ -8,14 +8,15 @@ and runs the AI when ``wants_ai()`` says so. Nothing here imports Textual, so it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
 from model import placements as P
 from model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove
-from model.pieces import COLORS, Color, Rotation, Shape, Team, transform
-from model.season import ROUND_LIMIT
+from model.pieces import Color, Rotation, Shape, Team, transform
+from model.record import ColorRemoved, GameRecord, MoveEvent, events_between
+from model.season import DEFAULT_SEASON, Season
 from model.state import GameState, move_of_placement
 
 N = P.N
@@ -55,27 +56,9 @@ def describe_move(move: Move) -> str:
 
 
 def move_between(prev: GameState, cur: GameState) -> Move | None:
-    """The move that led from ``prev`` to ``cur``: its ``last_move``, or reconstructed from the boards."""
-    if cur.turn == prev.turn and cur.valid == prev.valid and cur.boards == prev.boards:
-        return None
-    color = prev.current_color
-    if cur.last_move is not None and cur.last_move.color == color and cur.last_move is not prev.last_move:
-        return cur.last_move
-    new = cur.boards[color] & ~prev.boards[color]
-    if not new:
-        return SkipMove(color)
-    placed = [s for s in prev.undeployed(color) if not cur.has_shape(color, s)]
-    cells = [(i % N, i // N) for i in range(N * N) if new >> i & 1]
-    if placed:
-        shape = placed[0]
-        min_x = min(x for x, _ in cells)
-        min_y = min(y for _, y in cells)
-        rel = tuple(sorted(((x - min_x, y - min_y) for x, y in cells), key=lambda c: (c[1], c[0])))
-        for rotation in Rotation:
-            for flipped in (False, True):
-                if transform(shape, rotation, flipped) == rel:
-                    return SetMove(color, shape, rotation, flipped, min_x, min_y)
-    return cur.last_move
+    """The move that led from ``prev`` to ``cur`` (``model.record.events_between``)."""
+    events, _ = events_between(prev, cur)
+    return next((e.move for e in events if isinstance(e, MoveEvent)), None)
 
 
 REFUSAL = "Not allowed: "
@@ -102,21 +85,15 @@ def removal_text(color: Color) -> str:
     return f"{color.name} cannot place a piece and leaves the game"
 
 
-def transition_entries(index: int, prev: GameState, cur: GameState, move: Move | None = None) -> list[LogEntry]:
-    """Log entries for the step ``prev`` → ``cur``: the move, then the colours removed after it."""
+def step_entries(index: int, events: list) -> list[LogEntry]:
+    """Log entries for the events of the step leading to timeline position ``index``."""
     out: list[LogEntry] = []
-    move = move if move is not None else move_between(prev, cur)
-    if move is not None:
-        kind = "skip" if isinstance(move, SkipMove) else "move"
-        out.append(LogEntry(index, prev.turn, move.color, kind, describe_move(move)))
-    gone = {c for c in prev.valid_colors if not cur.is_valid(c)}
-    for t in range(prev.turn + 1, cur.turn + 1):
-        color = COLORS[t % 4]
-        if color in gone:
-            gone.discard(color)
-            out.append(LogEntry(index, t, color, "removed", removal_text(color)))
-    for color in sorted(gone):  # removed without a visible turn number (defensive)
-        out.append(LogEntry(index, cur.turn, color, "removed", removal_text(color)))
+    for e in events:
+        if isinstance(e, MoveEvent):
+            kind = "skip" if isinstance(e.move, SkipMove) else "move"
+            out.append(LogEntry(index, e.turn, e.move.color, kind, describe_move(e.move)))
+        elif isinstance(e, ColorRemoved):
+            out.append(LogEntry(index, e.turn, e.color, "removed", removal_text(e.color)))
     return out
 
 
@@ -173,7 +150,7 @@ def classify(state: GameState, move: SetMove) -> tuple[GhostStatus, MoveMistake 
     mistake = state.validate(move)
     if mistake is None:
         return GhostStatus.LEGAL, None
-    if mistake in (MoveMistake.NOT_IN_CORNER, MoveMistake.NO_SHARED_CORNER):
+    if mistake in (MoveMistake.NOT_IN_CORNER, MoveMistake.NOT_ON_BORDER, MoveMistake.NO_SHARED_CORNER):
         return GhostStatus.NO_CONTACT, mistake
     return GhostStatus.BLOCKED, mistake
 
@@ -181,46 +158,19 @@ def classify(state: GameState, move: SetMove) -> tuple[GhostStatus, MoveMistake 
 # --- the timeline (shared by live games and replays) ------------------------------------------------
 
 
-class Timeline:
-    """States in order, with the move that led to each and the log entries derived from them."""
-
-    def __init__(self, first: GameState) -> None:
-        self.states: list[GameState] = [first]
-        self.moves: list[Move | None] = [None]
-        self.entries: list[LogEntry] = []
+class Timeline(GameRecord):
+    """The game record (``model.record``) as the TUI shows it: plus the lines of the move log."""
 
     @classmethod
-    def from_states(cls, states: Sequence[GameState], moves: Sequence[Move | None] | None = None) -> Timeline:
-        tl = cls(states[0])
-        for i, st in enumerate(states[1:], start=1):
-            tl.append(st, moves[i] if moves is not None and i < len(moves) else None)
-        return tl
-
-    def append(self, state: GameState, move: Move | None = None) -> None:
-        prev = self.states[-1]
-        move = move if move is not None else move_between(prev, state)
-        self.states.append(state)
-        self.moves.append(move)
-        self.entries.extend(transition_entries(len(self.states) - 1, prev, state, move))
-
-    def truncate(self, length: int) -> None:
-        del self.states[length:]
-        del self.moves[length:]
-        self.entries = [e for e in self.entries if e.index < length]
-
-    def __len__(self) -> int:
-        return len(self.states)
+    def of(cls, record: GameRecord) -> Timeline:
+        """A timeline sharing the states and events of ``record`` (a loaded replay)."""
+        timeline = cls()
+        timeline.states, timeline.steps, timeline.warnings = record.states, record.steps, record.warnings
+        return timeline
 
     @property
-    def last(self) -> GameState:
-        return self.states[-1]
-
-    def index_of_turn(self, turn: int) -> int:
-        """The first stored state with ``turn >= turn`` (ux-notes §4), or the last one."""
-        for i, st in enumerate(self.states):
-            if st.turn >= turn:
-                return i
-        return len(self.states) - 1
+    def entries(self) -> list[LogEntry]:
+        return [entry for index, events in enumerate(self.steps, start=1) for entry in step_entries(index, events)]
 
 
 # --- the game session ------------------------------------------------------------------------------
@@ -258,10 +208,11 @@ class GameSession:
 
     @classmethod
     def new_local(cls, start_piece: Shape | None, human: Team | None = Team.ONE, hotseat: bool = False,
-                  seed: int | None = None, names: dict[Team, str] | None = None) -> GameSession:
+                  seed: int | None = None, names: dict[Team, str] | None = None,
+                  season: Season = DEFAULT_SEASON) -> GameSession:
         import random
 
-        state = GameState.new(start_piece, rng=random.Random(seed) if seed is not None else None)
+        state = GameState.new(start_piece, rng=random.Random(seed) if seed is not None else None, season=season)
         if hotseat:
             seats = {Team.ONE: Seat.HUMAN, Team.TWO: Seat.HUMAN}
         elif human is None:
@@ -374,7 +325,8 @@ class GameSession:
 
     def _new_ghost(self, shape: Shape) -> Ghost:
         """A ghost of ``shape``: where the previous ghost of this turn was, else at a legal placement near
-        the colour's last piece (on a first move: near a corner), unrotated if one such placement exists."""
+        the colour's last piece (on a first move: near the top-left corner), unrotated if one such placement
+        exists."""
         old = self.ghost
         if old is not None:
             g = Ghost(shape, x=old.x, y=old.y)
@@ -639,11 +591,11 @@ class GameSession:
                    "   ".join(f"{c.name} {st.points(c)}" for c in Color)]
         if self.end_reason:
             details.append(self.end_reason)
-        elif st.turn >= 4 * ROUND_LIMIT:
-            details.append(f"Regular end: the round limit ({ROUND_LIMIT} rounds) was reached.")
+        elif st.turn >= st.season.turn_limit:
+            details.append(f"Regular end: the round limit ({st.season.round_limit} rounds) was reached.")
         else:
             details.append("Regular end: no colour can place a piece.")
-        details.append(f"{len([m for m in self.timeline.moves if m is not None])} moves, final turn {st.turn}.")
+        details.append(f"{len(self.timeline.moves)} moves, final turn {st.turn}.")
         return "\n".join(details)
 
     def outcome_text(self) -> str:

@@ -46,7 +46,8 @@ class StatusContext:
 def score_line(s: GameSession, width: int) -> Text:
     st = s.shown
     one, two = st.team_points(Team.ONE), st.team_points(Team.TWO)
-    head = f"Round {st.round} · turn {st.turn}" if width >= WIDE else f"Round {st.round} · t {st.turn}"
+    rounds = f"Round {min(st.round, st.season.round_limit)}/{st.season.round_limit}"
+    head = f"{rounds} · turn {st.turn}" if width >= WIDE else f"{rounds} · t {st.turn}"
     return Text(f"{head}   ONE {one} : {two} TWO", Style(bold=True))
 
 
