@@ -23,13 +23,14 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
 
 USAGE = """usage: blokus [SUBCOMMAND] [ARGS...]
 
-Software-Challenge Blokus (swc_2021_blokus) in the terminal.
+Software-Challenge Blokus in the terminal: season 2021 (swc_2021_blokus) or 2027 (swc_2027_blokus).
 Without a subcommand, starts a local game against the AI at once (same as `blokus play`).
 
 subcommands:
 {lines}
 
-`blokus SUBCOMMAND --help` shows the options of one subcommand.
+`blokus SUBCOMMAND --help` shows the options of one subcommand; --season 2021|2027 picks the
+season where it cannot be read from a server or a file (default 2021).
 """
 
 

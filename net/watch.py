@@ -25,7 +25,7 @@ from model import messages as M
 from model.args import Parser, port
 from model.pieces import Team
 from model.replay import ColorRemoved, MoveEvent, Replay, replay_file_name
-from model.season import DEFAULT_PORT, GAME_TYPE, SEASONS
+from model.season import DEFAULT_PORT, DEFAULT_SEASON, GAME_TYPE, SEASONS, season_of_game_type
 from net.connection import (
     Closed,
     Connection,
@@ -185,7 +185,8 @@ class Watcher:
         """Write the game so far as an official replay into ``directory``."""
         directory.mkdir(parents=True, exist_ok=True)
         names = self.replay.names
-        path = directory / replay_file_name(names[0] or "ONE", names[1] or "TWO")
+        season = self.replay.states[-1].season if self.replay.states else season_of_game_type(self.game_type)
+        path = directory / replay_file_name(names[0] or "ONE", names[1] or "TWO", season=season or DEFAULT_SEASON)
         return self.replay.save(path)
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from rich.style import Style
 from rich.text import Text
 
+from model.moves import MoveMistake
 from model.pieces import Color, Team
 from tui.colors import Palette
 from tui.session import GameSession, GhostStatus
@@ -100,7 +101,10 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
         if gs is None:
             return [where]
         colour = {GhostStatus.LEGAL: pal.good, GhostStatus.BLOCKED: pal.bad}.get(gs[0], pal.warn)
-        state = Text(gs[0].value, Style(color=colour, bold=True))
+        text = gs[0].value
+        if gs[1] is MoveMistake.NOT_ON_BORDER:  # 2027: a first piece goes to the edge, not a corner
+            text = "not on the border"
+        state = Text(text, Style(color=colour, bold=True))
         if len(where) + 2 + len(state) <= ctx.width:
             return [Text.assemble(where, "  ", state)]
         return [where, state]
