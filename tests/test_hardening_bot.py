@@ -20,7 +20,7 @@ async def test_a_silent_server_is_given_up_before_the_game_starts(capsys):
     async def silent(reader, writer):
         await reader.read()  # never says a word; waits until the bot goes
 
-    code, _ = await _run_bot(silent, "--idle-timeout", "0.2")
+    code, _ = await _run_bot(silent, "--idle-timeout", "0.2s")
     err = capsys.readouterr().err
     assert code == 1
     assert err == "blokus bot: no message from the server for 0.2 s (waiting for the game to start); giving up " \
@@ -40,7 +40,7 @@ async def test_a_server_that_goes_silent_after_a_move_request_is_given_up(capsys
         answered.set()
         await reader.read()
 
-    code, bot = await _run_bot(goes_silent, "--idle-timeout", "0.3")
+    code, bot = await _run_bot(goes_silent, "--idle-timeout", "0.3s")
     err = capsys.readouterr().err
     assert answered.is_set() and bot.moves == 1
     assert code == 1 and "no message from the server for 0.3 s (game running, turn 0)" in err
@@ -55,7 +55,7 @@ async def test_the_bot_leaves_after_the_result_when_left_never_comes(capsys):
             await super()._send(writer, data.replace(b"\n</protocol>", b""))
 
     script = NoLeft(elements, random.Random(7))
-    code, _ = await _run_bot(script.handle, "--idle-timeout", "0.2")
+    code, _ = await _run_bot(script.handle, "--idle-timeout", "0.2s")
     out, err = capsys.readouterr()
     assert code == 0, err
     assert out.strip().endswith("winner ONE (we won), cause REGULAR") and not err
