@@ -1,7 +1,7 @@
 """``blokus bot``: the headless autopilot for a game server (the contest's ``start.sh`` runs this).
 
 Connects, joins (reservation, room id, or any open game), answers every move request within the time
-limit (``net.autopilot``), prints a one-line summary after the result and exits 0. On a refused or
+limit (``ai.controller``), prints a one-line summary after the result and exits 0. On a refused or
 lost connection, a protocol error or a game that ends without a result it prints one line with the
 reason to stderr and exits non-zero (1: connection, 3: protocol or server error). No tracebacks.
 """
@@ -16,11 +16,16 @@ import sys
 import time
 from pathlib import Path
 
+<<<<<<< HEAD
 from ai import DEFAULT_AI, compile_ahead, make_player, player_names
+=======
+from ai import DEFAULT_AI, make_player, player_names
+from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, decide, warm_up
+from model.args import Parser, milliseconds, port, wait_time
+>>>>>>> main
 from model.record import GameRecord
 from model.result import GameResult
 from model.season import DEFAULT_PORT, SEASONS, season_named
-from net.autopilot import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, decide, warm_up
 from net.connection import (
     Closed,
     Connection,
@@ -39,18 +44,17 @@ from net.connection import (
 log = logging.getLogger("blokus.bot")
 
 EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
+DEFAULT_IDLE_TIMEOUT_S = 300.0  # generous: a tournament may take minutes to start a prepared game
+RESULT_GRACE_S = 5.0  # after the result, how long to wait for <left> before leaving anyway
+REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="blokus bot",
-        description="Headless computer player for a Software-Challenge Blokus server (season 2021 or 2027; "
-                    "the season is read from the server's first state).",
-        add_help=False,  # -h is the host, as with every Software-Challenge player
-    )
-    p.add_argument("--help", "-?", action="help", help="show this help and exit")
+    p = Parser("blokus bot", "Headless computer player for a Software-Challenge Blokus server (season 2021 or "
+                             "2027; the season is read from the server's first state).")
+    p.add_argument("-?", action="help", help=argparse.SUPPRESS)
     p.add_argument("-h", "--host", default="localhost", help="server host (default localhost)")
-    p.add_argument("-p", "--port", type=int, default=DEFAULT_PORT, help=f"server port (default {DEFAULT_PORT})")
+    p.add_argument("-p", "--port", type=port, default=DEFAULT_PORT, help=f"server port (default {DEFAULT_PORT})")
     p.add_argument("-r", "--reservation", help="reservation code of a prepared game (joinPrepared)")
     p.add_argument("--room", help="join this room id (joinRoom, 21.4.0 servers)")
     p.add_argument("--season", choices=sorted(SEASONS), metavar="2021|2027",
@@ -58,13 +62,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "states decide in the end")
     p.add_argument("--ai", default=None, help=f"computer player: {', '.join(player_names())} (default {DEFAULT_AI})")
     p.add_argument("--seed", type=int, help="seed of the computer player")
-    p.add_argument("--move-time", type=int, default=DEFAULT_THINK_MS, metavar="MS",
-                   help=f"think time per move from the arrival of the request (default {DEFAULT_THINK_MS}; "
-                        f"at most {HARD_CUTOFF_MS - STOP_MARGIN_MS}: the move is sent by {HARD_CUTOFF_MS} ms)")
+    p.add_argument("--move-time", type=milliseconds, default=DEFAULT_THINK_MS, metavar="MS",
+                   help=f"think time per move from the arrival of the request, in ms or with a unit (1.6s) "
+                        f"(default {DEFAULT_THINK_MS}; at most {HARD_CUTOFF_MS - STOP_MARGIN_MS}: the move is sent "
+                        f"by {HARD_CUTOFF_MS} ms)")
     p.add_argument("--engine", choices=("process", "thread"), default="process",
                    help="run the computer player in its own process (default; keeps the timing on a loaded "
                         "machine) or in a thread")
     p.add_argument("--hard-limit", type=int, default=HARD_CUTOFF_MS, metavar="MS", help=argparse.SUPPRESS)
+    p.add_argument("--idle-timeout", type=wait_time, default=DEFAULT_IDLE_TIMEOUT_S, metavar="TIME",
+                   help=f"give up when the server sends nothing for TIME, before the game starts or between "
+                        f"messages (default {DEFAULT_IDLE_TIMEOUT_S:g}s; ms unless given as e.g. 60s; 0: wait for "
+                        f"ever). After the result the bot waits at most {RESULT_GRACE_S:g}s for <left>")
     p.add_argument("--log", type=Path, metavar="FILE", help="write a log with the raw XML traffic to FILE")
     p.add_argument("--save-replay", type=Path, metavar="DIR", help="write the game as a replay file into DIR")
     p.add_argument("-v", "--verbose", action="count", default=0, help="log moves and timing to stderr (-vv: XML)")
@@ -109,7 +118,15 @@ class Bot:
         log.info("connected to %s:%s, ai %s", args.host, args.port, self.ai_name)
         try:
             await self.conn.join(reservation=args.reservation, room=args.room)
-            async for event in self.conn:
+            while True:
+                try:
+                    event = await asyncio.wait_for(self.conn.next_event(), self._wait_limit())
+                except TimeoutError:
+                    if self.result is not None:
+                        log.info("no <left> after the result: leaving")
+                        break
+                    return self._fail(EXIT_CONNECTION, f"no message from the server for {args.idle_timeout:g} s "
+                                                       f"({self._phase()}); giving up (see --idle-timeout)")
                 if isinstance(event, Closed):
                     if self.result is None:
                         code = EXIT_PROTOCOL if event.reason.startswith("protocol error") else EXIT_CONNECTION
@@ -138,6 +155,20 @@ class Bot:
                      self.fallbacks)
         self._save_replay()
         return EXIT_OK
+
+    def _wait_limit(self) -> float | None:
+        """Seconds to wait for the next event: the idle timeout, none while we think, a grace after the result."""
+        idle = self.args.idle_timeout
+        if self.result is not None:
+            return RESULT_GRACE_S if idle is None else min(idle, RESULT_GRACE_S)
+        if self._answer is not None and not self._answer.done():
+            return None  # the server waits for us; our answer (a Sent event) comes first
+        return idle
+
+    def _phase(self) -> str:
+        if self.conn.state is None:
+            return "waiting for the game to start"
+        return f"game running, turn {self.conn.state.turn}"
 
     async def _on_event(self, event) -> None:
         if isinstance(event, Joined):
@@ -185,6 +216,7 @@ class Bot:
                  decision.source, decision.elapsed * 1000)
 
     def _fail(self, code: int, reason: str) -> int:
+        reason = " ".join(reason.split())  # one line, also for multi-line parser messages
         print(f"blokus bot: {reason}", file=sys.stderr, flush=True)
         return code
 
@@ -213,14 +245,33 @@ def _default_ai() -> str:
 xml_log = logging.getLogger("blokus.xml")
 
 
+class _Repeats(logging.Filter):
+    """Shows a kind of log line (same logger and format string) at most ``REPEATS_SHOWN`` times: a server
+    that sends 200 unrequested move requests gives a few lines, not 200."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: dict[tuple[str, object], int] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.name, record.msg)
+        count = self.seen[key] = self.seen.get(key, 0) + 1
+        if count == REPEATS_SHOWN:
+            record.msg = f"{record.msg} (further lines like this are not shown)"
+        return count <= REPEATS_SHOWN
+
+
 def _setup_logging(args: argparse.Namespace) -> None:
     root = logging.getLogger()
     root.setLevel(logging.DEBUG)
     console = logging.StreamHandler(sys.stderr)
-    console.setLevel(logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG)
+    # default: nothing but the bot's own final line on stderr (warnings go to --log)
+    console.setLevel(logging.CRITICAL + 1 if args.verbose == 0 else logging.INFO if args.verbose == 1
+                     else logging.DEBUG)
     console.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     if args.verbose < 2:
         console.addFilter(lambda record: record.name != "blokus.xml")
+        console.addFilter(_Repeats())
     root.addHandler(console)
     if args.log is not None:
         try:
@@ -237,10 +288,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.ai is not None and args.ai not in player_names():
         parser.error(f"unknown AI {args.ai!r}; choose one of {', '.join(player_names())}")
-    if args.move_time <= 0:
-        parser.error("--move-time must be positive")
-    if not 0 < args.port < 65536:
-        parser.error(f"invalid port {args.port} (1-65535)")
     _setup_logging(args)
     try:
         return asyncio.run(Bot(args).run())

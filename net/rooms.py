@@ -265,8 +265,8 @@ class Room:
             self._end_irregular(team, Cause.HARD_TIMEOUT, REASON_HARD_TIMEOUT)
 
     def on_move(self, peer: Peer, move: Move | None, error: str | None = None,
-                mistake: MoveMistake | None = None) -> None:
-        """A move message from ``peer``.
+                mistake: MoveMistake | None = None, at: float | None = None) -> None:
+        """A move message from ``peer``, which arrived at ``at`` (``clock()`` time; default: now).
 
         ``move`` None: with ``mistake`` a move that is wrong by its form (a SkipMove without colour is
         WRONG_COLOR), else a message that could not be read (→ LEFT).
@@ -286,7 +286,7 @@ class Room:
                 self._end_irregular(slot.team, Cause.PROCESS_VIOLATION, self._reason(
                     Cause.PROCESS_VIOLATION, slot, NOT_REQUESTED))
             return
-        elapsed = self.clock() - self._requested_at
+        elapsed = (self.clock() if at is None else at) - self._requested_at
         soft = self.timeouts.soft
         self._pending = None
         self._cancel_timer()

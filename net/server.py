@@ -33,11 +33,15 @@ from lxml import etree
 
 from model import convert
 from model import messages as M
+from model.args import Parser, at_least_one, check_start_piece, listen_port, wait_time
+from model.args import season as season_type
+from model.args import shape as shape_type
 from model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer
 from model.moves import MoveMistake
 from model.pieces import Shape, Team
-from model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season, season_named
+from model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season
 from net import wire
+from net.guard import ConnectionCounter, ConnectionLimits
 from net.rooms import FinishedGame, Lobby, Room, Slot, Timeouts
 
 log = logging.getLogger("blokus.server")
@@ -62,6 +66,7 @@ class ServerConfig:
     seed: int | None = None
     replay_dir: Path | None = None
     limits: Limits = CLIENT_LIMITS  # bounds of one client message (model.framing.Limits)
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)  # how many, how long idle
     paused: bool = False  # rooms created by <join> start paused (server.properties ``paused``)
     clock: Callable[[], float] = time.monotonic  # measures move latency; injectable for tests
     encode_workers: int = 0  # processes that serialize states (0: in the event loop)
@@ -77,6 +82,8 @@ class ClientConn:
         self.writer = writer
         peer = writer.get_extra_info("peername")
         self.name = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "client"
+        self.address = str(peer[0]) if isinstance(peer, tuple) else "?"
+        self.refusals = 0  # lobby errors so far (unknown reservations)
         self.room: Room | None = None
         self.admin = False
         self.observing: list[Room] = []
@@ -111,16 +118,32 @@ class ClientConn:
         self.closed = True
         self.writer.close()
 
+    @property
+    def settled(self) -> bool:
+        """Joined a room, authenticated or observing: no longer subject to the idle timeout."""
+        return self.room is not None or self.admin or bool(self.observing)
+
     async def run(self) -> None:
-        framer = StreamFramer(limits=self.server.config.limits)
+        config = self.server.config
+        framer = StreamFramer(limits=config.limits)
+        idle = config.connections.idle_timeout
+        deadline = None if idle is None else time.monotonic() + idle
         try:
             while not self.closed:
                 try:
-                    data = await self.reader.read(64 * 1024)
+                    if deadline is not None and not self.settled:
+                        timeout = max(0.0, deadline - time.monotonic())
+                        data = await asyncio.wait_for(self.reader.read(64 * 1024), timeout)
+                    else:
+                        data = await self.reader.read(64 * 1024)
+                except TimeoutError:
+                    self.drop(f"did not join within {idle:g} s")
+                    break
                 except (ConnectionError, OSError):
                     break
                 if not data:
                     break
+                at = config.clock()  # a move's time is judged by its arrival, not by when it is handled
                 try:
                     frames = framer.feed(data)
                 except ProtocolError as exc:
@@ -133,9 +156,10 @@ class ClientConn:
                     if frame is END_OF_STREAM:  # the client left: answer </protocol> and close
                         self._finish_stream()
                         break
-                    self.handle(frame)
+                    self.handle(frame, at)
                 with contextlib.suppress(Exception):
                     await self.writer.drain()
+                await asyncio.sleep(0)  # the other connections' reads come in between: no peer hogs the loop
         finally:
             self.closed = True
             with contextlib.suppress(Exception):
@@ -144,7 +168,7 @@ class ClientConn:
 
     # --- dispatch ---------------------------------------------------------------------------------
 
-    def handle(self, element: etree._Element) -> None:
+    def handle(self, element: etree._Element, at: float | None = None) -> None:
         message = convert.parse_message(element)
         if isinstance(message, M.UnknownMessage):
             # 21.3.3: an unknown element or class, or unreadable content, drops the connection (→ LEFT)
@@ -153,7 +177,7 @@ class ClientConn:
         server = self.server
         match message:
             case M.Room():
-                self.on_room_message(message, element)
+                self.on_room_message(message, element, at)
             case M.Join():
                 server.join(self)
             case M.JoinPrepared():
@@ -170,8 +194,8 @@ class ClientConn:
                 self.drop("client sent a close element")
             case M.Prepare() | M.Observe() | M.Pause() | M.Step() | M.Cancel() | M.FreeReservation() \
                     | M.Timeout() | M.TestMode() | M.ScoreForPlayer():
-                if not self.admin:
-                    log.info("%s: ignored admin request of an unauthenticated client", self.name)
+                if not self.admin:  # dropped, not ignored: it cannot be repeated for ever
+                    self.drop("admin request without authentication")
                     return
                 server.admin(self, message)
             case _:
@@ -183,7 +207,7 @@ class ClientConn:
         self.close(reason)
         self.server.disconnected(self)
 
-    def on_room_message(self, message: M.Room, element: etree._Element) -> None:
+    def on_room_message(self, message: M.Room, element: etree._Element, at: float | None = None) -> None:
         room = self.room
         data = message.data
         if not isinstance(data, M.SetMoveData | M.SkipMoveData):
@@ -203,9 +227,9 @@ class ClientConn:
             return
         move = convert.move_from_message(data)
         if move is None:  # a SkipMove without <color>: the colour is missing → WRONG_COLOR
-            room.on_move(self, None, mistake=MoveMistake.WRONG_COLOR)
+            room.on_move(self, None, mistake=MoveMistake.WRONG_COLOR, at=at)
             return
-        room.on_move(self, move)
+        room.on_move(self, move, at=at)
 
 
 def _unknown_move_children(room_element: etree._Element) -> str | None:
@@ -240,6 +264,8 @@ class GameServer:
         self.on_game_end = on_game_end
         self.rng = random.Random(self.config.seed)
         self.clients: set[ClientConn] = set()
+        self.connections = ConnectionCounter(self.config.connections)
+        self.refused = 0  # connections refused by the limits
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task] = set()
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
@@ -259,6 +285,9 @@ class GameServer:
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
+        for room in list(self.lobby.rooms.values()):  # cancelled, not lost by the players (LEFT)
+            if room.started and not room.finished:
+                room.cancel()
         for client in list(self.clients):
             client.close("server shutting down")
         tasks = list(self._tasks)
@@ -275,6 +304,13 @@ class GameServer:
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         client = ClientConn(self, reader, writer)
+        refusal = self.connections.admit(client.address)
+        if refusal is not None:
+            self.refused += 1
+            log.info("refused %s: %s", client.name, refusal)
+            client.send(wire.lobby_error(refusal))
+            client.close()
+            return
         self.clients.add(client)
         task = asyncio.current_task()
         if task is not None:
@@ -283,6 +319,7 @@ class GameServer:
             await client.run()
         finally:
             self.clients.discard(client)
+            self.connections.release(client.address)
             if task is not None:
                 self._tasks.discard(task)
 
@@ -325,9 +362,16 @@ class GameServer:
         room.add_player(client, slot)
 
     def join_prepared(self, client: ClientConn, message: M.JoinPrepared) -> None:
+        if client.room is not None and not client.room.finished:  # one slot per connection
+            client.drop("joinPrepared while already in a game")
+            return
         reservation = self.lobby.reservations.get(message.reservation_code)
         if reservation is None or reservation.slot.peer is not None or reservation.room.finished:
-            # 21.3.3: top-level error, the connection stays open
+            # 21.3.3: top-level error, the connection stays open (but not for ever)
+            client.refusals += 1
+            if client.refusals > self.config.connections.max_refusals:
+                client.drop("too many unknown reservations")
+                return
             original = M.OriginalRequest(cls="joinPrepared", reservation_code=message.reservation_code)
             client.send(self.wire.lobby_error(UNKNOWN_RESERVATION, original))
             return
@@ -335,6 +379,9 @@ class GameServer:
         reservation.room.add_player(client, reservation.slot)
 
     def join_room(self, client: ClientConn, room_id: str) -> None:
+        if client.room is not None and not client.room.finished:  # one slot per connection
+            client.drop("joinRoom while already in a game")
+            return
         room = self.lobby.rooms.get(room_id)
         slot = None if room is None or room.started else room.free_slot()
         if slot is None:
@@ -357,6 +404,9 @@ class GameServer:
 
     def _finished(self, room: Room, record: FinishedGame) -> None:
         self.lobby.remove(room)
+        for slot in room.slots:  # after <left> the players are disconnected (they need not close first)
+            if isinstance(slot.peer, ClientConn):
+                slot.peer.close("the game is over")
         self.records.append(record)
         print(record.summary(), flush=True)
         if self.config.replay_dir is not None and room.history:
@@ -458,50 +508,35 @@ def replay_bytes(messages: list[str], result_xml: str | None) -> bytes:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="blokus serve",
-        description="Local game server for Software-Challenge Blokus, official protocol of the chosen season.",
-    )
-    p.add_argument("--season", type=_season, default=DEFAULT_SEASON, metavar="2021|2027",
+    p = Parser("blokus serve",
+               "Local game server for Software-Challenge Blokus, official protocol of the chosen season.")
+    p.add_argument("--season", type=season_type, default=DEFAULT_SEASON, metavar="2021|2027",
                    help="the game and its wire form: 2021 (swc_2021_blokus, default) or 2027 (swc_2027_blokus)")
-    p.add_argument("-p", "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0: any)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("-p", "--port", type=listen_port, default=DEFAULT_PORT,
+                   help=f"TCP port (default {DEFAULT_PORT}; 0: any)")
+    p.add_argument("-h", "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--password", help="administrator password (authenticate); without it admin requests fail")
     p.add_argument("--no-timeout", action="store_true", help="no time limits (e.g. for human players)")
     p.add_argument("--soft-timeout", type=int, metavar="MS",
                    help=f"soft limit per move (the season's, {DEFAULT_SEASON.soft_timeout_ms})")
     p.add_argument("--hard-timeout", type=int, metavar="MS",
                    help=f"hard limit per move (the season's, {DEFAULT_SEASON.hard_timeout_ms})")
-    p.add_argument("--start-piece", type=_shape, help="start piece of every game (e.g. PENTO_L; PENTO_X in 2027)")
+    p.add_argument("--start-piece", type=shape_type, help="start piece of every game (e.g. PENTO_L; PENTO_X in 2027)")
     p.add_argument("--seed", type=int, help="seed for start pieces and room ids (reproducible games)")
     p.add_argument("--paused", action="store_true", help="games created by <join> start paused")
     p.add_argument("--save-replay", type=Path, metavar="DIR", help="write every game as a replay file into DIR")
     p.add_argument("--encode-workers", type=int, default=1, metavar="N",
                    help="processes that serialize game states, keeping the event loop free (default 1; 0: none)")
+    defaults = ConnectionLimits()
+    p.add_argument("--idle-timeout", type=wait_time, default=defaults.idle_timeout, metavar="TIME",
+                   help=f"close connections that have not joined or authenticated after TIME (default "
+                        f"{defaults.idle_timeout:g}s; ms unless given as e.g. 30s; 0: never)")
+    p.add_argument("--max-connections", type=at_least_one, default=defaults.max_connections, metavar="N",
+                   help=f"clients at once (default {defaults.max_connections})")
+    p.add_argument("--max-per-address", type=at_least_one, default=defaults.max_per_address, metavar="N",
+                   help=f"clients at once from one address (default {defaults.max_per_address})")
     p.add_argument("-v", "--verbose", action="count", default=0, help="log to stderr (-vv: debug)")
     return p
-
-
-def _season(text: str) -> Season:
-    try:
-        return season_named(text)
-    except KeyError:
-        raise argparse.ArgumentTypeError(f"unknown season {text!r}; choose 2021 or 2027") from None
-
-
-def _shape(text: str) -> Shape:
-    try:
-        return Shape.parse(text)
-    except KeyError:
-        raise argparse.ArgumentTypeError(f"unknown shape {text!r}") from None
-
-
-def check_start_piece(shape: Shape | None, season: Season) -> str | None:
-    """Why ``shape`` cannot start a game of ``season`` (None: it can)."""
-    if shape is None or shape.name in season.start_pieces:
-        return None
-    return (f"{shape.name} is never a start piece in {season.name}; "
-            f"choose one of {', '.join(season.start_pieces)}")
 
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
@@ -511,14 +546,15 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     timeouts = Timeouts(None, None) if args.no_timeout else Timeouts(soft / 1000, hard / 1000)
     return ServerConfig(host=args.host, port=args.port, password=args.password, timeouts=timeouts,
                         start_piece=args.start_piece, seed=args.seed, replay_dir=args.save_replay,
-                        paused=args.paused, encode_workers=max(0, args.encode_workers), season=season)
+                        paused=args.paused, encode_workers=max(0, args.encode_workers), season=season,
+                        connections=ConnectionLimits(max_connections=args.max_connections,
+                                                     max_per_address=args.max_per_address,
+                                                     idle_timeout=args.idle_timeout))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not 0 <= args.port < 65536:
-        parser.error(f"invalid port {args.port} (0-65535)")
     if (problem := check_start_piece(args.start_piece, args.season)) is not None:
         parser.error(f"argument --start-piece: {problem}")
     soft = args.season.soft_timeout_ms if args.soft_timeout is None else args.soft_timeout
@@ -557,6 +593,8 @@ async def _serve(config: ServerConfig) -> int:
     await stop.wait()
     serving.cancel()
     await server.close()
-    print(f"blokus serve: stopped after {len(server.records)} games", flush=True)
+    cancelled = sum(1 for r in server.records if r.cancelled)
+    note = f" and {cancelled} cancelled" if cancelled else ""
+    print(f"blokus serve: stopped after {len(server.records) - cancelled} games{note}", flush=True)
     return 0
 

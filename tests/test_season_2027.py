@@ -313,3 +313,30 @@ def test_the_compiled_engine_follows_the_season():
         for season in (SEASON_2021, SEASON_2027):
             state = GameState.new(Shape[piece], season=season)
             assert FastState.from_state(state).legal_placements().tolist() == state.legal_placements().tolist()
+
+
+def test_blokus_moves_detects_the_season_and_the_option_overrides(capsys):
+    from model.cli import moves_main
+
+    path = str(fixture_path(f"{FIXTURES}/player_rust-s2c-memento-turn0-PENTO_W.xml"))
+    assert moves_main([path, "--count"]) == 0
+    assert capsys.readouterr().out.strip() == "272"
+    assert moves_main([path, "--count", "--season", "2021"]) == 0
+    assert capsys.readouterr().out.strip() == "8"
+    assert moves_main([path]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    from model.moves import parse_move
+
+    state = state_from_xml(_text("player_rust-s2c-memento-turn0-PENTO_W.xml")).state
+    assert len(lines) == 272 and all(state.validate(parse_move(line)) is None for line in lines)
+    assert any(parse_move(line).y == 0 and parse_move(line).x > 3 for line in lines)  # border, no corner
+
+
+@pytest.mark.parametrize("command", ["play", "replay", "bot", "serve", "arena", "moves"])
+def test_every_command_names_the_season_option(command, capsys):
+    import blokus
+
+    with pytest.raises(SystemExit) as info:
+        blokus.main([command, "--help"])
+    assert info.value.code == 0
+    assert "--season 2021|2027" in capsys.readouterr().out
