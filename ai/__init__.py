@@ -9,14 +9,11 @@ Public API:
   last think).
 * Players: ``random`` (``RandomPlayer``), ``greedy`` (``ai.greedy.GreedyPlayer``: best one-ply
   evaluation), ``lookahead`` (``ai.search.LookaheadPlayer``: the default, ``DEFAULT_AI``).
-<<<<<<< HEAD
 * ``mcts`` (``ai.mcts.MctsPlayer``): Monte-Carlo tree search with RAVE over the compiled engine.
 * ``level1`` .. ``level5`` (``ai.levels``): strengths for beginners up to the default AI.
 * ``gtp:PATH:LEVEL`` (``ai.gtp``): an external GTP engine such as Pentobi, for measuring.
-=======
 * ``ai.controller``: ``decide(player, state, received_at, think_ms=, hard_ms=)`` — any player's move
   under a clock (stop signal, hard cut-off, rule check, one fallback); used by the bot and the TUI.
->>>>>>> main
 * ``ai.evaluate``: ``evaluate(state, weights)``, ``Weights``; ``ai.arena``: ``blokus arena``.
 """
 

@@ -243,16 +243,10 @@ class Progress:
 
 
 def main(argv: list[str] | None = None) -> int:
-<<<<<<< HEAD
-    parser = argparse.ArgumentParser(prog="blokus arena", description="AI-vs-AI games (one team each).")
+    parser = Parser("blokus arena", "AI-vs-AI games (one team each).")
     names = ", ".join(player_names())
     parser.add_argument("a", help=f"player A: {names}, or gtp:PATH:LEVEL (an external GTP engine, e.g. Pentobi)")
     parser.add_argument("b", help="player B (the same choices)")
-=======
-    parser = Parser("blokus arena", "AI-vs-AI games (one team each).")
-    parser.add_argument("a", choices=player_names(), help="player A")
-    parser.add_argument("b", choices=player_names(), help="player B")
->>>>>>> main
     parser.add_argument("--games", type=int, default=2, help="number of games (even: seats swapped per opening)")
     parser.add_argument("--move-time", type=milliseconds, default=1600, metavar="MS",
                         help="think time per move in ms, or with a unit (1.6s) (default 1600)")

@@ -16,13 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-<<<<<<< HEAD
 from ai import DEFAULT_AI, compile_ahead, make_player, player_names
-=======
-from ai import DEFAULT_AI, make_player, player_names
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, decide, warm_up
 from model.args import Parser, milliseconds, port, wait_time
->>>>>>> main
 from model.record import GameRecord
 from model.result import GameResult
 from model.season import DEFAULT_PORT, SEASONS, season_named
