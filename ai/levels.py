@@ -4,11 +4,10 @@ Each level is one of the engines, weakened where needed; every level beats the o
 (tuning/RESULTS.md, §6). ``make_level(n)`` builds the player (``make_player('level3')`` too); the TUI's
 ``--level`` passes the number.
 
-1. ``greedy`` with noise: the one-ply evaluation plus a random term of about the value of a few squares,
-   so it often misses the best move.
-2. ``greedy``: the best one-ply evaluation.
-3. ``lookahead`` with at most 0.15 s per move.
-4. ``lookahead`` with at most 0.5 s per move.
+1. ``greedy`` with much noise: the one-ply evaluation plus a random term worth up to four pentominoes.
+2. ``greedy`` with some noise (up to about one pentomino), so it often misses the best move.
+3. ``greedy``: the best one-ply evaluation.
+4. ``lookahead`` with at most 0.4 s per move.
 5. ``lookahead`` with the full thinking time (the default AI of the bot and the TUI).
 """
 
@@ -44,10 +43,10 @@ class CappedTime(Engine):
 def make_level(level: int, seed: int | None = None) -> Engine:
     """The player of strength ``level`` (1..5)."""
     builders: dict[int, Callable[[], Engine]] = {
-        1: lambda: GreedyPlayer(seed, noise=6.0),
-        2: lambda: GreedyPlayer(seed),
-        3: lambda: CappedTime(LookaheadPlayer(seed), 0.15),
-        4: lambda: CappedTime(LookaheadPlayer(seed), 0.5),
+        1: lambda: GreedyPlayer(seed, noise=20.0),
+        2: lambda: GreedyPlayer(seed, noise=6.0),
+        3: lambda: GreedyPlayer(seed),
+        4: lambda: CappedTime(LookaheadPlayer(seed), 0.4),
         5: lambda: LookaheadPlayer(seed),
     }
     if level not in builders:

@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -538,9 +539,25 @@ def compile_cache(timeout: float = 600.0) -> bool:
     return done.returncode == 0
 
 
+def _cache_is_warm() -> bool:
+    """Whether numba's cache holds the current kernels (index files of the entry points, newer than the code)."""
+    tag = f"py{sys.version_info.major}{sys.version_info.minor}"
+    for kernel in (F.play, run):
+        code = kernel.py_func.__code__
+        source = Path(code.co_filename)
+        index = source.parent / "__pycache__" / f"{source.stem}.{code.co_name}-{code.co_firstlineno}.{tag}.nbi"
+        try:
+            if index.stat().st_mtime < source.stat().st_mtime:
+                return False
+        except OSError:
+            return False
+    return True
+
+
 def _prepare() -> None:
     try:
-        compile_cache()
+        if not _cache_is_warm():
+            compile_cache()
         warm_up()  # loads from the cache (or compiles here, if the child could not write the cache)
     finally:
         _READY.set()

@@ -23,12 +23,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from model.convert import state_to_message
+from model.messages import to_xml
+from model.state import GameState
+
 ROOT = Path(__file__).resolve().parent.parent
 
 FIRST_FRAME = """
 import asyncio, sys, time
 t0 = time.perf_counter()
-from tui.app import build_local_app, play_parser
+from tui.cli import build_local_app, play_parser
 args = play_parser().parse_args(sys.argv[1:])
 app = build_local_app(args)
 async def main():
@@ -54,13 +58,8 @@ def main() -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, target)
         env = {**os.environ, "PYTHONPATH": str(fresh)}
-        state = next(ROOT.glob("tests/data/*state*.xml"), None) or fresh / "state.xml"
-        if not state.exists():
-            from model.convert import state_to_message
-            from model.messages import to_xml
-            from model.state import GameState
-
-            state.write_bytes(to_xml(state_to_message(GameState.new(), "bench")))
+        state = fresh / "state.xml"
+        state.write_text(to_xml(state_to_message(GameState.new(), "bench")))
         py = sys.executable
         for run in ("first", "second"):
             t, _ = timed([py, "-m", "blokus", "moves", "--count", str(state)], env, fresh)
