@@ -6,15 +6,13 @@ without a user interface (``moves``, ``bot``, ``serve``, ``arena``) never import
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
-from typing import NoReturn
 
 # name -> (module, function, one-line description). The function takes argv and returns an exit code.
 SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
-    "play": ("tui.app", "play_main", "play in the terminal (local game, or on a server with -h/-p)"),
-    "replay": ("tui.app", "replay_main", "step through a replay file (.xml or .xml.gz)"),
+    "play": ("tui.cli", "play_main", "play in the terminal (local game, or on a server with -h/-p)"),
+    "replay": ("tui.cli", "replay_main", "step through a replay file (.xml or .xml.gz)"),
     "bot": ("net.bot", "main", "headless player for a game server (contest start.sh uses this)"),
     "serve": ("net.server", "main", "run a local game server speaking the official protocol"),
     "arena": ("ai.arena", "main", "play AI against AI and report the score table"),
@@ -41,11 +39,6 @@ def usage() -> str:
     return USAGE.format(lines=lines)
 
 
-def _one_line_error(self: argparse.ArgumentParser, message: str) -> NoReturn:
-    """Bad options: one line on stderr and exit code 2 (argparse would dump the whole usage first)."""
-    self.exit(2, f"{self.prog}: {message}\n")
-
-
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("--help", "-?", "help"):
@@ -67,8 +60,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     module_name, func_name, _ = SUBCOMMANDS[name]
     func = getattr(importlib.import_module(module_name), func_name)
-    error = argparse.ArgumentParser.error
-    argparse.ArgumentParser.error = _one_line_error  # type: ignore[method-assign]  # for every subcommand
     try:
         return int(func(args) or 0)
     except KeyboardInterrupt:
@@ -76,8 +67,6 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `blokus moves FILE | head`
         sys.stderr.close()
         return 0
-    finally:
-        argparse.ArgumentParser.error = error  # type: ignore[method-assign]
 
 
 if __name__ == "__main__":

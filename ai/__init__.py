@@ -9,6 +9,8 @@ Public API:
   last think).
 * Players: ``random`` (``RandomPlayer``), ``greedy`` (``ai.greedy.GreedyPlayer``: best one-ply
   evaluation), ``lookahead`` (``ai.search.LookaheadPlayer``: the default, ``DEFAULT_AI``).
+* ``ai.controller``: ``decide(player, state, received_at, think_ms=, hard_ms=)`` — any player's move
+  under a clock (stop signal, hard cut-off, rule check, one fallback); used by the bot and the TUI.
 * ``ai.evaluate``: ``evaluate(state, weights)``, ``Weights``; ``ai.arena``: ``blokus arena``.
 """
 

@@ -28,6 +28,7 @@ from ai.analysis import (
     analyse_cached,
     replay_moves,
 )
+from model.args import Parser
 from model.pieces import Team
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -40,12 +41,13 @@ class BadFile(Exception):
 def build_parser() -> argparse.ArgumentParser:
     from ai import DEFAULT_AI, player_names
 
-    p = argparse.ArgumentParser(
-        prog="blokus analyse",
-        description="Find the mistakes (?) and blunders (??) of each team in replay files. Values are "
+    p = Parser(
+        "blokus analyse",
+        "Find the mistakes (?) and blunders (??) of each team in replay files. Values are "
                     "points, BLUE+RED minus YELLOW+GREEN; the loss of a move is the points its team gave "
                     f"away against the best move found (? from {MISTAKE_LOSS:g}, ?? from {BLUNDER_LOSS:g}).",
     )
+    p.add_argument("-h", action="help", help=argparse.SUPPRESS)  # no host here: -h is help too
     p.add_argument("files", nargs="+", metavar="FILE", help="replay file (.xml or .xml.gz)")
     p.add_argument("--time", type=float, default=DEFAULT_TIME, metavar="SECONDS",
                    help=f"engine thinking time per position (default {DEFAULT_TIME:g})")

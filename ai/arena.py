@@ -12,7 +12,6 @@ reached depends on the machine's speed). No Textual here: plain text to stderr a
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import multiprocessing
@@ -25,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 
 from ai import make_player, player_names
 from ai.base import Engine
+from model.args import Parser, milliseconds
 from model.moves import InvalidMove
 from model.pieces import Shape, Team
 from model.result import Cause, GameResult, irregular_result, regular_result
@@ -226,11 +226,12 @@ class Progress:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="blokus arena", description="AI-vs-AI games (one team each).")
+    parser = Parser("blokus arena", "AI-vs-AI games (one team each).")
     parser.add_argument("a", choices=player_names(), help="player A")
     parser.add_argument("b", choices=player_names(), help="player B")
     parser.add_argument("--games", type=int, default=2, help="number of games (even: seats swapped per opening)")
-    parser.add_argument("--move-time", type=int, default=1600, help="think time per move in ms (default 1600)")
+    parser.add_argument("--move-time", type=milliseconds, default=1600, metavar="MS",
+                        help="think time per move in ms, or with a unit (1.6s) (default 1600)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
     parser.add_argument("--json", metavar="FILE", help="also write the summary and every game to FILE")

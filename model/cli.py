@@ -10,10 +10,10 @@ overrides it.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
+from model.args import Parser
 from model.convert import state_from_xml
 from model.fast import FastState, warm_up
 from model.files import read_bounded
@@ -31,10 +31,7 @@ def _read_state(path: str, season: Season | None = None) -> GameState:
 
 
 def moves_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="blokus moves",
-        description="Print every distinct legal SetMove of the colour to move, one per line.",
-    )
+    parser = Parser("blokus moves", "Print every distinct legal SetMove of the colour to move, one per line.")
     parser.add_argument("files", nargs="+", metavar="FILE", help="a <state> or memento <room> XML file")
     parser.add_argument("--count", action="store_true", help="print only the number of legal moves")
     parser.add_argument("--timing", action="store_true", help="add the microseconds spent generating")

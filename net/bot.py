@@ -1,7 +1,7 @@
 """``blokus bot``: the headless autopilot for a game server (the contest's ``start.sh`` runs this).
 
 Connects, joins (reservation, room id, or any open game), answers every move request within the time
-limit (``net.autopilot``), prints a one-line summary after the result and exits 0. On a refused or
+limit (``ai.controller``), prints a one-line summary after the result and exits 0. On a refused or
 lost connection, a protocol error or a game that ends without a result it prints one line with the
 reason to stderr and exits non-zero (1: connection, 3: protocol or server error). No tracebacks.
 """
@@ -17,10 +17,11 @@ import time
 from pathlib import Path
 
 from ai import DEFAULT_AI, make_player, player_names
+from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, decide, warm_up
+from model.args import Parser, milliseconds, port
 from model.record import GameRecord
 from model.result import GameResult
 from model.season import DEFAULT_PORT, SEASONS, season_named
-from net.autopilot import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, decide, warm_up
 from net.connection import (
     Closed,
     Connection,
@@ -42,15 +43,11 @@ EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="blokus bot",
-        description="Headless computer player for a Software-Challenge Blokus server (season 2021 or 2027; "
-                    "the season is read from the server's first state).",
-        add_help=False,  # -h is the host, as with every Software-Challenge player
-    )
-    p.add_argument("--help", "-?", action="help", help="show this help and exit")
+    p = Parser("blokus bot", "Headless computer player for a Software-Challenge Blokus server (season 2021 or "
+                             "2027; the season is read from the server's first state).")
+    p.add_argument("-?", action="help", help=argparse.SUPPRESS)
     p.add_argument("-h", "--host", default="localhost", help="server host (default localhost)")
-    p.add_argument("-p", "--port", type=int, default=DEFAULT_PORT, help=f"server port (default {DEFAULT_PORT})")
+    p.add_argument("-p", "--port", type=port, default=DEFAULT_PORT, help=f"server port (default {DEFAULT_PORT})")
     p.add_argument("-r", "--reservation", help="reservation code of a prepared game (joinPrepared)")
     p.add_argument("--room", help="join this room id (joinRoom, 21.4.0 servers)")
     p.add_argument("--season", choices=sorted(SEASONS), metavar="2021|2027",
@@ -58,9 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "states decide in the end")
     p.add_argument("--ai", default=None, help=f"computer player: {', '.join(player_names())} (default {DEFAULT_AI})")
     p.add_argument("--seed", type=int, help="seed of the computer player")
-    p.add_argument("--move-time", type=int, default=DEFAULT_THINK_MS, metavar="MS",
-                   help=f"think time per move from the arrival of the request (default {DEFAULT_THINK_MS}; "
-                        f"at most {HARD_CUTOFF_MS - STOP_MARGIN_MS}: the move is sent by {HARD_CUTOFF_MS} ms)")
+    p.add_argument("--move-time", type=milliseconds, default=DEFAULT_THINK_MS, metavar="MS",
+                   help=f"think time per move from the arrival of the request, in ms or with a unit (1.6s) "
+                        f"(default {DEFAULT_THINK_MS}; at most {HARD_CUTOFF_MS - STOP_MARGIN_MS}: the move is sent "
+                        f"by {HARD_CUTOFF_MS} ms)")
     p.add_argument("--engine", choices=("process", "thread"), default="process",
                    help="run the computer player in its own process (default; keeps the timing on a loaded "
                         "machine) or in a thread")
@@ -234,10 +232,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.ai is not None and args.ai not in player_names():
         parser.error(f"unknown AI {args.ai!r}; choose one of {', '.join(player_names())}")
-    if args.move_time <= 0:
-        parser.error("--move-time must be positive")
-    if not 0 < args.port < 65536:
-        parser.error(f"invalid port {args.port} (1-65535)")
     _setup_logging(args)
     try:
         return asyncio.run(Bot(args).run())

@@ -4,7 +4,7 @@ With the engine in a worker *thread* the event loop (socket reader, watchdog) co
 for the GIL; on a machine with many more busy threads than cores (20 games on two cores) the thread
 holding the GIL is often descheduled and the loop wakes up hundreds of milliseconds late. In a
 separate process the bot's loop is a mostly idle process that the OS scheduler wakes promptly; the
-hard cut-off of ``net.autopilot`` then holds even when the engine itself is starved. The worker also
+hard cut-off of ``ai.controller`` then holds even when the engine itself is starved. The worker also
 lowers its own scheduling priority (``nice`` 10): on a dedicated machine (a contest container) that
 changes nothing, on a shared one it keeps the I/O loops and a local game server responsive.
 

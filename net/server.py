@@ -33,10 +33,13 @@ from lxml import etree
 
 from model import convert
 from model import messages as M
+from model.args import Parser, check_start_piece, listen_port
+from model.args import season as season_type
+from model.args import shape as shape_type
 from model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer
 from model.moves import MoveMistake
 from model.pieces import Shape, Team
-from model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season, season_named
+from model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season
 from net import wire
 from net.guard import ConnectionCounter, ConnectionLimits
 from net.rooms import FinishedGame, Lobby, Room, Slot, Timeouts
@@ -514,21 +517,20 @@ def replay_bytes(messages: list[str], result_xml: str | None) -> bytes:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="blokus serve",
-        description="Local game server for Software-Challenge Blokus, official protocol of the chosen season.",
-    )
-    p.add_argument("--season", type=_season, default=DEFAULT_SEASON, metavar="2021|2027",
+    p = Parser("blokus serve",
+               "Local game server for Software-Challenge Blokus, official protocol of the chosen season.")
+    p.add_argument("--season", type=season_type, default=DEFAULT_SEASON, metavar="2021|2027",
                    help="the game and its wire form: 2021 (swc_2021_blokus, default) or 2027 (swc_2027_blokus)")
-    p.add_argument("-p", "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0: any)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("-p", "--port", type=listen_port, default=DEFAULT_PORT,
+                   help=f"TCP port (default {DEFAULT_PORT}; 0: any)")
+    p.add_argument("-h", "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--password", help="administrator password (authenticate); without it admin requests fail")
     p.add_argument("--no-timeout", action="store_true", help="no time limits (e.g. for human players)")
     p.add_argument("--soft-timeout", type=int, metavar="MS",
                    help=f"soft limit per move (the season's, {DEFAULT_SEASON.soft_timeout_ms})")
     p.add_argument("--hard-timeout", type=int, metavar="MS",
                    help=f"hard limit per move (the season's, {DEFAULT_SEASON.hard_timeout_ms})")
-    p.add_argument("--start-piece", type=_shape, help="start piece of every game (e.g. PENTO_L; PENTO_X in 2027)")
+    p.add_argument("--start-piece", type=shape_type, help="start piece of every game (e.g. PENTO_L; PENTO_X in 2027)")
     p.add_argument("--seed", type=int, help="seed for start pieces and room ids (reproducible games)")
     p.add_argument("--paused", action="store_true", help="games created by <join> start paused")
     p.add_argument("--save-replay", type=Path, metavar="DIR", help="write every game as a replay file into DIR")
@@ -544,28 +546,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"clients at once from one address (default {defaults.max_per_address})")
     p.add_argument("-v", "--verbose", action="count", default=0, help="log to stderr (-vv: debug)")
     return p
-
-
-def _season(text: str) -> Season:
-    try:
-        return season_named(text)
-    except KeyError:
-        raise argparse.ArgumentTypeError(f"unknown season {text!r}; choose 2021 or 2027") from None
-
-
-def _shape(text: str) -> Shape:
-    try:
-        return Shape.parse(text)
-    except KeyError:
-        raise argparse.ArgumentTypeError(f"unknown shape {text!r}") from None
-
-
-def check_start_piece(shape: Shape | None, season: Season) -> str | None:
-    """Why ``shape`` cannot start a game of ``season`` (None: it can)."""
-    if shape is None or shape.name in season.start_pieces:
-        return None
-    return (f"{shape.name} is never a start piece in {season.name}; "
-            f"choose one of {', '.join(season.start_pieces)}")
 
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
@@ -584,8 +564,6 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not 0 <= args.port < 65536:
-        parser.error(f"invalid port {args.port} (0-65535)")
     if (problem := check_start_piece(args.start_piece, args.season)) is not None:
         parser.error(f"argument --start-piece: {problem}")
     soft = args.season.soft_timeout_ms if args.soft_timeout is None else args.soft_timeout

@@ -22,9 +22,10 @@ from typing import TextIO
 
 from model import convert
 from model import messages as M
+from model.args import Parser, port
 from model.pieces import Team
 from model.replay import ColorRemoved, MoveEvent, Replay, replay_file_name
-from model.season import DEFAULT_PORT, GAME_TYPE, SEASONS
+from model.season import DEFAULT_PORT, DEFAULT_SEASON, GAME_TYPE, SEASONS, season_of_game_type
 from net.connection import (
     Closed,
     Connection,
@@ -184,7 +185,8 @@ class Watcher:
         """Write the game so far as an official replay into ``directory``."""
         directory.mkdir(parents=True, exist_ok=True)
         names = self.replay.names
-        path = directory / replay_file_name(names[0] or "ONE", names[1] or "TWO")
+        season = self.replay.states[-1].season if self.replay.states else season_of_game_type(self.game_type)
+        path = directory / replay_file_name(names[0] or "ONE", names[1] or "TWO", season=season or DEFAULT_SEASON)
         return self.replay.save(path)
 
 
@@ -259,13 +261,13 @@ def _short(move_text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     from ai import DEFAULT_AI, player_names
 
-    p = argparse.ArgumentParser(
-        prog="blokus watch", add_help=False,
-        description="Watch a live game on a game server as administrator: an existing room (--room), or "
+    p = Parser(
+        "blokus watch",
+        "Watch a live game on a game server as administrator: an existing room (--room), or "
                     "a new one (--prepare NAME1 NAME2 prints the two reservation codes for the players).")
-    p.add_argument("--help", "-?", action="help", help="show this help and exit")
+    p.add_argument("-?", action="help", help=argparse.SUPPRESS)
     p.add_argument("-h", "--host", default="localhost", help="server host (default localhost)")
-    p.add_argument("-p", "--port", type=int, default=DEFAULT_PORT, help=f"server port (default {DEFAULT_PORT})")
+    p.add_argument("-p", "--port", type=port, default=DEFAULT_PORT, help=f"server port (default {DEFAULT_PORT})")
     p.add_argument("--password", default="examplepassword",
                    help="administrator password (server.properties / blokus serve --password; "
                         "default examplepassword)")
@@ -293,8 +295,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not 0 < args.port < 65536:
-        parser.error(f"invalid port {args.port} (1-65535)")
     if args.ai is not None and args.ai not in player_names():
         parser.error(f"unknown AI {args.ai!r}; choose one of {', '.join(player_names())}")
     if args.time is not None and not 0 < args.time <= MAX_TIME:

@@ -26,16 +26,17 @@ from ai.analysis import (
 from model.moves import SetMove, SkipMove
 from model.pieces import COLORS, Shape, Team
 from model.replay import load_replay
+from model.season import season_named
 from model.state import GameState
 from tests.conftest import fixture_path
 
 FAST = AnalysisSettings(engine="greedy", time_per_position=0.05, value_depth=2)
 
 
-def greedy_game(plies: int) -> tuple[list[GameState], list]:
+def greedy_game(plies: int, season: str = "2021") -> tuple[list[GameState], list]:
     """A deterministic game of ``plies`` greedy moves from a fixed start."""
     engine = make_player("greedy", seed=3)
-    state = GameState.new(Shape.PENTO_L)
+    state = GameState.new(Shape.PENTO_L, season=season_named(season))
     states, moves = [state.copy()], []
     for _ in range(plies):
         move = engine.choose_move_sync(state, move_time=5.0)
@@ -186,3 +187,13 @@ def _after(state: GameState, move) -> GameState:
     after = state.copy()
     after.play(move)
     return after
+
+
+def test_a_2027_game_is_analysed_by_its_own_rules():
+    states, moves = greedy_game(10, season="2027")
+    assert states[0].season.year == 2027
+    result = analyse_game(states, moves, FAST)
+    assert result.complete and result.done == 10
+    for i, p in result.positions.items():
+        assert states[i].is_legal(p.best_move) and p.turn == states[i].turn
+    assert result.positions[0].choices == len(states[0].legal_placements())

@@ -148,13 +148,13 @@ async def test_viewer_shows_unreadable_states(tmp_path) -> None:
     app = BlokusApp(lambda: ReplayScreen(data))
     async with app.run_test(size=(80, 24)):
         screen = app.main_screen
-        assert "2 states unreadable" in screen.status_text().plain
+        assert "2 states unreadable" in str(screen.query_one("#status").render())
         notes = [n.message for n in app._notifications]
         assert any("2 states unreadable" in m and "turn" in m for m in notes)
 
 
 def test_replay_command_gives_one_line_for_a_bomb(tmp_path, capsys) -> None:
-    from tui.app import replay_main
+    from tui.cli import replay_main
 
     bomb = tmp_path / "bomb.xml.gz"  # well-formed: 900 kB comments between messages, 70 MB in all
     member = gzip.compress(b"<!--" + b"z" * 900_000 + b"--><x/>", compresslevel=9)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import asyncio
 
+from ai.base import fallback_move
 from model import convert
 from model import messages as M
 from model.pieces import Shape, Team
-from net.autopilot import fallback_move
 from net.connection import Closed, Connection
 from net.guard import ConnectionCounter, ConnectionLimits
 from net.rooms import Room, Slot, Timeouts

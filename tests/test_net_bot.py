@@ -12,13 +12,13 @@ import pytest
 from lxml import etree
 
 from ai.base import Engine, Player
+from ai.controller import check_move, decide
 from model import convert
 from model import messages as M
 from model.framing import END_OF_STREAM, StreamFramer, parse_stream
 from model.moves import SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape
 from model.state import GameState
-from net.autopilot import check_move, decide
 from net.bot import Bot, build_parser
 from tests.conftest import fixture_path
 from tests.test_net_support import HOST
@@ -334,9 +334,11 @@ async def test_bot_says_when_the_port_is_no_game_server(capsys):
 
 @pytest.mark.parametrize("argv,words", [
     (["bot", "--bogus"], "blokus bot: unrecognized arguments: --bogus"),
-    (["bot", "-p", "70000"], "blokus bot: invalid port 70000"),
+    (["bot", "-p", "70000"], "blokus bot: argument -p/--port: invalid port 70000"),
+    (["bot", "--move-time", "1"], "1 ms is not a usable time (at least 10 ms); did you mean 1s?"),
     (["bot", "--ai", "nobody"], "blokus bot: unknown AI 'nobody'"),
-    (["serve", "-p", "99999"], "blokus serve: invalid port 99999"),
+    (["serve", "-p", "99999"], "blokus serve: argument -p/--port: invalid port 99999"),
+    (["serve", "-h"], "blokus serve: argument -h/--host: expected one argument"),
     (["serve", "--start-piece", "PENTO_X"], "PENTO_X is never a start piece"),
     (["serve", "--soft-timeout", "0"], "blokus serve: --soft-timeout"),
     (["arena", "foo", "random"], "blokus arena: argument a: invalid choice: 'foo'"),

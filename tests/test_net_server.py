@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
+from ai.base import fallback_move
 from model import convert
 from model import messages as M
 from model.framing import parse_stream
 from model.moves import MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team
 from model.replay import dump_replay
-from net.autopilot import fallback_move
 from net.connection import Closed, Connection, Joined, Left, MoveRequested, ServerError, StateChanged, Welcome
 from net.rooms import REASON_HARD_TIMEOUT, REASON_LEFT, REASON_SOFT_TIMEOUT, Timeouts
 from tests.test_net_support import RawClient, is_room, move_xml, play_client, start_server

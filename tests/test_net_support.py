@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from ai.base import fallback_move
 from model import convert
 from model import messages as M
 from model.framing import END_OF_STREAM, StreamFramer
 from model.moves import Move
-from net.autopilot import fallback_move
 from net.connection import Closed, Connection, Event, GameOver, MoveRequested
 from net.rooms import Timeouts
 from net.server import GameServer, ServerConfig

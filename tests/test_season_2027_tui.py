@@ -8,25 +8,26 @@ import pytest
 from model.moves import MoveMistake
 from model.pieces import Shape
 from model.season import SEASON_2027
-from tests.test_tui_app import SIZE, _keep_logging, screen_of  # noqa: F401  (the fixture is used)
-from tui.app import build_local_app, play_parser
+from tests.test_tui_app import SIZE, _keep_logging, exit_code, screen_of  # noqa: F401  (the fixture is used)
+from tui.cli import build_local_app, play_main, play_parser
 from tui.session import GhostStatus
 
 
 async def test_local_2027_game_with_x_start_and_border_rule():
     args = play_parser().parse_args(["--season", "2027", "--start-piece", "PENTO_X", "--opponent", "random",
-                                     "--ai-time", "0.05"])
+                                     "--move-time", "50"])
     app = build_local_app(args)
     async with app.run_test(size=SIZE) as pilot:
         screen = screen_of(app)
         s = screen.session
         assert s.state.season is SEASON_2027 and s.ghost.shape is Shape.PENTO_X
-        assert "Round 1/24" in str(screen.status_text())
+        assert "Round 1/24" in str(screen.query_one("#status").render())
+        await pilot.press("K", "K", "K", "K", "H", "H", "H", "H", "L", "l", "l", "l")  # to (8, 0)
         await pilot.press("J", "J", "J", "J")  # the X (3 high) down to the bottom edge: y = 17
         assert s.ghost.y == 17 and s.ghost_status() == (GhostStatus.LEGAL, None)
         await pilot.press("k", "k")  # off the border
         assert s.ghost_status() == (GhostStatus.NO_CONTACT, MoveMistake.NOT_ON_BORDER)
-        assert "not on the border" in str(screen.status_text())
+        assert "not on the border" in str(screen.query_one("#status").render())
         overlay = s.overlay_cells()
         border_only = SEASON_2027.first_move_cells
         # every field the X can cover touches the border ring within its reach (rows/columns 0-2, 17-19)
@@ -38,9 +39,7 @@ async def test_local_2027_game_with_x_start_and_border_rule():
 @pytest.mark.parametrize("argv,message", [(["--season", "2026"], "unknown season"),
                                           (["--start-piece", "PENTO_X"], "never a start piece in 2021")])
 def test_bad_season_options_are_one_line(argv, message, capsys):
-    from tui.app import play_main
-
-    assert play_main(argv) == 2
+    assert exit_code(play_main, argv) == 2
     assert message in capsys.readouterr().err
 
 

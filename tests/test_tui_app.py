@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from model.moves import MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team
 from tests.conftest import fixture_path
-from tui.app import BlokusApp, play_main, replay_main
+from tui.app import BlokusApp
+from tui.cli import play_main, replay_main
 from tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, TurnScreen
 from tui.game_screen import GameScreen
 from tui.replay_screen import ReplayScreen
@@ -50,9 +49,12 @@ async def test_fresh_game_preselects_start_piece_and_moves_the_ghost():
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
         assert s.state.turn == 0 and s.is_human_turn()
-        assert s.ghost is not None and s.ghost.shape is Shape.PENTO_L and (s.ghost.x, s.ghost.y) == (8, 8)
-        await pilot.press("right", "l", "down", "j", "left", "up", "k")
-        assert (s.ghost.x, s.ghost.y) == (9, 8)
+        # the ghost starts where the start piece can be placed, near a corner (not in the middle)
+        assert s.ghost is not None and s.ghost.shape is Shape.PENTO_L and s.ghost_status()[0] is GhostStatus.LEGAL
+        assert (s.ghost.x, s.ghost.y, s.ghost.rotation, s.ghost.flipped) == (0, 0, Rotation.NONE, False)
+        await pilot.press("J", "L", "right", "l", "down", "j", "left", "up", "k")
+        assert (s.ghost.x, s.ghost.y) == (6, 5)
+        assert s.ghost_status()[0] is GhostStatus.NO_CONTACT
         await pilot.press("H", "H", "H")  # clamped at the edge
         assert s.ghost.x == 0
         await pilot.press("J", "J", "J", "J")
@@ -104,7 +106,7 @@ async def test_illegal_placement_is_refused_with_the_rule():
     app = game_app(Shape.PENTO_L)
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
-        await pilot.press("enter")
+        await pilot.press("J", "L", "enter")
         assert len(s.timeline) == 1
         assert s.feedback.error and MoveMistake.NOT_IN_CORNER.english in s.feedback.text
         assert MoveMistake.NOT_IN_CORNER.english in str(app.screen.query_one("#feedback").render())
@@ -204,7 +206,7 @@ async def test_autopilot_off_returns_the_turn():
 
 async def test_keys_work_while_the_ai_thinks():
     ai = BlockingPlayer()
-    app = game_app(Shape.PENTO_L, opponent=ai)
+    app = game_app(Shape.PENTO_L, opponent=ai, move_time_ms=60_000)
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
         await pilot.press("H", "H", "K", "K", "enter")
@@ -251,7 +253,7 @@ async def test_help_screen_and_quit():
 
 async def test_ctrl_q_quits_while_the_ai_thinks():
     ai = BlockingPlayer()
-    app = game_app(Shape.PENTO_L, opponent=ai)
+    app = game_app(Shape.PENTO_L, opponent=ai, move_time_ms=60_000)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("H", "H", "K", "K", "enter")
         await pilot.pause()
@@ -261,7 +263,7 @@ async def test_ctrl_q_quits_while_the_ai_thinks():
 
 
 async def test_save_replay_and_load_it_back(tmp_path, monkeypatch):
-    from tui.app import save_game_replay
+    from tui.cli import save_game_replay
 
     monkeypatch.chdir(tmp_path)
     app = game_app(Shape.PENTO_L, plies=5, save_replay=save_game_replay)
@@ -340,15 +342,23 @@ def test_replay_bad_input_exit_2(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv", [["--start-piece", "FOO"], ["--start-piece", "PENTO_X"], ["--opponent", "nobody"],
-                                  ["--ai", "nobody"], ["--ai-time", "-1"], ["--team", "THREE"], ["--seed", "x"]])
+                                  ["--ai", "nobody"], ["--move-time", "-1"], ["--ai-time", "1"], ["--team", "THREE"],
+                                  ["--seed", "x"]])
 def test_play_bad_options_exit_2(argv, capsys):
-    assert play_main(argv) == 2
+    assert exit_code(play_main, argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("blokus play: ") and len(err.strip().splitlines()) == 1
 
 
+def exit_code(main, argv) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:  # argparse's exit after a one-line error
+        return exc.code
+
+
 def test_pento_x_is_never_a_start_piece(capsys):
-    assert play_main(["--start-piece", "pento_x"]) == 2
+    assert exit_code(play_main, ["--start-piece", "pento_x"]) == 2
     assert "PENTO_X is never a start piece" in capsys.readouterr().err
 
 
@@ -361,9 +371,9 @@ def test_play_help_mentions_host(capsys):
 
 
 async def test_cli_builds_a_local_game():
-    from tui.app import build_local_app, play_parser
+    from tui.cli import build_local_app, play_parser
 
-    args = play_parser().parse_args(["--seed", "3", "--opponent", "random", "--team", "TWO", "--ai-time", "0.05"])
+    args = play_parser().parse_args(["--seed", "3", "--opponent", "random", "--team", "TWO", "--move-time", "50"])
     app = build_local_app(args)
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
@@ -373,10 +383,6 @@ async def test_cli_builds_a_local_game():
             if s.is_human_turn():
                 break
         assert s.state.current_color is Color.YELLOW and s.ghost.shape is s.state.start_piece
-
-
-def test_fixture_dir_exists_or_skips():
-    assert Path(fixture_path(GAME1)).exists()
 
 
 async def test_unexpected_error_is_one_readable_line(tmp_path):
@@ -444,7 +450,7 @@ async def test_theme_toggle_repaints():
 
 
 async def test_open_saved_replay_from_the_game_and_come_back(tmp_path, monkeypatch):
-    from tui.app import save_game_replay
+    from tui.cli import save_game_replay
     from tui.dialogs import ReplayPicker
 
     monkeypatch.chdir(tmp_path)
@@ -512,10 +518,10 @@ async def test_hotseat_both_teams_play_with_keys():
 
 
 async def test_cli_watch_mode_ai_against_ai():
-    from tui.app import build_local_app, play_parser
+    from tui.cli import build_local_app, play_parser
 
     args = play_parser().parse_args(["--watch", "--seed", "5", "--opponent", "random", "--ai", "random",
-                                     "--ai-time", "0.05"])
+                                     "--move-time", "50ms"])
     app = build_local_app(args)
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
@@ -525,7 +531,7 @@ async def test_cli_watch_mode_ai_against_ai():
             if len(s.timeline) >= 4:
                 break
         assert len(s.timeline) >= 4 and not s.is_human_turn()
-        assert _footer_keys_visible(app) - {"ctrl+p"} == {"u", "question_mark", "q"}  # no keys for playing
+        assert _footer_keys_visible(app) - {"ctrl+p"} == {"question_mark", "q"}  # no keys for playing
         await pilot.press("q")
 
 
@@ -565,7 +571,7 @@ async def test_game_status_keeps_its_four_lines_with_a_long_name(size):
         await pilot.pause()
         lines = _lines(screen.query_one("#status"))
         assert lines[1].startswith("Alexander the") and lines[1].endswith("… — BLUE (team ONE) to move")
-        assert lines[3].startswith("PENTO_L @ (8,8)")
+        assert lines[3] == "PENTO_L @ (0,0)  legal"
         assert {"q", "question_mark"} <= _footer_keys_visible(app)
 
 

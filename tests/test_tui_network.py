@@ -12,7 +12,7 @@ from net.connection import Closed, Connection, GameOver, MoveRequested
 from net.rooms import Timeouts
 from net.server import GameServer, ServerConfig
 from tui.app import BlokusApp
-from tui.dialogs import EndScreen
+from tui.dialogs import EndScreen, QuitScreen
 from tui.network import NetworkGameScreen
 from tui.testing import InstantPlayer, first_move
 from tui.widgets import XmlPane
@@ -83,15 +83,15 @@ async def test_network_game_keyboard_then_autopilot():
             await wait_for(pilot, lambda: s.is_human_turn())
             assert screen.my_team is Team.ONE and s.state.current_color is Color.BLUE
             assert s.ghost is not None and s.ghost.shape is Shape.PENTO_L  # the start piece
-            await pilot.press("enter")  # illegal in the middle: refused, nothing sent
+            await pilot.press("J", "L", "enter")  # illegal in the middle: refused, nothing sent
             assert s.feedback.error and s.move_requested
             await pilot.press("H", "H", "K", "K", "enter")
             await wait_for(pilot, lambda: s.state.turn >= 2 and s.is_human_turn())
             assert s.state.current_color is Color.RED
             pane = screen.query_one(XmlPane)
             assert pane.count >= 6  # protocol, join, joined, welcome, states, requests, our move
-            await pilot.press("u")  # no undo on a server
-            assert len(s.timeline) == 3
+            await pilot.press("u")  # no undo on a server, and it says so
+            assert len(s.timeline) == 3 and "only possible in local games" in s.feedback.text
             await pilot.press("o")  # autopilot: the AI plays RED, BLUE, RED … on its own
             await wait_for(pilot, lambda: s.state.turn >= 9)
             assert s.state.turn == 9 and s.state.current_team is Team.TWO  # the opponent holds
@@ -104,7 +104,10 @@ async def test_network_game_keyboard_then_autopilot():
             assert s.state.turn == turn and s.state.current_team is Team.ONE  # autopilot is off again
             await pilot.press("x")
             assert not pane.has_class("shown")
-            await pilot.press("q")
+            await pilot.press("q")  # the game is running: asks first
+            assert isinstance(app.screen, QuitScreen)
+            await pilot.press("escape")
+            assert app.screen is screen and app.is_running
             opp.cancel()
 
 
@@ -132,20 +135,23 @@ async def test_network_connection_refused_shows_reason():
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, EndScreen))
         assert "connect" in str(app.screen.query_one("#end-details").render()).lower()
-        status = str(app.main_screen.status_text())
+        status = str(app.main_screen.query_one("#status").render())
         assert "not connected" in status and "to move" not in status  # nobody moves on the placeholder
 
 
 @pytest.mark.parametrize("argv", [["-p", "0"], ["-p", "70000"]])
 def test_network_bad_port_exit_2(argv, capsys):
-    from tui.app import play_main
+    from tui.cli import play_main
 
-    assert play_main(argv) == 2
-    assert "port" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        play_main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("blokus play: ") and "port" in err and len(err.splitlines()) == 1
 
 
 async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
-    from tui.network import save_network_replay
+    from tui.cli import save_network_replay
     from tui.replays import load_replay
     from tui.testing import ScriptedConnection
 

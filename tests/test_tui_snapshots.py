@@ -5,6 +5,8 @@ Deterministic: fixed start pieces, stub players that answer at once, fixed termi
 
 from __future__ import annotations
 
+import pytest
+
 from model.pieces import Shape
 from tests.conftest import fixture_path
 from tui.app import BlokusApp
@@ -91,3 +93,22 @@ def test_snapshot_network_with_xml_pane(snap_compare):
         "127.0.0.1", 13050, player=InstantPlayer("first"), hint_player=InstantPlayer("first"), name="alice",
         clock_limit=None, stamp=lambda: "", connection_factory=ScriptedConnection.factory(Shape.PENTO_L)))
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+SIZES = [(80, 24), (120, 40), (200, 60)]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_game_at_every_size(snap_compare, size):
+    """Board, both shape panels, status and footer at 80×24 (half-block board), 120×40, 200×60 (large board)."""
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("tab", "tab", "d")
+
+    assert snap_compare(game_app(Shape.PENTO_V, plies=14), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_replay_at_every_size(snap_compare, size):
+    data = load_replay(fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml"))
+    assert snap_compare(BlokusApp(lambda: ReplayScreen(data, start_turn=40)), terminal_size=size)

@@ -9,6 +9,7 @@ import io
 import pytest
 
 from model.replay import load_replay
+from model.season import season_named
 from net.bot import Bot
 from net.bot import build_parser as bot_parser
 from net.watch import EXIT_OK, Watcher, WatchFailed, parse_args, watch_text
@@ -21,25 +22,28 @@ def watch_args(port: int, *extra: str):
     return parse_args(["-h", HOST, "-p", str(port), "--password", PASSWORD, "--text", *extra])
 
 
-async def run_bot(port: int, code: str, ai: str) -> int:
+async def run_bot(port: int, code: str, ai: str, season: str = "2021") -> int:
     args = bot_parser().parse_args(["-h", HOST, "-p", str(port), "-r", code, "--ai", ai, "--move-time", "30",
-                                    "--engine", "thread"])
+                                    "--engine", "thread", "--season", season])
     return await Bot(args).run()
 
 
-async def test_prepare_prints_the_codes_and_watches_two_bots_play(tmp_path):
-    server = await start_server(password=PASSWORD, seed=11, replay_dir=tmp_path / "server")
+@pytest.mark.parametrize("season", ["2021", "2027"])
+async def test_prepare_prints_the_codes_and_watches_two_bots_play(tmp_path, season):
+    server = await start_server(password=PASSWORD, seed=11, replay_dir=tmp_path / "server",
+                                season=season_named(season))
     port = server.port
     bots: list[asyncio.Task] = []
     out, err = io.StringIO(), io.StringIO()
 
     def started(watcher: Watcher) -> None:
         assert len(watcher.reservations) == 2
-        bots.extend(asyncio.create_task(run_bot(server.port, code, ai))
+        bots.extend(asyncio.create_task(run_bot(server.port, code, ai, season))
                     for code, ai in zip(watcher.reservations, ("greedy", "random"), strict=True))
 
     try:
-        args = watch_args(server.port, "--prepare", "alice", "bob", "--save-replay", str(tmp_path / "mine"))
+        args = watch_args(server.port, "--prepare", "alice", "bob", "--save-replay", str(tmp_path / "mine"),
+                          "--season", season)
         code = await asyncio.wait_for(watch_text(args, out, err, on_started=started), 120)
         bot_codes = await asyncio.gather(*bots)
     finally:
@@ -58,6 +62,7 @@ async def test_prepare_prints_the_codes_and_watches_two_bots_play(tmp_path):
     theirs, ours = load_replay(official), load_replay(mine)
     assert [s.key() for s in ours.states] == [s.key() for s in theirs.states]
     assert ours.result is not None and ours.result.winner == theirs.result.winner
+    assert ours.states[-1].season.year == int(season) and mine.name.startswith(f"replay_swc_{season}_blokus_")
     move_lines = [line for line in lines if line.startswith("turn ") and "leaves the game" not in line]
     assert len(move_lines) == len(ours.moves)
     assert f"replay saved: {mine}" in text

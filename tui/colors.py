@@ -1,11 +1,16 @@
-"""The palette: the four piece colours and the board, for dark and light themes."""
+"""Every colour of the TUI, for the dark and the light theme (no colour literal lives anywhere else).
+
+Widgets styled by CSS use the theme variables in ``blokus.tcss``; the board, the shape panels and the
+status lines are drawn as rich text and take their colours from a ``Palette`` here. Under ``NO_COLOR``
+the palette keeps the four colours apart by brightness, and the board and the panels add letters and
+patterns (``Palette.mono``).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from rich.color import Color as RichColor
-from rich.style import Style
 
 from model.pieces import Color
 
@@ -17,9 +22,19 @@ PIECE_HEX: dict[Color, str] = {
     Color.RED: "#e0403a",
     Color.GREEN: "#2eaa4a",
 }
+# Under NO_COLOR (the terminal shows grey levels): four well separated brightnesses.
+MONO_HEX: dict[Color, str] = {
+    Color.BLUE: "#5a5a5a",
+    Color.YELLOW: "#f0f0f0",
+    Color.RED: "#9a9a9a",
+    Color.GREEN: "#c8c8c8",
+}
+# Letters that name a colour where colour alone is not enough (NO_COLOR).
+LETTER: dict[Color, str] = {Color.BLUE: "B", Color.YELLOW: "Y", Color.RED: "R", Color.GREEN: "G"}
 
 
-def _mix(a: str, b: str, t: float) -> str:
+def mix(a: str, b: str, t: float) -> str:
+    """The colour ``t`` of the way from ``a`` to ``b``."""
     ca, cb = RichColor.parse(a).triplet, RichColor.parse(b).triplet
     assert ca is not None and cb is not None
     r, g, bl = (round(x + (y - x) * t) for x, y in zip(ca, cb, strict=True))
@@ -35,33 +50,71 @@ class Palette:
     corner: str
     dim_text: str
     frame: str  # background of the coordinate labels around the board
+    text: str
+    good: str  # legal ghost, results
+    bad: str  # errors, blocked ghost, the last second of the clock
+    warn: str  # AI thinking, autoplay, "no corner contact"
+    selected_bg: str  # the selected shape in a panel
+    xml_in: str
+    xml_out: str
+    mono: bool = False  # NO_COLOR: letters and patterns as well
 
     def piece(self, color: Color) -> str:
-        return PIECE_HEX[color]
+        return (MONO_HEX if self.mono else PIECE_HEX)[color]
+
+    def piece_text(self, color: Color) -> str:
+        """A colour name written in its colour: yellow is darkened on the light theme to stay readable."""
+        if not self.dark and not self.mono and color is Color.YELLOW:
+            return mix(PIECE_HEX[color], "#000000", 0.4)
+        return self.piece(color)
+
+    def on_piece(self, color: Color) -> str:
+        """Text drawn on a field of ``color`` (the last-move marker)."""
+        return "#000000" if self.mono or color in (Color.YELLOW, Color.GREEN) else "#ffffff"
 
     def piece_dim(self, color: Color) -> str:
         """A colour whose pieces are shown greyed out (shape panel)."""
-        return _mix(PIECE_HEX[color], self.empty_a, 0.65)
+        return mix(self.piece(color), self.empty_a, 0.65)
 
     def piece_mid(self, color: Color) -> str:
         """Pieces of a colour that is not to move (panel greyed out a little)."""
-        return _mix(PIECE_HEX[color], self.empty_a, 0.35)
+        return mix(self.piece(color), self.empty_a, 0.35)
 
     def ghost_fit(self, color: Color) -> str:
-        return _mix(PIECE_HEX[color], self.empty_a, 0.55)
+        return mix(self.piece(color), self.empty_a, 0.55)
 
     def ghost_legal(self, color: Color) -> str:
-        return _mix(PIECE_HEX[color], "#ffffff", 0.45)
+        return mix(self.piece(color), "#ffffff", 0.45)
+
+    @property
+    def blocked_bg(self) -> str:
+        return "#7a1010"
+
+    @property
+    def blocked_fg(self) -> str:
+        return "#ffb0b0"
+
+    @property
+    def badge(self) -> tuple[str, str]:
+        """Foreground and background of a badge (AUTOPILOT, VIEW, OUT)."""
+        return "#000000", "#e8b610"
+
+    def as_mono(self) -> Palette:
+        return Palette(**{**self.__dict__, "mono": True})
 
 
 DARK = Palette(True, empty_a="#1f2329", empty_b="#272c33", label="#8a94a3", corner="#c8ccd2", dim_text="#5c6570",
-               frame="#15181c")
+               frame="#15181c", text="#e0e0e0", good="#40c060", bad="#ff6060", warn="#e8b610",
+               selected_bg="#4a5260", xml_in="#e0e0e0", xml_out="#9fd3ff")
 LIGHT = Palette(False, empty_a="#f4f5f7", empty_b="#e3e6ea", label="#5a6270", corner="#1f2329", dim_text="#a0a7b0",
-                frame="#cfd4da")
-
-BLOCKED_BG = "#7a1010"
-BLOCKED_FG = "#ffb0b0"
+                frame="#cfd4da", text="#1f2329", good="#1d7a35", bad="#c0201a", warn="#8a6a00",
+                selected_bg="#b8c0cc", xml_in="#1f2329", xml_out="#0b4f8a")
 
 
-def style(fg: str | None = None, bg: str | None = None, bold: bool = False) -> Style:
-    return Style(color=fg, bgcolor=bg, bold=bold)
+def palette_for(app) -> Palette:
+    """The palette of the app's current theme (dark before the app runs); the mono variant under NO_COLOR."""
+    try:
+        pal = DARK if app.current_theme.dark else LIGHT
+        return pal.as_mono() if getattr(app, "no_color", False) else pal
+    except Exception:  # not mounted yet
+        return DARK

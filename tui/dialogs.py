@@ -1,4 +1,4 @@
-"""Modal screens: help, confirmation, go-to-turn, end of game."""
+"""Modal screens: help, confirmation, quit, go-to-turn, end of game, replay picker (styles: blokus.tcss)."""
 
 from __future__ import annotations
 
@@ -6,72 +6,36 @@ from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.widgets import Input, OptionList, Static
 
-HELP_TEXT = """\
-[b]Playing[/b]
-  ←↑↓→ / h j k l     move the piece (its top-left corner is the position)
-  H J K L            move by 5 fields
-  d / a              rotate clockwise / counter-clockwise
-  w / s              rotate 180°
-  f                  flip (mirror)
-  tab / n            next placeable piece        shift+tab / b   previous piece
-  escape             put the piece back (no piece selected)
-  enter / space      place the piece (refused with the rule if illegal)
-  P                  pass (asks first; not on a colour's first move)
-  u                  undo (local games: back to your previous turn)
-  i                  hint: the AI's suggestion becomes the ghost
-  m                  AI, play this move for me
-  o                  autopilot on/off (the AI plays your colours)
-  v                  overlay: fields where the colour to move can place
-  [ / ]              view the previous / next state (the game goes on)
-  g                  back to the live game
-  ctrl+s             save the game as a replay (replays/)
-  ctrl+r             open a replay from replays/ (q comes back)
-  x                  raw XML pane (network games)
-  mouse              hover moves, click places, right-click flips, wheel rotates
+from tui.keys import help_text
 
-[b]Replays[/b]
-  ← / → (h / l)      step back / forward          home / end   first / last state
-  t                  go to turn …                 space        autoplay on/off
-  + / -              autoplay faster / slower     x            XML of the current state
-
-[b]Everywhere[/b]
-  ? / F1             this help                    ctrl+p       command palette
-  ctrl+t             light / dark theme           q / ctrl+q   quit
-"""
+MOUSE_HELP = ("[b]Mouse[/b]\n  hover moves the piece, click places it, right-click flips, the wheel rotates; "
+              "click a piece in a panel to select it\n")
 
 
 class HelpScreen(ModalScreen[None]):
-    DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll {
-        width: 96; height: auto; max-height: 90%;
-        border: thick $accent; background: $surface; padding: 0 2;
-    }
-    """
-    BINDINGS = [
-        Binding("escape,q,question_mark,f1,enter", "dismiss", "Close"),
-    ]
+    """Every key of the screen below and of the app, generated from their bindings."""
+
+    BINDINGS = [Binding("escape,q,question_mark,f1,enter", "close", "Close")]
+
+    def __init__(self, sections: list[tuple[str, list[BindingType]]]) -> None:
+        super().__init__()
+        self.sections = sections
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield Static(Text.from_markup("[b]Blokus — keys[/b]\n\n" + HELP_TEXT))
+        with VerticalScroll(classes="dialog wide"):
+            yield Static(Text.from_markup("[b]Blokus — keys[/b]  (escape closes)\n\n" + help_text(self.sections)
+                                          + MOUSE_HELP))
 
-    def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
+    def action_close(self) -> None:
         self.dismiss(None)
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    DEFAULT_CSS = """
-    ConfirmScreen { align: center middle; }
-    ConfirmScreen > Vertical {
-        width: 60; height: auto; border: thick $warning; background: $surface; padding: 1 2;
-    }
-    """
     BINDINGS = [
         Binding("y,enter", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),
@@ -82,26 +46,46 @@ class ConfirmScreen(ModalScreen[bool]):
         self.question = question
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with Vertical(classes="dialog warning"):
             yield Static(Text.from_markup(f"{self.question}\n\n[b]y[/b] yes    [b]n[/b] no"))
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
 
 
+class QuitScreen(ModalScreen[str]):
+    """Quit while a game is in progress: save first, quit without saving, or go back."""
+
+    BINDINGS = [
+        Binding("s,ctrl+s", "choose('save')", "Save and quit"),
+        Binding("y,q", "choose('quit')", "Quit"),
+        Binding("n,escape", "choose('stay')", "Back"),
+    ]
+
+    def __init__(self, question: str, can_save: bool = True) -> None:
+        super().__init__()
+        self.question = question
+        self.can_save = can_save
+
+    def compose(self) -> ComposeResult:
+        save = "[b]s[/b] save and quit   " if self.can_save else ""
+        with Vertical(classes="dialog warning"):
+            yield Static(Text.from_markup(f"{self.question}\n\n{save}[b]q[/b] quit without saving   "
+                                          "[b]esc[/b] back to the game"))
+
+    def action_choose(self, what: str) -> None:
+        if what == "save" and not self.can_save:
+            return
+        self.dismiss(what)
+
+
 class TurnScreen(ModalScreen[int | None]):
     """Ask for a turn number."""
 
-    DEFAULT_CSS = """
-    TurnScreen { align: center middle; }
-    TurnScreen > Vertical {
-        width: 50; height: auto; border: thick $accent; background: $surface; padding: 1 2;
-    }
-    """
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with Vertical(classes="dialog"):
             yield Static("Go to turn (the first state with turn ≥ t):")
             yield Input(placeholder="turn number", type="integer", id="turn")
 
@@ -116,50 +100,40 @@ class TurnScreen(ModalScreen[int | None]):
 
 
 class EndScreen(ModalScreen[str]):
-    """The result of a game and why it ended."""
+    """The result of a game and why it ended; save, new game (local games), quit."""
 
-    DEFAULT_CSS = """
-    EndScreen { align: center middle; }
-    EndScreen > Vertical {
-        width: 72; height: auto; border: thick $success; background: $surface; padding: 1 2;
-    }
-    EndScreen #end-title { text-style: bold; color: $success; }
-    """
     BINDINGS = [
-        Binding("escape,enter", "close", "Back to the board"),
-        Binding("ctrl+s", "choose('save')", "Save replay"),
+        Binding("escape,enter", "choose('close')", "Back to the board"),
+        Binding("ctrl+s,s", "choose('save')", "Save replay"),
+        Binding("n", "choose('new')", "New game"),
         Binding("q", "choose('quit')", "Quit"),
     ]
 
-    def __init__(self, title: str, details: str) -> None:
+    def __init__(self, title: str, details: str, *, can_save: bool = True, can_restart: bool = False) -> None:
         super().__init__()
         self.title_text = title
         self.details = details
+        self.can_save = can_save
+        self.can_restart = can_restart
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        keys = "[b]enter[/b] board   "
+        keys += "[b]s[/b] save replay   " if self.can_save else ""
+        keys += "[b]n[/b] new game   " if self.can_restart else ""
+        with Vertical(classes="dialog success"):
             yield Static(self.title_text, id="end-title")
             yield Static(self.details, id="end-details")
-            yield Static(Text.from_markup("\n[b]enter[/b] back to the board   [b]ctrl+s[/b] save replay   "
-                                          "[b]q[/b] quit"))
-
-    def action_close(self) -> None:
-        self.dismiss("close")
+            yield Static(Text.from_markup(f"\n{keys}[b]q[/b] quit"))
 
     def action_choose(self, what: str) -> None:
+        if (what == "new" and not self.can_restart) or (what == "save" and not self.can_save):
+            return
         self.dismiss(what)
 
 
 class ReplayPicker(ModalScreen["Path | None"]):
     """Choose a replay file (``*.xml``, ``*.xml.gz``) from ``replays/``, newest first."""
 
-    DEFAULT_CSS = """
-    ReplayPicker { align: center middle; }
-    ReplayPicker > Vertical {
-        width: 90; height: 24; border: thick $accent; background: $surface; padding: 0 1;
-    }
-    ReplayPicker OptionList { height: 1fr; }
-    """
     BINDINGS = [Binding("escape,q", "cancel", "Cancel")]
 
     def __init__(self, directory: Path) -> None:
@@ -170,16 +144,14 @@ class ReplayPicker(ModalScreen["Path | None"]):
         self.files = sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
 
     def compose(self) -> ComposeResult:
-        from textual.widgets import OptionList
-
-        with Vertical():
+        with Vertical(classes="dialog wide tall"):
             yield Static(Text.from_markup(f"[b]Open a replay[/b] from {self.directory}/  (enter opens, escape: back)"))
             if self.files:
                 yield OptionList(*[p.name for p in self.files], id="files")
             else:
                 yield Static(f"No replay files (*.xml, *.xml.gz) in {self.directory}/")
 
-    def on_option_list_option_selected(self, event) -> None:
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(self.files[event.option_index])
 
     def action_cancel(self) -> None:

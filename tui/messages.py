@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from enum import Enum
+
 from textual.message import Message
 
+from ai.controller import Decision
 from model.moves import Move
 from model.pieces import Shape
 
@@ -40,13 +43,26 @@ class ShapePicked(Message):
         self.shape = shape
 
 
+class AIPurpose(Enum):
+    """Why the AI was asked: to play its seat, to suggest a move (hint), or to play for the human."""
+
+    PLAY = "play"
+    HINT = "hint"
+    PLAY_FOR_HUMAN = "ai_move"
+
+
 class AIMoveReady(Message):
-    """The AI has chosen a move (for the colour to move at ``turn`` in timeline position ``index``)."""
+    """The AI answered for timeline position ``index``: ``decision`` says which move and where it came from
+    (the engine, or the one fallback of ``ai.controller`` after an error, an illegal answer or a timeout)."""
 
-    def __init__(self, move: Move, index: int, purpose: str) -> None:
+    def __init__(self, decision: Decision, index: int, purpose: AIPurpose) -> None:
         super().__init__()
-        self.move, self.index, self.purpose = move, index, purpose
+        self.decision, self.index, self.purpose = decision, index, purpose
 
+    @property
+    def move(self) -> Move:
+        return self.decision.move
 
-class SessionChanged(Message):
-    """The session changed (a move, undo, view step): widgets should repaint from it."""
+    @property
+    def failed(self) -> bool:
+        return self.decision.source.startswith("fallback")

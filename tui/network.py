@@ -6,25 +6,41 @@ is appended to the session's timeline. Every message in and out goes to the XML 
 
 from __future__ import annotations
 
-import argparse
 import logging
+import time
 from collections.abc import Callable
 from datetime import datetime
+
+from rich.style import Style
+from rich.text import Text
 
 from ai.base import Player
 from model.moves import Move
 from model.pieces import Shape, Team
-from model.season import DEFAULT_PORT, DEFAULT_SEASON
+from model.season import Season
 from model.state import GameState
-from tui.app import BlokusApp
-from tui.game_screen import LAYOUT_CSS, GameScreen, responsive_css
+from net.connection import (
+    Closed,
+    Connection,
+    ConnectionFailed,
+    GameOver,
+    Ignored,
+    MoveRequested,
+    ServerError,
+    StateChanged,
+    Welcome,
+)
+from tui.colors import palette_for
+from tui.game_screen import GameScreen
+from tui.messages import AIPurpose
 from tui.replays import result_texts
 from tui.session import Feedback, GameSession, Seat, Timeline
-from tui.widgets import XmlPane
+from tui.status import StatusContext
+from tui.widgets import StatusBar, XmlPane
 
 log = logging.getLogger(__name__)
 
-SOFT_LIMIT = DEFAULT_SEASON.soft_timeout_ms / 1000  # seconds per move on a server whose slot can time out
+XML_PANE_MIN_HEIGHT = 44  # terminal lines from which the XML pane is shown at the start
 
 
 def wall_stamp() -> str:
@@ -32,40 +48,47 @@ def wall_stamp() -> str:
 
 
 class NetworkGameScreen(GameScreen):
-    """Plays our team on a server; autopilot available; raw XML pane (x)."""
+    """Plays our team on a server; autopilot available; raw XML pane (x).
 
-    DEFAULT_CSS = LAYOUT_CSS + responsive_css("NetworkGameScreen")
+    ``clock_limit``: the seconds the server allows per move, when known (None: no countdown)."""
+
+    network = True
 
     def __init__(self, host: str, port: int, *, reservation: str | None = None, room: str | None = None,
-                 player: Player, hint_player: Player, ai_time: float = 1.0, name: str | None = None,
-                 clock_limit: float | None = SOFT_LIMIT, stamp: Callable[[], str] = wall_stamp,
-                 connection_factory=None, save_replay=None, season=None) -> None:
+                 player: Player, hint_player: Player, move_time_ms: int = 1000, name: str | None = None,
+                 team: Team | None = None, clock_limit: float | None = None,
+                 stamp: Callable[[], str] = wall_stamp, connection_factory=None, save_replay=None,
+                 season: Season | None = None) -> None:
         session = GameSession(Timeline(GameState.new(Shape.PENTO_L)), {Team.ONE: Seat.HUMAN, Team.TWO: Seat.REMOTE},
-                              {Team.ONE: name or "you", Team.TWO: "opponent"}, local=False)
+                              {Team.ONE: name or "you", Team.TWO: "opponent"}, local=False, started=False)
         session.send = self._send
         session.feedback = Feedback(f"connecting to {host}:{port} …")
-        self._waiting_first_state = True
-        super().__init__(session, {}, hint_player, ai_time=min(ai_time, 1.5), network=True,
-                         title=f"Blokus @ {host}:{port}", save_replay=save_replay)
+        super().__init__(session, {}, hint_player, move_time_ms=move_time_ms, title=f"Blokus @ {host}:{port}",
+                         save_replay=save_replay)
         self.host, self.port = host, port
         self.reservation, self.room = reservation, room
         self.player = player
+        self.wanted_team = team
         self.clock_limit = clock_limit
         self.season = season  # asked for with --season; the server's states decide
+        self.clock_started: float | None = None  # monotonic arrival of the current move request
         self.stamp = stamp
         self.my_team: Team | None = None
         self.my_name = name
         self.conn = None
-        self._connection_factory = connection_factory
-        self._pending_xml: list[tuple[str, str]] = []
+        self._connection_factory = connection_factory or Connection
         self.result = None
+        self.failed = False  # the connection could not be opened: blokus play exits non-zero
         self._change_pending = False
         self.traffic: list[tuple[str, str, str]] = []  # (direction, time stamp, xml) of every message
 
     # --- connection -------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if self.app.size.height >= XML_PANE_MIN_HEIGHT:
+            self.query_one(XmlPane).add_class("shown")  # on a shorter terminal it would cover the board
         super().on_mount()
+        self.set_interval(0.2, self._tick_clock)
         self.run_worker(self._run_connection(), group="net", exit_on_error=False)
 
     def _traffic(self, direction: str, xml: str) -> None:
@@ -77,27 +100,15 @@ class NetworkGameScreen(GameScreen):
         log.info("%s %s", "<<" if direction == "in" else ">>", xml)
 
     async def _run_connection(self) -> None:
-        from net.connection import (
-            Closed,
-            Connection,
-            ConnectionFailed,
-            GameOver,
-            Ignored,
-            MoveRequested,
-            ServerError,
-            StateChanged,
-            Welcome,
-        )
-
-        factory = self._connection_factory or Connection
-        conn = factory(self.host, self.port, on_traffic=self._traffic,
-                       **({"season": self.season} if self.season is not None else {}))
+        conn = self._connection_factory(self.host, self.port, on_traffic=self._traffic,
+                                        **({"season": self.season} if self.season is not None else {}))
         self.conn = conn
         s = self.session
         try:
             await conn.open()
             await conn.join(reservation=self.reservation, room=self.room)
         except (ConnectionFailed, ConnectionError, OSError) as exc:
+            self.failed = True
             s.end_reason = f"Could not connect: {exc}"
             s.result_text = "No game — connection failed"
             s.feedback = Feedback(str(exc), True)
@@ -109,45 +120,53 @@ class NetworkGameScreen(GameScreen):
         self.refresh_view()
         async for event in conn:
             try:
-                if isinstance(event, Welcome):
-                    self.my_team = event.team
-                    other = event.team.opponent
-                    s.seats = {event.team: Seat.HUMAN, other: Seat.REMOTE}
-                    s.names = {event.team: s.names.get(Team.ONE, "you"), other: "opponent"}
-                    self.players = {event.team: self.player}
-                    colors = " and ".join(c.name for c in event.team.colors)
-                    s.feedback = Feedback(f"you are team {event.team.name} ({colors})")
-                elif isinstance(event, StateChanged):
-                    self._on_state(event.state, event.names)
-                elif isinstance(event, MoveRequested):
-                    s.move_requested = True
-                    self.clock_deadline = event.at + self.clock_limit if self.clock_limit else None
-                    if self.clock_limit and s.is_human_turn():
-                        s.feedback = Feedback(f"your move — the server may allow only {self.clock_limit:g} s "
-                                              "(m lets the AI move, o switches on autopilot)")
-                    s.begin_turn()
-                elif isinstance(event, GameOver):
-                    self.result = event.result
-                    s.result = event.result
-                    s.move_requested = False
-                    self.clock_deadline = None
-                    title, lines = result_texts(event.result, s.state, s.names)
-                    s.result_text = title
-                    s.end_reason = "\n".join(lines[1:]) or "Regular end."
-                elif isinstance(event, Ignored):
-                    self.query_one(XmlPane).add_note(f"ignored: {event.reason}")
-                elif isinstance(event, ServerError):
-                    text = event.message.strip().replace("\n", " ")
-                    s.feedback = Feedback(f"server error: {text}", True)
-                elif isinstance(event, Closed):
-                    self.clock_deadline = None
-                    s.move_requested = False
-                    if self.result is None:
-                        s.result_text = "Game aborted"
-                        s.end_reason = f"The connection ended before a result: {event.reason}"
+                self.handle_server_event(event)
                 self._schedule_change()
             except Exception:
                 log.exception("handling %r failed", event)
+
+    def handle_server_event(self, event: object) -> None:
+        s = self.session
+        if isinstance(event, Welcome):
+            self.my_team = event.team
+            other = event.team.opponent
+            s.seats = {event.team: Seat.HUMAN, other: Seat.REMOTE}
+            s.names = {event.team: s.names.get(Team.ONE, "you"), other: "opponent"}
+            self.players = {event.team: self.player}
+            colors = " and ".join(c.name for c in event.team.colors)
+            text = f"you are team {event.team.name} ({colors})"
+            if self.wanted_team is not None and self.wanted_team is not event.team:
+                text += (f" — not {self.wanted_team.name}: the server gives the seats in the order the clients "
+                         "join (join first for ONE, second for TWO)")
+            s.feedback = Feedback(text)
+        elif isinstance(event, StateChanged):
+            self._on_state(event.state, event.names)
+        elif isinstance(event, MoveRequested):
+            s.move_requested = True
+            self.clock_started = event.at
+            if self.clock_limit is not None and s.is_human_turn():
+                s.feedback = Feedback(f"your move — the server allows {self.clock_limit:g} s "
+                                      "(m lets the AI move, o switches on autopilot)")
+            s.begin_turn()
+        elif isinstance(event, GameOver):
+            self.result = s.result = event.result
+            s.move_requested = False
+            self.clock_started = None
+            title, lines = result_texts(event.result, s.state, s.names)
+            s.result_text = title
+            s.end_reason = "\n".join(lines[1:]) or "Regular end."
+            s.feedback = Feedback(title)
+        elif isinstance(event, Ignored):
+            self.query_one(XmlPane).add_note(f"ignored: {event.reason}")
+        elif isinstance(event, ServerError):
+            text = event.message.strip().replace("\n", " ")
+            s.feedback = Feedback(f"server error: {text}", True)
+        elif isinstance(event, Closed):
+            self.clock_started = None
+            s.move_requested = False
+            if self.result is None:
+                s.result_text = "Game aborted"
+                s.end_reason = f"The connection ended before a result: {event.reason}"
 
     def _schedule_change(self) -> None:
         """Coalesce the repaint of several events that arrived together (state + move request …)."""
@@ -161,8 +180,8 @@ class NetworkGameScreen(GameScreen):
 
     def _on_state(self, state: GameState, names: tuple[str, str]) -> None:
         s = self.session
-        if self._waiting_first_state:
-            self._waiting_first_state = False
+        if not s.started:
+            s.started = True
             s.timeline = Timeline(state)
         else:
             s.timeline.append(state)
@@ -175,18 +194,53 @@ class NetworkGameScreen(GameScreen):
         s.begin_turn()
 
     def _send(self, move: Move) -> None:
-        self.clock_deadline = None
+        self.clock_started = None
         self.run_worker(self._send_move(move), group="net-send", exit_on_error=False)
 
     async def _send_move(self, move: Move) -> None:
         try:
             await self.conn.send_move(move)
         except (ValueError, ConnectionError) as exc:
-            self.session.feedback = Feedback(f"not sent: {exc}", True)
-            self.refresh_view()
+            self.say(f"not sent: {exc}", True)
+
+    # --- AI under the server's clock --------------------------------------------------------------
+
+    def think(self, player: Player, purpose: AIPurpose) -> None:
+        self.session.ai_thinking = True
+        self.ai.start(player, self.session.state, len(self.session.timeline), purpose,
+                      clock_started=self.clock_started, clock_limit=self.clock_limit)
+        self.refresh_board()
+
+    def _clock_left(self) -> float | None:
+        if self.clock_limit is None or self.clock_started is None or not self.session.is_human_turn():
+            return None
+        return self.clock_limit - (time.monotonic() - self.clock_started)
+
+    def _tick_clock(self) -> None:
+        if self._clock_left() is not None:
+            self.refresh_board()
+
+    # --- texts ------------------------------------------------------------------------------------
+
+    def status_context(self) -> StatusContext:
+        ctx = super().status_context()
+        return StatusContext(ctx.palette, ctx.width, self._clock_left(), ctx.waiting)
+
+    def refresh_board(self) -> None:
+        if self.session.started:
+            super().refresh_board()
+            return
+        s = self.session  # no game yet: nobody is "to move" on the placeholder board
+        t = Text()
+        t.append(f"Blokus @ {self.host}:{self.port}\n", Style(bold=True))
+        t.append("not connected" if s.end_reason else "connecting …")
+        t.append("\n\n")
+        t.append(s.result_text or "waiting for the server …",
+                 Style(bold=bool(s.result_text), color=palette_for(self.app).text))
+        self.query_one(StatusBar).show(t)
 
     def check_end(self) -> None:
-        if self._waiting_first_state and not self.session.end_reason:
+        if not self.session.started and not self.session.end_reason:
             return
         super().check_end()
 
@@ -197,58 +251,11 @@ class NetworkGameScreen(GameScreen):
         title, lines = result_texts(self.result, s.state, s.names)
         return title, "\n".join(lines)
 
-    async def action_quit(self) -> None:
+    async def leave(self) -> None:
         self.cancel_ai()
         if self.conn is not None:
             try:
                 await self.conn.close()
             except Exception:
                 log.exception("closing the connection")
-        self.app.exit()
-
-    def status_text(self):
-        if not self._waiting_first_state:
-            return super().status_text()
-        from rich.style import Style
-        from rich.text import Text
-
-        s = self.session  # no game yet: nobody is "to move" on the placeholder board
-        t = Text()
-        t.append(f"Blokus @ {self.host}:{self.port}\n", Style(bold=True))
-        t.append("not connected" if s.end_reason else "connecting …")
-        t.append("\n\n")
-        t.append(s.result_text or "waiting for the server …", Style(bold=bool(s.result_text)))
-        return t
-
-
-def save_network_replay(screen: NetworkGameScreen) -> str:
-    """The game as an official replay under replays/, and beside it the raw XML log of the connection."""
-    from tui.app import save_game_replay
-
-    path = save_game_replay(screen)
-    log_path = path[: -len(".xml")] + ".traffic.txt" if path.endswith(".xml") else path + ".traffic.txt"
-    with open(log_path, "w", encoding="utf-8") as f:
-        for direction, stamp, xml in screen.traffic:
-            f.write(f"{'<<' if direction == 'in' else '>>'} {stamp}\n{xml.strip()}\n\n")
-    return f"{path} (+ raw XML log {log_path})"
-
-
-def build_network_app(args: argparse.Namespace) -> BlokusApp:
-    from ai import DEFAULT_AI, make_player
-    from tui.app import season_of_args
-
-    host = args.host or "localhost"
-    port = DEFAULT_PORT if args.port is None else args.port
-    if not 0 < port < 65536:
-        raise ValueError(f"invalid port {port}")
-    ai = args.ai or (args.opponent if args.opponent and args.opponent != "human" else DEFAULT_AI)
-    player = make_player(ai, args.seed)
-    hint = make_player(ai, None if args.seed is None else args.seed + 7)
-
-    def make() -> NetworkGameScreen:
-        return NetworkGameScreen(host, port, reservation=args.reservation, room=args.room, player=player,
-                                 hint_player=hint, ai_time=args.ai_time, name=args.name,
-                                 save_replay=save_network_replay, season=season_of_args(args))
-
-    return BlokusApp(make, theme="textual-light" if args.light else "textual-dark")
-
+        self.app.exit(1 if self.failed else 0)

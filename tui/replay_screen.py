@@ -1,50 +1,127 @@
-"""The replay viewer: step through the states of a game, autoplay, move list, result."""
+"""The replay viewer: step through the states of a game, autoplay, move list, result.
+
+Built from separate widgets that each show one thing for the state at ``ReplayScreen.index``: the board,
+the shape panels, ``ReplayStatus`` (turn, score, the move), ``ReplayResult`` (the result, on the last
+state), the move list and the XML pane; ``ReplayScreen.refresh_view`` hands each the new position.
+"""
 
 from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
 
+from model.convert import state_to_message
+from model.messages import to_xml
 from model.moves import SetMove
 from model.pieces import Color, Team
 from tui.board import Board, BoardView
-from tui.colors import DARK, LIGHT
-from tui.dialogs import HelpScreen, TurnScreen
-from tui.game_screen import LAYOUT_CSS, BoardLayoutMixin, compose_board_layout, fit_layout, responsive_css
-from tui.replays import ReplayData, result_texts
+from tui.colors import palette_for
+from tui.dialogs import HelpScreen, ReplayPicker, TurnScreen
+from tui.layout import BoardLayout, compose_board_layout
+from tui.replays import REPLAY_DIR, ReplayData, ReplayError, load_replay, result_texts
+from tui.session import describe_move
+from tui.status import WIDE, pack
 from tui.widgets import MoveLog, PanelView, ShapePanel, StatusBar, XmlPane
 
 SPEEDS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)  # turns per second
 
 
-class ReplayScreen(BoardLayoutMixin, Screen[None]):
-    DEFAULT_CSS = LAYOUT_CSS + responsive_css("ReplayScreen") + """
-    #result { height: auto; padding: 0 1; }
-    #status { height: 5; }
-    """
-    AUTO_FOCUS = None
+def open_replay_picker(app: App) -> None:
+    """ctrl+r: choose a replay under replays/ and view it on top of the current screen (q returns)."""
 
+    def chosen(path) -> None:
+        if path is None:
+            return
+        try:
+            data = load_replay(path)
+        except ReplayError as exc:
+            app.notify(str(exc), severity="error")
+            return
+        app.push_screen(ReplayScreen(data))
+
+    app.push_screen(ReplayPicker(REPLAY_DIR), chosen)
+
+
+class ReplayStatus(StatusBar):
+    """Five short lines: players, turn, score, the move that led here, autoplay."""
+
+    def show_state(self, replay: ReplayData, index: int, speed: float, autoplaying: bool) -> None:
+        timeline = replay.timeline
+        st, last = timeline.states[index], timeline.states[-1]
+        pal = palette_for(self.app)
+        names = replay_names(replay)
+        width = self.content_size.width or 46
+        head = Text()
+        if replay.truncated:
+            head.append("file cut off · ", Style(color=pal.bad, bold=True))
+        if replay.unreadable_states:
+            head.append(f"{unreadable_text(replay)} · ", Style(color=pal.bad, bold=True))
+        head.append(f"Replay — {names[Team.ONE]} vs {names[Team.TWO]}", Style(bold=True))
+        turn = [Text(f"Turn {st.turn} / {last.turn}"), Text(f"round {st.round}")]
+        if st.is_over:
+            turn.append(Text("game over"))
+        else:
+            turn.append(Text.assemble("next: ", (st.current_color.name,
+                                                 Style(color=pal.piece_text(st.current_color), bold=True))))
+        score = [Text(f"ONE {st.team_points(Team.ONE)} : {st.team_points(Team.TWO)} TWO", Style(bold=True)),
+                 Text("  ".join(f"{c.name[0]} {st.points(c)}" for c in Color), Style(color=pal.label))]
+        move = timeline.move_before(index)
+        if move is None:
+            what = Text("start of the game" if index == 0 else "—")
+        else:
+            what = Text.assemble("move: " if width >= WIDE else "",
+                                 (describe_move(move), Style(color=pal.piece_text(move.color), bold=True)))
+        play = Text(f"▶ autoplay {speed:g} turns/s", Style(color=pal.warn)) if autoplaying else \
+            Text(f"paused (autoplay {speed:g} turns/s)", Style(color=pal.label))
+        lines = [head, *pack(turn, width), *pack(score, width, "   "), what,
+                 *pack([Text(f"state {index + 1}/{len(timeline)}", Style(color=pal.label)), play], width)]
+        super().show(Text("\n").join(lines))
+
+
+class ReplayResult(Static):
+    """The result and its reason, shown on the last state."""
+
+    def show_state(self, replay: ReplayData, index: int) -> None:
+        if index != len(replay.timeline) - 1:
+            self.update("")
+            return
+        title, lines = result_texts(replay.result, replay.timeline.states[index], replay_names(replay))
+        text = Text()
+        text.append(title + "\n", Style(bold=True, color=palette_for(self.app).good))
+        text.append("\n".join(lines))
+        self.update(text)
+
+
+def unreadable_text(replay: ReplayData) -> str:
+    n = replay.unreadable_states
+    return f"{n} state{'s' if n != 1 else ''} unreadable"
+
+
+def replay_names(replay: ReplayData) -> dict[Team, str]:
+    return {Team.ONE: replay.names[0] or "ONE", Team.TWO: replay.names[1] or "TWO"}
+
+
+class ReplayScreen(BoardLayout):
     BINDINGS = [
-        Binding("left,h", "step(-1)", "Back"),
-        Binding("right,l", "step(1)", "Forward"),
-        Binding("up,k", "step(-4)", "Back 4", show=False),
-        Binding("down,j", "step(4)", "Fwd 4", show=False),
-        Binding("home", "jump(0)", "Start"),
-        Binding("end", "jump(-1)", "End"),
-        Binding("t", "goto", "Go to turn"),
-        Binding("space", "autoplay", "Autoplay"),
-        Binding("plus,equals_sign", "speed(1)", "Faster"),
-        Binding("minus", "speed(-1)", "Slower"),
-        Binding("x", "xml", "XML", show=False),
-        Binding("ctrl+r", "open_replay", "Open", show=False),
-        Binding("question_mark,f1", "help", "Help"),
-        Binding("q", "quit", "Quit"),
+        Binding("left,h", "step(-1)", "Back", tooltip="one state back"),
+        Binding("right,l", "step(1)", "Forward", tooltip="one state forward"),
+        Binding("up,k", "step(-4)", "Back 4", show=False, tooltip="four states (one round) back"),
+        Binding("down,j", "step(4)", "Fwd 4", show=False, tooltip="four states (one round) forward"),
+        Binding("home", "jump(0)", "Start", show=False, tooltip="the first state"),
+        Binding("end", "jump(-1)", "End", show=False, tooltip="the last state, with the result"),
+        Binding("t", "goto", "Go to turn", tooltip="go to turn … (the first state with that turn or later)"),
+        Binding("space", "autoplay", "Autoplay", tooltip="autoplay on/off"),
+        Binding("plus,equals_sign", "speed(1)", "Faster", show=False, tooltip="autoplay faster"),
+        Binding("minus", "speed(-1)", "Slower", show=False, tooltip="autoplay slower"),
+        Binding("x", "xml", "XML", show=False, tooltip="the XML of the current state"),
+        Binding("ctrl+r", "open_replay", "Open", show=False, tooltip="open another replay from replays/"),
+        Binding("question_mark,f1", "help", "Help", tooltip="help with every key"),
+        Binding("q", "quit", "Quit", tooltip="quit (back to the game when opened from one)"),
     ]
 
     index: reactive[int] = reactive(0, init=False)
@@ -55,27 +132,18 @@ class ReplayScreen(BoardLayoutMixin, Screen[None]):
         self.timeline = replay.timeline
         self.speed_index = SPEEDS.index(1.0)
         self._timer: Timer | None = None
-        names = replay.names
-        self.names = {Team.ONE: names[0] or "ONE", Team.TWO: names[1] or "TWO"}
         self._start = 0 if start_turn is None else self.timeline.index_of_turn(start_turn)
 
     def compose(self) -> ComposeResult:
-        yield from compose_board_layout(Static(id="result"))
+        yield from compose_board_layout(ReplayResult(id="result"), status=ReplayStatus(id="status"))
 
     def on_mount(self) -> None:
-        fit_layout(self, self.app.size.width)
-        log = self.query_one(MoveLog)
-        log.border_title = "Moves"
+        super().on_mount()
         self.index = self._start
         self.refresh_view()
-        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
         if self.replay.unreadable_states:
-            self.notify(f"{self.unreadable_text()} and not shown; the first: {self.replay.first_unreadable}",
+            self.notify(f"{unreadable_text(self.replay)} and not shown; the first: {self.replay.first_unreadable}",
                         severity="warning", timeout=15)
-
-    def unreadable_text(self) -> str:
-        n = self.replay.unreadable_states
-        return f"{n} state{'s' if n != 1 else ''} unreadable"
 
     @property
     def autoplaying(self) -> bool:
@@ -85,67 +153,23 @@ class ReplayScreen(BoardLayoutMixin, Screen[None]):
         self.refresh_view()
 
     def refresh_view(self) -> None:
+        """Hand the state at ``index`` to every widget."""
         i = self.index
         st = self.timeline.states[i]
         move = self.timeline.move_before(i)
         self.query_one(Board).show(BoardView(st, move if isinstance(move, SetMove) else None))
         for color in Color:
+            remaining = frozenset(st.undeployed(color))
             self.query_one(f"#panel-{color.name}", ShapePanel).show(PanelView(
-                color, frozenset(st.undeployed(color)),
-                frozenset(st.undeployed(color)) if st.is_valid(color) else frozenset(), None,
+                color, remaining, remaining if st.is_valid(color) else frozenset(), None,
                 not st.is_over and color == st.current_color, not st.is_valid(color), st.points(color)))
-        self.query_one(StatusBar).update(self.status_text(), layout=False)
+        self.refresh_status()
         self.query_one(MoveLog).set_entries(self.timeline.entries, i if i > 0 else None)
+        self.query_one(ReplayResult).show_state(self.replay, i)
         self._show_xml()
-        last = len(self.timeline) - 1
-        result = self.query_one("#result", Static)
-        if i == last:
-            title, lines = result_texts(self.replay.result, st, self.names)
-            text = Text()
-            text.append(title + "\n", Style(bold=True, color="#40c060"))
-            text.append("\n".join(lines))
-            result.update(text)
-        else:
-            result.update("")
 
-    def status_text(self) -> Text:
-        """Five short lines that fit the 50-column centre (never wrapped: see ``StatusBar``)."""
-        i = self.index
-        st = self.timeline.states[i]
-        last = self.timeline.states[-1]
-        pal = DARK if self.app.current_theme.dark else LIGHT
-        t = Text()
-        if self.replay.truncated:
-            t.append("file cut off · ", Style(color="#ff6060", bold=True))
-        if self.replay.unreadable_states:
-            t.append(f"{self.unreadable_text()} · ", Style(color="#ff6060", bold=True))
-        t.append(f"Replay — {self.names[Team.ONE]} vs {self.names[Team.TWO]}\n", Style(bold=True))
-        t.append(f"Turn {st.turn} / {last.turn} · round {st.round}")
-        if st.is_over:
-            t.append(" · game over")
-        else:
-            t.append(" · next: ")
-            t.append(st.current_color.name, Style(color=pal.piece(st.current_color), bold=True))
-        t.append("\n")
-        t.append(f"ONE {st.team_points(Team.ONE)} : {st.team_points(Team.TWO)} TWO", Style(bold=True))
-        t.append("   " + "  ".join(f"{c.name[0]} {st.points(c)}" for c in Color), Style(color=pal.label))
-        t.append("\n")
-        move = self.timeline.move_before(i)
-        if move is None:
-            t.append("start of the game" if i == 0 else "—")
-        else:
-            from tui.session import describe_move
-
-            t.append("move: ")
-            t.append(describe_move(move), Style(color=pal.piece(move.color), bold=True))
-        t.append("\n")
-        t.append(f"state {i + 1}/{len(self.timeline)} · ", Style(color=pal.label))
-        speed = f"{SPEEDS[self.speed_index]:g} turns/s"
-        if self.autoplaying:
-            t.append(f"▶ autoplay {speed}", Style(color="#e8b610"))
-        else:
-            t.append(f"paused (autoplay {speed})", Style(color=pal.label))
-        return t
+    def refresh_status(self) -> None:
+        self.query_one(ReplayStatus).show_state(self.replay, self.index, SPEEDS[self.speed_index], self.autoplaying)
 
     # --- actions ----------------------------------------------------------------------------------
 
@@ -158,7 +182,7 @@ class ReplayScreen(BoardLayoutMixin, Screen[None]):
     def action_goto(self) -> None:
         def go(turn: int | None) -> None:
             if turn is not None:
-                self.index = self.timeline.index_of_turn(turn)
+                self.goto_turn(turn)
 
         self.app.push_screen(TurnScreen(), go)
 
@@ -167,20 +191,22 @@ class ReplayScreen(BoardLayoutMixin, Screen[None]):
 
     def action_autoplay(self) -> None:
         if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+            self._stop_autoplay()
         else:
             if self.index >= len(self.timeline) - 1:
                 self.index = 0
             self._timer = self.set_interval(1 / SPEEDS[self.speed_index], self._tick)
-        self.query_one(StatusBar).update(self.status_text(), layout=False)
+        self.refresh_status()
+
+    def _stop_autoplay(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
 
     def _tick(self) -> None:
         if self.index >= len(self.timeline) - 1:
-            if self._timer is not None:
-                self._timer.stop()
-                self._timer = None
-            self.query_one(StatusBar).update(self.status_text(), layout=False)
+            self._stop_autoplay()
+            self.refresh_status()
             return
         self.index += 1
 
@@ -189,13 +215,14 @@ class ReplayScreen(BoardLayoutMixin, Screen[None]):
         if self._timer is not None:
             self._timer.stop()
             self._timer = self.set_interval(1 / SPEEDS[self.speed_index], self._tick)
-        self.query_one(StatusBar).update(self.status_text(), layout=False)
+        self.refresh_status()
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
+        self.app.push_screen(HelpScreen([("Replays", self.BINDINGS), ("Everywhere", self.app.BINDINGS)]))
 
     def action_xml(self) -> None:
         self.query_one(XmlPane).toggle_class("shown")
+        self.fit_to(self.app.size.width, self.app.size.height)
         self._show_xml()
 
     def _show_xml(self) -> None:
@@ -203,9 +230,6 @@ class ReplayScreen(BoardLayoutMixin, Screen[None]):
         pane = self.query_one(XmlPane)
         if not pane.has_class("shown"):
             return
-        from model.convert import state_to_message
-        from model.messages import to_xml
-
         st = self.timeline.states[self.index]
         pane.clear_options()
         pane.count = 0
@@ -215,13 +239,10 @@ class ReplayScreen(BoardLayoutMixin, Screen[None]):
         pane.scroll_home(animate=False)
 
     def action_open_replay(self) -> None:
-        from tui.game_screen import open_replay_picker
-
         open_replay_picker(self.app)
 
     def action_quit(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
+        self._stop_autoplay()
         if getattr(self.app, "main_screen", None) is not self and len(self.app.screen_stack) > 1:
             self.app.pop_screen()  # opened from a game or another replay: back to it
         else:

@@ -17,7 +17,7 @@ from model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team, transform
 from model.record import ColorRemoved, GameRecord, MoveEvent, events_between
 from model.season import DEFAULT_SEASON, Season
-from model.state import GameState
+from model.state import GameState, move_of_placement
 
 N = P.N
 
@@ -59,6 +59,26 @@ def move_between(prev: GameState, cur: GameState) -> Move | None:
     """The move that led from ``prev`` to ``cur`` (``model.record.events_between``)."""
     events, _ = events_between(prev, cur)
     return next((e.move for e in events if isinstance(e, MoveEvent)), None)
+
+
+REFUSAL = "Not allowed: "
+
+
+def cells_text(state: GameState, move: SetMove, mistake: MoveMistake) -> str:
+    """The fields a refused placement is about, e.g. " at (4,5) (6,5)" (empty when no field is to blame)."""
+    cells = sorted(move.cells, key=lambda c: (c[1], c[0]))
+    on_board = [(x, y) for x, y in cells if 0 <= x < N and 0 <= y < N]
+    if mistake is MoveMistake.OUT_OF_BOUNDS:
+        bad = [c for c in cells if c not in on_board]
+    elif mistake is MoveMistake.OBSTRUCTED:
+        bad = [c for c in on_board if state.occupied & P.bit(*c)]
+    elif mistake is MoveMistake.TOUCHES_SAME_COLOR:
+        edge = P.edge_neighbours(state.boards[move.color])
+        bad = [c for c in on_board if edge & P.bit(*c)]
+    else:
+        return ""
+    shown = " ".join(f"({x},{y})" for x, y in bad[:5])
+    return f" at {shown}" if shown else ""
 
 
 def removal_text(color: Color) -> str:
@@ -184,6 +204,7 @@ class GameSession:
     # Network games: moves go to ``send`` instead of the local state; the server answers with a state.
     send: Callable[[Move], None] | None = None
     move_requested: bool = False  # the server asked us for a move and we have not answered yet
+    started: bool = True  # False until a server sent the first state (the board is a placeholder)
 
     @classmethod
     def new_local(cls, start_piece: Shape | None, human: Team | None = Team.ONE, hotseat: bool = False,
@@ -224,10 +245,6 @@ class GameSession:
     @property
     def is_live(self) -> bool:
         return self.view is None
-
-    def seat_to_move(self) -> Seat | None:
-        st = self.state
-        return None if st.is_over else self.seats[st.current_team]
 
     def _team_deciding(self) -> Team | None:
         """The team whose move this client decides now, or None (game over, or not requested yet)."""
@@ -307,10 +324,37 @@ class GameSession:
                 self.ghost = self._new_ghost(st.start_piece)
 
     def _new_ghost(self, shape: Shape) -> Ghost:
+        """A ghost of ``shape``: where the previous ghost of this turn was, else at a legal placement near
+        the colour's last piece (on a first move: near the top-left corner), unrotated if one such placement
+        exists."""
         old = self.ghost
-        g = Ghost(shape, x=old.x if old else 8, y=old.y if old else 8)
-        g.clamp()
-        return g
+        if old is not None:
+            g = Ghost(shape, x=old.x, y=old.y)
+            g.clamp()
+            return g
+        st = self.state
+        color = st.current_color
+        ids = st.legal_placements(color)
+        ids = ids[P.P_SHAPE[ids] == int(shape)]
+        if not len(ids):
+            return Ghost(shape, x=N // 2 - 2, y=N // 2 - 2)
+        last = self.last_cells(color)
+        cx = sum(x for x, _ in last) / len(last) if last else 0.0
+        cy = sum(y for _, y in last) / len(last) if last else 0.0
+        moves = [move_of_placement(color, int(pid)) for pid in ids.tolist()]
+
+        def distance(m: SetMove) -> tuple[bool, float]:
+            return (m.rotation != Rotation.NONE or m.flipped), (m.x - cx) ** 2 + (m.y - cy) ** 2
+
+        best = min(moves, key=distance)
+        return Ghost(shape, best.rotation, best.flipped, best.x, best.y)
+
+    def last_cells(self, color: Color) -> list[tuple[int, int]]:
+        """The cells of ``color``'s most recent piece (empty before its first move)."""
+        for move in reversed(self.timeline.moves):
+            if isinstance(move, SetMove) and move.color == color:
+                return list(move.cells)
+        return []
 
     def apply(self, move: Move) -> None:
         """Play a move on the live state (raises ``InvalidMove``) and append it to the timeline.
@@ -330,11 +374,6 @@ class GameSession:
         self.timeline.append(st, move)
         if self.view is not None:
             self.view = None
-        self.begin_turn()
-
-    def append_state(self, state: GameState, move: Move | None = None) -> None:
-        """A state from a server (already applied there)."""
-        self.timeline.append(state, move)
         self.begin_turn()
 
     # --- human actions (each returns a short message for the status line) --------------------------
@@ -374,6 +413,10 @@ class GameSession:
         shapes = sorted(self.placeable_shapes())
         if not shapes:
             return False
+        if self.state.is_first_move():
+            self.feedback = Feedback(f"on a first move only the start piece {self.state.start_piece.name} can be "
+                                     "placed", True)
+            return False
         if self.ghost is None:
             shape = shapes[0] if step > 0 else shapes[-1]
         else:
@@ -386,8 +429,14 @@ class GameSession:
         return self.select(shape)
 
     def deselect(self) -> None:
-        if self.ghost is not None and not self.state.is_first_move():
-            self.ghost = None
+        if self._require_turn() is not None or self.ghost is None:
+            return
+        if self.state.is_first_move():
+            self.feedback = Feedback(f"on a first move the start piece {self.state.start_piece.name} is the only "
+                                     "choice", True)
+            return
+        self.ghost = None
+        self.feedback = Feedback("piece put back")
 
     def move_ghost(self, dx: int, dy: int) -> bool:
         if self.ghost is None:
@@ -422,7 +471,8 @@ class GameSession:
         try:
             self.apply(move)
         except InvalidMove as exc:
-            self.feedback = Feedback(f"Not allowed: {exc.mistake.english}.", True)
+            self.feedback = Feedback(f"{REFUSAL}{exc.mistake.english}{cells_text(self.state, move, exc.mistake)}.",
+                                     True)
             return None
         self.feedback = Feedback(f"placed {describe_move(move)}")
         return move
@@ -433,7 +483,7 @@ class GameSession:
             self.apply(move)
         except (InvalidMove, ValueError) as exc:
             reason = exc.mistake.english if isinstance(exc, InvalidMove) else str(exc)
-            self.feedback = Feedback(f"Not allowed: {reason}.", True)
+            self.feedback = Feedback(f"{REFUSAL}{reason}.", True)
             return False
         return True
 
@@ -445,7 +495,7 @@ class GameSession:
             self.feedback = Feedback(msg, True)
             return None
         if not self.state.can_skip():
-            self.feedback = Feedback(f"Not allowed: {MoveMistake.SKIP_FIRST_TURN.english}.", True)
+            self.feedback = Feedback(f"{REFUSAL}{MoveMistake.SKIP_FIRST_TURN.english}.", True)
             return None
         move = SkipMove(self.state.current_color)
         self.apply(move)
@@ -515,12 +565,38 @@ class GameSession:
 
     # --- the result -------------------------------------------------------------------------------
 
+    def has_game(self) -> bool:
+        """There is a real game to save (not the placeholder before a server's first state)."""
+        return self.started
+
+    def forget_stale_refusal(self) -> bool:
+        """After the ghost moved: drop a refusal about its old position (True if one was dropped)."""
+        if self.feedback.error and self.feedback.text.startswith(REFUSAL):
+            self.feedback = Feedback()
+            return True
+        return False
+
     def short_outcome(self) -> str:
-        """'Game over — ONE wins 61 : 58' (fits the status line)."""
+        """'Game over — ONE wins 61 : 58' (the status line)."""
         if self.result_text:
-            return self.result_text[:46]
+            return self.result_text
         winner, (one, two) = self.state.outcome()
         return f"Game over — {'draw' if winner is None else winner.name + ' wins'} {one} : {two}"
+
+    def end_details(self) -> str:
+        """Score, points per colour, why the game ended, how long it was (the end dialog of a local game)."""
+        st = self.state
+        one, two = st.team_points(Team.ONE), st.team_points(Team.TWO)
+        details = [f"Score: ONE (BLUE+RED) {one} : {two} TWO (YELLOW+GREEN)",
+                   "   ".join(f"{c.name} {st.points(c)}" for c in Color)]
+        if self.end_reason:
+            details.append(self.end_reason)
+        elif st.turn >= st.season.turn_limit:
+            details.append(f"Regular end: the round limit ({st.season.round_limit} rounds) was reached.")
+        else:
+            details.append("Regular end: no colour can place a piece.")
+        details.append(f"{len(self.timeline.moves)} moves, final turn {st.turn}.")
+        return "\n".join(details)
 
     def outcome_text(self) -> str:
         """'Game over — team ONE (BLUE+RED, you) wins 61 : 58' or a draw."""

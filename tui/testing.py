@@ -80,6 +80,7 @@ def game_app(
     plies: int = 0,
     theme: str = "textual-dark",
     save_replay=None,
+    move_time_ms: int = 500,
 ) -> BlokusApp:
     """A local game with deterministic players: the human (team ONE) against ``opponent``."""
     session = GameSession.new_local(start_piece, human=human, hotseat=hotseat)
@@ -93,8 +94,8 @@ def game_app(
         else:
             players[team] = own or InstantPlayer("first")
     hint_player = hint or InstantPlayer("last")
-    return BlokusApp(lambda: GameScreen(session, players, hint_player, ai_time=0.5, save_replay=save_replay),
-                     theme=theme)
+    return BlokusApp(lambda: GameScreen(session, players, hint_player, move_time_ms=move_time_ms,
+                                        save_replay=save_replay), theme=theme)
 
 
 async def settle(pilot, rounds: int = 50) -> None:
@@ -102,7 +103,7 @@ async def settle(pilot, rounds: int = 50) -> None:
     for _ in range(rounds):
         await pilot.pause()
         screen = pilot.app.main_screen
-        if getattr(screen, "_ai_purpose", None) is None:
+        if not screen.ai.busy:
             await pilot.pause()
             return
         await asyncio.sleep(0.01)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.widget import Widget
@@ -12,7 +13,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from model.pieces import SHAPES, Color, Shape, orientations
-from tui.colors import DARK, LIGHT, Palette
+from tui.colors import Palette, palette_for
 from tui.messages import ShapePicked
 from tui.session import LogEntry
 
@@ -59,17 +60,11 @@ class PanelView:
 class ShapePanel(Widget):
     """The remaining shapes of one colour as small polyominoes; click one to select it."""
 
-    DEFAULT_CSS = """
-    ShapePanel {
-        height: auto;
-        width: 1fr;
-        padding: 0 1;
-    }
-    """
 
     def __init__(self, color: Color, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.color = color
+        self.compact = False  # small terminals: pieces closer together
         self.view: PanelView | None = None
         self._hitboxes: list[tuple[int, int, int, int, Shape]] = []
 
@@ -79,26 +74,24 @@ class ShapePanel(Widget):
             self.refresh(layout=True)
 
     def _palette(self) -> Palette:
-        try:
-            return DARK if self.app.current_theme.dark else LIGHT
-        except Exception:
-            return DARK
+        return palette_for(self.app)
 
     def _layout(self, width: int) -> list[tuple[int, int, Shape]]:
         """(column, line, shape) of every remaining shape, flowing left to right."""
         assert self.view is not None
         out = []
         x = line = row_h = 0
+        gap_x, gap_y = (1, 0) if self.compact else (2, 1)
         for shape in SHAPES:
             if shape not in self.view.remaining:
                 continue
             lines = MINIS[shape]
             w = len(lines[0])
             if x and x + w > width:
-                line += row_h + 1
+                line += row_h + gap_y
                 x = row_h = 0
             out.append((x, line, shape))
-            x += w + 2
+            x += w + gap_x
             row_h = max(row_h, len(lines))
         return out
 
@@ -121,11 +114,12 @@ class ShapePanel(Widget):
         title = Text()
         marker = "▶ " if v.to_move else "  "
         title.append(marker, Style(color=color_hex, bold=True))
-        title.append(v.color.name, Style(color=color_hex, bold=True))
+        title.append(v.color.name, Style(color=pal.piece_text(v.color), bold=True))
         title.append(f"  {v.points} pts", Style(color=pal.label))
         if v.out:
             title.append("\n")
-            title.append(" OUT: no move possible ", Style(color="#ffffff", bgcolor="#000000", bold=True))
+            fg, bg = pal.badge
+            title.append(" OUT: no move possible ", Style(color=fg, bgcolor=bg, bold=True))
         placed = self._layout(width)
         height = max((line + len(MINIS[s]) for _, line, s in placed), default=1)
         blank = Style()
@@ -139,9 +133,8 @@ class ShapePanel(Widget):
                 fg = pal.piece_mid(v.color)
             else:
                 fg = color_hex
-            bg = "#4a5260" if pal.dark else "#b8c0cc"
             selected = shape == v.selected
-            st = Style(color=fg, bgcolor=bg if selected else None)
+            st = Style(color=fg, bgcolor=pal.selected_bg if selected else None, reverse=selected and pal.mono)
             for dy, text in enumerate(lines):
                 for dx, ch in enumerate(text):
                     if x0 + dx < width:
@@ -166,7 +159,7 @@ class ShapePanel(Widget):
         return out
 
     def on_click(self, event: events.Click) -> None:
-        x, y = event.x - 1, event.y  # padding 0 1
+        x, y = event.x - self.styles.padding.left, event.y
         for x0, y0, w, h, shape in self._hitboxes:
             if x0 <= x < x0 + w and y0 <= y < y0 + h:
                 self.post_message(ShapePicked(shape))
@@ -180,29 +173,17 @@ class StatusBar(Static):
     """Fixed-height status lines: a line that is too long is cut with "…", never wrapped (a wrapped line
     would push the last status line out of view)."""
 
-    DEFAULT_CSS = """
-    StatusBar {
-        height: auto;
-        width: 100%;
-        padding: 0 1;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
-    }
-    """
+    _line_count = 0
+
+    def show(self, text: Text) -> None:
+        """New status lines; the layout is only redone when their number changes."""
+        lines = text.plain.count("\n") + 1
+        self.update(text, layout=lines != self._line_count)
+        self._line_count = lines
 
 
 class Feedback(Static):
-    DEFAULT_CSS = """
-    Feedback {
-        height: 2;
-        width: 100%;
-        padding: 0 1;
-    }
-    Feedback.error {
-        color: $error;
-        text-style: bold;
-    }
-    """
+    """The answer to the last action (red and bold for a refusal or an error)."""
 
 
 # --- move log --------------------------------------------------------------------------------------
@@ -210,16 +191,6 @@ class Feedback(Static):
 
 class MoveLog(OptionList):
     """The moves, passes and colour removals; the entry of the shown state is highlighted."""
-
-    DEFAULT_CSS = """
-    MoveLog {
-        width: 100%;
-        height: 1fr;
-        border: round $panel-lighten-2;
-        padding: 0;
-    }
-    MoveLog:focus { border: round $accent; }
-    """
 
     can_focus = False
 
@@ -259,15 +230,10 @@ class MoveLog(OptionList):
 
     def _option(self, e: LogEntry) -> Option:
         """Turn number, then the entry; a long entry wraps under its text, not under the number."""
-        from rich.table import Table
-
-        try:
-            pal = DARK if self.app.current_theme.dark else LIGHT
-        except Exception:  # not mounted yet
-            pal = DARK
-        style = Style(color=pal.piece(e.color), bold=e.kind == "move")
+        pal = palette_for(self.app)
+        style = Style(color=pal.piece_text(e.color), bold=e.kind == "move")
         if e.kind == "removed":
-            style = Style(color=pal.piece(e.color), italic=True)
+            style = Style(color=pal.piece_text(e.color), italic=True)
         row = Table.grid(padding=(0, 1, 0, 0), expand=True)
         row.add_column(width=3, justify="right", no_wrap=True)
         row.add_column(ratio=1)
@@ -292,13 +258,6 @@ def pretty_xml(xml: str) -> tuple[str, str | None]:
 class XmlPane(OptionList):
     """Raw XML in (◀) and out (▶), newest at the bottom."""
 
-    DEFAULT_CSS = """
-    XmlPane {
-        height: 1fr;
-        width: 100%;
-        border: round $panel-lighten-2;
-    }
-    """
     can_focus = False
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -308,20 +267,21 @@ class XmlPane(OptionList):
 
     def add_note(self, text: str) -> None:
         """A problem with a message (not understood, unreadable), highlighted."""
-        self.add_option(Option(Text(f"!! {text}", Style(color="#ff6060", bold=True))))
+        self.add_option(Option(Text(f"!! {text}", Style(color=palette_for(self.app).bad, bold=True))))
         self.count += 1
         self.highlighted = self.count - 1
         self.scroll_end(animate=False)
 
     def add_message(self, direction: str, xml: str, stamp: str = "", problem: str | None = None) -> None:
+        pal = palette_for(self.app)
         arrow = "◀" if direction == "in" else "▶"
-        head = Text(f"{arrow} {stamp}{len(xml.encode())} B", Style(color="#8a94a3"))
+        head = Text(f"{arrow} {stamp}{len(xml.encode())} B", Style(color=pal.label))
         text, bad = pretty_xml(xml)
         if bad and problem is None:
             problem = bad
-        body = Text(text, Style(color="#e0e0e0" if direction == "in" else "#9fd3ff"))
+        body = Text(text, Style(color=pal.xml_in if direction == "in" else pal.xml_out))
         if problem:
-            body.append(f"\n!! {problem}", Style(color="#ff6060", bold=True))
+            body.append(f"\n!! {problem}", Style(color=pal.bad, bold=True))
         self.add_option(Option(Text.assemble(head, "\n", body)))
         self.count += 1
         self.highlighted = self.count - 1

@@ -1,4 +1,4 @@
-"""Choosing a move under the server's clock: think time, hard cut-off, validation, fallback.
+"""Asking any ``Player`` for a move under a clock, with one fallback (used by the bot and the TUI).
 
 The official server discards a move that arrives more than 2000 ms after it issued the move request
 (``rules.md`` §13). The clock here starts at the *arrival* of the move request (``received_at``, a
@@ -27,13 +27,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ai.base import Player
+from ai.base import Player, fallback_move
 from model import placements as P
 from model.moves import Move, SetMove, SkipMove
 from model.pieces import SHAPES
 from model.state import GameState, move_of_placement
 
-log = logging.getLogger("blokus.bot")
+log = logging.getLogger(__name__)
 
 DEFAULT_THINK_MS = 1600
 # The watchdog's cut-off after the arrival of the move request. The guarantee is "never later than
@@ -48,20 +48,6 @@ class Decision:
     source: str  # "engine", "fallback-timeout", "fallback-illegal", "fallback-error", "forced"
     elapsed: float  # seconds from the arrival of the request to the decision
     detail: str = ""
-
-
-def fallback_move(state: GameState, rng: random.Random | None = None) -> Move:
-    """A legal move for the colour to move: a random placement; a skip only if none exists.
-
-    When no placement exists on a colour's first move nothing is legal at all; a skip is returned
-    anyway (the server would then end the game; this cannot happen with a consistent state, because
-    the server removes colours that cannot place a piece).
-    """
-    ids = state.legal_placements()
-    if len(ids):
-        pid = int(ids[(rng or random).randrange(len(ids))])
-        return move_of_placement(state.current_color, pid)
-    return SkipMove(state.current_color)
 
 
 _SIZES = np.array([shape.size for shape in SHAPES], dtype=np.int8)

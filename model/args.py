@@ -1,0 +1,100 @@
+"""Command-line pieces shared by every ``blokus`` subcommand: the parser and the ``type=`` validators.
+
+Every subcommand builds its parser with ``Parser``: ``-h`` stays free for the host (as in every
+Software-Challenge player), ``--help`` shows the help, and a bad option is one line on stderr with exit
+code 2 (argparse would print the whole usage first). Times are milliseconds everywhere; a value may
+carry its unit (``1600``, ``1600ms``, ``1.6s``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+from model.pieces import Shape
+from model.season import Season, season_named
+
+EXIT_USAGE = 2
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser with ``--help`` only (``-h`` is the host) and one-line errors."""
+
+    def __init__(self, prog: str, description: str, **kwargs) -> None:
+        super().__init__(prog=prog, description=description, add_help=False, **kwargs)
+        self.add_argument("--help", action="help", help="show this help and exit")
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message}\n")
+
+
+def port(text: str) -> int:
+    """A TCP port 1-65535."""
+    value = _int(text, "port")
+    if not 0 < value < 65536:
+        raise argparse.ArgumentTypeError(f"invalid port {value} (1-65535)")
+    return value
+
+
+def listen_port(text: str) -> int:
+    """A port to listen on: 0 (any free port) or 1-65535."""
+    return 0 if text.strip() == "0" else port(text)
+
+
+def season(text: str) -> Season:
+    """A season by year: ``2021`` or ``2027``."""
+    try:
+        return season_named(text)
+    except KeyError:
+        raise argparse.ArgumentTypeError(f"unknown season {text!r}; choose 2021 or 2027") from None
+
+
+def shape(text: str) -> Shape:
+    """A shape by name in any case (``pento_l``); whether it may start a game is ``check_start_piece``'s."""
+    try:
+        return Shape.parse(text)
+    except KeyError:
+        raise argparse.ArgumentTypeError(f"unknown shape {text!r} (e.g. PENTO_L)") from None
+
+
+def check_start_piece(piece: Shape | None, of_season: Season) -> str | None:
+    """Why ``piece`` cannot start a game of ``of_season`` (None: it can, or no piece was given)."""
+    if piece is None or piece.name in of_season.start_pieces:
+        return None
+    return (f"{piece.name} is never a start piece in {of_season.name}; "
+            f"choose one of {', '.join(of_season.start_pieces)}")
+
+
+MIN_MOVE_TIME_MS = 10
+
+
+def milliseconds(text: str) -> int:
+    """A thinking time: ``1600``/``1600ms`` (milliseconds) or ``1.6s`` (seconds); at least 10 ms."""
+    raw = text.strip().lower()
+    scale, number = 1.0, raw
+    if raw.endswith("ms"):
+        number = raw[:-2]
+    elif raw.endswith("s"):
+        scale, number = 1000.0, raw[:-1]
+    try:
+        value = float(number) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a time: {text!r} (e.g. 1600, 1600ms or 1.6s)") from None
+    if not MIN_MOVE_TIME_MS <= value < 3_600_000:
+        hint = f"; did you mean {text}s?" if scale == 1.0 and 0 < value < MIN_MOVE_TIME_MS else ""
+        raise argparse.ArgumentTypeError(f"{value:g} ms is not a usable time (at least {MIN_MOVE_TIME_MS} ms){hint}")
+    return round(value)
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid {what} {text!r} (a whole number)") from None
+
+
+def fail(prog: str, message: str) -> int:
+    """One line on stderr for an error found after parsing; returns the usage exit code."""
+    print(f"{prog}: {message}", file=sys.stderr)
+    return EXIT_USAGE

@@ -1,0 +1,76 @@
+"""The key lists shown to the user, generated from the ``BINDINGS`` of the screens and the app.
+
+The help screen (``?``), the command palette (``ctrl+p``) and the README's key table all come from here,
+so a key is written once: in a ``Binding`` (its ``description`` is the footer label, its ``tooltip`` the
+longer text for help and palette). Bindings that share a description (the four arrow keys) are one
+line of help and no palette entry.
+
+``python -m tui.keytables`` prints the README's key tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding, BindingType
+
+_KEY_NAMES = {
+    "left": "←", "right": "→", "up": "↑", "down": "↓", "question_mark": "?", "left_square_bracket": "[",
+    "right_square_bracket": "]", "plus": "+", "minus": "-", "equals_sign": "=", "escape": "esc",
+    "f1": "F1", "space": "space", "enter": "enter",
+}
+
+
+def key_name(key: str) -> str:
+    """``question_mark`` → ``?``, ``ctrl+s`` stays."""
+    return _KEY_NAMES.get(key, key)
+
+
+@dataclass(frozen=True)
+class KeyHelp:
+    keys: str  # "d" or "← → ↑ ↓ / h l k j"
+    text: str  # what the keys do
+    action: str  # the action of the first binding (for the palette)
+    single: bool  # one binding (not a group of several actions under one description)
+
+
+def _bindings(bindings: list[BindingType]) -> list[Binding]:
+    return [b for b in bindings if isinstance(b, Binding)]
+
+
+def key_help(bindings: list[BindingType]) -> list[KeyHelp]:
+    """One line per description, in the order of the bindings."""
+    groups: dict[str, list[Binding]] = {}
+    for b in _bindings(bindings):
+        groups.setdefault(b.description or b.action, []).append(b)
+    out = []
+    for description, group in groups.items():
+        keys = " ".join(" / ".join(key_name(k.strip()) for k in b.key.split(",")) for b in group)
+        text = group[0].tooltip or description
+        out.append(KeyHelp(keys, text, group[0].action, len(group) == 1))
+    return out
+
+
+def help_text(sections: list[tuple[str, list[BindingType]]]) -> str:
+    """The help screen: one titled block of "keys  text" lines per section (Rich markup)."""
+    lines = []
+    for title, bindings in sections:
+        rows = key_help(bindings)
+        if not rows:
+            continue
+        width = max(len(r.keys) for r in rows) + 2
+        lines.append(f"[b]{title}[/b]")
+        lines += [f"  {_escape(f'{r.keys:<{width}}')}{_escape(r.text)}" for r in rows]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _escape(text: str) -> str:
+    return text.replace("[", r"\[")
+
+
+def markdown_table(bindings: list[BindingType]) -> str:
+    rows = ["| keys | action |", "|---|---|"]
+    rows += [f"| {' '.join(f'`{k}`' if k != '/' else '/' for k in r.keys.split(' '))} | {r.text} |"
+             for r in key_help(bindings)]
+    return "\n".join(rows)

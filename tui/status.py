@@ -1,0 +1,123 @@
+"""The status lines above the board of a game: round and score, who is to move, the points of each
+colour, the piece being placed. Lines never wrap (``StatusBar``): below ``WIDE`` columns the short forms
+are used, and a part that does not fit moves to the next line instead of being cut."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+
+from model.moves import MoveMistake
+from model.pieces import Color, Team
+from tui.colors import Palette
+from tui.session import GameSession, GhostStatus
+
+WIDE = 44  # columns from which the long forms fit
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` columns (at least 8) with "…"."""
+    width = max(width, 8)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def pack(parts: list[Text], width: int, sep: str = " · ") -> list[Text]:
+    """The parts joined by ``sep`` on as few lines of ``width`` columns as possible (a part is never split)."""
+    lines: list[Text] = []
+    for part in parts:
+        if lines and len(lines[-1]) + len(sep) + len(part) <= width:
+            lines[-1] = Text.assemble(lines[-1], sep, part)
+        else:
+            lines.append(part.copy())
+    return lines
+
+
+@dataclass(frozen=True)
+class StatusContext:
+    """What the status lines need besides the session."""
+
+    palette: Palette
+    width: int  # columns of one line
+    clock_left: float | None = None  # seconds left on the server's clock for the human's move
+    waiting: str = ""  # the last line while another player is to move
+
+
+def score_line(s: GameSession, width: int) -> Text:
+    st = s.shown
+    one, two = st.team_points(Team.ONE), st.team_points(Team.TWO)
+    rounds = f"Round {min(st.round, st.season.round_limit)}/{st.season.round_limit}"
+    head = f"{rounds} · turn {st.turn}" if width >= WIDE else f"{rounds} · t {st.turn}"
+    return Text(f"{head}   ONE {one} : {two} TWO", Style(bold=True))
+
+
+def to_move_line(s: GameSession, ctx: StatusContext) -> Text:
+    st, pal = s.shown, ctx.palette
+    t = Text()
+    if st.is_over or (s.is_live and (s.state.is_over or s.end_reason)):
+        t.append(fit(s.short_outcome(), ctx.width), Style(bold=True))
+        return t
+    color = st.current_color
+    team = color.team
+    rest = f" (team {team.name}) to move" if ctx.width >= WIDE else " to move"
+    extras = (11 if team in s.autopilot else 0) + (10 if ctx.clock_left is not None else 0)
+    name_room = ctx.width - len(rest) - len(color.name) - 3 - extras
+    t.append(fit(s.names.get(team, team.name), name_room) + " — ")
+    t.append(color.name, Style(color=pal.piece_text(color), bold=True))
+    t.append(rest)
+    if team in s.autopilot:
+        fg, bg = pal.badge
+        t.append("  AUTOPILOT", Style(color=fg, bgcolor=bg, bold=True))
+    if ctx.clock_left is not None:
+        left = max(0.0, ctx.clock_left)
+        t.append(f"  ⏱ {left:.1f} s", Style(color=pal.bad if left < 1 else pal.text, bold=True))
+    return t
+
+
+def points_line(s: GameSession, ctx: StatusContext) -> Text:
+    st, pal = s.shown, ctx.palette
+    t = Text()
+    for i, color in enumerate(Color):
+        if i:
+            t.append(" · ")
+        name = color.name if ctx.width >= WIDE else color.name[0]
+        t.append(f"{name} {st.points(color)}", Style(color=pal.piece_text(color)))
+    return t
+
+
+def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
+    """What is going on now: the view is not live, the ghost and its state, the AI, waiting …"""
+    pal = ctx.palette
+    if not s.is_live:
+        fg, bg = pal.badge
+        text = f"VIEW state {s.shown_index} / {len(s.timeline) - 1} — not live; g returns"
+        return [Text(fit(text, ctx.width), Style(color=fg, bgcolor=bg, bold=True))]
+    if s.ghost is not None and s.is_human_turn():
+        g = s.ghost
+        desc = g.shape.name + ("" if g.rotation == 0 else f" {g.rotation.name}") + (" flipped" if g.flipped else "")
+        where = Text(f"{desc} @ ({g.x},{g.y})")
+        gs = s.ghost_status()
+        if gs is None:
+            return [where]
+        colour = {GhostStatus.LEGAL: pal.good, GhostStatus.BLOCKED: pal.bad}.get(gs[0], pal.warn)
+        text = gs[0].value
+        if gs[1] is MoveMistake.NOT_ON_BORDER:  # 2027: a first piece goes to the edge, not a corner
+            text = "not on the border"
+        state = Text(text, Style(color=colour, bold=True))
+        if len(where) + 2 + len(state) <= ctx.width:
+            return [Text.assemble(where, "  ", state)]
+        return [where, state]
+    if s.is_human_turn():
+        return [Text("no piece selected — tab/n picks one", Style(color=pal.label))]
+    if s.ai_thinking:
+        return [Text("AI thinking…", Style(color=pal.warn, bold=True))]
+    if s.state.is_over or s.end_reason:
+        return [Text("n new game · ctrl+s save · q quit" if s.local else "ctrl+s save · q quit",
+                     Style(color=pal.label))]
+    return [Text(ctx.waiting, Style(color=pal.label))] if ctx.waiting else []
+
+
+def game_status(s: GameSession, ctx: StatusContext) -> Text:
+    lines = [score_line(s, ctx.width), to_move_line(s, ctx), points_line(s, ctx), *activity_lines(s, ctx)]
+    return Text("\n").join(lines)
