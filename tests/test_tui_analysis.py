@@ -219,3 +219,25 @@ async def test_replay_viewer_analysis_pane_marks_ghost_and_chart(tmp_path, monke
         assert screen.index == 0
         await pilot.press("left_square_bracket")  # no earlier mistake: stays
         assert screen.index == 0
+
+
+async def test_a_finished_local_game_opens_in_the_viewer_with_the_analysis(tmp_path, monkeypatch):
+    from model.pieces import Shape
+    from tui.replay_screen import ReplayScreen
+    from tui.testing import game_app, settle
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    app = game_app(Shape.PENTO_L, plies=6)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(pilot)
+        await pilot.press("A")  # mid-game: refused, the game screen stays
+        assert not isinstance(app.screen, ReplayScreen)
+        game = app.main_screen
+        game.session.timeline.states[-1].valid = 0  # everybody out: the game is over
+        await pilot.press("A")
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen)
+        assert app.screen.analysis_shown and len(app.screen.timeline) == len(game.session.timeline)
+        app.screen.analysis_runner.cancel()
+        await pilot.press("q")
+        assert app.screen is game

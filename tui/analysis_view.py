@@ -242,7 +242,7 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState) -> Text:
     elif runner.error:
         t.append(f"analysis failed: {runner.error}\n", Style(color="#ff5050"))
     elif a is not None and done < total:
-        t.append(f"stopped at {done}/{total} · A resumes\n", Style(dim=True))
+        t.append(f"stopped at {done}/{total} · a resumes\n", Style(dim=True))
     else:
         t.append(f"analysed {done} positions ({s.engine_name()}, {s.time_per_position:g} s/pos)\n", Style(dim=True))
     p = runner.at(index)
@@ -273,7 +273,7 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState) -> Text:
             t.append(f"{sm.blunders}", MARK_STYLE["??"])
             t.append(f" ??  avg loss {sm.average_loss:.1f}   ")
         t.append("\n")
-    t.append("[ ] prev/next mistake · A analyse on/off", Style(dim=True))
+    t.append("[ ] previous/next mistake · a pane on/off · c chart", Style(dim=True))
     return t
 
 
@@ -348,10 +348,13 @@ class AnalysisViewMixin:
 
     def action_toggle_analysis(self) -> None:
         pane = self._pane()
-        pane.toggle_class("shown")
         runner = self.analysis_runner
-        if pane.has_class("shown") and not runner.running and not runner.complete:
-            runner.start()
+        if pane.has_class("shown") and runner.analysis is not None and not runner.running and runner.pending():
+            runner.start()  # a stopped analysis: a resumes it, the pane stays
+        else:
+            pane.toggle_class("shown")
+            if pane.has_class("shown") and not runner.running and not runner.complete:
+                runner.start()
         self._relayout()
         self.refresh_view()  # type: ignore[attr-defined]
 
