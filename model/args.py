@@ -87,6 +87,32 @@ def milliseconds(text: str) -> int:
     return round(value)
 
 
+def wait_time(text: str) -> float | None:
+    """How long to wait for a silent peer, in seconds: ``300s``, or milliseconds like every time here
+    (``300000``, ``300000ms``); ``0`` waits for ever (None)."""
+    raw = text.strip().lower()
+    scale, number = 0.001, raw
+    if raw.endswith("ms"):
+        number = raw[:-2]
+    elif raw.endswith("s"):
+        scale, number = 1.0, raw[:-1]
+    try:
+        value = float(number) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a time: {text!r} (e.g. 300s, 300000 or 0 for no limit)") from None
+    if not 0 <= value < 1e7:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a usable time (0 for no limit, or more)")
+    return value or None
+
+
+def at_least_one(text: str) -> int:
+    """A count of 1 or more."""
+    value = _int(text, "number")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is too small (at least 1)")
+    return value
+
+
 def _int(text: str, what: str) -> int:
     try:
         return int(text)

@@ -193,7 +193,7 @@ class StreamFramer:
                     self._collect(out)
                 except (etree.XMLSyntaxError, ProtocolError):
                     pass
-                self._fail(MalformedXml(f"not well-formed XML: {exc}"))
+                self._fail(MalformedXml("not well-formed XML: " + " ".join(str(exc).split())))
             if self.ended:
                 rest = data[start + len(chunk) :]
                 if rest.strip():

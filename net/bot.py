@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ai import DEFAULT_AI, make_player, player_names
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, decide, warm_up
-from model.args import Parser, milliseconds, port
+from model.args import Parser, milliseconds, port, wait_time
 from model.record import GameRecord
 from model.result import GameResult
 from model.season import DEFAULT_PORT, SEASONS, season_named
@@ -40,6 +40,9 @@ from net.connection import (
 log = logging.getLogger("blokus.bot")
 
 EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
+DEFAULT_IDLE_TIMEOUT_S = 300.0  # generous: a tournament may take minutes to start a prepared game
+RESULT_GRACE_S = 5.0  # after the result, how long to wait for <left> before leaving anyway
+REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run the computer player in its own process (default; keeps the timing on a loaded "
                         "machine) or in a thread")
     p.add_argument("--hard-limit", type=int, default=HARD_CUTOFF_MS, metavar="MS", help=argparse.SUPPRESS)
+    p.add_argument("--idle-timeout", type=wait_time, default=DEFAULT_IDLE_TIMEOUT_S, metavar="TIME",
+                   help=f"give up when the server sends nothing for TIME, before the game starts or between "
+                        f"messages (default {DEFAULT_IDLE_TIMEOUT_S:g}s; ms unless given as e.g. 60s; 0: wait for "
+                        f"ever). After the result the bot waits at most {RESULT_GRACE_S:g}s for <left>")
     p.add_argument("--log", type=Path, metavar="FILE", help="write a log with the raw XML traffic to FILE")
     p.add_argument("--save-replay", type=Path, metavar="DIR", help="write the game as a replay file into DIR")
     p.add_argument("-v", "--verbose", action="count", default=0, help="log moves and timing to stderr (-vv: XML)")
@@ -104,7 +111,15 @@ class Bot:
         log.info("connected to %s:%s, ai %s", args.host, args.port, self.ai_name)
         try:
             await self.conn.join(reservation=args.reservation, room=args.room)
-            async for event in self.conn:
+            while True:
+                try:
+                    event = await asyncio.wait_for(self.conn.next_event(), self._wait_limit())
+                except TimeoutError:
+                    if self.result is not None:
+                        log.info("no <left> after the result: leaving")
+                        break
+                    return self._fail(EXIT_CONNECTION, f"no message from the server for {args.idle_timeout:g} s "
+                                                       f"({self._phase()}); giving up (see --idle-timeout)")
                 if isinstance(event, Closed):
                     if self.result is None:
                         code = EXIT_PROTOCOL if event.reason.startswith("protocol error") else EXIT_CONNECTION
@@ -133,6 +148,20 @@ class Bot:
                      self.fallbacks)
         self._save_replay()
         return EXIT_OK
+
+    def _wait_limit(self) -> float | None:
+        """Seconds to wait for the next event: the idle timeout, none while we think, a grace after the result."""
+        idle = self.args.idle_timeout
+        if self.result is not None:
+            return RESULT_GRACE_S if idle is None else min(idle, RESULT_GRACE_S)
+        if self._answer is not None and not self._answer.done():
+            return None  # the server waits for us; our answer (a Sent event) comes first
+        return idle
+
+    def _phase(self) -> str:
+        if self.conn.state is None:
+            return "waiting for the game to start"
+        return f"game running, turn {self.conn.state.turn}"
 
     async def _on_event(self, event) -> None:
         if isinstance(event, Joined):
@@ -180,6 +209,7 @@ class Bot:
                  decision.source, decision.elapsed * 1000)
 
     def _fail(self, code: int, reason: str) -> int:
+        reason = " ".join(reason.split())  # one line, also for multi-line parser messages
         print(f"blokus bot: {reason}", file=sys.stderr, flush=True)
         return code
 
@@ -208,14 +238,33 @@ def _default_ai() -> str:
 xml_log = logging.getLogger("blokus.xml")
 
 
+class _Repeats(logging.Filter):
+    """Shows a kind of log line (same logger and format string) at most ``REPEATS_SHOWN`` times: a server
+    that sends 200 unrequested move requests gives a few lines, not 200."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: dict[tuple[str, object], int] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.name, record.msg)
+        count = self.seen[key] = self.seen.get(key, 0) + 1
+        if count == REPEATS_SHOWN:
+            record.msg = f"{record.msg} (further lines like this are not shown)"
+        return count <= REPEATS_SHOWN
+
+
 def _setup_logging(args: argparse.Namespace) -> None:
     root = logging.getLogger()
     root.setLevel(logging.DEBUG)
     console = logging.StreamHandler(sys.stderr)
-    console.setLevel(logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG)
+    # default: nothing but the bot's own final line on stderr (warnings go to --log)
+    console.setLevel(logging.CRITICAL + 1 if args.verbose == 0 else logging.INFO if args.verbose == 1
+                     else logging.DEBUG)
     console.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     if args.verbose < 2:
         console.addFilter(lambda record: record.name != "blokus.xml")
+        console.addFilter(_Repeats())
     root.addHandler(console)
     if args.log is not None:
         try:

@@ -347,6 +347,9 @@ class Connection:
                         line = data.lstrip().splitlines()[0][:60].decode("utf-8", "replace")
                         reason = (f"{self.host}:{self.port} is not a Software-Challenge game server "
                                   f"(it answered {line!r})")
+                    for frame in exc.frames:  # the messages completed before the error come first
+                        if frame is not END_OF_STREAM:
+                            self._handle(frame, at)
                     self._emit_closed(f"protocol error: {reason}", error=True)
                     self._abort()
                     return

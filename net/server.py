@@ -33,7 +33,7 @@ from lxml import etree
 
 from model import convert
 from model import messages as M
-from model.args import Parser, check_start_piece, listen_port
+from model.args import Parser, at_least_one, check_start_piece, listen_port, wait_time
 from model.args import season as season_type
 from model.args import shape as shape_type
 from model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer
@@ -528,12 +528,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--encode-workers", type=int, default=1, metavar="N",
                    help="processes that serialize game states, keeping the event loop free (default 1; 0: none)")
     defaults = ConnectionLimits()
-    p.add_argument("--idle-timeout", type=float, default=defaults.idle_timeout, metavar="S",
-                   help=f"close connections that have not joined after S seconds (default {defaults.idle_timeout:g}; "
-                        f"0: never)")
-    p.add_argument("--max-connections", type=int, default=defaults.max_connections, metavar="N",
+    p.add_argument("--idle-timeout", type=wait_time, default=defaults.idle_timeout, metavar="TIME",
+                   help=f"close connections that have not joined or authenticated after TIME (default "
+                        f"{defaults.idle_timeout:g}s; ms unless given as e.g. 30s; 0: never)")
+    p.add_argument("--max-connections", type=at_least_one, default=defaults.max_connections, metavar="N",
                    help=f"clients at once (default {defaults.max_connections})")
-    p.add_argument("--max-per-address", type=int, default=defaults.max_per_address, metavar="N",
+    p.add_argument("--max-per-address", type=at_least_one, default=defaults.max_per_address, metavar="N",
                    help=f"clients at once from one address (default {defaults.max_per_address})")
     p.add_argument("-v", "--verbose", action="count", default=0, help="log to stderr (-vv: debug)")
     return p
@@ -549,7 +549,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
                         paused=args.paused, encode_workers=max(0, args.encode_workers), season=season,
                         connections=ConnectionLimits(max_connections=args.max_connections,
                                                      max_per_address=args.max_per_address,
-                                                     idle_timeout=args.idle_timeout or None))
+                                                     idle_timeout=args.idle_timeout))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -563,8 +563,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--soft-timeout and --hard-timeout must be positive, the soft limit at most the hard one")
     if args.encode_workers < 0:
         parser.error("--encode-workers must be 0 or more")
-    if args.idle_timeout < 0 or args.max_connections < 1 or args.max_per_address < 1:
-        parser.error("--idle-timeout must be 0 or more, --max-connections and --max-per-address at least 1")
     level = logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
     config = config_from_args(args)

@@ -1,0 +1,100 @@
+"""The bot never hangs (issue 9): inactivity timeout before the game and between messages, exit after
+the result without <left>, and exactly one line on stderr at default verbosity."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sys
+
+from model.pieces import Shape, Team
+from model.state import GameState
+from net import wire
+from tests.test_net_bot import ScriptedServer, _run_bot, _wire_messages
+from tests.test_net_support import HOST
+
+ROOM = "r1"
+
+
+async def test_a_silent_server_is_given_up_before_the_game_starts(capsys):
+    async def silent(reader, writer):
+        await reader.read()  # never says a word; waits until the bot goes
+
+    code, _ = await _run_bot(silent, "--idle-timeout", "0.2s")
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err == "blokus bot: no message from the server for 0.2 s (waiting for the game to start); giving up " \
+                  "(see --idle-timeout)\n"
+
+
+async def test_a_server_that_goes_silent_after_a_move_request_is_given_up(capsys):
+    state = GameState.new(Shape.PENTO_L)
+    answered = asyncio.Event()
+
+    async def goes_silent(reader, writer):
+        await reader.read(1000)
+        writer.write(("<protocol>" + wire.joined(ROOM) + wire.welcome(ROOM, Team.ONE)
+                      + wire.memento(ROOM, state, ("a", "b")) + wire.move_request(ROOM)).encode())
+        await writer.drain()
+        await reader.read(10000)  # the move
+        answered.set()
+        await reader.read()
+
+    code, bot = await _run_bot(goes_silent, "--idle-timeout", "0.3s")
+    err = capsys.readouterr().err
+    assert answered.is_set() and bot.moves == 1
+    assert code == 1 and "no message from the server for 0.3 s (game running, turn 0)" in err
+    assert err.count("\n") == 1
+
+
+async def test_the_bot_leaves_after_the_result_when_left_never_comes(capsys):
+    elements = [e for e in _wire_messages() if e.tag != "left"]
+
+    class NoLeft(ScriptedServer):
+        async def _send(self, writer, data: bytes) -> None:  # no </protocol> either: the server just idles
+            await super()._send(writer, data.replace(b"\n</protocol>", b""))
+
+    script = NoLeft(elements, random.Random(7))
+    code, _ = await _run_bot(script.handle, "--idle-timeout", "0.2s")
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.strip().endswith("winner ONE (we won), cause REGULAR") and not err
+
+
+async def _stderr_of_bot_against(handler, *extra: str) -> tuple[int, str]:
+    server = await asyncio.start_server(handler, HOST, 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "blokus", "bot", "-h", HOST, "-p", str(port), "--ai", "random",
+            "--engine", "thread", "--move-time", "20", *extra,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        _, err = await asyncio.wait_for(proc.communicate(), 120)
+    finally:
+        server.close()
+    return proc.returncode, err.decode()
+
+
+def _flooding_server():
+    state = GameState.new(Shape.PENTO_L)
+    state.push(state.legal_moves()[0])  # YELLOW (team TWO) to move, but we are ONE
+
+    async def handler(reader, writer):
+        await reader.read(1000)
+        head = "<protocol>" + wire.joined(ROOM) + wire.welcome(ROOM, Team.ONE) + wire.memento(ROOM, state, ("a", "b"))
+        writer.write((head + wire.move_request(ROOM) * 200 + "<ghost/>" * 50).encode())
+        writer.write(b"\n<room roomId='r1'>\n<data class=\n'x'\n></oops>\n")  # not well-formed
+        await writer.drain()
+        await reader.read()
+
+    return handler
+
+
+async def test_exactly_one_line_on_stderr_at_default_verbosity():
+    code, err = await _stderr_of_bot_against(_flooding_server())
+    assert code == 3
+    assert err.count("\n") == 1 and err.startswith("blokus bot: protocol error: not well-formed XML")
+    code, err = await _stderr_of_bot_against(_flooding_server(), "-v")  # 200 requests: a few lines, not 200
+    lines = err.splitlines()
+    assert code == 3 and lines[-1].startswith("blokus bot: protocol error")
+    assert 3 <= len(lines) < 30 and sum("further lines like this are not shown" in line for line in lines) >= 1
