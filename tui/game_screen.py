@@ -73,7 +73,7 @@ class GameScreen(BoardLayout):
         Binding("ctrl+r", "open_replay", "Open replay", show=False, tooltip="open a replay from replays/ "
                 "(q comes back)"),
         Binding("A", "analyse_game", "Analyse", show=False,
-                tooltip="analyse the finished game: the replay viewer with the analysis pane (q returns)"),
+                tooltip="analyse the finished game (replay viewer, q comes back)"),
         Binding("N", "new_game", "New game", show=False, tooltip="new game (local games, after the end)"),
         Binding("question_mark,f1", "help", "Help", tooltip="help with every key"),
         Binding("q", "quit", "Quit", tooltip="quit (asks, and offers to save, while a game is in progress)"),
