@@ -90,10 +90,6 @@ def points(state: GameState, c: int) -> int:
     return TOTAL_SQUARES - _SQ_LO[hand & 2047] - _SQ_HI[hand >> 11]
 
 
-def hand_awkwardness(hand: int) -> float:
-    return _AWK_LO[hand & 2047] + _AWK_HI[hand >> 11]
-
-
 def _ring(max_dist: float) -> int:
     c = (N - 1) / 2
     return sum(P.bit(x, y) for y in range(N) for x in range(N) if max(abs(x - c), abs(y - c)) <= max_dist)

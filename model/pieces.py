@@ -46,10 +46,6 @@ class Color(IntEnum):
     def german(self) -> str:
         return ("Blau", "Gelb", "Rot", "Grün")[self]
 
-    @property
-    def partner(self) -> Color:
-        return Color((self + 2) % 4)
-
     @classmethod
     def parse(cls, text: str) -> Color:
         return cls[text.strip().upper()]

@@ -214,9 +214,11 @@ def test_blocks_the_opponents_last_corner(name):
 
 
 def test_evaluation_and_final_score():
-    state = random_state(21, 30)
-    v = evaluate(state)
-    assert isinstance(v, float)
+    start = GameState.new(Shape.PENTO_L)
+    assert evaluate(start) == 0.0  # the empty board is the same for both teams
+    blue_placed = start.copy()
+    blue_placed.play(blue_placed.legal_moves()[0])
+    assert evaluate(blue_placed) > 0  # team ONE (BLUE) is a piece ahead: good for ONE
     final = random_state(22, 200)
     assert final.is_over
     assert terminal_value(final) == final.outcome().points[0] - final.outcome().points[1]

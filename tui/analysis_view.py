@@ -34,10 +34,11 @@ from ai.analysis import (
 from model.moves import Move, SetMove
 from model.pieces import Color, Team
 from model.state import GameState
+from tui.colors import BLUNDER, MISTAKE
 
 log = logging.getLogger(__name__)
 
-MARK_STYLE = {"?": Style(color="#e8b610", bold=True), "??": Style(color="#ff5050", bold=True)}
+MARK_STYLE = {"?": Style(color=MISTAKE, bold=True), "??": Style(color=BLUNDER, bold=True)}
 
 
 class AnalysisRunner:
@@ -234,10 +235,10 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState) -> Text:
     s = runner.settings
     done, total = (a.done, a.total) if a is not None else (0, 0)
     if runner.running:
-        t.append(f"{_bar(done, total)} {done}/{total}", Style(color="#e8b610"))
+        t.append(f"{_bar(done, total)} {done}/{total}", Style(color=MISTAKE))
         t.append(f"  {s.engine_name()} {s.time_per_position:g} s/pos · esc stop\n", Style(dim=True))
     elif runner.error:
-        t.append(f"analysis failed: {runner.error}\n", Style(color="#ff5050"))
+        t.append(f"analysis failed: {runner.error}\n", Style(color=BLUNDER))
     elif a is not None and done < total:
         t.append(f"stopped at {done}/{total} · A resumes\n", Style(dim=True))
     else:

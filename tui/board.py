@@ -154,7 +154,7 @@ def field_segment(key: Key, pal: Palette, width: int) -> Segment:
     if kind == "gF":
         return Segment("░" * width, Style(color=pal.piece(color), bgcolor=pal.ghost_fit(color)))
     return Segment(("[" + "]" * (width - 1)) if width == 2 else "[" + " " * (width - 2) + "]",
-                   Style(color="#000000" if not pal.mono else pal.on_piece(color), bgcolor=pal.ghost_legal(color),
+                   Style(color=pal.on_ghost(color), bgcolor=pal.ghost_legal(color),
                          bold=True))
 
 
@@ -172,7 +172,7 @@ def field_colour(key: Key, pal: Palette) -> str:
     if kind == "p":
         return pal.piece(color)
     if kind == "l":
-        return mix(pal.piece(color), "#ffffff", 0.35)
+        return pal.last_move(color)
     if kind == "gB":
         return pal.blocked_bg
     if kind == "gF":

@@ -24,11 +24,20 @@ from textual.widget import Widget
 
 from ai.analysis import ChartPoint
 from model.pieces import COLORS
-from tui.colors import DARK, LIGHT, PIECE_HEX
+from tui.colors import (
+    CHART_CURSOR_DARK,
+    CHART_CURSOR_LIGHT,
+    CHART_EVAL,
+    CHART_GRID,
+    CHART_POINTS,
+    DARK,
+    LIGHT,
+    PIECE_HEX,
+)
 
 AXIS = 6  # columns of the value labels on the left
 EVAL_GLYPH, POINTS_GLYPH = "◆", "•"
-EVAL_COLOUR, POINTS_COLOUR = "#e8b610", "#b0b8c4"
+EVAL_COLOUR, POINTS_COLOUR = CHART_EVAL, CHART_POINTS
 SPARK = " ▁▂▃▄▅▆▇█"
 
 
@@ -106,7 +115,7 @@ class GameChart(Widget, can_focus=True):
         width, height = self.content_size.width, self.content_size.height
         dark = self.app.current_theme.dark if self.app is not None else True
         label = Style(color=(DARK if dark else LIGHT).label)
-        self._cursor = Style(bgcolor="#3a4250" if dark else "#c8ccd2")
+        self._cursor = Style(bgcolor=CHART_CURSOR_DARK if dark else CHART_CURSOR_LIGHT)
         out = Text(no_wrap=True, overflow="crop")
         if not self.points or width < AXIS + 4 or height < 5:
             out.append("no chart yet" if not self.points else "chart: too small", label)
@@ -160,7 +169,7 @@ class GameChart(Widget, can_focus=True):
 
         if zero and low < 0 < high:
             r = row_of(0.0)
-            grid[r] = [("─", "#505860")] * len(picks)
+            grid[r] = [("─", CHART_GRID)] * len(picks)
         for glyph, colour, value in reversed(series):
             for x, i in enumerate(picks):
                 v = value(self.points[i])

@@ -86,6 +86,14 @@ class Palette:
     def ghost_legal(self, color: Color) -> str:
         return mix(self.piece(color), "#ffffff", 0.45)
 
+    def last_move(self, color: Color) -> str:
+        """A field of the last move at HALF scale (no room for a marker glyph): a lighter shade."""
+        return mix(self.piece(color), "#ffffff", 0.35)
+
+    def on_ghost(self, color: Color) -> str:
+        """The brackets of a legal ghost."""
+        return self.on_piece(color) if self.mono else "#000000"
+
     @property
     def blocked_bg(self) -> str:
         return "#7a1010"
@@ -109,6 +117,14 @@ DARK = Palette(True, empty_a="#1f2329", empty_b="#272c33", label="#8a94a3", corn
 LIGHT = Palette(False, empty_a="#f4f5f7", empty_b="#e3e6ea", label="#5a6270", corner="#1f2329", dim_text="#a0a7b0",
                 frame="#cfd4da", text="#1f2329", good="#1d7a35", bad="#c0201a", warn="#8a6a00",
                 selected_bg="#b8c0cc", xml_in="#1f2329", xml_out="#0b4f8a")
+
+
+# Analysis marks and the chart (tui/analysis_view.py, tui/chart.py).
+MISTAKE = "#e8b610"  # "?" and the progress bar
+BLUNDER = "#ff5050"  # "??" and failures
+CHART_EVAL, CHART_POINTS = "#e8b610", "#b0b8c4"
+CHART_CURSOR_DARK, CHART_CURSOR_LIGHT = "#3a4250", "#c8ccd2"
+CHART_GRID = "#505860"
 
 
 def palette_for(app) -> Palette:

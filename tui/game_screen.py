@@ -8,26 +8,26 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from functools import partial
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 from ai.base import Player
 from model.moves import SetMove
-from model.pieces import Color, Shape, Team
+from model.pieces import Color, Team
 from tui.ai_runner import AIRunner
 from tui.board import Board, BoardView
 from tui.colors import palette_for
-from tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, QuitScreen
+from tui.dialogs import EndScreen
 from tui.layout import BoardLayout, compose_board_layout
-from tui.messages import AIMoveReady, AIPurpose, BoardClicked, BoardHover, BoardWheel, ShapePicked
-from tui.replay_screen import open_replay_picker
+from tui.menu_actions import GameMenuActions
+from tui.messages import AIMoveReady, AIPurpose
+from tui.placing_actions import PlacingActions
 from tui.session import Feedback, GameSession, describe_move
 from tui.status import StatusContext, fit, game_status
 from tui.widgets import Feedback as FeedbackView
-from tui.widgets import MoveLog, PanelView, ShapePanel, StatusBar, XmlPane
+from tui.widgets import MoveLog, PanelView, ShapePanel, StatusBar
 
 log = logging.getLogger(__name__)
 
@@ -36,46 +36,50 @@ _DYNAMIC_ACTIONS = ("move", "place", "cycle", "pass_turn", "undo", "hint", "ai_m
 _PLAYING_ACTIONS = ("move", "rotate", "flip", "place", "deselect", "cycle", "pass_turn", "hint", "ai_move")
 
 
-class GameScreen(BoardLayout):
+# The keys of a game; the help screen, the command palette and the README key table come from here.
+GAME_BINDINGS: list[BindingType] = [
+    Binding("left,h", "move(-1,0)", "Move", show=False, tooltip="move the piece (its top-left corner is the "
+            "move's position)"),
+    Binding("right,l", "move(1,0)", "Move", show=False),
+    Binding("up,k", "move(0,-1)", "Move", show=False),
+    Binding("down,j", "move(0,1)", "Move", show=False),
+    Binding("H", "move(-5,0)", "Move 5", show=False, tooltip="move the piece by 5 fields"),
+    Binding("L", "move(5,0)", "Move 5", show=False),
+    Binding("K", "move(0,-5)", "Move 5", show=False),
+    Binding("J", "move(0,5)", "Move 5", show=False),
+    Binding("tab,n", "cycle(1)", "Piece", priority=True, tooltip="next piece that can be placed now"),
+    Binding("shift+tab,b", "cycle(-1)", "Prev piece", show=False, priority=True, tooltip="previous piece"),
+    Binding("d", "rotate(1)", "Rotate", tooltip="rotate clockwise"),
+    Binding("a", "rotate(-1)", "Rotate ⟲", show=False, tooltip="rotate counter-clockwise"),
+    Binding("w,s", "rotate(2)", "180°", show=False, tooltip="rotate by 180°"),
+    Binding("f", "flip", "Flip", tooltip="flip (mirror) the piece"),
+    Binding("enter,space", "place", "Place", tooltip="place the piece (refused with the rule and the cells "
+            "if illegal)"),
+    Binding("escape", "deselect", "Put back", show=False, tooltip="put the piece back (none selected)"),
+    Binding("P", "pass_turn", "Pass", show=False, tooltip="pass (asks first; never on a colour's first move)"),
+    Binding("u", "undo", "Undo", show=False, tooltip="undo: back to your previous turn (local games)"),
+    Binding("i", "hint", "Hint", tooltip="hint: the AI's suggestion becomes the ghost"),
+    Binding("m", "ai_move", "AI move", tooltip="AI, play this move for me"),
+    Binding("o", "autopilot", "Autopilot", tooltip="autopilot on/off: the AI plays your colours"),
+    Binding("v", "overlay", "Overlay", show=False, tooltip="overlay of the fields the colour to move can cover"),
+    Binding("left_square_bracket", "view(-1)", "View back", show=False, tooltip="view the previous state "
+            "(the game goes on)"),
+    Binding("right_square_bracket", "view(1)", "View fwd", show=False, tooltip="view the next state"),
+    Binding("g", "live", "Live", show=False, tooltip="back to the live game"),
+    Binding("x", "xml", "XML", show=False, tooltip="raw XML pane (network games)"),
+    Binding("ctrl+s", "save", "Save", show=False, tooltip="save the game as a replay under replays/"),
+    Binding("ctrl+r", "open_replay", "Open replay", show=False, tooltip="open a replay from replays/ "
+            "(q comes back)"),
+    Binding("N", "new_game", "New game", show=False, tooltip="new game (local games, after the end)"),
+    Binding("question_mark,f1", "help", "Help", tooltip="help with every key"),
+    Binding("q", "quit", "Quit", tooltip="quit (asks, and offers to save, while a game is in progress)"),
+]
+
+
+class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
     """Plays one game (local, or on a server in ``NetworkGameScreen``)."""
 
-    BINDINGS = [
-        Binding("left,h", "move(-1,0)", "Move", show=False, tooltip="move the piece (its top-left corner is the "
-                "move's position)"),
-        Binding("right,l", "move(1,0)", "Move", show=False),
-        Binding("up,k", "move(0,-1)", "Move", show=False),
-        Binding("down,j", "move(0,1)", "Move", show=False),
-        Binding("H", "move(-5,0)", "Move 5", show=False, tooltip="move the piece by 5 fields"),
-        Binding("L", "move(5,0)", "Move 5", show=False),
-        Binding("K", "move(0,-5)", "Move 5", show=False),
-        Binding("J", "move(0,5)", "Move 5", show=False),
-        Binding("tab,n", "cycle(1)", "Piece", priority=True, tooltip="next piece that can be placed now"),
-        Binding("shift+tab,b", "cycle(-1)", "Prev piece", show=False, priority=True, tooltip="previous piece"),
-        Binding("d", "rotate(1)", "Rotate", tooltip="rotate clockwise"),
-        Binding("a", "rotate(-1)", "Rotate ⟲", show=False, tooltip="rotate counter-clockwise"),
-        Binding("w,s", "rotate(2)", "180°", show=False, tooltip="rotate by 180°"),
-        Binding("f", "flip", "Flip", tooltip="flip (mirror) the piece"),
-        Binding("enter,space", "place", "Place", tooltip="place the piece (refused with the rule and the cells "
-                "if illegal)"),
-        Binding("escape", "deselect", "Put back", show=False, tooltip="put the piece back (none selected)"),
-        Binding("P", "pass_turn", "Pass", show=False, tooltip="pass (asks first; never on a colour's first move)"),
-        Binding("u", "undo", "Undo", show=False, tooltip="undo: back to your previous turn (local games)"),
-        Binding("i", "hint", "Hint", tooltip="hint: the AI's suggestion becomes the ghost"),
-        Binding("m", "ai_move", "AI move", tooltip="AI, play this move for me"),
-        Binding("o", "autopilot", "Autopilot", tooltip="autopilot on/off: the AI plays your colours"),
-        Binding("v", "overlay", "Overlay", show=False, tooltip="overlay of the fields the colour to move can cover"),
-        Binding("left_square_bracket", "view(-1)", "View back", show=False, tooltip="view the previous state "
-                "(the game goes on)"),
-        Binding("right_square_bracket", "view(1)", "View fwd", show=False, tooltip="view the next state"),
-        Binding("g", "live", "Live", show=False, tooltip="back to the live game"),
-        Binding("x", "xml", "XML", show=False, tooltip="raw XML pane (network games)"),
-        Binding("ctrl+s", "save", "Save", show=False, tooltip="save the game as a replay under replays/"),
-        Binding("ctrl+r", "open_replay", "Open replay", show=False, tooltip="open a replay from replays/ "
-                "(q comes back)"),
-        Binding("N", "new_game", "New game", show=False, tooltip="new game (local games, after the end)"),
-        Binding("question_mark,f1", "help", "Help", tooltip="help with every key"),
-        Binding("q", "quit", "Quit", tooltip="quit (asks, and offers to save, while a game is in progress)"),
-    ]
+    BINDINGS = GAME_BINDINGS
 
     def __init__(
         self,
@@ -257,62 +261,6 @@ class GameScreen(BoardLayout):
             return True if self.can_restart() and (s.state.is_over or s.end_reason) else None
         return True
 
-    def _ghost_changed(self, ok: bool) -> None:
-        if ok:
-            if self.session.forget_stale_refusal():
-                self.query_one(FeedbackView).update("")
-                self.query_one(FeedbackView).set_class(False, "error")
-            self.refresh_board()
-
-    def action_move(self, dx: int, dy: int) -> None:
-        self._ghost_changed(self.session.move_ghost(dx, dy))
-
-    def action_rotate(self, quarter_turns: int) -> None:
-        self._ghost_changed(self.session.rotate(quarter_turns))
-
-    def action_flip(self) -> None:
-        self._ghost_changed(self.session.flip())
-
-    def action_cycle(self, step: int) -> None:
-        self.session.cycle(step)
-        self.refresh_view()
-
-    def select_shape(self, shape: Shape) -> None:
-        self.session.select(shape)
-        self.refresh_view()
-
-    def palette_extras(self) -> list[tuple[str, Callable[[], object], str]]:
-        """Command palette: "Select PENTO_X" for every piece that can be placed now."""
-        if not self.session.is_human_turn():
-            return []
-        return [(f"Select {shape.name}", partial(self.select_shape, shape), "pick this piece")
-                for shape in sorted(self.session.placeable_shapes())]
-
-    def action_deselect(self) -> None:
-        self.session.deselect()  # on a first move: says that the start piece is the only choice
-        self.refresh_view()
-
-    def action_place(self) -> None:
-        self.session.place()
-        self.after_change()
-
-    def action_pass_turn(self) -> None:
-        s = self.session
-        if not s.can_pass():
-            s.pass_turn()  # explains why not
-            self.refresh_view()
-            return
-
-        def answer(yes: bool | None) -> None:
-            if yes:
-                s.pass_turn()
-                self.after_change()
-            else:
-                self.say("not passed")
-
-        self.app.push_screen(ConfirmScreen(f"Pass with {s.state.current_color.name}? "
-                                           "(You keep your pieces; the colour stays in the game.)"), answer)
-
     def action_undo(self) -> None:
         self.cancel_ai()
         if self.session.undo():
@@ -350,84 +298,3 @@ class GameScreen(BoardLayout):
     def action_live(self) -> None:
         self.session.go_live()
         self.refresh_view()
-
-    def action_xml(self) -> None:
-        if not self.network:
-            self.say("the XML pane shows the messages of network games (and of replays)", True)
-            return
-        self.query_one(XmlPane).toggle_class("shown")
-        self.fit_to(self.app.size.width, self.app.size.height)
-
-    def action_help(self) -> None:
-        self.app.push_screen(HelpScreen([("Playing", self.BINDINGS), ("Everywhere", self.app.BINDINGS)]))
-
-    def action_open_replay(self) -> None:
-        open_replay_picker(self.app)
-
-    def action_save(self) -> None:
-        s = self.session
-        if self.save_replay_fn is None or not s.has_game():
-            self.say("nothing to save" if self.save_replay_fn else "saving is not available", True)
-            return
-        try:
-            self.say(f"saved {self.save_replay_fn(self)}")
-        except Exception as exc:
-            log.exception("saving failed")
-            self.say(f"saving failed: {exc}", True)
-
-    def action_new_game(self) -> None:
-        if self.new_game_fn is not None:
-            self.cancel_ai()
-            self.new_game_fn()
-
-    def game_in_progress(self) -> bool:
-        s = self.session
-        return s.has_game() and len(s.timeline) > 1 and not (s.state.is_over or s.end_reason)
-
-    async def action_quit(self) -> None:
-        if not self.game_in_progress():
-            await self.leave()
-            return
-
-        async def answer(choice: str | None) -> None:
-            if choice == "save":
-                self.action_save()
-                if self.session.feedback.error:
-                    return  # not saved: stay, the message says why
-            if choice in ("save", "quit"):
-                await self.leave()
-
-        question = "The game is not over. Quit anyway?"
-        if self.network:
-            question += " (Leaving a server game ends it for both players.)"
-        self.app.push_screen(QuitScreen(question, can_save=self.save_replay_fn is not None), answer)
-
-    async def leave(self) -> None:
-        self.cancel_ai()
-        self.app.exit()
-
-    # --- mouse ------------------------------------------------------------------------------------
-
-    @on(BoardHover)
-    def _hover(self, msg: BoardHover) -> None:
-        g = self.session.ghost
-        if g is not None and self.session.is_human_turn():
-            g.x, g.y = msg.x, msg.y
-            g.clamp()
-            self.refresh_board()
-
-    @on(BoardClicked)
-    def _click(self, msg: BoardClicked) -> None:
-        if msg.button == 3:
-            self.action_flip()
-        elif msg.button == 1:
-            self._hover(BoardHover(msg.x, msg.y))
-            self.action_place()
-
-    @on(BoardWheel)
-    def _wheel(self, msg: BoardWheel) -> None:
-        self.action_rotate(msg.direction)
-
-    @on(ShapePicked)
-    def _picked(self, msg: ShapePicked) -> None:
-        self.select_shape(msg.shape)

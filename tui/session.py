@@ -13,21 +13,16 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from model import placements as P
-from model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove
-from model.pieces import Color, Rotation, Shape, Team, transform
+from model.moves import InvalidMove, Move, MoveMistake, SkipMove
+from model.pieces import Color, Shape, Team
 from model.record import ColorRemoved, GameRecord, MoveEvent, events_between
 from model.season import DEFAULT_SEASON, Season
-from model.state import GameState, move_of_placement
+from model.state import GameState
+from tui.placing import REFUSAL, Feedback, Ghost, GhostStatus, PlacingControls, classify, describe_move
 
 N = P.N
-
-
-class GhostStatus(Enum):
-    """The three states of the ghost piece (ux-notes §3)."""
-
-    BLOCKED = "not placeable"
-    NO_CONTACT = "no corner contact"
-    LEGAL = "legal"
+__all__ = ["Feedback", "GameSession", "Ghost", "GhostStatus", "LogEntry", "Seat", "Timeline", "classify",
+           "describe_move"]
 
 
 class Seat(Enum):
@@ -47,38 +42,10 @@ class LogEntry:
     text: str
 
 
-def describe_move(move: Move) -> str:
-    if isinstance(move, SkipMove):
-        return f"{move.color.name} passed"
-    rot = "" if move.rotation == Rotation.NONE else f" {Rotation(move.rotation).name}"
-    flip = " flipped" if move.flipped else ""
-    return f"{move.color.name} {move.shape.name}{rot}{flip} @ ({move.x},{move.y})"
-
-
 def move_between(prev: GameState, cur: GameState) -> Move | None:
     """The move that led from ``prev`` to ``cur`` (``model.record.events_between``)."""
     events, _ = events_between(prev, cur)
     return next((e.move for e in events if isinstance(e, MoveEvent)), None)
-
-
-REFUSAL = "Not allowed: "
-
-
-def cells_text(state: GameState, move: SetMove, mistake: MoveMistake) -> str:
-    """The fields a refused placement is about, e.g. " at (4,5) (6,5)" (empty when no field is to blame)."""
-    cells = sorted(move.cells, key=lambda c: (c[1], c[0]))
-    on_board = [(x, y) for x, y in cells if 0 <= x < N and 0 <= y < N]
-    if mistake is MoveMistake.OUT_OF_BOUNDS:
-        bad = [c for c in cells if c not in on_board]
-    elif mistake is MoveMistake.OBSTRUCTED:
-        bad = [c for c in on_board if state.occupied & P.bit(*c)]
-    elif mistake is MoveMistake.TOUCHES_SAME_COLOR:
-        edge = P.edge_neighbours(state.boards[move.color])
-        bad = [c for c in on_board if edge & P.bit(*c)]
-    else:
-        return ""
-    shown = " ".join(f"({x},{y})" for x, y in bad[:5])
-    return f" at {shown}" if shown else ""
 
 
 def removal_text(color: Color) -> str:
@@ -95,64 +62,6 @@ def step_entries(index: int, events: list) -> list[LogEntry]:
         elif isinstance(e, ColorRemoved):
             out.append(LogEntry(index, e.turn, e.color, "removed", removal_text(e.color)))
     return out
-
-
-# --- the ghost piece --------------------------------------------------------------------------------
-
-
-@dataclass
-class Ghost:
-    """The piece being placed: shape, rotation, flip, and the top-left corner of its bounding box."""
-
-    shape: Shape
-    rotation: Rotation = Rotation.NONE
-    flipped: bool = False
-    x: int = 0
-    y: int = 0
-
-    @property
-    def rel_cells(self) -> tuple[tuple[int, int], ...]:
-        return transform(self.shape, self.rotation, self.flipped)
-
-    @property
-    def size(self) -> tuple[int, int]:
-        cells = self.rel_cells
-        return 1 + max(x for x, _ in cells), 1 + max(y for _, y in cells)
-
-    def cells(self) -> list[tuple[int, int]]:
-        return [(self.x + dx, self.y + dy) for dx, dy in self.rel_cells]
-
-    def move(self, color: Color) -> SetMove:
-        return SetMove(color, self.shape, self.rotation, self.flipped, self.x, self.y)
-
-    def clamp(self) -> None:
-        """Keep the whole piece on the board."""
-        w, h = self.size
-        self.x = max(0, min(self.x, N - w))
-        self.y = max(0, min(self.y, N - h))
-
-    def rotate(self, quarter_turns: int) -> None:
-        """Rotate on screen: +1 clockwise, -1 counter-clockwise, 2 = 180°.
-
-        The server flips after rotating, so on a flipped piece a clockwise turn on screen is a LEFT
-        rotation of the unflipped shape.
-        """
-        step = -quarter_turns if self.flipped else quarter_turns
-        self.rotation = Rotation((self.rotation + step) % 4)
-        self.clamp()
-
-    def flip(self) -> None:
-        self.flipped = not self.flipped
-        self.clamp()
-
-
-def classify(state: GameState, move: SetMove) -> tuple[GhostStatus, MoveMistake | None]:
-    mistake = state.validate(move)
-    if mistake is None:
-        return GhostStatus.LEGAL, None
-    if mistake in (MoveMistake.NOT_IN_CORNER, MoveMistake.NOT_ON_BORDER, MoveMistake.NO_SHARED_CORNER):
-        return GhostStatus.NO_CONTACT, mistake
-    return GhostStatus.BLOCKED, mistake
 
 
 # --- the timeline (shared by live games and replays) ------------------------------------------------
@@ -177,15 +86,7 @@ class Timeline(GameRecord):
 
 
 @dataclass
-class Feedback:
-    """A one-line message for the user (the result of the last action)."""
-
-    text: str = ""
-    error: bool = False
-
-
-@dataclass
-class GameSession:
+class GameSession(PlacingControls):
     """A game as the TUI plays it: local (human/AI/hotseat) or on a server (REMOTE opponent)."""
 
     timeline: Timeline
@@ -270,44 +171,9 @@ class GameSession:
     def human_teams(self) -> list[Team]:
         return [t for t, s in self.seats.items() if s is Seat.HUMAN]
 
-    def ghost_status(self) -> tuple[GhostStatus, MoveMistake | None] | None:
-        if self.ghost is None or not self.is_human_turn() or not self.is_live:
-            return None
-        return classify(self.state, self.ghost.move(self.state.current_color))
 
-    def placeable_shapes(self, color: Color | None = None) -> set[Shape]:
-        """Shapes of ``color`` (default: the colour to move) with at least one legal placement now."""
-        st = self.shown
-        color = st.current_color if color is None else color
-        if not st.is_valid(color) or st.is_over:
-            return set()
-        ids = st.legal_placements(color)
-        return {Shape(int(s)) for s in set(P.P_SHAPE[ids].tolist())}
 
-    def overlay_cells(self) -> int:
-        """Bitboard of the cells the colour to move may cover with a legal placement (selected shape only
-        when one is selected)."""
-        st = self.state
-        if st.is_over or not self.is_live:
-            return 0
-        key = (id(st), st.turn, None if self.ghost is None else self.ghost.shape)
-        cached = self.__dict__.get("_overlay_cache")
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        bb = self._overlay(st)
-        self.__dict__["_overlay_cache"] = (key, bb)
-        return bb
 
-    def _overlay(self, st: GameState) -> int:
-        ids = st.legal_placements()
-        if self.ghost is not None:
-            ids = ids[P.P_SHAPE[ids] == int(self.ghost.shape)]
-        bb = 0
-        for pid in ids.tolist():
-            bb |= P.MASKS[pid]
-        return bb
-
-    # --- turn handling ----------------------------------------------------------------------------
 
     def begin_turn(self) -> None:
         """Called after every state change: drop a ghost that no longer fits the turn; pre-select the
@@ -322,39 +188,6 @@ class GameSession:
         if st.is_first_move(color):
             if self.ghost is None or self.ghost.shape != st.start_piece:
                 self.ghost = self._new_ghost(st.start_piece)
-
-    def _new_ghost(self, shape: Shape) -> Ghost:
-        """A ghost of ``shape``: where the previous ghost of this turn was, else at a legal placement near
-        the colour's last piece (on a first move: near the top-left corner), unrotated if one such placement
-        exists."""
-        old = self.ghost
-        if old is not None:
-            g = Ghost(shape, x=old.x, y=old.y)
-            g.clamp()
-            return g
-        st = self.state
-        color = st.current_color
-        ids = st.legal_placements(color)
-        ids = ids[P.P_SHAPE[ids] == int(shape)]
-        if not len(ids):
-            return Ghost(shape, x=N // 2 - 2, y=N // 2 - 2)
-        last = self.last_cells(color)
-        cx = sum(x for x, _ in last) / len(last) if last else 0.0
-        cy = sum(y for _, y in last) / len(last) if last else 0.0
-        moves = [move_of_placement(color, int(pid)) for pid in ids.tolist()]
-
-        def distance(m: SetMove) -> tuple[bool, float]:
-            return (m.rotation != Rotation.NONE or m.flipped), (m.x - cx) ** 2 + (m.y - cy) ** 2
-
-        best = min(moves, key=distance)
-        return Ghost(shape, best.rotation, best.flipped, best.x, best.y)
-
-    def last_cells(self, color: Color) -> list[tuple[int, int]]:
-        """The cells of ``color``'s most recent piece (empty before its first move)."""
-        for move in reversed(self.timeline.moves):
-            if isinstance(move, SetMove) and move.color == color:
-                return list(move.cells)
-        return []
 
     def apply(self, move: Move) -> None:
         """Play a move on the live state (raises ``InvalidMove``) and append it to the timeline.
@@ -387,96 +220,6 @@ class GameSession:
             return "it is not your turn"
         return None
 
-    def select(self, shape: Shape) -> bool:
-        if self._require_turn():
-            return False
-        st = self.state
-        if not st.has_shape(st.current_color, shape):
-            self.feedback = Feedback(f"{shape.name} has already been placed", True)
-            return False
-        if st.is_first_move() and shape != st.start_piece:
-            self.feedback = Feedback(f"the first move must place the start piece {st.start_piece.name}", True)
-            return False
-        if shape not in self.placeable_shapes():
-            self.feedback = Feedback(f"{shape.name} cannot be placed anywhere now", True)
-            return False
-        if self.ghost is None or self.ghost.shape != shape:
-            self.ghost = self._new_ghost(shape)
-        self.feedback = Feedback()
-        return True
-
-    def cycle(self, step: int) -> bool:
-        """Select the next (+1) or previous (-1) shape that can be placed now."""
-        if (msg := self._require_turn()) is not None:
-            self.feedback = Feedback(msg, True)
-            return False
-        shapes = sorted(self.placeable_shapes())
-        if not shapes:
-            return False
-        if self.state.is_first_move():
-            self.feedback = Feedback(f"on a first move only the start piece {self.state.start_piece.name} can be "
-                                     "placed", True)
-            return False
-        if self.ghost is None:
-            shape = shapes[0] if step > 0 else shapes[-1]
-        else:
-            cur = int(self.ghost.shape)
-            later = [s for s in shapes if (s - cur) * step > 0]
-            if later:
-                shape = min(later) if step > 0 else max(later)
-            else:
-                shape = shapes[0] if step > 0 else shapes[-1]
-        return self.select(shape)
-
-    def deselect(self) -> None:
-        if self._require_turn() is not None or self.ghost is None:
-            return
-        if self.state.is_first_move():
-            self.feedback = Feedback(f"on a first move the start piece {self.state.start_piece.name} is the only "
-                                     "choice", True)
-            return
-        self.ghost = None
-        self.feedback = Feedback("piece put back")
-
-    def move_ghost(self, dx: int, dy: int) -> bool:
-        if self.ghost is None:
-            return False
-        g = self.ghost
-        g.x += dx
-        g.y += dy
-        g.clamp()
-        return True
-
-    def rotate(self, quarter_turns: int) -> bool:
-        if self.ghost is None:
-            return False
-        self.ghost.rotate(quarter_turns)
-        return True
-
-    def flip(self) -> bool:
-        if self.ghost is None:
-            return False
-        self.ghost.flip()
-        return True
-
-    def place(self) -> Move | None:
-        """Play the ghost if it is legal; otherwise explain the broken rule. Returns the move played."""
-        if (msg := self._require_turn()) is not None:
-            self.feedback = Feedback(msg, True)
-            return None
-        if self.ghost is None:
-            self.feedback = Feedback("select a piece first (tab / n)", True)
-            return None
-        move = self.ghost.move(self.state.current_color)
-        try:
-            self.apply(move)
-        except InvalidMove as exc:
-            self.feedback = Feedback(f"{REFUSAL}{exc.mistake.english}{cells_text(self.state, move, exc.mistake)}.",
-                                     True)
-            return None
-        self.feedback = Feedback(f"placed {describe_move(move)}")
-        return move
-
     def make_move(self, move: Move) -> bool:
         """Play a move chosen for the human (AI suggestion, network); explains a refusal."""
         try:
@@ -501,14 +244,6 @@ class GameSession:
         self.apply(move)
         self.feedback = Feedback(describe_move(move))
         return move
-
-    def show_hint(self, move: Move) -> None:
-        """Show an AI suggestion as the ghost."""
-        if isinstance(move, SkipMove):
-            self.feedback = Feedback("hint: pass")
-            return
-        self.ghost = Ghost(move.shape, move.rotation, move.flipped, move.x, move.y)
-        self.feedback = Feedback(f"hint: {describe_move(move)} (enter places it)")
 
     def can_undo(self) -> bool:
         return self.local and len(self.timeline) > 1 and bool(self.human_teams())
@@ -568,13 +303,6 @@ class GameSession:
     def has_game(self) -> bool:
         """There is a real game to save (not the placeholder before a server's first state)."""
         return self.started
-
-    def forget_stale_refusal(self) -> bool:
-        """After the ghost moved: drop a refusal about its old position (True if one was dropped)."""
-        if self.feedback.error and self.feedback.text.startswith(REFUSAL):
-            self.feedback = Feedback()
-            return True
-        return False
 
     def short_outcome(self) -> str:
         """'Game over — ONE wins 61 : 58' (the status line)."""

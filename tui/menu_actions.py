@@ -1,0 +1,79 @@
+"""The game's menu actions (a part of ``GameScreen``): help, XML pane, save, open a replay, new game, quit
+(asking, and offering to save, while a game is in progress)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from tui.dialogs import HelpScreen, QuitScreen
+from tui.replay_screen import open_replay_picker
+from tui.session import GameSession
+from tui.widgets import XmlPane
+
+log = logging.getLogger(__name__)
+
+
+class GameMenuActions:
+    """Expects ``session``, ``network``, ``save_replay_fn``, ``new_game_fn``, ``say``, ``cancel_ai`` and
+    ``fit_to`` (``GameScreen``)."""
+
+    session: GameSession
+    network: bool
+    save_replay_fn: Callable | None
+    new_game_fn: Callable[[], None] | None
+
+    def action_xml(self) -> None:
+        if not self.network:
+            self.say("the XML pane shows the messages of network games (and of replays)", True)
+            return
+        self.query_one(XmlPane).toggle_class("shown")
+        self.fit_to(self.app.size.width, self.app.size.height)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen([("Playing", self.BINDINGS), ("Everywhere", self.app.BINDINGS)]))
+
+    def action_open_replay(self) -> None:
+        open_replay_picker(self.app)
+
+    def action_save(self) -> None:
+        s = self.session
+        if self.save_replay_fn is None or not s.has_game():
+            self.say("nothing to save" if self.save_replay_fn else "saving is not available", True)
+            return
+        try:
+            self.say(f"saved {self.save_replay_fn(self)}")
+        except Exception as exc:
+            log.exception("saving failed")
+            self.say(f"saving failed: {exc}", True)
+
+    def action_new_game(self) -> None:
+        if self.new_game_fn is not None:
+            self.cancel_ai()
+            self.new_game_fn()
+
+    def game_in_progress(self) -> bool:
+        s = self.session
+        return s.has_game() and len(s.timeline) > 1 and not (s.state.is_over or s.end_reason)
+
+    async def action_quit(self) -> None:
+        if not self.game_in_progress():
+            await self.leave()
+            return
+
+        async def answer(choice: str | None) -> None:
+            if choice == "save":
+                self.action_save()
+                if self.session.feedback.error:
+                    return  # not saved: stay, the message says why
+            if choice in ("save", "quit"):
+                await self.leave()
+
+        question = "The game is not over. Quit anyway?"
+        if self.network:
+            question += " (Leaving a server game ends it for both players.)"
+        self.app.push_screen(QuitScreen(question, can_save=self.save_replay_fn is not None), answer)
+
+    async def leave(self) -> None:
+        self.cancel_ai()
+        self.app.exit()
