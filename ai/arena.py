@@ -21,15 +21,17 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from ai import compile_ahead, make_player, player_names
 from ai.base import Engine
 from model.args import Parser, milliseconds
 from model.moves import InvalidMove
 from model.pieces import Shape, Team
+from model.record import GameRecord
 from model.result import Cause, GameResult, irregular_result, regular_result
 from model.season import DEFAULT_SEASON, SEASONS, season_named
-from model.state import GameState
+from model.state import GameState, move_of_placement
 
 EngineFactory = Callable[[int], Engine]  # seed -> engine
 
@@ -43,6 +45,7 @@ class GameSpec:
     move_time: float
     season: str = DEFAULT_SEASON.name
     opening_turns: int = 0  # turns at the start played by the arena (random placements, the same for both seats)
+    replay_dir: str | None = None  # write the game there as a replay (the season's form)
 
 
 @dataclass
@@ -63,7 +66,7 @@ class ArenaGame:
 
 
 def make_specs(games: int, seed: int, move_time: float, season: str = DEFAULT_SEASON.name,
-               opening_turns: int = 0) -> list[GameSpec]:
+               replay_dir: str | None = None, opening_turns: int = 0) -> list[GameSpec]:
     rng = random.Random(seed)
     pieces = list(season_named(season).start_pieces)
     rng.shuffle(pieces)
@@ -71,7 +74,7 @@ def make_specs(games: int, seed: int, move_time: float, season: str = DEFAULT_SE
     for i in range(games):
         pair = i // 2
         specs.append(GameSpec(i, pieces[pair % len(pieces)], i % 2, seed * 1_000_003 + pair, move_time, season,
-                              opening_turns))
+                              replay_dir, opening_turns))
     return specs
 
 
@@ -91,10 +94,13 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
     season = season_named(spec.season)
     hard_limit = season.soft_timeout_ms / 1000  # a move later than this loses the game on the server
     state = GameState.new(Shape[spec.start_piece], season=season)
+    record = GameRecord(state.copy())  # the one game record: states and moves, for the replay
     opening = random.Random(spec.seed)  # the same for both games of a pair
     while not state.is_over and state.turn < spec.opening_turns:
         ids = state.legal_placements()
-        state.push_placement(int(ids[opening.randrange(len(ids))]))
+        move = move_of_placement(state.current_color, int(ids[opening.randrange(len(ids))]))
+        state.play(move)
+        record.append(state.copy(), move)
     result = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)
     forfeit_team: int | None = None
     cause = Cause.REGULAR
@@ -122,10 +128,16 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
             forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} illegal move {move}: {exc}"
             cause = Cause.RULE_VIOLATION
             break
+        record.append(state.copy(), move)
     pts = (state.team_points(Team.ONE), state.team_points(Team.TWO))
     names = ("A", "B") if spec.a_team == 0 else ("B", "A")
     result.result = (regular_result(pts, names, season) if forfeit_team is None else
                      irregular_result(Team(forfeit_team), cause, result.forfeit, pts, names, season))
+    if spec.replay_dir is not None:
+        from model.replay import write_replay
+
+        path = Path(spec.replay_dir) / f"arena_{season.game_type}_{spec.index:03d}_{names[0]}_{names[1]}.xml"
+        write_replay(path, record.states, result.result, names=names)
     result.a_points, result.b_points = pts[spec.a_team], pts[1 - spec.a_team]
     result.turns = state.turn
     if forfeit_team is not None:
@@ -254,6 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
     parser.add_argument("--json", metavar="FILE", help="also write the summary and every game to FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--save-replay", metavar="DIR", help="write every game as a replay file into DIR")
     parser.add_argument("--season", choices=sorted(SEASONS), default=DEFAULT_SEASON.name, metavar="2021|2027",
                         help="rules of the games: start pieces, first-move rule, turn limit (default 2021)")
     parser.add_argument("--opening-turns", type=int, default=None,
@@ -270,7 +283,9 @@ def main(argv: list[str] | None = None) -> int:
         compile_ahead(name)  # the first start compiles the search: before the clock runs, not in a move
     external = any(name.startswith("gtp:") for name in (args.a, args.b))
     opening = args.opening_turns if args.opening_turns is not None else 4 if external else 0
-    specs = make_specs(args.games, args.seed, args.move_time / 1000, args.season, opening)
+    if args.save_replay:
+        Path(args.save_replay).mkdir(parents=True, exist_ok=True)
+    specs = make_specs(args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening)
     progress = None if args.quiet else Progress(len(specs))
     results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress)
     s = summary(results, args.a, args.b)
