@@ -44,8 +44,8 @@ class GameSpec:
     seed: int
     move_time: float
     season: str = DEFAULT_SEASON.name
-    opening_turns: int = 0  # turns at the start played by the arena (random placements, the same for both seats)
     replay_dir: str | None = None  # write the game there as a replay (the season's form)
+    opening_turns: int = 0  # turns at the start played by the arena (random placements, the same for both seats)
 
 
 @dataclass
