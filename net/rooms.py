@@ -380,6 +380,10 @@ class Room:
             return
         was = self.paused
         self.paused = paused
+        if was != paused and self.season.year != 2021:  # 27.x: observers see the pause state change
+            xml = self.wire.paused(self.id, paused)
+            for peer in self.observers:
+                self._send(peer, xml)
         if (was and not paused and self.started and self._pending is None and not self._publishing
                 and not self.state.is_over):
             self._request_move()
