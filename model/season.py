@@ -47,6 +47,10 @@ class Season:
     def name(self) -> str:
         return str(self.year)
 
+    def __reduce__(self) -> tuple:
+        # pickled by name (engine processes, arena workers): a season stays one object per process
+        return (season_named, (self.name,))
+
     @property
     def set_move_class(self) -> str:
         return f"{self.plugin_package}.SetMove"

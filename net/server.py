@@ -179,7 +179,7 @@ class ClientConn:
             case M.Room():
                 self.on_room_message(message, element, at)
             case M.Join():
-                server.join(self)
+                server.join(self, message.game_type)
             case M.JoinPrepared():
                 server.join_prepared(self, message)
             case M.JoinRoom():
@@ -346,12 +346,17 @@ class GameServer:
     def _admins(self) -> list[ClientConn]:
         return [c for c in self.clients if c.admin and not c.closed]
 
-    def join(self, client: ClientConn) -> None:
+    def join(self, client: ClientConn, game_type: str | None = None) -> None:
         if client.room is not None and not client.room.finished:
             client.drop("join while already in a game")
             return
-        room = self.lobby.open_join_room()
+        room = self.lobby.open_join_room()  # the type of an open room is not checked
         existing = room is not None
+        season = self.config.season
+        if room is None and season.year != 2021 and game_type not in (None, season.game_type):
+            # 27.x bundles one plugin: a new room of another type is a non-rescuable error (season-2027.md §3.2)
+            client.drop(f"unknown game type {game_type!r}: this server plays {season.game_type}")
+            return
         if room is None:
             room = self._new_room(paused=self.config.paused)
         slot = room.free_slot()
@@ -383,7 +388,9 @@ class GameServer:
             client.drop("joinRoom while already in a game")
             return
         room = self.lobby.rooms.get(room_id)
-        slot = None if room is None or room.started else room.free_slot()
+        slot = None
+        if room is not None and not room.started:  # a slot nobody holds a code for first
+            slot = next((s for s in room.slots if s.peer is None and not s.reservation), None) or room.free_slot()
         if slot is None:
             client.drop(f"cannot join room {room_id!r}")
             return
@@ -428,10 +435,12 @@ class GameServer:
                 slots = []
                 for index, team in enumerate((Team.ONE, Team.TWO)):
                     spec = slots_in[index] if index < len(slots_in) else M.Slot()
+                    # reserved="false" (21.4.0/27.x): no code, the slot is for joinRoom; 21.3.3 reserves all
+                    code = None if spec.reserved is False else str(uuid.uuid4())
                     slots.append(Slot(team, display_name=spec.display_name, can_timeout=spec.can_timeout,
-                                      reservation=str(uuid.uuid4())))
+                                      reservation=code))
                 room = self._new_room(prepared=True, paused=bool(message.pause), slots=slots)
-                client.send(self.wire.prepared(room.id, [s.reservation for s in slots]))
+                client.send(self.wire.prepared(room.id, [s.reservation for s in slots if s.reservation]))
             case M.Observe():
                 room = rooms.get(message.room_id)
                 if room is None:

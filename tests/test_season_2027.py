@@ -340,3 +340,12 @@ def test_every_command_names_the_season_option(command, capsys):
         blokus.main([command, "--help"])
     assert info.value.code == 0
     assert "--season 2021|2027" in capsys.readouterr().out
+
+
+def test_a_state_keeps_its_season_through_pickling():
+    """Engine processes and arena workers get states by pickle: the season stays the one profile."""
+    import pickle
+
+    state = GameState.new(Shape.PENTO_X, season=SEASON_2027)
+    again = pickle.loads(pickle.dumps(state))
+    assert again.season is SEASON_2027 and len(again.legal_moves()) == 68

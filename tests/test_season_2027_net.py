@@ -80,8 +80,12 @@ def test_a_move_that_was_not_requested_is_a_process_violation_in_2027():
 async def test_a_2021_class_on_a_2027_server_is_dropped_and_loses():
     server = await start_server(season=SEASON_2027, start_piece=Shape.PENTO_L)
     try:
-        good = asyncio.create_task(play_client(server.port, seed=1))
-        conn = Connection(HOST, server.port)  # asks for 2021, the server's first memento says 2027
+        first = Connection(HOST, server.port, season=SEASON_2027)
+        await first.open()
+        good = asyncio.create_task(play_client(server.port, seed=1, connection=first))
+        while not server.lobby.rooms:
+            await asyncio.sleep(0.01)
+        conn = Connection(HOST, server.port)  # asks for 2021 and gets the open room (its type is not checked)
         await conn.open()
         await conn.join()
         events = []
@@ -131,7 +135,7 @@ async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_pa
         await admin.open()
         await admin.send_message(M.Authenticate(password="pw"))
         await admin.send_message(M.Prepare(game_type=SEASON_2027.game_type, pause=False, slots=[
-            M.Slot(display_name="alice", reserved=True), M.Slot(display_name="bob", reserved=True)]))
+            M.Slot(display_name="alice", reserved=True), M.Slot(display_name="bob", reserved=False)]))
         prepared = None
         while prepared is None:
             event = await asyncio.wait_for(admin.next_event(), 10)
@@ -139,10 +143,10 @@ async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_pa
                 prepared = event
         await admin.close()
         bot_args = ["-p", port, "--ai", "random", "--move-time", "50", "-v"]
+        assert len(prepared.reservations) == 1  # seat TWO is not reserved: it is for joinRoom
         # seat ONE by reservation, without --season (the season comes from the stream)
         one = await _spawn(sys.executable, "-m", "blokus", "bot", *bot_args, "-r", prepared.reservations[0],
                            "--log", str(tmp_path / "one.log"))
-        await asyncio.sleep(0.3)  # seat ONE first
         two = await _spawn(sys.executable, "-m", "blokus", "bot", *bot_args, "--room", prepared.room_id,
                            "--season", "2027", "--save-replay", str(tmp_path / "bot"))
         (out1, err1), (out2, err2) = await asyncio.wait_for(
@@ -179,8 +183,13 @@ async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_pa
 async def test_connection_learns_the_season_before_the_first_request():
     server = await start_server(season=SEASON_2027, start_piece=Shape.PENTO_X)
     try:
-        logs = await asyncio.wait_for(asyncio.gather(play_client(server.port, seed=1),
-                                                     play_client(server.port, seed=2)), 60)
+        first = Connection(HOST, server.port, season=SEASON_2027)
+        await first.open()
+        one = asyncio.create_task(play_client(server.port, seed=1, connection=first))
+        while not server.lobby.rooms:
+            await asyncio.sleep(0.01)
+        # the second asks for nothing (2021 by default), joins the open room, learns 2027 from the stream
+        logs = await asyncio.wait_for(asyncio.gather(one, play_client(server.port, seed=2)), 60)
         for log in logs:
             states = [e.state for e in log.of(StateChanged)]
             assert states and all(s.season is SEASON_2027 for s in states)
@@ -190,5 +199,25 @@ async def test_connection_learns_the_season_before_the_first_request():
             assert over.names == ("", "")  # joined with <join>: no names, the reason uses the team
             assert over.reason in ("ONE hat am meisten Punkte erzielt.", "TWO hat am meisten Punkte erzielt.",
                                    "Beide Spieler sind gleichauf")
+    finally:
+        await server.close()
+
+
+async def test_a_2027_server_drops_a_2021_join_that_would_open_a_room():
+    server = await start_server(season=SEASON_2027)
+    try:
+        conn = Connection(HOST, server.port)  # no season asked for: joins swc_2021_blokus
+        await conn.open()
+        await conn.join()
+        events = []
+        async for event in conn:
+            events.append(event)
+        assert isinstance(events[-1], Closed) and not server.lobby.rooms
+        ok = Connection(HOST, server.port, season=SEASON_2027)
+        await ok.open()
+        await ok.join()
+        while not server.lobby.rooms:
+            await asyncio.sleep(0.01)
+        await ok.close()
     finally:
         await server.close()
