@@ -28,7 +28,7 @@ from ai.analysis import (
     analyse_cached,
     replay_moves,
 )
-from model.args import Parser
+from model.args import Parser, milliseconds
 from model.pieces import Team
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -49,8 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-h", action="help", help=argparse.SUPPRESS)  # no host here: -h is help too
     p.add_argument("files", nargs="+", metavar="FILE", help="replay file (.xml or .xml.gz)")
-    p.add_argument("--time", type=float, default=DEFAULT_TIME, metavar="SECONDS",
-                   help=f"engine thinking time per position (default {DEFAULT_TIME:g})")
+    p.add_argument("--time", type=milliseconds, default=round(DEFAULT_TIME * 1000), metavar="MS",
+                   help=f"engine thinking time per position (default {DEFAULT_TIME * 1000:g}; 0.5s works too)")
     p.add_argument("--ai", default=None, metavar="NAME",
                    help=f"engine ({', '.join(player_names())}; default {DEFAULT_AI})")
     p.add_argument("--depth", type=int, default=VALUE_DEPTH, metavar="PLIES",
@@ -181,11 +181,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.ai is not None and args.ai not in player_names():
         parser.error(f"unknown AI {args.ai!r}; choose one of {', '.join(player_names())}")
-    if not 0 < args.time <= MAX_TIME:
-        parser.error(f"--time must be between 0 and {MAX_TIME:g} seconds, not {args.time:g}")
+    if args.time > MAX_TIME * 1000:
+        parser.error(f"--time: at most {MAX_TIME:g} s per position, not {args.time / 1000:g} s")
     if not 1 <= args.depth <= 8:
         parser.error(f"--depth must be between 1 and 8, not {args.depth}")
-    settings = AnalysisSettings(engine=args.ai or "", time_per_position=args.time, value_depth=args.depth)
+    settings = AnalysisSettings(engine=args.ai or "", time_per_position=args.time / 1000, value_depth=args.depth)
     cache = None if args.no_cache else AnalysisCache()
     out, err = sys.stdout, sys.stderr
     status = 0

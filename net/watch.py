@@ -22,7 +22,7 @@ from typing import TextIO
 
 from model import convert
 from model import messages as M
-from model.args import Parser, port
+from model.args import Parser, milliseconds, port
 from model.pieces import Team
 from model.replay import ColorRemoved, MoveEvent, Replay, replay_file_name
 from model.season import DEFAULT_PORT, DEFAULT_SEASON, GAME_TYPE, SEASONS, season_of_game_type
@@ -279,8 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="game type of a prepared game (default 2021 = swc_2021_blokus)")
     p.add_argument("--text", action="store_true", help="print the moves as lines instead of the TUI")
     p.add_argument("--analyse", action="store_true", help="analyse every move as it is played")
-    p.add_argument("--time", type=float, default=None, metavar="SECONDS",
-                   help="analysis: engine time per position (default 0.3)")
+    p.add_argument("--time", type=milliseconds, default=300, metavar="MS",
+                   help="analysis: engine time per position (default 300; 0.5s works too)")
     p.add_argument("--ai", default=None, metavar="NAME", help=f"analysis engine ({', '.join(player_names())}; "
                                                                f"default {DEFAULT_AI})")
     p.add_argument("--save-replay", type=Path, metavar="DIR", help="write the game as a replay into DIR at the end")
@@ -297,8 +297,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.ai is not None and args.ai not in player_names():
         parser.error(f"unknown AI {args.ai!r}; choose one of {', '.join(player_names())}")
-    if args.time is not None and not 0 < args.time <= MAX_TIME:
-        parser.error(f"--time must be between 0 and {MAX_TIME:g} seconds, not {args.time:g}")
+    if args.time > MAX_TIME * 1000:
+        parser.error(f"--time: at most {MAX_TIME:g} s per position, not {args.time / 1000:g} s")
     if args.prepare is not None and any(not name.strip() for name in args.prepare):
         parser.error("--prepare needs two non-empty player names")
     return args
@@ -330,7 +330,7 @@ async def watch_text(args: argparse.Namespace, out: TextIO = sys.stdout, err: Te
         return exc.code
     if on_started is not None:
         on_started(watcher)
-    report = TextReport(watcher, out, analyse_time=(args.time or 0.3) if args.analyse else None, ai=args.ai or "")
+    report = TextReport(watcher, out, analyse_time=args.time / 1000 if args.analyse else None, ai=args.ai or "")
     if watcher.reservations:
         for line in reservation_lines(watcher):
             report.print(line)

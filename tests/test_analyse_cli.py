@@ -13,7 +13,7 @@ from model.pieces import Shape
 from model.replay import write_replay
 from model.state import GameState
 
-FAST = ["--ai", "greedy", "--time", "0.05", "--depth", "2"]
+FAST = ["--ai", "greedy", "--time", "50", "--depth", "2"]
 SKIP_AT = 9  # YELLOW skips in round 3 with a full hand: a blunder
 
 
@@ -90,7 +90,8 @@ def test_bad_files_get_one_line_and_the_others_are_still_analysed(capsys, game_f
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("argv", [["--time", "0"], ["--time", "-1"], ["--ai", "nobody"], ["--depth", "0"], []])
+@pytest.mark.parametrize("argv", [["--time", "0"], ["--time", "-1"], ["--time", "0.3"], ["--time", "61s"],
+                                  ["--ai", "nobody"], ["--depth", "0"], []])
 def test_bad_options_are_one_line_and_exit_2(capsys, argv):
     with pytest.raises(SystemExit) as info:
         blokus.main(["analyse", *argv])

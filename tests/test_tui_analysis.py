@@ -168,3 +168,76 @@ async def test_clicking_the_chart_selects_that_turn_and_keys_step():
         assert app.selected[-3:] == [1, 2, 1]
         await pilot.press("end")
         assert chart.index == len(points) - 1
+
+
+# --- the replay viewer with the analysis ------------------------------------------------------------------
+
+
+async def test_replay_viewer_analysis_pane_marks_ghost_and_chart(tmp_path, monkeypatch):
+    from model.record import GameRecord
+    from tui.app import BlokusApp
+    from tui.board import Board
+    from tui.replay_screen import ReplayScreen
+    from tui.replays import ReplayData
+    from tui.session import Timeline
+    from tui.widgets import MoveLog
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    states, moves = greedy_game(12)
+    states_with_skip = states[:10]  # YELLOW skips at turn 9 with a full hand: a blunder
+    state = states_with_skip[-1].copy()
+    from model.moves import SkipMove
+
+    skip = SkipMove(state.current_color)
+    state.play(skip)
+    record = GameRecord.from_states([*states_with_skip, state], [None, *moves[:9], skip])
+    data = ReplayData(Timeline.of(record), ("alice", "bob"))
+    app = BlokusApp(lambda: ReplayScreen(data, analysis_settings=FAST))
+    async with app.run_test(size=(140, 44)) as pilot:
+        screen = app.main_screen
+        await pilot.press("a")
+        runner = screen.analysis_runner
+        await wait_for(pilot, lambda: runner.complete)
+        await pilot.pause()
+        assert runner.analysis.positions[9].mark == "??"
+        log = app.screen.query_one(MoveLog)
+        assert log._marks.get(10) == "??"  # the entry of the move that led to state 10
+        assert "??" in str(log.get_option_at_index(9).prompt.columns[1]._cells[0])
+        await pilot.press("home", "right_square_bracket")
+        assert screen.index == 9  # the position in which the blunder was played
+        pane = str(app.screen.query_one("#analysis", AnalysisPane).render())
+        assert "loss" in pane and "??" in pane and "YELLOW passed" in pane
+        board = app.screen.query_one(Board)
+        ghost = [key for row in board._rows for key in row if key[0] == "gL"]
+        assert len(ghost) == len(runner.analysis.positions[9].best_move.cells) and {k[1] for k in ghost} == {1}
+        await pilot.press("c")
+        chart = app.screen.query_one(GameChart)
+        assert chart.display and chart.index == 9 and len(chart.points) == 11
+        assert chart.points[9].evaluation == runner.analysis.positions[9].value
+        await pilot.click(GameChart, offset=(1 + 6, 5))
+        await pilot.pause()
+        assert screen.index == 0
+        await pilot.press("left_square_bracket")  # no earlier mistake: stays
+        assert screen.index == 0
+
+
+async def test_a_finished_local_game_opens_in_the_viewer_with_the_analysis(tmp_path, monkeypatch):
+    from model.pieces import Shape
+    from tui.replay_screen import ReplayScreen
+    from tui.testing import game_app, settle
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    app = game_app(Shape.PENTO_L, plies=6)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(pilot)
+        await pilot.press("A")  # mid-game: refused, the game screen stays
+        assert not isinstance(app.screen, ReplayScreen)
+        game = app.main_screen
+        game.session.timeline.states[-1].valid = 0  # everybody out: the game is over
+        await pilot.press("A")
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen)
+        assert app.screen.analysis_shown and len(app.screen.timeline) == len(game.session.timeline)
+        app.screen.analysis_runner.cancel()
+        await pilot.press("q")
+        assert app.screen is game

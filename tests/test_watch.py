@@ -83,7 +83,7 @@ async def test_observe_a_running_room_with_analysis():
             players.extend(asyncio.create_task(play_client(server.port, seed=i, reservation=code))
                            for i, code in enumerate(codes))
 
-        args = watch_args(server.port, "--room", room, "--analyse", "--ai", "greedy", "--time", "0.02")
+        args = watch_args(server.port, "--room", room, "--analyse", "--ai", "greedy", "--time", "20")
         code = await asyncio.wait_for(watch_text(args, out, err, on_started=started), 120)
         await asyncio.gather(*players)
     finally:

@@ -38,6 +38,9 @@ from tui.colors import BLUNDER, MISTAKE
 
 log = logging.getLogger(__name__)
 
+AREA_PANE_ONLY, AREA_WITH_CHART, AREA_MIN = 9, 14, 5  # lines of the analysis area
+SMALLEST_BOARD = 10  # lines of the half-block board, which always stays
+PANE_WIDTH = 62  # columns of the pane beside the chart
 MARK_STYLE = {"?": Style(color=MISTAKE, bold=True), "??": Style(color=BLUNDER, bold=True)}
 
 
@@ -202,7 +205,7 @@ class AnalysisPane(Static):
     """Best move and value of the position shown, the loss of the move played, progress, tallies."""
 
     DEFAULT_CSS = """
-    AnalysisPane { height: auto; max-height: 9; padding: 0 1; border: round $primary-darken-2; display: none; }
+    AnalysisPane { height: auto; padding: 0 1; border: round $primary-darken-2; display: none; }
     AnalysisPane.shown { display: block; }
     """
 
@@ -240,7 +243,7 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState) -> Text:
     elif runner.error:
         t.append(f"analysis failed: {runner.error}\n", Style(color=BLUNDER))
     elif a is not None and done < total:
-        t.append(f"stopped at {done}/{total} · A resumes\n", Style(dim=True))
+        t.append(f"stopped at {done}/{total} · a resumes\n", Style(dim=True))
     else:
         t.append(f"analysed {done} positions ({s.engine_name()}, {s.time_per_position:g} s/pos)\n", Style(dim=True))
     p = runner.at(index)
@@ -271,7 +274,7 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState) -> Text:
             t.append(f"{sm.blunders}", MARK_STYLE["??"])
             t.append(f" ??  avg loss {sm.average_loss:.1f}   ")
         t.append("\n")
-    t.append("[ ] prev/next mistake · A analyse on/off", Style(dim=True))
+    t.append("[ ] previous/next mistake · a pane on/off · c chart", Style(dim=True))
     return t
 
 
@@ -300,11 +303,13 @@ class AnalysisViewMixin:
                        cache: AnalysisCache | None = None) -> None:
         self.analysis_runner = AnalysisRunner(self, settings, cache if cache is not None else AnalysisCache(),
                                               on_change=self._analysis_changed)
+        self._chart().can_focus = False  # only a shown chart takes the focus (a click), never a hidden one
         self.analysis_game_changed(final=final)
 
     def _game_lists(self) -> tuple[list[GameState], list[Move | None]]:
         timeline = self.timeline  # type: ignore[attr-defined]
-        return list(timeline.states), [*timeline.moves[1:], None]
+        states = list(timeline.states)
+        return states, [timeline.move_before(i + 1) for i in range(len(states))]
 
     def analysis_game_changed(self, *, final: bool) -> None:
         states, moves = self._game_lists()
@@ -323,12 +328,35 @@ class AnalysisViewMixin:
     def analysis_shown(self) -> bool:
         return self._pane().has_class("shown")
 
+    def reserved_lines(self, width: int, height: int) -> int:
+        """Height of the analysis area below the board layout (0 when neither pane nor chart is on)."""
+        from tui.layout import BELOW_BOARD, FOOTER, STATUS_LINES
+
+        area = self.query_one("#analysis-area")  # type: ignore[attr-defined]
+        pane_on, chart_on = self._pane().has_class("shown"), self._chart().has_class("shown")
+        want = AREA_WITH_CHART if chart_on else AREA_PANE_ONLY if pane_on else 0
+        room = height - (STATUS_LINES + SMALLEST_BOARD + BELOW_BOARD + FOOTER)  # the board comes first
+        lines = max(0, min(want, room))
+        area.display = lines >= AREA_MIN
+        if not area.display:
+            return 0
+        area.styles.height = lines
+        self._pane().styles.width = PANE_WIDTH if chart_on and width >= PANE_WIDTH + 40 else "1fr"
+        return lines
+
+    def _relayout(self) -> None:
+        self.fit_to(self.app.size.width, self.app.size.height)  # type: ignore[attr-defined]
+
     def action_toggle_analysis(self) -> None:
         pane = self._pane()
-        pane.toggle_class("shown")
         runner = self.analysis_runner
-        if pane.has_class("shown") and not runner.running and not runner.complete:
-            runner.start()
+        if pane.has_class("shown") and runner.analysis is not None and not runner.running and runner.pending():
+            runner.start()  # a stopped analysis: a resumes it, the pane stays
+        else:
+            pane.toggle_class("shown")
+            if pane.has_class("shown") and not runner.running and not runner.complete:
+                runner.start()
+        self._relayout()
         self.refresh_view()  # type: ignore[attr-defined]
 
     def action_stop_analysis(self) -> None:
@@ -339,7 +367,11 @@ class AnalysisViewMixin:
     def action_toggle_chart(self) -> None:
         chart = self._chart()
         chart.toggle_class("shown")
+        chart.can_focus = chart.has_class("shown")
+        if not chart.can_focus and chart.has_focus:
+            self.set_focus(None)  # type: ignore[attr-defined]
         self._chart_points_stale = True
+        self._relayout()
         self.show_analysis()
 
     def action_mistake(self, direction: int) -> None:

@@ -70,6 +70,8 @@ GAME_BINDINGS: list[BindingType] = [
     Binding("ctrl+s", "save", "Save", show=False, tooltip="save the game as a replay under replays/"),
     Binding("ctrl+r", "open_replay", "Open replay", show=False, tooltip="open a replay from replays/ "
             "(q comes back)"),
+    Binding("A", "analyse_game", "Analyse", show=False,
+            tooltip="analyse the finished game (replay viewer, q comes back)"),
     Binding("N", "new_game", "New game", show=False, tooltip="new game (local games, after the end)"),
     Binding("question_mark,f1", "help", "Help", tooltip="help with every key"),
     Binding("q", "quit", "Quit", tooltip="quit (asks, and offers to save, while a game is in progress)"),

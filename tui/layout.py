@@ -86,6 +86,10 @@ class BoardLayout(Screen):
     def refresh_view(self) -> None:
         raise NotImplementedError
 
+    def reserved_lines(self, width: int, height: int) -> int:
+        """Lines a subclass keeps below the board layout (the replay viewer's analysis area)."""
+        return 0
+
     def on_mount(self) -> None:
         self.fit_to(self.app.size.width, self.app.size.height)
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -95,7 +99,7 @@ class BoardLayout(Screen):
 
     def fit_to(self, width: int, height: int) -> None:
         xml_shown = self.query_one(XmlPane).has_class("shown")
-        plan = plan_layout(width, height, XML_HEIGHT if xml_shown else 0)
+        plan = plan_layout(width, height, (XML_HEIGHT if xml_shown else 0) + self.reserved_lines(width, height))
         if xml_shown and plan.too_small:
             self.query_one(XmlPane).remove_class("shown")  # the board first
             plan = plan_layout(width, height)

@@ -1,5 +1,5 @@
-"""The game's menu actions (a part of ``GameScreen``): help, XML pane, save, open a replay, new game, quit
-(asking, and offering to save, while a game is in progress)."""
+"""The game's menu actions (a part of ``GameScreen``): help, XML pane, save, open a replay, analyse the
+finished game, new game, quit (asking, and offering to save, while a game is in progress)."""
 
 from __future__ import annotations
 
@@ -46,6 +46,26 @@ class GameMenuActions:
         except Exception as exc:
             log.exception("saving failed")
             self.say(f"saving failed: {exc}", True)
+
+    def action_analyse_game(self) -> None:
+        """A finished game in the replay viewer, with the analysis pane open (q comes back here)."""
+        s = self.session
+        if not s.has_game() or len(s.timeline) < 2:
+            self.say("no moves to analyse yet", True)
+            return
+        if self.game_in_progress():
+            self.say("analysis after the game (the AI would share the CPU with it)", True)
+            return
+        from model.pieces import Team
+        from tui.replay_screen import ReplayScreen
+        from tui.replays import ReplayData, session_result
+        from tui.session import Timeline
+
+        record = Timeline()  # a copy: the game screen's own timeline may go on (new game) meanwhile
+        record.states, record.steps = list(s.timeline.states), list(s.timeline.steps)
+        names = (s.names.get(Team.ONE, "ONE"), s.names.get(Team.TWO, "TWO"))
+        result = getattr(s, "result", None) or session_result(s)
+        self.app.push_screen(ReplayScreen(ReplayData(record, names, result), analyse=True))
 
     def action_new_game(self) -> None:
         if self.new_game_fn is not None:

@@ -11,20 +11,24 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Static
 
+from ai.analysis import AnalysisSettings
 from model.convert import state_to_message
 from model.messages import to_xml
 from model.moves import SetMove
 from model.pieces import Color, Team
+from tui.analysis_view import AnalysisPane, AnalysisViewMixin
 from tui.board import Board, BoardView
+from tui.chart import GameChart
 from tui.colors import palette_for
 from tui.dialogs import HelpScreen, ReplayPicker, TurnScreen
 from tui.layout import BoardLayout, compose_board_layout
 from tui.replays import REPLAY_DIR, ReplayData, ReplayError, load_replay, result_texts
-from tui.session import describe_move
+from tui.session import GhostStatus, describe_move
 from tui.status import WIDE, pack
 from tui.widgets import MoveLog, PanelView, ShapePanel, StatusBar, XmlPane
 
@@ -61,7 +65,10 @@ class ReplayStatus(StatusBar):
             head.append("file cut off · ", Style(color=pal.bad, bold=True))
         if replay.unreadable_states:
             head.append(f"{unreadable_text(replay)} · ", Style(color=pal.bad, bold=True))
-        head.append(f"Replay — {names[Team.ONE]} vs {names[Team.TWO]}", Style(bold=True))
+        if replay.live:
+            head.append("LIVE ", Style(color=pal.bad, bold=True))
+        head.append(f"{'Watching' if replay.live else 'Replay'} — {names[Team.ONE]} vs {names[Team.TWO]}",
+                    Style(bold=True))
         turn = [Text(f"Turn {st.turn} / {last.turn}"), Text(f"round {st.round}")]
         if st.is_over:
             turn.append(Text("game over"))
@@ -106,7 +113,7 @@ def replay_names(replay: ReplayData) -> dict[Team, str]:
     return {Team.ONE: replay.names[0] or "ONE", Team.TWO: replay.names[1] or "TWO"}
 
 
-class ReplayScreen(BoardLayout):
+class ReplayScreen(AnalysisViewMixin, BoardLayout):
     BINDINGS = [
         Binding("left,h", "step(-1)", "Back", tooltip="one state back"),
         Binding("right,l", "step(1)", "Forward", tooltip="one state forward"),
@@ -122,12 +129,16 @@ class ReplayScreen(BoardLayout):
         Binding("ctrl+r", "open_replay", "Open", show=False, tooltip="open another replay from replays/"),
         Binding("question_mark,f1", "help", "Help", tooltip="help with every key"),
         Binding("q", "quit", "Quit", tooltip="quit (back to the game when opened from one)"),
+        *AnalysisViewMixin.ANALYSIS_BINDINGS,
     ]
 
     index: reactive[int] = reactive(0, init=False)
 
-    def __init__(self, replay: ReplayData, start_turn: int | None = None) -> None:
+    def __init__(self, replay: ReplayData, start_turn: int | None = None, *, analyse: bool = False,
+                 analysis_settings: AnalysisSettings | None = None) -> None:
         super().__init__()
+        self.analyse_at_start = analyse
+        self.analysis_settings = analysis_settings
         self.replay = replay
         self.timeline = replay.timeline
         self.speed_index = SPEEDS.index(1.0)
@@ -136,9 +147,17 @@ class ReplayScreen(BoardLayout):
 
     def compose(self) -> ComposeResult:
         yield from compose_board_layout(ReplayResult(id="result"), status=ReplayStatus(id="status"))
+        with Horizontal(id="analysis-area"):
+            yield AnalysisPane(id="analysis")
+            chart = GameChart(id="chart")
+            chart.can_focus = False  # focusable only while shown (AnalysisViewMixin.action_toggle_chart)
+            yield chart
 
     def on_mount(self) -> None:
+        self.setup_analysis(self.analysis_settings, final=not self.replay.live)
         super().on_mount()
+        if self.analyse_at_start:
+            self.action_toggle_analysis()
         self.index = self._start
         self.refresh_view()
         if self.replay.unreadable_states:
@@ -157,15 +176,20 @@ class ReplayScreen(BoardLayout):
         i = self.index
         st = self.timeline.states[i]
         move = self.timeline.move_before(i)
-        self.query_one(Board).show(BoardView(st, move if isinstance(move, SetMove) else None))
+        ghost, ghost_color = self.analysis_ghost()
+        self.query_one(Board).show(BoardView(st, move if isinstance(move, SetMove) else None, ghost, ghost_color,
+                                             GhostStatus.LEGAL if ghost else None))
         for color in Color:
             remaining = frozenset(st.undeployed(color))
             self.query_one(f"#panel-{color.name}", ShapePanel).show(PanelView(
                 color, remaining, remaining if st.is_valid(color) else frozenset(), None,
                 not st.is_over and color == st.current_color, not st.is_valid(color), st.points(color)))
         self.refresh_status()
-        self.query_one(MoveLog).set_entries(self.timeline.entries, i if i > 0 else None)
+        log = self.query_one(MoveLog)
+        log.set_marks(self.analysis_marks())
+        log.set_entries(self.timeline.entries, i if i > 0 else None)
         self.query_one(ReplayResult).show_state(self.replay, i)
+        self.show_analysis()
         self._show_xml()
 
     def refresh_status(self) -> None:

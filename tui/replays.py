@@ -31,6 +31,7 @@ class ReplayData:
     room_id: str = "00000000-0000-4000-8000-000000000000"
     unreadable_states: int = 0  # skipped mementos (model.replay.Replay): shown, never dropped silently
     first_unreadable: str | None = None
+    live: bool = False  # a game being watched (blokus watch): it grows while it is shown
 
 
 def load_replay(path: Path, season: Season | None = None) -> ReplayData:

@@ -4,7 +4,8 @@
 
 Writes ``<name>.svg`` and ``<name>.png`` for: a fresh local game, a mid-game position with a ghost
 piece, the replay viewer, network play with the XML pane (against an in-process ``blokus serve`` on
-127.0.0.1), the end screen, and the help screen. PNGs need ``rsvg-convert`` (Debian: librsvg2-bin).
+127.0.0.1), the end screen, the help screen, and the replay viewer with the analysis pane and the chart.
+PNGs need ``rsvg-convert`` (Debian: librsvg2-bin).
 """
 
 from __future__ import annotations
@@ -89,6 +90,27 @@ async def shoot_replay(out: Path, size: tuple[int, int]) -> None:
         _write(app, out, "03-replay-viewer")
 
 
+async def shoot_analysis(out: Path, size: tuple[int, int]) -> None:
+    """The replay viewer with the analysis pane (best move as ghost, loss, marks) and the chart."""
+    from tui.replay_screen import ReplayScreen
+    from tui.replays import load_replay
+
+    if not GAME1.exists():
+        print(f"skipped the analysis screenshot: {GAME1} not found")
+        return
+    data = load_replay(GAME1)
+    app = BlokusApp(lambda: ReplayScreen(data, analyse=True))
+    async with app.run_test(size=size) as pilot:
+        screen = app.main_screen
+        for _ in range(3000):  # the default analysis: ~25 s the first time, then from the cache
+            await pilot.pause(0.05)
+            if screen.analysis_runner.complete:
+                break
+        await pilot.press("t", "2", "0", "enter", "c")
+        await pilot.pause(0.3)
+        _write(app, out, "07-analysis-and-chart")
+
+
 async def shoot_network(out: Path, size: tuple[int, int]) -> None:
     from net.connection import Closed, Connection, GameOver, MoveRequested
     from net.rooms import Timeouts
@@ -147,6 +169,7 @@ async def main_async(out: Path, size: tuple[int, int]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     await shoot_local(out, size)
     await shoot_replay(out, size)
+    await shoot_analysis(out, size)
     await shoot_network(out, size)
 
 

@@ -59,7 +59,7 @@ async def watch_tui(args, out=sys.stdout, err=sys.stderr) -> int:
     from tui.app import BlokusApp
     from tui.watch_screen import WatchScreen
 
-    app = BlokusApp(lambda: WatchScreen(watcher, analyse=args.analyse, time=args.time, ai=args.ai),
+    app = BlokusApp(lambda: WatchScreen(watcher, analyse=args.analyse, time=args.time / 1000, ai=args.ai),
                     theme="textual-light" if args.light else "textual-dark")
     try:
         await app.run_async()

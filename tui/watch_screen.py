@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
-from ai.analysis import replay_moves
+from ai.analysis import AnalysisSettings
 from net.connection import Closed, GameOver, ServerError, StateChanged
 from net.watch import Watcher
 from tui.replay_screen import ReplayScreen
@@ -13,10 +13,10 @@ from tui.session import Timeline
 
 
 def live_data(watcher: Watcher) -> ReplayData:
+    """The viewer's data sharing the watcher's game record: it grows as the states arrive."""
     replay = watcher.replay
-    timeline = Timeline.from_states(replay.states, [None, *replay_moves(replay)])
-    return ReplayData(timeline, tuple(replay.names), watcher.result, [], False,  # type: ignore[arg-type]
-                      f"{watcher.host}:{watcher.port}", watcher.room_id or "")
+    return ReplayData(Timeline.of(replay), tuple(replay.names), watcher.result,  # type: ignore[arg-type]
+                      source=f"{watcher.host}:{watcher.port}", room_id=watcher.room_id or "", live=True)
 
 
 class WatchScreen(ReplayScreen):
@@ -28,12 +28,12 @@ class WatchScreen(ReplayScreen):
 
     def __init__(self, watcher: Watcher, *, analyse: bool = False, time: float | None = None,
                  ai: str | None = None) -> None:
-        super().__init__(live_data(watcher))
+        settings = AnalysisSettings(engine=ai or "", time_per_position=time) if time else \
+            AnalysisSettings(engine=ai or "")
+        super().__init__(live_data(watcher), analyse=analyse, analysis_settings=settings)
         self.watcher = watcher
         self.live = True  # the connection is open
-        self.want_analysis = analyse
-        self.analysis_time = time
-        self.analysis_ai = ai
+        self._shown_states = len(self.timeline)
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -45,25 +45,25 @@ class WatchScreen(ReplayScreen):
         watcher = self.watcher
         async for event in watcher.events():
             if isinstance(event, StateChanged):
-                self._add_states()
+                self._states_added()
             elif isinstance(event, GameOver):
                 self.replay.result = event.result
+                self.analysis_game_changed(final=True)
                 self.refresh_view()
             elif isinstance(event, ServerError):
                 self.notify(f"server: {event.message}", severity="warning", timeout=8)
             elif isinstance(event, Closed):
-                self.live = False
+                self.live = self.replay.live = False
                 if watcher.result is None:
                     self.notify(f"{event.reason} (before the game was over)", severity="error", timeout=12)
+                self.analysis_game_changed(final=True)
                 self.refresh_view()
 
-    def _add_states(self) -> None:
-        replay = self.watcher.replay
-        following = self.index >= len(self.timeline) - 1
-        moves = replay_moves(replay)
-        while len(self.timeline) < len(replay.states):
-            i = len(self.timeline)
-            self.timeline.append(replay.states[i], moves[i - 1])
+    def _states_added(self) -> None:
+        """The shared record grew: follow the newest state, unless the user stepped back."""
+        following = self.index >= self._shown_states - 1
+        self._shown_states = len(self.timeline)
+        self.analysis_game_changed(final=False)
         if following:
             self.index = len(self.timeline) - 1  # refreshes the view
         else:
@@ -76,7 +76,3 @@ class WatchScreen(ReplayScreen):
             self.notify(f"cannot save: {exc.strerror or exc}", severity="error")
             return
         self.notify(f"saved {path}")
-
-    def action_quit(self) -> None:
-        self.watcher.conn.close_on_left = True
-        super().action_quit()

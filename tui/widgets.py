@@ -198,6 +198,15 @@ class MoveLog(OptionList):
         super().__init__(id=id)
         self.border_title = "Moves"
         self._entries: list[LogEntry] = []
+        self._marks: dict[int, str] = {}
+
+    def set_marks(self, marks: dict[int, str]) -> None:
+        """Analysis marks (``?``/``??``) by the index of the state a move led to."""
+        if marks != self._marks:
+            self._marks = dict(marks)
+            highlighted = self.highlighted
+            self.retheme()
+            self.highlighted = highlighted
 
     def set_entries(self, entries: list[LogEntry], current_index: int | None) -> None:
         if entries != self._entries:
@@ -237,7 +246,11 @@ class MoveLog(OptionList):
         row = Table.grid(padding=(0, 1, 0, 0), expand=True)
         row.add_column(width=3, justify="right", no_wrap=True)
         row.add_column(ratio=1)
-        row.add_row(Text(str(e.turn), Style(color=pal.label)), Text(e.text, style))
+        text = Text(e.text, style)
+        mark = self._marks.get(e.index) if e.kind != "removed" else None
+        if mark:
+            text.append(f" {mark}", Style(color=pal.bad if mark == "??" else pal.warn, bold=True))
+        row.add_row(Text(str(e.turn), Style(color=pal.label)), text)
         return Option(row)
 
 
