@@ -21,12 +21,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from ai import make_player, player_names
 from ai.base import Engine
 from model.args import Parser, milliseconds
 from model.moves import InvalidMove
 from model.pieces import Shape, Team
+from model.record import GameRecord
 from model.result import Cause, GameResult, irregular_result, regular_result
 from model.season import DEFAULT_SEASON, SEASONS, season_named
 from model.state import GameState
@@ -42,6 +44,7 @@ class GameSpec:
     seed: int
     move_time: float
     season: str = DEFAULT_SEASON.name
+    replay_dir: str | None = None  # write the game there as a replay (the season's form)
 
 
 @dataclass
@@ -61,14 +64,16 @@ class ArenaGame:
     result: GameResult | None = None
 
 
-def make_specs(games: int, seed: int, move_time: float, season: str = DEFAULT_SEASON.name) -> list[GameSpec]:
+def make_specs(games: int, seed: int, move_time: float, season: str = DEFAULT_SEASON.name,
+               replay_dir: str | None = None) -> list[GameSpec]:
     rng = random.Random(seed)
     pieces = list(season_named(season).start_pieces)
     rng.shuffle(pieces)
     specs = []
     for i in range(games):
         pair = i // 2
-        specs.append(GameSpec(i, pieces[pair % len(pieces)], i % 2, seed * 1_000_003 + pair, move_time, season))
+        specs.append(GameSpec(i, pieces[pair % len(pieces)], i % 2, seed * 1_000_003 + pair, move_time, season,
+                              replay_dir))
     return specs
 
 
@@ -78,6 +83,7 @@ def play_game(spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory
     season = season_named(spec.season)
     hard_limit = season.soft_timeout_ms / 1000  # a move later than this loses the game on the server
     state = GameState.new(Shape[spec.start_piece], season=season)
+    record = GameRecord(state.copy())  # the one game record: states and moves, for the replay
     result = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)
     forfeit_team: int | None = None
     cause = Cause.REGULAR
@@ -105,10 +111,16 @@ def play_game(spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory
             forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} illegal move {move}: {exc}"
             cause = Cause.RULE_VIOLATION
             break
+        record.append(state.copy(), move)
     pts = (state.team_points(Team.ONE), state.team_points(Team.TWO))
     names = ("A", "B") if spec.a_team == 0 else ("B", "A")
     result.result = (regular_result(pts, names, season) if forfeit_team is None else
                      irregular_result(Team(forfeit_team), cause, result.forfeit, pts, names, season))
+    if spec.replay_dir is not None:
+        from model.replay import write_replay
+
+        path = Path(spec.replay_dir) / f"arena_{season.game_type}_{spec.index:03d}_{names[0]}_{names[1]}.xml"
+        write_replay(path, record.states, result.result, names=names)
     result.a_points, result.b_points = pts[spec.a_team], pts[1 - spec.a_team]
     result.turns = state.turn
     if forfeit_team is not None:
@@ -236,12 +248,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
     parser.add_argument("--json", metavar="FILE", help="also write the summary and every game to FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--save-replay", metavar="DIR", help="write every game as a replay file into DIR")
     parser.add_argument("--season", choices=sorted(SEASONS), default=DEFAULT_SEASON.name, metavar="2021|2027",
                         help="rules of the games: start pieces, first-move rule, turn limit (default 2021)")
     args = parser.parse_args(argv)
     if args.games < 1 or args.move_time < 1 or args.jobs < 1:
         parser.error("--games, --move-time and --jobs must be positive")
-    specs = make_specs(args.games, args.seed, args.move_time / 1000, args.season)
+    if args.save_replay:
+        Path(args.save_replay).mkdir(parents=True, exist_ok=True)
+    specs = make_specs(args.games, args.seed, args.move_time / 1000, args.season, args.save_replay)
     progress = None if args.quiet else Progress(len(specs))
     results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress)
     s = summary(results, args.a, args.b)

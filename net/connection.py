@@ -375,14 +375,17 @@ class Connection:
             self._abort()
 
     def _leave(self) -> None:
-        """After ``left``: ``</protocol>``, close the socket, end the event stream (protocol.md §2)."""
+        """After ``left``: ``</protocol>`` (2027: ``<close/>`` first, season-2027.md §3.1), close the socket,
+        end the event stream (protocol.md §2)."""
         writer = self._writer
         if writer is not None and not writer.is_closing():
             if not self._protocol_closed:
                 self._protocol_closed = True
-                writer.write(M.PROTOCOL_CLOSE.encode())
-                self._traffic(OUT, M.PROTOCOL_CLOSE)
-                self._events.put_nowait(Sent(raw=M.PROTOCOL_CLOSE))
+                closing = [M.to_xml(M.Close())] if self.season.close_tag == "close" else []
+                for text in [*closing, M.PROTOCOL_CLOSE]:
+                    writer.write(text.encode())
+                    self._traffic(OUT, text)
+                    self._events.put_nowait(Sent(raw=text))
             writer.close()
         self._emit_closed("left the room", error=False)
 

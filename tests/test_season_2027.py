@@ -349,3 +349,19 @@ def test_a_state_keeps_its_season_through_pickling():
     state = GameState.new(Shape.PENTO_X, season=SEASON_2027)
     again = pickle.loads(pickle.dumps(state))
     assert again.season is SEASON_2027 and len(again.legal_moves()) == 68
+
+
+def test_arena_plays_2027_and_writes_its_games_as_2027_replays(tmp_path, capsys):
+    from ai.arena import main as arena_main
+    from model.replay import load_replay
+
+    assert arena_main(["greedy", "random", "--games", "2", "--move-time", "20", "--season", "2027", "--quiet",
+                       "--save-replay", str(tmp_path)]) == 0
+    assert "season 2027" in capsys.readouterr().out
+    paths = sorted(tmp_path.iterdir())
+    assert len(paths) == 2 and all(p.name.startswith("arena_swc_2027_blokus_") for p in paths)
+    for path in paths:
+        replay = load_replay(path)
+        assert replay.detected is SEASON_2027 and replay.states[-1].is_over and replay.states[-1].turn <= 96
+        assert replay.result.regular and not replay.warnings
+        assert len(replay.moves) == len(replay.states) - 1

@@ -160,7 +160,7 @@ async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_pa
         assert "REGULAR" in game_line and "alice (ONE) vs bob (TWO)" in game_line
         log_text = (tmp_path / "one.log").read_text()
         assert "sc.plugin2027.SetMove" in log_text and "sc.plugin2021" not in log_text
-        assert 'class="moveRequest"' in log_text
+        assert 'class="moveRequest"' in log_text and ">> <close/>" in log_text  # 2027 clients say goodbye
     finally:
         if server.returncode is None:
             server.send_signal(signal.SIGTERM)
