@@ -162,7 +162,7 @@ class Room:
         self.started_at = 0.0
         self._pending: Team | None = None  # team asked for a move
         self._requested_at = 0.0
-        self._hard_timer: asyncio.TimerHandle | None = None
+        self._hard_timer: asyncio.Handle | None = None
         self._players_behind = False  # paused: players have not seen the latest state yet
 
     # --- membership -------------------------------------------------------------------------------
@@ -259,6 +259,11 @@ class Room:
             self._hard_timer = None
 
     def _hard_timeout(self, team: Team) -> None:
+        # Judged one loop turn later: a move that arrived in time while the loop was busy has its read
+        # scheduled already and is handled first (on_move cancels this handle).
+        self._hard_timer = asyncio.get_running_loop().call_soon(self._hard_timeout_now, team)
+
+    def _hard_timeout_now(self, team: Team) -> None:
         self._hard_timer = None
         if self._pending is team and not self.finished:
             log.info("room %s: %s hard timeout", self.id[:8], team.name)
@@ -375,6 +380,10 @@ class Room:
             return
         was = self.paused
         self.paused = paused
+        if was != paused and self.season.year != 2021:  # 27.x: observers see the pause state change
+            xml = self.wire.paused(self.id, paused)
+            for peer in self.observers:
+                self._send(peer, xml)
         if (was and not paused and self.started and self._pending is None and not self._publishing
                 and not self.state.is_over):
             self._request_move()

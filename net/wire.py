@@ -70,6 +70,10 @@ class SeasonWire:
     def result_message(self, room_id: str, res: GameResult) -> M.Room:
         return M.Room(room_id=room_id, data=result_to_data(res, self.season))
 
+    def paused(self, room_id: str, paused: bool) -> str:
+        """27.x tells observers when a game is paused or resumed (test-27.0.4-sdk-room-paused.xml)."""
+        return xml(M.Room(room_id=room_id, data=M.PausedData(paused=paused)))
+
     def prepared(self, room_id: str, codes: list[str]) -> str:
         return xml(M.Prepared(room_id=room_id, reservations=codes))
 
@@ -103,6 +107,7 @@ lobby_error = WIRE_2021.lobby_error
 result = WIRE_2021.result
 result_message = WIRE_2021.result_message
 prepared = WIRE_2021.prepared
+paused = WIRE_2021.paused
 observed = WIRE_2021.observed
 joined_game_room = WIRE_2021.joined_game_room
 testing = WIRE_2021.testing

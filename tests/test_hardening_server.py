@@ -205,3 +205,37 @@ async def test_stopping_the_server_cancels_running_games_instead_of_reporting_le
     record = server.records[-1]
     assert record.cancelled and record.result is None and record.moves == 1
     assert "cancelled after 1 moves" in capsys.readouterr().out
+
+
+async def test_a_move_read_in_the_same_loop_turn_as_the_hard_timeout_counts():
+    from net import wire
+
+    class Peer:
+        name = "peer"
+
+        def send(self, xml: str) -> None:
+            pass
+
+        def close(self, reason: str = "") -> None:
+            pass
+
+    def room_waiting_for_one() -> tuple[Room, Peer]:
+        one = Peer()
+        room = Room(wire, timeouts=Timeouts(soft=None, hard=10.0), start_piece=Shape.PENTO_L,
+                    slots=[Slot(Team.ONE), Slot(Team.TWO)])
+        room.add_player(one, room.slots[0])
+        room.add_player(Peer(), room.slots[1])
+        return room, one
+
+    room, one = room_waiting_for_one()
+    room._hard_timeout(Team.ONE)  # the timer fires; the move's read was already due in this loop turn
+    room.on_move(one, fallback_move(room.state))
+    await asyncio.sleep(0)
+    assert not room.finished and room.moves == 1
+    room.cancel()
+
+    room, _ = room_waiting_for_one()
+    room._hard_timeout(Team.ONE)  # no move: the hard timeout holds one loop turn later
+    assert not room.finished
+    await asyncio.sleep(0)
+    assert room.finished and room.result.scores[0].cause.value == "HARD_TIMEOUT"

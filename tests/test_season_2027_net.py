@@ -22,6 +22,7 @@ from model.season import SEASON_2021, SEASON_2027
 from net import wire
 from net.connection import Closed, Connection, GameOver, MoveRequested, Prepared, StateChanged
 from net.rooms import Room, Slot, Timeouts
+from tests.conftest import fixture_path
 from tests.test_net_e2e import _spawn
 from tests.test_net_support import HOST, play_client, start_server
 from tests.test_net_wire import Recorder
@@ -221,3 +222,25 @@ async def test_a_2027_server_drops_a_2021_join_that_would_open_a_room():
         await ok.close()
     finally:
         await server.close()
+
+
+def test_observers_of_a_2027_room_see_pauses():
+    from tests.test_season_2027 import canonical
+
+    room, alice, bob = _room_2027()
+    watcher = Recorder("admin")
+    room.add_observer(watcher)
+    room.set_paused(True)
+    room.set_paused(False)
+    paused, resumed = watcher.sent[-2:]
+    fixture = fixture_path("sc2027/test-27.0.4-sdk-room-paused.xml").read_text().replace("12345", ROOM_ID)
+    assert canonical(resumed) == canonical(fixture) and 'paused="true"' in paused
+    assert not any("paused" in x for x in alice.sent)
+
+
+def test_serve_options_of_2027():
+    from net.server import build_parser, config_from_args
+
+    config = config_from_args(build_parser().parse_args(["--season", "2027", "--start-piece", "PENTO_X"]))
+    assert config.season is SEASON_2027 and config.start_piece is Shape.PENTO_X
+    assert (config.timeouts.soft, config.timeouts.hard) == (2.0, 10.0)
