@@ -51,7 +51,7 @@ async def test_runner_analyses_in_the_background_and_caches(tmp_path):
         runner = app.runner
         runner.set_game(states, moves, final=True)
         runner.start()
-        assert runner.running
+        assert runner.running, (runner.error, runner.analysis and (runner.analysis.done, runner.analysis.total))
         await wait_for(pilot, lambda: not runner.running)
         assert runner.complete and runner.analysis.complete and runner.analysis.done == 8
         assert app.changes >= 8  # one update per position, on the UI thread
@@ -227,7 +227,7 @@ async def test_a_finished_local_game_opens_in_the_viewer_with_the_analysis(tmp_p
     from tui.testing import game_app, settle
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    app = game_app(Shape.PENTO_L, plies=6)
+    app = game_app(Shape.PENTO_L, plies=24)
     async with app.run_test(size=(140, 44)) as pilot:
         await settle(pilot)
         await pilot.press("A")  # mid-game: refused, the game screen stays
@@ -237,7 +237,11 @@ async def test_a_finished_local_game_opens_in_the_viewer_with_the_analysis(tmp_p
         await pilot.press("A")
         await pilot.pause()
         assert isinstance(app.screen, ReplayScreen)
-        assert app.screen.analysis_shown and len(app.screen.timeline) == len(game.session.timeline)
-        app.screen.analysis_runner.cancel()
+        viewer = app.screen
+        assert viewer.analysis_shown and len(viewer.timeline) == len(game.session.timeline)
+        runner = viewer.analysis_runner
+        assert runner.running, (runner.error, runner.analysis and (runner.analysis.done, runner.analysis.total))
         await pilot.press("q")
+        await pilot.pause()
         assert app.screen is game
+        assert runner._stop.is_set() and not runner.running  # closing the viewer stops its analysis

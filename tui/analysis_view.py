@@ -306,6 +306,14 @@ class AnalysisViewMixin:
         self._chart().can_focus = False  # only a shown chart takes the focus (a click), never a hidden one
         self.analysis_game_changed(final=final)
 
+    def on_unmount(self) -> None:
+        """The viewer closes (q back to the game, or quit): the analysis stops; what is done is cached."""
+        runner = getattr(self, "analysis_runner", None)
+        if runner is not None:
+            runner.on_change = lambda: None  # the widgets are gone
+            if runner.running:
+                runner.cancel()
+
     def _game_lists(self) -> tuple[list[GameState], list[Move | None]]:
         timeline = self.timeline  # type: ignore[attr-defined]
         states = list(timeline.states)

@@ -1,0 +1,48 @@
+"""Benchmark of the game analysis (not a test): wall and CPU time per game at a setting.
+
+For each replay (default: the official 21.3.3 games 1 and 2 of the shared fixtures) it runs
+``ai.analysis.analyse_game`` without the cache and prints the positions, the wall time, the CPU time
+of the process, the time per position and the marks per team.
+Usage: python bench/bench_analysis.py [REPLAY...] [--time MS] [--ai NAME] [--depth PLIES]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ai.analysis import DEFAULT_TIME, VALUE_DEPTH, AnalysisSettings, analyse_game, replay_moves  # noqa: E402
+from model.pieces import Team  # noqa: E402
+from model.replay import load_replay  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "sc2021"
+GAMES = [FIXTURES / "gen-21.3.3-game1-replay-regular-end.xml", FIXTURES / "gen-21.3.3-game2-replay-round-limit-end.xml"]
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("replays", nargs="*", type=Path, default=GAMES)
+    p.add_argument("--time", type=float, default=DEFAULT_TIME * 1000, help="ms per position")
+    p.add_argument("--ai", default="")
+    p.add_argument("--depth", type=int, default=VALUE_DEPTH)
+    args = p.parse_args()
+    settings = AnalysisSettings(engine=args.ai, time_per_position=args.time / 1000, value_depth=args.depth)
+    print(f"engine {settings.engine_name()}, {args.time:g} ms per position, {args.depth}-ply values")
+    for path in args.replays:
+        replay = load_replay(path)
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = analyse_game(replay.states, replay_moves(replay) + [None], settings)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        marks = "  ".join(f"{t.name} {s.mistakes}? {s.blunders}??" for t, s in result.summaries().items()
+                          if t in Team)
+        print(f"{path.name}: {result.total} positions, {wall:.1f} s wall, {cpu:.1f} s CPU, "
+              f"{1000 * wall / max(1, result.total):.0f} ms per position; {marks}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
