@@ -9,12 +9,17 @@ Public API:
   last think).
 * Players: ``random`` (``RandomPlayer``), ``greedy`` (``ai.greedy.GreedyPlayer``: best one-ply
   evaluation), ``lookahead`` (``ai.search.LookaheadPlayer``: the default, ``DEFAULT_AI``).
+* ``mcts`` (``ai.mcts.MctsPlayer``): Monte-Carlo tree search with RAVE over the compiled engine.
+* ``level1`` .. ``level5`` (``ai.levels``): strengths for beginners up to the default AI.
+* ``gtp:PATH:LEVEL`` (``ai.gtp``): an external GTP engine such as Pentobi, for measuring.
 * ``ai.controller``: ``decide(player, state, received_at, think_ms=, hard_ms=)`` — any player's move
   under a clock (stop signal, hard cut-off, rule check, one fallback); used by the bot and the TUI.
 * ``ai.evaluate``: ``evaluate(state, weights)``, ``Weights``; ``ai.arena``: ``blokus arena``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from ai.base import Engine, Player, RandomPlayer
 from ai.greedy import GreedyPlayer
@@ -25,19 +30,46 @@ def player_names() -> list[str]:
     return sorted(_registry())
 
 
-def _registry() -> dict[str, type[Engine]]:
-    return {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": LookaheadPlayer}
+def _mcts(seed: int | None = None) -> Engine:
+    from ai.mcts import MctsPlayer  # imports numba: only when it is used (it costs ~1 s at start-up)
+
+    return MctsPlayer(seed=seed)
+
+
+def _registry() -> dict[str, Callable[..., Engine]]:
+    return {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": LookaheadPlayer, "mcts": _mcts}
 
 
 DEFAULT_AI = "lookahead"
 
 
 def make_player(name: str = DEFAULT_AI, seed: int | None = None) -> Engine:
+    if name.startswith("gtp:"):  # an external GTP engine, for measuring: gtp:PATH:LEVEL
+        from ai.gtp import GtpPlayer
+
+        path, _, level = name[4:].rpartition(":")
+        if not path or not level.isdigit():
+            raise ValueError(f"{name!r}: write gtp:PATH:LEVEL, e.g. gtp:/opt/pentobi/pentobi-gtp:5")
+        return GtpPlayer(path, int(level), seed=seed)
+    if name.startswith("level") and name[5:].isdigit():  # level1 .. level5 (ai.levels)
+        from ai.levels import make_level
+
+        return make_level(int(name[5:]), seed)
     registry = _registry()
     if name not in registry:
         raise ValueError(f"unknown AI {name!r}; choose one of {', '.join(sorted(registry))}")
     return registry[name](seed=seed)
 
 
+def compile_ahead(name: str) -> None:
+    """Make the compiled search a player needs ready (the first start compiles it into numba's on-disk
+    cache, tens of seconds; later starts load it in about a second). Blocking: call it before connecting
+    or before a match, so that no move is played by the fallback."""
+    if name == "mcts":
+        from ai.mcts import prepare
+
+        prepare(wait=None)
+
+
 __all__ = ["Engine", "Player", "RandomPlayer", "GreedyPlayer", "LookaheadPlayer", "make_player", "player_names",
-           "DEFAULT_AI"]
+           "DEFAULT_AI", "compile_ahead"]

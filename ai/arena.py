@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ai import make_player, player_names
+from ai import compile_ahead, make_player, player_names
 from ai.base import Engine
 from model.args import Parser, milliseconds
 from model.moves import InvalidMove
@@ -31,7 +31,7 @@ from model.pieces import Shape, Team
 from model.record import GameRecord
 from model.result import Cause, GameResult, irregular_result, regular_result
 from model.season import DEFAULT_SEASON, SEASONS, season_named
-from model.state import GameState
+from model.state import GameState, move_of_placement
 
 EngineFactory = Callable[[int], Engine]  # seed -> engine
 
@@ -45,6 +45,7 @@ class GameSpec:
     move_time: float
     season: str = DEFAULT_SEASON.name
     replay_dir: str | None = None  # write the game there as a replay (the season's form)
+    opening_turns: int = 0  # turns at the start played by the arena (random placements, the same for both seats)
 
 
 @dataclass
@@ -65,7 +66,7 @@ class ArenaGame:
 
 
 def make_specs(games: int, seed: int, move_time: float, season: str = DEFAULT_SEASON.name,
-               replay_dir: str | None = None) -> list[GameSpec]:
+               replay_dir: str | None = None, opening_turns: int = 0) -> list[GameSpec]:
     rng = random.Random(seed)
     pieces = list(season_named(season).start_pieces)
     rng.shuffle(pieces)
@@ -73,17 +74,33 @@ def make_specs(games: int, seed: int, move_time: float, season: str = DEFAULT_SE
     for i in range(games):
         pair = i // 2
         specs.append(GameSpec(i, pieces[pair % len(pieces)], i % 2, seed * 1_000_003 + pair, move_time, season,
-                              replay_dir))
+                              replay_dir, opening_turns))
     return specs
 
 
 def play_game(spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory) -> ArenaGame:
     a = factory_a(spec.seed * 2 + 1)
     b = factory_b(spec.seed * 2 + 2)
+    try:
+        return _play(spec, a, b)
+    finally:
+        for engine in (a, b):
+            close = getattr(engine, "close", None)
+            if close is not None:
+                close()
+
+
+def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
     season = season_named(spec.season)
     hard_limit = season.soft_timeout_ms / 1000  # a move later than this loses the game on the server
     state = GameState.new(Shape[spec.start_piece], season=season)
     record = GameRecord(state.copy())  # the one game record: states and moves, for the replay
+    opening = random.Random(spec.seed)  # the same for both games of a pair
+    while not state.is_over and state.turn < spec.opening_turns:
+        ids = state.legal_placements()
+        move = move_of_placement(state.current_color, int(ids[opening.randrange(len(ids))]))
+        state.play(move)
+        record.append(state.copy(), move)
     result = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)
     forfeit_team: int | None = None
     cause = Cause.REGULAR
@@ -101,7 +118,7 @@ def play_game(spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory
             break
         elapsed = time.monotonic() - start
         (result.a_times if is_a else result.b_times).append(elapsed)
-        if elapsed > hard_limit:
+        if elapsed > hard_limit and not getattr(engine, "external", False):  # an external engine: its own clock
             forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} too slow: {elapsed:.3f} s"
             cause = Cause.SOFT_TIMEOUT
             break
@@ -239,8 +256,9 @@ class Progress:
 
 def main(argv: list[str] | None = None) -> int:
     parser = Parser("blokus arena", "AI-vs-AI games (one team each).")
-    parser.add_argument("a", choices=player_names(), help="player A")
-    parser.add_argument("b", choices=player_names(), help="player B")
+    names = ", ".join(player_names())
+    parser.add_argument("a", help=f"player A: {names}, or gtp:PATH:LEVEL (an external GTP engine, e.g. Pentobi)")
+    parser.add_argument("b", help="player B (the same choices)")
     parser.add_argument("--games", type=int, default=2, help="number of games (even: seats swapped per opening)")
     parser.add_argument("--move-time", type=milliseconds, default=1600, metavar="MS",
                         help="think time per move in ms, or with a unit (1.6s) (default 1600)")
@@ -251,17 +269,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save-replay", metavar="DIR", help="write every game as a replay file into DIR")
     parser.add_argument("--season", choices=sorted(SEASONS), default=DEFAULT_SEASON.name, metavar="2021|2027",
                         help="rules of the games: start pieces, first-move rule, turn limit (default 2021)")
+    parser.add_argument("--opening-turns", type=int, default=None,
+                        help="turns played at random by the arena before the players take over (default 0, "
+                             "4 with a gtp: player, which does not know the start piece)")
     args = parser.parse_args(argv)
     if args.games < 1 or args.move_time < 1 or args.jobs < 1:
         parser.error("--games, --move-time and --jobs must be positive")
+    for name in (args.a, args.b):
+        try:
+            make_player(name, 0)
+        except ValueError as exc:
+            parser.error(str(exc))
+        compile_ahead(name)  # the first start compiles the search: before the clock runs, not in a move
+    external = any(name.startswith("gtp:") for name in (args.a, args.b))
+    opening = args.opening_turns if args.opening_turns is not None else 4 if external else 0
     if args.save_replay:
         Path(args.save_replay).mkdir(parents=True, exist_ok=True)
-    specs = make_specs(args.games, args.seed, args.move_time / 1000, args.season, args.save_replay)
+    specs = make_specs(args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening)
     progress = None if args.quiet else Progress(len(specs))
     results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress)
     s = summary(results, args.a, args.b)
     print(f"arena {args.a} vs {args.b}: {args.games} games, season {args.season}, {args.move_time} ms/move, "
-          f"seed {args.seed}, jobs {args.jobs}")
+          f"seed {args.seed}, jobs {args.jobs}, opening turns {opening}")
     print(format_table(s))
     if args.json:
         with open(args.json, "w") as fh:

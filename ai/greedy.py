@@ -31,10 +31,11 @@ def ordered(state: GameState, pids: np.ndarray) -> list[int]:
 class GreedyPlayer(Engine):
     name = "greedy"
 
-    def __init__(self, seed: int | None = None, *, weights: Weights | None = None,
+    def __init__(self, seed: int | None = None, *, weights: Weights | None = None, noise: float = 0.0,
                  clock: Callable[[], float] | None = None) -> None:
         super().__init__(seed, clock=clock)
         self.weights = weights or DEFAULT_WEIGHTS
+        self.noise = noise  # a random term up to this size on every value (a weaker, beatable level)
 
     def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
         timer = TimeKeeper(self.clock, deadline, stop, self.cpu_clock)
@@ -50,6 +51,8 @@ class GreedyPlayer(Engine):
             state.push_placement(pid)
             v = sign * evaluate(state, w)
             state.pop()
+            if self.noise:
+                v += self.rng.random() * self.noise
             if v > best + 1e-9:
                 best, best_pids = v, [pid]
             elif v > best - 1e-9:

@@ -3,7 +3,7 @@
 Median time to list all legal moves on mid-game positions (turns 16–64 of seeded random games),
 moves per second, and the cost of apply+undo, for the numpy reference engine (``model.state``) and
 the compiled engine (``model.fast``; compiled or loaded from numba's cache before timing).
-Usage: python bench/bench_movegen.py [--games N] [--engine numpy|fast|both]
+Usage: python bench/bench_movegen.py [--games N] [--engine numpy|fast|both] [--season 2021|2027]
 """
 
 from __future__ import annotations
@@ -15,15 +15,16 @@ import time
 
 from model.fast import FastState, push_pop_loop, warm_up
 from model.pieces import Shape
-from model.season import SEASON
+from model.season import SEASONS, season_named
 from model.state import GameState
 
 
-def positions(games: int, seed: int) -> list[GameState]:
+def positions(games: int, seed: int, season_name: str = "2021") -> list[GameState]:
+    season = season_named(season_name)
     rng = random.Random(seed)
     out = []
     for _ in range(games):
-        state = GameState.new(Shape[rng.choice(SEASON.start_pieces)])
+        state = GameState.new(Shape[rng.choice(season.start_pieces)], season=season)
         while not state.is_over and state.turn <= 64:
             if 16 <= state.turn <= 64:
                 out.append(state.copy())
@@ -65,9 +66,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--engine", choices=("numpy", "fast", "both"), default="both")
+    parser.add_argument("--season", choices=sorted(SEASONS), default="2021")
     args = parser.parse_args()
-    states = positions(args.games, args.seed)
-    print(f"positions: {len(states)} (turns 16-64 of {args.games} seeded random games)")
+    states = positions(args.games, args.seed, args.season)
+    print(f"positions: {len(states)} (turns 16-64 of {args.games} seeded random games, season {args.season})")
     if args.engine in ("numpy", "both"):
         measure("numpy", states, args.repeat)
     if args.engine in ("fast", "both"):

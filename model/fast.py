@@ -14,7 +14,8 @@ A position is two arrays:
 
 Undo is a snapshot stack (a position is 3.6 kB: copying it is cheaper than tracking changes).
 The first move of a colour must cover one of the season's start cells (``first_cells``: the corners
-in 2021); only the start piece may be placed then.
+in 2021, the border in 2027; from the state's season profile); only the start piece may be placed then.
+The turn limit comes from the season profile too.
 """
 
 from __future__ import annotations
@@ -78,23 +79,60 @@ def _tables() -> tuple[np.ndarray, ...]:
 EDGE_NB, DIAG_NB, P_CELLS, P_SHAPE, CS_IDS, CS_OFFSETS, SIZES = _tables()
 
 
-def corner_cells() -> np.ndarray:
-    out = np.zeros(NCELLS, dtype=np.uint8)
-    for i in (0, N - 1, N * (N - 1), NCELLS - 1):
-        out[i] = 1
-    return out
-
-
-def border_cells() -> np.ndarray:
-    out = np.zeros(NCELLS, dtype=np.uint8)
+def _pattern_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Candidate lists per (anchor cell, shape, pattern): the pattern says which of the anchor's four edge
+    neighbours are forbidden (bit d: direction d of ``EDGE_DIR``); a listed placement covers none of them.
+    A placement that covers a forbidden neighbour can never be legal, so the short list is enough."""
+    edge_dir = np.full((NCELLS, 4), NCELLS, dtype=np.int32)  # by direction; NCELLS: off the board
     for i in range(NCELLS):
         x, y = i % N, i // N
-        if x in (0, N - 1) or y in (0, N - 1):
-            out[i] = 1
-    return out
+        for d, (dx, dy) in enumerate(((1, 0), (-1, 0), (0, 1), (0, -1))):
+            if 0 <= x + dx < N and 0 <= y + dy < N:
+                edge_dir[i, d] = (y + dy) * N + x + dx
+    slot = np.repeat(np.arange(NCELLS * NSHAPES, dtype=np.int64), np.diff(CS_OFFSETS))
+    anchor = slot // NSHAPES
+    pids = CS_IDS
+    # uses[r]: the anchor's edge neighbours that placement r covers, as 4 bits
+    covered = (P_CELLS[pids][:, None, :] == edge_dir[anchor][:, :, None]).any(axis=2)
+    uses = (covered * (1 << np.arange(4))).sum(axis=1)
+    # four quarters (patterns 0-3, 4-7, 8-11, 12-15) of int16 ids: numba caches compiled code only if its
+    # global arrays are below 1 MB each
+    parts: list[np.ndarray] = []
+    for high in (0, 4, 8, 12):
+        keys, ids = [], []
+        for pattern in range(4):
+            keep = (uses & (pattern + high)) == 0
+            keys.append(slot[keep] * 4 + pattern)
+            ids.append(pids[keep])
+        key = np.concatenate(keys)
+        order = np.argsort(key, kind="stable")
+        offsets = np.zeros(NCELLS * NSHAPES * 4 + 1, dtype=np.int32)
+        offsets[1:] = np.cumsum(np.bincount(key, minlength=NCELLS * NSHAPES * 4))
+        parts += [np.concatenate(ids)[order].astype(np.int16), offsets]
+    return (edge_dir, *parts)
+
+
+assert P.COUNT < 2**15
+EDGE_DIR, CSP_IDS_0, CSP_OFF_0, CSP_IDS_1, CSP_OFF_1, CSP_IDS_2, CSP_OFF_2, CSP_IDS_3, CSP_OFF_3 = _pattern_tables()
 
 
 # --- the compiled core ------------------------------------------------------------------------------
+
+@njit(cache=True)
+def candidates(b, fbase, a):
+    """The candidate list of anchor ``a`` for the colour whose forbidden flags start at ``fbase``:
+    (ids, offsets, base) — placements of shape s are ``ids[offsets[base + 4 s]:offsets[base + 4 s + 1]]``."""
+    low = b[fbase + EDGE_DIR[a, 0]] | (b[fbase + EDGE_DIR[a, 1]] << 1)
+    high = b[fbase + EDGE_DIR[a, 2]] | (b[fbase + EDGE_DIR[a, 3]] << 1)
+    base = a * NSHAPES * 4 + low
+    if high == 0:
+        return CSP_IDS_0, CSP_OFF_0, base
+    if high == 1:
+        return CSP_IDS_1, CSP_OFF_1, base
+    if high == 2:
+        return CSP_IDS_2, CSP_OFF_2, base
+    return CSP_IDS_3, CSP_OFF_3, base
+
 
 @njit(cache=True)
 def gen_moves(b, m, color, first_cells, out, seen, stamp):
@@ -115,13 +153,12 @@ def gen_moves(b, m, color, first_cells, out, seen, stamp):
                 continue
         elif b[ANCH + color * NCELLS + a] == 0:
             continue
+        ids, offsets, base = candidates(b, fbase, a)
         for s in range(NSHAPES):
             if not (avail >> s) & 1:
                 continue
-            k0 = CS_OFFSETS[a * NSHAPES + s]
-            k1 = CS_OFFSETS[a * NSHAPES + s + 1]
-            for k in range(k0, k1):
-                pid = CS_IDS[k]
+            for k in range(offsets[base + s * 4], offsets[base + s * 4 + 1]):
+                pid = np.int32(ids[k])
                 if seen[pid] == stamp:
                     continue
                 seen[pid] = stamp
@@ -147,11 +184,12 @@ def has_move(b, m, color, first_cells):
                 continue
         elif b[ANCH + color * NCELLS + a] == 0:
             continue
+        ids, offsets, base = candidates(b, fbase, a)
         for s in range(NSHAPES):
             if not (avail >> s) & 1:
                 continue
-            for k in range(CS_OFFSETS[a * NSHAPES + s], CS_OFFSETS[a * NSHAPES + s + 1]):
-                pid = CS_IDS[k]
+            for k in range(offsets[base + s * 4], offsets[base + s * 4 + 1]):
+                pid = np.int32(ids[k])
                 if (b[fbase + P_CELLS[pid, 0]] | b[fbase + P_CELLS[pid, 1]] | b[fbase + P_CELLS[pid, 2]]
                         | b[fbase + P_CELLS[pid, 3]] | b[fbase + P_CELLS[pid, 4]]) == 0:
                     return True
@@ -291,15 +329,17 @@ def points(m, color):
 
 # --- the Python face ---------------------------------------------------------------------------------
 
+_FIRST_CELLS: dict[int, np.ndarray] = {}
+
+
 def first_cells_of(state) -> np.ndarray:
-    """The cells a colour's first piece must cover in ``state``'s season."""
-    from model.season import FirstMove
-
-    return _CORNERS if state.season.first_move is FirstMove.CORNER else _BORDER
-
-
-_CORNERS = corner_cells()
-_BORDER = border_cells()
+    """The cells a colour's first piece must cover one of, in ``state``'s season (corners, or the border)."""
+    bits = state.season.first_move_cells
+    cells = _FIRST_CELLS.get(bits)
+    if cells is None:
+        cells = np.unpackbits(P.to_words(bits).view(np.uint8), bitorder="little")[:NCELLS].copy()
+        _FIRST_CELLS[bits] = cells
+    return cells
 
 
 class FastState:
@@ -327,7 +367,7 @@ class FastState:
         m[M_MONO_DONE] = state.mono_done
         m[M_MONO_FLAG] = state.mono_flag
         m[M_START] = int(state.start_piece)
-        m[M_LIMIT] = state_turn_limit(state)
+        m[M_LIMIT] = state.season.turn_limit
         m[M_HAND:M_HAND + 4] = state.shapes
         for color in range(4):
             own = np.unpackbits(P.to_words(state.boards[color]).view(np.uint8), bitorder="little")[:NCELLS]
@@ -397,10 +437,6 @@ class FastState:
         m = self.m
         return (int(m[M_TURN]), int(m[M_VALID]), tuple(self.boards()), tuple(self.shapes()),
                 int(m[M_MONO_DONE]), int(m[M_MONO_FLAG]))
-
-
-def state_turn_limit(state) -> int:
-    return state.season.turn_limit
 
 
 def warm_up() -> None:

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from ai import DEFAULT_AI, make_player, player_names
+from ai import DEFAULT_AI, compile_ahead, make_player, player_names
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, decide, warm_up
 from model.args import Parser, milliseconds, port, wait_time
 from model.record import GameRecord
@@ -104,6 +104,9 @@ class Bot:
     async def run(self) -> int:
         args = self.args
         warm_up()
+        started = time.monotonic()
+        await asyncio.to_thread(compile_ahead, self.ai_name)  # the first start compiles the AI (numba)
+        log.info("AI %s ready after %.1f s", self.ai_name, time.monotonic() - started)
         try:
             await self.conn.open()
         except ConnectionFailed as exc:

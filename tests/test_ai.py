@@ -23,7 +23,14 @@ from model.pieces import COLORS, SHAPES, Color, Shape
 from model.season import SEASON
 from model.state import GameState
 
-ENGINES = ["random", "greedy", "lookahead"]
+ENGINES = ["random", "greedy", "lookahead", "mcts"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled_search():
+    import ai.mcts
+
+    ai.mcts.prepare(wait=None)  # the real search, not its fallback while compiling
 
 
 class CountingClock:
@@ -75,7 +82,7 @@ def filled_state(holes: set[tuple[int, int]], cells: dict[tuple[int, int], Color
 
 
 def test_registry():
-    assert set(player_names()) == {"random", "greedy", "lookahead"}
+    assert set(player_names()) == {"random", "greedy", "lookahead", "mcts"}
     assert DEFAULT_AI == "lookahead"
     with pytest.raises(ValueError):
         make_player("nobody")
@@ -115,7 +122,7 @@ def test_only_a_skip_is_left(name):
     assert state.validate(move) is None
 
 
-@pytest.mark.parametrize("name", ["greedy", "lookahead"])
+@pytest.mark.parametrize("name", ["greedy", "lookahead", "mcts"])
 @pytest.mark.parametrize("plies", [0, 12, 40])
 def test_respects_the_deadline(name, plies):
     state = random_state(7, plies)
@@ -127,7 +134,7 @@ def test_respects_the_deadline(name, plies):
     assert clock.now <= deadline
 
 
-@pytest.mark.parametrize("name", ["greedy", "lookahead"])
+@pytest.mark.parametrize("name", ["greedy", "lookahead", "mcts"])
 def test_stops_when_the_stop_event_is_set(name):
     state = random_state(3, 20)
     stop = threading.Event()
@@ -188,7 +195,7 @@ def test_choose_move_sync():
 
 # --- crafted positions ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["greedy", "lookahead"])
+@pytest.mark.parametrize("name", ["greedy", "lookahead", "mcts"])
 def test_keeps_the_colour_alive(name):
     # BLUE holds MONO and DOMINO. The mono on (6,6) kills BLUE (no room left for the domino); the
     # domino on (6,6)-(7,6) keeps the corner (8,7) for the mono: all pieces placed, mono last.
@@ -200,7 +207,7 @@ def test_keeps_the_colour_alive(name):
     assert move.cells == {(6, 6), (7, 6)}
 
 
-@pytest.mark.parametrize("name", ["greedy", "lookahead"])
+@pytest.mark.parametrize("name", ["greedy", "lookahead", "mcts"])
 def test_blocks_the_opponents_last_corner(name):
     # BLUE can place a TRIO_I for 3 points, or the MONO on YELLOW's last free corner (11,11), which
     # removes YELLOW from the game and keeps the trio for later.

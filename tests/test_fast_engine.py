@@ -14,7 +14,7 @@ import pytest
 from model.fast import FastState
 from model.moves import SkipMove
 from model.pieces import Color, Shape
-from model.season import SEASON
+from model.season import SEASON_2021, SEASON_2027, SEASONS
 from model.state import GameState
 
 
@@ -27,10 +27,11 @@ def _same(state: GameState, fast: FastState) -> None:
         assert fast.points(color) == state.points(color)
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_random_games_agree_move_by_move(seed):
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+@pytest.mark.parametrize("seed", range(4))
+def test_random_games_agree_move_by_move(seed, season):
     rng = random.Random(seed)
-    state = GameState.new(Shape[rng.choice(SEASON.start_pieces)])
+    state = GameState.new(Shape[rng.choice(season.start_pieces)], season=season)
     fast = FastState.from_state(state)
     plies = 0
     while not state.is_over:
@@ -53,9 +54,10 @@ def test_random_games_agree_move_by_move(seed):
     assert fast.turn == 0
 
 
-def test_fresh_copy_of_a_mid_game_position_agrees():
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_fresh_copy_of_a_mid_game_position_agrees(season):
     rng = random.Random(42)
-    state = GameState.new(Shape.PENTO_W)
+    state = GameState.new(Shape.PENTO_W, season=season)
     while not state.is_over and state.turn < 50:
         ids = state.legal_placements()
         state.push_placement(int(ids[rng.randrange(len(ids))]))
@@ -79,9 +81,27 @@ def test_last_pieces_bonus_and_removal():
     assert state.is_over and state.points(Color.BLUE) == 89 + 15 + 5
 
 
-def test_first_moves_only_the_start_piece_in_a_corner():
-    for shape in SEASON.start_pieces:
-        state = GameState.new(Shape[shape])
-        fast = FastState.from_state(state)
-        _same(state, fast)
-        assert len(fast.legal_placements()) == len(state.legal_placements()) > 0
+def test_first_moves_corner_in_2021_border_in_2027():
+    for season in (SEASON_2021, SEASON_2027):
+        for shape in season.start_pieces:
+            state = GameState.new(Shape[shape], season=season)
+            fast = FastState.from_state(state)
+            _same(state, fast)
+            assert len(fast.legal_placements()) == len(state.legal_placements()) > 0
+    # the 2027 border rule allows far more first placements (PENTO_X is a 2027 start piece)
+    assert len(FastState.from_state(GameState.new(Shape.PENTO_L, season=SEASON_2027)).legal_placements()) > 100
+
+
+def test_the_2027_game_ends_at_turn_96():
+    rng = random.Random(3)
+    state = GameState.from_parts(start_piece=Shape.PENTO_X, turn=92, cells=[(0, 0, Color.BLUE)],
+                                 undeployed={c: [Shape.MONO, Shape.DOMINO] for c in Color},
+                                 valid_colors=list(Color), season=SEASON_2027)
+    fast = FastState.from_state(state)
+    _same(state, fast)
+    ids = state.legal_placements()
+    pid = int(ids[rng.randrange(len(ids))])
+    state.push_placement(pid)
+    fast.push_placement(pid)
+    assert state.is_over and fast.is_over
+    _same(state, fast)

@@ -341,7 +341,7 @@ async def test_bot_says_when_the_port_is_no_game_server(capsys):
     (["serve", "-h"], "blokus serve: argument -h/--host: expected one argument"),
     (["serve", "--start-piece", "PENTO_X"], "PENTO_X is never a start piece"),
     (["serve", "--soft-timeout", "0"], "blokus serve: --soft-timeout"),
-    (["arena", "foo", "random"], "blokus arena: argument a: invalid choice: 'foo'"),
+    (["arena", "foo", "random"], "blokus arena: unknown AI 'foo'"),
     (["frobnicate"], "blokus: unknown subcommand 'frobnicate'"),
 ])
 def test_bad_options_give_one_line_and_exit_2(argv, words, capsys):

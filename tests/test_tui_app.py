@@ -585,3 +585,17 @@ async def test_footer_follows_a_resize():
         await pilot.resize_terminal(160, 50)
         await pilot.pause()
         assert "ctrl+p" in _footer_keys_visible(app)
+
+
+
+
+def test_level_option_picks_the_opponent_strength(capsys):
+    from tui.cli import build_local_app, play_parser
+
+    app = build_local_app(play_parser().parse_args(["--seed", "3", "--level", "2", "--team", "TWO"]))
+    screen = app._make_screen()
+    assert screen.session.names[Team.ONE] == "AI level2"
+    assert screen.players[Team.ONE].name == "level2"
+    with pytest.raises(SystemExit):
+        play_parser().parse_args(["--level", "7"])
+    assert "--level" in capsys.readouterr().err

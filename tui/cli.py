@@ -50,6 +50,8 @@ def play_parser() -> argparse.ArgumentParser:
                         "the seats go in the order the clients join)")
     p.add_argument("--opponent", default=None, metavar="NAME|human",
                    help=f"AI opponent ({', '.join(player_names())}; default {DEFAULT_AI}) or 'human' (hotseat)")
+    p.add_argument("--level", type=int, default=None, choices=range(1, 6), metavar="1-5",
+                   help="strength of the AI opponent in a local game: 1 (beginner) to 5 (the default AI)")
     p.add_argument("--ai", default=None, metavar="NAME", help="AI used for hints, autopilot and --watch")
     p.add_argument("--move-time", "--ai-time", dest="move_time", type=milliseconds, default=None, metavar="MS",
                    help=f"thinking time per AI move in ms, or with a unit (1.5s) (default {DEFAULT_MOVE_TIME_MS}; "
@@ -83,7 +85,7 @@ def theme_name(args: argparse.Namespace) -> str:
 
 def build_local_app(args: argparse.Namespace) -> BlokusApp:
     own_team = args.team or Team.ONE
-    opponent = args.opponent or DEFAULT_AI
+    opponent = (f"level{args.level}" if args.level else None) or args.opponent or DEFAULT_AI
     hotseat = opponent.lower() == "human" and not args.watch
     ai_name = args.ai or (DEFAULT_AI if opponent.lower() == "human" else opponent)
     human = None if args.watch else own_team

@@ -1,0 +1,682 @@
+"""Monte-Carlo tree search with RAVE over the compiled engine (``model.fast``): the strongest player.
+
+Each simulation walks down the tree from the root (the move with the best blend of its own mean result
+and its RAVE value — the mean result of the simulations in which the same colour played the same
+placement later — plus a small exploration term), adds one node, and plays the game to its end with a
+cheap biased policy: among the moves that cover the most of the opponents' newest attach points
+(blocking them), large pieces are preferred (weight ``size_base ** size``). A simulation counts 1 for a
+win of a team, 0.5 for a draw, plus a small term for the score margin. The move played is the root
+move with the most visits.
+
+Everything runs in compiled code; the Python side calls ``run`` in slices of a few dozen simulations
+and checks the clock and the stop flag in between (``Engine.think``), so the search is anytime and
+cancellable. Early in the game only pentominoes are considered (tree and playouts) while a colour still
+holds several: strong players place their big pieces first, and it cuts the branching factor.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from ai.base import Engine, TimeKeeper
+from ai.evaluate import evaluate
+from ai.greedy import no_placement_move
+from ai.search import LookaheadPlayer
+from model import fast as F
+from model.fast import (
+    ANCH,
+    DIAG_NB,
+    EDGE_NB,
+    FORB,
+    FSTRIDE,
+    M_HAND,
+    M_TURN,
+    MAX_MOVES,
+    NCELLS,
+    NSHAPES,
+    P_CELLS,
+    P_SHAPE,
+    SIZES,
+    FastState,
+)
+from model.moves import Move, SetMove
+from model.state import GameState, move_of_placement, placement_of
+
+NCOUNT = P_CELLS.shape[0]
+PENTO_MASK = sum(1 << s for s in range(NSHAPES) if SIZES[s] == 5)
+
+# params vector (float64) indices
+R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS, R_ROOT_EVAL, R_GRADED = \
+    range(9)
+
+
+@dataclass
+class MctsParams:
+    explore: float = 0.15  # UCT exploration constant (on top of RAVE)
+    rave_bias: float = 0.002  # smaller: RAVE counts for longer
+    prior_n: float = 4.0  # virtual visits of the move-ordering prior
+    size_base: float = 5.0  # playout weight of a piece: size_base ** size
+    score_weight: float = 0.1  # share of the score margin in a simulation's value
+    early_rounds: int = 8  # pentominoes only before this round ...
+    early_pentos: int = 3  # ... while the colour holds at least this many
+    root_eval: float = 0.03  # > 0: root moves get their prior from ``ai.evaluate`` (value drop per point)
+    graded: bool = False  # instead: the smallest size considered falls with the pieces placed (5, 4, 3, all)
+
+    def vector(self) -> np.ndarray:
+        return np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
+                         self.score_weight, self.early_rounds, self.early_pentos, self.root_eval,
+                         float(self.graded)], dtype=np.float64)
+
+
+class Tree:
+    """Preallocated tree arrays (nodes and edges), reused between moves."""
+
+    def __init__(self, max_nodes: int = 100_000, max_edges: int = 1_000_000) -> None:
+        self.node_first = np.zeros(max_nodes, dtype=np.int32)  # first edge; -1: not expanded
+        self.node_count = np.zeros(max_nodes, dtype=np.int32)
+        self.node_n = np.zeros((max_nodes, 2), dtype=np.float32)  # visits, value sum for the team to move
+        self.edge_pid = np.zeros(max_edges, dtype=np.int32)
+        self.edge_child = np.zeros(max_edges, dtype=np.int32)
+        self.edge_n = np.zeros(max_edges, dtype=np.float32)  # real visits
+        self.edge_w = np.zeros(max_edges, dtype=np.float32)  # value sum for the team that moved
+        self.edge_pn = np.zeros(max_edges, dtype=np.float32)  # prior: virtual visits ...
+        self.edge_pw = np.zeros(max_edges, dtype=np.float32)  # ... at the node's mean value plus this (<= 0)
+        self.edge_rn = np.zeros(max_edges, dtype=np.float32)  # RAVE visits
+        self.edge_rw = np.zeros(max_edges, dtype=np.float32)
+        self.counters = np.zeros(4, dtype=np.int64)  # nodes used, edges used, simulations, max depth
+
+    def arrays(self) -> tuple:
+        return (self.node_first, self.node_count, self.node_n, self.edge_pid, self.edge_child, self.edge_n,
+                self.edge_w, self.edge_pn, self.edge_pw, self.edge_rn, self.edge_rw, self.counters)
+
+
+class Scratch:
+    """Work arrays of one search (position copy, move buffers, AMAF marks)."""
+
+    def __init__(self) -> None:
+        self.b = np.zeros(F.BSIZE, dtype=np.uint8)
+        self.m = np.zeros(F.MSIZE, dtype=np.int64)
+        self.moves = np.zeros(MAX_MOVES, dtype=np.int32)
+        self.weights = np.zeros(MAX_MOVES, dtype=np.float64)
+        self.seen = np.zeros(NCOUNT, dtype=np.int32)
+        self.stamp = np.zeros(1, dtype=np.int64)
+        self.amaf = np.zeros(4 * NCOUNT, dtype=np.int32)  # ply + 1 at which (colour, pid) was first played
+        self.played = np.zeros(512, dtype=np.int64)  # (colour * NCOUNT + pid) of this simulation
+        self.local = np.zeros(NCELLS + 1, dtype=np.int32)  # stamp: cell is an opponent's new attach point
+        self.last = np.full(4, -1, dtype=np.int32)  # last placement per colour (local points, move lists)
+        self.lists = np.zeros((4, MAX_MOVES), dtype=np.int32)  # playout move list per colour
+        self.lcount = np.full(4, -1, dtype=np.int32)  # -1: not built yet in this playout
+
+    def arrays(self) -> tuple:
+        return (self.b, self.m, self.moves, self.weights, self.seen, self.stamp, self.amaf, self.played,
+                self.local, self.last, self.lists, self.lcount)
+
+
+# --- compiled parts ---------------------------------------------------------------------------------
+
+@njit(cache=True)
+def seed_rng(seed):
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def _gen(b, m, color, first_cells, moves, seen, stamp):
+    stamp[0] += 1
+    if stamp[0] >= 2_000_000_000:
+        seen[:] = 0
+        stamp[0] = 1
+    return F.gen_moves(b, m, color, first_cells, moves, seen, np.int32(stamp[0]))
+
+
+@njit(cache=True)
+def _min_size(m, color, params):
+    """The smallest piece size worth considering now (tree and playouts): big pieces first."""
+    hand = m[M_HAND + color]
+    if params[R_GRADED] > 0:
+        placed = 0
+        for s in range(NSHAPES):
+            if not (hand >> s) & 1:
+                placed += 1
+        if placed < 3:
+            return 5
+        if placed < 5:
+            return 4
+        if placed < 7:
+            return 3
+        return 0
+    if m[M_TURN] // 4 + 1 >= params[R_EARLY_ROUNDS]:
+        return 0
+    pentos = 0
+    for s in range(NSHAPES):
+        if (hand >> s) & 1 and SIZES[s] == 5:
+            pentos += 1
+    return 5 if pentos >= params[R_EARLY_PENTOS] else 0
+
+
+@njit(cache=True)
+def _early_filter(m, color, moves, n, params):
+    """Keep only the moves of at least ``_min_size`` (all of them if none is that big)."""
+    min_size = _min_size(m, color, params)
+    if min_size == 0:
+        return n
+    k = 0
+    for i in range(n):
+        if SIZES[P_SHAPE[moves[i]]] >= min_size:
+            moves[k] = moves[i]
+            k += 1
+    return k if k > 0 else n
+
+
+@njit(cache=True)
+def _mark_local(b, last, color, local, mark):
+    """Mark the attach points (and their free edge neighbours) of the opponents' last placements."""
+    for opp in range(4):
+        if (opp & 1) == (color & 1):
+            continue
+        pid = last[opp]
+        if pid < 0:
+            continue
+        fbase = FORB + opp * FSTRIDE
+        for j in range(5):
+            q = P_CELLS[pid, j]
+            if q >= NCELLS:
+                break
+            for k in range(4):
+                d = DIAG_NB[q, k]
+                if d >= NCELLS:
+                    break
+                if b[fbase + d] == 0 and b[ANCH + opp * NCELLS + d] == 1:
+                    local[d] = mark
+                    for t in range(4):
+                        e = EDGE_NB[d, t]
+                        if e >= NCELLS:
+                            break
+                        if b[fbase + e] == 0:
+                            local[e] = mark
+
+
+@njit(cache=True)
+def _n_local(pid, local, mark):
+    c = 0
+    for j in range(5):
+        q = P_CELLS[pid, j]
+        if q >= NCELLS:
+            break
+        if local[q] == mark:
+            c += 1
+    return c
+
+
+@njit(cache=True)
+def _update_list(b, m, color, first_cells, lists, lcount, last, seen, stamp):
+    """The legal placements of ``color`` in ``lists[color]``: built once per playout, then kept up to date
+    (drop what became illegal, add what fits at the attach points of the colour's own last piece)."""
+    if lcount[color] < 0:
+        lcount[color] = _gen(b, m, color, first_cells, lists[color], seen, stamp)
+        return lcount[color]
+    hand = m[M_HAND + color]
+    fbase = FORB + color * FSTRIDE
+    stamp[0] += 1
+    mark = np.int32(stamp[0])
+    row = lists[color]
+    k = 0
+    for i in range(lcount[color]):
+        pid = row[i]
+        if (hand >> P_SHAPE[pid]) & 1 and (b[fbase + P_CELLS[pid, 0]] | b[fbase + P_CELLS[pid, 1]]
+                                           | b[fbase + P_CELLS[pid, 2]] | b[fbase + P_CELLS[pid, 3]]
+                                           | b[fbase + P_CELLS[pid, 4]]) == 0:
+            row[k] = pid
+            k += 1
+            seen[pid] = mark
+    placed = last[color]
+    if placed >= 0:
+        for j in range(5):
+            q = P_CELLS[placed, j]
+            if q >= NCELLS:
+                break
+            for t in range(4):
+                a = DIAG_NB[q, t]
+                if a >= NCELLS:
+                    break
+                if b[ANCH + color * NCELLS + a] == 0:
+                    continue
+                ids, offsets, base = F.candidates(b, fbase, a)
+                for sh in range(NSHAPES):
+                    if not (hand >> sh) & 1:
+                        continue
+                    for x in range(offsets[base + sh * 4], offsets[base + sh * 4 + 1]):
+                        pid = np.int32(ids[x])
+                        if seen[pid] == mark:
+                            continue
+                        seen[pid] = mark
+                        if (b[fbase + P_CELLS[pid, 0]] | b[fbase + P_CELLS[pid, 1]] | b[fbase + P_CELLS[pid, 2]]
+                                | b[fbase + P_CELLS[pid, 3]] | b[fbase + P_CELLS[pid, 4]]) == 0:
+                            row[k] = pid
+                            k += 1
+    lcount[color] = k
+    return k
+
+
+@njit(cache=True)
+def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w):
+    """A placement for ``color`` by the biased playout policy, or -1 if it has none."""
+    n = _update_list(b, m, color, first_cells, lists, lcount, last, seen, stamp)
+    if n == 0:
+        return -1
+    row = lists[color]
+    stamp[0] += 1
+    mark = np.int32(stamp[0])
+    _mark_local(b, last, color, local, mark)
+    min_size = _min_size(m, color, params)
+    if min_size > 0:
+        found = False
+        for i in range(n):
+            if SIZES[P_SHAPE[row[i]]] >= min_size:
+                found = True
+                break
+        if not found:
+            min_size = 0
+    best_local = 0
+    for i in range(n):
+        pid = row[i]
+        if SIZES[P_SHAPE[pid]] >= min_size:
+            c = _n_local(pid, local, mark)
+            weights[i] = c
+            if c > best_local:
+                best_local = c
+        else:
+            weights[i] = -1
+    # sample among the moves with the most blocked points, by piece size
+    total = 0.0
+    for i in range(n):
+        w = 0.0
+        if weights[i] == best_local:
+            w = size_w[SIZES[P_SHAPE[row[i]]]]
+        total += w
+        weights[i] = total
+    r = np.random.random() * total
+    for i in range(n):
+        if weights[i] > r:
+            return row[i]
+    return row[n - 1]
+
+
+@njit(cache=True)
+def _prior(b, m, color, pid, local, mark):
+    """A move-ordering score in about [0, 1]: size, blocked opponent attach points, new own attach points."""
+    size = SIZES[P_SHAPE[pid]]
+    blocked = _n_local(pid, local, mark)
+    opp_anchor = 0
+    new_anchor = 0
+    fbase = FORB + color * FSTRIDE
+    for j in range(5):
+        q = P_CELLS[pid, j]
+        if q >= NCELLS:
+            break
+        for opp in range(4):
+            if (opp & 1) != (color & 1) and b[ANCH + opp * NCELLS + q] == 1:
+                opp_anchor += 1
+        for k in range(4):
+            d = DIAG_NB[q, k]
+            if d >= NCELLS:
+                break
+            if b[fbase + d] == 0 and b[ANCH + color * NCELLS + d] == 0:
+                new_anchor += 1
+    s = 0.12 * size + 0.08 * min(blocked, 3) + 0.06 * min(opp_anchor, 3) + 0.02 * min(new_anchor, 6)
+    return min(s, 1.0)
+
+
+@njit(cache=True)
+def _expand(node, b, m, first_cells, scratch_moves, seen, stamp, local, last, params, node_first, node_count,
+            edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, counters):
+    color = m[M_TURN] & 3
+    n = _gen(b, m, color, first_cells, scratch_moves, seen, stamp)
+    n = _early_filter(m, color, scratch_moves, n, params)
+    first = counters[1]
+    if first + n > edge_pid.shape[0]:
+        return False
+    mark = np.int32(stamp[0])
+    _mark_local(b, last, color, local, mark)
+    best = 0.0
+    for i in range(n):
+        p = _prior(b, m, color, scratch_moves[i], local, mark)
+        edge_w[first + i] = p
+        if p > best:
+            best = p
+    pn = params[R_PRIOR_N]
+    for i in range(n):
+        e = first + i
+        edge_pid[e] = scratch_moves[i]
+        edge_child[e] = -1
+        edge_n[e] = 0.0
+        # the best moves by the prior start at the node's mean value, the rest below it, in proportion
+        edge_pn[e] = pn
+        edge_pw[e] = max(-0.6 * (best - edge_w[e]), -0.45)
+        edge_w[e] = 0.0
+        edge_rn[e] = 0.0
+        edge_rw[e] = 0.0
+    node_first[node] = first
+    node_count[node] = n
+    counters[1] = first + n
+    return True
+
+
+@njit(cache=True)
+def _select(node, node_first, node_count, node_n, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, params):
+    first = node_first[node]
+    count = node_count[node]
+    log_n = math.log(node_n[node, 0] + 1.0)
+    mean = node_n[node, 1] / node_n[node, 0] if node_n[node, 0] > 0 else 0.5
+    explore = params[R_EXPLORE]
+    bias = params[R_RAVE_BIAS]
+    best = -1e9
+    best_e = first
+    for e in range(first, first + count):
+        n = edge_n[e] + edge_pn[e]
+        q = (edge_w[e] + edge_pn[e] * (mean + edge_pw[e])) / n
+        rn = edge_rn[e]
+        if rn > 0:
+            beta = rn / (rn + n + bias * rn * n)
+            q = (1.0 - beta) * q + beta * edge_rw[e] / rn
+        v = q + explore * math.sqrt(log_n / (edge_n[e] + 1.0))
+        if v > best:
+            best = v
+            best_e = e
+    return best_e
+
+
+@njit(cache=True)
+def _play_and_mark(b, m, pid, first_cells, last, amaf, played, n_played, ply):
+    color = m[M_TURN] & 3
+    key = color * NCOUNT + pid
+    if amaf[key] == 0:
+        amaf[key] = ply + 1
+        played[n_played] = key
+        n_played += 1
+    last[color] = pid
+    F.play(b, m, pid, first_cells)
+    return n_played
+
+
+@njit(cache=True)
+def expand_root(b_root, m_root, first_cells, last_root, params, b, m, moves, weights, seen, stamp, amaf, played,
+                local, last, lists, lcount, node_first, node_count, node_n, edge_pid, edge_child, edge_n, edge_w,
+                edge_pn, edge_pw, edge_rn, edge_rw, counters):
+    """Create the root's edges (node 0) with the compiled prior, as the first simulation would."""
+    F._copy(b, b_root)
+    for i in range(m.shape[0]):
+        m[i] = m_root[i]
+    for c in range(4):
+        last[c] = last_root[c]
+    return _expand(0, b, m, first_cells, moves, seen, stamp, local, last, params, node_first, node_count,
+                   edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, counters)
+
+
+@njit(cache=True)
+def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weights, seen, stamp, amaf, played,
+        local, last, lists, lcount, node_first, node_count, node_n, edge_pid, edge_child, edge_n, edge_w, edge_pn,
+        edge_pw, edge_rn, edge_rw, counters):
+    """``sims`` simulations from the root position into the tree (node 0 must exist)."""
+    path_nodes = np.zeros(256, dtype=np.int32)
+    path_edges = np.zeros(256, dtype=np.int32)
+    path_colors = np.zeros(256, dtype=np.int32)
+    score_w = params[R_SCORE_W]
+    size_w = np.zeros(6, dtype=np.float64)
+    for size in range(6):
+        size_w[size] = params[R_SIZE_BASE] ** size
+    for _ in range(sims):
+        F._copy(b, b_root)
+        for i in range(m.shape[0]):
+            m[i] = m_root[i]
+        for c in range(4):
+            last[c] = last_root[c]
+        n_played = 0
+        ply = 0
+        depth = 0
+        node = 0
+        # --- selection and expansion
+        while not F.is_over(m):
+            if node_first[node] < 0:
+                if not _expand(node, b, m, first_cells, moves, seen, stamp, local, last, params, node_first,
+                               node_count, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn,
+                               edge_rw, counters):
+                    break
+            if node_count[node] == 0:
+                break
+            e = _select(node, node_first, node_count, node_n, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw,
+                        params)
+            path_nodes[depth] = node
+            path_edges[depth] = e
+            path_colors[depth] = m[M_TURN] & 3
+            depth += 1
+            n_played = _play_and_mark(b, m, edge_pid[e], first_cells, last, amaf, played, n_played, ply)
+            ply += 1
+            child = edge_child[e]
+            if child < 0:
+                if edge_n[e] >= 1.0 and counters[0] < node_first.shape[0] and depth < 200:
+                    child = counters[0]
+                    counters[0] += 1
+                    node_first[child] = -1
+                    node_count[child] = 0
+                    node_n[child, 0] = 0.0
+                    node_n[child, 1] = 0.0
+                    edge_child[e] = child
+                    node = child
+                    continue
+                break
+            node = child
+        if depth > counters[3]:
+            counters[3] = depth
+        # --- playout
+        for c in range(4):
+            lcount[c] = -1
+        while not F.is_over(m) and n_played < played.shape[0] - 1:
+            color = m[M_TURN] & 3
+            pid = _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params,
+                                size_w)
+            if pid < 0:  # only in hand-built positions: the colour cannot place but is still in the game
+                F.play(b, m, -1, first_cells)
+                continue
+            n_played = _play_and_mark(b, m, pid, first_cells, last, amaf, played, n_played, ply)
+            ply += 1
+        # --- result for team ONE
+        diff = F.points(m, 0) + F.points(m, 2) - F.points(m, 1) - F.points(m, 3)
+        win = 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
+        v1 = (1.0 - score_w) * win + score_w * (0.5 + 0.5 * math.tanh(diff / 30.0))
+        # --- backpropagation (values for the team that made the move) and RAVE
+        for d in range(depth):
+            node = path_nodes[d]
+            e = path_edges[d]
+            node_n[node, 0] += 1.0
+            color = path_colors[d]
+            v = v1 if (color & 1) == 0 else 1.0 - v1
+            node_n[node, 1] += v
+            edge_n[e] += 1.0
+            edge_w[e] += v
+            first = node_first[node]
+            for f in range(first, first + node_count[node]):
+                k = amaf[color * NCOUNT + edge_pid[f]]
+                if k > d:
+                    edge_rn[f] += 1.0
+                    edge_rw[f] += v
+        counters[2] += 1
+        for i in range(n_played):
+            amaf[played[i]] = 0
+
+
+# --- the player ------------------------------------------------------------------------------------
+
+# --- compiling ahead of time -----------------------------------------------------------------------
+#
+# numba compiles the kernels on the first start (tens of seconds on a slow machine) and caches them on
+# disk; later starts load them in well under a second. The compile runs in a child process (so that it
+# does not hold this process's GIL: the TUI stays responsive), then the kernels are loaded here.
+# Until they are ready the player answers with the lookahead search.
+
+_READY = threading.Event()
+_PREPARE_LOCK = threading.Lock()
+_preparing: threading.Thread | None = None
+
+
+def compile_cache(timeout: float = 600.0) -> bool:
+    """Compile the kernels into numba's on-disk cache in a child process; True if that worked."""
+    code = "from ai.mcts import warm_up; warm_up()"
+    try:
+        done = subprocess.run([sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=timeout, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def _cache_is_warm() -> bool:
+    """Whether numba's cache holds the current kernels (index files of the entry points, newer than the code)."""
+    tag = f"py{sys.version_info.major}{sys.version_info.minor}"
+    for kernel in (F.play, run):
+        code = kernel.py_func.__code__
+        source = Path(code.co_filename)
+        index = source.parent / "__pycache__" / f"{source.stem}.{code.co_name}-{code.co_firstlineno}.{tag}.nbi"
+        try:
+            if index.stat().st_mtime < source.stat().st_mtime:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _prepare() -> None:
+    try:
+        if not _cache_is_warm():
+            compile_cache()
+        warm_up()  # loads from the cache (or compiles here, if the child could not write the cache)
+    finally:
+        _READY.set()
+
+
+def prepare(wait: float | None = 0.0) -> bool:
+    """Start making the compiled search ready (once per process); wait up to ``wait`` seconds
+    (None: until ready). Returns whether it is ready."""
+    global _preparing
+    if _READY.is_set():
+        return True
+    with _PREPARE_LOCK:
+        if _preparing is None:
+            _preparing = threading.Thread(target=_prepare, name="blokus-mcts-compile", daemon=True)
+            _preparing.start()
+    return _READY.wait(wait)
+
+
+def is_ready() -> bool:
+    return _READY.is_set()
+
+
+class MctsPlayer(Engine):
+    name = "mcts"
+
+    def __init__(self, seed: int | None = None, *, params: MctsParams | None = None,
+                 max_simulations: int | None = None, clock: Callable[[], float] | None = None) -> None:
+        super().__init__(seed, clock=clock)
+        self.params = params or MctsParams()
+        self.max_simulations = max_simulations  # a fixed budget (weaker levels, reproducible tests)
+        self.tree = Tree()  # allocated here, not in the first timed search
+        self.scratch = Scratch()
+        self._fallback = LookaheadPlayer(seed, clock=clock)
+        prepare()  # compile in the background from the start, not at the first move
+
+    def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+        if not _READY.is_set():  # first start: still compiling
+            move = self._fallback.think(state, deadline, stop)
+            self.last_info = {**self._fallback.last_info, "fallback": "lookahead (compiling)"}
+            return move
+        timer = TimeKeeper(self.clock, deadline, stop, self.cpu_clock)
+        color = state.current_color
+        pids = state.legal_placements()
+        if state.is_over or not len(pids):
+            return no_placement_move(state, self.rng)
+        if len(pids) == 1:
+            return move_of_placement(color, int(pids[0]))
+        tree, scratch = self.tree, self.scratch
+        root = FastState.from_state(state)
+        last_root = np.full(4, -1, dtype=np.int32)
+        if isinstance(state.last_move, SetMove):
+            pid = placement_of(state.last_move)
+            if pid is not None:
+                last_root[state.last_move.color] = pid
+        seed_rng(self.rng.randrange(2**31))
+        tree.counters[:] = 0
+        tree.counters[0] = 1
+        tree.node_first[0] = -1
+        tree.node_count[0] = 0
+        tree.node_n[0] = 0.0  # both columns
+        params = self.params.vector()
+        args = (root.b, root.m, root.first_cells, last_root, params, *scratch.arrays(), *tree.arrays())
+        if self.params.root_eval > 0 and expand_root(*args):
+            self._root_prior(state, tree, timer)
+        batch = 8
+        while True:
+            budget = batch
+            if self.max_simulations is not None:
+                budget = min(budget, self.max_simulations - int(tree.counters[2]))
+                if budget <= 0:
+                    break
+            if timer.expired():
+                break
+            t0 = time.perf_counter()
+            run(budget, *args)
+            spent = time.perf_counter() - t0
+            # slices of 10-40 ms of real time: the clock and the stop flag are checked often enough
+            if spent < 0.01:
+                batch = min(batch * 2, 4096)
+            elif spent > 0.04 and batch > 1:
+                batch //= 2
+        first, count = int(tree.node_first[0]), int(tree.node_count[0])
+        sims = int(tree.counters[2])
+        if first < 0 or count == 0:
+            best_pid = int(pids[self.rng.randrange(len(pids))])
+        else:
+            visits = tree.edge_n[first:first + count]
+            values = (tree.edge_w[first:first + count] + 1e-3) / (visits + 1e-3)
+            best = int(np.lexsort((values, visits))[-1])
+            best_pid = int(tree.edge_pid[first + best])
+        self.last_info = {"simulations": sims, "moves": len(pids), "time": timer.elapsed(),
+                          "depth": int(tree.counters[3]), "cpu_share": round(timer.share, 2)}
+        return move_of_placement(color, best_pid)
+
+    def _root_prior(self, state: GameState, tree: Tree, timer: TimeKeeper) -> None:
+        """Priors of the root moves from the tuned evaluation one ply ahead (the greedy player's view)."""
+        first, count = int(tree.node_first[0]), int(tree.node_count[0])
+        sign = 1.0 if state.current_color % 2 == 0 else -1.0
+        values = np.empty(count)
+        for i, pid in enumerate(tree.edge_pid[first:first + count].tolist()):
+            if i & 15 == 15 and timer.expired():
+                return
+            state.push_placement(pid)
+            values[i] = sign * evaluate(state)
+            state.pop()
+        tree.edge_pw[first:first + count] = np.maximum(-self.params.root_eval * (values.max() - values), -0.45)
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the search: a few simulations on a fresh game."""
+    from model.pieces import Shape
+
+    F.warm_up()
+    tree, scratch = Tree(max_nodes=16, max_edges=4096), Scratch()
+    state = GameState(Shape.PENTO_L)
+    state.push_placement(int(state.legal_placements()[0]))
+    root = FastState.from_state(state)
+    tree.node_first[0] = -1
+    tree.counters[0] = 1
+    seed_rng(0)
+    run(2, root.b, root.m, root.first_cells, np.full(4, -1, dtype=np.int32), MctsParams().vector(),
+        *scratch.arrays(), *tree.arrays())

@@ -1,0 +1,76 @@
+"""Benchmark of the first start after a fresh install (not a test): numba compiles on the first start.
+
+Copies the project's tracked files into a temporary directory (so numba's on-disk cache, which lives in
+``__pycache__`` next to the code, starts empty) and measures there, twice each (first start = compile,
+second start = cache):
+
+* ``blokus moves FILE`` (the compiled rule engine);
+* ``blokus bot --ai mcts`` until it would connect (it compiles the search before connecting; there is
+  no server, so it then exits);
+* the TUI's first frame, headless, for the default opponent and for ``--level 4`` (an MCTS level: the
+  compile runs in the background, the frame must not wait for it).
+
+    python bench/bench_first_start.py
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from model.convert import state_to_message
+from model.messages import to_xml
+from model.state import GameState
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FIRST_FRAME = """
+import asyncio, sys, time
+t0 = time.perf_counter()
+from tui.cli import build_local_app, play_parser
+args = play_parser().parse_args(sys.argv[1:])
+app = build_local_app(args)
+async def main():
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        print(f"{time.perf_counter() - t0:.2f}")
+asyncio.run(main())
+"""
+
+
+def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, str]:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=900)
+    return time.perf_counter() - start, done.stdout.strip()
+
+
+def main() -> None:
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    with tempfile.TemporaryDirectory(prefix="blokus-fresh-") as tmp:
+        fresh = Path(tmp)
+        for name in files:
+            target = fresh / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, target)
+        env = {**os.environ, "PYTHONPATH": str(fresh)}
+        state = fresh / "state.xml"
+        state.write_text(to_xml(state_to_message(GameState.new(), "bench")))
+        py = sys.executable
+        for run in ("first", "second"):
+            t, _ = timed([py, "-m", "blokus", "moves", "--count", str(state)], env, fresh)
+            print(f"blokus moves ({run} start): {t:.1f} s")
+        for run in ("first", "second"):
+            t, _ = timed([py, "-m", "blokus", "bot", "--ai", "mcts", "-p", "1"], env, fresh)
+            print(f"blokus bot --ai mcts until it connects ({run} start): {t:.1f} s")
+        for label, argv in (("default opponent", []), ("--level 4", ["--level", "4"])):
+            t, out = timed([py, "-c", FIRST_FRAME, *argv], env, fresh)
+            print(f"TUI first frame, {label}: {out} s (process {t:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()

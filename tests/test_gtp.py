@@ -1,0 +1,78 @@
+"""``ai.gtp``: the arena player that drives an external GTP engine (here a small fake of Pentobi's)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from ai import make_player
+from ai.arena import GameSpec, play_game
+from ai.gtp import GtpPlayer, cell_name, mask_text, parse_cells
+from model import placements as P
+from model.pieces import Shape
+from model.state import GameState
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def fake_engine(tmp_path, monkeypatch) -> tuple[str, Path]:
+    log = tmp_path / "gtp.log"
+    script = tmp_path / "fake-gtp"
+    script.write_text(f"#!/bin/sh\nexec '{sys.executable}' '{ROOT / 'tests' / 'fake_gtp.py'}' \"$@\"\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("FAKE_GTP_LOG", str(log))
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return str(script), log
+
+
+def test_cell_names_follow_gtp():
+    assert cell_name(0) == "a20"  # our (0, 0) is the top left
+    assert cell_name(19) == "t20"
+    assert cell_name(19 * 20) == "a1"
+    mask = P.bit(0, 0) | P.bit(1, 0) | P.bit(1, 1)
+    assert parse_cells(mask_text(mask)) == mask
+    assert parse_cells("a20,b20,b19") == mask
+
+
+def test_a_whole_game_against_the_external_engine(fake_engine):
+    path, log = fake_engine
+    spec = GameSpec(0, "PENTO_V", 0, 7, 0.2, opening_turns=4)
+    result = play_game(spec, lambda seed: make_player("greedy", seed), lambda seed: make_player(f"gtp:{path}:3", seed))
+    assert result.forfeit == ""
+    assert result.b_times, "the external engine moved"
+    sent = log.read_text().splitlines()
+    assert sent[0].startswith("loadsgf ")  # the round-1 placements, chosen by the arena
+    assert any(line.startswith("genmove 2") for line in sent) and any(line.startswith("play 1 ") for line in sent)
+    assert sent[-1] == "quit"  # the engine was closed after the game
+
+
+def test_the_engine_gets_the_opening_as_sgf(fake_engine):
+    path, log = fake_engine
+    state = GameState.new(Shape.PENTO_L)
+    for _ in range(5):
+        state.push_placement(int(state.legal_placements()[0]))
+    player = GtpPlayer(path, 5, seed=1)
+    try:
+        move = player.choose_move_sync(state)
+        assert state.is_legal(move)
+    finally:
+        player.close()
+    first = log.read_text().splitlines()[0]
+    sgf = Path(first.split()[1])
+    assert not sgf.exists()  # the temporary file is removed again
+
+
+def test_bad_names_and_missing_engines():
+    with pytest.raises(ValueError, match="gtp:PATH:LEVEL"):
+        make_player("gtp:nolevel")
+    player = make_player("gtp:/nonexistent/engine:5", 1)
+    state = GameState.new(Shape.PENTO_L)
+    for _ in range(4):
+        state.push_placement(int(state.legal_placements()[0]))
+    with pytest.raises(RuntimeError, match="cannot start"):
+        player.choose_move_sync(state)

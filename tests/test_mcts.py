@@ -1,0 +1,82 @@
+"""``ai.mcts``: the Monte-Carlo tree search over the compiled engine."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+
+import ai.mcts as mcts
+from ai.mcts import MctsPlayer
+from model.pieces import Shape
+from model.season import SEASONS
+from model.state import GameState
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled():
+    mcts.warm_up()  # compiles on the first run (numba caches it), blocking: the tests need the real search
+    mcts._READY.set()
+
+
+def _position(turns: int, seed: int = 1) -> GameState:
+    rng = random.Random(seed)
+    state = GameState.new(Shape.PENTO_W)
+    while state.turn < turns and not state.is_over:
+        ids = state.legal_placements()
+        state.push_placement(int(ids[rng.randrange(len(ids))]))
+    return state
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_a_whole_game_of_legal_moves(season):
+    players = [MctsPlayer(seed=1, max_simulations=30), MctsPlayer(seed=2, max_simulations=30)]
+    state = GameState.new(Shape.PENTO_X if season.year == 2027 else Shape.PENTO_T, season=season)
+    while not state.is_over:
+        move = players[state.current_color % 2].choose_move_sync(state, move_time=5.0)
+        state.play(move)  # raises on an illegal move (the season's first-move rule included)
+    assert state.turn > 40
+
+
+def test_fixed_budget_is_reproducible():
+    state = _position(20)
+    a = MctsPlayer(seed=5, max_simulations=60).choose_move_sync(state, move_time=30.0)
+    b = MctsPlayer(seed=5, max_simulations=60).choose_move_sync(state, move_time=30.0)
+    assert a == b
+
+
+def test_stops_at_the_deadline_and_on_cancel():
+    state = _position(12)
+    player = MctsPlayer(seed=3)
+    start = time.monotonic()
+    move = player.choose_move_sync(state, move_time=0.3)
+    assert state.is_legal(move) and player.last_info["simulations"] > 0
+    assert time.monotonic() - start < 2.0
+    stop = threading.Event()
+    stop.set()
+    move = player.think(state.copy(), time.monotonic() + 60.0, stop)
+    assert state.is_legal(move)
+
+
+def test_answers_with_the_lookahead_while_compiling(monkeypatch):
+    monkeypatch.setattr(mcts, "_READY", threading.Event())
+    monkeypatch.setattr(mcts, "prepare", lambda wait=0.0: False)
+    state = _position(8)
+    player = MctsPlayer(seed=4)
+    move = player.choose_move_sync(state, move_time=0.2)
+    assert state.is_legal(move)
+    assert player.last_info["fallback"] == "lookahead (compiling)"
+
+
+
+def test_the_default_players_do_not_import_numba():
+    """numba costs about a second at start-up: only the players that use it import it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, ai, ai.levels; ai.player_names(); ai.make_player('lookahead'); ai.levels.make_level(2); "
+            "print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
