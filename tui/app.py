@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
@@ -58,6 +58,15 @@ class BlokusApp(App[int]):
             f"(the details are in {log_file_path()})"
         )
         self._close_messages_no_wait()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's palette entries, with "Keys" opening our help screen (which escape closes) instead of
+        Textual's side panel."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Keys":
+                yield command
+            elif (show_help := getattr(screen, "action_help", None)) is not None:
+                yield SystemCommand("Keys", "Every key of this screen (escape closes the list)", show_help)
 
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"

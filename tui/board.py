@@ -148,7 +148,8 @@ def field_segment(key: Key, pal: Palette, width: int) -> Segment:
     if kind == "p":
         return Segment(letter * width, Style(color=pal.on_piece(color), bgcolor=pal.piece(color)))
     if kind == "l":
-        return Segment("▪" * width, Style(color=pal.on_piece(color), bgcolor=pal.piece(color), bold=True))
+        glyph = letter.lower() if pal.mono else "▪"
+        return Segment(glyph * width, Style(color=pal.on_piece(color), bgcolor=pal.piece(color), bold=True))
     if kind == "gB":
         return Segment("╳" * width, Style(color=pal.blocked_fg, bgcolor=pal.blocked_bg, bold=True))
     if kind == "gF":

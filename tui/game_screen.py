@@ -115,6 +115,7 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         super().on_mount()
         self.refresh_view()
         self.maybe_start_ai()
+        self.check_end()  # a game that is already over (loaded, or played to the end before)
 
     # --- painting ---------------------------------------------------------------------------------
 
@@ -211,6 +212,7 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
     def after_change(self) -> None:
         self.refresh_view()
         self.maybe_start_ai()
+        self.check_end()  # a game that is already over (loaded, or played to the end before)
         self.check_end()
 
     # --- the end ----------------------------------------------------------------------------------

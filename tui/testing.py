@@ -82,20 +82,25 @@ def game_app(
     save_replay=None,
     move_time_ms: int = 500,
 ) -> BlokusApp:
-    """A local game with deterministic players: the human (team ONE) against ``opponent``."""
-    session = GameSession.new_local(start_piece, human=human, hotseat=hotseat)
-    if plies:
-        play_openings(session, plies)
-        session.begin_turn()
-    players: dict[Team, Player] = {}
-    for team in Team:
-        if session.seats[team].value == "ai":
-            players[team] = opponent or InstantPlayer("first")
-        else:
-            players[team] = own or InstantPlayer("first")
-    hint_player = hint or InstantPlayer("last")
-    return BlokusApp(lambda: GameScreen(session, players, hint_player, move_time_ms=move_time_ms,
-                                        save_replay=save_replay), theme=theme)
+    """A local game with deterministic players: the human (team ONE) against ``opponent``; "new game" (after
+    the end) starts the same opening again."""
+
+    def make() -> GameScreen:
+        session = GameSession.new_local(start_piece, human=human, hotseat=hotseat)
+        if plies:
+            play_openings(session, plies)
+            session.begin_turn()
+        players: dict[Team, Player] = {}
+        for team in Team:
+            if session.seats[team].value == "ai":
+                players[team] = opponent or InstantPlayer("first")
+            else:
+                players[team] = own or InstantPlayer("first")
+        return GameScreen(session, players, hint or InstantPlayer("last"), move_time_ms=move_time_ms,
+                          save_replay=save_replay, new_game=app.restart)
+
+    app = BlokusApp(make, theme=theme)
+    return app
 
 
 async def settle(pilot, rounds: int = 50) -> None:

@@ -1,0 +1,182 @@
+"""The smaller behaviours of issue 10, one test each: quitting asks, NO_COLOR, exit codes, no terminal,
+new game, refusals that name the cells, keys that explain why they do nothing, the board at every size."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from model.moves import MoveMistake, SetMove
+from model.pieces import Color, Shape
+from model.state import GameState
+from tests.test_tui_app import _keep_logging, exit_code  # noqa: F401  (the fixture is used)
+from tui.app import BlokusApp, run_app
+from tui.board import Board, Scale
+from tui.cli import play_main, replay_main
+from tui.colors import DARK, LETTER, MONO_HEX
+from tui.dialogs import EndScreen, HelpScreen, QuitScreen
+from tui.layout import plan_layout
+from tui.network import NetworkGameScreen
+from tui.placing import cells_text
+from tui.testing import InstantPlayer, game_app, settle
+
+SIZE = (120, 40)
+
+
+async def test_q_asks_during_a_game_and_saves_before_quitting(tmp_path):
+    saved = []
+    app = game_app(Shape.PENTO_L, plies=4, save_replay=lambda screen: saved.append(len(screen.session.timeline))
+                   or str(tmp_path / "game.xml"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("q")
+        assert isinstance(app.screen, QuitScreen)
+        await pilot.press("escape")  # back to the game
+        assert not isinstance(app.screen, QuitScreen) and app.is_running
+        await pilot.press("q", "s")  # save and quit
+        await pilot.pause()
+    assert saved == [5] and app.return_value in (0, None)
+
+
+async def test_q_quits_at_once_before_the_first_move():
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("q")
+        await pilot.pause()
+        assert not isinstance(app.screen, QuitScreen)
+    assert not app.is_running
+
+
+async def test_no_color_keeps_the_four_colours_apart(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = game_app(Shape.PENTO_L, plies=4)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        board = app.screen.query_one(Board)
+        assert board.scale is Scale.NORMAL
+        text = "\n".join(board.render_line(y).text for y in range(board.scale.size[1]))
+        for color in Color:  # every placed colour is written with its letter (the last move in lower case)
+            assert LETTER[color] * 2 in text or LETTER[color].lower() * 2 in text
+    # at half-block scale there is no room for a letter: four clearly different grey levels
+    levels = sorted(int(MONO_HEX[c][1:3], 16) for c in Color)
+    assert min(b - a for a, b in zip(levels, levels[1:], strict=False)) >= 40
+
+
+async def test_failed_connection_exits_non_zero():
+    sock = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+    port = sock.sockets[0].getsockname()[1]
+    sock.close()
+    await sock.wait_closed()
+    app = BlokusApp(lambda: NetworkGameScreen("127.0.0.1", port, player=InstantPlayer(), hint_player=InstantPlayer(),
+                                              stamp=lambda: ""))
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(200):
+            if isinstance(app.screen, EndScreen):
+                break
+            await pilot.pause(0.02)
+        assert isinstance(app.screen, EndScreen)
+        assert not app.screen.can_save  # nothing to save: there was no game
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_value == 1
+
+
+def test_a_stdout_that_is_not_a_terminal_is_one_line_of_error(capsys):
+    assert play_main([]) == 2  # pytest's captured stdout is not a terminal
+    err = capsys.readouterr().err
+    assert err.startswith("blokus play: ") and "terminal" in err and len(err.splitlines()) == 1
+    assert run_app(game_app(), "blokus replay") == 2
+
+
+def test_replay_h_is_help_and_serve_h_is_the_host(capsys):
+    assert exit_code(replay_main, ["-h"]) == 0 and "usage: blokus replay" in capsys.readouterr().out
+    from net.server import build_parser
+
+    assert build_parser().parse_args(["-h", "localhost"]).host == "localhost"
+
+
+async def test_new_game_after_the_end():
+    app = game_app(Shape.PENTO_L, plies=400)  # played to the end
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, EndScreen) and app.screen.can_restart
+        old = app.main_screen
+        await pilot.press("n")
+        await settle(pilot)
+        # a fresh screen and session (game_app's factory plays the same opening again, here to the end)
+        assert app.main_screen is not old and app.main_screen.session is not old.session
+
+
+def test_refusals_name_the_cells():
+    state = GameState.new(Shape.PENTO_L)
+    state.play(SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0))
+    play_openings_state = state  # YELLOW to move: cover BLUE's cells
+    mistake = play_openings_state.validate(SetMove(Color.YELLOW, Shape.PENTO_L, x=0, y=0))
+    assert mistake is MoveMistake.OBSTRUCTED
+    assert cells_text(state, SetMove(Color.YELLOW, Shape.PENTO_L, x=0, y=0), mistake) == \
+        " at (0,0) (0,1) (0,2) (0,3) (1,3)"
+    assert cells_text(state, SetMove(Color.YELLOW, Shape.MONO, x=19, y=19), MoveMistake.NOT_IN_CORNER) == ""
+
+
+async def test_keys_that_cannot_act_say_why():
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=SIZE) as pilot:
+        s = app.main_screen.session
+        for key, words in (("x", "XML pane"), ("tab", "only the start piece"), ("escape", "only choice"),
+                           ("P", "cannot pass")):
+            await pilot.press(key)
+            assert words in s.feedback.text, (key, s.feedback.text)
+        await pilot.press("J", "L", "enter")  # refused …
+        assert s.feedback.error
+        await pilot.press("P")
+        await pilot.pause()
+        assert "cannot pass" in s.feedback.text
+
+
+async def test_cancelled_pass_does_not_leave_an_old_refusal():
+    app = game_app(Shape.PENTO_L, plies=4)
+    async with app.run_test(size=SIZE) as pilot:
+        s = app.main_screen.session
+        await pilot.press("J", "L", "L", "enter")  # a refused placement …
+        assert s.feedback.error
+        await pilot.press("P", "n")  # … then a pass, cancelled
+        await pilot.pause()
+        assert not s.feedback.error and s.feedback.text == "not passed"
+
+
+async def test_palette_keys_entry_opens_the_help_that_escape_closes():
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=SIZE) as pilot:
+        commands = {c.title: c for c in app.get_system_commands(app.main_screen)}
+        commands["Keys"].callback()
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+@pytest.mark.parametrize("size,scale,panels,log", [
+    ((80, 24), Scale.HALF, True, False), ((120, 40), Scale.NORMAL, True, False),
+    ((140, 44), Scale.NORMAL, True, True), ((200, 60), Scale.LARGE, True, True)])
+def test_the_board_scales_with_the_terminal(size, scale, panels, log):
+    plan = plan_layout(*size)
+    assert (plan.scale, plan.panels, plan.log, plan.too_small) == (scale, panels, log, False)
+    assert plan_layout(39, 24).too_small and plan_layout(80, 19).too_small
+
+
+async def test_too_small_shows_a_notice_and_the_game_comes_back():
+    app = game_app(Shape.PENTO_L)
+    async with app.run_test(size=(36, 16)) as pilot:
+        await pilot.pause()
+        notice = str(app.screen.query_one("#too-small").render())
+        assert "36×16" in notice and "40×20" in notice
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert not app.screen.has_class("-too-small") and app.screen.query_one(Board).scale is Scale.HALF
+
+
+def test_light_theme_yellow_text_is_darker_than_the_piece():
+    from tui.colors import LIGHT, PIECE_HEX
+
+    assert LIGHT.piece_text(Color.YELLOW) != PIECE_HEX[Color.YELLOW]
+    assert DARK.piece_text(Color.YELLOW) == PIECE_HEX[Color.YELLOW]
