@@ -645,10 +645,11 @@ class MctsPlayer(Engine):
             t0 = time.perf_counter()
             run(budget, *args)
             spent = time.perf_counter() - t0
-            # slices of 10-40 ms of real time: the clock and the stop flag are checked often enough
-            if spent < 0.01:
+            # slices of 5-20 ms of real time: the clock and the stop flag are checked often enough (a
+            # descheduled slice on a loaded machine must not run far past the stop time)
+            if spent < 0.005:
                 batch = min(batch * 2, 4096)
-            elif spent > 0.04 and batch > 1:
+            elif spent > 0.02 and batch > 1:
                 batch //= 2
         first, count = int(tree.node_first[0]), int(tree.node_count[0])
         sims = int(tree.counters[2])
