@@ -68,3 +68,19 @@ def test_a_2027_replay_loads_in_the_viewer(tmp_path):
     assert data.result.names == ("ann", "ben") and data.result.regular
     title, lines = result_texts(data.result, data.timeline.states[-1], {})
     assert title.startswith("Game over") and any(line.startswith("Regular end") for line in lines)
+
+
+def test_a_2027_rule_violation_is_explained_in_english():
+    from model.moves import SetMove
+    from model.pieces import Color, Rotation, Team
+    from model.result import Cause, irregular_result
+    from model.state import GameState
+    from tui.replays import result_texts
+
+    move = SetMove(Color.BLUE, Shape.PENTO_L, Rotation.NONE, False, 6, 6)
+    reason = SEASON_2027.irregular_reason(Cause.RULE_VIOLATION, "alice",
+                                          SEASON_2027.violation_text(MoveMistake.NOT_ON_BORDER, move))
+    result = irregular_result(Team.ONE, Cause.RULE_VIOLATION, reason, (0, 0), ("alice", "bob"), SEASON_2027)
+    title, lines = result_texts(result, GameState.new(Shape.PENTO_L, season=SEASON_2027), {})
+    assert "team TWO (bob) wins" in title
+    assert any("NOT_ON_BORDER: the first piece must touch the edge of the board" in line for line in lines)

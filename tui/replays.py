@@ -70,11 +70,16 @@ def load_replay(path: Path, season: Season | None = None) -> ReplayData:
 
 
 def _english_reason(reason: str) -> str:
+    text = reason
+    if text.startswith("Regelverletzung von ") and ": " in text:  # 2027 names the violator first
+        text = text.split(": ", 1)[1]
     for mistake in MoveMistake:
-        if reason.startswith(mistake.value):
-            rest = reason[len(mistake.value):].strip()
-            if rest.startswith("bei Zug "):
-                rest = "move " + rest[len("bei Zug "):]
+        if text.startswith(mistake.value):
+            rest = text[len(mistake.value):].strip()
+            for german in ("bei Zug ", "bei "):  # 2021 / 2027
+                if rest.startswith(german):
+                    rest = "move " + rest[len(german):]
+                    break
             return f"{mistake.name}: {mistake.english}" + (f" ({rest})" if rest else "")
     return reason
 
