@@ -45,6 +45,8 @@ log = logging.getLogger("blokus.watch")
 EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
 ANSWER_TIMEOUT = 15.0  # seconds to wait for <prepared> / <observed>
 AFTER_RESULT = 2.0  # seconds to wait for <left> after the result before leaving on our own
+MAX_STATES = 1000  # states kept of one game (a real game has at most ~100): memory stays bounded
+MAX_ERRORS = 100  # server error messages kept
 GAME_TYPES = {name: season.game_type for name, season in SEASONS.items()}
 
 
@@ -75,6 +77,7 @@ class Watcher:
         self.result: convert.GameResult | None = None
         self.errors: list[str] = []  # server error messages in the room (invalid moves ...)
         self.closed: Closed | None = None
+        self._overflow = False
         if prepare is not None:
             self.replay.names = prepare
 
@@ -142,6 +145,11 @@ class Watcher:
             last = self.replay.states[-1] if self.replay.states else None
             if last is not None and last.key() == event.state.key():
                 return False  # the same state again (e.g. after a pause)
+            if len(self.replay.states) >= MAX_STATES:  # a game has ~100 states: a server gone wrong
+                if not self._overflow:
+                    self._overflow = True
+                    self.errors.append(f"more than {MAX_STATES} states: further states ignored")
+                return False
             if any(event.names):
                 self.replay.names = event.names
             self.replay.add_state(event.state)
@@ -151,7 +159,8 @@ class Watcher:
             self.replay.result_message = convert.result_to_message(event.result, self.room_id or "").data
             return True
         if isinstance(event, ServerError):
-            self.errors.append(event.message)
+            if len(self.errors) < MAX_ERRORS:
+                self.errors.append(event.message)
             return True
         if isinstance(event, Closed):
             self.closed = event

@@ -184,3 +184,18 @@ async def test_live_viewer_follows_the_game_steps_back_and_shows_the_result(tmp_
         assert [s.key() for s in load_replay(saved).states] == [s.key() for s in watcher.replay.states]
     finally:
         await server.close()
+
+
+def test_a_server_sending_endless_states_cannot_grow_the_record():
+    from model.state import GameState
+    from net import watch
+    from net.connection import StateChanged
+
+    watcher = Watcher(HOST, 1, PASSWORD, room="r")
+    state = GameState.new()
+    for turn in range(watch.MAX_STATES + 50):
+        state = state.copy()
+        state.turn = turn  # distinct states (a misbehaving server)
+        watcher._apply(StateChanged(room_id="r", state=state))
+    assert len(watcher.replay.states) == watch.MAX_STATES
+    assert watcher.errors == [f"more than {watch.MAX_STATES} states: further states ignored"]
