@@ -281,7 +281,7 @@ async def run(args: argparse.Namespace, attacks: bool) -> dict:
     return {"honest": honest, "bots": [out[0].decode().strip() for out in outs], "duration": duration,
             "peak_kib": max(peak, peak_during), "after_kib": after, "stats": dict(STATS),
             "games": len([line for line in lines if line.startswith("game ")]), "last": lines[-1:],
-            "probe": sorted(probe_times)}
+            "probe": sorted(probe_times), "hard_timeouts": sum("HARD_TIMEOUT" in line for line in lines)}
 
 
 def report(title: str, result: dict) -> None:
@@ -294,7 +294,8 @@ def report(title: str, result: dict) -> None:
     for line in result["bots"]:
         print("  bot:", line)
     peak, after = result["peak_kib"] / 1024, result["after_kib"] / 1024
-    print(f"  server peak RSS {peak:.0f} MiB, after the attacks {after:.0f} MiB; {result['games']} games ended")
+    print(f"  server peak RSS {peak:.0f} MiB, after the attacks {after:.0f} MiB; {result['games']} games ended "
+          f"({result['hard_timeouts']} of silent players by hard timeout)")
     probe = result["probe"]
     if probe:
         p99 = probe[min(len(probe) - 1, int(len(probe) * 0.99))]

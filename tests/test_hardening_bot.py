@@ -98,3 +98,17 @@ async def test_exactly_one_line_on_stderr_at_default_verbosity():
     lines = err.splitlines()
     assert code == 3 and lines[-1].startswith("blokus bot: protocol error")
     assert 3 <= len(lines) < 30 and sum("further lines like this are not shown" in line for line in lines) >= 1
+
+
+def test_idle_timeout_values():
+    import argparse
+
+    import pytest
+
+    from model.args import wait_time
+
+    assert wait_time("300s") == 300 and wait_time("300000") == 300 and wait_time("1500ms") == 1.5
+    assert wait_time("0") is None and wait_time("0s") is None  # no limit
+    for bad in ("-1", "soon", "1e9s"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            wait_time(bad)
