@@ -4,7 +4,8 @@
 
 Writes ``<name>.svg`` and ``<name>.png`` for: a fresh local game, a mid-game position with a ghost
 piece, the replay viewer, network play with the XML pane (against an in-process ``blokus serve`` on
-127.0.0.1), the end screen, the help screen, and the replay viewer with the analysis pane and the chart.
+127.0.0.1), the end screen, the help screen, the replay viewer with the analysis pane and the chart, and
+``blokus watch`` following two bots live.
 PNGs need ``rsvg-convert`` (Debian: librsvg2-bin).
 """
 
@@ -111,6 +112,46 @@ async def shoot_analysis(out: Path, size: tuple[int, int]) -> None:
         _write(app, out, "07-analysis-and-chart")
 
 
+async def shoot_watch(out: Path, size: tuple[int, int]) -> None:
+    """blokus watch: a prepared game on an in-process blokus serve, two bots playing, watched live."""
+    from net.bot import Bot, build_parser
+    from net.rooms import Timeouts
+    from net.server import GameServer, ServerConfig
+    from net.watch import Watcher
+    from tui.watch_screen import WatchScreen
+
+    server = GameServer(ServerConfig(host="127.0.0.1", port=0, password="pw", timeouts=Timeouts(None, None),
+                                     start_piece=Shape.PENTO_Z, seed=5))
+    await server.start()
+    serving = asyncio.create_task(server.serve_forever())
+    watcher = Watcher("127.0.0.1", server.port, "pw", prepare=("alice", "bob"))
+    await watcher.start()
+    bots = [asyncio.create_task(Bot(build_parser().parse_args(
+        ["-h", "127.0.0.1", "-p", str(server.port), "-r", code, "--ai", ai, "--move-time", "150",
+         "--engine", "thread"])).run()) for code, ai in zip(watcher.reservations, ("lookahead", "greedy"), strict=True)]
+    try:
+        async for _ in watcher.events():
+            if watcher.replay.states:
+                break
+        app = BlokusApp(lambda: WatchScreen(watcher))
+        async with app.run_test(size=size) as pilot:
+            screen = app.main_screen
+            for _ in range(3000):
+                await pilot.pause(0.02)
+                if len(screen.timeline) >= 34:
+                    break
+            await pilot.press("c")
+            await pilot.pause(0.3)
+            _write(app, out, "08-watch-live")
+            await pilot.press("q")
+    finally:
+        await watcher.close()
+        for bot in bots:
+            bot.cancel()
+        serving.cancel()
+        await server.close()
+
+
 async def shoot_network(out: Path, size: tuple[int, int]) -> None:
     from net.connection import Closed, Connection, GameOver, MoveRequested
     from net.rooms import Timeouts
@@ -170,6 +211,7 @@ async def main_async(out: Path, size: tuple[int, int]) -> None:
     await shoot_local(out, size)
     await shoot_replay(out, size)
     await shoot_analysis(out, size)
+    await shoot_watch(out, size)
     await shoot_network(out, size)
 
 
