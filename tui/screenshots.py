@@ -206,8 +206,30 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
         await server.close()
 
 
+async def shoot_sizes(out: Path) -> None:
+    """The same mid-game position at 80×24 (half-block board), at 200×60 (large board), and at 80×24
+    under NO_COLOR (letters on the pieces, grey levels)."""
+    import os
+
+    for name, size, no_color in (("09-small-terminal-80x24", (80, 24), False),
+                                 ("10-large-terminal-200x60", (200, 60), False),
+                                 ("11-no-color-120x40", (120, 40), True)):
+        if no_color:
+            os.environ["NO_COLOR"] = "1"  # Textual reads it when the app is made
+        try:
+            app = game_app(Shape.PENTO_V, plies=14)
+        finally:
+            os.environ.pop("NO_COLOR", None)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            await pilot.press("tab", "tab", "d")
+            await pilot.pause()
+            _write(app, out, name)
+
+
 async def main_async(out: Path, size: tuple[int, int]) -> None:
     out.mkdir(parents=True, exist_ok=True)
+    await shoot_sizes(out)
     await shoot_local(out, size)
     await shoot_replay(out, size)
     await shoot_analysis(out, size)
