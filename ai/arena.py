@@ -134,9 +134,9 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
     result.result = (regular_result(pts, names, season) if forfeit_team is None else
                      irregular_result(Team(forfeit_team), cause, result.forfeit, pts, names, season))
     if spec.replay_dir is not None:
-        from model.replay import write_replay
+        from model.replay import new_replay_path, write_replay
 
-        path = Path(spec.replay_dir) / f"arena_{season.game_type}_{spec.index:03d}_{names[0]}_{names[1]}.xml"
+        path = new_replay_path(spec.replay_dir, names, season, number=spec.index)
         write_replay(path, record.states, result.result, names=names)
     result.a_points, result.b_points = pts[spec.a_team], pts[1 - spec.a_team]
     result.turns = state.turn

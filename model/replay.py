@@ -38,7 +38,7 @@ DEFAULT_ROOM_ID = "00000000-0000-4000-8000-000000000000"
 
 
 __all__ = ["ColorRemoved", "GameRecord", "MoveEvent", "Replay", "ReplayEvent", "ReplayWriter", "dump_replay",
-           "events_between", "load_replay", "read_replay", "replay_file_name", "write_replay"]
+           "events_between", "load_replay", "new_replay_path", "read_replay", "replay_file_name", "write_replay"]
 
 
 @dataclass(eq=False)
@@ -280,17 +280,42 @@ def write_replay(
     return path
 
 
-def _name_part(name: str) -> str:
-    return re.sub(r"[\s/\\]", "_", name)
+_UNSAFE_IN_NAME = re.compile(r"[^\w.-]+")  # anything but letters, digits, "_", "." and "-"
+NAME_PART_MAX = 40  # characters of one player's name in a file name (names come from the network)
+
+
+def _name_part(name: str, team: str) -> str:
+    """A player's name as part of a file name: runs of spaces, brackets, slashes … become one ``_``;
+    no name (or the server's placeholder "Unknown") gives the team's name."""
+    part = _UNSAFE_IN_NAME.sub("_", name).strip("_.")[:NAME_PART_MAX].rstrip("_.")
+    return part if part and part != "Unknown" else team
 
 
 def replay_file_name(name1: str, name2: str, when: datetime | None = None, *, gz: bool = False,
-                     season: Season = DEFAULT_SEASON) -> str:
-    """The 21.4.0/27.x writer's file name: ``replay_<gameType>_<yyyy-MM-dd_HH-mm-ss>_<name1>_<name2>.xml``
-    (spaces in names become ``_``; so do path separators here)."""
+                     season: Season = DEFAULT_SEASON, number: int | None = None) -> str:
+    """The one name of a replay file, for every writer (TUI, watch, bot, arena, server): the 21.4.0/27.x
+    pattern ``replay_<gameType>_<yyyy-MM-dd_HH-mm-ss>_<name1>_<name2>[_<number>].xml``, names without
+    spaces or brackets, a missing name given as ONE / TWO."""
     when = when or datetime.now()
-    name = f"replay_{season.game_type}_{when:%Y-%m-%d_%H-%M-%S}_{_name_part(name1)}_{_name_part(name2)}.xml"
-    return name + ".gz" if gz else name
+    name = (f"replay_{season.game_type}_{when:%Y-%m-%d_%H-%M-%S}"
+            f"_{_name_part(name1, 'ONE')}_{_name_part(name2, 'TWO')}")
+    if number is not None:
+        name += f"_{number:03d}"
+    return name + (".xml.gz" if gz else ".xml")
+
+
+def new_replay_path(directory: str | Path, names: tuple[str, str], season: Season = DEFAULT_SEASON,
+                    when: datetime | None = None, *, gz: bool = False, number: int | None = None) -> Path:
+    """``directory`` / :func:`replay_file_name`, with ``_2``, ``_3`` … added if that file exists already
+    (two games saved in one second)."""
+    base = replay_file_name(*names, when, gz=gz, season=season, number=number)
+    path = Path(directory) / base
+    stem, ext = (base[: -len(".xml.gz")], ".xml.gz") if gz else (base[: -len(".xml")], ".xml")
+    n = 1
+    while path.exists():
+        n += 1
+        path = Path(directory) / f"{stem}_{n}{ext}"
+    return path
 
 
 class ReplayWriter:

@@ -220,12 +220,15 @@ class Bot:
         directory = self.args.save_replay
         if directory is None or not self.record.states:
             return
-        from model.replay import write_replay
-        from net.server import replay_name
+        from model.replay import new_replay_path, write_replay
 
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            path = write_replay(directory / replay_name(self.conn.names, season=self.conn.season),
+            names = self.conn.names  # 27.x states carry no names: the result's, where the state's are empty
+            if self.result is not None:
+                names = tuple(n if n not in ("", "Unknown") else r  # type: ignore[assignment]
+                              for n, r in zip(names, self.result.names, strict=True))
+            path = write_replay(new_replay_path(directory, names, self.conn.season),
                                 self.record.states, self.result,
                                 room_id=self.conn.room_id or "", names=self.conn.names)
             log.info("replay written to %s", path)

@@ -26,7 +26,6 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from lxml import etree
@@ -39,6 +38,7 @@ from model.args import shape as shape_type
 from model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer
 from model.moves import MoveMistake
 from model.pieces import Shape, Team
+from model.replay import new_replay_path
 from model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season
 from net import wire
 from net.guard import ConnectionCounter, ConnectionLimits
@@ -478,16 +478,6 @@ class GameServer:
 # --- replays ------------------------------------------------------------------------------------------
 
 
-def replay_name(names: tuple[str, str], when: datetime | None = None, season: Season = DEFAULT_SEASON) -> str:
-    """21.3.3 file name: ``replay_swc_2021_blokus_<name1>_<name2>_<yyyy.MM.dd_HH_mm_ss>.xml``; 27.x:
-    ``replay_swc_2027_blokus_<yyyy-MM-dd_HH-mm-ss>_<name1>_<name2>.xml`` (season-2027.md §5)."""
-    when = when or datetime.now()
-    clean = [n.replace(" ", "_").replace("/", "_") or ("Unknown" if season.year == 2021 else "") for n in names]
-    if season.year == 2021:
-        return f"replay_{season.game_type}_{clean[0]}_{clean[1]}_{when:%Y.%m.%d_%H_%M_%S}.xml"
-    return f"replay_{season.game_type}_{when:%Y-%m-%d_%H-%M-%S}_{clean[0]}_{clean[1]}.xml"
-
-
 def save_replay(directory: Path, room: Room) -> Path:
     """Write the game of ``room`` (every state sent, then the result) in the official replay format.
 
@@ -495,12 +485,7 @@ def save_replay(directory: Path, room: Room) -> Path:
     ``model.replay``'s writer), so no state is serialized a second time on the server's event loop.
     """
     directory.mkdir(parents=True, exist_ok=True)
-    base = replay_name(room.names, season=room.season)
-    path = directory / base
-    n = 1
-    while path.exists():
-        n += 1
-        path = directory / base.replace(".xml", f"_{n}.xml")
+    path = new_replay_path(directory, room.names, room.season)
     path.write_bytes(replay_bytes(room.history_xml, room.result_xml))
     return path
 

@@ -24,7 +24,7 @@ from model import convert
 from model import messages as M
 from model.args import Parser, milliseconds, port
 from model.pieces import Team
-from model.replay import ColorRemoved, MoveEvent, Replay, replay_file_name
+from model.replay import ColorRemoved, MoveEvent, Replay, new_replay_path
 from model.season import DEFAULT_PORT, DEFAULT_SEASON, GAME_TYPE, SEASONS, season_of_game_type
 from net.connection import (
     Closed,
@@ -195,7 +195,7 @@ class Watcher:
         directory.mkdir(parents=True, exist_ok=True)
         names = self.replay.names
         season = self.replay.states[-1].season if self.replay.states else season_of_game_type(self.game_type)
-        path = directory / replay_file_name(names[0] or "ONE", names[1] or "TWO", season=season or DEFAULT_SEASON)
+        path = new_replay_path(directory, names, season or DEFAULT_SEASON)
         return self.replay.save(path)
 
 

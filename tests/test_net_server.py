@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 from ai.base import fallback_move
 from model import convert
@@ -59,7 +60,8 @@ async def test_many_rooms_at_once_and_replays(tmp_path):
     files = sorted(tmp_path.iterdir())
     assert len(files) == 2
     for path in files:
-        assert path.name.startswith("replay_swc_2021_blokus_Unknown_Unknown_")
+        # unnamed players are their teams in the name (the pattern of every writer, model.replay)
+        assert re.fullmatch(r"replay_swc_2021_blokus_\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d_ONE_TWO(_2)?\.xml", path.name)
         parsed = parse_stream(path.read_bytes())
         messages = [convert.parse_message(e) for e in parsed.messages]
         states = [convert.state_from_message(m) for m in messages[:-1]]

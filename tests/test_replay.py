@@ -22,10 +22,12 @@ from model.replay import (
     dump_replay,
     events_between,
     load_replay,
+    new_replay_path,
     read_replay,
     replay_file_name,
     write_replay,
 )
+from model.season import SEASON_2027
 from model.state import GameState
 from tests.conftest import fixture_path
 
@@ -201,6 +203,24 @@ def test_file_names() -> None:
         "replay_swc_2021_blokus_2021-03-04_05-06-07_alice_bob_smith.xml"
     assert replay_file_name("a/b", "c", when, gz=True).endswith("_a_b_c.xml.gz")
     assert re.fullmatch(r"replay_swc_2021_blokus_\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d_x_y\.xml", replay_file_name("x", "y"))
+    # no brackets or spaces; runs of them become one "_"; the season's game type; a number for arena games
+    assert replay_file_name("AI mcts (level 3)", "Jürgen  [team]", when, season=SEASON_2027, number=7) == \
+        "replay_swc_2027_blokus_2021-03-04_05-06-07_AI_mcts_level_3_Jürgen_team_007.xml"
+    # a missing name, or the server's placeholder, is the team; a known name is kept
+    assert replay_file_name("", "Unknown", when).endswith("_ONE_TWO.xml")
+    assert replay_file_name("Unknown", "bob", when).endswith("_ONE_bob.xml")
+    assert len(replay_file_name("x" * 5000, "../../etc", when)) < 120
+    assert "/" not in replay_file_name("x", "../../etc", when)
+
+
+def test_new_replay_path_never_overwrites(tmp_path) -> None:
+    when = datetime(2021, 3, 4, 5, 6, 7)
+    first = new_replay_path(tmp_path, ("a", "b"), when=when)
+    first.write_text("")
+    second = new_replay_path(tmp_path, ("a", "b"), when=when)
+    assert first.name == "replay_swc_2021_blokus_2021-03-04_05-06-07_a_b.xml"
+    assert second.name == "replay_swc_2021_blokus_2021-03-04_05-06-07_a_b_2.xml"
+    assert new_replay_path(tmp_path, ("a", "b"), when=when, gz=True).name.endswith("_a_b.xml.gz")
 
 
 # --- reconstruction from boards ------------------------------------------------------------------------

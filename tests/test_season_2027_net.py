@@ -177,7 +177,9 @@ async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_pa
                                                                   final.team_points(Team.TWO))
     assert 'fragment name="Siegpunkte"' in path.read_text()
     (bot_replay,) = (tmp_path / "bot").iterdir()
-    assert bot_replay.name.startswith("replay_swc_2027_blokus_")
+    # the server and the bot name their files alike: season, time, both players' names
+    pattern = r"replay_swc_2027_blokus_\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d_alice_bob\.xml"
+    assert re.fullmatch(pattern, bot_replay.name) and re.fullmatch(pattern, path.name), (bot_replay, path)
     assert load_replay(bot_replay).states == replay.states
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 
 import pytest
 
@@ -63,6 +64,8 @@ async def test_prepare_prints_the_codes_and_watches_two_bots_play(tmp_path, seas
     assert [s.key() for s in ours.states] == [s.key() for s in theirs.states]
     assert ours.result is not None and ours.result.winner == theirs.result.winner
     assert ours.states[-1].season.year == int(season) and mine.name.startswith(f"replay_swc_{season}_blokus_")
+    pattern = rf"replay_swc_{season}_blokus_\d{{4}}-\d\d-\d\d_\d\d-\d\d-\d\d_alice_bob\.xml"
+    assert re.fullmatch(pattern, mine.name) and re.fullmatch(pattern, official.name), (mine, official)
     move_lines = [line for line in lines if line.startswith("turn ") and "leaves the game" not in line]
     assert len(move_lines) == len(ours.moves)
     assert f"replay saved: {mine}" in text

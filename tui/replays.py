@@ -176,11 +176,11 @@ def session_result(session: GameSession) -> GameResult | None:
 
 def save_session(session: GameSession, directory: Path | None = None, when: datetime | None = None) -> Path:
     """Write the game (finished or not) in the official replay format under ``replays/``."""
-    from model.replay import replay_file_name, write_replay
+    from model.replay import new_replay_path, write_replay
 
     directory = directory or REPLAY_DIR
     directory.mkdir(parents=True, exist_ok=True)
     names = (session.names.get(Team.ONE, "ONE"), session.names.get(Team.TWO, "TWO"))
     result = getattr(session, "result", None) or session_result(session)
-    path = directory / replay_file_name(*names, when, season=session.state.season)
+    path = new_replay_path(directory, names, session.state.season, when)
     return write_replay(path, session.timeline.states, result, names=names)
