@@ -80,3 +80,48 @@ def test_the_default_players_do_not_import_numba():
             "print('numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_the_tui_with_the_mcts_opponent_loads_numba_only_when_a_move_is_asked_for():
+    """`blokus --opponent mcts`: the first frame does not wait for numba; the first move request loads it."""
+    import subprocess
+    import sys
+
+    code = """
+import asyncio, sys, threading
+from model.pieces import Team
+from tui.cli import build_local_app, play_parser
+
+async def main():
+    app = build_local_app(play_parser().parse_args(["--opponent", "mcts", "--seed", "1"]))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.main_screen
+        print("numba" in sys.modules, type(screen.players[Team.TWO]).__name__)
+        player = screen.players[Team.TWO]
+        state = screen.session.state
+        move = player.think(state.copy(), player.clock() + 0.3, threading.Event())  # the first move asked for
+        player._loader.join()
+        print(state.validate(move) is None, "numba" in sys.modules, type(player._player).__name__)
+
+asyncio.run(main())
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "LazyMctsPlayer", "True", "True", "MctsPlayer"], out
+
+
+def test_the_lazy_mcts_player_plays_as_the_mcts_player():
+    from ai import LazyMctsPlayer, make_player
+
+    state = GameState.new(Shape.PENTO_L)
+    for _ in range(6):
+        state.push_placement(int(state.legal_placements()[0]))
+    lazy = make_player("mcts", 5)
+    assert isinstance(lazy, LazyMctsPlayer)
+    lazy.think(state.copy(), lazy.clock() + 0.2, threading.Event())  # ai.mcts is imported: builds it at once
+    assert isinstance(lazy._player, MctsPlayer)
+    lazy._player.max_simulations = 60  # a fixed budget: reproducible
+    fresh = MctsPlayer(seed=5, max_simulations=60)
+    fresh.think(state.copy(), fresh.clock() + 0.2, threading.Event())  # the same history of random draws
+    assert lazy.choose_move_sync(state, move_time=30.0) == fresh.choose_move_sync(state, move_time=30.0)
+    assert "simulations" in lazy.last_info
