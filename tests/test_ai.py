@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import threading
 
 import pytest
@@ -252,6 +253,16 @@ def test_arena_smoke(capsys):
     out = capsys.readouterr()
     assert "greedy" in out.out and "score %" in out.out and "95% CI" in out.out
     assert "2/2" in out.err  # the progress bar
+
+
+def test_arena_replays_are_named_like_every_replay(tmp_path):
+    assert arena_main(["greedy", "random", "--games", "2", "--move-time", "20", "--seed", "3",
+                       "--save-replay", str(tmp_path)]) == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    stamp = r"\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d"
+    assert len(names) == 2, names
+    assert re.fullmatch(rf"replay_swc_2021_blokus_{stamp}_A_B_000\.xml", names[0]), names
+    assert re.fullmatch(rf"replay_swc_2021_blokus_{stamp}_B_A_001\.xml", names[1]), names
 
 
 def test_arena_summary_counts():
