@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from ai import evaluate as _evaluate
 from ai.base import Engine, TimeKeeper
 from ai.evaluate import evaluate
 from ai.greedy import no_placement_move
@@ -56,8 +57,13 @@ NCOUNT = P_CELLS.shape[0]
 PENTO_MASK = sum(1 << s for s in range(NSHAPES) if SIZES[s] == 5)
 
 # params vector (float64) indices
-R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS, R_ROOT_EVAL, R_GRADED = \
-    range(9)
+R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS, R_ROOT_EVAL, R_GRADED, \
+    R_SHAPE_PRIOR = range(10)
+
+# per placement: cells in the central 8x8 plus cells in the central 14x14 (the evaluation's centre term);
+# per shape: how hard it is to fit late (the evaluation's awkwardness)
+P_CENTRE_CELLS = _evaluate.P_CENTRE.astype(np.int32)
+SHAPE_AWK = np.array(_evaluate.AWK, dtype=np.float64)
 
 
 @dataclass
@@ -71,11 +77,12 @@ class MctsParams:
     early_pentos: int = 3  # ... while the colour holds at least this many
     root_eval: float = 0.03  # > 0: root moves get their prior from ``ai.evaluate`` (value drop per point)
     graded: bool = False  # instead: the smallest size considered falls with the pieces placed (5, 4, 3, all)
+    shape_prior: float = 0.0  # > 0: node priors also count awkward shapes and (early) the centre
 
     def vector(self) -> np.ndarray:
         return np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
                          self.score_weight, self.early_rounds, self.early_pentos, self.root_eval,
-                         float(self.graded)], dtype=np.float64)
+                         float(self.graded), self.shape_prior], dtype=np.float64)
 
 
 class Tree:
@@ -312,7 +319,7 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
 
 
 @njit(cache=True)
-def _prior(b, m, color, pid, local, mark):
+def _prior(b, m, color, pid, local, mark, params):
     """A move-ordering score in about [0, 1]: size, blocked opponent attach points, new own attach points."""
     size = SIZES[P_SHAPE[pid]]
     blocked = _n_local(pid, local, mark)
@@ -332,8 +339,12 @@ def _prior(b, m, color, pid, local, mark):
                 break
             if b[fbase + d] == 0 and b[ANCH + color * NCELLS + d] == 0:
                 new_anchor += 1
-    s = 0.12 * size + 0.08 * min(blocked, 3) + 0.06 * min(opp_anchor, 3) + 0.02 * min(new_anchor, 6)
-    return min(s, 1.0)
+    s = min(0.12 * size + 0.08 * min(blocked, 3) + 0.06 * min(opp_anchor, 3) + 0.02 * min(new_anchor, 6), 1.0)
+    k = params[R_SHAPE_PRIOR]
+    if k > 0:
+        fade = max(0.0, 1.0 - m[M_TURN] / 40.0)
+        s += k * (0.5 * SHAPE_AWK[P_SHAPE[pid]] + 0.25 * fade * P_CENTRE_CELLS[pid])
+    return s
 
 
 @njit(cache=True)
@@ -349,7 +360,7 @@ def _expand(node, b, m, first_cells, scratch_moves, seen, stamp, local, last, pa
     _mark_local(b, last, color, local, mark)
     best = 0.0
     for i in range(n):
-        p = _prior(b, m, color, scratch_moves[i], local, mark)
+        p = _prior(b, m, color, scratch_moves[i], local, mark, params)
         edge_w[first + i] = p
         if p > best:
             best = p
@@ -634,10 +645,11 @@ class MctsPlayer(Engine):
             t0 = time.perf_counter()
             run(budget, *args)
             spent = time.perf_counter() - t0
-            # slices of 10-40 ms of real time: the clock and the stop flag are checked often enough
-            if spent < 0.01:
+            # slices of 5-20 ms of real time: the clock and the stop flag are checked often enough (a
+            # descheduled slice on a loaded machine must not run far past the stop time)
+            if spent < 0.005:
                 batch = min(batch * 2, 4096)
-            elif spent > 0.04 and batch > 1:
+            elif spent > 0.02 and batch > 1:
                 batch //= 2
         first, count = int(tree.node_first[0]), int(tree.node_count[0])
         sims = int(tree.counters[2])

@@ -7,8 +7,8 @@ second start = cache):
 * ``blokus moves FILE`` (the compiled rule engine);
 * ``blokus bot --ai mcts`` until it would connect (it compiles the search before connecting; there is
   no server, so it then exits);
-* the TUI's first frame, headless, for the default opponent and for ``--level 4`` (an MCTS level: the
-  compile runs in the background, the frame must not wait for it).
+* the TUI's first frame, headless, for the default opponent (no numba at all) and for ``--opponent
+  mcts`` (its compile runs in the background; the frame must not wait for it).
 
     python bench/bench_first_start.py
 """
@@ -67,7 +67,8 @@ def main() -> None:
         for run in ("first", "second"):
             t, _ = timed([py, "-m", "blokus", "bot", "--ai", "mcts", "-p", "1"], env, fresh)
             print(f"blokus bot --ai mcts until it connects ({run} start): {t:.1f} s")
-        for label, argv in (("default opponent", []), ("--level 4", ["--level", "4"])):
+        for label, argv in (("default opponent", []), ("--opponent mcts (compiles in the background)",
+                                                        ["--opponent", "mcts"])):
             t, out = timed([py, "-c", FIRST_FRAME, *argv], env, fresh)
             print(f"TUI first frame, {label}: {out} s (process {t:.1f} s)")
 

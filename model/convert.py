@@ -309,7 +309,7 @@ def state_to_model(state: GameState, names: tuple[str, str] = ("", ""), *, with_
         valid_colors=state.valid_colors,
         names=names,
         cells=_cells(state),
-        last_move=None if state.last_move is None else _move_element(state.last_move, state.season),
+        last_move=None if state.last_move is None else move_element(state.last_move, state.season),
         last_mono=sorted(state.last_mono.items()),
         layout_2027=state.season.year == 2027,
     )
@@ -380,9 +380,6 @@ def move_element(move: Move, season: Season = DEFAULT_SEASON, cls: type[M.MoveEl
     if isinstance(move, SetMove):
         return cls(cls=season.set_move_class, piece=_piece(move))
     return cls(cls=season.skip_move_class, color=move.color)
-
-
-_move_element = move_element
 
 
 def move_to_message(move: Move, room_id: str, season: Season = DEFAULT_SEASON) -> M.Room:

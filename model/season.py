@@ -207,7 +207,6 @@ def season_of_class(cls: str | None) -> Season | None:
 
 GAME_TYPE = DEFAULT_SEASON.game_type
 BOARD_SIZE = DEFAULT_SEASON.board_size
-ROUND_LIMIT = DEFAULT_SEASON.round_limit
 MOVE_REQUEST_CLASS = SEASON_2021.move_request_class
 MOVE_REQUEST_CLASS_NEW = SEASON_2027.move_request_class
 CLOSE_CONNECTION_21_3 = "sc.protocol.responses.CloseConnection"

@@ -58,3 +58,11 @@ def test_colour_literals_only_in_colors_py():
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if literal.search(line)]
     found += [p.name for p in TUI.glob("*.tcss") if re.search(r"#[0-9a-fA-F]{3,6}\b", p.read_text())]
     assert not found, found
+
+
+def test_readme_key_tables_are_the_bindings():
+    from tui.keytables import readme_tables
+
+    readme = (TUI.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- keys:start -->\n", 1)[1].split("<!-- keys:end -->", 1)[0]
+    assert block == readme_tables(), "README key tables differ from the bindings: paste `python -m tui.keytables`"

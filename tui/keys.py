@@ -28,10 +28,22 @@ def key_name(key: str) -> str:
 
 @dataclass(frozen=True)
 class KeyHelp:
-    keys: str  # "d" or "← → ↑ ↓ / h l k j"
+    key_groups: tuple[tuple[str, ...], ...]  # per binding its keys: (("←", "h"), ("→", "l"), …)
     text: str  # what the keys do
     action: str  # the action of the first binding (for the palette)
-    single: bool  # one binding (not a group of several actions under one description)
+
+    @property
+    def single(self) -> bool:
+        """One binding (not a group of several actions under one description)."""
+        return len(self.key_groups) == 1
+
+    @property
+    def keys(self) -> str:
+        """"d", "tab / n" or "← / h, → / l, …"."""
+        return ", ".join(" / ".join(group) for group in self.key_groups)
+
+    def markdown_keys(self) -> str:
+        return ", ".join(" / ".join(f"`{k}`" for k in group) for group in self.key_groups)
 
 
 def _bindings(bindings: list[BindingType]) -> list[Binding]:
@@ -45,9 +57,8 @@ def key_help(bindings: list[BindingType]) -> list[KeyHelp]:
         groups.setdefault(b.description or b.action, []).append(b)
     out = []
     for description, group in groups.items():
-        keys = " ".join(" / ".join(key_name(k.strip()) for k in b.key.split(",")) for b in group)
-        text = group[0].tooltip or description
-        out.append(KeyHelp(keys, text, group[0].action, len(group) == 1))
+        keys = tuple(tuple(key_name(k.strip()) for k in b.key.split(",")) for b in group)
+        out.append(KeyHelp(keys, group[0].tooltip or description, group[0].action))
     return out
 
 
@@ -71,6 +82,5 @@ def _escape(text: str) -> str:
 
 def markdown_table(bindings: list[BindingType]) -> str:
     rows = ["| keys | action |", "|---|---|"]
-    rows += [f"| {' '.join(f'`{k}`' if k != '/' else '/' for k in r.keys.split(' '))} | {r.text} |"
-             for r in key_help(bindings)]
+    rows += [f"| {r.markdown_keys()} | {r.text} |" for r in key_help(bindings)]
     return "\n".join(rows)

@@ -93,10 +93,11 @@ class NetworkGameScreen(GameScreen):
 
     def _traffic(self, direction: str, xml: str) -> None:
         self.traffic.append((direction, self.stamp(), xml))
-        try:
-            self.query_one(XmlPane).add_message(direction, xml, self.traffic[-1][1])
-        except Exception:
-            log.exception("xml pane")
+        if self.is_attached:  # not after the screen closed (the connection says goodbye)
+            try:
+                self.query_one(XmlPane).add_message(direction, xml, self.traffic[-1][1])
+            except Exception:
+                log.exception("xml pane")
         log.info("%s %s", "<<" if direction == "in" else ">>", xml)
 
     async def _run_connection(self) -> None:

@@ -94,8 +94,8 @@ class ReplayResult(Static):
     """The result and its reason, shown on the last state."""
 
     def show_state(self, replay: ReplayData, index: int) -> None:
-        if index != len(replay.timeline) - 1:
-            self.update("")
+        if index != len(replay.timeline) - 1 or (replay.live and replay.result is None):
+            self.update("")  # not the end, or a live game that goes on
             return
         title, lines = result_texts(replay.result, replay.timeline.states[index], replay_names(replay))
         text = Text()

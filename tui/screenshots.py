@@ -4,7 +4,8 @@
 
 Writes ``<name>.svg`` and ``<name>.png`` for: a fresh local game, a mid-game position with a ghost
 piece, the replay viewer, network play with the XML pane (against an in-process ``blokus serve`` on
-127.0.0.1), the end screen, the help screen, and the replay viewer with the analysis pane and the chart.
+127.0.0.1), the end screen, the help screen, the replay viewer with the analysis pane and the chart, and
+``blokus watch`` following two bots live.
 PNGs need ``rsvg-convert`` (Debian: librsvg2-bin).
 """
 
@@ -111,6 +112,46 @@ async def shoot_analysis(out: Path, size: tuple[int, int]) -> None:
         _write(app, out, "07-analysis-and-chart")
 
 
+async def shoot_watch(out: Path, size: tuple[int, int]) -> None:
+    """blokus watch: a prepared game on an in-process blokus serve, two bots playing, watched live."""
+    from net.bot import Bot, build_parser
+    from net.rooms import Timeouts
+    from net.server import GameServer, ServerConfig
+    from net.watch import Watcher
+    from tui.watch_screen import WatchScreen
+
+    server = GameServer(ServerConfig(host="127.0.0.1", port=0, password="pw", timeouts=Timeouts(None, None),
+                                     start_piece=Shape.PENTO_Z, seed=5))
+    await server.start()
+    serving = asyncio.create_task(server.serve_forever())
+    watcher = Watcher("127.0.0.1", server.port, "pw", prepare=("alice", "bob"))
+    await watcher.start()
+    bots = [asyncio.create_task(Bot(build_parser().parse_args(
+        ["-h", "127.0.0.1", "-p", str(server.port), "-r", code, "--ai", ai, "--move-time", "150",
+         "--engine", "thread"])).run()) for code, ai in zip(watcher.reservations, ("lookahead", "greedy"), strict=True)]
+    try:
+        async for _ in watcher.events():
+            if watcher.replay.states:
+                break
+        app = BlokusApp(lambda: WatchScreen(watcher))
+        async with app.run_test(size=size) as pilot:
+            screen = app.main_screen
+            for _ in range(3000):
+                await pilot.pause(0.02)
+                if len(screen.timeline) >= 34:
+                    break
+            await pilot.press("c")
+            await pilot.pause(0.3)
+            _write(app, out, "08-watch-live")
+            await pilot.press("q")
+    finally:
+        await watcher.close()
+        for bot in bots:
+            bot.cancel()
+        serving.cancel()
+        await server.close()
+
+
 async def shoot_network(out: Path, size: tuple[int, int]) -> None:
     from net.connection import Closed, Connection, GameOver, MoveRequested
     from net.rooms import Timeouts
@@ -165,11 +206,34 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
         await server.close()
 
 
+async def shoot_sizes(out: Path) -> None:
+    """The same mid-game position at 80×24 (half-block board), at 200×60 (large board), and at 80×24
+    under NO_COLOR (letters on the pieces, grey levels)."""
+    import os
+
+    for name, size, no_color in (("09-small-terminal-80x24", (80, 24), False),
+                                 ("10-large-terminal-200x60", (200, 60), False),
+                                 ("11-no-color-120x40", (120, 40), True)):
+        if no_color:
+            os.environ["NO_COLOR"] = "1"  # Textual reads it when the app is made
+        try:
+            app = game_app(Shape.PENTO_V, plies=14)
+        finally:
+            os.environ.pop("NO_COLOR", None)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            await pilot.press("tab", "tab", "d")
+            await pilot.pause()
+            _write(app, out, name)
+
+
 async def main_async(out: Path, size: tuple[int, int]) -> None:
     out.mkdir(parents=True, exist_ok=True)
+    await shoot_sizes(out)
     await shoot_local(out, size)
     await shoot_replay(out, size)
     await shoot_analysis(out, size)
+    await shoot_watch(out, size)
     await shoot_network(out, size)
 
 
