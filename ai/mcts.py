@@ -49,6 +49,7 @@ from model.fast import (
     P_SHAPE,
     SIZES,
     FastState,
+    fits,
 )
 from model.moves import Move, SetMove
 from model.state import GameState, move_of_placement, placement_of
@@ -239,9 +240,7 @@ def _update_list(b, m, color, first_cells, lists, lcount, last, seen, stamp):
     k = 0
     for i in range(lcount[color]):
         pid = row[i]
-        if (hand >> P_SHAPE[pid]) & 1 and (b[fbase + P_CELLS[pid, 0]] | b[fbase + P_CELLS[pid, 1]]
-                                           | b[fbase + P_CELLS[pid, 2]] | b[fbase + P_CELLS[pid, 3]]
-                                           | b[fbase + P_CELLS[pid, 4]]) == 0:
+        if (hand >> P_SHAPE[pid]) & 1 and fits(b, fbase, pid):
             row[k] = pid
             k += 1
             seen[pid] = mark
@@ -266,8 +265,7 @@ def _update_list(b, m, color, first_cells, lists, lcount, last, seen, stamp):
                         if seen[pid] == mark:
                             continue
                         seen[pid] = mark
-                        if (b[fbase + P_CELLS[pid, 0]] | b[fbase + P_CELLS[pid, 1]] | b[fbase + P_CELLS[pid, 2]]
-                                | b[fbase + P_CELLS[pid, 3]] | b[fbase + P_CELLS[pid, 4]]) == 0:
+                        if fits(b, fbase, pid):
                             row[k] = pid
                             k += 1
     lcount[color] = k

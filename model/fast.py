@@ -135,6 +135,13 @@ def candidates(b, fbase, a):
 
 
 @njit(cache=True)
+def fits(b, fbase, pid):
+    """Whether placement ``pid`` covers no field forbidden to the colour whose flags start at ``fbase``."""
+    return (b[fbase + P_CELLS[pid, 0]] | b[fbase + P_CELLS[pid, 1]] | b[fbase + P_CELLS[pid, 2]]
+            | b[fbase + P_CELLS[pid, 3]] | b[fbase + P_CELLS[pid, 4]]) == 0
+
+
+@njit(cache=True)
 def gen_moves(b, m, color, first_cells, out, seen, stamp):
     """Write the legal placement ids of ``color`` into ``out`` (unsorted, distinct); return how many.
 
@@ -162,8 +169,7 @@ def gen_moves(b, m, color, first_cells, out, seen, stamp):
                 if seen[pid] == stamp:
                     continue
                 seen[pid] = stamp
-                if (b[fbase + P_CELLS[pid, 0]] | b[fbase + P_CELLS[pid, 1]] | b[fbase + P_CELLS[pid, 2]]
-                        | b[fbase + P_CELLS[pid, 3]] | b[fbase + P_CELLS[pid, 4]]) == 0:
+                if fits(b, fbase, pid):
                     out[n] = pid
                     n += 1
     return n
@@ -190,8 +196,7 @@ def has_move(b, m, color, first_cells):
                 continue
             for k in range(offsets[base + s * 4], offsets[base + s * 4 + 1]):
                 pid = np.int32(ids[k])
-                if (b[fbase + P_CELLS[pid, 0]] | b[fbase + P_CELLS[pid, 1]] | b[fbase + P_CELLS[pid, 2]]
-                        | b[fbase + P_CELLS[pid, 3]] | b[fbase + P_CELLS[pid, 4]]) == 0:
+                if fits(b, fbase, pid):
                     return True
     return False
 
