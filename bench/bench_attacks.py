@@ -7,7 +7,7 @@ prepares one game for two ``blokus bot`` processes
 
 * attribute bomb: an element with 90 000 attributes (880 KiB), and one with 6 000 inside a ``<room>``
   (under the 64 KiB a client may send in one message);
-* text flood between messages: 60 kB of text, then a small message, repeated on one connection;
+* text flood between messages: 60 kB of text, then a small message, repeated, on 50 connections at once;
 * 50 idle connections (``<protocol>`` and nothing more) and 100 more from one address (over the
   per-address limit);
 * slow peer: a message one byte per 50 ms; silent peer: connects and never says a word;
@@ -110,11 +110,16 @@ async def text_flood(stop: asyncio.Event, source: str) -> None:
             for _ in range(20):  # the server drops it after 10 unknown reservations
                 writer.write(chunk)
                 await writer.drain()
+                STATS["text between messages: 60 kB pieces sent"] += 1
             await drain_until_closed(reader)
             writer.close()
             STATS["text between messages (60 kB x 20)"] += 1
         except OSError:
             STATS["text flood (connection error)"] += 1
+
+
+async def text_floods(stop: asyncio.Event, source: str, connections: int) -> None:
+    await asyncio.gather(*(text_flood(stop, source) for _ in range(connections)))
 
 
 async def idle_connections(stop: asyncio.Event) -> None:
@@ -311,7 +316,7 @@ ATTACKS = [  # (name, coroutine function of the stop event)
     ("attribute-bomb-under-cap", lambda stop: loop_attack(
         stop, "127.0.0.2", b"<protocol><room roomId='x'>" + attribute_bomb(6_000) + b"</room>",
         "attribute bombs under the cap (6 000 attributes)")),
-    ("text-flood", lambda stop: text_flood(stop, "127.0.0.9")),
+    ("text-flood", lambda stop: text_floods(stop, "127.0.0.9", 50)),
     ("idle-connections", idle_connections),
     ("slow-peer", slow_peer),
     ("silent-peer", silent_peer),

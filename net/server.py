@@ -418,7 +418,8 @@ class GameServer:
             if isinstance(slot.peer, ClientConn):
                 slot.peer.close("the game is over")
         self.records.append(record)
-        print(record.summary(), flush=True)
+        with contextlib.suppress(OSError):  # a closed stdout must not end the game's bookkeeping
+            print(record.summary(), flush=True)
         if self.config.replay_dir is not None and room.history:
             try:
                 path = save_replay(self.config.replay_dir, room)
