@@ -359,7 +359,7 @@ def test_arena_plays_2027_and_writes_its_games_as_2027_replays(tmp_path, capsys)
                        "--save-replay", str(tmp_path)]) == 0
     assert "season 2027" in capsys.readouterr().out
     paths = sorted(tmp_path.iterdir())
-    assert len(paths) == 2 and all(p.name.startswith("arena_swc_2027_blokus_") for p in paths)
+    assert len(paths) == 2 and all(p.name.startswith("replay_swc_2027_blokus_") for p in paths)
     for path in paths:
         replay = load_replay(path)
         assert replay.detected is SEASON_2027 and replay.states[-1].is_over and replay.states[-1].turn <= 96
