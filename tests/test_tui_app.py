@@ -193,7 +193,7 @@ async def test_autopilot_plays_to_the_end_and_shows_the_result():
 
 async def test_autopilot_off_returns_the_turn():
     own = BlockingPlayer()
-    app = game_app(Shape.PENTO_L, plies=4, own=own)
+    app = game_app(Shape.PENTO_L, plies=4, own=own, move_time_ms=60_000)  # no deadline races the test
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
         await pilot.press("o")
