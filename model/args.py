@@ -69,20 +69,25 @@ def check_start_piece(piece: Shape | None, of_season: Season) -> str | None:
 MIN_MOVE_TIME_MS = 10
 
 
+def _duration_ms(text: str) -> tuple[float, bool]:
+    """``text`` as milliseconds (``1600``, ``1600ms`` or ``1.6s``) and whether it had no unit;
+    ValueError if it is no number."""
+    raw = text.strip().lower()
+    if raw.endswith("ms"):
+        return float(raw[:-2]), False
+    if raw.endswith("s"):
+        return float(raw[:-1]) * 1000.0, False
+    return float(raw), True
+
+
 def milliseconds(text: str) -> int:
     """A thinking time: ``1600``/``1600ms`` (milliseconds) or ``1.6s`` (seconds); at least 10 ms."""
-    raw = text.strip().lower()
-    scale, number = 1.0, raw
-    if raw.endswith("ms"):
-        number = raw[:-2]
-    elif raw.endswith("s"):
-        scale, number = 1000.0, raw[:-1]
     try:
-        value = float(number) * scale
+        value, bare = _duration_ms(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a time: {text!r} (e.g. 1600, 1600ms or 1.6s)") from None
     if not MIN_MOVE_TIME_MS <= value < 3_600_000:
-        hint = f"; did you mean {text}s?" if scale == 1.0 and 0 < value < MIN_MOVE_TIME_MS else ""
+        hint = f"; did you mean {text}s?" if bare and 0 < value < MIN_MOVE_TIME_MS else ""
         raise argparse.ArgumentTypeError(f"{value:g} ms is not a usable time (at least {MIN_MOVE_TIME_MS} ms){hint}")
     return round(value)
 
@@ -90,14 +95,8 @@ def milliseconds(text: str) -> int:
 def wait_time(text: str) -> float | None:
     """How long to wait for a silent peer, in seconds: ``300s``, or milliseconds like every time here
     (``300000``, ``300000ms``); ``0`` waits for ever (None)."""
-    raw = text.strip().lower()
-    scale, number = 0.001, raw
-    if raw.endswith("ms"):
-        number = raw[:-2]
-    elif raw.endswith("s"):
-        scale, number = 1.0, raw[:-1]
     try:
-        value = float(number) * scale
+        value = _duration_ms(text)[0] / 1000
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a time: {text!r} (e.g. 300s, 300000 or 0 for no limit)") from None
     if not 0 <= value < 1e7:
