@@ -256,18 +256,7 @@ def _update_list(b, m, color, first_cells, lists, lcount, last, seen, stamp):
                     break
                 if b[ANCH + color * NCELLS + a] == 0:
                     continue
-                ids, offsets, base = F.candidates(b, fbase, a)
-                for sh in range(NSHAPES):
-                    if not (hand >> sh) & 1:
-                        continue
-                    for x in range(offsets[base + sh * 4], offsets[base + sh * 4 + 1]):
-                        pid = np.int32(ids[x])
-                        if seen[pid] == mark:
-                            continue
-                        seen[pid] = mark
-                        if fits(b, fbase, pid):
-                            row[k] = pid
-                            k += 1
+                k = F.add_anchor_moves(b, fbase, a, hand, row, k, seen, mark)
     lcount[color] = k
     return k
 

@@ -142,6 +142,25 @@ def fits(b, fbase, pid):
 
 
 @njit(cache=True)
+def add_anchor_moves(b, fbase, a, avail, out, n, seen, stamp):
+    """Append to ``out[n:]`` the placements through anchor ``a`` of the shapes in the bit set ``avail``
+    that fit and are not marked ``stamp`` in ``seen`` yet (marking them); return the new count."""
+    ids, offsets, base = candidates(b, fbase, a)
+    for s in range(NSHAPES):
+        if not (avail >> s) & 1:
+            continue
+        for k in range(offsets[base + s * 4], offsets[base + s * 4 + 1]):
+            pid = np.int32(ids[k])
+            if seen[pid] == stamp:
+                continue
+            seen[pid] = stamp
+            if fits(b, fbase, pid):
+                out[n] = pid
+                n += 1
+    return n
+
+
+@njit(cache=True)
 def gen_moves(b, m, color, first_cells, out, seen, stamp):
     """Write the legal placement ids of ``color`` into ``out`` (unsorted, distinct); return how many.
 
@@ -160,18 +179,7 @@ def gen_moves(b, m, color, first_cells, out, seen, stamp):
                 continue
         elif b[ANCH + color * NCELLS + a] == 0:
             continue
-        ids, offsets, base = candidates(b, fbase, a)
-        for s in range(NSHAPES):
-            if not (avail >> s) & 1:
-                continue
-            for k in range(offsets[base + s * 4], offsets[base + s * 4 + 1]):
-                pid = np.int32(ids[k])
-                if seen[pid] == stamp:
-                    continue
-                seen[pid] = stamp
-                if fits(b, fbase, pid):
-                    out[n] = pid
-                    n += 1
+        n = add_anchor_moves(b, fbase, a, avail, out, n, seen, stamp)
     return n
 
 
