@@ -89,8 +89,15 @@ def _mcts(seed: int | None = None) -> Engine:
     return LazyMctsPlayer(seed=seed)
 
 
+def _fast_lookahead(seed: int | None = None) -> Engine:
+    from ai.fastsearch import FastLookaheadPlayer
+
+    return FastLookaheadPlayer(seed=seed)
+
+
 def _registry() -> dict[str, Callable[..., Engine]]:
-    return {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": LookaheadPlayer, "mcts": _mcts}
+    return {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": LookaheadPlayer, "mcts": _mcts,
+            "fastlookahead": _fast_lookahead}
 
 
 DEFAULT_AI = "lookahead"
@@ -122,6 +129,10 @@ def compile_ahead(name: str) -> None:
         from ai.mcts import prepare
 
         prepare(wait=None)
+    if name == "fastlookahead":
+        from ai.fastsearch import warm_up
+
+        warm_up()
 
 
 __all__ = ["Engine", "Player", "RandomPlayer", "GreedyPlayer", "LookaheadPlayer", "LazyMctsPlayer", "make_player",

@@ -1,0 +1,388 @@
+"""The lookahead search (``ai.search``) in compiled code: the same pruned alpha-beta, ~30 times faster.
+
+The algorithm is the one of ``ai.search`` — at every node the legal placements are ranked by a cheap
+static score, the best ``prefilter`` are applied and evaluated, the ``width`` best of those are searched
+deeper; iterative deepening over the ``root_width`` best root moves — but positions are the compiled
+engine's arrays (``model.fast``) and the evaluation is ``ai.fasteval``. The compiled code releases the
+GIL and polls a stop flag that a watchdog thread sets at the deadline (or when the caller cancels), so
+the search stays anytime and cancellable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ai import evaluate as E
+from ai import fasteval as FE
+from ai.base import Engine, TimeKeeper
+from ai.evaluate import DEFAULT_WEIGHTS, Weights
+from ai.greedy import no_placement_move
+from model import fast as F
+from model import placements as P
+from model.fast import ALL_SHAPES, ANCH, CELL, FORB, FSTRIDE, M_HAND, M_TURN, M_VALID, MAX_MOVES, NCELLS
+from model.moves import Move
+from model.state import GameState, move_of_placement
+
+ABORTED = 1e30  # returned through the recursion once the stop flag is set
+MAX_PLY = 32
+MAX_KEEP = 64  # the largest prefilter
+
+
+def _corner_table() -> np.ndarray:
+    """Per placement: the cells that would become its new corners (padded with NCELLS)."""
+    rows = []
+    for bb in E._CORNER_BBS:
+        cells = [q for q in range(NCELLS) if bb >> q & 1]
+        rows.append(cells)
+    width = max(len(r) for r in rows)
+    out = np.full((len(rows), width), NCELLS, dtype=np.int16)
+    for i, cells in enumerate(rows):
+        out[i, :len(cells)] = cells
+    return out
+
+
+P_CORNERS = _corner_table()
+P_SIZE = np.array(E.P_SIZE, dtype=np.float64)
+P_AWK = np.array(E.P_AWK, dtype=np.float64)
+P_CENTRE = np.array(E.P_CENTRE, dtype=np.float64)
+P_CELLS = F.P_CELLS
+
+
+@dataclass
+class FastSearchParams:
+    root_width: int = 20
+    width: int = 6
+    prefilter: int = 14
+    max_depth: int = 24
+
+
+@njit(cache=True)
+def static_score(b, m, color, pid, opp_anchor, mark):
+    """``ai.evaluate.static_scores`` of one placement (``opp_anchor[q] == mark``: an opponent's anchor)."""
+    fbase = FORB + color * FSTRIDE
+    corners = 0
+    for j in range(P_CORNERS.shape[1]):
+        q = P_CORNERS[pid, j]
+        if q >= NCELLS:
+            break
+        if b[fbase + q] == 0:
+            corners += 1
+    blocked = 0
+    for j in range(5):
+        q = P_CELLS[pid, j]
+        if q >= NCELLS:
+            break
+        if opp_anchor[q] == mark:
+            blocked += 1
+    fade = max(0.0, 1.0 - m[M_TURN] / 40.0)
+    return 1.6 * P_SIZE[pid] + P_AWK[pid] + 0.7 * corners + 1.2 * blocked + 0.3 * fade * P_CENTRE[pid]
+
+
+@njit(cache=True)
+def _mark_opp_anchors(b, m, color, opp_anchor, mark):
+    for opp in range(4):
+        if (opp & 1) == (color & 1) or not (m[M_VALID] >> opp) & 1 or m[M_HAND + opp] == ALL_SHAPES:
+            continue
+        base = ANCH + opp * NCELLS
+        for q in range(NCELLS):
+            if b[base + q]:
+                opp_anchor[q] = mark
+
+
+class Ctx:
+    """Work arrays of one search: the position stack, move buffers per ply, marks, counters."""
+
+    def __init__(self) -> None:
+        self.stack_b = np.empty((MAX_PLY + 1, F.BSIZE), dtype=np.uint8)
+        self.stack_m = np.empty((MAX_PLY + 1, F.MSIZE), dtype=np.int64)
+        self.moves = np.empty((MAX_PLY, MAX_MOVES), dtype=np.int32)
+        self.cand = np.empty((MAX_PLY, MAX_KEEP), dtype=np.int32)
+        self.cand_score = np.empty((MAX_PLY, MAX_KEEP), dtype=np.float64)
+        self.seen = np.zeros(P.COUNT, dtype=np.int32)
+        self.opp_anchor = np.zeros(NCELLS + 1, dtype=np.int64)
+        self.counters = np.zeros(2, dtype=np.int64)  # stamp, nodes
+        self.flag = np.zeros(1, dtype=np.int64)  # set to 1: stop
+        self.frame_f = np.zeros((MAX_PLY + 1, 3), dtype=np.float64)
+        self.frame_i = np.zeros((MAX_PLY + 1, 4), dtype=np.int64)
+
+    def arrays(self) -> tuple:
+        return (self.stack_b, self.stack_m, self.moves, self.cand, self.cand_score, self.seen, self.opp_anchor,
+                self.counters, self.flag, self.frame_f, self.frame_i)
+
+
+@njit(cache=True, nogil=True)
+def scored_children(b, m, first_cells, w, sign, ply, limit, stack_b, stack_m, moves, cand, cand_score, seen,
+                    opp_anchor, counters, flag):
+    """Fill ``cand[ply, :k]``/``cand_score[ply, :k]`` with the best ``limit`` placements by static score and
+    their values after the move (for the root team: ``sign`` * evaluation); return k (-1: stopped)."""
+    color = m[M_TURN] & 3
+    counters[0] += 1
+    n = F.gen_moves(b, m, color, first_cells, moves[ply], seen, np.int32(counters[0]))
+    if n == 0:
+        return 0
+    row = moves[ply]
+    if n > limit:
+        counters[0] += 1
+        mark = counters[0]
+        _mark_opp_anchors(b, m, color, opp_anchor, mark)
+        # keep the ``limit`` best by static score (insertion into a short sorted list)
+        k = 0
+        for i in range(n):
+            s = static_score(b, m, color, row[i], opp_anchor, mark)
+            if k == limit and s <= cand_score[ply, k - 1]:
+                continue
+            j = k if k < limit else limit - 1
+            while j > 0 and cand_score[ply, j - 1] < s:
+                cand_score[ply, j] = cand_score[ply, j - 1]
+                cand[ply, j] = cand[ply, j - 1]
+                j -= 1
+            cand_score[ply, j] = s
+            cand[ply, j] = row[i]
+            if k < limit:
+                k += 1
+    else:
+        k = n
+        for i in range(n):
+            cand[ply, i] = row[i]
+    for i in range(k):
+        if (i & 7) == 7 and flag[0]:
+            return -1
+        F.push(b, m, stack_b, stack_m, ply, cand[ply, i], first_cells)
+        cand_score[ply, i] = sign * FE.evaluate(b, m, first_cells, w)
+        F.restore(b, m, stack_b, stack_m, ply)
+    counters[1] += k
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _sort_children(cand, cand_score, ply, k, descending):
+    for i in range(1, k):
+        s = cand_score[ply, i]
+        p = cand[ply, i]
+        j = i
+        while j > 0 and ((cand_score[ply, j - 1] < s) if descending else (cand_score[ply, j - 1] > s)):
+            cand_score[ply, j] = cand_score[ply, j - 1]
+            cand[ply, j] = cand[ply, j - 1]
+            j -= 1
+        cand_score[ply, j] = s
+        cand[ply, j] = p
+
+
+@njit(cache=True, nogil=True)
+def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, prefilter, width, stack_b, stack_m, moves,
+              cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i):
+    """Minimax value (for the root team) of the current, not finished position, ``depth`` plies deep;
+    ``ABORTED`` once the stop flag is set (the position is then restored too).
+
+    Written as a loop over an explicit stack (``frame_f``: alpha, beta, best; ``frame_i``: depth left,
+    children to search, next child, maximizing) rather than by recursion: numba's on-disk cache cannot
+    hold a recursive function safely."""
+    ply = ply0
+    frame_f[ply, 0] = alpha
+    frame_f[ply, 1] = beta
+    frame_i[ply, 0] = depth
+    v = 0.0
+    while True:
+        # --- enter the node at ``ply`` (the current position)
+        k = -1
+        if not flag[0]:
+            k = scored_children(b, m, first_cells, w, sign, ply, prefilter, stack_b, stack_m, moves, cand,
+                                cand_score, seen, opp_anchor, counters, flag)
+        if k < 0:
+            if ply > ply0:
+                F.restore(b, m, stack_b, stack_m, ply0)
+            return ABORTED
+        descend = False
+        if k == 0:  # only with a hand-built state: the colour can only skip
+            v = sign * FE.evaluate(b, m, first_cells, w)
+        else:
+            maximize = (m[M_TURN] & 1) == team
+            _sort_children(cand, cand_score, ply, k, maximize)
+            if frame_i[ply, 0] <= 1:
+                v = cand_score[ply, 0]
+            else:
+                frame_f[ply, 2] = -1e18 if maximize else 1e18
+                frame_i[ply, 1] = min(width, k)
+                frame_i[ply, 2] = 0
+                frame_i[ply, 3] = 1 if maximize else 0
+                descend = True
+        # --- go down to the next child, or hand a finished node's value up
+        while True:
+            if descend:
+                F.push(b, m, stack_b, stack_m, ply, cand[ply, frame_i[ply, 2]], first_cells)
+                if not F.is_over(m):
+                    ply += 1
+                    frame_f[ply, 0] = frame_f[ply - 1, 0]
+                    frame_f[ply, 1] = frame_f[ply - 1, 1]
+                    frame_i[ply, 0] = frame_i[ply - 1, 0] - 1
+                    break
+                child = sign * FE.evaluate(b, m, first_cells, w)
+                F.restore(b, m, stack_b, stack_m, ply)
+            else:
+                if ply == ply0:
+                    return v
+                ply -= 1
+                F.restore(b, m, stack_b, stack_m, ply)
+                child = v
+            if frame_i[ply, 3]:
+                if child > frame_f[ply, 2]:
+                    frame_f[ply, 2] = child
+                if frame_f[ply, 2] > frame_f[ply, 0]:
+                    frame_f[ply, 0] = frame_f[ply, 2]
+            else:
+                if child < frame_f[ply, 2]:
+                    frame_f[ply, 2] = child
+                if frame_f[ply, 2] < frame_f[ply, 1]:
+                    frame_f[ply, 1] = frame_f[ply, 2]
+            frame_i[ply, 2] += 1
+            if frame_f[ply, 0] >= frame_f[ply, 1] or frame_i[ply, 2] >= frame_i[ply, 1]:
+                v = frame_f[ply, 2]
+                descend = False
+            else:
+                descend = True
+
+
+@njit(cache=True, nogil=True)
+def root_values(b, m, first_cells, w, sign, pids, out, stack_b, stack_m, flag):
+    """The value (for the root team) after each root move; False if stopped."""
+    for i in range(pids.shape[0]):
+        if (i & 15) == 15 and flag[0]:
+            return False
+        F.push(b, m, stack_b, stack_m, 0, pids[i], first_cells)
+        out[i] = sign * FE.evaluate(b, m, first_cells, w)
+        F.restore(b, m, stack_b, stack_m, 0)
+    return True
+
+
+@njit(cache=True, nogil=True)
+def search_move(b, m, first_cells, w, team, sign, pid, depth, alpha, prefilter, width, stack_b, stack_m, moves,
+                cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i):
+    """The value of root move ``pid`` searched ``depth`` plies (the move included)."""
+    F.push(b, m, stack_b, stack_m, 0, pid, first_cells)
+    if F.is_over(m):
+        v = sign * FE.evaluate(b, m, first_cells, w)
+    else:
+        v = alphabeta(b, m, first_cells, w, team, sign, depth - 1, alpha, 1e18, 1, prefilter, width, stack_b,
+                      stack_m, moves, cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i)
+    F.restore(b, m, stack_b, stack_m, 0)
+    return v
+
+
+class _Watchdog:
+    """Sets the search's stop flag when the time keeper says so (polled every few milliseconds)."""
+
+    def __init__(self, timer: TimeKeeper, flag: np.ndarray) -> None:
+        self.timer = timer
+        self.flag = flag
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="blokus-search-watchdog", daemon=True)
+
+    def _run(self) -> None:
+        while not self.done.wait(0.003):
+            if self.timer.expired():
+                self.flag[0] = 1
+                return
+
+    def __enter__(self) -> _Watchdog:
+        self.flag[0] = 1 if self.timer.expired() else 0
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.thread.join()
+
+
+class FastLookaheadPlayer(Engine):
+    name = "fastlookahead"
+
+    def __init__(self, seed: int | None = None, *, weights: Weights | None = None,
+                 params: FastSearchParams | None = None, clock: Callable[[], float] | None = None) -> None:
+        super().__init__(seed, clock=clock)
+        self.weights = weights or DEFAULT_WEIGHTS
+        self.params = params or FastSearchParams()
+        self.ctx = Ctx()
+        # the watchdog thread asks the time keeper, so the CPU share is the process's (the search itself
+        # runs without the GIL)
+        self.cpu_clock = time.process_time
+        if os.environ.get("BLOKUS_FAST_PARAMS"):  # experiments: {"width": 8, ...}
+            self.params = FastSearchParams(**json.loads(os.environ["BLOKUS_FAST_PARAMS"]))
+
+    def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+        timer = TimeKeeper(self.clock, deadline, stop, self.cpu_clock)
+        color = state.current_color
+        pids = state.legal_placements()
+        if state.is_over or not len(pids):
+            return no_placement_move(state, self.rng)
+        fs = F.FastState.from_state(state)
+        b, m, fc = fs.b, fs.m, fs.first_cells
+        w = FE.weight_vector(self.weights)
+        team = color % 2
+        sign = 1.0 if team == 0 else -1.0
+        p = self.params
+        ctx = self.ctx
+        ctx.counters[1] = 0
+        best_pid = int(pids[self.rng.randrange(len(pids))])
+        depth_done = 0
+        with _Watchdog(timer, ctx.flag):
+            values = np.empty(len(pids))
+            root_pids = pids.astype(np.int32)
+            if root_values(b, m, fc, w, sign, root_pids, values, ctx.stack_b, ctx.stack_m, ctx.flag):
+                jitter = np.array([self.rng.random() * 1e-6 for _ in range(len(pids))])
+                order = np.argsort(-(values + jitter), kind="stable")
+                ranked = [int(root_pids[i]) for i in order]
+                best_pid, depth_done = ranked[0], 1
+                ctx.counters[1] += len(pids)
+                if len(ranked) > 1:
+                    for depth in range(2, p.max_depth + 1):
+                        ranked, complete = self._iteration(fs, w, team, sign, ranked[: p.root_width], depth, ranked)
+                        best_pid = ranked[0]
+                        if not complete:
+                            break
+                        depth_done = depth
+                        if depth >= 4 * 21 - state.turn:  # deeper than the game lasts
+                            break
+        self.last_info = {"depth": depth_done, "nodes": int(ctx.counters[1]), "moves": len(pids),
+                          "time": timer.elapsed(), "cpu_share": round(timer.share, 2)}
+        return move_of_placement(color, best_pid)
+
+    def _iteration(self, fs: F.FastState, w: np.ndarray, team: int, sign: float, candidates: list[int], depth: int,
+                   ranked: list[int]) -> tuple[list[int], bool]:
+        """One root iteration; returns the new ranking and whether it completed (as ``ai.search``)."""
+        ctx, p = self.ctx, self.params
+        results: list[tuple[float, int]] = []
+        alpha = -1e18
+        complete = True
+        for pid in candidates:
+            v = search_move(fs.b, fs.m, fs.first_cells, w, team, sign, pid, depth, alpha, p.prefilter, p.width,
+                            *ctx.arrays())
+            if v == ABORTED:
+                complete = False
+                break
+            results.append((v, pid))
+            if v > alpha:
+                alpha = v
+        if not complete and len(results) < 2:
+            return ranked, False
+        results.sort(key=lambda t: -t[0])
+        searched = [pid for _, pid in results]
+        seen = set(searched)
+        return searched + [pid for pid in ranked if pid not in seen], complete
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the search: a short think on a fresh game."""
+    from model.pieces import Shape
+
+    state = GameState(Shape.PENTO_L)
+    state.push_placement(int(state.legal_placements()[0]))
+    player = FastLookaheadPlayer(0)
+    player.think(state, time.monotonic() + 0.05, threading.Event())

@@ -1,0 +1,116 @@
+"""The compiled evaluation and search (``ai.fasteval``, ``ai.fastsearch``) against the Python reference.
+
+* the compiled evaluation equals ``ai.evaluate.evaluate`` on every position of seeded random games of
+  both seasons (skips and removed colours included), for the default and for non-default weights;
+* with no pruning (prefilter and width above the number of moves) the compiled alpha-beta returns the
+  exact two- and three-ply minimax value, computed here by brute force on the model;
+* the player answers a legal move in every phase, stops on the stop signal, and stays within its time.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+
+from ai import fasteval as FE
+from ai import fastsearch as FS
+from ai.evaluate import DEFAULT_WEIGHTS, Weights, evaluate
+from model.fast import FastState
+from model.moves import SkipMove
+from model.pieces import Shape
+from model.season import SEASONS
+from model.state import GameState
+
+
+def _random_game(seed: int, season, stop_turn: int = 200) -> GameState:
+    rng = random.Random(seed)
+    state = GameState.new(Shape[rng.choice(season.start_pieces)], season=season)
+    while not state.is_over and state.turn < stop_turn:
+        ids = state.legal_placements()
+        if state.can_skip() and rng.random() < 0.05:
+            state.push(SkipMove(state.current_color))
+        else:
+            state.push_placement(int(ids[rng.randrange(len(ids))]))
+    return state
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+@pytest.mark.parametrize("weights", [DEFAULT_WEIGHTS, Weights(exclusive=0.3, reach_steps=2, centre=0.7)],
+                         ids=["default", "other"])
+def test_compiled_evaluation_equals_the_reference(season, weights):
+    wv = FE.weight_vector(weights)
+    checked = 0
+    for seed in range(3):
+        rng = random.Random(seed)
+        state = GameState.new(Shape[rng.choice(season.start_pieces)], season=season)
+        while True:
+            fast = FastState.from_state(state)
+            assert FE.evaluate(fast.b, fast.m, fast.first_cells, wv) == pytest.approx(evaluate(state, weights),
+                                                                                        abs=1e-9)
+            checked += 1
+            if state.is_over:
+                break
+            ids = state.legal_placements()
+            if state.can_skip() and rng.random() < 0.05:
+                state.push(SkipMove(state.current_color))
+            else:
+                state.push_placement(int(ids[rng.randrange(len(ids))]))
+    assert checked > 100
+
+
+def _minimax(state: GameState, depth: int, team: int) -> float:
+    sign = 1.0 if team == 0 else -1.0
+    if depth == 0 or state.is_over:
+        return sign * evaluate(state)
+    ids = state.legal_placements()
+    values = []
+    for pid in ids.tolist():
+        state.push_placement(pid)
+        values.append(_minimax(state, depth - 1, team))
+        state.pop()
+    return max(values) if state.current_color % 2 == team else min(values)
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+@pytest.mark.parametrize("depth", [2, 3])
+def test_unpruned_search_is_exact_minimax(season, depth):
+    # a late position, so that brute force stays cheap
+    state = _random_game(7, season, stop_turn=60)
+    while not state.is_over and len(state.legal_placements()) > 12:
+        state.push_placement(int(state.legal_placements()[0]))
+    assert not state.is_over
+    team = state.current_color % 2
+    sign = 1.0 if team == 0 else -1.0
+    fast = FastState.from_state(state)
+    ctx = FS.Ctx()
+    wv = FE.weight_vector(DEFAULT_WEIGHTS)
+    got = FS.alphabeta(fast.b, fast.m, fast.first_cells, wv, team, sign, depth, -1e18, 1e18, 0, FS.MAX_KEEP,
+                       FS.MAX_KEEP, *ctx.arrays())
+    assert got == pytest.approx(_minimax(state, depth, team), abs=1e-9)
+    assert fast.key() == state.key()[1:]  # the search left the position as it was
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_player_answers_legal_moves_in_every_phase(season):
+    player = FS.FastLookaheadPlayer(seed=1)
+    rng = random.Random(5)
+    state = GameState.new(Shape[season.start_pieces[0]], season=season)
+    while not state.is_over:
+        if state.turn % 9 == 0:
+            move = player.think(state.copy(), time.monotonic() + 0.15, threading.Event())
+            assert state.is_legal(move), (state.turn, move)
+        ids = state.legal_placements()
+        state.push_placement(int(ids[rng.randrange(len(ids))]))
+
+
+def test_stop_signal_ends_the_search():
+    state = _random_game(3, SEASONS["2021"], stop_turn=20)
+    player = FS.FastLookaheadPlayer(seed=2)
+    stop = threading.Event()
+    stop.set()  # already stopped: the answer is still a legal move
+    move = player.think(state.copy(), time.monotonic() + 60.0, stop)
+    assert state.is_legal(move)
+    assert player.last_info["depth"] <= 1
