@@ -27,7 +27,7 @@ from ai.evaluate import DEFAULT_WEIGHTS, Weights
 from ai.greedy import no_placement_move
 from model import fast as F
 from model import placements as P
-from model.fast import ALL_SHAPES, ANCH, CELL, FORB, FSTRIDE, M_HAND, M_TURN, M_VALID, MAX_MOVES, NCELLS
+from model.fast import ALL_SHAPES, ANCH, FORB, FSTRIDE, M_HAND, M_TURN, M_VALID, MAX_MOVES, NCELLS
 from model.moves import Move
 from model.state import GameState, move_of_placement
 
