@@ -20,6 +20,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -171,9 +173,11 @@ def run_match(specs: list[GameSpec], factory_a: EngineFactory, factory_b: Engine
             if progress:
                 progress(results)
     else:
-        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-            for res in pool.imap_unordered(_run_one, work):
-                results.append(res)
+        # an executor, not a multiprocessing.Pool: a worker that dies (a crash in compiled code, the OOM
+        # killer) breaks the match with an error instead of leaving it waiting for ever
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            for future in as_completed([pool.submit(_run_one, job) for job in work]):
+                results.append(future.result())
                 if progress:
                     progress(results)
     results.sort(key=lambda r: r.index)
@@ -288,7 +292,11 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.save_replay).mkdir(parents=True, exist_ok=True)
     specs = make_specs(args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening)
     progress = None if args.quiet else Progress(len(specs))
-    results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress)
+    try:
+        results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress)
+    except BrokenProcessPool:
+        print("blokus arena: a game process died (crashed or killed); the match is incomplete", file=sys.stderr)
+        return 1
     s = summary(results, args.a, args.b)
     print(f"arena {args.a} vs {args.b}: {args.games} games, season {args.season}, {args.move_time} ms/move, "
           f"seed {args.seed}, jobs {args.jobs}, opening turns {opening}")

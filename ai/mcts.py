@@ -16,7 +16,9 @@ holds several: strong players place their big pieces first, and it cuts the bran
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import subprocess
 import sys
 import threading
@@ -30,7 +32,9 @@ from numba import njit
 
 from ai import evaluate as _evaluate
 from ai.base import Engine, TimeKeeper
-from ai.evaluate import evaluate
+from ai.evaluate import DEFAULT_WEIGHTS, evaluate
+from ai.fasteval import evaluate as fast_evaluate
+from ai.fasteval import weight_vector
 from ai.greedy import no_placement_move
 from ai.search import LookaheadPlayer
 from model import fast as F
@@ -59,7 +63,7 @@ PENTO_MASK = sum(1 << s for s in range(NSHAPES) if SIZES[s] == 5)
 
 # params vector (float64) indices
 R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS, R_ROOT_EVAL, R_GRADED, \
-    R_SHAPE_PRIOR = range(10)
+    R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_WEIGHTS = range(13)  # R_WEIGHTS: the evaluation's weights follow
 
 # per placement: cells in the central 8x8 plus cells in the central 14x14 (the evaluation's centre term);
 # per shape: how hard it is to fit late (the evaluation's awkwardness)
@@ -79,11 +83,15 @@ class MctsParams:
     root_eval: float = 0.03  # > 0: root moves get their prior from ``ai.evaluate`` (value drop per point)
     graded: bool = False  # instead: the smallest size considered falls with the pieces placed (5, 4, 3, all)
     shape_prior: float = 0.0  # > 0: node priors also count awkward shapes and (early) the centre
+    playout_moves: int = 0  # > 0: a playout stops after this many moves and the evaluation judges it
+    eval_scale: float = 12.0  # evaluation points per unit of the logistic value of a stopped playout
 
     def vector(self) -> np.ndarray:
-        return np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
+        head = np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
                          self.score_weight, self.early_rounds, self.early_pentos, self.root_eval,
-                         float(self.graded), self.shape_prior], dtype=np.float64)
+                         float(self.graded), self.shape_prior, self.playout_moves, self.eval_scale],
+                        dtype=np.float64)
+        return np.concatenate([head, weight_vector(DEFAULT_WEIGHTS)])
 
 
 class Tree:
@@ -478,7 +486,9 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
         # --- playout
         for c in range(4):
             lcount[c] = -1
-        while not F.is_over(m) and n_played < played.shape[0] - 1:
+        budget = 1_000_000 if params[R_PLAYOUT_MOVES] <= 0 else np.int64(params[R_PLAYOUT_MOVES])
+        while not F.is_over(m) and n_played < played.shape[0] - 1 and budget > 0:
+            budget -= 1
             color = m[M_TURN] & 3
             pid = _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params,
                                 size_w)
@@ -488,9 +498,12 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
             n_played = _play_and_mark(b, m, pid, first_cells, last, amaf, played, n_played, ply)
             ply += 1
         # --- result for team ONE
-        diff = F.points(m, 0) + F.points(m, 2) - F.points(m, 1) - F.points(m, 3)
-        win = 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
-        v1 = (1.0 - score_w) * win + score_w * (0.5 + 0.5 * math.tanh(diff / 30.0))
+        if F.is_over(m) or budget > 0:
+            diff = F.points(m, 0) + F.points(m, 2) - F.points(m, 1) - F.points(m, 3)
+            win = 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
+            v1 = (1.0 - score_w) * win + score_w * (0.5 + 0.5 * math.tanh(diff / 30.0))
+        else:  # a stopped playout: the evaluation's view, as a probability
+            v1 = 1.0 / (1.0 + math.exp(-fast_evaluate(b, m, first_cells, params[R_WEIGHTS:]) / params[R_EVAL_SCALE]))
         # --- backpropagation (values for the team that made the move) and RAVE
         for d in range(depth):
             node = path_nodes[d]
@@ -585,6 +598,8 @@ class MctsPlayer(Engine):
                  max_simulations: int | None = None, clock: Callable[[], float] | None = None) -> None:
         super().__init__(seed, clock=clock)
         self.params = params or MctsParams()
+        if params is None and os.environ.get("BLOKUS_MCTS_PARAMS"):  # experiments: {"playout_moves": 8, ...}
+            self.params = MctsParams(**json.loads(os.environ["BLOKUS_MCTS_PARAMS"]))
         self.max_simulations = max_simulations  # a fixed budget (weaker levels, reproducible tests)
         self.tree = Tree()  # allocated here, not in the first timed search
         self.scratch = Scratch()

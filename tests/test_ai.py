@@ -273,3 +273,34 @@ def test_arena_summary_counts():
     s = summary(results, "a", "b")
     assert (s["wins"], s["draws"], s["losses"]) == (1, 1, 0)
     assert s["score"] == 0.75 and s["a_max_ms"] == pytest.approx(400)
+
+
+class _DyingEngine:
+    """A picklable factory whose engine kills its process at the first move (a crash in compiled code)."""
+
+    def __call__(self, seed: int):
+        from ai.base import RandomPlayer
+
+        class Dying(RandomPlayer):
+            def think(self, state, deadline, stop):
+                import os
+
+                os._exit(3)
+
+        return Dying(seed)
+
+
+class _RandomFactory:
+    def __call__(self, seed: int):
+        from ai.base import RandomPlayer
+
+        return RandomPlayer(seed)
+
+
+def test_arena_match_with_a_dying_game_process_ends_with_an_error():
+    from concurrent.futures.process import BrokenProcessPool
+
+    from ai.arena import run_match
+
+    with pytest.raises(BrokenProcessPool):
+        run_match(make_specs(2, seed=1, move_time=0.1), _DyingEngine(), _RandomFactory(), jobs=2)
