@@ -379,10 +379,10 @@ class FastLookaheadPlayer(Engine):
 
 
 def warm_up() -> None:
-    """Compile (or load from numba's cache) the search: a short think on a fresh game."""
+    """Compile (or load from numba's cache) every kernel of the search: a two-ply think without a clock."""
     from model.pieces import Shape
 
     state = GameState(Shape.PENTO_L)
     state.push_placement(int(state.legal_placements()[0]))
-    player = FastLookaheadPlayer(0)
-    player.think(state, time.monotonic() + 0.05, threading.Event())
+    player = FastLookaheadPlayer(0, params=FastSearchParams(root_width=2, max_depth=3))
+    player.think(state, time.monotonic() + 3600.0, threading.Event())
