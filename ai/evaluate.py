@@ -36,7 +36,11 @@ NOT_LEFT = P.NOT_LEFT
 NOT_RIGHT = P.NOT_RIGHT
 
 
-@dataclass
+# the terms of the evaluation, per team; the value is sum(weight * (team ONE's term - team TWO's term))
+FEATURES = ("points", "anchors", "area", "overlap", "awkward", "centre", "dead", "exclusive", "mobility")
+
+
+@dataclass(frozen=True)
 class Weights:
     # tuned by self-play, see tuning/RESULTS.md (round 1: anchors 1.0 -> 0.5, area 0.12 -> 0.24,
     # awkward 1.0 -> 2.0)
@@ -46,17 +50,40 @@ class Weights:
     overlap: float = -0.4
     awkward: float = 2.0
     centre: float = 0.3
-    dead: float = 12.0
+    dead: float = 12.0  # subtracted per removed colour that still holds pieces
     exclusive: float = 0.0
+    mobility: float = 0.0  # legal placements of the team's colours
     reach_steps: int = 3
+    # later phases: (turn, weights) — the weights above hold up to ``phase_start``, then the value is
+    # interpolated linearly between consecutive phases by turn; after the last one, its weights hold
+    # (``reach_steps`` is always this object's)
+    phase_start: int = 0
+    phases: tuple[tuple[int, Weights], ...] = ()
+
+    def vector(self) -> list[float]:
+        """The weight of each of ``FEATURES`` (``dead`` as a negative weight per removed colour)."""
+        return [self.points, self.anchors, self.area, self.overlap, self.awkward, self.centre, -self.dead,
+                self.exclusive, self.mobility]
+
+    def at_turn(self, turn: int) -> list[float]:
+        """The weights of ``FEATURES`` at ``turn``."""
+        points = [(self.phase_start, self.vector())] + [(t, w.vector()) for t, w in self.phases]
+        if turn <= points[0][0] or len(points) == 1:
+            return points[0][1]
+        for (t0, w0), (t1, w1) in zip(points, points[1:], strict=False):
+            if turn < t1:
+                f = (turn - t0) / (t1 - t0)
+                return [a + f * (b - a) for a, b in zip(w0, w1, strict=True)]
+        return points[-1][1]
 
     def as_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> Weights:
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        names = {f.name for f in fields(cls)} - {"phases"}
+        phases = tuple((int(t), cls.from_dict(w)) for t, w in data.get("phases", ()))
+        return cls(**{k: v for k, v in data.items() if k in names}, phases=phases)
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -128,37 +155,46 @@ def colour_features(state: GameState, c: int, occ: int, steps: int) -> tuple[int
     return anchors.bit_count(), good.bit_count(), r, anchors
 
 
-def evaluate(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:
-    """Heuristic value of ``state`` for team ONE (BLUE+RED); the value for team TWO is its negation."""
+def team_features(state: GameState, steps: int, mobility: bool) -> list[list[float]]:
+    """The terms of ``FEATURES`` for each team (mobility counted only if ``mobility``)."""
     over = state.is_over  # then nobody moves again: no mobility terms, the rest stays continuous
     b = state.boards
     occ = b[0] | b[1] | b[2] | b[3]
-    steps = w.reach_steps
     fade = max(0.0, 1.0 - state.turn / 40.0)
-    total = 0.0
+    out = []
     reach = [0, 0]
     for team, (c1, c2) in enumerate(((0, 2), (1, 3))):
-        team_sign = 1.0 - 2.0 * team
-        if over:
-            v = 0.0
-        else:
+        f = [0.0] * len(FEATURES)
+        if not over:
             _, g1, r1, a1 = colour_features(state, c1, occ, steps)
             _, g2, r2, a2 = colour_features(state, c2, occ, steps)
             reach[team] = r = r1 | r2
-            v = w.anchors * (g1 + g2) + w.area * r.bit_count() + w.overlap * (a1 & a2).bit_count()
+            f[1] = g1 + g2
+            f[2] = r.bit_count()
+            f[3] = (a1 & a2).bit_count()
+            if mobility:
+                f[8] = sum(len(state.legal_placements(c)) for c in (c1, c2) if state.valid >> c & 1)
         for c in (c1, c2):
             hand = state.shapes[c]
-            v += w.points * (TOTAL_SQUARES + 15 + (5 if state.mono_flag >> c & 1 else 0) if hand == 0
-                             else TOTAL_SQUARES - _SQ_LO[hand & 2047] - _SQ_HI[hand >> 11])
-            v += w.awkward * (_HAND_AWK_ALL - _AWK_LO[hand & 2047] - _AWK_HI[hand >> 11])
+            f[0] += (TOTAL_SQUARES + 15 + (5 if state.mono_flag >> c & 1 else 0) if hand == 0
+                     else TOTAL_SQUARES - _SQ_LO[hand & 2047] - _SQ_HI[hand >> 11])
+            f[4] += _HAND_AWK_ALL - _AWK_LO[hand & 2047] - _AWK_HI[hand >> 11]
             if fade:
-                v += w.centre * fade * ((b[c] & CENTRE_IN).bit_count() + (b[c] & CENTRE_MID).bit_count())
+                f[5] += fade * ((b[c] & CENTRE_IN).bit_count() + (b[c] & CENTRE_MID).bit_count())
             if not state.valid >> c & 1 and hand:
-                v -= w.dead
-        total += team_sign * v
-    if w.exclusive and not over:  # space only one team can reach soon
-        total += w.exclusive * ((reach[0] & ~reach[1]).bit_count() - (reach[1] & ~reach[0]).bit_count())
-    return total
+                f[6] += 1
+        out.append(f)
+    if not over:  # space only one team can reach soon
+        out[0][7] = (reach[0] & ~reach[1]).bit_count()
+        out[1][7] = (reach[1] & ~reach[0]).bit_count()
+    return out
+
+
+def evaluate(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:
+    """Heuristic value of ``state`` for team ONE (BLUE+RED); the value for team TWO is its negation."""
+    weights = w.at_turn(state.turn)
+    one, two = team_features(state, w.reach_steps, weights[8] != 0.0)
+    return sum(k * (a - b) for k, a, b in zip(weights, one, two, strict=True))
 
 
 def terminal_value(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:

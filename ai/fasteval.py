@@ -13,15 +13,16 @@ from numba import njit
 
 from ai import evaluate as E
 from model import fast as F
-from model.fast import ALL_SHAPES, ANCH, CELL, FORB, FSTRIDE, M_HAND, M_MONO_FLAG, M_TURN, M_VALID, NCELLS
+from model.fast import ALL_SHAPES, ANCH, CELL, FORB, FSTRIDE, M_HAND, M_MONO_FLAG, M_START, M_TURN, M_VALID, NCELLS
 from model.pieces import TOTAL_SQUARES
+
+F.guard_cache(__file__, F.__file__)
 
 N = F.N
 ROW_MASK = (1 << N) - 1
 
-# weight vector indices
-W_POINTS, W_ANCHORS, W_AREA, W_OVERLAP, W_AWKWARD, W_CENTRE, W_DEAD, W_EXCLUSIVE, W_STEPS = range(9)
-WSIZE = 9
+NF = len(E.FEATURES)
+# weight vector: reach steps, number of phases k, k phase turns, k x NF weights (``weight_vector``)
 
 SHAPE_AWK = np.array(E.AWK, dtype=np.float64)
 SHAPE_SIZE = np.array(E.SIZE, dtype=np.int64)
@@ -31,8 +32,12 @@ CENTRE_CELLS = np.array([((E.CENTRE_IN >> q) & 1) + ((E.CENTRE_MID >> q) & 1) fo
 
 
 def weight_vector(w: E.Weights = E.DEFAULT_WEIGHTS) -> np.ndarray:
-    return np.array([w.points, w.anchors, w.area, w.overlap, w.awkward, w.centre, w.dead, w.exclusive,
-                     w.reach_steps], dtype=np.float64)
+    """``w`` as the flat vector the compiled evaluation reads."""
+    phases = [(w.phase_start, w.vector())] + [(t, p.vector()) for t, p in w.phases]
+    out = [float(w.reach_steps), float(len(phases))] + [float(t) for t, _ in phases]
+    for _, v in phases:
+        out += v
+    return np.array(out, dtype=np.float64)
 
 
 @njit(cache=True)
@@ -118,57 +123,117 @@ def hand_points(m, color):
 
 
 @njit(cache=True)
-def evaluate(b, m, first_cells, w):
-    """Heuristic value of the position for team ONE (BLUE+RED), as ``ai.evaluate.evaluate``."""
+def count_moves(b, m, color, first_cells):
+    """The number of legal placements of ``color`` (each counted at the lowest anchor it covers)."""
+    hand = m[M_HAND + color]
+    first = hand == ALL_SHAPES
+    avail = (1 << m[M_START]) if first else hand
+    if avail == 0:
+        return 0
+    fbase = FORB + color * FSTRIDE
+    abase = ANCH + color * NCELLS
+    n = 0
+    for a in range(NCELLS):
+        if first:
+            if first_cells[a] == 0 or b[CELL + a] != 0:
+                continue
+        elif b[abase + a] == 0:
+            continue
+        ids, offsets, base = F.candidates(b, fbase, a)
+        for s in range(F.NSHAPES):
+            if not (avail >> s) & 1:
+                continue
+            for k in range(offsets[base + s * 4], offsets[base + s * 4 + 1]):
+                pid = np.int32(ids[k])
+                if not F.fits(b, fbase, pid):
+                    continue
+                lowest = NCELLS
+                for j in range(5):
+                    q = F.P_CELLS[pid, j]
+                    if q >= NCELLS:
+                        break
+                    if (first and first_cells[q] != 0) or (not first and b[abase + q] != 0):
+                        if q < lowest:
+                            lowest = q
+                if lowest == a:
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def team_features(b, m, first_cells, steps, mobility, out):
+    """Fill ``out`` (2 x NF) with the terms of ``ai.evaluate.FEATURES`` per team, as
+    ``ai.evaluate.team_features``."""
+    for t in range(2):
+        for i in range(NF):
+            out[t, i] = 0.0
     over = F.is_over(m)
-    steps = np.int64(w[W_STEPS])
     fade = max(0.0, 1.0 - m[M_TURN] / 40.0)
     a1 = np.empty(N, dtype=np.int64)
     a2 = np.empty(N, dtype=np.int64)
     r1 = np.empty(N, dtype=np.int64)
     r2 = np.empty(N, dtype=np.int64)
-    team_reach = np.zeros((2, N), dtype=np.int64)
-    centre = np.zeros(4, dtype=np.int64)
+    reach = np.zeros((2, N), dtype=np.int64)
     if fade > 0.0:
         for q in range(NCELLS):
             owner = b[CELL + q]
             if owner:
-                centre[owner - 1] += CENTRE_CELLS[q]
-    total = 0.0
+                out[(owner - 1) & 1, 5] += fade * CENTRE_CELLS[q]
     for team in range(2):
         c1 = team
         c2 = team + 2
-        v = 0.0
         if not over:
-            g1 = colour_rows(b, m, c1, first_cells, a1, r1, steps)
-            g2 = colour_rows(b, m, c2, first_cells, a2, r2, steps)
-            area = 0
-            overlap = 0
+            out[team, 1] = colour_rows(b, m, c1, first_cells, a1, r1, steps) + colour_rows(b, m, c2, first_cells,
+                                                                                           a2, r2, steps)
             for y in range(N):
-                team_reach[team, y] = r1[y] | r2[y]
-                area += _popcount32(r1[y] | r2[y])
-                overlap += _popcount32(a1[y] & a2[y])
-            v = w[W_ANCHORS] * (g1 + g2) + w[W_AREA] * area + w[W_OVERLAP] * overlap
+                reach[team, y] = r1[y] | r2[y]
+                out[team, 2] += _popcount32(r1[y] | r2[y])
+                out[team, 3] += _popcount32(a1[y] & a2[y])
+            if mobility:
+                for c in (c1, c2):
+                    if (m[M_VALID] >> c) & 1:
+                        out[team, 8] += count_moves(b, m, c, first_cells)
         for c in (c1, c2):
             hand = m[M_HAND + c]
-            v += w[W_POINTS] * hand_points(m, c)
-            awk = 0.0
+            out[team, 0] += hand_points(m, c)
             for s in range(SHAPE_AWK.shape[0]):
                 if not (hand >> s) & 1:
-                    awk += SHAPE_AWK[s]
-            v += w[W_AWKWARD] * awk
-            if fade > 0.0:
-                v += w[W_CENTRE] * fade * centre[c]
+                    out[team, 4] += SHAPE_AWK[s]
             if not (m[M_VALID] >> c) & 1 and hand:
-                v -= w[W_DEAD]
-        total += v if team == 0 else -v
-    if w[W_EXCLUSIVE] != 0.0 and not over:
-        only0 = 0
-        only1 = 0
+                out[team, 6] += 1.0
+    if not over:
         for y in range(N):
-            only0 += _popcount32(team_reach[0, y] & ~team_reach[1, y] & ROW_MASK)
-            only1 += _popcount32(team_reach[1, y] & ~team_reach[0, y] & ROW_MASK)
-        total += w[W_EXCLUSIVE] * (only0 - only1)
+            out[0, 7] += _popcount32(reach[0, y] & ~reach[1, y] & ROW_MASK)
+            out[1, 7] += _popcount32(reach[1, y] & ~reach[0, y] & ROW_MASK)
+
+
+@njit(cache=True)
+def evaluate(b, m, first_cells, w):
+    """Heuristic value of the position for team ONE (BLUE+RED), as ``ai.evaluate.evaluate``."""
+    k = np.int64(w[1])
+    base = 2 + k
+    # the phase weights at this turn
+    turn = m[M_TURN]
+    lo = 0
+    frac = 0.0
+    if k > 1 and turn > w[2]:
+        lo = k - 1
+        for p in range(k - 1):
+            if turn < w[2 + p + 1]:
+                lo = p
+                frac = (turn - w[2 + p]) / (w[2 + p + 1] - w[2 + p])
+                break
+    weights = np.empty(NF, dtype=np.float64)
+    for i in range(NF):
+        wi = w[base + lo * NF + i]
+        if frac > 0.0:
+            wi += frac * (w[base + (lo + 1) * NF + i] - wi)
+        weights[i] = wi
+    feats = np.empty((2, NF), dtype=np.float64)
+    team_features(b, m, first_cells, np.int64(w[0]), weights[8] != 0.0, feats)
+    total = 0.0
+    for i in range(NF):
+        total += weights[i] * (feats[0, i] - feats[1, i])
     return total
 
 

@@ -31,6 +31,8 @@ from model.fast import ALL_SHAPES, ANCH, FORB, FSTRIDE, M_HAND, M_TURN, M_VALID,
 from model.moves import Move
 from model.state import GameState, move_of_placement
 
+F.guard_cache(__file__, F.__file__, FE.__file__)
+
 ABORTED = 1e30  # returned through the recursion once the stop flag is set
 MAX_PLY = 32
 MAX_KEEP = 64  # the largest prefilter
@@ -315,6 +317,8 @@ class FastLookaheadPlayer(Engine):
         self.cpu_clock = time.process_time
         if os.environ.get("BLOKUS_FAST_PARAMS"):  # experiments: {"width": 8, ...}
             self.params = FastSearchParams(**json.loads(os.environ["BLOKUS_FAST_PARAMS"]))
+        if os.environ.get("BLOKUS_FAST_WEIGHTS"):  # experiments: Weights.as_dict()
+            self.weights = Weights.from_dict(json.loads(os.environ["BLOKUS_FAST_WEIGHTS"]))
 
     def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
         timer = TimeKeeper(self.clock, deadline, stop, self.cpu_clock)

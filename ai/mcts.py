@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from ai import evaluate as _evaluate
+from ai import fasteval as _fasteval
 from ai.base import Engine, TimeKeeper
 from ai.evaluate import DEFAULT_WEIGHTS, evaluate
 from ai.fasteval import evaluate as fast_evaluate
@@ -57,6 +58,8 @@ from model.fast import (
 )
 from model.moves import Move, SetMove
 from model.state import GameState, move_of_placement, placement_of
+
+F.guard_cache(__file__, F.__file__, _fasteval.__file__)
 
 NCOUNT = P_CELLS.shape[0]
 PENTO_MASK = sum(1 << s for s in range(NSHAPES) if SIZES[s] == 5)

@@ -37,9 +37,13 @@ def _random_game(seed: int, season, stop_turn: int = 200) -> GameState:
     return state
 
 
+PHASED = Weights(exclusive=0.3, phase_start=30,
+                 phases=((45, Weights(area=0.7, mobility=0.04, overlap=0.9)), (62, Weights(mobility=0.37, dead=0.3))))
+
+
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
-@pytest.mark.parametrize("weights", [DEFAULT_WEIGHTS, Weights(exclusive=0.3, reach_steps=2, centre=0.7)],
-                         ids=["default", "other"])
+@pytest.mark.parametrize("weights", [DEFAULT_WEIGHTS, Weights(exclusive=0.3, reach_steps=2, centre=0.7), PHASED],
+                         ids=["default", "other", "phased"])
 def test_compiled_evaluation_equals_the_reference(season, weights):
     wv = FE.weight_vector(weights)
     checked = 0
@@ -59,6 +63,26 @@ def test_compiled_evaluation_equals_the_reference(season, weights):
             else:
                 state.push_placement(int(ids[rng.randrange(len(ids))]))
     assert checked > 100
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_compiled_move_count_equals_the_legal_placements(season):
+    rng = random.Random(11)
+    state = GameState.new(Shape[season.start_pieces[-1]], season=season)
+    while not state.is_over:
+        fast = FastState.from_state(state)
+        for color in range(4):
+            assert FE.count_moves(fast.b, fast.m, color, fast.first_cells) == len(state.legal_placements(color))
+        ids = state.legal_placements()
+        state.push_placement(int(ids[rng.randrange(len(ids))]))
+
+
+def test_phased_weights_interpolate_by_turn():
+    w = Weights(points=1.0, phase_start=20, phases=((40, Weights(points=3.0)),))
+    assert w.at_turn(10)[0] == 1.0
+    assert w.at_turn(30)[0] == pytest.approx(2.0)
+    assert w.at_turn(70)[0] == 3.0
+    assert Weights.from_dict(w.as_dict()) == w
 
 
 def _minimax(state: GameState, depth: int, team: int) -> float:
