@@ -107,15 +107,31 @@ def fit(args: argparse.Namespace) -> None:
     print(f"{len(np.unique(game))} games, {len(y)} positions, held out {test.sum()}")
     current = np.array([{"points": 1.0, "anchors": 0.5, "area": 0.24, "overlap": -0.4, "awkward": 2.0,
                          "centre": 0.3, "dead": -12.0}.get(n, 0.0) for n in names])[cols]
-    for lo, hi in PHASES:
+    x_all = feats[:, cols]
+    fitted: dict[tuple[int, int], np.ndarray] = {}
+    # later phases first: with --bootstrap an earlier phase learns to predict the later phase's judgement of
+    # the same game ``--ahead`` turns on (less noisy than the final result), as in temporal-difference learning
+    index = {(g, t): i for i, (g, t) in enumerate(zip(game.tolist(), turns.tolist(), strict=True))}
+    for lo, hi in reversed(PHASES):
         ph = (turns >= lo) & (turns < hi)
-        x = feats[ph][:, cols]
+        target = y[ph].copy()
+        if args.bootstrap and fitted:
+            for k, i in enumerate(np.flatnonzero(ph)):
+                t = int(turns[i]) + args.ahead
+                j = index.get((int(game[i]), t))
+                if j is None:
+                    continue
+                for (plo, phi), w in fitted.items():
+                    if plo <= t < phi:
+                        target[k] = 1 / (1 + np.exp(-x_all[j] @ w))
+        x = x_all[ph]
         tr, te = ~test[ph], test[ph]
-        w = _logistic_fit(x[tr], y[ph][tr])
-        # the current weights, best scaled
+        w = _logistic_fit(x[tr], target[tr])
+        fitted[(lo, hi)] = w
         s = _logistic_fit((x[tr] @ current)[:, None], y[ph][tr])[0]
-        print(f"turns {lo}-{hi - 1}: {ph.sum()} positions; held-out log-loss fitted {_logloss(x[te], y[ph][te], w):.4f}"
-              f" current {_logloss((x[te] @ current)[:, None], y[ph][te], np.array([s])):.4f} (scale 1/{1 / s:.1f})")
+        print(f"turns {lo}-{hi - 1}: {ph.sum()} positions; held-out log-loss (final result) fitted "
+              f"{_logloss(x[te], y[ph][te], w):.4f} current {_logloss((x[te] @ current)[:, None], y[ph][te], np.array([s])):.4f}"
+              f" (scale 1/{1 / s:.1f})")
         pts = w[cols.index(names.index("points"))] if "points" in args.features else 1.0
         print("   " + "  ".join(f"{names[c]} {w[i] / pts:+.3f}" for i, c in enumerate(cols))
               + f"   (scale 1/{1 / pts:.1f} per point)")
@@ -133,6 +149,8 @@ def main() -> None:
     f = sub.add_parser("fit")
     f.add_argument("data")
     f.add_argument("--features", default="points,anchors,area,overlap,awkward,centre,dead")
+    f.add_argument("--bootstrap", action="store_true")
+    f.add_argument("--ahead", type=int, default=16)
     args = parser.parse_args()
     gen(args) if args.cmd == "gen" else fit(args)
 
