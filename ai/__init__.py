@@ -8,9 +8,13 @@ Public API:
   ``choose_move_sync(state, deadline=None, move_time=1.0)``, ``last_info`` (depth, nodes, ... of the
   last think).
 * Players: ``random`` (``RandomPlayer``), ``greedy`` (``ai.greedy.GreedyPlayer``: best one-ply
-  evaluation), ``lookahead`` (``ai.search.LookaheadPlayer``: the default, ``DEFAULT_AI``).
-* ``mcts`` (``ai.mcts.MctsPlayer``, loaded on the first move by ``LazyMctsPlayer``): Monte-Carlo tree
-  search with RAVE over the compiled engine.
+  evaluation), ``lookahead`` (``ai.fastsearch.FastLookaheadPlayer``: the default, ``DEFAULT_AI``: the
+  pruned alpha-beta search in compiled code with the outcome-fitted weights), ``lookahead-py``
+  (``ai.search.LookaheadPlayer``: the same search in Python, the reference and the fallback while
+  compiling).
+* ``mcts`` (``ai.mcts.MctsPlayer``): Monte-Carlo tree search with RAVE over the compiled engine.
+* The compiled players are loaded on the first move by ``ai.compiled.LazyCompiledPlayer`` (numba is
+  not imported before) and compiled in a child process on the first start (``ai.compiled.Kernels``).
 * ``level1`` .. ``level5`` (``ai.levels``): strengths for beginners up to the default AI.
 * ``gtp:PATH:LEVEL`` (``ai.gtp``): an external GTP engine such as Pentobi, for measuring.
 * ``ai.controller``: ``decide(player, state, received_at, think_ms=, hard_ms=)`` — any player's move
@@ -20,84 +24,47 @@ Public API:
 
 from __future__ import annotations
 
-import sys
-import threading
 from collections.abc import Callable
 
 from ai.base import Engine, Player, RandomPlayer
+from ai.compiled import LazyCompiledPlayer
 from ai.greedy import GreedyPlayer
 from ai.search import LookaheadPlayer
-from model.moves import Move
-from model.state import GameState
 
 
 def player_names() -> list[str]:
     return sorted(_registry())
 
 
-class LazyMctsPlayer(Engine):
-    """The ``mcts`` player (``ai.mcts.MctsPlayer``), built on first use: importing its compiled module
-    (numba) costs 1-2 s, which must not delay a program's start (the TUI's first frame). The first move
-    asked for starts the import in a background thread; until the search is ready the lookahead search
-    answers, as ``MctsPlayer`` itself does while its kernels compile."""
+def _compiled_mcts(seed: int | None, clock: Callable[[], float] | None) -> Engine:
+    from ai.mcts import MctsPlayer
 
-    name = "mcts"
+    return MctsPlayer(seed=seed, clock=clock)
 
-    def __init__(self, seed: int | None = None, *, clock: Callable[[], float] | None = None) -> None:
-        super().__init__(seed, clock=clock)
-        self.seed = seed
-        self._player: Engine | None = None
-        self._loader: threading.Thread | None = None
-        self._lock = threading.Lock()
-        self._fallback = LookaheadPlayer(seed, clock=clock)
 
-    def _load(self) -> None:
-        from ai.mcts import MctsPlayer  # numba: seconds, off the caller's thread
+def _compiled_lookahead(seed: int | None, clock: Callable[[], float] | None) -> Engine:
+    from ai.fastsearch import FastLookaheadPlayer
 
-        player = MctsPlayer(seed=self.seed, clock=self.clock)  # starts making the kernels ready
-        with self._lock:
-            self._player = player
-
-    def _ready_player(self) -> Engine | None:
-        with self._lock:
-            if self._player is None and self._loader is None:
-                if "ai.mcts" in sys.modules:  # already imported (compile_ahead, tests): building is cheap
-                    self._loader = threading.current_thread()
-                else:
-                    self._loader = threading.Thread(target=self._load, name="blokus-mcts-load", daemon=True)
-                    self._loader.start()
-                    return None
-            else:
-                return self._player
-        self._load()
-        return self._player
-
-    def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
-        player = self._ready_player()
-        if player is None:  # still importing
-            self._fallback.clock, self._fallback.cpu_clock = self.clock, self.cpu_clock
-            move = self._fallback.think(state, deadline, stop)
-            self.last_info = {**self._fallback.last_info, "fallback": "lookahead (loading)"}
-            return move
-        player.clock, player.cpu_clock = self.clock, self.cpu_clock  # injectable, as on every engine
-        move = player.think(state, deadline, stop)
-        self.last_info = player.last_info
-        return move
+    return FastLookaheadPlayer(seed=seed, clock=clock)
 
 
 def _mcts(seed: int | None = None) -> Engine:
-    return LazyMctsPlayer(seed=seed)
+    return LazyCompiledPlayer("mcts", "ai.mcts", _compiled_mcts, LookaheadPlayer(seed), seed)
 
 
-def _fast_lookahead(seed: int | None = None) -> Engine:
-    from ai.fastsearch import FastLookaheadPlayer
+def _lookahead(seed: int | None = None) -> Engine:
+    return LazyCompiledPlayer("lookahead", "ai.fastsearch", _compiled_lookahead, LookaheadPlayer(seed), seed)
 
-    return FastLookaheadPlayer(seed=seed)
+
+def _python_lookahead(seed: int | None = None) -> Engine:
+    player = LookaheadPlayer(seed)
+    player.name = "lookahead-py"
+    return player
 
 
 def _registry() -> dict[str, Callable[..., Engine]]:
-    return {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": LookaheadPlayer, "mcts": _mcts,
-            "fastlookahead": _fast_lookahead}
+    return {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": _lookahead, "lookahead-py": _python_lookahead,
+            "mcts": _mcts}
 
 
 DEFAULT_AI = "lookahead"
@@ -126,14 +93,13 @@ def compile_ahead(name: str) -> None:
     cache, tens of seconds; later starts load it in about a second). Blocking: call it before connecting
     or before a match, so that no move is played by the fallback."""
     if name == "mcts":
-        from ai.mcts import prepare
+        from ai.mcts import KERNELS
+    elif name in ("lookahead", "level5"):
+        from ai.fastsearch import KERNELS
+    else:
+        return
+    KERNELS.prepare(wait=None)
 
-        prepare(wait=None)
-    if name == "fastlookahead":
-        from ai.fastsearch import warm_up
 
-        warm_up()
-
-
-__all__ = ["Engine", "Player", "RandomPlayer", "GreedyPlayer", "LookaheadPlayer", "LazyMctsPlayer", "make_player",
+__all__ = ["Engine", "Player", "RandomPlayer", "GreedyPlayer", "LookaheadPlayer", "LazyCompiledPlayer", "make_player",
            "player_names", "DEFAULT_AI", "compile_ahead"]

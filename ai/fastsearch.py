@@ -23,8 +23,10 @@ from numba import njit
 from ai import evaluate as E
 from ai import fasteval as FE
 from ai.base import Engine, TimeKeeper
-from ai.evaluate import DEFAULT_WEIGHTS, Weights
+from ai.compiled import Kernels
+from ai.evaluate import TUNED_WEIGHTS, Weights
 from ai.greedy import no_placement_move
+from ai.search import LookaheadPlayer
 from model import fast as F
 from model import placements as P
 from model.fast import ALL_SHAPES, ANCH, FORB, FSTRIDE, M_HAND, M_TURN, M_VALID, MAX_MOVES, NCELLS
@@ -303,15 +305,23 @@ class _Watchdog:
         self.thread.join()
 
 
+# compiled ahead of time in a child process (``ai.compiled``); until ready the player answers with the
+# Python lookahead search
+KERNELS = Kernels("ai.fastsearch", "model.fast", "ai.fasteval")
+
+
 class FastLookaheadPlayer(Engine):
-    name = "fastlookahead"
+    """The default AI (``lookahead``): the compiled search with the phased, outcome-fitted weights."""
+
+    name = "lookahead"
 
     def __init__(self, seed: int | None = None, *, weights: Weights | None = None,
                  params: FastSearchParams | None = None, clock: Callable[[], float] | None = None) -> None:
         super().__init__(seed, clock=clock)
-        self.weights = weights or DEFAULT_WEIGHTS
+        self.weights = weights or TUNED_WEIGHTS
         self.params = params or FastSearchParams()
         self.ctx = Ctx()
+        self._fallback = LookaheadPlayer(seed, clock=clock)
         # the watchdog thread asks the time keeper, so the CPU share is the process's (the search itself
         # runs without the GIL)
         self.cpu_clock = time.process_time
@@ -321,6 +331,15 @@ class FastLookaheadPlayer(Engine):
             self.weights = Weights.from_dict(json.loads(os.environ["BLOKUS_FAST_WEIGHTS"]))
 
     def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+        if not KERNELS.prepare():  # first start: compiling in the background (started by the first move)
+            self._fallback.clock = self.clock
+            move = self._fallback.think(state, deadline, stop)
+            self.last_info = {**self._fallback.last_info, "fallback": "Python lookahead (compiling)"}
+            return move
+        return self.think_compiled(state, deadline, stop)
+
+    def think_compiled(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+        """``think`` with the compiled kernels, ready or not (``warm_up`` compiles them this way)."""
         timer = TimeKeeper(self.clock, deadline, stop, self.cpu_clock)
         color = state.current_color
         pids = state.legal_placements()
@@ -389,4 +408,4 @@ def warm_up() -> None:
     state = GameState(Shape.PENTO_L)
     state.push_placement(int(state.legal_placements()[0]))
     player = FastLookaheadPlayer(0, params=FastSearchParams(root_width=2, max_depth=3))
-    player.think(state, time.monotonic() + 3600.0, threading.Event())
+    player.think_compiled(state, time.monotonic() + 3600.0, threading.Event())

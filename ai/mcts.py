@@ -19,13 +19,10 @@ from __future__ import annotations
 import json
 import math
 import os
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -33,6 +30,7 @@ from numba import njit
 from ai import evaluate as _evaluate
 from ai import fasteval as _fasteval
 from ai.base import Engine, TimeKeeper
+from ai.compiled import Kernels
 from ai.evaluate import DEFAULT_WEIGHTS, evaluate
 from ai.fasteval import evaluate as fast_evaluate
 from ai.fasteval import weight_vector
@@ -530,68 +528,19 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
 
 # --- the player ------------------------------------------------------------------------------------
 
-# --- compiling ahead of time -----------------------------------------------------------------------
-#
-# numba compiles the kernels on the first start (tens of seconds on a slow machine) and caches them on
-# disk; later starts load them in well under a second. The compile runs in a child process (so that it
-# does not hold this process's GIL: the TUI stays responsive), then the kernels are loaded here.
-# Until they are ready the player answers with the lookahead search.
-
-_READY = threading.Event()
-_PREPARE_LOCK = threading.Lock()
-_preparing: threading.Thread | None = None
-
-
-def compile_cache(timeout: float = 600.0) -> bool:
-    """Compile the kernels into numba's on-disk cache in a child process; True if that worked."""
-    code = "from ai.mcts import warm_up; warm_up()"
-    try:
-        done = subprocess.run([sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, timeout=timeout, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0
-
-
-def _cache_is_warm() -> bool:
-    """Whether numba's cache holds the current kernels (index files of the entry points, newer than the code)."""
-    tag = f"py{sys.version_info.major}{sys.version_info.minor}"
-    for kernel in (F.play, run):
-        code = kernel.py_func.__code__
-        source = Path(code.co_filename)
-        index = source.parent / "__pycache__" / f"{source.stem}.{code.co_name}-{code.co_firstlineno}.{tag}.nbi"
-        try:
-            if index.stat().st_mtime < source.stat().st_mtime:
-                return False
-        except OSError:
-            return False
-    return True
-
-
-def _prepare() -> None:
-    try:
-        if not _cache_is_warm():
-            compile_cache()
-        warm_up()  # loads from the cache (or compiles here, if the child could not write the cache)
-    finally:
-        _READY.set()
+# compiled ahead of time in a child process (``ai.compiled``); until ready the player answers with the
+# Python lookahead search
+KERNELS = Kernels("ai.mcts", "model.fast", "ai.fasteval")
 
 
 def prepare(wait: float | None = 0.0) -> bool:
     """Start making the compiled search ready (once per process); wait up to ``wait`` seconds
     (None: until ready). Returns whether it is ready."""
-    global _preparing
-    if _READY.is_set():
-        return True
-    with _PREPARE_LOCK:
-        if _preparing is None:
-            _preparing = threading.Thread(target=_prepare, name="blokus-mcts-compile", daemon=True)
-            _preparing.start()
-    return _READY.wait(wait)
+    return KERNELS.prepare(wait)
 
 
 def is_ready() -> bool:
-    return _READY.is_set()
+    return KERNELS.is_ready()
 
 
 class MctsPlayer(Engine):
@@ -610,7 +559,7 @@ class MctsPlayer(Engine):
         prepare()  # compile in the background from the start, not at the first move
 
     def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
-        if not _READY.is_set():  # first start: still compiling
+        if not KERNELS.is_ready():  # first start: still compiling
             move = self._fallback.think(state, deadline, stop)
             self.last_info = {**self._fallback.last_info, "fallback": "lookahead (compiling)"}
             return move

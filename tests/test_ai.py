@@ -24,14 +24,16 @@ from model.pieces import COLORS, SHAPES, Color, Shape
 from model.season import SEASON
 from model.state import GameState
 
-ENGINES = ["random", "greedy", "lookahead", "mcts"]
+ENGINES = ["random", "greedy", "lookahead", "lookahead-py", "mcts"]
 
 
 @pytest.fixture(scope="module", autouse=True)
 def compiled_search():
+    import ai.fastsearch
     import ai.mcts
 
-    ai.mcts.prepare(wait=None)  # the real search, not its fallback while compiling
+    ai.mcts.prepare(wait=None)  # the real searches, not their fallback while compiling
+    ai.fastsearch.KERNELS.prepare(wait=None)
 
 
 class CountingClock:
@@ -83,7 +85,7 @@ def filled_state(holes: set[tuple[int, int]], cells: dict[tuple[int, int], Color
 
 
 def test_registry():
-    assert set(player_names()) == {"random", "greedy", "lookahead", "mcts"}
+    assert set(player_names()) == {"random", "greedy", "lookahead", "lookahead-py", "mcts"}
     assert DEFAULT_AI == "lookahead"
     with pytest.raises(ValueError):
         make_player("nobody")

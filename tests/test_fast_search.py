@@ -138,3 +138,23 @@ def test_stop_signal_ends_the_search():
     move = player.think(state.copy(), time.monotonic() + 60.0, stop)
     assert state.is_legal(move)
     assert player.last_info["depth"] <= 1
+
+
+def test_compiling_in_a_child_process_spawns_exactly_one_child(monkeypatch, tmp_path):
+    """The child's warm_up must not ask for a compile itself (that was a chain of processes)."""
+    import subprocess
+
+    from ai.compiled import Kernels
+
+    calls = []
+    real_run = subprocess.run
+
+    def counting_run(cmd, **kwargs):
+        calls.append(cmd)
+        return real_run(cmd, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", counting_run)
+    kernels = Kernels("ai.fastsearch", "model.fast", "ai.fasteval")
+    assert kernels.compile_in_child(timeout=300)
+    assert len(calls) == 1
+    assert kernels.cache_is_warm()

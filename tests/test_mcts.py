@@ -18,7 +18,7 @@ from model.state import GameState
 @pytest.fixture(scope="module", autouse=True)
 def compiled():
     mcts.warm_up()  # compiles on the first run (numba caches it), blocking: the tests need the real search
-    mcts._READY.set()
+    mcts.KERNELS.ready.set()
 
 
 def _position(turns: int, seed: int = 1) -> GameState:
@@ -61,7 +61,9 @@ def test_stops_at_the_deadline_and_on_cancel():
 
 
 def test_answers_with_the_lookahead_while_compiling(monkeypatch):
-    monkeypatch.setattr(mcts, "_READY", threading.Event())
+    from ai.compiled import Kernels
+
+    monkeypatch.setattr(mcts, "KERNELS", Kernels("ai.mcts"))  # not ready
     monkeypatch.setattr(mcts, "prepare", lambda wait=0.0: False)
     state = _position(8)
     player = MctsPlayer(seed=4)
@@ -107,17 +109,17 @@ async def main():
 asyncio.run(main())
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["False", "LazyMctsPlayer", "True", "True", "MctsPlayer"], out
+    assert out.split() == ["False", "LazyCompiledPlayer", "True", "True", "MctsPlayer"], out
 
 
 def test_the_lazy_mcts_player_plays_as_the_mcts_player():
-    from ai import LazyMctsPlayer, make_player
+    from ai import LazyCompiledPlayer, make_player
 
     state = GameState.new(Shape.PENTO_L)
     for _ in range(6):
         state.push_placement(int(state.legal_placements()[0]))
     lazy = make_player("mcts", 5)
-    assert isinstance(lazy, LazyMctsPlayer)
+    assert isinstance(lazy, LazyCompiledPlayer)
     lazy.think(state.copy(), lazy.clock() + 0.2, threading.Event())  # ai.mcts is imported: builds it at once
     assert isinstance(lazy._player, MctsPlayer)
     lazy._player.max_simulations = 60  # a fixed budget: reproducible

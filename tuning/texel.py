@@ -129,9 +129,9 @@ def fit(args: argparse.Namespace) -> None:
         w = _logistic_fit(x[tr], target[tr])
         fitted[(lo, hi)] = w
         s = _logistic_fit((x[tr] @ current)[:, None], y[ph][tr])[0]
+        now = _logloss((x[te] @ current)[:, None], y[ph][te], np.array([s]))
         print(f"turns {lo}-{hi - 1}: {ph.sum()} positions; held-out log-loss (final result) fitted "
-              f"{_logloss(x[te], y[ph][te], w):.4f} current {_logloss((x[te] @ current)[:, None], y[ph][te], np.array([s])):.4f}"
-              f" (scale 1/{1 / s:.1f})")
+              f"{_logloss(x[te], y[ph][te], w):.4f} current {now:.4f} (scale 1/{1 / s:.1f})")
         pts = w[cols.index(names.index("points"))] if "points" in args.features else 1.0
         print("   " + "  ".join(f"{names[c]} {w[i] / pts:+.3f}" for i, c in enumerate(cols))
               + f"   (scale 1/{1 / pts:.1f} per point)")

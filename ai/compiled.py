@@ -1,0 +1,138 @@
+"""Compiled (numba) players, made ready without blocking the program that uses them.
+
+numba compiles a module's kernels on the first start (seconds, tens of seconds on a slow machine) and
+caches them on disk; later starts load them in about a second. ``Kernels(module).prepare()`` compiles in
+a child process when the cache is cold (a compile holds the GIL for seconds: the TUI would freeze), then
+loads the kernels here through the module's ``warm_up()``. ``LazyCompiledPlayer`` is a player by name
+that imports its compiled module only when a move is first asked for, off the caller's thread, and
+answers with a pure-Python engine until the kernels are ready.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from ai.base import Engine
+from model.moves import Move
+from model.state import GameState
+
+_CHILD = "BLOKUS_COMPILE_CHILD"  # set in the compiling child process
+
+
+class Kernels:
+    """The compiled kernels of one module (which has a ``warm_up()`` that runs every kernel once)."""
+
+    def __init__(self, module: str, *depends_on: str) -> None:
+        self.module = module
+        self.depends_on = depends_on  # modules with kernels this one calls (their caches must be warm too)
+        self.ready = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def cache_is_warm(self) -> bool:
+        """Whether numba's on-disk cache holds the kernels of the module and its dependencies: cache files
+        newer than each source (``model.fast.guard_cache`` removes stale ones at import)."""
+        for name in (self.module, *self.depends_on):
+            spec = importlib.util.find_spec(name)
+            if spec is None or not spec.origin:
+                return False
+            source = Path(spec.origin)
+            try:
+                built = source.stat().st_mtime
+                cached = (source.parent / "__pycache__").glob(f"{source.stem}.*.nbi")
+                if not any(p.stat().st_mtime >= built for p in cached):
+                    return False
+            except OSError:
+                return False
+        return True
+
+    def compile_in_child(self, timeout: float = 600.0) -> bool:
+        """Compile the kernels into the on-disk cache in a child process; True if that worked."""
+        if os.environ.get(_CHILD):  # never a chain of children (a warm_up that asks for a compile itself)
+            return False
+        code = f"import {self.module} as m; m.warm_up()"
+        try:
+            done = subprocess.run([sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, timeout=timeout, check=False,
+                                  env={**os.environ, _CHILD: "1"})
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return done.returncode == 0
+
+    def _prepare(self) -> None:
+        try:
+            if not self.cache_is_warm():
+                self.compile_in_child()
+            importlib.import_module(self.module).warm_up()  # loads from the cache (or compiles, if the child failed)
+        finally:
+            self.ready.set()
+
+    def prepare(self, wait: float | None = 0.0) -> bool:
+        """Start making the kernels ready (once per process); wait up to ``wait`` seconds (None: until
+        ready). Returns whether they are ready."""
+        if self.ready.is_set():
+            return True
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._prepare, name=f"compile-{self.module}", daemon=True)
+                self._thread.start()
+        return self.ready.wait(wait)
+
+    def is_ready(self) -> bool:
+        return self.ready.is_set()
+
+
+class LazyCompiledPlayer(Engine):
+    """A compiled player built on first use: importing its module (numba) costs 1-2 s, which must not delay
+    a program's start (the TUI's first frame). The first move asked for starts the import in a background
+    thread; until the player exists (and its kernels are ready) ``fallback`` answers."""
+
+    def __init__(self, name: str, module: str, factory: Callable[..., Engine], fallback: Engine,
+                 seed: int | None = None, *, clock: Callable[[], float] | None = None) -> None:
+        super().__init__(seed, clock=clock)
+        self.name = name
+        self.module = module
+        self.factory = factory  # (seed, clock) -> the compiled player; imports ``module``
+        self.seed = seed
+        self._player: Engine | None = None
+        self._loader: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._fallback = fallback
+
+    def _load(self) -> None:
+        player = self.factory(self.seed, self.clock)  # imports numba: seconds, off the caller's thread
+        with self._lock:
+            self._player = player
+
+    def _ready_player(self) -> Engine | None:
+        with self._lock:
+            if self._player is None and self._loader is None:
+                if self.module in sys.modules:  # already imported (compile_ahead, tests): building is cheap
+                    self._loader = threading.current_thread()
+                else:
+                    self._loader = threading.Thread(target=self._load, name=f"load-{self.name}", daemon=True)
+                    self._loader.start()
+                    return None
+            else:
+                return self._player
+        self._load()
+        return self._player
+
+    def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+        player = self._ready_player()
+        if player is None:  # still importing
+            self._fallback.clock, self._fallback.cpu_clock = self.clock, self.cpu_clock
+            move = self._fallback.think(state, deadline, stop)
+            self.last_info = {**self._fallback.last_info, "fallback": f"{self._fallback.name} (loading)"}
+            return move
+        player.clock = self.clock  # injectable, as on every engine
+        move = player.think(state, deadline, stop)
+        self.last_info = player.last_info
+        return move
