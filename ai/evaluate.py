@@ -208,6 +208,17 @@ def evaluate(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:
     return sum(k * (a - b) for k, a, b in zip(weights, one, two, strict=True))
 
 
+WIN = 10_000.0  # what the searches add for a won finished game (subtract for a lost one)
+
+
+def decided_value(state: GameState) -> float:
+    """The value of a finished game for the searches (team ONE): the point difference plus ``WIN`` for a win
+    (minus for a loss), so that a certain win, however narrow, beats any evaluation of an unfinished
+    position — the evaluation's terms of a finished game (awkwardness, space) mean nothing any more."""
+    diff = points(state, 0) + points(state, 2) - points(state, 1) - points(state, 3)
+    return diff + (WIN if diff > 0 else -WIN if diff < 0 else 0.0)
+
+
 def terminal_value(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:
     """The final score difference (team ONE minus team TWO), on the scale of the heuristic."""
     return w.points * (points(state, 0) + points(state, 2) - points(state, 1) - points(state, 3))

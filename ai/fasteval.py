@@ -237,6 +237,16 @@ def evaluate(b, m, first_cells, w):
     return total
 
 
+@njit(cache=True)
+def leaf_value(b, m, first_cells, w, sign):
+    """A search leaf's value for the side with ``sign`` (+1 team ONE): a finished game is decided
+    (``ai.evaluate.decided_value``), an unfinished one evaluated."""
+    if F.is_over(m):
+        diff = F.points(m, 0) + F.points(m, 2) - F.points(m, 1) - F.points(m, 3)
+        return sign * (diff + (E.WIN if diff > 0 else (-E.WIN if diff < 0 else 0.0)))
+    return sign * evaluate(b, m, first_cells, w)
+
+
 def evaluate_state(fs: F.FastState, weights: E.Weights = E.DEFAULT_WEIGHTS) -> float:
     """The compiled evaluation of a ``FastState`` (for tests and tools)."""
     return float(evaluate(fs.b, fs.m, fs.first_cells, weight_vector(weights)))

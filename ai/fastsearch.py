@@ -160,7 +160,7 @@ def scored_children(b, m, first_cells, w, sign, ply, limit, stack_b, stack_m, mo
         if (i & 7) == 7 and flag[0]:
             return -1
         F.push(b, m, stack_b, stack_m, ply, cand[ply, i], first_cells)
-        cand_score[ply, i] = sign * FE.evaluate(b, m, first_cells, w)
+        cand_score[ply, i] = FE.leaf_value(b, m, first_cells, w, sign)
         F.restore(b, m, stack_b, stack_m, ply)
     counters[1] += k
     return k
@@ -206,7 +206,7 @@ def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, prefil
             return ABORTED
         descend = False
         if k == 0:  # only with a hand-built state: the colour can only skip
-            v = sign * FE.evaluate(b, m, first_cells, w)
+            v = FE.leaf_value(b, m, first_cells, w, sign)
         else:
             maximize = (m[M_TURN] & 1) == team
             _sort_children(cand, cand_score, ply, k, maximize)
@@ -228,7 +228,7 @@ def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, prefil
                     frame_f[ply, 1] = frame_f[ply - 1, 1]
                     frame_i[ply, 0] = frame_i[ply - 1, 0] - 1
                     break
-                child = sign * FE.evaluate(b, m, first_cells, w)
+                child = FE.leaf_value(b, m, first_cells, w, sign)
                 F.restore(b, m, stack_b, stack_m, ply)
             else:
                 if ply == ply0:
@@ -261,7 +261,7 @@ def root_values(b, m, first_cells, w, sign, pids, out, stack_b, stack_m, flag):
         if (i & 15) == 15 and flag[0]:
             return False
         F.push(b, m, stack_b, stack_m, 0, pids[i], first_cells)
-        out[i] = sign * FE.evaluate(b, m, first_cells, w)
+        out[i] = FE.leaf_value(b, m, first_cells, w, sign)
         F.restore(b, m, stack_b, stack_m, 0)
     return True
 
@@ -272,7 +272,7 @@ def search_move(b, m, first_cells, w, team, sign, pid, depth, alpha, prefilter, 
     """The value of root move ``pid`` searched ``depth`` plies (the move included)."""
     F.push(b, m, stack_b, stack_m, 0, pid, first_cells)
     if F.is_over(m):
-        v = sign * FE.evaluate(b, m, first_cells, w)
+        v = FE.leaf_value(b, m, first_cells, w, sign)
     else:
         v = alphabeta(b, m, first_cells, w, team, sign, depth - 1, alpha, 1e18, 1, prefilter, width, stack_b,
                       stack_m, moves, cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i)

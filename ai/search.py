@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ai.base import Engine, TimeKeeper
-from ai.evaluate import DEFAULT_WEIGHTS, Weights, evaluate, static_scores
+from ai.evaluate import DEFAULT_WEIGHTS, Weights, decided_value, evaluate, static_scores
 from ai.greedy import no_placement_move
 from model.moves import Move
 from model.state import GameState, move_of_placement
@@ -60,7 +60,9 @@ class Searcher:
             raise _Timeout
 
     def value(self) -> float:
-        """Static value of the current position for the root team."""
+        """Static value of the current position for the root team (a finished game: decided)."""
+        if self.state.is_over:
+            return self.sign * decided_value(self.state)
         return self.sign * evaluate(self.state, self.w)
 
     def scored_children(self, pids: np.ndarray, limit: int | None) -> list[tuple[float, int]]:

@@ -17,7 +17,7 @@ import pytest
 
 from ai import fasteval as FE
 from ai import fastsearch as FS
-from ai.evaluate import DEFAULT_WEIGHTS, Weights, evaluate
+from ai.evaluate import DEFAULT_WEIGHTS, Weights, decided_value, evaluate
 from model.fast import FastState
 from model.moves import SkipMove
 from model.pieces import Shape
@@ -87,7 +87,9 @@ def test_phased_weights_interpolate_by_turn():
 
 def _minimax(state: GameState, depth: int, team: int) -> float:
     sign = 1.0 if team == 0 else -1.0
-    if depth == 0 or state.is_over:
+    if state.is_over:
+        return sign * decided_value(state)
+    if depth == 0:
         return sign * evaluate(state)
     ids = state.legal_placements()
     values = []
@@ -158,3 +160,29 @@ def test_compiling_in_a_child_process_spawns_exactly_one_child(monkeypatch, tmp_
     assert kernels.compile_in_child(timeout=300)
     assert len(calls) == 1
     assert kernels.cache_is_warm()
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_finished_games_are_decided_values_in_both_searches(season):
+    """A finished game is worth its point difference plus WIN for the winner (however narrow): more than
+    any evaluation of an unfinished position; the compiled leaf value and the Python search agree."""
+    from ai.evaluate import WIN
+    from ai.search import Searcher, SearchParams
+
+    wv = FE.weight_vector(DEFAULT_WEIGHTS)
+    decided = 0
+    for seed in range(6):
+        state = _random_game(seed, season)
+        assert state.is_over
+        fast = FastState.from_state(state)
+        diff = state.points(0) + state.points(2) - state.points(1) - state.points(3)
+        for sign in (1.0, -1.0):
+            value = FE.leaf_value(fast.b, fast.m, fast.first_cells, wv, sign)
+            assert value == pytest.approx(sign * decided_value(state))
+        searcher = Searcher(state, DEFAULT_WEIGHTS, SearchParams(), timer=None)
+        assert searcher.value() == pytest.approx((1.0 if searcher.team == 0 else -1.0) * decided_value(state))
+        if diff:
+            decided += 1
+            assert abs(decided_value(state)) == WIN + abs(diff)
+            assert abs(decided_value(state)) > 100 * abs(evaluate(state))
+    assert decided >= 4
