@@ -7,8 +7,9 @@ Each level is one of the engines, weakened where needed; every level beats the o
 1. ``greedy`` with much noise: the one-ply evaluation plus a random term worth up to four pentominoes.
 2. ``greedy`` with some noise (up to about one pentomino), so it often misses the best move.
 3. ``greedy``: the best one-ply evaluation.
-4. ``lookahead`` with at most 0.4 s per move.
-5. ``lookahead`` with the full thinking time (the default AI of the bot and the TUI).
+4. ``lookahead-py`` (the search in Python, with the first weights) with at most 0.4 s per move.
+5. ``lookahead``: the compiled search with the outcome-fitted weights and the full thinking time (the
+   default AI of the bot and the TUI).
 """
 
 from __future__ import annotations
@@ -42,12 +43,13 @@ class CappedTime(Engine):
 
 def make_level(level: int, seed: int | None = None) -> Engine:
     """The player of strength ``level`` (1..5)."""
+    from ai import make_player  # the registry imports this module
     builders: dict[int, Callable[[], Engine]] = {
         1: lambda: GreedyPlayer(seed, noise=20.0),
         2: lambda: GreedyPlayer(seed, noise=6.0),
         3: lambda: GreedyPlayer(seed),
         4: lambda: CappedTime(LookaheadPlayer(seed), 0.4),
-        5: lambda: LookaheadPlayer(seed),
+        5: lambda: make_player("lookahead", seed),
     }
     if level not in builders:
         raise ValueError(f"level must be one of {', '.join(map(str, LEVELS))}, not {level!r}")
