@@ -318,7 +318,7 @@ def analyse_game(
     :class:`AnalysisCancelled` with the partial result); ``previous`` (a partial analysis of the
     same game and settings) is resumed.
     """
-    from ai import make_player
+    from ai import compile_ahead, make_player
 
     settings = settings or AnalysisSettings()
     stop = stop or threading.Event()
@@ -330,7 +330,9 @@ def analyse_game(
     else:
         result = GameAnalysis(settings, key, chart=chart_points(states))
     result.total = len(todo)
-    engine = engine or make_player(settings.engine_name(), seed=0)
+    if engine is None:
+        compile_ahead(settings.engine_name())  # every position by the compiled search, not its fallback
+        engine = make_player(settings.engine_name(), seed=0)
     started = time.monotonic()
     try:
         for i in todo:

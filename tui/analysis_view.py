@@ -115,11 +115,12 @@ class AnalysisRunner:
         self.on_change()
 
     def _work(self) -> None:
-        from ai import make_player
+        from ai import compile_ahead, make_player
 
         stop = self._stop
         try:
             if self._engine is None:
+                compile_ahead(self.settings.engine_name())  # a worker thread: waiting here blocks nothing
                 self._engine = make_player(self.settings.engine_name(), seed=0)
             while not stop.is_set():
                 states, moves = self.states, self.moves  # lists are replaced, never changed in place
