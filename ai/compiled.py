@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -133,6 +134,8 @@ class LazyCompiledPlayer(Engine):
             self.last_info = {**self._fallback.last_info, "fallback": f"{self._fallback.name} (loading)"}
             return move
         player.clock = self.clock  # injectable, as on every engine
+        if self.cpu_clock is not time.thread_time:  # injected (tests); else the player's own choice stays
+            player.cpu_clock = self.cpu_clock
         move = player.think(state, deadline, stop)
         self.last_info = player.last_info
         return move
