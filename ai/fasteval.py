@@ -13,8 +13,7 @@ from numba import njit
 
 from ai import evaluate as E
 from model import fast as F
-from model.fast import ALL_SHAPES, ANCH, CELL, FORB, FSTRIDE, M_HAND, M_MONO_FLAG, M_START, M_TURN, M_VALID, NCELLS
-from model.pieces import TOTAL_SQUARES
+from model.fast import ALL_SHAPES, ANCH, CELL, FORB, FSTRIDE, M_HAND, M_TURN, M_VALID, NCELLS
 
 F.guard_cache(__file__, F.__file__)
 
@@ -25,7 +24,6 @@ NF = len(E.FEATURES)
 # weight vector: reach steps, number of phases k, k phase turns, k x NF weights (``weight_vector``)
 
 SHAPE_AWK = np.array(E.AWK, dtype=np.float64)
-SHAPE_SIZE = np.array(E.SIZE, dtype=np.int64)
 # per cell: 1 in the central 14x14, 2 in the central 8x8 (the evaluation's centre term)
 CENTRE_CELLS = np.array([((E.CENTRE_IN >> q) & 1) + ((E.CENTRE_MID >> q) & 1) for q in range(NCELLS)],
                         dtype=np.int64)
@@ -111,56 +109,6 @@ def colour_rows(b, m, color, first_cells, anchors, reach, steps):
 
 
 @njit(cache=True)
-def hand_points(m, color):
-    hand = m[M_HAND + color]
-    if hand == 0:
-        return TOTAL_SQUARES + 15 + (5 if (m[M_MONO_FLAG] >> color) & 1 else 0)
-    left = 0
-    for s in range(SHAPE_SIZE.shape[0]):
-        if (hand >> s) & 1:
-            left += SHAPE_SIZE[s]
-    return TOTAL_SQUARES - left
-
-
-@njit(cache=True)
-def count_moves(b, m, color, first_cells):
-    """The number of legal placements of ``color`` (each counted at the lowest anchor it covers)."""
-    hand = m[M_HAND + color]
-    first = hand == ALL_SHAPES
-    avail = (1 << m[M_START]) if first else hand
-    if avail == 0:
-        return 0
-    fbase = FORB + color * FSTRIDE
-    abase = ANCH + color * NCELLS
-    n = 0
-    for a in range(NCELLS):
-        if first:
-            if first_cells[a] == 0 or b[CELL + a] != 0:
-                continue
-        elif b[abase + a] == 0:
-            continue
-        ids, offsets, base = F.candidates(b, fbase, a)
-        for s in range(F.NSHAPES):
-            if not (avail >> s) & 1:
-                continue
-            for k in range(offsets[base + s * 4], offsets[base + s * 4 + 1]):
-                pid = np.int32(ids[k])
-                if not F.fits(b, fbase, pid):
-                    continue
-                lowest = NCELLS
-                for j in range(5):
-                    q = F.P_CELLS[pid, j]
-                    if q >= NCELLS:
-                        break
-                    if (first and first_cells[q] != 0) or (not first and b[abase + q] != 0):
-                        if q < lowest:
-                            lowest = q
-                if lowest == a:
-                    n += 1
-    return n
-
-
-@njit(cache=True)
 def team_features(b, m, first_cells, steps, mobility, out):
     """Fill ``out`` (2 x NF) with the terms of ``ai.evaluate.FEATURES`` per team, as
     ``ai.evaluate.team_features``."""
@@ -192,10 +140,10 @@ def team_features(b, m, first_cells, steps, mobility, out):
             if mobility:
                 for c in (c1, c2):
                     if (m[M_VALID] >> c) & 1:
-                        out[team, 8] += count_moves(b, m, c, first_cells)
+                        out[team, 8] += F.count_moves(b, m, c, first_cells, F.MAX_MOVES)
         for c in (c1, c2):
             hand = m[M_HAND + c]
-            out[team, 0] += hand_points(m, c)
+            out[team, 0] += F.points(m, c)
             for s in range(SHAPE_AWK.shape[0]):
                 if not (hand >> s) & 1:
                     out[team, 4] += SHAPE_AWK[s]
@@ -245,8 +193,3 @@ def leaf_value(b, m, first_cells, w, sign):
         diff = F.points(m, 0) + F.points(m, 2) - F.points(m, 1) - F.points(m, 3)
         return sign * (diff + (E.WIN if diff > 0 else (-E.WIN if diff < 0 else 0.0)))
     return sign * evaluate(b, m, first_cells, w)
-
-
-def evaluate_state(fs: F.FastState, weights: E.Weights = E.DEFAULT_WEIGHTS) -> float:
-    """The compiled evaluation of a ``FastState`` (for tests and tools)."""
-    return float(evaluate(fs.b, fs.m, fs.first_cells, weight_vector(weights)))

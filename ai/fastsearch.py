@@ -79,13 +79,7 @@ def static_score(b, m, color, pid, opp_anchor, mark):
             break
         if b[fbase + q] == 0:
             corners += 1
-    blocked = 0
-    for j in range(5):
-        q = P_CELLS[pid, j]
-        if q >= NCELLS:
-            break
-        if opp_anchor[q] == mark:
-            blocked += 1
+    blocked = F.cells_marked(pid, opp_anchor, mark)
     fade = max(0.0, 1.0 - m[M_TURN] / 40.0)
     return 1.6 * P_SIZE[pid] + P_AWK[pid] + 0.7 * corners + 1.2 * blocked + 0.3 * fade * P_CENTRE[pid]
 

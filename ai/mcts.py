@@ -223,18 +223,6 @@ def _mark_local(b, last, color, local, mark):
 
 
 @njit(cache=True)
-def _n_local(pid, local, mark):
-    c = 0
-    for j in range(5):
-        q = P_CELLS[pid, j]
-        if q >= NCELLS:
-            break
-        if local[q] == mark:
-            c += 1
-    return c
-
-
-@njit(cache=True)
 def _update_list(b, m, color, first_cells, lists, lcount, last, seen, stamp):
     """The legal placements of ``color`` in ``lists[color]``: built once per playout, then kept up to date
     (drop what became illegal, add what fits at the attach points of the colour's own last piece)."""
@@ -293,7 +281,7 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
     for i in range(n):
         pid = row[i]
         if SIZES[P_SHAPE[pid]] >= min_size:
-            c = _n_local(pid, local, mark)
+            c = F.cells_marked(pid, local, mark)
             weights[i] = c
             if c > best_local:
                 best_local = c
@@ -318,7 +306,7 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
 def _prior(b, m, color, pid, local, mark, params):
     """A move-ordering score in about [0, 1]: size, blocked opponent attach points, new own attach points."""
     size = SIZES[P_SHAPE[pid]]
-    blocked = _n_local(pid, local, mark)
+    blocked = F.cells_marked(pid, local, mark)
     opp_anchor = 0
     new_anchor = 0
     fbase = FORB + color * FSTRIDE

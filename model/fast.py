@@ -222,19 +222,24 @@ def gen_moves(b, m, color, first_cells, out, seen, stamp):
 
 
 @njit(cache=True)
-def has_move(b, m, color, first_cells):
-    """Whether ``color`` can place any piece (early exit)."""
+def count_moves(b, m, color, first_cells, limit):
+    """The number of legal placements of ``color``, counting stops at ``limit`` (1: whether it has any).
+
+    Without a move list: each placement is counted at the lowest anchor (or first-move cell) it covers.
+    """
     hand = m[M_HAND + color]
     first = hand == ALL_SHAPES
     avail = (1 << m[M_START]) if first else hand
     if avail == 0:
-        return False
+        return 0
     fbase = FORB + color * FSTRIDE
+    abase = ANCH + color * NCELLS
+    n = 0
     for a in range(NCELLS):
         if first:
             if first_cells[a] == 0 or b[CELL + a] != 0:
                 continue
-        elif b[ANCH + color * NCELLS + a] == 0:
+        elif b[abase + a] == 0:
             continue
         ids, offsets, base = candidates(b, fbase, a)
         for s in range(NSHAPES):
@@ -242,9 +247,41 @@ def has_move(b, m, color, first_cells):
                 continue
             for k in range(offsets[base + s * 4], offsets[base + s * 4 + 1]):
                 pid = np.int32(ids[k])
-                if fits(b, fbase, pid):
-                    return True
-    return False
+                if not fits(b, fbase, pid):
+                    continue
+                if limit > 1:  # counted once: at its lowest anchor
+                    lowest = NCELLS
+                    for j in range(5):
+                        q = P_CELLS[pid, j]
+                        if q >= NCELLS:
+                            break
+                        if q < lowest and ((first and first_cells[q] != 0) or (not first and b[abase + q] != 0)):
+                            lowest = q
+                    if lowest != a:
+                        continue
+                n += 1
+                if n >= limit:
+                    return n
+    return n
+
+
+@njit(cache=True)
+def has_move(b, m, color, first_cells):
+    """Whether ``color`` can place any piece (early exit)."""
+    return count_moves(b, m, color, first_cells, 1) > 0
+
+
+@njit(cache=True)
+def cells_marked(pid, marks, mark):
+    """How many cells of placement ``pid`` carry ``mark`` in the per-cell array ``marks``."""
+    c = 0
+    for j in range(5):
+        q = P_CELLS[pid, j]
+        if q >= NCELLS:
+            break
+        if marks[q] == mark:
+            c += 1
+    return c
 
 
 @njit(cache=True)

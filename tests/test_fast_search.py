@@ -18,7 +18,7 @@ import pytest
 from ai import fasteval as FE
 from ai import fastsearch as FS
 from ai.evaluate import DEFAULT_WEIGHTS, Weights, decided_value, evaluate
-from model.fast import FastState
+from model.fast import FastState, count_moves
 from model.moves import SkipMove
 from model.pieces import Shape
 from model.season import SEASONS
@@ -72,7 +72,9 @@ def test_compiled_move_count_equals_the_legal_placements(season):
     while not state.is_over:
         fast = FastState.from_state(state)
         for color in range(4):
-            assert FE.count_moves(fast.b, fast.m, color, fast.first_cells) == len(state.legal_placements(color))
+            legal = len(state.legal_placements(color))
+            assert count_moves(fast.b, fast.m, color, fast.first_cells, 10_000) == legal
+            assert count_moves(fast.b, fast.m, color, fast.first_cells, 1) == min(legal, 1)
         ids = state.legal_placements()
         state.push_placement(int(ids[rng.randrange(len(ids))]))
 
