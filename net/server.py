@@ -21,6 +21,7 @@ import logging
 import multiprocessing
 import random
 import signal
+import socket
 import sys
 import time
 import uuid
@@ -100,6 +101,16 @@ class ClientConn:
             self._opened = True
             self.writer.write(b"<protocol>")
         self.writer.write(b"\n" + xml.encode("utf-8"))
+        if self.writer.transport.get_write_buffer_size() > self.server.config.connections.max_unsent:
+            self._abandon("does not read: too much output waiting")
+
+    def _abandon(self, reason: str) -> None:
+        """Cut a connection that cannot be written to any more: the waiting output is discarded, and the
+        read loop then ends as for a disconnect (a game in progress is lost with LEFT). Not done here
+        directly, because ``send`` may be called while a room walks its peers."""
+        log.info("%s: dropping connection: %s", self.name, reason)
+        self.closed = True
+        self.writer.transport.abort()
 
     def close(self, reason: str = "") -> None:
         """Close element, ``</protocol>``, then the socket (the server's side of leaving)."""
@@ -307,6 +318,10 @@ class GameServer:
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         client = ClientConn(self, reader, writer)
+        sock = writer.get_extra_info("socket")
+        if sock is not None:  # a fixed kernel buffer: what a client that does not read can hold is bounded
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.config.connections.send_buffer)
         refusal = self.connections.admit(client.address)
         if refusal is not None:
             self.refused += 1

@@ -5,6 +5,7 @@ generated here; no test measures time."""
 from __future__ import annotations
 
 import asyncio
+import socket
 
 from ai.base import fallback_move
 from model import convert
@@ -239,3 +240,39 @@ async def test_a_move_read_in_the_same_loop_turn_as_the_hard_timeout_counts():
     assert not room.finished
     await asyncio.sleep(0)
     assert room.finished and room.result.scores[0].cause.value == "HARD_TIMEOUT"
+
+
+async def test_an_observer_that_stops_reading_is_dropped_and_the_game_goes_on():
+    # the observer's receive window is tiny and it never reads: the server's output for it piles up
+    # until the bound, then the connection is cut; the players never wait for it
+    limits = ConnectionLimits(max_unsent=2048)
+    server = await start_server(password="secret", connections=limits)
+    try:
+        admin = await RawClient().connect(server.port)
+        await admin.write('<protocol><authenticate password="secret"/>')
+        await admin.send(M.Prepare(pause=False, slots=[M.Slot(display_name="a", can_timeout=False),
+                                                        M.Slot(display_name="b", can_timeout=False)]))
+        prepared = await admin.read_until(lambda m: isinstance(m, M.Prepared))
+
+        raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        raw.setblocking(False)
+        await asyncio.get_running_loop().sock_connect(raw, ("127.0.0.1", server.port))
+        mute_reader, mute_writer = await asyncio.open_connection(sock=raw)
+        mute_writer.write(b'<protocol><authenticate password="secret"/>'
+                          + M.to_xml(M.Observe(room_id=prepared.room_id)).encode())
+        await mute_writer.drain()
+        while not any(c.observing for c in server.clients):
+            await asyncio.sleep(0.01)
+        room = server.lobby.rooms[prepared.room_id]
+        assert len(room.observers) == 1
+
+        logs = await asyncio.wait_for(asyncio.gather(
+            play_client(server.port, reservation=prepared.reservations[0]),
+            play_client(server.port, reservation=prepared.reservations[1])), 60)
+        assert all(log.result is not None and log.result.regular for log in logs)
+        assert not room.observers  # cut off during the game, not at its end
+        assert not any(c.observing for c in server.clients)
+        mute_writer.close()
+    finally:
+        await server.close()
