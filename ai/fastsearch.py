@@ -66,6 +66,9 @@ class FastSearchParams:
     width: int = 6
     prefilter: int = 14
     max_depth: int = 24
+    # once the search reaches the end of the game with time to spare (the endgame), it starts again
+    # wider: (root width, width, prefilter) per round; the last round is (nearly) a full-width search
+    widening: tuple[tuple[int, int, int], ...] = ((40, 12, 28), (80, 24, MAX_KEEP), (MAX_MOVES, MAX_KEEP, MAX_KEEP))
 
 
 @njit(cache=True)
@@ -106,7 +109,7 @@ class Ctx:
         self.cand_score = np.empty((MAX_PLY, MAX_KEEP), dtype=np.float64)
         self.seen = np.zeros(P.COUNT, dtype=np.int32)
         self.opp_anchor = np.zeros(NCELLS + 1, dtype=np.int64)
-        self.counters = np.zeros(2, dtype=np.int64)  # stamp, nodes
+        self.counters = np.zeros(3, dtype=np.int64)  # stamp, nodes, nodes cut off by the depth limit
         self.flag = np.zeros(1, dtype=np.int64)  # set to 1: stop
         self.frame_f = np.zeros((MAX_PLY + 1, 3), dtype=np.float64)
         self.frame_i = np.zeros((MAX_PLY + 1, 4), dtype=np.int64)
@@ -206,6 +209,7 @@ def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, prefil
             _sort_children(cand, cand_score, ply, k, maximize)
             if frame_i[ply, 0] <= 1:
                 v = cand_score[ply, 0]
+                counters[2] += 1
             else:
                 frame_f[ply, 2] = -1e18 if maximize else 1e18
                 frame_i[ply, 1] = min(width, k)
@@ -348,7 +352,7 @@ class FastLookaheadPlayer(Engine):
         ctx = self.ctx
         ctx.counters[1] = 0
         best_pid = int(pids[self.rng.randrange(len(pids))])
-        depth_done = 0
+        depth_done = width_done = 0
         with _Watchdog(timer, ctx.flag):
             values = np.empty(len(pids))
             root_pids = pids.astype(np.int32)
@@ -358,28 +362,40 @@ class FastLookaheadPlayer(Engine):
                 ranked = [int(root_pids[i]) for i in order]
                 best_pid, depth_done = ranked[0], 1
                 ctx.counters[1] += len(pids)
-                if len(ranked) > 1:
+                turns_left = state.season.turn_limit - state.turn
+                rounds = [(p.root_width, p.width, p.prefilter), *p.widening]
+                for round_no, (root_width, width, prefilter) in enumerate(rounds if len(ranked) > 1 else ()):
+                    to_the_end = False
                     for depth in range(2, p.max_depth + 1):
-                        ranked, complete = self._iteration(fs, w, team, sign, ranked[: p.root_width], depth, ranked)
-                        best_pid = ranked[0]
+                        ranked, complete = self._iteration(fs, w, team, sign, ranked[:root_width], depth, ranked,
+                                                           width, prefilter)
+                        if round_no == 0:
+                            best_pid = ranked[0]
                         if not complete:
                             break
-                        depth_done = depth
-                        if depth >= 4 * 21 - state.turn:  # deeper than the game lasts
+                        if depth >= turns_left or ctx.counters[2] == 0:  # every line reaches the end of the game
+                            # a wider round overrules the narrower one only with lines to the end
+                            best_pid, depth_done, width_done = ranked[0], depth, width
+                            to_the_end = True
                             break
-        self.last_info = {"depth": depth_done, "nodes": int(ctx.counters[1]), "moves": len(pids),
-                          "time": timer.elapsed(), "cpu_share": round(timer.share, 2)}
+                        if round_no == 0:
+                            depth_done, width_done = depth, width
+                    if not to_the_end:
+                        break
+        self.last_info = {"depth": depth_done, "width": width_done, "nodes": int(ctx.counters[1]),
+                          "moves": len(pids), "time": timer.elapsed(), "cpu_share": round(timer.share, 2)}
         return move_of_placement(color, best_pid)
 
     def _iteration(self, fs: F.FastState, w: np.ndarray, team: int, sign: float, candidates: list[int], depth: int,
-                   ranked: list[int]) -> tuple[list[int], bool]:
+                   ranked: list[int], width: int, prefilter: int) -> tuple[list[int], bool]:
         """One root iteration; returns the new ranking and whether it completed (as ``ai.search``)."""
-        ctx, p = self.ctx, self.params
+        ctx = self.ctx
         results: list[tuple[float, int]] = []
+        ctx.counters[2] = 0
         alpha = -1e18
         complete = True
         for pid in candidates:
-            v = search_move(fs.b, fs.m, fs.first_cells, w, team, sign, pid, depth, alpha, p.prefilter, p.width,
+            v = search_move(fs.b, fs.m, fs.first_cells, w, team, sign, pid, depth, alpha, prefilter, width,
                             *ctx.arrays())
             if v == ABORTED:
                 complete = False
