@@ -188,3 +188,25 @@ def test_finished_games_are_decided_values_in_both_searches(season):
             assert abs(decided_value(state)) == WIN + abs(diff)
             assert abs(decided_value(state)) > 100 * abs(evaluate(state))
     assert decided >= 4
+
+
+@pytest.mark.parametrize("season,seed", [(SEASONS["2021"], 8), (SEASONS["2027"], 6)], ids=["2021", "2027"])
+def test_endgame_widening_finds_the_exact_best_move(season, seed):
+    # positions where a one-wide search that reaches the end of the game misses the best move; with the
+    # widening rounds the same narrow start ends with a full-width search to the end: the exact best
+    state = _random_game(seed, season, stop_turn=60)
+    team = state.current_color % 2
+
+    def exact(move) -> float:
+        after = state.copy()
+        after.push(move)
+        return _minimax(after, 99, team)
+
+    best = max(exact(FS.move_of_placement(state.current_color, pid)) for pid in state.legal_placements().tolist())
+    values = {}
+    for name, widening in (("narrow", ()), ("widened", FS.FastSearchParams().widening)):
+        params = FS.FastSearchParams(root_width=2, width=1, prefilter=2, widening=widening)
+        player = FS.FastLookaheadPlayer(0, params=params)
+        values[name] = exact(player.think_compiled(state.copy(), time.monotonic() + 3600, threading.Event()))
+    assert values["narrow"] < best == values["widened"]
+    assert player.last_info["width"] == FS.MAX_KEEP

@@ -20,6 +20,7 @@ from tui.layout import plan_layout
 from tui.network import NetworkGameScreen
 from tui.placing import cells_text
 from tui.testing import InstantPlayer, game_app, settle
+from tui.widgets import ShapePanel
 
 SIZE = (120, 40)
 
@@ -180,3 +181,15 @@ def test_light_theme_yellow_text_is_darker_than_the_piece():
 
     assert LIGHT.piece_text(Color.YELLOW) != PIECE_HEX[Color.YELLOW]
     assert DARK.piece_text(Color.YELLOW) == PIECE_HEX[Color.YELLOW]
+
+
+@pytest.mark.parametrize("size,large", [((140, 44), False), ((200, 60), True), ((200, 50), True)])
+async def test_shape_panels_use_full_blocks_where_there_is_room(size, large):
+    app = game_app(Shape.PENTO_V, plies=14)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        panels = list(app.screen.query(ShapePanel))
+        assert [p.large for p in panels] == [large] * 4
+        for panel in panels:  # every shape drawn inside its panel, none cut off
+            assert panel.region.height >= panel.get_content_height(panel.region, panel.region, panel.content_size.width)
+            assert panel.region.bottom <= size[1] - 1

@@ -18,7 +18,7 @@ from textual.widgets import Footer, Static
 
 from model.pieces import Color
 from tui.board import Board, Scale
-from tui.widgets import MoveLog, ShapePanel, StatusBar, XmlPane
+from tui.widgets import MoveLog, ShapePanel, StatusBar, XmlPane, large_panel_lines
 
 MIN_WIDTH, MIN_HEIGHT = 40, 20  # below this nothing useful fits: a notice instead
 STATUS_LINES = 4  # status lines (a fifth only on narrow centre columns, where the board is small)
@@ -27,6 +27,7 @@ FOOTER = 1
 CENTRE_MIN = 34  # columns of the centre column (status lines)
 SIDE_MIN = 20  # columns of a shape panel column
 LOG_WIDTH = 38
+LARGE_LOG_WIDTH = 44  # blokus.tcss: .-large #log-column
 XML_HEIGHT = 14
 
 
@@ -54,6 +55,12 @@ def plan_layout(width: int, height: int, reserved_lines: int = 0) -> LayoutPlan:
     panels = width >= centre + 2 * SIDE_MIN
     log = panels and width >= centre + 2 * (SIDE_MIN + 2) + LOG_WIDTH
     return LayoutPlan(scale, centre, panels, log, False)
+
+
+def side_content_width(width: int, plan: LayoutPlan) -> int:
+    """Columns inside a shape panel (the two side columns share what the centre and the log leave)."""
+    log = (LARGE_LOG_WIDTH if plan.scale is Scale.LARGE else LOG_WIDTH) if plan.log else 0
+    return (width - plan.centre - log) // 2 - 2  # the panel's padding
 
 
 def compose_board_layout(below_board: Widget, status: StatusBar | None = None) -> ComposeResult:
@@ -99,9 +106,11 @@ class BoardLayout(Screen):
 
     def fit_to(self, width: int, height: int) -> None:
         xml_shown = self.query_one(XmlPane).has_class("shown")
-        plan = plan_layout(width, height, (XML_HEIGHT if xml_shown else 0) + self.reserved_lines(width, height))
+        reserved = (XML_HEIGHT if xml_shown else 0) + self.reserved_lines(width, height)
+        plan = plan_layout(width, height, reserved)
         if xml_shown and plan.too_small:
             self.query_one(XmlPane).remove_class("shown")  # the board first
+            reserved = self.reserved_lines(width, height)
             plan = plan_layout(width, height)
         self.plan = plan
         for scale in Scale:
@@ -112,9 +121,12 @@ class BoardLayout(Screen):
             side.display = plan.panels
         self.query_one("#centre").styles.width = plan.centre
         self.query_one(Board).set_scale(plan.scale)
+        large = plan.panels and plan.scale is Scale.LARGE and \
+            2 * (large_panel_lines(side_content_width(width, plan)) + 1) <= height - FOOTER - reserved
         for panel in self.query(ShapePanel):
-            if panel.compact != (plan.scale is Scale.HALF):
+            if panel.compact != (plan.scale is Scale.HALF) or panel.large != large:
                 panel.compact = plan.scale is Scale.HALF
+                panel.large = large
                 panel.refresh(layout=True)
         self.query_one("#too-small", Static).update(
             f"The terminal is {width}×{height}: Blokus needs at least {MIN_WIDTH}×{MIN_HEIGHT} "

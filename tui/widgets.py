@@ -43,7 +43,39 @@ def mini_lines(cells: tuple[tuple[int, int], ...]) -> list[str]:
     return lines
 
 
+def block_lines(cells: tuple[tuple[int, int], ...]) -> list[str]:
+    """A shape drawn with full blocks: two columns and a line per field, as on the large board."""
+    w = 1 + max(x for x, _ in cells)
+    h = 1 + max(y for _, y in cells)
+    cs = set(cells)
+    return ["".join("██" if (x, y) in cs else "  " for x in range(w)) for y in range(h)]
+
+
 MINIS: dict[Shape, list[str]] = {s: mini_lines(_display_cells(s)) for s in SHAPES}
+BLOCKS: dict[Shape, list[str]] = {s: block_lines(_display_cells(s)) for s in SHAPES}
+
+
+def _flow(shapes: list[Shape], drawings: dict[Shape, list[str]], width: int,
+          gap_x: int, gap_y: int) -> list[tuple[int, int, Shape]]:
+    """(column, line, shape) of the shapes, flowing left to right in ``width`` columns."""
+    out = []
+    x = line = row_h = 0
+    for shape in shapes:
+        lines = drawings[shape]
+        w = len(lines[0])
+        if x and x + w > width:
+            line += row_h + gap_y
+            x = row_h = 0
+        out.append((x, line, shape))
+        x += w + gap_x
+        row_h = max(row_h, len(lines))
+    return out
+
+
+def large_panel_lines(width: int) -> int:
+    """Lines a shape panel needs for all 21 shapes in full blocks in ``width`` columns (title included)."""
+    placed = _flow(list(SHAPES), BLOCKS, width, 2, 1)
+    return 1 + max(line + len(BLOCKS[s]) for _, line, s in placed)
 
 
 @dataclass(frozen=True)
@@ -65,6 +97,7 @@ class ShapePanel(Widget):
         super().__init__(id=id)
         self.color = color
         self.compact = False  # small terminals: pieces closer together
+        self.large = False  # large terminals: pieces in full blocks, as on the large board
         self.view: PanelView | None = None
         self._hitboxes: list[tuple[int, int, int, int, Shape]] = []
 
@@ -79,21 +112,12 @@ class ShapePanel(Widget):
     def _layout(self, width: int) -> list[tuple[int, int, Shape]]:
         """(column, line, shape) of every remaining shape, flowing left to right."""
         assert self.view is not None
-        out = []
-        x = line = row_h = 0
         gap_x, gap_y = (1, 0) if self.compact else (2, 1)
-        for shape in SHAPES:
-            if shape not in self.view.remaining:
-                continue
-            lines = MINIS[shape]
-            w = len(lines[0])
-            if x and x + w > width:
-                line += row_h + gap_y
-                x = row_h = 0
-            out.append((x, line, shape))
-            x += w + gap_x
-            row_h = max(row_h, len(lines))
-        return out
+        return _flow([s for s in SHAPES if s in self.view.remaining], self.drawings, width, gap_x, gap_y)
+
+    @property
+    def drawings(self) -> dict[Shape, list[str]]:
+        return BLOCKS if self.large else MINIS
 
     def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[override]
         if self.view is None:
@@ -102,7 +126,7 @@ class ShapePanel(Widget):
         head = 2 if self.view.out else 1
         if not placed:
             return head + 1
-        return head + max(line + len(MINIS[s]) for _, line, s in placed)
+        return head + max(line + len(self.drawings[s]) for _, line, s in placed)
 
     def render(self) -> Text:
         if self.view is None:
@@ -121,12 +145,12 @@ class ShapePanel(Widget):
             fg, bg = pal.badge
             title.append(" OUT: no move possible ", Style(color=fg, bgcolor=bg, bold=True))
         placed = self._layout(width)
-        height = max((line + len(MINIS[s]) for _, line, s in placed), default=1)
+        height = max((line + len(self.drawings[s]) for _, line, s in placed), default=1)
         blank = Style()
         grid = [[(" ", blank)] * width for _ in range(height)]
         self._hitboxes = []
         for x0, line0, shape in placed:
-            lines = MINIS[shape]
+            lines = self.drawings[shape]
             if v.out or shape not in v.placeable:
                 fg = pal.piece_dim(v.color)
             elif not v.to_move:
@@ -139,6 +163,10 @@ class ShapePanel(Widget):
                 for dx, ch in enumerate(text):
                     if x0 + dx < width:
                         grid[line0 + dy][x0 + dx] = (ch, st)
+                if selected and self.large:  # full blocks hide the background: a column of it either side
+                    for x in (x0 - 1, x0 + len(text)):
+                        if 0 <= x < width:
+                            grid[line0 + dy][x] = (" ", st)
             self._hitboxes.append((x0, line0 + (2 if v.out else 1), len(lines[0]), len(lines), shape))
         out = Text()
         out.append_text(title)
