@@ -69,6 +69,9 @@ class FastSearchParams:
     # once the search reaches the end of the game with time to spare (the endgame), it starts again
     # wider: (root width, width, prefilter) per round; the last round is (nearly) a full-width search
     widening: tuple[tuple[int, int, int], ...] = ((40, 12, 28), (80, 24, MAX_KEEP), (MAX_MOVES, MAX_KEEP, MAX_KEEP))
+    # widen the opponent's replies too (exact minimax to the end), or only our own moves: against a
+    # fallible opponent the narrow replies (the plausible ones) predict better than the worst case
+    widen_opponents: bool = False
 
 
 @njit(cache=True)
@@ -178,10 +181,11 @@ def _sort_children(cand, cand_score, ply, k, descending):
 
 
 @njit(cache=True, nogil=True)
-def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, prefilter, width, stack_b, stack_m, moves,
+def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, limits, stack_b, stack_m, moves,
               cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i):
     """Minimax value (for the root team) of the current, not finished position, ``depth`` plies deep;
-    ``ABORTED`` once the stop flag is set (the position is then restored too).
+    ``ABORTED`` once the stop flag is set (the position is then restored too). ``limits[1]``: (prefilter,
+    width) at the root team's nodes, ``limits[0]``: at the opponent's.
 
     Written as a loop over an explicit stack (``frame_f``: alpha, beta, best; ``frame_i``: depth left,
     children to search, next child, maximizing) rather than by recursion: numba's on-disk cache cannot
@@ -194,8 +198,10 @@ def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, prefil
     while True:
         # --- enter the node at ``ply`` (the current position)
         k = -1
+        maximize = (m[M_TURN] & 1) == team
+        side = 1 if maximize else 0
         if not flag[0]:
-            k = scored_children(b, m, first_cells, w, sign, ply, prefilter, stack_b, stack_m, moves, cand,
+            k = scored_children(b, m, first_cells, w, sign, ply, limits[side, 0], stack_b, stack_m, moves, cand,
                                 cand_score, seen, opp_anchor, counters, flag)
         if k < 0:
             if ply > ply0:
@@ -205,14 +211,13 @@ def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, prefil
         if k == 0:  # only with a hand-built state: the colour can only skip
             v = FE.leaf_value(b, m, first_cells, w, sign)
         else:
-            maximize = (m[M_TURN] & 1) == team
             _sort_children(cand, cand_score, ply, k, maximize)
             if frame_i[ply, 0] <= 1:
                 v = cand_score[ply, 0]
                 counters[2] += 1
             else:
                 frame_f[ply, 2] = -1e18 if maximize else 1e18
-                frame_i[ply, 1] = min(width, k)
+                frame_i[ply, 1] = min(limits[side, 1], k)
                 frame_i[ply, 2] = 0
                 frame_i[ply, 3] = 1 if maximize else 0
                 descend = True
@@ -265,14 +270,14 @@ def root_values(b, m, first_cells, w, sign, pids, out, stack_b, stack_m, flag):
 
 
 @njit(cache=True, nogil=True)
-def search_move(b, m, first_cells, w, team, sign, pid, depth, alpha, prefilter, width, stack_b, stack_m, moves,
+def search_move(b, m, first_cells, w, team, sign, pid, depth, alpha, limits, stack_b, stack_m, moves,
                 cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i):
     """The value of root move ``pid`` searched ``depth`` plies (the move included)."""
     F.push(b, m, stack_b, stack_m, 0, pid, first_cells)
     if F.is_over(m):
         v = FE.leaf_value(b, m, first_cells, w, sign)
     else:
-        v = alphabeta(b, m, first_cells, w, team, sign, depth - 1, alpha, 1e18, 1, prefilter, width, stack_b,
+        v = alphabeta(b, m, first_cells, w, team, sign, depth - 1, alpha, 1e18, 1, limits, stack_b,
                       stack_m, moves, cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i)
     F.restore(b, m, stack_b, stack_m, 0)
     return v
@@ -366,9 +371,11 @@ class FastLookaheadPlayer(Engine):
                 rounds = [(p.root_width, p.width, p.prefilter), *p.widening]
                 for round_no, (root_width, width, prefilter) in enumerate(rounds if len(ranked) > 1 else ()):
                     to_the_end = False
+                    opponent = (prefilter, width) if p.widen_opponents or round_no == 0 else (p.prefilter, p.width)
+                    limits = np.array([opponent, (prefilter, width)], dtype=np.int64)
                     for depth in range(2, p.max_depth + 1):
                         ranked, complete = self._iteration(fs, w, team, sign, ranked[:root_width], depth, ranked,
-                                                           width, prefilter)
+                                                           limits)
                         if round_no == 0:
                             best_pid = ranked[0]
                         if not complete:
@@ -387,7 +394,7 @@ class FastLookaheadPlayer(Engine):
         return move_of_placement(color, best_pid)
 
     def _iteration(self, fs: F.FastState, w: np.ndarray, team: int, sign: float, candidates: list[int], depth: int,
-                   ranked: list[int], width: int, prefilter: int) -> tuple[list[int], bool]:
+                   ranked: list[int], limits: np.ndarray) -> tuple[list[int], bool]:
         """One root iteration; returns the new ranking and whether it completed (as ``ai.search``)."""
         ctx = self.ctx
         results: list[tuple[float, int]] = []
@@ -395,8 +402,7 @@ class FastLookaheadPlayer(Engine):
         alpha = -1e18
         complete = True
         for pid in candidates:
-            v = search_move(fs.b, fs.m, fs.first_cells, w, team, sign, pid, depth, alpha, prefilter, width,
-                            *ctx.arrays())
+            v = search_move(fs.b, fs.m, fs.first_cells, w, team, sign, pid, depth, alpha, limits, *ctx.arrays())
             if v == ABORTED:
                 complete = False
                 break

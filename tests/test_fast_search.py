@@ -13,6 +13,7 @@ import random
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from ai import fasteval as FE
@@ -115,8 +116,9 @@ def test_unpruned_search_is_exact_minimax(season, depth):
     fast = FastState.from_state(state)
     ctx = FS.Ctx()
     wv = FE.weight_vector(DEFAULT_WEIGHTS)
-    got = FS.alphabeta(fast.b, fast.m, fast.first_cells, wv, team, sign, depth, -1e18, 1e18, 0, FS.MAX_KEEP,
-                       FS.MAX_KEEP, *ctx.arrays())
+    unpruned = np.full((2, 2), FS.MAX_KEEP, dtype=np.int64)
+    got = FS.alphabeta(fast.b, fast.m, fast.first_cells, wv, team, sign, depth, -1e18, 1e18, 0, unpruned,
+                       *ctx.arrays())
     assert got == pytest.approx(_minimax(state, depth, team), abs=1e-9)
     assert fast.key() == state.key()[1:]  # the search left the position as it was
 
@@ -205,7 +207,7 @@ def test_endgame_widening_finds_the_exact_best_move(season, seed):
     best = max(exact(FS.move_of_placement(state.current_color, pid)) for pid in state.legal_placements().tolist())
     values = {}
     for name, widening in (("narrow", ()), ("widened", FS.FastSearchParams().widening)):
-        params = FS.FastSearchParams(root_width=2, width=1, prefilter=2, widening=widening)
+        params = FS.FastSearchParams(root_width=2, width=1, prefilter=2, widening=widening, widen_opponents=True)
         player = FS.FastLookaheadPlayer(0, params=params)
         values[name] = exact(player.think_compiled(state.copy(), time.monotonic() + 3600, threading.Event()))
     assert values["narrow"] < best == values["widened"]
