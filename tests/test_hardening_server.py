@@ -15,7 +15,7 @@ from net.connection import Closed, Connection
 from net.guard import ConnectionCounter, ConnectionLimits
 from net.rooms import Room, Slot, Timeouts
 from tests.test_net_server import _raw_pair
-from tests.test_net_support import RawClient, is_room, move_xml, play_client, start_server
+from tests.test_net_support import RawClient, admin_with_prepared_game, is_room, move_xml, play_client, start_server
 
 
 def attribute_bomb(count: int) -> bytes:
@@ -248,11 +248,7 @@ async def test_an_observer_that_stops_reading_is_dropped_and_the_game_goes_on():
     limits = ConnectionLimits(max_unsent=2048)
     server = await start_server(password="secret", connections=limits)
     try:
-        admin = await RawClient().connect(server.port)
-        await admin.write('<protocol><authenticate password="secret"/>')
-        await admin.send(M.Prepare(pause=False, slots=[M.Slot(display_name="a", can_timeout=False),
-                                                        M.Slot(display_name="b", can_timeout=False)]))
-        prepared = await admin.read_until(lambda m: isinstance(m, M.Prepared))
+        _admin, prepared = await admin_with_prepared_game(server.port, "secret", pause=False)
 
         raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)

@@ -14,7 +14,7 @@ from model.pieces import Color, Rotation, Shape, Team
 from model.replay import dump_replay
 from net.connection import Closed, Connection, Joined, Left, MoveRequested, ServerError, StateChanged, Welcome
 from net.rooms import REASON_HARD_TIMEOUT, REASON_LEFT, REASON_SOFT_TIMEOUT, Timeouts
-from tests.test_net_support import RawClient, is_room, move_xml, play_client, start_server
+from tests.test_net_support import RawClient, admin_with_prepared_game, is_room, move_xml, play_client, start_server
 
 
 async def test_two_clients_play_a_complete_game():
@@ -238,11 +238,7 @@ async def test_no_answer_is_hard_timeout():
 async def test_admin_prepare_observe_pause_step_and_reservations():
     server = await start_server(password="secret", start_piece=Shape.PENTO_L)
     try:
-        admin = await RawClient().connect(server.port)
-        await admin.write('<protocol><authenticate password="secret"/>')
-        await admin.send(M.Prepare(pause=True, slots=[M.Slot(display_name="alice", can_timeout=False),
-                                                       M.Slot(display_name="bob", can_timeout=False)]))
-        prepared = await admin.read_until(lambda m: isinstance(m, M.Prepared))
+        admin, prepared = await admin_with_prepared_game(server.port, "secret")
         assert len(prepared.reservations) == 2
         await admin.send(M.Observe(room_id=prepared.room_id))
         assert await admin.read_until(lambda m: isinstance(m, M.Observed))

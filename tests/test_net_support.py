@@ -140,3 +140,12 @@ def move_xml(move: Move, room_id: str) -> str:
 
 def element_text(element: etree._Element) -> str:
     return etree.tostring(element, encoding="unicode", with_tail=False)
+
+
+async def admin_with_prepared_game(port: int, password: str, names: tuple[str, str] = ("alice", "bob"), *,
+                                   pause: bool = True) -> tuple[RawClient, M.Prepared]:
+    """An authenticated admin client and the answer to its ``<prepare>`` of a two-seat game."""
+    admin = await RawClient().connect(port)
+    await admin.write(f'<protocol><authenticate password="{password}"/>')
+    await admin.send(M.Prepare(pause=pause, slots=[M.Slot(display_name=n, can_timeout=False) for n in names]))
+    return admin, await admin.read_until(lambda m: isinstance(m, M.Prepared))
