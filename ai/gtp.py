@@ -20,9 +20,10 @@ import threading
 from collections.abc import Callable
 
 from ai.base import Engine, fallback_move
+from ai.greedy import GreedyPlayer
 from model import placements as P
-from model.moves import Move, SkipMove
-from model.state import GameState, move_of_placement
+from model.moves import Move, SetMove, SkipMove
+from model.state import GameState, move_of_placement, placement_of
 
 GTP_ARGS = ("--game", "classic_2", "--threads", "1", "--nobook", "--noresign", "--quiet")
 _CELLS_TO_PID: dict[int, int] = {}
@@ -77,6 +78,7 @@ class GtpPlayer(Engine):
         self.seed = seed if seed is not None else 0
         self._proc: subprocess.Popen | None = None
         self._known: list[int] = [0, 0, 0, 0]  # cells per colour the engine has been told
+        self.substitutes = 0  # moves the engine did not find (it passed with placements left)
 
     # --- the process --------------------------------------------------------------------------------
 
@@ -168,7 +170,20 @@ class GtpPlayer(Engine):
         self._sync(state)
         answer = self.command(f"genmove {color + 1}").strip().lower()
         if answer == "pass":
-            return SkipMove(color)
+            if not state.has_legal_placement(color):
+                return SkipMove(color)
+            # Pentobi sometimes finds no move for a colour that started in another corner than its own
+            # rules give it (SC lets every colour start in any corner): a pass would hand the opponent a
+            # free turn, so the greedy player's move stands in for the engine's
+            self.substitutes += 1
+            move = GreedyPlayer(self.seed).think(state.copy(), deadline, stop)
+            pid = placement_of(move) if isinstance(move, SetMove) else None
+            if pid is not None:
+                mask = P.MASKS[pid]
+                self.command(f"play {color + 1} {mask_text(mask)}")
+                self._known[color] |= mask
+            self.last_info = {"substitute": "greedy", "substitutes": self.substitutes}
+            return move
         mask = parse_cells(answer)
         pid = placement_of_mask(mask)
         if pid is None:

@@ -13,8 +13,9 @@ from ai import make_player
 from ai.arena import GameSpec, play_game
 from ai.gtp import GtpPlayer, cell_name, mask_text, parse_cells
 from model import placements as P
+from model.moves import SkipMove
 from model.pieces import Shape
-from model.state import GameState
+from model.state import GameState, placement_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,6 +66,25 @@ def test_the_engine_gets_the_opening_as_sgf(fake_engine):
     first = log.read_text().splitlines()[0]
     sgf = Path(first.split()[1])
     assert not sgf.exists()  # the temporary file is removed again
+
+
+def test_a_pass_with_placements_left_is_replaced_by_a_move(fake_engine, monkeypatch):
+    """Pentobi sometimes passes although its colour can move (a colour started in a corner its rules do
+    not give it); the arena then plays the greedy move for it rather than a free turn for the opponent."""
+    path, log = fake_engine
+    monkeypatch.setenv("FAKE_GTP_PASS", "1")
+    state = GameState.new(Shape.PENTO_L)
+    for _ in range(5):
+        state.push_placement(int(state.legal_placements()[0]))
+    player = GtpPlayer(path, 5, seed=1)
+    try:
+        move = player.choose_move_sync(state)
+    finally:
+        player.close()
+    assert not isinstance(move, SkipMove) and state.is_legal(move)
+    assert player.substitutes == 1
+    told = [line for line in log.read_text().splitlines() if line.startswith("play 2 ")]
+    assert told == [f"play 2 {mask_text(P.MASKS[placement_of(move)])}"]  # the engine's board keeps up
 
 
 def test_bad_names_and_missing_engines():
