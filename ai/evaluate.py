@@ -22,6 +22,7 @@ provides per-placement numpy tables for vectorised move ordering (``static_score
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields
 
 import numpy as np
@@ -37,7 +38,8 @@ NOT_RIGHT = P.NOT_RIGHT
 
 
 # the terms of the evaluation, per team; the value is sum(weight * (team ONE's term - team TWO's term))
-FEATURES = ("points", "anchors", "area", "overlap", "awkward", "centre", "dead", "exclusive", "mobility")
+FEATURES = ("points", "anchors", "area", "overlap", "awkward", "centre", "dead", "exclusive", "mobility",
+            "colour_area")
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,9 @@ class Weights:
     dead: float = 12.0  # subtracted per removed colour that still holds pieces
     exclusive: float = 0.0
     mobility: float = 0.0  # legal placements of the team's colours
+    # the square root of each colour's reach area, summed over the team's colours: room is worth less to a
+    # colour that has plenty than to one that is running short (the union ``area`` cannot tell them apart)
+    colour_area: float = 0.0
     reach_steps: int = 3
     # later phases: (turn, weights) — the weights above hold up to ``phase_start``, then the value is
     # interpolated linearly between consecutive phases by turn; after the last one, its weights hold
@@ -63,7 +68,7 @@ class Weights:
     def vector(self) -> list[float]:
         """The weight of each of ``FEATURES`` (``dead`` as a negative weight per removed colour)."""
         return [self.points, self.anchors, self.area, self.overlap, self.awkward, self.centre, -self.dead,
-                self.exclusive, self.mobility]
+                self.exclusive, self.mobility, self.colour_area]
 
     def at_turn(self, turn: int) -> list[float]:
         """The weights of ``FEATURES`` at ``turn``."""
@@ -183,6 +188,7 @@ def team_features(state: GameState, steps: int, mobility: bool) -> list[list[flo
             f[1] = g1 + g2
             f[2] = r.bit_count()
             f[3] = (a1 & a2).bit_count()
+            f[9] = math.sqrt(r1.bit_count()) + math.sqrt(r2.bit_count())
             if mobility:
                 f[8] = sum(len(state.legal_placements(c)) for c in (c1, c2) if state.valid >> c & 1)
         for c in (c1, c2):

@@ -133,10 +133,15 @@ def team_features(b, m, first_cells, steps, mobility, out):
         if not over:
             out[team, 1] = colour_rows(b, m, c1, first_cells, a1, r1, steps) + colour_rows(b, m, c2, first_cells,
                                                                                            a2, r2, steps)
+            n1 = 0
+            n2 = 0
             for y in range(N):
                 reach[team, y] = r1[y] | r2[y]
                 out[team, 2] += _popcount32(r1[y] | r2[y])
                 out[team, 3] += _popcount32(a1[y] & a2[y])
+                n1 += _popcount32(r1[y])
+                n2 += _popcount32(r2[y])
+            out[team, 9] = np.sqrt(n1) + np.sqrt(n2)
             if mobility:
                 for c in (c1, c2):
                     if (m[M_VALID] >> c) & 1:

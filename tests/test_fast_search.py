@@ -39,7 +39,8 @@ def _random_game(seed: int, season, stop_turn: int = 200) -> GameState:
 
 
 PHASED = Weights(exclusive=0.3, phase_start=30,
-                 phases=((45, Weights(area=0.7, mobility=0.04, overlap=0.9)), (62, Weights(mobility=0.37, dead=0.3))))
+                 phases=((45, Weights(area=0.7, mobility=0.04, overlap=0.9, colour_area=0.8)),
+                         (62, Weights(mobility=0.37, dead=0.3))))
 
 
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
