@@ -65,6 +65,7 @@ class ArenaGame:
     b_times: list[float] = field(default_factory=list)
     forfeit: str = ""  # why a side lost by a rule violation / timeout / crash, if it did
     result: GameResult | None = None
+    substitutes: int = 0  # moves an external engine did not find (it passed with placements left): greedy's
 
 
 def make_specs(games: int, seed: int, move_time: float, season: str = DEFAULT_SEASON.name,
@@ -142,6 +143,7 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
         write_replay(path, record.states, result.result, names=names)
     result.a_points, result.b_points = pts[spec.a_team], pts[1 - spec.a_team]
     result.turns = state.turn
+    result.substitutes = getattr(a, "substitutes", 0) + getattr(b, "substitutes", 0)
     if forfeit_team is not None:
         result.score = 0.0 if forfeit_team == spec.a_team else 1.0
     else:
@@ -213,6 +215,7 @@ def summary(results: list[ArenaGame], name_a: str, name_b: str) -> dict:
         "b_mean_ms": 1000 * sum(b_times) / len(b_times) if b_times else 0.0,
         "b_max_ms": 1000 * max(b_times, default=0.0),
         "forfeits": [f"game {r.index}: {r.forfeit}" for r in results if r.forfeit],
+        "substitutes": sum(r.substitutes for r in results),
     }
 
 
@@ -233,6 +236,9 @@ def format_table(s: dict) -> str:
     out = "\n".join(lines) + f"\n{s['games']} games"
     if s["forfeits"]:
         out += "\nforfeits:\n  " + "\n  ".join(s["forfeits"])
+    if s.get("substitutes"):
+        out += (f"\n{s['substitutes']} moves the external engine did not find (it passed with placements left) "
+                "were played for it by greedy")
     return out
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ai import make_player
-from ai.arena import GameSpec, play_game
+from ai.arena import GameSpec, format_table, play_game, summary
 from ai.gtp import GtpPlayer, cell_name, mask_text, parse_cells
 from model import placements as P
 from model.moves import SkipMove
@@ -85,6 +85,16 @@ def test_a_pass_with_placements_left_is_replaced_by_a_move(fake_engine, monkeypa
     assert player.substitutes == 1
     told = [line for line in log.read_text().splitlines() if line.startswith("play 2 ")]
     assert told == [f"play 2 {mask_text(P.MASKS[placement_of(move)])}"]  # the engine's board keeps up
+
+
+def test_the_arena_counts_the_substituted_moves(fake_engine, monkeypatch):
+    path, _ = fake_engine
+    monkeypatch.setenv("FAKE_GTP_PASS", "1")
+    spec = GameSpec(0, "PENTO_V", 0, 7, 0.2, opening_turns=4)
+    result = play_game(spec, lambda seed: make_player("greedy", seed), lambda seed: make_player(f"gtp:{path}:3", seed))
+    assert result.forfeit == "" and 0 < result.substitutes <= len(result.b_times)
+    table = format_table(summary([result], "greedy", "gtp"))
+    assert f"{result.substitutes} moves the external engine did not find" in table
 
 
 def test_bad_names_and_missing_engines():
