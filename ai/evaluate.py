@@ -93,15 +93,19 @@ class Weights:
 
 DEFAULT_WEIGHTS = Weights()
 
-# The default AI's weights: DEFAULT_WEIGHTS up to turn 36, then weights fitted to the results of 352
-# self-play games (tuning/texel.py, tuning/RESULTS.md §8) for turns 40-59 (at 50) and 60+ (at 66), with
-# the legal-move count (mobility), which predicts late results best.
+# The default AI's weights: DEFAULT_WEIGHTS (tuned by self-play) in the opening; from turn 12 to 36 the
+# colour_area term on top, weighted by how well it predicts Pentobi's values of positions
+# (tuning/teacher.py, tuning/RESULTS.md §11); weights fitted to the results of 352 self-play games
+# (tuning/texel.py, RESULTS §8) for turns 40-59 (at 50) and 60+ (at 66), with the legal-move count
+# (mobility), which predicts late results best.
 TUNED_WEIGHTS = Weights(
-    phase_start=36,
-    phases=((50, Weights(points=1.0, anchors=-0.25, area=0.73, overlap=0.92, awkward=1.36, centre=0.0, dead=0.86,
+    phase_start=12,
+    phases=((20, Weights(colour_area=4.5)),
+            (36, Weights(colour_area=5.5)),
+            (50, Weights(points=1.0, anchors=-0.25, area=0.73, overlap=0.92, awkward=1.36, centre=0.0, dead=0.86,
                          mobility=0.035)),
             (66, Weights(points=1.0, anchors=-0.1, area=0.29, overlap=0.1, awkward=1.16, centre=0.0, dead=0.34,
-                         mobility=0.37))),
+                         mobility=0.37, colour_area=0.6))),
 )
 
 # How hard a shape is to fit late in the game, beyond its size (pentominoes with few "good" shapes).

@@ -14,17 +14,21 @@ targets).
    and fits one weight vector per phase; prints held-out log-loss against the engine's values for the
    fitted and the current weights, and writes the fitted weights as a ``Weights.as_dict()`` JSON.
 
+   With ``--on-top TERM`` only that term's weight is fitted, added to the default weights (how the
+   default's ``colour_area`` weights were found, RESULTS §11).
+
     P=/path/to/pentobi-gtp
-    .venv/bin/python tuning/teacher.py gen --engine $P --level 6 --games 400 --jobs 2 --out /tmp/t.pkl
-    .venv/bin/python tuning/teacher.py fit /tmp/t.pkl --out tuning/weights_teacher.json
+    .venv/bin/python tuning/teacher.py gen --engine $P --level 6 --games 220 --jobs 2 --out /tmp/t.json.gz
+    .venv/bin/python tuning/teacher.py fit tuning/teacher_pentobi6.json.gz --out /tmp/weights_teacher.json
+    .venv/bin/python tuning/teacher.py fit tuning/teacher_pentobi6.json.gz --on-top colour_area
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import multiprocessing
-import pickle
 import random
 import time
 
@@ -125,10 +129,18 @@ def gen(args: argparse.Namespace) -> None:
                 print(f"{i + 1} games, {sum(len(g['labels']) for g in games)} positions, "
                       f"{sum(g['failures'] for g in games)} engine failures, "
                       f"{time.time() - t0:.0f} s", flush=True)
-                with open(args.out, "wb") as fh:  # keep what we have: a session can end any time
-                    pickle.dump(games, fh)
-    with open(args.out, "wb") as fh:
-        pickle.dump(games, fh)
+                _save(games, args.out)  # keep what we have so far
+    _save(games, args.out)
+
+
+def _save(games: list[dict], path: str) -> None:
+    with gzip.open(path, "wt") as fh:
+        json.dump(games, fh)
+
+
+def _load(path: str) -> list[dict]:
+    with gzip.open(path, "rt") as fh:
+        return json.load(fh)
 
 
 def features_of(games: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -178,8 +190,7 @@ def _logloss(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
 def fit(args: argparse.Namespace) -> None:
     games: list[dict] = []
     for path in args.data:
-        with open(path, "rb") as fh:
-            games += pickle.load(fh)
+        games += _load(path)
     feats, turns, gids, values, movers, used = features_of(games)
     names = list(E.FEATURES)
     use_all = [names.index(n) for n in args.features.split(",")]
@@ -187,6 +198,9 @@ def fit(args: argparse.Namespace) -> None:
     print(f"{len(games)} games, {len(values)} positions, held out {test.sum()}")
     centres = [int(c) for c in args.phases.split(",")]
     half = args.window
+    if args.on_top:
+        _fit_on_top(args.on_top, centres, half, feats, turns, test, values, movers)
+        return
     vectors = []
     for c in centres:
         ph = (turns >= c - half) & (turns < c + half)
@@ -236,6 +250,25 @@ def fit(args: argparse.Namespace) -> None:
         print(f"wrote {args.out}")
 
 
+def _fit_on_top(name: str, centres: list[int], half: int, feats: np.ndarray, turns: np.ndarray, test: np.ndarray,
+                values: np.ndarray, movers: np.ndarray) -> None:
+    """The weight of one term added to the default weights (``TUNED_WEIGHTS`` with that term's weight
+    zeroed), in the evaluation's units: logit = a * evaluation + b * term + side to move; prints b / a."""
+    k = E.FEATURES.index(name)
+    for c in centres:
+        ph = (turns >= c - half) & (turns < c + half)
+        base_w = np.array(E.TUNED_WEIGHTS.at_turn(c))
+        base_w[k] = 0.0
+        base = feats[ph] @ base_w
+        y, tr, te = values[ph], ~test[ph], test[ph]
+        x1 = np.column_stack([base, movers[ph]])
+        x2 = np.column_stack([base, feats[ph][:, k], movers[ph]])
+        w1, w2 = _logistic_fit(x1[tr], y[tr]), _logistic_fit(x2[tr], y[tr])
+        print(f"turn {c} ±{half}: {ph.sum()} positions; held-out log-loss without {name} "
+              f"{_logloss(x1[te], y[te], w1):.4f}, with {_logloss(x2[te], y[te], w2):.4f}; "
+              f"its weight {w2[1] / w2[0]:+.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -254,6 +287,7 @@ def main() -> None:
     f.add_argument("--window", type=int, default=6)
     f.add_argument("--scale", type=float, default=2.5, help="evaluation units per logit")
     f.add_argument("--shapes", action="store_true")
+    f.add_argument("--on-top", metavar="TERM", help="fit only TERM's weight, added to the default weights")
     f.add_argument("--mobility-from", type=int, default=40)
     f.add_argument("--out")
     args = parser.parse_args()
