@@ -93,9 +93,9 @@ class Weights:
 
 DEFAULT_WEIGHTS = Weights()
 
-# The default AI's weights: DEFAULT_WEIGHTS (tuned by self-play) in the opening; from turn 12 to 36 the
-# colour_area term on top, weighted by how well it predicts Pentobi's values of positions
-# (tuning/teacher.py, tuning/RESULTS.md §11); weights fitted to the results of 352 self-play games
+# The default AI's weights: DEFAULT_WEIGHTS (tuned by self-play) in the opening; from turn 12 on the
+# colour_area term on top (most between turns 20 and 40), weighted by how well it predicts Pentobi's values
+# of positions (tuning/teacher.py, tuning/RESULTS.md §11); weights fitted to the results of 352 self-play games
 # (tuning/texel.py, RESULTS §8) for turns 40-59 (at 50) and 60+ (at 66), with the legal-move count
 # (mobility), which predicts late results best.
 TUNED_WEIGHTS = Weights(
