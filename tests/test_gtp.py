@@ -52,17 +52,23 @@ def test_a_whole_game_against_the_external_engine(fake_engine):
     assert sent[-1] == "quit"  # the engine was closed after the game
 
 
-def test_the_engine_gets_the_opening_as_sgf(fake_engine):
-    path, log = fake_engine
+def _engine_move_after_five_placements(path: str) -> tuple[GameState, object, GtpPlayer]:
+    """The engine's answer (YELLOW to move) after five placements; the engine is closed again."""
     state = GameState.new(Shape.PENTO_L)
     for _ in range(5):
         state.push_placement(int(state.legal_placements()[0]))
     player = GtpPlayer(path, 5, seed=1)
     try:
         move = player.choose_move_sync(state)
-        assert state.is_legal(move)
     finally:
         player.close()
+    return state, move, player
+
+
+def test_the_engine_gets_the_opening_as_sgf(fake_engine):
+    path, log = fake_engine
+    state, move, _ = _engine_move_after_five_placements(path)
+    assert state.is_legal(move)
     first = log.read_text().splitlines()[0]
     sgf = Path(first.split()[1])
     assert not sgf.exists()  # the temporary file is removed again
@@ -73,14 +79,7 @@ def test_a_pass_with_placements_left_is_replaced_by_a_move(fake_engine, monkeypa
     not give it); the arena then plays the greedy move for it rather than a free turn for the opponent."""
     path, log = fake_engine
     monkeypatch.setenv("FAKE_GTP_PASS", "1")
-    state = GameState.new(Shape.PENTO_L)
-    for _ in range(5):
-        state.push_placement(int(state.legal_placements()[0]))
-    player = GtpPlayer(path, 5, seed=1)
-    try:
-        move = player.choose_move_sync(state)
-    finally:
-        player.close()
+    state, move, player = _engine_move_after_five_placements(path)
     assert not isinstance(move, SkipMove) and state.is_legal(move)
     assert player.substitutes == 1
     told = [line for line in log.read_text().splitlines() if line.startswith("play 2 ")]

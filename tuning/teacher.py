@@ -33,6 +33,8 @@ import random
 import time
 
 import numpy as np
+from texel import _logistic_fit as texel_fit  # tuning/ is the script's directory
+from texel import _logloss
 
 from ai import evaluate as E
 from ai import fasteval as FE
@@ -168,23 +170,9 @@ def features_of(games: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
             np.array(used, dtype=float))
 
 
-def _logistic_fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-4, iters: int = 60) -> np.ndarray:
-    """Newton's method for the logistic regression with soft targets ``y`` in [0, 1]."""
-    w = np.zeros(x.shape[1])
-    for _ in range(iters):
-        p = 1 / (1 + np.exp(-x @ w))
-        g = x.T @ (p - y) / len(y) + l2 * w
-        h = (x.T * (p * (1 - p))) @ x / len(y) + l2 * np.eye(x.shape[1])
-        step = np.linalg.solve(h, g)
-        w -= step
-        if np.abs(step).max() < 1e-9:
-            break
-    return w
-
-
-def _logloss(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
-    p = np.clip(1 / (1 + np.exp(-x @ w)), 1e-9, 1 - 1e-9)
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+def _logistic_fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The logistic regression of ``texel`` (Newton's method), which takes soft targets in [0, 1] too."""
+    return texel_fit(x, y, l2=1e-4, iters=60)
 
 
 def fit(args: argparse.Namespace) -> None:
