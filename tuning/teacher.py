@@ -39,9 +39,9 @@ from texel import _logloss
 from ai import evaluate as E
 from ai import fasteval as FE
 from ai.gtp import GtpError, GtpPlayer, parse_cells, placement_of_mask
-from model.fast import M_HAND, FastState
+from model.fast import FastState
 from model.moves import SkipMove
-from model.pieces import SHAPES, Shape
+from model.pieces import Shape
 from model.season import SEASON_2021
 from model.state import GameState, move_of_placement
 
@@ -145,10 +145,10 @@ def _load(path: str) -> list[dict]:
         return json.load(fh)
 
 
-def features_of(games: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def features_of(games: list[dict]) -> tuple[np.ndarray, ...]:
     """(term differences team ONE - TWO, turn, game index, teacher value, +1/-1 for team ONE/TWO to move)
     of every labelled position."""
-    feats, turns, gids, values, movers, used = [], [], [], [], [], []
+    feats, turns, gids, values, movers = [], [], [], [], []
     f = np.zeros((2, FE.NF))
     for gi, game in enumerate(games):
         state = GameState(Shape[game["start"]])
@@ -162,12 +162,8 @@ def features_of(games: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
                 gids.append(gi)
                 values.append(at[i][1])
                 movers.append(1.0 if at[i][2] in (0, 2) else -1.0)
-                hands = [int(fs.m[M_HAND + c]) for c in range(4)]
-                used.append([sum(1 - ((hands[c] >> k) & 1) for c in (0, 2))
-                             - sum(1 - ((hands[c] >> k) & 1) for c in (1, 3)) for k in range(len(SHAPES))])
             state.push(SkipMove(color) if pid < 0 else move_of_placement(color, pid))
-    return (np.array(feats), np.array(turns), np.array(gids), np.clip(np.array(values), 0, 1), np.array(movers),
-            np.array(used, dtype=float))
+    return np.array(feats), np.array(turns), np.array(gids), np.clip(np.array(values), 0, 1), np.array(movers)
 
 
 def _logistic_fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -179,7 +175,7 @@ def fit(args: argparse.Namespace) -> None:
     games: list[dict] = []
     for path in args.data:
         games += _load(path)
-    feats, turns, gids, values, movers, used = features_of(games)
+    feats, turns, gids, values, movers = features_of(games)
     names = list(E.FEATURES)
     use_all = [names.index(n) for n in args.features.split(",")]
     test = gids % 5 == 0
@@ -201,18 +197,9 @@ def fit(args: argparse.Namespace) -> None:
         y = values[ph]
         # the side to move as a nuisance term: the engine's values favour it; the evaluation has no such term
         xt = np.column_stack([x[:, use], movers[ph]])
-        if args.shapes:  # one term per shape (placed by team ONE minus TWO) instead of points and awkwardness
-            keep = [i for i in use if E.FEATURES[i] not in ("points", "awkward")]
-            xt = np.column_stack([x[:, keep], used[ph], movers[ph]])
         fw = _logistic_fit(xt[tr], y[tr])
         w = np.zeros(FE.NF)
-        if args.shapes:
-            w[keep] = fw[:len(keep)]
-            print("   shapes: " + " ".join(f"{sh.name[-2:] if sh.name.startswith('PENTO') else sh.name[:2]}"
-                                        f"{v * args.scale / max(1, sh.size):+.2f}"
-                                        for sh, v in zip(SHAPES, fw[len(keep):-1], strict=True)) + " (per cell)")
-        else:
-            w[use] = fw[:-1]
+        w[use] = fw[:-1]
         cur = np.array(E.TUNED_WEIGHTS.at_turn(c))
         cur[E.FEATURES.index("dead")] *= -1
         xc = np.column_stack([x @ cur, movers[ph]])
@@ -274,7 +261,6 @@ def main() -> None:
     f.add_argument("--phases", default="8,16,24,32,40,50,60,70")
     f.add_argument("--window", type=int, default=6)
     f.add_argument("--scale", type=float, default=2.5, help="evaluation units per logit")
-    f.add_argument("--shapes", action="store_true")
     f.add_argument("--on-top", metavar="TERM", help="fit only TERM's weight, added to the default weights")
     f.add_argument("--mobility-from", type=int, default=40)
     f.add_argument("--out")
