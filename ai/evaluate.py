@@ -55,13 +55,15 @@ class Weights:
     dead: float = 12.0  # subtracted per removed colour that still holds pieces
     exclusive: float = 0.0
     mobility: float = 0.0  # legal placements of the team's colours
-    # the square root of each colour's reach area, summed over the team's colours: room is worth less to a
-    # colour that has plenty than to one that is running short (the union ``area`` cannot tell them apart)
+    # the square root of each colour's reach area (within ``colour_steps``), summed over the team's colours:
+    # room is worth less to a colour that has plenty than to one that is running short (the union ``area``
+    # cannot tell them apart)
     colour_area: float = 0.0
     reach_steps: int = 3
+    colour_steps: int = 3
     # later phases: (turn, weights) — the weights above hold up to ``phase_start``, then the value is
     # interpolated linearly between consecutive phases by turn; after the last one, its weights hold
-    # (``reach_steps`` is always this object's)
+    # (``reach_steps`` and ``colour_steps`` are always this object's)
     phase_start: int = 0
     phases: tuple[tuple[int, Weights], ...] = ()
 
@@ -94,18 +96,20 @@ class Weights:
 DEFAULT_WEIGHTS = Weights()
 
 # The default AI's weights: DEFAULT_WEIGHTS (tuned by self-play) in the opening; from turn 12 on the
-# colour_area term on top (most between turns 20 and 40), weighted by how well it predicts Pentobi's values
-# of positions (tuning/teacher.py, tuning/RESULTS.md §11); weights fitted to the results of 352 self-play games
-# (tuning/texel.py, RESULTS §8) for turns 40-59 (at 50) and 60+ (at 66), with the legal-move count
-# (mobility), which predicts late results best.
+# colour_area term on top, each colour's room within 8 steps (most between turns 20 and 40), weighted by how
+# well it predicts Pentobi's values of positions (tuning/teacher.py, tuning/RESULTS.md §11-12); weights fitted
+# to the results of 352 self-play games (tuning/texel.py, RESULTS §8) for turns 40-59 (at 50) and 60+ (at 66),
+# with the legal-move count (mobility), which predicts late results best.
 TUNED_WEIGHTS = Weights(
+    colour_steps=8,
     phase_start=12,
-    phases=((20, Weights(colour_area=4.5)),
-            (36, Weights(colour_area=5.5)),
+    phases=((20, Weights(colour_area=5.5)),
+            (28, Weights(colour_area=8.9)),
+            (36, Weights(colour_area=6.8)),
             (50, Weights(points=1.0, anchors=-0.25, area=0.73, overlap=0.92, awkward=1.36, centre=0.0, dead=0.86,
-                         mobility=0.035)),
+                         mobility=0.035, colour_area=1.5)),
             (66, Weights(points=1.0, anchors=-0.1, area=0.29, overlap=0.1, awkward=1.16, centre=0.0, dead=0.34,
-                         mobility=0.37, colour_area=0.6))),
+                         mobility=0.37, colour_area=1.4))),
 )
 
 # How hard a shape is to fit late in the game, beyond its size (pentominoes with few "good" shapes).
@@ -156,10 +160,12 @@ def diag(bb: int) -> int:
     return ((r << N) | (r >> N) | (lf << N) | (lf >> N)) & FULL
 
 
-def colour_features(state: GameState, c: int, occ: int, steps: int) -> tuple[int, int, int, int]:
-    """(anchors, good anchors, reach area bitboard, anchor bitboard) of colour ``c``."""
+def colour_features(state: GameState, c: int, occ: int, steps: int,
+                    far_steps: int = 0) -> tuple[int, int, int, int, int]:
+    """(anchors, good anchors, reach area bitboard within ``steps``, anchor bitboard, number of cells reached
+    within ``far_steps``) of colour ``c``."""
     if not state.valid >> c & 1:
-        return 0, 0, 0, 0
+        return 0, 0, 0, 0, 0
     own = state.boards[c]
     if state.shapes[c] == ALL_SHAPES:
         forb = occ
@@ -169,13 +175,18 @@ def colour_features(state: GameState, c: int, occ: int, steps: int) -> tuple[int
         anchors = diag(own) & ~forb
     free = FULL & ~forb
     good = anchors & edge(free)
-    r = anchors
-    for _ in range(steps):
+    r = reach = anchors
+    far = anchors.bit_count()
+    for step in range(1, max(steps, far_steps) + 1):
         r = (r | (((r << 1) & NOT_LEFT) | ((r >> 1) & NOT_RIGHT) | (r << N) | (r >> N))) & free
-    return anchors.bit_count(), good.bit_count(), r, anchors
+        if step == steps:
+            reach = r
+        if step == far_steps:
+            far = r.bit_count()
+    return anchors.bit_count(), good.bit_count(), reach, anchors, far
 
 
-def team_features(state: GameState, steps: int, mobility: bool) -> list[list[float]]:
+def team_features(state: GameState, steps: int, mobility: bool, colour_steps: int = 3) -> list[list[float]]:
     """The terms of ``FEATURES`` for each team (mobility counted only if ``mobility``)."""
     over = state.is_over  # then nobody moves again: no mobility terms, the rest stays continuous
     b = state.boards
@@ -186,13 +197,13 @@ def team_features(state: GameState, steps: int, mobility: bool) -> list[list[flo
     for team, (c1, c2) in enumerate(((0, 2), (1, 3))):
         f = [0.0] * len(FEATURES)
         if not over:
-            _, g1, r1, a1 = colour_features(state, c1, occ, steps)
-            _, g2, r2, a2 = colour_features(state, c2, occ, steps)
+            _, g1, r1, a1, n1 = colour_features(state, c1, occ, steps, colour_steps)
+            _, g2, r2, a2, n2 = colour_features(state, c2, occ, steps, colour_steps)
             reach[team] = r = r1 | r2
             f[1] = g1 + g2
             f[2] = r.bit_count()
             f[3] = (a1 & a2).bit_count()
-            f[9] = math.sqrt(r1.bit_count()) + math.sqrt(r2.bit_count())
+            f[9] = math.sqrt(n1) + math.sqrt(n2)
             if mobility:
                 f[8] = sum(len(state.legal_placements(c)) for c in (c1, c2) if state.valid >> c & 1)
         for c in (c1, c2):
@@ -214,7 +225,7 @@ def team_features(state: GameState, steps: int, mobility: bool) -> list[list[flo
 def evaluate(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:
     """Heuristic value of ``state`` for team ONE (BLUE+RED); the value for team TWO is its negation."""
     weights = w.at_turn(state.turn)
-    one, two = team_features(state, w.reach_steps, weights[8] != 0.0)
+    one, two = team_features(state, w.reach_steps, weights[8] != 0.0, w.colour_steps)
     return sum(k * (a - b) for k, a, b in zip(weights, one, two, strict=True))
 
 

@@ -21,7 +21,8 @@ N = F.N
 ROW_MASK = (1 << N) - 1
 
 NF = len(E.FEATURES)
-# weight vector: reach steps, number of phases k, k phase turns, k x NF weights (``weight_vector``)
+# weight vector: reach steps, colour_area's steps, number of phases k, k phase turns, k x NF weights
+# (``weight_vector``)
 
 SHAPE_AWK = np.array(E.AWK, dtype=np.float64)
 # per cell: 1 in the central 14x14, 2 in the central 8x8 (the evaluation's centre term)
@@ -32,7 +33,7 @@ CENTRE_CELLS = np.array([((E.CENTRE_IN >> q) & 1) + ((E.CENTRE_MID >> q) & 1) fo
 def weight_vector(w: E.Weights = E.DEFAULT_WEIGHTS) -> np.ndarray:
     """``w`` as the flat vector the compiled evaluation reads."""
     phases = [(w.phase_start, w.vector())] + [(t, p.vector()) for t, p in w.phases]
-    out = [float(w.reach_steps), float(len(phases))] + [float(t) for t, _ in phases]
+    out = [float(w.reach_steps), float(w.colour_steps), float(len(phases))] + [float(t) for t, _ in phases]
     for _, v in phases:
         out += v
     return np.array(out, dtype=np.float64)
@@ -55,14 +56,15 @@ def _rows_popcount(rows):
 
 
 @njit(cache=True)
-def colour_rows(b, m, color, first_cells, anchors, reach, steps):
-    """Fill ``anchors`` and ``reach`` (row masks) of ``color``; return its number of good anchors
-    (anchors with a free edge neighbour). A removed colour has none of either."""
+def colour_rows(b, m, color, first_cells, anchors, reach, steps, far_steps):
+    """Fill ``anchors`` and ``reach`` (row masks, within ``steps``) of ``color``; return its number of good
+    anchors (anchors with a free edge neighbour) and the number of cells it reaches within ``far_steps``.
+    A removed colour has none of either."""
     for y in range(N):
         anchors[y] = 0
         reach[y] = 0
     if not (m[M_VALID] >> color) & 1:
-        return 0
+        return 0, 0
     free = np.empty(N, dtype=np.int64)
     first = m[M_HAND + color] == ALL_SHAPES
     fbase = FORB + color * FSTRIDE
@@ -92,24 +94,32 @@ def colour_rows(b, m, color, first_cells, anchors, reach, steps):
         if y < N - 1:
             nb |= free[y + 1]
         good += _popcount32(anchors[y] & nb)
-    r = np.empty(N, dtype=np.int64)
+    cur = np.empty(N, dtype=np.int64)
+    nxt = np.empty(N, dtype=np.int64)
     for y in range(N):
         reach[y] = anchors[y]
-    for _ in range(steps):
+        cur[y] = anchors[y]
+    far = _rows_popcount(anchors)
+    for step in range(1, max(steps, far_steps) + 1):
         for y in range(N):
-            v = reach[y] | (reach[y] << 1) | (reach[y] >> 1)
+            v = cur[y] | (cur[y] << 1) | (cur[y] >> 1)
             if y > 0:
-                v |= reach[y - 1]
+                v |= cur[y - 1]
             if y < N - 1:
-                v |= reach[y + 1]
-            r[y] = v & free[y]
+                v |= cur[y + 1]
+            nxt[y] = v & free[y]
         for y in range(N):
-            reach[y] = r[y]
-    return good
+            cur[y] = nxt[y]
+        if step == steps:
+            for y in range(N):
+                reach[y] = cur[y]
+        if step == far_steps:
+            far = _rows_popcount(cur)
+    return good, far
 
 
 @njit(cache=True)
-def team_features(b, m, first_cells, steps, mobility, out):
+def team_features(b, m, first_cells, steps, colour_steps, mobility, out):
     """Fill ``out`` (2 x NF) with the terms of ``ai.evaluate.FEATURES`` per team, as
     ``ai.evaluate.team_features``."""
     for t in range(2):
@@ -131,16 +141,13 @@ def team_features(b, m, first_cells, steps, mobility, out):
         c1 = team
         c2 = team + 2
         if not over:
-            out[team, 1] = colour_rows(b, m, c1, first_cells, a1, r1, steps) + colour_rows(b, m, c2, first_cells,
-                                                                                           a2, r2, steps)
-            n1 = 0
-            n2 = 0
+            g1, n1 = colour_rows(b, m, c1, first_cells, a1, r1, steps, colour_steps)
+            g2, n2 = colour_rows(b, m, c2, first_cells, a2, r2, steps, colour_steps)
+            out[team, 1] = g1 + g2
             for y in range(N):
                 reach[team, y] = r1[y] | r2[y]
                 out[team, 2] += _popcount32(r1[y] | r2[y])
                 out[team, 3] += _popcount32(a1[y] & a2[y])
-                n1 += _popcount32(r1[y])
-                n2 += _popcount32(r2[y])
             out[team, 9] = np.sqrt(n1) + np.sqrt(n2)
             if mobility:
                 for c in (c1, c2):
@@ -163,18 +170,18 @@ def team_features(b, m, first_cells, steps, mobility, out):
 @njit(cache=True)
 def evaluate(b, m, first_cells, w):
     """Heuristic value of the position for team ONE (BLUE+RED), as ``ai.evaluate.evaluate``."""
-    k = np.int64(w[1])
-    base = 2 + k
+    k = np.int64(w[2])
+    base = 3 + k
     # the phase weights at this turn
     turn = m[M_TURN]
     lo = 0
     frac = 0.0
-    if k > 1 and turn > w[2]:
+    if k > 1 and turn > w[3]:
         lo = k - 1
         for p in range(k - 1):
-            if turn < w[2 + p + 1]:
+            if turn < w[3 + p + 1]:
                 lo = p
-                frac = (turn - w[2 + p]) / (w[2 + p + 1] - w[2 + p])
+                frac = (turn - w[3 + p]) / (w[3 + p + 1] - w[3 + p])
                 break
     weights = np.empty(NF, dtype=np.float64)
     for i in range(NF):
@@ -183,7 +190,7 @@ def evaluate(b, m, first_cells, w):
             wi += frac * (w[base + (lo + 1) * NF + i] - wi)
         weights[i] = wi
     feats = np.empty((2, NF), dtype=np.float64)
-    team_features(b, m, first_cells, np.int64(w[0]), weights[8] != 0.0, feats)
+    team_features(b, m, first_cells, np.int64(w[0]), np.int64(w[1]), weights[8] != 0.0, feats)
     total = 0.0
     for i in range(NF):
         total += weights[i] * (feats[0, i] - feats[1, i])

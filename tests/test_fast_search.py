@@ -18,7 +18,7 @@ import pytest
 
 from ai import fasteval as FE
 from ai import fastsearch as FS
-from ai.evaluate import DEFAULT_WEIGHTS, Weights, decided_value, evaluate
+from ai.evaluate import DEFAULT_WEIGHTS, FEATURES, TUNED_WEIGHTS, Weights, decided_value, evaluate, team_features
 from model.fast import FastState, count_moves
 from model.moves import SkipMove
 from model.pieces import Shape
@@ -44,8 +44,9 @@ PHASED = Weights(exclusive=0.3, phase_start=30,
 
 
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
-@pytest.mark.parametrize("weights", [DEFAULT_WEIGHTS, Weights(exclusive=0.3, reach_steps=2, centre=0.7), PHASED],
-                         ids=["default", "other", "phased"])
+@pytest.mark.parametrize("weights", [DEFAULT_WEIGHTS, Weights(exclusive=0.3, reach_steps=2, centre=0.7), PHASED,
+                                     TUNED_WEIGHTS, Weights(colour_area=1.0, colour_steps=1)],
+                         ids=["default", "other", "phased", "tuned", "short-colour-reach"])
 def test_compiled_evaluation_equals_the_reference(season, weights):
     wv = FE.weight_vector(weights)
     checked = 0
@@ -65,6 +66,39 @@ def test_compiled_evaluation_equals_the_reference(season, weights):
             else:
                 state.push_placement(int(ids[rng.randrange(len(ids))]))
     assert checked > 100
+
+
+def _room(state: GameState, color: int, steps: int) -> int:
+    """The cells ``color`` reaches within ``steps`` edge steps from its corners through cells it may use, by
+    breadth-first search over cells (independent of the evaluation's bitboards)."""
+    if not state.valid >> color & 1:
+        return 0
+    owner = {(x, y): c for c in range(4) for y in range(20) for x in range(20) if state.boards[c] >> (y * 20 + x) & 1}
+    own = {cell for cell, c in owner.items() if c == color}
+
+    def usable(x, y):
+        return (0 <= x < 20 and 0 <= y < 20 and (x, y) not in owner
+                and not any((x + dx, y + dy) in own for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))))
+
+    frontier = {(x + dx, y + dy) for x, y in own for dx in (1, -1) for dy in (1, -1) if usable(x + dx, y + dy)}
+    seen = set(frontier)
+    for _ in range(steps):
+        frontier = {(x + dx, y + dy) for x, y in frontier for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                    if usable(x + dx, y + dy)} - seen
+        seen |= frontier
+    return len(seen)
+
+
+@pytest.mark.parametrize("steps", [0, 3, 8])
+def test_colour_area_is_the_room_of_each_colour_within_its_steps(steps):
+    state = _random_game(5, SEASONS["2021"], stop_turn=36)
+    assert all(state.shapes[c] != (1 << 21) - 1 for c in range(4))
+    one, two = team_features(state, 3, False, steps)
+    k = FEATURES.index("colour_area")
+    assert one[k] == pytest.approx(_room(state, 0, steps) ** 0.5 + _room(state, 2, steps) ** 0.5)
+    assert two[k] == pytest.approx(_room(state, 1, steps) ** 0.5 + _room(state, 3, steps) ** 0.5)
+    if steps == 8:  # farther room is more room
+        assert one[k] > team_features(state, 3, False, 3)[0][k]
 
 
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
