@@ -145,9 +145,9 @@ def _load(path: str) -> list[dict]:
         return json.load(fh)
 
 
-def features_of(games: list[dict]) -> tuple[np.ndarray, ...]:
+def features_of(games: list[dict], colour_steps: int = E.TUNED_WEIGHTS.colour_steps) -> tuple[np.ndarray, ...]:
     """(term differences team ONE - TWO, turn, game index, teacher value, +1/-1 for team ONE/TWO to move)
-    of every labelled position."""
+    of every labelled position; ``colour_area`` counts each colour's room within ``colour_steps``."""
     feats, turns, gids, values, movers = [], [], [], [], []
     f = np.zeros((2, FE.NF))
     for gi, game in enumerate(games):
@@ -156,7 +156,7 @@ def features_of(games: list[dict]) -> tuple[np.ndarray, ...]:
         for i, (color, pid) in enumerate(game["moves"]):
             if i in at:
                 fs = FastState.from_state(state)
-                FE.team_features(fs.b, fs.m, fs.first_cells, 3, 3, True, f)
+                FE.team_features(fs.b, fs.m, fs.first_cells, 3, colour_steps, True, f)
                 feats.append(f[0] - f[1])
                 turns.append(at[i][0])
                 gids.append(gi)
@@ -175,7 +175,7 @@ def fit(args: argparse.Namespace) -> None:
     games: list[dict] = []
     for path in args.data:
         games += _load(path)
-    feats, turns, gids, values, movers = features_of(games)
+    feats, turns, gids, values, movers = features_of(games, args.colour_steps)
     names = list(E.FEATURES)
     use_all = [names.index(n) for n in args.features.split(",")]
     test = gids % 5 == 0
@@ -263,6 +263,8 @@ def main() -> None:
     f.add_argument("--scale", type=float, default=2.5, help="evaluation units per logit")
     f.add_argument("--on-top", metavar="TERM", help="fit only TERM's weight, added to the default weights")
     f.add_argument("--mobility-from", type=int, default=40)
+    f.add_argument("--colour-steps", type=int, default=E.TUNED_WEIGHTS.colour_steps,
+                   help="reach of each colour's room in the colour_area term (default: the default weights')")
     f.add_argument("--out")
     args = parser.parse_args()
     gen(args) if args.cmd == "gen" else fit(args)
