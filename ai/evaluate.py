@@ -15,6 +15,10 @@ difference between the teams of features known to matter in Blokus:
 * ``centre``   — own squares near the centre, faded out after the opening.
 * ``exclusive`` — reach area of one team that the other team cannot reach (contested space won).
 * ``dead``     — a colour that was removed from the game (no more moves) is a large loss.
+* ``mobility`` — legal placements of the team's colours (late in the game).
+* ``colour_area`` — the square root of each colour's room (cells it reaches within ``colour_steps``).
+* ``stranded`` — squares in hand of shapes that no longer fit anywhere (late in the game: points that are
+  as good as lost).
 
 Features are cheap (a few dozen big-int operations per colour, ~40 µs per position). The module also
 provides per-placement numpy tables for vectorised move ordering (``static_scores``).
@@ -39,7 +43,7 @@ NOT_RIGHT = P.NOT_RIGHT
 
 # the terms of the evaluation, per team; the value is sum(weight * (team ONE's term - team TWO's term))
 FEATURES = ("points", "anchors", "area", "overlap", "awkward", "centre", "dead", "exclusive", "mobility",
-            "colour_area")
+            "colour_area", "stranded")
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,9 @@ class Weights:
     # room is worth less to a colour that has plenty than to one that is running short (the union ``area``
     # cannot tell them apart)
     colour_area: float = 0.0
+    # squares in hand of shapes that fit nowhere any more (a colour that has not started counts none; a
+    # removed colour its whole hand)
+    stranded: float = 0.0
     reach_steps: int = 3
     colour_steps: int = 3
     # later phases: (turn, weights) — the weights above hold up to ``phase_start``, then the value is
@@ -70,7 +77,7 @@ class Weights:
     def vector(self) -> list[float]:
         """The weight of each of ``FEATURES`` (``dead`` as a negative weight per removed colour)."""
         return [self.points, self.anchors, self.area, self.overlap, self.awkward, self.centre, -self.dead,
-                self.exclusive, self.mobility, self.colour_area]
+                self.exclusive, self.mobility, self.colour_area, self.stranded]
 
     def at_turn(self, turn: int) -> list[float]:
         """The weights of ``FEATURES`` at ``turn``."""
@@ -107,9 +114,11 @@ TUNED_WEIGHTS = Weights(
             (28, Weights(colour_area=8.9)),
             (36, Weights(colour_area=6.8)),
             (50, Weights(points=1.0, anchors=-0.25, area=0.73, overlap=0.92, awkward=1.36, centre=0.0, dead=0.86,
-                         mobility=0.035, colour_area=1.5)),
+                         colour_area=1.5, stranded=-0.2)),
+            (58, Weights(points=1.0, anchors=-0.175, area=0.51, overlap=0.51, awkward=1.26, centre=0.0, dead=0.6,
+                         colour_area=0.7, stranded=-0.33)),
             (66, Weights(points=1.0, anchors=-0.1, area=0.29, overlap=0.1, awkward=1.16, centre=0.0, dead=0.34,
-                         mobility=0.37, colour_area=1.4))),
+                         mobility=0.37, colour_area=1.4, stranded=-1.3))),
 )
 
 # How hard a shape is to fit late in the game, beyond its size (pentominoes with few "good" shapes).
@@ -186,8 +195,23 @@ def colour_features(state: GameState, c: int, occ: int, steps: int,
     return anchors.bit_count(), good.bit_count(), reach, anchors, far
 
 
-def team_features(state: GameState, steps: int, mobility: bool, colour_steps: int = 3) -> list[list[float]]:
-    """The terms of ``FEATURES`` for each team (mobility counted only if ``mobility``)."""
+def stranded_squares(state: GameState, c: int) -> int:
+    """The squares in colour ``c``'s hand whose shapes have no legal placement now (its whole hand once it
+    is out of the game; none before its first piece)."""
+    hand = state.shapes[c]
+    if hand == ALL_SHAPES or hand == 0:
+        return 0
+    fit = 0
+    if state.valid >> c & 1:
+        for pid in state.legal_placements(c):
+            fit |= 1 << int(P.P_SHAPE_LIST[pid])
+    return sum(SIZE[s] for s in range(len(SHAPES)) if hand >> s & 1 and not fit >> s & 1)
+
+
+def team_features(state: GameState, steps: int, mobility: bool, colour_steps: int = 3,
+                  stranded: bool = False) -> list[list[float]]:
+    """The terms of ``FEATURES`` for each team (mobility and stranded squares counted only if ``mobility``,
+    ``stranded``: they cost a move generation)."""
     over = state.is_over  # then nobody moves again: no mobility terms, the rest stays continuous
     b = state.boards
     occ = b[0] | b[1] | b[2] | b[3]
@@ -206,6 +230,8 @@ def team_features(state: GameState, steps: int, mobility: bool, colour_steps: in
             f[9] = math.sqrt(n1) + math.sqrt(n2)
             if mobility:
                 f[8] = sum(len(state.legal_placements(c)) for c in (c1, c2) if state.valid >> c & 1)
+            if stranded:
+                f[10] = stranded_squares(state, c1) + stranded_squares(state, c2)
         for c in (c1, c2):
             hand = state.shapes[c]
             f[0] += (TOTAL_SQUARES + 15 + (5 if state.mono_flag >> c & 1 else 0) if hand == 0
@@ -225,7 +251,7 @@ def team_features(state: GameState, steps: int, mobility: bool, colour_steps: in
 def evaluate(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:
     """Heuristic value of ``state`` for team ONE (BLUE+RED); the value for team TWO is its negation."""
     weights = w.at_turn(state.turn)
-    one, two = team_features(state, w.reach_steps, weights[8] != 0.0, w.colour_steps)
+    one, two = team_features(state, w.reach_steps, weights[8] != 0.0, w.colour_steps, weights[10] != 0.0)
     return sum(k * (a - b) for k, a, b in zip(weights, one, two, strict=True))
 
 

@@ -25,6 +25,7 @@ NF = len(E.FEATURES)
 # (``weight_vector``)
 
 SHAPE_AWK = np.array(E.AWK, dtype=np.float64)
+SHAPE_SIZE = np.array(E.SIZE, dtype=np.int64)
 # per cell: 1 in the central 14x14, 2 in the central 8x8 (the evaluation's centre term)
 CENTRE_CELLS = np.array([((E.CENTRE_IN >> q) & 1) + ((E.CENTRE_MID >> q) & 1) for q in range(NCELLS)],
                         dtype=np.int64)
@@ -119,7 +120,21 @@ def colour_rows(b, m, color, first_cells, anchors, reach, steps, far_steps):
 
 
 @njit(cache=True)
-def team_features(b, m, first_cells, steps, colour_steps, mobility, out):
+def stranded_squares(b, m, color, first_cells):
+    """``ai.evaluate.stranded_squares``: squares in hand of shapes that fit nowhere now."""
+    hand = m[M_HAND + color]
+    if hand == ALL_SHAPES or hand == 0:
+        return 0
+    fit = F.placeable_shapes(b, m, color, first_cells) if (m[M_VALID] >> color) & 1 else 0
+    n = 0
+    for s in range(SHAPE_SIZE.shape[0]):
+        if (hand >> s) & 1 and not (fit >> s) & 1:
+            n += SHAPE_SIZE[s]
+    return n
+
+
+@njit(cache=True)
+def team_features(b, m, first_cells, steps, colour_steps, mobility, stranded, out):
     """Fill ``out`` (2 x NF) with the terms of ``ai.evaluate.FEATURES`` per team, as
     ``ai.evaluate.team_features``."""
     for t in range(2):
@@ -153,6 +168,8 @@ def team_features(b, m, first_cells, steps, colour_steps, mobility, out):
                 for c in (c1, c2):
                     if (m[M_VALID] >> c) & 1:
                         out[team, 8] += F.count_moves(b, m, c, first_cells, F.MAX_MOVES)
+            if stranded:
+                out[team, 10] = stranded_squares(b, m, c1, first_cells) + stranded_squares(b, m, c2, first_cells)
         for c in (c1, c2):
             hand = m[M_HAND + c]
             out[team, 0] += F.points(m, c)
@@ -190,7 +207,8 @@ def evaluate(b, m, first_cells, w):
             wi += frac * (w[base + (lo + 1) * NF + i] - wi)
         weights[i] = wi
     feats = np.empty((2, NF), dtype=np.float64)
-    team_features(b, m, first_cells, np.int64(w[0]), np.int64(w[1]), weights[8] != 0.0, feats)
+    team_features(b, m, first_cells, np.int64(w[0]), np.int64(w[1]), weights[8] != 0.0, weights[10] != 0.0,
+                  feats)
     total = 0.0
     for i in range(NF):
         total += weights[i] * (feats[0, i] - feats[1, i])

@@ -266,6 +266,37 @@ def count_moves(b, m, color, first_cells, limit):
 
 
 @njit(cache=True)
+def placeable_shapes(b, m, color, first_cells):
+    """The bit set of the shapes ``color`` could place now (at least one legal placement each); stops
+    searching as soon as every shape it may place has been found."""
+    hand = m[M_HAND + color]
+    first = hand == ALL_SHAPES
+    avail = (1 << m[M_START]) if first else hand
+    found = 0
+    if avail == 0:
+        return found
+    fbase = FORB + color * FSTRIDE
+    abase = ANCH + color * NCELLS
+    for a in range(NCELLS):
+        if first:
+            if first_cells[a] == 0 or b[CELL + a] != 0:
+                continue
+        elif b[abase + a] == 0:
+            continue
+        ids, offsets, base = candidates(b, fbase, a)
+        for s in range(NSHAPES):
+            if not (avail >> s) & 1 or (found >> s) & 1:
+                continue
+            for k in range(offsets[base + s * 4], offsets[base + s * 4 + 1]):
+                if fits(b, fbase, np.int32(ids[k])):
+                    found |= 1 << s
+                    break
+        if found == avail:
+            break
+    return found
+
+
+@njit(cache=True)
 def has_move(b, m, color, first_cells):
     """Whether ``color`` can place any piece (early exit)."""
     return count_moves(b, m, color, first_cells, 1) > 0

@@ -19,9 +19,10 @@ import pytest
 from ai import fasteval as FE
 from ai import fastsearch as FS
 from ai.evaluate import DEFAULT_WEIGHTS, FEATURES, TUNED_WEIGHTS, Weights, decided_value, evaluate, team_features
-from model.fast import FastState, count_moves
+from model.fast import FastState, count_moves, placeable_shapes
 from model.moves import SkipMove
-from model.pieces import Shape
+from model.pieces import SHAPES, Shape
+from model.placements import P_SHAPE_LIST
 from model.season import SEASONS
 from model.state import GameState
 
@@ -40,7 +41,7 @@ def _random_game(seed: int, season, stop_turn: int = 200) -> GameState:
 
 PHASED = Weights(exclusive=0.3, phase_start=30,
                  phases=((45, Weights(area=0.7, mobility=0.04, overlap=0.9, colour_area=0.8)),
-                         (62, Weights(mobility=0.37, dead=0.3))))
+                         (62, Weights(mobility=0.37, dead=0.3, stranded=-0.8))))
 
 
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
@@ -99,6 +100,42 @@ def test_colour_area_is_the_room_of_each_colour_within_its_steps(steps):
     assert two[k] == pytest.approx(_room(state, 1, steps) ** 0.5 + _room(state, 3, steps) ** 0.5)
     if steps == 8:  # farther room is more room
         assert one[k] > team_features(state, 3, False, 3)[0][k]
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_placeable_shapes_are_the_shapes_of_the_legal_placements(season):
+    rng = random.Random(12)
+    state = GameState.new(Shape[season.start_pieces[0]], season=season)
+    some_stranded = False
+    while not state.is_over:
+        fast = FastState.from_state(state)
+        for color in range(4):
+            expected = 0
+            for pid in state.legal_placements(color):
+                expected |= 1 << int(P_SHAPE_LIST[pid])
+            assert placeable_shapes(fast.b, fast.m, color, fast.first_cells) == expected
+            some_stranded |= state.valid >> color & 1 and state.shapes[color] & ~expected != 0
+        ids = state.legal_placements()
+        if len(ids) == 0:
+            state.push(SkipMove(state.current_color))
+        else:
+            state.push_placement(int(ids[rng.randrange(len(ids))]))
+    assert some_stranded  # the game reached positions where some shape in hand fits nowhere
+
+
+def test_stranded_squares_count_the_shapes_that_fit_nowhere():
+    state = _random_game(4, SEASONS["2021"], stop_turn=64)
+    k = FEATURES.index("stranded")
+    one, two = team_features(state, 3, False, 3, True)
+    for team, value in ((0, one[k]), (1, two[k])):
+        expected = 0
+        for color in (team, team + 2):
+            fit = {int(P_SHAPE_LIST[pid]) for pid in state.legal_placements(color)}
+            hand = [s for s in range(21) if state.shapes[color] >> s & 1]
+            gone = hand if not state.valid >> color & 1 else [s for s in hand if s not in fit]
+            expected += sum(SHAPES[s].size for s in gone)
+        assert value == expected
+    assert one[k] + two[k] > 0  # late in a random game some squares are stranded
 
 
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())

@@ -156,7 +156,7 @@ def features_of(games: list[dict], colour_steps: int = E.TUNED_WEIGHTS.colour_st
         for i, (color, pid) in enumerate(game["moves"]):
             if i in at:
                 fs = FastState.from_state(state)
-                FE.team_features(fs.b, fs.m, fs.first_cells, 3, colour_steps, True, f)
+                FE.team_features(fs.b, fs.m, fs.first_cells, 3, colour_steps, True, True, f)
                 feats.append(f[0] - f[1])
                 turns.append(at[i][0])
                 gids.append(gi)
