@@ -105,8 +105,9 @@ DEFAULT_WEIGHTS = Weights()
 # The default AI's weights: DEFAULT_WEIGHTS (tuned by self-play) in the opening; from turn 12 on the
 # colour_area term on top, each colour's room within 8 steps (most between turns 20 and 40), weighted by how
 # well it predicts Pentobi's values of positions (tuning/teacher.py, tuning/RESULTS.md §11-12); weights fitted
-# to the results of 352 self-play games (tuning/texel.py, RESULTS §8) for turns 40-59 (at 50) and 60+ (at 66),
-# with the legal-move count (mobility), which predicts late results best.
+# to the results of 352 self-play games (tuning/texel.py, RESULTS §8) for turns 40-59 (at 50) and 60+ (at 66);
+# late in the game the stranded squares, and the legal-move count (mobility) only after turn 58: before, it
+# predicts nothing Pentobi sees and costs a move generation per evaluation (RESULTS §13).
 TUNED_WEIGHTS = Weights(
     colour_steps=8,
     phase_start=12,
