@@ -196,16 +196,18 @@ def colour_features(state: GameState, c: int, occ: int, steps: int,
     return anchors.bit_count(), good.bit_count(), reach, anchors, far
 
 
-def stranded_squares(state: GameState, c: int) -> int:
-    """The squares in colour ``c``'s hand whose shapes have no legal placement now (its whole hand once it
-    is out of the game; none before its first piece)."""
+NO_PLACEMENTS = np.zeros(0, dtype=np.int64)
+
+
+def stranded_squares(state: GameState, c: int, legal: np.ndarray) -> int:
+    """The squares in colour ``c``'s hand whose shapes have no placement in ``legal`` (its legal placements;
+    so its whole hand once it is out of the game); none before its first piece."""
     hand = state.shapes[c]
     if hand == ALL_SHAPES or hand == 0:
         return 0
     fit = 0
-    if state.valid >> c & 1:
-        for pid in state.legal_placements(c):
-            fit |= 1 << int(P.P_SHAPE_LIST[pid])
+    for shape in np.unique(P.P_SHAPE[legal]):
+        fit |= 1 << int(shape)
     return sum(SIZE[s] for s in range(len(SHAPES)) if hand >> s & 1 and not fit >> s & 1)
 
 
@@ -229,10 +231,12 @@ def team_features(state: GameState, steps: int, mobility: bool, colour_steps: in
             f[2] = r.bit_count()
             f[3] = (a1 & a2).bit_count()
             f[9] = math.sqrt(n1) + math.sqrt(n2)
-            if mobility:
-                f[8] = sum(len(state.legal_placements(c)) for c in (c1, c2) if state.valid >> c & 1)
-            if stranded:
-                f[10] = stranded_squares(state, c1) + stranded_squares(state, c2)
+            if mobility or stranded:  # one move generation per colour serves both
+                legal = [state.legal_placements(c) if state.valid >> c & 1 else NO_PLACEMENTS for c in (c1, c2)]
+                if mobility:
+                    f[8] = len(legal[0]) + len(legal[1])
+                if stranded:
+                    f[10] = stranded_squares(state, c1, legal[0]) + stranded_squares(state, c2, legal[1])
         for c in (c1, c2):
             hand = state.shapes[c]
             f[0] += (TOTAL_SQUARES + 15 + (5 if state.mono_flag >> c & 1 else 0) if hand == 0
