@@ -72,6 +72,11 @@ class FastSearchParams:
     # widen the opponent's replies too (exact minimax to the end), or only our own moves: against a
     # fallible opponent the narrow replies (the plausible ones) predict better than the worst case
     widen_opponents: bool = False
+    # near the root the static prefilter is a poor guide (the evaluation ranks the best reply far better)
+    # while there are few nodes: at plies below ``shallow_plies`` at least ``shallow_prefilter`` moves are
+    # evaluated (0: off)
+    shallow_plies: int = 0
+    shallow_prefilter: int = MAX_KEEP
 
 
 @njit(cache=True)
@@ -181,11 +186,12 @@ def _sort_children(cand, cand_score, ply, k, descending):
 
 
 @njit(cache=True, nogil=True)
-def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, limits, stack_b, stack_m, moves,
-              cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i):
+def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, limits, shallow, stack_b, stack_m,
+              moves, cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i):
     """Minimax value (for the root team) of the current, not finished position, ``depth`` plies deep;
     ``ABORTED`` once the stop flag is set (the position is then restored too). ``limits[1]``: (prefilter,
-    width) at the root team's nodes, ``limits[0]``: at the opponent's.
+    width) at the root team's nodes, ``limits[0]``: at the opponent's; ``shallow`` = (plies, prefilter):
+    the least prefilter at plies below ``plies``.
 
     Written as a loop over an explicit stack (``frame_f``: alpha, beta, best; ``frame_i``: depth left,
     children to search, next child, maximizing) rather than by recursion: numba's on-disk cache cannot
@@ -200,8 +206,11 @@ def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, limits
         k = -1
         maximize = (m[M_TURN] & 1) == team
         side = 1 if maximize else 0
+        prefilter = limits[side, 0]
+        if ply < shallow[0] and prefilter < shallow[1]:
+            prefilter = shallow[1]
         if not flag[0]:
-            k = scored_children(b, m, first_cells, w, sign, ply, limits[side, 0], stack_b, stack_m, moves, cand,
+            k = scored_children(b, m, first_cells, w, sign, ply, prefilter, stack_b, stack_m, moves, cand,
                                 cand_score, seen, opp_anchor, counters, flag)
         if k < 0:
             if ply > ply0:
@@ -270,14 +279,14 @@ def root_values(b, m, first_cells, w, sign, pids, out, stack_b, stack_m, flag):
 
 
 @njit(cache=True, nogil=True)
-def search_move(b, m, first_cells, w, team, sign, pid, depth, alpha, limits, stack_b, stack_m, moves,
+def search_move(b, m, first_cells, w, team, sign, pid, depth, alpha, limits, shallow, stack_b, stack_m, moves,
                 cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i):
     """The value of root move ``pid`` searched ``depth`` plies (the move included)."""
     F.push(b, m, stack_b, stack_m, 0, pid, first_cells)
     if F.is_over(m):
         v = FE.leaf_value(b, m, first_cells, w, sign)
     else:
-        v = alphabeta(b, m, first_cells, w, team, sign, depth - 1, alpha, 1e18, 1, limits, stack_b,
+        v = alphabeta(b, m, first_cells, w, team, sign, depth - 1, alpha, 1e18, 1, limits, shallow, stack_b,
                       stack_m, moves, cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i)
     F.restore(b, m, stack_b, stack_m, 0)
     return v
@@ -328,9 +337,10 @@ class FastLookaheadPlayer(Engine):
         # the watchdog thread asks the time keeper, so the CPU share is the process's (the search itself
         # runs without the GIL)
         self.cpu_clock = time.process_time
-        if os.environ.get("BLOKUS_FAST_PARAMS"):  # experiments: {"width": 8, ...}
+        # experiments: {"width": 8, ...} (not for explicit parameters, such as ``warm_up``'s short search)
+        if params is None and os.environ.get("BLOKUS_FAST_PARAMS"):
             self.params = FastSearchParams(**json.loads(os.environ["BLOKUS_FAST_PARAMS"]))
-        if os.environ.get("BLOKUS_FAST_WEIGHTS"):  # experiments: Weights.as_dict()
+        if weights is None and os.environ.get("BLOKUS_FAST_WEIGHTS"):  # experiments: Weights.as_dict()
             self.weights = Weights.from_dict(json.loads(os.environ["BLOKUS_FAST_WEIGHTS"]))
 
     def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
@@ -401,8 +411,10 @@ class FastLookaheadPlayer(Engine):
         ctx.counters[2] = 0
         alpha = -1e18
         complete = True
+        shallow = np.array([self.params.shallow_plies, min(self.params.shallow_prefilter, MAX_KEEP)], dtype=np.int64)
         for pid in candidates:
-            v = search_move(fs.b, fs.m, fs.first_cells, w, team, sign, pid, depth, alpha, limits, *ctx.arrays())
+            v = search_move(fs.b, fs.m, fs.first_cells, w, team, sign, pid, depth, alpha, limits, shallow,
+                            *ctx.arrays())
             if v == ABORTED:
                 complete = False
                 break

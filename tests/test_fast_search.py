@@ -189,10 +189,41 @@ def test_unpruned_search_is_exact_minimax(season, depth):
     ctx = FS.Ctx()
     wv = FE.weight_vector(DEFAULT_WEIGHTS)
     unpruned = np.full((2, 2), FS.MAX_KEEP, dtype=np.int64)
+    no_shallow = np.zeros(2, dtype=np.int64)
     got = FS.alphabeta(fast.b, fast.m, fast.first_cells, wv, team, sign, depth, -1e18, 1e18, 0, unpruned,
-                       *ctx.arrays())
-    assert got == pytest.approx(_minimax(state, depth, team), abs=1e-9)
+                       no_shallow, *ctx.arrays())
+    exact = _minimax(state, depth, team)
+    assert got == pytest.approx(exact, abs=1e-9)
     assert fast.key() == state.key()[1:]  # the search left the position as it was
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_shallow_prefilter_evaluates_every_move_near_the_root(season):
+    state = _random_game(7, season, stop_turn=44)
+    while not state.is_over and len(state.legal_placements()) > 60:
+        state.push_placement(int(state.legal_placements()[0]))
+    team = state.current_color % 2
+    sign = 1.0 if team == 0 else -1.0
+    fast = FastState.from_state(state)
+    ctx = FS.Ctx()
+    wv = FE.weight_vector(DEFAULT_WEIGHTS)
+    exact = _minimax(state, 1, team)
+    narrow = np.array([(1, 1), (1, 1)], dtype=np.int64)  # one move per node, chosen by the static score
+
+    def search(shallow: tuple[int, int]) -> tuple[float, int]:
+        ctx.counters[1] = 0
+        v = FS.alphabeta(fast.b, fast.m, fast.first_cells, wv, team, sign, 1, -1e18, 1e18, 0, narrow,
+                         np.array(shallow, dtype=np.int64), *ctx.arrays())
+        return v, int(ctx.counters[1])  # the value and how many moves were evaluated
+
+    n = len(state.legal_placements())
+    assert 1 < n <= FS.MAX_KEEP
+    value, evaluated = search((1, FS.MAX_KEEP))  # every move evaluated at ply 0: exact
+    assert value == pytest.approx(exact, abs=1e-9) and evaluated == n
+    assert search((0, 0))[1] == 1  # otherwise only the best by static score
+    assert search((0, FS.MAX_KEEP))[1] == 1  # ... which holds below ``plies`` only
+    assert search((1, 5))[1] == 5
+    assert fast.key() == state.key()[1:]
 
 
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
