@@ -320,3 +320,12 @@ def test_endgame_widening_finds_the_exact_best_move(season, seed):
     # the default widens only our own moves (the opponent keeps its plausible replies): not exact in
     # general (2027: the same move as the narrow search), in 2021 it finds the narrow search's mistake too
     assert values["own"] == (best if season.name == "2021" else values["narrow"])
+
+
+def test_experiment_environment_sets_only_parameters_not_given(monkeypatch):
+    monkeypatch.setenv("BLOKUS_FAST_PARAMS", '{"width": 9, "shallow_plies": 2}')
+    assert FS.FastLookaheadPlayer(0).params.width == 9
+    assert FS.FastLookaheadPlayer(0).params.shallow_plies == 2
+    # explicit parameters win (``warm_up``'s two-ply search once ran an hour with an experiment's depth)
+    explicit = FS.FastSearchParams(root_width=2, max_depth=3)
+    assert FS.FastLookaheadPlayer(0, params=explicit).params is explicit
