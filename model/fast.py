@@ -199,14 +199,21 @@ def add_anchor_moves(b, fbase, a, avail, out, n, seen, stamp):
 
 
 @njit(cache=True)
+def shapes_to_place(m, color):
+    """(first move?, bit set of the shapes ``color`` may place now): before its first piece only the start
+    piece, later its whole hand."""
+    hand = m[M_HAND + color]
+    first = hand == ALL_SHAPES
+    return first, (1 << m[M_START]) if first else hand
+
+
+@njit(cache=True)
 def gen_moves(b, m, color, first_cells, out, seen, stamp):
     """Write the legal placement ids of ``color`` into ``out`` (unsorted, distinct); return how many.
 
     ``seen`` (int32 per placement) must hold no value >= ``stamp`` (a fresh number per call).
     """
-    hand = m[M_HAND + color]
-    first = hand == ALL_SHAPES
-    avail = (1 << m[M_START]) if first else hand
+    first, avail = shapes_to_place(m, color)
     if avail == 0:
         return 0
     fbase = FORB + color * FSTRIDE
@@ -227,9 +234,7 @@ def count_moves(b, m, color, first_cells, limit):
 
     Without a move list: each placement is counted at the lowest anchor (or first-move cell) it covers.
     """
-    hand = m[M_HAND + color]
-    first = hand == ALL_SHAPES
-    avail = (1 << m[M_START]) if first else hand
+    first, avail = shapes_to_place(m, color)
     if avail == 0:
         return 0
     fbase = FORB + color * FSTRIDE
@@ -269,9 +274,7 @@ def count_moves(b, m, color, first_cells, limit):
 def placeable_shapes(b, m, color, first_cells):
     """The bit set of the shapes ``color`` could place now (at least one legal placement each); stops
     searching as soon as every shape it may place has been found."""
-    hand = m[M_HAND + color]
-    first = hand == ALL_SHAPES
-    avail = (1 << m[M_START]) if first else hand
+    first, avail = shapes_to_place(m, color)
     found = 0
     if avail == 0:
         return found
