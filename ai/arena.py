@@ -286,6 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.games < 1 or args.move_time < 1 or args.jobs < 1:
         parser.error("--games, --move-time and --jobs must be positive")
+    limit_ms = season_named(args.season).soft_timeout_ms
+    if args.move_time > limit_ms:  # every game would be lost on time (the arena keeps the server's limit)
+        parser.error(f"--move-time must be at most {limit_ms} ms, the season's time limit per move")
     for name in (args.a, args.b):
         try:
             make_player(name, 0)

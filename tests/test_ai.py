@@ -257,6 +257,13 @@ def test_arena_smoke(capsys):
     assert "2/2" in out.err  # the progress bar
 
 
+def test_arena_refuses_a_move_time_beyond_the_time_limit(capsys):
+    with pytest.raises(SystemExit) as exc:
+        arena_main(["greedy", "random", "--games", "2", "--move-time", "3200"])
+    assert exc.value.code == 2
+    assert "--move-time must be at most 2000 ms" in capsys.readouterr().err
+
+
 def test_arena_replays_are_named_like_every_replay(tmp_path):
     assert arena_main(["greedy", "random", "--games", "2", "--move-time", "20", "--seed", "3",
                        "--save-replay", str(tmp_path)]) == 0
