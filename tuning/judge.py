@@ -31,8 +31,8 @@ EDGES = (4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 72, 101)
 PHASES = ((4, 16), (16, 28), (28, 40), (40, 56), (56, 101))
 
 
-def judge_game(args: tuple[str, str, int]) -> tuple[str, list[tuple[int, int, float]], int]:
-    """(file, [(turn, colour to move, value for A's team)], A's final margin)."""
+def judge_game(args: tuple[str, str, int]) -> tuple[str, int, list[tuple[int, int, float]], int]:
+    """(file, A's team, [(turn, colour to move, value for A's team)], A's final margin)."""
     path, engine_path, level = args
     a_team = 0 if "_A_B" in os.path.basename(path) else 1  # the arena names team ONE first
     record = load_replay(path)
@@ -55,7 +55,7 @@ def judge_game(args: tuple[str, str, int]) -> tuple[str, list[tuple[int, int, fl
         engine.close()
     last = record.states[-1]
     margin = last.team_points(Team(a_team)) - last.team_points(Team(1 - a_team))
-    return path, values, margin
+    return path, a_team, values, margin
 
 
 def main() -> None:
@@ -71,7 +71,7 @@ def main() -> None:
     bands = list(itertools.pairwise(EDGES))
     per_band: list[list[float]] = [[] for _ in bands]
     change = {side: {p: [] for p in PHASES} for side in "AB"}  # value change across one move of A or B
-    for path, values, margin in games:
+    for path, a_team, values, margin in games:
         cells = []
         for i, (lo, hi) in enumerate(bands):
             band = [v for t, _, v in values if lo <= t < hi]
@@ -79,7 +79,6 @@ def main() -> None:
                 per_band[i].append(float(np.mean(band)))
             cells.append(f"{np.mean(band):6.2f}" if band else "     -")
         print(f"{os.path.basename(path)[-16:]:>16} A's margin {margin:+4d} |{''.join(cells)}")
-        a_team = 0 if "_A_B" in os.path.basename(path) else 1
         for (t, color, v), (t_after, _, after) in itertools.pairwise(values):
             if t_after != t + 1:  # a position the judge could not value lies between
                 continue
