@@ -1,0 +1,205 @@
+"""How good are a player's moves? An external engine values the positions they lead to.
+
+A game result is one noisy bit; this measure is many values, paired by position. Positions come from saved
+arena games (``blokus arena ... --save-replay DIR``, e.g. the games lost to Pentobi's level 7). For every
+position of the chosen turns the player picks its move under the usual clock (``pick``); the judge
+(Pentobi's GTP engine, built by the user outside this project) then values the position after that move
+for the side that moved (``judge``; the value of the opponent's best reply, turned around). Two variants
+are compared position by position: where both pick the same move the difference is exactly 0, so a small
+gain in move quality shows in a few hundred positions, where games would need thousands.
+
+    P=/path/to/pentobi-gtp
+    .venv/bin/python tuning/movequality.py pick /tmp/r7 --out /tmp/base.json                  # 1600 ms/move
+    BLOKUS_FAST_PARAMS='{"width": 10}' .venv/bin/python tuning/movequality.py pick /tmp/r7 --out /tmp/w10.json
+    .venv/bin/python tuning/movequality.py judge /tmp/base.json /tmp/w10.json --engine $P --level 7 \\
+        --cache /tmp/judge7.json
+
+``judge`` values each (position, move) once (the cache file keeps them between runs) and prints each file's
+mean value and its paired difference from the first file, per band of turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import multiprocessing
+import os
+import random
+
+import numpy as np
+from teacher import _move_values  # tuning/ is the script's directory
+
+from ai import compile_ahead, make_player
+from ai.gtp import GtpError, GtpPlayer
+from model.moves import SkipMove
+from model.pieces import Team
+from model.replay import load_replay
+from model.state import GameState, move_of_placement, placement_of
+
+BANDS = ((16, 22), (22, 28), (28, 34), (34, 41))
+
+
+def positions(dirs: list[str], first: int, last: int) -> dict[str, GameState]:
+    """Every position of turns first..last (inclusive) with a legal placement, keyed 'file#turn'."""
+    found = {}
+    for directory in dirs:
+        for path in sorted(glob.glob(os.path.join(directory, "*.xml*"))):
+            record = load_replay(path)
+            for state in record.states:
+                if first <= state.turn <= last and not state.is_over and len(state.legal_placements()):
+                    found[f"{os.path.basename(path)}#{state.turn}"] = state
+    return found
+
+
+_worker: dict = {}
+
+
+def _pick_one(args: tuple[str, str, str, float, int]) -> tuple[str, int]:
+    key, path, player_name, move_time, seed = args
+    if "player" not in _worker:
+        compile_ahead(player_name)
+        _worker["player"] = make_player(player_name, seed)
+    turn = int(key.rpartition("#")[2])
+    state = next(s for s in load_replay(path).states if s.turn == turn)
+    player = _worker["player"]
+    if isinstance(player, GtpPlayer):  # an engine that follows one game: load this position afresh
+        if player._proc is None:
+            player._start()
+        player._load_opening(state)
+    move = player.choose_move_sync(state, move_time=move_time)
+    if isinstance(move, SkipMove):
+        return key, -1
+    pid = placement_of(move)
+    return key, -1 if pid is None else int(pid)
+
+
+def pick(args: argparse.Namespace) -> None:
+    found = positions(args.replays, args.first, args.last)
+    keys = sorted(found)
+    if args.limit and len(keys) > args.limit:
+        keys = sorted(random.Random(1).sample(keys, args.limit))
+    paths = {}
+    for directory in args.replays:
+        for path in glob.glob(os.path.join(directory, "*.xml*")):
+            paths[os.path.basename(path)] = path
+    jobs = [(k, paths[k.rpartition("#")[0]], args.player, args.move_time / 1000, args.seed) for k in keys]
+    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+        moves = dict(pool.map(_pick_one, jobs, chunksize=1))
+    meta = {"player": args.player, "move_time": args.move_time, "replays": args.replays,
+            "env": {k: v for k, v in os.environ.items() if k.startswith("BLOKUS_FAST")}}
+    with open(args.out, "w") as fh:
+        json.dump({"meta": meta, "moves": moves}, fh)
+    print(f"{len(moves)} moves picked -> {args.out}")
+
+
+def _judge_one(args: tuple[str, str, int, str, int, int]) -> tuple[str, float | None]:
+    """The judge's value, for the side that moved, of the position after ``pid`` (None: not valued)."""
+    job_key, path, pid, engine_path, level, seed = args
+    key = job_key.rpartition("@")[0]
+    turn = int(key.rpartition("#")[2])
+    state = next(s for s in load_replay(path).states if s.turn == turn).copy()
+    mover = state.current_color
+    state.push(SkipMove(mover) if pid < 0 else move_of_placement(mover, pid))
+    while not state.is_over and not len(state.legal_placements()):
+        state.push(SkipMove(state.current_color))
+    if state.is_over:
+        margin = state.team_points(Team(mover % 2)) - state.team_points(Team(1 - mover % 2))
+        return job_key, 0.5 + 0.5 * float(np.sign(margin))
+    engine = _worker.get("engine")
+    if engine is None:
+        engine = _worker["engine"] = GtpPlayer(engine_path, level, seed)
+    if engine._proc is None:
+        engine._start()
+    engine._load_opening(state)  # the whole position, whatever was asked before
+    color = state.current_color
+    try:
+        rows = _move_values(engine, color)
+    except GtpError:
+        return job_key, None
+    if not rows:
+        return job_key, None
+    value = rows[0][1]
+    return job_key, value if color % 2 == mover % 2 else 1.0 - value
+
+
+def judge(args: argparse.Namespace) -> None:
+    runs = []
+    for name in args.files:
+        with open(name) as fh:
+            runs.append(json.load(fh))
+    cache: dict[str, float | None] = {}
+    if args.cache and os.path.exists(args.cache):
+        with open(args.cache) as fh:
+            cache = json.load(fh)
+    paths = {}
+    for run in runs:
+        for directory in run["meta"]["replays"]:
+            for path in glob.glob(os.path.join(directory, "*.xml*")):
+                paths[os.path.basename(path)] = path
+    todo = sorted({f"{key}@{pid}" for run in runs for key, pid in run["moves"].items()} - set(cache))
+    jobs = [(k, paths[k.rpartition("#")[0]], int(k.rpartition("@")[2]), args.engine, args.level, args.seed)
+            for k in todo]
+    print(f"{len(todo)} positions to value ({len(cache)} cached)")
+    if jobs:
+        with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+            for done, (job_key, value) in enumerate(pool.imap_unordered(_judge_one, jobs, chunksize=1)):
+                cache[job_key] = value
+                if args.cache and done % 50 == 49:
+                    _save(args.cache, cache)
+    if args.cache:
+        _save(args.cache, cache)
+    base = runs[0]["moves"]
+    common = sorted(k for k in base if all(k in run["moves"] for run in runs)
+                    and all(cache.get(f"{k}@{run['moves'][k]}") is not None for run in runs))
+    print(f"{len(common)} positions valued for every file; judge level {args.level}")
+    header = "".join(f"  turns {lo}-{hi - 1:<3}" for lo, hi in BANDS)
+    print(f"{'file':>28} {'mean':>6} {'diff':>7} {'se':>6} {'same':>5} |{header}")
+    for name, run in zip(args.files, runs, strict=True):
+        values = np.array([cache[f"{k}@{run['moves'][k]}"] for k in common])
+        ref = np.array([cache[f"{k}@{base[k]}"] for k in common])
+        diff = values - ref
+        same = np.mean([run["moves"][k] == base[k] for k in common])
+        turns = np.array([int(k.rpartition("#")[2]) for k in common])
+        cells = []
+        for lo, hi in BANDS:
+            sel = (turns >= lo) & (turns < hi)
+            cells.append(f" {np.mean(diff[sel]):+.4f}({sel.sum():3d})" if sel.any() else " " * 14)
+        se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else 0.0
+        print(f"{os.path.basename(name)[-28:]:>28} {values.mean():6.3f} {diff.mean():+7.4f} {se:6.4f} "
+              f"{same:5.2f} |{''.join(cells)}")
+
+
+def _save(path: str, cache: dict) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w") as fh:
+        json.dump(cache, fh)
+    os.replace(tmp, path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("pick", help="the player's move in every position")
+    p.add_argument("replays", nargs="+", help="directories of the arena's replay files")
+    p.add_argument("--player", default="lookahead")
+    p.add_argument("--move-time", type=int, default=1600, help="ms per move")
+    p.add_argument("--first", type=int, default=16, help="first turn")
+    p.add_argument("--last", type=int, default=40, help="last turn")
+    p.add_argument("--limit", type=int, default=0, help="at most this many positions (a fixed sample)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--out", required=True)
+    j = sub.add_parser("judge", help="value the moves of pick's files; compare them with the first")
+    j.add_argument("files", nargs="+")
+    j.add_argument("--engine", required=True, help="path of the judge's GTP engine (pentobi-gtp)")
+    j.add_argument("--level", type=int, default=7)
+    j.add_argument("--cache", help="JSON file of values kept between runs (one per level and seed)")
+    j.add_argument("--seed", type=int, default=1, help="the judge's random seed")
+    j.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    pick(args) if args.command == "pick" else judge(args)
+
+
+if __name__ == "__main__":
+    main()
