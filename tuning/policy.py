@@ -1,0 +1,209 @@
+"""Fit the evaluation to a stronger program's choice among the moves of a position (its root visits).
+
+``teacher.py`` fits the evaluation to the teacher's value of whole positions: it learns which side stands
+better, across positions. A move is chosen among the positions one move leads to, and those differ in
+little; what the choice needs is the right order *within* a position. Here the teacher (Pentobi's GTP
+engine, built by the user outside this project) searches positions of its own games
+(``teacher_pentobi6.json.gz``) and reports how often it visited each root move; the evaluation's weights
+are fitted, per phase, so that a softmax over the evaluation of every legal move's result reproduces
+those visit shares (cross-entropy; every legal move is a candidate, the unvisited ones with share 0).
+
+    P=/path/to/pentobi-gtp
+    .venv/bin/python tuning/policy.py gen tuning/teacher_pentobi6.json.gz --engine $P --level 6 \\
+        --positions 3000 --out /tmp/visits.json.gz
+    .venv/bin/python tuning/policy.py fit /tmp/visits.json.gz --out /tmp/weights_policy.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import multiprocessing
+import random
+
+import numpy as np
+from teacher import _load, _move_values  # tuning/ is the script's directory
+
+from ai import evaluate as E
+from ai import fasteval as FE
+from ai.gtp import GtpError, GtpPlayer, parse_cells, placement_of_mask
+from model.fast import FastState
+from model.moves import SkipMove
+from model.pieces import Shape
+from model.state import GameState, move_of_placement
+
+_worker: dict = {}
+
+
+def _replay_to(game: dict, index: int) -> GameState:
+    state = GameState(Shape[game["start"]])
+    for color, pid in game["moves"][:index]:
+        state.push(SkipMove(color) if pid < 0 else move_of_placement(color, pid))
+    return state
+
+
+def _visits_one(args: tuple[dict, int, int, str, int, int]) -> dict | None:
+    game, gi, index, engine_path, level, seed = args
+    state = _replay_to(game, index)
+    engine = _worker.get("engine")
+    if engine is None:
+        engine = _worker["engine"] = GtpPlayer(engine_path, level, seed)
+        engine._start()
+    engine._load_opening(state)
+    color = state.current_color
+    try:
+        found = _move_values(engine, color)
+    except GtpError:
+        return None
+    rows = []
+    for visits, value, cells in found:
+        pid = placement_of_mask(parse_cells(cells))
+        if pid is not None and visits > 0:
+            rows.append([int(pid), visits, value])
+    return {"game": gi, "index": index, "turn": state.turn, "color": color, "rows": rows} if rows else None
+
+
+def gen(args: argparse.Namespace) -> None:
+    games = _load(args.games)
+    rng = random.Random(args.seed)
+    candidates = []
+    for gi, game in enumerate(games):
+        for index, turn, _color, _value in game["labels"]:
+            if args.first <= turn <= args.last:
+                candidates.append((gi, index))
+    chosen = sorted(rng.sample(candidates, min(args.positions, len(candidates))))
+    jobs = [(games[gi], gi, index, args.engine, args.level, args.seed) for gi, index in chosen]
+    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+        found = [r for r in pool.imap(_visits_one, jobs, chunksize=4) if r]
+    with gzip.open(args.out, "wt") as fh:
+        json.dump({"source": args.games, "level": args.level, "positions": found}, fh)
+    print(f"{len(found)} positions -> {args.out}")
+
+
+def move_features(data: dict) -> tuple[np.ndarray, ...]:
+    """Per legal move of every position: the evaluation's term differences after it, for the side that
+    moved; the teacher's visit share; the position's index, turn and game."""
+    games = _load(data["source"])
+    feats, shares, segment, turns, gids = [], [], [], [], []
+    f = np.zeros((2, FE.NF))
+    for n, pos in enumerate(data["positions"]):
+        state = _replay_to(games[pos["game"]], pos["index"])
+        fs = FastState.from_state(state)
+        sign = 1.0 if pos["color"] % 2 == 0 else -1.0
+        visits = {pid: v for pid, v, _ in pos["rows"]}
+        total = sum(visits.values())
+        for pid in fs.legal_placements():
+            fs.push_placement(int(pid))
+            FE.team_features(fs.b, fs.m, fs.first_cells, 3, E.TUNED_WEIGHTS.colour_steps, False, False, f)
+            fs.pop()
+            feats.append(sign * (f[0] - f[1]))
+            shares.append(visits.get(int(pid), 0) / total)
+            segment.append(n)
+        turns.append(pos["turn"])
+        gids.append(pos["game"])
+    return (np.array(feats), np.array(shares), np.array(segment), np.array(turns), np.array(gids))
+
+
+def softmax_fit(x: np.ndarray, t: np.ndarray, seg: np.ndarray, n: int, l2: float = 1e-3,
+                iters: int = 50) -> np.ndarray:
+    """Weights w minimising the cross-entropy between the shares t and softmax(x @ w) within each segment
+    (Newton's method)."""
+    w = np.zeros(x.shape[1])
+    for _ in range(iters):
+        z = x @ w
+        z -= np.repeat(_segment_max(z, seg, n), np.bincount(seg, minlength=n))
+        e = np.exp(z)
+        p = e / np.bincount(seg, weights=e, minlength=n)[seg]
+        mean = np.stack([np.bincount(seg, weights=p * x[:, k], minlength=n) for k in range(x.shape[1])], axis=1)
+        grad = ((p - t)[:, None] * x).sum(axis=0) + l2 * w
+        hess = (x * p[:, None]).T @ x - mean.T @ mean + l2 * np.eye(x.shape[1])
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-7:
+            break
+    return w
+
+
+def _segment_max(z: np.ndarray, seg: np.ndarray, n: int) -> np.ndarray:
+    out = np.full(n, -np.inf)
+    np.maximum.at(out, seg, z)
+    return out
+
+
+def cross_entropy(x: np.ndarray, t: np.ndarray, seg: np.ndarray, n: int, w: np.ndarray) -> float:
+    z = x @ w
+    z = z - np.repeat(_segment_max(z, seg, n), np.bincount(seg, minlength=n))
+    log_norm = np.log(np.bincount(seg, weights=np.exp(z), minlength=n))
+    return float(-(t * (z - log_norm[seg])).sum() / n)
+
+
+def fit(args: argparse.Namespace) -> None:
+    with gzip.open(args.data, "rt") as fh:
+        data = json.load(fh)
+    x, t, seg, turns, gids = move_features(data)
+    names = list(E.FEATURES)
+    use = [names.index(n) for n in args.features.split(",")]
+    test_pos = gids % 5 == 0
+    print(f"{len(turns)} positions, {len(t)} moves; held out every fifth game ({test_pos.sum()} positions)")
+    phases = []
+    for c in (int(v) for v in args.phases.split(",")):
+        pos = (turns >= c - args.window) & (turns < c + args.window)
+        parts = {}
+        for part, chosen in (("train", pos & ~test_pos), ("test", pos & test_pos)):
+            keep = chosen[seg]
+            renumber = np.cumsum(chosen) - 1
+            parts[part] = (x[keep][:, use], t[keep], renumber[seg[keep]], int(chosen.sum()))
+        xs, ts, ss, n = parts["train"]
+        w = softmax_fit(xs, ts, ss, n)
+        cur = np.array(E.TUNED_WEIGHTS.at_turn(c))[use]
+        cur[[i for i, k in enumerate(use) if names[k] == "dead"]] *= -1  # Weights.dead is subtracted
+        scale = softmax_fit((xs @ cur)[:, None], ts, ss, n)[0]
+        xh, th, sh, nh = parts["test"]
+        print(f"turn {c} ±{args.window}: {n}/{nh} positions; held-out cross-entropy fitted "
+              f"{cross_entropy(xh, th, sh, nh, w):.4f}, current weights (best scale {scale:.3f}) "
+              f"{cross_entropy(xh, th, sh, nh, cur * scale):.4f}, uniform {cross_entropy(xh, th, sh, nh, 0 * w):.4f}")
+        full = np.array(E.TUNED_WEIGHTS.at_turn(c), dtype=float)  # the terms not fitted keep their weights
+        full[use] = w / w[use.index(names.index("points"))]  # in the evaluation's units: a square = 1
+        if "dead" in args.features.split(","):
+            full[names.index("dead")] *= -1
+        print("   " + "  ".join(f"{names[k]} {full[k]:+.3f}" for k in use))
+        phases.append((c, full))
+    if args.out:
+        out = E.TUNED_WEIGHTS.as_dict()
+        replaced = []
+        for c, full in phases:
+            d = {**out, **dict(zip(names, (float(v) for v in full), strict=True)), "phases": []}
+            replaced.append([c, d])
+        keep = [p for p in out["phases"] if p[0] > max(c for c, _ in phases)]
+        out["phases"] = replaced + keep
+        with open(args.out, "w") as fh:
+            json.dump(out, fh, indent=1)
+        print(f"wrote {args.out}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("gen", help="the teacher's root visits in positions of its games")
+    g.add_argument("games", help="teacher games (teacher.py gen)")
+    g.add_argument("--engine", required=True)
+    g.add_argument("--level", type=int, default=6)
+    g.add_argument("--positions", type=int, default=3000)
+    g.add_argument("--first", type=int, default=12)
+    g.add_argument("--last", type=int, default=44)
+    g.add_argument("--seed", type=int, default=1)
+    g.add_argument("--jobs", type=int, default=2)
+    g.add_argument("--out", required=True)
+    f = sub.add_parser("fit", help="weights per phase from the visit shares")
+    f.add_argument("data")
+    f.add_argument("--features", default="points,anchors,area,overlap,awkward,centre,colour_area")
+    f.add_argument("--phases", default="16,20,24,28,32,36,40")
+    f.add_argument("--window", type=int, default=4)
+    f.add_argument("--out")
+    args = parser.parse_args()
+    gen(args) if args.command == "gen" else fit(args)
+
+
+if __name__ == "__main__":
+    main()
