@@ -127,6 +127,13 @@ class GtpPlayer(Engine):
 
     # --- keeping the engine's board in step -----------------------------------------------------------
 
+    def load_position(self, state: GameState) -> None:
+        """Give the engine this whole position, whatever it followed before (for scripts that ask about
+        positions of many games; in a game ``think`` keeps the engine in step by itself)."""
+        if self._proc is None:
+            self._start()
+        self._load_opening(state)
+
     def _sync(self, state: GameState) -> None:
         if self._proc is None:
             self._start()

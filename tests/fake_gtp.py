@@ -39,7 +39,10 @@ def main() -> None:
         if cmd == "quit":
             print("=\n", flush=True)
             return
-        if cmd == "loadsgf":
+        if cmd == "loadsgf":  # a new game: the file's moves only
+            boards[:] = [0, 0, 0, 0]
+            for shapes in used:
+                shapes.clear()
             with open(args[0]) as fh:
                 for color, cells in re.findall(r";([1-4])\[([^\]]*)\]", fh.read()):
                     place(int(color) - 1, parse_cells(cells))

@@ -74,6 +74,27 @@ def test_the_engine_gets_the_opening_as_sgf(fake_engine):
     assert not sgf.exists()  # the temporary file is removed again
 
 
+def test_positions_of_different_games_are_loaded_afresh(fake_engine):
+    """Scripts ask one engine about positions of many games: each is handed over whole, nothing of the
+    previous one stays on the engine's board."""
+    path, log = fake_engine
+    player = GtpPlayer(path, 5, seed=1)
+    try:
+        for start, steps in ((Shape.PENTO_L, 9), (Shape.PENTO_V, 6)):
+            state = GameState.new(start)
+            for _ in range(steps):
+                ids = state.legal_placements()
+                state.push_placement(int(ids[len(ids) // 2]))
+            player.load_position(state)
+            move = player.choose_move_sync(state)
+            assert state.is_legal(move), f"{move} after {steps} placements from {start.name}"
+    finally:
+        player.close()
+    sent = log.read_text().splitlines()
+    assert sum(line.startswith("loadsgf ") for line in sent) == 2
+    assert not any(line.startswith("play ") for line in sent)  # the second position was not told as moves
+
+
 def test_a_pass_with_placements_left_is_replaced_by_a_move(fake_engine, monkeypatch):
     """Pentobi sometimes passes although its colour can move (a colour started in a corner its rules do
     not give it); the arena then plays the greedy move for it rather than a free turn for the opponent."""

@@ -35,21 +35,25 @@ from ai.gtp import GtpError, GtpPlayer
 from model.moves import SkipMove
 from model.pieces import Team
 from model.replay import load_replay
-from model.state import GameState, move_of_placement, placement_of
+from model.state import move_of_placement, placement_of
 
 BANDS = ((16, 22), (22, 28), (28, 34), (34, 41))
 
 
-def positions(dirs: list[str], first: int, last: int) -> dict[str, GameState]:
-    """Every position of turns first..last (inclusive) with a legal placement, keyed 'file#turn'."""
-    found = {}
-    for directory in dirs:
-        for path in sorted(glob.glob(os.path.join(directory, "*.xml*"))):
-            record = load_replay(path)
-            for state in record.states:
-                if first <= state.turn <= last and not state.is_over and len(state.legal_placements()):
-                    found[f"{os.path.basename(path)}#{state.turn}"] = state
-    return found
+def replay_paths(dirs: list[str]) -> dict[str, str]:
+    """The replay files of the directories, by file name (the name is part of a position's key)."""
+    return {os.path.basename(path): path for directory in dirs
+            for path in sorted(glob.glob(os.path.join(directory, "*.xml*")))}
+
+
+def position_keys(paths: dict[str, str], first: int, last: int) -> list[str]:
+    """'file#turn' of every position of turns first..last (inclusive) with a legal placement."""
+    keys = []
+    for name, path in paths.items():
+        for state in load_replay(path).states:
+            if first <= state.turn <= last and not state.is_over and len(state.legal_placements()):
+                keys.append(f"{name}#{state.turn}")
+    return sorted(keys)
 
 
 _worker: dict = {}
@@ -63,10 +67,8 @@ def _pick_one(args: tuple[str, str, str, float, int]) -> tuple[str, int]:
     turn = int(key.rpartition("#")[2])
     state = next(s for s in load_replay(path).states if s.turn == turn)
     player = _worker["player"]
-    if isinstance(player, GtpPlayer):  # an engine that follows one game: load this position afresh
-        if player._proc is None:
-            player._start()
-        player._load_opening(state)
+    if isinstance(player, GtpPlayer):  # an engine that follows one game: give it this position afresh
+        player.load_position(state)
     move = player.choose_move_sync(state, move_time=move_time)
     if isinstance(move, SkipMove):
         return key, -1
@@ -75,19 +77,15 @@ def _pick_one(args: tuple[str, str, str, float, int]) -> tuple[str, int]:
 
 
 def pick(args: argparse.Namespace) -> None:
-    found = positions(args.replays, args.first, args.last)
-    keys = sorted(found)
+    paths = replay_paths(args.replays)
+    keys = position_keys(paths, args.first, args.last)
     if args.limit and len(keys) > args.limit:
         keys = sorted(random.Random(1).sample(keys, args.limit))
-    paths = {}
-    for directory in args.replays:
-        for path in glob.glob(os.path.join(directory, "*.xml*")):
-            paths[os.path.basename(path)] = path
     jobs = [(k, paths[k.rpartition("#")[0]], args.player, args.move_time / 1000, args.seed) for k in keys]
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
         moves = dict(pool.map(_pick_one, jobs, chunksize=1))
     meta = {"player": args.player, "move_time": args.move_time, "replays": args.replays,
-            "env": {k: v for k, v in os.environ.items() if k.startswith("BLOKUS_FAST")}}
+            "env": {k: v for k, v in os.environ.items() if k.startswith(("BLOKUS_FAST", "BLOKUS_MCTS"))}}
     with open(args.out, "w") as fh:
         json.dump({"meta": meta, "moves": moves}, fh)
     print(f"{len(moves)} moves picked -> {args.out}")
@@ -109,9 +107,7 @@ def _judge_one(args: tuple[str, str, int, str, int, int]) -> tuple[str, float | 
     engine = _worker.get("engine")
     if engine is None:
         engine = _worker["engine"] = GtpPlayer(engine_path, level, seed)
-    if engine._proc is None:
-        engine._start()
-    engine._load_opening(state)  # the whole position, whatever was asked before
+    engine.load_position(state)
     color = state.current_color
     try:
         rows = _move_values(engine, color)
@@ -132,11 +128,7 @@ def judge(args: argparse.Namespace) -> None:
     if args.cache and os.path.exists(args.cache):
         with open(args.cache) as fh:
             cache = json.load(fh)
-    paths = {}
-    for run in runs:
-        for directory in run["meta"]["replays"]:
-            for path in glob.glob(os.path.join(directory, "*.xml*")):
-                paths[os.path.basename(path)] = path
+    paths = replay_paths([directory for run in runs for directory in run["meta"]["replays"]])
     todo = sorted({f"{key}@{pid}" for run in runs for key, pid in run["moves"].items()} - set(cache))
     jobs = [(k, paths[k.rpartition("#")[0]], int(k.rpartition("@")[2]), args.engine, args.level, args.seed)
             for k in todo]

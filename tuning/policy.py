@@ -49,8 +49,7 @@ def _visits_one(args: tuple[dict, int, int, str, int, int]) -> dict | None:
     engine = _worker.get("engine")
     if engine is None:
         engine = _worker["engine"] = GtpPlayer(engine_path, level, seed)
-        engine._start()
-    engine._load_opening(state)
+    engine.load_position(state)
     color = state.current_color
     try:
         found = _move_values(engine, color)
