@@ -29,6 +29,7 @@ from numba import njit
 
 from ai import evaluate as _evaluate
 from ai import fasteval as _fasteval
+from ai import movefeatures as MF
 from ai.base import Engine, TimeKeeper
 from ai.compiled import Kernels
 from ai.evaluate import DEFAULT_WEIGHTS, evaluate
@@ -40,7 +41,6 @@ from model import fast as F
 from model.fast import (
     ANCH,
     DIAG_NB,
-    EDGE_NB,
     FORB,
     FSTRIDE,
     M_HAND,
@@ -57,14 +57,15 @@ from model.fast import (
 from model.moves import Move, SetMove
 from model.state import GameState, move_of_placement, placement_of
 
-F.guard_cache(__file__, F.__file__, _fasteval.__file__)
+F.guard_cache(__file__, F.__file__, _fasteval.__file__, MF.__file__)
 
 NCOUNT = P_CELLS.shape[0]
 PENTO_MASK = sum(1 << s for s in range(NSHAPES) if SIZES[s] == 5)
 
 # params vector (float64) indices
 R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS, R_ROOT_EVAL, R_GRADED, \
-    R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_WEIGHTS = range(13)  # R_WEIGHTS: the evaluation's weights follow
+    R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_MOVE_PRIOR, R_PRIOR_VALUE, R_WEIGHTS = range(15)
+# (R_WEIGHTS: the evaluation's weights follow)
 
 # per placement: cells in the central 8x8 plus cells in the central 14x14 (the evaluation's centre term);
 # per shape: how hard it is to fit late (the evaluation's awkwardness)
@@ -86,11 +87,15 @@ class MctsParams:
     shape_prior: float = 0.0  # > 0: node priors also count awkward shapes and (early) the centre
     playout_moves: int = 0  # > 0: a playout stops after this many moves and the evaluation judges it
     eval_scale: float = 12.0  # evaluation points per unit of the logistic value of a stopped playout
+    move_prior: float = 0.0  # > 0: node priors from the fitted move model (``ai.movefeatures``): exploration
+    #                          constant of its probabilities (c P sqrt(N) log(N + 1) / n) ...
+    prior_value: float = 0.5  # ... and a move's start value below the node's mean: this x (1 - sqrt(P / P_max))
 
     def vector(self) -> np.ndarray:
         head = np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
                          self.score_weight, self.early_rounds, self.early_pentos, self.root_eval,
-                         float(self.graded), self.shape_prior, self.playout_moves, self.eval_scale],
+                         float(self.graded), self.shape_prior, self.playout_moves, self.eval_scale,
+                         self.move_prior, self.prior_value],
                         dtype=np.float64)
         return np.concatenate([head, weight_vector(DEFAULT_WEIGHTS)])
 
@@ -110,11 +115,12 @@ class Tree:
         self.edge_pw = np.zeros(max_edges, dtype=np.float32)  # ... at the node's mean value plus this (<= 0)
         self.edge_rn = np.zeros(max_edges, dtype=np.float32)  # RAVE visits
         self.edge_rw = np.zeros(max_edges, dtype=np.float32)
+        self.edge_p = np.zeros(max_edges, dtype=np.float32)  # probability by the move model (move_prior > 0)
         self.counters = np.zeros(4, dtype=np.int64)  # nodes used, edges used, simulations, max depth
 
     def arrays(self) -> tuple:
         return (self.node_first, self.node_count, self.node_n, self.edge_pid, self.edge_child, self.edge_n,
-                self.edge_w, self.edge_pn, self.edge_pw, self.edge_rn, self.edge_rw, self.counters)
+                self.edge_w, self.edge_pn, self.edge_pw, self.edge_rn, self.edge_rw, self.edge_p, self.counters)
 
 
 class Scratch:
@@ -133,10 +139,13 @@ class Scratch:
         self.last = np.full(4, -1, dtype=np.int32)  # last placement per colour (local points, move lists)
         self.lists = np.zeros((4, MAX_MOVES), dtype=np.int32)  # playout move list per colour
         self.lcount = np.full(4, -1, dtype=np.int32)  # -1: not built yet in this playout
+        self.marks = np.zeros(NCELLS + 1, dtype=np.uint8)  # the move model's work arrays
+        self.mscratch = np.zeros(NCELLS + 1, dtype=np.int32)
+        self.feats = np.zeros(MF.NFEAT, dtype=np.float64)
 
     def arrays(self) -> tuple:
         return (self.b, self.m, self.moves, self.weights, self.seen, self.stamp, self.amaf, self.played,
-                self.local, self.last, self.lists, self.lcount)
+                self.local, self.last, self.lists, self.lcount, self.marks, self.mscratch, self.feats)
 
 
 # --- compiled parts ---------------------------------------------------------------------------------
@@ -195,34 +204,6 @@ def _early_filter(m, color, moves, n, params):
 
 
 @njit(cache=True)
-def _mark_local(b, last, color, local, mark):
-    """Mark the attach points (and their free edge neighbours) of the opponents' last placements."""
-    for opp in range(4):
-        if (opp & 1) == (color & 1):
-            continue
-        pid = last[opp]
-        if pid < 0:
-            continue
-        fbase = FORB + opp * FSTRIDE
-        for j in range(5):
-            q = P_CELLS[pid, j]
-            if q >= NCELLS:
-                break
-            for k in range(4):
-                d = DIAG_NB[q, k]
-                if d >= NCELLS:
-                    break
-                if b[fbase + d] == 0 and b[ANCH + opp * NCELLS + d] == 1:
-                    local[d] = mark
-                    for t in range(4):
-                        e = EDGE_NB[d, t]
-                        if e >= NCELLS:
-                            break
-                        if b[fbase + e] == 0:
-                            local[e] = mark
-
-
-@njit(cache=True)
 def _update_list(b, m, color, first_cells, lists, lcount, last, seen, stamp):
     """The legal placements of ``color`` in ``lists[color]``: built once per playout, then kept up to date
     (drop what became illegal, add what fits at the attach points of the colour's own last piece)."""
@@ -267,7 +248,7 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
     row = lists[color]
     stamp[0] += 1
     mark = np.int32(stamp[0])
-    _mark_local(b, last, color, local, mark)
+    MF.mark_local(b, last, color, local, mark)
     min_size = _min_size(m, color, params)
     if min_size > 0:
         found = False
@@ -332,31 +313,52 @@ def _prior(b, m, color, pid, local, mark, params):
 
 
 @njit(cache=True)
-def _expand(node, b, m, first_cells, scratch_moves, seen, stamp, local, last, params, node_first, node_count,
-            edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, counters):
+def _expand(node, b, m, first_cells, scratch_moves, logits, seen, stamp, local, last, marks, mscratch, feats, params,
+            node_first, node_count, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p,
+            counters):
     color = m[M_TURN] & 3
     n = _gen(b, m, color, first_cells, scratch_moves, seen, stamp)
     n = _early_filter(m, color, scratch_moves, n, params)
     first = counters[1]
     if first + n > edge_pid.shape[0]:
         return False
-    mark = np.int32(stamp[0])
-    _mark_local(b, last, color, local, mark)
-    best = 0.0
-    for i in range(n):
-        p = _prior(b, m, color, scratch_moves[i], local, mark, params)
-        edge_w[first + i] = p
-        if p > best:
-            best = p
     pn = params[R_PRIOR_N]
+    if params[R_MOVE_PRIOR] > 0 and n > 0:
+        # the fitted move model: probabilities for the exploration term, start values below the node's mean
+        # for the moves it rates far below the best
+        MF.move_logits(b, m, color, last, scratch_moves, n, MF.PRIOR_WEIGHTS, marks, mscratch, feats, logits)
+        top = logits[0]
+        for i in range(n):
+            top = max(top, logits[i])
+        total = 0.0
+        for i in range(n):
+            logits[i] = math.exp(logits[i] - top)
+            total += logits[i]
+        scale = params[R_PRIOR_VALUE]
+        for i in range(n):
+            e = first + i
+            edge_p[e] = logits[i] / total
+            edge_pw[e] = -scale * (1.0 - math.sqrt(logits[i]))
+    else:
+        mark = np.int32(stamp[0])
+        MF.mark_local(b, last, color, local, mark)
+        best = 0.0
+        for i in range(n):
+            p = _prior(b, m, color, scratch_moves[i], local, mark, params)
+            edge_w[first + i] = p
+            if p > best:
+                best = p
+        for i in range(n):
+            e = first + i
+            # the best moves by the prior start at the node's mean value, the rest below it, in proportion
+            edge_pw[e] = max(-0.6 * (best - edge_w[e]), -0.45)
+            edge_p[e] = 0.0
     for i in range(n):
         e = first + i
         edge_pid[e] = scratch_moves[i]
         edge_child[e] = -1
         edge_n[e] = 0.0
-        # the best moves by the prior start at the node's mean value, the rest below it, in proportion
         edge_pn[e] = pn
-        edge_pw[e] = max(-0.6 * (best - edge_w[e]), -0.45)
         edge_w[e] = 0.0
         edge_rn[e] = 0.0
         edge_rw[e] = 0.0
@@ -367,13 +369,16 @@ def _expand(node, b, m, first_cells, scratch_moves, seen, stamp, local, last, pa
 
 
 @njit(cache=True)
-def _select(node, node_first, node_count, node_n, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, params):
+def _select(node, node_first, node_count, node_n, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, params):
     first = node_first[node]
     count = node_count[node]
-    log_n = math.log(node_n[node, 0] + 1.0)
-    mean = node_n[node, 1] / node_n[node, 0] if node_n[node, 0] > 0 else 0.5
+    parent_n = node_n[node, 0]
+    log_n = math.log(parent_n + 1.0)
+    mean = node_n[node, 1] / parent_n if parent_n > 0 else 0.5
     explore = params[R_EXPLORE]
     bias = params[R_RAVE_BIAS]
+    # the move model's exploration term (as in AlphaGo and Pentobi): c P sqrt(N) log(N + 1) / n
+    guide = params[R_MOVE_PRIOR] * math.sqrt(parent_n) * log_n
     best = -1e9
     best_e = first
     for e in range(first, first + count):
@@ -383,7 +388,7 @@ def _select(node, node_first, node_count, node_n, edge_n, edge_w, edge_pn, edge_
         if rn > 0:
             beta = rn / (rn + n + bias * rn * n)
             q = (1.0 - beta) * q + beta * edge_rw[e] / rn
-        v = q + explore * math.sqrt(log_n / (edge_n[e] + 1.0))
+        v = q + explore * math.sqrt(log_n / (edge_n[e] + 1.0)) + guide * edge_p[e] / n
         if v > best:
             best = v
             best_e = e
@@ -405,22 +410,23 @@ def _play_and_mark(b, m, pid, first_cells, last, amaf, played, n_played, ply):
 
 @njit(cache=True)
 def expand_root(b_root, m_root, first_cells, last_root, params, b, m, moves, weights, seen, stamp, amaf, played,
-                local, last, lists, lcount, node_first, node_count, node_n, edge_pid, edge_child, edge_n, edge_w,
-                edge_pn, edge_pw, edge_rn, edge_rw, counters):
+                local, last, lists, lcount, marks, mscratch, feats, node_first, node_count, node_n, edge_pid,
+                edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, counters):
     """Create the root's edges (node 0) with the compiled prior, as the first simulation would."""
     F._copy(b, b_root)
     for i in range(m.shape[0]):
         m[i] = m_root[i]
     for c in range(4):
         last[c] = last_root[c]
-    return _expand(0, b, m, first_cells, moves, seen, stamp, local, last, params, node_first, node_count,
-                   edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, counters)
+    return _expand(0, b, m, first_cells, moves, weights, seen, stamp, local, last, marks, mscratch, feats, params,
+                   node_first, node_count, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw,
+                   edge_p, counters)
 
 
 @njit(cache=True)
 def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weights, seen, stamp, amaf, played,
-        local, last, lists, lcount, node_first, node_count, node_n, edge_pid, edge_child, edge_n, edge_w, edge_pn,
-        edge_pw, edge_rn, edge_rw, counters):
+        local, last, lists, lcount, marks, mscratch, feats, node_first, node_count, node_n, edge_pid, edge_child,
+        edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, counters):
     """``sims`` simulations from the root position into the tree (node 0 must exist)."""
     path_nodes = np.zeros(256, dtype=np.int32)
     path_edges = np.zeros(256, dtype=np.int32)
@@ -442,14 +448,14 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
         # --- selection and expansion
         while not F.is_over(m):
             if node_first[node] < 0:
-                if not _expand(node, b, m, first_cells, moves, seen, stamp, local, last, params, node_first,
-                               node_count, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn,
-                               edge_rw, counters):
+                if not _expand(node, b, m, first_cells, moves, weights, seen, stamp, local, last, marks, mscratch,
+                               feats, params, node_first, node_count, edge_pid, edge_child, edge_n, edge_w, edge_pn,
+                               edge_pw, edge_rn, edge_rw, edge_p, counters):
                     break
             if node_count[node] == 0:
                 break
             e = _select(node, node_first, node_count, node_n, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw,
-                        params)
+                        edge_p, params)
             path_nodes[depth] = node
             path_edges[depth] = e
             path_colors[depth] = m[M_TURN] & 3

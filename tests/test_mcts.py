@@ -127,3 +127,16 @@ def test_the_lazy_mcts_player_plays_as_the_mcts_player():
     fresh.think(state.copy(), fresh.clock() + 0.2, threading.Event())  # the same history of random draws
     assert lazy.choose_move_sync(state, move_time=30.0) == fresh.choose_move_sync(state, move_time=30.0)
     assert "simulations" in lazy.last_info
+
+
+def test_the_move_model_guides_a_whole_game_of_legal_moves():
+    params = mcts.MctsParams(move_prior=0.4)
+    players = [MctsPlayer(seed=1, max_simulations=40, params=params), MctsPlayer(seed=2, max_simulations=40)]
+    state = GameState.new(Shape.PENTO_T)
+    while not state.is_over:
+        state.play(players[state.current_color % 2].choose_move_sync(state, move_time=5.0))
+    assert state.turn > 40
+    # the root's moves carry the model's probabilities
+    tree = players[0].tree
+    first, count = int(tree.node_first[0]), int(tree.node_count[0])
+    assert count == 0 or abs(float(tree.edge_p[first:first + count].sum()) - 1.0) < 1e-4

@@ -27,6 +27,7 @@ from teacher import _load, _move_values  # tuning/ is the script's directory
 
 from ai import evaluate as E
 from ai import fasteval as FE
+from ai import movefeatures as MF
 from ai.gtp import GtpError, GtpPlayer, parse_cells, placement_of_mask
 from model.fast import FastState
 from model.moves import SkipMove
@@ -118,7 +119,14 @@ def softmax_fit(x: np.ndarray, t: np.ndarray, seg: np.ndarray, n: int, l2: float
         grad = ((p - t)[:, None] * x).sum(axis=0) + l2 * w
         hess = (x * p[:, None]).T @ x - mean.T @ mean + l2 * np.eye(x.shape[1])
         step = np.linalg.solve(hess, grad)
-        w -= step
+        # Newton's step, halved while it makes the fit worse (nearly collinear features can overshoot)
+        before = cross_entropy(x, t, seg, n, w) + 0.5 * l2 * w @ w / n
+        for _ in range(30):
+            trial = w - step
+            if cross_entropy(x, t, seg, n, trial) + 0.5 * l2 * trial @ trial / n <= before + 1e-12:
+                break
+            step = step / 2
+        w = trial
         if np.abs(step).max() < 1e-7:
             break
     return w
@@ -181,6 +189,62 @@ def fit(args: argparse.Namespace) -> None:
         print(f"wrote {args.out}")
 
 
+def prior_features(data: dict) -> tuple[np.ndarray, ...]:
+    """Per legal move of every position: the move-prior features (``ai.movefeatures``) before it; the
+    teacher's visit share; the position's index, turn and game."""
+    games = _load(data["source"])
+    feats, shares, segment, turns, gids = [], [], [], [], []
+    for n, pos in enumerate(data["positions"]):
+        game = games[pos["game"]]
+        state = _replay_to(game, pos["index"])
+        last = np.full(4, -1, dtype=np.int32)
+        for color, pid in game["moves"][:pos["index"]]:
+            if pid >= 0:
+                last[color] = pid
+        fs = FastState.from_state(state)
+        pids = fs.legal_placements()
+        visits = {pid: v for pid, v, _ in pos["rows"]}
+        total = sum(visits.values())
+        feats.append(MF.features_of(fs, pos["color"], last, pids))
+        shares += [visits.get(int(pid), 0) / total for pid in pids]
+        segment += [n] * len(pids)
+        turns.append(pos["turn"])
+        gids.append(pos["game"])
+    return (np.concatenate(feats), np.array(shares), np.array(segment), np.array(turns), np.array(gids))
+
+
+def fit_prior(args: argparse.Namespace) -> None:
+    """Weights of the move prior per phase; held-out cross-entropy against a prior of piece size only."""
+    with gzip.open(args.data, "rt") as fh:
+        data = json.load(fh)
+    x, t, seg, turns, gids = prior_features(data)
+    test_pos = gids % 5 == 0
+    size_only = [MF.FEATURE_NAMES.index(f"size{k}") for k in (2, 3, 4, 5)]
+    print(f"{len(turns)} positions, {len(t)} moves; held out every fifth game ({test_pos.sum()} positions)")
+    table = []
+    for c in (int(v) for v in args.phases.split(",")):
+        pos = (turns >= c - args.window) & (turns < c + args.window)
+        parts = {}
+        for part, chosen in (("train", pos & ~test_pos), ("test", pos & test_pos)):
+            keep = chosen[seg]
+            renumber = np.cumsum(chosen) - 1
+            parts[part] = (x[keep], t[keep], renumber[seg[keep]], int(chosen.sum()))
+        xs, ts, ss, n = parts["train"]
+        w = softmax_fit(xs, ts, ss, n, l2=args.l2)
+        ws = softmax_fit(xs[:, size_only], ts, ss, n, l2=args.l2)
+        xh, th, sh, nh = parts["test"]
+        print(f"turn {c} ±{args.window}: {n}/{nh} positions; held-out cross-entropy "
+              f"{cross_entropy(xh, th, sh, nh, w):.4f}, "
+              f"size only {cross_entropy(xh[:, size_only], th, sh, nh, ws):.4f}, "
+              f"uniform {cross_entropy(xh, th, sh, nh, 0 * w):.4f}")
+        print("   " + "  ".join(f"{name} {v:+.2f}" for name, v in zip(MF.FEATURE_NAMES, w, strict=True)))
+        table.append([c, *(round(float(v), 4) for v in w)])
+    if args.out:
+        with open(args.out, "w") as fh:
+            json.dump({"features": MF.FEATURE_NAMES, "phases": table}, fh, indent=1)
+        print(f"wrote {args.out}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -200,8 +264,14 @@ def main() -> None:
     f.add_argument("--phases", default="16,20,24,28,32,36,40")
     f.add_argument("--window", type=int, default=4)
     f.add_argument("--out")
+    q = sub.add_parser("prior", help="weights of the move prior (ai.movefeatures) per phase")
+    q.add_argument("data")
+    q.add_argument("--phases", default="12,16,20,24,28,32,36,40,44")
+    q.add_argument("--window", type=int, default=3)
+    q.add_argument("--l2", type=float, default=1e-2)
+    q.add_argument("--out")
     args = parser.parse_args()
-    gen(args) if args.command == "gen" else fit(args)
+    {"gen": gen, "fit": fit, "prior": fit_prior}[args.command](args)
 
 
 if __name__ == "__main__":

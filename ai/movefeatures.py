@@ -1,0 +1,249 @@
+"""What a placement does to the board around it: features for a move prior (which moves to look at first).
+
+A strong player looks at few of the hundreds of legal moves. This module describes a placement by what its
+cells, its edge neighbours and its new corners touch *before* it is made (blocked opponent corners, own
+corners spoilt, contact with the partner colour, how open each new corner is, the piece's size, ...);
+a log-linear model over these counts (weights fitted by ``tuning/policy.py prior`` to a stronger program's
+choices) gives each move a probability. The MCTS uses it to order and explore the moves of its tree.
+
+Compiled with numba over the arrays of ``model.fast``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from model import fast as F
+from model.fast import ANCH, CELL, DIAG_NB, EDGE_NB, FORB, FSTRIDE, M_TURN, NCELLS, P_CELLS, P_SHAPE, SIZES
+
+F.guard_cache(__file__, F.__file__)
+
+NCOUNT = P_CELLS.shape[0]
+
+
+def _ring_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Per placement: its edge neighbours (cells next to it, not in it) and its corners (cells diagonal to
+    it, neither in it nor next to it), padded with NCELLS."""
+    n = NCOUNT
+    rows = np.arange(n)[:, None]
+    inside = np.zeros((n, NCELLS + 1), dtype=bool)
+    inside[rows, P_CELLS] = True
+    edge = np.zeros_like(inside)
+    diag = np.zeros_like(inside)
+    for j in range(5):
+        real = P_CELLS[:, j] < NCELLS
+        cell = np.where(real, P_CELLS[:, j], 0)
+        for k in range(4):
+            e = np.where(real, EDGE_NB[cell, k], NCELLS)
+            d = np.where(real, DIAG_NB[cell, k], NCELLS)
+            edge[np.arange(n), e] = True
+            diag[np.arange(n), d] = True
+    edge[:, NCELLS] = False
+    diag[:, NCELLS] = False
+    edge &= ~inside
+    diag &= ~inside & ~edge
+
+    def padded(grid: np.ndarray) -> np.ndarray:
+        width = int(grid.sum(axis=1).max())
+        out = np.full((n, width), NCELLS, dtype=np.int16)  # small: numba caches only globals < 1 MB
+        r, c = np.nonzero(grid)
+        pos = np.arange(len(r)) - np.repeat(np.cumsum(grid.sum(axis=1)) - grid.sum(axis=1), grid.sum(axis=1))
+        out[r, pos] = c
+        return out
+
+    return padded(edge), padded(diag)
+
+
+P_ADJ, P_CORNERS = _ring_tables()
+
+# distance of each cell to the board's centre (at least 2: the four middle cells and their ring are alike)
+_xy = np.arange(NCELLS)
+CENTRE_DIST = np.maximum(np.hypot(_xy % F.N - (F.N - 1) / 2, _xy // F.N - (F.N - 1) / 2), 2.0)
+
+# feature indices (counts, except the last)
+(X_BLOCK, X_PARTNER_SPOT, X_ADJ_PARTNER, X_ADJ_OPP, X_ADJ_SHADOW, X_ADJ_OWN_CORNER, X_ADJ_FREE, X_CORNER_OWN,
+ X_CORNER_DEAD, X_CORNER_FREE0, X_CORNER_FREE1, X_CORNER_FREE2, X_CORNER_FREE3, X_CORNER_FREE4,
+ X_CORNER_PARTNER, X_LOCAL, X_SIZE2, X_SIZE3, X_SIZE4, X_SIZE5, X_CENTRE) = range(21)
+NFEAT = 21
+FEATURE_NAMES = ("block", "partner_spot", "adj_partner", "adj_opp", "adj_shadow", "adj_own_corner", "adj_free",
+                 "corner_own", "corner_dead", "corner_free0", "corner_free1", "corner_free2", "corner_free3",
+                 "corner_free4", "corner_partner", "local", "size2", "size3", "size4", "size5", "centre")
+
+# the move model's weights per phase (turn, then one per feature), fitted by ``tuning/policy.py prior`` to
+# Pentobi level 6's root visits in 2 995 positions of its own games (turns 9-47); linear between phases
+PRIOR_WEIGHTS = np.array([
+    [12, 0.72, 0.24, 1.76, 1.01, 0.90, -1.02, 0.15, -0.39, -0.68, 0.54,
+     0.66, 0.68, 0.95, 0.94, -0.65, 0.07, -0.87, -2.11, 0.55, 3.09, -2.36],
+    [16, 0.78, 0.08, 1.03, 0.91, 0.74, -0.92, -0.07, -0.00, -0.50, -0.11,
+     0.12, 0.52, 0.71, 0.82, -0.62, 0.37, -1.42, -2.54, 2.06, 4.31, -0.46],
+    [20, 0.83, -0.12, 0.82, 0.75, 0.52, -0.92, -0.18, 0.05, -0.46, 0.04,
+     -0.12, 0.39, 0.53, 0.66, -0.14, 0.45, -1.87, 1.31, 2.60, 4.65, 0.31],
+    [24, 0.81, -0.00, 0.66, 0.59, 0.40, -0.84, -0.30, 0.09, -0.49, -0.14,
+     -0.03, 0.40, 0.51, 0.60, -0.15, 0.50, -1.93, 2.16, 3.48, 5.53, 0.35],
+    [28, 0.77, 0.03, 0.64, 0.57, 0.42, -0.93, -0.30, -0.02, -0.47, -0.38,
+     -0.05, 0.27, 0.38, 0.54, -0.33, 0.47, -1.22, -1.48, -0.26, 1.66, 0.48],
+    [32, 0.69, -0.14, 0.63, 0.60, 0.43, -0.82, -0.26, 0.02, -0.37, -0.32,
+     0.07, 0.27, 0.30, 0.54, -0.12, 0.66, -1.18, -1.57, -0.42, 1.42, 0.79],
+    [36, 0.63, -0.29, 0.57, 0.52, 0.37, -0.84, -0.34, 0.10, -0.36, -0.08,
+     0.10, 0.31, 0.36, 0.56, -0.00, 0.85, -0.33, -0.76, 0.60, 2.29, 0.58],
+    [40, 0.73, -0.24, 0.51, 0.46, 0.37, -0.78, -0.39, 0.08, -0.35, -0.02,
+     0.19, 0.42, 0.45, 0.58, -0.13, 0.79, -0.46, -0.60, 0.75, 2.31, 0.02],
+    [44, 0.86, -0.30, 0.53, 0.57, 0.49, -0.72, -0.35, -0.09, -0.34, -0.19,
+     0.15, 0.39, 0.49, 0.56, -0.11, 0.41, -0.86, -0.74, 0.48, 1.96, 0.55],
+])
+
+# bits of the per-cell marks of a position
+MARK_BLOCK, MARK_PARTNER, MARK_LOCAL = 1, 2, 4
+
+
+@njit(cache=True)
+def mark_local(b, last, color, local, mark):
+    """Mark the attach points (and their free edge neighbours) of the opponents' last placements."""
+    for opp in range(4):
+        if (opp & 1) == (color & 1):
+            continue
+        pid = last[opp]
+        if pid < 0:
+            continue
+        fbase = FORB + opp * FSTRIDE
+        for j in range(5):
+            q = P_CELLS[pid, j]
+            if q >= NCELLS:
+                break
+            for k in range(4):
+                d = DIAG_NB[q, k]
+                if d >= NCELLS:
+                    break
+                if b[fbase + d] == 0 and b[ANCH + opp * NCELLS + d] == 1:
+                    local[d] = mark
+                    for t in range(4):
+                        e = EDGE_NB[d, t]
+                        if e >= NCELLS:
+                            break
+                        if b[fbase + e] == 0:
+                            local[e] = mark
+
+
+@njit(cache=True)
+def position_marks(b, color, last, marks, scratch):
+    """Per cell (``marks``, NCELLS + 1 bytes): an opponent's corner or a free edge neighbour of one
+    (covering it blocks), the partner's corner, near an opponent's last placement."""
+    marks[:] = 0
+    partner = (color + 2) & 3
+    for q in range(NCELLS):
+        if b[ANCH + partner * NCELLS + q] == 1:
+            marks[q] |= MARK_PARTNER
+        for opp in range(4):
+            if (opp & 1) == (color & 1) or b[ANCH + opp * NCELLS + q] == 0:
+                continue
+            marks[q] |= MARK_BLOCK
+            fbase = FORB + opp * FSTRIDE
+            for t in range(4):
+                e = EDGE_NB[q, t]
+                if e >= NCELLS:
+                    break
+                if b[fbase + e] == 0:
+                    marks[e] |= MARK_BLOCK
+    scratch[:] = 0
+    mark_local(b, last, color, scratch, 1)
+    for q in range(NCELLS):
+        if scratch[q] == 1:
+            marks[q] |= MARK_LOCAL
+
+
+@njit(cache=True)
+def move_features(b, color, pid, marks, out):
+    """The features of placing ``pid`` for ``color`` (``marks`` from ``position_marks``) into ``out``."""
+    out[:] = 0.0
+    fbase = FORB + color * FSTRIDE
+    partner = (color + 2) & 3
+    local = 0
+    centre = 99.0
+    for j in range(5):
+        q = P_CELLS[pid, j]
+        if q >= NCELLS:
+            break
+        mk = marks[q]
+        if mk & MARK_BLOCK:
+            out[X_BLOCK] += 1.0
+        if mk & MARK_PARTNER:
+            out[X_PARTNER_SPOT] += 1.0
+        if mk & MARK_LOCAL:
+            local = 1
+        centre = min(centre, CENTRE_DIST[q])
+    for j in range(P_ADJ.shape[1]):
+        q = P_ADJ[pid, j]
+        if q >= NCELLS:
+            break
+        owner = b[CELL + q]
+        if owner == partner + 1:
+            out[X_ADJ_PARTNER] += 1.0
+        elif owner != 0:
+            out[X_ADJ_OPP] += 1.0
+        elif b[fbase + q] == 1:
+            out[X_ADJ_SHADOW] += 1.0
+        elif b[ANCH + color * NCELLS + q] == 1:
+            out[X_ADJ_OWN_CORNER] += 1.0
+        else:
+            out[X_ADJ_FREE] += 1.0
+    for j in range(P_CORNERS.shape[1]):
+        q = P_CORNERS[pid, j]
+        if q >= NCELLS:
+            break
+        if b[fbase + q] == 1:
+            if b[CELL + q] == color + 1:
+                out[X_CORNER_OWN] += 1.0
+            else:
+                out[X_CORNER_DEAD] += 1.0
+            continue
+        free = 0
+        for t in range(4):
+            e = EDGE_NB[q, t]
+            if e >= NCELLS:
+                break
+            if b[fbase + e] == 0:
+                free += 1
+        out[X_CORNER_FREE0 + free] += 1.0
+        if marks[q] & MARK_PARTNER:
+            out[X_CORNER_PARTNER] += 1.0
+    out[X_LOCAL] = local
+    size = SIZES[P_SHAPE[pid]]
+    if size >= 2:
+        out[X_SIZE2 + size - 2] = 1.0
+    out[X_CENTRE] = centre / 10.0
+
+
+@njit(cache=True)
+def move_logits(b, m, color, last, pids, n, weights, marks, scratch, feats, out):
+    """The prior's logit of each of the first ``n`` placements in ``pids``; ``weights`` is
+    (phases, 1 + NFEAT): the turn each phase is fitted for, then its weights (linear in between)."""
+    position_marks(b, color, last, marks, scratch)
+    turn = m[M_TURN]
+    k = 0
+    while k + 1 < weights.shape[0] and weights[k + 1, 0] <= turn:
+        k += 1
+    if k + 1 < weights.shape[0] and turn > weights[k, 0]:
+        a = (turn - weights[k, 0]) / (weights[k + 1, 0] - weights[k, 0])
+    else:
+        a = 0.0
+    for i in range(n):
+        move_features(b, color, pids[i], marks, feats)
+        z = 0.0
+        for f in range(NFEAT):
+            w = weights[k, 1 + f]
+            if a > 0.0:
+                w = (1.0 - a) * w + a * weights[k + 1, 1 + f]
+            z += w * feats[f]
+        out[i] = z
+
+
+def features_of(state_fast, color: int, last: np.ndarray, pids: np.ndarray) -> np.ndarray:
+    """(len(pids), NFEAT) features of the placements in a ``FastState`` (for fitting and tests)."""
+    marks = np.zeros(NCELLS + 1, dtype=np.uint8)
+    scratch = np.zeros(NCELLS + 1, dtype=np.int32)
+    position_marks(state_fast.b, color, last.astype(np.int32), marks, scratch)
+    out = np.zeros((len(pids), NFEAT))
+    for i, pid in enumerate(pids):
+        move_features(state_fast.b, color, int(pid), marks, out[i])
+    return out
