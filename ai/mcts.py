@@ -64,7 +64,7 @@ PENTO_MASK = sum(1 << s for s in range(NSHAPES) if SIZES[s] == 5)
 
 # params vector (float64) indices
 R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS, R_ROOT_EVAL, R_GRADED, \
-    R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_MOVE_PRIOR, R_PRIOR_VALUE, R_WEIGHTS = range(15)
+    R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_MOVE_PRIOR, R_PRIOR_VALUE, R_SCORE_Z, R_WEIGHTS = range(16)
 # (R_WEIGHTS: the evaluation's weights follow)
 
 # per placement: cells in the central 8x8 plus cells in the central 14x14 (the evaluation's centre term);
@@ -90,12 +90,14 @@ class MctsParams:
     move_prior: float = 0.0  # > 0: node priors from the fitted move model (``ai.movefeatures``): exploration
     #                          constant of its probabilities (c P sqrt(N) log(N + 1) / n) ...
     prior_value: float = 0.5  # ... and a move's start value below the node's mean: this x (1 - sqrt(P / P_max))
+    score_z: float = 0.0  # > 0: instead of score_weight, a bonus of up to this for a margin above the search's
+    #                       mean margin (in standard deviations; "quality-based rewards", as Pentobi does)
 
     def vector(self) -> np.ndarray:
         head = np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
                          self.score_weight, self.early_rounds, self.early_pentos, self.root_eval,
                          float(self.graded), self.shape_prior, self.playout_moves, self.eval_scale,
-                         self.move_prior, self.prior_value],
+                         self.move_prior, self.prior_value, self.score_z],
                         dtype=np.float64)
         return np.concatenate([head, weight_vector(DEFAULT_WEIGHTS)])
 
@@ -142,10 +144,12 @@ class Scratch:
         self.marks = np.zeros(NCELLS + 1, dtype=np.uint8)  # the move model's work arrays
         self.mscratch = np.zeros(NCELLS + 1, dtype=np.int32)
         self.feats = np.zeros(MF.NFEAT, dtype=np.float64)
+        self.margins = np.zeros(3, dtype=np.float64)  # the search's final margins: count, mean, sum of squares
 
     def arrays(self) -> tuple:
         return (self.b, self.m, self.moves, self.weights, self.seen, self.stamp, self.amaf, self.played,
-                self.local, self.last, self.lists, self.lcount, self.marks, self.mscratch, self.feats)
+                self.local, self.last, self.lists, self.lcount, self.marks, self.mscratch, self.feats,
+                self.margins)
 
 
 # --- compiled parts ---------------------------------------------------------------------------------
@@ -410,7 +414,7 @@ def _play_and_mark(b, m, pid, first_cells, last, amaf, played, n_played, ply):
 
 @njit(cache=True)
 def expand_root(b_root, m_root, first_cells, last_root, params, b, m, moves, weights, seen, stamp, amaf, played,
-                local, last, lists, lcount, marks, mscratch, feats, node_first, node_count, node_n, edge_pid,
+                local, last, lists, lcount, marks, mscratch, feats, margins, node_first, node_count, node_n, edge_pid,
                 edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, counters):
     """Create the root's edges (node 0) with the compiled prior, as the first simulation would."""
     F._copy(b, b_root)
@@ -425,8 +429,8 @@ def expand_root(b_root, m_root, first_cells, last_root, params, b, m, moves, wei
 
 @njit(cache=True)
 def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weights, seen, stamp, amaf, played,
-        local, last, lists, lcount, marks, mscratch, feats, node_first, node_count, node_n, edge_pid, edge_child,
-        edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, counters):
+        local, last, lists, lcount, marks, mscratch, feats, margins, node_first, node_count, node_n, edge_pid,
+        edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, counters):
     """``sims`` simulations from the root position into the tree (node 0 must exist)."""
     path_nodes = np.zeros(256, dtype=np.int32)
     path_edges = np.zeros(256, dtype=np.int32)
@@ -496,7 +500,18 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
         if F.is_over(m) or budget > 0:
             diff = F.points(m, 0) + F.points(m, 2) - F.points(m, 1) - F.points(m, 3)
             win = 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
-            v1 = (1.0 - score_w) * win + score_w * (0.5 + 0.5 * math.tanh(diff / 30.0))
+            if params[R_SCORE_Z] > 0:
+                # running mean and variance of the margins (Welford), the bonus by how far above the mean
+                margins[0] += 1.0
+                delta = diff - margins[1]
+                margins[1] += delta / margins[0]
+                margins[2] += delta * (diff - margins[1])
+                v1 = win
+                if margins[2] > 0:
+                    z = (diff - margins[1]) / math.sqrt(margins[2] / margins[0])
+                    v1 += params[R_SCORE_Z] * (2.0 / (1.0 + math.exp(-2.0 * z)) - 1.0)
+            else:
+                v1 = (1.0 - score_w) * win + score_w * (0.5 + 0.5 * math.tanh(diff / 30.0))
         else:  # a stopped playout: the evaluation's view, as a probability
             v1 = 1.0 / (1.0 + math.exp(-fast_evaluate(b, m, first_cells, params[R_WEIGHTS:]) / params[R_EVAL_SCALE]))
         # --- backpropagation (values for the team that made the move) and RAVE
@@ -572,6 +587,7 @@ class MctsPlayer(Engine):
             if pid is not None:
                 last_root[state.last_move.color] = pid
         seed_rng(self.rng.randrange(2**31))
+        scratch.margins[:] = 0.0
         tree.counters[:] = 0
         tree.counters[0] = 1
         tree.node_first[0] = -1

@@ -130,7 +130,7 @@ def test_the_lazy_mcts_player_plays_as_the_mcts_player():
 
 
 def test_the_move_model_guides_a_whole_game_of_legal_moves():
-    params = mcts.MctsParams(move_prior=0.4)
+    params = mcts.MctsParams(move_prior=0.4, score_z=0.3)
     players = [MctsPlayer(seed=1, max_simulations=40, params=params), MctsPlayer(seed=2, max_simulations=40)]
     state = GameState.new(Shape.PENTO_T)
     while not state.is_over:
