@@ -8,11 +8,12 @@ Public API:
   ``choose_move_sync(state, deadline=None, move_time=1.0)``, ``last_info`` (depth, nodes, ... of the
   last think).
 * Players: ``random`` (``RandomPlayer``), ``greedy`` (``ai.greedy.GreedyPlayer``: best one-ply
-  evaluation), ``lookahead`` (``ai.fastsearch.FastLookaheadPlayer``: the default, ``DEFAULT_AI``: the
-  pruned alpha-beta search in compiled code with the outcome-fitted weights), ``lookahead-py``
-  (``ai.search.LookaheadPlayer``: the same search in Python, the reference and the fallback while
-  compiling).
-* ``mcts`` (``ai.mcts.MctsPlayer``): Monte-Carlo tree search with RAVE over the compiled engine.
+  evaluation), ``lookahead`` (``ai.fastsearch.FastLookaheadPlayer``: the pruned alpha-beta search in
+  compiled code with the outcome-fitted weights; ``ANALYSIS_AI``, the engine of game analyses: fast and
+  deterministic), ``lookahead-py`` (``ai.search.LookaheadPlayer``: the same search in Python, the
+  reference and the fallback while compiling).
+* ``mcts`` (``ai.mcts.MctsPlayer``): the default, ``DEFAULT_AI``, the strongest: Monte-Carlo tree search
+  with RAVE over the compiled engine, guided by a move model fitted to Pentobi's choices.
 * The compiled players are loaded on the first move by ``ai.compiled.LazyCompiledPlayer`` (numba is
   not imported before) and compiled in a child process on the first start (``ai.compiled.Kernels``).
 * ``level1`` .. ``level5`` (``ai.levels``): strengths for beginners up to the default AI.
@@ -67,7 +68,8 @@ def _registry() -> dict[str, Callable[..., Engine]]:
             "mcts": _mcts}
 
 
-DEFAULT_AI = "lookahead"
+DEFAULT_AI = "mcts"  # the bot's, the TUI's and level 5's player
+ANALYSIS_AI = "lookahead"  # game analyses: a deterministic yardstick, strong at 0.3 s per position
 
 
 def make_player(name: str = DEFAULT_AI, seed: int | None = None) -> Engine:
@@ -92,9 +94,9 @@ def compile_ahead(name: str) -> None:
     """Make the compiled search a player needs ready (the first start compiles it into numba's on-disk
     cache, tens of seconds; later starts load it in about a second). Blocking: call it before connecting
     or before a match, so that no move is played by the fallback."""
-    if name == "mcts":
+    if name in ("mcts", "level5"):
         from ai.mcts import KERNELS
-    elif name in ("lookahead", "level5"):
+    elif name == "lookahead":
         from ai.fastsearch import KERNELS
     else:
         return
@@ -102,4 +104,4 @@ def compile_ahead(name: str) -> None:
 
 
 __all__ = ["Engine", "Player", "RandomPlayer", "GreedyPlayer", "LookaheadPlayer", "LazyCompiledPlayer", "make_player",
-           "player_names", "DEFAULT_AI", "compile_ahead"]
+           "player_names", "DEFAULT_AI", "ANALYSIS_AI", "compile_ahead"]

@@ -39,7 +39,7 @@ class BadFile(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ai import DEFAULT_AI, player_names
+    from ai import ANALYSIS_AI, player_names
 
     p = Parser(
         "blokus analyse",
@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time", type=milliseconds, default=round(DEFAULT_TIME * 1000), metavar="MS",
                    help=f"engine thinking time per position (default {DEFAULT_TIME * 1000:g}; 0.5s works too)")
     p.add_argument("--ai", default=None, metavar="NAME",
-                   help=f"engine ({', '.join(player_names())}; default {DEFAULT_AI})")
+                   help=f"engine ({', '.join(player_names())}; default {ANALYSIS_AI})")
     p.add_argument("--depth", type=int, default=VALUE_DEPTH, metavar="PLIES",
                    help=f"depth of the search that values the moves (default {VALUE_DEPTH})")
     p.add_argument("--json", action="store_true", help="print one JSON document (for scripts)")

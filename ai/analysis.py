@@ -60,14 +60,14 @@ class AnalysisCancelled(Exception):
 
 @dataclass(frozen=True)
 class AnalysisSettings:
-    engine: str = ""  # AI name (ai.make_player); "" = the default AI
+    engine: str = ""  # AI name (ai.make_player); "" = ai.ANALYSIS_AI
     time_per_position: float = DEFAULT_TIME
     value_depth: int = VALUE_DEPTH
 
     def engine_name(self) -> str:
-        from ai import DEFAULT_AI
+        from ai import ANALYSIS_AI
 
-        return self.engine or DEFAULT_AI
+        return self.engine or ANALYSIS_AI
 
     def key(self) -> str:
         return f"v{ANALYSIS_VERSION}-{self.engine_name()}-t{self.time_per_position:g}-d{self.value_depth}"

@@ -8,7 +8,7 @@ Each level is one of the engines, weakened where needed; every level beats the o
 2. ``greedy`` with some noise (up to about one pentomino), so it often misses the best move.
 3. ``greedy``: the best one-ply evaluation.
 4. ``lookahead-py`` (the search in Python, with the first weights) with at most 0.4 s per move.
-5. ``lookahead``: the compiled search with the outcome-fitted weights and the full thinking time (the
+5. ``mcts``: the Monte-Carlo tree search guided by the move model, with the full thinking time (the
    default AI of the bot and the TUI).
 """
 
@@ -49,7 +49,7 @@ def make_level(level: int, seed: int | None = None) -> Engine:
         2: lambda: GreedyPlayer(seed, noise=6.0),
         3: lambda: GreedyPlayer(seed),
         4: lambda: CappedTime(LookaheadPlayer(seed), 0.4),
-        5: lambda: make_player("lookahead", seed),
+        5: lambda: make_player("mcts", seed),
     }
     if level not in builders:
         raise ValueError(f"level must be one of {', '.join(map(str, LEVELS))}, not {level!r}")

@@ -87,10 +87,10 @@ class MctsParams:
     shape_prior: float = 0.0  # > 0: node priors also count awkward shapes and (early) the centre
     playout_moves: int = 0  # > 0: a playout stops after this many moves and the evaluation judges it
     eval_scale: float = 12.0  # evaluation points per unit of the logistic value of a stopped playout
-    move_prior: float = 0.0  # > 0: node priors from the fitted move model (``ai.movefeatures``): exploration
+    move_prior: float = 0.4  # > 0: node priors from the fitted move model (``ai.movefeatures``): exploration
     #                          constant of its probabilities (c P sqrt(N) log(N + 1) / n) ...
     prior_value: float = 0.5  # ... and a move's start value below the node's mean: this x (1 - sqrt(P / P_max))
-    score_z: float = 0.0  # > 0: instead of score_weight, a bonus of up to this for a margin above the search's
+    score_z: float = 0.3  # > 0: instead of score_weight, a bonus of up to this for a margin above the search's
     #                       mean margin (in standard deviations; "quality-based rewards", as Pentobi does)
 
     def vector(self) -> np.ndarray:

@@ -268,7 +268,7 @@ def _short(move_text: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ai import DEFAULT_AI, player_names
+    from ai import ANALYSIS_AI, player_names
 
     p = Parser(
         "blokus watch",
@@ -291,7 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time", type=milliseconds, default=300, metavar="MS",
                    help="analysis: engine time per position (default 300; 0.5s works too)")
     p.add_argument("--ai", default=None, metavar="NAME", help=f"analysis engine ({', '.join(player_names())}; "
-                                                               f"default {DEFAULT_AI})")
+                                                               f"default {ANALYSIS_AI})")
     p.add_argument("--save-replay", type=Path, metavar="DIR", help="write the game as a replay into DIR at the end")
     p.add_argument("--light", action="store_true", help="light theme (TUI)")
     p.add_argument("--log", default=None, metavar="FILE", help="log file")

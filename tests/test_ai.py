@@ -86,7 +86,7 @@ def filled_state(holes: set[tuple[int, int]], cells: dict[tuple[int, int], Color
 
 def test_registry():
     assert set(player_names()) == {"random", "greedy", "lookahead", "lookahead-py", "mcts"}
-    assert DEFAULT_AI == "lookahead"
+    assert DEFAULT_AI == "mcts"
     with pytest.raises(ValueError):
         make_player("nobody")
 
