@@ -539,7 +539,7 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
 
 # compiled ahead of time in a child process (``ai.compiled``); until ready the player answers with the
 # Python lookahead search
-KERNELS = Kernels("ai.mcts", "model.fast", "ai.fasteval")
+KERNELS = Kernels("ai.mcts", "model.fast", "ai.fasteval", "ai.movefeatures")
 
 
 def prepare(wait: float | None = 0.0) -> bool:
