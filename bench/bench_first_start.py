@@ -5,9 +5,9 @@ Copies the project's tracked files into a temporary directory (so numba's on-dis
 second start = cache):
 
 * ``blokus moves FILE`` (the compiled rule engine);
-* ``blokus bot`` (the default AI, the compiled lookahead) and ``blokus bot --ai mcts`` until it would
-  connect (it compiles the search before connecting; there is no server, so it then exits);
-* the TUI's first frame, headless, for the default opponent and for ``--opponent mcts`` (both compiled:
+* ``blokus bot --ai lookahead`` and ``blokus bot --ai mcts`` (the default AI) until it would connect (it
+  compiles the search before connecting; there is no server, so it then exits);
+* the TUI's first frame, headless, for the default opponent and for ``--opponent lookahead`` (both compiled:
   the compile runs in the background on the first move; the frame must not wait for it).
 
     python bench/bench_first_start.py
@@ -68,7 +68,7 @@ def main() -> None:
             for run in ("first", "second"):
                 t, _ = timed([py, "-m", "blokus", "bot", "--ai", ai, "-p", "1"], env, fresh)
                 print(f"blokus bot --ai {ai} until it connects ({run} start): {t:.1f} s")
-        for label, argv in (("default opponent", []), ("--opponent mcts", ["--opponent", "mcts"])):
+        for label, argv in (("default opponent", []), ("--opponent lookahead", ["--opponent", "lookahead"])):
             t, out = timed([py, "-c", FIRST_FRAME, *argv], env, fresh)
             print(f"TUI first frame, {label}: {out} s (process {t:.1f} s)")
 
