@@ -145,6 +145,19 @@ def cross_entropy(x: np.ndarray, t: np.ndarray, seg: np.ndarray, n: int, w: np.n
     return float(-(t * (z - log_norm[seg])).sum() / n)
 
 
+def _phase_parts(x: np.ndarray, t: np.ndarray, seg: np.ndarray, turns: np.ndarray, test_pos: np.ndarray, centre: int,
+                 window: int) -> dict[str, tuple]:
+    """The moves of the positions within ``window`` turns of ``centre``, split into "train" and "test"
+    (``test_pos``: held-out positions): (features, shares, renumbered position index, positions)."""
+    pos = (turns >= centre - window) & (turns < centre + window)
+    parts = {}
+    for part, chosen in (("train", pos & ~test_pos), ("test", pos & test_pos)):
+        keep = chosen[seg]
+        renumber = np.cumsum(chosen) - 1
+        parts[part] = (x[keep], t[keep], renumber[seg[keep]], int(chosen.sum()))
+    return parts
+
+
 def fit(args: argparse.Namespace) -> None:
     with gzip.open(args.data, "rt") as fh:
         data = json.load(fh)
@@ -155,12 +168,7 @@ def fit(args: argparse.Namespace) -> None:
     print(f"{len(turns)} positions, {len(t)} moves; held out every fifth game ({test_pos.sum()} positions)")
     phases = []
     for c in (int(v) for v in args.phases.split(",")):
-        pos = (turns >= c - args.window) & (turns < c + args.window)
-        parts = {}
-        for part, chosen in (("train", pos & ~test_pos), ("test", pos & test_pos)):
-            keep = chosen[seg]
-            renumber = np.cumsum(chosen) - 1
-            parts[part] = (x[keep][:, use], t[keep], renumber[seg[keep]], int(chosen.sum()))
+        parts = _phase_parts(x[:, use], t, seg, turns, test_pos, c, args.window)
         xs, ts, ss, n = parts["train"]
         w = softmax_fit(xs, ts, ss, n)
         cur = np.array(E.TUNED_WEIGHTS.at_turn(c))[use]
@@ -223,12 +231,7 @@ def fit_prior(args: argparse.Namespace) -> None:
     print(f"{len(turns)} positions, {len(t)} moves; held out every fifth game ({test_pos.sum()} positions)")
     table = []
     for c in (int(v) for v in args.phases.split(",")):
-        pos = (turns >= c - args.window) & (turns < c + args.window)
-        parts = {}
-        for part, chosen in (("train", pos & ~test_pos), ("test", pos & test_pos)):
-            keep = chosen[seg]
-            renumber = np.cumsum(chosen) - 1
-            parts[part] = (x[keep], t[keep], renumber[seg[keep]], int(chosen.sum()))
+        parts = _phase_parts(x, t, seg, turns, test_pos, c, args.window)
         xs, ts, ss, n = parts["train"]
         w = softmax_fit(xs, ts, ss, n, l2=args.l2)
         ws = softmax_fit(xs[:, size_only], ts, ss, n, l2=args.l2)
