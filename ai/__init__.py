@@ -69,7 +69,7 @@ def _registry() -> dict[str, Callable[..., Engine]]:
 
 
 DEFAULT_AI = "mcts"  # the bot's, the TUI's and level 5's player
-ANALYSIS_AI = "lookahead"  # game analyses: a deterministic yardstick, strong at 0.3 s per position
+ANALYSIS_AI = "lookahead"  # game analyses: deterministic, so the same game always gets the same verdicts
 
 
 def make_player(name: str = DEFAULT_AI, seed: int | None = None) -> Engine:

@@ -45,11 +45,10 @@ def _ring_tables() -> tuple[np.ndarray, np.ndarray]:
     diag &= ~inside & ~edge
 
     def padded(grid: np.ndarray) -> np.ndarray:
-        width = int(grid.sum(axis=1).max())
-        out = np.full((n, width), NCELLS, dtype=np.int16)  # small: numba caches only globals < 1 MB
-        r, c = np.nonzero(grid)
-        pos = np.arange(len(r)) - np.repeat(np.cumsum(grid.sum(axis=1)) - grid.sum(axis=1), grid.sum(axis=1))
-        out[r, pos] = c
+        counts = grid.sum(axis=1)
+        out = np.full((n, int(counts.max())), NCELLS, dtype=np.int16)  # small: numba caches only globals < 1 MB
+        r, c = np.nonzero(grid)  # row by row, so a cell's slot is its index minus where its row starts
+        out[r, np.arange(len(r)) - np.repeat(np.cumsum(counts) - counts, counts)] = c
         return out
 
     return padded(edge), padded(diag)
@@ -71,7 +70,7 @@ FEATURE_NAMES = ("block", "partner_spot", "adj_partner", "adj_opp", "adj_shadow"
                  "corner_free4", "corner_partner", "local", "size2", "size3", "size4", "size5", "centre")
 
 # the move model's weights per phase (turn, then one per feature), fitted by ``tuning/policy.py prior`` to
-# Pentobi level 6's root visits in 2 995 positions of its own games (turns 9-47); linear between phases
+# Pentobi level 6's root visits in 2 995 positions of its own games (turns 12-44); linear between phases
 PRIOR_WEIGHTS = np.array([
     [12, 0.72, 0.24, 1.76, 1.01, 0.90, -1.02, 0.15, -0.39, -0.68, 0.54,
      0.66, 0.68, 0.95, 0.94, -0.65, 0.07, -0.87, -2.11, 0.55, 3.09, -2.36],
@@ -223,18 +222,15 @@ def move_logits(b, m, color, last, pids, n, weights, marks, scratch, feats, out)
     k = 0
     while k + 1 < weights.shape[0] and weights[k + 1, 0] <= turn:
         k += 1
+    w = weights[k, 1:].copy()  # this turn's weights, once for all moves
     if k + 1 < weights.shape[0] and turn > weights[k, 0]:
         a = (turn - weights[k, 0]) / (weights[k + 1, 0] - weights[k, 0])
-    else:
-        a = 0.0
+        w = (1.0 - a) * w + a * weights[k + 1, 1:]
     for i in range(n):
         move_features(b, color, pids[i], marks, feats)
         z = 0.0
         for f in range(NFEAT):
-            w = weights[k, 1 + f]
-            if a > 0.0:
-                w = (1.0 - a) * w + a * weights[k + 1, 1 + f]
-            z += w * feats[f]
+            z += w[f] * feats[f]
         out[i] = z
 
 

@@ -28,7 +28,7 @@ import os
 import random
 
 import numpy as np
-from teacher import _move_values  # tuning/ is the script's directory
+from teacher import _move_values, worker_engine  # tuning/ is the script's directory
 
 from ai import compile_ahead, make_player
 from ai.gtp import GtpError, GtpPlayer
@@ -104,9 +104,7 @@ def _judge_one(args: tuple[str, str, int, str, int, int]) -> tuple[str, float | 
     if state.is_over:
         margin = state.team_points(Team(mover % 2)) - state.team_points(Team(1 - mover % 2))
         return job_key, 0.5 + 0.5 * float(np.sign(margin))
-    engine = _worker.get("engine")
-    if engine is None:
-        engine = _worker["engine"] = GtpPlayer(engine_path, level, seed)
+    engine = worker_engine(engine_path, level, seed)
     engine.load_position(state)
     color = state.current_color
     try:

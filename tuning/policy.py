@@ -23,18 +23,16 @@ import multiprocessing
 import random
 
 import numpy as np
-from teacher import _load, _move_values  # tuning/ is the script's directory
+from teacher import _load, _move_values, worker_engine  # tuning/ is the script's directory
 
 from ai import evaluate as E
 from ai import fasteval as FE
 from ai import movefeatures as MF
-from ai.gtp import GtpError, GtpPlayer, parse_cells, placement_of_mask
+from ai.gtp import GtpError, parse_cells, placement_of_mask
 from model.fast import FastState
 from model.moves import SkipMove
 from model.pieces import Shape
 from model.state import GameState, move_of_placement
-
-_worker: dict = {}
 
 
 def _replay_to(game: dict, index: int) -> GameState:
@@ -47,9 +45,7 @@ def _replay_to(game: dict, index: int) -> GameState:
 def _visits_one(args: tuple[dict, int, int, str, int, int]) -> dict | None:
     game, gi, index, engine_path, level, seed = args
     state = _replay_to(game, index)
-    engine = _worker.get("engine")
-    if engine is None:
-        engine = _worker["engine"] = GtpPlayer(engine_path, level, seed)
+    engine = worker_engine(engine_path, level, seed)
     engine.load_position(state)
     color = state.current_color
     try:

@@ -48,6 +48,17 @@ from model.state import GameState, move_of_placement
 OPENING_TURNS = 4
 
 
+_engines: dict[tuple[str, int, int], GtpPlayer] = {}
+
+
+def worker_engine(path: str, level: int, seed: int) -> GtpPlayer:
+    """One engine per worker process and setting, started on first use and kept for the next jobs."""
+    key = (path, level, seed)
+    if key not in _engines:
+        _engines[key] = GtpPlayer(path, level, seed)
+    return _engines[key]
+
+
 def _move_values(engine: GtpPlayer, color: int) -> list[tuple[int, float, str]]:
     """Search the position for ``color`` without playing; (visits, value, cells) of the root's moves,
     most visited first (the value is for the colour to move)."""
