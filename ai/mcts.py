@@ -61,10 +61,12 @@ F.guard_cache(__file__, F.__file__, _fasteval.__file__, MF.__file__)
 
 NCOUNT = P_CELLS.shape[0]
 PENTO_MASK = sum(1 << s for s in range(NSHAPES) if SIZES[s] == 5)
+LGR2_SIZE = 1 << 16  # replies to the last two moves: a hash table per colour (collisions only cost a check)
 
 # params vector (float64) indices
 R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS, R_ROOT_EVAL, R_GRADED, \
-    R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_MOVE_PRIOR, R_PRIOR_VALUE, R_SCORE_Z, R_WEIGHTS = range(16)
+    R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_MOVE_PRIOR, R_PRIOR_VALUE, R_SCORE_Z, R_PRUNE, R_LOCAL_OWN, R_LGR, \
+    R_WEIGHTS = range(19)
 # (R_WEIGHTS: the evaluation's weights follow)
 
 # per placement: cells in the central 8x8 plus cells in the central 14x14 (the evaluation's centre term);
@@ -92,12 +94,16 @@ class MctsParams:
     prior_value: float = 0.5  # ... and a move's start value below the node's mean: this x (1 - sqrt(P / P_max))
     score_z: float = 0.3  # > 0: instead of score_weight, a bonus of up to this for a margin above the search's
     #                       mean margin (in standard deviations; "quality-based rewards", as Pentobi does)
+    prune: float = 0.0  # > 0: below the root, keep only the moves the model rates at least this x the best
+    local_own: bool = False  # playouts: a blocked point that is also one of the mover's own corners counts twice
+    lgr: bool = False  # playouts: last good reply with forgetting (LGRF-2: a reply that won is played again)
 
     def vector(self) -> np.ndarray:
         head = np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
                          self.score_weight, self.early_rounds, self.early_pentos, self.root_eval,
                          float(self.graded), self.shape_prior, self.playout_moves, self.eval_scale,
-                         self.move_prior, self.prior_value, self.score_z],
+                         self.move_prior, self.prior_value, self.score_z, self.prune, float(self.local_own),
+                         float(self.lgr)],
                         dtype=np.float64)
         return np.concatenate([head, weight_vector(DEFAULT_WEIGHTS)])
 
@@ -105,7 +111,8 @@ class MctsParams:
 class Tree:
     """Preallocated tree arrays (nodes and edges), reused between moves."""
 
-    def __init__(self, max_nodes: int = 100_000, max_edges: int = 1_000_000) -> None:
+    def __init__(self, max_nodes: int = 100_000,
+                 max_edges: int = int(os.environ.get("BLOKUS_MCTS_EDGES", 1_000_000))) -> None:
         self.node_first = np.zeros(max_nodes, dtype=np.int32)  # first edge; -1: not expanded
         self.node_count = np.zeros(max_nodes, dtype=np.int32)
         self.node_n = np.zeros((max_nodes, 2), dtype=np.float32)  # visits, value sum for the team to move
@@ -145,11 +152,15 @@ class Scratch:
         self.mscratch = np.zeros(NCELLS + 1, dtype=np.int32)
         self.feats = np.zeros(MF.NFEAT, dtype=np.float64)
         self.margins = np.zeros(3, dtype=np.float64)  # the search's final margins: count, mean, sum of squares
+        self.seq = np.zeros((512, 2), dtype=np.int32)  # the simulation's placements: colour, pid
+        self.lgr1 = np.full(4 * NCOUNT, -1, dtype=np.int32)  # colour's last good reply to a placement
+        self.lgr2 = np.full(4 * LGR2_SIZE, -1, dtype=np.int32)  # ... to the last two (hashed)
+        self.hashes = np.random.default_rng(12345).integers(0, 2**62, size=(2, NCOUNT + 1), dtype=np.int64)
 
     def arrays(self) -> tuple:
         return (self.b, self.m, self.moves, self.weights, self.seen, self.stamp, self.amaf, self.played,
                 self.local, self.last, self.lists, self.lcount, self.marks, self.mscratch, self.feats,
-                self.margins)
+                self.margins, self.seq, self.lgr1, self.lgr2, self.hashes)
 
 
 # --- compiled parts ---------------------------------------------------------------------------------
@@ -244,11 +255,41 @@ def _update_list(b, m, color, first_cells, lists, lcount, last, seen, stamp):
 
 
 @njit(cache=True)
-def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w):
+def _lgr2_index(hashes, prev1, prev2):
+    return (hashes[0, prev1] ^ hashes[1, prev2]) & (LGR2_SIZE - 1)
+
+
+@njit(cache=True)
+def _applies(b, m, color, pid):
+    """Whether ``pid`` is legal for ``color`` after its first round (a stored reply must be checked)."""
+    if pid < 0 or not (m[M_HAND + color] >> P_SHAPE[pid]) & 1 or not fits(b, FORB + color * FSTRIDE, pid):
+        return False
+    for j in range(5):
+        q = P_CELLS[pid, j]
+        if q >= NCELLS:
+            break
+        if b[ANCH + color * NCELLS + q] == 1:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w,
+                  lgr1, lgr2, hashes, prev1, prev2):
     """A placement for ``color`` by the biased playout policy, or -1 if it has none."""
     n = _update_list(b, m, color, first_cells, lists, lcount, last, seen, stamp)
     if n == 0:
         return -1
+    if params[R_LGR] > 0 and m[M_TURN] >= 4 and prev1 >= 0:
+        # the last good reply to the last two placements, else to the last one (after the first round only:
+        # a stored reply is checked for legality, not for the first round's rules)
+        if prev2 >= 0:
+            pid = lgr2[color * LGR2_SIZE + _lgr2_index(hashes, prev1, prev2)]
+            if _applies(b, m, color, pid):
+                return pid
+        pid = lgr1[color * NCOUNT + prev1]
+        if _applies(b, m, color, pid):
+            return pid
     row = lists[color]
     stamp[0] += 1
     mark = np.int32(stamp[0])
@@ -263,10 +304,21 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
         if not found:
             min_size = 0
     best_local = 0
+    own = params[R_LOCAL_OWN] > 0
+    abase = ANCH + color * NCELLS
     for i in range(n):
         pid = row[i]
         if SIZES[P_SHAPE[pid]] >= min_size:
-            c = F.cells_marked(pid, local, mark)
+            if own:
+                c = 0
+                for j in range(5):
+                    q = P_CELLS[pid, j]
+                    if q >= NCELLS:
+                        break
+                    if local[q] == mark:
+                        c += 1 + b[abase + q]
+            else:
+                c = F.cells_marked(pid, local, mark)
             weights[i] = c
             if c > best_local:
                 best_local = c
@@ -324,8 +376,6 @@ def _expand(node, b, m, first_cells, scratch_moves, logits, seen, stamp, local, 
     n = _gen(b, m, color, first_cells, scratch_moves, seen, stamp)
     n = _early_filter(m, color, scratch_moves, n, params)
     first = counters[1]
-    if first + n > edge_pid.shape[0]:
-        return False
     pn = params[R_PRIOR_N]
     if params[R_MOVE_PRIOR] > 0 and n > 0:
         # the fitted move model: probabilities for the exploration term, start values below the node's mean
@@ -334,6 +384,19 @@ def _expand(node, b, m, first_cells, scratch_moves, logits, seen, stamp, local, 
         top = logits[0]
         for i in range(n):
             top = max(top, logits[i])
+        if params[R_PRUNE] > 0 and node > 0:
+            # moves far below the best by the model are never visited in time; leaving them out saves
+            # edges (the tree grows for longer) and selection time
+            cut = top + math.log(params[R_PRUNE])
+            k = 0
+            for i in range(n):
+                if logits[i] >= cut:
+                    scratch_moves[k] = scratch_moves[i]
+                    logits[k] = logits[i]
+                    k += 1
+            n = k
+        if first + n > edge_pid.shape[0]:
+            return False
         total = 0.0
         for i in range(n):
             logits[i] = math.exp(logits[i] - top)
@@ -344,6 +407,8 @@ def _expand(node, b, m, first_cells, scratch_moves, logits, seen, stamp, local, 
             edge_p[e] = logits[i] / total
             edge_pw[e] = -scale * (1.0 - math.sqrt(logits[i]))
     else:
+        if first + n > edge_pid.shape[0]:
+            return False
         mark = np.int32(stamp[0])
         MF.mark_local(b, last, color, local, mark)
         best = 0.0
@@ -414,8 +479,9 @@ def _play_and_mark(b, m, pid, first_cells, last, amaf, played, n_played, ply):
 
 @njit(cache=True)
 def expand_root(b_root, m_root, first_cells, last_root, params, b, m, moves, weights, seen, stamp, amaf, played,
-                local, last, lists, lcount, marks, mscratch, feats, margins, node_first, node_count, node_n, edge_pid,
-                edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, counters):
+                local, last, lists, lcount, marks, mscratch, feats, margins, seq, lgr1, lgr2, hashes, node_first,
+                node_count, node_n, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p,
+                counters):
     """Create the root's edges (node 0) with the compiled prior, as the first simulation would."""
     F._copy(b, b_root)
     for i in range(m.shape[0]):
@@ -429,8 +495,8 @@ def expand_root(b_root, m_root, first_cells, last_root, params, b, m, moves, wei
 
 @njit(cache=True)
 def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weights, seen, stamp, amaf, played,
-        local, last, lists, lcount, marks, mscratch, feats, margins, node_first, node_count, node_n, edge_pid,
-        edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, counters):
+        local, last, lists, lcount, marks, mscratch, feats, margins, seq, lgr1, lgr2, hashes, node_first, node_count,
+        node_n, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, counters):
     """``sims`` simulations from the root position into the tree (node 0 must exist)."""
     path_nodes = np.zeros(256, dtype=np.int32)
     path_edges = np.zeros(256, dtype=np.int32)
@@ -464,6 +530,8 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
             path_edges[depth] = e
             path_colors[depth] = m[M_TURN] & 3
             depth += 1
+            seq[ply, 0] = m[M_TURN] & 3
+            seq[ply, 1] = edge_pid[e]
             n_played = _play_and_mark(b, m, edge_pid[e], first_cells, last, amaf, played, n_played, ply)
             ply += 1
             child = edge_child[e]
@@ -486,20 +554,24 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
         for c in range(4):
             lcount[c] = -1
         budget = 1_000_000 if params[R_PLAYOUT_MOVES] <= 0 else np.int64(params[R_PLAYOUT_MOVES])
-        while not F.is_over(m) and n_played < played.shape[0] - 1 and budget > 0:
+        while not F.is_over(m) and ply < seq.shape[0] - 1 and budget > 0:
             budget -= 1
             color = m[M_TURN] & 3
             pid = _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params,
-                                size_w)
+                                size_w, lgr1, lgr2, hashes, seq[ply - 1, 1] if ply >= 1 else -1,
+                                seq[ply - 2, 1] if ply >= 2 else -1)
             if pid < 0:  # only in hand-built positions: the colour cannot place but is still in the game
                 F.play(b, m, -1, first_cells)
                 continue
+            seq[ply, 0] = color
+            seq[ply, 1] = pid
             n_played = _play_and_mark(b, m, pid, first_cells, last, amaf, played, n_played, ply)
             ply += 1
         # --- result for team ONE
         if F.is_over(m) or budget > 0:
             diff = F.points(m, 0) + F.points(m, 2) - F.points(m, 1) - F.points(m, 3)
             win = 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
+            outcome = win
             if params[R_SCORE_Z] > 0:
                 # running mean and variance of the margins (Welford), the bonus by how far above the mean
                 margins[0] += 1.0
@@ -514,6 +586,24 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
                 v1 = (1.0 - score_w) * win + score_w * (0.5 + 0.5 * math.tanh(diff / 30.0))
         else:  # a stopped playout: the evaluation's view, as a probability
             v1 = 1.0 / (1.0 + math.exp(-fast_evaluate(b, m, first_cells, params[R_WEIGHTS:]) / params[R_EVAL_SCALE]))
+            outcome = 1.0 if v1 > 0.5 else (0.0 if v1 < 0.5 else 0.5)
+        if params[R_LGR] > 0:
+            # last good replies: store the winners' replies, forget the losers' (a draw counts as a win)
+            for i in range(1, ply):
+                c = seq[i, 0]
+                pid = seq[i, 1]
+                prev1 = seq[i - 1, 1]
+                k1 = c * NCOUNT + prev1
+                k2 = c * LGR2_SIZE + _lgr2_index(hashes, prev1, seq[i - 2, 1]) if i >= 2 else -1
+                if outcome == 0.5 or (outcome == 1.0) == ((c & 1) == 0):
+                    lgr1[k1] = pid
+                    if k2 >= 0:
+                        lgr2[k2] = pid
+                else:
+                    if lgr1[k1] == pid:
+                        lgr1[k1] = -1
+                    if k2 >= 0 and lgr2[k2] == pid:
+                        lgr2[k2] = -1
         # --- backpropagation (values for the team that made the move) and RAVE
         for d in range(depth):
             node = path_nodes[d]
@@ -588,6 +678,8 @@ class MctsPlayer(Engine):
                 last_root[state.last_move.color] = pid
         seed_rng(self.rng.randrange(2**31))
         scratch.margins[:] = 0.0
+        scratch.lgr1[:] = -1
+        scratch.lgr2[:] = -1
         tree.counters[:] = 0
         tree.counters[0] = 1
         tree.node_first[0] = -1

@@ -140,3 +140,46 @@ def test_the_move_model_guides_a_whole_game_of_legal_moves():
     tree = players[0].tree
     first, count = int(tree.node_first[0]), int(tree.node_count[0])
     assert count == 0 or abs(float(tree.edge_p[first:first + count].sum()) - 1.0) < 1e-4
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_a_stored_reply_is_played_only_where_it_is_legal(season):
+    # the last-good-reply playouts replay placements stored in other simulations: the check must agree
+    # with the rules for every placement in every colour after the first round
+    from model.fast import FastState
+
+    rng = random.Random(season.year)
+    state = GameState.new(Shape.PENTO_X if season.year == 2027 else Shape.PENTO_T, season=season)
+    checked = 0
+    while not state.is_over:
+        ids = state.legal_placements()
+        if state.turn >= 4 and state.turn % 5 == 0:
+            fast = FastState.from_state(state)
+            legal = set(ids.tolist())
+            for pid in range(mcts.NCOUNT):
+                assert mcts._applies(fast.b, fast.m, state.current_color, pid) == (pid in legal), pid
+            checked += 1
+        if not len(ids):
+            state.play(state.legal_moves()[0])
+            continue
+        state.push_placement(int(ids[rng.randrange(len(ids))]))
+    assert checked >= 6
+
+
+def test_pruning_keeps_the_root_whole_and_cuts_below_it():
+    params = mcts.MctsParams(prune=0.05, lgr=True, local_own=True)
+    state = _position(36)  # after the pentomino-first rounds: the root keeps every legal placement
+    player = MctsPlayer(seed=4, max_simulations=400, params=params)
+    move = player.choose_move_sync(state, move_time=30.0)
+    assert state.is_legal(move)
+    tree = player.tree
+    assert int(tree.node_count[0]) == len(state.legal_placements())
+    cut = 0
+    for node in range(1, int(tree.counters[0])):
+        first, count = int(tree.node_first[node]), int(tree.node_count[node])
+        if first < 0 or count == 0:
+            continue
+        p = tree.edge_p[first:first + count]
+        assert float(p.min()) >= 0.05 * float(p.max()) - 1e-6
+        cut += 1
+    assert cut > 10
