@@ -66,7 +66,7 @@ LGR2_SIZE = 1 << 16  # replies to the last two moves: a hash table per colour (c
 # params vector (float64) indices
 R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS, R_ROOT_EVAL, R_GRADED, \
     R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_MOVE_PRIOR, R_PRIOR_VALUE, R_SCORE_Z, R_PRUNE, R_LOCAL_OWN, R_LGR, \
-    R_WEIGHTS = range(19)
+    R_RAVE_DIST, R_RAVE_TEAM, R_WEIGHTS = range(21)
 # (R_WEIGHTS: the evaluation's weights follow)
 
 # per placement: cells in the central 8x8 plus cells in the central 14x14 (the evaluation's centre term);
@@ -97,13 +97,15 @@ class MctsParams:
     prune: float = 0.0  # > 0: below the root, keep only the moves the model rates at least this x the best
     local_own: bool = False  # playouts: a blocked point that is also one of the mover's own corners counts twice
     lgr: bool = False  # playouts: last good reply with forgetting (LGRF-2: a reply that won is played again)
+    rave_dist: bool = False  # RAVE: a placement made later in the simulation counts less (1 - distance / rest)
+    rave_team: bool = False  # RAVE: a placement the partner colour made later counts too
 
     def vector(self) -> np.ndarray:
         head = np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
                          self.score_weight, self.early_rounds, self.early_pentos, self.root_eval,
                          float(self.graded), self.shape_prior, self.playout_moves, self.eval_scale,
                          self.move_prior, self.prior_value, self.score_z, self.prune, float(self.local_own),
-                         float(self.lgr)],
+                         float(self.lgr), float(self.rave_dist), float(self.rave_team)],
                         dtype=np.float64)
         return np.concatenate([head, weight_vector(DEFAULT_WEIGHTS)])
 
@@ -502,6 +504,8 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
     path_edges = np.zeros(256, dtype=np.int32)
     path_colors = np.zeros(256, dtype=np.int32)
     score_w = params[R_SCORE_W]
+    dist_rave = params[R_RAVE_DIST] > 0
+    team_rave = params[R_RAVE_TEAM] > 0
     size_w = np.zeros(6, dtype=np.float64)
     for size in range(6):
         size_w[size] = params[R_SIZE_BASE] ** size
@@ -615,11 +619,19 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
             edge_n[e] += 1.0
             edge_w[e] += v
             first = node_first[node]
+            rest = max(ply - d, 1)
             for f in range(first, first + node_count[node]):
                 k = amaf[color * NCOUNT + edge_pid[f]]
+                if team_rave and k == 0:  # a placement is made at most once: by this colour or its partner
+                    k = amaf[(color ^ 2) * NCOUNT + edge_pid[f]]
                 if k > d:
-                    edge_rn[f] += 1.0
-                    edge_rw[f] += v
+                    if dist_rave:
+                        w = 1.0 - (k - 1 - d) / rest
+                        edge_rn[f] += w
+                        edge_rw[f] += w * v
+                    else:
+                        edge_rn[f] += 1.0
+                        edge_rw[f] += v
         counters[2] += 1
         for i in range(n_played):
             amaf[played[i]] = 0
