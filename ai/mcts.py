@@ -66,7 +66,7 @@ LGR2_SIZE = 1 << 16  # replies to the last two moves: a hash table per colour (c
 # params vector (float64) indices
 R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS, R_ROOT_EVAL, R_GRADED, \
     R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_MOVE_PRIOR, R_PRIOR_VALUE, R_SCORE_Z, R_PRUNE, R_LOCAL_OWN, R_LGR, \
-    R_RAVE_DIST, R_RAVE_TEAM, R_WEIGHTS = range(21)
+    R_RAVE_DIST, R_RAVE_TEAM, R_EXPAND_INC, R_WEIGHTS = range(22)
 # (R_WEIGHTS: the evaluation's weights follow)
 
 # per placement: cells in the central 8x8 plus cells in the central 14x14 (the evaluation's centre term);
@@ -99,13 +99,15 @@ class MctsParams:
     lgr: bool = False  # playouts: last good reply with forgetting (LGRF-2: a reply that won is played again)
     rave_dist: bool = False  # RAVE: a placement made later in the simulation counts less (1 - distance / rest)
     rave_team: bool = False  # RAVE: a placement the partner colour made later counts too
+    expand_inc: float = 0.0  # a node is added after 1 + this x depth visits of its move (deeper: later)
 
     def vector(self) -> np.ndarray:
         head = np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
                          self.score_weight, self.early_rounds, self.early_pentos, self.root_eval,
                          float(self.graded), self.shape_prior, self.playout_moves, self.eval_scale,
                          self.move_prior, self.prior_value, self.score_z, self.prune, float(self.local_own),
-                         float(self.lgr), float(self.rave_dist), float(self.rave_team)],
+                         float(self.lgr), float(self.rave_dist), float(self.rave_team),
+                         self.expand_inc],
                         dtype=np.float64)
         return np.concatenate([head, weight_vector(DEFAULT_WEIGHTS)])
 
@@ -506,6 +508,7 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
     score_w = params[R_SCORE_W]
     dist_rave = params[R_RAVE_DIST] > 0
     team_rave = params[R_RAVE_TEAM] > 0
+    expand_inc = params[R_EXPAND_INC]
     size_w = np.zeros(6, dtype=np.float64)
     for size in range(6):
         size_w[size] = params[R_SIZE_BASE] ** size
@@ -540,7 +543,7 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
             ply += 1
             child = edge_child[e]
             if child < 0:
-                if edge_n[e] >= 1.0 and counters[0] < node_first.shape[0] and depth < 200:
+                if edge_n[e] >= 1.0 + expand_inc * depth and counters[0] < node_first.shape[0] and depth < 200:
                     child = counters[0]
                     counters[0] += 1
                     node_first[child] = -1
