@@ -66,7 +66,7 @@ LGR2_SIZE = 1 << 16  # replies to the last two moves: a hash table per colour (c
 # params vector (float64) indices
 R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS, R_ROOT_EVAL, R_GRADED, \
     R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_MOVE_PRIOR, R_PRIOR_VALUE, R_SCORE_Z, R_PRUNE, R_LOCAL_OWN, R_LGR, \
-    R_RAVE_DIST, R_RAVE_TEAM, R_EXPAND_INC, R_WEIGHTS = range(22)
+    R_RAVE_DIST, R_RAVE_TEAM, R_EXPAND_INC, R_LEN_Z, R_ATTACH_Z, R_WEIGHTS = range(24)
 # (R_WEIGHTS: the evaluation's weights follow)
 
 # per placement: cells in the central 8x8 plus cells in the central 14x14 (the evaluation's centre term);
@@ -100,6 +100,8 @@ class MctsParams:
     rave_dist: bool = False  # RAVE: a placement made later in the simulation counts less (1 - distance / rest)
     rave_team: bool = False  # RAVE: a placement the partner colour made later counts too
     expand_inc: float = 0.0  # a node is added after 1 + this x depth visits of its move (deeper: later)
+    len_z: float = 0.0  # with score_z: a win in fewer placements than usual, a loss in more, is worth up to this
+    attach_z: float = 0.0  # with score_z: more free corners than the opponents at the end is worth up to this
 
     def vector(self) -> np.ndarray:
         head = np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
@@ -107,7 +109,7 @@ class MctsParams:
                          float(self.graded), self.shape_prior, self.playout_moves, self.eval_scale,
                          self.move_prior, self.prior_value, self.score_z, self.prune, float(self.local_own),
                          float(self.lgr), float(self.rave_dist), float(self.rave_team),
-                         self.expand_inc],
+                         self.expand_inc, self.len_z, self.attach_z],
                         dtype=np.float64)
         return np.concatenate([head, weight_vector(DEFAULT_WEIGHTS)])
 
@@ -155,7 +157,8 @@ class Scratch:
         self.marks = np.zeros(NCELLS + 1, dtype=np.uint8)  # the move model's work arrays
         self.mscratch = np.zeros(NCELLS + 1, dtype=np.int32)
         self.feats = np.zeros(MF.NFEAT, dtype=np.float64)
-        self.margins = np.zeros(3, dtype=np.float64)  # the search's final margins: count, mean, sum of squares
+        # the search's final margins, lengths and free-corner differences: count, mean, sum of squares each
+        self.margins = np.zeros(9, dtype=np.float64)
         self.seq = np.zeros((512, 2), dtype=np.int32)  # the simulation's placements: colour, pid
         self.lgr1 = np.full(4 * NCOUNT, -1, dtype=np.int32)  # colour's last good reply to a placement
         self.lgr2 = np.full(4 * LGR2_SIZE, -1, dtype=np.int32)  # ... to the last two (hashed)
@@ -256,6 +259,32 @@ def _update_list(b, m, color, first_cells, lists, lcount, last, seen, stamp):
                 k = F.add_anchor_moves(b, fbase, a, hand, row, k, seen, mark)
     lcount[color] = k
     return k
+
+
+@njit(cache=True)
+def _z_bonus(stats, at, x):
+    """Add ``x`` to the running statistics ``stats[at:at + 3]`` (Welford); how far above their mean it is,
+    as a sigmoid in (-1, 1) of its z-score."""
+    stats[at] += 1.0
+    delta = x - stats[at + 1]
+    stats[at + 1] += delta / stats[at]
+    stats[at + 2] += delta * (x - stats[at + 1])
+    if stats[at + 2] <= 0:
+        return 0.0
+    z = (x - stats[at + 1]) / math.sqrt(stats[at + 2] / stats[at])
+    return 2.0 / (1.0 + math.exp(-2.0 * z)) - 1.0
+
+
+@njit(cache=True)
+def _free_corner_diff(b):
+    """Team one's free corners (attach points no colour has covered or closed) minus team two's."""
+    n = 0
+    for c in range(4):
+        sign = 1 if (c & 1) == 0 else -1
+        for q in range(NCELLS):
+            if b[ANCH + c * NCELLS + q] == 1 and b[FORB + c * FSTRIDE + q] == 0:
+                n += sign
+    return n
 
 
 @njit(cache=True)
@@ -580,15 +609,12 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
             win = 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
             outcome = win
             if params[R_SCORE_Z] > 0:
-                # running mean and variance of the margins (Welford), the bonus by how far above the mean
-                margins[0] += 1.0
-                delta = diff - margins[1]
-                margins[1] += delta / margins[0]
-                margins[2] += delta * (diff - margins[1])
-                v1 = win
-                if margins[2] > 0:
-                    z = (diff - margins[1]) / math.sqrt(margins[2] / margins[0])
-                    v1 += params[R_SCORE_Z] * (2.0 / (1.0 + math.exp(-2.0 * z)) - 1.0)
+                # a bonus by how far above the search's mean margin this one is
+                v1 = win + params[R_SCORE_Z] * _z_bonus(margins, 0, float(diff))
+                if params[R_LEN_Z] > 0:
+                    v1 -= params[R_LEN_Z] * (win - 0.5) * _z_bonus(margins, 3, float(ply))
+                if params[R_ATTACH_Z] > 0:
+                    v1 += params[R_ATTACH_Z] * _z_bonus(margins, 6, float(_free_corner_diff(b)))
             else:
                 v1 = (1.0 - score_w) * win + score_w * (0.5 + 0.5 * math.tanh(diff / 30.0))
         else:  # a stopped playout: the evaluation's view, as a probability
