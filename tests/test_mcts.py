@@ -183,3 +183,18 @@ def test_pruning_keeps_the_root_whole_and_cuts_below_it():
         assert float(p.min()) >= 0.05 * float(p.max()) - 1e-6
         cut += 1
     assert cut > 10
+
+
+def test_free_corners_are_counted_as_the_rules_define_them():
+    # the free-corner quality bonus: attach points (diagonal to a colour's piece, not beside one, not
+    # covered) of team one minus team two's, read from the plain board
+    from model.fast import FastState
+
+    for turns in (8, 24, 44):
+        state = _position(turns, seed=turns)
+        expected = 0
+        for color in range(4):
+            assert state.shapes[color] != mcts.F.ALL_SHAPES  # every colour has placed (no start cells)
+            anchors, _ = state._anchors_and_forbidden(color)
+            expected += (1 if color % 2 == 0 else -1) * bin(anchors).count("1")
+        assert mcts._free_corner_diff(FastState.from_state(state).b) == expected
