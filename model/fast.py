@@ -307,15 +307,12 @@ def has_move(b, m, color, first_cells):
 
 @njit(cache=True)
 def cells_marked(pid, marks, mark):
-    """How many cells of placement ``pid`` carry ``mark`` in the per-cell array ``marks``."""
-    c = 0
-    for j in range(5):
-        q = P_CELLS[pid, j]
-        if q >= NCELLS:
-            break
-        if marks[q] == mark:
-            c += 1
-    return c
+    """How many cells of placement ``pid`` carry ``mark`` in the per-cell array ``marks`` (NCELLS + 1
+    entries; the last one, the padding of short pieces, is never marked). Branch-free: it runs for every
+    legal placement of every playout move, and a loop with an early exit was three times slower."""
+    return ((marks[P_CELLS[pid, 0]] == mark) + np.int64(marks[P_CELLS[pid, 1]] == mark)
+            + np.int64(marks[P_CELLS[pid, 2]] == mark) + np.int64(marks[P_CELLS[pid, 3]] == mark)
+            + np.int64(marks[P_CELLS[pid, 4]] == mark))
 
 
 @njit(cache=True)
