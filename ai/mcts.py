@@ -61,12 +61,12 @@ F.guard_cache(__file__, F.__file__, _fasteval.__file__, MF.__file__)
 
 NCOUNT = P_CELLS.shape[0]
 PENTO_MASK = sum(1 << s for s in range(NSHAPES) if SIZES[s] == 5)
-LGR2_SIZE = 1 << 16  # replies to the last two moves: a hash table per colour (collisions only cost a check)
+P_SIZE = SIZES[P_SHAPE]  # squares per placement
 
 # params vector (float64) indices
 R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS, R_ROOT_EVAL, R_GRADED, \
-    R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_MOVE_PRIOR, R_PRIOR_VALUE, R_SCORE_Z, R_PRUNE, R_LOCAL_OWN, R_LGR, \
-    R_RAVE_DIST, R_RAVE_TEAM, R_EXPAND_INC, R_LEN_Z, R_ATTACH_Z, R_WEIGHTS = range(24)
+    R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_MOVE_PRIOR, R_PRIOR_VALUE, R_SCORE_Z, R_PRUNE, R_EXPAND_INC, \
+    R_LEN_Z, R_ATTACH_Z, R_WEIGHTS = range(20)
 # (R_WEIGHTS: the evaluation's weights follow)
 
 # per placement: cells in the central 8x8 plus cells in the central 14x14 (the evaluation's centre term);
@@ -95,10 +95,6 @@ class MctsParams:
     score_z: float = 0.3  # > 0: instead of score_weight, a bonus of up to this for a margin above the search's
     #                       mean margin (in standard deviations; "quality-based rewards", as Pentobi does)
     prune: float = 0.0  # > 0: below the root, keep only the moves the model rates at least this x the best
-    local_own: bool = False  # playouts: a blocked point that is also one of the mover's own corners counts twice
-    lgr: bool = False  # playouts: last good reply with forgetting (LGRF-2: a reply that won is played again)
-    rave_dist: bool = False  # RAVE: a placement made later in the simulation counts less (1 - distance / rest)
-    rave_team: bool = False  # RAVE: a placement the partner colour made later counts too
     expand_inc: float = 0.0  # a node is added after 1 + this x depth visits of its move (deeper: later)
     len_z: float = 0.0  # with score_z: a win in fewer placements than usual, a loss in more, is worth up to this
     attach_z: float = 0.0  # with score_z: more free corners than the opponents at the end is worth up to this
@@ -107,9 +103,8 @@ class MctsParams:
         head = np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
                          self.score_weight, self.early_rounds, self.early_pentos, self.root_eval,
                          float(self.graded), self.shape_prior, self.playout_moves, self.eval_scale,
-                         self.move_prior, self.prior_value, self.score_z, self.prune, float(self.local_own),
-                         float(self.lgr), float(self.rave_dist), float(self.rave_team),
-                         self.expand_inc, self.len_z, self.attach_z],
+                         self.move_prior, self.prior_value, self.score_z, self.prune, self.expand_inc,
+                         self.len_z, self.attach_z],
                         dtype=np.float64)
         return np.concatenate([head, weight_vector(DEFAULT_WEIGHTS)])
 
@@ -159,15 +154,12 @@ class Scratch:
         self.feats = np.zeros(MF.NFEAT, dtype=np.float64)
         # the search's final margins, lengths and free-corner differences: count, mean, sum of squares each
         self.margins = np.zeros(9, dtype=np.float64)
-        self.seq = np.zeros((512, 2), dtype=np.int32)  # the simulation's placements: colour, pid
-        self.lgr1 = np.full(4 * NCOUNT, -1, dtype=np.int32)  # colour's last good reply to a placement
-        self.lgr2 = np.full(4 * LGR2_SIZE, -1, dtype=np.int32)  # ... to the last two (hashed)
-        self.hashes = np.random.default_rng(12345).integers(0, 2**62, size=(2, NCOUNT + 1), dtype=np.int64)
+        self.cands = np.zeros(MAX_MOVES, dtype=np.int32)  # the playout policy's candidates
 
     def arrays(self) -> tuple:
         return (self.b, self.m, self.moves, self.weights, self.seen, self.stamp, self.amaf, self.played,
                 self.local, self.last, self.lists, self.lcount, self.marks, self.mscratch, self.feats,
-                self.margins, self.seq, self.lgr1, self.lgr2, self.hashes)
+                self.margins, self.cands)
 
 
 # --- compiled parts ---------------------------------------------------------------------------------
@@ -226,42 +218,6 @@ def _early_filter(m, color, moves, n, params):
 
 
 @njit(cache=True)
-def _update_list(b, m, color, first_cells, lists, lcount, last, seen, stamp):
-    """The legal placements of ``color`` in ``lists[color]``: built once per playout, then kept up to date
-    (drop what became illegal, add what fits at the attach points of the colour's own last piece)."""
-    if lcount[color] < 0:
-        lcount[color] = _gen(b, m, color, first_cells, lists[color], seen, stamp)
-        return lcount[color]
-    hand = m[M_HAND + color]
-    fbase = FORB + color * FSTRIDE
-    stamp[0] += 1
-    mark = np.int32(stamp[0])
-    row = lists[color]
-    k = 0
-    for i in range(lcount[color]):
-        pid = row[i]
-        if (hand >> P_SHAPE[pid]) & 1 and fits(b, fbase, pid):
-            row[k] = pid
-            k += 1
-            seen[pid] = mark
-    placed = last[color]
-    if placed >= 0:
-        for j in range(5):
-            q = P_CELLS[placed, j]
-            if q >= NCELLS:
-                break
-            for t in range(4):
-                a = DIAG_NB[q, t]
-                if a >= NCELLS:
-                    break
-                if b[ANCH + color * NCELLS + a] == 0:
-                    continue
-                k = F.add_anchor_moves(b, fbase, a, hand, row, k, seen, mark)
-    lcount[color] = k
-    return k
-
-
-@njit(cache=True)
 def _z_bonus(stats, at, x):
     """Add ``x`` to the running statistics ``stats[at:at + 3]`` (Welford); how far above their mean it is,
     as a sigmoid in (-1, 1) of its z-score."""
@@ -288,88 +244,96 @@ def _free_corner_diff(b):
 
 
 @njit(cache=True)
-def _lgr2_index(hashes, prev1, prev2):
-    return (hashes[0, prev1] ^ hashes[1, prev2]) & (LGR2_SIZE - 1)
-
-
-@njit(cache=True)
-def _applies(b, m, color, pid):
-    """Whether ``pid`` is legal for ``color`` after its first round (a stored reply must be checked)."""
-    if pid < 0 or not (m[M_HAND + color] >> P_SHAPE[pid]) & 1 or not fits(b, FORB + color * FSTRIDE, pid):
-        return False
-    for j in range(5):
-        q = P_CELLS[pid, j]
-        if q >= NCELLS:
-            break
-        if b[ANCH + color * NCELLS + q] == 1:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w,
-                  lgr1, lgr2, hashes, prev1, prev2):
-    """A placement for ``color`` by the biased playout policy, or -1 if it has none."""
-    n = _update_list(b, m, color, first_cells, lists, lcount, last, seen, stamp)
-    if n == 0:
-        return -1
-    if params[R_LGR] > 0 and m[M_TURN] >= 4 and prev1 >= 0:
-        # the last good reply to the last two placements, else to the last one (after the first round only:
-        # a stored reply is checked for legality, not for the first round's rules)
-        if prev2 >= 0:
-            pid = lgr2[color * LGR2_SIZE + _lgr2_index(hashes, prev1, prev2)]
-            if _applies(b, m, color, pid):
-                return pid
-        pid = lgr1[color * NCOUNT + prev1]
-        if _applies(b, m, color, pid):
-            return pid
-    row = lists[color]
-    stamp[0] += 1
-    mark = np.int32(stamp[0])
-    MF.mark_local(b, last, color, local, mark)
-    min_size = _min_size(m, color, params)
-    if min_size > 0:
-        found = False
-        for i in range(n):
-            if SIZES[P_SHAPE[row[i]]] >= min_size:
-                found = True
-                break
-        if not found:
-            min_size = 0
-    best_local = 0
-    own = params[R_LOCAL_OWN] > 0
-    abase = ANCH + color * NCELLS
-    for i in range(n):
+def _candidates(row, start, end, floor, local, mark, size_w, best, nc, total, cands, weights):
+    """Score ``row[start:end]`` for the playout policy (see ``_playout_move``); returns the new
+    (best, nc, total)."""
+    for i in range(start, end):
         pid = row[i]
-        if SIZES[P_SHAPE[pid]] >= min_size:
-            if own:
-                c = 0
-                for j in range(5):
-                    q = P_CELLS[pid, j]
-                    if q >= NCELLS:
-                        break
-                    if local[q] == mark:
-                        c += 1 + b[abase + q]
-            else:
-                c = F.cells_marked(pid, local, mark)
-            weights[i] = c
-            if c > best_local:
-                best_local = c
-        else:
-            weights[i] = -1
-    # sample among the moves with the most blocked points, by piece size
+        size = P_SIZE[pid]
+        if size >= floor:
+            c = F.cells_marked(pid, local, mark)
+            if c >= best:
+                if c > best:
+                    best = c
+                    nc = 0
+                    total = 0.0
+                total += size_w[size]
+                cands[nc] = pid
+                weights[nc] = total
+                nc += 1
+    return best, nc, total
+
+
+@njit(cache=True)
+def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w, cands):
+    """A placement for ``color`` by the biased playout policy, or -1 if it has none: among the placements
+    of at least ``_min_size`` squares that cover the most of the opponents' newest attach points (blocking
+    them), one drawn with weight ``size_base ** size``.
+
+    The colour's legal placements live in ``lists[color]``: built once per playout, then kept up to date
+    (drop what became illegal, add what fits at the attach points of the colour's own last piece); the
+    same pass scores them (one pass over the list per move: it is most of a playout's time).
+    """
+    row = lists[color]
+    hand = m[M_HAND + color]
+    fbase = FORB + color * FSTRIDE
+    min_size = _min_size(m, color, params)
+    stamp[0] += 1
+    lmark = np.int32(stamp[0])
+    MF.mark_local(b, last, color, local, lmark)
+    best = -1  # the most blocked points so far among the placements of min_size; their candidates
+    nc = 0
     total = 0.0
-    for i in range(n):
-        w = 0.0
-        if weights[i] == best_local:
-            w = size_w[SIZES[P_SHAPE[row[i]]]]
-        total += w
-        weights[i] = total
+    if lcount[color] < 0:
+        k = _gen(b, m, color, first_cells, row, seen, stamp)
+        fresh = 0
+    else:
+        stamp[0] += 1
+        mark = np.int32(stamp[0])
+        k = 0
+        for i in range(lcount[color]):
+            pid = row[i]
+            if (hand >> P_SHAPE[pid]) & 1 and fits(b, fbase, pid):
+                row[k] = pid
+                k += 1
+                seen[pid] = mark
+                size = P_SIZE[pid]
+                if size >= min_size:
+                    c = F.cells_marked(pid, local, lmark)
+                    if c >= best:
+                        if c > best:
+                            best = c
+                            nc = 0
+                            total = 0.0
+                        total += size_w[size]
+                        cands[nc] = pid
+                        weights[nc] = total
+                        nc += 1
+        fresh = k
+        placed = last[color]
+        if placed >= 0:
+            for j in range(5):
+                q = P_CELLS[placed, j]
+                if q >= NCELLS:
+                    break
+                for t in range(4):
+                    a = DIAG_NB[q, t]
+                    if a >= NCELLS:
+                        break
+                    if b[ANCH + color * NCELLS + a] == 1:
+                        k = F.add_anchor_moves(b, fbase, a, hand, row, k, seen, mark)
+    lcount[color] = k
+    if k == 0:
+        return -1
+    # the new placements (all of them on a fresh list); if none has min_size squares, every size counts
+    best, nc, total = _candidates(row, fresh, k, min_size, local, lmark, size_w, best, nc, total, cands, weights)
+    if nc == 0:
+        best, nc, total = _candidates(row, 0, k, 0, local, lmark, size_w, best, nc, total, cands, weights)
     r = np.random.random() * total
-    for i in range(n):
+    for i in range(nc):
         if weights[i] > r:
-            return row[i]
-    return row[n - 1]
+            return cands[i]
+    return cands[nc - 1]
 
 
 @njit(cache=True)
@@ -512,7 +476,7 @@ def _play_and_mark(b, m, pid, first_cells, last, amaf, played, n_played, ply):
 
 @njit(cache=True)
 def expand_root(b_root, m_root, first_cells, last_root, params, b, m, moves, weights, seen, stamp, amaf, played,
-                local, last, lists, lcount, marks, mscratch, feats, margins, seq, lgr1, lgr2, hashes, node_first,
+                local, last, lists, lcount, marks, mscratch, feats, margins, cands, node_first,
                 node_count, node_n, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p,
                 counters):
     """Create the root's edges (node 0) with the compiled prior, as the first simulation would."""
@@ -528,15 +492,13 @@ def expand_root(b_root, m_root, first_cells, last_root, params, b, m, moves, wei
 
 @njit(cache=True)
 def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weights, seen, stamp, amaf, played,
-        local, last, lists, lcount, marks, mscratch, feats, margins, seq, lgr1, lgr2, hashes, node_first, node_count,
+        local, last, lists, lcount, marks, mscratch, feats, margins, cands, node_first, node_count,
         node_n, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, counters):
     """``sims`` simulations from the root position into the tree (node 0 must exist)."""
     path_nodes = np.zeros(256, dtype=np.int32)
     path_edges = np.zeros(256, dtype=np.int32)
     path_colors = np.zeros(256, dtype=np.int32)
     score_w = params[R_SCORE_W]
-    dist_rave = params[R_RAVE_DIST] > 0
-    team_rave = params[R_RAVE_TEAM] > 0
     expand_inc = params[R_EXPAND_INC]
     size_w = np.zeros(6, dtype=np.float64)
     for size in range(6):
@@ -566,8 +528,6 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
             path_edges[depth] = e
             path_colors[depth] = m[M_TURN] & 3
             depth += 1
-            seq[ply, 0] = m[M_TURN] & 3
-            seq[ply, 1] = edge_pid[e]
             n_played = _play_and_mark(b, m, edge_pid[e], first_cells, last, amaf, played, n_played, ply)
             ply += 1
             child = edge_child[e]
@@ -590,24 +550,20 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
         for c in range(4):
             lcount[c] = -1
         budget = 1_000_000 if params[R_PLAYOUT_MOVES] <= 0 else np.int64(params[R_PLAYOUT_MOVES])
-        while not F.is_over(m) and ply < seq.shape[0] - 1 and budget > 0:
+        while not F.is_over(m) and n_played < played.shape[0] - 1 and budget > 0:
             budget -= 1
             color = m[M_TURN] & 3
             pid = _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params,
-                                size_w, lgr1, lgr2, hashes, seq[ply - 1, 1] if ply >= 1 else -1,
-                                seq[ply - 2, 1] if ply >= 2 else -1)
+                                size_w, cands)
             if pid < 0:  # only in hand-built positions: the colour cannot place but is still in the game
                 F.play(b, m, -1, first_cells)
                 continue
-            seq[ply, 0] = color
-            seq[ply, 1] = pid
             n_played = _play_and_mark(b, m, pid, first_cells, last, amaf, played, n_played, ply)
             ply += 1
         # --- result for team ONE
         if F.is_over(m) or budget > 0:
             diff = F.points(m, 0) + F.points(m, 2) - F.points(m, 1) - F.points(m, 3)
             win = 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
-            outcome = win
             if params[R_SCORE_Z] > 0:
                 # a bonus by how far above the search's mean margin this one is
                 v1 = win + params[R_SCORE_Z] * _z_bonus(margins, 0, float(diff))
@@ -619,24 +575,6 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
                 v1 = (1.0 - score_w) * win + score_w * (0.5 + 0.5 * math.tanh(diff / 30.0))
         else:  # a stopped playout: the evaluation's view, as a probability
             v1 = 1.0 / (1.0 + math.exp(-fast_evaluate(b, m, first_cells, params[R_WEIGHTS:]) / params[R_EVAL_SCALE]))
-            outcome = 1.0 if v1 > 0.5 else (0.0 if v1 < 0.5 else 0.5)
-        if params[R_LGR] > 0:
-            # last good replies: store the winners' replies, forget the losers' (a draw counts as a win)
-            for i in range(1, ply):
-                c = seq[i, 0]
-                pid = seq[i, 1]
-                prev1 = seq[i - 1, 1]
-                k1 = c * NCOUNT + prev1
-                k2 = c * LGR2_SIZE + _lgr2_index(hashes, prev1, seq[i - 2, 1]) if i >= 2 else -1
-                if outcome == 0.5 or (outcome == 1.0) == ((c & 1) == 0):
-                    lgr1[k1] = pid
-                    if k2 >= 0:
-                        lgr2[k2] = pid
-                else:
-                    if lgr1[k1] == pid:
-                        lgr1[k1] = -1
-                    if k2 >= 0 and lgr2[k2] == pid:
-                        lgr2[k2] = -1
         # --- backpropagation (values for the team that made the move) and RAVE
         for d in range(depth):
             node = path_nodes[d]
@@ -648,19 +586,11 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
             edge_n[e] += 1.0
             edge_w[e] += v
             first = node_first[node]
-            rest = max(ply - d, 1)
             for f in range(first, first + node_count[node]):
                 k = amaf[color * NCOUNT + edge_pid[f]]
-                if team_rave and k == 0:  # a placement is made at most once: by this colour or its partner
-                    k = amaf[(color ^ 2) * NCOUNT + edge_pid[f]]
                 if k > d:
-                    if dist_rave:
-                        w = 1.0 - (k - 1 - d) / rest
-                        edge_rn[f] += w
-                        edge_rw[f] += w * v
-                    else:
-                        edge_rn[f] += 1.0
-                        edge_rw[f] += v
+                    edge_rn[f] += 1.0
+                    edge_rw[f] += v
         counters[2] += 1
         for i in range(n_played):
             amaf[played[i]] = 0
@@ -719,8 +649,6 @@ class MctsPlayer(Engine):
                 last_root[state.last_move.color] = pid
         seed_rng(self.rng.randrange(2**31))
         scratch.margins[:] = 0.0
-        scratch.lgr1[:] = -1
-        scratch.lgr2[:] = -1
         tree.counters[:] = 0
         tree.counters[0] = 1
         tree.node_first[0] = -1

@@ -63,7 +63,7 @@ def _tables() -> tuple[np.ndarray, ...]:
             if 0 <= x + dx < N and 0 <= y + dy < N:
                 diag[i, j] = (y + dy) * N + x + dx
                 j += 1
-    cells = P.P_CELLS.astype(np.int32)
+    cells = P.P_CELLS.astype(np.int16)  # small tables stay in the cache: the playouts read them most
     shape = P.P_SHAPE.astype(np.int32)
     # every (cell, shape, pid) with the cell in the placement, sorted by cell, then shape, then pid
     pid_of = np.repeat(np.arange(P.COUNT, dtype=np.int32), 5)

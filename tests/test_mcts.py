@@ -6,6 +6,7 @@ import random
 import threading
 import time
 
+import numpy as np
 import pytest
 
 import ai.mcts as mcts
@@ -142,32 +143,8 @@ def test_the_move_model_guides_a_whole_game_of_legal_moves():
     assert count == 0 or abs(float(tree.edge_p[first:first + count].sum()) - 1.0) < 1e-4
 
 
-@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
-def test_a_stored_reply_is_played_only_where_it_is_legal(season):
-    # the last-good-reply playouts replay placements stored in other simulations: the check must agree
-    # with the rules for every placement in every colour after the first round
-    from model.fast import FastState
-
-    rng = random.Random(season.year)
-    state = GameState.new(Shape.PENTO_X if season.year == 2027 else Shape.PENTO_T, season=season)
-    checked = 0
-    while not state.is_over:
-        ids = state.legal_placements()
-        if state.turn >= 4 and state.turn % 5 == 0:
-            fast = FastState.from_state(state)
-            legal = set(ids.tolist())
-            for pid in range(mcts.NCOUNT):
-                assert mcts._applies(fast.b, fast.m, state.current_color, pid) == (pid in legal), pid
-            checked += 1
-        if not len(ids):
-            state.play(state.legal_moves()[0])
-            continue
-        state.push_placement(int(ids[rng.randrange(len(ids))]))
-    assert checked >= 6
-
-
 def test_pruning_keeps_the_root_whole_and_cuts_below_it():
-    params = mcts.MctsParams(prune=0.05, lgr=True, local_own=True)
+    params = mcts.MctsParams(prune=0.05)
     state = _position(36)  # after the pentomino-first rounds: the root keeps every legal placement
     player = MctsPlayer(seed=4, max_simulations=400, params=params)
     move = player.choose_move_sync(state, move_time=30.0)
@@ -198,3 +175,44 @@ def test_free_corners_are_counted_as_the_rules_define_them():
             anchors, _ = state._anchors_and_forbidden(color)
             expected += (1 if color % 2 == 0 else -1) * bin(anchors).count("1")
         assert mcts._free_corner_diff(FastState.from_state(state).b) == expected
+
+
+def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
+    # a whole playout by the policy, mirrored on the plain game state: every colour's kept list is exactly
+    # its legal placements, and the move drawn covers the most opponents' newest attach points among the
+    # placements big enough for the phase (``mark_local`` marks them; test_movefeatures checks its marks)
+    from ai import movefeatures as MF
+    from model.fast import M_TURN, FastState
+
+    state = _position(8, seed=7)
+    fast = FastState.from_state(state)
+    scratch = mcts.Scratch()
+    params = mcts.MctsParams().vector()
+    size_w = params[mcts.R_SIZE_BASE] ** np.arange(6)
+    last = np.full(4, -1, dtype=np.int32)
+    marks = np.zeros(mcts.NCELLS + 1, dtype=np.int32)
+    moves = 0
+    while not state.is_over:
+        color = state.current_color
+        assert int(fast.m[M_TURN]) & 3 == color
+        legal = state.legal_placements().tolist()
+        MF.mark_local(fast.b, last, color, marks, 99 + moves)
+        pid = int(mcts._playout_move(fast.b, fast.m, color, fast.first_cells, scratch.weights, scratch.seen,
+                                     scratch.stamp, scratch.local, last, scratch.lists, scratch.lcount, params,
+                                     size_w, scratch.cands))
+        kept = scratch.lists[color][:scratch.lcount[color]].tolist()
+        assert sorted(kept) == sorted(legal)
+        if not legal:
+            assert pid == -1
+            state.play(state.legal_moves()[0])
+            mcts.F.play(fast.b, fast.m, -1, fast.first_cells)
+            continue
+        min_size = mcts._min_size(fast.m, color, params)
+        big = [p for p in legal if mcts.P_SIZE[p] >= min_size] or legal
+        blocked = {p: sum(marks[q] == 99 + moves for q in mcts.P_CELLS[p] if q < mcts.NCELLS) for p in big}
+        assert pid in blocked and blocked[pid] == max(blocked.values())
+        state.push_placement(pid)
+        mcts.F.play(fast.b, fast.m, pid, fast.first_cells)
+        last[color] = pid
+        moves += 1
+    assert moves > 30
