@@ -65,8 +65,7 @@ P_SIZE = SIZES[P_SHAPE]  # squares per placement
 
 # params vector (float64) indices
 R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS, R_ROOT_EVAL, R_GRADED, \
-    R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_MOVE_PRIOR, R_PRIOR_VALUE, R_SCORE_Z, R_PRUNE, R_EXPAND_INC, \
-    R_LEN_Z, R_ATTACH_Z, R_WEIGHTS = range(20)
+    R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_MOVE_PRIOR, R_PRIOR_VALUE, R_SCORE_Z, R_PRUNE, R_WEIGHTS = range(17)
 # (R_WEIGHTS: the evaluation's weights follow)
 
 # per placement: cells in the central 8x8 plus cells in the central 14x14 (the evaluation's centre term);
@@ -94,17 +93,13 @@ class MctsParams:
     prior_value: float = 0.5  # ... and a move's start value below the node's mean: this x (1 - sqrt(P / P_max))
     score_z: float = 0.3  # > 0: instead of score_weight, a bonus of up to this for a margin above the search's
     #                       mean margin (in standard deviations; "quality-based rewards", as Pentobi does)
-    prune: float = 0.0  # > 0: below the root, keep only the moves the model rates at least this x the best
-    expand_inc: float = 0.0  # a node is added after 1 + this x depth visits of its move (deeper: later)
-    len_z: float = 0.0  # with score_z: a win in fewer placements than usual, a loss in more, is worth up to this
-    attach_z: float = 0.0  # with score_z: more free corners than the opponents at the end is worth up to this
+    prune: float = 0.01  # > 0: below the root, keep only the moves the model rates at least this x the best
 
     def vector(self) -> np.ndarray:
         head = np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
                          self.score_weight, self.early_rounds, self.early_pentos, self.root_eval,
                          float(self.graded), self.shape_prior, self.playout_moves, self.eval_scale,
-                         self.move_prior, self.prior_value, self.score_z, self.prune, self.expand_inc,
-                         self.len_z, self.attach_z],
+                         self.move_prior, self.prior_value, self.score_z, self.prune],
                         dtype=np.float64)
         return np.concatenate([head, weight_vector(DEFAULT_WEIGHTS)])
 
@@ -112,8 +107,7 @@ class MctsParams:
 class Tree:
     """Preallocated tree arrays (nodes and edges), reused between moves."""
 
-    def __init__(self, max_nodes: int = 100_000,
-                 max_edges: int = int(os.environ.get("BLOKUS_MCTS_EDGES", 1_000_000))) -> None:
+    def __init__(self, max_nodes: int = 100_000, max_edges: int = 1_000_000) -> None:
         self.node_first = np.zeros(max_nodes, dtype=np.int32)  # first edge; -1: not expanded
         self.node_count = np.zeros(max_nodes, dtype=np.int32)
         self.node_n = np.zeros((max_nodes, 2), dtype=np.float32)  # visits, value sum for the team to move
@@ -152,8 +146,7 @@ class Scratch:
         self.marks = np.zeros(NCELLS + 1, dtype=np.uint8)  # the move model's work arrays
         self.mscratch = np.zeros(NCELLS + 1, dtype=np.int32)
         self.feats = np.zeros(MF.NFEAT, dtype=np.float64)
-        # the search's final margins, lengths and free-corner differences: count, mean, sum of squares each
-        self.margins = np.zeros(9, dtype=np.float64)
+        self.margins = np.zeros(3, dtype=np.float64)  # the search's final margins: count, mean, sum of squares
         self.cands = np.zeros(MAX_MOVES, dtype=np.int32)  # the playout policy's candidates
 
     def arrays(self) -> tuple:
@@ -232,18 +225,6 @@ def _z_bonus(stats, at, x):
 
 
 @njit(cache=True)
-def _free_corner_diff(b):
-    """Team one's free corners (attach points no colour has covered or closed) minus team two's."""
-    n = 0
-    for c in range(4):
-        sign = 1 if (c & 1) == 0 else -1
-        for q in range(NCELLS):
-            if b[ANCH + c * NCELLS + q] == 1 and b[FORB + c * FSTRIDE + q] == 0:
-                n += sign
-    return n
-
-
-@njit(cache=True)
 def _candidates(row, start, end, floor, local, mark, size_w, best, nc, total, cands, weights):
     """Score ``row[start:end]`` for the playout policy (see ``_playout_move``); returns the new
     (best, nc, total)."""
@@ -297,18 +278,8 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
                 row[k] = pid
                 k += 1
                 seen[pid] = mark
-                size = P_SIZE[pid]
-                if size >= min_size:
-                    c = F.cells_marked(pid, local, lmark)
-                    if c >= best:
-                        if c > best:
-                            best = c
-                            nc = 0
-                            total = 0.0
-                        total += size_w[size]
-                        cands[nc] = pid
-                        weights[nc] = total
-                        nc += 1
+                best, nc, total = _candidates(row, k - 1, k, min_size, local, lmark, size_w, best, nc, total, cands,
+                                              weights)
         fresh = k
         placed = last[color]
         if placed >= 0:
@@ -499,7 +470,6 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
     path_edges = np.zeros(256, dtype=np.int32)
     path_colors = np.zeros(256, dtype=np.int32)
     score_w = params[R_SCORE_W]
-    expand_inc = params[R_EXPAND_INC]
     size_w = np.zeros(6, dtype=np.float64)
     for size in range(6):
         size_w[size] = params[R_SIZE_BASE] ** size
@@ -532,7 +502,7 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
             ply += 1
             child = edge_child[e]
             if child < 0:
-                if edge_n[e] >= 1.0 + expand_inc * depth and counters[0] < node_first.shape[0] and depth < 200:
+                if edge_n[e] >= 1.0 and counters[0] < node_first.shape[0] and depth < 200:
                     child = counters[0]
                     counters[0] += 1
                     node_first[child] = -1
@@ -567,10 +537,6 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
             if params[R_SCORE_Z] > 0:
                 # a bonus by how far above the search's mean margin this one is
                 v1 = win + params[R_SCORE_Z] * _z_bonus(margins, 0, float(diff))
-                if params[R_LEN_Z] > 0:
-                    v1 -= params[R_LEN_Z] * (win - 0.5) * _z_bonus(margins, 3, float(ply))
-                if params[R_ATTACH_Z] > 0:
-                    v1 += params[R_ATTACH_Z] * _z_bonus(margins, 6, float(_free_corner_diff(b)))
             else:
                 v1 = (1.0 - score_w) * win + score_w * (0.5 + 0.5 * math.tanh(diff / 30.0))
         else:  # a stopped playout: the evaluation's view, as a probability

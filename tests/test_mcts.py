@@ -162,21 +162,6 @@ def test_pruning_keeps_the_root_whole_and_cuts_below_it():
     assert cut > 10
 
 
-def test_free_corners_are_counted_as_the_rules_define_them():
-    # the free-corner quality bonus: attach points (diagonal to a colour's piece, not beside one, not
-    # covered) of team one minus team two's, read from the plain board
-    from model.fast import FastState
-
-    for turns in (8, 24, 44):
-        state = _position(turns, seed=turns)
-        expected = 0
-        for color in range(4):
-            assert state.shapes[color] != mcts.F.ALL_SHAPES  # every colour has placed (no start cells)
-            anchors, _ = state._anchors_and_forbidden(color)
-            expected += (1 if color % 2 == 0 else -1) * bin(anchors).count("1")
-        assert mcts._free_corner_diff(FastState.from_state(state).b) == expected
-
-
 def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
     # a whole playout by the policy, mirrored on the plain game state: every colour's kept list is exactly
     # its legal placements, and the move drawn covers the most opponents' newest attach points among the
