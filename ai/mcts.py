@@ -2,11 +2,13 @@
 
 Each simulation walks down the tree from the root (the move with the best blend of its own mean result
 and its RAVE value — the mean result of the simulations in which the same colour played the same
-placement later — plus a small exploration term), adds one node, and plays the game to its end with a
-cheap biased policy: among the moves that cover the most of the opponents' newest attach points
-(blocking them), large pieces are preferred (weight ``size_base ** size``). A simulation counts 1 for a
-win of a team, 0.5 for a draw, plus a small term for the score margin. The move played is the root
-move with the most visits.
+placement later — plus a small exploration term and the move model's guidance, ``ai.movefeatures``),
+adds one node, and plays the game to its end with a cheap biased policy: among the moves that cover the
+most of the opponents' newest attach points (blocking them), large pieces are preferred (weight
+``size_base ** size``). A simulation counts 1 for a win of a team, 0.5 for a draw, plus a bonus for a
+margin above the search's mean. The move played is the root move with the most visits. Below the root a
+node keeps only the moves the model rates at least ``prune`` times the best (they would not be tried in
+time anyway; the tree grows for longer).
 
 Everything runs in compiled code; the Python side calls ``run`` in slices of a few dozen simulations
 and checks the clock and the stop flag in between (``Engine.think``), so the search is anytime and
