@@ -213,16 +213,16 @@ def _early_filter(m, color, moves, n, params):
 
 
 @njit(cache=True)
-def _z_bonus(stats, at, x):
-    """Add ``x`` to the running statistics ``stats[at:at + 3]`` (Welford); how far above their mean it is,
-    as a sigmoid in (-1, 1) of its z-score."""
-    stats[at] += 1.0
-    delta = x - stats[at + 1]
-    stats[at + 1] += delta / stats[at]
-    stats[at + 2] += delta * (x - stats[at + 1])
-    if stats[at + 2] <= 0:
+def _z_bonus(stats, x):
+    """Add ``x`` to the running statistics ``stats`` (count, mean, sum of squared deviations; Welford); how
+    far above their mean it is, as a sigmoid in (-1, 1) of its z-score."""
+    stats[0] += 1.0
+    delta = x - stats[1]
+    stats[1] += delta / stats[0]
+    stats[2] += delta * (x - stats[1])
+    if stats[2] <= 0:
         return 0.0
-    z = (x - stats[at + 1]) / math.sqrt(stats[at + 2] / stats[at])
+    z = (x - stats[1]) / math.sqrt(stats[2] / stats[0])
     return 2.0 / (1.0 + math.exp(-2.0 * z)) - 1.0
 
 
@@ -538,7 +538,7 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
             win = 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
             if params[R_SCORE_Z] > 0:
                 # a bonus by how far above the search's mean margin this one is
-                v1 = win + params[R_SCORE_Z] * _z_bonus(margins, 0, float(diff))
+                v1 = win + params[R_SCORE_Z] * _z_bonus(margins, float(diff))
             else:
                 v1 = (1.0 - score_w) * win + score_w * (0.5 + 0.5 * math.tanh(diff / 30.0))
         else:  # a stopped playout: the evaluation's view, as a probability
