@@ -176,12 +176,13 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
     size_w = params[mcts.R_SIZE_BASE] ** np.arange(6)
     last = np.full(4, -1, dtype=np.int32)
     marks = np.zeros(mcts.NCELLS + 1, dtype=np.int32)
-    moves = 0
+    moves = step = 0
     while not state.is_over:
+        step += 1  # a fresh mark for every call
         color = state.current_color
         assert int(fast.m[M_TURN]) & 3 == color
         legal = state.legal_placements().tolist()
-        MF.mark_local(fast.b, last, color, marks, 99 + moves)
+        MF.mark_local(fast.b, last, color, marks, step)
         pid = int(mcts._playout_move(fast.b, fast.m, color, fast.first_cells, scratch.weights, scratch.seen,
                                      scratch.stamp, scratch.local, last, scratch.lists, scratch.lcount, params,
                                      size_w, scratch.cands))
@@ -194,7 +195,7 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
             continue
         min_size = mcts._min_size(fast.m, color, params)
         big = [p for p in legal if mcts.P_SIZE[p] >= min_size] or legal
-        blocked = {p: sum(marks[q] == 99 + moves for q in mcts.P_CELLS[p] if q < mcts.NCELLS) for p in big}
+        blocked = {p: sum(marks[q] == step for q in mcts.P_CELLS[p] if q < mcts.NCELLS) for p in big}
         assert pid in blocked and blocked[pid] == max(blocked.values())
         state.push_placement(pid)
         mcts.F.play(fast.b, fast.m, pid, fast.first_cells)
