@@ -4,7 +4,9 @@ For positions of seeded random games at the given turns, the default MCTS runs a
 simulations (after a warm-up search of the same size) and the thread's CPU time is measured, so a busy
 machine changes the figures less than wall-clock time would. The tree statistics (nodes, edges, depth)
 depend only on the code and the seed: two versions that print the same ones searched the same tree.
-Usage: python bench/bench_mcts.py [--turns 8,16,24,32,40] [--simulations 4000] [--seed 3]
+With ``--playouts N`` it times N bare playouts (the policy alone, no tree) per position instead: CPU
+microseconds per playout move, the part of a simulation that takes most of its time.
+Usage: python bench/bench_mcts.py [--turns 8,16,24,32,40] [--simulations 4000] [--seed 3] [--playouts N]
 """
 
 from __future__ import annotations
@@ -14,7 +16,13 @@ import random
 import threading
 import time
 
-from ai.mcts import MctsPlayer, prepare
+import numpy as np
+from numba import njit
+
+from ai import mcts
+from ai.mcts import MctsParams, MctsPlayer, Scratch, prepare, seed_rng
+from model import fast as F
+from model.fast import M_TURN, FastState
 from model.pieces import Shape
 from model.state import GameState
 
@@ -28,13 +36,57 @@ def position(turns: int, seed: int) -> GameState:
     return state
 
 
+@njit
+def _playouts(count, b_root, m_root, first_cells, params, b, m, weights, seen, stamp, local, last, lists, lcount,
+              cands):
+    """``count`` playouts by the search's policy from the root; returns the placements made."""
+    size_w = np.zeros(6)
+    for size in range(6):
+        size_w[size] = params[mcts.R_SIZE_BASE] ** size
+    placed = 0
+    for _ in range(count):
+        F._copy(b, b_root)
+        m[:] = m_root
+        last[:] = -1
+        lcount[:] = -1
+        while not F.is_over(m):
+            color = m[M_TURN] & 3
+            pid = mcts._playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount,
+                                     params, size_w, cands)
+            if pid >= 0:
+                last[color] = pid
+                placed += 1
+            F.play(b, m, pid, first_cells)
+    return placed
+
+
+def bare_playouts(turns: list[int], count: int, seed: int) -> None:
+    print(f"{'turn':>4} {'us/move':>8} {'moves/playout':>13}")
+    scratch, params = Scratch(), MctsParams().vector()
+    for turn in turns:
+        fast = FastState.from_state(position(turn, seed))
+        args = (fast.b, fast.m, fast.first_cells, params, scratch.b, scratch.m, scratch.weights, scratch.seen,
+                scratch.stamp, scratch.local, scratch.last, scratch.lists, scratch.lcount, scratch.cands)
+        seed_rng(seed)
+        _playouts(max(1, count // 10), *args)  # warm-up
+        seed_rng(seed)
+        start = time.thread_time()
+        placed = _playouts(count, *args)
+        spent = time.thread_time() - start
+        print(f"{turn:>4} {spent / placed * 1e6:>8.2f} {placed / count:>13.1f}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--turns", default="8,16,24,32,40")
     p.add_argument("--simulations", type=int, default=4000)
     p.add_argument("--seed", type=int, default=3)
+    p.add_argument("--playouts", type=int, default=0, help="time this many bare playouts per position instead")
     args = p.parse_args()
     prepare(None)
+    if args.playouts:
+        bare_playouts([int(t) for t in args.turns.split(",")], args.playouts, args.seed)
+        return
     print(f"{'turn':>4} {'moves':>5} {'sims/cpu-s':>10} {'nodes':>6} {'edges':>8} {'depth':>5}")
     for turns in (int(t) for t in args.turns.split(",")):
         state = position(turns, args.seed)
