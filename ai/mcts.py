@@ -231,8 +231,8 @@ def _candidates(row, start, end, floor, local, mark, size_w, best, nc, total, ca
     """Score ``row[start:end]`` for the playout policy (see ``_playout_move``); returns the new
     (best, nc, total)."""
     for i in range(start, end):
-        pid = row[i]
-        size = P_SIZE[pid]
+        pid = row[np.uint64(i)]
+        size = P_SIZE[np.uint64(pid)]
         if size >= floor:
             c = F.cells_marked(pid, local, mark)
             if c >= best:
@@ -240,9 +240,9 @@ def _candidates(row, start, end, floor, local, mark, size_w, best, nc, total, ca
                     best = c
                     nc = 0
                     total = 0.0
-                total += size_w[size]
-                cands[nc] = pid
-                weights[nc] = total
+                total += size_w[np.uint64(size)]
+                cands[np.uint64(nc)] = pid
+                weights[np.uint64(nc)] = total
                 nc += 1
     return best, nc, total
 
@@ -275,11 +275,11 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
         mark = np.int32(stamp[0])
         k = 0
         for i in range(lcount[color]):
-            pid = row[i]
-            if (hand >> P_SHAPE[pid]) & 1 and fits(b, fbase, pid):
-                row[k] = pid
+            pid = row[np.uint64(i)]
+            if (hand >> P_SHAPE[np.uint64(pid)]) & 1 and fits(b, fbase, pid):
+                row[np.uint64(k)] = pid
                 k += 1
-                seen[pid] = mark
+                seen[np.uint64(pid)] = mark
                 best, nc, total = _candidates(row, k - 1, k, min_size, local, lmark, size_w, best, nc, total, cands,
                                               weights)
         fresh = k

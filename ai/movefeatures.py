@@ -106,22 +106,24 @@ def mark_local(b, last, color, local, mark):
         if pid < 0:
             continue
         fbase = FORB + opp * FSTRIDE
+        abase = ANCH + opp * NCELLS
+        cells = P_CELLS[np.uint64(pid)]
         for j in range(5):
-            q = P_CELLS[pid, j]
+            q = cells[j]
             if q >= NCELLS:
                 break
             for k in range(4):
-                d = DIAG_NB[q, k]
+                d = DIAG_NB[np.uint64(q), k]
                 if d >= NCELLS:
                     break
-                if b[fbase + d] == 0 and b[ANCH + opp * NCELLS + d] == 1:
-                    local[d] = mark
+                if b[np.uint64(fbase + d)] == 0 and b[np.uint64(abase + d)] == 1:
+                    local[np.uint64(d)] = mark
                     for t in range(4):
-                        e = EDGE_NB[d, t]
+                        e = EDGE_NB[np.uint64(d), t]
                         if e >= NCELLS:
                             break
-                        if b[fbase + e] == 0:
-                            local[e] = mark
+                        if b[np.uint64(fbase + e)] == 0:
+                            local[np.uint64(e)] = mark
 
 
 @njit(cache=True)
@@ -154,60 +156,67 @@ def position_marks(b, color, last, marks, scratch):
 @njit(cache=True)
 def move_features(b, color, pid, marks, out):
     """The features of placing ``pid`` for ``color`` (``marks`` from ``position_marks``) into ``out``."""
+    # (indices as unsigned integers: numba then skips its check for negative indices; it runs for every
+    # move of every new node of the search)
     out[:] = 0.0
     fbase = FORB + color * FSTRIDE
+    abase = ANCH + color * NCELLS
     partner = (color + 2) & 3
     local = 0
     centre = 99.0
+    u = np.uint64(pid)
+    cells = P_CELLS[u]
     for j in range(5):
-        q = P_CELLS[pid, j]
+        q = cells[j]
         if q >= NCELLS:
             break
-        mk = marks[q]
+        mk = marks[np.uint64(q)]
         if mk & MARK_BLOCK:
             out[X_BLOCK] += 1.0
         if mk & MARK_PARTNER:
             out[X_PARTNER_SPOT] += 1.0
         if mk & MARK_LOCAL:
             local = 1
-        centre = min(centre, CENTRE_DIST[q])
-    for j in range(P_ADJ.shape[1]):
-        q = P_ADJ[pid, j]
+        centre = min(centre, CENTRE_DIST[np.uint64(q)])
+    adj = P_ADJ[u]
+    for j in range(adj.shape[0]):
+        q = adj[j]
         if q >= NCELLS:
             break
-        owner = b[CELL + q]
+        owner = b[np.uint64(CELL + q)]
         if owner == partner + 1:
             out[X_ADJ_PARTNER] += 1.0
         elif owner != 0:
             out[X_ADJ_OPP] += 1.0
-        elif b[fbase + q] == 1:
+        elif b[np.uint64(fbase + q)] == 1:
             out[X_ADJ_SHADOW] += 1.0
-        elif b[ANCH + color * NCELLS + q] == 1:
+        elif b[np.uint64(abase + q)] == 1:
             out[X_ADJ_OWN_CORNER] += 1.0
         else:
             out[X_ADJ_FREE] += 1.0
-    for j in range(P_CORNERS.shape[1]):
-        q = P_CORNERS[pid, j]
+    corners = P_CORNERS[u]
+    for j in range(corners.shape[0]):
+        q = corners[j]
         if q >= NCELLS:
             break
-        if b[fbase + q] == 1:
-            if b[CELL + q] == color + 1:
+        if b[np.uint64(fbase + q)] == 1:
+            if b[np.uint64(CELL + q)] == color + 1:
                 out[X_CORNER_OWN] += 1.0
             else:
                 out[X_CORNER_DEAD] += 1.0
             continue
         free = 0
         for t in range(4):
-            e = EDGE_NB[q, t]
+            e = EDGE_NB[np.uint64(q), t]
             if e >= NCELLS:
                 break
-            if b[fbase + e] == 0:
+            if b[np.uint64(fbase + e)] == 0:
                 free += 1
         out[X_CORNER_FREE0 + free] += 1.0
-        if marks[q] & MARK_PARTNER:
+        if marks[np.uint64(q)] & MARK_PARTNER:
             out[X_CORNER_PARTNER] += 1.0
     out[X_LOCAL] = local
-    size = SIZES[P_SHAPE[pid]]
+    size = SIZES[P_SHAPE[u]]
     if size >= 2:
         out[X_SIZE2 + size - 2] = 1.0
     out[X_CENTRE] = centre / 10.0
