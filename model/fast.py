@@ -155,7 +155,7 @@ guard_cache(__file__)
 
 
 # --- the compiled core ------------------------------------------------------------------------------
-# In the hottest loops (fits, the candidate lists, placing a piece) array indices are cast to unsigned
+# In the hottest loops (fits, the candidate lists) array indices are cast to unsigned
 # integers: with a signed index numba checks for a negative one (Python's a[-1]) on every access, and
 # skipping that makes the search's playouts about a quarter faster (bench/bench_mcts.py --playouts).
 
@@ -258,8 +258,8 @@ def count_moves(b, m, color, first_cells, limit):
         for s in range(NSHAPES):
             if not (avail >> s) & 1:
                 continue
-            for k in range(offsets[np.uint64(base + s * 4)], offsets[np.uint64(base + s * 4 + 1)]):
-                pid = ids[np.uint64(k)]
+            for k in range(offsets[base + s * 4], offsets[base + s * 4 + 1]):
+                pid = np.int32(ids[k])
                 if not fits(b, fbase, pid):
                     continue
                 if limit > 1:  # counted once: at its lowest anchor
@@ -329,35 +329,34 @@ def place(b, m, color, pid):
     """Put placement ``pid`` of ``color`` on the board (cells, forbidden and anchor flags, hand)."""
     abase = ANCH + color * NCELLS
     fbase = FORB + color * FSTRIDE
-    cells = P_CELLS[np.uint64(pid)]
     for j in range(5):
-        q = cells[j]
+        q = P_CELLS[pid, j]
         if q >= NCELLS:
             break
-        b[np.uint64(CELL + q)] = color + 1
+        b[CELL + q] = color + 1
         for c in range(4):
-            b[np.uint64(FORB + c * FSTRIDE + q)] = 1
-            b[np.uint64(ANCH + c * NCELLS + q)] = 0
+            b[FORB + c * FSTRIDE + q] = 1
+            b[ANCH + c * NCELLS + q] = 0
     for j in range(5):
-        q = cells[j]
+        q = P_CELLS[pid, j]
         if q >= NCELLS:
             break
         for k in range(4):
-            e = EDGE_NB[np.uint64(q), k]
+            e = EDGE_NB[q, k]
             if e >= NCELLS:
                 break
-            b[np.uint64(fbase + e)] = 1
-            b[np.uint64(abase + e)] = 0
+            b[fbase + e] = 1
+            b[abase + e] = 0
     for j in range(5):
-        q = cells[j]
+        q = P_CELLS[pid, j]
         if q >= NCELLS:
             break
         for k in range(4):
-            d = DIAG_NB[np.uint64(q), k]
+            d = DIAG_NB[q, k]
             if d >= NCELLS:
                 break
-            if b[np.uint64(fbase + d)] == 0:
-                b[np.uint64(abase + d)] = 1
+            if b[fbase + d] == 0:
+                b[abase + d] = 1
     shape = P_SHAPE[pid]
     hand = m[M_HAND + color] & ~(1 << shape)
     m[M_HAND + color] = hand
