@@ -21,7 +21,7 @@ from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, deci
 from model.args import Parser, milliseconds, port, wait_time
 from model.record import GameRecord
 from model.result import GameResult
-from model.season import DEFAULT_PORT, SEASONS, season_named
+from model.season import DEFAULT_PORT, SEASONS, Season, season_named
 from net.connection import (
     Closed,
     Connection,
@@ -35,6 +35,7 @@ from net.connection import (
     StateChanged,
     Welcome,
     describe_result,
+    open_and_join,
 )
 
 log = logging.getLogger("blokus.bot")
@@ -54,8 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-r", "--reservation", help="reservation code of a prepared game (joinPrepared)")
     p.add_argument("--room", help="join this room id (joinRoom, 21.4.0 servers)")
     p.add_argument("--season", choices=sorted(SEASONS), metavar="2021|2027",
-                   help="the season to ask for: a plain join sends its gameType (default 2021); the server's "
-                        "states decide in the end")
+                   help="the season to ask for: a plain join sends its gameType (default: 2021's, then 2027's if "
+                        "the server drops that join); the server's states decide in the end")
     p.add_argument("--ai", default=None, help=f"computer player: {', '.join(player_names())} (default {DEFAULT_AI})")
     p.add_argument("--seed", type=int, help="seed of the computer player")
     p.add_argument("--move-time", type=milliseconds, default=DEFAULT_THINK_MS, metavar="MS",
@@ -88,8 +89,8 @@ class Bot:
             self.player = make_player(name, seed=args.seed)
         self.ai_name = name
         self.rng = random.Random(args.seed)
-        season = season_named(args.season) if getattr(args, "season", None) else None
-        self.conn = Connection(args.host, args.port, on_traffic=self._traffic, season=season)
+        self.season = season_named(args.season) if getattr(args, "season", None) else None
+        self.conn = self._connect(self.season)
         self.record = GameRecord()  # every state received, for the replay
         self.result: GameResult | None = None
         self.failure: tuple[int, str] | None = None
@@ -97,6 +98,9 @@ class Bot:
         self.moves = 0
         self.max_elapsed = 0.0
         self.fallbacks = 0
+
+    def _connect(self, season: Season | None) -> Connection:
+        return Connection(self.args.host, self.args.port, on_traffic=self._traffic, season=season)
 
     def _traffic(self, direction: str, text: str) -> None:
         xml_log.debug("%s %s", "<<" if direction == "in" else ">>", text)
@@ -108,15 +112,20 @@ class Bot:
         await asyncio.to_thread(compile_ahead, self.ai_name)  # the first start compiles the AI (numba)
         log.info("AI %s ready after %.1f s", self.ai_name, time.monotonic() - started)
         try:
-            await self.conn.open()
+            self.conn, early = await open_and_join(self._connect, self.season, reservation=args.reservation,
+                                                   room=args.room)
         except ConnectionFailed as exc:
+            return self._fail(EXIT_CONNECTION, str(exc))
+        except ConnectionError as exc:
             return self._fail(EXIT_CONNECTION, str(exc))
         log.info("connected to %s:%s, ai %s", args.host, args.port, self.ai_name)
         try:
-            await self.conn.join(reservation=args.reservation, room=args.room)
             while True:
                 try:
-                    event = await asyncio.wait_for(self.conn.next_event(), self._wait_limit())
+                    if early:
+                        event = early.pop(0)
+                    else:
+                        event = await asyncio.wait_for(self.conn.next_event(), self._wait_limit())
                 except TimeoutError:
                     if self.result is not None:
                         log.info("no <left> after the result: leaving")

@@ -43,7 +43,7 @@ from model.framing import DEFAULT_MAX_MESSAGE_SIZE, END_OF_STREAM, ProtocolError
 from model.moves import Move
 from model.pieces import Team
 from model.result import GameResult
-from model.season import DEFAULT_PORT, DEFAULT_SEASON, Season, season_of_class
+from model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season, season_of_class
 from model.state import GameState
 
 log = logging.getLogger("blokus.net")
@@ -479,6 +479,51 @@ class Connection:
             else:
                 log.info("the server plays season %s", detected.name)
             self.season = detected
+
+
+FIRST_ANSWER_WAIT_S = 10.0  # how long open_and_join waits for the answer to a plain join
+
+
+async def open_and_join(make: Callable[[Season | None], Connection], season: Season | None = None, *,
+                        reservation: str | None = None, room: str | None = None
+                        ) -> tuple[Connection, list[Event]]:
+    """Connect and join; returns the connection and the events already read (handle them first).
+
+    With no season asked for, a plain join asks for the default season's game type. A server of the
+    other season that has no open room drops a connection asking for a type it does not play (a 27.x
+    server bundles one plugin: season-2027.md §3.2); then this connects once more and asks for the other
+    season's type, so that a plain ``blokus bot`` finds its game on either server. Raises
+    :class:`ConnectionFailed` or ``ConnectionError`` like ``open`` and ``join``.
+    """
+    async def start(season: Season | None) -> Connection:
+        conn = make(season)
+        try:
+            await conn.open()
+            await conn.join(reservation=reservation, room=room)
+        except BaseException:
+            await conn.close()
+            raise
+        return conn
+
+    conn = await start(season)
+    if season is not None or reservation or room:
+        return conn, []
+    seen: list[Event] = []
+    while True:
+        try:
+            event = await asyncio.wait_for(conn.next_event(), FIRST_ANSWER_WAIT_S)
+        except TimeoutError:  # a slow server: go on waiting in the caller's loop
+            return conn, seen
+        seen.append(event)
+        if isinstance(event, Sent | Ignored):  # our own join; a 27.x server's <close/> before it hangs up
+            continue
+        if not isinstance(event, Closed):
+            return conn, seen
+        break
+    other = next(s for s in SEASONS.values() if s is not conn.season)
+    log.warning("the server closed the connection after a join for season %s (%s); trying season %s",
+                conn.season.name, seen[-1].reason, other.name)  # type: ignore[union-attr]
+    return await start(other), []
 
 
 def describe_result(result: GameResult, names: tuple[str, str] = ("", ""), me: Team | None = None) -> str:

@@ -20,6 +20,7 @@ from model.replay import load_replay
 from model.result import Cause
 from model.season import SEASON_2021, SEASON_2027
 from net import wire
+from net.bot import Bot, build_parser
 from net.connection import Closed, Connection, GameOver, MoveRequested, Prepared, StateChanged
 from net.rooms import Room, Slot, Timeouts
 from tests.conftest import fixture_path
@@ -246,3 +247,26 @@ def test_serve_options_of_2027():
     config = config_from_args(build_parser().parse_args(["--season", "2027", "--start-piece", "PENTO_X"]))
     assert config.season is SEASON_2027 and config.start_piece is Shape.PENTO_X
     assert (config.timeouts.soft, config.timeouts.hard) == (2.0, 10.0)
+
+
+async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(caplog):
+    """A 27.x server drops a 2021 join that would open a room; a bot that was not told the season then
+    joins again with the 2027 game type, and the second bot joins the room the first one opened."""
+    server = await start_server(season=SEASON_2027, start_piece=Shape.PENTO_X)
+    try:
+        bots = [Bot(build_parser().parse_args(["-h", HOST, "-p", str(server.port), "--ai", "random",
+                                               "--move-time", "20", "--engine", "thread", "--seed", str(seed)]))
+                for seed in (1, 2)]
+        first = asyncio.create_task(bots[0].run())
+        while not server.lobby.rooms:
+            await asyncio.sleep(0.01)
+        codes = await asyncio.wait_for(asyncio.gather(first, bots[1].run()), 60)
+    finally:
+        await server.close()
+    assert codes == [0, 0], caplog.text
+    # the first bot was dropped once and asked again for 2027; the second joined the open room at once
+    assert caplog.text.count("trying season 2027") == 1
+    assert bots[0].conn.requested_season is SEASON_2027 and bots[1].conn.requested_season is None
+    for bot in bots:
+        assert bot.conn.season is SEASON_2027 and bot.result is not None and bot.result.regular
+        assert bot.moves > 0 and all(s.season is SEASON_2027 for s in bot.record.states)

@@ -29,6 +29,7 @@ from net.connection import (
     ServerError,
     StateChanged,
     Welcome,
+    open_and_join,
 )
 from tui.colors import palette_for
 from tui.game_screen import GameScreen
@@ -101,13 +102,14 @@ class NetworkGameScreen(GameScreen):
         log.info("%s %s", "<<" if direction == "in" else ">>", xml)
 
     async def _run_connection(self) -> None:
-        conn = self._connection_factory(self.host, self.port, on_traffic=self._traffic,
-                                        **({"season": self.season} if self.season is not None else {}))
-        self.conn = conn
+        def make(season: Season | None) -> Connection:
+            self.conn = self._connection_factory(self.host, self.port, on_traffic=self._traffic,
+                                                 **({"season": season} if season is not None else {}))
+            return self.conn
+
         s = self.session
         try:
-            await conn.open()
-            await conn.join(reservation=self.reservation, room=self.room)
+            conn, early = await open_and_join(make, self.season, reservation=self.reservation, room=self.room)
         except (ConnectionFailed, ConnectionError, OSError) as exc:
             self.failed = True
             s.end_reason = f"Could not connect: {exc}"
@@ -119,12 +121,17 @@ class NetworkGameScreen(GameScreen):
             "any open game"
         s.feedback = Feedback(f"connected to {self.host}:{self.port}, joining {what} …")
         self.refresh_view()
+        for event in early:
+            self._handle_logged(event)
         async for event in conn:
-            try:
-                self.handle_server_event(event)
-                self._schedule_change()
-            except Exception:
-                log.exception("handling %r failed", event)
+            self._handle_logged(event)
+
+    def _handle_logged(self, event: object) -> None:
+        try:
+            self.handle_server_event(event)
+            self._schedule_change()
+        except Exception:
+            log.exception("handling %r failed", event)
 
     def handle_server_event(self, event: object) -> None:
         s = self.session

@@ -185,6 +185,9 @@ class ScriptedConnection:
             self._out(self.M.PROTOCOL_CLOSE)
             self.queue.put_nowait(Closed(reason="connection closed by the client"))
 
+    async def next_event(self):
+        return await self.queue.get()
+
     def __aiter__(self):
         return self._iterate()
 
