@@ -71,7 +71,7 @@ class TimeKeeper:
     """
 
     def __init__(self, clock: Callable[[], float], deadline: float, stop: threading.Event,
-                 cpu_clock: Callable[[], float] = time.thread_time) -> None:
+                 cpu_clock: Callable[[], float] = time.thread_time, reserve: float = 0.2) -> None:
         self.clock = clock
         self.cpu_clock = cpu_clock
         self.stop = stop
@@ -79,7 +79,9 @@ class TimeKeeper:
         self.start = clock()
         self.cpu_start = cpu_clock()
         self.budget = max(0.0, deadline - self.start)
-        self.base_reserve = min(0.2, 0.15 * self.budget)
+        # stop this long before the deadline: the engine's longest step between two clock checks plus
+        # the way back (``reserve``, seconds), at most 15 % of the budget
+        self.base_reserve = min(reserve, 0.15 * self.budget)
         self.stop_at = self.start + self.budget - self.base_reserve
         self.share = 1.0
 

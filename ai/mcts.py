@@ -581,6 +581,11 @@ def is_ready() -> bool:
     return KERNELS.is_ready()
 
 
+# the search checks the clock between slices of 5-20 ms, so it may think until this close to the deadline
+# (the Python searches keep TimeKeeper's 0.2 s)
+STOP_RESERVE_S = 0.05
+
+
 class MctsPlayer(Engine):
     name = "mcts"
 
@@ -601,7 +606,7 @@ class MctsPlayer(Engine):
             move = self._fallback.think(state, deadline, stop)
             self.last_info = {**self._fallback.last_info, "fallback": "lookahead (compiling)"}
             return move
-        timer = TimeKeeper(self.clock, deadline, stop, self.cpu_clock)
+        timer = TimeKeeper(self.clock, deadline, stop, self.cpu_clock, reserve=STOP_RESERVE_S)
         color = state.current_color
         pids = state.legal_placements()
         if state.is_over or not len(pids):

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from ai import DEFAULT_AI, Engine, make_player, player_names
 from ai.arena import main as arena_main
 from ai.arena import make_specs, summary, wilson
+from ai.base import TimeKeeper
 from ai.evaluate import evaluate, terminal_value
 from model.moves import SetMove, SkipMove
 from model.pieces import COLORS, SHAPES, Color, Shape
@@ -188,6 +189,31 @@ def test_starved_thread_stops_early():
     move = e.think(state, deadline, threading.Event())
     assert state.validate(move) is None
     assert clock.now < deadline - 0.5
+
+
+def test_time_keeper_stops_its_reserve_before_the_deadline():
+    clock = CountingClock(step=0.0)
+    stop = threading.Event()
+    for reserve, budget, stops_at in [(0.2, 1.6, 1.4), (0.05, 1.6, 1.55), (0.2, 0.4, 0.34)]:  # at most 15 %
+        start = clock.now
+        timer = TimeKeeper(clock, start + budget, stop, cpu_clock=lambda: clock.now, reserve=reserve)
+        clock.now = start + stops_at - 0.001
+        assert not timer.expired()
+        clock.now = start + stops_at + 0.001
+        assert timer.expired()
+
+
+def test_mcts_thinks_until_close_to_the_deadline():
+    # its clock checks are milliseconds apart, so it stops STOP_RESERVE_S before the deadline, not 0.2 s
+    from ai.mcts import STOP_RESERVE_S
+
+    state = random_state(9, 16)
+    clock = CountingClock(step=0.01)  # each look at the clock: 10 ms (a few dozen slices in all)
+    deadline = clock.now + 1.6
+    e = engine("mcts", clock)
+    move = e.think(state, deadline, threading.Event())
+    assert state.validate(move) is None
+    assert deadline - STOP_RESERVE_S - 0.05 <= clock.now <= deadline
 
 
 def test_choose_move_sync():
