@@ -520,6 +520,7 @@ async def open_and_join(make: Callable[[Season | None], Connection], season: Sea
         if not isinstance(event, Closed):
             return conn, seen
         break
+    await conn.close()
     other = next(s for s in SEASONS.values() if s is not conn.season)
     log.warning("the server closed the connection after a join for season %s (%s); trying season %s",
                 conn.season.name, seen[-1].reason, other.name)  # type: ignore[union-attr]
