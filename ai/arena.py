@@ -158,7 +158,11 @@ class _Named:
         self.name = name
 
     def __call__(self, seed: int) -> Engine:
-        return make_player(self.name, seed)
+        player = make_player(self.name, seed)
+        # a game process loads the compiled search now, not in its first move (where the player would
+        # answer with its slow fallback while the loading thread holds the interpreter)
+        compile_ahead(self.name)
+        return player
 
 
 def _run_one(job: tuple[GameSpec, EngineFactory, EngineFactory]) -> ArenaGame:

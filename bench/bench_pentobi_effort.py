@@ -9,7 +9,7 @@ keeps the part of its last tree that the moves since then lead to).
 Positions: games of the greedy player (seeded), or with ``--replays DIR`` the games saved there (for
 example by ``blokus arena ... --save-replay DIR``).
 Usage: python bench/bench_pentobi_effort.py PENTOBI_GTP [--level 7] [--turns 8,16,24,32,40]
-       [--games 3] [--replays DIR] [--move-time 1600] [--seed 1]
+       [--games 4] [--replays DIR] [--move-time 1600] [--seed 1]
 """
 
 from __future__ import annotations
@@ -88,13 +88,14 @@ def main() -> None:
     parser.add_argument("pentobi", help="path of pentobi-gtp")
     parser.add_argument("--level", type=int, default=7)
     parser.add_argument("--turns", default="8,16,24,32,40")
-    parser.add_argument("--games", type=int, default=3, help="games of the greedy player (without --replays)")
+    parser.add_argument("--games", type=int, default=4,
+                        help="games of the greedy player, or the first games of --replays")
     parser.add_argument("--replays", type=Path, help="positions from the replay files in this folder")
     parser.add_argument("--move-time", type=float, default=1600, help="our time per move in ms")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     turns = [int(t) for t in args.turns.split(",")]
-    games = replay_games(args.replays) if args.replays else greedy_games(args.games, args.seed)
+    games = replay_games(args.replays)[:args.games] if args.replays else greedy_games(args.games, args.seed)
     prepare(wait=None)
     pentobi = VerbosePentobi(args.pentobi, args.level, args.seed)
     ours = make_player("mcts", args.seed)

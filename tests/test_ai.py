@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -214,6 +216,13 @@ def test_mcts_thinks_until_close_to_the_deadline():
     move = e.think(state, deadline, threading.Event())
     assert state.validate(move) is None
     assert deadline - STOP_RESERVE_S - 0.05 <= clock.now <= deadline
+
+
+def test_an_arena_game_process_has_the_compiled_search_before_its_first_move():
+    # a fresh process, as the arena's workers are: the factory returns only once the search is loaded
+    code = "from ai import mcts; from ai.arena import _Named; _Named('mcts')(0); print(mcts.is_ready())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.stdout.strip() == "True", out.stderr
 
 
 def test_choose_move_sync():
