@@ -109,7 +109,13 @@ class Bot:
         args = self.args
         warm_up()
         started = time.monotonic()
-        await asyncio.to_thread(compile_ahead, self.ai_name)  # the first start compiles the AI (numba)
+        # the first start compiles the AI (numba): here, or in the engine's worker process
+        wait_ready = getattr(self.player, "wait_ready", None)
+        if wait_ready is not None:
+            if not await asyncio.to_thread(wait_ready, None):
+                log.warning("the engine process is not ready; its moves are replaced by fallbacks")
+        else:
+            await asyncio.to_thread(compile_ahead, self.ai_name)
         log.info("AI %s ready after %.1f s", self.ai_name, time.monotonic() - started)
         try:
             self.conn, early = await open_and_join(self._connect, self.season, reservation=args.reservation,
@@ -217,8 +223,10 @@ class Bot:
         self.max_elapsed = max(self.max_elapsed, time.monotonic() - request.at)
         if decision.source.startswith("fallback"):
             self.fallbacks += 1
-        log.info("turn %d %s: %s (%s, %.0f ms)", state.turn, state.current_color.name, decision.move,
-                 decision.source, decision.elapsed * 1000)
+        info = getattr(self.player, "last_info", {}) if decision.source == "engine" else {}
+        details = "".join(f", {key} {info[key]}" for key in ("simulations", "depth", "fallback") if key in info)
+        log.info("turn %d %s: %s (%s, %.0f ms%s)", state.turn, state.current_color.name, decision.move,
+                 decision.source, decision.elapsed * 1000, details)
 
     def _fail(self, code: int, reason: str) -> int:
         reason = " ".join(reason.split())  # one line, also for multi-line parser messages

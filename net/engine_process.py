@@ -55,13 +55,17 @@ class SharedFlag:
 
 def _worker(name: str, seed: int | None, conn: multiprocessing.connection.Connection, stop: SharedFlag,
             nice: int) -> None:
-    from ai import make_player
+    from ai import compile_ahead, make_player
 
     if nice:
         with contextlib.suppress(OSError, AttributeError):
             os.nice(nice)  # the search yields the CPU to the bot's I/O loop and to the game server
 
     engine = make_player(name, seed=seed)
+    # compile (first start) or load the search before the first request: the bot waits for this answer
+    # before it joins, so that no move of the game is played by the engine's slow fallback
+    compile_ahead(name)
+    conn.send((READY, None, None, {}))
     while True:
         try:
             request = conn.recv()
@@ -72,15 +76,19 @@ def _worker(name: str, seed: int | None, conn: multiprocessing.connection.Connec
         rid, state, deadline = request
         try:
             move = engine.think(state, deadline, stop)
-            conn.send((rid, move, None))
+            conn.send((rid, move, None, dict(engine.last_info)))
         except KeyboardInterrupt:
             return
         except Exception as exc:  # reported to the bot, which falls back
-            conn.send((rid, None, f"{type(exc).__name__}: {exc}"))
+            conn.send((rid, None, f"{type(exc).__name__}: {exc}", {}))
+
+
+READY = 0  # the request id of the worker's first message: its search is compiled and loaded
 
 
 class ProcessPlayer(Player):
-    """An ``ai`` engine by name, thinking in a worker process."""
+    """An ``ai`` engine by name, thinking in a worker process. ``last_info``: the engine's statistics of
+    the last answer (simulations, depth, a fallback's name ...)."""
 
     def __init__(self, name: str, seed: int | None = None, *, nice: int = 10) -> None:
         self.name = name
@@ -96,6 +104,22 @@ class ProcessPlayer(Player):
         self._pending: dict[int, asyncio.Future] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._dead: str | None = None
+        self._ready = False
+        self.last_info: dict = {}
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Block until the worker has its search compiled and loaded (at most ``timeout`` seconds; call it
+        before the first ``choose_move``, from a thread: compiling takes tens of seconds on a first start).
+        Returns whether it is ready; False if it died."""
+        if self._ready:
+            return True
+        try:
+            if self._conn.poll(timeout):
+                rid, *_ = self._conn.recv()
+                self._ready = rid == READY
+        except (EOFError, OSError):
+            return False
+        return self._ready
 
     async def choose_move(self, state: GameState, deadline: float) -> Move:
         if self._dead is not None:
@@ -114,20 +138,24 @@ class ProcessPlayer(Player):
         self._stop.clear()
         try:
             self._conn.send((rid, state, deadline))
-            move, error = await future
+            move, error, info = await future
         finally:
             self._pending.pop(rid, None)
         if error is not None:
             raise RuntimeError(error)
+        self.last_info = info
         return move
 
     def _on_readable(self) -> None:
         try:
             while self._conn.poll():
-                rid, move, error = self._conn.recv()
+                rid, move, error, info = self._conn.recv()
+                if rid == READY:
+                    self._ready = True
+                    continue
                 future = self._pending.pop(rid, None)
                 if future is not None and not future.done():
-                    future.set_result((move, error))
+                    future.set_result((move, error, info))
         except (EOFError, OSError) as exc:
             self._dead = f"engine process ended: {exc or 'EOF'}"
             if self._loop is not None:

@@ -392,6 +392,24 @@ async def test_process_player_thinks_in_a_worker_process():
     assert not player._proc.is_alive()
 
 
+async def test_process_player_is_ready_before_its_first_move():
+    import time
+
+    from net.engine_process import ProcessPlayer
+
+    player = ProcessPlayer("mcts", seed=1)
+    try:
+        assert await asyncio.to_thread(player.wait_ready, 600)  # compiled or loaded in the worker
+        state = _midgame()
+        move = await player.choose_move(state.copy(), time.monotonic() + 0.3)
+        assert check_move(state, move) is None
+        # the worker's first answer comes from the compiled search, not from its fallback
+        # (how many simulations fit depends on the machine's load: the worker runs at a lower priority)
+        assert "fallback" not in player.last_info and "simulations" in player.last_info, player.last_info
+    finally:
+        player.close()
+
+
 async def test_process_player_that_died_gives_a_fallback_move():
     import time
 
