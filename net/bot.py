@@ -120,9 +120,7 @@ class Bot:
         try:
             self.conn, early = await open_and_join(self._connect, self.season, reservation=args.reservation,
                                                    room=args.room)
-        except ConnectionFailed as exc:
-            return self._fail(EXIT_CONNECTION, str(exc))
-        except ConnectionError as exc:
+        except (ConnectionFailed, ConnectionError) as exc:
             return self._fail(EXIT_CONNECTION, str(exc))
         log.info("connected to %s:%s, ai %s", args.host, args.port, self.ai_name)
         try:

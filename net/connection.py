@@ -515,15 +515,14 @@ async def open_and_join(make: Callable[[Season | None], Connection], season: Sea
         except TimeoutError:  # a slow server: go on waiting in the caller's loop
             return conn, seen
         seen.append(event)
-        if isinstance(event, Sent | Ignored):  # our own join; a 27.x server's <close/> before it hangs up
-            continue
-        if not isinstance(event, Closed):
+        if isinstance(event, Closed):
+            break
+        if not isinstance(event, Sent | Ignored):  # our own join; a 27.x server's <close/> before it hangs up
             return conn, seen
-        break
     await conn.close()
     other = next(s for s in SEASONS.values() if s is not conn.season)
     log.warning("the server closed the connection after a join for season %s (%s); trying season %s",
-                conn.season.name, seen[-1].reason, other.name)  # type: ignore[union-attr]
+                conn.season.name, event.reason, other.name)
     return await start(other), []
 
 
