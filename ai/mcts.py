@@ -96,6 +96,7 @@ class MctsParams:
     score_z: float = 0.3  # > 0: instead of score_weight, a bonus of up to this for a margin above the search's
     #                       mean margin (in standard deviations; "quality-based rewards", as Pentobi does)
     prune: float = 0.01  # > 0: below the root, keep only the moves the model rates at least this x the best
+    reuse: bool = True  # keep the subtree of the position reached since the last search (not a search input)
 
     def vector(self) -> np.ndarray:
         head = np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
@@ -564,6 +565,69 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
             amaf[played[i]] = 0
 
 
+@njit(cache=True)
+def copy_subtree(root, s_first, s_count, s_n, s_pid, s_child, s_en, s_ew, s_pn, s_pw, s_rn, s_rw, s_p, s_counters,
+                 d_first, d_count, d_n, d_pid, d_child, d_en, d_ew, d_pn, d_pw, d_rn, d_rw, d_p, d_counters):
+    """Copy the subtree of node ``root`` of one tree into another, as its node 0 (breadth first, so the
+    copy is compact); sets the copy's node and edge counts."""
+    order = np.empty(s_counters[0], dtype=np.int32)  # old node id of each new node
+    order[0] = root
+    nodes = 1
+    edges = 0
+    i = 0
+    while i < nodes:
+        old = order[i]
+        d_n[i, 0] = s_n[old, 0]
+        d_n[i, 1] = s_n[old, 1]
+        first = s_first[old]
+        if first < 0:
+            d_first[i] = -1
+            d_count[i] = 0
+        else:
+            count = s_count[old]
+            d_first[i] = edges
+            d_count[i] = count
+            for j in range(count):
+                e = first + j
+                g = edges + j
+                d_pid[g] = s_pid[e]
+                d_en[g] = s_en[e]
+                d_ew[g] = s_ew[e]
+                d_pn[g] = s_pn[e]
+                d_pw[g] = s_pw[e]
+                d_rn[g] = s_rn[e]
+                d_rw[g] = s_rw[e]
+                d_p[g] = s_p[e]
+                child = s_child[e]
+                if child >= 0:
+                    order[nodes] = child
+                    d_child[g] = nodes
+                    nodes += 1
+                else:
+                    d_child[g] = -1
+            edges += count
+        i += 1
+    d_counters[0] = nodes
+    d_counters[1] = edges
+
+
+@njit(cache=True)
+def keep_root_statistics(old_first, old_count, node_first, node_count, edge_pid, edge_child, edge_n, edge_w, edge_rn,
+                         edge_rw):
+    """The root (node 0) was expanded afresh (all its moves, new priors): give its edges the visits, values
+    and children of the same moves in its old edge list."""
+    first = node_first[0]
+    for i in range(first, first + node_count[0]):
+        for j in range(old_first, old_first + old_count):
+            if edge_pid[j] == edge_pid[i]:
+                edge_child[i] = edge_child[j]
+                edge_n[i] = edge_n[j]
+                edge_w[i] = edge_w[j]
+                edge_rn[i] = edge_rn[j]
+                edge_rw[i] = edge_rw[j]
+                break
+
+
 # --- the player ------------------------------------------------------------------------------------
 
 # compiled ahead of time in a child process (``ai.compiled``); until ready the player answers with the
@@ -597,6 +661,8 @@ class MctsPlayer(Engine):
             self.params = MctsParams(**json.loads(os.environ["BLOKUS_MCTS_PARAMS"]))
         self.max_simulations = max_simulations  # a fixed budget (weaker levels, reproducible tests)
         self.tree = Tree()  # allocated here, not in the first timed search
+        self._spare: Tree | None = None  # the other tree when a subtree is kept (copied over)
+        self._searched: FastState | None = None  # the root position of the search in ``self.tree``
         self.scratch = Scratch()
         self._fallback = LookaheadPlayer(seed, clock=clock)
         prepare()  # compile in the background from the start, not at the first move
@@ -613,8 +679,9 @@ class MctsPlayer(Engine):
             return no_placement_move(state, self.rng)
         if len(pids) == 1:
             return move_of_placement(color, int(pids[0]))
-        tree, scratch = self.tree, self.scratch
         root = FastState.from_state(state)
+        kept = self._keep_subtree(root) if self.params.reuse else 0
+        tree, scratch = self.tree, self.scratch
         last_root = np.full(4, -1, dtype=np.int32)
         if isinstance(state.last_move, SetMove):
             pid = placement_of(state.last_move)
@@ -622,15 +689,28 @@ class MctsPlayer(Engine):
                 last_root[state.last_move.color] = pid
         seed_rng(self.rng.randrange(2**31))
         scratch.margins[:] = 0.0
-        tree.counters[:] = 0
-        tree.counters[0] = 1
-        tree.node_first[0] = -1
-        tree.node_count[0] = 0
-        tree.node_n[0] = 0.0  # both columns
+        if kept:
+            tree.counters[2:] = 0  # simulations and depth of this search
+        else:
+            tree.counters[:] = 0
+            tree.counters[0] = 1
+            tree.node_first[0] = -1
+            tree.node_count[0] = 0
+            tree.node_n[0] = 0.0  # both columns
         params = self.params.vector()
         args = (root.b, root.m, root.first_cells, last_root, params, *scratch.arrays(), *tree.arrays())
-        if self.params.root_eval > 0 and expand_root(*args):
+        if kept:
+            # a kept node lists only the moves its prior did not prune, with the prior of an inner node:
+            # the root gets all its moves and the root's priors, with the statistics gathered so far
+            old_first, old_count = int(tree.node_first[0]), int(tree.node_count[0])
+            if expand_root(*args):
+                keep_root_statistics(old_first, old_count, tree.node_first, tree.node_count, tree.edge_pid,
+                                     tree.edge_child, tree.edge_n, tree.edge_w, tree.edge_rn, tree.edge_rw)
+                if self.params.root_eval > 0:
+                    self._root_prior(state, tree, timer)
+        elif self.params.root_eval > 0 and expand_root(*args):
             self._root_prior(state, tree, timer)
+        self._searched = root
         batch = 8
         while True:
             budget = batch
@@ -659,8 +739,46 @@ class MctsPlayer(Engine):
             best = int(np.lexsort((values, visits))[-1])
             best_pid = int(tree.edge_pid[first + best])
         self.last_info = {"simulations": sims, "moves": len(pids), "time": timer.elapsed(),
-                          "depth": int(tree.counters[3]), "cpu_share": round(timer.share, 2)}
+                          "depth": int(tree.counters[3]), "cpu_share": round(timer.share, 2), "kept": kept}
         return move_of_placement(color, best_pid)
+
+    def _keep_subtree(self, root: FastState) -> int:
+        """If the last search's tree holds ``root`` (the moves played since its root were searched), make
+        that node the tree's root, dropping the rest; returns the simulations kept there (0: start afresh)."""
+        searched, self._searched = self._searched, None
+        tree = self.tree
+        if searched is None or not np.array_equal(searched.first_cells, root.first_cells):
+            return 0
+        b, m = searched.b.copy(), searched.m.copy()
+        cells_now = root.b[F.CELL:F.CELL + NCELLS]
+        node = 0
+        while m[M_TURN] < root.m[M_TURN] and not F.is_over(m):
+            first, count = int(tree.node_first[node]), int(tree.node_count[node])
+            if first < 0:
+                return 0
+            # the placement the colour to move made: its cells, found among the node's moves
+            color = int(m[M_TURN]) & 3
+            placed = np.flatnonzero((cells_now == color + 1) & (b[F.CELL:F.CELL + NCELLS] == 0))
+            if not 0 < len(placed) <= 5:
+                return 0
+            target = np.full(5, NCELLS, dtype=np.int64)
+            target[:len(placed)] = placed
+            cells = np.sort(P_CELLS[tree.edge_pid[first:first + count]], axis=1)
+            hits = np.flatnonzero((cells == target).all(axis=1))
+            if not len(hits):
+                return 0
+            edge = first + int(hits[0])
+            F.play(b, m, int(tree.edge_pid[edge]), root.first_cells)
+            node = int(tree.edge_child[edge])
+            if node < 0:
+                return 0
+        if not (np.array_equal(b, root.b) and np.array_equal(m, root.m)) or tree.node_first[node] < 0:
+            return 0
+        if node != 0:
+            spare = self._spare or Tree(len(tree.node_first), len(tree.edge_pid))
+            copy_subtree(node, *tree.arrays(), *spare.arrays())
+            self.tree, self._spare = spare, tree
+        return int(self.tree.node_n[0, 0])
 
     def _root_prior(self, state: GameState, tree: Tree, timer: TimeKeeper) -> None:
         """Priors of the root moves from the tuned evaluation one ply ahead (the greedy player's view)."""
@@ -690,3 +808,7 @@ def warm_up() -> None:
     seed_rng(0)
     run(2, root.b, root.m, root.first_cells, np.full(4, -1, dtype=np.int32), MctsParams().vector(),
         *scratch.arrays(), *tree.arrays())
+    copy = Tree(max_nodes=16, max_edges=4096)  # keeping a subtree
+    copy_subtree(0, *tree.arrays(), *copy.arrays())
+    keep_root_statistics(0, 0, copy.node_first, copy.node_count, copy.edge_pid, copy.edge_child, copy.edge_n,
+                         copy.edge_w, copy.edge_rn, copy.edge_rw)

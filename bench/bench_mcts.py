@@ -90,8 +90,9 @@ def main() -> None:
     print(f"{'turn':>4} {'moves':>5} {'sims/cpu-s':>10} {'nodes':>6} {'edges':>8} {'depth':>5}")
     for turns in (int(t) for t in args.turns.split(",")):
         state = position(turns, args.seed)
+        # warm-up (caches, compiled code) by another player: a player would keep its tree for the same position
+        MctsPlayer(1, max_simulations=args.simulations).think(state.copy(), time.monotonic() + 600, threading.Event())
         player = MctsPlayer(1, max_simulations=args.simulations)
-        player.think(state.copy(), time.monotonic() + 600, threading.Event())  # warm-up (caches, compiled code)
         start = time.thread_time()
         player.think(state.copy(), time.monotonic() + 600, threading.Event())
         spent = time.thread_time() - start

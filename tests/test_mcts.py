@@ -13,7 +13,7 @@ import ai.mcts as mcts
 from ai.mcts import MctsPlayer
 from model.pieces import Shape
 from model.season import SEASONS
-from model.state import GameState
+from model.state import GameState, placement_of
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -123,8 +123,9 @@ def test_the_lazy_mcts_player_plays_as_the_mcts_player():
     assert isinstance(lazy, LazyCompiledPlayer)
     lazy.think(state.copy(), lazy.clock() + 0.2, threading.Event())  # ai.mcts is imported: builds it at once
     assert isinstance(lazy._player, MctsPlayer)
-    lazy._player.max_simulations = 60  # a fixed budget: reproducible
-    fresh = MctsPlayer(seed=5, max_simulations=60)
+    lazy._player.max_simulations = 60  # a fixed budget: reproducible ...
+    lazy._player.params = mcts.MctsParams(reuse=False)  # ... from a fresh tree (the timed search's is not)
+    fresh = MctsPlayer(seed=5, max_simulations=60, params=mcts.MctsParams(reuse=False))
     fresh.think(state.copy(), fresh.clock() + 0.2, threading.Event())  # the same history of random draws
     assert lazy.choose_move_sync(state, move_time=30.0) == fresh.choose_move_sync(state, move_time=30.0)
     assert "simulations" in lazy.last_info
@@ -160,6 +161,81 @@ def test_pruning_keeps_the_root_whole_and_cuts_below_it():
         assert float(p.min()) >= 0.05 * float(p.max()) - 1e-6
         cut += 1
     assert cut > 10
+
+
+def _edge_of(tree, node: int, pid: int) -> int | None:
+    first, count = int(tree.node_first[node]), int(tree.node_count[node])
+    edges = [e for e in range(first, first + count) if int(tree.edge_pid[e]) == pid]
+    return edges[0] if edges else None
+
+
+def _statistics(tree, node: int, depth: int) -> dict:
+    """Visits and values of ``node`` and, ``depth`` levels down, of its moves and their subtrees."""
+    stats: dict = {"node": tuple(tree.node_n[node].tolist())}
+    first, count = int(tree.node_first[node]), int(tree.node_count[node])
+    for e in range(first, first + count) if depth and first >= 0 else ():
+        child = int(tree.edge_child[e])
+        below = _statistics(tree, child, depth - 1) if child >= 0 else None
+        stats[int(tree.edge_pid[e])] = (float(tree.edge_n[e]), float(tree.edge_w[e]), float(tree.edge_rn[e]),
+                                        float(tree.edge_rw[e]), below)
+    return stats
+
+
+def _searched_reply(player: MctsPlayer, move) -> tuple[int, int]:
+    """The opponent's most searched reply to ``move`` in the player's tree, and its node."""
+    tree = player.tree
+    mid = int(tree.edge_child[_edge_of(tree, 0, placement_of(move))])
+    first, count = int(tree.node_first[mid]), int(tree.node_count[mid])
+    reply = max(range(first, first + count), key=lambda e: float(tree.edge_n[e]))
+    return int(tree.edge_pid[reply]), int(tree.edge_child[reply])
+
+
+def test_the_next_search_keeps_the_subtree_of_the_moves_played():
+    state = _position(40)
+    player = MctsPlayer(seed=6, max_simulations=3000)
+    move = player.choose_move_sync(state, move_time=60.0)
+    reply, node = _searched_reply(player, move)
+    kept = _statistics(player.tree, node, 2)
+    state.play(move)
+    state.push_placement(reply)
+    player.max_simulations = 0  # look at the kept tree as the next search starts
+    player.choose_move_sync(state, move_time=60.0)
+    assert player.last_info["kept"] == kept["node"][0] > 100
+    now = _statistics(player.tree, 0, 2)
+    assert now["node"] == kept["node"]
+    # the root lists every legal move now (an inner node's prior pruned some); the searched ones keep their
+    # visits, values and subtrees
+    assert sorted(k for k in now if k != "node") == sorted(state.legal_placements().tolist())
+    assert all(now[pid] == kept[pid] for pid in kept if pid != "node")
+    assert all(now[pid][0] == 0 for pid in now if pid not in kept)
+    player.max_simulations = 500
+    assert state.is_legal(player.choose_move_sync(state, move_time=60.0))
+    assert player.tree.node_n[0, 0] == kept["node"][0] + 500
+
+
+def test_a_position_the_last_search_did_not_reach_starts_afresh():
+    state = _position(40)
+    player = MctsPlayer(seed=6, max_simulations=400)
+    move = player.choose_move_sync(state, move_time=60.0)
+    tree = player.tree
+    mid = int(tree.edge_child[_edge_of(tree, 0, placement_of(move))])
+    state.play(move)
+    unsearched = [pid for pid in state.legal_placements().tolist() if _edge_of(tree, mid, pid) is None
+                  or tree.edge_child[_edge_of(tree, mid, pid)] < 0]
+    state.push_placement(unsearched[0])
+    assert state.is_legal(player.choose_move_sync(state, move_time=60.0))
+    assert player.last_info["kept"] == 0 and player.tree.node_n[0, 0] == 400
+    player.choose_move_sync(_position(20, seed=2), move_time=60.0)  # another game
+    assert player.last_info["kept"] == 0
+
+
+def test_the_same_position_again_keeps_the_whole_tree():
+    """A hint, then the AI's move in the same position: the second search goes on with the first's tree."""
+    state = _position(30)
+    player = MctsPlayer(seed=6, max_simulations=300)
+    player.choose_move_sync(state, move_time=60.0)
+    player.choose_move_sync(state, move_time=60.0)
+    assert player.last_info["kept"] == 300 and player.tree.node_n[0, 0] == 600
 
 
 def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
