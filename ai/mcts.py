@@ -110,7 +110,9 @@ class MctsParams:
 class Tree:
     """Preallocated tree arrays (nodes and edges), reused between moves."""
 
-    def __init__(self, max_nodes: int = 100_000, max_edges: int = 1_000_000) -> None:
+    # a search of 1.6 s adds up to ~650,000 edges on a slow machine (bench/bench_mcts.py: ~80 per simulation
+    # in the middle game); the arrays take memory only where written
+    def __init__(self, max_nodes: int = 200_000, max_edges: int = 4_000_000) -> None:
         self.node_first = np.zeros(max_nodes, dtype=np.int32)  # first edge; -1: not expanded
         self.node_count = np.zeros(max_nodes, dtype=np.int32)
         self.node_n = np.zeros((max_nodes, 2), dtype=np.float32)  # visits, value sum for the team to move
@@ -343,10 +345,12 @@ def _prior(b, m, color, pid, local, mark, params):
 def _expand(node, b, m, first_cells, scratch_moves, logits, seen, stamp, local, last, marks, mscratch, feats, params,
             node_first, node_count, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p,
             counters):
+    first = counters[1]
+    if first + MAX_MOVES > edge_pid.shape[0]:
+        return False  # the tree is full (checked first: a failed expansion would cost a move generation)
     color = m[M_TURN] & 3
     n = _gen(b, m, color, first_cells, scratch_moves, seen, stamp)
     n = _early_filter(m, color, scratch_moves, n, params)
-    first = counters[1]
     pn = params[R_PRIOR_N]
     if params[R_MOVE_PRIOR] > 0 and n > 0:
         # the fitted move model: probabilities for the exploration term, start values below the node's mean
@@ -366,8 +370,6 @@ def _expand(node, b, m, first_cells, scratch_moves, logits, seen, stamp, local, 
                     logits[k] = logits[i]
                     k += 1
             n = k
-        if first + n > edge_pid.shape[0]:
-            return False
         total = 0.0
         for i in range(n):
             logits[i] = math.exp(logits[i] - top)
@@ -378,8 +380,6 @@ def _expand(node, b, m, first_cells, scratch_moves, logits, seen, stamp, local, 
             edge_p[e] = logits[i] / total
             edge_pw[e] = -scale * (1.0 - math.sqrt(logits[i]))
     else:
-        if first + n > edge_pid.shape[0]:
-            return False
         mark = np.int32(stamp[0])
         MF.mark_local(b, last, color, local, mark)
         best = 0.0
@@ -799,7 +799,7 @@ def warm_up() -> None:
     from model.pieces import Shape
 
     F.warm_up()
-    tree, scratch = Tree(max_nodes=16, max_edges=4096), Scratch()
+    tree, scratch = Tree(max_nodes=16, max_edges=2 * MAX_MOVES), Scratch()
     state = GameState(Shape.PENTO_L)
     state.push_placement(int(state.legal_placements()[0]))
     root = FastState.from_state(state)
@@ -808,7 +808,7 @@ def warm_up() -> None:
     seed_rng(0)
     run(2, root.b, root.m, root.first_cells, np.full(4, -1, dtype=np.int32), MctsParams().vector(),
         *scratch.arrays(), *tree.arrays())
-    copy = Tree(max_nodes=16, max_edges=4096)  # keeping a subtree
+    copy = Tree(max_nodes=16, max_edges=2 * MAX_MOVES)  # keeping a subtree
     copy_subtree(0, *tree.arrays(), *copy.arrays())
     keep_root_statistics(0, 0, copy.node_first, copy.node_count, copy.edge_pid, copy.edge_child, copy.edge_n,
                          copy.edge_w, copy.edge_rn, copy.edge_rw)
