@@ -795,7 +795,8 @@ class MctsPlayer(Engine):
 
 
 def warm_up() -> None:
-    """Compile (or load from numba's cache) the search: a few simulations on a fresh game."""
+    """Compile (or load from numba's cache) every kernel a move calls, with the argument types it calls
+    them with (a kernel first met in a move would be compiled there: a second or more, past the deadline)."""
     from model.pieces import Shape
 
     F.warm_up()
@@ -806,9 +807,13 @@ def warm_up() -> None:
     tree.node_first[0] = -1
     tree.counters[0] = 1
     seed_rng(0)
-    run(2, root.b, root.m, root.first_cells, np.full(4, -1, dtype=np.int32), MctsParams().vector(),
-        *scratch.arrays(), *tree.arrays())
+    args = (root.b, root.m, root.first_cells, np.full(4, -1, dtype=np.int32), MctsParams().vector(),
+            *scratch.arrays(), *tree.arrays())
+    expand_root(*args)
+    run(2, *args)
     copy = Tree(max_nodes=16, max_edges=2 * MAX_MOVES)  # keeping a subtree
     copy_subtree(0, *tree.arrays(), *copy.arrays())
     keep_root_statistics(0, 0, copy.node_first, copy.node_count, copy.edge_pid, copy.edge_child, copy.edge_n,
                          copy.edge_w, copy.edge_rn, copy.edge_rw)
+    F.is_over(root.m)  # following the moves played since the last search
+    F.play(root.b.copy(), root.m.copy(), int(tree.edge_pid[0]), root.first_cells)

@@ -7,6 +7,7 @@ neither race the real clock nor depend on the machine's speed.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import re
 import subprocess
@@ -223,6 +224,43 @@ def test_an_arena_game_process_has_the_compiled_search_before_its_first_move():
     code = "from ai import mcts; from ai.arena import _Named; _Named('mcts')(0); print(mcts.is_ready())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert out.stdout.strip() == "True", out.stderr
+
+
+_NO_COMPILE_IN_A_MOVE = """
+import json, sys
+import numba
+from ai import compile_ahead, make_player
+from model.pieces import Shape
+from model.state import GameState
+
+name = sys.argv[1]
+compile_ahead(name)
+modules = [m for m in list(sys.modules.values()) if getattr(m, "__name__", "").startswith(("ai.", "model."))]
+kernels = {f"{m.__name__}.{k}": v for m in modules for k, v in vars(m).items()
+           if isinstance(v, numba.core.registry.CPUDispatcher)}
+before = {k: len(v.signatures) for k, v in kernels.items()}
+player = make_player(name, 1)
+state = GameState(Shape.PENTO_L)
+while state.turn < 12:  # one player for all colours: the search's tree is kept from move to move
+    state.play(player.choose_move_sync(state, move_time=0.15))
+state.push_placement(int(state.legal_placements()[0]))
+player.choose_move_sync(state, move_time=0.15)  # a position the tree did not reach
+player.choose_move_sync(state, move_time=0.15)  # the same position again
+print(json.dumps({"kernels": len(kernels), "fallback": "fallback" in player.last_info,
+                  "compiled in a move": [k for k, v in kernels.items() if len(v.signatures) != before[k]]}))
+"""
+
+
+@pytest.mark.parametrize("name", ["mcts", "lookahead"])
+def test_no_kernel_is_compiled_or_loaded_in_a_move(name):
+    """After ``compile_ahead`` (the bot's engine process, the arena's game process) a move calls only
+    kernels its ``warm_up`` made ready: one first met in a move is compiled or loaded there (a second or
+    more on a slow machine: past the 2-second limit on its first move)."""
+    out = subprocess.run([sys.executable, "-c", _NO_COMPILE_IN_A_MOVE, name], capture_output=True, text=True,
+                         timeout=600)
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert report["kernels"] > 10 and not report["fallback"]
+    assert report["compiled in a move"] == []
 
 
 def test_choose_move_sync():
