@@ -215,6 +215,15 @@ def shapes_to_place(m, color):
 
 
 @njit(cache=True)
+def is_attach_point(b, abase, first, first_cells, a):
+    """Whether the colour's next piece may touch cell ``a`` by a corner: before its first piece, a free
+    cell of the first-move rule (``first_cells``); later one of its attach points (flags from ``abase``)."""
+    if first:
+        return first_cells[a] != 0 and b[CELL + a] == 0
+    return b[np.uint64(abase) + np.uint64(a)] != 0
+
+
+@njit(cache=True)
 def gen_moves(b, m, color, first_cells, out, seen, stamp):
     """Write the legal placement ids of ``color`` into ``out`` (unsorted, distinct); return how many.
 
@@ -227,10 +236,7 @@ def gen_moves(b, m, color, first_cells, out, seen, stamp):
     abase = np.uint64(ANCH + color * NCELLS)
     n = 0
     for a in range(NCELLS):
-        if first:
-            if first_cells[a] == 0 or b[CELL + a] != 0:
-                continue
-        elif b[abase + np.uint64(a)] == 0:
+        if not is_attach_point(b, abase, first, first_cells, a):
             continue
         n = add_anchor_moves(b, fbase, a, avail, out, n, seen, stamp)
     return n
@@ -249,10 +255,7 @@ def count_moves(b, m, color, first_cells, limit):
     abase = ANCH + color * NCELLS
     n = 0
     for a in range(NCELLS):
-        if first:
-            if first_cells[a] == 0 or b[CELL + a] != 0:
-                continue
-        elif b[abase + a] == 0:
+        if not is_attach_point(b, abase, first, first_cells, a):
             continue
         ids, offsets, base = candidates(b, fbase, a)
         for s in range(NSHAPES):
@@ -268,7 +271,7 @@ def count_moves(b, m, color, first_cells, limit):
                         q = P_CELLS[pid, j]
                         if q >= NCELLS:
                             break
-                        if q < lowest and ((first and first_cells[q] != 0) or (not first and b[abase + q] != 0)):
+                        if q < lowest and is_attach_point(b, abase, first, first_cells, q):
                             lowest = q
                     if lowest != a:
                         continue
@@ -289,10 +292,7 @@ def placeable_shapes(b, m, color, first_cells):
     fbase = FORB + color * FSTRIDE
     abase = ANCH + color * NCELLS
     for a in range(NCELLS):
-        if first:
-            if first_cells[a] == 0 or b[CELL + a] != 0:
-                continue
-        elif b[abase + a] == 0:
+        if not is_attach_point(b, abase, first, first_cells, a):
             continue
         ids, offsets, base = candidates(b, fbase, a)
         for s in range(NSHAPES):
