@@ -7,6 +7,8 @@ second start = cache):
 * ``blokus moves FILE`` (the compiled rule engine);
 * ``blokus bot --ai mcts`` (the default AI; first, from the empty cache) and ``blokus bot --ai lookahead``
   until it would connect (it compiles the search before connecting; there is no server, so it then exits);
+* the bot's first move: after the bot's preparation (``compile_ahead``, as above), the time of the default AI's
+  first move at 1600 ms (a kernel first met in a move would be compiled there, past the 2-second limit);
 * the TUI's first frame, headless, for the default opponent and for ``--opponent lookahead`` (both compiled:
   the compile runs in the background on the first move; the frame must not wait for it).
 
@@ -43,6 +45,23 @@ asyncio.run(main())
 """
 
 
+FIRST_MOVE = """
+import time
+from ai import compile_ahead, make_player
+from model.pieces import Shape
+from model.state import GameState
+compile_ahead("mcts")
+state = GameState(Shape.PENTO_L)
+for _ in range(4):
+    state.push_placement(int(state.legal_placements()[0]))
+player = make_player("mcts", 1)
+for _ in range(2):
+    t0 = time.monotonic()
+    state.play(player.choose_move_sync(state, move_time=1.6))
+    print(f"{(time.monotonic() - t0) * 1000:.0f}", end=" ")
+"""
+
+
 def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, str]:
     start = time.perf_counter()
     done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=900)
@@ -68,6 +87,8 @@ def main() -> None:
             for run in ("first", "second"):
                 t, _ = timed([py, "-m", "blokus", "bot", "--ai", ai, "-p", "1"], env, fresh)
                 print(f"blokus bot --ai {ai} until it connects ({run} start): {t:.1f} s")
+        t, out = timed([py, "-c", FIRST_MOVE], env, fresh)
+        print(f"the default AI's first two moves after compile_ahead, at 1600 ms: {out} ms")
         for label, argv in (("default opponent", []), ("--opponent lookahead", ["--opponent", "lookahead"])):
             t, out = timed([py, "-c", FIRST_FRAME, *argv], env, fresh)
             print(f"TUI first frame, {label}: {out} s (process {t:.1f} s)")
