@@ -222,7 +222,7 @@ class Bot:
         if decision.source.startswith("fallback"):
             self.fallbacks += 1
         info = getattr(self.player, "last_info", {}) if decision.source == "engine" else {}
-        details = "".join(f", {key} {info[key]}" for key in ("simulations", "depth", "fallback") if key in info)
+        details = "".join(f", {key} {info[key]}" for key in ("simulations", "kept", "depth", "fallback") if key in info)
         log.info("turn %d %s: %s (%s, %.0f ms%s)", state.turn, state.current_color.name, decision.move,
                  decision.source, decision.elapsed * 1000, details)
 
