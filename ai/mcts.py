@@ -699,17 +699,15 @@ class MctsPlayer(Engine):
             tree.node_n[0] = 0.0  # both columns
         params = self.params.vector()
         args = (root.b, root.m, root.first_cells, last_root, params, *scratch.arrays(), *tree.arrays())
-        if kept:
-            # a kept node lists only the moves its prior did not prune, with the prior of an inner node:
-            # the root gets all its moves and the root's priors, with the statistics gathered so far
-            old_first, old_count = int(tree.node_first[0]), int(tree.node_count[0])
-            if expand_root(*args):
+        # a kept node lists only the moves its prior did not prune, with the prior of an inner node: the root
+        # gets all its moves and the root's priors, with the statistics gathered so far
+        old_first, old_count = int(tree.node_first[0]), int(tree.node_count[0])
+        if (kept or self.params.root_eval > 0) and expand_root(*args):
+            if kept:
                 keep_root_statistics(old_first, old_count, tree.node_first, tree.node_count, tree.edge_pid,
                                      tree.edge_child, tree.edge_n, tree.edge_w, tree.edge_rn, tree.edge_rw)
-                if self.params.root_eval > 0:
-                    self._root_prior(state, tree, timer)
-        elif self.params.root_eval > 0 and expand_root(*args):
-            self._root_prior(state, tree, timer)
+            if self.params.root_eval > 0:
+                self._root_prior(state, tree, timer)
         self._searched = root
         batch = 8
         while True:
