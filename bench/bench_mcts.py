@@ -22,7 +22,7 @@ from numba import njit
 from ai import mcts
 from ai.mcts import MctsParams, MctsPlayer, Scratch, prepare, seed_rng
 from model import fast as F
-from model.fast import M_TURN, FastState
+from model.fast import FastState
 from model.pieces import Shape
 from model.state import GameState
 
@@ -50,13 +50,9 @@ def _playouts(count, b_root, m_root, first_cells, params, b, m, weights, seen, s
         last[:] = -1
         lcount[:] = -1
         while not F.is_over(m):
-            color = m[M_TURN] & 3
-            pid = mcts._playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount,
-                                     params, size_w, cands)
-            if pid >= 0:
-                last[color] = pid
+            if mcts._playout_turn(b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params,
+                                  size_w, cands) >= 0:
                 placed += 1
-            F.play(b, m, pid, first_cells)
     return placed
 
 

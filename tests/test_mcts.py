@@ -278,3 +278,42 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
         last[color] = pid
         moves += 1
     assert moves > 30
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+@pytest.mark.parametrize("seed", [3, 11])
+def test_playouts_pass_the_turn_as_the_server_does(season, seed):
+    # the playouts pass the turn on without checking that the next colour can place (``F.next_turn``); a
+    # colour without a placement leaves the game at its turn. Mirrored on the plain game state (which drops
+    # such colours at once, as the server does), every placement comes at the same turn from the same colour,
+    # and the game ends at the same turn with the same points
+    from model.fast import M_TURN, FastState
+
+    state = GameState.new(Shape.PENTO_X if season.year == 2027 else Shape.PENTO_V, season=season)
+    rng = random.Random(seed)
+    while state.turn < 4:
+        ids = state.legal_placements()
+        state.push_placement(int(ids[rng.randrange(len(ids))]))
+    fast = FastState.from_state(state)
+    scratch = mcts.Scratch()
+    params = mcts.MctsParams().vector()
+    size_w = params[mcts.R_SIZE_BASE] ** np.arange(6)
+    scratch.last[:] = -1
+    scratch.lcount[:] = -1  # the lists are built at a playout's first turn
+    mcts.seed_rng(seed)
+    left_the_game = 0
+    while not mcts.F.is_over(fast.m):
+        turn, color = int(fast.m[M_TURN]), int(fast.m[M_TURN]) & 3
+        pid = int(mcts._playout_turn(fast.b, fast.m, fast.first_cells, scratch.weights, scratch.seen, scratch.stamp,
+                                     scratch.local, scratch.last, scratch.lists, scratch.lcount, params, size_w,
+                                     scratch.cands))
+        if pid < 0:
+            assert state.is_over or state.turn > turn  # the state had dropped the colour already
+            left_the_game += 1
+            continue
+        assert (state.turn, state.current_color) == (turn, color)
+        assert pid in state.legal_placements().tolist()
+        state.push_placement(pid)
+    assert state.is_over and left_the_game == 4 - bin(int(fast.m[mcts.M_VALID])).count("1")
+    assert [fast.points(c) for c in range(4)] == [state.points(c) for c in range(4)]
+    assert state.turn == int(fast.m[M_TURN]) or int(fast.m[mcts.M_VALID]) == 0
