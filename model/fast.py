@@ -36,7 +36,7 @@ ALL_SHAPES = (1 << NSHAPES) - 1
 
 # layout of ``b``
 FORB = 0  # 4 x (NCELLS + 1)
-FSTRIDE = NCELLS + 1
+FSTRIDE = (NCELLS + 1 + 7) // 8 * 8  # whole words: the attach flags (ANCH) start on one, see next_attach_point
 ANCH = 4 * FSTRIDE  # 4 x NCELLS
 CELL = ANCH + 4 * NCELLS  # NCELLS: 0 empty, colour + 1
 BSIZE = (CELL + NCELLS + 7) // 8 * 8  # whole uint64 words: snapshots are copied word by word
@@ -224,6 +224,27 @@ def is_attach_point(b, abase, first, first_cells, a):
 
 
 @njit(cache=True)
+def next_attach_point(b, abase, first, first_cells, a):
+    """The first cell from ``a`` on that ``is_attach_point``, or NCELLS if none. After the colour's first piece
+    the flags are read a word (8 cells) at a time where a word begins: most words hold none, and a cell by cell
+    scan of the board was most of the time of ``has_move``."""
+    if first:
+        while a < NCELLS and not is_attach_point(b, abase, first, first_cells, a):
+            a += 1
+        return a
+    words = b.view(np.uint64)
+    base = np.int64(abase)
+    while a < NCELLS:
+        if a & 7 == 0 and words[np.uint64((base + a) >> 3)] == 0:
+            a += 8
+            continue
+        if b[np.uint64(base + a)] != 0:
+            return a
+        a += 1
+    return NCELLS
+
+
+@njit(cache=True)
 def gen_moves(b, m, color, first_cells, out, seen, stamp):
     """Write the legal placement ids of ``color`` into ``out`` (unsorted, distinct); return how many.
 
@@ -235,10 +256,10 @@ def gen_moves(b, m, color, first_cells, out, seen, stamp):
     fbase = FORB + color * FSTRIDE
     abase = np.uint64(ANCH + color * NCELLS)
     n = 0
-    for a in range(NCELLS):
-        if not is_attach_point(b, abase, first, first_cells, a):
-            continue
+    a = next_attach_point(b, abase, first, first_cells, 0)
+    while a < NCELLS:
         n = add_anchor_moves(b, fbase, a, avail, out, n, seen, stamp)
+        a = next_attach_point(b, abase, first, first_cells, a + 1)
     return n
 
 
@@ -254,9 +275,8 @@ def count_moves(b, m, color, first_cells, limit):
     fbase = FORB + color * FSTRIDE
     abase = ANCH + color * NCELLS
     n = 0
-    for a in range(NCELLS):
-        if not is_attach_point(b, abase, first, first_cells, a):
-            continue
+    a = next_attach_point(b, abase, first, first_cells, 0)
+    while a < NCELLS:
         ids, offsets, base = candidates(b, fbase, a)
         for s in range(NSHAPES):
             if not (avail >> s) & 1:
@@ -278,6 +298,7 @@ def count_moves(b, m, color, first_cells, limit):
                 n += 1
                 if n >= limit:
                     return n
+        a = next_attach_point(b, abase, first, first_cells, a + 1)
     return n
 
 
@@ -291,9 +312,8 @@ def placeable_shapes(b, m, color, first_cells):
         return found
     fbase = FORB + color * FSTRIDE
     abase = ANCH + color * NCELLS
-    for a in range(NCELLS):
-        if not is_attach_point(b, abase, first, first_cells, a):
-            continue
+    a = next_attach_point(b, abase, first, first_cells, 0)
+    while a < NCELLS:
         ids, offsets, base = candidates(b, fbase, a)
         for s in range(NSHAPES):
             if not (avail >> s) & 1 or (found >> s) & 1:
@@ -304,6 +324,7 @@ def placeable_shapes(b, m, color, first_cells):
                     break
         if found == avail:
             break
+        a = next_attach_point(b, abase, first, first_cells, a + 1)
     return found
 
 

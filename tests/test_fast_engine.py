@@ -125,3 +125,31 @@ def test_cache_guard_drops_a_stale_cache_when_a_dependency_changes(tmp_path):
     guard_cache(str(module), str(dep))
     assert not any(p.exists() for p in compiled)
     assert other.exists()  # another module's cache is its own guard's business
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_attach_points_are_found_word_by_word_as_cell_by_cell(season):
+    # next_attach_point skips the flags 8 cells at a time; it must visit exactly the cells is_attach_point
+    # names, for every colour, before and after its first piece, up to the end of a random game
+    from model import fast as F
+
+    rng = random.Random(5)
+    state = GameState.new(Shape.PENTO_W, season=season)
+    checked = 0
+    while True:
+        fast = FastState.from_state(state)
+        for color in range(4):
+            first, _ = F.shapes_to_place(fast.m, color)
+            abase = F.ANCH + color * F.NCELLS
+            expected = [a for a in range(F.NCELLS) if F.is_attach_point(fast.b, abase, first, fast.first_cells, a)]
+            found, a = [], F.next_attach_point(fast.b, abase, first, fast.first_cells, 0)
+            while a < F.NCELLS:
+                found.append(a)
+                a = F.next_attach_point(fast.b, abase, first, fast.first_cells, a + 1)
+            assert found == expected
+            checked += len(found)
+        if state.is_over:
+            break
+        ids = state.legal_placements()
+        state.push_placement(int(ids[rng.randrange(len(ids))]))
+    assert checked > 500
