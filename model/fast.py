@@ -35,7 +35,7 @@ NSHAPES = len(SHAPES)
 ALL_SHAPES = (1 << NSHAPES) - 1
 
 # layout of ``b``
-FORB = 0  # 4 x (NCELLS + 1)
+FORB = 0  # 4 x FSTRIDE: NCELLS flags, then padding that stays 0 (the padding cell of short pieces)
 FSTRIDE = (NCELLS + 1 + 7) // 8 * 8  # whole words: the attach flags (ANCH) start on one, see next_attach_point
 ANCH = 4 * FSTRIDE  # 4 x NCELLS
 CELL = ANCH + 4 * NCELLS  # NCELLS: 0 empty, colour + 1
@@ -388,21 +388,6 @@ def place(b, m, color, pid):
 
 
 @njit(cache=True)
-def advance(b, m, first_cells):
-    """Next turn; colours that cannot place are removed (each removal consumes a turn), as the server does."""
-    while True:
-        if m[M_VALID] == 0:
-            return
-        m[M_TURN] += 1
-        while not (m[M_VALID] >> (m[M_TURN] & 3)) & 1:
-            m[M_TURN] += 1
-        color = m[M_TURN] & 3
-        if has_move(b, m, color, first_cells):
-            return
-        m[M_VALID] &= ~(1 << color)
-
-
-@njit(cache=True)
 def next_turn(m):
     """Pass the turn to the next colour still in the game *without* checking that it can place (playouts:
     a colour found without a placement at its turn leaves the game there, which uses up that turn just as
@@ -412,6 +397,19 @@ def next_turn(m):
     m[M_TURN] += 1
     while not (m[M_VALID] >> (m[M_TURN] & 3)) & 1:
         m[M_TURN] += 1
+
+
+@njit(cache=True)
+def advance(b, m, first_cells):
+    """Next turn; colours that cannot place are removed (each removal consumes a turn), as the server does."""
+    while True:
+        if m[M_VALID] == 0:
+            return
+        next_turn(m)
+        color = m[M_TURN] & 3
+        if has_move(b, m, color, first_cells):
+            return
+        m[M_VALID] &= ~(1 << color)
 
 
 @njit(cache=True)
