@@ -258,8 +258,8 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
     them), one drawn with weight ``size_base ** size``.
 
     The colour's legal placements live in ``lists[color]``: built once per playout, then kept up to date
-    (drop what became illegal, add what fits at the attach points of the colour's own last piece); the
-    same pass scores them (one pass over the list per move: it is most of a playout's time).
+    (drop what became illegal, add what fits at the attach points of the colour's own last piece), then
+    scored (two passes over the list per move: most of a playout's time).
     """
     row = lists[color]
     hand = m[M_HAND + color]
@@ -268,12 +268,8 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
     stamp[0] += 1
     lmark = np.int32(stamp[0])
     MF.mark_local(b, last, color, local, lmark)
-    best = -1  # the most blocked points so far among the placements of min_size; their candidates
-    nc = 0
-    total = 0.0
     if lcount[color] < 0:
         k = _gen(b, m, color, first_cells, row, seen, stamp)
-        fresh = 0
     else:
         stamp[0] += 1
         mark = np.int32(stamp[0])
@@ -284,9 +280,6 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
                 row[np.uint64(k)] = pid
                 k += 1
                 seen[np.uint64(pid)] = mark
-                best, nc, total = _candidates(row, k - 1, k, min_size, local, lmark, size_w, best, nc, total, cands,
-                                              weights)
-        fresh = k
         placed = last[color]
         if placed >= 0:
             for j in range(5):
@@ -302,8 +295,9 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
     lcount[color] = k
     if k == 0:
         return -1
-    # the new placements (all of them on a fresh list); if none has min_size squares, every size counts
-    best, nc, total = _candidates(row, fresh, k, min_size, local, lmark, size_w, best, nc, total, cands, weights)
+    # scored in a second pass: calling ``_candidates`` once per placement inside the loop above cost four times
+    # the loop itself (a call per entry is not inlined); if none has min_size squares, every size counts
+    best, nc, total = _candidates(row, 0, k, min_size, local, lmark, size_w, -1, 0, 0.0, cands, weights)
     if nc == 0:
         best, nc, total = _candidates(row, 0, k, 0, local, lmark, size_w, best, nc, total, cands, weights)
     r = np.random.random() * total
