@@ -156,13 +156,13 @@ def position_marks(b, color, last, marks, scratch):
 @njit(cache=True)
 def move_features(b, color, pid, marks, out):
     """The features of placing ``pid`` for ``color`` (``marks`` from ``position_marks``) into ``out``."""
-    # (indices as unsigned integers: numba then skips its check for negative indices; it runs for every
-    # move of every new node of the search)
-    out[:] = 0.0
+    # It runs for every move of every new node of the search: the counts are kept in local integers and
+    # written once at the end (adding to ``out`` cell by cell chained every count through memory, at twice
+    # the time), and indices are unsigned (numba then skips its check for negative ones).
     fbase = FORB + color * FSTRIDE
     abase = ANCH + color * NCELLS
     partner = (color + 2) & 3
-    local = 0
+    block = partner_spot = local = 0
     centre = 99.0
     u = np.uint64(pid)
     cells = P_CELLS[u]
@@ -171,13 +171,11 @@ def move_features(b, color, pid, marks, out):
         if q >= NCELLS:
             break
         mk = marks[np.uint64(q)]
-        if mk & MARK_BLOCK:
-            out[X_BLOCK] += 1.0
-        if mk & MARK_PARTNER:
-            out[X_PARTNER_SPOT] += 1.0
-        if mk & MARK_LOCAL:
-            local = 1
+        block += (mk & MARK_BLOCK) != 0
+        partner_spot += (mk & MARK_PARTNER) != 0
+        local |= (mk & MARK_LOCAL) != 0
         centre = min(centre, CENTRE_DIST[np.uint64(q)])
+    adj_partner = adj_opp = adj_shadow = adj_own_corner = adj_free = 0
     adj = P_ADJ[u]
     for j in range(adj.shape[0]):
         q = adj[j]
@@ -185,15 +183,17 @@ def move_features(b, color, pid, marks, out):
             break
         owner = b[np.uint64(CELL + q)]
         if owner == partner + 1:
-            out[X_ADJ_PARTNER] += 1.0
+            adj_partner += 1
         elif owner != 0:
-            out[X_ADJ_OPP] += 1.0
+            adj_opp += 1
         elif b[np.uint64(fbase + q)] == 1:
-            out[X_ADJ_SHADOW] += 1.0
+            adj_shadow += 1
         elif b[np.uint64(abase + q)] == 1:
-            out[X_ADJ_OWN_CORNER] += 1.0
+            adj_own_corner += 1
         else:
-            out[X_ADJ_FREE] += 1.0
+            adj_free += 1
+    corner_own = corner_dead = corner_partner = 0
+    corner_free = 0  # free corners by their free edge neighbours (0-4): one byte of this integer each
     corners = P_CORNERS[u]
     for j in range(corners.shape[0]):
         q = corners[j]
@@ -201,24 +201,34 @@ def move_features(b, color, pid, marks, out):
             break
         if b[np.uint64(fbase + q)] == 1:
             if b[np.uint64(CELL + q)] == color + 1:
-                out[X_CORNER_OWN] += 1.0
+                corner_own += 1
             else:
-                out[X_CORNER_DEAD] += 1.0
+                corner_dead += 1
             continue
         free = 0
         for t in range(4):
             e = EDGE_NB[np.uint64(q), t]
             if e >= NCELLS:
                 break
-            if b[np.uint64(fbase + e)] == 0:
-                free += 1
-        out[X_CORNER_FREE0 + free] += 1.0
-        if marks[np.uint64(q)] & MARK_PARTNER:
-            out[X_CORNER_PARTNER] += 1.0
+            free += b[np.uint64(fbase + e)] == 0
+        corner_free += 1 << (8 * free)
+        corner_partner += (marks[np.uint64(q)] & MARK_PARTNER) != 0
+    out[X_BLOCK] = block
+    out[X_PARTNER_SPOT] = partner_spot
+    out[X_ADJ_PARTNER] = adj_partner
+    out[X_ADJ_OPP] = adj_opp
+    out[X_ADJ_SHADOW] = adj_shadow
+    out[X_ADJ_OWN_CORNER] = adj_own_corner
+    out[X_ADJ_FREE] = adj_free
+    out[X_CORNER_OWN] = corner_own
+    out[X_CORNER_DEAD] = corner_dead
+    for f in range(5):
+        out[X_CORNER_FREE0 + f] = (corner_free >> (8 * f)) & 0xFF
+    out[X_CORNER_PARTNER] = corner_partner
     out[X_LOCAL] = local
     size = SIZES[P_SHAPE[u]]
-    if size >= 2:
-        out[X_SIZE2 + size - 2] = 1.0
+    for f in range(4):
+        out[X_SIZE2 + f] = 1.0 if size == f + 2 else 0.0
     out[X_CENTRE] = centre / 10.0
 
 
