@@ -295,8 +295,9 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
     lcount[color] = k
     if k == 0:
         return -1
-    # scored in a second pass: calling ``_candidates`` once per placement inside the loop above cost four times
-    # the loop itself (a call per entry is not inlined); if none has min_size squares, every size counts
+    # scored in a second pass: calling ``_candidates`` once per placement inside the loop above cost up to four
+    # times the loop itself where numba could not inline it (RESULTS §22); if none has min_size squares, every
+    # size counts
     best, nc, total = _candidates(row, 0, k, min_size, local, lmark, size_w, -1, 0, 0.0, cands, weights)
     if nc == 0:
         best, nc, total = _candidates(row, 0, k, 0, local, lmark, size_w, best, nc, total, cands, weights)

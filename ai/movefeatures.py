@@ -157,8 +157,8 @@ def position_marks(b, color, last, marks, scratch):
 def move_features(b, color, pid, marks, out):
     """The features of placing ``pid`` for ``color`` (``marks`` from ``position_marks``) into ``out``."""
     # It runs for every move of every new node of the search: the counts are kept in local integers and
-    # written once at the end (adding to ``out`` cell by cell chained every count through memory, at twice
-    # the time), and indices are unsigned (numba then skips its check for negative ones).
+    # written once at the end (adding to ``out`` cell by cell chained every count through memory: ~1.3x the
+    # time), and indices are unsigned (numba then skips its check for negative ones).
     fbase = FORB + color * FSTRIDE
     abase = ANCH + color * NCELLS
     partner = (color + 2) & 3
