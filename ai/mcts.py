@@ -231,10 +231,14 @@ def _z_bonus(stats, x):
 
 
 @njit(cache=True)
-def _candidates(row, start, end, floor, local, mark, size_w, best, nc, total, cands, weights):
-    """Score ``row[start:end]`` for the playout policy (see ``_playout_move``); returns the new
-    (best, nc, total)."""
-    for i in range(start, end):
+def _candidates(row, n, floor, local, mark, size_w, cands, weights):
+    """The playout policy's candidates among ``row[:n]`` (see ``_playout_move``): the placements of at least
+    ``floor`` squares that cover the most cells marked ``mark`` in ``local``, into ``cands`` with the running
+    sums of their weights in ``weights``; returns (how many, total weight)."""
+    best = -1
+    nc = 0
+    total = 0.0
+    for i in range(n):
         pid = row[np.uint64(i)]
         size = P_SIZE[np.uint64(pid)]
         if size >= floor:
@@ -248,7 +252,7 @@ def _candidates(row, start, end, floor, local, mark, size_w, best, nc, total, ca
                 cands[np.uint64(nc)] = pid
                 weights[np.uint64(nc)] = total
                 nc += 1
-    return best, nc, total
+    return nc, total
 
 
 @njit(cache=True)
@@ -298,9 +302,9 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
     # scored in a second pass: calling ``_candidates`` once per placement inside the loop above cost up to four
     # times the loop itself where numba could not inline it (RESULTS §22); if none has min_size squares, every
     # size counts
-    best, nc, total = _candidates(row, 0, k, min_size, local, lmark, size_w, -1, 0, 0.0, cands, weights)
+    nc, total = _candidates(row, k, min_size, local, lmark, size_w, cands, weights)
     if nc == 0:
-        best, nc, total = _candidates(row, 0, k, 0, local, lmark, size_w, best, nc, total, cands, weights)
+        nc, total = _candidates(row, k, 0, local, lmark, size_w, cands, weights)
     r = np.random.random() * total
     for i in range(nc):
         if weights[i] > r:
