@@ -18,6 +18,8 @@ Public API:
   not imported before) and compiled in a child process on the first start (``ai.compiled.Kernels``).
 * ``level1`` .. ``level5`` (``ai.levels``): strengths for beginners up to the default AI.
 * ``gtp:PATH:LEVEL`` (``ai.gtp``): an external GTP engine such as Pentobi, for measuring.
+* ``mcts:KEY=VALUE,...``: the default search with other settings (``ai.mcts.MctsParams``), for measuring a
+  variant against the default in ``blokus arena`` (e.g. ``mcts:root_eval=0,prune=0.05``).
 * ``ai.controller``: ``decide(player, state, received_at, think_ms=, hard_ms=)`` — any player's move
   under a clock (stop signal, hard cut-off, rule check, one fallback); used by the bot and the TUI.
 * ``ai.evaluate``: ``evaluate(state, weights)``, ``Weights``; ``ai.arena``: ``blokus arena``.
@@ -53,6 +55,41 @@ def _mcts(seed: int | None = None) -> Engine:
     return LazyCompiledPlayer("mcts", "ai.mcts", _compiled_mcts, LookaheadPlayer(seed), seed)
 
 
+def mcts_settings(text: str) -> dict[str, float | int | bool]:
+    """``KEY=VALUE,...`` as settings of ``ai.mcts.MctsParams`` (checked against its fields; ValueError)."""
+    from ai.mcts import MctsParams  # imports numba: only for these names, which are for measuring
+
+    kinds = {name: type(value) for name, value in vars(MctsParams()).items()}
+    settings: dict[str, float | int | bool] = {}
+    for item in filter(None, text.split(",")):
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip().lower()
+        if not sep or key not in kinds:
+            raise ValueError(f"mcts:{text}: {item.strip()!r} is not KEY=VALUE with KEY one of {', '.join(kinds)}")
+        try:
+            if kinds[key] is bool:
+                if value not in ("0", "1", "true", "false"):
+                    raise ValueError(value)
+                settings[key] = value in ("1", "true")
+            else:
+                settings[key] = int(value) if kinds[key] is int else float(value)
+        except ValueError:
+            wanted = {bool: "0 or 1", int: "a whole number"}.get(kinds[key], "a number")
+            raise ValueError(f"mcts:{text}: {key} needs {wanted}, not {value!r}") from None
+    return settings
+
+
+def _mcts_variant(settings: str, seed: int | None = None) -> Engine:
+    values = mcts_settings(settings)
+
+    def factory(seed: int | None, clock: Callable[[], float] | None) -> Engine:
+        from ai.mcts import MctsParams, MctsPlayer
+
+        return MctsPlayer(seed=seed, clock=clock, params=MctsParams(**values))
+
+    return LazyCompiledPlayer(f"mcts:{settings}", "ai.mcts", factory, LookaheadPlayer(seed), seed)
+
+
 def _lookahead(seed: int | None = None) -> Engine:
     return LazyCompiledPlayer("lookahead", "ai.fastsearch", _compiled_lookahead, LookaheadPlayer(seed), seed)
 
@@ -80,6 +117,8 @@ def make_player(name: str = DEFAULT_AI, seed: int | None = None) -> Engine:
         if not path or not level.isdigit():
             raise ValueError(f"{name!r}: write gtp:PATH:LEVEL, e.g. gtp:/opt/pentobi/pentobi-gtp:5")
         return GtpPlayer(path, int(level), seed=seed)
+    if name.startswith("mcts:"):  # the default search with other settings, for measuring: mcts:KEY=VALUE,...
+        return _mcts_variant(name[5:], seed)
     if name.startswith("level") and name[5:].isdigit():  # level1 .. level5 (ai.levels)
         from ai.levels import make_level
 
@@ -94,7 +133,7 @@ def compile_ahead(name: str) -> None:
     """Make the compiled search a player needs ready (the first start compiles it into numba's on-disk
     cache, tens of seconds; later starts load it in about a second). Blocking: call it before connecting
     or before a match, so that no move is played by the fallback."""
-    if name in ("mcts", "level5"):
+    if name in ("mcts", "level5") or name.startswith("mcts:"):
         from ai.mcts import KERNELS
     elif name == "lookahead":
         from ai.fastsearch import KERNELS

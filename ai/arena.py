@@ -271,8 +271,9 @@ class Progress:
 def main(argv: list[str] | None = None) -> int:
     parser = Parser("blokus arena", "AI-vs-AI games (one team each).")
     names = ", ".join(player_names())
-    parser.add_argument("a", help=f"player A: {names}, level1..level5, or gtp:PATH:LEVEL (an external GTP "
-                                  "engine, e.g. Pentobi)")
+    parser.add_argument("a", help=f"player A: {names}, level1..level5, gtp:PATH:LEVEL (an external GTP "
+                                  "engine, e.g. Pentobi), or mcts:KEY=VALUE,... (the default with other settings, "
+                                  "e.g. mcts:root_eval=0)")
     parser.add_argument("b", help="player B (the same choices)")
     parser.add_argument("--games", type=int, default=2, help="number of games (even: seats swapped per opening)")
     parser.add_argument("--move-time", type=milliseconds, default=1600, metavar="MS",

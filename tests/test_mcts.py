@@ -317,3 +317,32 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
     assert state.is_over and left_the_game == 4 - bin(int(fast.m[mcts.M_VALID])).count("1")
     assert [fast.points(c) for c in range(4)] == [state.points(c) for c in range(4)]
     assert state.turn == int(fast.m[M_TURN]) or int(fast.m[mcts.M_VALID]) == 0
+
+
+def test_a_variant_by_name_has_the_settings_and_the_rest_of_the_default():
+    from ai import compile_ahead, make_player
+
+    player = make_player("mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1", seed=3)
+    assert player.name == "mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1"
+    compile_ahead("mcts:root_eval=0")  # the same kernels as the default: already compiled here
+    state = GameState.new(Shape.PENTO_V)
+    move = player.choose_move_sync(state, move_time=0.3)
+    assert state.is_legal(move)
+    params = player._ready_player().params
+    assert (params.root_eval, params.prune, params.early_rounds, params.graded) == (0.0, 0.05, 6, True)
+    assert params.explore == mcts.MctsParams().explore and params.move_prior == mcts.MctsParams().move_prior
+
+
+@pytest.mark.parametrize("name,message", [
+    ("mcts:nonsense=1", "'nonsense=1' is not KEY=VALUE"),
+    ("mcts:prune", "'prune' is not KEY=VALUE"),
+    ("mcts:prune=lots", "prune needs a number, not 'lots'"),
+    ("mcts:early_rounds=2.5", "early_rounds needs a whole number"),
+    ("mcts:graded=yes", "graded needs 0 or 1"),
+])
+def test_a_variant_with_bad_settings_is_refused_in_one_line(name, message):
+    from ai import make_player
+
+    with pytest.raises(ValueError, match=message) as info:
+        make_player(name)
+    assert "\n" not in str(info.value)
