@@ -28,6 +28,7 @@ Public API:
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from ai.base import Engine, Player, RandomPlayer
 from ai.compiled import LazyCompiledPlayer
@@ -39,10 +40,10 @@ def player_names() -> list[str]:
     return sorted(_registry())
 
 
-def _compiled_mcts(seed: int | None, clock: Callable[[], float] | None) -> Engine:
-    from ai.mcts import MctsPlayer
+def _compiled_mcts(seed: int | None, clock: Callable[[], float] | None, settings: dict | None = None) -> Engine:
+    from ai.mcts import MctsParams, MctsPlayer
 
-    return MctsPlayer(seed=seed, clock=clock)
+    return MctsPlayer(seed=seed, clock=clock, params=MctsParams(**settings) if settings else None)
 
 
 def _compiled_lookahead(seed: int | None, clock: Callable[[], float] | None) -> Engine:
@@ -80,13 +81,7 @@ def mcts_settings(text: str) -> dict[str, float | int | bool]:
 
 
 def _mcts_variant(settings: str, seed: int | None = None) -> Engine:
-    values = mcts_settings(settings)
-
-    def factory(seed: int | None, clock: Callable[[], float] | None) -> Engine:
-        from ai.mcts import MctsParams, MctsPlayer
-
-        return MctsPlayer(seed=seed, clock=clock, params=MctsParams(**values))
-
+    factory = partial(_compiled_mcts, settings=mcts_settings(settings))
     return LazyCompiledPlayer(f"mcts:{settings}", "ai.mcts", factory, LookaheadPlayer(seed), seed)
 
 
