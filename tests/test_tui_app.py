@@ -531,7 +531,7 @@ async def test_cli_watch_mode_ai_against_ai():
             if len(s.timeline) >= 4:
                 break
         assert len(s.timeline) >= 4 and not s.is_human_turn()
-        assert _footer_keys_visible(app) - {"ctrl+p"} == {"question_mark", "q"}  # no keys for playing
+        assert await _footer_keys_visible(pilot) - {"ctrl+p"} == {"question_mark", "q"}  # no keys for playing
         await pilot.press("q")
 
 
@@ -542,11 +542,21 @@ def _lines(widget) -> list[str]:
     return [strip.text.strip() for strip in widget.render_lines(region)]
 
 
-def _footer_keys_visible(app) -> set[str]:
+async def _footer_keys_visible(pilot) -> set[str]:
+    """The footer's keys that are shown whole, once its layout has settled (the footer recomposes after a
+    refresh: under load that can take a few more rounds of the message loop)."""
     from textual.widgets._footer import FooterKey
 
-    width = app.size.width
-    return {k.key for k in app.screen.query(FooterKey) if k.region.width and k.region.right <= width}
+    app = pilot.app
+    before: set[str] | None = None
+    for _ in range(100):
+        width = app.size.width
+        keys = {k.key for k in app.screen.query(FooterKey) if k.region.width and k.region.right <= width}
+        if keys and keys == before:
+            break
+        before = keys
+        await pilot.pause()
+    return keys
 
 
 @pytest.mark.parametrize("size", [(100, 30), (120, 40), (160, 50)])
@@ -558,7 +568,7 @@ async def test_replay_status_lines_never_wrap_and_quit_stays_in_the_footer(size)
         lines = _lines(app.main_screen.query_one("#status"))
         assert lines[1].startswith("Turn 31 / 65") and lines[1].endswith("next: GREEN")  # not "next:" / "GREEN"
         assert lines[2].startswith("ONE 67 : 54 TWO") and lines[3] == "move: RED passed"
-        assert {"q", "question_mark"} <= _footer_keys_visible(app)
+        assert {"q", "question_mark"} <= await _footer_keys_visible(pilot)
 
 
 @pytest.mark.parametrize("size", [(100, 30), (140, 44)])
@@ -572,19 +582,20 @@ async def test_game_status_keeps_its_four_lines_with_a_long_name(size):
         lines = _lines(screen.query_one("#status"))
         assert lines[1].startswith("Alexander the") and lines[1].endswith("… — BLUE (team ONE) to move")
         assert lines[3] == "PENTO_L @ (0,0)  legal"
-        assert {"q", "question_mark"} <= _footer_keys_visible(app)
+        assert {"q", "question_mark"} <= await _footer_keys_visible(pilot)
 
 
 async def test_footer_follows_a_resize():
     app = game_app(Shape.PENTO_L)
     async with app.run_test(size=(160, 50)) as pilot:
-        assert "ctrl+p" in _footer_keys_visible(app)
+        assert "ctrl+p" in await _footer_keys_visible(pilot)
         await pilot.resize_terminal(100, 30)
         await pilot.pause()
-        assert {"q", "question_mark"} <= _footer_keys_visible(app) and "ctrl+p" not in _footer_keys_visible(app)
+        keys = await _footer_keys_visible(pilot)
+        assert {"q", "question_mark"} <= keys and "ctrl+p" not in keys
         await pilot.resize_terminal(160, 50)
         await pilot.pause()
-        assert "ctrl+p" in _footer_keys_visible(app)
+        assert "ctrl+p" in await _footer_keys_visible(pilot)
 
 
 
