@@ -13,3 +13,12 @@ def fixture_path(relative: str) -> Path:
     if not path.exists():
         pytest.skip(f"fixture not available: {path}")
     return path
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    # A worker ends with about a million objects alive (bounded caches: Textual's rendering, the engine's
+    # moves). pytest then collects garbage five times to find unraisable exceptions, ~1 s each, and
+    # pytest-xdist interrupts a worker still busy after 5 s. Frozen objects are left out of those collections.
+    import gc
+
+    gc.freeze()
