@@ -231,19 +231,22 @@ def _z_bonus(stats, x):
 
 # The playout policy's weight of a placement: size_base ** size (``size_w``) times LOCAL_W[c] for the c of
 # the opponents' newest attach points it covers, so that a placement covering more outweighs any number
-# covering fewer (at most ~4000 placements x 5 ** 5 < 1e15) ...
+# covering fewer (at most ~4000 placements x 5 ** 5 < 1e15); a placement smaller than the phase's smallest
+# size gets size_base ** size x SMALL_W: it is drawn only if there is no bigger one, and then the weights are
+# made again with the points it covers (``_weigh_all``)
 LOCAL_W = np.array([1e15 ** c for c in range(6)])
-# ... and times SMALL_W if it is smaller than the phase's smallest size: such placements count only when
-# there is no bigger one (1e-100 x 1e75 is still far below 1)
 SMALL_W = 1e-100
 
 
 @njit(cache=True)
-def _weigh(pid, local, mark, size_w, min_size):
-    """The playout policy's weight of placement ``pid`` (LOCAL_W, SMALL_W)."""
-    size = P_SIZE[np.uint64(pid)]
-    w = size_w[np.uint64(size)] * LOCAL_W[np.uint64(F.cells_marked(pid, local, mark))]
-    return w if size >= min_size else w * SMALL_W
+def _weigh_all(row, k, local, mark, size_w, weights):
+    """Running sums of the playout weights of ``row[:k]`` with every size allowed; returns the total."""
+    total = 0.0
+    for i in range(k):
+        pid = row[np.uint64(i)]
+        total += size_w[np.uint64(P_SIZE[np.uint64(pid)])] * LOCAL_W[np.uint64(F.cells_marked(pid, local, mark))]
+        weights[np.uint64(i)] = total
+    return total
 
 
 @njit(cache=True)
@@ -279,8 +282,10 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
                 # inline (a call here per placement cost up to four times the loop where numba did not inline
                 # it, RESULTS §22)
                 size = P_SIZE[np.uint64(pid)]
-                w = size_w[np.uint64(size)] * LOCAL_W[np.uint64(F.cells_marked(pid, local, lmark))]
-                total += w if size >= min_size else w * SMALL_W
+                if size >= min_size:
+                    total += size_w[np.uint64(size)] * LOCAL_W[np.uint64(F.cells_marked(pid, local, lmark))]
+                else:
+                    total += size_w[np.uint64(size)] * SMALL_W
                 weights[np.uint64(k)] = total
                 k += 1
         k_new = k
@@ -300,8 +305,15 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
     if k == 0:
         return -1
     for i in range(k_new, k):  # the placements new in the list
-        total += _weigh(row[np.uint64(i)], local, lmark, size_w, min_size)
+        pid = row[np.uint64(i)]
+        size = P_SIZE[np.uint64(pid)]
+        if size >= min_size:
+            total += size_w[np.uint64(size)] * LOCAL_W[np.uint64(F.cells_marked(pid, local, lmark))]
+        else:
+            total += size_w[np.uint64(size)] * SMALL_W
         weights[np.uint64(i)] = total
+    if total < 1e-50:  # none of min_size squares (only SMALL_W weights): all sizes count
+        total = _weigh_all(row, k, local, lmark, size_w, weights)
     # the first placement whose running sum exceeds a uniform draw in [0, total)
     r = np.random.random() * total
     lo = 0
