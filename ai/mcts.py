@@ -153,11 +153,12 @@ class Scratch:
         self.mscratch = np.zeros(NCELLS + 1, dtype=np.int32)
         self.feats = np.zeros(MF.NFEAT, dtype=np.float64)
         self.margins = np.zeros(3, dtype=np.float64)  # the search's final margins: count, mean, sum of squares
+        self.cands = np.zeros(MAX_MOVES, dtype=np.int32)  # the playout policy's candidates
 
     def arrays(self) -> tuple:
         return (self.b, self.m, self.moves, self.weights, self.seen, self.stamp, self.amaf, self.played,
                 self.local, self.last, self.lists, self.lcount, self.marks, self.mscratch, self.feats,
-                self.margins)
+                self.margins, self.cands)
 
 
 # --- compiled parts ---------------------------------------------------------------------------------
@@ -229,35 +230,40 @@ def _z_bonus(stats, x):
     return 2.0 / (1.0 + math.exp(-2.0 * z)) - 1.0
 
 
-# The playout policy's weight of a placement: size_base ** size (``size_w``) times LOCAL_W[c] for the c of
-# the opponents' newest attach points it covers, so that a placement covering more outweighs any number
-# covering fewer (at most ~4000 placements x 5 ** 5 < 1e15); a placement smaller than the phase's smallest
-# size gets size_base ** size x SMALL_W: it is drawn only if there is no bigger one, and then the weights are
-# made again with the points it covers (``_weigh_all``)
-LOCAL_W = np.array([1e15 ** c for c in range(6)])
-SMALL_W = 1e-100
-
-
 @njit(cache=True)
-def _weigh_all(row, k, local, mark, size_w, weights):
-    """Running sums of the playout weights of ``row[:k]`` with every size allowed; returns the total."""
+def _candidates(row, n, floor, local, mark, size_w, cands, weights):
+    """The playout policy's candidates among ``row[:n]`` (see ``_playout_move``): the placements of at least
+    ``floor`` squares that cover the most cells marked ``mark`` in ``local``, into ``cands`` with the running
+    sums of their weights in ``weights``; returns (how many, total weight)."""
+    best = -1
+    nc = 0
     total = 0.0
-    for i in range(k):
+    for i in range(n):
         pid = row[np.uint64(i)]
-        total += size_w[np.uint64(P_SIZE[np.uint64(pid)])] * LOCAL_W[np.uint64(F.cells_marked(pid, local, mark))]
-        weights[np.uint64(i)] = total
-    return total
+        size = P_SIZE[np.uint64(pid)]
+        if size >= floor:
+            c = F.cells_marked(pid, local, mark)
+            if c >= best:
+                if c > best:
+                    best = c
+                    nc = 0
+                    total = 0.0
+                total += size_w[np.uint64(size)]
+                cands[np.uint64(nc)] = pid
+                weights[np.uint64(nc)] = total
+                nc += 1
+    return nc, total
 
 
 @njit(cache=True)
-def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w):
+def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w, cands):
     """A placement for ``color`` by the biased playout policy, or -1 if it has none: among the placements
     of at least ``_min_size`` squares that cover the most of the opponents' newest attach points (blocking
     them), one drawn with weight ``size_base ** size``.
 
     The colour's legal placements live in ``lists[color]``: built once per playout, then kept up to date
-    (drop what became illegal, add what fits at the attach points of the colour's own last piece) and
-    weighed in the same pass (``weights``: running sums), the draw a binary search in those sums.
+    (drop what became illegal, add what fits at the attach points of the colour's own last piece), then
+    scored (two passes over the list per move: most of a playout's time).
     """
     row = lists[color]
     hand = m[M_HAND + color]
@@ -266,29 +272,18 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
     stamp[0] += 1
     lmark = np.int32(stamp[0])
     MF.mark_local(b, last, color, local, lmark)
-    total = 0.0
-    k = 0
     if lcount[color] < 0:
-        k_new = 0
         k = _gen(b, m, color, first_cells, row, seen, stamp)
     else:
         stamp[0] += 1
         mark = np.int32(stamp[0])
+        k = 0
         for i in range(lcount[color]):
             pid = row[np.uint64(i)]
             if (hand >> P_SHAPE[np.uint64(pid)]) & 1 and fits(b, fbase, pid):
                 row[np.uint64(k)] = pid
-                seen[np.uint64(pid)] = mark
-                # inline (a call here per placement cost up to four times the loop where numba did not inline
-                # it, RESULTS §22)
-                size = P_SIZE[np.uint64(pid)]
-                if size >= min_size:
-                    total += size_w[np.uint64(size)] * LOCAL_W[np.uint64(F.cells_marked(pid, local, lmark))]
-                else:
-                    total += size_w[np.uint64(size)] * SMALL_W
-                weights[np.uint64(k)] = total
                 k += 1
-        k_new = k
+                seen[np.uint64(pid)] = mark
         placed = last[color]
         if placed >= 0:
             for j in range(5):
@@ -304,27 +299,17 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
     lcount[color] = k
     if k == 0:
         return -1
-    for i in range(k_new, k):  # the placements new in the list
-        pid = row[np.uint64(i)]
-        size = P_SIZE[np.uint64(pid)]
-        if size >= min_size:
-            total += size_w[np.uint64(size)] * LOCAL_W[np.uint64(F.cells_marked(pid, local, lmark))]
-        else:
-            total += size_w[np.uint64(size)] * SMALL_W
-        weights[np.uint64(i)] = total
-    if total < 1e-50:  # none of min_size squares (only SMALL_W weights): all sizes count
-        total = _weigh_all(row, k, local, lmark, size_w, weights)
-    # the first placement whose running sum exceeds a uniform draw in [0, total)
+    # scored in a second pass: calling ``_candidates`` once per placement inside the loop above cost up to four
+    # times the loop itself where numba could not inline it (RESULTS §22); if none has min_size squares, every
+    # size counts
+    nc, total = _candidates(row, k, min_size, local, lmark, size_w, cands, weights)
+    if nc == 0:
+        nc, total = _candidates(row, k, 0, local, lmark, size_w, cands, weights)
     r = np.random.random() * total
-    lo = 0
-    hi = k - 1
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if weights[np.uint64(mid)] > r:
-            hi = mid
-        else:
-            lo = mid + 1
-    return row[np.uint64(lo)]
+    for i in range(nc):
+        if weights[i] > r:
+            return cands[i]
+    return cands[nc - 1]
 
 
 @njit(cache=True)
@@ -470,14 +455,14 @@ def _play_and_mark(b, m, pid, first_cells, last, amaf, played, n_played, ply):
 
 
 @njit(cache=True)
-def _playout_turn(b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w):
+def _playout_turn(b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w, cands):
     """One turn of a playout: the colour to move places a piece by the playout policy (``_playout_move``) or,
     with none left, leaves the game. The turn then passes on with ``F.next_turn``, without ``F.play``'s check
     that the next colour can place: that check cost a third to two thirds of a playout's time, and the next
     colour's move list answers it anyway. Returns the placement, or -1."""
     color = m[M_TURN] & 3
     pid = _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params,
-                        size_w)
+                        size_w, cands)
     if pid < 0:
         m[M_VALID] &= ~(1 << color)
     else:
@@ -489,7 +474,7 @@ def _playout_turn(b, m, first_cells, weights, seen, stamp, local, last, lists, l
 
 @njit(cache=True)
 def expand_root(b_root, m_root, first_cells, last_root, params, b, m, moves, weights, seen, stamp, amaf, played,
-                local, last, lists, lcount, marks, mscratch, feats, margins, node_first,
+                local, last, lists, lcount, marks, mscratch, feats, margins, cands, node_first,
                 node_count, node_n, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p,
                 counters):
     """Create the root's edges (node 0) with the compiled prior, as the first simulation would."""
@@ -505,7 +490,7 @@ def expand_root(b_root, m_root, first_cells, last_root, params, b, m, moves, wei
 
 @njit(cache=True)
 def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weights, seen, stamp, amaf, played,
-        local, last, lists, lcount, marks, mscratch, feats, margins, node_first, node_count,
+        local, last, lists, lcount, marks, mscratch, feats, margins, cands, node_first, node_count,
         node_n, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, counters):
     """``sims`` simulations from the root position into the tree (node 0 must exist)."""
     path_nodes = np.zeros(256, dtype=np.int32)
@@ -565,7 +550,8 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
         while not F.is_over(m) and n_played < played.shape[0] - 1 and budget > 0:
             budget -= 1
             color = m[M_TURN] & 3
-            pid = _playout_turn(b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w)
+            pid = _playout_turn(b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w,
+                                cands)
             if pid >= 0:
                 n_played = _mark(color, pid, amaf, played, n_played, ply)
                 ply += 1

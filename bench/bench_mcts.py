@@ -37,7 +37,8 @@ def position(turns: int, seed: int) -> GameState:
 
 
 @njit
-def _playouts(count, b_root, m_root, first_cells, params, b, m, weights, seen, stamp, local, last, lists, lcount):
+def _playouts(count, b_root, m_root, first_cells, params, b, m, weights, seen, stamp, local, last, lists, lcount,
+              cands):
     """``count`` playouts by the search's policy from the root; returns the placements made."""
     size_w = np.zeros(6)
     for size in range(6):
@@ -50,7 +51,7 @@ def _playouts(count, b_root, m_root, first_cells, params, b, m, weights, seen, s
         lcount[:] = -1
         while not F.is_over(m):
             if mcts._playout_turn(b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params,
-                                  size_w) >= 0:
+                                  size_w, cands) >= 0:
                 placed += 1
     return placed
 
@@ -61,7 +62,7 @@ def bare_playouts(turns: list[int], count: int, seed: int) -> None:
     for turn in turns:
         fast = FastState.from_state(position(turn, seed))
         args = (fast.b, fast.m, fast.first_cells, params, scratch.b, scratch.m, scratch.weights, scratch.seen,
-                scratch.stamp, scratch.local, scratch.last, scratch.lists, scratch.lcount)
+                scratch.stamp, scratch.local, scratch.last, scratch.lists, scratch.lcount, scratch.cands)
         seed_rng(seed)
         _playouts(max(1, count // 10), *args)  # warm-up
         seed_rng(seed)

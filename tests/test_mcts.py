@@ -261,7 +261,7 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
         MF.mark_local(fast.b, last, color, marks, step)
         pid = int(mcts._playout_move(fast.b, fast.m, color, fast.first_cells, scratch.weights, scratch.seen,
                                      scratch.stamp, scratch.local, last, scratch.lists, scratch.lcount, params,
-                                     size_w))
+                                     size_w, scratch.cands))
         kept = scratch.lists[color][:scratch.lcount[color]].tolist()
         assert sorted(kept) == sorted(legal)
         if not legal:
@@ -305,7 +305,8 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
     while not mcts.F.is_over(fast.m):
         turn, color = int(fast.m[M_TURN]), int(fast.m[M_TURN]) & 3
         pid = int(mcts._playout_turn(fast.b, fast.m, fast.first_cells, scratch.weights, scratch.seen, scratch.stamp,
-                                     scratch.local, scratch.last, scratch.lists, scratch.lcount, params, size_w))
+                                     scratch.local, scratch.last, scratch.lists, scratch.lcount, params, size_w,
+                                     scratch.cands))
         if pid < 0:
             assert state.is_over or state.turn > turn  # the state had dropped the colour already
             left_the_game += 1
