@@ -280,6 +280,55 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
     assert moves > 30
 
 
+@pytest.mark.parametrize("kept", [False, True], ids=["built", "kept"])
+@pytest.mark.parametrize(("turn", "sizes"), [(10, 1), (34, 4)])
+def test_the_playout_policy_draws_by_size_among_the_best_blockers(turn, sizes, kept):
+    # the drawn placements follow the policy's distribution: among the placements big enough for the phase
+    # that cover the most opponents' newest attach points, each with weight size_base ** size; checked on a
+    # list built afresh and on a kept list, at turn 10 (pentominoes only, six of them block most) and at turn 34
+    # (none blocks; four sizes). Seeded: the same draws every run
+    from ai import movefeatures as MF
+    from model.fast import FastState
+
+    rng = random.Random(5)
+    state = GameState.new(Shape.PENTO_W)
+    last = np.full(4, -1, dtype=np.int32)
+    while state.turn < turn:
+        ids = state.legal_placements()
+        last[state.current_color] = pid = int(ids[rng.randrange(len(ids))])
+        state.push_placement(pid)
+    fast = FastState.from_state(state)
+    color = state.current_color
+    scratch = mcts.Scratch()
+    params = mcts.MctsParams().vector()
+    size_w = params[mcts.R_SIZE_BASE] ** np.arange(6)
+    marks = np.zeros(mcts.NCELLS + 1, dtype=np.int32)
+    MF.mark_local(fast.b, last, color, marks, 1)
+    min_size = mcts._min_size(fast.m, color, params)
+    legal = state.legal_placements().tolist()
+    big = [p for p in legal if mcts.P_SIZE[p] >= min_size] or legal
+    covered = {p: sum(marks[q] == 1 for q in mcts.P_CELLS[p] if q < mcts.NCELLS) for p in big}
+    best = [p for p in big if covered[p] == max(covered.values())]
+    assert len(best) >= 5 and len({mcts.P_SIZE[p] for p in best}) == sizes
+    weight = {p: size_w[mcts.P_SIZE[p]] for p in best}
+    expected = {p: w / sum(weight.values()) for p, w in weight.items()}
+
+    mcts.seed_rng(9)
+    draws = 20_000
+    counts: dict[int, int] = {}
+    for i in range(draws):
+        if not kept or i == 0:
+            scratch.lcount[:] = -1
+        pid = int(mcts._playout_move(fast.b, fast.m, color, fast.first_cells, scratch.weights, scratch.seen,
+                                     scratch.stamp, scratch.local, last, scratch.lists, scratch.lcount, params,
+                                     size_w, scratch.cands))
+        counts[pid] = counts.get(pid, 0) + 1
+    assert set(counts) <= set(best)
+    distance = 0.5 * sum(abs(counts.get(p, 0) / draws - q) for p, q in expected.items())
+    assert distance < 0.05
+    assert all(counts.get(p, 0) > 0 for p, q in expected.items() if q > 0.01)
+
+
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
 @pytest.mark.parametrize("seed", [3, 11])
 def test_playouts_pass_the_turn_as_the_server_does(season, seed):
