@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from rich.color import Color as RichColor
+from rich.color import ColorSystem
+from textual.color import Color as TextualColor
 
 from model.moves import MoveMistake, SetMove
 from model.pieces import Color, Shape
@@ -14,7 +17,7 @@ from tests.test_tui_app import _keep_logging, exit_code  # noqa: F401  (the fixt
 from tui.app import BlokusApp, run_app
 from tui.board import Board, Scale
 from tui.cli import play_main, replay_main
-from tui.colors import DARK, LETTER, MONO_HEX
+from tui.colors import DARK, LETTER, LIGHT
 from tui.dialogs import EndScreen, HelpScreen, QuitScreen
 from tui.layout import plan_layout
 from tui.network import NetworkGameScreen
@@ -58,9 +61,42 @@ async def test_no_color_keeps_the_four_colours_apart(monkeypatch):
         text = "\n".join(board.render_line(y).text for y in range(board.scale.size[1]))
         for color in Color:  # every placed colour is written with its letter (the last move in lower case)
             assert LETTER[color] * 2 in text or LETTER[color].lower() * 2 in text
-    # at half-block scale there is no room for a letter: four clearly different grey levels
-    levels = sorted(int(MONO_HEX[c][1:3], 16) for c in Color)
-    assert min(b - a for a, b in zip(levels, levels[1:], strict=False)) >= 40
+
+
+def _terminal_grey(hex_colour: str, system: ColorSystem | None) -> int:
+    """What a terminal shows for ``hex_colour`` under NO_COLOR: Textual's grey of it (its luminance), as a
+    true-colour grey level (``system`` None) or as the palette entry of a 16- or 256-colour terminal."""
+    grey = TextualColor.parse(hex_colour).monochrome
+    if system is None:
+        return grey.r
+    return RichColor.parse(grey.hex).downgrade(system).number
+
+
+@pytest.mark.parametrize("palette", [DARK, LIGHT], ids=["dark", "light"])
+def test_no_color_keeps_the_colours_apart_on_the_half_block_board(palette):
+    """At half-block scale a field has no room for a letter: only its grey tells the colours apart, on a
+    true-colour terminal, on xterm-256color and on plain xterm (16 colours: four greys in all)."""
+    pal = palette.as_mono()
+    empties = (pal.empty_a, pal.empty_b)
+    pieces = {c: pal.piece(c) for c in Color}
+    true_grey = {c: _terminal_grey(h, None) for c, h in pieces.items()}
+    levels = sorted([*true_grey.values(), *(_terminal_grey(e, None) for e in empties)])
+    gaps = sorted(b - a for a, b in zip(levels, levels[1:], strict=False))
+    assert gaps[1] >= 35  # the smallest gap is the checkerboard's own; every other is clear
+    for system in (ColorSystem.EIGHT_BIT, ColorSystem.STANDARD):
+        board = {_terminal_grey(e, system) for e in empties}
+        shown = {c: _terminal_grey(h, system) for c, h in pieces.items()}
+        assert not board & set(shown.values()), (system, shown, board)  # no colour vanishes into the board
+        for a in Color:
+            for b in Color:
+                if a.team is not b.team:  # opponents never look alike
+                    assert shown[a] != shown[b], (system, a, b)
+        if system is ColorSystem.EIGHT_BIT:
+            assert len(set(shown.values())) == 4
+        # a blocked ghost and the letters stay visible too
+        assert _terminal_grey(pal.blocked_bg, system) not in board
+    for c in Color:  # letters in black or white, whichever contrasts with the field
+        assert abs(_terminal_grey(pal.on_piece(c), None) - true_grey[c]) >= 100
 
 
 async def test_failed_connection_exits_non_zero():

@@ -22,13 +22,26 @@ PIECE_HEX: dict[Color, str] = {
     Color.RED: "#e0403a",
     Color.GREEN: "#2eaa4a",
 }
-# Under NO_COLOR (the terminal shows grey levels): four well separated brightnesses.
-MONO_HEX: dict[Color, str] = {
-    Color.BLUE: "#5a5a5a",
-    Color.YELLOW: "#f0f0f0",
-    Color.RED: "#9a9a9a",
-    Color.GREEN: "#c8c8c8",
+# Under NO_COLOR the terminal shows grey levels: Textual turns every colour into its luminance, and a terminal
+# of 16 colours (TERM=xterm) has only four greys (black, bright black, white, bright white), one of which is the
+# empty board. So the four colours get greys at least 40 apart that land on three different levels of 16 colours,
+# the partners sharing one (opponents always differ), none on the empty board's. The letters on the fields keep
+# all four apart where there is room for a glyph (every scale but the half-block board).
+MONO_DARK: dict[Color, str] = {
+    Color.BLUE: "#505050",  # bright black in 16 colours
+    Color.RED: "#7d7d7d",  # bright black
+    Color.GREEN: "#b9b9b9",  # white
+    Color.YELLOW: "#f5f5f5",  # bright white
 }
+MONO_LIGHT: dict[Color, str] = {
+    Color.BLUE: "#464646",  # bright black
+    Color.RED: "#787878",  # bright black
+    Color.GREEN: "#101010",  # black
+    Color.YELLOW: "#b0b0b0",  # white
+}
+# the empty board's checkerboard under NO_COLOR: both fields on the background's level in 16 colours
+MONO_EMPTY_DARK = ("#1c1c1c", "#262626")
+MONO_EMPTY_LIGHT = ("#f5f5f5", "#e6e6e6")
 # Letters that name a colour where colour alone is not enough (NO_COLOR).
 LETTER: dict[Color, str] = {Color.BLUE: "B", Color.YELLOW: "Y", Color.RED: "R", Color.GREEN: "G"}
 
@@ -39,6 +52,13 @@ def mix(a: str, b: str, t: float) -> str:
     assert ca is not None and cb is not None
     r, g, bl = (round(x + (y - x) * t) for x, y in zip(ca, cb, strict=True))
     return f"#{r:02x}{g:02x}{bl:02x}"
+
+
+def readable_on(background: str) -> str:
+    """Black or white, whichever reads better on the grey ``background`` (NO_COLOR)."""
+    grey = RichColor.parse(background).triplet
+    assert grey is not None
+    return "#000000" if grey.green >= 0x80 else "#ffffff"
 
 
 @dataclass(frozen=True)
@@ -60,7 +80,9 @@ class Palette:
     mono: bool = False  # NO_COLOR: letters and patterns as well
 
     def piece(self, color: Color) -> str:
-        return (MONO_HEX if self.mono else PIECE_HEX)[color]
+        if self.mono:
+            return (MONO_DARK if self.dark else MONO_LIGHT)[color]
+        return PIECE_HEX[color]
 
     def piece_text(self, color: Color) -> str:
         """A colour name written in its colour: yellow is darkened on the light theme to stay readable."""
@@ -69,8 +91,10 @@ class Palette:
         return self.piece(color)
 
     def on_piece(self, color: Color) -> str:
-        """Text drawn on a field of ``color`` (the last-move marker)."""
-        return "#000000" if self.mono or color in (Color.YELLOW, Color.GREEN) else "#ffffff"
+        """Text drawn on a field of ``color`` (the letters under NO_COLOR, the last-move marker)."""
+        if self.mono:
+            return readable_on(self.piece(color))
+        return "#000000" if color in (Color.YELLOW, Color.GREEN) else "#ffffff"
 
     def piece_dim(self, color: Color) -> str:
         """A colour whose pieces are shown greyed out (shape panel)."""
@@ -92,15 +116,16 @@ class Palette:
 
     def on_ghost(self, color: Color) -> str:
         """The brackets of a legal ghost."""
-        return self.on_piece(color) if self.mono else "#000000"
+        return readable_on(self.ghost_legal(color)) if self.mono else "#000000"
 
     @property
     def blocked_bg(self) -> str:
-        return "#7a1010"
+        # under NO_COLOR dark red would turn as dark as the empty board
+        return "#8c8c8c" if self.mono else "#7a1010"
 
     @property
     def blocked_fg(self) -> str:
-        return "#ffb0b0"
+        return "#000000" if self.mono else "#ffb0b0"
 
     @property
     def badge(self) -> tuple[str, str]:
@@ -108,7 +133,8 @@ class Palette:
         return "#000000", "#e8b610"
 
     def as_mono(self) -> Palette:
-        return Palette(**{**self.__dict__, "mono": True})
+        empty_a, empty_b = MONO_EMPTY_DARK if self.dark else MONO_EMPTY_LIGHT
+        return Palette(**{**self.__dict__, "mono": True, "empty_a": empty_a, "empty_b": empty_b})
 
 
 DARK = Palette(True, empty_a="#1f2329", empty_b="#272c33", label="#8a94a3", corner="#c8ccd2", dim_text="#5c6570",

@@ -207,7 +207,7 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
 
 
 async def shoot_sizes(out: Path) -> None:
-    """The same mid-game position at 80×24 (half-block board), at 200×60 (large board), and at 80×24
+    """The same mid-game position at 80×24 (half-block board), at 200×60 (large board), and at 120×40
     under NO_COLOR (letters on the pieces, grey levels)."""
     import os
 
