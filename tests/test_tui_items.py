@@ -229,3 +229,29 @@ async def test_shape_panels_use_full_blocks_where_there_is_room(size, large):
         for panel in panels:  # every shape drawn inside its panel, none cut off
             assert panel.region.height >= panel.get_content_height(panel.region, panel.region, panel.content_size.width)
             assert panel.region.bottom <= size[1] - 1
+
+
+@pytest.mark.parametrize("size", [(140, 44), (200, 60)])
+async def test_a_long_move_log_entry_keeps_its_wrapped_line(size):
+    """Entries just longer than the log is wide wrap onto a second line, also after the log is rebuilt (as
+    the analysis does when it marks moves) and a scrollbar has appeared: no coordinates are lost."""
+    from tui.session import LogEntry
+    from tui.widgets import MoveLog
+
+    app = game_app(Shape.PENTO_L, plies=4)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        log = app.screen.query_one(MoveLog)
+        width = log.content_region.width
+        # around the width: "NN " + text (the last token is the entry's own coordinates), then enough
+        # short entries for a scrollbar
+        long = [f"{'x' * (width - 14 + k)} @ ({k},0)" for k in range(8)]
+        entries = [LogEntry(i, i, Color(i % 4), "move", text) for i, text in enumerate(long)]
+        entries += [LogEntry(i, i, Color(i % 4), "move", "BLUE MONO") for i in range(len(long), 80)]
+        log.set_entries(entries, 0)
+        await settle(pilot)
+        log.retheme()
+        await settle(pilot)
+        shown = "\n".join(log.render_line(y).text for y in range(log.scrollable_content_region.height))
+        for k in range(len(long)):
+            assert f"({k},0)" in shown, shown
