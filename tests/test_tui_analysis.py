@@ -3,6 +3,9 @@ text, and the game chart (snapshot, selecting a turn by mouse and keys)."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
@@ -245,3 +248,52 @@ async def test_a_finished_local_game_opens_in_the_viewer_with_the_analysis(tmp_p
         await pilot.pause()
         assert app.screen is game
         assert runner._stop.is_set() and not runner.running  # closing the viewer stops its analysis
+
+
+# --- the board comes first: the panes below it get only the lines it leaves -----------------------------
+
+
+def _replay_app():
+    from tui.app import BlokusApp
+    from tui.replay_screen import ReplayScreen
+    from tui.replays import load_replay as load_for_viewer
+
+    data = load_for_viewer(fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml"))
+    return BlokusApp(lambda: ReplayScreen(data, analysis_settings=FAST))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (90, 32), (100, 30), (120, 40)])
+@pytest.mark.parametrize("key", ["a", "c", "x"])
+async def test_the_whole_board_stays_in_view_beside_the_analysis_the_chart_and_the_xml(tmp_path, monkeypatch, size,
+                                                                                       key):
+    from tui.board import Board
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    app = _replay_app()
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("down", "down", "down", "down", "down")  # turn 20: a move to show
+        await pilot.press(key)
+        await pilot.pause()
+        screen = app.screen
+        centre, board, status = (screen.query_one(sel) for sel in ("#centre", Board, "#status"))
+        pane = screen.query_one("#xml" if key == "x" else "#analysis-area")
+        assert pane.display and pane.region.height >= 5  # it opened ...
+        assert centre.virtual_size.height <= centre.region.height  # ... and nothing above it is cut off
+        assert board.region.height == screen.plan.scale.size[1] and board.region.bottom <= pane.region.y
+        text = str(status.render())
+        assert "ONE 43 : 35 TWO" in text and re.search(r"\b20 ?/ ?65\b", text)  # the turn and score stay
+
+
+async def test_no_room_below_the_board_says_how_many_lines_are_needed(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    app = _replay_app()
+    async with app.run_test(size=(80, 21)) as pilot:
+        await pilot.press("c")
+        await pilot.pause()
+        assert not app.screen.query_one("#analysis-area").display
+        await pilot.press("x")
+        await pilot.pause()
+        assert not app.screen.query_one("#xml").display
+        notes = [n.message for n in app._notifications]
+        assert any("chart need a terminal of at least 22 lines (this one has 21)" in m for m in notes), notes
+        assert any("XML pane needs a terminal of at least 23 lines" in m for m in notes), notes

@@ -39,7 +39,6 @@ from tui.colors import BLUNDER, MISTAKE
 log = logging.getLogger(__name__)
 
 AREA_PANE_ONLY, AREA_WITH_CHART, AREA_MIN = 9, 14, 5  # lines of the analysis area
-SMALLEST_BOARD = 10  # lines of the half-block board, which always stays
 PANE_WIDTH = 62  # columns of the pane beside the chart
 MARK_STYLE = {"?": Style(color=MISTAKE, bold=True), "??": Style(color=BLUNDER, bold=True)}
 
@@ -339,12 +338,12 @@ class AnalysisViewMixin:
 
     def reserved_lines(self, width: int, height: int) -> int:
         """Height of the analysis area below the board layout (0 when neither pane nor chart is on)."""
-        from tui.layout import BELOW_BOARD, FOOTER, STATUS_LINES
+        from tui.layout import FOOTER
 
         area = self.query_one("#analysis-area")  # type: ignore[attr-defined]
         pane_on, chart_on = self._pane().has_class("shown"), self._chart().has_class("shown")
         want = AREA_WITH_CHART if chart_on else AREA_PANE_ONLY if pane_on else 0
-        room = height - (STATUS_LINES + SMALLEST_BOARD + BELOW_BOARD + FOOTER)  # the board comes first
+        room = height - FOOTER - self.min_centre_lines()  # type: ignore[attr-defined]  # the board first
         lines = max(0, min(want, room))
         area.display = lines >= AREA_MIN
         if not area.display:
@@ -354,7 +353,16 @@ class AnalysisViewMixin:
         return lines
 
     def _relayout(self) -> None:
-        self.fit_to(self.app.size.width, self.app.size.height)  # type: ignore[attr-defined]
+        """Fit the screen anew; a pane or chart asked for that has no room below the board is said so."""
+        from tui.layout import FOOTER
+
+        width, height = self.app.size  # type: ignore[attr-defined]
+        self.fit_to(width, height)  # type: ignore[attr-defined]
+        wanted = self._pane().has_class("shown") or self._chart().has_class("shown")
+        if wanted and not self.query_one("#analysis-area").display:  # type: ignore[attr-defined]
+            need = FOOTER + self.min_centre_lines() + AREA_MIN  # type: ignore[attr-defined]
+            self.notify(f"The analysis and the chart need a terminal of at least {need} lines "  # type: ignore[attr-defined]
+                        f"(this one has {height}).", severity="warning")
 
     def action_toggle_analysis(self) -> None:
         pane = self._pane()

@@ -29,6 +29,8 @@ SIDE_MIN = 20  # columns of a shape panel column
 LOG_WIDTH = 38
 LARGE_LOG_WIDTH = 44  # blokus.tcss: .-large #log-column
 XML_HEIGHT = 14
+XML_MIN_HEIGHT = 6  # below this the XML pane is not worth its lines: it closes (the board first)
+COMPACT_STATUS_LINES = 3  # the replay viewer's status at its shortest: the turn, the score, the move
 
 
 @dataclass(frozen=True)
@@ -93,9 +95,28 @@ class BoardLayout(Screen):
     def refresh_view(self) -> None:
         raise NotImplementedError
 
+    status_room: int | None = None  # lines left for the status above the board (the replay viewer fits to it)
+
     def reserved_lines(self, width: int, height: int) -> int:
         """Lines a subclass keeps below the board layout (the replay viewer's analysis area)."""
         return 0
+
+    def min_centre_lines(self) -> int:
+        """Lines the centre column needs at the least: the status (a fifth line on narrow columns), the
+        half-block board with its coordinates, the lines below it. The panes below get only what is left."""
+        return STATUS_LINES + 1 + Scale.HALF.size[1] + BELOW_BOARD
+
+    def toggle_xml(self) -> None:
+        """The XML pane on or off; where the terminal is too short for it below the board, say so."""
+        pane = self.query_one(XmlPane)
+        pane.toggle_class("shown")
+        wanted = pane.has_class("shown")
+        width, height = self.app.size
+        self.fit_to(width, height)
+        if wanted and not pane.has_class("shown"):
+            need = FOOTER + self.reserved_lines(width, height) + self.min_centre_lines() + XML_MIN_HEIGHT
+            self.notify(f"The XML pane needs a terminal of at least {need} lines (this one has {height}).",
+                        severity="warning")
 
     def on_mount(self) -> None:
         self.fit_to(self.app.size.width, self.app.size.height)
@@ -105,14 +126,18 @@ class BoardLayout(Screen):
         self.fit_to(event.size.width, event.size.height)
 
     def fit_to(self, width: int, height: int) -> None:
-        xml_shown = self.query_one(XmlPane).has_class("shown")
-        reserved = (XML_HEIGHT if xml_shown else 0) + self.reserved_lines(width, height)
+        reserved = self.reserved_lines(width, height)
+        xml = self.query_one(XmlPane)
+        if xml.has_class("shown"):  # the board first: the XML pane gets the lines the board leaves
+            lines = min(XML_HEIGHT, height - FOOTER - reserved - self.min_centre_lines())
+            if lines < XML_MIN_HEIGHT:
+                xml.remove_class("shown")
+            else:
+                xml.styles.height = lines
+                reserved += lines
         plan = plan_layout(width, height, reserved)
-        if xml_shown and plan.too_small:
-            self.query_one(XmlPane).remove_class("shown")  # the board first
-            reserved = self.reserved_lines(width, height)
-            plan = plan_layout(width, height)
         self.plan = plan
+        self.status_room = height - FOOTER - reserved - plan.scale.size[1] - 1
         for scale in Scale:
             self.set_class(plan.scale is scale, f"-{scale.name.lower()}")
         self.set_class(not plan.log, "-no-log")

@@ -9,14 +9,13 @@ from collections.abc import Callable
 from tui.dialogs import HelpScreen, QuitScreen
 from tui.replay_screen import open_replay_picker
 from tui.session import GameSession
-from tui.widgets import XmlPane
 
 log = logging.getLogger(__name__)
 
 
 class GameMenuActions:
     """Expects ``session``, ``network``, ``save_replay_fn``, ``new_game_fn``, ``say``, ``cancel_ai`` and
-    ``fit_to`` (``GameScreen``)."""
+    ``toggle_xml`` (``GameScreen``)."""
 
     session: GameSession
     network: bool
@@ -27,8 +26,7 @@ class GameMenuActions:
         if not self.network:
             self.say("the XML pane shows the messages of network games (and of replays)", True)
             return
-        self.query_one(XmlPane).toggle_class("shown")
-        self.fit_to(self.app.size.width, self.app.size.height)
+        self.toggle_xml()
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen([("Playing", self.BINDINGS), ("Everywhere", self.app.BINDINGS)]))

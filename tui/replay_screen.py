@@ -22,11 +22,11 @@ from model.messages import to_xml
 from model.moves import SetMove
 from model.pieces import Color, Team
 from tui.analysis_view import AnalysisPane, AnalysisViewMixin
-from tui.board import Board, BoardView
+from tui.board import Board, BoardView, Scale
 from tui.chart import GameChart
 from tui.colors import palette_for
 from tui.dialogs import HelpScreen, ReplayPicker, TurnScreen
-from tui.layout import BoardLayout, compose_board_layout
+from tui.layout import COMPACT_STATUS_LINES, BoardLayout, compose_board_layout
 from tui.replays import REPLAY_DIR, ReplayData, ReplayError, load_replay, result_texts
 from tui.session import GhostStatus, describe_move
 from tui.status import WIDE, pack
@@ -52,42 +52,53 @@ def open_replay_picker(app: App) -> None:
 
 
 class ReplayStatus(StatusBar):
-    """Five short lines: players, turn, score, the move that led here, autoplay."""
+    """Up to six short lines: players, turn, score, the move that led here, autoplay. Where fewer lines
+    are left above the board (``max_lines``), the less needed ones go first: autoplay, the points of each
+    colour, the players; the turn, the score and the move stay."""
 
-    def show_state(self, replay: ReplayData, index: int, speed: float, autoplaying: bool) -> None:
+    def show_state(self, replay: ReplayData, index: int, speed: float, autoplaying: bool,
+                   max_lines: int | None = None) -> None:
         timeline = replay.timeline
         st, last = timeline.states[index], timeline.states[-1]
         pal = palette_for(self.app)
         names = replay_names(replay)
         width = self.content_size.width or 46
-        head = Text()
+        wide = width >= WIDE
+        warning = Text()
         if replay.truncated:
-            head.append("file cut off · ", Style(color=pal.bad, bold=True))
+            warning.append("file cut off · ", Style(color=pal.bad, bold=True))
         if replay.unreadable_states:
-            head.append(f"{unreadable_text(replay)} · ", Style(color=pal.bad, bold=True))
+            warning.append(f"{unreadable_text(replay)} · ", Style(color=pal.bad, bold=True))
         if replay.live:
-            head.append("LIVE ", Style(color=pal.bad, bold=True))
-        head.append(f"{'Watching' if replay.live else 'Replay'} — {names[Team.ONE]} vs {names[Team.TWO]}",
-                    Style(bold=True))
-        turn = [Text(f"Turn {st.turn} / {last.turn}"), Text(f"round {st.round}")]
+            warning.append("LIVE ", Style(color=pal.bad, bold=True))
+        head = Text.assemble(warning, (f"{'Watching' if replay.live else 'Replay'} — {names[Team.ONE]} vs "
+                                       f"{names[Team.TWO]}", Style(bold=True)))
+        turn = [Text(f"Turn {st.turn} / {last.turn}"), Text(f"round {st.round}")] if wide else \
+            [Text(f"Round {st.round} · t {st.turn}/{last.turn}")]
         if st.is_over:
             turn.append(Text("game over"))
         else:
             turn.append(Text.assemble("next: ", (st.current_color.name,
                                                  Style(color=pal.piece_text(st.current_color), bold=True))))
-        score = [Text(f"ONE {st.team_points(Team.ONE)} : {st.team_points(Team.TWO)} TWO", Style(bold=True)),
-                 Text("  ".join(f"{c.name[0]} {st.points(c)}" for c in Color), Style(color=pal.label))]
+        score = Text(f"ONE {st.team_points(Team.ONE)} : {st.team_points(Team.TWO)} TWO", Style(bold=True))
+        points = Text("  ".join(f"{c.name[0]} {st.points(c)}" for c in Color), Style(color=pal.label))
         move = timeline.move_before(index)
         if move is None:
             what = Text("start of the game" if index == 0 else "—")
         else:
-            what = Text.assemble("move: " if width >= WIDE else "",
+            what = Text.assemble("move: " if wide else "",
                                  (describe_move(move), Style(color=pal.piece_text(move.color), bold=True)))
         play = Text(f"▶ autoplay {speed:g} turns/s", Style(color=pal.warn)) if autoplaying else \
-            Text(f"paused (autoplay {speed:g} turns/s)", Style(color=pal.label))
-        lines = [head, *pack(turn, width), *pack(score, width, "   "), what,
-                 *pack([Text(f"state {index + 1}/{len(timeline)}", Style(color=pal.label)), play], width)]
-        super().show(Text("\n").join(lines))
+            Text(f"paused (autoplay {speed:g} turns/s)" if wide else "paused", Style(color=pal.label))
+        # (line, rank): the lines of the highest rank go first where there is no room for all
+        lines = [(head, 2 if warning else 4), *((t, 0) for t in pack(turn, width))]
+        lines += [(t, 1 if i == 0 else 3) for i, t in enumerate(pack([score, points], width, "   "))]
+        lines += [(what, 1), *((t, 5) for t in pack([Text(f"state {index + 1}/{len(timeline)}",
+                                                           Style(color=pal.label)), play], width))]
+        if max_lines is not None and len(lines) > max_lines:
+            keep = sorted(range(len(lines)), key=lambda i: lines[i][1])[:max(max_lines, 1)]
+            lines = [lines[i] for i in sorted(keep)]
+        super().show(Text("\n").join(line for line, _rank in lines))
 
 
 class ReplayResult(Static):
@@ -193,7 +204,8 @@ class ReplayScreen(AnalysisViewMixin, BoardLayout):
         self._show_xml()
 
     def refresh_status(self) -> None:
-        self.query_one(ReplayStatus).show_state(self.replay, self.index, SPEEDS[self.speed_index], self.autoplaying)
+        self.query_one(ReplayStatus).show_state(self.replay, self.index, SPEEDS[self.speed_index], self.autoplaying,
+                                                self.status_room)
 
     # --- actions ----------------------------------------------------------------------------------
 
@@ -245,9 +257,12 @@ class ReplayScreen(AnalysisViewMixin, BoardLayout):
         self.app.push_screen(HelpScreen([("Replays", self.BINDINGS), ("Everywhere", self.app.BINDINGS)]))
 
     def action_xml(self) -> None:
-        self.query_one(XmlPane).toggle_class("shown")
-        self.fit_to(self.app.size.width, self.app.size.height)
+        self.toggle_xml()
         self._show_xml()
+
+    def min_centre_lines(self) -> int:
+        """The status at its shortest (``ReplayStatus``), the half-block board, the result's first line."""
+        return COMPACT_STATUS_LINES + Scale.HALF.size[1] + 1
 
     def _show_xml(self) -> None:
         """The state as the server would send it (memento XML), when the pane is shown."""
