@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.console import Group
+from rich.padding import Padding
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -11,10 +14,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 
-from tui.keys import help_text
+from tui.keys import help_renderable
 
-MOUSE_HELP = ("[b]Mouse[/b]\n  hover moves the piece, click places it, right-click flips, the wheel rotates; "
-              "click a piece in a panel to select it\n")
+MOUSE_HELP = ("hover moves the piece, click places it, right-click flips, the wheel rotates; click a piece in a "
+              "panel to select it")
 
 
 class HelpScreen(ModalScreen[None]):
@@ -28,8 +31,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog wide"):
-            yield Static(Text.from_markup("[b]Blokus — keys[/b]  (escape closes)\n\n" + help_text(self.sections)
-                                          + MOUSE_HELP))
+            yield Static(Text.from_markup("[b]Blokus — keys[/b]  (escape closes)\n"))
+            yield Static(help_renderable(self.sections))
+            yield Static(Group(Text("Mouse", Style(bold=True)), Padding(MOUSE_HELP, (0, 0, 0, 2))))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -12,6 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
 from textual.binding import Binding, BindingType
 
 _KEY_NAMES = {
@@ -62,22 +67,22 @@ def key_help(bindings: list[BindingType]) -> list[KeyHelp]:
     return out
 
 
-def help_text(sections: list[tuple[str, list[BindingType]]]) -> str:
-    """The help screen: one titled block of "keys  text" lines per section (Rich markup)."""
-    lines = []
+def help_renderable(sections: list[tuple[str, list[BindingType]]]) -> Group:
+    """The help screen: one titled block per section, the keys beside what they do; a long text wraps
+    under itself, not under the keys."""
+    parts: list[RenderableType] = []
     for title, bindings in sections:
         rows = key_help(bindings)
         if not rows:
             continue
-        width = max(len(r.keys) for r in rows) + 2
-        lines.append(f"[b]{title}[/b]")
-        lines += [f"  {_escape(f'{r.keys:<{width}}')}{_escape(r.text)}" for r in rows]
-        lines.append("")
-    return "\n".join(lines)
-
-
-def _escape(text: str) -> str:
-    return text.replace("[", r"\[")
+        parts.append(Text(title, Style(bold=True)))
+        table = Table.grid(padding=(0, 2))
+        table.add_column(no_wrap=True)
+        table.add_column(ratio=1)
+        for row in rows:
+            table.add_row(Text(row.keys), Text(row.text))  # plain text: "[" is a key here, not markup
+        parts += [Padding(table, (0, 0, 0, 2)), Text("")]
+    return Group(*parts)
 
 
 def markdown_table(bindings: list[BindingType]) -> str:
