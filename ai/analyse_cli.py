@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import threading
 from pathlib import Path
@@ -142,6 +143,7 @@ def report_dict(path: str, replay, analysis: GameAnalysis) -> dict:
     data.pop("game_key", None)
     return {
         "file": path,
+        "cut_off": bool(replay.truncated),  # the file ended early: the states up to there
         "names": list(replay.names),
         "points": [final.team_points(Team.ONE), final.team_points(Team.TWO)],
         "thresholds": {"mistake": MISTAKE_LOSS, "blunder": BLUNDER_LOSS},
@@ -179,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    if not logging.getLogger().handlers:  # the reader's warnings are not for the terminal; a cut-off file gets
+        logging.getLogger().addHandler(logging.NullHandler())  # one line below
     if args.ai is not None and args.ai not in player_names():
         parser.error(f"unknown AI {args.ai!r}; choose one of {', '.join(player_names())}")
     if args.time > MAX_TIME * 1000:
@@ -200,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
             documents.append({"file": name, "error": str(exc)})
             status = 2
             continue
+        if replay.truncated:
+            print(f"blokus analyse: {name}: the file is cut off; analysing the {len(replay.states)} states "
+                  f"up to turn {replay.states[-1].turn}", file=err)
         progress = _Progress(name, err, args.quiet)
         moves = replay_moves(replay) + [None]
         try:

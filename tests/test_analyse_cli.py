@@ -111,3 +111,22 @@ def test_second_run_comes_from_the_cache(capsys, game_file, private_cache):
     assert err.splitlines() == [f"analysing {game_file}: 12/12"]
     code, _, _ = run(capsys, *FAST, "--no-cache", "-q", str(game_file))
     assert code == 0 and entry.stat().st_mtime_ns == stamp
+
+
+def test_a_cut_off_file_is_one_line_of_note_and_the_reader_warnings_stay_off_the_terminal(game_file, tmp_path):
+    """In a real process (no test logging attached): what the reader logs does not reach stderr."""
+    import subprocess
+    import sys
+
+    cut = tmp_path / "cut.xml"
+    cut.write_bytes(game_file.read_bytes()[: len(game_file.read_bytes()) * 2 // 3])
+    no_state = tmp_path / "no-state.xml"
+    no_state.write_text("<protocol><room")
+    done = subprocess.run([sys.executable, "-m", "blokus", "analyse", *FAST, "-q", str(cut), str(no_state)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert len(lines) == 2, done.stderr
+    assert lines[0].startswith(f"blokus analyse: {cut}: the file is cut off; analysing the ")
+    assert lines[1] == f"blokus analyse: {no_state}: no Blokus game state in the file"
+    assert done.stdout.startswith(f"{cut}: ONE alice")
