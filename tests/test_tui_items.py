@@ -271,3 +271,21 @@ def test_help_wraps_a_long_text_under_its_own_column_and_shows_brackets_as_keys(
     column = lines[first].index("move the piece")
     assert lines[first + 1][:column].strip() == "" and lines[first + 1][column:].strip()  # under its text
     assert any(line.lstrip().startswith("] ") and "next move marked" in line for line in lines)  # not markup
+
+
+@pytest.mark.parametrize("width", [34, 40, 44, 60])
+def test_the_score_line_never_cuts_the_score(width):
+    """Late in a game (two-digit turns, three-digit scores) the narrow centre column drops the turn, never
+    TWO's score."""
+    from types import SimpleNamespace
+
+    from model.pieces import Team
+    from tests.test_analysis import greedy_game
+    from tui.status import score_line
+
+    states, _ = greedy_game(64)
+    state = states[-1]
+    one, two = state.team_points(Team.ONE), state.team_points(Team.TWO)
+    assert one >= 100 and two >= 100  # the long case
+    line = score_line(SimpleNamespace(shown=state), width).plain
+    assert len(line) <= width and line.endswith(f"ONE {one} : {two} TWO") and line.startswith("Round 17/25")

@@ -48,8 +48,11 @@ def score_line(s: GameSession, width: int) -> Text:
     st = s.shown
     one, two = st.team_points(Team.ONE), st.team_points(Team.TWO)
     rounds = f"Round {min(st.round, st.season.round_limit)}/{st.season.round_limit}"
-    head = f"{rounds} · turn {st.turn}" if width >= WIDE else f"{rounds} · t {st.turn}"
-    return Text(f"{head}   ONE {one} : {two} TWO", Style(bold=True))
+    score = f"ONE {one} : {two} TWO"
+    for head in (f"{rounds} · turn {st.turn}", f"{rounds} · t {st.turn}", rounds):  # the score always whole
+        if len(head) + 3 + len(score) <= width:
+            return Text(f"{head}   {score}", Style(bold=True))
+    return Text(fit(f"{score}   {rounds}", width), Style(bold=True))
 
 
 def to_move_line(s: GameSession, ctx: StatusContext) -> Text:
