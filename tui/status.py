@@ -116,8 +116,10 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
     if s.ai_thinking:
         return [Text("AI thinking…", Style(color=pal.warn, bold=True))]
     if s.state.is_over or s.end_reason:
-        return [Text("n new game · ctrl+s save · q quit" if s.local else "ctrl+s save · q quit",
-                     Style(color=pal.label))]
+        keys = "n new game · ctrl+s save · q quit" if s.local else "ctrl+s save · q quit"
+        if len(keys) > ctx.width:
+            keys = keys.replace(" game", "")
+        return [Text(keys, Style(color=pal.label))]
     return [Text(ctx.waiting, Style(color=pal.label))] if ctx.waiting else []
 
 
