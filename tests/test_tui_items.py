@@ -289,3 +289,15 @@ def test_the_score_line_never_cuts_the_score(width):
     assert one >= 100 and two >= 100  # the long case
     line = score_line(SimpleNamespace(shown=state), width).plain
     assert len(line) <= width and line.endswith(f"ONE {one} : {two} TWO") and line.startswith("Round 17/25")
+
+
+@pytest.mark.parametrize("width", [28, 34, 60])
+def test_the_keys_after_the_end_fit_the_status_column(width):
+    from types import SimpleNamespace
+
+    from tui.status import StatusContext, activity_lines
+
+    over = SimpleNamespace(is_live=True, ghost=None, is_human_turn=lambda: False, ai_thinking=False,
+                           state=SimpleNamespace(is_over=True), end_reason=None, local=True)
+    (line,) = activity_lines(over, StatusContext(DARK, width))
+    assert len(line) <= width and line.plain.endswith("q quit") and "ctrl+s save" in line.plain
