@@ -262,10 +262,13 @@ def _replay_app():
     return BlokusApp(lambda: ReplayScreen(data, analysis_settings=FAST))
 
 
-@pytest.mark.parametrize("size", [(80, 24), (90, 32), (100, 30), (120, 40)])
-@pytest.mark.parametrize("key", ["a", "c", "x"])
-async def test_the_whole_board_stays_in_view_beside_the_analysis_the_chart_and_the_xml(tmp_path, monkeypatch, size,
-                                                                                       key):
+SIZES = [(80, 24), (90, 32), (100, 30), (120, 40)]
+
+
+@pytest.mark.parametrize("key,size", [("a", (80, 24)), ("a", (100, 30)), *(("c", size) for size in SIZES),
+                                      *(("x", size) for size in SIZES)])
+async def test_the_whole_board_stays_in_view_beside_the_analysis_the_chart_and_the_xml(tmp_path, monkeypatch, key,
+                                                                                       size):
     from tui.board import Board
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

@@ -273,18 +273,24 @@ def test_help_wraps_a_long_text_under_its_own_column_and_shows_brackets_as_keys(
     assert any(line.lstrip().startswith("] ") and "next move marked" in line for line in lines)  # not markup
 
 
+@pytest.fixture(scope="module")
+def late_state():
+    from tests.test_analysis import greedy_game
+
+    states, _ = greedy_game(64)
+    return states[-1]
+
+
 @pytest.mark.parametrize("width", [34, 40, 44, 60])
-def test_the_score_line_never_cuts_the_score(width):
+def test_the_score_line_never_cuts_the_score(width, late_state):
     """Late in a game (two-digit turns, three-digit scores) the narrow centre column drops the turn, never
     TWO's score."""
     from types import SimpleNamespace
 
     from model.pieces import Team
-    from tests.test_analysis import greedy_game
     from tui.status import score_line
 
-    states, _ = greedy_game(64)
-    state = states[-1]
+    state = late_state
     one, two = state.team_points(Team.ONE), state.team_points(Team.TWO)
     assert one >= 100 and two >= 100  # the long case
     line = score_line(SimpleNamespace(shown=state), width).plain
