@@ -23,6 +23,7 @@ from model import messages as M
 from model.convert import parse_message, read_state, state_to_message, to_xml
 from model.files import DEFAULT_MAX_UNPACKED, Unpacker, file_chunks
 from model.framing import END_OF_STREAM, ForbiddenDoctype, ProtocolError, StreamFramer, TruncatedStream
+from model.pieces import Team
 from model.record import ColorRemoved, GameRecord, MoveEvent, ReplayEvent, events_between
 from model.result import GameResult, result_from_data, result_to_data
 from model.season import DEFAULT_SEASON, Season
@@ -155,6 +156,17 @@ class _ReplayReader:
             replay.first_unreadable = " ".join(str(reason).split())[:200]
 
 
+def _names_of_result(data: M.ResultData, warnings: list[str]) -> tuple[str, str]:
+    """The players' names as the result gives them (team ONE, team TWO; "" where it gives none)."""
+    try:
+        result = result_from_data(data)
+    except (ValueError, TypeError) as exc:
+        warnings.append(f"the result's player names are unreadable: {exc}")
+        return "", ""
+    one, two = (result.player(team) for team in (Team.ONE, Team.TWO))
+    return (one.name or "" if one else "", two.name or "" if two else "")
+
+
 def read_replay(data: bytes, season: Season | None = None, *, max_unpacked: int = DEFAULT_MAX_UNPACKED,
                 max_states: int = MAX_STATES) -> Replay:
     """Read a replay from bytes (plain or gzip); ``season`` overrides the season the states' form shows
@@ -204,6 +216,8 @@ def _read_chunks(chunks: Iterable[bytes], unpacker: Unpacker, max_states: int,
     replay.warnings[:0] = unpacker.warnings
     if not replay.states:
         replay.warnings.append("no Blokus state in the file")
+    if not any(replay.names) and replay.result_message is not None:  # 2027 states carry no names; the result does
+        replay.names = _names_of_result(replay.result_message, replay.warnings)
     if reader.dropped_warnings:
         replay.warnings.append(f"... and {reader.dropped_warnings} more warnings")
     if reader.stop_reason is not None:

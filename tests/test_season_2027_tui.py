@@ -66,6 +66,7 @@ def test_a_2027_replay_loads_in_the_viewer(tmp_path):
     data = load_replay(path)
     assert data.timeline.states[-1].season is SEASON_2027 and len(data.timeline) == len(states)
     assert data.result.names == ("ann", "ben") and data.result.regular
+    assert data.names == ("ann", "ben")  # 2027 states carry no names: the viewer takes the result's
     title, lines = result_texts(data.result, data.timeline.states[-1], {})
     assert title.startswith("Game over") and any(line.startswith("Regular end") for line in lines)
 
