@@ -300,3 +300,19 @@ async def test_no_room_below_the_board_says_how_many_lines_are_needed(tmp_path, 
         notes = [n.message for n in app._notifications]
         assert any("chart need a terminal of at least 22 lines (this one has 21)" in m for m in notes), notes
         assert any("XML pane needs a terminal of at least 23 lines" in m for m in notes), notes
+
+
+async def test_the_result_on_the_last_state_is_whole_at_80x24(tmp_path, monkeypatch):
+    """The result below the board takes more lines than the status leaves it: the status gives way."""
+    from tui.replay_screen import ReplayResult
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    app = _replay_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("end")
+        await pilot.pause()
+        centre, result = app.screen.query_one("#centre"), app.screen.query_one(ReplayResult)
+        assert result.lines >= 6 and "Regular end" in str(result.render())
+        assert centre.virtual_size.height <= centre.region.height  # nothing cut off
+        status = str(app.screen.query_one("#status").render())
+        assert "ONE 122 : 105 TWO" in status and "game over" in status

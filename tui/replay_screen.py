@@ -26,7 +26,7 @@ from tui.board import Board, BoardView, Scale
 from tui.chart import GameChart
 from tui.colors import palette_for
 from tui.dialogs import HelpScreen, ReplayPicker, TurnScreen
-from tui.layout import COMPACT_STATUS_LINES, BoardLayout, compose_board_layout
+from tui.layout import CENTRE_MIN, COMPACT_STATUS_LINES, BoardLayout, compose_board_layout
 from tui.replays import REPLAY_DIR, ReplayData, ReplayError, load_replay, result_texts
 from tui.session import GhostStatus, describe_move
 from tui.status import WIDE, pack
@@ -104,15 +104,20 @@ class ReplayStatus(StatusBar):
 class ReplayResult(Static):
     """The result and its reason, shown on the last state."""
 
-    def show_state(self, replay: ReplayData, index: int) -> None:
+    lines = 1  # terminal lines the text takes at the widget's width (the status gives way to it)
+
+    def show_state(self, replay: ReplayData, index: int, width: int) -> None:
+        """``width``: the centre column's columns (the widget's own padding is taken off)."""
         if index != len(replay.timeline) - 1 or (replay.live and replay.result is None):
             self.update("")  # not the end, or a live game that goes on
+            self.lines = 1
             return
         title, lines = result_texts(replay.result, replay.timeline.states[index], replay_names(replay))
         text = Text()
         text.append(title + "\n", Style(bold=True, color=palette_for(self.app).good))
         text.append("\n".join(lines))
         self.update(text)
+        self.lines = len(text.wrap(self.app.console, max(width - self.styles.gutter.width, 1)))
 
 
 def unreadable_text(replay: ReplayData) -> str:
@@ -195,17 +200,21 @@ class ReplayScreen(AnalysisViewMixin, BoardLayout):
             self.query_one(f"#panel-{color.name}", ShapePanel).show(PanelView(
                 color, remaining, remaining if st.is_valid(color) else frozenset(), None,
                 not st.is_over and color == st.current_color, not st.is_valid(color), st.points(color)))
+        plan = getattr(self, "plan", None)  # None until the first fit to the terminal
+        self.query_one(ReplayResult).show_state(self.replay, i, plan.centre if plan else CENTRE_MIN)
         self.refresh_status()
         log = self.query_one(MoveLog)
         log.set_marks(self.analysis_marks())
         log.set_entries(self.timeline.entries, i if i > 0 else None)
-        self.query_one(ReplayResult).show_state(self.replay, i)
         self.show_analysis()
         self._show_xml()
 
     def refresh_status(self) -> None:
+        """The status in the lines the board and the result leave (at least its shortest form)."""
+        room = None if self.status_room is None else \
+            max(COMPACT_STATUS_LINES, self.status_room - (self.query_one(ReplayResult).lines - 1))
         self.query_one(ReplayStatus).show_state(self.replay, self.index, SPEEDS[self.speed_index], self.autoplaying,
-                                                self.status_room)
+                                                room)
 
     # --- actions ----------------------------------------------------------------------------------
 
