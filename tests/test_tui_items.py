@@ -307,3 +307,14 @@ def test_the_keys_after_the_end_fit_the_status_column(width):
                            state=SimpleNamespace(is_over=True), end_reason=None, local=True)
     (line,) = activity_lines(over, StatusContext(DARK, width))
     assert len(line) <= width and line.plain.endswith("q quit") and "ctrl+s save" in line.plain
+
+
+@pytest.mark.parametrize("width", [32, 60])
+def test_the_view_line_keeps_how_to_return(width):
+    from types import SimpleNamespace
+
+    from tui.status import StatusContext, activity_lines
+
+    viewing = SimpleNamespace(is_live=False, shown_index=37, timeline=[None] * 101)
+    (line,) = activity_lines(viewing, StatusContext(DARK, width))
+    assert len(line) <= width and line.plain.endswith("g returns") and "37" in line.plain

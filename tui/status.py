@@ -95,6 +95,8 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
     if not s.is_live:
         fg, bg = pal.badge
         text = f"VIEW state {s.shown_index} / {len(s.timeline) - 1} — not live; g returns"
+        if len(text) > ctx.width:
+            text = f"VIEW {s.shown_index}/{len(s.timeline) - 1} — not live; g returns"
         return [Text(fit(text, ctx.width), Style(color=fg, bgcolor=bg, bold=True))]
     if s.ghost is not None and s.is_human_turn():
         g = s.ghost
