@@ -94,9 +94,10 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
     pal = ctx.palette
     if not s.is_live:
         fg, bg = pal.badge
-        text = f"VIEW state {s.shown_index} / {len(s.timeline) - 1} — not live; g returns"
-        if len(text) > ctx.width:
-            text = f"VIEW {s.shown_index}/{len(s.timeline) - 1} — not live; g returns"
+        where = (f"state {s.shown_index} / {len(s.timeline) - 1}", f"{s.shown_index}/{len(s.timeline) - 1}")
+        forms = [f"VIEW {where[0]} — not live; g returns", f"VIEW {where[1]} — not live; g returns",
+                 f"VIEW {where[1]} — g returns"]
+        text = next((f for f in forms if len(f) <= ctx.width), forms[-1])
         return [Text(fit(text, ctx.width), Style(color=fg, bgcolor=bg, bold=True))]
     if s.ghost is not None and s.is_human_turn():
         g = s.ghost
