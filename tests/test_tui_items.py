@@ -318,3 +318,14 @@ def test_the_view_line_keeps_how_to_return(width):
     viewing = SimpleNamespace(is_live=False, shown_index=37, timeline=[None] * 101)
     (line,) = activity_lines(viewing, StatusContext(DARK, width))
     assert len(line) <= width and line.plain.endswith("g returns") and "37" in line.plain
+
+
+@pytest.mark.parametrize("width", [32, 60])
+def test_no_piece_selected_fits_the_status_column(width):
+    from types import SimpleNamespace
+
+    from tui.status import StatusContext, activity_lines
+
+    idle = SimpleNamespace(is_live=True, ghost=None, is_human_turn=lambda: True)
+    (line,) = activity_lines(idle, StatusContext(DARK, width))
+    assert len(line) <= width and line.plain.endswith("tab/n picks one")

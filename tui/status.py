@@ -115,7 +115,8 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
             return [Text.assemble(where, "  ", state)]
         return [where, state]
     if s.is_human_turn():
-        return [Text("no piece selected — tab/n picks one", Style(color=pal.label))]
+        text = "no piece selected — tab/n picks one"
+        return [Text(text if len(text) <= ctx.width else "no piece — tab/n picks one", Style(color=pal.label))]
     if s.ai_thinking:
         return [Text("AI thinking…", Style(color=pal.warn, bold=True))]
     if s.state.is_over or s.end_reason:
