@@ -91,11 +91,10 @@ class BoardLayout(Screen):
     Subclasses implement ``refresh_view``."""
 
     AUTO_FOCUS = None
+    status_room: int | None = None  # lines left for the status above the board (the replay viewer fits to it)
 
     def refresh_view(self) -> None:
         raise NotImplementedError
-
-    status_room: int | None = None  # lines left for the status above the board (the replay viewer fits to it)
 
     def reserved_lines(self, width: int, height: int) -> int:
         """Lines a subclass keeps below the board layout (the replay viewer's analysis area)."""
@@ -137,7 +136,7 @@ class BoardLayout(Screen):
                 reserved += lines
         plan = plan_layout(width, height, reserved)
         self.plan = plan
-        self.status_room = height - FOOTER - reserved - plan.scale.size[1] - 1
+        self.status_room = height - FOOTER - reserved - plan.scale.size[1] - 1  # 1: the line below the board
         for scale in Scale:
             self.set_class(plan.scale is scale, f"-{scale.name.lower()}")
         self.set_class(not plan.log, "-no-log")

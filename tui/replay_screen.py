@@ -90,7 +90,7 @@ class ReplayStatus(StatusBar):
                                  (describe_move(move), Style(color=pal.piece_text(move.color), bold=True)))
         play = Text(f"▶ autoplay {speed:g} turns/s", Style(color=pal.warn)) if autoplaying else \
             Text(f"paused (autoplay {speed:g} turns/s)" if wide else "paused", Style(color=pal.label))
-        # (line, rank): the lines of the highest rank go first where there is no room for all
+        # (line, rank): where the lines are few, the highest ranks are dropped first (rank 0 stays longest)
         lines = [(head, 2 if warning else 4), *((t, 0) for t in pack(turn, width))]
         lines += [(t, 1 if i == 0 else 3) for i, t in enumerate(pack([score, points], width, "   "))]
         lines += [(what, 1), *((t, 5) for t in pack([Text(f"state {index + 1}/{len(timeline)}",
