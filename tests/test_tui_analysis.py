@@ -316,3 +316,18 @@ async def test_the_result_on_the_last_state_is_whole_at_80x24(tmp_path, monkeypa
         assert centre.virtual_size.height <= centre.region.height  # nothing cut off
         status = str(app.screen.query_one("#status").render())
         assert "ONE 122 : 105 TWO" in status and "game over" in status
+
+
+async def test_blokus_replay_analyse_opens_with_the_analysis_running(tmp_path, monkeypatch):
+    from tui.cli import replay_app, replay_parser
+    from tui.replays import load_replay as load_for_viewer
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml")
+    args = replay_parser().parse_args(["--analyse", "--turn", "20", str(path)])
+    app = replay_app(args, load_for_viewer(path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.main_screen
+        assert screen.analysis_shown and screen.analysis_runner.analysis is not None
+        assert screen.timeline.states[screen.index].turn == 20

@@ -15,7 +15,7 @@ from tui.app import LOG_FILE_ENV, BlokusApp, run_app, setup_logging
 from tui.game_screen import GameScreen
 from tui.network import NetworkGameScreen
 from tui.replay_screen import ReplayScreen
-from tui.replays import ReplayError, load_replay, save_session
+from tui.replays import ReplayData, ReplayError, load_replay, save_session
 from tui.session import GameSession
 
 DEFAULT_MOVE_TIME_MS = 1000
@@ -165,6 +165,8 @@ def replay_parser() -> argparse.ArgumentParser:
     p.add_argument("-h", action="help", help=argparse.SUPPRESS)  # no host here: -h is help too
     p.add_argument("file", help="replay file (.xml or .xml.gz)")
     p.add_argument("--turn", type=int, default=None, help="start at this turn")
+    p.add_argument("--analyse", action="store_true",
+                   help="open with the analysis of the whole game running (the pane that a opens)")
     p.add_argument("--season", type=season_type, default=None, metavar="2021|2027",
                    help="judge the game by this season's rules (default: the season the file's form shows)")
     p.add_argument("--light", action="store_true", help="light theme")
@@ -179,5 +181,9 @@ def replay_main(argv: list[str]) -> int:
         replay = load_replay(Path(args.file), args.season)
     except ReplayError as exc:
         return fail("blokus replay", str(exc))
-    app = BlokusApp(lambda: ReplayScreen(replay, start_turn=args.turn), theme=theme_name(args))
-    return run_app(app, "blokus replay")
+    return run_app(replay_app(args, replay), "blokus replay")
+
+
+def replay_app(args: argparse.Namespace, replay: ReplayData) -> BlokusApp:
+    return BlokusApp(lambda: ReplayScreen(replay, start_turn=args.turn, analyse=args.analyse),
+                     theme=theme_name(args))
