@@ -23,7 +23,6 @@ from model import messages as M
 from model.convert import parse_message, read_state, state_to_message, to_xml
 from model.files import DEFAULT_MAX_UNPACKED, Unpacker, file_chunks
 from model.framing import END_OF_STREAM, ForbiddenDoctype, ProtocolError, StreamFramer, TruncatedStream
-from model.pieces import Team
 from model.record import ColorRemoved, GameRecord, MoveEvent, ReplayEvent, events_between
 from model.result import GameResult, result_from_data, result_to_data
 from model.season import DEFAULT_SEASON, Season
@@ -159,12 +158,10 @@ class _ReplayReader:
 def _names_of_result(data: M.ResultData, warnings: list[str]) -> tuple[str, str]:
     """The players' names as the result gives them (team ONE, team TWO; "" where it gives none)."""
     try:
-        result = result_from_data(data)
+        return result_from_data(data).names
     except (ValueError, TypeError) as exc:
         warnings.append(f"the result's player names are unreadable: {exc}")
         return "", ""
-    one, two = (result.player(team) for team in (Team.ONE, Team.TWO))
-    return (one.name or "" if one else "", two.name or "" if two else "")
 
 
 def read_replay(data: bytes, season: Season | None = None, *, max_unpacked: int = DEFAULT_MAX_UNPACKED,

@@ -253,11 +253,13 @@ async def test_a_finished_local_game_opens_in_the_viewer_with_the_analysis(tmp_p
 # --- the board comes first: the panes below it get only the lines it leaves -----------------------------
 
 
-def _replay_app():
+def _replay_app(tmp_path, monkeypatch):
+    """The viewer of the official game 1 with the fast analysis, its cache under ``tmp_path``."""
     from tui.app import BlokusApp
     from tui.replay_screen import ReplayScreen
     from tui.replays import load_replay as load_for_viewer
 
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     data = load_for_viewer(fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml"))
     return BlokusApp(lambda: ReplayScreen(data, analysis_settings=FAST))
 
@@ -271,8 +273,7 @@ async def test_the_whole_board_stays_in_view_beside_the_analysis_the_chart_and_t
                                                                                        size):
     from tui.board import Board
 
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    app = _replay_app()
+    app = _replay_app(tmp_path, monkeypatch)
     async with app.run_test(size=size) as pilot:
         await pilot.press("down", "down", "down", "down", "down")  # turn 20: a move to show
         await pilot.press(key)
@@ -288,8 +289,7 @@ async def test_the_whole_board_stays_in_view_beside_the_analysis_the_chart_and_t
 
 
 async def test_no_room_below_the_board_says_how_many_lines_are_needed(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    app = _replay_app()
+    app = _replay_app(tmp_path, monkeypatch)
     async with app.run_test(size=(80, 21)) as pilot:
         await pilot.press("c")
         await pilot.pause()
@@ -306,8 +306,7 @@ async def test_the_result_on_the_last_state_is_whole_at_80x24(tmp_path, monkeypa
     """The result below the board takes more lines than the status leaves it: the status gives way."""
     from tui.replay_screen import ReplayResult
 
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    app = _replay_app()
+    app = _replay_app(tmp_path, monkeypatch)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("end")
         await pilot.pause()

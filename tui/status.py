@@ -23,6 +23,11 @@ def fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def first_that_fits(width: int, *forms: str) -> str:
+    """The first of ``forms`` (longest first) that fits ``width`` columns; the last one cut to fit if none."""
+    return next((form for form in forms if len(form) <= width), fit(forms[-1], width))
+
+
 def pack(parts: list[Text], width: int, sep: str = " · ") -> list[Text]:
     """The parts joined by ``sep`` on as few lines of ``width`` columns as possible (a part is never split)."""
     lines: list[Text] = []
@@ -48,11 +53,9 @@ def score_line(s: GameSession, width: int) -> Text:
     st = s.shown
     one, two = st.team_points(Team.ONE), st.team_points(Team.TWO)
     rounds = f"Round {min(st.round, st.season.round_limit)}/{st.season.round_limit}"
-    score = f"ONE {one} : {two} TWO"
-    for head in (f"{rounds} · turn {st.turn}", f"{rounds} · t {st.turn}", rounds):  # the score always whole
-        if len(head) + 3 + len(score) <= width:
-            return Text(f"{head}   {score}", Style(bold=True))
-    return Text(fit(f"{score}   {rounds}", width), Style(bold=True))
+    score = f"ONE {one} : {two} TWO"  # always whole: the turn goes first where the column is narrow
+    return Text(first_that_fits(width, f"{rounds} · turn {st.turn}   {score}", f"{rounds} · t {st.turn}   {score}",
+                                f"{rounds}   {score}", score), Style(bold=True))
 
 
 def to_move_line(s: GameSession, ctx: StatusContext) -> Text:
@@ -94,11 +97,10 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
     pal = ctx.palette
     if not s.is_live:
         fg, bg = pal.badge
-        where = (f"state {s.shown_index} / {len(s.timeline) - 1}", f"{s.shown_index}/{len(s.timeline) - 1}")
-        forms = [f"VIEW {where[0]} — not live; g returns", f"VIEW {where[1]} — not live; g returns",
-                 f"VIEW {where[1]} — g returns"]
-        text = next((f for f in forms if len(f) <= ctx.width), forms[-1])
-        return [Text(fit(text, ctx.width), Style(color=fg, bgcolor=bg, bold=True))]
+        shown, last = s.shown_index, len(s.timeline) - 1
+        text = first_that_fits(ctx.width, f"VIEW state {shown} / {last} — not live; g returns",
+                               f"VIEW {shown}/{last} — not live; g returns", f"VIEW {shown}/{last} — g returns")
+        return [Text(text, Style(color=fg, bgcolor=bg, bold=True))]
     if s.ghost is not None and s.is_human_turn():
         g = s.ghost
         desc = g.shape.name + ("" if g.rotation == 0 else f" {g.rotation.name}") + (" flipped" if g.flipped else "")
@@ -115,14 +117,13 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
             return [Text.assemble(where, "  ", state)]
         return [where, state]
     if s.is_human_turn():
-        text = "no piece selected — tab/n picks one"
-        return [Text(text if len(text) <= ctx.width else "no piece — tab/n picks one", Style(color=pal.label))]
+        return [Text(first_that_fits(ctx.width, "no piece selected — tab/n picks one", "no piece — tab/n picks one"),
+                     Style(color=pal.label))]
     if s.ai_thinking:
         return [Text("AI thinking…", Style(color=pal.warn, bold=True))]
     if s.state.is_over or s.end_reason:
-        keys = "n new game · ctrl+s save · q quit" if s.local else "ctrl+s save · q quit"
-        if len(keys) > ctx.width:
-            keys = keys.replace(" game", "")
+        keys = first_that_fits(ctx.width, "n new game · ctrl+s save · q quit", "n new · ctrl+s save · q quit") \
+            if s.local else "ctrl+s save · q quit"
         return [Text(keys, Style(color=pal.label))]
     return [Text(ctx.waiting, Style(color=pal.label))] if ctx.waiting else []
 
