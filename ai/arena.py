@@ -48,6 +48,7 @@ class GameSpec:
     season: str = DEFAULT_SEASON.name
     replay_dir: str | None = None  # write the game there as a replay (the season's form)
     opening_turns: int = 0  # turns at the start played by the arena (random placements, the same for both seats)
+    ponder: tuple[bool, bool] = (False, False)  # A, B think on the opponent's time
 
 
 @dataclass
@@ -69,7 +70,8 @@ class ArenaGame:
 
 
 def make_specs(games: int, seed: int, move_time: float, season: str = DEFAULT_SEASON.name,
-               replay_dir: str | None = None, opening_turns: int = 0) -> list[GameSpec]:
+               replay_dir: str | None = None, opening_turns: int = 0,
+               ponder: tuple[bool, bool] = (False, False)) -> list[GameSpec]:
     rng = random.Random(seed)
     pieces = list(season_named(season).start_pieces)
     rng.shuffle(pieces)
@@ -77,7 +79,7 @@ def make_specs(games: int, seed: int, move_time: float, season: str = DEFAULT_SE
     for i in range(games):
         pair = i // 2
         specs.append(GameSpec(i, pieces[pair % len(pieces)], i % 2, seed * 1_000_003 + pair, move_time, season,
-                              replay_dir, opening_turns))
+                              replay_dir, opening_turns, ponder))
     return specs
 
 
@@ -88,6 +90,7 @@ def play_game(spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory
         return _play(spec, a, b)
     finally:
         for engine in (a, b):
+            engine.stop_pondering()
             close = getattr(engine, "close", None)
             if close is not None:
                 close()
@@ -132,6 +135,8 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
             cause = Cause.RULE_VIOLATION
             break
         record.append(state.copy(), move)
+        if spec.ponder[0 if is_a else 1] and not state.is_over:
+            engine.start_pondering(state)
     pts = (state.team_points(Team.ONE), state.team_points(Team.TWO))
     names = ("A", "B") if spec.a_team == 0 else ("B", "A")
     result.result = (regular_result(pts, names, season) if forfeit_team is None else
@@ -288,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opening-turns", type=int, default=None,
                         help="turns played at random by the arena before the players take over (default 0, "
                              "4 with a gtp: player, which does not know the start piece)")
+    parser.add_argument("--ponder", choices=("a", "b", "both"),
+                        help="let A, B or both think on the opponent's time (give each pondering player a core: "
+                             "--jobs at most half the cores)")
     args = parser.parse_args(argv)
     if args.games < 1 or args.move_time < 1 or args.jobs < 1:
         parser.error("--games, --move-time and --jobs must be positive")
@@ -304,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
     opening = args.opening_turns if args.opening_turns is not None else 4 if external else 0
     if args.save_replay:
         Path(args.save_replay).mkdir(parents=True, exist_ok=True)
-    specs = make_specs(args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening)
+    ponder = (args.ponder in ("a", "both"), args.ponder in ("b", "both"))
+    specs = make_specs(args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening, ponder)
     progress = None if args.quiet else Progress(len(specs))
     try:
         results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress)
@@ -313,7 +322,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     s = summary(results, args.a, args.b)
     print(f"arena {args.a} vs {args.b}: {args.games} games, season {args.season}, {args.move_time} ms/move, "
-          f"seed {args.seed}, jobs {args.jobs}, opening turns {opening}")
+          f"seed {args.seed}, jobs {args.jobs}, opening turns {opening}"
+          + (f", pondering {args.ponder}" if args.ponder else ""))
     print(format_table(s))
     if args.json:
         with open(args.json, "w") as fh:

@@ -4,6 +4,10 @@ A player is asked for a move with a copy of the game state and a deadline (a ``t
 value). Engines think synchronously in a worker thread (``think``), so that callers on an asyncio loop
 (the bot reading its socket, the TUI handling keys) never block; ``cancel`` stops the thinking early.
 Human and remote players implement ``choose_move`` directly.
+
+Pondering: after its move an engine may go on thinking while the opponent thinks (``start_pondering`` with
+the position after its move); its next ``think`` stops that first and uses what it found. Engines that cannot
+keep their search between moves ignore it.
 """
 
 from __future__ import annotations
@@ -29,6 +33,13 @@ class Player(ABC):
     def cancel(self) -> None:  # noqa: B027 - optional hook, a no-op for players that do not think
         """Stop thinking as soon as possible (the answer is no longer wanted)."""
 
+    def start_pondering(self, state: GameState) -> None:  # noqa: B027 - optional hook
+        """Think on the opponent's time: ``state`` is the position after this player's move. Stopped by the
+        next ``choose_move``, by ``cancel`` and by ``stop_pondering``."""
+
+    def stop_pondering(self) -> None:  # noqa: B027 - optional hook
+        """Stop pondering (returns once it has stopped)."""
+
 
 class Engine(Player):
     """A computer player. Subclasses implement ``think``; it runs in a worker thread.
@@ -43,9 +54,29 @@ class Engine(Player):
         self.cpu_clock: Callable[[], float] = time.thread_time  # CPU time of the thinking thread
         self._stop = threading.Event()
         self.last_info: dict = {}  # statistics of the last think (depth, nodes, ...), for logs and the UI
+        self._ponder_stop = threading.Event()
+        self._ponder_thread: threading.Thread | None = None
 
     @abstractmethod
     def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move: ...
+
+    def ponder(self, state: GameState, stop: threading.Event) -> None:  # noqa: B027 - optional hook
+        """Think about ``state`` (the opponent to move) until ``stop`` is set or there is nothing more to gain,
+        so that the next ``think`` finds a grown tree. Synchronous; ``start_pondering`` runs it in a thread.
+        An engine that ponders calls ``stop_pondering`` first thing in ``think``."""
+
+    def start_pondering(self, state: GameState) -> None:
+        self.stop_pondering()
+        self._ponder_stop = stop = threading.Event()
+        self._ponder_thread = threading.Thread(target=self.ponder, args=(state.copy(), stop), daemon=True,
+                                               name=f"ponder-{self.name}")
+        self._ponder_thread.start()
+
+    def stop_pondering(self) -> None:
+        self._ponder_stop.set()
+        thread, self._ponder_thread = self._ponder_thread, None
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
 
     async def choose_move(self, state: GameState, deadline: float) -> Move:
         self._stop = stop = threading.Event()
@@ -59,6 +90,7 @@ class Engine(Player):
 
     def cancel(self) -> None:
         self._stop.set()
+        self._ponder_stop.set()
 
 
 class TimeKeeper:

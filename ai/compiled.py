@@ -139,3 +139,29 @@ class LazyCompiledPlayer(Engine):
         move = player.think(state, deadline, stop)
         self.last_info = player.last_info
         return move
+
+    # pondering is the compiled player's own (its ``think`` stops it); before it exists there is none
+    def ponder(self, state: GameState, stop: threading.Event) -> None:
+        with self._lock:
+            player = self._player
+        if player is not None:
+            player.ponder(state, stop)
+
+    def start_pondering(self, state: GameState) -> None:
+        with self._lock:
+            player = self._player
+        if player is not None:
+            player.start_pondering(state)
+
+    def stop_pondering(self) -> None:
+        with self._lock:
+            player = self._player
+        if player is not None:
+            player.stop_pondering()
+
+    def cancel(self) -> None:
+        super().cancel()
+        with self._lock:
+            player = self._player
+        if player is not None:
+            player.cancel()

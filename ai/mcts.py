@@ -57,7 +57,7 @@ from model.fast import (
     FastState,
     fits,
 )
-from model.moves import Move, SetMove
+from model.moves import Move, SetMove, SkipMove
 from model.state import GameState, move_of_placement, placement_of
 
 F.guard_cache(__file__, F.__file__, _fasteval.__file__, MF.__file__)
@@ -488,7 +488,7 @@ def expand_root(b_root, m_root, first_cells, last_root, params, b, m, moves, wei
                    edge_p, counters)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: a pondering thread runs beside the caller's loop and other engines
 def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weights, seen, stamp, amaf, played,
         local, last, lists, lcount, marks, mscratch, feats, margins, cands, node_first, node_count,
         node_n, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, counters):
@@ -670,6 +670,9 @@ def is_ready() -> bool:
 # the search checks the clock between slices of 5-20 ms, so it may think until this close to the deadline
 # (the Python searches keep TimeKeeper's 0.2 s)
 STOP_RESERVE_S = 0.05
+# pondering (thinking on the opponent's time) ends after this long at the latest: an opponent that thinks
+# for minutes (a human) gains the search little once half the tree's room is used (10-40 s)
+PONDER_LIMIT_S = 30.0
 
 
 class MctsPlayer(Engine):
@@ -685,11 +688,14 @@ class MctsPlayer(Engine):
         self.tree = Tree()  # allocated here, not in the first timed search
         self._spare: Tree | None = None  # the other tree when a subtree is kept (copied over)
         self._searched: FastState | None = None  # the root position of the search in ``self.tree``
+        self._pondered = 0  # simulations of the last ponder (thinking on the opponent's time)
+        self._tree_lock = threading.Lock()  # one search at a time in the tree (a think, a ponder)
         self.scratch = Scratch()
         self._fallback = LookaheadPlayer(seed, clock=clock)
         prepare()  # compile in the background from the start, not at the first move
 
     def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+        self.stop_pondering()  # within this move's time: at most one slice of the search
         if not KERNELS.is_ready():  # first start: still compiling
             move = self._fallback.think(state, deadline, stop)
             self.last_info = {**self._fallback.last_info, "fallback": "lookahead (compiling)"}
@@ -701,6 +707,46 @@ class MctsPlayer(Engine):
             return no_placement_move(state, self.rng)
         if len(pids) == 1:
             return move_of_placement(color, int(pids[0]))
+        with self._tree_lock:
+            pondered = self._pondered
+            kept = self._search(state, timer)
+            tree = self.tree
+            first, count = int(tree.node_first[0]), int(tree.node_count[0])
+            sims = int(tree.counters[2])
+            if first < 0 or count == 0:
+                best_pid = int(pids[self.rng.randrange(len(pids))])
+            else:
+                visits = tree.edge_n[first:first + count]
+                values = (tree.edge_w[first:first + count] + 1e-3) / (visits + 1e-3)
+                best = int(np.lexsort((values, visits))[-1])
+                best_pid = int(tree.edge_pid[first + best])
+        self.last_info = {"simulations": sims, "moves": len(pids), "time": timer.elapsed(),
+                          "depth": int(tree.counters[3]), "cpu_share": round(timer.share, 2), "kept": kept}
+        if pondered:
+            self.last_info["pondered"] = pondered
+        return move_of_placement(color, best_pid)
+
+    def ponder(self, state: GameState, stop: threading.Event) -> None:
+        """Grow the tree of ``state`` (the position after our move) while the opponent thinks: until ``stop``,
+        ``PONDER_LIMIT_S`` or half the tree's room (the kept subtree is copied at the next move)."""
+        if self.max_simulations is not None or not KERNELS.is_ready():  # a fixed budget: no thinking ahead
+            return
+        state = state.copy()
+        while not state.is_over and not len(state.legal_placements()):
+            state.push(SkipMove(state.current_color))
+        if state.is_over:
+            return
+        # a think that was given up on (its answer came too late) may still be returning: wait for it
+        with self._tree_lock:
+            timer = TimeKeeper(self.clock, self.clock() + PONDER_LIMIT_S, stop, self.cpu_clock, reserve=0.0)
+            self._search(state, timer, room=0.5)
+            self._pondered = int(self.tree.counters[2])
+
+    def _search(self, state: GameState, timer: TimeKeeper, room: float = 1.0) -> int:
+        """Simulations from ``state`` into ``self.tree`` (its kept subtree, if any) until ``timer`` expires,
+        ``max_simulations`` are done or ``room`` (a share) of the tree's nodes or edges are used. Returns the
+        simulations kept from the last search."""
+        self._pondered = 0
         root = FastState.from_state(state)
         kept = self._keep_subtree(root) if self.params.reuse else 0
         tree, scratch = self.tree, self.scratch
@@ -731,6 +777,7 @@ class MctsPlayer(Engine):
             if self.params.root_eval > 0:
                 self._root_prior(state, tree, timer)
         self._searched = root
+        max_nodes, max_edges = room * len(tree.node_first), room * len(tree.edge_pid)
         batch = 8
         while True:
             budget = batch
@@ -738,7 +785,7 @@ class MctsPlayer(Engine):
                 budget = min(budget, self.max_simulations - int(tree.counters[2]))
                 if budget <= 0:
                     break
-            if timer.expired():
+            if timer.expired() or tree.counters[0] >= max_nodes or tree.counters[1] >= max_edges:
                 break
             t0 = time.perf_counter()
             run(budget, *args)
@@ -749,18 +796,7 @@ class MctsPlayer(Engine):
                 batch = min(batch * 2, 4096)
             elif spent > 0.02 and batch > 1:
                 batch //= 2
-        first, count = int(tree.node_first[0]), int(tree.node_count[0])
-        sims = int(tree.counters[2])
-        if first < 0 or count == 0:
-            best_pid = int(pids[self.rng.randrange(len(pids))])
-        else:
-            visits = tree.edge_n[first:first + count]
-            values = (tree.edge_w[first:first + count] + 1e-3) / (visits + 1e-3)
-            best = int(np.lexsort((values, visits))[-1])
-            best_pid = int(tree.edge_pid[first + best])
-        self.last_info = {"simulations": sims, "moves": len(pids), "time": timer.elapsed(),
-                          "depth": int(tree.counters[3]), "cpu_share": round(timer.share, 2), "kept": kept}
-        return move_of_placement(color, best_pid)
+        return kept
 
     def _keep_subtree(self, root: FastState) -> int:
         """If the last search's tree holds ``root`` (the moves played since its root were searched), make

@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"think time per move from the arrival of the request, in ms or with a unit (1.6s) "
                         f"(default {DEFAULT_THINK_MS}; at most {HARD_CUTOFF_MS - STOP_MARGIN_MS}: the move is sent "
                         f"by {HARD_CUTOFF_MS} ms)")
+    p.add_argument("--ponder", action=argparse.BooleanOptionalAction, default=False,
+                   help="think on the opponent's time too (its next move starts from a grown tree; uses a core "
+                        "while the opponent thinks)")
     p.add_argument("--engine", choices=("process", "thread"), default="process",
                    help="run the computer player in its own process (default; keeps the timing on a loaded "
                         "machine) or in a thread")
@@ -219,10 +222,16 @@ class Bot:
             return
         self.moves += 1
         self.max_elapsed = max(self.max_elapsed, time.monotonic() - request.at)
+        if self.args.ponder:
+            after = state.copy()
+            after.play(decision.move)  # legal: the controller checked it
+            if not after.is_over:
+                self.player.start_pondering(after)
         if decision.source.startswith("fallback"):
             self.fallbacks += 1
         info = getattr(self.player, "last_info", {}) if decision.source == "engine" else {}
-        details = "".join(f", {key} {info[key]}" for key in ("simulations", "kept", "depth", "fallback") if key in info)
+        details = "".join(f", {key} {info[key]}" for key in ("simulations", "kept", "pondered", "depth", "fallback")
+                      if key in info)
         log.info("turn %d %s: %s (%s, %.0f ms%s)", state.turn, state.current_color.name, decision.move,
                  decision.source, decision.elapsed * 1000, details)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -27,6 +28,8 @@ from multiprocessing.sharedctypes import RawValue
 from ai.base import Player
 from model.moves import Move
 from model.state import GameState
+
+log = logging.getLogger(__name__)
 
 
 class SharedFlag:
@@ -74,6 +77,14 @@ def _worker(name: str, seed: int | None, conn: multiprocessing.connection.Connec
         if request is None:
             return
         rid, state, deadline = request
+        if rid == PONDER:  # think on the opponent's time until the next request (or a stop, or the engine's limit)
+            try:
+                engine.ponder(state, _UntilNextRequest(conn, stop))
+            except KeyboardInterrupt:
+                return
+            except Exception:  # pondering is a bonus: the next request is answered afresh
+                log.debug("pondering failed", exc_info=True)
+            continue
         try:
             move = engine.think(state, deadline, stop)
             conn.send((rid, move, None, dict(engine.last_info)))
@@ -84,6 +95,21 @@ def _worker(name: str, seed: int | None, conn: multiprocessing.connection.Connec
 
 
 READY = 0  # the request id of the worker's first message: its search is compiled and loaded
+PONDER = -1  # the request id of "think on the opponent's time about this state" (no answer)
+
+
+class _UntilNextRequest:
+    """The stop flag of pondering in the worker: set by ``cancel`` or by the next request's arrival."""
+
+    def __init__(self, conn: multiprocessing.connection.Connection, stop: SharedFlag) -> None:
+        self._conn = conn
+        self._stop = stop
+
+    def is_set(self) -> bool:
+        try:
+            return self._stop.is_set() or self._conn.poll()
+        except (EOFError, OSError):
+            return True
 
 
 class ProcessPlayer(Player):
@@ -168,6 +194,14 @@ class ProcessPlayer(Player):
 
     def cancel(self) -> None:
         self._stop.set()
+
+    def start_pondering(self, state: GameState) -> None:
+        """The worker thinks about ``state`` until the next request (``choose_move``), ``cancel`` or ``close``."""
+        if self._dead is not None:
+            return
+        self._stop.clear()
+        with contextlib.suppress(OSError, ValueError):
+            self._conn.send((PONDER, state, None))
 
     def close(self) -> None:
         self._stop.set()

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ai import DEFAULT_AI, Engine, make_player, player_names
+from ai import DEFAULT_AI, Engine, RandomPlayer, make_player, player_names
 from ai.arena import main as arena_main
 from ai.arena import make_specs, summary, wilson
 from ai.base import TimeKeeper
@@ -386,3 +386,24 @@ def test_arena_match_with_a_dying_game_process_ends_with_an_error():
 
     with pytest.raises(BrokenProcessPool):
         run_match(make_specs(2, seed=1, move_time=0.1), _DyingEngine(), _RandomFactory(), jobs=2)
+
+
+class _PonderRecorder(RandomPlayer):
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.pondered: list[GameState] = []
+
+    def start_pondering(self, state: GameState) -> None:
+        self.pondered.append(state.copy())
+
+
+def test_the_arena_lets_the_pondering_side_think_on_the_opponents_time():
+    from ai.arena import _play
+
+    spec = make_specs(2, seed=3, move_time=0.05, ponder=(True, False))[1]  # A plays team TWO
+    a, b = _PonderRecorder(1), _PonderRecorder(2)
+    result = _play(spec, a, b)
+    assert not b.pondered
+    # after each of A's moves (but the last, if it ended the game), with the position after it
+    assert len(a.pondered) in (len(result.a_times), len(result.a_times) - 1) and len(a.pondered) > 10
+    assert all(s.last_move is not None and s.last_move.color % 2 == spec.a_team for s in a.pondered)

@@ -395,3 +395,72 @@ def test_a_variant_with_bad_settings_is_refused_in_one_line(name, message):
     with pytest.raises(ValueError, match=message) as info:
         make_player(name)
     assert "\n" not in str(info.value)
+
+
+class _StopAfter:
+    """A stop flag that is set after ``checks`` looks at it (a ponder of a fixed number of slices)."""
+
+    def __init__(self, checks: int) -> None:
+        self.checks = checks
+
+    def is_set(self) -> bool:
+        self.checks -= 1
+        return self.checks < 0
+
+
+def _most_searched(tree) -> int:
+    first, count = int(tree.node_first[0]), int(tree.node_count[0])
+    return int(tree.edge_pid[max(range(first, first + count), key=lambda e: float(tree.edge_n[e]))])
+
+
+def test_pondering_grows_the_tree_that_the_next_move_keeps():
+    """Thinking on the opponent's time: the position after our move is searched on, and the next search
+    starts from the subtree of the reply that was played, more of it than without pondering."""
+    kept = {}
+    reply = -1
+    for ponder in (True, False):  # the same reply without pondering
+        state = _position(24)
+        player = MctsPlayer(seed=7, max_simulations=300)
+        move = player.choose_move_sync(state, move_time=60.0)
+        state.play(move)
+        if ponder:
+            player.max_simulations = None
+            player.ponder(state, _StopAfter(40))
+            assert player.tree.node_n[0, 0] > 300  # the root is now the position after our move
+            reply = _most_searched(player.tree)  # the opponent plays what the ponder looked at most
+        state.push_placement(reply)
+        player.max_simulations = 0  # look at the kept tree as the next search starts
+        assert state.is_legal(player.choose_move_sync(state, move_time=60.0))
+        kept[ponder] = player.last_info["kept"]
+        assert (player.last_info.get("pondered", 0) > 0) == ponder
+    assert kept[True] > kept[False]
+
+
+def test_the_next_move_stops_pondering_and_so_does_cancel(monkeypatch):
+    monkeypatch.setattr(mcts, "PONDER_LIMIT_S", 600.0)  # only the stop ends it
+    state = _position(20)
+    player = MctsPlayer(seed=8)
+    move = player.choose_move_sync(state, move_time=0.2)
+    state.play(move)
+    player.start_pondering(state)
+    thread = player._ponder_thread
+    assert thread is not None and thread.is_alive()
+    reply = int(state.legal_placements()[0])
+    state.push_placement(reply)
+    assert state.is_legal(player.choose_move_sync(state, move_time=0.2))
+    assert not thread.is_alive() and player._ponder_thread is None
+    player.start_pondering(state)
+    thread = player._ponder_thread
+    player.cancel()  # the game ended, or the answer is no longer wanted
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+
+
+def test_a_player_of_fixed_budget_does_not_ponder():
+    """The weaker levels and reproducible tests play by a fixed number of simulations: no thinking ahead."""
+    state = _position(20)
+    player = MctsPlayer(seed=9, max_simulations=100)
+    state.play(player.choose_move_sync(state, move_time=60.0))
+    before = player.tree.counters.copy()
+    player.ponder(state, threading.Event())  # never set: only the fixed budget can end it
+    assert np.array_equal(player.tree.counters, before)

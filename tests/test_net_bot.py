@@ -18,7 +18,7 @@ from model import messages as M
 from model.framing import END_OF_STREAM, StreamFramer, parse_stream
 from model.moves import SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape
-from model.state import GameState
+from model.state import GameState, move_of_placement
 from net.bot import Bot, build_parser
 from tests.conftest import fixture_path
 from tests.test_net_support import HOST
@@ -285,6 +285,23 @@ async def test_bot_plays_the_recorded_stream(seed, mutate, dialect, capsys, tmp_
     assert len(parsed.messages) == 63  # 62 states and the result
 
 
+@pytest.mark.parametrize("ponder", [False, True])
+async def test_bot_ponders_after_each_move_it_sent_when_asked_to(ponder, monkeypatch):
+    from ai.base import RandomPlayer
+
+    pondered: list[GameState] = []
+    monkeypatch.setattr(RandomPlayer, "start_pondering", lambda self, state: pondered.append(state.copy()))
+    script = ScriptedServer(_wire_messages(), random.Random(6))
+    code, _ = await _run_bot(script.handle, *(["--ponder"] if ponder else []))
+    assert code == 0 and len(script.moves) == 31 and not script.illegal
+    if not ponder:
+        assert not pondered
+        return
+    # the position after each move sent (the last one ended the game: nothing to think about)
+    assert len(pondered) in (30, 31)
+    assert [s.last_move for s in pondered] == script.moves[:len(pondered)]
+
+
 async def test_bot_joins_with_reservation_and_exits_on_lost_connection(capsys):
     script = ScriptedServer(_wire_messages(), random.Random(4), stop_after_requests=3)
     code, _ = await _run_bot(script.handle, "-r", "RC-42")
@@ -408,6 +425,53 @@ async def test_process_player_is_ready_before_its_first_move():
         assert "fallback" not in player.last_info and "simulations" in player.last_info, player.last_info
     finally:
         player.close()
+
+
+async def test_process_player_ponders_until_the_next_request_and_answers_it():
+    import time
+
+    from net.engine_process import ProcessPlayer
+
+    player = ProcessPlayer("mcts", seed=2)
+    try:
+        assert await asyncio.to_thread(player.wait_ready, 600)
+        state = _midgame()
+        for _ in range(3):  # our move, pondering on the position after it, the opponent's move, ours again
+            move = await player.choose_move(state.copy(), time.monotonic() + 0.2)
+            assert check_move(state, move) is None
+            state.play(move)
+            player.start_pondering(state)
+            ids = state.legal_placements()
+            state.play(move_of_placement(state.current_color, int(ids[0])) if len(ids)
+                       else SkipMove(state.current_color))
+        # the pondering worker takes the next request at once (not after its own limit of 30 s): the answer
+        # is the engine's, not the fallback's
+        decision = await decide(player, state, time.monotonic(), think_ms=200, hard_ms=10_000)
+        assert decision.source == "engine" and check_move(state, decision.move) is None
+        player.start_pondering(state)
+    finally:
+        player.close()  # while pondering
+    assert not player._proc.is_alive()
+
+
+def test_pondering_in_the_worker_ends_with_the_next_request_or_a_stop():
+    import multiprocessing
+
+    from net.engine_process import SharedFlag, _UntilNextRequest
+
+    ours, theirs = multiprocessing.Pipe()
+    stop = SharedFlag(None)
+    until = _UntilNextRequest(theirs, stop)
+    assert not until.is_set()
+    ours.send((7, None, None))  # a move request arrives
+    assert until.is_set()
+    theirs.recv()
+    assert not until.is_set()
+    stop.set()  # cancel or close
+    assert until.is_set()
+    stop.clear()
+    ours.close()  # the bot is gone
+    assert until.is_set()
 
 
 async def test_process_player_that_died_gives_a_fallback_move():

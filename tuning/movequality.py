@@ -59,21 +59,39 @@ def position_keys(paths: dict[str, str], first: int, last: int) -> list[str]:
 _worker: dict = {}
 
 
-def _pick_one(args: tuple[str, str, str, float, int]) -> tuple[str, int]:
-    key, path, player_name, move_time, seed = args
+# level 7's mean thinking time a move by turn on the slow machine (RESULTS §19): what a player that thinks on
+# the opponent's time (pondering) gets before its own move
+LEVEL7_SECONDS = ((12, 1.41), (20, 5.09), (28, 3.98), (36, 2.60), (44, 1.72), (52, 0.99), (60, 0.45))
+
+
+def ponder_seconds(ponder: str, turn: int) -> float:
+    """Seconds of thinking on the opponent's move before ``turn`` ('level7': §19's table; else ms)."""
+    if ponder == "level7":
+        return next((s for upto, s in LEVEL7_SECONDS if turn < upto), 0.45)
+    return float(ponder) / 1000
+
+
+def _pick_one(args: tuple[str, str, str, float, int, str]) -> tuple[str, int, dict]:
+    key, path, player_name, move_time, seed, ponder = args
     if "player" not in _worker:
         compile_ahead(player_name)
         _worker["player"] = make_player(player_name, seed)
     turn = int(key.rpartition("#")[2])
-    state = next(s for s in load_replay(path).states if s.turn == turn)
+    states = load_replay(path).states
+    state = next(s for s in states if s.turn == turn)
     player = _worker["player"]
     if isinstance(player, GtpPlayer):  # an engine that follows one game: give it this position afresh
         player.load_position(state)
+    if ponder and ponder != "0":  # think on the opponent's move first: its tree is kept for ours
+        before = next((s for s in states if s.turn == turn - 1), None)
+        if before is not None and not before.is_over and len(before.legal_placements()) > 1:
+            player.choose_move_sync(before, move_time=ponder_seconds(ponder, turn))
     move = player.choose_move_sync(state, move_time=move_time)
+    info = {k: v for k, v in getattr(player, "last_info", {}).items() if k in ("simulations", "kept")}
     if isinstance(move, SkipMove):
-        return key, -1
+        return key, -1, info
     pid = placement_of(move)
-    return key, -1 if pid is None else int(pid)
+    return key, -1 if pid is None else int(pid), info
 
 
 def pick(args: argparse.Namespace) -> None:
@@ -81,13 +99,16 @@ def pick(args: argparse.Namespace) -> None:
     keys = position_keys(paths, args.first, args.last)
     if args.limit and len(keys) > args.limit:
         keys = sorted(random.Random(1).sample(keys, args.limit))
-    jobs = [(k, paths[k.rpartition("#")[0]], args.player, args.move_time / 1000, args.seed) for k in keys]
+    jobs = [(k, paths[k.rpartition("#")[0]], args.player, args.move_time / 1000, args.seed, args.ponder)
+            for k in keys]
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-        moves = dict(pool.map(_pick_one, jobs, chunksize=1))
-    meta = {"player": args.player, "move_time": args.move_time, "replays": args.replays,
+        picked = pool.map(_pick_one, jobs, chunksize=1)
+    moves = {key: pid for key, pid, _ in picked}
+    infos = {key: info for key, _, info in picked if info}
+    meta = {"player": args.player, "move_time": args.move_time, "replays": args.replays, "ponder": args.ponder,
             "env": {k: v for k, v in os.environ.items() if k.startswith(("BLOKUS_FAST", "BLOKUS_MCTS"))}}
     with open(args.out, "w") as fh:
-        json.dump({"meta": meta, "moves": moves}, fh)
+        json.dump({"meta": meta, "moves": moves, "info": infos}, fh)
     print(f"{len(moves)} moves picked -> {args.out}")
 
 
@@ -178,6 +199,8 @@ def main() -> None:
     p.add_argument("--last", type=int, default=40, help="last turn")
     p.add_argument("--limit", type=int, default=0, help="at most this many positions (a fixed sample)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--ponder", default="0",
+                   help="think this many ms on the opponent's move first ('level7': its times by turn)")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--out", required=True)
     j = sub.add_parser("judge", help="value the moves of pick's files; compare them with the first")
