@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
                         f"by {HARD_CUTOFF_MS} ms)")
     p.add_argument("--ponder", action=argparse.BooleanOptionalAction, default=False,
                    help="think on the opponent's time too (its next move starts from a grown tree; uses a core "
-                        "while the opponent thinks)")
+                        "while the opponent thinks; default off)")
     p.add_argument("--engine", choices=("process", "thread"), default="process",
                    help="run the computer player in its own process (default; keeps the timing on a loaded "
                         "machine) or in a thread")
