@@ -155,6 +155,7 @@ class Bot:
                 self.player.cancel()
                 self._answer.cancel()
             await self.conn.close()
+            self.player.stop_pondering()  # an engine in a thread; the engine process stops with close()
             if hasattr(self.player, "close"):
                 self.player.close()
         if self.failure is not None:

@@ -489,6 +489,35 @@ async def test_a_failing_ai_does_not_stall_the_game(mode):
         assert s.feedback.error and "AI" in s.feedback.text
 
 
+class _PonderingPlayer(InstantPlayer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.pondered: list = []
+        self.cancels = 0
+
+    def start_pondering(self, state) -> None:
+        self.pondered.append(state.copy())
+
+    def cancel(self) -> None:
+        self.cancels += 1
+
+
+@pytest.mark.parametrize("ponder", [False, True])
+async def test_the_ai_opponent_ponders_during_the_humans_turn_when_asked(ponder):
+    opponent = _PonderingPlayer()
+    app = game_app(Shape.PENTO_L, opponent=opponent, ponder=ponder)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await pilot.press("H", "H", "K", "K", "enter")  # BLUE; the AI answers with YELLOW
+        await settle(pilot)
+        assert s.state.turn == 2 and s.is_human_turn()
+        # the position after the AI's move, the human (RED) to move
+        assert [p.turn for p in opponent.pondered] == ([2] if ponder else [])
+        cancels = opponent.cancels
+        await pilot.press("u")  # undo: the position it thinks about is gone, so is its pondering
+        assert opponent.cancels == cancels + (1 if ponder else 0)
+
+
 async def test_a_ghost_move_repaints_only_the_changed_board_rows():
     from tui.board import HEIGHT, Board
 

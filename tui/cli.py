@@ -52,6 +52,9 @@ def play_parser() -> argparse.ArgumentParser:
                    help=f"AI opponent ({', '.join(player_names())}; default {DEFAULT_AI}) or 'human' (hotseat)")
     p.add_argument("--level", type=int, default=None, choices=range(1, 6), metavar="1-5",
                    help="strength of the AI opponent in a local game: 1 (beginner) to 5 (the default AI)")
+    p.add_argument("--ponder", action="store_true",
+                   help="the AI opponent of a local game thinks on while you think (stronger; keeps a core busy "
+                        "during your turn, at most 30 s)")
     p.add_argument("--ai", default=None, metavar="NAME", help="AI used for hints, autopilot and --watch")
     p.add_argument("--move-time", "--ai-time", dest="move_time", type=milliseconds, default=None, metavar="MS",
                    help=f"thinking time per AI move in ms, or with a unit (1.5s) (default {DEFAULT_MOVE_TIME_MS}; "
@@ -106,7 +109,7 @@ def build_local_app(args: argparse.Namespace) -> BlokusApp:
                 session.names[t] = f"AI {name}"
         hint = make_player(ai_name, None if seed is None else seed + 7)
         return GameScreen(session, players, hint, move_time_ms=move_time, min_delay=0.4 if args.watch else 0.0,
-                          save_replay=save_game_replay, new_game=lambda: app.restart())
+                          save_replay=save_game_replay, new_game=lambda: app.restart(), ponder=args.ponder)
 
     app = BlokusApp(make, theme=theme_name(args))
     return app

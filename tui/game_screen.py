@@ -94,11 +94,14 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         title: str = "Blokus",
         save_replay: Callable[[GameScreen], str] | None = None,
         new_game: Callable[[], None] | None = None,
+        ponder: bool = False,
     ) -> None:
         super().__init__()
         self.session = session
         self.players = players
         self.hint_player = hint_player
+        self.ponder = ponder  # the AI opponent thinks on during the human's turn
+        self._pondering: Player | None = None
         self.ai = AIRunner(self, move_time_ms, min_delay)
         self.title_text = title
         self.save_replay_fn = save_replay
@@ -178,6 +181,8 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
             self.think(player, AIPurpose.PLAY)
 
     def think(self, player: Player, purpose: AIPurpose) -> None:
+        if player is self._pondering:
+            self._pondering = None  # its think stops the pondering first
         self.session.ai_thinking = True
         self.ai.start(player, self.session.state, len(self.session.timeline), purpose)
         self.refresh_board()
@@ -185,6 +190,12 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
     def cancel_ai(self) -> None:
         self.ai.cancel()
         self.session.ai_thinking = False
+        self.stop_pondering()
+
+    def stop_pondering(self) -> None:
+        player, self._pondering = self._pondering, None
+        if player is not None:
+            player.cancel()  # sets its stop flag only: the UI does not wait; its next move waits for it
 
     @on(AIMoveReady)
     def on_ai_move_ready(self, message: AIMoveReady) -> None:
@@ -203,8 +214,12 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
             if s.is_human_turn():
                 s.show_hint(message.move)
         elif purpose is AIPurpose.PLAY:
+            player = self.players.get(s.state.current_team)
             if s.wants_ai() and s.make_move(message.move):
                 s.feedback = Feedback(f"{failed}AI: {describe_move(message.move)}", bool(failed))
+                if self.ponder and player is not None and s.is_human_turn() and not s.state.is_over:
+                    self._pondering = player  # until the human has moved (its next move stops it) or undo
+                    player.start_pondering(s.state)
         elif s.is_human_turn() and s.make_move(message.move):
             s.feedback = Feedback(f"{failed}AI played for you: {describe_move(message.move)}", bool(failed))
         self.after_change()

@@ -81,6 +81,7 @@ def game_app(
     theme: str = "textual-dark",
     save_replay=None,
     move_time_ms: int = 500,
+    ponder: bool = False,
 ) -> BlokusApp:
     """A local game with deterministic players: the human (team ONE) against ``opponent``; "new game" (after
     the end) starts the same opening again."""
@@ -97,7 +98,7 @@ def game_app(
             else:
                 players[team] = own or InstantPlayer("first")
         return GameScreen(session, players, hint or InstantPlayer("last"), move_time_ms=move_time_ms,
-                          save_replay=save_replay, new_game=app.restart)
+                          save_replay=save_replay, new_game=app.restart, ponder=ponder)
 
     app = BlokusApp(make, theme=theme)
     return app
