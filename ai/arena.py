@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing
+import os
 import random
 import sys
 import threading
@@ -313,6 +314,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.save_replay:
         Path(args.save_replay).mkdir(parents=True, exist_ok=True)
     ponder = (args.ponder in ("a", "both"), args.ponder in ("b", "both"))
+    cores = os.cpu_count() or 1
+    if args.ponder and 2 * args.jobs > cores:  # a pondering player and its opponent both think all the time
+        print(f"blokus arena: note: with --ponder each game keeps two cores busy; --jobs {args.jobs} on {cores} "
+              f"cores slows both players", file=sys.stderr)
     specs = make_specs(args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening, ponder)
     progress = None if args.quiet else Progress(len(specs))
     try:

@@ -407,3 +407,13 @@ def test_the_arena_lets_the_pondering_side_think_on_the_opponents_time():
     # after each of A's moves (but the last, if it ended the game), with the position after it
     assert len(a.pondered) in (len(result.a_times), len(result.a_times) - 1) and len(a.pondered) > 10
     assert all(s.last_move is not None and s.last_move.color % 2 == spec.a_team for s in a.pondered)
+
+
+def test_the_arena_says_when_pondering_games_share_too_few_cores(monkeypatch, capsys):
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    assert arena_main(["random", "greedy", "--ponder", "a", "--games", "2", "--move-time", "50", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("blokus arena: note: with --ponder each game keeps two cores busy") and err.count("\n") == 1
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert arena_main(["random", "greedy", "--ponder", "a", "--games", "2", "--move-time", "50", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
