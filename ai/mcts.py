@@ -670,8 +670,9 @@ def is_ready() -> bool:
 # the search checks the clock between slices of 5-20 ms, so it may think until this close to the deadline
 # (the Python searches keep TimeKeeper's 0.2 s)
 STOP_RESERVE_S = 0.05
-# pondering (thinking on the opponent's time) ends after this long at the latest: an opponent that thinks
-# for minutes (a human) gains the search little once half the tree's room is used (10-40 s)
+# pondering (thinking on the opponent's time) ends after this long at the latest, or once half the tree's room
+# is used (in the middle game after 5-10 s: ~200 edges a node): an opponent that thinks for minutes (a human)
+# would gain the search little more
 PONDER_LIMIT_S = 30.0
 
 
