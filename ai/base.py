@@ -67,6 +67,8 @@ class Engine(Player):
 
     def start_pondering(self, state: GameState) -> None:
         self.stop_pondering()
+        if type(self).ponder is Engine.ponder:  # this engine does not ponder
+            return
         self._ponder_stop = stop = threading.Event()
         self._ponder_thread = threading.Thread(target=self.ponder, args=(state.copy(), stop), daemon=True,
                                                name=f"ponder-{self.name}")
