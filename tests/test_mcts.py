@@ -22,9 +22,9 @@ def compiled():
     mcts.KERNELS.ready.set()
 
 
-def _position(turns: int, seed: int = 1) -> GameState:
+def _position(turns: int, seed: int = 1, season=None) -> GameState:
     rng = random.Random(seed)
-    state = GameState.new(Shape.PENTO_W)
+    state = GameState.new(Shape.PENTO_W) if season is None else GameState.new(Shape.PENTO_W, season=season)
     while state.turn < turns and not state.is_over:
         ids = state.legal_placements()
         state.push_placement(int(ids[rng.randrange(len(ids))]))
@@ -413,13 +413,14 @@ def _most_searched(tree) -> int:
     return int(tree.edge_pid[max(range(first, first + count), key=lambda e: float(tree.edge_n[e]))])
 
 
-def test_pondering_grows_the_tree_that_the_next_move_keeps():
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_pondering_grows_the_tree_that_the_next_move_keeps(season):
     """Thinking on the opponent's time: the position after our move is searched on, and the next search
     starts from the subtree of the reply that was played, more of it than without pondering."""
     kept = {}
     reply = -1
     for ponder in (True, False):  # the same reply without pondering
-        state = _position(24)
+        state = _position(24, season=season)
         player = MctsPlayer(seed=7, max_simulations=300)
         move = player.choose_move_sync(state, move_time=60.0)
         state.play(move)
