@@ -709,7 +709,7 @@ class MctsPlayer(Engine):
         if len(pids) == 1:
             return move_of_placement(color, int(pids[0]))
         with self._tree_lock:
-            pondered = self._pondered
+            pondered, self._pondered = self._pondered, 0
             kept = self._search(state, timer)
             tree = self.tree
             first, count = int(tree.node_first[0]), int(tree.node_count[0])
@@ -747,7 +747,6 @@ class MctsPlayer(Engine):
         """Simulations from ``state`` into ``self.tree`` (its kept subtree, if any) until ``timer`` expires,
         ``max_simulations`` are done or ``room`` (a share) of the tree's nodes or edges are used. Returns the
         simulations kept from the last search."""
-        self._pondered = 0
         root = FastState.from_state(state)
         kept = self._keep_subtree(root) if self.params.reuse else 0
         tree, scratch = self.tree, self.scratch

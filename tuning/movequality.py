@@ -82,7 +82,7 @@ def _pick_one(args: tuple[str, str, str, float, int, str]) -> tuple[str, int, di
     player = _worker["player"]
     if isinstance(player, GtpPlayer):  # an engine that follows one game: give it this position afresh
         player.load_position(state)
-    if ponder and ponder != "0":  # think on the opponent's move first: its tree is kept for ours
+    if ponder != "0":  # think on the opponent's move first (as pondering does): its tree is kept for ours
         before = next((s for s in states if s.turn == turn - 1), None)
         if before is not None and not before.is_over and len(before.legal_placements()) > 1:
             player.choose_move_sync(before, move_time=ponder_seconds(ponder, turn))
