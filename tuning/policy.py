@@ -244,6 +244,80 @@ def fit_prior(args: argparse.Namespace) -> None:
         print(f"wrote {args.out}")
 
 
+def fit_mlp(args: argparse.Namespace) -> None:
+    """A small non-linear move model (one hidden layer of tanh units beside the linear terms) fitted by Adam
+    to the visit shares of several visits files; held out every fifth game of the last file. Prints the
+    held-out cross-entropy and how often the teacher's most visited move is among the model's k best."""
+    parts = []
+    for path in args.data:
+        with gzip.open(path, "rt") as fh:
+            x, t, seg, turns, gids = prior_features(json.load(fh))
+        parts.append((x.astype(np.float32), t.astype(np.float32), seg, turns, gids))
+
+    def select(part: tuple, chosen: np.ndarray, off: int) -> tuple:
+        x, t, seg, turns, _ = part
+        keep = chosen[seg]
+        return x[keep], t[keep], (np.cumsum(chosen) - 1)[seg[keep]] + off, turns[chosen], int(chosen.sum())
+
+    train, off = [], 0
+    for part in parts:
+        train.append(select(part, part[4] % 5 != 0, off))
+        off += train[-1][4]
+    x, t, seg = (np.concatenate([p[k] for p in train]) for k in range(3))
+    turns, n = np.concatenate([p[3] for p in train]), off
+    xh, th, segh, turnsh, nh = select(parts[-1], parts[-1][4] % 5 == 0, 0)
+    mu, sd = x.mean(0), x.std(0) + 1e-6
+
+    def inputs(x: np.ndarray, seg: np.ndarray, turns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s = ((turns[seg] - 28) / 16).astype(np.float32)[:, None]  # the phase, -1 at turn 12, +1 at 44
+        xn = (x - mu) / sd
+        return np.hstack([xn, xn * s, xn * s * s]), np.hstack([xn, s])
+
+    (u, v), (uh, vh) = inputs(x, seg, turns), inputs(xh, segh, turnsh)
+    rng = np.random.default_rng(args.seed)
+    hidden = args.hidden
+    w = {"a": np.zeros(u.shape[1], np.float32),
+         "W": (rng.standard_normal((v.shape[1], hidden)) * 0.3).astype(np.float32),
+         "b1": np.zeros(hidden, np.float32), "w2": np.zeros(hidden, np.float32)}
+
+    def forward(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        h = np.tanh(v @ w["W"] + w["b1"])
+        return u @ w["a"] + h @ w["w2"], h
+
+    def loss(z: np.ndarray, t: np.ndarray, seg: np.ndarray, n: int) -> tuple[float, np.ndarray]:
+        z = z - np.repeat(_segment_max(z, seg, n), np.bincount(seg, minlength=n)).astype(np.float32)
+        e = np.exp(z)
+        norm = np.bincount(seg, weights=e, minlength=n)
+        return float(-(t * (z - np.log(norm)[seg])).sum() / n), (e / norm[seg]).astype(np.float32)
+
+    m1 = {k: np.zeros_like(a) for k, a in w.items()}
+    m2 = {k: np.zeros_like(a) for k, a in w.items()}
+    for it in range(1, args.iters + 1):
+        z, h = forward(u, v)
+        train_ce, p = loss(z, t, seg, n)
+        g = (p - t) / n
+        gh = np.outer(g, w["w2"]) * (1 - h * h)
+        grads = {"a": u.T @ g, "w2": h.T @ g, "W": v.T @ gh, "b1": gh.sum(0)}
+        lr = args.lr * min(1.0, it / 20) * (0.1 + 0.45 * (1 + np.cos(np.pi * it / args.iters)))  # warm-up, cosine
+        for k, grad in grads.items():
+            grad = grad + args.l2 * w[k]
+            m1[k] = 0.9 * m1[k] + 0.1 * grad
+            m2[k] = 0.999 * m2[k] + 0.001 * grad * grad
+            w[k] -= lr * (m1[k] / (1 - 0.9 ** it)) / (np.sqrt(m2[k] / (1 - 0.999 ** it)) + 1e-8)
+        if it % 50 == 0 or it == args.iters:
+            held_out = loss(forward(uh, vh)[0], th, segh, nh)[0]
+            print(f"iteration {it}: cross-entropy {train_ce:.4f}, held out {held_out:.4f}", flush=True)
+    zh = forward(uh, vh)[0]
+    starts = np.searchsorted(segh, np.arange(nh))
+    ranks = np.array([int((zh[a:b] > zh[a + np.argmax(th[a:b])]).sum())
+                      for a, b in zip(starts, np.append(starts[1:], len(segh)), strict=True)])
+    print("held out: the teacher's move among the model's " +
+          ", ".join(f"{k} best {np.mean(ranks < k):.3f}" for k in (1, 5, 14, 20)))
+    if args.out:
+        np.savez(args.out, mu=mu, sd=sd, **w)
+        print(f"wrote {args.out}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -269,8 +343,16 @@ def main() -> None:
     q.add_argument("--window", type=int, default=3)
     q.add_argument("--l2", type=float, default=1e-2)
     q.add_argument("--out")
+    h = sub.add_parser("mlp", help="a move model with a hidden layer (numpy Adam); held out: the last file's")
+    h.add_argument("data", nargs="+", help="visits files (gen); every fifth game of the last one is held out")
+    h.add_argument("--hidden", type=int, default=16)
+    h.add_argument("--iters", type=int, default=600)
+    h.add_argument("--lr", type=float, default=0.02)
+    h.add_argument("--l2", type=float, default=1e-4)
+    h.add_argument("--seed", type=int, default=1)
+    h.add_argument("--out", help=".npz of the weights")
     args = parser.parse_args()
-    {"gen": gen, "fit": fit, "prior": fit_prior}[args.command](args)
+    {"gen": gen, "fit": fit, "prior": fit_prior, "mlp": fit_mlp}[args.command](args)
 
 
 if __name__ == "__main__":
