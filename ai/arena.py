@@ -50,6 +50,7 @@ class GameSpec:
     replay_dir: str | None = None  # write the game there as a replay (the season's form)
     opening_turns: int = 0  # turns at the start played by the arena (random placements, the same for both seats)
     ponder: tuple[bool, bool] = (False, False)  # A, B think on the opponent's time
+    timed: bool = True  # False: no time limit per move (players with a count budget; measuring only)
 
 
 @dataclass
@@ -72,7 +73,7 @@ class ArenaGame:
 
 def make_specs(games: int, seed: int, move_time: float, season: str = DEFAULT_SEASON.name,
                replay_dir: str | None = None, opening_turns: int = 0,
-               ponder: tuple[bool, bool] = (False, False)) -> list[GameSpec]:
+               ponder: tuple[bool, bool] = (False, False), timed: bool = True) -> list[GameSpec]:
     rng = random.Random(seed)
     pieces = list(season_named(season).start_pieces)
     rng.shuffle(pieces)
@@ -80,7 +81,7 @@ def make_specs(games: int, seed: int, move_time: float, season: str = DEFAULT_SE
     for i in range(games):
         pair = i // 2
         specs.append(GameSpec(i, pieces[pair % len(pieces)], i % 2, seed * 1_000_003 + pair, move_time, season,
-                              replay_dir, opening_turns, ponder))
+                              replay_dir, opening_turns, ponder, timed))
     return specs
 
 
@@ -125,7 +126,8 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
             break
         elapsed = time.monotonic() - start
         (result.a_times if is_a else result.b_times).append(elapsed)
-        if elapsed > hard_limit and not getattr(engine, "external", False):  # an external engine: its own clock
+        # an external engine keeps its own clock
+        if spec.timed and elapsed > hard_limit and not getattr(engine, "external", False):
             forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} too slow: {elapsed:.3f} s"
             cause = Cause.SOFT_TIMEOUT
             break
@@ -297,11 +299,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ponder", choices=("a", "b", "both"),
                         help="let A, B or both think on the opponent's time (give each pondering player a core: "
                              "--jobs at most half the cores)")
+    parser.add_argument("--untimed", action="store_true",
+                        help="no time limit per move: each player's own budget decides (mcts:count=N, a gtp: "
+                             "level), to compare searches per simulation; --move-time is then only a safety cap")
     args = parser.parse_args(argv)
     if args.games < 1 or args.move_time < 1 or args.jobs < 1:
         parser.error("--games, --move-time and --jobs must be positive")
     limit_ms = season_named(args.season).soft_timeout_ms
-    if args.move_time > limit_ms:  # every game would be lost on time (the arena keeps the server's limit)
+    # every game would be lost on time (the arena keeps the server's limit)
+    if args.move_time > limit_ms and not args.untimed:
         parser.error(f"--move-time must be at most {limit_ms} ms, the season's time limit per move")
     for name in (args.a, args.b):
         try:
@@ -318,7 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.ponder and 2 * args.jobs > cores:  # a pondering player and its opponent both think all the time
         print(f"blokus arena: note: with --ponder each game keeps two cores busy; --jobs {args.jobs} on {cores} "
               f"cores slows both players", file=sys.stderr)
-    specs = make_specs(args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening, ponder)
+    specs = make_specs(args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening, ponder,
+                       not args.untimed)
     progress = None if args.quiet else Progress(len(specs))
     try:
         results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress)
@@ -328,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     s = summary(results, args.a, args.b)
     print(f"arena {args.a} vs {args.b}: {args.games} games, season {args.season}, {args.move_time} ms/move, "
           f"seed {args.seed}, jobs {args.jobs}, opening turns {opening}"
-          + (f", pondering {args.ponder}" if args.ponder else ""))
+          + (f", pondering {args.ponder}" if args.ponder else "") + (", untimed" if args.untimed else ""))
     print(format_table(s))
     if args.json:
         with open(args.json, "w") as fh:

@@ -98,6 +98,9 @@ class MctsParams:
     #                       mean margin (in standard deviations; "quality-based rewards", as Pentobi does)
     prune: float = 0.01  # > 0: below the root, keep only the moves the model rates at least this x the best
     reuse: bool = True  # keep the subtree of the position reached since the last search (not a search input)
+    count: int = 0  # > 0: a count of simulations a move instead of a time, for measuring the search per simulation:
+    #                 this x 0.7 e^(0.1 k) for a colour that placed k pieces (x 0.2, 0.2, 0.3 for k = 0, 1, 2), the
+    #                 schedule of Pentobi's levels (count=5028: level 6's budget, 69809: level 7's)
 
     def vector(self) -> np.ndarray:
         head = np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
@@ -676,6 +679,13 @@ STOP_RESERVE_S = 0.05
 PONDER_LIMIT_S = 30.0
 
 
+def counted_simulations(count: int, placed: int) -> int:
+    """``MctsParams.count``'s budget for a colour that placed ``placed`` pieces (Pentobi's levels' schedule:
+    the simulations get faster as the board fills, so the count grows)."""
+    weight = 0.7 * math.exp(0.1 * placed) * {0: 0.2, 1: 0.2, 2: 0.3}.get(placed, 1.0)
+    return max(1, math.ceil(count * weight))
+
+
 class MctsPlayer(Engine):
     name = "mcts"
 
@@ -730,7 +740,7 @@ class MctsPlayer(Engine):
     def ponder(self, state: GameState, stop: threading.Event) -> None:
         """Grow the tree of ``state`` (the position after our move) while the opponent thinks: until ``stop``,
         ``PONDER_LIMIT_S`` or half the tree's room (the kept subtree is copied at the next move)."""
-        if self.max_simulations is not None or not KERNELS.is_ready():  # a fixed budget: no thinking ahead
+        if self.max_simulations is not None or self.params.count > 0 or not KERNELS.is_ready():  # a fixed budget
             return
         state = state.copy()
         while not state.is_over and not len(state.legal_placements()):
@@ -778,11 +788,14 @@ class MctsPlayer(Engine):
                 self._root_prior(state, tree, timer)
         self._searched = root
         max_nodes, max_edges = room * len(tree.node_first), room * len(tree.edge_pid)
+        limit = self.max_simulations
+        if self.params.count > 0:
+            limit = counted_simulations(self.params.count, 21 - len(state.undeployed(state.current_color)))
         batch = 8
         while True:
             budget = batch
-            if self.max_simulations is not None:
-                budget = min(budget, self.max_simulations - int(tree.counters[2]))
+            if limit is not None:
+                budget = min(budget, limit - int(tree.counters[2]))
                 if budget <= 0:
                     break
             if timer.expired() or tree.counters[0] >= max_nodes or tree.counters[1] >= max_edges:

@@ -417,3 +417,28 @@ def test_the_arena_says_when_pondering_games_share_too_few_cores(monkeypatch, ca
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     assert arena_main(["random", "greedy", "--ponder", "a", "--games", "2", "--move-time", "50", "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_an_untimed_arena_game_lets_a_slow_player_finish(monkeypatch):
+    """``--untimed`` (players with a count budget, for measuring): a move past the server's limit loses the game
+    only when the arena keeps the time."""
+    import time
+    import types
+
+    import ai.arena as arena
+
+    real = time.monotonic
+    calls = []
+
+    def slow_clock() -> float:  # every move seems to take 2.5 s (the players' own clocks are real)
+        calls.append(1)
+        return real() + 2.5 * len(calls)
+
+    monkeypatch.setattr(arena, "time", types.SimpleNamespace(monotonic=slow_clock))
+    timed, untimed = (make_specs(2, seed=3, move_time=0.05, timed=t)[0] for t in (True, False))
+    lost = arena._play(timed, make_player("greedy", 1), make_player("random", 2))
+    assert lost.forfeit.startswith("A too slow: 2.5") and lost.score == 0.0 and lost.turns < 8
+    played = arena._play(untimed, make_player("greedy", 1), make_player("random", 2))
+    assert played.forfeit == "" and played.result.cause.name == "REGULAR" and played.turns > 40
+    assert max(played.a_times) > 2.0
+    assert arena_main(["random", "random", "--untimed", "--move-time", "5000", "--games", "2", "--quiet"]) == 0

@@ -465,3 +465,20 @@ def test_a_player_of_fixed_budget_does_not_ponder():
     before = player.tree.counters.copy()
     player.ponder(state, threading.Event())  # never set: only the fixed budget can end it
     assert np.array_equal(player.tree.counters, before)
+
+
+def test_a_count_budget_grows_with_the_pieces_placed_as_pentobis_levels_do():
+    """``mcts:count=N`` searches a number of simulations, not a time (to compare searches per simulation):
+    N x 0.7 e^(0.1 k) for a colour that placed k pieces, less for its first three."""
+    assert [mcts.counted_simulations(1000, k) for k in (0, 1, 2, 3, 10)] == [140, 155, 257, 945, 1903]
+    from ai import make_player
+
+    player = make_player("mcts:count=200", seed=4)
+    for turns in (20, 36):
+        state = _position(turns)
+        placed = 21 - len(state.undeployed(state.current_color))
+        move = player.choose_move_sync(state, move_time=600.0)
+        assert state.is_legal(move)
+        assert player.last_info["simulations"] == mcts.counted_simulations(200, placed)
+    player.ponder(state, threading.Event())  # a count budget does not think ahead
+    assert player._ready_player().tree.node_n[0, 0] <= mcts.counted_simulations(200, placed)
