@@ -98,7 +98,7 @@ class MctsParams:
     #                       mean margin (in standard deviations; "quality-based rewards", as Pentobi does)
     prune: float = 0.01  # > 0: below the root, keep only the moves the model rates at least this x the best
     reuse: bool = True  # keep the subtree of the position reached since the last search (not a search input)
-    count: int = 0  # > 0: a count of simulations a move instead of a time, for measuring the search per simulation:
+    count: int = 0  # > 0: a count of simulations a move (the clock still stops it), to measure per simulation:
     #                 this x 0.7 e^(0.1 k) for a colour that placed k pieces (x 0.2, 0.2, 0.3 for k = 0, 1, 2), the
     #                 schedule of Pentobi's levels (count=5028: level 6's budget, 69809: level 7's)
 
