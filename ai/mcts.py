@@ -790,7 +790,7 @@ class MctsPlayer(Engine):
         max_nodes, max_edges = room * len(tree.node_first), room * len(tree.edge_pid)
         limit = self.max_simulations
         if self.params.count > 0:
-            limit = counted_simulations(self.params.count, 21 - len(state.undeployed(state.current_color)))
+            limit = counted_simulations(self.params.count, NSHAPES - len(state.undeployed(state.current_color)))
         batch = 8
         while True:
             budget = batch
