@@ -141,27 +141,24 @@ class LazyCompiledPlayer(Engine):
         return move
 
     # pondering is the compiled player's own (its ``think`` stops it); before it exists there is none
-    def ponder(self, state: GameState, stop: threading.Event) -> None:
+    def _built(self) -> Engine | None:
+        """The compiled player if it exists (never starts loading it)."""
         with self._lock:
-            player = self._player
-        if player is not None:
+            return self._player
+
+    def ponder(self, state: GameState, stop: threading.Event) -> None:
+        if (player := self._built()) is not None:
             player.ponder(state, stop)
 
     def start_pondering(self, state: GameState) -> None:
-        with self._lock:
-            player = self._player
-        if player is not None:
+        if (player := self._built()) is not None:
             player.start_pondering(state)
 
     def stop_pondering(self) -> None:
-        with self._lock:
-            player = self._player
-        if player is not None:
+        if (player := self._built()) is not None:
             player.stop_pondering()
 
     def cancel(self) -> None:
         super().cancel()
-        with self._lock:
-            player = self._player
-        if player is not None:
+        if (player := self._built()) is not None:
             player.cancel()
