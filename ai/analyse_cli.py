@@ -31,6 +31,7 @@ from ai.analysis import (
 )
 from model.args import Parser, milliseconds
 from model.pieces import Team
+from model.text import printable
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
@@ -200,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             replay = read_game(Path(name))
         except BadFile as exc:
-            print(f"blokus analyse: {name}: {exc}", file=err)
+            print(printable(f"blokus analyse: {name}: {exc}"), file=err)
             documents.append({"file": name, "error": str(exc)})
             status = 2
             continue

@@ -13,7 +13,9 @@ prepares one game for two ``blokus bot`` processes
 * slow peer: a message one byte per 50 ms; silent peer: connects and never says a word;
 * silent players: pairs that join a game and never move (their games end by hard timeout);
 * floods: 1 MiB of garbage, 20 000 tiny unknown messages, unrequested moves, admin requests without
-  authentication, endless unknown reservations.
+  authentication, endless unknown reservations;
+* join flood (issue 39): 30 peers sending valid ``<join>`` messages of ~62 KB (255 ignored children with
+  31 attributes: inside every bound of one client message), reconnecting whenever they are dropped.
 
 Reports the honest game's result line (worst move latency at the server: move request sent -> move
 read), the attacks' counts, and the server's peak resident memory (VmHWM of the server process) and its
@@ -195,6 +197,31 @@ async def unrequested_moves(stop: asyncio.Event) -> None:
         await one_shot("127.0.0.8", b"<protocol>" + move * 500, "unrequested move floods")
 
 
+def big_join() -> bytes:
+    """A valid ``<join>`` of ~62 KB inside every bound of one message: 256 elements, 31 attributes each."""
+    child = b"<x " + b" ".join(b'a%d="v"' % i for i in range(31)) + b"/>"
+    return b'<join gameType="swc_2021_blokus">' + child * 255 + b"</join>"
+
+
+async def join_flooder(stop: asyncio.Event, source: str) -> None:
+    message = big_join()
+    while not stop.is_set():
+        try:
+            reader, writer = await connect(source)
+            writer.write(b"<protocol>")
+            while not stop.is_set() and not writer.is_closing() and not reader.at_eof():
+                writer.write(message)
+                await writer.drain()
+                STATS["join flood: 62 KB joins sent"] += 1
+            writer.close()
+        except OSError:
+            STATS["join flood: connections closed by the server"] += 1
+
+
+async def join_flood(stop: asyncio.Event, source: str, peers: int = 30) -> None:
+    await asyncio.gather(*(join_flooder(stop, source) for _ in range(peers)))
+
+
 async def probe(stop: asyncio.Event, times: list[float]) -> None:
     """The server's own response time: an unknown reservation every 100 ms, answered by an error."""
     request = b'<joinPrepared reservationCode="probe"/>'
@@ -330,6 +357,7 @@ ATTACKS = [  # (name, coroutine function of the stop event)
                                              * 1000, "unauthenticated admin floods")),
     ("reservation-guessing", lambda stop: loop_attack(
         stop, "127.0.0.12", b"<protocol>" + b'<joinPrepared reservationCode="g"/>' * 1000, "reservation guessing")),
+    ("join-flood", lambda stop: join_flood(stop, "127.0.0.14")),
 ]
 ADMIN: list[asyncio.StreamWriter] = []
 PORT = 0
@@ -349,7 +377,7 @@ async def main() -> None:
         with socket.socket() as probe:
             probe.bind(("127.0.0.2", 0))
     except OSError:
-        raise SystemExit("needs the loopback addresses 127.0.0.2-12 (Linux)") from None
+        raise SystemExit("needs the loopback addresses 127.0.0.2-14 (Linux)") from None
     if args.baseline:
         report("baseline: honest game alone", await run(args, attacks=False))
     report("honest game under all attacks", await run(args, attacks=True))

@@ -14,6 +14,7 @@ from typing import NoReturn
 
 from model.pieces import Shape
 from model.season import Season, season_named
+from model.text import printable
 
 EXIT_USAGE = 2
 
@@ -121,5 +122,5 @@ def _int(text: str, what: str) -> int:
 
 def fail(prog: str, message: str) -> int:
     """One line on stderr for an error found after parsing; returns the usage exit code."""
-    print(f"{prog}: {message}", file=sys.stderr)
+    print(printable(f"{prog}: {message}"), file=sys.stderr)
     return EXIT_USAGE

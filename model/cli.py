@@ -20,6 +20,7 @@ from model.files import read_bounded
 from model.framing import DEFAULT_MAX_MESSAGE_SIZE
 from model.season import SEASONS, Season, season_named
 from model.state import GameState, LegalMoves
+from model.text import printable
 
 
 def _read_state(path: str, season: Season | None = None) -> GameState:
@@ -46,11 +47,11 @@ def moves_main(argv: list[str]) -> int:
         try:
             state = _read_state(path, season)
         except OSError as exc:
-            print(f"blokus moves: {path}: {exc.strerror or exc}", file=sys.stderr)
+            print(printable(f"blokus moves: {path}: {exc.strerror or exc}"), file=sys.stderr)
             return 2
         except Exception as exc:  # any unreadable input: one line, exit status 2, no traceback
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            print(f"blokus moves: {path}: {reason}", file=sys.stderr)
+            print(printable(f"blokus moves: {path}: {reason}"), file=sys.stderr)
             return 2
         started = time.perf_counter()
         moves = [] if state.is_over else LegalMoves(state.current_color,

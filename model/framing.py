@@ -143,6 +143,14 @@ class StreamFramer:
         self.ended = False
         self.messages_read = 0
         self.bytes_read = 0
+        self.elements_read = 0  # all elements so far (the server's per-peer work budget counts them)
+
+    def set_limits(self, limits: Limits) -> None:
+        """Bounds from now on (the server's are tighter before a peer has joined)."""
+        if limits.max_bytes <= 0:
+            raise ValueError("max_message_size must be positive")
+        self.limits = limits
+        self.max_message_size = limits.max_bytes
 
     @property
     def held_elements(self) -> int:
@@ -161,7 +169,7 @@ class StreamFramer:
 
     def feed(self, data: bytes) -> list[Frame]:
         if self._error is not None:
-            raise self._error
+            raise _copy(self._error)
         out: list[Frame] = []
         try:
             self._feed(data, out)
@@ -257,6 +265,7 @@ class StreamFramer:
         """Bounds of a new element inside a message: count, depth, attributes (all linear in its bytes)."""
         limits = self.limits
         self._elements += 1
+        self.elements_read += 1
         if self._elements > limits.max_elements:
             self._fail(MessageTooLarge(f"message with more than {limits.max_elements} elements"))
         if self._depth - 1 > limits.max_depth:
@@ -286,7 +295,7 @@ class StreamFramer:
     def close(self) -> None:
         """End of input. Raises :class:`TruncatedStream` unless ``</protocol>`` was read."""
         if self._error is not None:
-            raise self._error
+            raise _copy(self._error)
         if self.ended:
             return
         partial = self._depth > 1
@@ -299,8 +308,24 @@ class StreamFramer:
         )
 
     def _fail(self, error: ProtocolError) -> None:
-        self._error = error
-        raise error
+        # Final: the parser and the partial document are freed now, and only a copy of the error is kept
+        # (the raised one's traceback leads back to this framer: keeping it would make a reference cycle).
+        self._error = _copy(error)
+        self._parser = None
+        self._root = None
+        self._tail = b""
+        try:
+            raise error
+        finally:
+            del error  # a local holding the raised error would be a cycle with this frame
+
+
+def _copy(error: ProtocolError) -> ProtocolError:
+    """The same error without traceback and frames (raised again for every later call)."""
+    copy = ProtocolError.__new__(type(error))
+    copy.args = error.args
+    copy.__dict__.update({k: v for k, v in error.__dict__.items() if k != "frames"})
+    return copy
 
 
 def _short(name: object, limit: int = 40) -> str:

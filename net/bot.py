@@ -22,6 +22,7 @@ from model.args import Parser, milliseconds, port, wait_time
 from model.record import GameRecord
 from model.result import GameResult
 from model.season import DEFAULT_PORT, SEASONS, Season, season_named
+from model.text import printable
 from net.connection import (
     Closed,
     Connection,
@@ -98,6 +99,7 @@ class Bot:
         self.result: GameResult | None = None
         self.failure: tuple[int, str] | None = None
         self._answer: asyncio.Task | None = None
+        self.unanswered = ""  # why the last move request could not be answered ("": it was)
         self.moves = 0
         self.max_elapsed = 0.0
         self.fallbacks = 0
@@ -132,7 +134,7 @@ class Bot:
                     if early:
                         event = early.pop(0)
                     else:
-                        event = await asyncio.wait_for(self.conn.next_event(), self._wait_limit())
+                        event = await self._next_event()
                 except TimeoutError:
                     if self.result is not None:
                         log.info("no <left> after the result: leaving")
@@ -169,6 +171,18 @@ class Bot:
         self._save_replay()
         return EXIT_OK
 
+    async def _next_event(self):
+        """The next event; raises TimeoutError after the idle timeout. While we think there is no limit (the
+        server waits for us), but once the answer is done, sent or not, the idle timeout applies again."""
+        pending = asyncio.ensure_future(self.conn.next_event())
+        try:
+            answer = self._answer
+            if self._wait_limit() is None and answer is not None:
+                await asyncio.wait({pending, answer}, return_when=asyncio.FIRST_COMPLETED)
+            return await asyncio.wait_for(asyncio.shield(pending), self._wait_limit())
+        finally:
+            pending.cancel()  # a no-op once it has its event
+
     def _wait_limit(self) -> float | None:
         """Seconds to wait for the next event: the idle timeout, none while we think, a grace after the result."""
         idle = self.args.idle_timeout
@@ -179,6 +193,8 @@ class Bot:
         return idle
 
     def _phase(self) -> str:
+        if self.unanswered:
+            return f"after a move request we could not answer: {self.unanswered}"
         if self.conn.state is None:
             return "waiting for the game to start"
         return f"game running, turn {self.conn.state.turn}"
@@ -209,8 +225,10 @@ class Bot:
 
     async def _respond(self, request: MoveRequested) -> None:
         state = request.state
-        if state is None:
-            log.error("move request without a state; cannot answer")
+        self.unanswered = ""
+        if state is None or state.is_over:
+            self.unanswered = "no state before it" if state is None else "the game in the last state is over"
+            log.error("move request: cannot answer (%s)", self.unanswered)
             return
         decision = await decide(self.player, state, request.at, think_ms=self.args.move_time,
                                 hard_ms=self.args.hard_limit, rng=self.rng)
@@ -219,6 +237,7 @@ class Bot:
         try:
             await self.conn.send_move(decision.move)
         except (ValueError, ConnectionError) as exc:
+            self.unanswered = str(exc)
             log.error("could not send the move: %s", exc)
             return
         self.moves += 1
@@ -237,7 +256,7 @@ class Bot:
                  decision.source, decision.elapsed * 1000, details)
 
     def _fail(self, code: int, reason: str) -> int:
-        reason = " ".join(reason.split())  # one line, also for multi-line parser messages
+        reason = printable(" ".join(reason.split()))  # one line, also for multi-line parser messages
         print(f"blokus bot: {reason}", file=sys.stderr, flush=True)
         return code
 

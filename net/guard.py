@@ -6,13 +6,19 @@
   (then it is disconnected: its memory is bounded, and nobody waits for it, since the server never
   waits for a write).
 * :class:`ConnectionCounter`: admits or refuses a new connection by those numbers.
+* :class:`WorkBudget`: the parsing work one peer may cause per second (bytes and elements, issue 39),
+  far tighter before it has joined: a peer over its budget is simply not read for a while, so that the
+  event loop's time is shared fairly and a flood of in-bounds messages cannot starve a running game.
 
-The bounds of a single message are :class:`model.framing.Limits`; the server's are ``CLIENT_LIMITS``.
+The bounds of a single message are :class:`model.framing.Limits`; the server's are ``CLIENT_LIMITS``
+(``LOBBY_LIMITS`` before a peer has joined or authenticated).
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -28,6 +34,52 @@ class ConnectionLimits:
     # the kernel's send buffer per client (SO_SNDBUF; without it Linux lets it grow to megabytes); a
     # state is a few kilobytes
     send_buffer: int = 64 * 1024
+    # a dropped connection whose output the peer does not read is aborted after this grace (seconds)
+    close_grace: float = 2.0
+    # parsing work per second a peer may cause, before joining (a lobby message is a few hundred bytes)
+    # and after; the bursts let a whole message through at once
+    lobby_rate: Rate = field(default_factory=lambda: Rate(bytes=4096, elements=64))
+    player_rate: Rate = field(default_factory=lambda: Rate(bytes=128 * 1024, elements=2048))
+
+
+@dataclass(frozen=True)
+class Rate:
+    """Bytes and elements per second; each budget holds at most one second's worth."""
+
+    bytes: float
+    elements: float
+
+
+class WorkBudget:
+    """Token buckets of one peer's parsing work (bytes and elements). ``charge`` what was parsed; ``delay``
+    says how long to stop reading the peer until the budget is positive again."""
+
+    def __init__(self, rate: Rate, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.rate = rate
+        self._bytes = rate.bytes
+        self._elements = rate.elements
+        self._at = clock()
+
+    def set_rate(self, rate: Rate) -> None:
+        self._refill()
+        self.rate = rate
+
+    def charge(self, nbytes: int, elements: int) -> None:
+        self._refill()
+        self._bytes -= nbytes
+        self._elements -= elements
+
+    def delay(self) -> float:
+        """Seconds until both budgets are positive again (0: read on)."""
+        self._refill()
+        return max(0.0, -self._bytes / self.rate.bytes, -self._elements / self.rate.elements)
+
+    def _refill(self) -> None:
+        now = self.clock()
+        elapsed, self._at = max(0.0, now - self._at), now
+        self._bytes = min(self.rate.bytes, self._bytes + elapsed * self.rate.bytes)
+        self._elements = min(self.rate.elements, self._elements + elapsed * self.rate.elements)
 
 
 @dataclass

@@ -11,7 +11,7 @@ Deliberate differences from 21.3.3, all towards 21.4.0 or towards never hanging:
 * a move that was not requested is answered with the in-room error and a disconnect, and the
   disconnect ends the game with LEFT (21.3.3 let the game run on until the player timed out, which
   never happens in a slot that cannot time out);
-* ``joinRoom`` (21.4.0) is accepted: it takes a free slot of the room with that id.
+* ``joinRoom`` (21.4.0) is accepted: it takes a free non-reserved slot of the room with that id.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from model.record import GameRecord
 from model.result import Cause, GameResult, irregular_result, regular_result
 from model.season import DEFAULT_SEASON, SEASON_2021, Season
 from model.state import GameState
+from model.text import printable
 
 log = logging.getLogger("blokus.server")
 
@@ -190,6 +191,11 @@ class Room:
                 return slot
         return None
 
+    def open_slot(self) -> Slot | None:
+        """A free slot that nobody holds a reservation code for (``joinRoom``: the code holders always
+        get their seats)."""
+        return next((s for s in self.slots if s.peer is None and not s.reservation), None)
+
     def slot_of(self, peer: Peer) -> Slot | None:
         return next((s for s in self.slots if s.peer is peer), None)
 
@@ -303,7 +309,7 @@ class Room:
                 self._rule_violation(slot, None, mistake)
             return
         if move is None:
-            log.info("room %s: unreadable move from %s: %s", self.id[:8], slot.team.name, error)
+            log.info("room %s: unreadable move from %s: %s", self.id[:8], slot.team.name, printable(error))
             peer.close(error or "unreadable move")
             self._end_irregular(slot.team, Cause.LEFT, self._reason(Cause.LEFT, slot, "PROTOCOL_ERROR"))
             return

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import concurrent.futures
 import contextlib
 import logging
@@ -25,7 +26,7 @@ import socket
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,8 +42,9 @@ from model.moves import MoveMistake
 from model.pieces import Shape, Team
 from model.replay import new_replay_path
 from model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season
+from model.text import printable
 from net import wire
-from net.guard import ConnectionCounter, ConnectionLimits
+from net.guard import ConnectionCounter, ConnectionLimits, WorkBudget
 from net.rooms import FinishedGame, Lobby, Room, Slot, Timeouts
 
 log = logging.getLogger("blokus.server")
@@ -55,6 +57,9 @@ _PIECE_CHILDREN = {"position"}
 # What a client may send is small (a move has 3-4 elements, a prepare a few slots): tighter bounds than
 # for the server's own messages keep the cost of reading any client message to a few milliseconds.
 CLIENT_LIMITS = Limits(max_bytes=64 * 1024, max_elements=256)
+# Before a peer has joined or authenticated it can only send lobby messages (join, joinPrepared, joinRoom,
+# authenticate: one element of a few hundred bytes), so its messages are bounded far tighter (issue 39).
+LOBBY_LIMITS = Limits(max_bytes=2048, max_elements=16, max_attributes=16, max_value_length=1024, max_depth=4)
 # Small reads: a flood of tiny messages is parsed a little at a time (about 1000 per read at most),
 # between the other clients' reads, instead of 16 000 at once.
 READ_SIZE = 4096
@@ -70,11 +75,59 @@ class ServerConfig:
     seed: int | None = None
     replay_dir: Path | None = None
     limits: Limits = CLIENT_LIMITS  # bounds of one client message (model.framing.Limits)
+    lobby_limits: Limits = LOBBY_LIMITS  # ... before it has joined or authenticated
     connections: ConnectionLimits = field(default_factory=ConnectionLimits)  # how many, how long idle
     paused: bool = False  # rooms created by <join> start paused (server.properties ``paused``)
     clock: Callable[[], float] = time.monotonic  # measures move latency; injectable for tests
     encode_workers: int = 0  # processes that serialize states (0: in the event loop)
+    history: HistoryLimits = field(default_factory=lambda: HistoryLimits())  # finished games remembered
     season: Season = DEFAULT_SEASON  # the game every room plays, and the wire form
+
+
+@dataclass(frozen=True)
+class HistoryLimits:
+    """How many finished games the server remembers (``GameServer.records``), by count and by size."""
+
+    games: int = 1000
+    bytes: int = 4 * 1024 * 1024
+
+
+class GameHistory:
+    """The latest finished games, oldest dropped first beyond the :class:`HistoryLimits`; ``total`` and
+    ``cancelled`` count every game."""
+
+    def __init__(self, limits: HistoryLimits) -> None:
+        self.limits = limits
+        self._records: collections.deque[tuple[FinishedGame, int]] = collections.deque()
+        self.bytes = 0
+        self.total = 0
+        self.cancelled = 0
+
+    def append(self, record: FinishedGame) -> None:
+        size = _record_size(record)
+        self._records.append((record, size))
+        self.bytes += size
+        self.total += 1
+        self.cancelled += record.cancelled
+        while self._records and (len(self._records) > self.limits.games or self.bytes > self.limits.bytes):
+            self.bytes -= self._records.popleft()[1]
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __getitem__(self, index: int) -> FinishedGame:
+        return self._records[index][0]
+
+    def __iter__(self) -> Iterator[FinishedGame]:
+        return (record for record, _ in self._records)
+
+
+def _record_size(record: FinishedGame) -> int:
+    """Approximate bytes of a record: its latencies and texts, plus a fixed part."""
+    texts = [record.room_id, *record.names]
+    if record.result is not None:
+        texts += [p.reason or "" for p in record.result.players]
+    return 512 + 32 * len(record.latencies) + sum(len(t) for t in texts)
 
 
 class ClientConn:
@@ -108,7 +161,7 @@ class ClientConn:
         """Cut a connection that cannot be written to any more: the waiting output is discarded, and the
         read loop then ends as for a disconnect (a game in progress is lost with LEFT). Not done here
         directly, because ``send`` may be called while a room walks its peers."""
-        log.info("%s: dropping connection: %s", self.name, reason)
+        log.info("%s: dropping connection: %s", self.name, printable(reason))
         self.closed = True
         self.writer.transport.abort()
 
@@ -117,7 +170,7 @@ class ClientConn:
         if self.closed:
             return
         if reason:
-            log.info("closing %s: %s", self.name, reason)
+            log.info("closing %s: %s", self.name, printable(reason))
         self.send(self.server.wire.close())
         self._finish_stream()
 
@@ -130,7 +183,17 @@ class ClientConn:
         with contextlib.suppress(Exception):
             self.writer.write(b"\n</protocol>\n")
         self.closed = True
-        self.writer.close()
+        self._close_transport()
+
+    def _close_transport(self) -> None:
+        """Close the socket once the output is written, but for good: output that the peer does not read
+        within the grace is discarded (else the transport, and its descriptor, would wait for ever)."""
+        transport = self.writer.transport
+        if transport.is_closing():
+            return
+        transport.close()
+        if transport.get_write_buffer_size() > 0:
+            asyncio.get_running_loop().call_later(self.server.config.connections.close_grace, transport.abort)
 
     @property
     def settled(self) -> bool:
@@ -139,11 +202,25 @@ class ClientConn:
 
     async def run(self) -> None:
         config = self.server.config
-        framer = StreamFramer(limits=config.limits)
+        # Until the peer has joined or authenticated: lobby bounds and a small work budget (issue 39)
+        framer = StreamFramer(limits=config.lobby_limits)
+        budget = WorkBudget(config.connections.lobby_rate)
+        lobby = True
         idle = config.connections.idle_timeout
         deadline = None if idle is None else time.monotonic() + idle
         try:
             while not self.closed:
+                if lobby and self.settled:
+                    lobby = False
+                    framer.set_limits(config.limits)
+                    budget.set_rate(config.connections.player_rate)
+                pause = budget.delay()
+                if pause > 0:  # over its budget: not read for a while (TCP holds the peer back meanwhile)
+                    await asyncio.sleep(pause)
+                    if deadline is not None and not self.settled and time.monotonic() >= deadline:
+                        self.drop(f"did not join within {idle:g} s")
+                        break
+                    continue
                 try:
                     if deadline is not None and not self.settled:
                         timeout = max(0.0, deadline - time.monotonic())
@@ -158,12 +235,14 @@ class ClientConn:
                 if not data:
                     break
                 at = config.clock()  # a move's time is judged by its arrival, not by when it is handled
+                elements = framer.elements_read
                 try:
                     frames = framer.feed(data)
                 except ProtocolError as exc:
-                    log.info("%s: protocol error: %s", self.name, exc)
+                    log.info("%s: protocol error: %s", self.name, printable(str(exc)))
                     self.close(f"protocol error: {exc}")
                     break
+                budget.charge(len(data), framer.elements_read - elements)
                 for frame in frames:
                     if self.closed:
                         break
@@ -177,7 +256,7 @@ class ClientConn:
         finally:
             self.closed = True
             with contextlib.suppress(Exception):
-                self.writer.close()
+                self._close_transport()
             self.server.disconnected(self)
 
     # --- dispatch ---------------------------------------------------------------------------------
@@ -217,7 +296,7 @@ class ClientConn:
 
     def drop(self, reason: str) -> None:
         """Disconnect (malformed input etc.); a game in progress is lost with LEFT."""
-        log.info("%s: dropping connection: %s", self.name, reason)
+        log.info("%s: dropping connection: %s", self.name, printable(reason))
         self.close(reason)
         self.server.disconnected(self)
 
@@ -274,7 +353,7 @@ class GameServer:
         self.config = config or ServerConfig()
         self.wire = wire.SeasonWire(self.config.season)
         self.lobby = Lobby()
-        self.records: list[FinishedGame] = []
+        self.records = GameHistory(self.config.history)  # the latest finished games
         self.on_game_end = on_game_end
         self.rng = random.Random(self.config.seed)
         self.clients: set[ClientConn] = set()
@@ -290,7 +369,17 @@ class GameServer:
         return self._server.sockets[0].getsockname()[1]
 
     async def start(self) -> None:
+        if self.config.encode_workers > 0:  # before accepting: the workers hold no client's socket
+            self._start_pool()
         self._server = await asyncio.start_server(self._accept, self.config.host, self.config.port)
+
+    def _start_pool(self) -> None:
+        # forkserver (spawn off Linux): a worker is forked from a clean process, never from the server, so
+        # it holds none of the server's sockets, whenever it starts
+        method = "forkserver" if sys.platform.startswith("linux") else "spawn"
+        self._pool = concurrent.futures.ProcessPoolExecutor(
+            self.config.encode_workers, mp_context=multiprocessing.get_context(method), initializer=_ignore_sigint)
+        self._pool.submit(_ignore_sigint)  # start a worker now rather than at the first move
 
     async def serve_forever(self) -> None:
         assert self._server is not None
@@ -312,9 +401,9 @@ class GameServer:
         if self._server is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._server.wait_closed(), 2)
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        if self._pool is not None:  # waited for (in a thread): an abandoned pool's pipes fail at exit (EBADF)
+            pool, self._pool = self._pool, None
+            await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         client = ClientConn(self, reader, writer)
@@ -354,10 +443,7 @@ class GameServer:
 
     async def _encode(self, room_id: str, state, names: tuple[str, str]) -> str:
         if self._pool is None:
-            method = "fork" if sys.platform.startswith("linux") else "spawn"
-            self._pool = concurrent.futures.ProcessPoolExecutor(
-                self.config.encode_workers, mp_context=multiprocessing.get_context(method),
-                initializer=_ignore_sigint)
+            self._start_pool()
         return await asyncio.get_running_loop().run_in_executor(self._pool, wire.memento_xml, room_id, state,
                                                                 names)
 
@@ -406,11 +492,14 @@ class GameServer:
             client.drop("joinRoom while already in a game")
             return
         room = self.lobby.rooms.get(room_id)
-        slot = None
-        if room is not None and not room.started:  # a slot nobody holds a code for first
-            slot = next((s for s in room.slots if s.peer is None and not s.reservation), None) or room.free_slot()
-        if slot is None:
-            client.drop(f"cannot join room {room_id!r}")
+        slot = room.open_slot() if room is not None and not room.started else None
+        if slot is None:  # like an unknown reservation: one error, the connection stays open (not for ever)
+            client.refusals += 1
+            if client.refusals > self.config.connections.max_refusals:
+                client.drop("too many refused joins")
+                return
+            original = M.OriginalRequest(cls="joinRoom", room_id=room_id)
+            client.send(self.wire.lobby_error(f"No free seat without a reservation in room {room_id}.", original))
             return
         client.room = room
         room.add_player(client, slot)
@@ -433,8 +522,11 @@ class GameServer:
             if isinstance(slot.peer, ClientConn):
                 slot.peer.close("the game is over")
         self.records.append(record)
+        for observer in room.observers:  # an observer's list of rooms does not keep finished games alive
+            if isinstance(observer, ClientConn) and room in observer.observing:
+                observer.observing.remove(room)
         with contextlib.suppress(OSError):  # a closed stdout must not end the game's bookkeeping
-            print(record.summary(), flush=True)
+            print(printable(record.summary(), None), flush=True)
         if self.config.replay_dir is not None and room.history:
             try:
                 path = save_replay(self.config.replay_dir, room)
@@ -606,8 +698,8 @@ async def _serve(config: ServerConfig) -> int:
     await stop.wait()
     serving.cancel()
     await server.close()
-    cancelled = sum(1 for r in server.records if r.cancelled)
+    cancelled = server.records.cancelled
     note = f" and {cancelled} cancelled" if cancelled else ""
-    print(f"blokus serve: stopped after {len(server.records) - cancelled} games{note}", flush=True)
+    print(f"blokus serve: stopped after {server.records.total - cancelled} games{note}", flush=True)
     return 0
 

@@ -19,6 +19,7 @@ from model.moves import Move
 from model.pieces import Shape, Team
 from model.season import Season
 from model.state import GameState
+from model.text import printable
 from net.connection import (
     Closed,
     Connection,
@@ -165,16 +166,16 @@ class NetworkGameScreen(GameScreen):
             s.end_reason = "\n".join(lines[1:]) or "Regular end."
             s.feedback = Feedback(title)
         elif isinstance(event, Ignored):
-            self.query_one(XmlPane).add_note(f"ignored: {event.reason}")
+            self.query_one(XmlPane).add_note(f"ignored: {printable(event.reason)}")
         elif isinstance(event, ServerError):
-            text = event.message.strip().replace("\n", " ")
+            text = printable(event.message.strip().replace("\n", " "))
             s.feedback = Feedback(f"server error: {text}", True)
         elif isinstance(event, Closed):
             self.clock_started = None
             s.move_requested = False
             if self.result is None:
                 s.result_text = "Game aborted"
-                s.end_reason = f"The connection ended before a result: {event.reason}"
+                s.end_reason = f"The connection ended before a result: {printable(event.reason)}"
 
     def _schedule_change(self) -> None:
         """Coalesce the repaint of several events that arrived together (state + move request …)."""
@@ -197,7 +198,7 @@ class NetworkGameScreen(GameScreen):
             if team == self.my_team and self.my_name:
                 continue  # our own name as given on the command line
             if names[team] and names[team] != "Unknown":
-                s.names[team] = names[team]
+                s.names[team] = printable(names[team], 60)
         s.move_requested = False
         s.begin_turn()
 

@@ -11,6 +11,7 @@ from model.pieces import Team
 from model.result import GameResult, regular_result
 from model.season import Season
 from model.state import GameState
+from model.text import printable
 from tui.session import GameSession, Timeline
 
 REPLAY_DIR = Path("replays")
@@ -159,7 +160,7 @@ def result_texts(result, state: GameState, names: dict[Team, str]) -> tuple[str,
     else:
         parts = [f"{p.team.name if p.team is not None else '?'} {p.parts}" for p in result.players]
         lines.append("Scores (win points, points): " + "   ".join(parts))
-    return title, lines
+    return printable(title, None), [printable(line, None) for line in lines]  # names and reasons: from outside
 
 
 # --- saving --------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
+from model.text import printable
 from net.watch import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL, WatchFailed, make_watcher, parse_args, reservation_lines
 
 
@@ -51,7 +52,7 @@ async def watch_tui(args, out=sys.stdout, err=sys.stderr) -> int:
             if watcher.replay.states:
                 break
             if isinstance(event, Closed):
-                print(f"blokus watch: {event.reason} (before the game started)", file=err)
+                print(f"blokus watch: {printable(event.reason)} (before the game started)", file=err)
                 return EXIT_PROTOCOL if event.reason.startswith("protocol error") else EXIT_CONNECTION
     except BaseException:
         await watcher.close()

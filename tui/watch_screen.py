@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.binding import Binding
 
 from ai.analysis import AnalysisSettings
+from model.text import printable
 from net.connection import Closed, GameOver, ServerError, StateChanged
 from net.watch import Watcher
 from tui.replay_screen import ReplayScreen
@@ -51,11 +52,11 @@ class WatchScreen(ReplayScreen):
                 self.analysis_game_changed(final=True)
                 self.refresh_view()
             elif isinstance(event, ServerError):
-                self.notify(f"server: {event.message}", severity="warning", timeout=8)
+                self.notify(f"server: {printable(event.message)}", severity="warning", timeout=8)
             elif isinstance(event, Closed):
                 self.live = self.replay.live = False
                 if watcher.result is None:
-                    self.notify(f"{event.reason} (before the game was over)", severity="error", timeout=12)
+                    self.notify(f"{printable(event.reason)} (before the game was over)", severity="error", timeout=12)
                 self.analysis_game_changed(final=True)
                 self.refresh_view()
 

@@ -1,0 +1,42 @@
+"""Text from outside (files, server messages, peer names, reasons) made safe to show (issue 39).
+
+:func:`printable` is the one place that does it: every such text passes through it before it reaches a
+terminal, a log line or a TUI widget, so that no escape sequence, bell or other control character from
+an untrusted source is ever written raw, and no single text floods a line.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+DEFAULT_LIMIT: Final = 300  # characters; longer texts are cut with "…"
+_NAMED: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(ch: str) -> str:
+    if ch in _NAMED:
+        return _NAMED[ch]
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def printable(text: object, limit: int | None = DEFAULT_LIMIT) -> str:
+    """``text`` with every character that is not printable escaped like a Python string literal (ESC is
+    ``\\x1b``, BEL ``\\x07``, a C1 control ``\\x9b``, a newline ``\\n``, bidi and zero-width controls
+    ``\\u202e``), cut to at most ``limit`` characters (an escape is never cut in half; ``None``: no cut)."""
+    out: list[str] = []
+    length = 0
+    for ch in str(text):
+        piece = ch if ch.isprintable() else _escape(ch)
+        if limit is not None and length + len(piece) > limit:
+            while out and length + 1 > limit:  # room for the ellipsis
+                length -= len(out.pop())
+            out.append("…")
+            break
+        out.append(piece)
+        length += len(piece)
+    return "".join(out)
