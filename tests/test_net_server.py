@@ -297,7 +297,9 @@ async def test_join_room_by_id_and_error_event_for_lobby():
     try:
         admin = await RawClient().connect(server.port)
         await admin.write('<protocol><authenticate password="pw"/>')
-        await admin.send(M.Prepare(slots=[M.Slot(display_name="a"), M.Slot(display_name="b")]))
+        # joinRoom takes only seats without a reservation (issue 39)
+        await admin.send(M.Prepare(slots=[M.Slot(display_name="a", reserved=False),
+                                          M.Slot(display_name="b", reserved=False)]))
         prepared = await admin.read_until(lambda m: isinstance(m, M.Prepared))
         logs = await asyncio.wait_for(asyncio.gather(
             play_client(server.port, room=prepared.room_id), play_client(server.port, room=prepared.room_id)), 60)
