@@ -55,6 +55,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def memory_kib(pid: int) -> tuple[int, int]:
     """(peak RSS, current RSS) of a process in KiB, from /proc."""
     fields = {}
@@ -289,6 +295,7 @@ async def run(args: argparse.Namespace, attacks: bool) -> dict:
     STATS.clear()
     global STARTED
     started = STARTED = time.monotonic()
+    cpu_before = cpu_seconds(server.pid)
     probe_times: list[float] = []
     probe_task = asyncio.create_task(probe(stop, probe_times))
     if attacks:
@@ -296,6 +303,7 @@ async def run(args: argparse.Namespace, attacks: bool) -> dict:
         tasks = [asyncio.create_task(make(stop)) for _, make in attacks_run]
     outs = await asyncio.gather(*(bot.communicate() for bot in bots))
     duration = time.monotonic() - started
+    server_cpu = cpu_seconds(server.pid) - cpu_before
     peak_during, _ = memory_kib(server.pid)
     stop.set()
     for task in [*tasks, probe_task]:
@@ -313,7 +321,8 @@ async def run(args: argparse.Namespace, attacks: bool) -> dict:
     return {"honest": honest, "bots": [out[0].decode().strip() for out in outs], "duration": duration,
             "peak_kib": max(peak, peak_during), "after_kib": after, "stats": dict(STATS),
             "games": len([line for line in lines if line.startswith("game ")]), "last": lines[-1:],
-            "probe": sorted(probe_times), "hard_timeouts": sum("HARD_TIMEOUT" in line for line in lines)}
+            "probe": sorted(probe_times), "server_cpu": server_cpu,
+            "hard_timeouts": sum("HARD_TIMEOUT" in line for line in lines)}
 
 
 def report(title: str, result: dict) -> None:
@@ -328,6 +337,8 @@ def report(title: str, result: dict) -> None:
     peak, after = result["peak_kib"] / 1024, result["after_kib"] / 1024
     print(f"  server peak RSS {peak:.0f} MiB, after the attacks {after:.0f} MiB; {result['games']} games ended "
           f"({result['hard_timeouts']} of silent players by hard timeout)")
+    print(f"  server CPU time during the honest game: {result['server_cpu']:.1f} s "
+          f"({result['server_cpu'] / result['duration'] * 100:.0f} % of one core)")
     probe = result["probe"]
     if probe:
         p99 = probe[min(len(probe) - 1, int(len(probe) * 0.99))]

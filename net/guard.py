@@ -34,6 +34,9 @@ class ConnectionLimits:
     # the kernel's send buffer per client (SO_SNDBUF; without it Linux lets it grow to megabytes); a
     # state is a few kilobytes
     send_buffer: int = 64 * 1024
+    # the kernel's receive buffer per client (SO_RCVBUF; Linux lets it grow to megabytes): what a flooding
+    # peer can push before TCP holds it back; a client message is at most 64 KiB
+    recv_buffer: int = 32 * 1024
     # a dropped connection whose output the peer does not read is aborted after this grace (seconds)
     close_grace: float = 2.0
     # parsing work per second a peer may cause, before joining (a lobby message is a few hundred bytes)

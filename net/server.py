@@ -372,6 +372,9 @@ class GameServer:
         if self.config.encode_workers > 0:  # before accepting: the workers hold no client's socket
             self._start_pool()
         self._server = await asyncio.start_server(self._accept, self.config.host, self.config.port)
+        for sock in self._server.sockets:  # inherited by every accepted socket (and its TCP window)
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, self.config.connections.recv_buffer)
 
     def _start_pool(self) -> None:
         # forkserver (spawn off Linux): a worker is forked from a clean process, never from the server, so
