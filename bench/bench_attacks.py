@@ -15,7 +15,8 @@ prepares one game for two ``blokus bot`` processes
 * floods: 1 MiB of garbage, 20 000 tiny unknown messages, unrequested moves, admin requests without
   authentication, endless unknown reservations;
 * join flood (issue 39): 30 peers sending valid ``<join>`` messages of ~62 KB (255 ignored children with
-  31 attributes: inside every bound of one client message), reconnecting whenever they are dropped.
+  31 attributes: inside every bound of one client message), each on a new connection as soon as the
+  server has answered the last one.
 
 Reports the honest game's result line (worst move latency at the server: move request sent -> move
 read), the attacks' counts, and the server's peak resident memory (VmHWM of the server process) and its
@@ -210,18 +211,18 @@ def big_join() -> bytes:
 
 
 async def join_flooder(stop: asyncio.Event, source: str) -> None:
-    message = big_join()
+    """Connect, send a big join, wait for the answer (seated, or the end of the stream), leave; again."""
+    message = b"<protocol>" + big_join()
     while not stop.is_set():
         try:
             reader, writer = await connect(source)
-            writer.write(b"<protocol>")
-            while not stop.is_set() and not writer.is_closing() and not reader.at_eof():
-                writer.write(message)
-                await writer.drain()
-                STATS["join flood: 62 KB joins sent"] += 1
+            writer.write(message)
+            await writer.drain()
+            answer = await reader.read(65536)
             writer.close()
+            STATS["join flood: 62 KB joins " + ("seated" if b"joined" in answer else "refused")] += 1
         except OSError:
-            STATS["join flood: connections closed by the server"] += 1
+            STATS["join flood: 62 KB joins refused"] += 1
 
 
 async def join_flood(stop: asyncio.Event, source: str, peers: int = 30) -> None:
