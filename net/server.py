@@ -427,6 +427,8 @@ class GameServer:
             self._tasks.add(task)
         try:
             await client.run()
+        except asyncio.CancelledError:  # stopped at shutdown: asyncio's stream callback would log it as an error
+            pass
         finally:
             self.clients.discard(client)
             self.connections.release(client.address)
