@@ -274,7 +274,7 @@ async def test_ctrl_c_stops_the_server_without_a_traceback():
         port = int(banner.split("127.0.0.1:")[1].split()[0])
         logs = await asyncio.wait_for(asyncio.gather(play_client(port, seed=1, stop_after=3),
                                                      play_client(port, seed=2)), 60)
-        assert all(log.result is not None for log in logs)
+        assert logs[1].result is not None  # the other one left after 3 moves
         for _ in range(20):  # clients still connected at Ctrl-C
             watcher = await RawClient().connect(port)
             await watcher.write("<protocol>")
