@@ -379,9 +379,14 @@ class GameServer:
     def _start_pool(self) -> None:
         # forkserver (spawn off Linux): a worker is forked from a clean process, never from the server, so
         # it holds none of the server's sockets, whenever it starts
+        # (like spawn, it imports the main module again: a script that starts a server needs the
+        # ``if __name__ == "__main__"`` guard; without it the encoder fails and the loop encodes, logged)
         method = "forkserver" if sys.platform.startswith("linux") else "spawn"
+        context = multiprocessing.get_context(method)
+        if method == "forkserver":
+            context.set_forkserver_preload(["net.wire"])  # imported once, in the fork server
         self._pool = concurrent.futures.ProcessPoolExecutor(
-            self.config.encode_workers, mp_context=multiprocessing.get_context(method), initializer=_ignore_sigint)
+            self.config.encode_workers, mp_context=context, initializer=_ignore_sigint)
         self._pool.submit(_ignore_sigint)  # start a worker now rather than at the first move
 
     async def serve_forever(self) -> None:

@@ -226,7 +226,8 @@ async def test_encoder_workers_hold_no_client_socket():
         await bystander.write("<garbage")  # now the server drops it: the peer must see the end of the stream
         await bystander.write("&&&>")
         await bystander.read_to_end(timeout=30)
-        assert bystander.ended
+        assert bystander.ended  # </protocol>; then the socket itself must end (no worker holds it open)
+        assert await asyncio.wait_for(bystander.reader.read(), 30) == b""
     finally:
         await server.close()
 
