@@ -57,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--season", choices=sorted(SEASONS), metavar="2021|2027",
                    help="the season to ask for: a plain join sends its gameType (default: 2021's, then 2027's if "
                         "the server drops that join); the server's states decide in the end")
-    p.add_argument("--ai", default=None, help=f"computer player: {', '.join(player_names())} (default {DEFAULT_AI})")
+    p.add_argument("--ai", default=None,
+                   help=f"computer player: {', '.join(player_names())}, level1..level5 (default {DEFAULT_AI})")
     p.add_argument("--seed", type=int, help="seed of the computer player")
     p.add_argument("--move-time", type=milliseconds, default=DEFAULT_THINK_MS, metavar="MS",
                    help=f"think time per move from the arrival of the request, in ms or with a unit (1.6s) "
@@ -310,8 +311,11 @@ def _setup_logging(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.ai is not None and args.ai not in player_names():
-        parser.error(f"unknown AI {args.ai!r}; choose one of {', '.join(player_names())}")
+    if args.ai is not None:
+        try:
+            make_player(args.ai, 0)  # every name the arena knows: levels and variants too
+        except ValueError as exc:
+            parser.error(str(exc))
     _setup_logging(args)
     try:
         return asyncio.run(Bot(args).run())

@@ -75,6 +75,7 @@ class ServerConfig:
     clock: Callable[[], float] = time.monotonic  # measures move latency; injectable for tests
     encode_workers: int = 0  # processes that serialize states (0: in the event loop)
     season: Season = DEFAULT_SEASON  # the game every room plays, and the wire form
+    print_games: bool = True  # one line per finished game on stdout (embedded servers keep quiet)
 
 
 class ClientConn:
@@ -352,6 +353,11 @@ class GameServer:
         self.lobby.add(room)
         return room
 
+    def prepare_game(self, slots: list[Slot], paused: bool = False) -> Room:
+        """A prepared game with these slots (reservation codes in them), as an administrator's ``prepare``
+        makes it; for hosts that run the server in-process (``net.external``)."""
+        return self._new_room(prepared=True, paused=paused, slots=slots)
+
     async def _encode(self, room_id: str, state, names: tuple[str, str]) -> str:
         if self._pool is None:
             method = "fork" if sys.platform.startswith("linux") else "spawn"
@@ -433,8 +439,9 @@ class GameServer:
             if isinstance(slot.peer, ClientConn):
                 slot.peer.close("the game is over")
         self.records.append(record)
-        with contextlib.suppress(OSError):  # a closed stdout must not end the game's bookkeeping
-            print(record.summary(), flush=True)
+        if self.config.print_games:
+            with contextlib.suppress(OSError):  # a closed stdout must not end the game's bookkeeping
+                print(record.summary(), flush=True)
         if self.config.replay_dir is not None and room.history:
             try:
                 path = save_replay(self.config.replay_dir, room)
