@@ -177,11 +177,7 @@ class Program:
 
     def _group_alive(self) -> bool:
         assert self.proc is not None
-        try:
-            os.killpg(self.proc.pid, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
-        return True
+        return bool(live_members(self.proc.pid))
 
     def _signal_group(self, sig: int) -> None:
         assert self.proc is not None
@@ -208,7 +204,40 @@ class Program:
         return tail_lines(self.err_path, lines)
 
     def last_stderr_line(self) -> str:
+        if self.hit_log_limit():
+            return f"its output reached the log limit of {self.log_limit / 2**20:g} MiB"
         return next((line for line in reversed(self.stderr_tail(20)) if line.strip()), "")
+
+    def hit_log_limit(self) -> bool:
+        sizes = []
+        for path in (self.out_path, self.err_path):
+            with contextlib.suppress(OSError):
+                sizes.append(path.stat().st_size)
+        return max(sizes, default=0) >= self.log_limit
+
+
+def live_members(pgid: int) -> list[int]:
+    """The processes of group ``pgid`` that have not ended (zombies waiting for a parent that does not reap
+    them are ended). Reads /proc where there is one, else asks the kernel whether the group exists."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return []
+        return [pgid]
+    members = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()  # after the command name, which may hold spaces
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            members.append(int(entry.name))
+    return members
 
 
 def tail_lines(path: Path, lines: int, max_bytes: int = TAIL_BYTES) -> list[str]:
