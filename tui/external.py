@@ -35,6 +35,7 @@ from tui.layout import FOOTER
 from tui.network import NetworkGameScreen
 from tui.program_pane import PANE_HEIGHT, PANE_MIN_HEIGHT, ProgramLog
 from tui.session import Feedback
+from tui.widgets import XmlPane
 
 POLL_S = 0.3  # how often the pane and the move times follow the program
 
@@ -69,6 +70,7 @@ class ExternalGameScreen(NetworkGameScreen):
         self._judging = False
         self._moves_seen = 0
         self._moves_told = 0
+        self._followed = False
 
     def compose(self) -> ComposeResult:
         yield from super().compose()
@@ -88,6 +90,13 @@ class ExternalGameScreen(NetworkGameScreen):
         return f"last {times[-1]:.0f} ms · mean {statistics.fmean(times):.0f} · max {max(times):.0f} ms"
 
     def _follow_program(self) -> None:
+        if not self._followed:  # the first look: on a tall terminal its log, not the XML, is the open pane
+            self._followed = True
+            xml = self.query_one(XmlPane)
+            if xml.has_class("shown"):
+                xml.remove_class("shown")
+                self.action_program_log()
+                return
         moves = list(self.hosted.moves)
         if len(moves) != self._moves_seen:
             self._moves_seen = len(moves)
