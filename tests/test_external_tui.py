@@ -89,3 +89,24 @@ async def test_an_illegal_move_of_the_program_is_named_with_its_rule(tmp_path):
             assert "ext_client.py: illegal move: GREEN " in details and "(" in details
     finally:
         game.close()
+
+
+def test_the_command_line_starts_the_program_on_the_other_seat(tmp_path, monkeypatch):
+    from tui.cli import play_main, play_parser
+    from tui.external import build_external_app
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    program = f"cmd:{sys.executable} {CLIENT[1]} --misbehave never-join"
+    args = play_parser().parse_args(["--opponent", program, "--team", "TWO", "--watch", "--no-timeout",
+                                     "--season", "2027"])
+    app, game = build_external_app(args)
+    try:
+        assert game.seats[0].name == "ext_client.py" and game.seats[0].command is not None
+        assert game.seats[1].command is None and not game.seats[1].can_timeout
+        assert game.timeouts.soft is None and game.season.year == 2027
+        assert app.main_screen is None and game.programs[Team.ONE].err_path.parent == \
+            tmp_path / "blokus-tui" / "programs"
+    finally:
+        game.close()
+    assert game.programs[Team.ONE].exit_code() is not None  # stopped with the app
+    assert play_main(["--opponent", "cmd:./no/such/start.sh"]) == 2
