@@ -8,6 +8,9 @@ than the official 2 s limit loses the game. The final table gives wins/draws/los
 score percentage of A (win 1, draw 1/2) with a 95 % Wilson confidence interval, and the mean and
 maximum time per move. Reproducible with ``--seed`` (up to the engines' timing: the search depth
 reached depends on the machine's speed). No Textual here: plain text to stderr and stdout.
+
+A player ``cmd:COMMAND`` (a team's own client) is played by a runner that ``main`` is given
+(``net.external_arena``, the ``blokus arena`` command): every game on an embedded server, judged by it.
 """
 
 from __future__ import annotations
