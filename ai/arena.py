@@ -355,8 +355,8 @@ def main(argv: list[str] | None = None, external: ExternalRunners | None = None)
     parser.add_argument("--join-timeout", type=float, default=30.0, metavar="SECONDS",
                         help="a cmd: program that has not joined after this loses the game (default 30)")
     args = parser.parse_args(argv)
-    if args.games < 1 or args.move_time < 1 or args.jobs < 1:
-        parser.error("--games, --move-time and --jobs must be positive")
+    if args.games < 1 or args.move_time < 1 or args.jobs < 1 or args.join_timeout <= 0:
+        parser.error("--games, --move-time, --jobs and --join-timeout must be positive")
     limit_ms = season_named(args.season).soft_timeout_ms
     # every game would be lost on time (the arena keeps the server's limit)
     if args.move_time > limit_ms and not args.untimed:

@@ -19,9 +19,10 @@ CLIENT = [sys.executable, str(Path(__file__).with_name("ext_client.py"))]
 SIZE = (120, 40)
 
 
-def hosted(tmp_path: Path, flags: list[str], season: str = "2021") -> HostedGame:
+def hosted(tmp_path: Path, flags: list[str], season: str = "2021", join_timeout: float = 120) -> HostedGame:
     game = HostedGame((Seat("you", None, can_timeout=False), Seat("ext_client.py", CLIENT + flags)),
-                      season=season_named(season), timeouts=Timeouts(None, None), log_dir=tmp_path)
+                      season=season_named(season), timeouts=Timeouts(None, None), log_dir=tmp_path,
+                      join_timeout=join_timeout)
     game.start()
     return game
 
@@ -87,6 +88,19 @@ async def test_an_illegal_move_of_the_program_is_named_with_its_rule(tmp_path):
             await wait_for(pilot, lambda: end_screen(app) is not None)
             details = end_screen(app).details
             assert "ext_client.py: illegal move: GREEN " in details and "(" in details
+    finally:
+        game.close()
+
+
+async def test_a_program_that_never_joins_is_named_in_the_end_dialog(tmp_path):
+    game = hosted(tmp_path, ["--misbehave", "never-join"], join_timeout=2)
+    app = external_app(game, Team.TWO, player=InstantPlayer("first"), hint_player=InstantPlayer("last"))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: end_screen(app) is not None)
+            dialog = end_screen(app)
+            assert dialog.title_text == "Game over — ext_client.py did not play"
+            assert "ext_client.py: did not join within 2 s" in dialog.details
     finally:
         game.close()
 
