@@ -104,13 +104,16 @@ class ExternalGameScreen(NetworkGameScreen):
         pane = self.query_one(ProgramLog)
         program = self._program()
         if pane.has_class("shown") and program is not None:
+            times = self.times_text()
+            pane.border_title = f"{self.label} · stderr" + (f" · {times}" if times else "") + " · e hides"
             pane.show_lines(program.stderr_tail(200), str(program.err_path))
 
     def handle_server_event(self, event: object) -> None:
         super().handle_server_event(event)
         s = self.session
         s.names[self.program_team] = self.label
-        if self.my_team is not None and self.watch and self.my_team not in s.autopilot:
+        if self.my_team is not None and self.watch:
+            self.watch = False  # once: o switches it off like any autopilot
             s.autopilot.add(self.my_team)  # --watch: our AI plays the program
             s.begin_turn()
         own = [m for m in list(self.hosted.moves) if m.team == self.program_team and m.latency is not None]
