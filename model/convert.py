@@ -311,7 +311,7 @@ def state_to_model(state: GameState, names: tuple[str, str] = ("", ""), *, with_
         cells=_cells(state),
         last_move=None if state.last_move is None else move_element(state.last_move, state.season),
         last_mono=sorted(state.last_mono.items()),
-        layout_2027=state.season.year == 2027,
+        layout_2027=state.season.state_attribute_layout,
     )
 
 

@@ -253,7 +253,7 @@ def _definition(season: Season) -> M.Definition:
 def result_to_data(result: GameResult, season: Season = DEFAULT_SEASON) -> M.ResultData:
     """The result in ``season``'s form (see the module docstring)."""
     players = sorted(result.players, key=lambda p: 99 if p.team is None else int(p.team))
-    if season.year == 2021:
+    if not season.result_entries:
         scores = [M.Score(cause=(p.cause or Cause.REGULAR).value, reason=p.reason or "", parts=list(p.parts))
                   for p in players]
         teams = result.winners or ((Team.ONE, Team.TWO) if result.draw else

@@ -371,7 +371,7 @@ class GameServer:
         room = self.lobby.open_join_room()  # the type of an open room is not checked
         existing = room is not None
         season = self.config.season
-        if room is None and season.year != 2021 and game_type not in (None, season.game_type):
+        if room is None and season.one_game_type and game_type not in (None, season.game_type):
             # 27.x bundles one plugin: a new room of another type is a non-rescuable error (season-2027.md §3.2)
             client.drop(f"unknown game type {game_type!r}: this server plays {season.game_type}")
             return

@@ -92,7 +92,8 @@ class Watcher:
         try:
             await self.conn.send_message(M.Authenticate(password=self.password))
             if self.prepare_names is not None:
-                reserved = None if self.game_type == "swc_2021_blokus" else True  # 21.3.3 has no reserved=
+                season = season_of_game_type(self.game_type) or DEFAULT_SEASON
+                reserved = True if season.slot_reserved_attribute else None
                 slots = [M.Slot(display_name=name, can_timeout=True, reserved=reserved)
                          for name in self.prepare_names]
                 await self.conn.send_message(M.Prepare(game_type=self.game_type, pause=False, slots=slots))
@@ -284,7 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--room", metavar="ID", help="observe this room")
     which.add_argument("--prepare", nargs=2, metavar=("NAME1", "NAME2"),
                        help="prepare a game for two players (NAME1 = team ONE) and watch it")
-    p.add_argument("--season", choices=sorted(GAME_TYPES), default="2021",
+    p.add_argument("--season", choices=sorted(GAME_TYPES), default=DEFAULT_SEASON.name,
                    help="game type of a prepared game (default 2021 = swc_2021_blokus)")
     p.add_argument("--text", action="store_true", help="print the moves as lines instead of the TUI")
     p.add_argument("--analyse", action="store_true", help="analyse every move as it is played")
