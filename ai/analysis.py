@@ -107,12 +107,6 @@ class PositionAnalysis:
 
         return parse_move(self.best)
 
-    @property
-    def played_move(self) -> Move:
-        from model.moves import parse_move
-
-        return parse_move(self.played)
-
 
 @dataclass
 class ChartPoint:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ai import compile_ahead, make_player, player_names
 from ai.base import Engine
-from model.args import Parser, milliseconds
+from cli.args import Parser, milliseconds
 from model.moves import InvalidMove
 from model.pieces import Shape, Team
 from model.record import GameRecord

@@ -28,7 +28,7 @@ from typing import Protocol
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
 from model.record import GameRecord
-from model.result import Cause, GameResult, irregular_result, regular_result
+from model.result import Cause, GameResult, end_texts, irregular_result, regular_result
 from model.season import DEFAULT_SEASON, Season
 from model.state import GameState
 
@@ -92,13 +92,8 @@ class FinishedGame:
         head = f"game {self.room_id[:8]} {self.start_piece.name} {self.names[0]} (ONE) vs {self.names[1]} (TWO): "
         if self.result is None:
             return head + f"cancelled after {self.moves} moves ({dur:.1f} s)"
-        r = self.result
-        pts = f"{r.points(Team.ONE)} : {r.points(Team.TWO)}"
-        won = "draw" if r.winner is None else f"winner {r.winner.name}"
-        cause = r.cause.value
-        if r.cause is not Cause.REGULAR:
-            cause += f" ({r.reason})"
-        return head + f"{pts}, {won}, {cause}, turn {self.final_turn}, {self.moves} moves, {dur:.1f} s{lat}"
+        told = end_texts(self.result, None, self.names).summary
+        return head + f"{told}, turn {self.final_turn}, {self.moves} moves, {dur:.1f} s{lat}"
 
 
 class Wire(Protocol):

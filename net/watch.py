@@ -20,11 +20,12 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TextIO
 
+from cli.args import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL, Parser, milliseconds, port
 from model import convert
 from model import messages as M
-from model.args import Parser, milliseconds, port
 from model.pieces import Team
 from model.replay import ColorRemoved, MoveEvent, Replay, new_replay_path
+from model.result import end_texts
 from model.season import DEFAULT_PORT, DEFAULT_SEASON, GAME_TYPE, SEASONS, season_of_game_type
 from net.connection import (
     Closed,
@@ -37,12 +38,10 @@ from net.connection import (
     Prepared,
     ServerError,
     StateChanged,
-    describe_result,
 )
 
 log = logging.getLogger("blokus.watch")
 
-EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
 ANSWER_TIMEOUT = 15.0  # seconds to wait for <prepared> / <observed>
 AFTER_RESULT = 2.0  # seconds to wait for <left> after the result before leaving on our own
 MAX_STATES = 1000  # states kept of one game (a real game has at most ~100): memory stays bounded
@@ -352,7 +351,7 @@ async def watch_text(args: argparse.Namespace, out: TextIO = sys.stdout, err: Te
             if isinstance(event, ServerError):
                 report.print(f"server error: {event.message}")
             elif isinstance(event, GameOver):
-                report.print("result: " + describe_result(event.result, watcher.replay.names))
+                report.print("result: " + end_texts(event.result, None, watcher.replay.names).summary)
                 if event.result.reason:
                     report.print(f"reason: {event.result.reason}")
             elif isinstance(event, Closed):

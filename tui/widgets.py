@@ -210,7 +210,7 @@ class StatusBar(Static):
         self._line_count = lines
 
 
-class Feedback(Static):
+class FeedbackView(Static):
     """The answer to the last action (red and bold for a refusal or an error)."""
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 import time
 
-from model.args import Parser
+from cli.args import Parser
 from model.convert import state_from_xml
 from model.fast import FastState, warm_up
 from model.files import read_bounded
