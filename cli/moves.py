@@ -53,7 +53,7 @@ def moves_main(argv: list[str]) -> int:
             print(f"blokus moves: {path}: {reason}", file=sys.stderr)
             return 2
         started = time.perf_counter()
-        moves = [] if state.is_over else LegalMoves(state.current_color,
+        moves: list | LegalMoves = [] if state.is_over else LegalMoves(state.current_color,
                                                   FastState.from_state(state).legal_placements())
         micros = (time.perf_counter() - started) * 1e6
         prefix = f"{path} " if several else ""

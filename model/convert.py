@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from lxml import etree
 from pydantic import ValidationError
@@ -81,7 +82,7 @@ def parse_message(element: etree._Element) -> M.Message:
             if fast is not None:
                 return fast
     try:
-        message = model.from_xml_tree(element)
+        message = cast(M.Message, model.from_xml_tree(element))
     except _READ_ERRORS as exc:
         return UnknownMessage(_raw(element), tag, data_class, reason=f"unreadable message: {_first_line(exc)}")
     if isinstance(message, M.Join) and "game_type" not in message.model_fields_set:
@@ -232,9 +233,9 @@ def read_state(message: M.Room | M.Memento | M.State, season: Season | None = No
         else:
             undeployed[color] = list(shape_list.shapes)
 
-    last_mono = {}
+    last_mono: dict[Color, bool] = {}
     if model.last_move_mono is not None:
-        last_mono = {e.color: e.boolean for e in model.last_move_mono.entries}
+        last_mono = {e.color: e.boolean for e in model.last_move_mono.entries if e.color is not None}
 
     last_move = None
     if model.last_move is not None:

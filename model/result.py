@@ -136,6 +136,7 @@ class GameResult:
 
 def regular_result(points: tuple[int, int], names: tuple[str, str], season: Season = DEFAULT_SEASON) -> GameResult:
     """The result of a game that ended by the rules: more points wins, equal is a draw."""
+    winners: tuple[Team, ...]
     if points[0] == points[1]:
         winner, victory, winners = None, (1, 1), (Team.ONE, Team.TWO)
     else:
@@ -153,6 +154,7 @@ def irregular_result(offender: Team, cause: Cause, reason: str, points: tuple[in
     """``offender`` lost by ``cause`` (victory points 0, the other team 2). 2021 keeps the offender's
     Blokus points and names winners as 21.3.3 does; 2027 gives the offender 0 in every part."""
     innocent = offender.opponent
+    winners: tuple[Team, ...]
     players = []
     for team in Team:
         if team is offender:
@@ -213,7 +215,7 @@ def result_from_data(data: M.ResultData) -> GameResult:
     irregular = [p for p in players if p.cause not in (None, Cause.REGULAR)]
     regular = not irregular
     reason = next((p.reason for p in irregular if p.reason), "")
-    cause = irregular[0].cause if irregular else Cause.REGULAR
+    cause = irregular[0].cause or Cause.UNKNOWN if irregular else Cause.REGULAR
     offender = irregular[0].team if irregular else None
 
     new_winner = next((w for w in data.winners if w.regular is not None or w.team_attr is not None), None)
@@ -230,7 +232,7 @@ def result_from_data(data: M.ResultData) -> GameResult:
                        else replace(p, cause=Cause.REGULAR) for p in players]
         elif regular:
             players = [p if p.cause is not None else replace(p, cause=Cause.REGULAR) for p in players]
-        winners = () if winner is None else (winner,)
+        winners: tuple[Team, ...] = () if winner is None else (winner,)
     else:
         winner, draw = _outcome_from_parts(players)
         if winner is None and not draw and data.winners:
@@ -417,6 +419,6 @@ def _summary(result: GameResult, who, me: Team | None) -> str:
     if irregular is None:
         cause = "REGULAR"
     else:
-        team = irregular.team.name if irregular.team is not None else "?"
-        cause = f"{irregular.cause} by {team}: {irregular.reason or ''}".rstrip(": ")
+        by = irregular.team.name if irregular.team is not None else "?"
+        cause = f"{irregular.cause} by {by}: {irregular.reason or ''}".rstrip(": ")
     return f"{parts[0]} : {parts[1]}, {outcome}, cause {cause}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator, Mapping
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
@@ -171,7 +171,7 @@ class GameState:
         while occ:
             low = occ & -occ
             i = low.bit_length() - 1
-            out.append((i % P.N, i // P.N, self.color_at(i % P.N, i // P.N)))
+            out.append((i % P.N, i // P.N, cast(Color, self.color_at(i % P.N, i // P.N))))  # occupied: a colour
             occ ^= low
         return out
 
@@ -202,7 +202,7 @@ class GameState:
 
     # --- move generation --------------------------------------------------------------------------
 
-    def _anchors_and_forbidden(self, color: Color) -> tuple[int, int]:
+    def _anchors_and_forbidden(self, color: int) -> tuple[int, int]:
         """Cells a new piece must cover one of, and cells it must not cover."""
         own = self.boards[color]
         occ = self.occupied
@@ -211,12 +211,12 @@ class GameState:
         edge = P.edge_neighbours(own)
         return P.diagonal_neighbours(own) & ~edge & ~occ, occ | edge
 
-    def _available_shapes(self, color: Color) -> int:
+    def _available_shapes(self, color: int) -> int:
         if self.shapes[color] == ALL_SHAPES:
             return 1 << self.start_piece
         return self.shapes[color]
 
-    def legal_placements(self, color: Color | None = None) -> np.ndarray:
+    def legal_placements(self, color: Color | int | None = None) -> np.ndarray:
         """Sorted ids (``model.placements``) of every distinct legal placement of ``color``.
 
         The colour defaults to the colour to move; for another colour the answer is "what it could

@@ -18,15 +18,15 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from cli.args import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL, Parser, milliseconds, port
 from model import convert
 from model import messages as M
 from model.pieces import Team
 from model.replay import ColorRemoved, MoveEvent, Replay, new_replay_path
-from model.result import end_texts
-from model.season import DEFAULT_PORT, DEFAULT_SEASON, GAME_TYPE, SEASONS, season_of_game_type
+from model.result import end_texts, result_to_data
+from model.season import DEFAULT_PORT, DEFAULT_SEASON, GAME_TYPE, SEASONS, Season, season_of_game_type
 from net.connection import (
     Closed,
     Connection,
@@ -39,6 +39,9 @@ from net.connection import (
     ServerError,
     StateChanged,
 )
+
+if TYPE_CHECKING:
+    from ai.base import Engine
 
 log = logging.getLogger("blokus.watch")
 
@@ -156,7 +159,7 @@ class Watcher:
             return True
         if isinstance(event, GameOver):
             self.result = event.result
-            self.replay.result_message = convert.result_to_message(event.result, self.room_id or "").data
+            self.replay.result_message = result_to_data(event.result, self.season)
             return True
         if isinstance(event, ServerError):
             if len(self.errors) < MAX_ERRORS:
@@ -190,12 +193,17 @@ class Watcher:
     def over(self) -> bool:
         return self.result is not None or bool(self.replay.states and self.replay.states[-1].is_over)
 
+    @property
+    def season(self) -> Season:
+        """The watched game's season: its states', else the prepared game type's."""
+        if self.replay.states:
+            return self.replay.states[-1].season
+        return season_of_game_type(self.game_type) or DEFAULT_SEASON
+
     def save(self, directory: Path) -> Path:
         """Write the game so far as an official replay into ``directory``."""
         directory.mkdir(parents=True, exist_ok=True)
-        names = self.replay.names
-        season = self.replay.states[-1].season if self.replay.states else season_of_game_type(self.game_type)
-        path = new_replay_path(directory, names, season or DEFAULT_SEASON)
+        path = new_replay_path(directory, self.replay.names, self.season)
         return self.replay.save(path)
 
 
@@ -212,7 +220,7 @@ class TextReport:
         self.steps_done = 0
         self.analyse_time = analyse_time
         self.ai = ai
-        self._engine = None
+        self._engine: Engine | None = None
         self._stop = threading.Event()
 
     def print(self, text: str) -> None:
@@ -315,7 +323,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def make_watcher(args: argparse.Namespace, on_traffic: Callable[[str, str], None] | None = None) -> Watcher:
     prepare = tuple(args.prepare) if args.prepare else None
-    return Watcher(args.host, args.port, args.password, room=args.room, prepare=prepare,  # type: ignore[arg-type]
+    return Watcher(args.host, args.port, args.password, room=args.room, prepare=prepare,
                    game_type=GAME_TYPES[args.season], on_traffic=on_traffic)
 
 
