@@ -448,6 +448,7 @@ class GameServer:
 
     def admin(self, client: ClientConn, message: M.XmlModel) -> None:
         rooms = self.lobby.rooms
+        room: Room | None
         match message:
             case M.Prepare():
                 slots_in = list(message.slots) or [M.Slot(), M.Slot()]

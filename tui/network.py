@@ -10,6 +10,7 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from rich.style import Style
 from rich.text import Text
@@ -76,7 +77,7 @@ class NetworkGameScreen(GameScreen):
         self.stamp = stamp
         self.my_team: Team | None = None
         self.my_name = name
-        self.conn = None
+        self.conn: Connection | None = None
         self._connection_factory = connection_factory or Connection
         self.failed = False  # the connection could not be opened: blokus play exits non-zero
         self._change_pending = False
@@ -102,9 +103,9 @@ class NetworkGameScreen(GameScreen):
 
     async def _run_connection(self) -> None:
         def make(season: Season | None) -> Connection:
-            self.conn = self._connection_factory(self.host, self.port, on_traffic=self._traffic,
-                                                 **({"season": season} if season is not None else {}))
-            return self.conn
+            options: dict[str, Any] = {} if season is None else {"season": season}
+            self.conn = conn = self._connection_factory(self.host, self.port, on_traffic=self._traffic, **options)
+            return conn
 
         s = self.session
         try:
@@ -200,6 +201,8 @@ class NetworkGameScreen(GameScreen):
         self.run_worker(self._send_move(move), group="net-send", exit_on_error=False)
 
     async def _send_move(self, move: Move) -> None:
+        if self.conn is None:  # a move is asked for only over an open connection
+            return
         try:
             await self.conn.send_move(move)
         except (ValueError, ConnectionError) as exc:

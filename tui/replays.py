@@ -40,7 +40,7 @@ def load_replay(path: Path, season: Season | None = None) -> ReplayData:
         replay = read_game(path, season)
     except UnreadableReplay as exc:
         raise ReplayError(f"{path}: {exc}") from None
-    return ReplayData(Timeline.of(replay), tuple(replay.names), replay.result, list(replay.warnings),
+    return ReplayData(Timeline.of(replay), (replay.names[0], replay.names[1]), replay.result, list(replay.warnings),
                       replay.truncated, str(path), replay.room_id, replay.unreadable_states, replay.first_unreadable)
 
 

@@ -119,7 +119,7 @@ class ShapePanel(Widget):
     def drawings(self) -> dict[Shape, list[str]]:
         return BLOCKS if self.large else MINIS
 
-    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[override]
+    def get_content_height(self, container, viewport, width: int) -> int:
         if self.view is None:
             return 1
         placed = self._layout(max(width, 6))
