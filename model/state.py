@@ -16,14 +16,12 @@ import numpy as np
 
 from model import placements as P
 from model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove
-from model.pieces import COLORS, SHAPES, TOTAL_SQUARES, Color, Shape, Team
+from model.pieces import ALL_PLACED_BONUS, COLORS, MONO_LAST_BONUS, SHAPES, TOTAL_SQUARES, Color, Shape, Team
 from model.season import DEFAULT_SEASON, Season
 
 ALL_SHAPES = (1 << len(SHAPES)) - 1  # bit s set: shape s not yet placed
 ALL_COLORS = 0b1111
 _SIZES = [s.size for s in SHAPES]
-_ALL_BONUS = 15
-_MONO_BONUS = 5
 
 
 class Outcome(NamedTuple):
@@ -188,7 +186,7 @@ class GameState:
     def points(self, color: Color) -> int:
         bits = self.shapes[color]
         if bits == 0:
-            return TOTAL_SQUARES + _ALL_BONUS + (_MONO_BONUS if self.mono_flag >> color & 1 else 0)
+            return TOTAL_SQUARES + ALL_PLACED_BONUS + (MONO_LAST_BONUS if self.mono_flag >> color & 1 else 0)
         return TOTAL_SQUARES - sum(_SIZES[s] for s in range(len(SHAPES)) if bits >> s & 1)
 
     def team_points(self, team: Team) -> int:
