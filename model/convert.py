@@ -29,7 +29,7 @@ from model.messages import UnknownMessage, to_bytes, to_xml
 from model.moves import Move, SetMove, SkipMove
 from model.pieces import COLORS, SHAPES, Color, Shape, orientations
 from model.result import GameResult, PlayerResult, result_from_data, result_to_message
-from model.season import DEFAULT_SEASON, SEASON_2021, SEASON_2027, Season, season_of_class
+from model.season import DEFAULT_SEASON, SEASONS, Season, season_of_class
 from model.state import GameState
 
 log = logging.getLogger(__name__)
@@ -156,16 +156,19 @@ def detect_season(model: M.State) -> Season | None:
     piece PENTO_X. 2021: a ``<startTeam>`` child, ``<first>``/``<second>``, legacy 21.0–21.2 parts, an
     ``sc.plugin2021.`` lastMove.
     """
+    def writing(attribute_layout: bool) -> Season:
+        return next(s for s in SEASONS.values() if s.state_attribute_layout is attribute_layout)
+
     if model.start_team_attr is not None:
-        return SEASON_2027
+        return writing(attribute_layout=True)
     if (model.start_team is not None or model.first is not None or model.second is not None
             or model.current_color_index is not None or model.ordered_colors is not None):
-        return SEASON_2021
+        return writing(attribute_layout=False)
     if model.last_move is not None and (season := season_of_class(model.last_move.cls)) is not None:
         return season
-    if model.start_piece is Shape.PENTO_X:
-        return SEASON_2027
-    return None
+    piece = model.start_piece.name if model.start_piece is not None else None
+    starting = [s for s in SEASONS.values() if piece in s.start_pieces]
+    return starting[0] if len(starting) == 1 else None  # a start piece only one season draws (PENTO_X)
 
 
 def read_state(message: M.Room | M.Memento | M.State, season: Season | None = None) -> StateRead:
