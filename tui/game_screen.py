@@ -233,8 +233,8 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
 
     def check_end(self) -> None:
         s = self.session
-        texts = s.end_texts()
-        if self._end_shown or texts is None:
+        texts = None if self._end_shown else s.end_texts()
+        if texts is None:
             return
         self._end_shown = True
         self.app.push_screen(EndScreen(texts.title, "\n".join(texts.lines), can_save=s.has_game(),
