@@ -32,8 +32,8 @@ from pathlib import Path
 
 from ai import compile_ahead, make_player, player_names
 from ai.base import Engine
-from model.args import Parser, milliseconds
-from model.moves import InvalidMove
+from cli.args import Parser, milliseconds
+from model.moves import InvalidMove, Move
 from model.pieces import Shape, Team
 from model.record import GameRecord
 from model.result import Cause, GameResult, irregular_result, regular_result
@@ -114,7 +114,7 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
     opening = random.Random(spec.seed)  # the same for both games of a pair
     while not state.is_over and state.turn < spec.opening_turns:
         ids = state.legal_placements()
-        move = move_of_placement(state.current_color, int(ids[opening.randrange(len(ids))]))
+        move: Move = move_of_placement(state.current_color, int(ids[opening.randrange(len(ids))]))
         state.play(move)
         record.append(state.copy(), move)
     result = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)

@@ -31,15 +31,15 @@ from pathlib import Path
 
 from lxml import etree
 
+from cli.args import Parser, at_least_one, check_start_piece, listen_port, wait_time
+from cli.args import season as season_type
+from cli.args import shape as shape_type
 from model import convert
 from model import messages as M
-from model.args import Parser, at_least_one, check_start_piece, listen_port, wait_time
-from model.args import season as season_type
-from model.args import shape as shape_type
 from model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer
 from model.moves import MoveMistake
 from model.pieces import Shape, Team
-from model.replay import new_replay_path
+from model.replay import new_replay_path, replay_layout
 from model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season
 from net import wire
 from net.guard import ConnectionCounter, ConnectionLimits
@@ -377,7 +377,7 @@ class GameServer:
         room = self.lobby.open_join_room()  # the type of an open room is not checked
         existing = room is not None
         season = self.config.season
-        if room is None and season.year != 2021 and game_type not in (None, season.game_type):
+        if room is None and season.one_game_type and game_type not in (None, season.game_type):
             # 27.x bundles one plugin: a new room of another type is a non-rescuable error (season-2027.md §3.2)
             client.drop(f"unknown game type {game_type!r}: this server plays {season.game_type}")
             return
@@ -455,6 +455,7 @@ class GameServer:
 
     def admin(self, client: ClientConn, message: M.XmlModel) -> None:
         rooms = self.lobby.rooms
+        room: Room | None
         match message:
             case M.Prepare():
                 slots_in = list(message.slots) or [M.Slot(), M.Slot()]
@@ -509,19 +510,8 @@ def save_replay(directory: Path, room: Room) -> Path:
     """
     directory.mkdir(parents=True, exist_ok=True)
     path = new_replay_path(directory, room.names, room.season)
-    path.write_bytes(replay_bytes(room.history_xml, room.result_xml))
+    path.write_bytes(replay_layout([*room.history_xml, *([room.result_xml] if room.result_xml is not None else [])]))
     return path
-
-
-def replay_bytes(messages: list[str], result_xml: str | None) -> bytes:
-    """Replay file content (protocol.md §10) from pretty-printed messages; byte-identical to
-    ``model.replay.dump_replay`` for the same states and result."""
-    parts = [M.PROTOCOL_OPEN + "\n"]
-    parts += [m + "\n" for m in messages]
-    if result_xml is not None:
-        parts.append(result_xml + "\n")
-    parts.append(M.PROTOCOL_CLOSE)
-    return "".join(parts).encode("utf-8")
 
 
 # --- command line -------------------------------------------------------------------------------------

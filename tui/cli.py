@@ -7,8 +7,8 @@ import itertools
 from pathlib import Path
 
 from ai import DEFAULT_AI, make_player, player_names
-from model.args import Parser, check_start_piece, fail, milliseconds, port, shape
-from model.args import season as season_type
+from cli.args import Parser, check_start_piece, fail, milliseconds, port, shape
+from cli.args import season as season_type
 from model.pieces import Team
 from model.season import DEFAULT_PORT, DEFAULT_SEASON
 from tui.app import LOG_FILE_ENV, BlokusApp, run_app, setup_logging
