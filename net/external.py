@@ -47,7 +47,7 @@ from model.result import Cause, GameResult, irregular_result
 from model.season import DEFAULT_SEASON, Season
 from net.guard import ConnectionLimits
 from net.rooms import Room, Slot, Timeouts
-from net.server import GameServer, ServerConfig, replay_bytes
+from net.server import GameServer, ServerConfig, room_replay
 
 log = logging.getLogger("blokus.external")
 
@@ -494,7 +494,7 @@ class HostedGame:
 
     def _judge(self, room: Room) -> Outcome:
         times = {team: self.times(team) for team in Team}
-        replay = replay_bytes(room.history_xml, room.result_xml) if room.history_xml else None
+        replay = room_replay(room) if room.history_xml else None
         turn = room.state.turn if room.state is not None else 0
         if self._no_join is not None:
             team, line = self._no_join

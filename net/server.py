@@ -502,6 +502,11 @@ class GameServer:
 # --- replays ------------------------------------------------------------------------------------------
 
 
+def room_replay(room: Room) -> bytes:
+    """The replay file of ``room``'s game: every state sent, then the result (if there is one yet)."""
+    return replay_layout([*room.history_xml, *([room.result_xml] if room.result_xml is not None else [])])
+
+
 def save_replay(directory: Path, room: Room) -> Path:
     """Write the game of ``room`` (every state sent, then the result) in the official replay format.
 
@@ -510,7 +515,7 @@ def save_replay(directory: Path, room: Room) -> Path:
     """
     directory.mkdir(parents=True, exist_ok=True)
     path = new_replay_path(directory, room.names, room.season)
-    path.write_bytes(replay_layout([*room.history_xml, *([room.result_xml] if room.result_xml is not None else [])]))
+    path.write_bytes(room_replay(room))
     return path
 
 

@@ -15,6 +15,7 @@ import asyncio
 import os
 import statistics
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -24,8 +25,9 @@ from textual.binding import Binding, BindingType
 
 from ai import DEFAULT_AI, make_player
 from ai.base import Player
-from model.args import fail
+from cli.args import fail
 from model.pieces import Team
+from model.result import EndTexts
 from model.season import DEFAULT_SEASON
 from net.external import HOST, HostedGame, Outcome, ProgramError, Seat, check_program, program_argv, program_label
 from net.rooms import Timeouts
@@ -33,8 +35,8 @@ from tui.app import BlokusApp, run_app
 from tui.game_screen import GAME_BINDINGS
 from tui.layout import FOOTER
 from tui.network import NetworkGameScreen
+from tui.placing import Feedback
 from tui.program_pane import PANE_HEIGHT, PANE_MIN_HEIGHT, ProgramLog
-from tui.session import Feedback
 from tui.widgets import XmlPane
 
 POLL_S = 0.3  # how often the pane and the move times follow the program
@@ -160,14 +162,13 @@ class ExternalGameScreen(NetworkGameScreen):
 
     def check_end(self) -> None:
         s = self.session
-        ended = s.state.is_over or bool(s.end_reason)
-        if ended and not self._end_shown and not self.hosted.done:
+        if s.ended and not self._end_shown and not self.hosted.done:
             if not self._judging:  # the judgement needs the program stopped (its exit code): a moment
                 self._judging = True
                 s.feedback = Feedback(f"game over — stopping {self.label} …")
                 self.run_worker(self._await_judgement(), group="judge", exit_on_error=False)
             return
-        if ended and self.outcome is None:
+        if s.ended and self.outcome is None:
             self.outcome = self.hosted.wait(0)
         super().check_end()
 
@@ -176,18 +177,21 @@ class ExternalGameScreen(NetworkGameScreen):
         self.outcome = self.hosted.wait(0)
         self.after_change()
 
-    def end_texts(self) -> tuple[str, str]:
-        title, details = super().end_texts()
+    def end_texts(self) -> EndTexts | None:
+        texts = super().end_texts()
+        if texts is None:
+            return None
+        title, lines = texts.title, list(texts.lines)
         outcome = self.outcome
         if outcome is not None and outcome.forfeit and outcome.offender is not None:
             who = self.label if outcome.offender == self.program_team else "your side"
-            if self.result is None and outcome.result is not None:  # it never played: no result came
+            if self.session.final_result() is None and outcome.result is not None:  # it never played
                 title = f"Game over — {who} did not play"
-            details = f"{who}: {outcome.forfeit}\n{details}"
+            lines.insert(0, f"{who}: {outcome.forfeit}")
         program = self._program()
         if program is not None:
-            details += f"\nIts output: {program.err_path} (stderr), {program.out_path.name} (stdout)"
-        return title, escape(details)  # a stderr line is text, not markup
+            lines.append(f"Its output: {program.err_path} (stderr), {program.out_path.name} (stdout)")
+        return replace(texts, title=title, lines=tuple(escape(line) for line in lines))  # stderr is text, not markup
 
     async def leave(self) -> None:
         await asyncio.to_thread(self.hosted.close)

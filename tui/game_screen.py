@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from ai.base import Player
 from model.moves import SetMove
 from model.pieces import Color, Team
+from model.result import EndTexts
 from tui.ai_runner import AIRunner
 from tui.board import Board, BoardView
 from tui.colors import palette_for
@@ -233,12 +234,16 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
 
     def check_end(self) -> None:
         s = self.session
-        texts = None if self._end_shown else s.end_texts()
+        texts = None if self._end_shown else self.end_texts()
         if texts is None:
             return
         self._end_shown = True
         self.app.push_screen(EndScreen(texts.title, "\n".join(texts.lines), can_save=s.has_game(),
                                        can_restart=self.can_restart()), self._end_choice)
+
+    def end_texts(self) -> EndTexts | None:
+        """What the end dialog says (a screen may add to the session's texts)."""
+        return self.session.end_texts()
 
     def can_restart(self) -> bool:
         return self.new_game_fn is not None
