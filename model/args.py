@@ -26,6 +26,8 @@ class Parser(argparse.ArgumentParser):
         self.add_argument("--help", action="help", help="show this help and exit")
 
     def error(self, message: str) -> NoReturn:
+        if message.startswith("argument -h/--host: expected one argument"):  # `blokus -h` meant help
+            message = "-h is the server host and needs a name (-h localhost); --help shows the help"
         self.exit(EXIT_USAGE, f"{self.prog}: {message}\n")
 
 
