@@ -121,6 +121,11 @@ def _int(text: str, what: str) -> int:
         raise argparse.ArgumentTypeError(f"invalid {what} {text!r} (a whole number)") from None
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``, ``1 mistake``, ``0 blunders`` (regular English nouns only)."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def fail(prog: str, message: str) -> int:
     """One line on stderr for an error found after parsing; returns the usage exit code."""
     print(f"{prog}: {message}", file=sys.stderr)

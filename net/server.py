@@ -33,7 +33,7 @@ from lxml import etree
 
 from model import convert
 from model import messages as M
-from model.args import Parser, at_least_one, check_start_piece, listen_port, wait_time
+from model.args import Parser, at_least_one, check_start_piece, listen_port, plural, wait_time
 from model.args import season as season_type
 from model.args import shape as shape_type
 from model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer
@@ -608,6 +608,6 @@ async def _serve(config: ServerConfig) -> int:
     await server.close()
     cancelled = sum(1 for r in server.records if r.cancelled)
     note = f" and {cancelled} cancelled" if cancelled else ""
-    print(f"blokus serve: stopped after {len(server.records) - cancelled} games{note}", flush=True)
+    print(f"blokus serve: stopped after {plural(len(server.records) - cancelled, 'game')}{note}", flush=True)
     return 0
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from rich.style import Style
 from rich.text import Text
 
-from model.moves import MoveMistake
+from model.moves import MoveMistake, describe_piece
 from model.pieces import Color, Team
 from tui.colors import Palette
 from tui.session import GameSession, GhostStatus
@@ -103,8 +103,7 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
         return [Text(text, Style(color=fg, bgcolor=bg, bold=True))]
     if s.ghost is not None and s.is_human_turn():
         g = s.ghost
-        desc = g.shape.name + ("" if g.rotation == 0 else f" {g.rotation.name}") + (" flipped" if g.flipped else "")
-        where = Text(f"{desc} @ ({g.x},{g.y})")
+        where = Text(f"{describe_piece(g.shape, g.rotation, g.flipped)} @ ({g.x},{g.y})")
         gs = s.ghost_status()
         if gs is None:
             return [where]
