@@ -42,7 +42,7 @@ from model.moves import Move, SetMove, SkipMove
 from model.pieces import COLORS, Color, Team
 from model.state import GameState
 
-ANALYSIS_VERSION = 1  # bump when values change meaning: old cache entries are then ignored
+ANALYSIS_VERSION = 2  # bump when values change meaning: old cache entries are then ignored (2: the curve)
 DEFAULT_TIME = 0.3  # engine seconds per position
 VALUE_DEPTH = 4  # plies of the yardstick search
 MISTAKE_LOSS = 4.0
@@ -122,7 +122,7 @@ class ChartPoint:
     turn: int
     point_diff: int  # team ONE minus team TWO, now
     mobility: tuple[int, int, int, int]  # legal placements per colour (0 = none or out of the game)
-    evaluation: float | None = None  # the position's value (PositionAnalysis.value), once analysed
+    evaluation: float | None = None  # the position's value on the curve (``evaluation_at``), once analysed
 
 
 @dataclass
@@ -353,18 +353,28 @@ def analyse_game(
     return result
 
 
+def evaluation_at(result: GameAnalysis, index: int) -> float | None:
+    """The curve's value of ``states[index]``: the mean of two yardstick searches whose horizons lie one ply
+    apart, the search from the position (the previous position's ``value_played``) and the search after its
+    best move (its ``value``). A search's last ply favours the team that makes it by several points, and
+    consecutive positions end their searches on alternate teams: one depth alone made the curve zig-zag
+    with the side to move; the mean of both is seen from the same perspective and the same point of the
+    round in every position. None where one of them is missing (e.g. the first position)."""
+    here, before = result.positions.get(index), result.positions.get(index - 1)
+    if here is None or before is None:
+        return None
+    return round((before.value_played + here.value) / 2, 2)
+
+
 def fill_evaluation(result: GameAnalysis, states: Sequence[GameState]) -> None:
-    """The chart's evaluation curve: the analysed value of each position; the exact value at the end."""
+    """The chart's evaluation curve (``evaluation_at``); the exact point difference at the end."""
     if len(result.chart) < len(states):  # the game grew (live)
         result.chart.extend(chart_points(states, len(result.chart)))
     for point in result.chart:
-        analysed = result.positions.get(point.index)
-        if analysed is not None:
-            point.evaluation = analysed.value
-        elif point.index < len(states) and states[point.index].is_over:
+        if point.index < len(states) and states[point.index].is_over:
             point.evaluation = float(point.point_diff)
-        elif point.index > 0 and (before := result.positions.get(point.index - 1)) is not None:
-            point.evaluation = before.value_played  # e.g. the last position of a cut-off game
+        else:
+            point.evaluation = evaluation_at(result, point.index)
 
 
 # --- the cache ---------------------------------------------------------------------------------------
@@ -449,5 +459,5 @@ def replay_moves(replay) -> list[Move | None]:
 
 __all__ = ["AnalysisSettings", "PositionAnalysis", "ChartPoint", "GameAnalysis", "TeamSummary", "AnalysisCache",
            "AnalysisCancelled", "analyse_game", "analyse_cached", "analyse_position", "position_value",
-           "chart_points", "fill_evaluation", "positions_to_analyse", "game_key", "mark_for", "cache_dir",
-           "replay_moves", "MISTAKE_LOSS", "BLUNDER_LOSS", "DEFAULT_TIME", "VALUE_DEPTH"]
+           "chart_points", "fill_evaluation", "evaluation_at", "positions_to_analyse", "game_key", "mark_for",
+           "cache_dir", "replay_moves", "MISTAKE_LOSS", "BLUNDER_LOSS", "DEFAULT_TIME", "VALUE_DEPTH"]

@@ -94,8 +94,10 @@ def test_analyse_game_reports_progress_and_fills_the_chart():
     assert calls == [(i + 1, 10, i) for i in range(10)]
     assert [c.index for c in result.chart] == list(range(11))
     assert result.chart[3].mobility == tuple(len(states[3].legal_placements(c)) for c in COLORS)
-    for point in result.chart[:10]:
-        assert point.evaluation == result.positions[point.index].value
+    assert result.chart[0].evaluation is None  # no search from the first position: half of its mean is missing
+    for point in result.chart[1:10]:
+        here, before = result.positions[point.index], result.positions[point.index - 1]
+        assert point.evaluation == round((before.value_played + here.value) / 2, 2)
     summaries = result.summaries()
     assert summaries[Team.ONE].moves + summaries[Team.TWO].moves == 10
 

@@ -163,7 +163,7 @@ class NetworkGameScreen(GameScreen):
             title, lines = result_texts(event.result, s.state, s.names)
             s.result_text = title
             s.end_reason = "\n".join(lines[1:]) or "Regular end."
-            s.feedback = Feedback(title)
+            s.feedback = Feedback(s.short_outcome())  # the dialog has the whole title
         elif isinstance(event, Ignored):
             self.query_one(XmlPane).add_note(f"ignored: {event.reason}")
         elif isinstance(event, ServerError):

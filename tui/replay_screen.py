@@ -71,8 +71,8 @@ class ReplayStatus(StatusBar):
             warning.append(f"{unreadable_text(replay)} · ", Style(color=pal.bad, bold=True))
         if replay.live:
             warning.append("LIVE ", Style(color=pal.bad, bold=True))
-        head = Text.assemble(warning, (f"{'Watching' if replay.live else 'Replay'} — {names[Team.ONE]} vs "
-                                       f"{names[Team.TWO]}", Style(bold=True)))
+        kind = f"{'Watching' if replay.live else 'Replay'} {st.season.name}"
+        head = Text.assemble(warning, (f"{kind} — {names[Team.ONE]} vs {names[Team.TWO]}", Style(bold=True)))
         turn = [Text(f"Turn {st.turn} / {last.turn}"), Text(f"round {st.round}")] if wide else \
             [Text(f"Round {st.round} · t {st.turn}/{last.turn}")]
         if st.is_over:
@@ -88,8 +88,13 @@ class ReplayStatus(StatusBar):
         else:
             what = Text.assemble("move: " if wide else "",
                                  (describe_move(move), Style(color=pal.piece_text(move.color), bold=True)))
-        play = Text(f"▶ autoplay {speed:g} turns/s", Style(color=pal.warn)) if autoplaying else \
-            Text(f"paused (autoplay {speed:g} turns/s)" if wide else "paused", Style(color=pal.label))
+        if autoplaying:
+            play = Text(f"▶ autoplay {speed:g} turns/s", Style(color=pal.warn))
+        elif replay.live:  # a watched game: the view follows the newest state unless the user stepped back
+            behind = "stepped back · end follows live" if wide else "stepped back · end"
+            play = Text("following live" if index == len(timeline) - 1 else behind, Style(color=pal.label))
+        else:
+            play = Text(f"paused (autoplay {speed:g} turns/s)" if wide else "paused", Style(color=pal.label))
         # (line, rank): where the lines are few, the highest ranks are dropped first (rank 0 stays longest)
         lines = [(head, 2 if warning else 4), *((t, 0) for t in pack(turn, width))]
         lines += [(t, 1 if i == 0 else 3) for i, t in enumerate(pack([score, points], width, "   "))]

@@ -305,7 +305,11 @@ class GameSession(PlacingControls):
         return self.started
 
     def short_outcome(self) -> str:
-        """'Game over — ONE wins 61 : 58' (the status line)."""
+        """'Game over — ONE wins 61 : 58' (the status line: short enough for its column)."""
+        result = self.result
+        if result is not None and (getattr(result, "draw", False) or getattr(result, "winner", None) is not None):
+            one, two = self.state.team_points(Team.ONE), self.state.team_points(Team.TWO)
+            return f"Game over — {'draw' if result.draw else result.winner.name + ' wins'} {one} : {two}"
         if self.result_text:
             return self.result_text
         winner, (one, two) = self.state.outcome()

@@ -52,9 +52,13 @@ class StatusContext:
 def score_line(s: GameSession, width: int) -> Text:
     st = s.shown
     one, two = st.team_points(Team.ONE), st.team_points(Team.TWO)
-    rounds = f"Round {min(st.round, st.season.round_limit)}/{st.season.round_limit}"
+    r, limit, season = min(st.round, st.season.round_limit), st.season.round_limit, st.season.name
+    rounds = f"Round {r}/{limit}"
     score = f"ONE {one} : {two} TWO"  # always whole: the turn goes first where the column is narrow
-    return Text(first_that_fits(width, f"{rounds} · turn {st.turn}   {score}", f"{rounds} · t {st.turn}   {score}",
+    # the season (its rules differ: first piece, round limit) stays on screen down to the narrowest column
+    return Text(first_that_fits(width, f"{season} · {rounds} · turn {st.turn}   {score}",
+                                f"{season} · {rounds} · t {st.turn}   {score}",
+                                f"{season} R{r}/{limit} · t {st.turn}   {score}", f"{season} R{r}/{limit}   {score}",
                                 f"{rounds}   {score}", score), Style(bold=True))
 
 
