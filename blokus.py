@@ -18,7 +18,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "arena": ("ai.arena", "main", "play AI against AI and report the score table"),
     "analyse": ("ai.analyse_cli", "main", "find the mistakes and blunders of each team in replay files"),
     "watch": ("tui.watch", "watch_main", "watch a live game on a server (admin protocol: observe, prepare)"),
-    "moves": ("model.cli", "moves_main", "list the legal moves of the colour to move in a state file"),
+    "moves": ("model.cli", "moves_main", "list the legal moves of the colour to move in a state file or, with "
+              "--turn N, in a replay"),
 }
 
 USAGE = """usage: blokus [SUBCOMMAND] [ARGS...]
