@@ -213,3 +213,21 @@ async def test_the_season_is_on_screen(size):
         await pilot.pause()
         status = _lines(screen_of(app).query_one("#status"))
         assert status[0].startswith("2027") and "1/24" in status[0]
+
+
+async def test_a_long_last_move_takes_two_lines_at_80x24():
+    from model.moves import SetMove, describe_move
+
+    data = load_replay(fixture_path("sc2021/gen-21.3.3-game2-replay-round-limit-end.xml"))
+    app = BlokusApp(lambda: ReplayScreen(data))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.main_screen
+        width = screen.query_one("#status").content_size.width
+        index = next(i for i in range(1, len(data.timeline))
+                     if isinstance(m := data.timeline.move_before(i), SetMove) and len(describe_move(m)) > width)
+        screen.index = index
+        await pilot.pause()
+        text = describe_move(data.timeline.move_before(index))
+        piece, where = text.split(" @ ")
+        lines = _lines(screen.query_one("#status"))
+        assert piece in lines and f"@ {where}" in lines  # whole, never "@ (1…"
