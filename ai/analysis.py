@@ -13,6 +13,11 @@ The scale (used everywhere: the CLI, the viewer, the chart, the JSON):
   ahead), like the point difference on the scoreboard: the engine's estimate of the final point
   difference (one square = one point; mobility and space are converted to points by the evaluation's
   weights). A finished game has its exact final point difference as value.
+* **curve** — the chart's value of a position (``evaluation_at``): the mean of the yardstick search from
+  the position and the one after its best move, one ply deeper. The last ply of a search favours the team
+  that makes it, and consecutive positions end their searches on alternate teams: one depth alone
+  zig-zagged with the side to move (median step 18 points on the official 21.3.3 game 1); the mean puts
+  every position at the same point of the round (median step 5 there: what is left are the moves' losses).
 * **loss** — how many points the move played gave away against the best move, for the team that
   moved (always >= 0): ``value(best) - value(played)`` seen from the mover's team.
 * **marks** — ``?`` mistake: loss >= ``MISTAKE_LOSS`` points; ``??`` blunder: loss >= ``BLUNDER_LOSS``.

@@ -206,7 +206,8 @@ class AnalysisPane(Static):
     """Best move and value of the position shown, the loss of the move played, progress, tallies."""
 
     DEFAULT_CSS = """
-    AnalysisPane { height: auto; padding: 0 1; border: round $primary-darken-2; display: none; }
+    AnalysisPane { height: auto; padding: 0 1; border: round $primary-darken-2; display: none;
+                   text-wrap: nowrap; text-overflow: ellipsis; }
     AnalysisPane.shown { display: block; }
     """
 
