@@ -284,6 +284,7 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState, max_lines: i
             tally.append(" ? ")
             tally.append(f"{sm.blunders}", MARK_STYLE["??"])
             tally.append(f" ??  avg loss {sm.average_loss:.1f}   ")
+        tally.rstrip()
         lines.append((tally, 2))
     lines.append((Text("[ ] previous/next mistake · a pane on/off · c chart", Style(dim=True)), 4))
     if max_lines is not None and len(lines) > max_lines:
