@@ -18,7 +18,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "arena": ("net.external_arena", "arena_main", "AI against AI, or your own client (cmd:COMMAND): score table"),
     "analyse": ("ai.analyse_cli", "main", "find the mistakes and blunders of each team in replay files"),
     "watch": ("tui.watch", "watch_main", "watch a live game on a server (admin protocol: observe, prepare)"),
-    "moves": ("cli.moves", "moves_main", "list the legal moves of the colour to move in a state file"),
+    "moves": ("cli.moves", "moves_main", "list the legal moves of the colour to move in a state file or, with "
+              "--turn N, in a replay"),
 }
 
 USAGE = """usage: blokus [SUBCOMMAND] [ARGS...]

@@ -84,6 +84,24 @@ class SkipMove:
 Move = SetMove | SkipMove
 
 
+# How a turned piece is written for people: clockwise degrees ("MIRROR" is the protocol's name for 180°, and
+# next to "flipped" it read like a second reflection).
+_TURNED = {Rotation.NONE: "", Rotation.RIGHT: " 90°", Rotation.MIRROR: " 180°", Rotation.LEFT: " 270°"}
+
+
+def describe_piece(shape: Shape, rotation: Rotation = Rotation.NONE, flipped: bool = False) -> str:
+    """``PENTO_S 180° flipped``: a shape as it lies (the TUI, ``blokus analyse``)."""
+    return f"{shape.name}{_TURNED[Rotation(rotation)]}{' flipped' if flipped else ''}"
+
+
+def describe_move(move: Move, *, color: bool = True) -> str:
+    """``RED PENTO_S 180° flipped @ (3,4)`` or ``RED passed`` (``color=False``: without the colour)."""
+    who = f"{move.color.name} " if color else ""
+    if isinstance(move, SkipMove):
+        return f"{who}passed" if color else "pass"
+    return f"{who}{describe_piece(move.shape, move.rotation, move.flipped)} @ ({move.x},{move.y})"
+
+
 def parse_move(text: str) -> Move:
     """Inverse of ``str(move)``: ``BLUE PENTO_L NONE true 0 16`` or ``GREEN SKIP``."""
     parts = text.split()

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from cli.args import Parser, at_least_one, check_start_piece, listen_port, wait_time
+from cli.args import Parser, at_least_one, check_start_piece, listen_port, plural, wait_time
 from cli.args import season as season_type
 from cli.args import shape as shape_type
 from model import convert
@@ -610,6 +610,6 @@ async def _serve(config: ServerConfig) -> int:
     await server.close()
     cancelled = sum(1 for r in server.records if r.cancelled)
     note = f" and {cancelled} cancelled" if cancelled else ""
-    print(f"blokus serve: stopped after {len(server.records) - cancelled} games{note}", flush=True)
+    print(f"blokus serve: stopped after {plural(len(server.records) - cancelled, 'game')}{note}", flush=True)
     return 0
 

@@ -57,7 +57,7 @@ async def test_serve_and_two_bot_processes_play_a_game(tmp_path):
             server.send_signal(signal.SIGTERM)
         rest, _ = await asyncio.wait_for(server.communicate(), 30)
     assert server.returncode == 0
-    assert "stopped after 1 games" in rest.decode()
+    assert "stopped after 1 game" in rest.decode() and "1 games" not in rest.decode()
     (replay,) = [p for p in tmp_path.iterdir() if p.name.startswith("replay_")]
     parsed = parse_stream(replay.read_bytes())
     assert parsed.ended and len(parsed.messages) >= 2

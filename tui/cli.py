@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
+import socket
+import sys
 from pathlib import Path
 
 from ai import DEFAULT_AI, make_player, player_names
@@ -149,6 +152,20 @@ def build_network_app(args: argparse.Namespace, connection_factory=None) -> Blok
     return BlokusApp(make, theme=theme_name(args))
 
 
+def unreachable(host: str, port: int, timeout: float = 10.0) -> str | None:
+    """Why no TCP connection to ``host:port`` can be opened (None: it can). A refused or unknown server is
+    said in one line before the TUI opens; the game screen then connects for real."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except TimeoutError:
+        reason = "timed out"
+    except OSError as exc:
+        known = exc.errno and exc.errno > 0 and not isinstance(exc, socket.gaierror)
+        reason = os.strerror(exc.errno) if known else (exc.strerror or str(exc))
+    return f"cannot connect to {host}:{port}: {reason}"
+
+
 def play_main(argv: list[str]) -> int:
     args = play_parser().parse_args(argv)
     names = ", ".join(player_names())
@@ -165,6 +182,9 @@ def play_main(argv: list[str]) -> int:
         return fail("blokus play", f"argument --start-piece: {problem}")
     setup_logging(args.log)
     network = args.host is not None or args.port is not None or args.reservation or args.room
+    if network and (problem := unreachable(args.host or "localhost", DEFAULT_PORT if args.port is None else args.port)):
+        print(f"blokus play: {problem}", file=sys.stderr)  # one line, before the terminal is taken over
+        return 1
     app = build_network_app(args) if network else build_local_app(args)
     return run_app(app, "blokus play")
 

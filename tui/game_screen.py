@@ -261,8 +261,8 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         s = self.session
         human = s.is_human_turn() and s.is_live
-        if not s.human_teams() and action in _PLAYING_ACTIONS:
-            return False  # --watch: no keys for playing in the footer
+        if action in (*_PLAYING_ACTIONS, "autopilot") and (not s.human_teams() or s.ended):
+            return False  # --watch, or the game is over: no keys for playing in the footer
         if action in ("move", "rotate", "flip"):
             return True if human and s.ghost is not None else None
         if action in ("place", "cycle", "deselect", "pass_turn"):

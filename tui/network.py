@@ -159,7 +159,7 @@ class NetworkGameScreen(GameScreen):
             s.end = event.result
             s.move_requested = False
             self.clock_started = None
-            s.feedback = Feedback(end_texts(event.result, s.state, s.names).title)
+            s.feedback = Feedback(end_texts(event.result, s.state, s.names).short)  # the dialog has the whole title
         elif isinstance(event, Ignored):
             self.query_one(XmlPane).add_note(f"ignored: {event.reason}")
         elif isinstance(event, ServerError):
