@@ -155,12 +155,12 @@ async def test_network_end_status_is_whole_and_nothing_peeks_out():
             s = screen.session
             await wait_for(pilot, lambda: s.is_human_turn())
             await pilot.press("o")
-            await wait_for(pilot, lambda: s.result is not None, steps=3000)
+            await wait_for(pilot, lambda: s.final_result() is not None, steps=3000)
             await wait_for(pilot, lambda: isinstance(app.screen, EndScreen))
             await pilot.press("escape")
             await pilot.pause()
             status = _lines(screen.query_one("#status"))
-            winner = s.result.winner
+            winner = s.final_result().winner
             one, two = s.state.team_points(Team.ONE), s.state.team_points(Team.TWO)
             assert status[1] == f"Game over — {winner.name} wins {one} : {two}"  # whole, no "…"
             assert s.feedback.text == status[1]  # below the board: one short line, nothing wraps
