@@ -303,6 +303,11 @@ GAME_OVER = "Game over"
 GENERIC_NAMES = ("ONE", "TWO", "opponent", "Unknown")  # no name worth showing ("Unknown": 21.3.3's default)
 
 
+def colour_points(state: GameState) -> str:
+    """'BLUE 57   YELLOW 57   RED 29   GREEN 48' (a line of the end texts)."""
+    return "   ".join(f"{c.name} {state.points(c)}" for c in Color)
+
+
 @dataclass(frozen=True)
 class EndTexts:
     """How a game ended, for every place that tells it."""
@@ -367,7 +372,7 @@ def end_texts(result: GameResult, state: GameState | None = None,
 
     lines = [f"Score: ONE (BLUE+RED) {score} TWO (YELLOW+GREEN)"]  # lines fit 50 columns
     if state is not None:
-        lines.append("   ".join(f"{c.name} {state.points(c)}" for c in Color))
+        lines.append(colour_points(state))
     for p in result.players:
         if p.cause is None or p.cause is Cause.REGULAR:
             continue

@@ -124,11 +124,14 @@ class ReplayResult(Static):
             self.lines = 1
             return
         title, lines = result_texts(replay.result, replay.timeline.states[index], replay_names(replay))
+        columns = max(width - self.styles.gutter.width, 1)
+        if len(title) > columns:  # a narrow column (80x24): the status line's short title, no points per colour
+            title, lines = result_texts(replay.result, replay.timeline.states[index], replay_names(replay), True)
         text = Text()
         text.append(title + "\n", Style(bold=True, color=palette_for(self.app).good))
         text.append("\n".join(lines))
         self.update(text)
-        self.lines = len(text.wrap(self.app.console, max(width - self.styles.gutter.width, 1)))
+        self.lines = len(text.wrap(self.app.console, columns))
 
 
 def unreadable_text(replay: ReplayData) -> str:

@@ -7,7 +7,7 @@ from datetime import datetime
 from pathlib import Path
 
 from model.pieces import Team
-from model.result import GameResult, end_texts, state_result
+from model.result import GameResult, colour_points, end_texts, state_result
 from model.season import Season
 from model.state import GameState
 from tui.session import GameSession, Timeline
@@ -47,16 +47,18 @@ def load_replay(path: Path, season: Season | None = None) -> ReplayData:
 # --- result texts ------------------------------------------------------------------------------------
 
 
-def result_texts(result: GameResult | None, state: GameState, names: dict[Team, str]) -> tuple[str, list[str]]:
+def result_texts(result: GameResult | None, state: GameState, names: dict[Team, str],
+                 short: bool = False) -> tuple[str, list[str]]:
     """Title and detail lines of a replay's end (``model.result.end_texts``); without a result message the
-    board tells."""
+    board tells. ``short``: for a narrow column, the status line's title and no points per colour (the status
+    line above shows them)."""
+    if result is None and not state.is_over:
+        return "Game not finished", ["The file ends before the game is over."]
+    texts = end_texts(result or state_result(state), state, names)
+    lines = [line for line in texts.lines if not (short and line == colour_points(state))]
     if result is None:
-        if not state.is_over:
-            return "Game not finished", ["The file ends before the game is over."]
-        texts = end_texts(state_result(state), state, names)
-        return texts.title, [*texts.lines, "(The file has no result message.)"]
-    texts = end_texts(result, state, names)
-    return texts.title, list(texts.lines)
+        lines.append("(The file has no result message.)")
+    return (texts.short if short else texts.title), lines
 
 
 # --- saving --------------------------------------------------------------------------------------------
