@@ -279,7 +279,7 @@ async def test_bot_plays_the_recorded_stream(seed, mutate, dialect, capsys, tmp_
     assert script.join.tag == "join" and script.join.get("gameType") == "swc_2021_blokus"
     assert len(script.moves) == 31 and not script.illegal
     assert out.strip().splitlines()[-1] == (
-        "blokus bot: ONE (alice) [us] 122 : TWO (bob) 105, winner ONE (we won), cause REGULAR")
+        "blokus bot: ONE (alice) [us] 122 : TWO (bob) 105, winner ONE (we won), cause REGULAR; moves: 30 random, 1 forced")
     (replay,) = tmp_path.iterdir()
     parsed = parse_stream(replay.read_bytes())
     assert len(parsed.messages) == 63  # 62 states and the result
@@ -474,7 +474,7 @@ def test_pondering_in_the_worker_ends_with_the_next_request_or_a_stop():
     assert until.is_set()
 
 
-async def test_process_player_that_died_gives_a_fallback_move():
+async def test_process_player_that_died_answers_with_the_python_search_and_says_so():
     import time
 
     from net.engine_process import ProcessPlayer
@@ -484,7 +484,10 @@ async def test_process_player_that_died_gives_a_fallback_move():
         player._proc.kill()
         player._proc.join(5)
         state = _midgame()
-        decision = await decide(player, state, time.monotonic(), think_ms=20, hard_ms=200)
-        assert decision.source.startswith("fallback") and check_move(state, decision.move) is None
+        decision = await decide(player, state, time.monotonic(), think_ms=300, hard_ms=10_000)
+        assert decision.source == "engine" and check_move(state, decision.move) is None
+        assert player.last_info["fallback"] == "lookahead (engine process ended)"
+        assert "depth" in player.last_info  # the lookahead's own statistics: it searched
+        assert player.status.startswith("failed: engine process ended")
     finally:
         player.close()
