@@ -19,6 +19,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "analyse": ("ai.analyse_cli", "main", "find the mistakes and blunders of each team in replay files"),
     "watch": ("tui.watch", "watch_main", "watch a live game on a server (admin protocol: observe, prepare)"),
     "moves": ("model.cli", "moves_main", "list the legal moves of the colour to move in a state file"),
+    "bundle": ("net.bundle", "main", "build the contest upload (zip: start.sh, dependencies, compiled AI)"),
 }
 
 USAGE = """usage: blokus [SUBCOMMAND] [ARGS...]
