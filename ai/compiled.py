@@ -68,7 +68,7 @@ class Kernels:
                 self.compile_in_child()
             importlib.import_module(self.module).warm_up()  # loads from the cache (or compiles, if the child failed)
             if not warm:
-                numba_cache.mark_warm([self.module])
+                numba_cache.mark_warm([self.module, *self.depends_on])
         except Exception as exc:  # numba missing or failing: the players answer with their Python search
             self.error = f"{type(exc).__name__}: {exc}"
         finally:

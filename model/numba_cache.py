@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent  # the folder holding the packages
 PACKAGES = ("model", "ai", "net", "tui")
 ENV = "BLOKUS_NUMBA_CACHE"
 BUNDLED = ROOT / "numba-cache"  # written by ``blokus bundle``
-READY_NAME = "READY"  # in a module's folder: the stamp of a complete warm-up (``mark_warm``)
+READY_SUFFIX = ".ready"  # ``<folder>/<module>.ready``: the stamp of a complete warm-up (``mark_warm``)
 
 
 def module_file(name: str) -> Path | None:
@@ -270,7 +270,7 @@ def mark_warm(modules: tuple[str, ...] | list[str]) -> None:
             continue
         try:
             path.mkdir(parents=True, exist_ok=True)
-            (path / READY_NAME).write_text(_ready_text(name))
+            (path / f"{name}{READY_SUFFIX}").write_text(_ready_text(name))
         except OSError:
             pass
 
@@ -280,7 +280,7 @@ def is_warm(modules: tuple[str, ...] | list[str]) -> bool:
     (cheap: numba is not imported; a stale answer costs time, never correctness)."""
     for name in modules:
         text = _ready_text(name)
-        if not any(_read(path / READY_NAME) == text for path in locations(name)):
+        if not any(_read(path / f"{name}{READY_SUFFIX}") == text for path in locations(name)):
             return False
     return True
 

@@ -31,6 +31,7 @@ from ai.analysis import (
     game_key,
     positions_to_analyse,
 )
+from model.args import Spinner
 from model.moves import Move, SetMove
 from model.pieces import Color, Team
 from model.state import GameState
@@ -57,6 +58,8 @@ class AnalysisRunner:
         self.final = False  # the game will not grow any more (a file, a finished game)
         self.analysis: GameAnalysis | None = None
         self.running = False
+        self.preparing = ""  # the compiled engine's state while it is made ready: "compiling", "loading"
+        self.ticks = 0  # turns of the "preparing" spinner
         self.error = ""
         self._stop = threading.Event()
         self._engine = None
@@ -114,12 +117,12 @@ class AnalysisRunner:
         self.on_change()
 
     def _work(self) -> None:
-        from ai import compile_ahead, make_player
+        from ai import make_player
 
         stop = self._stop
         try:
             if self._engine is None:
-                compile_ahead(self.settings.engine_name())  # a worker thread: waiting here blocks nothing
+                self._prepare_engine(stop)  # a worker thread: waiting here blocks nothing
                 self._engine = make_player(self.settings.engine_name(), seed=0)
             while not stop.is_set():
                 states, moves = self.states, self.moves  # lists are replaced, never changed in place
@@ -137,6 +140,23 @@ class AnalysisRunner:
                 log.exception("analysis failed")
                 self._to_ui(self._failed, f"{type(exc).__name__}: {exc}")
         self._to_ui(self._worker_done, stop)
+
+    def _prepare_engine(self, stop: threading.Event) -> None:
+        """Load the compiled engine, or compile it (first start: a minute, in a child process); the pane
+        shows a turning "preparing the engine" meanwhile."""
+        from ai import kernels_of
+
+        kernels = kernels_of(self.settings.engine_name())
+        if kernels is None:
+            return
+        while not kernels.prepare(wait=0.2) and kernels.error is None and not stop.is_set():
+            self._to_ui(self._preparing, kernels.status())
+        self._to_ui(self._preparing, "")
+
+    def _preparing(self, status: str) -> None:
+        self.preparing = status
+        self.ticks += 1
+        self.on_change()
 
     def _to_ui(self, fn, *args) -> None:
         try:
@@ -237,7 +257,11 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState) -> Text:
     a = runner.analysis
     s = runner.settings
     done, total = (a.done, a.total) if a is not None else (0, 0)
-    if runner.running:
+    if runner.running and runner.preparing:
+        what = "preparing the engine (first start only)" if runner.preparing == "compiling" else "loading the engine"
+        t.append(f"{Spinner.FRAMES[runner.ticks % len(Spinner.FRAMES)]} {what}", Style(color=MISTAKE))
+        t.append("  esc stop\n", Style(dim=True))
+    elif runner.running:
         t.append(f"{_bar(done, total)} {done}/{total}", Style(color=MISTAKE))
         t.append(f"  {s.engine_name()} {s.time_per_position:g} s/pos · esc stop\n", Style(dim=True))
     elif runner.error:
