@@ -116,7 +116,7 @@ def _usable_dir(path: Path) -> bool:
         return False
 
 
-def _user_roots() -> list[Path]:
+def user_roots() -> list[Path]:
     """The user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``), then one in the temporary folder."""
     xdg, home = os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME")
     base = Path(xdg) if xdg else Path(home) / ".cache" if home else None
@@ -130,7 +130,7 @@ def locations(name: str) -> list[Path]:
     explicit = os.environ.get(ENV)
     if explicit:
         return [Path(explicit) / name]
-    user = [root / name for root in _user_roots()]
+    user = [root / name for root in user_roots()]
     if BUNDLED.is_dir():
         return [BUNDLED / name, *user]
     source = module_file(name)
@@ -283,6 +283,27 @@ def is_warm(modules: tuple[str, ...] | list[str]) -> bool:
         if not any(_read(path / f"{name}{READY_SUFFIX}") == text for path in locations(name)):
             return False
     return True
+
+
+def fresh_files(root: Path) -> list[Path]:
+    """The files of a cache folder (``<root>/<module>/...``, as with ``$BLOKUS_NUMBA_CACHE``) that belong to
+    today's sources: the indexes with today's stamp, the compiled data they name and the warm-up marks
+    (``blokus bundle`` copies these, not what older sources left behind)."""
+    files: list[Path] = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and module_file(p.name)):
+        stamp = source_stamp(folder.name)
+        for index in sorted(folder.glob("*.nbi")):
+            try:
+                with open(index, "rb") as f:
+                    if pickle.load(f) != numba.__version__:
+                        continue
+                    saved, overloads = pickle.loads(f.read())
+            except Exception:
+                continue
+            if saved == stamp:
+                files += [index, *(folder / name for name in overloads.values() if (folder / name).is_file())]
+        files += [m for m in folder.glob(f"*{READY_SUFFIX}") if (_read(m) or "").startswith(f"{stamp} ")]
+    return files
 
 
 def _ready_text(name: str) -> str:

@@ -159,20 +159,37 @@ def _installed_name(name: str) -> str | None:
     return name
 
 
-def compile_ai(stage: Path, python: str, ai: str) -> None:
-    """Compile the AI's kernels for a generic x86-64 CPU into ``numba-cache/``, running this copy's warm-up."""
+def build_cache(version: str) -> Path:
+    """The builder's own cache of generic kernels (kept between builds: a rebuild with unchanged sources
+    only loads them); in ``$BLOKUS_NUMBA_CACHE`` when set (the tests), else beside the user's cache."""
+    from model import numba_cache
+
+    root = os.environ.get(numba_cache.ENV)
+    base = Path(root) if root else numba_cache.user_roots()[0]
+    return base / f"bundle-py{version}-generic"
+
+
+def compile_ai(stage: Path, python: str, ai: str, cache: Path) -> None:
+    """Compile the AI's kernels for a generic x86-64 CPU into ``cache`` (or load them from there), running the
+    warm-up of the bundle's own copy, then copy those of today's sources into ``numba-cache/``."""
+    from model import numba_cache
+
     code = ("import importlib; from ai import kernels_of; from model import numba_cache\n"
             f"k = kernels_of({ai!r})\n"
             "if k is not None:\n"
             "    importlib.import_module(k.module).warm_up(); numba_cache.mark_warm([k.module])\n")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/"),
            "PYTHONPATH": f"{stage}:{stage / 'deps'}", "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1",
-           "NUMBA_CPU_NAME": "generic", "BLOKUS_NUMBA_CACHE": str(stage / "numba-cache")}
+           "NUMBA_CPU_NAME": "generic", numba_cache.ENV: str(cache)}
     done = subprocess.run([python, "-s", "-c", code], cwd=stage, env=env, capture_output=True, text=True,
                           check=False)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise BundleError(f"compiling the AI failed: {last[:300]}")
+    for path in numba_cache.fresh_files(cache):
+        target = stage / "numba-cache" / path.relative_to(cache)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
 
 
 def compile_bytecode(stage: Path, python: str) -> None:
@@ -224,7 +241,7 @@ def bundle(target: Path, version: str, bot_args: list[str], *, with_cache: bool 
         if with_cache:
             _say(f"compiling the AI ({ai}) for a generic x86-64 CPU: a few minutes")
             started = time.monotonic()
-            compile_ai(stage, python, ai)
+            compile_ai(stage, python, ai, build_cache(version))
             _say(f"compiled in {time.monotonic() - started:.0f} s")
         compile_bytecode(stage, python)
         return write_zip(stage, target)
