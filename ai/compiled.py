@@ -48,7 +48,8 @@ class Kernels:
         """Compile the kernels into the on-disk cache in a child process; True if that worked."""
         if os.environ.get(_CHILD):  # never a chain of children (a warm_up that asks for a compile itself)
             return False
-        code = f"import {self.module} as m; m.warm_up()"
+        marks = [self.module, *self.depends_on]
+        code = f"import {self.module} as m; m.warm_up(); from model import numba_cache as c; c.mark_warm({marks})"
         try:
             done = subprocess.run([sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL, timeout=timeout, check=False,
