@@ -97,6 +97,13 @@ class Kernels:
         return "compiling" if self.compiling else "loading"
 
 
+def _imported(name: str) -> bool:
+    """Whether a module is imported completely (not still being imported by another thread: using it would
+    wait for that import, seconds)."""
+    module = sys.modules.get(name)
+    return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)
+
+
 class LazyCompiledPlayer(Engine):
     """A compiled player built on first use: importing its module (numba) costs 1-2 s, which must not delay
     a program's start (the TUI's first frame). The first move asked for starts the import in a background
@@ -127,7 +134,7 @@ class LazyCompiledPlayer(Engine):
     def _ready_player(self) -> Engine | None:
         with self._lock:
             if self._player is None and self._loader is None:
-                if self.module in sys.modules:  # already imported (compile_ahead, tests): building is cheap
+                if _imported(self.module):  # already imported (compile_ahead, tests): building is cheap
                     self._loader = threading.current_thread()
                 else:
                     self._loader = threading.Thread(target=self._load, name=f"load-{self.name}", daemon=True)
