@@ -43,7 +43,7 @@ log = logging.getLogger("blokus.bot")
 
 EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
 DEFAULT_IDLE_TIMEOUT_S = 300.0  # generous: a tournament may take minutes to start a prepared game
-JOIN_WAIT_S = 5.0  # at most this long for the compiled AI before joining (loading it takes 1-3 s)
+JOIN_WAIT_S = 4.0  # at most this long for the compiled AI before joining (loading it takes 1-3 s)
 RESULT_GRACE_S = 5.0  # after the result, how long to wait for <left> before leaving anyway
 REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
 

@@ -212,7 +212,7 @@ def write_start(stage: Path, version: str, bot_args: list[str]) -> None:
 def write_zip(stage: Path, target: Path) -> int:
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".part")
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
         for path in sorted(stage.rglob("*")):
             if path.is_file():
                 zf.write(path, str(path.relative_to(stage)))  # with its mode: start.sh stays executable

@@ -189,28 +189,38 @@ class ProcessPlayer(Player):
         self.status = f"failed: {self._dead}"
 
     async def choose_move(self, state: GameState, deadline: float) -> Move:
-        if self._dead is None:
+        self._attach(asyncio.get_running_loop())
+        if self._dead is None and self.status == "ready":
             try:
                 return await self._ask(state, deadline)
             except _Died:
                 pass
-        # the worker is gone (it died on import, or later): the Python search answers here, and says so
+        # until the worker's compiled search is ready (or if it failed, or the worker died) the Python search
+        # answers here: the worker, busy loading or compiling, could answer late
         if self._fallback is None:
             from ai.search import LookaheadPlayer
 
             self._fallback = LookaheadPlayer()
         move = await self._fallback.choose_move(state, deadline)
-        self.last_info = {**self._fallback.last_info, "fallback": f"{self._fallback.name} (engine process ended)"}
+        why = ("engine process ended" if self._dead is not None else
+               "compiled engine failed" if self.status.startswith("failed") else
+               "compiling" if self.status == "compiling" else "loading")
+        self.last_info = {**self._fallback.last_info, "fallback": f"{self._fallback.name} ({why})"}
         return move
+
+    def _attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Read the worker's messages in this event loop (and those that arrived before it)."""
+        if self._loop is loop or self._dead is not None:
+            return
+        if self._loop is not None:
+            with contextlib.suppress(Exception):
+                self._loop.remove_reader(self._conn.fileno())
+        self._loop = loop
+        loop.add_reader(self._conn.fileno(), self._on_readable)
+        self._on_readable()
 
     async def _ask(self, state: GameState, deadline: float) -> Move:
         loop = asyncio.get_running_loop()
-        if self._loop is not loop:
-            if self._loop is not None:
-                with contextlib.suppress(Exception):
-                    self._loop.remove_reader(self._conn.fileno())
-            self._loop = loop
-            loop.add_reader(self._conn.fileno(), self._on_readable)
         self._next_id += 1
         rid = self._next_id
         future = loop.create_future()
@@ -259,7 +269,7 @@ class ProcessPlayer(Player):
 
     def start_pondering(self, state: GameState) -> None:
         """The worker thinks about ``state`` until the next request (``choose_move``), ``cancel`` or ``close``."""
-        if self._dead is not None:
+        if self._dead is not None or self.status != "ready":
             return
         self._stop.clear()
         with contextlib.suppress(OSError, ValueError):
