@@ -104,16 +104,18 @@ def source_stamp(name: str) -> str:
     return digest.hexdigest()
 
 
-def _usable_dir(path: Path) -> bool:
-    """Whether ``path`` exists or can be made, is ours, and a file can be written in it."""
-    try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if hasattr(os, "getuid") and path.stat().st_uid != os.getuid():
-            return False  # another user's folder (a shared /tmp): its kernels would run as our code
-        tempfile.TemporaryFile(dir=path).close()
-        return True
-    except OSError:
+def _could_write(path: Path) -> bool:
+    """Whether ``path`` is, or could be made, a folder of ours to write in (nothing is created here)."""
+    existing = path
+    while not existing.exists():
+        if existing.parent == existing:
+            return False
+        existing = existing.parent
+    if not existing.is_dir():
         return False
+    if existing == path and hasattr(os, "getuid") and path.stat().st_uid != os.getuid():
+        return False  # another user's folder (a shared /tmp): its kernels would run as our code
+    return os.access(existing, os.W_OK | os.X_OK)
 
 
 def user_roots() -> list[Path]:
@@ -142,7 +144,7 @@ def writable_location(name: str) -> Path | None:
     """Where module ``name``'s kernels are cached when compiled (None: nowhere, they are not cached)."""
     explicit = bool(os.environ.get(ENV))  # the bundle builder writes the bundled folder through the setting
     for path in locations(name):
-        if (explicit or path.parent != BUNDLED) and _usable_dir(path):  # an upload is never written into
+        if (explicit or path.parent != BUNDLED) and _could_write(path):  # an upload is never written into
             return path
     return None
 
@@ -200,7 +202,7 @@ class ProjectLocator(caching._CacheLocator):
     def ensure_cache_path(self) -> None:
         if not self.writable:  # never reached through ``ProjectCache`` (it does not save then); be safe anyway
             raise OSError(f"numba cache {self.path} is read-only here")
-        self.path.mkdir(parents=True, exist_ok=True)
+        self.path.mkdir(mode=0o700, parents=True, exist_ok=True)  # only now: a start that loads creates nothing
 
     def get_cache_path(self) -> str:
         return str(self.path)
@@ -269,7 +271,7 @@ def mark_warm(modules: tuple[str, ...] | list[str]) -> None:
         if path is None:
             continue
         try:
-            path.mkdir(parents=True, exist_ok=True)
+            path.mkdir(mode=0o700, parents=True, exist_ok=True)
             (path / f"{name}{READY_SUFFIX}").write_text(_ready_text(name))
         except OSError:
             pass

@@ -188,7 +188,7 @@ def compile_ai(stage: Path, python: str, ai: str, cache: Path) -> None:
         raise BundleError(f"compiling the AI failed: {last[:300]}")
     for path in numba_cache.fresh_files(cache):
         target = stage / "numba-cache" / path.relative_to(cache)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(exist_ok=True)
         shutil.copyfile(path, target)
 
 
@@ -238,6 +238,10 @@ def bundle(target: Path, version: str, bot_args: list[str], *, with_cache: bool 
         _say(f"downloading the dependencies for Python {version} (manylinux x86-64 wheels)")
         fetch_dependencies(stage, version, wheels or Path(tmp) / "wheels")
         write_start(stage, version, bot_args)
+        # the folder marks an upload (``model.numba_cache`` never writes into it), also without compiled kernels
+        (stage / "numba-cache").mkdir()
+        (stage / "numba-cache" / "README").write_text("The AI's kernels compiled by numba for a generic x86-64 CPU "
+                                                     "(model/numba_cache.py reads them; nothing is written here).\n")
         if with_cache:
             _say(f"compiling the AI ({ai}) for a generic x86-64 CPU: a few minutes")
             started = time.monotonic()

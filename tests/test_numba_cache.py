@@ -101,12 +101,13 @@ def test_a_prebuilt_cache_is_found_elsewhere_read_only_and_not_written(tmp_path)
     _read_only(moved)
     before = _files(moved)
     try:
-        again = _run(moved, tmp_path)  # no setting: the bundled folder is found beside the packages
+        again = _run(moved, tmp_path, HOME=str(tmp_path / "home"))  # no setting: the bundled folder is found
     finally:
         _writable(moved)
     assert again["value"] == 6 and again["hits"] >= 1 and again["misses"] == 0  # twice holds add
     assert again["path"] == str(moved / "numba-cache" / "model.tiny")
     assert _files(moved) == before  # nothing written into the upload
+    assert not (tmp_path / "home").exists()  # nor anywhere else: nothing was compiled
 
 
 def test_a_changed_dependency_makes_the_caller_compile_again(tmp_path):
