@@ -281,8 +281,8 @@ def _describe(status: str) -> str:
     """A compiled engine's status for the bot's one line: why it is not playing yet."""
     if status.startswith("failed"):
         return f"the compiled search failed ({status.removeprefix('failed: ')}); the Python lookahead plays every move"
-    doing = "compiling (first start only)" if status == "compiling" else status
-    return f"the compiled search is not ready yet ({doing}); the Python lookahead plays until it is"
+    doing = "is being compiled (first start only)" if status == "compiling" else f"is not ready yet ({status})"
+    return f"the compiled search {doing}; the Python lookahead plays until it is ready"
 
 
 def _default_ai() -> str:
