@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from net.bundle import MAX_ZIP_MIB, _installed_name, bundle
+from net.bundle import _installed_name, bundle
 from net.watch import EXIT_OK, Watcher, watch_text
 from tests.test_net_support import HOST, start_server
 from tests.test_watch import PASSWORD, run_bot, watch_args
@@ -43,8 +43,7 @@ def upload(tmp_path_factory) -> Path:
     if not _bare_python_fits():
         pytest.skip(f"no system {BARE_PYTHON} of Python {VERSION} to start the upload with")
     target = tmp_path_factory.mktemp("bundle") / "upload.zip"
-    size = bundle(target, VERSION, ["--move-time", "400"])
-    assert size <= MAX_ZIP_MIB * 2**20
+    bundle(target, VERSION, ["--move-time", "400"])  # (its size limit is the command's to enforce: see main)
     return target
 
 
