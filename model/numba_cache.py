@@ -124,7 +124,13 @@ def user_roots() -> list[Path]:
     base = Path(xdg) if xdg else Path(home) / ".cache" if home else None
     uid = os.getuid() if hasattr(os, "getuid") else 0
     roots = [base / "blokus-numba"] if base is not None and base.is_absolute() else []
-    return [*roots, Path(tempfile.gettempdir()) / f"blokus-numba-{uid}"]
+    shared = Path(tempfile.gettempdir()) / f"blokus-numba-{uid}"
+    try:  # in a shared folder only our own (a pickle from another user's would run as our code)
+        st = shared.stat()
+        ours = st.st_uid == uid and not st.st_mode & 0o022
+    except OSError:
+        ours = True  # not there yet: made with mode 0o700 when a kernel is saved
+    return [*roots, shared] if ours else roots
 
 
 def locations(name: str) -> list[Path]:
