@@ -63,3 +63,31 @@ def test_commands_without_ui_do_not_import_textual():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_the_first_start_spinner_turns_on_a_terminal_only():
+    import io
+    import threading
+
+    from model.args import Spinner
+
+    class Terminal(io.StringIO):
+        def __init__(self) -> None:
+            super().__init__()
+            self.turned = threading.Event()
+
+        def isatty(self) -> bool:
+            return True
+
+        def write(self, text: str) -> int:
+            if self.getvalue().count("preparing") >= 2:
+                self.turned.set()
+            return super().write(text)
+
+    terminal, pipe = Terminal(), io.StringIO()
+    with Spinner("preparing the engine (first start only)", terminal):
+        assert terminal.turned.wait(60)  # at least two frames while the slow thing runs
+    with Spinner("preparing the engine (first start only)", pipe):
+        pass
+    assert terminal.getvalue().endswith("\r\x1b[K") and "| preparing the engine" in terminal.getvalue()
+    assert pipe.getvalue() == ""
