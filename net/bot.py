@@ -122,8 +122,11 @@ class Bot:
             ready = await asyncio.to_thread(wait_ready, JOIN_WAIT_S)
             status = self.player.status
         else:
-            ready = await asyncio.to_thread(compile_ahead, self.ai_name, JOIN_WAIT_S)
-            status = _status_of(self.player, ready)
+            try:
+                ready = await asyncio.to_thread(compile_ahead, self.ai_name, JOIN_WAIT_S)
+                status = _status_of(self.player, ready)
+            except Exception as exc:  # numba cannot be imported: the engine's Python search plays
+                ready, status = False, f"failed: {type(exc).__name__}: {exc}"
         if ready:
             log.info("AI %s ready after %.1f s", self.ai_name, time.monotonic() - started)
         else:
