@@ -5,8 +5,10 @@ Copies the project's tracked files into a temporary directory (so numba's on-dis
 second start = cache):
 
 * ``blokus moves FILE`` (the compiled rule engine);
-* ``blokus bot --ai mcts`` (the default AI; first, from the empty cache) and ``blokus bot --ai lookahead``
-  until it would connect (it compiles the search before connecting; there is no server, so it then exits);
+* the compiled search of ``mcts`` (the default AI; first, from the empty cache) and of ``lookahead`` until it
+  is ready (``compile_ahead``), then ``blokus bot --ai AI`` until it would connect (there is no server, so it
+  then exits; on a first start it connects after at most ``net.bot.JOIN_WAIT_S`` and plays with the Python
+  search until the compiled one is ready);
 * the bot's first move: after the bot's preparation (``compile_ahead``, as above), the time of the default AI's
   first move at 1600 ms (a kernel first met in a move would be compiled there, past the 2-second limit);
 * the TUI's first frame, headless, for the default opponent and for ``--opponent lookahead`` (both compiled:
@@ -119,7 +121,10 @@ def bundle_game(upload: Path, season: str) -> None:
                     joined = time.monotonic() - started
                 elif "blokus bot:" in line:
                     notes.append(line.strip())
-            for line in (Path(tmp) / "bot.log").read_text().splitlines():  # every move
+            log_lines = (Path(tmp) / "bot.log").read_text().splitlines()
+            if os.environ.get("BENCH_SHOW_LOG"):
+                print("\n".join(line for line in log_lines if line[:4].isdigit() and "blokus.xml" not in line))
+            for line in log_lines:  # every move
                 if match := re.search(r"turn \d+ \w+: .* \((engine|fallback-\w+|forced), (\d+) ms", line):
                     moves.append((match.group(1), int(match.group(2))))
             summary = ours.stdout.read().strip()
@@ -158,6 +163,7 @@ def main() -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, target)
         env = {**os.environ, "PYTHONPATH": str(fresh)}
+        env.pop("BLOKUS_NUMBA_CACHE", None)  # the fresh copy's own cache (its __pycache__), empty
         state = fresh / "state.xml"
         state.write_text(to_xml(state_to_message(GameState.new(), "bench")))
         py = sys.executable
@@ -166,8 +172,10 @@ def main() -> None:
             print(f"blokus moves ({run} start): {t:.1f} s")
         for ai in ("mcts", "lookahead"):  # the default first: its first start compiles everything it needs
             for run in ("first", "second"):
-                t, _ = timed([py, "-m", "blokus", "bot", "--ai", ai, "-p", "1"], env, fresh)
-                print(f"blokus bot --ai {ai} until it connects ({run} start): {t:.1f} s")
+                t, _ = timed([py, "-c", f"from ai import compile_ahead; compile_ahead({ai!r})"], env, fresh)
+                print(f"compiled {ai} search ready ({run} start): {t:.1f} s")
+            t, _ = timed([py, "-m", "blokus", "bot", "--ai", ai, "-p", "1"], env, fresh)
+            print(f"blokus bot --ai {ai} until it connects (cache ready): {t:.1f} s")
         t, out = timed([py, "-c", FIRST_MOVE], env, fresh)
         print(f"the default AI's first two moves after compile_ahead, at 1600 ms: {out} ms")
         for label, argv in (("default opponent", []), ("--opponent lookahead", ["--opponent", "lookahead"])):
