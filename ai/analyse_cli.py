@@ -29,7 +29,7 @@ from ai.analysis import (
     analyse_cached,
     replay_moves,
 )
-from model.args import Parser, milliseconds
+from cli.args import Parser, milliseconds
 from model.pieces import Team
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -65,32 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def read_game(path: Path):
     """The replay in ``path`` (``model.replay.Replay``), or ``BadFile``."""
-    from model.files import FileReadError
-    from model.framing import ProtocolError
-    from model.replay import load_replay
+    from model.replay import UnreadableReplay
+    from model.replay import read_game as read_replay_file
 
     try:
-        if path.is_dir():
-            raise BadFile("is a directory, not a replay file")
-        if path.stat().st_size == 0 and path.is_file():
-            raise BadFile("the file is empty")
-        replay = load_replay(path, max_unpacked=MAX_FILE_BYTES)  # bounded: gzip bombs, /dev/zero
-    except BadFile:
-        raise
-    except FileNotFoundError:
-        raise BadFile("no such file") from None
-    except FileReadError as exc:
+        return read_replay_file(path, max_unpacked=MAX_FILE_BYTES)  # bounded: gzip bombs, /dev/zero
+    except UnreadableReplay as exc:
         raise BadFile(str(exc)) from None
-    except OSError as exc:
-        raise BadFile(f"cannot read ({exc.strerror or exc})") from None
-    except (ProtocolError, ValueError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise BadFile(f"not a replay file ({first})") from None
-    except Exception as exc:  # a reader bug must not become a traceback for the user
-        raise BadFile(f"cannot read the replay ({type(exc).__name__}: {exc})") from None
-    if not replay.states:
-        raise BadFile("no Blokus game state in the file")
-    return replay
 
 
 def short_move(text: str) -> str:
@@ -158,7 +139,7 @@ def _prepare_engine(name: str, stream: TextIO, quiet: bool) -> None:
     """Load the compiled engine (a second), or compile it on the first start (a child process, a minute):
     a spinner says so on a terminal meanwhile, instead of a progress line stuck at 0."""
     from ai import kernels_of
-    from model.args import Spinner
+    from cli.args import Spinner
 
     kernels = kernels_of(name)
     if kernels is None or kernels.prepare(wait=0.5) or kernels.error is not None:

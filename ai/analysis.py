@@ -35,7 +35,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import cast
 
+from ai.base import TimeKeeper
 from ai.evaluate import DEFAULT_WEIGHTS, Weights, terminal_value
 from ai.search import Searcher, SearchParams, _Timeout
 from model.moves import Move, SetMove, SkipMove
@@ -106,12 +108,6 @@ class PositionAnalysis:
         from model.moves import parse_move
 
         return parse_move(self.best)
-
-    @property
-    def played_move(self) -> Move:
-        from model.moves import parse_move
-
-        return parse_move(self.played)
 
 
 @dataclass
@@ -252,7 +248,8 @@ def position_value(state: GameState, depth: int = VALUE_DEPTH, stop: threading.E
     """
     if state.is_over:
         return terminal_value(state, weights)
-    searcher = _YardstickSearcher(state.copy(), weights, SearchParams(), _StopOnly(stop or threading.Event()))
+    timer = cast(TimeKeeper, _StopOnly(stop or threading.Event()))  # the searcher asks it only expired()
+    searcher = _YardstickSearcher(state.copy(), weights, SearchParams(), timer)
     return _team_one_sign(state) * searcher.alphabeta(depth, -math.inf, math.inf)
 
 
@@ -340,7 +337,9 @@ def analyse_game(
                 continue
             if stop.is_set():
                 raise _Timeout
-            result.positions[i] = position = analyse_position(states[i], moves[i], i, engine, settings, stop)
+            played = moves[i]
+            assert played is not None  # positions_to_analyse took only positions with a move
+            result.positions[i] = position = analyse_position(states[i], played, i, engine, settings, stop)
             if progress is not None:
                 progress(result.done, result.total, position)
     except _Timeout:

@@ -132,10 +132,11 @@ class MoveMistake(Enum):
         return self not in (MoveMistake.WRONG_SHAPE, MoveMistake.DUPLICATE_SHAPE)
 
     def violation_text(self, move: Move | None) -> str:
-        """The server's exception message, which becomes the result reason of a rule violation."""
-        if move is None or not self.carries_move:
-            return self.value
-        return f"{self.value} bei Zug '{move.german()}'"
+        """The default season's exception message, which becomes the result reason of a rule violation
+        (a state's own season: ``Season.violation_text``)."""
+        from model.season import DEFAULT_SEASON  # the season profile imports this module
+
+        return DEFAULT_SEASON.violation_text(self, move)
 
 
 _ENGLISH = {

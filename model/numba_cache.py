@@ -1,7 +1,7 @@
 """Where numba keeps the compiled kernels: a cache that is found wherever the project is unpacked.
 
 Import this module before the first ``@njit(cache=True)`` of a module (one import line). It puts a locator of
-its own in front of numba's for the project's modules (``model``, ``ai``, ``net``, ``tui``):
+its own in front of numba's for the project's modules (``model``, ``ai``, ``net``, ``tui``, ``cli``):
 
 * **Keyed by module name**, not by absolute path: ``<cache>/ai.mcts/...``, so a cache copied or unpacked
   elsewhere (a contest upload, new file times) is found.
@@ -39,7 +39,7 @@ from numba.core import caching, dispatcher
 log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent  # the folder holding the packages
-PACKAGES = ("model", "ai", "net", "tui")
+PACKAGES = ("model", "ai", "net", "tui", "cli")
 ENV = "BLOKUS_NUMBA_CACHE"
 BUNDLED = ROOT / "numba-cache"  # written by ``blokus bundle``
 READY_SUFFIX = ".ready"  # ``<folder>/<module>.ready``: the stamp of a complete warm-up (``mark_warm``)

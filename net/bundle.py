@@ -29,10 +29,10 @@ import time
 import zipfile
 from pathlib import Path
 
-from model.args import Parser
+from cli.args import Parser
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("model", "ai", "net", "tui")
+PACKAGES = ("model", "ai", "net", "tui", "cli")
 PROJECT_SUFFIXES = (".py", ".tcss")
 UI_ONLY = {"textual"}  # dependencies only the terminal UI needs: not in the bot's upload
 PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64")  # glibc 2.17 and up; numpy and numba need 2.28

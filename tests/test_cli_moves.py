@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import blokus
-from model.cli import moves_main
+from cli.moves import moves_main
 from model.moves import parse_move
 from model.pieces import Shape
 from model.state import GameState
@@ -57,7 +57,7 @@ def test_dispatcher_help_lists_subcommands(capsys):
 def test_commands_without_ui_do_not_import_textual():
     code = (
         "import sys, blokus\n"
-        "for name in ('model.cli', 'net.bot', 'net.server', 'ai.arena'):\n"
+        "for name in ('cli.moves', 'net.bot', 'net.server', 'ai.arena'):\n"
         "    __import__(name)\n"
         "print('textual' in sys.modules)\n"
     )
@@ -69,7 +69,7 @@ def test_the_first_start_spinner_turns_on_a_terminal_only():
     import io
     import threading
 
-    from model.args import Spinner
+    from cli.args import Spinner
 
     class Terminal(io.StringIO):
         def __init__(self) -> None:

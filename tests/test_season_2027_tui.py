@@ -83,5 +83,5 @@ def test_a_2027_rule_violation_is_explained_in_english():
                                           SEASON_2027.violation_text(MoveMistake.NOT_ON_BORDER, move))
     result = irregular_result(Team.ONE, Cause.RULE_VIOLATION, reason, (0, 0), ("alice", "bob"), SEASON_2027)
     title, lines = result_texts(result, GameState.new(Shape.PENTO_L, season=SEASON_2027), {})
-    assert "team TWO (bob) wins" in title
+    assert title == "Game over — team TWO (YELLOW+GREEN, bob) wins 0 : 0"
     assert any("NOT_ON_BORDER: the first piece must touch the edge of the board" in line for line in lines)

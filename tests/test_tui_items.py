@@ -304,7 +304,7 @@ def test_the_keys_after_the_end_fit_the_status_column(width):
     from tui.status import StatusContext, activity_lines
 
     over = SimpleNamespace(is_live=True, ghost=None, is_human_turn=lambda: False, ai_thinking=False,
-                           state=SimpleNamespace(is_over=True), end_reason=None, local=True)
+                           ended=True, local=True)
     (line,) = activity_lines(over, StatusContext(DARK, width))
     assert len(line) <= width and line.plain.endswith("q quit") and "ctrl+s save" in line.plain
 

@@ -31,7 +31,7 @@ from ai.analysis import (
     game_key,
     positions_to_analyse,
 )
-from model.args import Spinner
+from cli.args import Spinner
 from model.moves import Move, SetMove
 from model.pieces import Color, Team
 from model.state import GameState

@@ -71,7 +71,7 @@ class BlokusApp(App[int]):
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
 
-    async def action_quit(self) -> None:  # type: ignore[override]
+    async def action_quit(self) -> None:
         leave = getattr(self.main_screen, "leave", None)
         if leave is not None:
             await leave()  # stops the AI, closes a connection

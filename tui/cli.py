@@ -7,8 +7,8 @@ import itertools
 from pathlib import Path
 
 from ai import DEFAULT_AI, make_player, player_names
-from model.args import Parser, check_start_piece, fail, milliseconds, port, shape
-from model.args import season as season_type
+from cli.args import Parser, check_start_piece, fail, milliseconds, port, shape
+from cli.args import season as season_type
 from model.pieces import Team
 from model.season import DEFAULT_PORT, DEFAULT_SEASON
 from tui.app import LOG_FILE_ENV, BlokusApp, run_app, setup_logging
@@ -48,8 +48,9 @@ def play_parser() -> argparse.ArgumentParser:
     p.add_argument("--team", type=team, default=None, metavar="ONE|TWO",
                    help="your team: ONE = BLUE+RED (moves first), TWO = YELLOW+GREEN (local games; on a server "
                         "the seats go in the order the clients join)")
-    p.add_argument("--opponent", default=None, metavar="NAME|human",
-                   help=f"AI opponent ({', '.join(player_names())}; default {DEFAULT_AI}) or 'human' (hotseat)")
+    p.add_argument("--opponent", default=None, metavar="NAME|human|cmd:COMMAND",
+                   help=f"AI opponent ({', '.join(player_names())}; default {DEFAULT_AI}), 'human' (hotseat) or "
+                        "cmd:COMMAND (your own client, started as COMMAND -h 127.0.0.1 -p PORT -r CODE)")
     p.add_argument("--level", type=int, default=None, choices=range(1, 6), metavar="1-5",
                    help="strength of the AI opponent in a local game: 1 (beginner) to 5 (the default AI)")
     p.add_argument("--ponder", action="store_true",
@@ -151,6 +152,11 @@ def build_network_app(args: argparse.Namespace, connection_factory=None) -> Blok
 def play_main(argv: list[str]) -> int:
     args = play_parser().parse_args(argv)
     names = ", ".join(player_names())
+    if args.opponent and args.opponent.startswith("cmd:"):  # your own client against you or our AI
+        from tui.external import play_external
+
+        setup_logging(args.log)
+        return play_external(args, save_network_replay)
     if args.opponent and args.opponent.lower() != "human" and args.opponent not in player_names():
         return fail("blokus play", f"unknown opponent {args.opponent!r}; choose human or one of {names}")
     if args.ai is not None and args.ai not in player_names():

@@ -26,8 +26,7 @@ from tui.messages import AIMoveReady, AIPurpose
 from tui.placing_actions import PlacingActions
 from tui.session import Feedback, GameSession, describe_move
 from tui.status import StatusContext, fit, game_status
-from tui.widgets import Feedback as FeedbackView
-from tui.widgets import MoveLog, PanelView, ShapePanel, StatusBar
+from tui.widgets import FeedbackView, MoveLog, PanelView, ShapePanel, StatusBar
 
 log = logging.getLogger(__name__)
 
@@ -234,15 +233,12 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
 
     def check_end(self) -> None:
         s = self.session
-        if self._end_shown or not (s.state.is_over or s.end_reason):
+        texts = None if self._end_shown else s.end_texts()
+        if texts is None:
             return
         self._end_shown = True
-        title, details = self.end_texts()
-        self.app.push_screen(EndScreen(title, details, can_save=s.has_game(), can_restart=self.can_restart()),
-                             self._end_choice)
-
-    def end_texts(self) -> tuple[str, str]:
-        return self.session.outcome_text(), self.session.end_details()
+        self.app.push_screen(EndScreen(texts.title, "\n".join(texts.lines), can_save=s.has_game(),
+                                       can_restart=self.can_restart()), self._end_choice)
 
     def can_restart(self) -> bool:
         return self.new_game_fn is not None
@@ -277,7 +273,7 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         if action == "live":
             return True if not s.is_live else None
         if action == "new_game":
-            return True if self.can_restart() and (s.state.is_over or s.end_reason) else None
+            return True if self.can_restart() and s.ended else None
         return True
 
     def action_undo(self) -> None:

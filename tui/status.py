@@ -61,8 +61,9 @@ def score_line(s: GameSession, width: int) -> Text:
 def to_move_line(s: GameSession, ctx: StatusContext) -> Text:
     st, pal = s.shown, ctx.palette
     t = Text()
-    if st.is_over or (s.is_live and (s.state.is_over or s.end_reason)):
-        t.append(fit(s.short_outcome(), ctx.width), Style(bold=True))
+    end = s.end_texts() if st.is_over or s.is_live else None
+    if end is not None:
+        t.append(fit(end.short, ctx.width), Style(bold=True))
         return t
     color = st.current_color
     team = color.team
@@ -121,7 +122,7 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
                      Style(color=pal.label))]
     if s.ai_thinking:
         return [Text("AI thinking…", Style(color=pal.warn, bold=True))]
-    if s.state.is_over or s.end_reason:
+    if s.ended:
         keys = first_that_fits(ctx.width, "n new game · ctrl+s save · q quit", "n new · ctrl+s save · q quit") \
             if s.local else "ctrl+s save · q quit"
         return [Text(keys, Style(color=pal.label))]

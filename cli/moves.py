@@ -13,8 +13,8 @@ from __future__ import annotations
 import sys
 import time
 
+from cli.args import Parser, Spinner
 from model import numba_cache
-from model.args import Parser, Spinner
 from model.convert import state_from_xml
 from model.fast import FastState, warm_up
 from model.files import read_bounded
@@ -58,7 +58,7 @@ def moves_main(argv: list[str]) -> int:
             print(f"blokus moves: {path}: {reason}", file=sys.stderr)
             return 2
         started = time.perf_counter()
-        moves = [] if state.is_over else LegalMoves(state.current_color,
+        moves: list | LegalMoves = [] if state.is_over else LegalMoves(state.current_color,
                                                   FastState.from_state(state).legal_placements())
         micros = (time.perf_counter() - started) * 1e6
         prefix = f"{path} " if several else ""

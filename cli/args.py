@@ -16,7 +16,8 @@ from typing import NoReturn
 from model.pieces import Shape
 from model.season import Season, season_named
 
-EXIT_USAGE = 2
+# exit codes of every subcommand: done; no connection (or no file); a bad command line; the peer broke the protocol
+EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
 
 
 class Parser(argparse.ArgumentParser):
