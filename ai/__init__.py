@@ -144,4 +144,4 @@ def compile_ahead(name: str, wait: float | None = None) -> bool:
 
 
 __all__ = ["Engine", "Player", "RandomPlayer", "GreedyPlayer", "LookaheadPlayer", "LazyCompiledPlayer", "make_player",
-           "player_names", "DEFAULT_AI", "ANALYSIS_AI", "compile_ahead"]
+           "player_names", "DEFAULT_AI", "ANALYSIS_AI", "compile_ahead", "kernels_of"]
