@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "watch": ("tui.watch", "watch_main", "watch a live game on a server (admin protocol: observe, prepare)"),
     "moves": ("cli.moves", "moves_main", "list the legal moves of the colour to move in a state file or, with "
               "--turn N, in a replay"),
+    "bundle": ("net.bundle", "main", "build the contest upload (zip: start.sh, dependencies, compiled AI)"),
 }
 
 USAGE = """usage: blokus [SUBCOMMAND] [ARGS...]

@@ -142,6 +142,20 @@ def report_dict(path: str, replay, analysis: GameAnalysis) -> dict:
     }
 
 
+def _prepare_engine(name: str, stream: TextIO, quiet: bool) -> None:
+    """Load the compiled engine (a second), or compile it on the first start (a child process, a minute):
+    a spinner says so on a terminal meanwhile, instead of a progress line stuck at 0."""
+    from ai import kernels_of
+    from cli.args import Spinner
+
+    kernels = kernels_of(name)
+    if kernels is None or kernels.prepare(wait=0.5) or kernels.error is not None:
+        return  # ready, or failed: the analysis answers with the Python search and says nothing here
+    with Spinner("preparing the engine (first start only)" if kernels.compiling else "loading the engine",
+                 stream, enabled=not quiet):
+        kernels.prepare(wait=None)
+
+
 class _Progress:
     """``FILE: 12/61`` on stderr: rewritten in place on a terminal, every 10 positions otherwise."""
 
@@ -188,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = AnalysisSettings(engine=args.ai or "", time_per_position=args.time / 1000, value_depth=args.depth)
     cache = None if args.no_cache else AnalysisCache()
     out, err = sys.stdout, sys.stderr
+    _prepare_engine(settings.engine_name(), err, args.quiet)
     status = 0
     documents = []
     stop = threading.Event()

@@ -14,7 +14,8 @@ from __future__ import annotations
 import sys
 import time
 
-from cli.args import Parser
+from cli.args import Parser, Spinner
+from model import numba_cache
 from model.convert import state_from_xml
 from model.fast import FastState, warm_up
 from model.files import Unpacker, file_chunks, read_bounded
@@ -93,7 +94,11 @@ def moves_main(argv: list[str]) -> int:
         parser.error(f"--turn must be 0 or more, not {args.turn}")
     season = season_named(args.season) if args.season else None
     several = len(args.files) > 1
-    warm_up()  # compile (or load) the fast engine, so --timing shows the steady-state cost
+    cold = not numba_cache.is_warm(["model.fast"])
+    with Spinner("preparing the engine (first start only)", enabled=cold):
+        warm_up()  # compile (or load) the fast engine, so --timing shows the steady-state cost
+    if cold:
+        numba_cache.mark_warm(["model.fast"])
     out = sys.stdout
     for path in args.files:
         try:

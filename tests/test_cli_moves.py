@@ -108,3 +108,31 @@ def test_dash_h_without_a_host_points_to_help():
         run = _blokus(*command, "-h")
         assert run.returncode == 2 and run.stderr.count("\n") == 1
         assert "--help shows the help" in run.stderr and "expected one argument" not in run.stderr
+
+
+def test_the_first_start_spinner_turns_on_a_terminal_only():
+    import io
+    import threading
+
+    from cli.args import Spinner
+
+    class Terminal(io.StringIO):
+        def __init__(self) -> None:
+            super().__init__()
+            self.turned = threading.Event()
+
+        def isatty(self) -> bool:
+            return True
+
+        def write(self, text: str) -> int:
+            if self.getvalue().count("preparing") >= 2:
+                self.turned.set()
+            return super().write(text)
+
+    terminal, pipe = Terminal(), io.StringIO()
+    with Spinner("preparing the engine (first start only)", terminal):
+        assert terminal.turned.wait(60)  # at least two frames while the slow thing runs
+    with Spinner("preparing the engine (first start only)", pipe):
+        pass
+    assert terminal.getvalue().endswith("\r\x1b[K") and "| preparing the engine" in terminal.getvalue()
+    assert pipe.getvalue() == ""

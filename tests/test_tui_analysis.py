@@ -330,3 +330,38 @@ async def test_blokus_replay_analyse_opens_with_the_analysis_running(tmp_path, m
         screen = app.main_screen
         assert screen.analysis_shown and screen.analysis_runner.analysis is not None
         assert screen.timeline.states[screen.index].turn == 20
+
+
+async def test_the_pane_says_the_engine_is_being_prepared_while_it_compiles(monkeypatch):
+    import threading
+
+    import ai
+
+    class Compiling:  # the first start: the compiled engine is not ready until ``done`` is set
+        error = None
+
+        def __init__(self) -> None:
+            self.done = threading.Event()
+
+        def prepare(self, wait: float | None = 0.0) -> bool:
+            return self.done.wait(wait)
+
+        def status(self) -> str:
+            return "ready" if self.done.is_set() else "compiling"
+
+    kernels = Compiling()
+    monkeypatch.setattr(ai, "kernels_of", lambda name: kernels)
+    states, moves = greedy_game(4)
+    app = Host({"settings": AnalysisSettings(engine="greedy", time_per_position=0.05, value_depth=1)})
+    async with app.run_test() as pilot:
+        runner = app.runner
+        runner.set_game(states, moves, final=True)
+        runner.start()
+        shown = "preparing the engine (first start only)"
+        await wait_for(pilot, lambda: shown in pane_text(runner, 0, states[0]).plain)
+        ticks = runner.ticks
+        await wait_for(pilot, lambda: runner.ticks > ticks)  # it turns: not a bar stuck at 0
+        assert runner.analysis.done == 0
+        kernels.done.set()
+        await wait_for(pilot, lambda: not runner.running)
+        assert runner.complete and "analysed 4 positions" in pane_text(runner, 0, states[0]).plain

@@ -32,6 +32,7 @@ from ai.analysis import (
     game_key,
     positions_to_analyse,
 )
+from cli.args import Spinner
 from model.moves import Move, SetMove
 from model.pieces import Color, Team
 from model.state import GameState
@@ -58,6 +59,8 @@ class AnalysisRunner:
         self.final = False  # the game will not grow any more (a file, a finished game)
         self.analysis: GameAnalysis | None = None
         self.running = False
+        self.preparing = ""  # the compiled engine's state while it is made ready: "compiling", "loading"
+        self.ticks = 0  # turns of the "preparing" spinner
         self.error = ""
         self._stop = threading.Event()
         self._engine = None
@@ -115,12 +118,12 @@ class AnalysisRunner:
         self.on_change()
 
     def _work(self) -> None:
-        from ai import compile_ahead, make_player
+        from ai import make_player
 
         stop = self._stop
         try:
             if self._engine is None:
-                compile_ahead(self.settings.engine_name())  # a worker thread: waiting here blocks nothing
+                self._prepare_engine(stop)  # a worker thread: waiting here blocks nothing
                 self._engine = make_player(self.settings.engine_name(), seed=0)
             while not stop.is_set():
                 states, moves = self.states, self.moves  # lists are replaced, never changed in place
@@ -138,6 +141,23 @@ class AnalysisRunner:
                 log.exception("analysis failed")
                 self._to_ui(self._failed, f"{type(exc).__name__}: {exc}")
         self._to_ui(self._worker_done, stop)
+
+    def _prepare_engine(self, stop: threading.Event) -> None:
+        """Load the compiled engine, or compile it (first start: a minute, in a child process); the pane
+        shows a turning "preparing the engine" meanwhile."""
+        from ai import kernels_of
+
+        kernels = kernels_of(self.settings.engine_name())
+        if kernels is None:
+            return
+        while not kernels.prepare(wait=0.2) and kernels.error is None and not stop.is_set():
+            self._to_ui(self._preparing, kernels.status())
+        self._to_ui(self._preparing, "")
+
+    def _preparing(self, status: str) -> None:
+        self.preparing = status
+        self.ticks += 1
+        self.on_change()
 
     def _to_ui(self, fn, *args) -> None:
         try:
@@ -242,7 +262,11 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState, max_lines: i
     s = runner.settings
     done, total = (a.done, a.total) if a is not None else (0, 0)
     lines: list[tuple[Text, int]] = []  # (line, rank): the highest ranks are dropped first
-    if runner.running:
+    if runner.running and runner.preparing:
+        what = "preparing the engine (first start only)" if runner.preparing == "compiling" else "loading the engine"
+        lines.append((Text.assemble((f"{Spinner.FRAMES[runner.ticks % len(Spinner.FRAMES)]} {what}",
+                                     Style(color=MISTAKE)), ("  esc stop", Style(dim=True))), 3))
+    elif runner.running:
         lines.append((Text.assemble((f"{_bar(done, total)} {done}/{total}", Style(color=MISTAKE)),
                                     (f"  {s.engine_name()} {s.time_per_position:g} s/pos · esc stop",
                                      Style(dim=True))), 3))
