@@ -124,18 +124,24 @@ def make_player(name: str = DEFAULT_AI, seed: int | None = None) -> Engine:
     return registry[name](seed=seed)
 
 
-def compile_ahead(name: str) -> None:
-    """Make the compiled search a player needs ready (the first start compiles it into numba's on-disk
-    cache, tens of seconds; later starts load it in about a second). Blocking: call it before connecting
-    or before a match, so that no move is played by the fallback."""
+def kernels_of(name: str):
+    """The compiled kernels (``ai.compiled.Kernels``) a player needs, or None (a Python player). Imports numba."""
     if name in ("mcts", "level5") or name.startswith("mcts:"):
         from ai.mcts import KERNELS
     elif name == "lookahead":
         from ai.fastsearch import KERNELS
     else:
-        return
-    KERNELS.prepare(wait=None)
+        return None
+    return KERNELS
+
+
+def compile_ahead(name: str, wait: float | None = None) -> bool:
+    """Make the compiled search a player needs ready (the first start compiles it into numba's on-disk
+    cache, tens of seconds; later starts load it in about a second), waiting up to ``wait`` seconds (None:
+    until done). Returns whether it is ready (True for a player without one); ``Kernels.error`` says why not."""
+    kernels = kernels_of(name)
+    return True if kernels is None else kernels.prepare(wait=wait)
 
 
 __all__ = ["Engine", "Player", "RandomPlayer", "GreedyPlayer", "LookaheadPlayer", "LazyCompiledPlayer", "make_player",
-           "player_names", "DEFAULT_AI", "ANALYSIS_AI", "compile_ahead"]
+           "player_names", "DEFAULT_AI", "ANALYSIS_AI", "compile_ahead", "kernels_of"]

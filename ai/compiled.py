@@ -18,7 +18,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from ai.base import Engine
 from model.moves import Move
@@ -32,33 +31,25 @@ class Kernels:
 
     def __init__(self, module: str, *depends_on: str) -> None:
         self.module = module
-        self.depends_on = depends_on  # modules with kernels this one calls (their caches must be warm too)
-        self.ready = threading.Event()
+        self.depends_on = depends_on  # modules with kernels this one calls (compiled with it, one cache stamp)
+        self.ready = threading.Event()  # set when done: the kernels are loaded, or ``error`` says why not
+        self.error: str | None = None
+        self.compiling = False  # the cache was cold: compiling (not just loading)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
     def cache_is_warm(self) -> bool:
-        """Whether numba's on-disk cache holds the kernels of the module and its dependencies: cache files
-        newer than each source (``model.fast.guard_cache`` removes stale ones at import)."""
-        for name in (self.module, *self.depends_on):
-            spec = importlib.util.find_spec(name)
-            if spec is None or not spec.origin:
-                return False
-            source = Path(spec.origin)
-            try:
-                built = source.stat().st_mtime
-                cached = (source.parent / "__pycache__").glob(f"{source.stem}.*.nbi")
-                if not any(p.stat().st_mtime >= built for p in cached):
-                    return False
-            except OSError:
-                return False
-        return True
+        """Whether a numba cache holds a complete warm-up of the module for these sources (``model.numba_cache``)."""
+        from model import numba_cache
+
+        return numba_cache.is_warm([self.module])
 
     def compile_in_child(self, timeout: float = 600.0) -> bool:
         """Compile the kernels into the on-disk cache in a child process; True if that worked."""
         if os.environ.get(_CHILD):  # never a chain of children (a warm_up that asks for a compile itself)
             return False
-        code = f"import {self.module} as m; m.warm_up()"
+        marks = [self.module, *self.depends_on]
+        code = f"import {self.module} as m; m.warm_up(); from model import numba_cache as c; c.mark_warm({marks})"
         try:
             done = subprocess.run([sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL, timeout=timeout, check=False,
@@ -69,25 +60,48 @@ class Kernels:
 
     def _prepare(self) -> None:
         try:
-            if not self.cache_is_warm():
+            from model import numba_cache
+
+            warm = numba_cache.is_warm([self.module])
+            self.compiling = not warm
+            # a compile holds the GIL for seconds: in a child, when its result can be cached for us to load
+            if not warm and numba_cache.writable_location(self.module) is not None:
                 self.compile_in_child()
             importlib.import_module(self.module).warm_up()  # loads from the cache (or compiles, if the child failed)
+            if not warm:
+                numba_cache.mark_warm([self.module, *self.depends_on])
+        except Exception as exc:  # numba missing or failing: the players answer with their Python search
+            self.error = f"{type(exc).__name__}: {exc}"
         finally:
             self.ready.set()
 
     def prepare(self, wait: float | None = 0.0) -> bool:
         """Start making the kernels ready (once per process); wait up to ``wait`` seconds (None: until
-        ready). Returns whether they are ready."""
-        if self.ready.is_set():
-            return True
-        with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._prepare, name=f"compile-{self.module}", daemon=True)
-                self._thread.start()
-        return self.ready.wait(wait)
+        ready or failed). Returns whether they are ready."""
+        if not self.ready.is_set():
+            with self._lock:
+                if self._thread is None:
+                    self._thread = threading.Thread(target=self._prepare, name=f"compile-{self.module}",
+                                                    daemon=True)
+                    self._thread.start()
+            self.ready.wait(wait)
+        return self.is_ready()
 
     def is_ready(self) -> bool:
-        return self.ready.is_set()
+        return self.ready.is_set() and self.error is None
+
+    def status(self) -> str:
+        """``ready``, ``compiling`` (first start), ``loading`` or ``failed: REASON``."""
+        if self.ready.is_set():
+            return "ready" if self.error is None else f"failed: {self.error}"
+        return "compiling" if self.compiling else "loading"
+
+
+def _imported(name: str) -> bool:
+    """Whether a module is imported completely (not still being imported by another thread: using it would
+    wait for that import, seconds)."""
+    module = sys.modules.get(name)
+    return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)
 
 
 class LazyCompiledPlayer(Engine):
@@ -106,16 +120,21 @@ class LazyCompiledPlayer(Engine):
         self._loader: threading.Thread | None = None
         self._lock = threading.Lock()
         self._fallback = fallback
+        self.error: str | None = None  # why the compiled player could not be built
 
     def _load(self) -> None:
-        player = self.factory(self.seed, self.clock)  # imports numba: seconds, off the caller's thread
+        try:
+            player = self.factory(self.seed, self.clock)  # imports numba: seconds, off the caller's thread
+        except Exception as exc:  # numba missing or broken: the fallback plays on, and says why
+            self.error = f"{type(exc).__name__}: {exc}"
+            return
         with self._lock:
             self._player = player
 
     def _ready_player(self) -> Engine | None:
         with self._lock:
             if self._player is None and self._loader is None:
-                if self.module in sys.modules:  # already imported (compile_ahead, tests): building is cheap
+                if _imported(self.module):  # already imported (compile_ahead, tests): building is cheap
                     self._loader = threading.current_thread()
                 else:
                     self._loader = threading.Thread(target=self._load, name=f"load-{self.name}", daemon=True)
@@ -128,17 +147,28 @@ class LazyCompiledPlayer(Engine):
 
     def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
         player = self._ready_player()
-        if player is None:  # still importing
+        if player is None:  # still importing, or failed
             self._fallback.clock, self._fallback.cpu_clock = self.clock, self.cpu_clock
             move = self._fallback.think(state, deadline, stop)
-            self.last_info = {**self._fallback.last_info, "fallback": f"{self._fallback.name} (loading)"}
+            why = "loading" if self.error is None else "compiled engine failed"
+            self.last_info = {**self._fallback.last_info, "fallback": f"{self._fallback.name} ({why})"}
             return move
         player.clock = self.clock  # injectable, as on every engine
         if self.cpu_clock is not time.thread_time:  # injected (tests); else the player's own choice stays
             player.cpu_clock = self.cpu_clock
         move = player.think(state, deadline, stop)
         self.last_info = player.last_info
+        kernels = getattr(sys.modules.get(self.module), "KERNELS", None)
+        if kernels is not None and kernels.error is not None and "fallback" in self.last_info:
+            self.last_info = {**self.last_info, "fallback": f"{self._fallback.name} (compiled engine failed)"}
         return move
+
+    def status(self) -> str:
+        """The compiled engine's state: ``ready``, ``loading``, ``compiling`` or ``failed: REASON``."""
+        if self.error is not None:
+            return f"failed: {self.error}"
+        kernels = getattr(sys.modules.get(self.module), "KERNELS", None)
+        return "loading" if kernels is None else kernels.status()
 
     # pondering is the compiled player's own (its ``think`` stops it); before it exists there is none
     def _built(self) -> Engine | None:

@@ -13,9 +13,8 @@ from numba import njit
 
 from ai import evaluate as E
 from model import fast as F
+from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
 from model.fast import ALL_SHAPES, ANCH, CELL, FORB, FSTRIDE, M_HAND, M_TURN, M_VALID, NCELLS
-
-F.guard_cache(__file__, F.__file__)
 
 N = F.N
 ROW_MASK = (1 << N) - 1

@@ -28,12 +28,11 @@ from ai.evaluate import TUNED_WEIGHTS, Weights
 from ai.greedy import no_placement_move
 from ai.search import LookaheadPlayer
 from model import fast as F
+from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
 from model import placements as P
 from model.fast import ALL_SHAPES, ANCH, FORB, FSTRIDE, M_HAND, M_TURN, M_VALID, MAX_MOVES, NCELLS
 from model.moves import Move
 from model.state import GameState, move_of_placement
-
-F.guard_cache(__file__, F.__file__, FE.__file__)
 
 ABORTED = 1e30  # returned through the recursion once the stop flag is set
 MAX_PLY = 32

@@ -30,7 +30,6 @@ import numpy as np
 from numba import njit
 
 from ai import evaluate as _evaluate
-from ai import fasteval as _fasteval
 from ai import movefeatures as MF
 from ai.base import Engine, TimeKeeper
 from ai.compiled import Kernels
@@ -40,6 +39,7 @@ from ai.fasteval import weight_vector
 from ai.greedy import no_placement_move
 from ai.search import LookaheadPlayer
 from model import fast as F
+from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
 from model.fast import (
     ANCH,
     DIAG_NB,
@@ -59,8 +59,6 @@ from model.fast import (
 )
 from model.moves import Move, SetMove, SkipMove
 from model.state import GameState, move_of_placement, placement_of
-
-F.guard_cache(__file__, F.__file__, _fasteval.__file__, MF.__file__)
 
 NCOUNT = P_CELLS.shape[0]
 PENTO_MASK = sum(1 << s for s in range(NSHAPES) if SIZES[s] == 5)

@@ -15,9 +15,8 @@ import numpy as np
 from numba import njit
 
 from model import fast as F
+from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
 from model.fast import ANCH, CELL, DIAG_NB, EDGE_NB, FORB, FSTRIDE, M_TURN, NCELLS, P_CELLS, P_SHAPE, SIZES
-
-F.guard_cache(__file__, F.__file__)
 
 NCOUNT = P_CELLS.shape[0]
 

@@ -20,12 +20,10 @@ The turn limit comes from the season profile too.
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 import numpy as np
 from numba import njit
 
+from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
 from model import placements as P
 from model.pieces import SHAPES, TOTAL_SQUARES
 
@@ -119,39 +117,6 @@ assert P.COUNT < 2**15
 EDGE_DIR, CSP_IDS_0, CSP_OFF_0, CSP_IDS_1, CSP_OFF_1, CSP_IDS_2, CSP_OFF_2, CSP_IDS_3, CSP_OFF_3 = _pattern_tables()
 
 
-def guard_cache(module_file: str, *depends_on: str) -> None:
-    """Drop the numba cache of a module whose compiled dependencies changed.
-
-    numba checks only the timestamp of a kernel's own source file, so a kernel that calls a function of
-    another module keeps the old compiled copy of that function when only that module changed (an
-    update, a ``git pull``): silently wrong results. Call this at the top of every module with cached
-    kernels, naming the modules whose kernels it calls; it keeps a hash of all their sources next to the
-    cache and clears the module's cache files when the hash changes.
-    """
-    source = Path(module_file)
-    cache = source.parent / "__pycache__"
-    digest = hashlib.sha256()
-    for path in (source, *map(Path, depends_on)):
-        try:
-            digest.update(path.read_bytes())
-        except OSError:
-            return
-    stamp = cache / f"{source.stem}.numba-sources"
-    try:
-        if stamp.read_text() == digest.hexdigest():
-            return
-    except OSError:
-        pass
-    try:
-        cache.mkdir(exist_ok=True)
-        for old in (*cache.glob(f"{source.stem}.*.nbi"), *cache.glob(f"{source.stem}.*.nbc")):
-            old.unlink(missing_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:  # a read-only install: numba caches elsewhere, and an install writes every file anew
-        pass
-
-
-guard_cache(__file__)
 
 
 # --- the compiled core ------------------------------------------------------------------------------

@@ -14,13 +14,14 @@ import logging
 import random
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from ai import DEFAULT_AI, compile_ahead, make_player, player_names
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, decide, warm_up
-from model.args import Parser, milliseconds, port, wait_time
+from cli.args import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL, Parser, milliseconds, port, wait_time
 from model.record import GameRecord
-from model.result import GameResult
+from model.result import GameResult, end_texts
 from model.season import DEFAULT_PORT, SEASONS, Season, season_named
 from model.text import printable
 from net.connection import (
@@ -35,14 +36,13 @@ from net.connection import (
     ServerError,
     StateChanged,
     Welcome,
-    describe_result,
     open_and_join,
 )
 
 log = logging.getLogger("blokus.bot")
 
-EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
 DEFAULT_IDLE_TIMEOUT_S = 300.0  # generous: a tournament may take minutes to start a prepared game
+JOIN_WAIT_S = 4.0  # at most this long for the compiled AI before joining (loading it takes 1-3 s)
 RESULT_GRACE_S = 5.0  # after the result, how long to wait for <left> before leaving anyway
 REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
 
@@ -58,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--season", choices=sorted(SEASONS), metavar="2021|2027",
                    help="the season to ask for: a plain join sends its gameType (default: 2021's, then 2027's if "
                         "the server drops that join); the server's states decide in the end")
-    p.add_argument("--ai", default=None, help=f"computer player: {', '.join(player_names())} (default {DEFAULT_AI})")
+    p.add_argument("--ai", default=None,
+                   help=f"computer player: {', '.join(player_names())}, level1..level5 (default {DEFAULT_AI})")
     p.add_argument("--seed", type=int, help="seed of the computer player")
     p.add_argument("--move-time", type=milliseconds, default=DEFAULT_THINK_MS, metavar="MS",
                    help=f"think time per move from the arrival of the request, in ms or with a unit (1.6s) "
@@ -103,6 +104,7 @@ class Bot:
         self.moves = 0
         self.max_elapsed = 0.0
         self.fallbacks = 0
+        self.engines: Counter[str] = Counter()  # moves by the engine that found them: "mcts", "lookahead (compiling)"
 
     def _connect(self, season: Season | None) -> Connection:
         return Connection(self.args.host, self.args.port, on_traffic=self._traffic, season=season)
@@ -114,14 +116,22 @@ class Bot:
         args = self.args
         warm_up()
         started = time.monotonic()
-        # the first start compiles the AI (numba): here, or in the engine's worker process
+        # loading the compiled AI takes a second or two; a first start compiles it (a minute): the bot joins
+        # after JOIN_WAIT_S at the latest and the engine answers with its Python search meanwhile
         wait_ready = getattr(self.player, "wait_ready", None)
         if wait_ready is not None:
-            if not await asyncio.to_thread(wait_ready, None):
-                log.warning("the engine process is not ready; its moves are replaced by fallbacks")
+            ready = await asyncio.to_thread(wait_ready, JOIN_WAIT_S)
+            status = self.player.status
         else:
-            await asyncio.to_thread(compile_ahead, self.ai_name)
-        log.info("AI %s ready after %.1f s", self.ai_name, time.monotonic() - started)
+            try:
+                ready = await asyncio.to_thread(compile_ahead, self.ai_name, JOIN_WAIT_S)
+                status = _status_of(self.player, ready)
+            except Exception as exc:  # numba cannot be imported: the engine's Python search plays
+                ready, status = False, f"failed: {type(exc).__name__}: {exc}"
+        if ready:
+            log.info("AI %s ready after %.1f s", self.ai_name, time.monotonic() - started)
+        else:
+            print(f"blokus bot: {self.ai_name}: {_describe(status)}", file=sys.stderr, flush=True)
         try:
             self.conn, early = await open_and_join(self._connect, self.season, reservation=args.reservation,
                                                    room=args.room)
@@ -164,7 +174,9 @@ class Bot:
             return self._fail(*self.failure)
         if self.result is None:
             return self._fail(EXIT_CONNECTION, "the game ended without a result")
-        print(f"blokus bot: {describe_result(self.result, self.conn.names, self.conn.team)}", flush=True)
+        counts = ", ".join(f"{n} {engine}" for engine, n in self.engines.most_common())
+        summary = end_texts(self.result, None, self.conn.names, self.conn.team).summary
+        print(f"blokus bot: {summary}; moves: {counts or 'none'}", flush=True)
         if self.moves:
             log.info("%d moves, slowest answer %.0f ms, %d fallbacks", self.moves, self.max_elapsed * 1000,
                      self.fallbacks)
@@ -250,6 +262,7 @@ class Bot:
         if decision.source.startswith("fallback"):
             self.fallbacks += 1
         info = getattr(self.player, "last_info", {}) if decision.source == "engine" else {}
+        self.engines[info.get("fallback", self.ai_name) if decision.source == "engine" else decision.source] += 1
         details = "".join(f", {key} {info[key]}" for key in ("simulations", "kept", "pondered", "depth", "fallback")
                       if key in info)
         log.info("turn %d %s: %s (%s, %.0f ms%s)", state.turn, state.current_color.name, decision.move,
@@ -278,6 +291,19 @@ class Bot:
             log.info("replay written to %s", path)
         except OSError as exc:
             print(f"blokus bot: cannot write replay: {exc}", file=sys.stderr)
+
+
+def _status_of(player, ready: bool) -> str:
+    status = getattr(player, "status", None)
+    return status() if callable(status) else "ready" if ready else "loading"
+
+
+def _describe(status: str) -> str:
+    """A compiled engine's status for the bot's one line: why it is not playing yet."""
+    if status.startswith("failed"):
+        return f"the compiled search failed ({status.removeprefix('failed: ')}); the Python lookahead plays every move"
+    doing = "is being compiled (first start only)" if status == "compiling" else f"is not ready yet ({status})"
+    return f"the compiled search {doing}; the Python lookahead plays until it is ready"
 
 
 def _default_ai() -> str:
@@ -329,8 +355,11 @@ def _setup_logging(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.ai is not None and args.ai not in player_names():
-        parser.error(f"unknown AI {args.ai!r}; choose one of {', '.join(player_names())}")
+    if args.ai is not None:
+        try:
+            make_player(args.ai, 0)  # every name the arena knows: levels and variants too
+        except ValueError as exc:
+            parser.error(str(exc))
     _setup_logging(args)
     try:
         return asyncio.run(Bot(args).run())

@@ -22,10 +22,12 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import sys
+import threading
 import time
+from collections.abc import Callable
 from multiprocessing.sharedctypes import RawValue
 
-from ai.base import Player
+from ai.base import Engine, Player
 from model.moves import Move
 from model.state import GameState
 
@@ -58,17 +60,22 @@ class SharedFlag:
 
 def _worker(name: str, seed: int | None, conn: multiprocessing.connection.Connection, stop: SharedFlag,
             nice: int) -> None:
-    from ai import compile_ahead, make_player
+    from ai import make_player
 
     if nice:
         with contextlib.suppress(OSError, AttributeError):
             os.nice(nice)  # the search yields the CPU to the bot's I/O loop and to the game server
 
+    lock = threading.Lock()  # the preparing thread reports beside the answers
+
+    def send(message: tuple) -> None:
+        with lock, contextlib.suppress(OSError, ValueError):
+            conn.send(message)
+
     engine = make_player(name, seed=seed)
-    # compile (first start) or load the search before the first request: the bot waits for this answer
-    # before it joins, so that no move of the game is played by the engine's slow fallback
-    compile_ahead(name)
-    conn.send((READY, None, None, {}))
+    # compile (first start) or load the compiled search beside the requests: until it is ready the engine
+    # answers with its Python search, so the bot can join at once
+    threading.Thread(target=_prepare, args=(name, send), name="prepare", daemon=True).start()
     while True:
         try:
             request = conn.recv()
@@ -87,14 +94,34 @@ def _worker(name: str, seed: int | None, conn: multiprocessing.connection.Connec
             continue
         try:
             move = engine.think(state, deadline, stop)
-            conn.send((rid, move, None, dict(engine.last_info)))
+            send((rid, move, None, dict(engine.last_info)))
         except KeyboardInterrupt:
             return
         except Exception as exc:  # reported to the bot, which falls back
-            conn.send((rid, None, f"{type(exc).__name__}: {exc}", {}))
+            send((rid, None, f"{type(exc).__name__}: {exc}", {}))
 
 
-READY = 0  # the request id of the worker's first message: its search is compiled and loaded
+def _prepare(name: str, send: Callable[[tuple], None]) -> None:
+    """Make the player's compiled search ready; report its state (STATUS on each change, READY at the end)."""
+    from ai import kernels_of
+
+    try:
+        kernels = kernels_of(name)
+        if kernels is not None:
+            kernels.prepare(wait=0)
+            last = ""
+            while not kernels.ready.wait(0.1):
+                if (status := kernels.status()) != last:
+                    send((STATUS, None, None, {"status": status}))
+                    last = status
+        status = "ready" if kernels is None else kernels.status()
+    except Exception as exc:  # numba cannot even be imported: the Python search plays every move
+        status = f"failed: {type(exc).__name__}: {exc}"
+    send((READY, None, None, {"status": status}))
+
+
+READY = 0  # the worker's compiled search is loaded, or failed (its info's "status": "ready" or "failed: ...")
+STATUS = -2  # the worker's compiled search is being prepared (info "status": "compiling" or "loading")
 PONDER = -1  # the request id of "think on the opponent's time about this state" (no answer)
 
 
@@ -110,6 +137,10 @@ class _UntilNextRequest:
             return self._stop.is_set() or self._conn.poll()
         except (EOFError, OSError):
             return True
+
+
+class _Died(RuntimeError):
+    """The worker process ended."""
 
 
 class ProcessPlayer(Player):
@@ -130,40 +161,79 @@ class ProcessPlayer(Player):
         self._pending: dict[int, asyncio.Future] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._dead: str | None = None
-        self._ready = False
+        self.status = "starting"  # of the compiled search: starting, loading, compiling, ready, failed: ...
         self.last_info: dict = {}
+        self._fallback: Engine | None = None  # the Python search in this process, once the worker has died
 
     def wait_ready(self, timeout: float | None = None) -> bool:
-        """Block until the worker has its search compiled and loaded (at most ``timeout`` seconds; call it
-        before the first ``choose_move``, from a thread: compiling takes tens of seconds on a first start).
-        Returns whether it is ready; False if it died."""
-        if self._ready:
-            return True
-        try:
-            if self._conn.poll(timeout):
-                rid, *_ = self._conn.recv()
-                self._ready = rid == READY
-        except (EOFError, OSError):
-            return False
-        return self._ready
+        """Block until the worker has its compiled search loaded, or it failed (at most ``timeout`` seconds;
+        call it before the first ``choose_move``, from a thread). Returns whether it is ready; ``status``
+        says what it is doing or why it failed."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while self.status not in ("ready",) and not self.status.startswith("failed"):
+            left = None if end is None else max(0.0, end - time.monotonic())
+            try:
+                if not self._conn.poll(left):
+                    break
+                rid, _, _, info = self._conn.recv()
+            except (EOFError, OSError):
+                self._died()
+                break
+            if rid in (READY, STATUS):
+                self.status = info.get("status", self.status)
+        return self.status == "ready"
+
+    def _died(self) -> None:
+        code = self._proc.exitcode if not self._proc.is_alive() else None
+        self._dead = f"engine process ended (exit code {code})" if code is not None else "engine process ended"
+        self.status = f"failed: {self._dead}"
 
     async def choose_move(self, state: GameState, deadline: float) -> Move:
-        if self._dead is not None:
-            raise RuntimeError(self._dead)
+        self._attach(asyncio.get_running_loop())
+        if self._dead is None and self.status == "ready":
+            try:
+                return await self._ask(state, deadline)
+            except _Died:
+                pass
+        # until the worker's compiled search is ready (or if it failed, or the worker died) the Python search
+        # answers here: the worker, busy loading or compiling, could answer late
+        if self._fallback is None:
+            from ai.search import LookaheadPlayer
+
+            self._fallback = LookaheadPlayer()
+        move = await self._fallback.choose_move(state, deadline)
+        why = ("engine process ended" if self._dead is not None else
+               "compiled engine failed" if self.status.startswith("failed") else
+               "compiling" if self.status == "compiling" else "loading")
+        self.last_info = {**self._fallback.last_info, "fallback": f"{self._fallback.name} ({why})"}
+        return move
+
+    def _attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Read the worker's messages in this event loop (and those that arrived before it)."""
+        if self._loop is loop or self._dead is not None:
+            return
+        if self._loop is not None:
+            with contextlib.suppress(Exception):
+                self._loop.remove_reader(self._conn.fileno())
+        self._loop = loop
+        loop.add_reader(self._conn.fileno(), self._on_readable)
+        self._on_readable()
+
+    async def _ask(self, state: GameState, deadline: float) -> Move:
         loop = asyncio.get_running_loop()
-        if self._loop is not loop:
-            if self._loop is not None:
-                with contextlib.suppress(Exception):
-                    self._loop.remove_reader(self._conn.fileno())
-            self._loop = loop
-            loop.add_reader(self._conn.fileno(), self._on_readable)
         self._next_id += 1
         rid = self._next_id
         future = loop.create_future()
         self._pending[rid] = future
         self._stop.clear()
         try:
-            self._conn.send((rid, state, deadline))
+            try:
+                self._conn.send((rid, state, deadline))
+            except (OSError, ValueError) as exc:
+                self._pending.pop(rid, None)
+                future.cancel()
+                self._on_readable()  # reads the end of the pipe: marks the worker dead
+                raise _Died(self._dead) from exc
             move, error, info = await future
         finally:
             self._pending.pop(rid, None)
@@ -176,28 +246,30 @@ class ProcessPlayer(Player):
         try:
             while self._conn.poll():
                 rid, move, error, info = self._conn.recv()
-                if rid == READY:
-                    self._ready = True
+                if rid in (READY, STATUS):
+                    self.status = info.get("status", self.status)
                     continue
                 future = self._pending.pop(rid, None)
                 if future is not None and not future.done():
                     future.set_result((move, error, info))
-        except (EOFError, OSError) as exc:
-            self._dead = f"engine process ended: {exc or 'EOF'}"
+        except (EOFError, OSError):
+            self._died()
             if self._loop is not None:
                 with contextlib.suppress(Exception):
                     self._loop.remove_reader(self._conn.fileno())
             for future in self._pending.values():
                 if not future.done():
-                    future.set_exception(RuntimeError(self._dead))
+                    future.set_exception(_Died(self._dead))
             self._pending.clear()
 
     def cancel(self) -> None:
         self._stop.set()
+        if self._fallback is not None:
+            self._fallback.cancel()
 
     def start_pondering(self, state: GameState) -> None:
         """The worker thinks about ``state`` until the next request (``choose_move``), ``cancel`` or ``close``."""
-        if self._dead is not None:
+        if self._dead is not None or self.status != "ready":
             return
         self._stop.clear()
         with contextlib.suppress(OSError, ValueError):

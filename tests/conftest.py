@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +17,24 @@ def fixture_path(relative: str) -> Path:
     if not path.exists():
         pytest.skip(f"fixture not available: {path}")
     return path
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One numba cache for the whole session (``model.numba_cache``): the workers and the processes the tests
+    start share it, and the AI's kernels are compiled once, before the workers start (two workers would
+    each compile them). It lives in pytest's cache folder: a later session (CI: the next job) loads them."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller prepared it
+        return
+    if not os.environ.get("BLOKUS_NUMBA_CACHE"):
+        cache = getattr(config, "cache", None)
+        folder = cache.mkdir("numba") if cache is not None else Path(tempfile.mkdtemp(prefix="blokus-numba-"))
+        os.environ["BLOKUS_NUMBA_CACHE"] = str(folder)
+    if config.getoption("numprocesses", None):
+        from model import numba_cache
+
+        if not numba_cache.is_warm(["ai.mcts", "ai.fastsearch"]):
+            code = "from ai import compile_ahead; compile_ahead('mcts'); compile_ahead('lookahead')"
+            subprocess.run([sys.executable, "-c", code], check=False, timeout=1800)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

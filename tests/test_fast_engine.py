@@ -107,26 +107,6 @@ def test_the_2027_game_ends_at_turn_96():
     _same(state, fast)
 
 
-def test_cache_guard_drops_a_stale_cache_when_a_dependency_changes(tmp_path):
-    from model.fast import guard_cache
-
-    module, dep = tmp_path / "kernels.py", tmp_path / "core.py"
-    module.write_text("A = 1\n")
-    dep.write_text("B = 1\n")
-    cache = tmp_path / "__pycache__"
-    guard_cache(str(module), str(dep))  # first run: writes the stamp
-    compiled = [cache / "kernels.run-10.py311.nbi", cache / "kernels.run-10.py311.1.nbc"]
-    other = cache / "core.step-3.py311.nbi"
-    for path in (*compiled, other):
-        path.write_text("x")
-    guard_cache(str(module), str(dep))  # nothing changed: the cache stays
-    assert all(p.exists() for p in compiled)
-    dep.write_text("B = 2\n")  # only the dependency changed (numba itself would not notice)
-    guard_cache(str(module), str(dep))
-    assert not any(p.exists() for p in compiled)
-    assert other.exists()  # another module's cache is its own guard's business
-
-
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
 def test_attach_points_are_found_word_by_word_as_cell_by_cell(season):
     # next_attach_point skips the flags 8 cells at a time; it must visit exactly the cells is_attach_point

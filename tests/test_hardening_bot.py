@@ -58,7 +58,7 @@ async def test_the_bot_leaves_after_the_result_when_left_never_comes(capsys):
     code, _ = await _run_bot(script.handle, "--idle-timeout", "0.2s")
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert out.strip().endswith("winner ONE (we won), cause REGULAR") and not err
+    assert out.strip().endswith("winner ONE (we won), cause REGULAR; moves: 30 random, 1 forced") and not err
 
 
 async def _stderr_of_bot_against(handler, *extra: str) -> tuple[int, str]:
@@ -105,7 +105,7 @@ def test_idle_timeout_values():
 
     import pytest
 
-    from model.args import wait_time
+    from cli.args import wait_time
 
     assert wait_time("300s") == 300 and wait_time("300000") == 300 and wait_time("1500ms") == 1.5
     assert wait_time("0") is None and wait_time("0s") is None  # no limit

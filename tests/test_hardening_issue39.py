@@ -160,7 +160,7 @@ def test_printable_escapes_every_control_character_and_bounds_the_length():
 
 def test_no_terminal_escapes_in_the_errors_of_moves_analyse_and_replay(tmp_path, capsys):
     from ai import analyse_cli
-    from model import cli
+    from cli import moves as cli
     from tui import cli as tui_cli
 
     bad = tmp_path / "evil\x1b[2J.xml"

@@ -5,6 +5,7 @@ the failure exits."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import threading
 
@@ -279,7 +280,8 @@ async def test_bot_plays_the_recorded_stream(seed, mutate, dialect, capsys, tmp_
     assert script.join.tag == "join" and script.join.get("gameType") == "swc_2021_blokus"
     assert len(script.moves) == 31 and not script.illegal
     assert out.strip().splitlines()[-1] == (
-        "blokus bot: ONE (alice) [us] 122 : TWO (bob) 105, winner ONE (we won), cause REGULAR")
+        "blokus bot: ONE (alice) [us] 122 : TWO (bob) 105, winner ONE (we won), cause REGULAR; "
+        "moves: 30 random, 1 forced")
     (replay,) = tmp_path.iterdir()
     parsed = parse_stream(replay.read_bytes())
     assert len(parsed.messages) == 63  # 62 states and the result
@@ -474,7 +476,7 @@ def test_pondering_in_the_worker_ends_with_the_next_request_or_a_stop():
     assert until.is_set()
 
 
-async def test_process_player_that_died_gives_a_fallback_move():
+async def test_process_player_that_died_answers_with_the_python_search_and_says_so():
     import time
 
     from net.engine_process import ProcessPlayer
@@ -484,7 +486,35 @@ async def test_process_player_that_died_gives_a_fallback_move():
         player._proc.kill()
         player._proc.join(5)
         state = _midgame()
-        decision = await decide(player, state, time.monotonic(), think_ms=20, hard_ms=200)
-        assert decision.source.startswith("fallback") and check_move(state, decision.move) is None
+        decision = await decide(player, state, time.monotonic(), think_ms=300, hard_ms=10_000)
+        assert decision.source == "engine" and check_move(state, decision.move) is None
+        assert player.last_info["fallback"] == "lookahead (engine process ended)"
+        assert "depth" in player.last_info  # the lookahead's own statistics: it searched
+        assert player.status.startswith("failed: engine process ended")
     finally:
         player.close()
+
+
+def _broken_kernels(name):
+    raise RuntimeError("numba is broken here")
+
+
+def _dying_worker(name, seed=None):
+    os._exit(3)  # the engine process dies on import
+
+
+@pytest.mark.parametrize("target,broken,label", [("kernels_of", _broken_kernels, "compiled engine failed"),
+                                                 ("make_player", _dying_worker, "engine process ended")])
+async def test_a_broken_compiled_engine_leaves_the_python_search_playing_and_says_so(
+        target, broken, label, monkeypatch, capsys):
+    import ai
+
+    monkeypatch.setattr(ai, target, broken)  # the engine process is forked: it inherits the breakage
+    script = ScriptedServer(_wire_messages(), random.Random(8))
+    code, _ = await _run_bot(script.handle, "--engine", "process", "--ai", "mcts", "--move-time", "150")
+    out, err = capsys.readouterr()
+    assert code == 0 and len(script.moves) == 31 and not script.illegal
+    # one line says so at once; every move comes from the Python search (none from a fallback move)
+    assert err.count("\n") == 1 and err.startswith("blokus bot: mcts: the compiled search failed (")
+    assert "the Python lookahead plays every move" in err
+    assert out.strip().splitlines()[-1].endswith(f"; moves: 30 lookahead ({label}), 1 forced")

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from typing import NoReturn
 
 from model.pieces import Shape
 from model.season import Season, season_named
 from model.text import printable
 
-EXIT_USAGE = 2
+# exit codes of every subcommand: done; no connection (or no file); a bad command line; the peer broke the protocol
+EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
 
 
 class Parser(argparse.ArgumentParser):
@@ -27,6 +29,8 @@ class Parser(argparse.ArgumentParser):
         self.add_argument("--help", action="help", help="show this help and exit")
 
     def error(self, message: str) -> NoReturn:
+        if message.startswith("argument -h/--host: expected one argument"):  # `blokus -h` meant help
+            message = "-h is the server host and needs a name (-h localhost); --help shows the help"
         self.exit(EXIT_USAGE, f"{self.prog}: {message}\n")
 
 
@@ -120,7 +124,49 @@ def _int(text: str, what: str) -> int:
         raise argparse.ArgumentTypeError(f"invalid {what} {text!r} (a whole number)") from None
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``, ``1 mistake``, ``0 blunders`` (regular English nouns only)."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def fail(prog: str, message: str) -> int:
     """One line on stderr for an error found after parsing; returns the usage exit code."""
     print(printable(f"{prog}: {message}"), file=sys.stderr)
     return EXIT_USAGE
+
+
+class Spinner:
+    """``| TEXT`` turning on a terminal while something slow runs (the first start's compile of the engine);
+    nothing when the stream is not a terminal (a pipe, a log) or ``enabled`` is false."""
+
+    FRAMES = "|/-\\"
+
+    def __init__(self, text: str, stream=None, *, enabled: bool = True) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.text = text
+        isatty = getattr(self.stream, "isatty", None)
+        self.on = enabled and callable(isatty) and isatty()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> Spinner:
+        if self.on:
+            self._thread = threading.Thread(target=self._spin, name="spinner", daemon=True)
+            self._thread.start()
+        return self
+
+    def _spin(self) -> None:
+        frame = 0
+        while True:
+            self.stream.write(f"\r{self.FRAMES[frame % len(self.FRAMES)]} {self.text}\x1b[K")
+            self.stream.flush()
+            frame += 1
+            if self._stop.wait(0.1):
+                return
+
+    def __exit__(self, *exc) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()

@@ -1,0 +1,273 @@
+"""``blokus bundle FILE.zip``: the contest upload, ready to hand in.
+
+The contest system unpacks the zip into a fresh container with a plain ``python3``, no network, and runs
+``start.sh -h HOST -p PORT -r CODE`` for every game. The zip holds, at its root:
+
+* ``start.sh``: runs ``blokus bot`` with the baked-in arguments (``blokus bundle FILE.zip -- --ponder``),
+  the bundled dependencies on ``sys.path`` and ``NUMBA_CPU_NAME=generic``; it writes nothing into the
+  folder (no bytecode, no cache) and installs or downloads nothing;
+* the project (``blokus.py``, ``model``, ``ai``, ``net``, ``tui``), compiled to bytecode that is valid
+  whatever the files' times;
+* ``deps/``: the bot's dependencies for the target Python (``--python 3.X``), manylinux x86-64 wheels
+  fetched by ``pip download`` and unpacked (their tests left out);
+* ``numba-cache/``: the AI's kernels compiled for a generic x86-64 CPU by running their warm-up against
+  this very copy (``model.numba_cache`` finds it wherever the zip is unpacked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+from cli.args import Parser
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("model", "ai", "net", "tui", "cli")
+PROJECT_SUFFIXES = (".py", ".tcss")
+UI_ONLY = {"textual"}  # dependencies only the terminal UI needs: not in the bot's upload
+PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64")  # glibc 2.17 and up; numpy and numba need 2.28
+MAX_ZIP_MIB = 120  # the contest's limit
+PRUNED = re.compile(r"(^|/)(tests?|__pycache__)(/|$)")  # never imported by the bot
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+START_SH = """#!/bin/sh
+# The contest upload's entry point, made by `blokus bundle`: start.sh -h HOST -p PORT -r RESERVATION.
+# Runs `blokus bot {bot_args}` with the bundled dependencies and compiled AI (Python {version});
+# writes nothing into this folder.
+DIR=$(cd "$(dirname "$0")" && pwd) || exit 1
+PY=
+for candidate in python{version} python3 python; do
+    if command -v "$candidate" >/dev/null 2>&1 &&
+        "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != ({major}, {minor}))' 2>/dev/null; then
+        PY=$candidate
+        break
+    fi
+done
+if [ -z "$PY" ]; then
+    echo "start.sh: this upload is built for Python {version}, not found here (python3 is" \\
+        "$(python3 --version 2>&1)); build it with blokus bundle --python 3.X" >&2
+    exit 1
+fi
+unset BLOKUS_NUMBA_CACHE
+PYTHONPATH="$DIR:$DIR/deps" PYTHONDONTWRITEBYTECODE=1 PYTHONNOUSERSITE=1 NUMBA_CPU_NAME=generic \\
+    exec "$PY" -s "$DIR/blokus.py" bot {bot_args_quoted}"$@"
+"""
+
+
+class BundleError(Exception):
+    """A step failed: one line for the user."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser("blokus bundle", "Build the contest upload: a zip with start.sh at its root, the project, its "
+                                "dependencies installed for the target Python and the AI compiled for any x86-64 "
+                                "CPU. Arguments after -- are baked into start.sh for blokus bot (e.g. -- --ponder).")
+    p.add_argument("zip", type=Path, metavar="FILE.zip", help="the zip to write")
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    p.add_argument("--python", default=here, metavar="3.X",
+                   help=f"the contest's Python version (default {here}, this one); python3.X must be installed "
+                        f"here to compile the AI")
+    p.add_argument("--no-cache", action="store_true",
+                   help="leave the compiled AI out (the bot then compiles it on every start, playing with the "
+                        "Python search meanwhile)")
+    return p
+
+
+def _say(text: str) -> None:
+    print(f"blokus bundle: {text}", file=sys.stderr, flush=True)
+
+
+def requirements() -> list[str]:
+    """The project's runtime dependencies without the terminal UI's (from its installed metadata)."""
+    try:
+        required = importlib.metadata.requires("blokus-tui") or []
+    except importlib.metadata.PackageNotFoundError:
+        raise BundleError("the project is not installed (pip install -e .): its dependencies are unknown") from None
+    keep = []
+    for line in required:
+        if ";" in line and "extra" in line.split(";", 1)[1]:
+            continue  # test extras
+        name = re.split(r"[\[<>=!~; ]", line, maxsplit=1)[0].lower()
+        if name not in UI_ONLY:
+            keep.append(line.split(";", 1)[0].strip())
+    return keep
+
+
+def target_python(version: str) -> str:
+    """The interpreter of the target version (it compiles the bytecode and the AI)."""
+    if f"{sys.version_info[0]}.{sys.version_info[1]}" == version:
+        return sys.executable
+    found = shutil.which(f"python{version}")
+    if found is None:
+        raise BundleError(f"python{version} is not installed here: it compiles the upload's bytecode and AI")
+    return found
+
+
+def copy_project(stage: Path) -> None:
+    shutil.copy2(ROOT / "blokus.py", stage / "blokus.py")
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*")):
+            relative = path.relative_to(ROOT)
+            if path.is_file() and path.suffix in PROJECT_SUFFIXES and "__pycache__" not in relative.parts:
+                target = stage / relative
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, target)
+
+
+def fetch_dependencies(stage: Path, version: str, wheels: Path) -> None:
+    """``pip download`` the manylinux wheels for the target Python, then unpack them into ``deps/``."""
+    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--python-version", version,
+           "--implementation", "cp", "--dest", str(wheels)]
+    for platform in PLATFORMS:
+        cmd += ["--platform", platform]
+    done = subprocess.run([*cmd, *requirements()], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        errors = [line for line in done.stderr.splitlines() if line.startswith("ERROR")] or [done.stderr.strip()]
+        raise BundleError(f"pip download failed: {errors[-1][:300]}")
+    deps = stage / "deps"
+    for wheel in sorted(wheels.glob("*.whl")):
+        with zipfile.ZipFile(wheel) as zf:
+            for info in zf.infolist():
+                name = _installed_name(info.filename)
+                if name is None or info.is_dir() or PRUNED.search(name):
+                    continue
+                target = deps / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with zf.open(info) as src, open(target, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+
+
+def _installed_name(name: str) -> str | None:
+    """Where a wheel's member goes in a ``--target``-like folder (None: scripts, headers, data)."""
+    parts = name.split("/")
+    if parts[0].endswith(".data"):
+        if len(parts) > 2 and parts[1] in ("purelib", "platlib"):
+            return "/".join(parts[2:])
+        return None
+    if ".." in parts or name.startswith("/"):
+        return None
+    return name
+
+
+def build_cache(version: str) -> Path:
+    """The builder's own cache of generic kernels (kept between builds: a rebuild with unchanged sources
+    only loads them); in ``$BLOKUS_NUMBA_CACHE`` when set (the tests), else beside the user's cache."""
+    from model import numba_cache
+
+    root = os.environ.get(numba_cache.ENV)
+    base = Path(root) if root else numba_cache.user_roots()[0]
+    return base / f"bundle-py{version}-generic"
+
+
+def compile_ai(stage: Path, python: str, ai: str, cache: Path) -> None:
+    """Compile the AI's kernels for a generic x86-64 CPU into ``cache`` (or load them from there), running the
+    warm-up of the bundle's own copy, then copy those of today's sources into ``numba-cache/``."""
+    from model import numba_cache
+
+    code = ("import importlib; from ai import kernels_of; from model import numba_cache\n"
+            f"k = kernels_of({ai!r})\n"
+            "if k is not None:\n"
+            "    importlib.import_module(k.module).warm_up(); numba_cache.mark_warm([k.module])\n")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/"),
+           "PYTHONPATH": f"{stage}:{stage / 'deps'}", "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+           "NUMBA_CPU_NAME": "generic", numba_cache.ENV: str(cache)}
+    done = subprocess.run([python, "-s", "-c", code], cwd=stage, env=env, capture_output=True, text=True,
+                          check=False)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise BundleError(f"compiling the AI failed: {last[:300]}")
+    for path in numba_cache.fresh_files(cache):
+        target = stage / "numba-cache" / path.relative_to(cache)
+        target.parent.mkdir(exist_ok=True)
+        shutil.copyfile(path, target)
+
+
+def compile_bytecode(stage: Path, python: str) -> None:
+    """Bytecode for every module, valid whatever the unpacked files' times (the upload is read-only)."""
+    done = subprocess.run([python, "-s", "-m", "compileall", "-q", "-j", "0", "--invalidation-mode",
+                           "unchecked-hash", str(stage)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise BundleError(f"compiling the bytecode failed: {(done.stdout + done.stderr).strip()[-300:]}")
+
+
+def write_start(stage: Path, version: str, bot_args: list[str]) -> None:
+    major, minor = version.split(".")
+    quoted = "".join(f"{shlex.quote(arg)} " for arg in bot_args)
+    text = START_SH.format(version=version, major=major, minor=minor, bot_args=" ".join(bot_args) or "",
+                           bot_args_quoted=quoted)
+    (stage / "start.sh").write_text(text)
+    (stage / "start.sh").chmod(0o755)
+
+
+def write_zip(stage: Path, target: Path) -> int:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".part")
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        for path in sorted(stage.rglob("*")):
+            if path.is_file():
+                zf.write(path, str(path.relative_to(stage)))  # with its mode: start.sh stays executable
+    partial.replace(target)
+    return target.stat().st_size
+
+
+def bundle(target: Path, version: str, bot_args: list[str], *, with_cache: bool = True,
+           wheels: Path | None = None) -> int:
+    """Build the upload; returns its size in bytes. ``wheels``: a folder to download into (kept, reused)."""
+    from ai import DEFAULT_AI, player_names
+    from net.bot import build_parser as bot_parser
+
+    parsed = bot_parser().parse_args(bot_args)  # a bad baked-in argument fails now, not in the contest
+    ai = parsed.ai or DEFAULT_AI
+    if ai not in player_names() and not ai.startswith(("mcts:", "level")):
+        raise BundleError(f"unknown AI {ai!r} in the bot's arguments; choose one of {', '.join(player_names())}")
+    python = target_python(version)
+    with tempfile.TemporaryDirectory(prefix="blokus-bundle-") as tmp:
+        stage = Path(tmp) / "upload"
+        stage.mkdir()
+        copy_project(stage)
+        _say(f"downloading the dependencies for Python {version} (manylinux x86-64 wheels)")
+        fetch_dependencies(stage, version, wheels or Path(tmp) / "wheels")
+        write_start(stage, version, bot_args)
+        # the folder marks an upload (``model.numba_cache`` never writes into it), also without compiled kernels
+        (stage / "numba-cache").mkdir()
+        (stage / "numba-cache" / "README").write_text("The AI's kernels compiled by numba for a generic x86-64 CPU "
+                                                     "(model/numba_cache.py reads them; nothing is written here).\n")
+        if with_cache:
+            _say(f"compiling the AI ({ai}) for a generic x86-64 CPU: a few minutes")
+            started = time.monotonic()
+            compile_ai(stage, python, ai, build_cache(version))
+            _say(f"compiled in {time.monotonic() - started:.0f} s")
+        compile_bytecode(stage, python)
+        return write_zip(stage, target)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    bot_args: list[str] = []
+    if "--" in args_in:
+        cut = args_in.index("--")
+        args_in, bot_args = args_in[:cut], args_in[cut + 1:]
+    args = build_parser().parse_args(args_in)
+    if not re.fullmatch(r"3\.\d+", args.python):
+        build_parser().error(f"--python wants 3.X, not {args.python!r}")
+    try:
+        size = bundle(args.zip, args.python, bot_args, with_cache=not args.no_cache)
+    except BundleError as exc:
+        _say(str(exc))
+        return EXIT_FAIL
+    mib = size / 2**20
+    if mib > MAX_ZIP_MIB:
+        _say(f"{args.zip} is {mib:.1f} MiB: more than the contest's {MAX_ZIP_MIB} MiB")
+        return EXIT_FAIL
+    print(f"blokus bundle: {args.zip} ({mib:.1f} MiB): upload it; the contest runs start.sh", flush=True)
+    return EXIT_OK

@@ -1,0 +1,133 @@
+"""``blokus bundle``: the contest upload, unpacked read-only and started by a bare system Python.
+
+Building it downloads the dependencies (``pip download``) and compiles the AI for a generic CPU (minutes
+the first time; the build cache in the session's numba cache makes later sessions load it instead).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import shutil
+import stat
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from net.bundle import _installed_name, bundle
+from net.watch import EXIT_OK, Watcher, watch_text
+from tests.test_net_support import HOST, start_server
+from tests.test_watch import PASSWORD, run_bot, watch_args
+
+BARE_PYTHON = Path("/usr/bin/python3")
+VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+pytestmark = pytest.mark.slow
+
+
+def _bare_python_fits() -> bool:
+    import subprocess
+
+    if not BARE_PYTHON.exists():
+        return False
+    done = subprocess.run([str(BARE_PYTHON), "-c", "import sys; print(sys.version_info[:2])"], capture_output=True,
+                          text=True, check=False)
+    return done.stdout.strip() == str(sys.version_info[:2])
+
+
+@pytest.fixture(scope="module")
+def upload(tmp_path_factory) -> Path:
+    if not _bare_python_fits():
+        pytest.skip(f"no system {BARE_PYTHON} of Python {VERSION} to start the upload with")
+    target = tmp_path_factory.mktemp("bundle") / "upload.zip"
+    bundle(target, VERSION, ["--move-time", "400"])  # (its size limit is the command's to enforce: see main)
+    return target
+
+
+def _unpack_read_only(upload: Path, folder: Path) -> Path:
+    with zipfile.ZipFile(upload) as zf:
+        zf.extractall(folder)
+        for info in zf.infolist():  # zipfile does not restore the modes
+            mode = info.external_attr >> 16
+            if mode:
+                (folder / info.filename).chmod(mode & 0o555)
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(path.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    return folder
+
+
+def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*")}
+
+
+def test_the_upload_holds_start_sh_the_project_the_dependencies_and_the_compiled_ai(upload):
+    with zipfile.ZipFile(upload) as zf:
+        names = set(zf.namelist())
+        start = zf.read("start.sh").decode()
+    assert {"start.sh", "blokus.py", "ai/mcts.py", "model/numba_cache.py"} <= names
+    assert any(n.startswith("deps/numba/") for n in names) and any(n.startswith("deps/numpy/") for n in names)
+    assert any(n.startswith("numba-cache/ai.mcts/") and n.endswith(".nbc") for n in names)
+    assert "numba-cache/ai.mcts/ai.mcts.ready" in names
+    assert not any("/tests/" in n for n in names)
+    assert "--move-time 400" in start and "NUMBA_CPU_NAME=generic" in start and "PYTHONDONTWRITEBYTECODE=1" in start
+
+
+def test_wheel_members_go_where_an_install_puts_them():
+    assert _installed_name("numba/core/caching.py") == "numba/core/caching.py"
+    assert _installed_name("pkg-1.0.data/purelib/pkg/x.py") == "pkg/x.py"
+    assert _installed_name("pkg-1.0.data/scripts/tool") is None
+    assert _installed_name("../evil.py") is None
+
+
+@pytest.mark.parametrize("season", ["2021", "2027"])
+async def test_a_read_only_upload_started_bare_joins_a_prepared_game_and_plays(upload, tmp_path, season):
+    from model.season import season_named
+
+    folder = _unpack_read_only(upload, tmp_path / "unpacked")
+    before = _snapshot(folder)
+    server = await start_server(password=PASSWORD, seed=5, season=season_named(season))
+    procs: list[asyncio.Task] = []
+    bots: list[asyncio.Task] = []
+
+    async def start_upload(code: str) -> asyncio.subprocess.Process:
+        env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"}  # a bare machine: no venv, no writable home
+        return await asyncio.create_subprocess_exec(
+            "bash", str(folder / "start.sh"), "-h", HOST, "-p", str(server.port), "-r", code, "-v", cwd=tmp_path,
+            env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+
+    def started(watcher: Watcher) -> None:
+        ours, theirs = watcher.reservations
+        procs.append(asyncio.create_task(start_upload(ours)))
+        bots.append(asyncio.create_task(run_bot(server.port, theirs, "greedy", season)))
+
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        code = await asyncio.wait_for(watch_text(watch_args(server.port, "--prepare", "up", "load", "--season",
+                                                            season), out, err, on_started=started), 300)
+        proc = await procs[0]
+        stdout, stderr = await asyncio.wait_for(proc.communicate(), 60)
+        assert await bots[0] == 0
+    finally:
+        await server.close()
+        for path in [folder, *folder.rglob("*")]:
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+    log = stderr.decode()
+    assert code == EXIT_OK and proc.returncode == 0, log[-2000:]
+    summary = stdout.decode().strip().splitlines()[-1]
+    assert summary.startswith("blokus bot: ONE (up) [us]") and "; moves: " in summary, summary
+    assert "(fallback-" not in log and "compiling" not in log  # the prebuilt cache was found
+    assert "Traceback" not in log
+    assert _snapshot(folder) == before  # nothing written into the upload
+    shutil.rmtree(folder)
+
+
+def test_bad_baked_in_arguments_fail_before_anything_is_built(tmp_path, capsys):
+    from net.bundle import BundleError
+
+    with pytest.raises(BundleError, match="unknown AI"):
+        bundle(tmp_path / "x.zip", VERSION, ["--ai", "nobody"])
+    assert not (tmp_path / "x.zip").exists()
+    assert os.listdir(tmp_path) == []
