@@ -226,8 +226,8 @@ async def test_replay_viewer_analysis_pane_marks_ghost_and_chart(tmp_path, monke
 
 async def test_a_finished_local_game_opens_in_the_viewer_with_the_analysis(tmp_path, monkeypatch):
     from model.pieces import Shape
+    from tests.tui_helpers import game_app, settle
     from tui.replay_screen import ReplayScreen
-    from tui.testing import game_app, settle
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     app = game_app(Shape.PENTO_L, plies=24)

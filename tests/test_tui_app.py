@@ -7,6 +7,7 @@ import pytest
 from model.moves import MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team
 from tests.conftest import fixture_path
+from tests.tui_helpers import BlockingPlayer, InstantPlayer, game_app, settle
 from tui.app import BlokusApp
 from tui.cli import play_main, replay_main
 from tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, TurnScreen
@@ -14,7 +15,6 @@ from tui.game_screen import GameScreen
 from tui.replay_screen import ReplayScreen
 from tui.replays import load_replay
 from tui.session import GhostStatus
-from tui.testing import BlockingPlayer, InstantPlayer, game_app, settle
 
 SIZE = (140, 44)
 

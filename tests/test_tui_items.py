@@ -14,6 +14,7 @@ from model.moves import MoveMistake, SetMove
 from model.pieces import Color, Shape
 from model.state import GameState
 from tests.test_tui_app import _keep_logging, exit_code  # noqa: F401  (the fixture is used)
+from tests.tui_helpers import InstantPlayer, game_app, settle
 from tui.app import BlokusApp, run_app
 from tui.board import Board, Scale
 from tui.cli import play_main, replay_main
@@ -22,7 +23,6 @@ from tui.dialogs import EndScreen, HelpScreen, QuitScreen
 from tui.layout import plan_layout
 from tui.network import NetworkGameScreen
 from tui.placing import cells_text
-from tui.testing import InstantPlayer, game_app, settle
 from tui.widgets import ShapePanel
 
 SIZE = (120, 40)

@@ -11,10 +11,10 @@ from model.pieces import Color, Shape, Team
 from net.connection import Closed, Connection, GameOver, MoveRequested
 from net.rooms import Timeouts
 from net.server import GameServer, ServerConfig
+from tests.tui_helpers import InstantPlayer, first_move
 from tui.app import BlokusApp
 from tui.dialogs import EndScreen, QuitScreen
 from tui.network import NetworkGameScreen
-from tui.testing import InstantPlayer, first_move
 from tui.widgets import XmlPane
 
 SIZE = (140, 44)
@@ -151,9 +151,9 @@ def test_network_bad_port_exit_2(argv, capsys):
 
 
 async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
+    from tests.tui_helpers import ScriptedConnection
     from tui.cli import save_network_replay
     from tui.replays import load_replay
-    from tui.testing import ScriptedConnection
 
     monkeypatch.chdir(tmp_path)
     app = BlokusApp(lambda: NetworkGameScreen(
@@ -174,7 +174,7 @@ async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
 
 
 async def test_network_clock_shows_a_countdown():
-    from tui.testing import ScriptedConnection
+    from tests.tui_helpers import ScriptedConnection
 
     app = BlokusApp(lambda: NetworkGameScreen(
         "127.0.0.1", 13050, player=InstantPlayer("first"), hint_player=InstantPlayer("first"),

@@ -1,12 +1,12 @@
-"""Screenshots of the real app, driven by Textual's Pilot: SVG, and PNG via ``rsvg-convert``.
+"""Screenshots of the real app, driven by Textual's Pilot, as PNG (Textual's SVG through ``rsvg-convert``).
 
-    python -m tui.screenshots [--out screenshots] [--size 140x44]
+    python -m screenshots.shoot [--out screenshots] [--size 140x44]      # from the repository root
 
-Writes ``<name>.svg`` and ``<name>.png`` for: a fresh local game, a mid-game position with a ghost
-piece, the replay viewer, network play with the XML pane (against an in-process ``blokus serve`` on
-127.0.0.1), the end screen, the help screen, the replay viewer with the analysis pane and the chart, and
-``blokus watch`` following two bots live.
-PNGs need ``rsvg-convert`` (Debian: librsvg2-bin).
+A development tool (not installed with the package). Writes ``<name>.png`` for: a fresh local game, a
+mid-game position with a ghost piece, the replay viewer, network play with the XML pane (against an
+in-process ``blokus serve`` on 127.0.0.1), the end screen, the help screen, the replay viewer with the
+analysis pane and the chart, and ``blokus watch`` following two bots live.
+PNGs need ``rsvg-convert`` (Debian: librsvg2-bin); without it the SVG is kept instead, and it says so.
 """
 
 from __future__ import annotations
@@ -16,26 +16,32 @@ import asyncio
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from model.pieces import Shape
+from tests.tui_helpers import InstantPlayer, game_app, settle
 from tui.app import BlokusApp
-from tui.testing import InstantPlayer, game_app, settle
 
-GAME1 = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "sc2021" / \
-    "gen-21.3.3-game1-replay-regular-end.xml"
+GAME1 = Path(__file__).resolve().parents[1] / "tests/fixtures/sc2021/gen-21.3.3-game1-replay-regular-end.xml"
 
 
 def _write(app: BlokusApp, out: Path, name: str) -> Path:
     svg = app.export_screenshot(title=f"Blokus — {name.replace('-', ' ')}")
     # Textual's SVG relies on a web font; tell renderers to keep every space where it is.
     svg = svg.replace("<svg ", '<svg xml:space="preserve" ', 1)
-    path = out / f"{name}.svg"
-    path.write_text(svg, encoding="utf-8")
     rsvg = shutil.which("rsvg-convert")
-    if rsvg:
-        subprocess.run([rsvg, "-o", str(out / f"{name}.png"), str(path)], check=True)
-    print(f"wrote {path}{' and .png' if rsvg else ' (no rsvg-convert: no PNG)'}")
+    if rsvg is None:
+        path = out / f"{name}.svg"
+        path.write_text(svg, encoding="utf-8")
+        print(f"wrote {path} (no rsvg-convert: SVG instead of PNG)")
+        return path
+    path = out / f"{name}.png"
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / f"{name}.svg"
+        source.write_text(svg, encoding="utf-8")
+        subprocess.run([rsvg, "-o", str(path), str(source)], check=True)
+    print(f"wrote {path}")
     return path
 
 
@@ -80,9 +86,6 @@ async def shoot_replay(out: Path, size: tuple[int, int]) -> None:
     from tui.replay_screen import ReplayScreen
     from tui.replays import load_replay
 
-    if not GAME1.exists():
-        print(f"skipped the replay screenshot: {GAME1} not found")
-        return
     data = load_replay(GAME1)
     app = BlokusApp(lambda: ReplayScreen(data))
     async with app.run_test(size=size) as pilot:
@@ -96,9 +99,6 @@ async def shoot_analysis(out: Path, size: tuple[int, int]) -> None:
     from tui.replay_screen import ReplayScreen
     from tui.replays import load_replay
 
-    if not GAME1.exists():
-        print(f"skipped the analysis screenshot: {GAME1} not found")
-        return
     data = load_replay(GAME1)
     app = BlokusApp(lambda: ReplayScreen(data, analyse=True))
     async with app.run_test(size=size) as pilot:
@@ -156,8 +156,8 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
     from net.connection import Closed, Connection, GameOver, MoveRequested
     from net.rooms import Timeouts
     from net.server import GameServer, ServerConfig
+    from tests.tui_helpers import first_move
     from tui.network import NetworkGameScreen
-    from tui.testing import first_move
 
     server = GameServer(ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None),
                                      start_piece=Shape.PENTO_Z, seed=3))
@@ -238,7 +238,7 @@ async def main_async(out: Path, size: tuple[int, int]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tui.screenshots", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m screenshots.shoot", description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, default=Path("screenshots"))
     p.add_argument("--size", default="140x44", help="terminal size WIDTHxHEIGHT")
     args = p.parse_args(argv)

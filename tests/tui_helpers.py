@@ -1,4 +1,5 @@
-"""Deterministic players and app factories for the TUI tests, the screenshots and the benchmark."""
+"""Deterministic players and app factories for the TUI tests, the screenshots (``screenshots/shoot.py``) and
+the benchmark (``bench/bench_tui.py``); a development tool, not installed with the package."""
 
 from __future__ import annotations
 
