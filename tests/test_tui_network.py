@@ -11,7 +11,7 @@ from model.pieces import Color, Shape, Team
 from net.connection import Closed, Connection, GameOver, MoveRequested
 from net.rooms import Timeouts
 from net.server import GameServer, ServerConfig
-from tests.tui_helpers import InstantPlayer, first_move
+from tests.tui_helpers import InstantPlayer, first_move, until
 from tui.app import BlokusApp
 from tui.dialogs import EndScreen, QuitScreen
 from tui.network import NetworkGameScreen
@@ -62,13 +62,9 @@ def net_app(port: int) -> BlokusApp:
                                                stamp=lambda: ""))
 
 
-async def wait_for(pilot, cond, steps: int = 300) -> None:
-    for _ in range(steps):
-        if cond():
-            await pilot.pause()
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("condition not reached")
+async def wait_for(pilot, cond) -> None:
+    await until(pilot, cond)
+    await pilot.pause()
 
 
 async def test_network_game_keyboard_then_autopilot():
@@ -119,7 +115,7 @@ async def test_network_opponent_leaves():
             s = app.main_screen.session
             await wait_for(pilot, lambda: s.is_human_turn())
             await pilot.press("m")  # AI, play this move
-            await wait_for(pilot, lambda: isinstance(app.screen, EndScreen), steps=500)
+            await wait_for(pilot, lambda: isinstance(app.screen, EndScreen))
             details = str(app.screen.query_one("#end-details").render())
             assert "left" in details.lower()
             await asyncio.wait_for(opp, 5)

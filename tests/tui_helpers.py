@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 from ai.base import Player
 from model.moves import Move, SkipMove
@@ -105,15 +106,22 @@ def game_app(
     return app
 
 
-async def settle(pilot, rounds: int = 50) -> None:
-    """Wait until no AI move is pending (stub players answer at once)."""
-    for _ in range(rounds):
-        await pilot.pause()
-        screen = pilot.app.main_screen
-        if not screen.ai.busy:
-            await pilot.pause()
-            return
-        await asyncio.sleep(0.01)
+async def until(pilot, condition, timeout: float = 120.0) -> None:
+    """Let the app run until ``condition()`` holds. ``timeout`` (seconds) is a generous cap for a loaded
+    machine, after which the test fails; it never measures speed."""
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"condition not reached within {timeout:.0f} s")
+        await pilot.pause(0.02)
+
+
+async def settle(pilot, timeout: float = 120.0) -> None:
+    """Wait until no AI move is pending (the stub players answer at once; on a loaded machine that can take
+    a while, up to the generous ``timeout``)."""
+    await pilot.pause()
+    await until(pilot, lambda: not pilot.app.main_screen.ai.busy, timeout)
+    await pilot.pause()
 
 
 class ScriptedConnection:
