@@ -67,6 +67,7 @@ async def wait_for(pilot, cond) -> None:
     await pilot.pause()
 
 
+@pytest.mark.slow  # a whole game end to end
 async def test_network_game_keyboard_then_autopilot():
     async with local_server() as server:
         app = net_app(server.port)

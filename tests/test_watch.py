@@ -72,6 +72,7 @@ async def test_prepare_prints_the_codes_and_watches_two_bots_play(tmp_path, seas
     assert f"replay saved: {mine}" in text
 
 
+@pytest.mark.slow  # a whole game end to end
 async def test_observe_a_running_room_with_analysis():
     server = await start_server(password=PASSWORD, seed=12)
     try:
@@ -88,7 +89,7 @@ async def test_observe_a_running_room_with_analysis():
                            for i, code in enumerate(codes))
 
         args = watch_args(server.port, "--room", room, "--analyse", "--ai", "greedy", "--time", "20")
-        code = await asyncio.wait_for(watch_text(args, out, err, on_started=started), 120)
+        code = await asyncio.wait_for(watch_text(args, out, err, on_started=started), 900)  # generous: under load
         await asyncio.gather(*players)
     finally:
         await server.close()
@@ -141,6 +142,7 @@ def test_bad_options_exit_2(argv, capsys):
 # --- the live viewer (TUI) ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a whole game end to end
 async def test_live_viewer_follows_the_game_steps_back_and_shows_the_result(tmp_path, monkeypatch):
     from textual.widgets import Static
 
