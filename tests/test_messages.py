@@ -676,8 +676,8 @@ def test_fast_read_of_every_state_fixture_equals_the_general_read() -> None:
 def test_fast_paths_on_every_state_of_the_replays(replay: str) -> None:
     elements = [e for e in elements_of(fixture_path(f"sc2021/{replay}")) if e.find("data/state") is not None]
     assert len(elements) > 60
+    # (that the fast reader takes every one of these states: test_fast_read_of_every_state_fixture_equals_...)
     for element in elements:
-        assert check_fast_read(element)
         read = read_state(parse_message(element))
         message = state_to_message(read.state, read.room_id, read.names)
         expected = M.Room(room_id=read.room_id, data=M.Memento(state=validated_state_model(read.state, read.names)))
