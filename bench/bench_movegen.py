@@ -13,7 +13,7 @@ import random
 import statistics
 import time
 
-from model.fast import FastState, push_pop_loop, warm_up
+from model.fast import TABLES, FastState, push_pop_loop, warm_up
 from model.pieces import Shape
 from model.season import SEASONS, season_named
 from model.state import GameState
@@ -80,7 +80,7 @@ def main() -> None:
         for fs in fast_states:  # the same, called from compiled code (as the AI's playouts do)
             pid = int(fs.legal_placements()[0])
             t0 = time.perf_counter()
-            push_pop_loop(fs.b, fs.m, fs._stack_b, fs._stack_m, pid, fs.first_cells, 100 * args.repeat)
+            push_pop_loop(TABLES, fs.b, fs.m, fs._stack_b, fs._stack_m, pid, fs.first_cells, 100 * args.repeat)
             inner.append((time.perf_counter() - t0) / (100 * args.repeat))
         print(f"[fast] apply+undo inside compiled code: median {statistics.median(inner) * 1e6:.2f} µs")
 
