@@ -191,11 +191,12 @@ def extend_tables(base: np.ndarray, *parts: np.ndarray) -> tuple[np.ndarray, lis
 
 
 def _kernel_tables() -> tuple[np.ndarray, list[int]]:
-    parts = (EDGE_NB, DIAG_NB, EDGE_DIR, P_CELLS, P_SHAPE, SIZES, P_ADJ, P_CORNERS, CSP_IDS)
+    parts = (EDGE_NB, DIAG_NB, EDGE_DIR, P_CELLS, P_SHAPE, SIZES, SIZES[P_SHAPE], P_ADJ, P_CORNERS, CSP_IDS)
     return extend_tables(np.zeros(0, dtype=np.int16), *(p.astype(np.int16) for p in parts), CSP_OFF)
 
 
-TABLES, (T_EDGE, T_DIAG, T_DIR, T_CELLS, T_SHAPE, T_SIZE, T_ADJ, T_CORNERS, T_IDS, T_OFF) = _kernel_tables()
+# T_PSIZE: squares per placement
+TABLES, (T_EDGE, T_DIAG, T_DIR, T_CELLS, T_SHAPE, T_SIZE, T_PSIZE, T_ADJ, T_CORNERS, T_IDS, T_OFF) = _kernel_tables()
 
 
 def guard_cache(module_file: str, *depends_on: str) -> None:
