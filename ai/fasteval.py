@@ -219,6 +219,6 @@ def leaf_value(t, b, m, first_cells, w, sign):
     """A search leaf's value for the side with ``sign`` (+1 team ONE): a finished game is decided
     (``ai.evaluate.decided_value``), an unfinished one evaluated."""
     if F.is_over(m):
-        diff = F.points(t, m, 0) + F.points(t, m, 2) - F.points(t, m, 1) - F.points(t, m, 3)
+        diff = F.margin(t, m)
         return sign * (diff + (E.WIN if diff > 0 else (-E.WIN if diff < 0 else 0.0)))
     return sign * evaluate(t, b, m, first_cells, w)

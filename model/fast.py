@@ -410,7 +410,7 @@ def placeable_shapes(t, b, m, color, first_cells):
 @njit(cache=True)
 def has_move(t, b, m, color, first_cells):
     """Whether ``color`` can place any piece (early exit)."""
-    return count_moves(t, b, m, color, first_cells, 1) > 0
+    return count_moves(t, b, m, color, first_cells, np.int64(1)) > 0
 
 
 @njit(cache=True)
@@ -565,6 +565,15 @@ def points(t, m, color):
         if (hand >> s) & 1:
             left += t[T_SIZE + s]
     return TOTAL_SQUARES - left
+
+
+@njit(cache=True)
+def margin(t, m):
+    """Points of team ONE (BLUE + RED) minus team TWO's."""
+    diff = 0
+    for color in range(4):
+        diff += points(t, m, color) if color % 2 == 0 else -points(t, m, color)
+    return diff
 
 
 # --- the Python face ---------------------------------------------------------------------------------
