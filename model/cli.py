@@ -40,7 +40,7 @@ def moves_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     season = season_named(args.season) if args.season else None
     several = len(args.files) > 1
-    warm_up()  # compile (or load) the fast engine, so --timing shows the steady-state cost
+    warm_up(play=False)  # compile (or load) the move generator, so --timing shows the steady-state cost
     out = sys.stdout
     for path in args.files:
         try:

@@ -688,13 +688,16 @@ class FastState:
                 int(m[M_MONO_DONE]), int(m[M_MONO_FLAG]))
 
 
-def warm_up() -> None:
-    """Compile (or load from numba's cache) every kernel: call before the first timed move."""
+def warm_up(play: bool = True) -> None:
+    """Compile (or load from numba's cache) every kernel: call before the first timed move. ``play=False``:
+    only those that list moves (``blokus moves``; apply/undo is most of the compile)."""
     from model.pieces import Shape
     from model.state import GameState
 
     fs = FastState.from_state(GameState(Shape.PENTO_L))
     ids = fs.legal_placements()
+    if not play:
+        return
     fs.push_placement(int(ids[0]))
     fs.push_skip()
     fs.pop()
