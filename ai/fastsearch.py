@@ -74,8 +74,9 @@ class FastSearchParams:
 
 
 @njit(cache=True)
-def static_score(t, b, m, color, pid, opp_anchor, mark):
-    """``ai.evaluate.static_scores`` of one placement (``opp_anchor[q] == mark``: an opponent's anchor)."""
+def static_score(t, tf, b, m, color, pid, opp_anchor, mark):
+    """``ai.evaluate.static_scores`` of one placement (``opp_anchor[q] == mark``: an opponent's anchor; ``tf``:
+    ``t.view(np.float64)``)."""
     fbase = FORB + color * FSTRIDE
     corners = 0
     for j in range(CORNERS_W):
@@ -88,7 +89,7 @@ def static_score(t, b, m, color, pid, opp_anchor, mark):
     fade = max(0.0, 1.0 - m[M_TURN] / 40.0)
     size = np.float64(t[T_PSIZE + pid])
     centre = np.float64(t[T_P_CENTRE + pid])
-    return 1.6 * size + t.view(np.float64)[T_P_AWK + pid] + 0.7 * corners + 1.2 * blocked + 0.3 * fade * centre
+    return 1.6 * size + tf[T_P_AWK + pid] + 0.7 * corners + 1.2 * blocked + 0.3 * fade * centre
 
 
 @njit(cache=True)
@@ -130,7 +131,7 @@ def scored_children(t, b, m, first_cells, w, sign, ply, limit, stack_b, stack_m,
     their values after the move (for the root team: ``sign`` * evaluation); return k (-1: stopped)."""
     color = m[M_TURN] & 3
     counters[0] += 1
-    n = F.gen_moves(t, b, m, color, first_cells, moves[ply], seen, np.int32(counters[0]))
+    n = F.gen_moves(t, b, m, color, first_cells, moves[ply], seen, counters[0])
     if n == 0:
         return 0
     row = moves[ply]
@@ -138,10 +139,11 @@ def scored_children(t, b, m, first_cells, w, sign, ply, limit, stack_b, stack_m,
         counters[0] += 1
         mark = counters[0]
         _mark_opp_anchors(b, m, color, opp_anchor, mark)
+        tf = t.view(np.float64)
         # keep the ``limit`` best by static score (insertion into a short sorted list)
         k = 0
         for i in range(n):
-            s = static_score(t, b, m, color, np.int64(row[i]), opp_anchor, mark)
+            s = static_score(t, tf, b, m, color, np.int64(row[i]), opp_anchor, mark)
             if k == limit and s <= cand_score[ply, k - 1]:
                 continue
             j = k if k < limit else limit - 1

@@ -176,7 +176,7 @@ def _gen(t, b, m, color, first_cells, moves, seen, stamp):
     if stamp[0] >= 2_000_000_000:
         seen[:] = 0
         stamp[0] = 1
-    return F.gen_moves(t, b, m, color, first_cells, moves, seen, np.int32(stamp[0]))
+    return F.gen_moves(t, b, m, color, first_cells, moves, seen, stamp[0])
 
 
 @njit(cache=True)

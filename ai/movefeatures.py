@@ -130,8 +130,9 @@ def position_marks(t, b, color, last, marks, scratch):
 
 
 @njit(cache=True)
-def move_features(t, b, color, pid, marks, out):
-    """The features of placing ``pid`` for ``color`` (``marks`` from ``position_marks``) into ``out``."""
+def move_features(t, tf, b, color, pid, marks, out):
+    """The features of placing ``pid`` for ``color`` (``marks`` from ``position_marks``; ``tf``:
+    ``t.view(np.float64)``) into ``out``."""
     # It runs for every move of every new node of the search: the counts are kept in local integers and
     # written once at the end (adding to ``out`` cell by cell chained every count through memory: ~1.3x the
     # time), and indices are unsigned (numba then skips its check for negative ones).
@@ -140,7 +141,6 @@ def move_features(t, b, color, pid, marks, out):
     partner = (color + 2) & 3
     block = partner_spot = local = 0
     centre = 99.0
-    dist = t.view(np.float64)
     cells = T_CELLS + 5 * pid
     for j in range(5):
         q = t[np.uint64(cells + j)]
@@ -150,7 +150,7 @@ def move_features(t, b, color, pid, marks, out):
         block += (mk & MARK_BLOCK) != 0
         partner_spot += (mk & MARK_PARTNER) != 0
         local |= (mk & MARK_LOCAL) != 0
-        centre = min(centre, dist[np.uint64(T_CENTRE_DIST + q)])
+        centre = min(centre, tf[np.uint64(T_CENTRE_DIST + q)])
     adj_partner = adj_opp = adj_shadow = adj_own_corner = adj_free = 0
     adj = T_ADJ + ADJ_W * pid
     for j in range(ADJ_W):
@@ -221,8 +221,9 @@ def move_logits(t, b, m, color, last, pids, n, weights, marks, scratch, feats, o
     if k + 1 < weights.shape[0] and turn > weights[k, 0]:
         a = (turn - weights[k, 0]) / (weights[k + 1, 0] - weights[k, 0])
         w = (1.0 - a) * w + a * weights[k + 1, 1:]
+    tf = t.view(np.float64)
     for i in range(n):
-        move_features(t, b, color, np.int64(pids[i]), marks, feats)
+        move_features(t, tf, b, color, np.int64(pids[i]), marks, feats)
         z = 0.0
         for f in range(NFEAT):
             z += w[f] * feats[f]
@@ -236,5 +237,5 @@ def features_of(state_fast, color: int, last: np.ndarray, pids: np.ndarray) -> n
     position_marks(AT.TABLES, state_fast.b, color, last.astype(np.int32), marks, scratch)
     out = np.zeros((len(pids), NFEAT))
     for i, pid in enumerate(pids):
-        move_features(AT.TABLES, state_fast.b, color, int(pid), marks, out[i])
+        move_features(AT.TABLES, AT.TABLES.view(np.float64), state_fast.b, color, int(pid), marks, out[i])
     return out

@@ -4,7 +4,8 @@ Every compiled AI kernel (``ai.fasteval``, ``ai.movefeatures``, ``ai.fastsearch`
 ``TABLES`` as its first argument ``t`` and hands it to the engine's kernels, which read their own sections
 of it (it begins with ``model.fast.TABLES``). Tables reach compiled code only this way: numba would copy a
 global array into every kernel that reads it. ``T_*``: the sections' offsets, in units of their type
-(float64 sections are read through ``t.view(np.float64)``).
+(float64 sections are read through ``tf = t.view(np.float64)``, made once per position: a view is a new array,
+and numba counts references to it).
 """
 
 from __future__ import annotations

@@ -168,8 +168,9 @@ ADJ_W, CORNERS_W = P_ADJ.shape[1], P_CORNERS.shape[1]
 # numba freezes a global array into the machine code of every kernel that reads it, once per compiled
 # variant (hundreds of MB of cache, minutes of compiling): the kernels take their tables as an argument
 # instead, ``t``, one flat int16 array of sections (as a position is one byte array), typed at a call as
-# fast as any array. ``T_*`` are the sections' offsets, in units of the section's own type: int16, except
-# T_OFF (int32, read through ``t.view(np.int32)``). ``extend_tables`` appends sections (the AI's).
+# fast as any array. ``T_*`` are the sections' offsets, in units of the section's own type: int16, except the
+# AI's float64 ones, read through ``tf = t.view(np.float64)`` made once per position, not per move (a view is a
+# new array, and numba counts references to it). ``extend_tables`` appends sections (the AI's).
 
 def extend_tables(base: np.ndarray, *parts: np.ndarray) -> tuple[np.ndarray, list[int]]:
     """``base`` (int16) followed by ``parts`` (int16, int32 or float64, flattened; each aligned to its type),
@@ -191,8 +192,10 @@ def extend_tables(base: np.ndarray, *parts: np.ndarray) -> tuple[np.ndarray, lis
 
 
 def _kernel_tables() -> tuple[np.ndarray, list[int]]:
-    parts = (EDGE_NB, DIAG_NB, EDGE_DIR, P_CELLS, P_SHAPE, SIZES, SIZES[P_SHAPE], P_ADJ, P_CORNERS, CSP_IDS)
-    return extend_tables(np.zeros(0, dtype=np.int16), *(p.astype(np.int16) for p in parts), CSP_OFF)
+    # the lists' offsets (int32) as pairs of int16: low half, high half (``list_offset``)
+    halves = np.stack([CSP_OFF & 0xFFFF, CSP_OFF >> 16], axis=1).astype(np.uint16).view(np.int16)
+    parts = (EDGE_NB, DIAG_NB, EDGE_DIR, P_CELLS, P_SHAPE, SIZES, SIZES[P_SHAPE], P_ADJ, P_CORNERS, CSP_IDS, halves)
+    return extend_tables(np.zeros(0, dtype=np.int16), *(p.astype(np.int16) for p in parts))
 
 
 # T_PSIZE: squares per placement
@@ -241,15 +244,23 @@ guard_cache(__file__)
 # quarter faster (bench/bench_mcts.py --playouts).
 
 @njit(cache=True)
+def list_offset(t, i):
+    """Offset ``i`` of the candidate lists (int32), from its two int16 halves. Not an int32 section read through
+    ``t.view(np.int32)``: a view is a new array, and numba counts references to it (~25% of ``gen_moves``)."""
+    j = np.uint64(T_OFF + 2 * i)
+    return (np.int64(t[j + np.uint64(1)]) << 16) | (np.int64(t[j]) & 0xFFFF)
+
+
+@njit(cache=True)
 def candidates(t, b, fbase, a):
     """Where the candidate list of anchor ``a`` for the colour whose forbidden flags start at ``fbase`` begins
-    in the lists' offsets (``t.view(np.int32)``): placements of shape s are ``t[T_IDS + k]`` for k from
-    ``offsets[base + 4 s]`` to ``offsets[base + 4 s + 1]``."""
+    among the lists' offsets: placements of shape s are ``t[T_IDS + k]`` for k from ``list_offset(t, base + 4 s)``
+    to ``list_offset(t, base + 4 s + 1)``."""
     u = np.uint64(fbase)
     nb = T_DIR + 4 * a
     low = b[u + np.uint64(t[np.uint64(nb)])] | (b[u + np.uint64(t[np.uint64(nb + 1)])] << 1)
     high = b[u + np.uint64(t[np.uint64(nb + 2)])] | (b[u + np.uint64(t[np.uint64(nb + 3)])] << 1)
-    return T_OFF + high * OFF_QUARTER + a * NSHAPES * 4 + low
+    return high * OFF_QUARTER + a * NSHAPES * 4 + low
 
 
 @njit(cache=True)
@@ -266,12 +277,11 @@ def fits(t, b, fbase, pid):
 def add_anchor_moves(t, b, fbase, a, avail, out, n, seen, stamp):
     """Append to ``out[n:]`` the placements through anchor ``a`` of the shapes in the bit set ``avail``
     that fit and are not marked ``stamp`` in ``seen`` yet (marking them); return the new count."""
-    offsets = t.view(np.int32)
     base = candidates(t, b, fbase, a)
     for s in range(NSHAPES):
         if not (avail >> s) & 1:
             continue
-        for k in range(offsets[np.uint64(base + s * 4)], offsets[np.uint64(base + s * 4 + 1)]):
+        for k in range(list_offset(t, base + s * 4), list_offset(t, base + s * 4 + 1)):
             pid = np.int64(t[np.uint64(T_IDS + k)])
             if seen[np.uint64(pid)] == stamp:
                 continue
@@ -325,7 +335,8 @@ def next_attach_point(b, abase, first, first_cells, a):
 def gen_moves(t, b, m, color, first_cells, out, seen, stamp):
     """Write the legal placement ids of ``color`` into ``out`` (unsorted, distinct); return how many.
 
-    ``seen`` (int32 per placement) must hold no value >= ``stamp`` (a fresh number per call).
+    ``seen`` (int32 per placement) must hold no value >= ``stamp`` (a fresh number per call; taken as an int32,
+    as ``add_anchor_moves`` is called with one).
     """
     first, avail = shapes_to_place(m, color)
     if avail == 0:
@@ -333,9 +344,10 @@ def gen_moves(t, b, m, color, first_cells, out, seen, stamp):
     fbase = FORB + color * FSTRIDE
     abase = np.int64(ANCH + color * NCELLS)
     n = np.int64(0)  # not a literal 0: numba would compile a variant of the callee for it
+    mark = np.int32(stamp)
     a = next_attach_point(b, abase, first, first_cells, np.int64(0))
     while a < NCELLS:
-        n = add_anchor_moves(t, b, fbase, a, avail, out, n, seen, stamp)
+        n = add_anchor_moves(t, b, fbase, a, avail, out, n, seen, mark)
         a = next_attach_point(b, abase, first, first_cells, a + 1)
     return n
 
@@ -349,7 +361,6 @@ def count_moves(t, b, m, color, first_cells, limit):
     first, avail = shapes_to_place(m, color)
     if avail == 0:
         return 0
-    offsets = t.view(np.int32)
     fbase = FORB + color * FSTRIDE
     abase = np.int64(ANCH + color * NCELLS)
     n = 0
@@ -359,7 +370,7 @@ def count_moves(t, b, m, color, first_cells, limit):
         for s in range(NSHAPES):
             if not (avail >> s) & 1:
                 continue
-            for k in range(offsets[base + s * 4], offsets[base + s * 4 + 1]):
+            for k in range(list_offset(t, base + s * 4), list_offset(t, base + s * 4 + 1)):
                 pid = np.int64(t[T_IDS + k])
                 if not fits(t, b, fbase, pid):
                     continue
@@ -388,7 +399,6 @@ def placeable_shapes(t, b, m, color, first_cells):
     found = 0
     if avail == 0:
         return found
-    offsets = t.view(np.int32)
     fbase = FORB + color * FSTRIDE
     abase = np.int64(ANCH + color * NCELLS)
     a = next_attach_point(b, abase, first, first_cells, np.int64(0))
@@ -397,7 +407,7 @@ def placeable_shapes(t, b, m, color, first_cells):
         for s in range(NSHAPES):
             if not (avail >> s) & 1 or (found >> s) & 1:
                 continue
-            for k in range(offsets[base + s * 4], offsets[base + s * 4 + 1]):
+            for k in range(list_offset(t, base + s * 4), list_offset(t, base + s * 4 + 1)):
                 if fits(t, b, fbase, np.int64(t[T_IDS + k])):
                     found |= 1 << s
                     break
@@ -414,7 +424,6 @@ def has_move(t, b, m, color, first_cells):
     first, avail = shapes_to_place(m, color)
     if avail == 0:
         return False
-    offsets = t.view(np.int32)
     fbase = FORB + color * FSTRIDE
     abase = np.int64(ANCH + color * NCELLS)
     a = next_attach_point(b, abase, first, first_cells, np.int64(0))
@@ -422,7 +431,7 @@ def has_move(t, b, m, color, first_cells):
         base = candidates(t, b, fbase, a)
         for s in range(NSHAPES):
             if (avail >> s) & 1:
-                for k in range(offsets[np.uint64(base + s * 4)], offsets[np.uint64(base + s * 4 + 1)]):
+                for k in range(list_offset(t, base + s * 4), list_offset(t, base + s * 4 + 1)):
                     if fits(t, b, fbase, np.int64(t[np.uint64(T_IDS + k)])):
                         return True
         a = next_attach_point(b, abase, first, first_cells, a + 1)
@@ -663,7 +672,7 @@ class FastState:
         if self._stamp >= 2**31 - 1:
             self._seen[:] = 0
             self._stamp = 1
-        n = gen_moves(TABLES, self.b, self.m, color, self.first_cells, self._out, self._seen, np.int32(self._stamp))
+        n = gen_moves(TABLES, self.b, self.m, color, self.first_cells, self._out, self._seen, self._stamp)
         return np.sort(self._out[:n])
 
     def push_placement(self, pid: int) -> None:
