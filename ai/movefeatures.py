@@ -232,6 +232,7 @@ def move_logits(t, b, m, color, last, pids, n, weights, marks, scratch, feats, o
 
 def features_of(state_fast, color: int, last: np.ndarray, pids: np.ndarray) -> np.ndarray:
     """(len(pids), NFEAT) features of the placements in a ``FastState`` (for fitting and tests)."""
+    color = int(color)  # a Color would compile another variant of the kernels
     marks = np.zeros(NCELLS + 1, dtype=np.uint8)
     scratch = np.zeros(NCELLS + 1, dtype=np.int32)
     position_marks(AT.TABLES, state_fast.b, color, last.astype(np.int32), marks, scratch)

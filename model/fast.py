@@ -667,7 +667,7 @@ class FastState:
 
     def legal_placements(self, color: int | None = None) -> np.ndarray:
         """Sorted placement ids, as ``GameState.legal_placements``."""
-        color = self.current_color if color is None else color
+        color = self.current_color if color is None else int(color)  # a Color would compile another variant
         self._stamp += 1
         if self._stamp >= 2**31 - 1:
             self._seen[:] = 0

@@ -256,7 +256,7 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
     moves = step = 0
     while not state.is_over:
         step += 1  # a fresh mark for every call
-        color = state.current_color
+        color = int(state.current_color)  # an int, as the search passes it (a Color: another compiled variant)
         assert int(fast.m[M_TURN]) & 3 == color
         legal = state.legal_placements().tolist()
         MF.mark_local(TABLES, fast.b, last, color, marks, np.int32(step))
@@ -299,7 +299,7 @@ def test_the_playout_policy_draws_by_size_among_the_best_blockers(turn, sizes, k
         last[state.current_color] = pid = int(ids[rng.randrange(len(ids))])
         state.push_placement(pid)
     fast = FastState.from_state(state)
-    color = state.current_color
+    color = int(state.current_color)
     scratch = mcts.Scratch()
     params = mcts.MctsParams().vector()
     size_w = params[mcts.R_SIZE_BASE] ** np.arange(6)
