@@ -15,10 +15,11 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "replay": ("tui.cli", "replay_main", "step through a replay file (.xml or .xml.gz)"),
     "bot": ("net.bot", "main", "headless player for a game server (contest start.sh uses this)"),
     "serve": ("net.server", "main", "run a local game server speaking the official protocol"),
-    "arena": ("ai.arena", "main", "play AI against AI and report the score table"),
+    "arena": ("net.external_arena", "arena_main", "AI against AI, or your own client (cmd:COMMAND): score table"),
     "analyse": ("ai.analyse_cli", "main", "find the mistakes and blunders of each team in replay files"),
     "watch": ("tui.watch", "watch_main", "watch a live game on a server (admin protocol: observe, prepare)"),
-    "moves": ("model.cli", "moves_main", "list the legal moves of the colour to move in a state file"),
+    "moves": ("cli.moves", "moves_main", "list the legal moves of the colour to move in a state file or, with "
+              "--turn N, in a replay"),
 }
 
 USAGE = """usage: blokus [SUBCOMMAND] [ARGS...]

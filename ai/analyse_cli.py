@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -29,7 +30,8 @@ from ai.analysis import (
     analyse_cached,
     replay_moves,
 )
-from model.args import Parser, milliseconds
+from cli.args import Parser, milliseconds, plural
+from model.moves import describe_move, parse_move
 from model.pieces import Team
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -65,37 +67,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 def read_game(path: Path):
     """The replay in ``path`` (``model.replay.Replay``), or ``BadFile``."""
-    from model.files import FileReadError
-    from model.framing import ProtocolError
-    from model.replay import load_replay
+    from model.replay import UnreadableReplay
+    from model.replay import read_game as read_replay_file
 
     try:
-        if path.is_dir():
-            raise BadFile("is a directory, not a replay file")
-        if path.stat().st_size == 0 and path.is_file():
-            raise BadFile("the file is empty")
-        replay = load_replay(path, max_unpacked=MAX_FILE_BYTES)  # bounded: gzip bombs, /dev/zero
-    except BadFile:
-        raise
-    except FileNotFoundError:
-        raise BadFile("no such file") from None
-    except FileReadError as exc:
+        return read_replay_file(path, max_unpacked=MAX_FILE_BYTES)  # bounded: gzip bombs, /dev/zero
+    except UnreadableReplay as exc:
         raise BadFile(str(exc)) from None
-    except OSError as exc:
-        raise BadFile(f"cannot read ({exc.strerror or exc})") from None
-    except (ProtocolError, ValueError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise BadFile(f"not a replay file ({first})") from None
-    except Exception as exc:  # a reader bug must not become a traceback for the user
-        raise BadFile(f"cannot read the replay ({type(exc).__name__}: {exc})") from None
-    if not replay.states:
-        raise BadFile("no Blokus game state in the file")
-    return replay
 
 
 def short_move(text: str) -> str:
-    """``BLUE PENTO_L NONE true 0 16`` -> ``PENTO_L NONE true 0 16`` (the colour has its own column)."""
-    return text.split(" ", 1)[1] if " " in text else text
+    """``BLUE PENTO_L LEFT true 0 16`` -> ``PENTO_L 270° flipped @ (0,16)``, as the TUI writes it (the colour
+    has its own column)."""
+    try:
+        return describe_move(parse_move(text), color=False)
+    except ValueError:
+        return text.split(" ", 1)[1] if " " in text else text
 
 
 def team_label(team: Team, names: tuple[str, str]) -> str:
@@ -120,13 +107,14 @@ def format_report(path: str, replay, analysis: GameAnalysis, *, every_move: bool
         lines.append(f"  {team_label(team, names)}: " + ("no mistakes" if not rows else
                                                           ("every move" if every_move else "mistakes and blunders")))
         if rows:
-            lines.append(f"  {'turn':>4}  {'colour':<6}  {'played':<30}  {'best':<30}  {'loss':>6}")
+            lines.append(f"  {'turn':>4}  {'colour':<6}  {'played':<34}  {'best':<30}  {'loss':>6}")
             lines.extend(_row(p) for p in rows)
     lines.append("")
     for team in Team:
         sm = summaries[team]
         worst = f", worst turn {sm.worst_turn} ({sm.worst_loss:.1f})" if sm.worst_turn is not None else ""
-        lines.append(f"  {team.name}: {sm.moves} moves, {sm.mistakes} mistakes, {sm.blunders} blunders, "
+        lines.append(f"  {team.name}: {plural(sm.moves, 'move')}, {plural(sm.mistakes, 'mistake')}, "
+                     f"{plural(sm.blunders, 'blunder')}, "
                      f"average loss {sm.average_loss:.2f}{worst}")
     return "\n".join(lines) + "\n"
 
@@ -134,7 +122,7 @@ def format_report(path: str, replay, analysis: GameAnalysis, *, every_move: bool
 def _row(p: PositionAnalysis) -> str:
     best = "=" if p.best == p.played else short_move(p.best)
     played = f"{short_move(p.played)} {p.mark}".rstrip()
-    return f"  {p.turn:>4}  {p.color:<6}  {played:<30}  {best:<30}  {p.loss:>6.1f}"
+    return f"  {p.turn:>4}  {p.color:<6}  {played:<34}  {best:<30}  {p.loss:>6.1f}"
 
 
 def report_dict(path: str, replay, analysis: GameAnalysis) -> dict:
@@ -165,10 +153,18 @@ class _Progress:
         if self.quiet:
             return
         if self.tty:
-            self.stream.write(f"\ranalysing {self.path}: {done}/{total}\x1b[K")
+            self.stream.write(f"\r{self.line(done, total, shutil.get_terminal_size().columns)}\x1b[K")
         elif position is None or done % 10 == 0 or done == total:
             self.stream.write(f"analysing {self.path}: {done}/{total}\n")
         self.stream.flush()
+
+    def line(self, done: int, total: int, columns: int) -> str:
+        """The progress line in fewer than ``columns`` columns (a line that wraps could not be rewritten in
+        place: every update would leave a line behind); a long path loses its start."""
+        count = f": {done}/{total}"
+        room = columns - 1 - len("analysing ") - len(count)
+        path = self.path if len(self.path) <= room else "…" + self.path[len(self.path) - max(room - 1, 1):]
+        return f"analysing {path}{count}"[: max(columns - 1, 1)]
 
     def finish(self) -> None:
         if self.tty and not self.quiet:

@@ -13,6 +13,11 @@ The scale (used everywhere: the CLI, the viewer, the chart, the JSON):
   ahead), like the point difference on the scoreboard: the engine's estimate of the final point
   difference (one square = one point; mobility and space are converted to points by the evaluation's
   weights). A finished game has its exact final point difference as value.
+* **curve** — the chart's value of a position (``evaluation_at``): the mean of the yardstick search from
+  the position and the one after its best move, one ply deeper. The last ply of a search favours the team
+  that makes it, and consecutive positions end their searches on alternate teams: one depth alone
+  zig-zagged with the side to move (median step 18 points on the official 21.3.3 game 1); the mean puts
+  every position at the same point of the round (median step 5 there: what is left are the moves' losses).
 * **loss** — how many points the move played gave away against the best move, for the team that
   moved (always >= 0): ``value(best) - value(played)`` seen from the mover's team.
 * **marks** — ``?`` mistake: loss >= ``MISTAKE_LOSS`` points; ``??`` blunder: loss >= ``BLUNDER_LOSS``.
@@ -35,14 +40,16 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import cast
 
+from ai.base import TimeKeeper
 from ai.evaluate import DEFAULT_WEIGHTS, Weights, terminal_value
 from ai.search import Searcher, SearchParams, _Timeout
 from model.moves import Move, SetMove, SkipMove
 from model.pieces import COLORS, Color, Team
 from model.state import GameState
 
-ANALYSIS_VERSION = 1  # bump when values change meaning: old cache entries are then ignored
+ANALYSIS_VERSION = 2  # bump when values change meaning: old cache entries are then ignored (2: the curve)
 DEFAULT_TIME = 0.3  # engine seconds per position
 VALUE_DEPTH = 4  # plies of the yardstick search
 MISTAKE_LOSS = 4.0
@@ -107,12 +114,6 @@ class PositionAnalysis:
 
         return parse_move(self.best)
 
-    @property
-    def played_move(self) -> Move:
-        from model.moves import parse_move
-
-        return parse_move(self.played)
-
 
 @dataclass
 class ChartPoint:
@@ -122,7 +123,7 @@ class ChartPoint:
     turn: int
     point_diff: int  # team ONE minus team TWO, now
     mobility: tuple[int, int, int, int]  # legal placements per colour (0 = none or out of the game)
-    evaluation: float | None = None  # the position's value (PositionAnalysis.value), once analysed
+    evaluation: float | None = None  # the position's value on the curve (``evaluation_at``), once analysed
 
 
 @dataclass
@@ -252,7 +253,8 @@ def position_value(state: GameState, depth: int = VALUE_DEPTH, stop: threading.E
     """
     if state.is_over:
         return terminal_value(state, weights)
-    searcher = _YardstickSearcher(state.copy(), weights, SearchParams(), _StopOnly(stop or threading.Event()))
+    timer = cast(TimeKeeper, _StopOnly(stop or threading.Event()))  # the searcher asks it only expired()
+    searcher = _YardstickSearcher(state.copy(), weights, SearchParams(), timer)
     return _team_one_sign(state) * searcher.alphabeta(depth, -math.inf, math.inf)
 
 
@@ -340,7 +342,9 @@ def analyse_game(
                 continue
             if stop.is_set():
                 raise _Timeout
-            result.positions[i] = position = analyse_position(states[i], moves[i], i, engine, settings, stop)
+            played = moves[i]
+            assert played is not None  # positions_to_analyse took only positions with a move
+            result.positions[i] = position = analyse_position(states[i], played, i, engine, settings, stop)
             if progress is not None:
                 progress(result.done, result.total, position)
     except _Timeout:
@@ -353,18 +357,28 @@ def analyse_game(
     return result
 
 
+def evaluation_at(result: GameAnalysis, index: int) -> float | None:
+    """The curve's value of ``states[index]``: the mean of two yardstick searches whose horizons lie one ply
+    apart, the search from the position (the previous position's ``value_played``) and the search after its
+    best move (its ``value``). A search's last ply favours the team that makes it by several points, and
+    consecutive positions end their searches on alternate teams: one depth alone made the curve zig-zag
+    with the side to move; the mean of both is seen from the same perspective and the same point of the
+    round in every position. None where one of them is missing (e.g. the first position)."""
+    here, before = result.positions.get(index), result.positions.get(index - 1)
+    if here is None or before is None:
+        return None
+    return round((before.value_played + here.value) / 2, 2)
+
+
 def fill_evaluation(result: GameAnalysis, states: Sequence[GameState]) -> None:
-    """The chart's evaluation curve: the analysed value of each position; the exact value at the end."""
+    """The chart's evaluation curve (``evaluation_at``); the exact point difference at the end."""
     if len(result.chart) < len(states):  # the game grew (live)
         result.chart.extend(chart_points(states, len(result.chart)))
     for point in result.chart:
-        analysed = result.positions.get(point.index)
-        if analysed is not None:
-            point.evaluation = analysed.value
-        elif point.index < len(states) and states[point.index].is_over:
+        if point.index < len(states) and states[point.index].is_over:
             point.evaluation = float(point.point_diff)
-        elif point.index > 0 and (before := result.positions.get(point.index - 1)) is not None:
-            point.evaluation = before.value_played  # e.g. the last position of a cut-off game
+        else:
+            point.evaluation = evaluation_at(result, point.index)
 
 
 # --- the cache ---------------------------------------------------------------------------------------
@@ -449,5 +463,5 @@ def replay_moves(replay) -> list[Move | None]:
 
 __all__ = ["AnalysisSettings", "PositionAnalysis", "ChartPoint", "GameAnalysis", "TeamSummary", "AnalysisCache",
            "AnalysisCancelled", "analyse_game", "analyse_cached", "analyse_position", "position_value",
-           "chart_points", "fill_evaluation", "positions_to_analyse", "game_key", "mark_for", "cache_dir",
-           "replay_moves", "MISTAKE_LOSS", "BLUNDER_LOSS", "DEFAULT_TIME", "VALUE_DEPTH"]
+           "chart_points", "fill_evaluation", "evaluation_at", "positions_to_analyse", "game_key", "mark_for",
+           "cache_dir", "replay_moves", "MISTAKE_LOSS", "BLUNDER_LOSS", "DEFAULT_TIME", "VALUE_DEPTH"]

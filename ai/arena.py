@@ -8,10 +8,14 @@ than the official 2 s limit loses the game. The final table gives wins/draws/los
 score percentage of A (win 1, draw 1/2) with a 95 % Wilson confidence interval, and the mean and
 maximum time per move. Reproducible with ``--seed`` (up to the engines' timing: the search depth
 reached depends on the machine's speed). No Textual here: plain text to stderr and stdout.
+
+A player ``cmd:COMMAND`` (a team's own client) is played by a runner that ``main`` is given
+(``net.external_arena``, the ``blokus arena`` command): every game on an embedded server, judged by it.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import multiprocessing
@@ -28,8 +32,8 @@ from pathlib import Path
 
 from ai import compile_ahead, make_player, player_names
 from ai.base import Engine
-from model.args import Parser, milliseconds
-from model.moves import InvalidMove
+from cli.args import Parser, milliseconds
+from model.moves import InvalidMove, Move
 from model.pieces import Shape, Team
 from model.record import GameRecord
 from model.result import Cause, GameResult, irregular_result, regular_result
@@ -66,9 +70,13 @@ class ArenaGame:
     turns: int
     a_times: list[float] = field(default_factory=list)
     b_times: list[float] = field(default_factory=list)
-    forfeit: str = ""  # why a side lost by a rule violation / timeout / crash, if it did
+    forfeit: str = ""  # why a side lost by a rule violation / timeout / crash, if it did: "B timeout: …"
     result: GameResult | None = None
     substitutes: int = 0  # moves an external engine did not find (it passed with placements left): greedy's
+    forfeit_side: str = ""  # "A" or "B": who lost by the forfeit
+    forfeit_class: str = ""  # illegal move, timeout, crashed, did not join, left, protocol
+    replay: str = ""  # the replay file, with --save-replay
+    logs: list[str] = field(default_factory=list)  # log files of cmd: programs (stdout, stderr)
 
 
 def make_specs(games: int, seed: int, move_time: float, season: str = DEFAULT_SEASON.name,
@@ -106,7 +114,7 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
     opening = random.Random(spec.seed)  # the same for both games of a pair
     while not state.is_over and state.turn < spec.opening_turns:
         ids = state.legal_placements()
-        move = move_of_placement(state.current_color, int(ids[opening.randrange(len(ids))]))
+        move: Move = move_of_placement(state.current_color, int(ids[opening.randrange(len(ids))]))
         state.play(move)
         record.append(state.copy(), move)
     result = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)
@@ -122,20 +130,20 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
             move = engine.think(state.copy(), start + spec.move_time, stop)
         except Exception as exc:  # a crash loses the game, but the match goes on
             forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} crashed: {exc!r}"
-            cause = Cause.LEFT
+            cause, result.forfeit_class = Cause.LEFT, "crashed"
             break
         elapsed = time.monotonic() - start
         (result.a_times if is_a else result.b_times).append(elapsed)
         # an external engine keeps its own clock
         if spec.timed and elapsed > hard_limit and not getattr(engine, "external", False):
             forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} too slow: {elapsed:.3f} s"
-            cause = Cause.SOFT_TIMEOUT
+            cause, result.forfeit_class = Cause.SOFT_TIMEOUT, "timeout"
             break
         try:
             state.play(move)
         except InvalidMove as exc:
             forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} illegal move {move}: {exc}"
-            cause = Cause.RULE_VIOLATION
+            cause, result.forfeit_class = Cause.RULE_VIOLATION, "illegal move"
             break
         record.append(state.copy(), move)
         if spec.ponder[0 if is_a else 1] and not state.is_over:
@@ -149,11 +157,13 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
 
         path = new_replay_path(spec.replay_dir, names, season, number=spec.index)
         write_replay(path, record.states, result.result, names=names)
+        result.replay = str(path)
     result.a_points, result.b_points = pts[spec.a_team], pts[1 - spec.a_team]
     result.turns = state.turn
     result.substitutes = getattr(a, "substitutes", 0) + getattr(b, "substitutes", 0)
     if forfeit_team is not None:
         result.score = 0.0 if forfeit_team == spec.a_team else 1.0
+        result.forfeit_side = "A" if forfeit_team == spec.a_team else "B"
     else:
         result.score = 1.0 if result.a_points > result.b_points else 0.0 if result.a_points < result.b_points else 0.5
     return result
@@ -177,20 +187,29 @@ def _run_one(job: tuple[GameSpec, EngineFactory, EngineFactory]) -> ArenaGame:
     return play_game(*job)
 
 
-def run_match(specs: list[GameSpec], factory_a: EngineFactory, factory_b: EngineFactory, jobs: int = 1,
-              progress: Callable[[list[ArenaGame]], None] | None = None) -> list[ArenaGame]:
+GameRunner = Callable[[GameSpec], ArenaGame]  # plays one game by other means (picklable for --jobs)
+
+
+def run_match(specs: list[GameSpec], factory_a: EngineFactory | None, factory_b: EngineFactory | None, jobs: int = 1,
+              progress: Callable[[list[ArenaGame]], None] | None = None,
+              runner: GameRunner | None = None) -> list[ArenaGame]:
+    """Every game of ``specs``: by the engines of the factories, or by ``runner`` (e.g. ``net.external``'s
+    games of ``cmd:`` programs on an embedded server)."""
     results: list[ArenaGame] = []
     work = [(spec, factory_a, factory_b) for spec in specs]
+    one: Callable = _run_one if runner is None else runner
+    if runner is not None:
+        work = list(specs)
     if jobs <= 1:
         for job in work:
-            results.append(_run_one(job))
+            results.append(one(job))
             if progress:
                 progress(results)
     else:
         # an executor, not a multiprocessing.Pool: a worker that dies (a crash in compiled code, the OOM
         # killer) breaks the match with an error instead of leaving it waiting for ever
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            for future in as_completed([pool.submit(_run_one, job) for job in work]):
+            for future in as_completed([pool.submit(one, job) for job in work]):
                 results.append(future.result())
                 if progress:
                     progress(results)
@@ -228,18 +247,36 @@ def summary(results: list[ArenaGame], name_a: str, name_b: str) -> dict:
         "b_max_ms": 1000 * max(b_times, default=0.0),
         "forfeits": [f"game {r.index}: {r.forfeit}" for r in results if r.forfeit],
         "substitutes": sum(r.substitutes for r in results),
+        "a_forfeits": _forfeit_counts(results, "A"), "b_forfeits": _forfeit_counts(results, "B"),
+        # the replays of the games each side lost (to open with blokus replay / blokus analyse)
+        "a_lost_replays": [r.replay for r in results if r.replay and r.score == 0.0],
+        "b_lost_replays": [r.replay for r in results if r.replay and r.score == 1.0],
     }
+
+
+def _forfeit_counts(results: list[ArenaGame], side: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for r in results:
+        if r.forfeit_side == side:
+            kind = r.forfeit_class or "other"
+            counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+def _forfeit_cell(counts: dict[str, int]) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items())) or "-"
 
 
 def format_table(s: dict) -> str:
     lo, hi = s["ci95"]
     rows = [
-        ("player", "W", "D", "L", "mean pts", "score %", "95% CI", "mean ms/move", "max ms/move"),
+        ("player", "W", "D", "L", "mean pts", "score %", "95% CI", "mean ms/move", "max ms/move", "forfeits"),
         (s["a"], s["wins"], s["draws"], s["losses"], f"{s['a_mean_points']:.1f}", f"{100 * s['score']:.1f}",
-         f"{100 * lo:.1f}-{100 * hi:.1f}", f"{s['a_mean_ms']:.0f}", f"{s['a_max_ms']:.0f}"),
+         f"{100 * lo:.1f}-{100 * hi:.1f}", f"{s['a_mean_ms']:.0f}", f"{s['a_max_ms']:.0f}",
+         _forfeit_cell(s.get("a_forfeits", {}))),
         (s["b"], s["losses"], s["draws"], s["wins"], f"{s['b_mean_points']:.1f}",
          f"{100 * (1 - s['score']):.1f}", f"{100 * (1 - hi):.1f}-{100 * (1 - lo):.1f}", f"{s['b_mean_ms']:.0f}",
-         f"{s['b_max_ms']:.0f}"),
+         f"{s['b_max_ms']:.0f}", _forfeit_cell(s.get("b_forfeits", {}))),
     ]
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(str(v).rjust(w) if i else str(v).ljust(w)
@@ -248,6 +285,10 @@ def format_table(s: dict) -> str:
     out = "\n".join(lines) + f"\n{s['games']} games"
     if s["forfeits"]:
         out += "\nforfeits:\n  " + "\n  ".join(s["forfeits"])
+    for side in ("a", "b"):
+        if s.get(f"{side}_lost_replays"):
+            out += f"\ngames {s[side]} lost (blokus replay FILE, blokus analyse FILE):\n  " + "\n  ".join(
+                s[f"{side}_lost_replays"])
     if s.get("substitutes"):
         out += (f"\n{s['substitutes']} moves the external engine did not find (it passed with placements left) "
                 "were played for it by greedy")
@@ -276,12 +317,18 @@ class Progress:
         self.stream.flush()
 
 
-def main(argv: list[str] | None = None) -> int:
+# builds the runner of the games with cmd: players (``net.external_arena``; ai/ does not import net/).
+# Arguments: player A, player B, the parsed options; raises ValueError with one line.
+ExternalRunners = Callable[[str, str, argparse.Namespace], GameRunner]
+
+
+def main(argv: list[str] | None = None, external: ExternalRunners | None = None) -> int:
     parser = Parser("blokus arena", "AI-vs-AI games (one team each).")
     names = ", ".join(player_names())
     parser.add_argument("a", help=f"player A: {names}, level1..level5, gtp:PATH:LEVEL (an external GTP "
-                                  "engine, e.g. Pentobi), or mcts:KEY=VALUE,... (the default with other settings, "
-                                  "e.g. mcts:root_eval=0)")
+                                  "engine, e.g. Pentobi), mcts:KEY=VALUE,... (the default with other settings, "
+                                  "e.g. mcts:root_eval=0), or cmd:COMMAND (your own client, started per game as "
+                                  "COMMAND -h 127.0.0.1 -p PORT -r CODE against an embedded server)")
     parser.add_argument("b", help="player B (the same choices)")
     parser.add_argument("--games", type=int, default=2, help="number of games (even: seats swapped per opening)")
     parser.add_argument("--move-time", type=milliseconds, default=1600, metavar="MS",
@@ -302,23 +349,40 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--untimed", action="store_true",
                         help="no time limit per move: each player's own budget decides (mcts:count=N, a gtp: "
                              "level), to compare searches per simulation; --move-time is then only a safety cap")
+    parser.add_argument("--logs", metavar="DIR",
+                        help="where cmd: programs write their output, per game and seat (default: the --save-replay "
+                             "DIR, else a new temporary directory)")
+    parser.add_argument("--join-timeout", type=float, default=30.0, metavar="SECONDS",
+                        help="a cmd: program that has not joined after this loses the game (default 30)")
     args = parser.parse_args(argv)
-    if args.games < 1 or args.move_time < 1 or args.jobs < 1:
-        parser.error("--games, --move-time and --jobs must be positive")
+    if args.games < 1 or args.move_time < 1 or args.jobs < 1 or args.join_timeout <= 0:
+        parser.error("--games, --move-time, --jobs and --join-timeout must be positive")
     limit_ms = season_named(args.season).soft_timeout_ms
     # every game would be lost on time (the arena keeps the server's limit)
     if args.move_time > limit_ms and not args.untimed:
         parser.error(f"--move-time must be at most {limit_ms} ms, the season's time limit per move")
     for name in (args.a, args.b):
+        if name.startswith("cmd:"):
+            continue
         try:
             make_player(name, 0)
         except ValueError as exc:
             parser.error(str(exc))
         compile_ahead(name)  # the first start compiles the search: before the clock runs, not in a move
-    external = any(name.startswith("gtp:") for name in (args.a, args.b))
-    opening = args.opening_turns if args.opening_turns is not None else 4 if external else 0
+    gtp = any(name.startswith("gtp:") for name in (args.a, args.b))
+    opening = args.opening_turns if args.opening_turns is not None else 4 if gtp else 0
     if args.save_replay:
         Path(args.save_replay).mkdir(parents=True, exist_ok=True)
+    runner = None
+    if any(name.startswith("cmd:") for name in (args.a, args.b)):
+        if external is None:
+            parser.error("cmd: players are played by the blokus command's arena (blokus arena)")
+        if opening:
+            parser.error("--opening-turns cannot be used with a cmd: player (the server starts every game)")
+        try:
+            runner = external(args.a, args.b, args)
+        except ValueError as exc:
+            parser.error(str(exc))
     ponder = (args.ponder in ("a", "both"), args.ponder in ("b", "both"))
     cores = os.cpu_count() or 1
     if args.ponder and 2 * args.jobs > cores:  # a pondering player and its opponent both think all the time
@@ -328,7 +392,10 @@ def main(argv: list[str] | None = None) -> int:
                        not args.untimed)
     progress = None if args.quiet else Progress(len(specs))
     try:
-        results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress)
+        if runner is not None:
+            results = run_match(specs, None, None, args.jobs, progress, runner=runner)
+        else:
+            results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress)
     except BrokenProcessPool:
         print("blokus arena: a game process died (crashed or killed); the match is incomplete", file=sys.stderr)
         return 1

@@ -104,7 +104,7 @@ async def decide(
     think_ms = max(1.0, min(think_ms, hard_ms - min(STOP_MARGIN_MS, hard_ms / 4)))
     ids = state.legal_placements()
     if len(ids) == 0:  # nothing to think about
-        fallback = SkipMove(state.current_color)
+        fallback: Move = SkipMove(state.current_color)
         return Decision(fallback, "forced", time.monotonic() - received_at, "no placement exists")
     fallback = move_of_placement(state.current_color, _largest_piece(ids, rng))
     if len(ids) == 1:

@@ -95,7 +95,7 @@ class GtpPlayer(Engine):
         assert proc is not None and proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(line + "\n")
         proc.stdin.flush()
-        lines = []
+        lines: list[str] = []
         while True:
             out = proc.stdout.readline()
             if not out:

@@ -24,7 +24,6 @@ from model.moves import Move
 from model.state import GameState
 
 LEVELS = (1, 2, 3, 4, 5)
-DEFAULT_LEVEL = 5
 
 
 class CappedTime(Engine):

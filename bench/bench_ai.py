@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ai.evaluate import evaluate  # noqa: E402
 from ai.search import LookaheadPlayer  # noqa: E402
 from model.pieces import Shape  # noqa: E402
-from model.season import SEASON  # noqa: E402
+from model.season import DEFAULT_SEASON  # noqa: E402
 from model.state import GameState  # noqa: E402
 
 
@@ -26,7 +26,7 @@ def positions(n: int, seed: int) -> list[GameState]:
     rng = random.Random(seed)
     out = []
     while len(out) < n:
-        state = GameState.new(Shape[rng.choice(SEASON.start_pieces)])
+        state = GameState.new(Shape[rng.choice(DEFAULT_SEASON.start_pieces)])
         stop_at = rng.randrange(0, 60)
         while not state.is_over and state.turn < stop_at:
             ids = state.legal_placements()

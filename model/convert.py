@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from lxml import etree
 from pydantic import ValidationError
@@ -28,7 +29,7 @@ from model.messages import UnknownMessage, to_bytes, to_xml
 from model.moves import Move, SetMove, SkipMove
 from model.pieces import COLORS, SHAPES, Color, Shape, orientations
 from model.result import GameResult, PlayerResult, result_from_data, result_to_message
-from model.season import DEFAULT_SEASON, SEASON_2021, SEASON_2027, Season, season_of_class
+from model.season import DEFAULT_SEASON, SEASONS, Season, season_of_class
 from model.state import GameState
 
 log = logging.getLogger(__name__)
@@ -81,7 +82,7 @@ def parse_message(element: etree._Element) -> M.Message:
             if fast is not None:
                 return fast
     try:
-        message = model.from_xml_tree(element)
+        message = cast(M.Message, model.from_xml_tree(element))
     except _READ_ERRORS as exc:
         return UnknownMessage(_raw(element), tag, data_class, reason=f"unreadable message: {_first_line(exc)}")
     if isinstance(message, M.Join) and "game_type" not in message.model_fields_set:
@@ -155,16 +156,19 @@ def detect_season(model: M.State) -> Season | None:
     piece PENTO_X. 2021: a ``<startTeam>`` child, ``<first>``/``<second>``, legacy 21.0–21.2 parts, an
     ``sc.plugin2021.`` lastMove.
     """
+    def writing(attribute_layout: bool) -> Season:
+        return next(s for s in SEASONS.values() if s.state_attribute_layout is attribute_layout)
+
     if model.start_team_attr is not None:
-        return SEASON_2027
+        return writing(attribute_layout=True)
     if (model.start_team is not None or model.first is not None or model.second is not None
             or model.current_color_index is not None or model.ordered_colors is not None):
-        return SEASON_2021
+        return writing(attribute_layout=False)
     if model.last_move is not None and (season := season_of_class(model.last_move.cls)) is not None:
         return season
-    if model.start_piece is Shape.PENTO_X:
-        return SEASON_2027
-    return None
+    piece = model.start_piece.name if model.start_piece is not None else None
+    starting = [s for s in SEASONS.values() if piece in s.start_pieces]
+    return starting[0] if len(starting) == 1 else None  # a start piece only one season draws (PENTO_X)
 
 
 def read_state(message: M.Room | M.Memento | M.State, season: Season | None = None) -> StateRead:
@@ -232,9 +236,9 @@ def read_state(message: M.Room | M.Memento | M.State, season: Season | None = No
         else:
             undeployed[color] = list(shape_list.shapes)
 
-    last_mono = {}
+    last_mono: dict[Color, bool] = {}
     if model.last_move_mono is not None:
-        last_mono = {e.color: e.boolean for e in model.last_move_mono.entries}
+        last_mono = {e.color: e.boolean for e in model.last_move_mono.entries if e.color is not None}
 
     last_move = None
     if model.last_move is not None:
@@ -311,7 +315,7 @@ def state_to_model(state: GameState, names: tuple[str, str] = ("", ""), *, with_
         cells=_cells(state),
         last_move=None if state.last_move is None else move_element(state.last_move, state.season),
         last_mono=sorted(state.last_mono.items()),
-        layout_2027=state.season.year == 2027,
+        layout_2027=state.season.state_attribute_layout,
     )
 
 

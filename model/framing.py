@@ -215,6 +215,8 @@ class StreamFramer:
         for match in _ENTITY_REF.finditer(scan):
             if match.group(1) not in _PREDEFINED:
                 name = match.group(1)[:40].decode("utf-8", "replace")
+                if not name.isprintable() or "\ufffd" in name:  # never echo raw bytes to the user
+                    self._fail(MalformedXml("binary data, not XML"))
                 self._fail(MalformedXml(f"undefined entity reference &{name};"))
         tail = scan[-_TAIL:]
         open_ref = _OPEN_REF.search(scan)

@@ -612,15 +612,15 @@ _SHAPE_NAME = {s: s.name for s in Shape}
 _ROTATION_NAME = {r: r.name for r in Rotation}
 _STATE_ATTRS = frozenset(("class", "turn", "round", "startPiece", "startTeam"))
 _PIECE_ATTRS = frozenset(("color", "kind", "rotation", "isFlipped"))
-_CLASS_ONLY = ([], ["class"])
-_NAME_ONLY = ([], ["displayName"])
+_CLASS_ONLY: tuple[list[str], list[str]] = ([], ["class"])
+_NAME_ONLY: tuple[list[str], list[str]] = ([], ["displayName"])
 _Model = TypeVar("_Model", bound=BaseXmlModel)
 _new = object.__new__
 # the slots a pydantic model's instance needs (what model_construct sets)
 _set_dict = PydanticModel.__dict__["__dict__"].__set__
 _set_fields_set = PydanticModel.__pydantic_fields_set__.__set__  # type: ignore[attr-defined]
-_set_extra = PydanticModel.__pydantic_extra__.__set__  # type: ignore[attr-defined]
-_set_private = PydanticModel.__pydantic_private__.__set__  # type: ignore[attr-defined]
+_set_extra = PydanticModel.__pydantic_extra__.__set__  # type: ignore[union-attr]
+_set_private = PydanticModel.__pydantic_private__.__set__  # type: ignore[union-attr]
 
 
 def _construct(model: type[_Model], /, **values: Any) -> _Model:

@@ -84,6 +84,24 @@ class SkipMove:
 Move = SetMove | SkipMove
 
 
+# How a turned piece is written for people: clockwise degrees ("MIRROR" is the protocol's name for 180°, and
+# next to "flipped" it read like a second reflection).
+_TURNED = {Rotation.NONE: "", Rotation.RIGHT: " 90°", Rotation.MIRROR: " 180°", Rotation.LEFT: " 270°"}
+
+
+def describe_piece(shape: Shape, rotation: Rotation = Rotation.NONE, flipped: bool = False) -> str:
+    """``PENTO_S 180° flipped``: a shape as it lies (the TUI, ``blokus analyse``)."""
+    return f"{shape.name}{_TURNED[Rotation(rotation)]}{' flipped' if flipped else ''}"
+
+
+def describe_move(move: Move, *, color: bool = True) -> str:
+    """``RED PENTO_S 180° flipped @ (3,4)`` or ``RED passed`` (``color=False``: without the colour)."""
+    who = f"{move.color.name} " if color else ""
+    if isinstance(move, SkipMove):
+        return f"{who}passed" if color else "pass"
+    return f"{who}{describe_piece(move.shape, move.rotation, move.flipped)} @ ({move.x},{move.y})"
+
+
 def parse_move(text: str) -> Move:
     """Inverse of ``str(move)``: ``BLUE PENTO_L NONE true 0 16`` or ``GREEN SKIP``."""
     parts = text.split()
@@ -132,10 +150,11 @@ class MoveMistake(Enum):
         return self not in (MoveMistake.WRONG_SHAPE, MoveMistake.DUPLICATE_SHAPE)
 
     def violation_text(self, move: Move | None) -> str:
-        """The server's exception message, which becomes the result reason of a rule violation."""
-        if move is None or not self.carries_move:
-            return self.value
-        return f"{self.value} bei Zug '{move.german()}'"
+        """The default season's exception message, which becomes the result reason of a rule violation
+        (a state's own season: ``Season.violation_text``)."""
+        from model.season import DEFAULT_SEASON  # the season profile imports this module
+
+        return DEFAULT_SEASON.violation_text(self, move)
 
 
 _ENGLISH = {

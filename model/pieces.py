@@ -134,6 +134,8 @@ _BASE_CELLS: dict[Shape, tuple[Cell, ...]] = {
 }
 
 TOTAL_SQUARES = sum(len(c) for c in _BASE_CELLS.values())  # 89
+ALL_PLACED_BONUS = 15  # a colour that placed every piece (rules.md §11)
+MONO_LAST_BONUS = 5  # ... and placed the monomino last
 
 
 def _normalise(cells: list[Cell]) -> list[Cell]:

@@ -47,9 +47,6 @@ def to_words(bb: int) -> np.ndarray:
 # --- the tables -------------------------------------------------------------------------------------
 
 ORIENTATIONS: tuple[Orientation, ...] = tuple(o for s in SHAPES for o in orientations(s))
-SHAPE_ORIENTATIONS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(i for i, o in enumerate(ORIENTATIONS) if o.shape == s) for s in SHAPES
-)
 
 _base: list[int] = []  # first placement id of each orientation
 _span: list[int] = []  # positions per row of each orientation (21 - width)

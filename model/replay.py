@@ -9,7 +9,6 @@ season is detected from the first state's form; files are written in the form of
 from __future__ import annotations
 
 import gzip
-import io
 import logging
 import re
 from collections.abc import Iterable, Sequence
@@ -21,7 +20,7 @@ from lxml import etree
 
 from model import messages as M
 from model.convert import parse_message, read_state, state_to_message, to_xml
-from model.files import DEFAULT_MAX_UNPACKED, Unpacker, file_chunks
+from model.files import DEFAULT_MAX_UNPACKED, FileReadError, Unpacker, file_chunks
 from model.framing import END_OF_STREAM, ForbiddenDoctype, ProtocolError, StreamFramer, TruncatedStream
 from model.record import ColorRemoved, GameRecord, MoveEvent, ReplayEvent, events_between
 from model.result import GameResult, result_from_data, result_to_data
@@ -37,8 +36,9 @@ DEFAULT_ROOM_ID = "00000000-0000-4000-8000-000000000000"
 # --- the replay --------------------------------------------------------------------------------------
 
 
-__all__ = ["ColorRemoved", "GameRecord", "MoveEvent", "Replay", "ReplayEvent", "ReplayWriter", "dump_replay",
-           "events_between", "load_replay", "new_replay_path", "read_replay", "replay_file_name", "write_replay"]
+__all__ = ["ColorRemoved", "GameRecord", "MoveEvent", "Replay", "ReplayEvent", "ReplayWriter", "UnreadableReplay",
+           "dump_replay", "events_between", "load_replay", "new_replay_path", "read_game", "read_replay",
+           "replay_file_name", "replay_layout", "write_replay"]
 
 
 @dataclass(eq=False)
@@ -184,6 +184,42 @@ def load_replay(path: str | Path, season: Season | None = None, *, max_unpacked:
     return _read_chunks(file_chunks(path, unpacker), unpacker, max_states, season)
 
 
+class UnreadableReplay(Exception):
+    """A file that is no readable replay with a game in it: one line for the user (without the path)."""
+
+
+def read_game(path: str | Path, season: Season | None = None, *,
+              max_unpacked: int = DEFAULT_MAX_UNPACKED) -> Replay:
+    """:func:`load_replay` for a user's file: every failure, and a file without a game state, is one
+    :class:`UnreadableReplay` line (the one mapping of read errors for every command)."""
+    path = Path(path)
+    try:
+        if path.is_dir():
+            raise UnreadableReplay("is a directory, not a replay file")
+        if path.is_file() and path.stat().st_size == 0:
+            raise UnreadableReplay("the file is empty")
+        replay = load_replay(path, season, max_unpacked=max_unpacked)
+    except UnreadableReplay:
+        raise
+    except FileNotFoundError:
+        raise UnreadableReplay("no such file") from None
+    except FileReadError as exc:
+        raise UnreadableReplay(str(exc)) from None
+    except OSError as exc:
+        raise UnreadableReplay(f"cannot read ({exc.strerror or exc})") from None
+    except (ProtocolError, ValueError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UnreadableReplay(f"not a replay file ({first})") from None
+    except Exception as exc:  # a reader bug must not become a traceback for the user
+        log.exception("reading %s failed", path)
+        raise UnreadableReplay(f"cannot read the replay ({type(exc).__name__}: {exc})") from None
+    if not replay.states:
+        if any(w.startswith("gzip data damaged") for w in replay.warnings):
+            raise UnreadableReplay("not a replay file (damaged gzip data)")
+        raise UnreadableReplay("no Blokus game state in the file")
+    return replay
+
+
 def _read_chunks(chunks: Iterable[bytes], unpacker: Unpacker, max_states: int,
                  season: Season | None = None) -> Replay:
     reader = _ReplayReader(max_states, season)
@@ -242,6 +278,13 @@ def format_message(message: M.XmlModel) -> str:
     return to_xml(message, pretty=True) + "\n"
 
 
+def replay_layout(messages: Iterable[str]) -> bytes:
+    """The replay file (protocol.md §10): ``<protocol>``, newline, every message pretty-printed
+    (:func:`format_message`, or as a server sent it) with a newline, ``</protocol>``."""
+    body = "".join(m if m.endswith("\n") else m + "\n" for m in messages)
+    return (M.PROTOCOL_OPEN + "\n" + body + M.PROTOCOL_CLOSE).encode("utf-8")
+
+
 def dump_replay(
     states: Iterable[GameState],
     result: M.ResultData | M.Room | GameResult | None = None,
@@ -255,22 +298,20 @@ def dump_replay(
     Mementos are written in their states' season; a :class:`GameResult` in the first state's season."""
     states = list(states)
     season = states[0].season if states else DEFAULT_SEASON
-    out = io.StringIO()
-    out.write(M.PROTOCOL_OPEN + "\n")
+    out: list[str] = []
     pending = sorted(errors, key=lambda e: e[0])
     written = 0
     for state in states:
         while pending and pending[0][0] <= written:
-            out.write(format_message(M.Room(room_id=room_id, data=pending.pop(0)[1])))
-        out.write(format_message(state_to_message(state, room_id, names)))
+            out.append(format_message(M.Room(room_id=room_id, data=pending.pop(0)[1])))
+        out.append(format_message(state_to_message(state, room_id, names)))
         written += 1
     for _, error in pending:
-        out.write(format_message(M.Room(room_id=room_id, data=error)))
+        out.append(format_message(M.Room(room_id=room_id, data=error)))
     data = _result_data(result, season)
     if data is not None:
-        out.write(format_message(M.Room(room_id=room_id, data=data)))
-    out.write(M.PROTOCOL_CLOSE)
-    return out.getvalue().encode("utf-8")
+        out.append(format_message(M.Room(room_id=room_id, data=data)))
+    return replay_layout(out)
 
 
 def write_replay(
@@ -350,9 +391,6 @@ class ReplayWriter:
 
     def add_state(self, state: GameState) -> None:
         self._write(state_to_message(state, self.room_id, self.names))
-
-    def add_error(self, error: M.ErrorData) -> None:
-        self._write(M.Room(room_id=self.room_id, data=error))
 
     def add_result(self, result: M.ResultData | M.Room | GameResult, season: Season = DEFAULT_SEASON) -> None:
         data = _result_data(result, season)

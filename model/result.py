@@ -14,12 +14,18 @@ shows it, and :func:`result_to_data` writes it in the form of a season:
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from model import messages as M
-from model.pieces import Team
-from model.season import DEFAULT_SEASON, Season
+from model.pieces import Color, Team
+from model.season import DEFAULT_SEASON, SEASONS, Season
+
+if TYPE_CHECKING:
+    from model.state import GameState
 
 
 class Cause(StrEnum):
@@ -43,14 +49,24 @@ class Cause(StrEnum):
             return cls.UNKNOWN
 
 
-# 2027 reason texts (sdk Violation.kt): how the cause of an irregular end is recognised
-_REASON_CAUSES = (
-    ("Regelverletzung von", Cause.RULE_VIOLATION),
-    ("laenger als", Cause.SOFT_TIMEOUT),
-    ("keinen Zug gesendet", Cause.HARD_TIMEOUT),
-    ("hat das Spiel verlassen", Cause.LEFT),
-    ("Missachtung des Spielablaufs", Cause.PROCESS_VIOLATION),
+def _reason_pattern(template: str) -> re.Pattern[str]:
+    """A season's reason template as a pattern: the player and the detail are any text, the seconds a number."""
+    parts = re.split(r"(\{\w+\})", template)
+    return re.compile("".join(r"\d+" if p in ("{soft_s}", "{hard_s}") else ".*?" if p.startswith("{") else re.escape(p)
+                              for p in parts if p))
+
+
+# the reasons of the seasons that say the cause only in the text (2027, sdk Violation.kt), most specific first
+_REASON_CAUSES = tuple(
+    (_reason_pattern(template), Cause(cause))
+    for season in SEASONS.values() if season.result_entries
+    for cause, template in season.irregular_reasons
 )
+
+
+def cause_of_reason(reason: str) -> Cause:
+    """The cause an irregular end's reason text names (a form that has no cause attribute)."""
+    return next((cause for pattern, cause in _REASON_CAUSES if pattern.search(reason)), Cause.UNKNOWN)
 
 
 @dataclass(frozen=True)
@@ -120,6 +136,7 @@ class GameResult:
 
 def regular_result(points: tuple[int, int], names: tuple[str, str], season: Season = DEFAULT_SEASON) -> GameResult:
     """The result of a game that ended by the rules: more points wins, equal is a draw."""
+    winners: tuple[Team, ...]
     if points[0] == points[1]:
         winner, victory, winners = None, (1, 1), (Team.ONE, Team.TWO)
     else:
@@ -137,6 +154,7 @@ def irregular_result(offender: Team, cause: Cause, reason: str, points: tuple[in
     """``offender`` lost by ``cause`` (victory points 0, the other team 2). 2021 keeps the offender's
     Blokus points and names winners as 21.3.3 does; 2027 gives the offender 0 in every part."""
     innocent = offender.opponent
+    winners: tuple[Team, ...]
     players = []
     for team in Team:
         if team is offender:
@@ -197,7 +215,7 @@ def result_from_data(data: M.ResultData) -> GameResult:
     irregular = [p for p in players if p.cause not in (None, Cause.REGULAR)]
     regular = not irregular
     reason = next((p.reason for p in irregular if p.reason), "")
-    cause = irregular[0].cause if irregular else Cause.REGULAR
+    cause = irregular[0].cause or Cause.UNKNOWN if irregular else Cause.REGULAR
     offender = irregular[0].team if irregular else None
 
     new_winner = next((w for w in data.winners if w.regular is not None or w.team_attr is not None), None)
@@ -208,13 +226,13 @@ def result_from_data(data: M.ResultData) -> GameResult:
             regular = new_winner.regular and regular
         reason = new_winner.reason or reason
         if not regular and offender is None:
-            cause = next((c for text, c in _REASON_CAUSES if text in reason), Cause.UNKNOWN)
+            cause = cause_of_reason(reason)
             offender = None if winner is None else winner.opponent
             players = [replace(p, cause=cause, reason=reason) if p.team is not None and p.team == offender
                        else replace(p, cause=Cause.REGULAR) for p in players]
         elif regular:
             players = [p if p.cause is not None else replace(p, cause=Cause.REGULAR) for p in players]
-        winners = () if winner is None else (winner,)
+        winners: tuple[Team, ...] = () if winner is None else (winner,)
     else:
         winner, draw = _outcome_from_parts(players)
         if winner is None and not draw and data.winners:
@@ -253,7 +271,7 @@ def _definition(season: Season) -> M.Definition:
 def result_to_data(result: GameResult, season: Season = DEFAULT_SEASON) -> M.ResultData:
     """The result in ``season``'s form (see the module docstring)."""
     players = sorted(result.players, key=lambda p: 99 if p.team is None else int(p.team))
-    if season.year == 2021:
+    if not season.result_entries:
         scores = [M.Score(cause=(p.cause or Cause.REGULAR).value, reason=p.reason or "", parts=list(p.parts))
                   for p in players]
         teams = result.winners or ((Team.ONE, Team.TWO) if result.draw else
@@ -272,3 +290,135 @@ def result_to_data(result: GameResult, season: Season = DEFAULT_SEASON) -> M.Res
 
 def result_to_message(result: GameResult, room_id: str, season: Season = DEFAULT_SEASON) -> M.Room:
     return M.Room(room_id=room_id, data=result_to_data(result, season))
+
+
+def state_result(state: GameState, names: tuple[str, str] = ("", "")) -> GameResult:
+    """The regular result of a game that is over on the board (a local game, a replay without a result)."""
+    return regular_result(state.outcome().points, names, state.season)
+
+
+# --- telling (every end text of the project) ---------------------------------------------------------
+
+GAME_OVER = "Game over"
+GENERIC_NAMES = ("ONE", "TWO", "opponent", "Unknown")  # no name worth showing ("Unknown": 21.3.3's default)
+
+
+@dataclass(frozen=True)
+class EndTexts:
+    """How a game ended, for every place that tells it."""
+
+    title: str  # 'Game over — team ONE (BLUE+RED, alice) wins 61 : 58' (the end dialog, a replay's end)
+    short: str  # 'Game over — ONE wins 61 : 58' (the status line)
+    lines: tuple[str, ...]  # the score, why the game ended, the win points (the dialog's details)
+    summary: str  # 'ONE (alice) [us] 61 : TWO (bob) 58, winner ONE (we won), cause REGULAR' (blokus bot, watch)
+
+
+def _season_of(result: GameResult, state: GameState | None) -> Season:
+    if state is not None:
+        return state.season
+    return next((s for s in SEASONS.values() if s.result_fragments == result.fragments[:2]), DEFAULT_SEASON)
+
+
+def _cause_text(cause: Cause, season: Season) -> str:
+    return {
+        Cause.LEFT: "left the game (disconnected)",
+        Cause.RULE_VIOLATION: "broke a rule",
+        Cause.SOFT_TIMEOUT: f"did not move within {season.soft_timeout_ms / 1000:g} seconds (soft timeout)",
+        Cause.HARD_TIMEOUT: f"did not move within {season.hard_timeout_ms / 1000:g} seconds (hard timeout)",
+        Cause.PROCESS_VIOLATION: "sent a move that was not asked for",
+    }.get(cause, "ended the game for an unknown reason")
+
+
+def english_reason(reason: str, season: Season) -> str:
+    """A rule violation's reason in English (``OBSTRUCTED: the piece would … (move 'Setze …')``), else as it is."""
+    violation = season.violation_of(reason)
+    if violation is None:
+        return reason
+    mistake, rest = violation
+    return f"{mistake.name}: {mistake.english}" + (f" (move {rest})" if rest else "")
+
+
+def end_texts(result: GameResult, state: GameState | None = None,
+              names: Mapping[Team, str] | Sequence[str] = ("", ""), me: Team | None = None) -> EndTexts:
+    """Every end text of ``result``: ``state`` is the final board (its points, whose turn it was, the season),
+    ``names`` ours (command line, replay file; the result's where ours are generic), ``me`` the team we played."""
+    ours = [names.get(t, "") for t in Team] if isinstance(names, Mapping) else [*names, "", ""][:2]
+    season = _season_of(result, state)
+
+    def who(team: Team) -> str:
+        mine, theirs = ours[team], result.name_of(team)
+        return next((n for n in (mine, theirs) if n and n not in GENERIC_NAMES), "")
+
+    def colors(team: Team) -> str:
+        return "+".join(c.name for c in team.colors)
+
+    board = None if state is None else (state.team_points(Team.ONE), state.team_points(Team.TWO))
+    told = (result.points(Team.ONE), result.points(Team.TWO))
+    one, two = told if None not in told or board is None else board  # the result's points, else the board's
+    score = f"{'?' if one is None else one} : {'?' if two is None else two}"
+    if result.draw:
+        title, short = f"{GAME_OVER} — draw, {score}", f"{GAME_OVER} — draw {score}"
+    elif result.winner is not None:
+        w = result.winner
+        label = ", ".join(x for x in (colors(w), who(w)) if x)
+        title, short = f"{GAME_OVER} — team {w.name} ({label}) wins {score}", f"{GAME_OVER} — {w.name} wins {score}"
+    else:
+        title = short = f"{GAME_OVER} — {score}"
+
+    lines = [f"Score: ONE (BLUE+RED) {score} TWO (YELLOW+GREEN)"]  # lines fit 50 columns
+    if state is not None:
+        lines.append("   ".join(f"{c.name} {state.points(c)}" for c in Color))
+    for p in result.players:
+        if p.cause is None or p.cause is Cause.REGULAR:
+            continue
+        name = (who(p.team) if p.team is not None else p.name) or ""
+        cause = p.cause
+        if cause is Cause.SOFT_TIMEOUT and p.reason == season.irregular_reason(Cause.HARD_TIMEOUT, ""):
+            cause = Cause.HARD_TIMEOUT  # a 21.x server that labelled a hard timeout soft
+        if p.team is not None and state is not None and not state.is_over and state.current_team == p.team:
+            name = ", ".join(x for x in (name, f"{state.current_color.name} to move") if x)
+        team = p.team.name if p.team is not None else "?"
+        lines.append(f"Irregular end: team {team}{f' ({name})' if name else ''} {_cause_text(cause, season)}.")
+        reason = (p.reason or "").strip()
+        plain = {season.irregular_reason(c, result.name_of(p.team) if p.team is not None else "")
+                 for c in (Cause.SOFT_TIMEOUT, Cause.HARD_TIMEOUT, Cause.LEFT)} | {"Player left"}
+        if reason in plain:  # a reason that only restates the cause (rules.md §12)
+            lines.append(f"Server: {reason}")
+        elif reason:
+            lines.append(f"Reason: {english_reason(reason, season)}")
+            if english_reason(reason, season) != reason:
+                lines.append(f"Server: {reason}")
+    if result.regular:
+        lines.append("Regular end: " + (
+            "game finished." if state is None else
+            f"the round limit ({season.round_limit} rounds) was reached." if state.turn >= season.turn_limit else
+            "no colour can place a piece." if state.is_over else "game finished."))
+    win = {p.team: p.victory_points for p in result.players if p.team is not None}
+    if set(win) == {Team.ONE, Team.TWO} and None not in win.values():
+        lines.append(f"Win points (2 win, 1 draw): ONE {win[Team.ONE]} : {win[Team.TWO]} TWO")
+    else:
+        parts = [f"{p.team.name if p.team is not None else '?'} {p.parts}" for p in result.players]
+        lines.append("Scores (win points, points): " + "   ".join(parts))
+    return EndTexts(title, short, tuple(lines), _summary(result, who, me))
+
+
+def _summary(result: GameResult, who, me: Team | None) -> str:
+    parts = []
+    for team in Team:
+        points = result.points(team)
+        name = who(team)
+        parts.append(f"{team.name}{f' ({name})' if name else ''}{' [us]' if me is team else ''} "
+                     f"{'?' if points is None else points}")
+    if result.winner is not None:
+        outcome = f"winner {result.winner.name}"
+        if me is not None:
+            outcome += " (we won)" if result.winner is me else " (we lost)"
+    else:
+        outcome = "draw" if result.draw else "no winner"
+    irregular = next((p for p in result.players if p.cause not in (None, Cause.REGULAR)), None)
+    if irregular is None:
+        cause = "REGULAR"
+    else:
+        by = irregular.team.name if irregular.team is not None else "?"
+        cause = f"{irregular.cause} by {by}: {irregular.reason or ''}".rstrip(": ")
+    return f"{parts[0]} : {parts[1]}, {outcome}, cause {cause}"

@@ -41,6 +41,23 @@ class Season:
     join_display_name: str  # display name of a slot filled by <join> (2027: blank, names are omitted)
     soft_timeout_ms: int
     hard_timeout_ms: int
+    # result reasons of irregular ends by cause (a Cause value): templates of {player}, {detail}, {soft_s},
+    # {hard_s}; a cause without one takes the detail (2021's rule violation: the violation text)
+    irregular_reasons: tuple[tuple[str, str], ...]
+    left_detail: str  # {detail} of a LEFT reason that names none
+    violation_move_prefix: str  # between a violation's text and the move: "bei Zug" (2021), "bei" (2027)
+    regular_reasons: bool  # 2027 writes a reason for a regular end (the winner, or a tie); 2021 none
+    # --- the wire form (protocol.md for 2021, season-2027.md §3 for 2027) ---
+    state_attribute_layout: bool  # 2027: startTeam as an attribute and no players (§3.3); 2021: <startTeam>, <first>
+    result_entries: bool  # 2027: <scores><entry> and one <winner team regular reason/>; 2021: <score cause> each
+    error_names_original_message: bool  # in-room error: 2027's originalMessage, 2021's originalRequest (§3.5)
+    lobby_error_packet: bool  # a lobby error: 2027's <errorpacket>, 2021's <error>
+    joined_counts_players: bool  # joinedGameRoom: 2027's playerCount, 2021's existing
+    slot_reserved_attribute: bool  # a prepared slot carries reserved= (21.3.3 has none)
+    unrequested_move_violates: bool  # a move not asked for: 27.x cancels the game (process violation, §3.5);
+    #                                  21.3.3 answers an error, disconnects and the sender lost (LEFT)
+    tells_pause: bool  # 27.x tells observers when a game is paused or resumed
+    one_game_type: bool  # 27.x bundles one plugin: a join for another game type is refused (§3.2)
     mistake_texts: tuple[tuple[MoveMistake, str], ...] = field(default=())  # German texts that differ
 
     @property
@@ -74,12 +91,6 @@ class Season:
             cells = {(x, y) for y in range(n) for x in range(n) if x in (0, n - 1) or y in (0, n - 1)}
         return sum(1 << (y * n + x) for x, y in cells)
 
-    @property
-    def first_move_hint(self) -> str:
-        """How the first piece must lie, for help texts and the UI."""
-        return ("cover a corner of the board" if self.first_move is FirstMove.CORNER
-                else "touch the edge of the board")
-
     # --- texts -------------------------------------------------------------------------------------
 
     def mistake_text(self, mistake: MoveMistake) -> str:
@@ -91,7 +102,7 @@ class Season:
         text = self.mistake_text(mistake)
         if move is None or not mistake.carries_move:
             return text
-        return f"{text} bei Zug '{move.german()}'" if self.year == 2021 else f"{text} bei '{move.german()}'"
+        return f"{text} {self.violation_move_prefix} '{move.german()}'"
 
     def invalid_move_error(self, player: str, mistake: MoveMistake, move: Move | None) -> str:
         """The message of the in-room error the violator gets (protocol.md §4.6, season-2027.md §3.5)."""
@@ -101,8 +112,8 @@ class Season:
                 f"move={shown.german() if shown else 'null'})")
 
     def win_reason(self, winner_name: str | None) -> str:
-        """2027: the reason of a regular end (``winner_name`` None: a draw). 2021 writes none."""
-        if self.year == 2021:
+        """The reason of a regular end (``winner_name`` None: a draw); empty where the season writes none."""
+        if not self.regular_reasons:
             return ""
         if winner_name is None:
             return "Beide Spieler sind gleichauf"
@@ -114,21 +125,31 @@ class Season:
         2021 (21.3.3) writes fixed texts (rules.md §12); 2027 names the player (sdk ``Violation.kt``,
         season-2027.md §3.6: derived, never seen on a wire).
         """
-        if self.year == 2021:
-            return {
-                "SOFT_TIMEOUT": "Der Spieler hat innerhalb von 2 Sekunden nach Aufforderung keinen Zug gesendet",
-                "HARD_TIMEOUT": "Der Spieler hat innerhalb von 10 Sekunden nach Aufforderung keinen Zug gesendet",
-                "LEFT": "Der Spieler hat das Spiel verlassen",
-            }.get(cause, detail)
-        soft_s = self.soft_timeout_ms // 1000
-        return {
-            "SOFT_TIMEOUT": f"{player} hat fuer die Antwort auf die Zugaufforderung laenger als {soft_s} Sekunden "
-                            f"gebraucht.",
-            "HARD_TIMEOUT": f"{player} hat innerhalb von {soft_s} Sekunden nach Aufforderung keinen Zug gesendet.",
-            "LEFT": f"{player} hat das Spiel verlassen: {detail or 'LOST_CONNECTION'}",
-            "RULE_VIOLATION": f"Regelverletzung von {player}: {detail}",
-            "PROCESS_VIOLATION": f"Missachtung des Spielablaufs von {player}: {detail}",
-        }.get(cause, detail)
+        template = dict(self.irregular_reasons).get(cause)
+        if template is None:
+            return detail
+        if cause == "LEFT":
+            detail = detail or self.left_detail
+        return template.format(player=player, detail=detail, soft_s=self.soft_timeout_ms // 1000,
+                               hard_s=self.hard_timeout_ms // 1000)
+
+    def violation_of(self, reason: str) -> tuple[MoveMistake, str] | None:
+        """The mistake of a rule-violation reason of this season and the rest after it (``'Setze …'``, the
+        move), or None for another reason."""
+        template = dict(self.irregular_reasons).get("RULE_VIOLATION", "{detail}")
+        if "{player}" in template:  # 2027: "Regelverletzung von alice: <violation text>"
+            lead, _, tail = template.partition("{player}")
+            between = tail.partition("{detail}")[0]
+            if not reason.startswith(lead) or between not in reason:
+                return None
+            reason = reason.split(between, 1)[1]
+        for mistake in MoveMistake:
+            if reason.startswith(self.mistake_text(mistake)):
+                rest = reason[len(self.mistake_text(mistake)):].strip()
+                if rest.startswith(self.violation_move_prefix + " "):
+                    rest = rest[len(self.violation_move_prefix) + 1:]
+                return mistake, rest
+        return None
 
 
 _PENTOMINOES_BUT_X = (
@@ -152,6 +173,23 @@ SEASON_2021 = Season(
     join_display_name="Unknown",
     soft_timeout_ms=2000,
     hard_timeout_ms=10000,
+    irregular_reasons=(  # fixed texts (rules.md §12)
+        ("SOFT_TIMEOUT", "Der Spieler hat innerhalb von {soft_s} Sekunden nach Aufforderung keinen Zug gesendet"),
+        ("HARD_TIMEOUT", "Der Spieler hat innerhalb von {hard_s} Sekunden nach Aufforderung keinen Zug gesendet"),
+        ("LEFT", "Der Spieler hat das Spiel verlassen"),
+    ),
+    left_detail="",
+    violation_move_prefix="bei Zug",
+    regular_reasons=False,
+    state_attribute_layout=False,
+    result_entries=False,
+    error_names_original_message=False,
+    lobby_error_packet=False,
+    joined_counts_players=False,
+    slot_reserved_attribute=False,
+    unrequested_move_violates=False,
+    tells_pause=False,
+    one_game_type=False,
 )
 
 SEASON_2027 = Season(
@@ -170,13 +208,32 @@ SEASON_2027 = Season(
     join_display_name="",
     soft_timeout_ms=2000,
     hard_timeout_ms=10000,
+    irregular_reasons=(  # sdk Violation.kt; the hard timeout really names the soft limit (season-2027.md §3.6)
+        ("SOFT_TIMEOUT", "{player} hat fuer die Antwort auf die Zugaufforderung laenger als {soft_s} Sekunden "
+                         "gebraucht."),
+        ("HARD_TIMEOUT", "{player} hat innerhalb von {soft_s} Sekunden nach Aufforderung keinen Zug gesendet."),
+        ("LEFT", "{player} hat das Spiel verlassen: {detail}"),
+        ("RULE_VIOLATION", "Regelverletzung von {player}: {detail}"),
+        ("PROCESS_VIOLATION", "Missachtung des Spielablaufs von {player}: {detail}"),
+    ),
+    left_detail="LOST_CONNECTION",
+    violation_move_prefix="bei",
+    regular_reasons=True,
+    state_attribute_layout=True,
+    result_entries=True,
+    error_names_original_message=True,
+    lobby_error_packet=True,
+    joined_counts_players=True,
+    slot_reserved_attribute=True,
+    unrequested_move_violates=True,
+    tells_pause=True,
+    one_game_type=True,
     # a wrong colour is the sdk's MoveMistake.WRONG_COLOR in 27.x
     mistake_texts=((MoveMistake.WRONG_COLOR, "Nur eigene Spielfiguren können gezogen werden"),),
 )
 
 SEASONS: dict[str, Season] = {"2021": SEASON_2021, "2027": SEASON_2027}
 DEFAULT_SEASON = SEASON_2021
-SEASON = DEFAULT_SEASON  # the default season's values, for code that has no state at hand
 
 
 def season_named(name: str | int) -> Season:

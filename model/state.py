@@ -10,20 +10,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator, Mapping
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
 from model import placements as P
 from model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove
-from model.pieces import COLORS, SHAPES, TOTAL_SQUARES, Color, Shape, Team
+from model.pieces import ALL_PLACED_BONUS, COLORS, MONO_LAST_BONUS, SHAPES, TOTAL_SQUARES, Color, Shape, Team
 from model.season import DEFAULT_SEASON, Season
 
 ALL_SHAPES = (1 << len(SHAPES)) - 1  # bit s set: shape s not yet placed
 ALL_COLORS = 0b1111
 _SIZES = [s.size for s in SHAPES]
-_ALL_BONUS = 15
-_MONO_BONUS = 5
 
 
 class Outcome(NamedTuple):
@@ -171,7 +169,7 @@ class GameState:
         while occ:
             low = occ & -occ
             i = low.bit_length() - 1
-            out.append((i % P.N, i // P.N, self.color_at(i % P.N, i // P.N)))
+            out.append((i % P.N, i // P.N, cast(Color, self.color_at(i % P.N, i // P.N))))  # occupied: a colour
             occ ^= low
         return out
 
@@ -188,7 +186,7 @@ class GameState:
     def points(self, color: Color) -> int:
         bits = self.shapes[color]
         if bits == 0:
-            return TOTAL_SQUARES + _ALL_BONUS + (_MONO_BONUS if self.mono_flag >> color & 1 else 0)
+            return TOTAL_SQUARES + ALL_PLACED_BONUS + (MONO_LAST_BONUS if self.mono_flag >> color & 1 else 0)
         return TOTAL_SQUARES - sum(_SIZES[s] for s in range(len(SHAPES)) if bits >> s & 1)
 
     def team_points(self, team: Team) -> int:
@@ -202,7 +200,7 @@ class GameState:
 
     # --- move generation --------------------------------------------------------------------------
 
-    def _anchors_and_forbidden(self, color: Color) -> tuple[int, int]:
+    def _anchors_and_forbidden(self, color: int) -> tuple[int, int]:
         """Cells a new piece must cover one of, and cells it must not cover."""
         own = self.boards[color]
         occ = self.occupied
@@ -211,12 +209,12 @@ class GameState:
         edge = P.edge_neighbours(own)
         return P.diagonal_neighbours(own) & ~edge & ~occ, occ | edge
 
-    def _available_shapes(self, color: Color) -> int:
+    def _available_shapes(self, color: int) -> int:
         if self.shapes[color] == ALL_SHAPES:
             return 1 << self.start_piece
         return self.shapes[color]
 
-    def legal_placements(self, color: Color | None = None) -> np.ndarray:
+    def legal_placements(self, color: Color | int | None = None) -> np.ndarray:
         """Sorted ids (``model.placements``) of every distinct legal placement of ``color``.
 
         The colour defaults to the colour to move; for another colour the answer is "what it could

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from ai import DEFAULT_AI, compile_ahead, make_player, player_names
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, decide, warm_up
-from model.args import Parser, milliseconds, port, wait_time
+from cli.args import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL, Parser, milliseconds, port, wait_time
 from model.record import GameRecord
-from model.result import GameResult
+from model.result import GameResult, end_texts
 from model.season import DEFAULT_PORT, SEASONS, Season, season_named
 from net.connection import (
     Closed,
@@ -34,13 +34,11 @@ from net.connection import (
     ServerError,
     StateChanged,
     Welcome,
-    describe_result,
     open_and_join,
 )
 
 log = logging.getLogger("blokus.bot")
 
-EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
 DEFAULT_IDLE_TIMEOUT_S = 300.0  # generous: a tournament may take minutes to start a prepared game
 RESULT_GRACE_S = 5.0  # after the result, how long to wait for <left> before leaving anyway
 REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
@@ -57,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--season", choices=sorted(SEASONS), metavar="2021|2027",
                    help="the season to ask for: a plain join sends its gameType (default: 2021's, then 2027's if "
                         "the server drops that join); the server's states decide in the end")
-    p.add_argument("--ai", default=None, help=f"computer player: {', '.join(player_names())} (default {DEFAULT_AI})")
+    p.add_argument("--ai", default=None,
+                   help=f"computer player: {', '.join(player_names())}, level1..level5 (default {DEFAULT_AI})")
     p.add_argument("--seed", type=int, help="seed of the computer player")
     p.add_argument("--move-time", type=milliseconds, default=DEFAULT_THINK_MS, metavar="MS",
                    help=f"think time per move from the arrival of the request, in ms or with a unit (1.6s) "
@@ -162,7 +161,7 @@ class Bot:
             return self._fail(*self.failure)
         if self.result is None:
             return self._fail(EXIT_CONNECTION, "the game ended without a result")
-        print(f"blokus bot: {describe_result(self.result, self.conn.names, self.conn.team)}", flush=True)
+        print(f"blokus bot: {end_texts(self.result, None, self.conn.names, self.conn.team).summary}", flush=True)
         if self.moves:
             log.info("%d moves, slowest answer %.0f ms, %d fallbacks", self.moves, self.max_elapsed * 1000,
                      self.fallbacks)
@@ -310,8 +309,11 @@ def _setup_logging(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.ai is not None and args.ai not in player_names():
-        parser.error(f"unknown AI {args.ai!r}; choose one of {', '.join(player_names())}")
+    if args.ai is not None:
+        try:
+            make_player(args.ai, 0)  # every name the arena knows: levels and variants too
+        except ValueError as exc:
+            parser.error(str(exc))
     _setup_logging(args)
     try:
         return asyncio.run(Bot(args).run())

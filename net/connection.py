@@ -524,29 +524,3 @@ async def open_and_join(make: Callable[[Season | None], Connection], season: Sea
     log.warning("the server closed the connection after a join for season %s (%s); trying season %s",
                 conn.season.name, event.reason, other.name)
     return await start(other), []
-
-
-def describe_result(result: GameResult, names: tuple[str, str] = ("", ""), me: Team | None = None) -> str:
-    """One line: teams, points, winner, cause."""
-    parts = []
-    for team in (Team.ONE, Team.TWO):
-        p = result.player(team)
-        name = (p.name if p and p.name else None) or names[team] or ""
-        pts = p.points if p and p.points is not None else "?"
-        label = f"{team.name}{' (' + name + ')' if name else ''}{' [us]' if me is team else ''}"
-        parts.append(f"{label} {pts}")
-    if result.winner is not None:
-        outcome = f"winner {result.winner.name}"
-    elif result.draw:
-        outcome = "draw"
-    else:
-        outcome = "no winner"
-    if me is not None:
-        outcome += " (we won)" if result.winner is me else " (we lost)" if result.winner is not None else ""
-    irregular = [p for p in result.players if p.cause not in (None, "REGULAR")]
-    if irregular:
-        p = irregular[0]
-        cause = f"{p.cause} by {p.team.name if p.team is not None else '?'}: {p.reason or ''}".rstrip(": ")
-    else:
-        cause = "REGULAR"
-    return f"{parts[0]} : {parts[1]}, {outcome}, cause {cause}"

@@ -28,19 +28,15 @@ from typing import Protocol
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
 from model.record import GameRecord
-from model.result import Cause, GameResult, irregular_result, regular_result
-from model.season import DEFAULT_SEASON, SEASON_2021, Season
+from model.result import Cause, GameResult, end_texts, irregular_result, regular_result
+from model.season import DEFAULT_SEASON, Season
 from model.state import GameState
 
 log = logging.getLogger("blokus.server")
 
 __all__ = ["Cause", "FinishedGame", "GameResult", "Lobby", "Peer", "Reservation", "Room", "Slot", "Timeouts"]
 
-REASON_SOFT_TIMEOUT = SEASON_2021.irregular_reason(Cause.SOFT_TIMEOUT, "")
-REASON_HARD_TIMEOUT = SEASON_2021.irregular_reason(Cause.HARD_TIMEOUT, "")
-REASON_LEFT = SEASON_2021.irregular_reason(Cause.LEFT, "")
 NOT_REQUESTED = "We didn't request a move from you yet."
-JOIN_DISPLAY_NAME = SEASON_2021.join_display_name  # 21.3.3: slots of games created by <join>
 
 
 class Peer(Protocol):
@@ -56,7 +52,7 @@ class Peer(Protocol):
 @dataclass
 class Slot:
     team: Team
-    display_name: str = JOIN_DISPLAY_NAME  # rooms of other seasons fill in their season's name
+    display_name: str = DEFAULT_SEASON.join_display_name  # rooms of other seasons fill in their season's name
     can_timeout: bool = True
     reservation: str | None = None
     peer: Peer | None = None
@@ -96,13 +92,8 @@ class FinishedGame:
         head = f"game {self.room_id[:8]} {self.start_piece.name} {self.names[0]} (ONE) vs {self.names[1]} (TWO): "
         if self.result is None:
             return head + f"cancelled after {self.moves} moves ({dur:.1f} s)"
-        r = self.result
-        pts = f"{r.points(Team.ONE)} : {r.points(Team.TWO)}"
-        won = "draw" if r.winner is None else f"winner {r.winner.name}"
-        cause = r.cause.value
-        if r.cause is not Cause.REGULAR:
-            cause += f" ({r.reason})"
-        return head + f"{pts}, {won}, {cause}, turn {self.final_turn}, {self.moves} moves, {dur:.1f} s{lat}"
+        told = end_texts(self.result, None, self.names).summary
+        return head + f"{told}, turn {self.final_turn}, {self.moves} moves, {dur:.1f} s{lat}"
 
 
 class Wire(Protocol):
@@ -267,7 +258,7 @@ class Room:
         self._hard_timer = None
         if self._pending is team and not self.finished:
             log.info("room %s: %s hard timeout", self.id[:8], team.name)
-            self._end_irregular(team, Cause.HARD_TIMEOUT, REASON_HARD_TIMEOUT)
+            self._end_irregular(team, Cause.HARD_TIMEOUT, self._reason(Cause.HARD_TIMEOUT, self.slots[team]))
 
     def on_move(self, peer: Peer, move: Move | None, error: str | None = None,
                 mistake: MoveMistake | None = None, at: float | None = None) -> None:
@@ -283,13 +274,12 @@ class Room:
             return
         if self._pending is not slot.team:
             self._send(peer, self.wire.room_error(self.id, NOT_REQUESTED, None))
-            if self.season.year == 2021:
-                # 21.3.3 (towards 21.4.0): error, disconnect, the game is lost (LEFT).
-                peer.close(NOT_REQUESTED)
-                self.on_leave(peer)
-            else:  # 27.x: the game is cancelled as a process violation (season-2027.md §3.5)
+            if self.season.unrequested_move_violates:  # 27.x: the game is cancelled (season-2027.md §3.5)
                 self._end_irregular(slot.team, Cause.PROCESS_VIOLATION, self._reason(
                     Cause.PROCESS_VIOLATION, slot, NOT_REQUESTED))
+            else:  # 21.3.3 (towards 21.4.0): error, disconnect, the game is lost (LEFT).
+                peer.close(NOT_REQUESTED)
+                self.on_leave(peer)
             return
         elapsed = (self.clock() if at is None else at) - self._requested_at
         soft = self.timeouts.soft
@@ -380,7 +370,7 @@ class Room:
             return
         was = self.paused
         self.paused = paused
-        if was != paused and self.season.year != 2021:  # 27.x: observers see the pause state change
+        if was != paused and self.season.tells_pause:  # 27.x: observers see the pause state change
             xml = self.wire.paused(self.id, paused)
             for peer in self.observers:
                 self._send(peer, xml)

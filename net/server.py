@@ -31,15 +31,15 @@ from pathlib import Path
 
 from lxml import etree
 
+from cli.args import Parser, at_least_one, check_start_piece, listen_port, plural, wait_time
+from cli.args import season as season_type
+from cli.args import shape as shape_type
 from model import convert
 from model import messages as M
-from model.args import Parser, at_least_one, check_start_piece, listen_port, wait_time
-from model.args import season as season_type
-from model.args import shape as shape_type
 from model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer
 from model.moves import MoveMistake
 from model.pieces import Shape, Team
-from model.replay import new_replay_path
+from model.replay import new_replay_path, replay_layout
 from model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season
 from net import wire
 from net.guard import ConnectionCounter, ConnectionLimits
@@ -75,6 +75,7 @@ class ServerConfig:
     clock: Callable[[], float] = time.monotonic  # measures move latency; injectable for tests
     encode_workers: int = 0  # processes that serialize states (0: in the event loop)
     season: Season = DEFAULT_SEASON  # the game every room plays, and the wire form
+    print_games: bool = True  # one line per finished game on stdout (embedded servers keep quiet)
 
 
 class ClientConn:
@@ -352,6 +353,11 @@ class GameServer:
         self.lobby.add(room)
         return room
 
+    def prepare_game(self, slots: list[Slot], paused: bool = False) -> Room:
+        """A prepared game with these slots (reservation codes in them), as an administrator's ``prepare``
+        makes it; for hosts that run the server in-process (``net.external``)."""
+        return self._new_room(prepared=True, paused=paused, slots=slots)
+
     async def _encode(self, room_id: str, state, names: tuple[str, str]) -> str:
         if self._pool is None:
             method = "fork" if sys.platform.startswith("linux") else "spawn"
@@ -371,7 +377,7 @@ class GameServer:
         room = self.lobby.open_join_room()  # the type of an open room is not checked
         existing = room is not None
         season = self.config.season
-        if room is None and season.year != 2021 and game_type not in (None, season.game_type):
+        if room is None and season.one_game_type and game_type not in (None, season.game_type):
             # 27.x bundles one plugin: a new room of another type is a non-rescuable error (season-2027.md §3.2)
             client.drop(f"unknown game type {game_type!r}: this server plays {season.game_type}")
             return
@@ -433,8 +439,9 @@ class GameServer:
             if isinstance(slot.peer, ClientConn):
                 slot.peer.close("the game is over")
         self.records.append(record)
-        with contextlib.suppress(OSError):  # a closed stdout must not end the game's bookkeeping
-            print(record.summary(), flush=True)
+        if self.config.print_games:
+            with contextlib.suppress(OSError):  # a closed stdout must not end the game's bookkeeping
+                print(record.summary(), flush=True)
         if self.config.replay_dir is not None and room.history:
             try:
                 path = save_replay(self.config.replay_dir, room)
@@ -448,6 +455,7 @@ class GameServer:
 
     def admin(self, client: ClientConn, message: M.XmlModel) -> None:
         rooms = self.lobby.rooms
+        room: Room | None
         match message:
             case M.Prepare():
                 slots_in = list(message.slots) or [M.Slot(), M.Slot()]
@@ -494,6 +502,11 @@ class GameServer:
 # --- replays ------------------------------------------------------------------------------------------
 
 
+def room_replay(room: Room) -> bytes:
+    """The replay file of ``room``'s game: every state sent, then the result (if there is one yet)."""
+    return replay_layout([*room.history_xml, *([room.result_xml] if room.result_xml is not None else [])])
+
+
 def save_replay(directory: Path, room: Room) -> Path:
     """Write the game of ``room`` (every state sent, then the result) in the official replay format.
 
@@ -502,19 +515,8 @@ def save_replay(directory: Path, room: Room) -> Path:
     """
     directory.mkdir(parents=True, exist_ok=True)
     path = new_replay_path(directory, room.names, room.season)
-    path.write_bytes(replay_bytes(room.history_xml, room.result_xml))
+    path.write_bytes(room_replay(room))
     return path
-
-
-def replay_bytes(messages: list[str], result_xml: str | None) -> bytes:
-    """Replay file content (protocol.md §10) from pretty-printed messages; byte-identical to
-    ``model.replay.dump_replay`` for the same states and result."""
-    parts = [M.PROTOCOL_OPEN + "\n"]
-    parts += [m + "\n" for m in messages]
-    if result_xml is not None:
-        parts.append(result_xml + "\n")
-    parts.append(M.PROTOCOL_CLOSE)
-    return "".join(parts).encode("utf-8")
 
 
 # --- command line -------------------------------------------------------------------------------------
@@ -608,6 +610,6 @@ async def _serve(config: ServerConfig) -> int:
     await server.close()
     cancelled = sum(1 for r in server.records if r.cancelled)
     note = f" and {cancelled} cancelled" if cancelled else ""
-    print(f"blokus serve: stopped after {len(server.records) - cancelled} games{note}", flush=True)
+    print(f"blokus serve: stopped after {plural(len(server.records) - cancelled, 'game')}{note}", flush=True)
     return 0
 

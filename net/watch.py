@@ -18,14 +18,15 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
+from cli.args import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL, Parser, milliseconds, port
 from model import convert
 from model import messages as M
-from model.args import Parser, milliseconds, port
 from model.pieces import Team
 from model.replay import ColorRemoved, MoveEvent, Replay, new_replay_path
-from model.season import DEFAULT_PORT, DEFAULT_SEASON, GAME_TYPE, SEASONS, season_of_game_type
+from model.result import end_texts, result_to_data
+from model.season import DEFAULT_PORT, DEFAULT_SEASON, GAME_TYPE, SEASONS, Season, season_of_game_type
 from net.connection import (
     Closed,
     Connection,
@@ -37,12 +38,13 @@ from net.connection import (
     Prepared,
     ServerError,
     StateChanged,
-    describe_result,
 )
+
+if TYPE_CHECKING:
+    from ai.base import Engine
 
 log = logging.getLogger("blokus.watch")
 
-EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
 ANSWER_TIMEOUT = 15.0  # seconds to wait for <prepared> / <observed>
 AFTER_RESULT = 2.0  # seconds to wait for <left> after the result before leaving on our own
 MAX_STATES = 1000  # states kept of one game (a real game has at most ~100): memory stays bounded
@@ -92,7 +94,8 @@ class Watcher:
         try:
             await self.conn.send_message(M.Authenticate(password=self.password))
             if self.prepare_names is not None:
-                reserved = None if self.game_type == "swc_2021_blokus" else True  # 21.3.3 has no reserved=
+                season = season_of_game_type(self.game_type) or DEFAULT_SEASON
+                reserved = True if season.slot_reserved_attribute else None
                 slots = [M.Slot(display_name=name, can_timeout=True, reserved=reserved)
                          for name in self.prepare_names]
                 await self.conn.send_message(M.Prepare(game_type=self.game_type, pause=False, slots=slots))
@@ -156,7 +159,7 @@ class Watcher:
             return True
         if isinstance(event, GameOver):
             self.result = event.result
-            self.replay.result_message = convert.result_to_message(event.result, self.room_id or "").data
+            self.replay.result_message = result_to_data(event.result, self.season)
             return True
         if isinstance(event, ServerError):
             if len(self.errors) < MAX_ERRORS:
@@ -190,12 +193,17 @@ class Watcher:
     def over(self) -> bool:
         return self.result is not None or bool(self.replay.states and self.replay.states[-1].is_over)
 
+    @property
+    def season(self) -> Season:
+        """The watched game's season: its states', else the prepared game type's."""
+        if self.replay.states:
+            return self.replay.states[-1].season
+        return season_of_game_type(self.game_type) or DEFAULT_SEASON
+
     def save(self, directory: Path) -> Path:
         """Write the game so far as an official replay into ``directory``."""
         directory.mkdir(parents=True, exist_ok=True)
-        names = self.replay.names
-        season = self.replay.states[-1].season if self.replay.states else season_of_game_type(self.game_type)
-        path = new_replay_path(directory, names, season or DEFAULT_SEASON)
+        path = new_replay_path(directory, self.replay.names, self.season)
         return self.replay.save(path)
 
 
@@ -212,7 +220,7 @@ class TextReport:
         self.steps_done = 0
         self.analyse_time = analyse_time
         self.ai = ai
-        self._engine = None
+        self._engine: Engine | None = None
         self._stop = threading.Event()
 
     def print(self, text: str) -> None:
@@ -284,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--room", metavar="ID", help="observe this room")
     which.add_argument("--prepare", nargs=2, metavar=("NAME1", "NAME2"),
                        help="prepare a game for two players (NAME1 = team ONE) and watch it")
-    p.add_argument("--season", choices=sorted(GAME_TYPES), default="2021",
+    p.add_argument("--season", choices=sorted(GAME_TYPES), default=DEFAULT_SEASON.name,
                    help="game type of a prepared game (default 2021 = swc_2021_blokus)")
     p.add_argument("--text", action="store_true", help="print the moves as lines instead of the TUI")
     p.add_argument("--analyse", action="store_true", help="analyse every move as it is played")
@@ -315,7 +323,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def make_watcher(args: argparse.Namespace, on_traffic: Callable[[str, str], None] | None = None) -> Watcher:
     prepare = tuple(args.prepare) if args.prepare else None
-    return Watcher(args.host, args.port, args.password, room=args.room, prepare=prepare,  # type: ignore[arg-type]
+    return Watcher(args.host, args.port, args.password, room=args.room, prepare=prepare,
                    game_type=GAME_TYPES[args.season], on_traffic=on_traffic)
 
 
@@ -351,7 +359,7 @@ async def watch_text(args: argparse.Namespace, out: TextIO = sys.stdout, err: Te
             if isinstance(event, ServerError):
                 report.print(f"server error: {event.message}")
             elif isinstance(event, GameOver):
-                report.print("result: " + describe_result(event.result, watcher.replay.names))
+                report.print("result: " + end_texts(event.result, None, watcher.replay.names).summary)
                 if event.result.reason:
                     report.print(f"reason: {event.result.reason}")
             elif isinstance(event, Closed):

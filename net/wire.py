@@ -52,17 +52,17 @@ class SeasonWire:
         """In-room error: ``originalRequest`` as 21.3.3 writes it; 2027 names it ``originalMessage``
         (season-2027.md §3.5, derived)."""
         original = self.move_element(move) if move is not None else None
-        if self.season.year == 2021:
-            data = M.ErrorData(message=message, original_request=original)
-        else:
+        if self.season.error_names_original_message:
             data = M.ErrorData(message=message, original_message=original)
+        else:
+            data = M.ErrorData(message=message, original_request=original)
         return xml(M.Room(room_id=room_id, data=data))
 
     def lobby_error(self, message: str, original: M.OriginalRequest | None = None) -> str:
         """21.3.3: ``<error>``; 2027: ``<errorpacket>`` (derived), the connection stays open in both."""
-        if self.season.year == 2021:
-            return xml(M.LobbyError(message=message, original_request=original))
-        return xml(M.ErrorPacket(message=message, original_request=original))
+        if self.season.lobby_error_packet:
+            return xml(M.ErrorPacket(message=message, original_request=original))
+        return xml(M.LobbyError(message=message, original_request=original))
 
     def result(self, room_id: str, res: GameResult) -> str:
         return xml(self.result_message(room_id, res))
@@ -81,9 +81,9 @@ class SeasonWire:
         return xml(M.Observed(room_id=room_id))
 
     def joined_game_room(self, room_id: str, existing: bool, player_count: int = 1) -> str:
-        if self.season.year == 2021:
-            return xml(M.JoinedGameRoom(room_id=room_id, existing=existing))
-        return xml(M.JoinedGameRoom(room_id=room_id, player_count=player_count))  # derived
+        if self.season.joined_counts_players:
+            return xml(M.JoinedGameRoom(room_id=room_id, player_count=player_count))  # derived
+        return xml(M.JoinedGameRoom(room_id=room_id, existing=existing))
 
     def testing(self, test_mode: bool) -> str:
         return xml(M.Testing(test_mode=test_mode))

@@ -25,7 +25,7 @@ from ai.base import TimeKeeper
 from ai.evaluate import evaluate, terminal_value
 from model.moves import SetMove, SkipMove
 from model.pieces import COLORS, SHAPES, Color, Shape
-from model.season import SEASON
+from model.season import DEFAULT_SEASON
 from model.state import GameState
 
 ENGINES = ["random", "greedy", "lookahead", "lookahead-py", "mcts"]
@@ -62,7 +62,7 @@ def engine(name: str, clock: CountingClock, seed: int = 0) -> Engine:
 
 def random_state(seed: int, plies: int) -> GameState:
     rng = random.Random(seed)
-    state = GameState.new(Shape[rng.choice(SEASON.start_pieces)])
+    state = GameState.new(Shape[rng.choice(DEFAULT_SEASON.start_pieces)])
     for _ in range(plies):
         if state.is_over:
             break

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -49,10 +50,14 @@ def test_report_names_the_blunder_and_sums_up_each_team(capsys, game_file):
     assert out.splitlines()[0].startswith(f"{game_file}: ONE alice (BLUE+RED) ")
     assert "TWO bob (YELLOW+GREEN): mistakes and blunders" in out
     row = next(line for line in out.splitlines() if line.split()[:2] == [str(SKIP_AT), "YELLOW"])
-    assert "SKIP ??" in row
+    assert "pass ??" in row
     summary = [line.strip() for line in out.splitlines() if line.strip().startswith(("ONE:", "TWO:"))]
     assert len(summary) == 2
-    assert summary[1].startswith("TWO: 6 moves,") and "blunders" in summary[1]
+    assert summary[1].startswith("TWO: 6 moves,") and "blunder" in summary[1]
+    assert not re.search(r"\b1 (moves|mistakes|blunders)\b", out)  # "1 blunder", never "1 blunders"
+    rows = [line for line in out.splitlines() if line.split()[:1] and line.split()[0].isdigit()]
+    assert rows and all(" NONE " not in line and " true " not in line and " false " not in line for line in rows)
+    assert any(re.search(r"[A-Z_]+( (90|180|270)°)?( flipped)? @ \(\d+,\d+\)", line) for line in rows)
     assert f"analysing {game_file}: 12/12" in err  # progress on stderr, never on stdout
     assert "analysing" not in out
 
@@ -130,3 +135,16 @@ def test_a_cut_off_file_is_one_line_of_note_and_the_reader_warnings_stay_off_the
     assert lines[0].startswith(f"blokus analyse: {cut}: the file is cut off; analysing the ")
     assert lines[1] == f"blokus analyse: {no_state}: no Blokus game state in the file"
     assert done.stdout.startswith(f"{cut}: ONE alice")
+
+
+def test_progress_line_fits_the_terminal():
+    """A progress line that wraps cannot be rewritten in place: on 80 columns it stays below 80."""
+    import io
+
+    from ai.analyse_cli import _Progress
+
+    progress = _Progress("replays/" + "very-long-name-" * 8 + ".xml", io.StringIO(), quiet=False)
+    for columns in (80, 40, 24):
+        line = progress.line(12, 61, columns)
+        assert len(line) < columns and line.startswith("analysing ") and line.endswith(": 12/61")
+    assert progress.line(1, 2, 200) == f"analysing {progress.path}: 1/2"

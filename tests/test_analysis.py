@@ -94,8 +94,10 @@ def test_analyse_game_reports_progress_and_fills_the_chart():
     assert calls == [(i + 1, 10, i) for i in range(10)]
     assert [c.index for c in result.chart] == list(range(11))
     assert result.chart[3].mobility == tuple(len(states[3].legal_placements(c)) for c in COLORS)
-    for point in result.chart[:10]:
-        assert point.evaluation == result.positions[point.index].value
+    assert result.chart[0].evaluation is None  # no search from the first position: half of its mean is missing
+    for point in result.chart[1:10]:
+        here, before = result.positions[point.index], result.positions[point.index - 1]
+        assert point.evaluation == round((before.value_played + here.value) / 2, 2)
     summaries = result.summaries()
     assert summaries[Team.ONE].moves + summaries[Team.TWO].moves == 10
 
@@ -197,3 +199,25 @@ def test_a_2027_game_is_analysed_by_its_own_rules():
     for i, p in result.positions.items():
         assert states[i].is_legal(p.best_move) and p.turn == states[i].turn
     assert result.positions[0].choices == len(states[0].legal_placements())
+
+
+def test_the_curve_does_not_zig_zag_with_the_side_to_move():
+    """One search depth alone ends its search on alternate teams in consecutive positions (the last ply
+    favours the team that makes it): the values jump by ~20 points every move on the official game. The
+    curve's mean of two depths one ply apart moves only by what the moves lose."""
+    import statistics
+
+    from ai.analysis import replay_moves
+
+    replay = load_replay(fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml"))
+    states, moves = replay.states[:25], replay_moves(replay)[:24] + [None]
+    result = analyse_game(states, moves, AnalysisSettings(engine="greedy", time_per_position=0.01, value_depth=2))
+    single = [result.positions[i].value for i in sorted(result.positions)]
+    curve = [c.evaluation for c in result.chart if c.evaluation is not None]
+    assert len(curve) == 23  # every position but the first (no search from it) and the unanalysed last
+
+    def median_step(values: list[float]) -> float:
+        return statistics.median(abs(b - a) for a, b in zip(values, values[1:], strict=False))
+
+    assert median_step(single) > 15  # the zig-zag this replaces
+    assert median_step(curve) < 8 and median_step(curve) < median_step(single) / 2

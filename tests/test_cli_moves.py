@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import blokus
-from model.cli import moves_main
+from cli.moves import moves_main
 from model.moves import parse_move
 from model.pieces import Shape
 from model.state import GameState
@@ -57,9 +57,54 @@ def test_dispatcher_help_lists_subcommands(capsys):
 def test_commands_without_ui_do_not_import_textual():
     code = (
         "import sys, blokus\n"
-        "for name in ('model.cli', 'net.bot', 'net.server', 'ai.arena'):\n"
+        "for name in ('cli.moves', 'net.bot', 'net.server', 'ai.arena'):\n"
         "    __import__(name)\n"
         "print('textual' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+GAME1 = "sc2021/gen-21.3.3-game1-replay-regular-end.xml"
+
+
+def _blokus(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "blokus", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_a_replay_is_named_as_one_and_turn_picks_its_state(tmp_path):
+    replay = fixture_path(GAME1)
+    gz = tmp_path / "game1.xml.gz"
+    gz.write_bytes(gzip.compress(replay.read_bytes()))
+    for path in (replay, gz):
+        run = _blokus("moves", str(path))
+        assert run.returncode == 2 and run.stdout == ""
+        assert run.stderr.count("\n") == 1 and "a replay" in run.stderr
+        assert f"blokus moves {path} --turn N" in run.stderr and "elements" not in run.stderr
+    from model.replay import load_replay
+
+    state = next(s for s in load_replay(replay).states if s.turn == 20)
+    run = _blokus("moves", str(gz), "--turn", "20")
+    assert run.returncode == 0, run.stderr
+    assert {parse_move(line) for line in run.stdout.splitlines()} == set(state.legal_moves())
+    missing = _blokus("moves", str(replay), "--turn", "500")
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "no state at turn 500" in missing.stderr
+    state_file = _blokus("moves", str(fixture_path(MEMENTO)), "--turn", "3")
+    assert state_file.returncode == 2 and "not a replay" in state_file.stderr
+
+
+def test_binary_data_is_not_echoed(tmp_path):
+    junk = tmp_path / "junk.xml"
+    junk.write_bytes(b"<protocol>&?.%jc#\xffhu/*\xfe{\xfd;" + bytes(range(256)))
+    for command in (["moves"], ["analyse", "-q", "--no-cache"], ["replay"]):
+        run = _blokus(*command, str(junk))
+        assert run.returncode == 2
+        assert run.stderr.count("\n") == 1 and "binary data, not XML" in run.stderr
+        assert "\ufffd" not in run.stderr and all(ch.isprintable() for ch in run.stderr.strip())
+
+
+def test_dash_h_without_a_host_points_to_help():
+    for command in ([], ["bot"], ["play"]):
+        run = _blokus(*command, "-h")
+        assert run.returncode == 2 and run.stderr.count("\n") == 1
+        assert "--help shows the help" in run.stderr and "expected one argument" not in run.stderr

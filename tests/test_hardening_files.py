@@ -10,7 +10,7 @@ import zlib
 
 import pytest
 
-from model.cli import moves_main
+from cli.moves import moves_main
 from model.files import FileTooLarge, NotARegularFile, Unpacker, file_chunks, read_bounded
 from model.pieces import Shape
 from model.replay import dump_replay, load_replay, read_replay

@@ -31,7 +31,7 @@ from model.convert import (
 from model.framing import END_OF_STREAM, MalformedXml, parse_document, parse_stream
 from model.moves import SetMove, SkipMove
 from model.pieces import COLORS, SHAPES, Color, Rotation, Shape, Team
-from model.season import GAME_TYPE, SEASON, SEASON_2027
+from model.season import DEFAULT_SEASON, GAME_TYPE, SEASON_2027
 from model.state import GameState
 from tests.conftest import FIXTURES, fixture_path
 
@@ -155,7 +155,7 @@ def test_client_messages_match_the_server_form() -> None:
         assert same_structure(to_xml(message), path), name
         assert to_xml(message, pretty=True) == path.read_text(encoding="utf-8").rstrip("\n"), name
     assert 'class="sc.plugin2021.SetMove"' in to_xml(setmove)
-    assert SEASON.skip_move_class in to_xml(skipmove) and "<color>BLUE</color>" in to_xml(skipmove)
+    assert DEFAULT_SEASON.skip_move_class in to_xml(skipmove) and "<color>BLUE</color>" in to_xml(skipmove)
     assert to_xml(M.Join()) == f'<join gameType="{GAME_TYPE}"/>'
 
 

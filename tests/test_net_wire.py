@@ -7,8 +7,13 @@ import pytest
 from model.moves import MoveMistake, SetMove
 from model.pieces import Color, Rotation, Shape, Team
 from net import wire
-from net.rooms import REASON_HARD_TIMEOUT, REASON_LEFT, REASON_SOFT_TIMEOUT, Cause, Room, Slot
+from net.rooms import Cause, Room, Slot
 from tests.conftest import fixture_path
+
+# 21.3.3's fixed reasons (rules.md §12), as the gen-21.3.3 result fixtures carry them
+REASON_SOFT_TIMEOUT = "Der Spieler hat innerhalb von 2 Sekunden nach Aufforderung keinen Zug gesendet"
+REASON_HARD_TIMEOUT = "Der Spieler hat innerhalb von 10 Sekunden nach Aufforderung keinen Zug gesendet"
+REASON_LEFT = "Der Spieler hat das Spiel verlassen"
 
 ROOM_ID = "11111111-2222-4333-8444-555555555555"
 OBSTRUCTING = SetMove(Color.RED, Shape.PENTO_I, Rotation.NONE, False, 19, 17)

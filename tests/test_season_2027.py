@@ -316,7 +316,7 @@ def test_the_compiled_engine_follows_the_season():
 
 
 def test_blokus_moves_detects_the_season_and_the_option_overrides(capsys):
-    from model.cli import moves_main
+    from cli.moves import moves_main
 
     path = str(fixture_path(f"{FIXTURES}/player_rust-s2c-memento-turn0-PENTO_W.xml"))
     assert moves_main([path, "--count"]) == 0

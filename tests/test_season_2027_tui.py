@@ -21,7 +21,7 @@ async def test_local_2027_game_with_x_start_and_border_rule():
         screen = screen_of(app)
         s = screen.session
         assert s.state.season is SEASON_2027 and s.ghost.shape is Shape.PENTO_X
-        assert "Round 1/24" in str(screen.query_one("#status").render())
+        assert "2027 · Round 1/24" in str(screen.query_one("#status").render())  # the season is on screen
         await pilot.press("K", "K", "K", "K", "H", "H", "H", "H", "L", "l", "l", "l")  # to (8, 0)
         await pilot.press("J", "J", "J", "J")  # the X (3 high) down to the bottom edge: y = 17
         assert s.ghost.y == 17 and s.ghost_status() == (GhostStatus.LEGAL, None)
@@ -83,5 +83,5 @@ def test_a_2027_rule_violation_is_explained_in_english():
                                           SEASON_2027.violation_text(MoveMistake.NOT_ON_BORDER, move))
     result = irregular_result(Team.ONE, Cause.RULE_VIOLATION, reason, (0, 0), ("alice", "bob"), SEASON_2027)
     title, lines = result_texts(result, GameState.new(Shape.PENTO_L, season=SEASON_2027), {})
-    assert "team TWO (bob) wins" in title
+    assert title == "Game over — team TWO (YELLOW+GREEN, bob) wins 0 : 0"
     assert any("NOT_ON_BORDER: the first piece must touch the edge of the board" in line for line in lines)

@@ -9,7 +9,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from ai.analysis import AnalysisCache, AnalysisSettings, chart_points
+from ai.analysis import AnalysisCache, AnalysisSettings, chart_points, evaluation_at
 from model.replay import load_replay
 from tests.conftest import fixture_path
 from tests.test_analysis import greedy_game
@@ -58,7 +58,7 @@ async def test_runner_analyses_in_the_background_and_caches(tmp_path):
         await wait_for(pilot, lambda: not runner.running)
         assert runner.complete and runner.analysis.complete and runner.analysis.done == 8
         assert app.changes >= 8  # one update per position, on the UI thread
-        assert [p.evaluation is not None for p in runner.analysis.chart[:8]] == [True] * 8
+        assert [p.evaluation is not None for p in runner.analysis.chart[:8]] == [False] + [True] * 7  # no search from 0
         text = pane_text(runner, 3, states[3]).plain
         assert "analysed 8 positions" in text and f"turn {states[3].turn}" in text and "best" in text
         assert "played" in text and "loss" in text
@@ -209,14 +209,14 @@ async def test_replay_viewer_analysis_pane_marks_ghost_and_chart(tmp_path, monke
         await pilot.press("home", "right_square_bracket")
         assert screen.index == 9  # the position in which the blunder was played
         pane = str(app.screen.query_one("#analysis", AnalysisPane).render())
-        assert "loss" in pane and "??" in pane and "YELLOW passed" in pane
+        assert "loss" in pane and "??" in pane and "YELLOW to move" in pane and "· pass" in pane
         board = app.screen.query_one(Board)
         ghost = [key for row in board._rows for key in row if key[0] == "gL"]
         assert len(ghost) == len(runner.analysis.positions[9].best_move.cells) and {k[1] for k in ghost} == {1}
         await pilot.press("c")
         chart = app.screen.query_one(GameChart)
         assert chart.display and chart.index == 9 and len(chart.points) == 11
-        assert chart.points[9].evaluation == runner.analysis.positions[9].value
+        assert chart.points[9].evaluation == evaluation_at(runner.analysis, 9) is not None
         await pilot.click(GameChart, offset=(1 + 6, 5))
         await pilot.pause()
         assert screen.index == 0

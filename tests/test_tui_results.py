@@ -22,16 +22,16 @@ def _state_after(plies: int) -> GameState:
 
 
 @pytest.mark.parametrize("name, title, expected", [
-    ("rule-violation-DUPLICATE_SHAPE", "team ONE (alice) wins",
+    ("rule-violation-DUPLICATE_SHAPE", "team ONE (BLUE+RED, alice) wins 15 : 10",
      ["team TWO (bob, YELLOW to move) broke a rule", "DUPLICATE_SHAPE: this piece has already been placed"]),
-    ("rule-violation-OBSTRUCTED", "team TWO (bob) wins",
+    ("rule-violation-OBSTRUCTED", "team TWO (YELLOW+GREEN, bob) wins 15 : 15",
      ["team ONE (alice) broke a rule", "OBSTRUCTED: the piece would cover a field that is already taken "
       "(move 'Setze PENTO_I(Farbe Rot)[19,17]')"]),
-    ("soft-timeout", "team ONE (alice) wins", ["did not move within 2 seconds (soft timeout)",
+    ("soft-timeout", "team ONE (BLUE+RED, alice) wins 15 : 10", ["did not move within 2 seconds (soft timeout)",
                                                "Server: Der Spieler hat innerhalb von 2 Sekunden"]),
-    ("hard-timeout", "team ONE (alice) wins", ["did not move within 10 seconds (hard timeout)"]),
-    ("left", "team ONE (alice) wins", ["team TWO (bob, YELLOW to move) left the game"]),
-    ("example-draw", "draw", ["Score: ONE (BLUE+RED) ",
+    ("hard-timeout", "team ONE (BLUE+RED, alice) wins 15 : 10", ["did not move within 10 seconds (hard timeout)"]),
+    ("left", "team ONE (BLUE+RED, alice) wins 15 : 10", ["team TWO (bob, YELLOW to move) left the game"]),
+    ("example-draw", "draw, 10 : 10", ["Score: ONE (BLUE+RED) ",
                               "Win points (2 win, 1 draw): ONE 1 : 1 TWO"]),
 ])
 def test_result_texts(name, title, expected):
@@ -49,3 +49,30 @@ def test_result_text_without_result_message():
     st.play(SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0))
     title, lines = result_texts(None, st, NAMES)
     assert title == "Game not finished"
+
+
+def test_a_session_tells_its_end_from_one_result():
+    from model.moves import SkipMove
+    from model.result import Cause, end_texts, irregular_result
+    from tui.session import Aborted, GameSession
+
+    s = GameSession.new_local(Shape.PENTO_L, human=None, seed=1)
+    assert s.end_texts() is None and s.final_result() is None  # the game runs
+    while not s.state.is_over:
+        moves = s.state.legal_moves()
+        s.apply(moves[0] if len(moves) else SkipMove(s.state.current_color))
+    result = s.final_result()
+    one, two = result.points(Team.ONE), result.points(Team.TWO)
+    assert result.regular and (one, two) == s.state.outcome().points
+    texts = s.end_texts()
+    assert texts == end_texts(result, s.state, s.names)
+    winner = "draw" if result.winner is None else f"{result.winner.name} wins"
+    assert texts.short == f"Game over — {winner} {one} : {two}" and texts.summary.endswith("cause REGULAR")
+    # a server's result is the session's end, whatever the board says
+    s.end = irregular_result(Team.TWO, Cause.LEFT, "Der Spieler hat das Spiel verlassen", (one, two), ("a", "b"))
+    assert s.final_result() is s.end and (
+        "Irregular end: team TWO (AI) left the game (disconnected)." in s.end_texts().lines)
+    why = "The connection ended before a result: reset"
+    s.end = Aborted("Game aborted", why)
+    assert s.final_result() is None and s.ended
+    assert (s.end_texts().title, s.end_texts().lines) == ("Game aborted", (why,))

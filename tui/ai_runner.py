@@ -40,7 +40,7 @@ class AIRunner:
         self._player = player
         started = time.monotonic() if clock_started is None else clock_started
         think_ms = self.move_time_ms
-        hard_ms = think_ms + EXTRA_CUTOFF_MS
+        hard_ms: float = think_ms + EXTRA_CUTOFF_MS
         if clock_limit is not None:
             hard_ms = max(50.0, min(hard_ms, clock_limit * 1000 - CLOCK_MARGIN_MS))
         self.screen.run_worker(self._ask(player, state.copy(), index, purpose, started, think_ms, hard_ms),

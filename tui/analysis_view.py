@@ -27,6 +27,7 @@ from ai.analysis import (
     PositionAnalysis,
     analyse_position,
     chart_points,
+    evaluation_at,
     fill_evaluation,
     game_key,
     positions_to_analyse,
@@ -205,7 +206,8 @@ class AnalysisPane(Static):
     """Best move and value of the position shown, the loss of the move played, progress, tallies."""
 
     DEFAULT_CSS = """
-    AnalysisPane { height: auto; padding: 0 1; border: round $primary-darken-2; display: none; }
+    AnalysisPane { height: auto; padding: 0 1; border: round $primary-darken-2; display: none;
+                   text-wrap: nowrap; text-overflow: ellipsis; }
     AnalysisPane.shown { display: block; }
     """
 
@@ -214,15 +216,16 @@ class AnalysisPane(Static):
         self.border_title = "Analysis"
 
     def show(self, runner: AnalysisRunner, index: int, state: GameState) -> None:
-        self.update(pane_text(runner, index, state))
+        height = self.content_size.height
+        self.update(pane_text(runner, index, state, height if height > 0 else None))
 
 
 def _describe(move_text: str) -> str:
-    from model.moves import parse_move
-    from tui.session import describe_move
+    """A move as the rest of the TUI writes it, without its colour (the line above names the colour)."""
+    from model.moves import describe_move, parse_move
 
     try:
-        return describe_move(parse_move(move_text))
+        return describe_move(parse_move(move_text), color=False)
     except ValueError:
         return move_text
 
@@ -232,49 +235,63 @@ def _bar(done: int, total: int, width: int = 16) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-def pane_text(runner: AnalysisRunner, index: int, state: GameState) -> Text:
-    t = Text(no_wrap=True, overflow="ellipsis")
+def pane_text(runner: AnalysisRunner, index: int, state: GameState, max_lines: int | None = None) -> Text:
+    """The pane's lines; where fewer than all fit (``max_lines``), the least needed go first: the key hint,
+    the progress, the tally, the best move; the position's value and the loss of the move played stay."""
     a = runner.analysis
     s = runner.settings
     done, total = (a.done, a.total) if a is not None else (0, 0)
+    lines: list[tuple[Text, int]] = []  # (line, rank): the highest ranks are dropped first
     if runner.running:
-        t.append(f"{_bar(done, total)} {done}/{total}", Style(color=MISTAKE))
-        t.append(f"  {s.engine_name()} {s.time_per_position:g} s/pos · esc stop\n", Style(dim=True))
+        lines.append((Text.assemble((f"{_bar(done, total)} {done}/{total}", Style(color=MISTAKE)),
+                                    (f"  {s.engine_name()} {s.time_per_position:g} s/pos · esc stop",
+                                     Style(dim=True))), 3))
     elif runner.error:
-        t.append(f"analysis failed: {runner.error}\n", Style(color=BLUNDER))
+        lines.append((Text(f"analysis failed: {runner.error}", Style(color=BLUNDER)), 1))
     elif a is not None and done < total:
-        t.append(f"stopped at {done}/{total} · a resumes\n", Style(dim=True))
+        lines.append((Text(f"stopped at {done}/{total} · a resumes", Style(dim=True)), 3))
     else:
-        t.append(f"analysed {done} positions ({s.engine_name()}, {s.time_per_position:g} s/pos)\n", Style(dim=True))
+        lines.append((Text(f"analysed {done} positions ({s.engine_name()}, {s.time_per_position:g} s/pos)",
+                           Style(dim=True)), 3))
     p = runner.at(index)
     if state.is_over:
         diff = state.team_points(Team.ONE) - state.team_points(Team.TWO)
-        t.append(f"game over · final difference {diff:+d} (ONE − TWO)\n")
+        lines.append((Text(f"game over · final difference {diff:+d} (ONE − TWO)"), 0))
     elif p is None:
-        t.append(f"turn {state.turn}: {'not analysed yet' if runner.running else 'no analysis'}\n", Style(dim=True))
+        lines.append((Text(f"turn {state.turn}: {'not analysed yet' if runner.running else 'no analysis'}",
+                           Style(dim=True)), 0))
     else:
-        t.append(f"turn {p.turn} · {p.color} to move · value {p.value:+.1f}\n", Style(bold=True))
+        value = evaluation_at(a, index) if a is not None else None  # the chart's value of this position
+        value = p.value if value is None else value
+        lines.append((Text(f"turn {p.turn} · {p.color} to move · value {value:+.1f}", Style(bold=True)), 0))
         if p.forced:
-            t.append(f"forced: {_describe(p.played)}\n")
+            lines.append((Text(f"forced: {_describe(p.played)}"), 0))
         else:
-            t.append("best   ", Style(dim=True))
-            t.append(_describe(p.best) + ("  (= played)" if p.best == p.played else "  (ghost)") + "\n")
-            t.append("played ", Style(dim=True))
-            t.append(_describe(p.played))
-            t.append(f"  loss {p.loss:.1f}")
+            # the loss first: a long move description is cut at the end of the line, never the verdict
+            played = Text.assemble(("played ", Style(dim=True)), f"loss {p.loss:.1f}")
             if p.mark:
-                t.append(f" {p.mark}", MARK_STYLE[p.mark])
-            t.append("\n")
+                played.append(f" {p.mark}", MARK_STYLE[p.mark])
+            played.append(f" · {_describe(p.played)}")
+            best = Text.assemble(("best   ", Style(dim=True)), _describe(p.best),
+                                 "  (= played)" if p.best == p.played else "  (ghost)")
+            lines += [(played, 0), (best, 1)]
     if a is not None:
+        tally = Text()
         for team in Team:
             sm = a.summaries()[team]
-            t.append(f"{team.name} ", Style(bold=True))
-            t.append(f"{sm.mistakes}", MARK_STYLE["?"])
-            t.append(" ? ")
-            t.append(f"{sm.blunders}", MARK_STYLE["??"])
-            t.append(f" ??  avg loss {sm.average_loss:.1f}   ")
-        t.append("\n")
-    t.append("[ ] previous/next mistake · a pane on/off · c chart", Style(dim=True))
+            tally.append(f"{team.name} ", Style(bold=True))
+            tally.append(f"{sm.mistakes}", MARK_STYLE["?"])
+            tally.append(" ? ")
+            tally.append(f"{sm.blunders}", MARK_STYLE["??"])
+            tally.append(f" ??  avg loss {sm.average_loss:.1f}   ")
+        tally.rstrip()
+        lines.append((tally, 2))
+    lines.append((Text("[ ] previous/next mistake · a pane on/off · c chart", Style(dim=True)), 4))
+    if max_lines is not None and len(lines) > max_lines:
+        keep = sorted(range(len(lines)), key=lambda i: lines[i][1])[:max(max_lines, 1)]
+        lines = [lines[i] for i in sorted(keep)]
+    t = Text("\n").join(line for line, _rank in lines)
+    t.no_wrap, t.overflow = True, "ellipsis"
     return t
 
 

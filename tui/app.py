@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import sys
@@ -71,7 +72,15 @@ class BlokusApp(App[int]):
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
 
-    async def action_quit(self) -> None:  # type: ignore[override]
+    async def action_help_quit(self) -> None:
+        """ctrl+c: the same question as q (Textual would only say which key quits)."""
+        quit_main = getattr(self.main_screen, "action_quit", None)
+        if quit_main is None:
+            self.exit(0)
+        elif inspect.isawaitable(result := quit_main()):
+            await result
+
+    async def action_quit(self) -> None:
         leave = getattr(self.main_screen, "leave", None)
         if leave is not None:
             await leave()  # stops the AI, closes a connection

@@ -34,6 +34,7 @@ from tui.session import GhostStatus
 
 N = P.N
 LABEL_W = 3  # "19 " left, " 19" right
+BOTTOM_HEADER = 2  # the column numbers below the board (NORMAL and LARGE scale)
 
 
 class Scale(Enum):
@@ -232,7 +233,7 @@ class Board(Widget):
         if y < scale.header_lines:
             return self._header(y)
         if y == height - 1 and scale is not Scale.HALF:
-            return self._header(0)
+            return self._header(BOTTOM_HEADER)
         if scale is Scale.HALF:
             if y - 2 < N // 2:
                 return self._half_line(y - 2)
@@ -243,6 +244,7 @@ class Board(Widget):
         return Strip.blank(width)
 
     def _header(self, line: int) -> Strip:
+        """Header ``line`` (0, and 1 at HALF scale) above the board, or ``BOTTOM_HEADER`` below it."""
         strip = self._strips.get(("header", line))
         if strip is None:
             pal = self._palette
@@ -254,6 +256,10 @@ class Board(Widget):
                 if self.scale is Scale.HALF:
                     text = (str(x // 10) if x % 10 == 0 and x else " ") if line == 0 else str(x % 10)
                     segs.append(Segment(text, b if x >= 10 else a))
+                elif self.scale is Scale.NORMAL and (x >= 10 and x % 2 == 0 if line == 0 else x >= 9 and x % 2):
+                    # two columns per field leave no gap between "9", "10" and "11": from there on the top
+                    # line numbers the odd columns, the bottom line the even ones (every number stands free)
+                    segs.append(Segment(" " * w, a))
                 else:
                     segs.append(Segment(f"{x:>2}".center(w), b if x % 2 else a))
             segs.append(Segment(" " * LABEL_W, a))

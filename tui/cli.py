@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
+import socket
+import sys
 from pathlib import Path
 
 from ai import DEFAULT_AI, make_player, player_names
-from model.args import Parser, check_start_piece, fail, milliseconds, port, shape
-from model.args import season as season_type
+from cli.args import Parser, check_start_piece, fail, milliseconds, port, shape
+from cli.args import season as season_type
 from model.pieces import Team
 from model.season import DEFAULT_PORT, DEFAULT_SEASON
 from tui.app import LOG_FILE_ENV, BlokusApp, run_app, setup_logging
@@ -48,8 +51,9 @@ def play_parser() -> argparse.ArgumentParser:
     p.add_argument("--team", type=team, default=None, metavar="ONE|TWO",
                    help="your team: ONE = BLUE+RED (moves first), TWO = YELLOW+GREEN (local games; on a server "
                         "the seats go in the order the clients join)")
-    p.add_argument("--opponent", default=None, metavar="NAME|human",
-                   help=f"AI opponent ({', '.join(player_names())}; default {DEFAULT_AI}) or 'human' (hotseat)")
+    p.add_argument("--opponent", default=None, metavar="NAME|human|cmd:COMMAND",
+                   help=f"AI opponent ({', '.join(player_names())}; default {DEFAULT_AI}), 'human' (hotseat) or "
+                        "cmd:COMMAND (your own client, started as COMMAND -h 127.0.0.1 -p PORT -r CODE)")
     p.add_argument("--level", type=int, default=None, choices=range(1, 6), metavar="1-5",
                    help="strength of the AI opponent in a local game: 1 (beginner) to 5 (the default AI)")
     p.add_argument("--ponder", action="store_true",
@@ -148,9 +152,28 @@ def build_network_app(args: argparse.Namespace, connection_factory=None) -> Blok
     return BlokusApp(make, theme=theme_name(args))
 
 
+def unreachable(host: str, port: int, timeout: float = 10.0) -> str | None:
+    """Why no TCP connection to ``host:port`` can be opened (None: it can). A refused or unknown server is
+    said in one line before the TUI opens; the game screen then connects for real."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except TimeoutError:
+        reason = "timed out"
+    except OSError as exc:
+        known = exc.errno and exc.errno > 0 and not isinstance(exc, socket.gaierror)
+        reason = os.strerror(exc.errno) if known else (exc.strerror or str(exc))
+    return f"cannot connect to {host}:{port}: {reason}"
+
+
 def play_main(argv: list[str]) -> int:
     args = play_parser().parse_args(argv)
     names = ", ".join(player_names())
+    if args.opponent and args.opponent.startswith("cmd:"):  # your own client against you or our AI
+        from tui.external import play_external
+
+        setup_logging(args.log)
+        return play_external(args, save_network_replay)
     if args.opponent and args.opponent.lower() != "human" and args.opponent not in player_names():
         return fail("blokus play", f"unknown opponent {args.opponent!r}; choose human or one of {names}")
     if args.ai is not None and args.ai not in player_names():
@@ -159,6 +182,9 @@ def play_main(argv: list[str]) -> int:
         return fail("blokus play", f"argument --start-piece: {problem}")
     setup_logging(args.log)
     network = args.host is not None or args.port is not None or args.reservation or args.room
+    if network and (problem := unreachable(args.host or "localhost", DEFAULT_PORT if args.port is None else args.port)):
+        print(f"blokus play: {problem}", file=sys.stderr)  # one line, before the terminal is taken over
+        return 1
     app = build_network_app(args) if network else build_local_app(args)
     return run_app(app, "blokus play")
 

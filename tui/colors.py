@@ -42,6 +42,14 @@ MONO_LIGHT: dict[Color, str] = {
 # the empty board's checkerboard under NO_COLOR: both fields on the background's level in 16 colours
 MONO_EMPTY_DARK = ("#1c1c1c", "#262626")
 MONO_EMPTY_LIGHT = ("#f5f5f5", "#e6e6e6")
+# What the shades of a colour that is not to move (``Palette.piece_mid``) and of pieces that cannot be placed
+# (``piece_dim``) are mixed towards: the colour's own dark (dark theme) or pale (light theme) hue, not the grey
+# background, so that a reduced palette keeps them apart: with 16 colours (TERM=xterm) the shade of each colour
+# stays in its hue (red must not turn into the dark yellow of SGR 33), with 256 the four shades stay four colours.
+SHADE_DARK: dict[Color, str] = {Color.BLUE: "#000080", Color.YELLOW: "#808000", Color.RED: "#800000",
+                                Color.GREEN: "#008000"}
+SHADE_LIGHT: dict[Color, str] = {Color.BLUE: "#a0b8ff", Color.YELLOW: "#ffff80", Color.RED: "#ffa0a0",
+                                 Color.GREEN: "#90ff90"}
 # Letters that name a colour where colour alone is not enough (NO_COLOR).
 LETTER: dict[Color, str] = {Color.BLUE: "B", Color.YELLOW: "Y", Color.RED: "R", Color.GREEN: "G"}
 
@@ -98,11 +106,15 @@ class Palette:
 
     def piece_dim(self, color: Color) -> str:
         """A colour whose pieces are shown greyed out (shape panel)."""
-        return mix(self.piece(color), self.empty_a, 0.65)
+        if self.mono:
+            return mix(self.piece(color), self.empty_a, 0.65)
+        return mix(self.piece_mid(color), self.empty_a, 0.5)
 
     def piece_mid(self, color: Color) -> str:
         """Pieces of a colour that is not to move (panel greyed out a little)."""
-        return mix(self.piece(color), self.empty_a, 0.35)
+        if self.mono:
+            return mix(self.piece(color), self.empty_a, 0.35)
+        return mix(self.piece(color), (SHADE_DARK if self.dark else SHADE_LIGHT)[color], 0.5 if self.dark else 0.4)
 
     def ghost_fit(self, color: Color) -> str:
         return mix(self.piece(color), self.empty_a, 0.55)

@@ -62,7 +62,7 @@ class QuitScreen(ModalScreen[str]):
 
     BINDINGS = [
         Binding("s,ctrl+s", "choose('save')", "Save and quit"),
-        Binding("y,q", "choose('quit')", "Quit"),
+        Binding("y,q,ctrl+c", "choose('quit')", "Quit"),
         Binding("n,escape", "choose('stay')", "Back"),
     ]
 

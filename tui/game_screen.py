@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from ai.base import Player
 from model.moves import SetMove
 from model.pieces import Color, Team
+from model.result import EndTexts
 from tui.ai_runner import AIRunner
 from tui.board import Board, BoardView
 from tui.colors import palette_for
@@ -26,8 +27,7 @@ from tui.messages import AIMoveReady, AIPurpose
 from tui.placing_actions import PlacingActions
 from tui.session import Feedback, GameSession, describe_move
 from tui.status import StatusContext, fit, game_status
-from tui.widgets import Feedback as FeedbackView
-from tui.widgets import MoveLog, PanelView, ShapePanel, StatusBar
+from tui.widgets import FeedbackView, MoveLog, PanelView, ShapePanel, StatusBar
 
 log = logging.getLogger(__name__)
 
@@ -234,15 +234,16 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
 
     def check_end(self) -> None:
         s = self.session
-        if self._end_shown or not (s.state.is_over or s.end_reason):
+        texts = None if self._end_shown else self.end_texts()
+        if texts is None:
             return
         self._end_shown = True
-        title, details = self.end_texts()
-        self.app.push_screen(EndScreen(title, details, can_save=s.has_game(), can_restart=self.can_restart()),
-                             self._end_choice)
+        self.app.push_screen(EndScreen(texts.title, "\n".join(texts.lines), can_save=s.has_game(),
+                                       can_restart=self.can_restart()), self._end_choice)
 
-    def end_texts(self) -> tuple[str, str]:
-        return self.session.outcome_text(), self.session.end_details()
+    def end_texts(self) -> EndTexts | None:
+        """What the end dialog says (a screen may add to the session's texts)."""
+        return self.session.end_texts()
 
     def can_restart(self) -> bool:
         return self.new_game_fn is not None
@@ -260,8 +261,8 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         s = self.session
         human = s.is_human_turn() and s.is_live
-        if not s.human_teams() and action in _PLAYING_ACTIONS:
-            return False  # --watch: no keys for playing in the footer
+        if action in (*_PLAYING_ACTIONS, "autopilot") and (not s.human_teams() or s.ended):
+            return False  # --watch, or the game is over: no keys for playing in the footer
         if action in ("move", "rotate", "flip"):
             return True if human and s.ghost is not None else None
         if action in ("place", "cycle", "deselect", "pass_turn"):
@@ -277,7 +278,7 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         if action == "live":
             return True if not s.is_live else None
         if action == "new_game":
-            return True if self.can_restart() and (s.state.is_over or s.end_reason) else None
+            return True if self.can_restart() and s.ended else None
         return True
 
     def action_undo(self) -> None:

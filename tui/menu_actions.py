@@ -56,13 +56,13 @@ class GameMenuActions:
             return
         from model.pieces import Team
         from tui.replay_screen import ReplayScreen
-        from tui.replays import ReplayData, session_result
+        from tui.replays import ReplayData
         from tui.session import Timeline
 
         record = Timeline()  # a copy: the game screen's own timeline may go on (new game) meanwhile
         record.states, record.steps = list(s.timeline.states), list(s.timeline.steps)
         names = (s.names.get(Team.ONE, "ONE"), s.names.get(Team.TWO, "TWO"))
-        result = getattr(s, "result", None) or session_result(s)
+        result = s.final_result()
         self.app.push_screen(ReplayScreen(ReplayData(record, names, result), analyse=True))
 
     def action_new_game(self) -> None:
@@ -72,7 +72,7 @@ class GameMenuActions:
 
     def game_in_progress(self) -> bool:
         s = self.session
-        return s.has_game() and len(s.timeline) > 1 and not (s.state.is_over or s.end_reason)
+        return s.has_game() and len(s.timeline) > 1 and not s.ended
 
     async def action_quit(self) -> None:
         if not self.game_in_progress():

@@ -10,6 +10,7 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from rich.style import Style
 from rich.text import Text
@@ -17,6 +18,7 @@ from rich.text import Text
 from ai.base import Player
 from model.moves import Move
 from model.pieces import Shape, Team
+from model.result import GameResult, end_texts
 from model.season import Season
 from model.state import GameState
 from net.connection import (
@@ -34,8 +36,7 @@ from net.connection import (
 from tui.colors import palette_for
 from tui.game_screen import GameScreen
 from tui.messages import AIPurpose
-from tui.replays import result_texts
-from tui.session import Feedback, GameSession, Seat, Timeline
+from tui.session import Aborted, Feedback, GameSession, Seat, Timeline
 from tui.status import StatusContext
 from tui.widgets import StatusBar, XmlPane
 
@@ -76,9 +77,8 @@ class NetworkGameScreen(GameScreen):
         self.stamp = stamp
         self.my_team: Team | None = None
         self.my_name = name
-        self.conn = None
+        self.conn: Connection | None = None
         self._connection_factory = connection_factory or Connection
-        self.result = None
         self.failed = False  # the connection could not be opened: blokus play exits non-zero
         self._change_pending = False
         self.traffic: list[tuple[str, str, str]] = []  # (direction, time stamp, xml) of every message
@@ -103,17 +103,16 @@ class NetworkGameScreen(GameScreen):
 
     async def _run_connection(self) -> None:
         def make(season: Season | None) -> Connection:
-            self.conn = self._connection_factory(self.host, self.port, on_traffic=self._traffic,
-                                                 **({"season": season} if season is not None else {}))
-            return self.conn
+            options: dict[str, Any] = {} if season is None else {"season": season}
+            self.conn = conn = self._connection_factory(self.host, self.port, on_traffic=self._traffic, **options)
+            return conn
 
         s = self.session
         try:
             conn, early = await open_and_join(make, self.season, reservation=self.reservation, room=self.room)
         except (ConnectionFailed, ConnectionError, OSError) as exc:
             self.failed = True
-            s.end_reason = f"Could not connect: {exc}"
-            s.result_text = "No game — connection failed"
+            s.end = Aborted("No game — connection failed", f"Could not connect: {exc}")
             s.feedback = Feedback(str(exc), True)
             self.after_change()
             return
@@ -157,13 +156,10 @@ class NetworkGameScreen(GameScreen):
                                       "(m lets the AI move, o switches on autopilot)")
             s.begin_turn()
         elif isinstance(event, GameOver):
-            self.result = s.result = event.result
+            s.end = event.result
             s.move_requested = False
             self.clock_started = None
-            title, lines = result_texts(event.result, s.state, s.names)
-            s.result_text = title
-            s.end_reason = "\n".join(lines[1:]) or "Regular end."
-            s.feedback = Feedback(title)
+            s.feedback = Feedback(end_texts(event.result, s.state, s.names).short)  # the dialog has the whole title
         elif isinstance(event, Ignored):
             self.query_one(XmlPane).add_note(f"ignored: {event.reason}")
         elif isinstance(event, ServerError):
@@ -172,9 +168,8 @@ class NetworkGameScreen(GameScreen):
         elif isinstance(event, Closed):
             self.clock_started = None
             s.move_requested = False
-            if self.result is None:
-                s.result_text = "Game aborted"
-                s.end_reason = f"The connection ended before a result: {event.reason}"
+            if not isinstance(s.end, GameResult):
+                s.end = Aborted("Game aborted", f"The connection ended before a result: {event.reason}")
 
     def _schedule_change(self) -> None:
         """Coalesce the repaint of several events that arrived together (state + move request …)."""
@@ -206,6 +201,8 @@ class NetworkGameScreen(GameScreen):
         self.run_worker(self._send_move(move), group="net-send", exit_on_error=False)
 
     async def _send_move(self, move: Move) -> None:
+        if self.conn is None:  # a move is asked for only over an open connection
+            return
         try:
             await self.conn.send_move(move)
         except (ValueError, ConnectionError) as exc:
@@ -241,23 +238,16 @@ class NetworkGameScreen(GameScreen):
         s = self.session  # no game yet: nobody is "to move" on the placeholder board
         t = Text()
         t.append(f"Blokus @ {self.host}:{self.port}\n", Style(bold=True))
-        t.append("not connected" if s.end_reason else "connecting …")
+        t.append("not connected" if s.end is not None else "connecting …")
         t.append("\n\n")
-        t.append(s.result_text or "waiting for the server …",
-                 Style(bold=bool(s.result_text), color=palette_for(self.app).text))
+        aborted = s.end.title if isinstance(s.end, Aborted) else None
+        t.append(aborted or "waiting for the server …", Style(bold=bool(aborted), color=palette_for(self.app).text))
         self.query_one(StatusBar).show(t)
 
     def check_end(self) -> None:
-        if not self.session.started and not self.session.end_reason:
+        if not self.session.started and self.session.end is None:
             return
         super().check_end()
-
-    def end_texts(self) -> tuple[str, str]:
-        s = self.session
-        if self.result is None:
-            return s.result_text or "Game over", s.end_reason or ""
-        title, lines = result_texts(self.result, s.state, s.names)
-        return title, "\n".join(lines)
 
     async def leave(self) -> None:
         self.cancel_ai()

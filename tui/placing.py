@@ -7,19 +7,16 @@ from dataclasses import dataclass
 from enum import Enum
 
 from model import placements as P
-from model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove
+from model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove, describe_move
 from model.pieces import Color, Rotation, Shape, transform
 from model.state import GameState, move_of_placement
 
 N = P.N
 
 
-def describe_move(move: Move) -> str:
-    if isinstance(move, SkipMove):
-        return f"{move.color.name} passed"
-    rot = "" if move.rotation == Rotation.NONE else f" {Rotation(move.rotation).name}"
-    flip = " flipped" if move.flipped else ""
-    return f"{move.color.name} {move.shape.name}{rot}{flip} @ ({move.x},{move.y})"
+def _centre(cells) -> tuple[float, float]:
+    cells = list(cells)
+    return sum(x for x, _ in cells) / len(cells), sum(y for _, y in cells) / len(cells)
 
 
 class GhostStatus(Enum):
@@ -159,24 +156,32 @@ class PlacingControls:
     # --- turn handling ----------------------------------------------------------------------------
 
     def _new_ghost(self, shape: Shape) -> Ghost:
-        """A ghost of ``shape``: where the previous ghost of this turn was, else at a legal placement near
-        the colour's last piece (on a first move: near the top-left corner), unrotated if one such placement
+        """A ghost of ``shape`` at a legal placement: the one nearest to the previous ghost of this turn
+        (tab through the pieces and each lands where it fits, close to where you were), else near the
+        colour's last piece (on a first move: near the top-left corner), unrotated if one such placement
         exists."""
         old = self.ghost
-        if old is not None:
-            g = Ghost(shape, x=old.x, y=old.y)
-            g.clamp()
-            return g
         st = self.state
         color = st.current_color
         ids = st.legal_placements(color)
         ids = ids[P.P_SHAPE[ids] == int(shape)]
         if not len(ids):
-            return Ghost(shape, x=N // 2 - 2, y=N // 2 - 2)
-        last = self.last_cells(color)
-        cx = sum(x for x, _ in last) / len(last) if last else 0.0
-        cy = sum(y for _, y in last) / len(last) if last else 0.0
+            x, y = (old.x, old.y) if old is not None else (N // 2 - 2, N // 2 - 2)
+            g = Ghost(shape, x=x, y=y)
+            g.clamp()
+            return g
         moves = [move_of_placement(color, int(pid)) for pid in ids.tolist()]
+        if old is not None:
+            ox, oy = _centre(old.cells())
+
+            def near_old(m: SetMove) -> tuple[float, bool]:
+                mx, my = _centre(m.cells)
+                return (mx - ox) ** 2 + (my - oy) ** 2, (m.rotation, m.flipped) != (old.rotation, old.flipped)
+
+            best = min(moves, key=near_old)
+            return Ghost(shape, best.rotation, best.flipped, best.x, best.y)
+        last = self.last_cells(color)
+        cx, cy = _centre(last) if last else (0.0, 0.0)
 
         def distance(m: SetMove) -> tuple[bool, float]:
             return (m.rotation != Rotation.NONE or m.flipped), (m.x - cx) ** 2 + (m.y - cy) ** 2

@@ -10,7 +10,7 @@ from model.pieces import Shape
 from tui.dialogs import ConfirmScreen
 from tui.messages import BoardClicked, BoardHover, BoardWheel, ShapePicked
 from tui.session import GameSession
-from tui.widgets import Feedback as FeedbackView
+from tui.widgets import FeedbackView
 
 
 class PlacingActions:

@@ -71,8 +71,8 @@ class ReplayStatus(StatusBar):
             warning.append(f"{unreadable_text(replay)} · ", Style(color=pal.bad, bold=True))
         if replay.live:
             warning.append("LIVE ", Style(color=pal.bad, bold=True))
-        head = Text.assemble(warning, (f"{'Watching' if replay.live else 'Replay'} — {names[Team.ONE]} vs "
-                                       f"{names[Team.TWO]}", Style(bold=True)))
+        kind = f"{'Watching' if replay.live else 'Replay'} {st.season.name}"
+        head = Text.assemble(warning, (f"{kind} — {names[Team.ONE]} vs {names[Team.TWO]}", Style(bold=True)))
         turn = [Text(f"Turn {st.turn} / {last.turn}"), Text(f"round {st.round}")] if wide else \
             [Text(f"Round {st.round} · t {st.turn}/{last.turn}")]
         if st.is_over:
@@ -88,12 +88,23 @@ class ReplayStatus(StatusBar):
         else:
             what = Text.assemble("move: " if wide else "",
                                  (describe_move(move), Style(color=pal.piece_text(move.color), bold=True)))
-        play = Text(f"▶ autoplay {speed:g} turns/s", Style(color=pal.warn)) if autoplaying else \
-            Text(f"paused (autoplay {speed:g} turns/s)" if wide else "paused", Style(color=pal.label))
+        # a long move ("YELLOW PENTO_S 270° flipped @ (12,13)") takes two lines where one would cut it
+        if len(what) > width and " @ " in what.plain:
+            piece, where = what.divide([what.plain.index(" @ "), what.plain.index(" @ ") + 1])[::2]
+            whats = pack([piece, where], width, " ")
+        else:
+            whats = [what]
+        if autoplaying:
+            play = Text(f"▶ autoplay {speed:g} turns/s", Style(color=pal.warn))
+        elif replay.live:  # a watched game: the view follows the newest state unless the user stepped back
+            behind = "stepped back · end follows live" if wide else "stepped back · end"
+            play = Text("following live" if index == len(timeline) - 1 else behind, Style(color=pal.label))
+        else:
+            play = Text(f"paused (autoplay {speed:g} turns/s)" if wide else "paused", Style(color=pal.label))
         # (line, rank): where the lines are few, the highest ranks are dropped first (rank 0 stays longest)
         lines = [(head, 2 if warning else 4), *((t, 0) for t in pack(turn, width))]
         lines += [(t, 1 if i == 0 else 3) for i, t in enumerate(pack([score, points], width, "   "))]
-        lines += [(what, 1), *((t, 5) for t in pack([Text(f"state {index + 1}/{len(timeline)}",
+        lines += [*((t, 1) for t in whats), *((t, 5) for t in pack([Text(f"state {index + 1}/{len(timeline)}",
                                                            Style(color=pal.label)), play], width))]
         if max_lines is not None and len(lines) > max_lines:
             keep = sorted(range(len(lines)), key=lambda i: lines[i][1])[:max(max_lines, 1)]

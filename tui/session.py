@@ -16,12 +16,13 @@ from model import placements as P
 from model.moves import InvalidMove, Move, MoveMistake, SkipMove
 from model.pieces import Color, Shape, Team
 from model.record import ColorRemoved, GameRecord, MoveEvent, events_between
+from model.result import EndTexts, GameResult, end_texts, state_result
 from model.season import DEFAULT_SEASON, Season
 from model.state import GameState
 from tui.placing import REFUSAL, Feedback, Ghost, GhostStatus, PlacingControls, classify, describe_move
 
 N = P.N
-__all__ = ["Feedback", "GameSession", "Ghost", "GhostStatus", "LogEntry", "Seat", "Timeline", "classify",
+__all__ = ["Aborted", "Feedback", "GameSession", "Ghost", "GhostStatus", "LogEntry", "Seat", "Timeline", "classify",
            "describe_move"]
 
 
@@ -29,6 +30,14 @@ class Seat(Enum):
     HUMAN = "human"
     AI = "ai"
     REMOTE = "remote"  # the opponent on a server
+
+
+@dataclass(frozen=True)
+class Aborted:
+    """A game that ended without a result: the connection failed or closed first."""
+
+    title: str  # 'Game aborted'
+    reason: str  # 'The connection ended before a result: …'
 
 
 @dataclass(frozen=True)
@@ -99,9 +108,7 @@ class GameSession(PlacingControls):
     show_overlay: bool = False
     feedback: Feedback = field(default_factory=Feedback)
     ai_thinking: bool = False
-    end_reason: str | None = None  # set for irregular ends (network) or when the game is over
-    result_text: str | None = None
-    result: object | None = None  # model.convert.GameResult from a server
+    end: GameResult | Aborted | None = None  # a network game's end (a local game's result is its board's)
     # Network games: moves go to ``send`` instead of the local state; the server answers with a state.
     send: Callable[[Move], None] | None = None
     move_requested: bool = False  # the server asked us for a move and we have not answered yet
@@ -149,12 +156,11 @@ class GameSession(PlacingControls):
 
     def _team_deciding(self) -> Team | None:
         """The team whose move this client decides now, or None (game over, or not requested yet)."""
-        st = self.state
-        if st.is_over or self.end_reason:
+        if self.ended:
             return None
         if self.send is not None and not self.move_requested:
             return None
-        return st.current_team
+        return self.state.current_team
 
     def is_human_turn(self) -> bool:
         """The human decides the next move (not the AI, not autopilot, not a remote opponent)."""
@@ -214,7 +220,7 @@ class GameSession(PlacingControls):
     def _require_turn(self) -> str | None:
         if not self.is_live:
             return "you are viewing an earlier state; press g to return to the live game"
-        if self.state.is_over or self.end_reason:
+        if self.ended:
             return "the game is over"
         if not self.is_human_turn():
             return "it is not your turn"
@@ -261,8 +267,7 @@ class GameSession(PlacingControls):
                 break
         self.timeline.truncate(n + 1)
         self.view = None
-        self.end_reason = None
-        self.result_text = None
+        self.end = None
         self.ghost = None
         self.begin_turn()
         self.feedback = Feedback(f"undone: back to turn {self.state.turn}")
@@ -304,35 +309,20 @@ class GameSession(PlacingControls):
         """There is a real game to save (not the placeholder before a server's first state)."""
         return self.started
 
-    def short_outcome(self) -> str:
-        """'Game over — ONE wins 61 : 58' (the status line)."""
-        if self.result_text:
-            return self.result_text
-        winner, (one, two) = self.state.outcome()
-        return f"Game over — {'draw' if winner is None else winner.name + ' wins'} {one} : {two}"
+    @property
+    def ended(self) -> bool:
+        """The game is over: on the board, by a server's result, or aborted."""
+        return self.end is not None or self.state.is_over
 
-    def end_details(self) -> str:
-        """Score, points per colour, why the game ended, how long it was (the end dialog of a local game)."""
-        st = self.state
-        one, two = st.team_points(Team.ONE), st.team_points(Team.TWO)
-        details = [f"Score: ONE (BLUE+RED) {one} : {two} TWO (YELLOW+GREEN)",
-                   "   ".join(f"{c.name} {st.points(c)}" for c in Color)]
-        if self.end_reason:
-            details.append(self.end_reason)
-        elif st.turn >= st.season.turn_limit:
-            details.append(f"Regular end: the round limit ({st.season.round_limit} rounds) was reached.")
-        else:
-            details.append("Regular end: no colour can place a piece.")
-        details.append(f"{len(self.timeline.moves)} moves, final turn {st.turn}.")
-        return "\n".join(details)
+    def final_result(self) -> GameResult | None:
+        """The server's result, else the board's once the game is over (None while it runs or when aborted)."""
+        if self.end is None and self.state.is_over:
+            return state_result(self.state, (self.names.get(Team.ONE, "ONE"), self.names.get(Team.TWO, "TWO")))
+        return self.end if isinstance(self.end, GameResult) else None
 
-    def outcome_text(self) -> str:
-        """'Game over — team ONE (BLUE+RED, you) wins 61 : 58' or a draw."""
-        if self.result_text:
-            return self.result_text
-        st = self.state
-        winner, (one, two) = st.outcome()
-        if winner is None:
-            return f"Game over — draw, {one} : {two}"
-        colors = "+".join(c.name for c in winner.colors)
-        return f"Game over — team {winner.name} ({colors}, {self.names[winner]}) wins {one} : {two}"
+    def end_texts(self) -> EndTexts | None:
+        """How the game ended, in every form (``model.result.end_texts``); None while it runs."""
+        if isinstance(self.end, Aborted):
+            return EndTexts(self.end.title, self.end.title, (self.end.reason,), self.end.reason)
+        result = self.final_result()
+        return None if result is None else end_texts(result, self.state, self.names)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from rich.style import Style
 from rich.text import Text
 
-from model.moves import MoveMistake
+from model.moves import MoveMistake, describe_piece
 from model.pieces import Color, Team
 from tui.colors import Palette
 from tui.session import GameSession, GhostStatus
@@ -52,17 +52,22 @@ class StatusContext:
 def score_line(s: GameSession, width: int) -> Text:
     st = s.shown
     one, two = st.team_points(Team.ONE), st.team_points(Team.TWO)
-    rounds = f"Round {min(st.round, st.season.round_limit)}/{st.season.round_limit}"
+    r, limit, season = min(st.round, st.season.round_limit), st.season.round_limit, st.season.name
+    rounds = f"Round {r}/{limit}"
     score = f"ONE {one} : {two} TWO"  # always whole: the turn goes first where the column is narrow
-    return Text(first_that_fits(width, f"{rounds} · turn {st.turn}   {score}", f"{rounds} · t {st.turn}   {score}",
+    # the season (its rules differ: first piece, round limit) stays on screen down to the narrowest column
+    return Text(first_that_fits(width, f"{season} · {rounds} · turn {st.turn}   {score}",
+                                f"{season} · {rounds} · t {st.turn}   {score}",
+                                f"{season} R{r}/{limit} · t {st.turn}   {score}", f"{season} R{r}/{limit}   {score}",
                                 f"{rounds}   {score}", score), Style(bold=True))
 
 
 def to_move_line(s: GameSession, ctx: StatusContext) -> Text:
     st, pal = s.shown, ctx.palette
     t = Text()
-    if st.is_over or (s.is_live and (s.state.is_over or s.end_reason)):
-        t.append(fit(s.short_outcome(), ctx.width), Style(bold=True))
+    end = s.end_texts() if st.is_over or s.is_live else None
+    if end is not None:
+        t.append(fit(end.short, ctx.width), Style(bold=True))
         return t
     color = st.current_color
     team = color.team
@@ -103,8 +108,7 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
         return [Text(text, Style(color=fg, bgcolor=bg, bold=True))]
     if s.ghost is not None and s.is_human_turn():
         g = s.ghost
-        desc = g.shape.name + ("" if g.rotation == 0 else f" {g.rotation.name}") + (" flipped" if g.flipped else "")
-        where = Text(f"{desc} @ ({g.x},{g.y})")
+        where = Text(f"{describe_piece(g.shape, g.rotation, g.flipped)} @ ({g.x},{g.y})")
         gs = s.ghost_status()
         if gs is None:
             return [where]
@@ -121,7 +125,7 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
                      Style(color=pal.label))]
     if s.ai_thinking:
         return [Text("AI thinking…", Style(color=pal.warn, bold=True))]
-    if s.state.is_over or s.end_reason:
+    if s.ended:
         keys = first_that_fits(ctx.width, "n new game · ctrl+s save · q quit", "n new · ctrl+s save · q quit") \
             if s.local else "ctrl+s save · q quit"
         return [Text(keys, Style(color=pal.label))]

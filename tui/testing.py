@@ -8,6 +8,7 @@ import threading
 from ai.base import Player
 from model.moves import Move, SkipMove
 from model.pieces import Shape, Team
+from model.season import DEFAULT_SEASON
 from model.state import GameState
 from tui.app import BlokusApp
 from tui.game_screen import GameScreen
@@ -152,7 +153,7 @@ class ScriptedConnection:
         from model.convert import state_to_message
         from net.connection import Joined, MoveRequested, StateChanged, Welcome
 
-        self._out(self.M.Join(game_type="swc_2021_blokus"))
+        self._out(self.M.Join(game_type=DEFAULT_SEASON.game_type))
         self._in(self.M.Joined(room_id=self.ROOM))
         self.queue.put_nowait(Joined(room_id=self.ROOM))
         self._in(self.M.Room(room_id=self.ROOM, data=self.M.WelcomeMessage(color=Team.ONE)))

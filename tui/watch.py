@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from net.watch import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL, WatchFailed, make_watcher, parse_args, reservation_lines
+from cli.args import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL
+from net.watch import WatchFailed, make_watcher, parse_args, reservation_lines
 
 
 def watch_main(argv: list[str]) -> int:

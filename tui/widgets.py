@@ -119,7 +119,7 @@ class ShapePanel(Widget):
     def drawings(self) -> dict[Shape, list[str]]:
         return BLOCKS if self.large else MINIS
 
-    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[override]
+    def get_content_height(self, container, viewport, width: int) -> int:
         if self.view is None:
             return 1
         placed = self._layout(max(width, 6))
@@ -210,7 +210,7 @@ class StatusBar(Static):
         self._line_count = lines
 
 
-class Feedback(Static):
+class FeedbackView(Static):
     """The answer to the last action (red and bold for a refusal or an error)."""
 
 

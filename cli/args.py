@@ -15,7 +15,8 @@ from typing import NoReturn
 from model.pieces import Shape
 from model.season import Season, season_named
 
-EXIT_USAGE = 2
+# exit codes of every subcommand: done; no connection (or no file); a bad command line; the peer broke the protocol
+EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
 
 
 class Parser(argparse.ArgumentParser):
@@ -26,6 +27,8 @@ class Parser(argparse.ArgumentParser):
         self.add_argument("--help", action="help", help="show this help and exit")
 
     def error(self, message: str) -> NoReturn:
+        if message.startswith("argument -h/--host: expected one argument"):  # `blokus -h` meant help
+            message = "-h is the server host and needs a name (-h localhost); --help shows the help"
         self.exit(EXIT_USAGE, f"{self.prog}: {message}\n")
 
 
@@ -117,6 +120,11 @@ def _int(text: str, what: str) -> int:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"invalid {what} {text!r} (a whole number)") from None
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``, ``1 mistake``, ``0 blunders`` (regular English nouns only)."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def fail(prog: str, message: str) -> int:

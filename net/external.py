@@ -1,0 +1,539 @@
+"""Programs as players (``cmd:COMMAND``): a team's own client plays a game on an embedded server.
+
+A player named ``cmd:COMMAND`` (``cmd:./my-player/start.sh``, ``cmd:java -jar player.jar``) is started once
+per game exactly as the contest system starts it: ``COMMAND -h 127.0.0.1 -p PORT -r RESERVATION`` (the
+command line split like a shell does, no shell in between), in its own process group, with its stdout and
+stderr in two log files, against a game server of our own (``net.server``, on a free loopback port, a
+prepared game with one reservation per seat, the season's official time limits unless told otherwise).
+
+:class:`HostedGame` runs that server on its own event loop in a thread (so neither the arena nor the TUI
+can delay its clock), starts the programs of its seats, waits for the game and judges it: the result is
+the server's :class:`~model.result.GameResult`; a lost game is named in one line (:func:`HostedGame.outcome`):
+
+* ``illegal move: <move> (<rule>)``
+* ``timeout: <ms> ms at turn N`` (a move later than the soft limit) or ``timeout: no move within <ms> ms
+  at turn N`` (the hard limit)
+* ``crashed (exit 3) at turn N: <last stderr line>`` (the process ended with an error or a signal)
+* ``did not join within 30 s``
+* ``left the game at turn N`` (closed its connection, or exited with 0, during the game)
+
+Nothing is left behind: at the end a program gets a moment to leave by itself, then its whole process
+group gets SIGTERM and, after a grace period, SIGKILL; a program whose process ended while a child of it
+still holds its connection loses with LEFT a second later; its log files are capped (RLIMIT_FSIZE).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import logging
+import os
+import resource
+import shlex
+import shutil
+import signal
+import subprocess
+import threading
+import time
+import uuid
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from model.moves import Move, MoveMistake
+from model.pieces import Shape, Team
+from model.result import Cause, GameResult, irregular_result
+from model.season import DEFAULT_SEASON, Season
+from net.guard import ConnectionLimits
+from net.rooms import Room, Slot, Timeouts
+from net.server import GameServer, ServerConfig, room_replay
+
+log = logging.getLogger("blokus.external")
+
+PREFIX = "cmd:"
+HOST = "127.0.0.1"
+JOIN_TIMEOUT_S = 30.0  # from the start of the program to its joinPrepared
+EXIT_GRACE_S = 1.0  # after the game: time to leave by itself before SIGTERM
+STOP_GRACE_S = 2.0  # SIGTERM → SIGKILL
+ORPHAN_GRACE_S = 1.0  # the process ended but its connection is still open (a child holds it): LEFT after this
+LOG_LIMIT_BYTES = 64 * 1024 * 1024  # per log file; beyond it the program gets SIGXFSZ (or write errors)
+UNTIMED_HARD_S = 60.0  # --untimed / --no-timeout: a program that never answers still loses, after this
+TAIL_BYTES = 16 * 1024  # read from the end of a log for its last lines
+
+
+class ProgramError(Exception):
+    """A program line that cannot be started (empty, not found, not executable): one line."""
+
+
+# --- naming --------------------------------------------------------------------------------------------
+
+
+def is_program(name: str) -> bool:
+    return name.startswith(PREFIX)
+
+
+def program_argv(name: str) -> list[str]:
+    """``cmd:COMMAND`` → the argument list (shell-like splitting); ProgramError if empty or unreadable."""
+    text = name[len(PREFIX):] if is_program(name) else name
+    try:
+        argv = shlex.split(text)
+    except ValueError as exc:
+        raise ProgramError(f"{name!r}: {exc}") from None
+    if not argv:
+        raise ProgramError(f"{name!r}: no command after cmd:")
+    return argv
+
+
+def check_program(name: str) -> None:
+    """ProgramError with one line if the program of ``name`` cannot be started at all."""
+    exe = program_argv(name)[0]
+    if os.sep in exe:
+        if not os.path.isfile(exe):
+            raise ProgramError(f"{name!r}: {exe} does not exist")
+        if not os.access(exe, os.X_OK):
+            raise ProgramError(f"{name!r}: {exe} is not executable (chmod +x {shlex.quote(exe)})")
+    elif shutil.which(exe) is None:
+        raise ProgramError(f"{name!r}: {exe} is not on the PATH")
+
+
+_INTERPRETERS = {"python", "python3", "java", "node", "sh", "bash", "ruby", "perl", "dotnet", "kotlin", "env"}
+
+
+def program_label(name: str) -> str:
+    """A short name for tables, status lines and file names: ``cmd:python3 -u bots/client.py --x`` →
+    ``client.py``; ``cmd:java -jar player.jar`` → ``player.jar``; ``cmd:./start.sh`` → ``start.sh``."""
+    try:
+        argv = program_argv(name)
+    except ProgramError:
+        return name
+    label = os.path.basename(argv[0])
+    if label.rstrip("0123456789.") in _INTERPRETERS:
+        rest = [a for a in argv[1:] if not a.startswith("-")]
+        if rest:
+            label = os.path.basename(rest[0])
+    return label or name
+
+
+def clean_line(text: str, width: int = 200) -> str:
+    """One line of a program's output, safe to show: control characters (terminal escapes) become ``?``."""
+    text = "".join(ch if ch == "\t" or (ch >= " " and ch != "\x7f") else "?" for ch in text.rstrip("\r\n"))
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# --- one program ---------------------------------------------------------------------------------------
+
+_live: weakref.WeakSet[Program] = weakref.WeakSet()
+
+
+class Program:
+    """One started program: its process group, its two log files, stopping it."""
+
+    def __init__(self, argv: list[str], log_stem: Path, *, log_limit: int = LOG_LIMIT_BYTES) -> None:
+        self.argv = list(argv)
+        self.out_path = log_stem.with_name(log_stem.name + ".out.log")
+        self.err_path = log_stem.with_name(log_stem.name + ".err.log")
+        self.log_limit = log_limit
+        self.proc: subprocess.Popen | None = None
+        self.started_at = 0.0
+        self.exited_at: float | None = None
+
+    def start(self, host: str, port: int, reservation: str) -> None:
+        argv = [*self.argv, "-h", host, "-p", str(port), "-r", reservation]
+        self.out_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
+            try:
+                # its own session (and so process group): stopping it reaches its children; the logs are
+                # files, so a program that floods its output costs this process nothing
+                self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                             start_new_session=True, close_fds=True)
+            except OSError as exc:
+                raise ProgramError(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from None
+        self.started_at = time.monotonic()
+        _live.add(self)
+        if hasattr(resource, "prlimit"):
+            with contextlib.suppress(OSError, ValueError):
+                resource.prlimit(self.proc.pid, resource.RLIMIT_FSIZE, (self.log_limit, self.log_limit))
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.proc is None else self.proc.pid
+
+    def exit_code(self) -> int | None:
+        """The exit code once it has ended (negative: the signal), else None."""
+        if self.proc is None:
+            return None
+        code = self.proc.poll()
+        if code is not None and self.exited_at is None:
+            self.exited_at = time.monotonic()
+        return code
+
+    def wait_exit(self, timeout: float) -> int | None:
+        if self.proc is None:
+            return None
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout)
+        return self.exit_code()
+
+    def _group_alive(self) -> bool:
+        assert self.proc is not None
+        return bool(live_members(self.proc.pid))
+
+    def _signal_group(self, sig: int) -> None:
+        assert self.proc is not None
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, sig)
+
+    def stop(self, grace: float = STOP_GRACE_S) -> None:
+        """SIGTERM to the whole process group, SIGKILL to whatever is left after ``grace`` seconds."""
+        if self.proc is None:
+            return
+        deadline = time.monotonic() + grace
+        self._signal_group(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(grace)
+        while self._group_alive() and time.monotonic() < deadline:
+            time.sleep(0.02)  # children that handle SIGTERM get the rest of the grace period
+        self._signal_group(signal.SIGKILL)
+        self.proc.wait()
+        self.exit_code()
+        _live.discard(self)
+
+    def stderr_tail(self, lines: int = 50) -> list[str]:
+        """The last ``lines`` lines of its stderr (read from the end of the log: bounded)."""
+        return tail_lines(self.err_path, lines)
+
+    def last_stderr_line(self) -> str:
+        if self.hit_log_limit():
+            return f"its output reached the log limit of {self.log_limit / 2**20:g} MiB"
+        return next((line for line in reversed(self.stderr_tail(20)) if line.strip()), "")
+
+    def hit_log_limit(self) -> bool:
+        sizes = []
+        for path in (self.out_path, self.err_path):
+            with contextlib.suppress(OSError):
+                sizes.append(path.stat().st_size)
+        return max(sizes, default=0) >= self.log_limit
+
+
+def live_members(pgid: int) -> list[int]:
+    """The processes of group ``pgid`` that have not ended (zombies waiting for a parent that does not reap
+    them are ended). Reads /proc where there is one, else asks the kernel whether the group exists."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return []
+        return [pgid]
+    members = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()  # after the command name, which may hold spaces
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            members.append(int(entry.name))
+    return members
+
+
+def tail_lines(path: Path, lines: int, max_bytes: int = TAIL_BYTES) -> list[str]:
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - max_bytes))
+            data = fh.read(max_bytes)
+    except OSError:
+        return []
+    text = data.decode("utf-8", errors="replace").splitlines()
+    if size > max_bytes and text:
+        text = text[1:]  # the first line is cut
+    return [clean_line(line) for line in text[-lines:]]
+
+
+def describe_exit(code: int) -> str:
+    if code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit {code}"
+
+
+@atexit.register
+def _stop_all() -> None:
+    """A last safety net: no program outlives this process (the hosts stop theirs first)."""
+    for program in list(_live):
+        with contextlib.suppress(Exception):
+            program.stop(0.2)
+
+
+# --- a hosted game -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Seat:
+    """A seat of a hosted game: ``command`` is started with the seat's reservation; ``None``: the caller
+    joins with :attr:`HostedGame.reservations` (the TUI, a test)."""
+
+    name: str  # display name in the game (and the replay)
+    command: list[str] | None = None
+    can_timeout: bool = True
+
+
+@dataclass(frozen=True)
+class ArrivedMove:
+    team: Team
+    turn: int
+    move: Move | None
+    mistake: MoveMistake | None
+    latency: float | None  # seconds from the move request; None: not counted by the room (not requested)
+
+
+@dataclass
+class Outcome:
+    """The judged game. ``forfeit``: the one line of the side that lost irregularly ("" otherwise)."""
+
+    result: GameResult | None  # None: cancelled (stopped early)
+    forfeit: str = ""
+    forfeit_class: str = ""  # illegal move, timeout, crashed, did not join, left, protocol
+    offender: Team | None = None
+    turn: int = 0
+    times: dict[Team, list[float]] = field(default_factory=dict)  # seconds per move, as the server measured
+    replay: bytes | None = None  # the official replay (None: the game never started)
+    logs: dict[Team, tuple[Path, Path]] = field(default_factory=dict)  # stdout and stderr log per program
+
+
+class HostedGame:
+    """An embedded server with one prepared game; programs on some seats. Use :meth:`start`, then
+    :meth:`wait` (or poll :attr:`done`), then :meth:`close` (always; also to stop a game early)."""
+
+    def __init__(self, seats: tuple[Seat, Seat], *, season: Season = DEFAULT_SEASON, timeouts: Timeouts | None = None,
+                 start_piece: Shape | None = None, seed: int | None = None, log_dir: Path | str | None = None,
+                 log_prefix: str = "game", join_timeout: float = JOIN_TIMEOUT_S,
+                 log_limit: int = LOG_LIMIT_BYTES, stop_grace: float = STOP_GRACE_S) -> None:
+        self.seats = seats
+        self.season = season
+        self.timeouts = timeouts or Timeouts.of(season)
+        self.start_piece = start_piece
+        self.seed = seed
+        self.join_timeout = join_timeout
+        self.stop_grace = stop_grace
+        self.log_dir = Path(log_dir) if log_dir is not None else None
+        self.programs: dict[Team, Program] = {}
+        for team, seat in zip(Team, seats, strict=True):
+            if seat.command is not None:
+                if self.log_dir is None:
+                    raise ValueError("a seat with a program needs a log directory")
+                stem = self.log_dir / f"{log_prefix}-{team.name}-{_file_part(seat.name)}"
+                self.programs[team] = Program(seat.command, stem, log_limit=log_limit)
+        self.reservations: tuple[str, str] = (str(uuid.uuid4()), str(uuid.uuid4()))
+        self.port = 0
+        self.room: Room | None = None
+        self.moves: list[ArrivedMove] = []  # every move that arrived, in order (appended in the server thread)
+        self.failure: str | None = None  # the host itself could not run (port, a program that cannot start …)
+        self._outcome: Outcome | None = None
+        self._no_join: tuple[Team, str] | None = None
+        self._exit_codes: dict[Team, int | None] = {}  # before they were stopped (None: still running)
+        self._ready = threading.Event()
+        self._done = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- running --------------------------------------------------------------------------------------
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Start the server thread, prepare the game and start the programs. ProgramError if that fails."""
+        self._thread = threading.Thread(target=self._thread_main, name="blokus-hosted-game", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            raise ProgramError("the embedded server did not start")
+        if self.failure is not None:
+            self.close()
+            raise ProgramError(self.failure)
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def wait(self, timeout: float | None = None) -> Outcome | None:
+        """The outcome once the game is over and every program is stopped (None if not by ``timeout``)."""
+        if not self._done.wait(timeout):
+            return None
+        return self._outcome
+
+    def close(self) -> None:
+        """Stop the game (cancelled if it still runs), the programs and the server; waits for the thread."""
+        loop, stop = self._loop, self._stop
+        if loop is not None and stop is not None and not self._done.is_set():
+            with contextlib.suppress(RuntimeError):  # the loop has ended already
+                loop.call_soon_threadsafe(stop.set)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(self.stop_grace + 15)
+        for program in self.programs.values():  # if the thread could not (it never started them: no-op)
+            program.stop(self.stop_grace)
+
+    def _thread_main(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except Exception as exc:  # never a traceback from the host thread: the game is judged as failed
+            log.exception("hosted game failed")
+            self.failure = self.failure or f"the embedded server failed: {exc}"
+        finally:
+            for program in self.programs.values():
+                with contextlib.suppress(Exception):
+                    program.stop(self.stop_grace)
+            if self._outcome is None:
+                self._outcome = Outcome(None, forfeit=self.failure or "", logs=self._logs())
+            self._ready.set()
+            self._done.set()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        finished = asyncio.Event()
+        hard = self.timeouts.hard if self.timeouts.hard is not None else UNTIMED_HARD_S
+        config = ServerConfig(host=HOST, port=0, timeouts=Timeouts(self.timeouts.soft, hard),
+                              start_piece=self.start_piece, seed=self.seed, season=self.season, print_games=False,
+                              connections=ConnectionLimits(idle_timeout=self.join_timeout + 5))
+        server = GameServer(config, on_game_end=lambda record: finished.set())
+        try:
+            await server.start()
+        except OSError as exc:
+            self.failure = f"cannot listen on {HOST}: {exc.strerror or exc}"
+            return
+        try:
+            self.port = server.port
+            slots = [Slot(team, display_name=seat.name, can_timeout=seat.can_timeout, reservation=code)
+                     for team, seat, code in zip(Team, self.seats, self.reservations, strict=True)]
+            self.room = room = server.prepare_game(slots)
+            self._watch_moves(room)
+            for team, program in self.programs.items():
+                try:
+                    program.start(HOST, self.port, self.reservations[team])
+                except ProgramError as exc:
+                    self.failure = str(exc)
+                    return
+            self._ready.set()
+            await self._await_join(room)
+            if self._no_join is None and room.started:
+                await self._await_end(room, finished)
+            if room.started and not room.finished:
+                room.cancel()  # stopped early
+            await asyncio.to_thread(self._stop_programs)
+            self._outcome = self._judge(room)
+        finally:
+            await server.close()
+
+    async def _await_join(self, room: Room) -> None:
+        deadline = time.monotonic() + self.join_timeout
+        while not room.started and not self._stop.is_set():
+            for team, program in self.programs.items():
+                code = program.exit_code()
+                if code is not None and room.slots[team].peer is None:
+                    if code == 0:
+                        self._no_join = (team, "did not join (exited with code 0 before joining)")
+                    else:
+                        line = program.last_stderr_line()
+                        self._no_join = (team, f"crashed ({describe_exit(code)}) before joining"
+                                               + (f": {line}" if line else ""))
+                    return
+            if time.monotonic() >= deadline:
+                team = next(t for t in Team if room.slots[t].peer is None)
+                self._no_join = (team, f"did not join within {self.join_timeout:g} s")
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), 0.05)
+
+    async def _await_end(self, room: Room, finished: asyncio.Event) -> None:
+        while not finished.is_set() and not self._stop.is_set():
+            for team, program in self.programs.items():
+                code = program.exit_code()
+                peer = room.slots[team].peer
+                # ended, but a child still holds the connection: the server cannot see it leave
+                if (code is not None and peer is not None and program.exited_at is not None
+                        and time.monotonic() - program.exited_at > ORPHAN_GRACE_S):
+                    room.on_leave(peer)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(finished.wait(), 0.1)
+
+    def _stop_programs(self) -> None:
+        deadline = time.monotonic() + EXIT_GRACE_S
+        for team, program in self.programs.items():  # leaving by itself after the result is the normal end
+            self._exit_codes[team] = program.wait_exit(max(0.0, deadline - time.monotonic()))
+        for program in self.programs.values():
+            program.stop(self.stop_grace)
+
+    def _watch_moves(self, room: Room) -> None:
+        """Record every move that arrives (sender, turn, latency) for the judge and the move times: the
+        room's one entry point for moves, wrapped on this instance; the server itself is unchanged."""
+        original = room.on_move
+
+        def on_move(peer, move, error=None, mistake=None, at=None) -> None:
+            slot = room.slot_of(peer)
+            counted = len(room.latencies)
+            turn = room.state.turn if room.state is not None else 0
+            original(peer, move, error=error, mistake=mistake, at=at)
+            if slot is not None:
+                latency = room.latencies[-1] if len(room.latencies) > counted else None
+                self.moves.append(ArrivedMove(slot.team, turn, move, mistake, latency))
+
+        room.on_move = on_move  # type: ignore[method-assign]
+
+    # --- judging ------------------------------------------------------------------------------------
+
+    def times(self, team: Team) -> list[float]:
+        return [m.latency for m in list(self.moves) if m.team == team and m.latency is not None]
+
+    def _logs(self) -> dict[Team, tuple[Path, Path]]:
+        return {team: (p.out_path, p.err_path) for team, p in self.programs.items()}
+
+    def _judge(self, room: Room) -> Outcome:
+        times = {team: self.times(team) for team in Team}
+        replay = room_replay(room) if room.history_xml else None
+        turn = room.state.turn if room.state is not None else 0
+        if self._no_join is not None:
+            team, line = self._no_join
+            kind = "crashed" if line.startswith("crashed") else "did not join"
+            names = (self.seats[0].name, self.seats[1].name)
+            result = irregular_result(team, Cause.LEFT, line, (0, 0), names, self.season)
+            return Outcome(result, line, kind, team, 0, times, replay, self._logs())
+        result = room.result
+        if result is None or result.regular or result.offender is None:
+            return Outcome(result, "", "", None, turn, times, replay, self._logs())
+        team = result.offender
+        kind, line = self._forfeit_line(team, result.cause, turn)
+        return Outcome(result, line, kind, team, turn, times, replay, self._logs())
+
+    def _forfeit_line(self, team: Team, cause: Cause, turn: int) -> tuple[str, str]:
+        last = next((m for m in reversed(self.moves) if m.team == team), None)
+        if cause is Cause.RULE_VIOLATION:
+            mistake = last.mistake if last is not None else None
+            move = last.move if last is not None else None
+            if mistake is None and move is not None and self.room is not None and self.room.state is not None:
+                mistake = self.room.state.validate(move)  # the state the move was refused in
+            rule = mistake.english if mistake is not None else "refused by the rules"
+            return "illegal move", f"illegal move: {move} ({rule})" if move is not None else f"illegal move: {rule}"
+        if cause is Cause.SOFT_TIMEOUT:
+            ms = (last.latency or 0.0) * 1000 if last is not None else 0.0
+            return "timeout", f"timeout: {ms:.0f} ms at turn {turn}"
+        if cause is Cause.HARD_TIMEOUT:
+            hard = self.timeouts.hard if self.timeouts.hard is not None else UNTIMED_HARD_S
+            return "timeout", f"timeout: no move within {hard * 1000:.0f} ms at turn {turn}"
+        if cause is Cause.PROCESS_VIOLATION:
+            return "protocol", f"protocol violation at turn {turn}: a move that was not requested"
+        program = self.programs.get(team)
+        if cause is Cause.LEFT and program is not None:
+            code = self._exit_codes.get(team)
+            if code is not None and code != 0:
+                line = program.last_stderr_line()
+                return "crashed", f"crashed ({describe_exit(code)}) at turn {turn}" + (f": {line}" if line else "")
+        return "left", f"left the game at turn {turn}"
+
+
+def _file_part(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name)[:40] or "program"

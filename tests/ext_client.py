@@ -1,0 +1,130 @@
+"""A small contest-style client for the tests of ``cmd:`` players (``net.external``).
+
+Started like every Software-Challenge client: ``python tests/ext_client.py -h HOST -p PORT -r CODE``. It
+plays quickly (a placement of its largest placeable piece, seeded), both seasons (the server's states
+say which), and misbehaves on request (``--misbehave KIND``, at its ``--at``-th own move):
+
+* ``illegal``: sends a move that covers an occupied field
+* ``slow``: answers after ``--delay`` seconds (default 2.5: beyond the official 2 s)
+* ``crash``: writes a line to stderr and exits with code 3
+* ``leave``: closes its connection and exits with 0
+* ``never-join``: never connects
+* ``never-answer``: joins, then never answers from the ``--at``-th request on
+* ``stubborn``: ignores SIGTERM and forks a child that ignores it too, then plays normally
+* ``flood``: writes to stdout and stderr without pause while it plays
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from model import placements as P  # noqa: E402
+from model.moves import SetMove  # noqa: E402
+from model.pieces import SHAPES  # noqa: E402
+from model.state import GameState, move_of_placement  # noqa: E402
+from net.connection import Closed, Connection, MoveRequested  # noqa: E402
+
+KINDS = ("none", "illegal", "slow", "crash", "leave", "never-join", "never-answer", "stubborn", "flood")
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("-h", "--host", default="localhost")
+    p.add_argument("-p", "--port", type=int, default=13050)
+    p.add_argument("-r", "--reservation")
+    p.add_argument("--misbehave", choices=KINDS, default="none")
+    p.add_argument("--at", type=int, default=3, help="own move number of the misbehaviour (1 = first)")
+    p.add_argument("--delay", type=float, default=2.5)
+    p.add_argument("--seed", type=int, default=0)
+    return p.parse_args(argv)
+
+
+def largest_piece(state: GameState, rng: random.Random):
+    ids = state.legal_placements()
+    if len(ids) == 0:
+        return None
+    sizes = [SHAPES[int(P.P_SHAPE[i])].size for i in ids]
+    best = max(sizes)
+    choices = [i for i, size in zip(ids, sizes, strict=True) if size == best]
+    return move_of_placement(state.current_color, int(rng.choice(choices)))
+
+
+def illegal_move(state: GameState) -> SetMove:
+    """A move of an unplaced shape over an occupied field (OBSTRUCTED or worse, never a start-piece error)."""
+    legal = largest_piece(state, random.Random(0))
+    assert isinstance(legal, SetMove)
+    for dx in range(-4, 5):
+        for dy in range(-4, 5):
+            move = SetMove(legal.color, legal.shape, legal.rotation, legal.flipped, legal.x + dx, legal.y + dy)
+            mistake = state.validate(move)
+            if mistake is not None and mistake.carries_move:
+                return move
+    return SetMove(legal.color, legal.shape, legal.rotation, legal.flipped, 30, 30)
+
+
+def flood() -> None:
+    line = b"x" * 1000 + b"\n"
+    while True:
+        os.write(1, line)
+        os.write(2, line)
+
+
+async def play(args: argparse.Namespace) -> int:
+    rng = random.Random(args.seed)
+    conn = Connection(args.host, args.port)
+    await conn.open()
+    await conn.join(reservation=args.reservation)
+    print(f"ext_client: joined with {args.reservation}", file=sys.stderr, flush=True)
+    own = 0
+    async for event in conn:
+        if isinstance(event, MoveRequested) and event.state is not None:
+            own += 1
+            state = event.state
+            now = own == args.at
+            if now and args.misbehave == "crash":
+                print(f"ext_client: simulated crash at turn {state.turn}", file=sys.stderr, flush=True)
+                os._exit(3)
+            if now and args.misbehave == "leave":
+                await conn.close()
+                return 0
+            if own >= args.at and args.misbehave == "never-answer":
+                continue
+            if now and args.misbehave == "slow":
+                await asyncio.sleep(args.delay)
+            move = illegal_move(state) if now and args.misbehave == "illegal" else largest_piece(state, rng)
+            print(f"ext_client: turn {state.turn}: {move}", file=sys.stderr, flush=True)
+            await conn.send_move(move, check=False)
+        elif isinstance(event, Closed):
+            break
+    await conn.close()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    if args.misbehave == "never-join":
+        print("ext_client: not joining", file=sys.stderr, flush=True)
+        while True:
+            time.sleep(60)
+    if args.misbehave == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if os.fork() == 0:  # the child ignores SIGTERM too (inherited) and outlives the game
+            while True:
+                time.sleep(60)
+    if args.misbehave == "flood":
+        threading.Thread(target=flood, daemon=True).start()
+    return asyncio.run(play(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,39 @@
+"""One concept, one place: the season is told by its profile (``model/season.py``) alone."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("model", "ai", "net", "tui", "cli")
+SEASON_WORDS = {2021, 2027, "2021", "2027", "swc_2021_blokus", "swc_2027_blokus", "sc.plugin2021", "sc.plugin2027"}
+
+
+def _sources() -> list[Path]:
+    files = [p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))]
+    return [p for p in [*files, ROOT / "blokus.py"] if p != ROOT / "model" / "season.py"]
+
+
+def _season_tests(tree: ast.AST) -> list[int]:
+    """Lines that compare with a season's year or name, or read ``.year``."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "year":
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            if any(isinstance(o, ast.Constant) and o.value in SEASON_WORDS for o in operands):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_no_code_outside_the_season_profile_compares_seasons():
+    found = [f"{path.relative_to(ROOT)}:{line}" for path in _sources()
+             for line in _season_tests(ast.parse(path.read_text(encoding="utf-8")))]
+    assert found == []
+
+
+def test_the_check_finds_a_comparison():
+    assert _season_tests(ast.parse("if state.season.year == 2021: pass")) == [1, 1]
+    assert _season_tests(ast.parse("reserved = None if game_type == 'swc_2021_blokus' else True")) == [1]
