@@ -12,9 +12,10 @@ import numpy as np
 from numba import njit
 
 from ai import evaluate as E
+from ai.tables import T_AWK, T_CENTRE_CELLS
 from model import fast as F
 from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
-from model.fast import ALL_SHAPES, ANCH, CELL, FORB, FSTRIDE, M_HAND, M_TURN, M_VALID, NCELLS
+from model.fast import ALL_SHAPES, ANCH, CELL, FORB, FSTRIDE, M_HAND, M_TURN, M_VALID, NCELLS, NSHAPES, T_SIZE
 
 N = F.N
 ROW_MASK = (1 << N) - 1
@@ -23,11 +24,6 @@ NF = len(E.FEATURES)
 # weight vector: reach steps, colour_area's steps, number of phases k, k phase turns, k x NF weights
 # (``weight_vector``)
 
-SHAPE_AWK = np.array(E.AWK, dtype=np.float64)
-SHAPE_SIZE = np.array(E.SIZE, dtype=np.int64)
-# per cell: 1 in the central 14x14, 2 in the central 8x8 (the evaluation's centre term)
-CENTRE_CELLS = np.array([((E.CENTRE_IN >> q) & 1) + ((E.CENTRE_MID >> q) & 1) for q in range(NCELLS)],
-                        dtype=np.int64)
 
 
 def weight_vector(w: E.Weights = E.DEFAULT_WEIGHTS) -> np.ndarray:
@@ -119,26 +115,26 @@ def colour_rows(b, m, color, first_cells, anchors, reach, steps, far_steps):
 
 
 @njit(cache=True)
-def stranded_squares(b, m, color, first_cells):
+def stranded_squares(t, b, m, color, first_cells):
     """``ai.evaluate.stranded_squares``: squares in hand of shapes that fit nowhere now."""
     hand = m[M_HAND + color]
     if hand == ALL_SHAPES or hand == 0:
         return 0
-    fit = F.placeable_shapes(b, m, color, first_cells) if (m[M_VALID] >> color) & 1 else 0
+    fit = F.placeable_shapes(t, b, m, color, first_cells) if (m[M_VALID] >> color) & 1 else 0
     n = 0
-    for s in range(SHAPE_SIZE.shape[0]):
+    for s in range(NSHAPES):
         if (hand >> s) & 1 and not (fit >> s) & 1:
-            n += SHAPE_SIZE[s]
+            n += np.int64(t[T_SIZE + s])
     return n
 
 
 @njit(cache=True)
-def team_features(b, m, first_cells, steps, colour_steps, mobility, stranded, out):
+def team_features(t, b, m, first_cells, steps, colour_steps, mobility, stranded, out):
     """Fill ``out`` (2 x NF) with the terms of ``ai.evaluate.FEATURES`` per team, as
     ``ai.evaluate.team_features``."""
-    for t in range(2):
+    for team in range(2):
         for i in range(NF):
-            out[t, i] = 0.0
+            out[team, i] = 0.0
     over = F.is_over(m)
     fade = max(0.0, 1.0 - m[M_TURN] / 40.0)
     a1 = np.empty(N, dtype=np.int64)
@@ -146,11 +142,12 @@ def team_features(b, m, first_cells, steps, colour_steps, mobility, stranded, ou
     r1 = np.empty(N, dtype=np.int64)
     r2 = np.empty(N, dtype=np.int64)
     reach = np.zeros((2, N), dtype=np.int64)
+    awk = t.view(np.float64)
     if fade > 0.0:
         for q in range(NCELLS):
             owner = b[CELL + q]
             if owner:
-                out[(owner - 1) & 1, 5] += fade * CENTRE_CELLS[q]
+                out[(owner - 1) & 1, 5] += fade * np.int64(t[T_CENTRE_CELLS + q])
     for team in range(2):
         c1 = team
         c2 = team + 2
@@ -166,15 +163,16 @@ def team_features(b, m, first_cells, steps, colour_steps, mobility, stranded, ou
             if mobility:
                 for c in (c1, c2):
                     if (m[M_VALID] >> c) & 1:
-                        out[team, 8] += F.count_moves(b, m, c, first_cells, F.MAX_MOVES)
+                        out[team, 8] += F.count_moves(t, b, m, c, first_cells, np.int64(F.MAX_MOVES))
             if stranded:
-                out[team, 10] = stranded_squares(b, m, c1, first_cells) + stranded_squares(b, m, c2, first_cells)
+                out[team, 10] = (stranded_squares(t, b, m, c1, first_cells)
+                                 + stranded_squares(t, b, m, c2, first_cells))
         for c in (c1, c2):
             hand = m[M_HAND + c]
-            out[team, 0] += F.points(m, c)
-            for s in range(SHAPE_AWK.shape[0]):
+            out[team, 0] += F.points(t, m, c)
+            for s in range(NSHAPES):
                 if not (hand >> s) & 1:
-                    out[team, 4] += SHAPE_AWK[s]
+                    out[team, 4] += awk[T_AWK + s]
             if not (m[M_VALID] >> c) & 1 and hand:
                 out[team, 6] += 1.0
     if not over:
@@ -184,7 +182,7 @@ def team_features(b, m, first_cells, steps, colour_steps, mobility, stranded, ou
 
 
 @njit(cache=True)
-def evaluate(b, m, first_cells, w):
+def evaluate(t, b, m, first_cells, w):
     """Heuristic value of the position for team ONE (BLUE+RED), as ``ai.evaluate.evaluate``."""
     k = np.int64(w[2])
     base = 3 + k
@@ -206,7 +204,7 @@ def evaluate(b, m, first_cells, w):
             wi += frac * (w[base + (lo + 1) * NF + i] - wi)
         weights[i] = wi
     feats = np.empty((2, NF), dtype=np.float64)
-    team_features(b, m, first_cells, np.int64(w[0]), np.int64(w[1]), weights[8] != 0.0, weights[10] != 0.0,
+    team_features(t, b, m, first_cells, np.int64(w[0]), np.int64(w[1]), weights[8] != 0.0, weights[10] != 0.0,
                   feats)
     total = 0.0
     for i in range(NF):
@@ -215,10 +213,10 @@ def evaluate(b, m, first_cells, w):
 
 
 @njit(cache=True)
-def leaf_value(b, m, first_cells, w, sign):
+def leaf_value(t, b, m, first_cells, w, sign):
     """A search leaf's value for the side with ``sign`` (+1 team ONE): a finished game is decided
     (``ai.evaluate.decided_value``), an unfinished one evaluated."""
     if F.is_over(m):
-        diff = F.points(m, 0) + F.points(m, 2) - F.points(m, 1) - F.points(m, 3)
+        diff = F.margin(t, m)
         return sign * (diff + (E.WIN if diff > 0 else (-E.WIN if diff < 0 else 0.0)))
-    return sign * evaluate(b, m, first_cells, w)
+    return sign * evaluate(t, b, m, first_cells, w)

@@ -20,43 +20,36 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ai import evaluate as E
 from ai import fasteval as FE
 from ai.base import Engine, TimeKeeper
 from ai.compiled import Kernels
 from ai.evaluate import TUNED_WEIGHTS, Weights
 from ai.greedy import no_placement_move
 from ai.search import LookaheadPlayer
+from ai.tables import T_P_AWK, T_P_CENTRE, TABLES
 from model import fast as F
 from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
 from model import placements as P
-from model.fast import ALL_SHAPES, ANCH, FORB, FSTRIDE, M_HAND, M_TURN, M_VALID, MAX_MOVES, NCELLS
+from model.fast import (
+    ALL_SHAPES,
+    ANCH,
+    CORNERS_W,
+    FORB,
+    FSTRIDE,
+    M_HAND,
+    M_TURN,
+    M_VALID,
+    MAX_MOVES,
+    NCELLS,
+    T_CORNERS,
+    T_PSIZE,
+)
 from model.moves import Move
 from model.state import GameState, move_of_placement
 
 ABORTED = 1e30  # returned through the recursion once the stop flag is set
 MAX_PLY = 32
 MAX_KEEP = 64  # the largest prefilter
-
-
-def _corner_table() -> np.ndarray:
-    """Per placement: the cells that would become its new corners (padded with NCELLS)."""
-    rows = []
-    for bb in E._CORNER_BBS:
-        cells = [q for q in range(NCELLS) if bb >> q & 1]
-        rows.append(cells)
-    width = max(len(r) for r in rows)
-    out = np.full((len(rows), width), NCELLS, dtype=np.int16)
-    for i, cells in enumerate(rows):
-        out[i, :len(cells)] = cells
-    return out
-
-
-P_CORNERS = _corner_table()
-P_SIZE = np.array(E.P_SIZE, dtype=np.float64)
-P_AWK = np.array(E.P_AWK, dtype=np.float64)
-P_CENTRE = np.array(E.P_CENTRE, dtype=np.float64)
-P_CELLS = F.P_CELLS
 
 
 @dataclass
@@ -79,19 +72,22 @@ class FastSearchParams:
 
 
 @njit(cache=True)
-def static_score(b, m, color, pid, opp_anchor, mark):
-    """``ai.evaluate.static_scores`` of one placement (``opp_anchor[q] == mark``: an opponent's anchor)."""
+def static_score(t, tf, b, m, color, pid, opp_anchor, mark):
+    """``ai.evaluate.static_scores`` of one placement (``opp_anchor[q] == mark``: an opponent's anchor; ``tf``:
+    ``t.view(np.float64)``)."""
     fbase = FORB + color * FSTRIDE
     corners = 0
-    for j in range(P_CORNERS.shape[1]):
-        q = P_CORNERS[pid, j]
+    for j in range(CORNERS_W):
+        q = t[T_CORNERS + CORNERS_W * pid + j]
         if q >= NCELLS:
             break
         if b[fbase + q] == 0:
             corners += 1
-    blocked = F.cells_marked(pid, opp_anchor, mark)
+    blocked = F.cells_marked(t, pid, opp_anchor, mark)
     fade = max(0.0, 1.0 - m[M_TURN] / 40.0)
-    return 1.6 * P_SIZE[pid] + P_AWK[pid] + 0.7 * corners + 1.2 * blocked + 0.3 * fade * P_CENTRE[pid]
+    size = np.float64(t[T_PSIZE + pid])
+    centre = np.float64(t[T_P_CENTRE + pid])
+    return 1.6 * size + tf[T_P_AWK + pid] + 0.7 * corners + 1.2 * blocked + 0.3 * fade * centre
 
 
 @njit(cache=True)
@@ -127,13 +123,13 @@ class Ctx:
 
 
 @njit(cache=True, nogil=True)
-def scored_children(b, m, first_cells, w, sign, ply, limit, stack_b, stack_m, moves, cand, cand_score, seen,
+def scored_children(t, b, m, first_cells, w, sign, ply, limit, stack_b, stack_m, moves, cand, cand_score, seen,
                     opp_anchor, counters, flag):
     """Fill ``cand[ply, :k]``/``cand_score[ply, :k]`` with the best ``limit`` placements by static score and
     their values after the move (for the root team: ``sign`` * evaluation); return k (-1: stopped)."""
     color = m[M_TURN] & 3
     counters[0] += 1
-    n = F.gen_moves(b, m, color, first_cells, moves[ply], seen, np.int32(counters[0]))
+    n = F.gen_moves(t, b, m, color, first_cells, moves[ply], seen, counters[0])
     if n == 0:
         return 0
     row = moves[ply]
@@ -141,10 +137,11 @@ def scored_children(b, m, first_cells, w, sign, ply, limit, stack_b, stack_m, mo
         counters[0] += 1
         mark = counters[0]
         _mark_opp_anchors(b, m, color, opp_anchor, mark)
+        tf = t.view(np.float64)
         # keep the ``limit`` best by static score (insertion into a short sorted list)
         k = 0
         for i in range(n):
-            s = static_score(b, m, color, row[i], opp_anchor, mark)
+            s = static_score(t, tf, b, m, color, np.int64(row[i]), opp_anchor, mark)
             if k == limit and s <= cand_score[ply, k - 1]:
                 continue
             j = k if k < limit else limit - 1
@@ -163,8 +160,8 @@ def scored_children(b, m, first_cells, w, sign, ply, limit, stack_b, stack_m, mo
     for i in range(k):
         if (i & 7) == 7 and flag[0]:
             return -1
-        F.push(b, m, stack_b, stack_m, ply, cand[ply, i], first_cells)
-        cand_score[ply, i] = FE.leaf_value(b, m, first_cells, w, sign)
+        F.push(t, b, m, stack_b, stack_m, ply, np.int64(cand[ply, i]), first_cells)
+        cand_score[ply, i] = FE.leaf_value(t, b, m, first_cells, w, sign)
         F.restore(b, m, stack_b, stack_m, ply)
     counters[1] += k
     return k
@@ -185,7 +182,7 @@ def _sort_children(cand, cand_score, ply, k, descending):
 
 
 @njit(cache=True, nogil=True)
-def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, limits, shallow, stack_b, stack_m,
+def alphabeta(t, b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, limits, shallow, stack_b, stack_m,
               moves, cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i):
     """Minimax value (for the root team) of the current, not finished position, ``depth`` plies deep;
     ``ABORTED`` once the stop flag is set (the position is then restored too). ``limits[1]``: (prefilter,
@@ -209,7 +206,7 @@ def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, limits
         if ply < shallow[0] and prefilter < shallow[1]:
             prefilter = shallow[1]
         if not flag[0]:
-            k = scored_children(b, m, first_cells, w, sign, ply, prefilter, stack_b, stack_m, moves, cand,
+            k = scored_children(t, b, m, first_cells, w, sign, ply, prefilter, stack_b, stack_m, moves, cand,
                                 cand_score, seen, opp_anchor, counters, flag)
         if k < 0:
             if ply > ply0:
@@ -217,7 +214,7 @@ def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, limits
             return ABORTED
         descend = False
         if k == 0:  # only with a hand-built state: the colour can only skip
-            v = FE.leaf_value(b, m, first_cells, w, sign)
+            v = FE.leaf_value(t, b, m, first_cells, w, sign)
         else:
             _sort_children(cand, cand_score, ply, k, maximize)
             if frame_i[ply, 0] <= 1:
@@ -232,14 +229,14 @@ def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, limits
         # --- go down to the next child, or hand a finished node's value up
         while True:
             if descend:
-                F.push(b, m, stack_b, stack_m, ply, cand[ply, frame_i[ply, 2]], first_cells)
+                F.push(t, b, m, stack_b, stack_m, ply, np.int64(cand[ply, frame_i[ply, 2]]), first_cells)
                 if not F.is_over(m):
                     ply += 1
                     frame_f[ply, 0] = frame_f[ply - 1, 0]
                     frame_f[ply, 1] = frame_f[ply - 1, 1]
                     frame_i[ply, 0] = frame_i[ply - 1, 0] - 1
                     break
-                child = FE.leaf_value(b, m, first_cells, w, sign)
+                child = FE.leaf_value(t, b, m, first_cells, w, sign)
                 F.restore(b, m, stack_b, stack_m, ply)
             else:
                 if ply == ply0:
@@ -266,28 +263,28 @@ def alphabeta(b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, limits
 
 
 @njit(cache=True, nogil=True)
-def root_values(b, m, first_cells, w, sign, pids, out, stack_b, stack_m, flag):
+def root_values(t, b, m, first_cells, w, sign, pids, out, stack_b, stack_m, flag):
     """The value (for the root team) after each root move; False if stopped."""
     for i in range(pids.shape[0]):
         if (i & 15) == 15 and flag[0]:
             return False
-        F.push(b, m, stack_b, stack_m, 0, pids[i], first_cells)
-        out[i] = FE.leaf_value(b, m, first_cells, w, sign)
-        F.restore(b, m, stack_b, stack_m, 0)
+        F.push(t, b, m, stack_b, stack_m, np.int64(0), np.int64(pids[i]), first_cells)
+        out[i] = FE.leaf_value(t, b, m, first_cells, w, sign)
+        F.restore(b, m, stack_b, stack_m, np.int64(0))
     return True
 
 
 @njit(cache=True, nogil=True)
-def search_move(b, m, first_cells, w, team, sign, pid, depth, alpha, limits, shallow, stack_b, stack_m, moves,
+def search_move(t, b, m, first_cells, w, team, sign, pid, depth, alpha, limits, shallow, stack_b, stack_m, moves,
                 cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i):
     """The value of root move ``pid`` searched ``depth`` plies (the move included)."""
-    F.push(b, m, stack_b, stack_m, 0, pid, first_cells)
+    F.push(t, b, m, stack_b, stack_m, np.int64(0), pid, first_cells)
     if F.is_over(m):
-        v = FE.leaf_value(b, m, first_cells, w, sign)
+        v = FE.leaf_value(t, b, m, first_cells, w, sign)
     else:
-        v = alphabeta(b, m, first_cells, w, team, sign, depth - 1, alpha, 1e18, 1, limits, shallow, stack_b,
-                      stack_m, moves, cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i)
-    F.restore(b, m, stack_b, stack_m, 0)
+        v = alphabeta(t, b, m, first_cells, w, team, sign, depth - 1, alpha, 1e18, np.int64(1), limits, shallow,
+                      stack_b, stack_m, moves, cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i)
+    F.restore(b, m, stack_b, stack_m, np.int64(0))
     return v
 
 
@@ -370,7 +367,7 @@ class FastLookaheadPlayer(Engine):
         with _Watchdog(timer, ctx.flag):
             values = np.empty(len(pids))
             root_pids = pids.astype(np.int32)
-            if root_values(b, m, fc, w, sign, root_pids, values, ctx.stack_b, ctx.stack_m, ctx.flag):
+            if root_values(TABLES, b, m, fc, w, sign, root_pids, values, ctx.stack_b, ctx.stack_m, ctx.flag):
                 jitter = np.array([self.rng.random() * 1e-6 for _ in range(len(pids))])
                 order = np.argsort(-(values + jitter), kind="stable")
                 ranked = [int(root_pids[i]) for i in order]
@@ -412,7 +409,7 @@ class FastLookaheadPlayer(Engine):
         complete = True
         shallow = np.array([self.params.shallow_plies, min(self.params.shallow_prefilter, MAX_KEEP)], dtype=np.int64)
         for pid in candidates:
-            v = search_move(fs.b, fs.m, fs.first_cells, w, team, sign, pid, depth, alpha, limits, shallow,
+            v = search_move(TABLES, fs.b, fs.m, fs.first_cells, w, team, sign, pid, depth, alpha, limits, shallow,
                             *ctx.arrays())
             if v == ABORTED:
                 complete = False

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ai import evaluate as _evaluate
 from ai import movefeatures as MF
 from ai.base import Engine, TimeKeeper
 from ai.compiled import Kernels
@@ -38,11 +37,11 @@ from ai.fasteval import evaluate as fast_evaluate
 from ai.fasteval import weight_vector
 from ai.greedy import no_placement_move
 from ai.search import LookaheadPlayer
+from ai.tables import T_AWK, T_P_CENTRE, TABLES
 from model import fast as F
 from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
 from model.fast import (
     ANCH,
-    DIAG_NB,
     FORB,
     FSTRIDE,
     M_HAND,
@@ -54,8 +53,12 @@ from model.fast import (
     P_CELLS,
     P_SHAPE,
     SIZES,
+    T_CELLS,
+    T_DIAG,
+    T_PSIZE,
+    T_SHAPE,
+    T_SIZE,
     FastState,
-    fits,
 )
 from model.moves import Move, SetMove, SkipMove
 from model.state import GameState, move_of_placement, placement_of
@@ -68,11 +71,6 @@ P_SIZE = SIZES[P_SHAPE]  # squares per placement
 R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS, R_ROOT_EVAL, R_GRADED, \
     R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_MOVE_PRIOR, R_PRIOR_VALUE, R_SCORE_Z, R_PRUNE, R_WEIGHTS = range(17)
 # (R_WEIGHTS: the evaluation's weights follow)
-
-# per placement: cells in the central 8x8 plus cells in the central 14x14 (the evaluation's centre term);
-# per shape: how hard it is to fit late (the evaluation's awkwardness)
-P_CENTRE_CELLS = _evaluate.P_CENTRE.astype(np.int32)
-SHAPE_AWK = np.array(_evaluate.AWK, dtype=np.float64)
 
 
 @dataclass
@@ -170,16 +168,16 @@ def seed_rng(seed):
 
 
 @njit(cache=True)
-def _gen(b, m, color, first_cells, moves, seen, stamp):
+def _gen(t, b, m, color, first_cells, moves, seen, stamp):
     stamp[0] += 1
     if stamp[0] >= 2_000_000_000:
         seen[:] = 0
         stamp[0] = 1
-    return F.gen_moves(b, m, color, first_cells, moves, seen, np.int32(stamp[0]))
+    return F.gen_moves(t, b, m, color, first_cells, moves, seen, stamp[0])
 
 
 @njit(cache=True)
-def _min_size(m, color, params):
+def _min_size(t, m, color, params):
     """The smallest piece size worth considering now (tree and playouts): big pieces first."""
     hand = m[M_HAND + color]
     if params[R_GRADED] > 0:
@@ -198,20 +196,20 @@ def _min_size(m, color, params):
         return 0
     pentos = 0
     for s in range(NSHAPES):
-        if (hand >> s) & 1 and SIZES[s] == 5:
+        if (hand >> s) & 1 and t[T_SIZE + s] == 5:
             pentos += 1
     return 5 if pentos >= params[R_EARLY_PENTOS] else 0
 
 
 @njit(cache=True)
-def _early_filter(m, color, moves, n, params):
+def _early_filter(t, m, color, moves, n, params):
     """Keep only the moves of at least ``_min_size`` (all of them if none is that big)."""
-    min_size = _min_size(m, color, params)
+    min_size = _min_size(t, m, color, params)
     if min_size == 0:
         return n
     k = 0
     for i in range(n):
-        if SIZES[P_SHAPE[moves[i]]] >= min_size:
+        if t[T_PSIZE + moves[i]] >= min_size:
             moves[k] = moves[i]
             k += 1
     return k if k > 0 else n
@@ -232,7 +230,7 @@ def _z_bonus(stats, x):
 
 
 @njit(cache=True)
-def _candidates(row, n, floor, local, mark, size_w, cands, weights):
+def _candidates(t, row, n, floor, local, mark, size_w, cands, weights):
     """The playout policy's candidates among ``row[:n]`` (see ``_playout_move``): the placements of at least
     ``floor`` squares that cover the most cells marked ``mark`` in ``local``, into ``cands`` with the running
     sums of their weights in ``weights``; returns (how many, total weight)."""
@@ -241,9 +239,9 @@ def _candidates(row, n, floor, local, mark, size_w, cands, weights):
     total = 0.0
     for i in range(n):
         pid = row[np.uint64(i)]
-        size = P_SIZE[np.uint64(pid)]
+        size = t[np.uint64(T_PSIZE + pid)]
         if size >= floor:
-            c = F.cells_marked(pid, local, mark)
+            c = F.cells_marked(t, np.int64(pid), local, mark)
             if c >= best:
                 if c > best:
                     best = c
@@ -257,7 +255,8 @@ def _candidates(row, n, floor, local, mark, size_w, cands, weights):
 
 
 @njit(cache=True)
-def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w, cands):
+def _playout_move(t, b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w,
+                  cands):
     """A placement for ``color`` by the biased playout policy, or -1 if it has none: among the placements
     of at least ``_min_size`` squares that cover the most of the opponents' newest attach points (blocking
     them), one drawn with weight ``size_base ** size``.
@@ -269,43 +268,43 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
     row = lists[color]
     hand = m[M_HAND + color]
     fbase = FORB + color * FSTRIDE
-    min_size = _min_size(m, color, params)
+    min_size = _min_size(t, m, color, params)
     stamp[0] += 1
     lmark = np.int32(stamp[0])
-    MF.mark_local(b, last, color, local, lmark)
+    MF.mark_local(t, b, last, color, local, lmark)
     if lcount[color] < 0:
-        k = _gen(b, m, color, first_cells, row, seen, stamp)
+        k = _gen(t, b, m, color, first_cells, row, seen, stamp)
     else:
         stamp[0] += 1
         mark = np.int32(stamp[0])
-        k = 0
+        k = np.int64(0)
         for i in range(lcount[color]):
             pid = row[np.uint64(i)]
-            if (hand >> P_SHAPE[np.uint64(pid)]) & 1 and fits(b, fbase, pid):
+            if (hand >> t[np.uint64(T_SHAPE + pid)]) & 1 and F.fits(t, b, fbase, np.int64(pid)):
                 row[np.uint64(k)] = pid
                 k += 1
                 seen[np.uint64(pid)] = mark
         placed = last[color]
         if placed >= 0:
             for j in range(5):
-                q = P_CELLS[placed, j]
+                q = t[T_CELLS + 5 * placed + j]
                 if q >= NCELLS:
                     break
-                for t in range(4):
-                    a = DIAG_NB[q, t]
+                for i in range(4):
+                    a = t[T_DIAG + 4 * q + i]
                     if a >= NCELLS:
                         break
                     if b[ANCH + color * NCELLS + a] == 1:
-                        k = F.add_anchor_moves(b, fbase, a, hand, row, k, seen, mark)
+                        k = F.add_anchor_moves(t, b, fbase, np.int64(a), hand, row, k, seen, mark)
     lcount[color] = k
     if k == 0:
         return -1
     # scored in a second pass: calling ``_candidates`` once per placement inside the loop above cost up to four
     # times the loop itself where numba could not inline it (RESULTS §22); if none has min_size squares, every
     # size counts
-    nc, total = _candidates(row, k, min_size, local, lmark, size_w, cands, weights)
+    nc, total = _candidates(t, row, k, min_size, local, lmark, size_w, cands, weights)
     if nc == 0:
-        nc, total = _candidates(row, k, 0, local, lmark, size_w, cands, weights)
+        nc, total = _candidates(t, row, k, np.int64(0), local, lmark, size_w, cands, weights)
     r = np.random.random() * total
     for i in range(nc):
         if weights[i] > r:
@@ -314,22 +313,22 @@ def _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, l
 
 
 @njit(cache=True)
-def _prior(b, m, color, pid, local, mark, params):
+def _prior(t, b, m, color, pid, local, mark, params):
     """A move-ordering score in about [0, 1]: size, blocked opponent attach points, new own attach points."""
-    size = SIZES[P_SHAPE[pid]]
-    blocked = F.cells_marked(pid, local, mark)
+    size = t[T_PSIZE + pid]
+    blocked = F.cells_marked(t, pid, local, mark)
     opp_anchor = 0
     new_anchor = 0
     fbase = FORB + color * FSTRIDE
     for j in range(5):
-        q = P_CELLS[pid, j]
+        q = t[T_CELLS + 5 * pid + j]
         if q >= NCELLS:
             break
         for opp in range(4):
             if (opp & 1) != (color & 1) and b[ANCH + opp * NCELLS + q] == 1:
                 opp_anchor += 1
         for k in range(4):
-            d = DIAG_NB[q, k]
+            d = t[T_DIAG + 4 * q + k]
             if d >= NCELLS:
                 break
             if b[fbase + d] == 0 and b[ANCH + color * NCELLS + d] == 0:
@@ -338,25 +337,25 @@ def _prior(b, m, color, pid, local, mark, params):
     k = params[R_SHAPE_PRIOR]
     if k > 0:
         fade = max(0.0, 1.0 - m[M_TURN] / 40.0)
-        s += k * (0.5 * SHAPE_AWK[P_SHAPE[pid]] + 0.25 * fade * P_CENTRE_CELLS[pid])
+        s += k * (0.5 * t.view(np.float64)[T_AWK + t[T_SHAPE + pid]] + 0.25 * fade * t[T_P_CENTRE + pid])
     return s
 
 
 @njit(cache=True)
-def _expand(node, b, m, first_cells, scratch_moves, logits, seen, stamp, local, last, marks, mscratch, feats, params,
-            node_first, node_count, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p,
-            counters):
+def _expand(t, node, b, m, first_cells, scratch_moves, logits, seen, stamp, local, last, marks, mscratch, feats,
+            params, prior_weights, node_first, node_count, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw,
+            edge_rn, edge_rw, edge_p, counters):
     first = counters[1]
     if first + MAX_MOVES > edge_pid.shape[0]:
         return False  # the tree is full (checked first: a failed expansion would cost a move generation)
     color = m[M_TURN] & 3
-    n = _gen(b, m, color, first_cells, scratch_moves, seen, stamp)
-    n = _early_filter(m, color, scratch_moves, n, params)
+    n = _gen(t, b, m, color, first_cells, scratch_moves, seen, stamp)
+    n = _early_filter(t, m, color, scratch_moves, n, params)
     pn = params[R_PRIOR_N]
     if params[R_MOVE_PRIOR] > 0 and n > 0:
         # the fitted move model: probabilities for the exploration term, start values below the node's mean
         # for the moves it rates far below the best
-        MF.move_logits(b, m, color, last, scratch_moves, n, MF.PRIOR_WEIGHTS, marks, mscratch, feats, logits)
+        MF.move_logits(t, b, m, color, last, scratch_moves, n, prior_weights, marks, mscratch, feats, logits)
         top = logits[0]
         for i in range(n):
             top = max(top, logits[i])
@@ -382,10 +381,10 @@ def _expand(node, b, m, first_cells, scratch_moves, logits, seen, stamp, local, 
             edge_pw[e] = -scale * (1.0 - math.sqrt(logits[i]))
     else:
         mark = np.int32(stamp[0])
-        MF.mark_local(b, last, color, local, mark)
+        MF.mark_local(t, b, last, color, local, mark)
         best = 0.0
         for i in range(n):
-            p = _prior(b, m, color, scratch_moves[i], local, mark, params)
+            p = _prior(t, b, m, color, np.int64(scratch_moves[i]), local, mark, params)
             edge_w[first + i] = p
             if p > best:
                 best = p
@@ -448,34 +447,34 @@ def _mark(color, pid, amaf, played, n_played, ply):
 
 
 @njit(cache=True)
-def _play_and_mark(b, m, pid, first_cells, last, amaf, played, n_played, ply):
+def _play_and_mark(t, b, m, pid, first_cells, last, amaf, played, n_played, ply):
     color = m[M_TURN] & 3
     last[color] = pid
-    F.play(b, m, pid, first_cells)
+    F.play(t, b, m, pid, first_cells)
     return _mark(color, pid, amaf, played, n_played, ply)
 
 
 @njit(cache=True)
-def _playout_turn(b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w, cands):
+def _playout_turn(t, b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w, cands):
     """One turn of a playout: the colour to move places a piece by the playout policy (``_playout_move``) or,
     with none left, leaves the game. The turn then passes on with ``F.next_turn``, without ``F.play``'s check
     that the next colour can place: that check cost a third to two thirds of a playout's time, and the next
     colour's move list answers it anyway. Returns the placement, or -1."""
     color = m[M_TURN] & 3
-    pid = _playout_move(b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params,
+    pid = _playout_move(t, b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params,
                         size_w, cands)
     if pid < 0:
         m[M_VALID] &= ~(1 << color)
     else:
         last[color] = pid
-        F.place(b, m, color, pid)
+        F.place(t, b, m, color, pid)
     F.next_turn(m)
     return pid
 
 
 @njit(cache=True)
-def expand_root(b_root, m_root, first_cells, last_root, params, b, m, moves, weights, seen, stamp, amaf, played,
-                local, last, lists, lcount, marks, mscratch, feats, margins, cands, node_first,
+def expand_root(t, b_root, m_root, first_cells, last_root, params, prior_weights, b, m, moves, weights, seen, stamp,
+                amaf, played, local, last, lists, lcount, marks, mscratch, feats, margins, cands, node_first,
                 node_count, node_n, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p,
                 counters):
     """Create the root's edges (node 0) with the compiled prior, as the first simulation would."""
@@ -484,14 +483,14 @@ def expand_root(b_root, m_root, first_cells, last_root, params, b, m, moves, wei
         m[i] = m_root[i]
     for c in range(4):
         last[c] = last_root[c]
-    return _expand(0, b, m, first_cells, moves, weights, seen, stamp, local, last, marks, mscratch, feats, params,
-                   node_first, node_count, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw,
-                   edge_p, counters)
+    return _expand(t, np.int64(0), b, m, first_cells, moves, weights, seen, stamp, local, last, marks, mscratch, feats,
+                   params, prior_weights, node_first, node_count, edge_pid, edge_child, edge_n, edge_w, edge_pn,
+                   edge_pw, edge_rn, edge_rw, edge_p, counters)
 
 
 @njit(cache=True, nogil=True)  # nogil: a pondering thread runs beside the caller's loop and other engines
-def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weights, seen, stamp, amaf, played,
-        local, last, lists, lcount, marks, mscratch, feats, margins, cands, node_first, node_count,
+def run(t, sims, b_root, m_root, first_cells, last_root, params, prior_weights, b, m, moves, weights, seen, stamp, amaf,
+        played, local, last, lists, lcount, marks, mscratch, feats, margins, cands, node_first, node_count,
         node_n, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, counters):
     """``sims`` simulations from the root position into the tree (node 0 must exist)."""
     path_nodes = np.zeros(256, dtype=np.int32)
@@ -507,16 +506,16 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
             m[i] = m_root[i]
         for c in range(4):
             last[c] = last_root[c]
-        n_played = 0
-        ply = 0
+        n_played = np.int64(0)  # not literal zeros: numba would compile a variant of each callee for them
+        ply = np.int64(0)
         depth = 0
-        node = 0
+        node = np.int64(0)
         # --- selection and expansion
         while not F.is_over(m):
             if node_first[node] < 0:
-                if not _expand(node, b, m, first_cells, moves, weights, seen, stamp, local, last, marks, mscratch,
-                               feats, params, node_first, node_count, edge_pid, edge_child, edge_n, edge_w, edge_pn,
-                               edge_pw, edge_rn, edge_rw, edge_p, counters):
+                if not _expand(t, node, b, m, first_cells, moves, weights, seen, stamp, local, last, marks, mscratch,
+                               feats, params, prior_weights, node_first, node_count, edge_pid, edge_child, edge_n,
+                               edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, counters):
                     break
             if node_count[node] == 0:
                 break
@@ -526,7 +525,7 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
             path_edges[depth] = e
             path_colors[depth] = m[M_TURN] & 3
             depth += 1
-            n_played = _play_and_mark(b, m, edge_pid[e], first_cells, last, amaf, played, n_played, ply)
+            n_played = _play_and_mark(t, b, m, np.int64(edge_pid[e]), first_cells, last, amaf, played, n_played, ply)
             ply += 1
             child = edge_child[e]
             if child < 0:
@@ -551,14 +550,14 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
         while not F.is_over(m) and n_played < played.shape[0] - 1 and budget > 0:
             budget -= 1
             color = m[M_TURN] & 3
-            pid = _playout_turn(b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w,
+            pid = _playout_turn(t, b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w,
                                 cands)
             if pid >= 0:
                 n_played = _mark(color, pid, amaf, played, n_played, ply)
                 ply += 1
         # --- result for team ONE
         if F.is_over(m) or budget > 0:
-            diff = F.points(m, 0) + F.points(m, 2) - F.points(m, 1) - F.points(m, 3)
+            diff = F.margin(t, m)
             win = 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
             if params[R_SCORE_Z] > 0:
                 # a bonus by how far above the search's mean margin this one is
@@ -566,7 +565,7 @@ def run(sims, b_root, m_root, first_cells, last_root, params, b, m, moves, weigh
             else:
                 v1 = (1.0 - score_w) * win + score_w * (0.5 + 0.5 * math.tanh(diff / 30.0))
         else:  # a stopped playout: the evaluation's view, as a probability
-            v1 = 1.0 / (1.0 + math.exp(-fast_evaluate(b, m, first_cells, params[R_WEIGHTS:]) / params[R_EVAL_SCALE]))
+            v1 = 1.0 / (1.0 + math.exp(-fast_evaluate(t, b, m, first_cells, params[R_WEIGHTS:]) / params[R_EVAL_SCALE]))
         # --- backpropagation (values for the team that made the move) and RAVE
         for d in range(depth):
             node = path_nodes[d]
@@ -774,11 +773,12 @@ class MctsPlayer(Engine):
             tree.node_count[0] = 0
             tree.node_n[0] = 0.0  # both columns
         params = self.params.vector()
-        args = (root.b, root.m, root.first_cells, last_root, params, *scratch.arrays(), *tree.arrays())
+        args = (root.b, root.m, root.first_cells, last_root, params, MF.PRIOR_WEIGHTS, *scratch.arrays(),
+                *tree.arrays())
         # a kept node lists only the moves its prior did not prune, with the prior of an inner node: the root
         # gets all its moves and the root's priors, with the statistics gathered so far
         old_first, old_count = int(tree.node_first[0]), int(tree.node_count[0])
-        if (kept or self.params.root_eval > 0) and expand_root(*args):
+        if (kept or self.params.root_eval > 0) and expand_root(TABLES, *args):
             if kept:
                 keep_root_statistics(old_first, old_count, tree.node_first, tree.node_count, tree.edge_pid,
                                      tree.edge_child, tree.edge_n, tree.edge_w, tree.edge_rn, tree.edge_rw)
@@ -799,7 +799,7 @@ class MctsPlayer(Engine):
             if timer.expired() or tree.counters[0] >= max_nodes or tree.counters[1] >= max_edges:
                 break
             t0 = time.perf_counter()
-            run(budget, *args)
+            run(TABLES, budget, *args)
             spent = time.perf_counter() - t0
             # slices of 5-20 ms of real time: the clock and the stop flag are checked often enough (a
             # descheduled slice on a loaded machine must not run far past the stop time)
@@ -835,7 +835,7 @@ class MctsPlayer(Engine):
             if not len(hits):
                 return 0
             edge = first + int(hits[0])
-            F.play(b, m, int(tree.edge_pid[edge]), root.first_cells)
+            F.play(TABLES, b, m, int(tree.edge_pid[edge]), root.first_cells)
             node = int(tree.edge_child[edge])
             if node < 0:
                 return 0
@@ -874,13 +874,13 @@ def warm_up() -> None:
     tree.node_first[0] = -1
     tree.counters[0] = 1
     seed_rng(0)
-    args = (root.b, root.m, root.first_cells, np.full(4, -1, dtype=np.int32), MctsParams().vector(),
+    args = (root.b, root.m, root.first_cells, np.full(4, -1, dtype=np.int32), MctsParams().vector(), MF.PRIOR_WEIGHTS,
             *scratch.arrays(), *tree.arrays())
-    expand_root(*args)
-    run(2, *args)
+    expand_root(TABLES, *args)
+    run(TABLES, 2, *args)
     copy = Tree(max_nodes=16, max_edges=2 * MAX_MOVES)  # keeping a subtree
     copy_subtree(0, *tree.arrays(), *copy.arrays())
     keep_root_statistics(0, 0, copy.node_first, copy.node_count, copy.edge_pid, copy.edge_child, copy.edge_n,
                          copy.edge_w, copy.edge_rn, copy.edge_rw)
     F.is_over(root.m)  # following the moves played since the last search
-    F.play(root.b.copy(), root.m.copy(), int(tree.edge_pid[0]), root.first_cells)
+    F.play(TABLES, root.b.copy(), root.m.copy(), int(tree.edge_pid[0]), root.first_cells)

@@ -14,50 +14,25 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from model import fast as F
+from ai import tables as AT
+from ai.tables import T_CENTRE_DIST
 from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
-from model.fast import ANCH, CELL, DIAG_NB, EDGE_NB, FORB, FSTRIDE, M_TURN, NCELLS, P_CELLS, P_SHAPE, SIZES
-
-NCOUNT = P_CELLS.shape[0]
-
-
-def _ring_tables() -> tuple[np.ndarray, np.ndarray]:
-    """Per placement: its edge neighbours (cells next to it, not in it) and its corners (cells diagonal to
-    it, neither in it nor next to it), padded with NCELLS."""
-    n = NCOUNT
-    rows = np.arange(n)[:, None]
-    inside = np.zeros((n, NCELLS + 1), dtype=bool)
-    inside[rows, P_CELLS] = True
-    edge = np.zeros_like(inside)
-    diag = np.zeros_like(inside)
-    for j in range(5):
-        real = P_CELLS[:, j] < NCELLS
-        cell = np.where(real, P_CELLS[:, j], 0)
-        for k in range(4):
-            e = np.where(real, EDGE_NB[cell, k], NCELLS)
-            d = np.where(real, DIAG_NB[cell, k], NCELLS)
-            edge[np.arange(n), e] = True
-            diag[np.arange(n), d] = True
-    edge[:, NCELLS] = False
-    diag[:, NCELLS] = False
-    edge &= ~inside
-    diag &= ~inside & ~edge
-
-    def padded(grid: np.ndarray) -> np.ndarray:
-        counts = grid.sum(axis=1)
-        out = np.full((n, int(counts.max())), NCELLS, dtype=np.int16)  # small: numba caches only globals < 1 MB
-        r, c = np.nonzero(grid)  # row by row, so a cell's slot is its index minus where its row starts
-        out[r, np.arange(len(r)) - np.repeat(np.cumsum(counts) - counts, counts)] = c
-        return out
-
-    return padded(edge), padded(diag)
-
-
-P_ADJ, P_CORNERS = _ring_tables()
-
-# distance of each cell to the board's centre (at least 2: the four middle cells and their ring are alike)
-_xy = np.arange(NCELLS)
-CENTRE_DIST = np.maximum(np.hypot(_xy % F.N - (F.N - 1) / 2, _xy // F.N - (F.N - 1) / 2), 2.0)
+from model.fast import (
+    ADJ_W,
+    ANCH,
+    CELL,
+    CORNERS_W,
+    FORB,
+    FSTRIDE,
+    M_TURN,
+    NCELLS,
+    T_ADJ,
+    T_CELLS,
+    T_CORNERS,
+    T_DIAG,
+    T_EDGE,
+    T_PSIZE,
+)
 
 # feature indices (counts, except the last)
 (X_BLOCK, X_PARTNER_SPOT, X_ADJ_PARTNER, X_ADJ_OPP, X_ADJ_SHADOW, X_ADJ_OWN_CORNER, X_ADJ_FREE, X_CORNER_OWN,
@@ -96,7 +71,7 @@ MARK_BLOCK, MARK_PARTNER, MARK_LOCAL = 1, 2, 4
 
 
 @njit(cache=True)
-def mark_local(b, last, color, local, mark):
+def mark_local(t, b, last, color, local, mark):
     """Mark the attach points (and their free edge neighbours) of the opponents' last placements."""
     for opp in range(4):
         if (opp & 1) == (color & 1):
@@ -106,19 +81,19 @@ def mark_local(b, last, color, local, mark):
             continue
         fbase = FORB + opp * FSTRIDE
         abase = ANCH + opp * NCELLS
-        cells = P_CELLS[np.uint64(pid)]
+        cells = T_CELLS + 5 * pid
         for j in range(5):
-            q = cells[j]
+            q = t[np.uint64(cells + j)]
             if q >= NCELLS:
                 break
             for k in range(4):
-                d = DIAG_NB[np.uint64(q), k]
+                d = t[np.uint64(T_DIAG + 4 * q + k)]
                 if d >= NCELLS:
                     break
                 if b[np.uint64(fbase + d)] == 0 and b[np.uint64(abase + d)] == 1:
                     local[np.uint64(d)] = mark
-                    for t in range(4):
-                        e = EDGE_NB[np.uint64(d), t]
+                    for i in range(4):
+                        e = t[np.uint64(T_EDGE + 4 * d + i)]
                         if e >= NCELLS:
                             break
                         if b[np.uint64(fbase + e)] == 0:
@@ -126,7 +101,7 @@ def mark_local(b, last, color, local, mark):
 
 
 @njit(cache=True)
-def position_marks(b, color, last, marks, scratch):
+def position_marks(t, b, color, last, marks, scratch):
     """Per cell (``marks``, NCELLS + 1 bytes): an opponent's corner or a free edge neighbour of one
     (covering it blocks), the partner's corner, near an opponent's last placement."""
     marks[:] = 0
@@ -139,22 +114,23 @@ def position_marks(b, color, last, marks, scratch):
                 continue
             marks[q] |= MARK_BLOCK
             fbase = FORB + opp * FSTRIDE
-            for t in range(4):
-                e = EDGE_NB[q, t]
+            for i in range(4):
+                e = t[T_EDGE + 4 * q + i]
                 if e >= NCELLS:
                     break
                 if b[fbase + e] == 0:
                     marks[e] |= MARK_BLOCK
     scratch[:] = 0
-    mark_local(b, last, color, scratch, 1)
+    mark_local(t, b, last, color, scratch, np.int32(1))
     for q in range(NCELLS):
         if scratch[q] == 1:
             marks[q] |= MARK_LOCAL
 
 
 @njit(cache=True)
-def move_features(b, color, pid, marks, out):
-    """The features of placing ``pid`` for ``color`` (``marks`` from ``position_marks``) into ``out``."""
+def move_features(t, tf, b, color, pid, marks, out):
+    """The features of placing ``pid`` for ``color`` (``marks`` from ``position_marks``; ``tf``:
+    ``t.view(np.float64)``) into ``out``."""
     # It runs for every move of every new node of the search: the counts are kept in local integers and
     # written once at the end (adding to ``out`` cell by cell chained every count through memory: ~1.3x the
     # time), and indices are unsigned (numba then skips its check for negative ones).
@@ -163,21 +139,20 @@ def move_features(b, color, pid, marks, out):
     partner = (color + 2) & 3
     block = partner_spot = local = 0
     centre = 99.0
-    u = np.uint64(pid)
-    cells = P_CELLS[u]
+    cells = T_CELLS + 5 * pid
     for j in range(5):
-        q = cells[j]
+        q = t[np.uint64(cells + j)]
         if q >= NCELLS:
             break
         mk = marks[np.uint64(q)]
         block += (mk & MARK_BLOCK) != 0
         partner_spot += (mk & MARK_PARTNER) != 0
         local |= (mk & MARK_LOCAL) != 0
-        centre = min(centre, CENTRE_DIST[np.uint64(q)])
+        centre = min(centre, tf[np.uint64(T_CENTRE_DIST + q)])
     adj_partner = adj_opp = adj_shadow = adj_own_corner = adj_free = 0
-    adj = P_ADJ[u]
-    for j in range(adj.shape[0]):
-        q = adj[j]
+    adj = T_ADJ + ADJ_W * pid
+    for j in range(ADJ_W):
+        q = t[np.uint64(adj + j)]
         if q >= NCELLS:
             break
         owner = b[np.uint64(CELL + q)]
@@ -193,9 +168,9 @@ def move_features(b, color, pid, marks, out):
             adj_free += 1
     corner_own = corner_dead = corner_partner = 0
     corner_free = 0  # free corners by their free edge neighbours (0-4): one byte of this integer each
-    corners = P_CORNERS[u]
-    for j in range(corners.shape[0]):
-        q = corners[j]
+    corners = T_CORNERS + CORNERS_W * pid
+    for j in range(CORNERS_W):
+        q = t[np.uint64(corners + j)]
         if q >= NCELLS:
             break
         if b[np.uint64(fbase + q)] == 1:
@@ -205,8 +180,8 @@ def move_features(b, color, pid, marks, out):
                 corner_dead += 1
             continue
         free = 0
-        for t in range(4):
-            e = EDGE_NB[np.uint64(q), t]
+        for i in range(4):
+            e = t[np.uint64(T_EDGE + 4 * q + i)]
             if e >= NCELLS:
                 break
             free += b[np.uint64(fbase + e)] == 0
@@ -225,17 +200,17 @@ def move_features(b, color, pid, marks, out):
         out[X_CORNER_FREE0 + f] = (corner_free >> (8 * f)) & 0xFF
     out[X_CORNER_PARTNER] = corner_partner
     out[X_LOCAL] = local
-    size = SIZES[P_SHAPE[u]]
+    size = t[np.uint64(T_PSIZE + pid)]
     for f in range(4):
         out[X_SIZE2 + f] = 1.0 if size == f + 2 else 0.0
     out[X_CENTRE] = centre / 10.0
 
 
 @njit(cache=True)
-def move_logits(b, m, color, last, pids, n, weights, marks, scratch, feats, out):
+def move_logits(t, b, m, color, last, pids, n, weights, marks, scratch, feats, out):
     """The prior's logit of each of the first ``n`` placements in ``pids``; ``weights`` is
     (phases, 1 + NFEAT): the turn each phase is fitted for, then its weights (linear in between)."""
-    position_marks(b, color, last, marks, scratch)
+    position_marks(t, b, color, last, marks, scratch)
     turn = m[M_TURN]
     k = 0
     while k + 1 < weights.shape[0] and weights[k + 1, 0] <= turn:
@@ -244,8 +219,9 @@ def move_logits(b, m, color, last, pids, n, weights, marks, scratch, feats, out)
     if k + 1 < weights.shape[0] and turn > weights[k, 0]:
         a = (turn - weights[k, 0]) / (weights[k + 1, 0] - weights[k, 0])
         w = (1.0 - a) * w + a * weights[k + 1, 1:]
+    tf = t.view(np.float64)
     for i in range(n):
-        move_features(b, color, pids[i], marks, feats)
+        move_features(t, tf, b, color, np.int64(pids[i]), marks, feats)
         z = 0.0
         for f in range(NFEAT):
             z += w[f] * feats[f]
@@ -254,10 +230,11 @@ def move_logits(b, m, color, last, pids, n, weights, marks, scratch, feats, out)
 
 def features_of(state_fast, color: int, last: np.ndarray, pids: np.ndarray) -> np.ndarray:
     """(len(pids), NFEAT) features of the placements in a ``FastState`` (for fitting and tests)."""
+    color = int(color)  # a Color would compile another variant of the kernels
     marks = np.zeros(NCELLS + 1, dtype=np.uint8)
     scratch = np.zeros(NCELLS + 1, dtype=np.int32)
-    position_marks(state_fast.b, color, last.astype(np.int32), marks, scratch)
+    position_marks(AT.TABLES, state_fast.b, color, last.astype(np.int32), marks, scratch)
     out = np.zeros((len(pids), NFEAT))
     for i, pid in enumerate(pids):
-        move_features(state_fast.b, color, int(pid), marks, out[i])
+        move_features(AT.TABLES, AT.TABLES.view(np.float64), state_fast.b, color, int(pid), marks, out[i])
     return out

@@ -1,6 +1,6 @@
 """Benchmark of the game analysis (not a test): wall and CPU time per game at a setting.
 
-For each replay (default: the official 21.3.3 games 1 and 2 of the shared fixtures) it runs
+For each replay (default: the official 21.3.3 games 1 and 2 of the test fixtures) it runs
 ``ai.analysis.analyse_game`` without the cache and prints the positions, the wall time, the CPU time
 of the process, the time per position and the marks per team.
 Usage: python bench/bench_analysis.py [REPLAY...] [--time MS] [--ai NAME] [--depth PLIES]
@@ -19,7 +19,7 @@ from ai.analysis import DEFAULT_TIME, VALUE_DEPTH, AnalysisSettings, analyse_gam
 from model.pieces import Team  # noqa: E402
 from model.replay import load_replay  # noqa: E402
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "sc2021"
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "sc2021"
 GAMES = [FIXTURES / "gen-21.3.3-game1-replay-regular-end.xml", FIXTURES / "gen-21.3.3-game2-replay-round-limit-end.xml"]
 
 

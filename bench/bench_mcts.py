@@ -21,6 +21,7 @@ from numba import njit
 
 from ai import mcts
 from ai.mcts import MctsParams, MctsPlayer, Scratch, prepare, seed_rng
+from ai.tables import TABLES
 from model import fast as F
 from model.fast import FastState
 from model.pieces import Shape
@@ -37,7 +38,7 @@ def position(turns: int, seed: int) -> GameState:
 
 
 @njit
-def _playouts(count, b_root, m_root, first_cells, params, b, m, weights, seen, stamp, local, last, lists, lcount,
+def _playouts(t, count, b_root, m_root, first_cells, params, b, m, weights, seen, stamp, local, last, lists, lcount,
               cands):
     """``count`` playouts by the search's policy from the root; returns the placements made."""
     size_w = np.zeros(6)
@@ -50,7 +51,7 @@ def _playouts(count, b_root, m_root, first_cells, params, b, m, weights, seen, s
         last[:] = -1
         lcount[:] = -1
         while not F.is_over(m):
-            if mcts._playout_turn(b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params,
+            if mcts._playout_turn(t, b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params,
                                   size_w, cands) >= 0:
                 placed += 1
     return placed
@@ -64,10 +65,10 @@ def bare_playouts(turns: list[int], count: int, seed: int) -> None:
         args = (fast.b, fast.m, fast.first_cells, params, scratch.b, scratch.m, scratch.weights, scratch.seen,
                 scratch.stamp, scratch.local, scratch.last, scratch.lists, scratch.lcount, scratch.cands)
         seed_rng(seed)
-        _playouts(max(1, count // 10), *args)  # warm-up
+        _playouts(TABLES, max(1, count // 10), *args)  # warm-up
         seed_rng(seed)
         start = time.thread_time()
-        placed = _playouts(count, *args)
+        placed = _playouts(TABLES, count, *args)
         spent = time.thread_time() - start
         print(f"{turn:>4} {spent / placed * 1e6:>8.2f} {placed / count:>13.1f}")
 

@@ -14,11 +14,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import sys
 import time
+from pathlib import Path
 
-from model.pieces import Shape
-from tui.board import Board
-from tui.testing import game_app, settle
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test helpers live in tests/ (not installed)
+
+from model.pieces import Shape  # noqa: E402
+from tests.tui_helpers import game_app, settle  # noqa: E402
+from tui.board import Board  # noqa: E402
 
 
 async def run(keys: int) -> dict[str, float]:

@@ -1,6 +1,6 @@
 """Benchmark of memento reading and writing (not a test).
 
-For every memento of a replay (default: the official game-1 replay of the shared fixtures) it times
+For every memento of a replay (default: the official game-1 replay of the test fixtures) it times
 
 * read: the bytes of one complete ``<room>`` → ``GameState`` (``parse_xml`` + ``read_state``, the path
   of a client; ``--stream`` also times ``MessageReader.feed``, the path of a socket);
@@ -31,7 +31,7 @@ from model.framing import parse_stream  # noqa: E402
 from model.messages import PROTOCOL_OPEN, to_bytes, to_xml  # noqa: E402
 
 DEFAULT_REPLAY = (
-    Path(__file__).resolve().parents[2] / "shared/fixtures/sc2021/gen-21.3.3-game1-replay-regular-end.xml"
+    Path(__file__).resolve().parents[1] / "tests/fixtures/sc2021/gen-21.3.3-game1-replay-regular-end.xml"
 )
 
 

@@ -97,7 +97,7 @@ def moves_main(argv: list[str]) -> int:
     several = len(args.files) > 1
     cold = not numba_cache.is_warm(["model.fast"])
     with Spinner("preparing the engine (first start only)", enabled=cold):
-        warm_up()  # compile (or load) the fast engine, so --timing shows the steady-state cost
+        warm_up(play=False)  # compile (or load) the move generator, so --timing shows the steady-state cost
     if cold:
         numba_cache.mark_warm(["model.fast"])
     out = sys.stdout

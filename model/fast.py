@@ -12,6 +12,10 @@ A position is two arrays:
   cell (0 empty, colour + 1);
 * ``m`` (int64): turn, valid colours, mono_done, mono_flag, start shape, turn limit and the hands.
 
+The lookup tables (neighbours, placements, candidate lists) reach the kernels as one argument, ``TABLES``
+(a flat int16 array of sections, like the position), never as global arrays: numba would copy a global
+array into every kernel that reads it.
+
 Undo is a snapshot stack (a position is 3.6 kB: copying it is cheaper than tracking changes).
 The first move of a colour must cover one of the season's start cells (``first_cells``: the corners
 in 2021, the border in 2027; from the state's season profile); only the start piece may be placed then.
@@ -83,7 +87,9 @@ EDGE_NB, DIAG_NB, P_CELLS, P_SHAPE, CS_IDS, CS_OFFSETS, SIZES = _tables()
 def _pattern_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Candidate lists per (anchor cell, shape, pattern): the pattern says which of the anchor's four edge
     neighbours are forbidden (bit d: direction d of ``EDGE_DIR``); a listed placement covers none of them.
-    A placement that covers a forbidden neighbour can never be legal, so the short list is enough."""
+    A placement that covers a forbidden neighbour can never be legal, so the short list is enough.
+    Returns (EDGE_DIR, the lists' placement ids, their offsets): the lists of patterns 4h to 4h + 3 start at
+    offset h x OFF_QUARTER (then by cell, shape and pattern: ``candidates``)."""
     edge_dir = np.full((NCELLS, 4), NCELLS, dtype=np.int32)  # by direction; NCELLS: off the board
     for i in range(NCELLS):
         x, y = i % N, i // N
@@ -96,9 +102,9 @@ def _pattern_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     # uses[r]: the anchor's edge neighbours that placement r covers, as 4 bits
     covered = (P_CELLS[pids][:, None, :] == edge_dir[anchor][:, :, None]).any(axis=2)
     uses = (covered * (1 << np.arange(4))).sum(axis=1)
-    # four quarters (patterns 0-3, 4-7, 8-11, 12-15) of int16 ids: numba caches compiled code only if its
-    # global arrays are below 1 MB each
-    parts: list[np.ndarray] = []
+    all_ids: list[np.ndarray] = []
+    all_offsets: list[np.ndarray] = []
+    start = 0
     for high in (0, 4, 8, 12):
         keys, ids = [], []
         for pattern in range(4):
@@ -107,64 +113,145 @@ def _pattern_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             ids.append(pids[keep])
         key = np.concatenate(keys)
         order = np.argsort(key, kind="stable")
-        offsets = np.zeros(NCELLS * NSHAPES * 4 + 1, dtype=np.int32)
+        offsets = np.zeros(OFF_QUARTER, dtype=np.int64)
         offsets[1:] = np.cumsum(np.bincount(key, minlength=NCELLS * NSHAPES * 4))
-        parts += [np.concatenate(ids)[order].astype(np.int16), offsets]
-    return (edge_dir, *parts)
+        all_ids.append(np.concatenate(ids)[order])
+        all_offsets.append(offsets + start)
+        start += len(key)
+    return edge_dir, np.concatenate(all_ids).astype(np.int16), np.concatenate(all_offsets).astype(np.int32)
 
 
-assert P.COUNT < 2**15
-EDGE_DIR, CSP_IDS_0, CSP_OFF_0, CSP_IDS_1, CSP_OFF_1, CSP_IDS_2, CSP_OFF_2, CSP_IDS_3, CSP_OFF_3 = _pattern_tables()
+assert P.COUNT < 2**15 and NCELLS < 2**15  # every table but the lists' offsets fits int16
+OFF_QUARTER = NCELLS * NSHAPES * 4 + 1
+EDGE_DIR, CSP_IDS, CSP_OFF = _pattern_tables()
+
+
+def _ring_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Per placement: its edge neighbours (cells next to it, not in it) and its corners (cells diagonal to
+    it, neither in it nor next to it), padded with NCELLS (the AI's move features and static scores)."""
+    n = P.COUNT
+    rows = np.arange(n)[:, None]
+    inside = np.zeros((n, NCELLS + 1), dtype=bool)
+    inside[rows, P_CELLS] = True
+    edge = np.zeros_like(inside)
+    diag = np.zeros_like(inside)
+    for j in range(5):
+        real = P_CELLS[:, j] < NCELLS
+        cell = np.where(real, P_CELLS[:, j], 0)
+        for k in range(4):
+            e = np.where(real, EDGE_NB[cell, k], NCELLS)
+            d = np.where(real, DIAG_NB[cell, k], NCELLS)
+            edge[np.arange(n), e] = True
+            diag[np.arange(n), d] = True
+    edge[:, NCELLS] = False
+    diag[:, NCELLS] = False
+    edge &= ~inside
+    diag &= ~inside & ~edge
+
+    def padded(grid: np.ndarray) -> np.ndarray:
+        counts = grid.sum(axis=1)
+        out = np.full((n, int(counts.max())), NCELLS, dtype=np.int16)
+        r, c = np.nonzero(grid)  # row by row, so a cell's slot is its index minus where its row starts
+        out[r, np.arange(len(r)) - np.repeat(np.cumsum(counts) - counts, counts)] = c
+        return out
+
+    return padded(edge), padded(diag)
+
+
+P_ADJ, P_CORNERS = _ring_tables()
+ADJ_W, CORNERS_W = P_ADJ.shape[1], P_CORNERS.shape[1]
+
+
+# --- the tables as the kernels read them -------------------------------------------------------------
+# numba freezes a global array into the machine code of every kernel that reads it, once per compiled
+# variant (hundreds of MB of cache, minutes of compiling): the kernels take their tables as an argument
+# instead, ``t``, one flat int16 array of sections (as a position is one byte array), typed at a call as
+# fast as any array. ``T_*`` are the sections' offsets, in units of the section's own type: int16, except the
+# AI's float64 ones, read through ``tf = t.view(np.float64)`` made once per position, not per move (a view is a
+# new array, and numba counts references to it). ``extend_tables`` appends sections (the AI's).
+
+def extend_tables(base: np.ndarray, *parts: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """``base`` (int16) followed by ``parts`` (int16, int32 or float64, flattened; each aligned to its type),
+    read-only, and each part's offset in units of its own type (read it through ``t.view(part.dtype)``)."""
+    chunks, offsets, size = [base], [], len(base)
+    for part in parts:
+        step = part.itemsize // 2
+        pad = -size % max(step, 4)  # every section starts on a whole word
+        chunks.append(np.zeros(pad, dtype=np.int16))
+        size += pad
+        offsets.append(size // step)
+        flat = np.ascontiguousarray(part).reshape(-1).view(np.int16)
+        chunks.append(flat)
+        size += len(flat)
+    chunks.append(np.zeros(-size % 4, dtype=np.int16))
+    out = np.concatenate(chunks)
+    out.setflags(write=False)  # shared by every kernel call: nothing may change it
+    return out, offsets
+
+
+def _kernel_tables() -> tuple[np.ndarray, list[int]]:
+    # the lists' offsets (int32) as pairs of int16: low half, high half (``list_offset``)
+    halves = np.stack([CSP_OFF & 0xFFFF, CSP_OFF >> 16], axis=1).astype(np.uint16).view(np.int16)
+    parts = (EDGE_NB, DIAG_NB, EDGE_DIR, P_CELLS, P_SHAPE, SIZES, SIZES[P_SHAPE], P_ADJ, P_CORNERS, CSP_IDS, halves)
+    return extend_tables(np.zeros(0, dtype=np.int16), *(p.astype(np.int16) for p in parts))
+
+
+# T_PSIZE: squares per placement
+TABLES, (T_EDGE, T_DIAG, T_DIR, T_CELLS, T_SHAPE, T_SIZE, T_PSIZE, T_ADJ, T_CORNERS, T_IDS, T_OFF) = _kernel_tables()
 
 
 
 
 # --- the compiled core ------------------------------------------------------------------------------
-# In the hottest loops (fits, the candidate lists) array indices are cast to unsigned
-# integers: with a signed index numba checks for a negative one (Python's a[-1]) on every access, and
-# skipping that makes the search's playouts about a quarter faster (bench/bench_mcts.py --playouts).
+# Every kernel takes the tables ``t`` (``TABLES``, or an extension of it) first. In the hottest loops (fits,
+# the candidate lists) array indices are cast to unsigned integers: with a signed index numba checks for a
+# negative one (Python's a[-1]) on every access, and skipping that makes the search's playouts about a
+# quarter faster (bench/bench_mcts.py --playouts).
 
 @njit(cache=True)
-def candidates(b, fbase, a):
-    """The candidate list of anchor ``a`` for the colour whose forbidden flags start at ``fbase``:
-    (ids, offsets, base) — placements of shape s are ``ids[offsets[base + 4 s]:offsets[base + 4 s + 1]]``."""
+def list_offset(t, i):
+    """Offset ``i`` of the candidate lists (int32), from its two int16 halves. Not an int32 section read through
+    ``t.view(np.int32)``: a view is a new array, and numba counts references to it (~25% of ``gen_moves``)."""
+    j = np.uint64(T_OFF + 2 * i)
+    return (np.int64(t[j + np.uint64(1)]) << 16) | (np.int64(t[j]) & 0xFFFF)
+
+
+@njit(cache=True)
+def candidates(t, b, fbase, a):
+    """Where the candidate list of anchor ``a`` for the colour whose forbidden flags start at ``fbase`` begins
+    among the lists' offsets: placements of shape s are ``t[T_IDS + k]`` for k from ``list_offset(t, base + 4 s)``
+    to ``list_offset(t, base + 4 s + 1)``."""
     u = np.uint64(fbase)
-    nb = EDGE_DIR[np.uint64(a)]
-    low = b[u + np.uint64(nb[0])] | (b[u + np.uint64(nb[1])] << 1)
-    high = b[u + np.uint64(nb[2])] | (b[u + np.uint64(nb[3])] << 1)
-    base = a * NSHAPES * 4 + low
-    if high == 0:
-        return CSP_IDS_0, CSP_OFF_0, base
-    if high == 1:
-        return CSP_IDS_1, CSP_OFF_1, base
-    if high == 2:
-        return CSP_IDS_2, CSP_OFF_2, base
-    return CSP_IDS_3, CSP_OFF_3, base
+    nb = T_DIR + 4 * a
+    low = b[u + np.uint64(t[np.uint64(nb)])] | (b[u + np.uint64(t[np.uint64(nb + 1)])] << 1)
+    high = b[u + np.uint64(t[np.uint64(nb + 2)])] | (b[u + np.uint64(t[np.uint64(nb + 3)])] << 1)
+    return high * OFF_QUARTER + a * NSHAPES * 4 + low
 
 
 @njit(cache=True)
-def fits(b, fbase, pid):
+def fits(t, b, fbase, pid):
     """Whether placement ``pid`` covers no field forbidden to the colour whose flags start at ``fbase``."""
     u = np.uint64(fbase)
-    row = P_CELLS[np.uint64(pid)]
-    return (b[u + np.uint64(row[0])] | b[u + np.uint64(row[1])] | b[u + np.uint64(row[2])]
-            | b[u + np.uint64(row[3])] | b[u + np.uint64(row[4])]) == 0
+    row = T_CELLS + 5 * pid
+    return (b[u + np.uint64(t[np.uint64(row)])] | b[u + np.uint64(t[np.uint64(row + 1)])]
+            | b[u + np.uint64(t[np.uint64(row + 2)])] | b[u + np.uint64(t[np.uint64(row + 3)])]
+            | b[u + np.uint64(t[np.uint64(row + 4)])]) == 0
 
 
 @njit(cache=True)
-def add_anchor_moves(b, fbase, a, avail, out, n, seen, stamp):
+def add_anchor_moves(t, b, fbase, a, avail, out, n, seen, stamp):
     """Append to ``out[n:]`` the placements through anchor ``a`` of the shapes in the bit set ``avail``
     that fit and are not marked ``stamp`` in ``seen`` yet (marking them); return the new count."""
-    ids, offsets, base = candidates(b, fbase, a)
+    base = candidates(t, b, fbase, a)
     for s in range(NSHAPES):
         if not (avail >> s) & 1:
             continue
-        for k in range(offsets[np.uint64(base + s * 4)], offsets[np.uint64(base + s * 4 + 1)]):
-            pid = ids[np.uint64(k)]
+        for k in range(list_offset(t, base + s * 4), list_offset(t, base + s * 4 + 1)):
+            pid = np.int64(t[np.uint64(T_IDS + k)])
             if seen[np.uint64(pid)] == stamp:
                 continue
             seen[np.uint64(pid)] = stamp
-            if fits(b, fbase, pid):
+            if fits(t, b, fbase, pid):
                 out[np.uint64(n)] = pid
                 n += 1
     return n
@@ -210,26 +297,28 @@ def next_attach_point(b, abase, first, first_cells, a):
 
 
 @njit(cache=True)
-def gen_moves(b, m, color, first_cells, out, seen, stamp):
+def gen_moves(t, b, m, color, first_cells, out, seen, stamp):
     """Write the legal placement ids of ``color`` into ``out`` (unsorted, distinct); return how many.
 
-    ``seen`` (int32 per placement) must hold no value >= ``stamp`` (a fresh number per call).
+    ``seen`` (int32 per placement) must hold no value >= ``stamp`` (a fresh number per call; taken as an int32,
+    as ``add_anchor_moves`` is called with one).
     """
     first, avail = shapes_to_place(m, color)
     if avail == 0:
         return 0
     fbase = FORB + color * FSTRIDE
-    abase = np.uint64(ANCH + color * NCELLS)
-    n = 0
-    a = next_attach_point(b, abase, first, first_cells, 0)
+    abase = np.int64(ANCH + color * NCELLS)
+    n = np.int64(0)  # not a literal 0: numba would compile a variant of the callee for it
+    mark = np.int32(stamp)
+    a = next_attach_point(b, abase, first, first_cells, np.int64(0))
     while a < NCELLS:
-        n = add_anchor_moves(b, fbase, a, avail, out, n, seen, stamp)
+        n = add_anchor_moves(t, b, fbase, a, avail, out, n, seen, mark)
         a = next_attach_point(b, abase, first, first_cells, a + 1)
     return n
 
 
 @njit(cache=True)
-def count_moves(b, m, color, first_cells, limit):
+def count_moves(t, b, m, color, first_cells, limit):
     """The number of legal placements of ``color``, counting stops at ``limit`` (1: whether it has any).
 
     Without a move list: each placement is counted at the lowest anchor (or first-move cell) it covers.
@@ -238,22 +327,22 @@ def count_moves(b, m, color, first_cells, limit):
     if avail == 0:
         return 0
     fbase = FORB + color * FSTRIDE
-    abase = ANCH + color * NCELLS
+    abase = np.int64(ANCH + color * NCELLS)
     n = 0
-    a = next_attach_point(b, abase, first, first_cells, 0)
+    a = next_attach_point(b, abase, first, first_cells, np.int64(0))
     while a < NCELLS:
-        ids, offsets, base = candidates(b, fbase, a)
+        base = candidates(t, b, fbase, a)
         for s in range(NSHAPES):
             if not (avail >> s) & 1:
                 continue
-            for k in range(offsets[base + s * 4], offsets[base + s * 4 + 1]):
-                pid = np.int32(ids[k])
-                if not fits(b, fbase, pid):
+            for k in range(list_offset(t, base + s * 4), list_offset(t, base + s * 4 + 1)):
+                pid = np.int64(t[T_IDS + k])
+                if not fits(t, b, fbase, pid):
                     continue
                 if limit > 1:  # counted once: at its lowest anchor
                     lowest = NCELLS
                     for j in range(5):
-                        q = P_CELLS[pid, j]
+                        q = np.int64(t[T_CELLS + 5 * pid + j])
                         if q >= NCELLS:
                             break
                         if q < lowest and is_attach_point(b, abase, first, first_cells, q):
@@ -268,7 +357,7 @@ def count_moves(b, m, color, first_cells, limit):
 
 
 @njit(cache=True)
-def placeable_shapes(b, m, color, first_cells):
+def placeable_shapes(t, b, m, color, first_cells):
     """The bit set of the shapes ``color`` could place now (at least one legal placement each); stops
     searching as soon as every shape it may place has been found."""
     first, avail = shapes_to_place(m, color)
@@ -276,15 +365,15 @@ def placeable_shapes(b, m, color, first_cells):
     if avail == 0:
         return found
     fbase = FORB + color * FSTRIDE
-    abase = ANCH + color * NCELLS
-    a = next_attach_point(b, abase, first, first_cells, 0)
+    abase = np.int64(ANCH + color * NCELLS)
+    a = next_attach_point(b, abase, first, first_cells, np.int64(0))
     while a < NCELLS:
-        ids, offsets, base = candidates(b, fbase, a)
+        base = candidates(t, b, fbase, a)
         for s in range(NSHAPES):
             if not (avail >> s) & 1 or (found >> s) & 1:
                 continue
-            for k in range(offsets[base + s * 4], offsets[base + s * 4 + 1]):
-                if fits(b, fbase, np.int32(ids[k])):
+            for k in range(list_offset(t, base + s * 4), list_offset(t, base + s * 4 + 1)):
+                if fits(t, b, fbase, np.int64(t[T_IDS + k])):
                     found |= 1 << s
                     break
         if found == avail:
@@ -294,29 +383,46 @@ def placeable_shapes(b, m, color, first_cells):
 
 
 @njit(cache=True)
-def has_move(b, m, color, first_cells):
-    """Whether ``color`` can place any piece (early exit)."""
-    return count_moves(b, m, color, first_cells, 1) > 0
+def has_move(t, b, m, color, first_cells):
+    """Whether ``color`` can place any piece: ``count_moves(..., 1) > 0``, stopping at the first that fits (a loop
+    of its own: ``count_moves`` with its limit an argument was ~40% slower here, and every move asks this)."""
+    first, avail = shapes_to_place(m, color)
+    if avail == 0:
+        return False
+    fbase = FORB + color * FSTRIDE
+    abase = np.int64(ANCH + color * NCELLS)
+    a = next_attach_point(b, abase, first, first_cells, np.int64(0))
+    while a < NCELLS:
+        base = candidates(t, b, fbase, a)
+        for s in range(NSHAPES):
+            if (avail >> s) & 1:
+                for k in range(list_offset(t, base + s * 4), list_offset(t, base + s * 4 + 1)):
+                    if fits(t, b, fbase, np.int64(t[np.uint64(T_IDS + k)])):
+                        return True
+        a = next_attach_point(b, abase, first, first_cells, a + 1)
+    return False
 
 
 @njit(cache=True)
-def cells_marked(pid, marks, mark):
+def cells_marked(t, pid, marks, mark):
     """How many cells of placement ``pid`` carry ``mark`` in the per-cell array ``marks`` (NCELLS + 1
     entries; the last one, the padding of short pieces, is never marked). Branch-free: it runs for every
     legal placement of every playout move, and a loop with an early exit was three times slower."""
-    row = P_CELLS[np.uint64(pid)]
-    return ((marks[np.uint64(row[0])] == mark) + np.int64(marks[np.uint64(row[1])] == mark)
-            + np.int64(marks[np.uint64(row[2])] == mark) + np.int64(marks[np.uint64(row[3])] == mark)
-            + np.int64(marks[np.uint64(row[4])] == mark))
+    row = T_CELLS + 5 * pid
+    return ((marks[np.uint64(t[np.uint64(row)])] == mark) + np.int64(marks[np.uint64(t[np.uint64(row + 1)])] == mark)
+            + np.int64(marks[np.uint64(t[np.uint64(row + 2)])] == mark)
+            + np.int64(marks[np.uint64(t[np.uint64(row + 3)])] == mark)
+            + np.int64(marks[np.uint64(t[np.uint64(row + 4)])] == mark))
 
 
 @njit(cache=True)
-def place(b, m, color, pid):
+def place(t, b, m, color, pid):
     """Put placement ``pid`` of ``color`` on the board (cells, forbidden and anchor flags, hand)."""
     abase = ANCH + color * NCELLS
     fbase = FORB + color * FSTRIDE
+    row = T_CELLS + 5 * pid
     for j in range(5):
-        q = P_CELLS[pid, j]
+        q = t[row + j]
         if q >= NCELLS:
             break
         b[CELL + q] = color + 1
@@ -324,26 +430,26 @@ def place(b, m, color, pid):
             b[FORB + c * FSTRIDE + q] = 1
             b[ANCH + c * NCELLS + q] = 0
     for j in range(5):
-        q = P_CELLS[pid, j]
+        q = t[row + j]
         if q >= NCELLS:
             break
         for k in range(4):
-            e = EDGE_NB[q, k]
+            e = t[T_EDGE + 4 * q + k]
             if e >= NCELLS:
                 break
             b[fbase + e] = 1
             b[abase + e] = 0
     for j in range(5):
-        q = P_CELLS[pid, j]
+        q = t[row + j]
         if q >= NCELLS:
             break
         for k in range(4):
-            d = DIAG_NB[q, k]
+            d = t[T_DIAG + 4 * q + k]
             if d >= NCELLS:
                 break
             if b[fbase + d] == 0:
                 b[abase + d] = 1
-    shape = P_SHAPE[pid]
+    shape = t[T_SHAPE + pid]
     hand = m[M_HAND + color] & ~(1 << shape)
     m[M_HAND + color] = hand
     if hand == 0:
@@ -365,32 +471,32 @@ def next_turn(m):
 
 
 @njit(cache=True)
-def advance(b, m, first_cells):
+def advance(t, b, m, first_cells):
     """Next turn; colours that cannot place are removed (each removal consumes a turn), as the server does."""
     while True:
         if m[M_VALID] == 0:
             return
         next_turn(m)
         color = m[M_TURN] & 3
-        if has_move(b, m, color, first_cells):
+        if has_move(t, b, m, color, first_cells):
             return
         m[M_VALID] &= ~(1 << color)
 
 
 @njit(cache=True)
-def play(b, m, pid, first_cells):
+def play(t, b, m, pid, first_cells):
     """Apply legal placement ``pid`` (``pid < 0``: a skip) for the colour to move and advance."""
     if pid >= 0:
-        place(b, m, m[M_TURN] & 3, pid)
-    advance(b, m, first_cells)
+        place(t, b, m, m[M_TURN] & 3, pid)
+    advance(t, b, m, first_cells)
 
 
 @njit(cache=True)
-def push(b, m, stack_b, stack_m, depth, pid, first_cells):
+def push(t, b, m, stack_b, stack_m, depth, pid, first_cells):
     """Save the position at ``depth`` of the stack, then ``play`` ``pid``."""
     _copy(stack_b[depth], b)
     stack_m[depth, :] = m
-    play(b, m, pid, first_cells)
+    play(t, b, m, pid, first_cells)
 
 
 @njit(cache=True)
@@ -410,7 +516,7 @@ def _copy(dst, src):
 
 
 @njit(cache=True)
-def derive_flags(b):
+def derive_flags(t, b):
     """Fill the forbidden and anchor flags from the cell owners."""
     for q in range(NCELLS):
         owner = b[CELL + q]
@@ -420,7 +526,7 @@ def derive_flags(b):
         for k in range(4):
             b[FORB + k * FSTRIDE + q] = 1
         for k in range(4):
-            e = EDGE_NB[q, k]
+            e = t[T_EDGE + 4 * q + k]
             if e < NCELLS:
                 b[FORB + c * FSTRIDE + e] = 1
     for q in range(NCELLS):
@@ -429,7 +535,7 @@ def derive_flags(b):
             continue
         c = owner - 1
         for k in range(4):
-            d = DIAG_NB[q, k]
+            d = t[T_DIAG + 4 * q + k]
             if d < NCELLS and b[FORB + c * FSTRIDE + d] == 0:
                 b[ANCH + c * NCELLS + d] = 1
 
@@ -440,15 +546,24 @@ def is_over(m):
 
 
 @njit(cache=True)
-def points(m, color):
+def points(t, m, color):
     hand = m[M_HAND + color]
     if hand == 0:
         return TOTAL_SQUARES + 15 + (5 if (m[M_MONO_FLAG] >> color) & 1 else 0)
     left = 0
     for s in range(NSHAPES):
         if (hand >> s) & 1:
-            left += SIZES[s]
+            left += t[T_SIZE + s]
     return TOTAL_SQUARES - left
+
+
+@njit(cache=True)
+def margin(t, m):
+    """Points of team ONE (BLUE + RED) minus team TWO's."""
+    diff = 0
+    for color in range(4):
+        diff += points(t, m, color) if color % 2 == 0 else -points(t, m, color)
+    return diff
 
 
 # --- the Python face ---------------------------------------------------------------------------------
@@ -496,7 +611,7 @@ class FastState:
         for color in range(4):
             own = np.unpackbits(P.to_words(state.boards[color]).view(np.uint8), bitorder="little")[:NCELLS]
             b[CELL:CELL + NCELLS] |= own * np.uint8(color + 1)
-        derive_flags(b)
+        derive_flags(TABLES, b)
         return cls(b, m, first_cells_of(state))
 
     @property
@@ -517,12 +632,12 @@ class FastState:
 
     def legal_placements(self, color: int | None = None) -> np.ndarray:
         """Sorted placement ids, as ``GameState.legal_placements``."""
-        color = self.current_color if color is None else color
+        color = self.current_color if color is None else int(color)  # a Color would compile another variant
         self._stamp += 1
         if self._stamp >= 2**31 - 1:
             self._seen[:] = 0
             self._stamp = 1
-        n = gen_moves(self.b, self.m, color, self.first_cells, self._out, self._seen, self._stamp)
+        n = gen_moves(TABLES, self.b, self.m, color, self.first_cells, self._out, self._seen, self._stamp)
         return np.sort(self._out[:n])
 
     def push_placement(self, pid: int) -> None:
@@ -531,7 +646,7 @@ class FastState:
         if d == len(self._stack_b):
             self._stack_b = np.concatenate([self._stack_b, np.empty_like(self._stack_b)])
             self._stack_m = np.concatenate([self._stack_m, np.empty_like(self._stack_m)])
-        push(self.b, self.m, self._stack_b, self._stack_m, d, pid, self.first_cells)
+        push(TABLES, self.b, self.m, self._stack_b, self._stack_m, d, pid, self.first_cells)
         self._depth = d + 1
 
     def push_skip(self) -> None:
@@ -542,7 +657,7 @@ class FastState:
         restore(self.b, self.m, self._stack_b, self._stack_m, self._depth)
 
     def points(self, color: int) -> int:
-        return int(points(self.m, color))
+        return int(points(TABLES, self.m, color))
 
     def shapes(self) -> list[int]:
         return [int(h) for h in self.m[M_HAND:M_HAND + 4]]
@@ -563,13 +678,16 @@ class FastState:
                 int(m[M_MONO_DONE]), int(m[M_MONO_FLAG]))
 
 
-def warm_up() -> None:
-    """Compile (or load from numba's cache) every kernel: call before the first timed move."""
+def warm_up(play: bool = True) -> None:
+    """Compile (or load from numba's cache) every kernel: call before the first timed move. ``play=False``:
+    only those that list moves (``blokus moves``; apply/undo is most of the compile)."""
     from model.pieces import Shape
     from model.state import GameState
 
     fs = FastState.from_state(GameState(Shape.PENTO_L))
     ids = fs.legal_placements()
+    if not play:
+        return
     fs.push_placement(int(ids[0]))
     fs.push_skip()
     fs.pop()
@@ -578,8 +696,8 @@ def warm_up() -> None:
 
 
 @njit(cache=True)
-def push_pop_loop(b, m, stack_b, stack_m, pid, first_cells, reps):
+def push_pop_loop(t, b, m, stack_b, stack_m, pid, first_cells, reps):
     """``reps`` times apply ``pid`` and undo it, inside compiled code (for ``bench/bench_movegen.py``)."""
     for _ in range(reps):
-        push(b, m, stack_b, stack_m, 0, pid, first_cells)
-        restore(b, m, stack_b, stack_m, 0)
+        push(t, b, m, stack_b, stack_m, np.int64(0), pid, first_cells)
+        restore(b, m, stack_b, stack_m, np.int64(0))

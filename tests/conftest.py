@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-# CI clones the repository with a copy of shared/ beside it: <repo>/../shared/fixtures
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+# Data captured from the official server and clients, kept in the repository (origin and licence: SOURCES.md).
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def fixture_path(relative: str) -> Path:
     path = FIXTURES / relative
-    if not path.exists():
-        pytest.skip(f"fixture not available: {path}")
+    if not path.is_file():
+        raise FileNotFoundError(f"fixture missing from tests/fixtures: {relative}")
     return path
 
 

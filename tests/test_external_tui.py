@@ -10,10 +10,10 @@ from model.pieces import Team
 from model.season import season_named
 from net.external import HostedGame, Seat
 from net.rooms import Timeouts
+from tests.tui_helpers import InstantPlayer
 from tui.dialogs import EndScreen
 from tui.external import ExternalGameScreen, external_app
 from tui.program_pane import ProgramLog
-from tui.testing import InstantPlayer
 
 CLIENT = [sys.executable, str(Path(__file__).with_name("ext_client.py"))]
 SIZE = (120, 40)

@@ -133,3 +133,25 @@ def test_attach_points_are_found_word_by_word_as_cell_by_cell(season):
         ids = state.legal_placements()
         state.push_placement(int(ids[rng.randrange(len(ids))]))
     assert checked > 500
+
+
+@pytest.mark.parametrize("module", ["model.fast", "ai.fasteval", "ai.movefeatures", "ai.fastsearch", "ai.mcts"])
+def test_kernels_read_no_global_array(module):
+    # numba copies a global array into the machine code of every kernel that reads it, once per compiled
+    # variant (hundreds of MB of cache, minutes of compiling): tables reach the kernels as an argument
+    import importlib
+    import types
+
+    from numba.core.registry import CPUDispatcher
+
+    mod = importlib.import_module(module)
+    kernels = [k for k in vars(mod).values() if isinstance(k, CPUDispatcher) and k.__module__ == module]
+    assert len(kernels) >= 3
+    for kernel in kernels:
+        code = kernel.py_func.__code__
+        for name in code.co_names:
+            value = kernel.py_func.__globals__.get(name)
+            assert not isinstance(value, np.ndarray), f"{kernel.__name__} reads the global array {name}"
+            if isinstance(value, types.ModuleType):  # F.TABLE and the like
+                arrays = [a for a in code.co_names if isinstance(getattr(value, a, None), np.ndarray)]
+                assert not arrays, f"{kernel.__name__} reads the global arrays {arrays} of {value.__name__}"

@@ -19,6 +19,7 @@ import pytest
 from ai import fasteval as FE
 from ai import fastsearch as FS
 from ai.evaluate import DEFAULT_WEIGHTS, FEATURES, TUNED_WEIGHTS, Weights, decided_value, evaluate, team_features
+from ai.tables import TABLES
 from model.fast import FastState, count_moves, placeable_shapes
 from model.moves import SkipMove
 from model.pieces import SHAPES, Shape
@@ -56,7 +57,7 @@ def test_compiled_evaluation_equals_the_reference(season, weights):
         state = GameState.new(Shape[rng.choice(season.start_pieces)], season=season)
         while True:
             fast = FastState.from_state(state)
-            assert FE.evaluate(fast.b, fast.m, fast.first_cells, wv) == pytest.approx(evaluate(state, weights),
+            assert FE.evaluate(TABLES, fast.b, fast.m, fast.first_cells, wv) == pytest.approx(evaluate(state, weights),
                                                                                         abs=1e-9)
             checked += 1
             if state.is_over:
@@ -113,7 +114,7 @@ def test_placeable_shapes_are_the_shapes_of_the_legal_placements(season):
             expected = 0
             for pid in state.legal_placements(color):
                 expected |= 1 << int(P_SHAPE_LIST[pid])
-            assert placeable_shapes(fast.b, fast.m, color, fast.first_cells) == expected
+            assert placeable_shapes(TABLES, fast.b, fast.m, color, fast.first_cells) == expected
             some_stranded |= state.valid >> color & 1 and state.shapes[color] & ~expected != 0
         ids = state.legal_placements()
         if len(ids) == 0:
@@ -146,8 +147,8 @@ def test_compiled_move_count_equals_the_legal_placements(season):
         fast = FastState.from_state(state)
         for color in range(4):
             legal = len(state.legal_placements(color))
-            assert count_moves(fast.b, fast.m, color, fast.first_cells, 10_000) == legal
-            assert count_moves(fast.b, fast.m, color, fast.first_cells, 1) == min(legal, 1)
+            assert count_moves(TABLES, fast.b, fast.m, color, fast.first_cells, 10_000) == legal
+            assert count_moves(TABLES, fast.b, fast.m, color, fast.first_cells, 1) == min(legal, 1)
         ids = state.legal_placements()
         state.push_placement(int(ids[rng.randrange(len(ids))]))
 
@@ -190,7 +191,7 @@ def test_unpruned_search_is_exact_minimax(season, depth):
     wv = FE.weight_vector(DEFAULT_WEIGHTS)
     unpruned = np.full((2, 2), FS.MAX_KEEP, dtype=np.int64)
     no_shallow = np.zeros(2, dtype=np.int64)
-    got = FS.alphabeta(fast.b, fast.m, fast.first_cells, wv, team, sign, depth, -1e18, 1e18, 0, unpruned,
+    got = FS.alphabeta(TABLES, fast.b, fast.m, fast.first_cells, wv, team, sign, depth, -1e18, 1e18, 0, unpruned,
                        no_shallow, *ctx.arrays())
     exact = _minimax(state, depth, team)
     assert got == pytest.approx(exact, abs=1e-9)
@@ -212,7 +213,7 @@ def test_shallow_prefilter_evaluates_every_move_near_the_root(season):
 
     def search(shallow: tuple[int, int]) -> tuple[float, int]:
         ctx.counters[1] = 0
-        v = FS.alphabeta(fast.b, fast.m, fast.first_cells, wv, team, sign, 1, -1e18, 1e18, 0, narrow,
+        v = FS.alphabeta(TABLES, fast.b, fast.m, fast.first_cells, wv, team, sign, 1, -1e18, 1e18, 0, narrow,
                          np.array(shallow, dtype=np.int64), *ctx.arrays())
         return v, int(ctx.counters[1])  # the value and how many moves were evaluated
 
@@ -284,7 +285,7 @@ def test_finished_games_are_decided_values_in_both_searches(season):
         fast = FastState.from_state(state)
         diff = state.points(0) + state.points(2) - state.points(1) - state.points(3)
         for sign in (1.0, -1.0):
-            value = FE.leaf_value(fast.b, fast.m, fast.first_cells, wv, sign)
+            value = FE.leaf_value(TABLES, fast.b, fast.m, fast.first_cells, wv, sign)
             assert value == pytest.approx(sign * decided_value(state))
         searcher = Searcher(state, DEFAULT_WEIGHTS, SearchParams(), timer=None)
         assert searcher.value() == pytest.approx((1.0 if searcher.team == 0 else -1.0) * decided_value(state))

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import threading
-import time
 
 import numpy as np
 import pytest
 
 import ai.mcts as mcts
 from ai.mcts import MctsPlayer
+from ai.tables import TABLES
 from model.pieces import Shape
 from model.season import SEASONS
 from model.state import GameState, placement_of
@@ -48,16 +49,33 @@ def test_fixed_budget_is_reproducible():
     assert a == b
 
 
+def _within(seconds: float, call):
+    """``call()`` in a thread, waited for at most ``seconds`` (a search that does not stop fails, not hangs)."""
+    result = []
+    thread = threading.Thread(target=lambda: result.append(call()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "the search did not stop"
+    return result[0]
+
+
 def test_stops_at_the_deadline_and_on_cancel():
     state = _position(12)
-    player = MctsPlayer(seed=3)
-    start = time.monotonic()
-    move = player.choose_move_sync(state, move_time=0.3)
+    ticks = itertools.count()
+
+    def clock() -> float:  # a fake clock: 10 ms a look, whatever the machine's load
+        return next(ticks) * 0.01
+
+    player = MctsPlayer(seed=3, clock=clock)
+    player.cpu_clock = clock  # the thinking thread's share of the CPU, on the same clock: all of it
+    move = _within(120, lambda: player.choose_move_sync(state, move_time=2.0))
     assert state.is_legal(move) and player.last_info["simulations"] > 0
-    assert time.monotonic() - start < 2.0
+    assert player.last_info["time"] <= 2.0
+    # a clock that never moves: only the stop flag ends the search
+    player = MctsPlayer(seed=3, clock=lambda: 0.0)
     stop = threading.Event()
     stop.set()
-    move = player.think(state.copy(), time.monotonic() + 60.0, stop)
+    move = _within(120, lambda: player.think(state.copy(), 60.0, stop))
     assert state.is_legal(move)
 
 
@@ -255,11 +273,11 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
     moves = step = 0
     while not state.is_over:
         step += 1  # a fresh mark for every call
-        color = state.current_color
+        color = int(state.current_color)  # an int, as the search passes it (a Color: another compiled variant)
         assert int(fast.m[M_TURN]) & 3 == color
         legal = state.legal_placements().tolist()
-        MF.mark_local(fast.b, last, color, marks, step)
-        pid = int(mcts._playout_move(fast.b, fast.m, color, fast.first_cells, scratch.weights, scratch.seen,
+        MF.mark_local(TABLES, fast.b, last, color, marks, np.int32(step))
+        pid = int(mcts._playout_move(TABLES, fast.b, fast.m, color, fast.first_cells, scratch.weights, scratch.seen,
                                      scratch.stamp, scratch.local, last, scratch.lists, scratch.lcount, params,
                                      size_w, scratch.cands))
         kept = scratch.lists[color][:scratch.lcount[color]].tolist()
@@ -267,14 +285,14 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
         if not legal:
             assert pid == -1
             state.play(state.legal_moves()[0])
-            mcts.F.play(fast.b, fast.m, -1, fast.first_cells)
+            mcts.F.play(TABLES, fast.b, fast.m, -1, fast.first_cells)
             continue
-        min_size = mcts._min_size(fast.m, color, params)
+        min_size = mcts._min_size(TABLES, fast.m, color, params)
         big = [p for p in legal if mcts.P_SIZE[p] >= min_size] or legal
         blocked = {p: sum(marks[q] == step for q in mcts.P_CELLS[p] if q < mcts.NCELLS) for p in big}
         assert pid in blocked and blocked[pid] == max(blocked.values())
         state.push_placement(pid)
-        mcts.F.play(fast.b, fast.m, pid, fast.first_cells)
+        mcts.F.play(TABLES, fast.b, fast.m, pid, fast.first_cells)
         last[color] = pid
         moves += 1
     assert moves > 30
@@ -298,13 +316,13 @@ def test_the_playout_policy_draws_by_size_among_the_best_blockers(turn, sizes, k
         last[state.current_color] = pid = int(ids[rng.randrange(len(ids))])
         state.push_placement(pid)
     fast = FastState.from_state(state)
-    color = state.current_color
+    color = int(state.current_color)
     scratch = mcts.Scratch()
     params = mcts.MctsParams().vector()
     size_w = params[mcts.R_SIZE_BASE] ** np.arange(6)
     marks = np.zeros(mcts.NCELLS + 1, dtype=np.int32)
-    MF.mark_local(fast.b, last, color, marks, 1)
-    min_size = mcts._min_size(fast.m, color, params)
+    MF.mark_local(TABLES, fast.b, last, color, marks, np.int32(1))
+    min_size = mcts._min_size(TABLES, fast.m, color, params)
     legal = state.legal_placements().tolist()
     big = [p for p in legal if mcts.P_SIZE[p] >= min_size] or legal
     covered = {p: sum(marks[q] == 1 for q in mcts.P_CELLS[p] if q < mcts.NCELLS) for p in big}
@@ -319,7 +337,7 @@ def test_the_playout_policy_draws_by_size_among_the_best_blockers(turn, sizes, k
     for i in range(draws):
         if not kept or i == 0:
             scratch.lcount[:] = -1
-        pid = int(mcts._playout_move(fast.b, fast.m, color, fast.first_cells, scratch.weights, scratch.seen,
+        pid = int(mcts._playout_move(TABLES, fast.b, fast.m, color, fast.first_cells, scratch.weights, scratch.seen,
                                      scratch.stamp, scratch.local, last, scratch.lists, scratch.lcount, params,
                                      size_w, scratch.cands))
         counts[pid] = counts.get(pid, 0) + 1
@@ -353,9 +371,9 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
     left_the_game = 0
     while not mcts.F.is_over(fast.m):
         turn, color = int(fast.m[M_TURN]), int(fast.m[M_TURN]) & 3
-        pid = int(mcts._playout_turn(fast.b, fast.m, fast.first_cells, scratch.weights, scratch.seen, scratch.stamp,
-                                     scratch.local, scratch.last, scratch.lists, scratch.lcount, params, size_w,
-                                     scratch.cands))
+        pid = int(mcts._playout_turn(TABLES, fast.b, fast.m, fast.first_cells, scratch.weights, scratch.seen,
+                                     scratch.stamp, scratch.local, scratch.last, scratch.lists, scratch.lcount, params,
+                                     size_w, scratch.cands))
         if pid < 0:
             assert state.is_over or state.turn > turn  # the state had dropped the colour already
             left_the_game += 1

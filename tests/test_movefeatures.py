@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ai import movefeatures as MF
+from ai.tables import TABLES
 from model import placements as P
 from model.fast import FastState
 from model.pieces import Shape
@@ -123,7 +124,7 @@ def test_logits_follow_the_weights_of_the_turn():
     last = np.full(4, -1, dtype=np.int32)
     feats = MF.features_of(fs, state.current_color, last, pids)
     out = np.zeros(len(pids))
-    MF.move_logits(fs.b, fs.m, state.current_color, last, pids, len(pids), MF.PRIOR_WEIGHTS,
+    MF.move_logits(TABLES, fs.b, fs.m, int(state.current_color), last, pids, len(pids), MF.PRIOR_WEIGHTS,
                    np.zeros(P.NCELLS + 1, dtype=np.uint8), np.zeros(P.NCELLS + 1, dtype=np.int32),
                    np.zeros(MF.NFEAT), out)
     table = MF.PRIOR_WEIGHTS

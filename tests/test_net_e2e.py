@@ -9,6 +9,8 @@ import signal
 import sys
 from pathlib import Path
 
+import pytest
+
 from model.framing import parse_stream
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,6 +24,7 @@ async def _spawn(*args: str) -> asyncio.subprocess.Process:
         *args, cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
 
 
+@pytest.mark.slow  # a whole game end to end
 async def test_serve_and_two_bot_processes_play_a_game(tmp_path):
     server = await _spawn(sys.executable, "-m", "blokus", "serve", "-p", "0", "--seed", "7",
                           "--start-piece", "PENTO_V", "--save-replay", str(tmp_path))

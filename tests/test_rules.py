@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import random
-import re
-from pathlib import Path
 
 import pytest
 
@@ -175,24 +173,64 @@ def test_x1_to_x6_transformations():
     assert MIRROR.rotate(RIGHT) is LEFT and RIGHT.rotate(LEFT) is NONE and LEFT.rotate(LEFT) is MIRROR
 
 
-def _appendix_a() -> list[list[str]]:
-    path = Path(__file__).resolve().parents[2] / "shared" / "spec" / "rules.md"
-    if not path.exists():
-        pytest.skip("spec not available")
-    text = path.read_text().split("## Appendix A", 1)[1]
-    return [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()
-            if line.startswith("| ") and line.split("|")[1].strip() in Shape.__members__]
+# Appendix A of the rules the project follows (the official server's PieceShape.kt, 21.x): for every shape the
+# (rotation, flip) pairs the server keeps in its `variants` map, in insertion order, and the cells of all eight
+# transformations (rotate -> normalise -> flip -> normalise), in the column order of COLUMNS below. A cell is
+# two digits "xy"; a transformation lists its cells row by row.
+APPENDIX_A = {
+    "MONO": ("NONE",
+        "00 00 00 00 00 00 00 00"),
+    "DOMINO": ("NONE, RIGHT",
+        "0010 0010 0001 0001 0010 0010 0001 0001"),
+    "TRIO_L": ("NONE, NONE+flip, RIGHT, RIGHT+flip",
+        "000111 100111 001001 001011 001011 001001 100111 000111"),
+    "TRIO_I": ("NONE, RIGHT",
+        "000102 000102 001020 001020 000102 000102 001020 001020"),
+    "TETRO_O": ("NONE",
+        "00100111 00100111 00100111 00100111 00100111 00100111 00100111 00100111"),
+    "TETRO_T": ("NONE, RIGHT, RIGHT+flip, MIRROR",
+        "00102011 00102011 10011112 00011102 10011121 10011121 00011102 10011112"),
+    "TETRO_I": ("NONE, RIGHT",
+        "00010203 00010203 00102030 00102030 00010203 00010203 00102030 00102030"),
+    "TETRO_L": ("NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
+        "00010212 10110212 00102001 00102021 00101112 00100102 20011121 00011121"),
+    "TETRO_Z": ("NONE, NONE+flip, RIGHT, RIGHT+flip",
+        "00101121 10200111 10011102 00011112 00101121 10200111 10011102 00011112"),
+    "PENTO_L": ("NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
+        "0001020313 1011120313 0010203001 0010203031 0010111213 0010010203 3001112131 0001112131"),
+    "PENTO_T": ("NONE, RIGHT, RIGHT+flip, MIRROR",
+        "0010201112 0010201112 2001112122 0001112102 1011021222 1011021222 0001112102 2001112122"),
+    "PENTO_V": ("NONE, NONE+flip, RIGHT, RIGHT+flip",
+        "0001021222 2021021222 0010200102 0010202122 0010202122 0010200102 2021021222 0001021222"),
+    "PENTO_S": ("NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
+        "1020300111 0010202131 0001111213 1001110203 2030011121 0010112131 0001021213 1011021203"),
+    "PENTO_Z": ("NONE, NONE+flip, RIGHT, RIGHT+flip",
+        "0010111222 1020110212 2001112102 0001112122 0010111222 1020110212 2001112102 0001112122"),
+    "PENTO_I": ("NONE, RIGHT",
+        "0001020304 0001020304 0010203040 0010203040 0001020304 0001020304 0010203040 0010203040"),
+    "PENTO_P": ("NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
+        "0010011102 0010011112 0010201121 0010200111 1001110212 0001110212 0010011121 1020011121"),
+    "PENTO_W": ("NONE, NONE+flip, RIGHT, RIGHT+flip",
+        "0001111222 2011210212 1020011102 0010112122 0010112122 1020011102 2011210212 0001111222"),
+    "PENTO_U": ("NONE, RIGHT, RIGHT+flip, MIRROR",
+        "0020011121 0020011121 0010010212 0010110212 0010200121 0010200121 0010110212 0010010212"),
+    "PENTO_R": ("NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
+        "2001112112 0001112112 1001111222 1011210212 1001112102 1001112122 0010112112 1020011112"),
+    "PENTO_X": ("NONE",
+        "1001112112 1001112112 1001112112 1001112112 1001112112 1001112112 1001112112 1001112112"),
+    "PENTO_Y": ("NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
+        "1001111213 0001110203 2001112131 1001112131 0001021203 1011021213 0010203011 0010203021"),
+}
+COLUMNS = [(NONE, False), (NONE, True), (RIGHT, False), (RIGHT, True),
+           (MIRROR, False), (MIRROR, True), (LEFT, False), (LEFT, True)]
 
 
 def test_appendix_a_all_168_transformations():
-    rows = _appendix_a()
-    assert len(rows) == 21
-    columns = [(NONE, False), (NONE, True), (RIGHT, False), (RIGHT, True),
-               (MIRROR, False), (MIRROR, True), (LEFT, False), (LEFT, True)]
-    for name, canonical, *cells in rows:
+    assert list(APPENDIX_A) == [s.name for s in Shape]
+    for name, (canonical, cells) in APPENDIX_A.items():
         shape = Shape[name]
-        for (rot, flip), text in zip(columns, cells, strict=True):
-            want = tuple((int(a), int(b)) for a, b in re.findall(r"\((\d+),(\d+)\)", text))
+        for (rot, flip), text in zip(COLUMNS, cells.split(), strict=True):
+            want = tuple((int(text[i]), int(text[i + 1])) for i in range(0, len(text), 2))
             assert transform(shape, rot, flip) == want, (name, rot, flip)
         want_pairs = [(Rotation[p.split("+")[0]], p.endswith("+flip")) for p in canonical.split(", ")]
         assert [(o.rotation, o.flipped) for o in orientations(shape)] == want_pairs, name

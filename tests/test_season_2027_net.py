@@ -12,6 +12,8 @@ import re
 import signal
 import sys
 
+import pytest
+
 from model import convert
 from model import messages as M
 from model.moves import SetMove
@@ -125,6 +127,7 @@ async def test_unknown_reservation_is_an_errorpacket_in_2027():
         await server.close()
 
 
+@pytest.mark.slow  # a whole game end to end
 async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_path):
     server = await _spawn(sys.executable, "-m", "blokus", "serve", "--season", "2027", "-p", "0", "--seed", "5",
                           "--password", "pw", "--save-replay", str(tmp_path))

@@ -13,6 +13,7 @@ from ai.analysis import AnalysisCache, AnalysisSettings, chart_points, evaluatio
 from model.replay import load_replay
 from tests.conftest import fixture_path
 from tests.test_analysis import greedy_game
+from tests.tui_helpers import until
 from tui.analysis_view import AnalysisPane, AnalysisRunner, ghost_of, pane_text
 from tui.chart import GameChart
 
@@ -38,12 +39,8 @@ class Host(App):
         self.changes += 1
 
 
-async def wait_for(pilot, condition, rounds: int = 600) -> None:
-    for _ in range(rounds):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
+async def wait_for(pilot, condition) -> None:
+    await until(pilot, condition)
 
 
 async def test_runner_analyses_in_the_background_and_caches(tmp_path):
@@ -226,8 +223,8 @@ async def test_replay_viewer_analysis_pane_marks_ghost_and_chart(tmp_path, monke
 
 async def test_a_finished_local_game_opens_in_the_viewer_with_the_analysis(tmp_path, monkeypatch):
     from model.pieces import Shape
+    from tests.tui_helpers import game_app, settle
     from tui.replay_screen import ReplayScreen
-    from tui.testing import game_app, settle
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     app = game_app(Shape.PENTO_L, plies=24)

@@ -7,6 +7,7 @@ import pytest
 from model.moves import MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team
 from tests.conftest import fixture_path
+from tests.tui_helpers import BlockingPlayer, InstantPlayer, game_app, settle, until
 from tui.app import BlokusApp
 from tui.cli import play_main, replay_main
 from tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, TurnScreen
@@ -14,7 +15,6 @@ from tui.game_screen import GameScreen
 from tui.replay_screen import ReplayScreen
 from tui.replays import load_replay
 from tui.session import GhostStatus
-from tui.testing import BlockingPlayer, InstantPlayer, game_app, settle
 
 SIZE = (140, 44)
 
@@ -301,8 +301,7 @@ async def test_replay_stepping_goto_autoplay():
         assert screen.timeline.states[screen.index].turn == 60  # turn 59 was GREEN's removal
         await pilot.press("plus", "plus", "minus", "space")  # 2 turns/s
         assert screen.autoplaying
-        await pilot.pause(0.7)
-        assert screen.index > data.timeline.index_of_turn(60)
+        await until(pilot, lambda: screen.index > data.timeline.index_of_turn(60))  # the autoplay's timer steps
         await pilot.press("space")
         assert not screen.autoplaying
         await pilot.press("x")  # the state's XML
@@ -378,10 +377,7 @@ async def test_cli_builds_a_local_game():
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
         assert s.seats[Team.TWO].value == "human"
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if s.is_human_turn():
-                break
+        await until(pilot, s.is_human_turn)
         assert s.state.current_color is Color.YELLOW and s.ghost.shape is s.state.start_piece
 
 
@@ -403,19 +399,32 @@ async def test_unexpected_error_is_one_readable_line(tmp_path):
     assert "boom" in (tmp_path / "blokus.log").read_text()
 
 
+def _palette_offers(app, text: str) -> bool:
+    """The command palette's search is done and its highlighted (first) command mentions ``text``."""
+    from textual.command import CommandList, CommandPalette
+
+    if not isinstance(app.screen, CommandPalette):
+        return False
+    commands = app.screen.query_one(CommandList)
+    if commands.highlighted is None:
+        return False
+    prompt = commands.get_option_at_index(commands.highlighted).prompt
+    return text.lower() in getattr(prompt, "plain", str(prompt)).lower()
+
+
 async def test_command_palette_runs_actions_and_selects_pieces():
     app = game_app(Shape.PENTO_L, plies=4)
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
         await pilot.press("ctrl+p")
         await pilot.press(*"PENTO_X")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: _palette_offers(app, "PENTO_X"))
         await pilot.press("enter")
         await pilot.pause()
         assert s.ghost is not None and s.ghost.shape is Shape.PENTO_X
         await pilot.press("ctrl+p")
         await pilot.press(*"overlay")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: _palette_offers(app, "overlay"))
         await pilot.press("enter")
         await pilot.pause()
         assert s.show_overlay
@@ -555,11 +564,8 @@ async def test_cli_watch_mode_ai_against_ai():
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
         assert not s.human_teams() and s.wants_ai()
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if len(s.timeline) >= 4:
-                break
-        assert len(s.timeline) >= 4 and not s.is_human_turn()
+        await until(pilot, lambda: len(s.timeline) >= 4)
+        assert not s.is_human_turn()
         assert await _footer_keys_visible(pilot) - {"ctrl+p"} == {"question_mark", "q"}  # no keys for playing
         await pilot.press("q")
 

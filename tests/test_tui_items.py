@@ -14,6 +14,7 @@ from model.moves import MoveMistake, SetMove
 from model.pieces import Color, Shape
 from model.state import GameState
 from tests.test_tui_app import _keep_logging, exit_code  # noqa: F401  (the fixture is used)
+from tests.tui_helpers import InstantPlayer, game_app, settle, until
 from tui.app import BlokusApp, run_app
 from tui.board import Board, Scale
 from tui.cli import play_main, replay_main
@@ -22,7 +23,6 @@ from tui.dialogs import EndScreen, HelpScreen, QuitScreen
 from tui.layout import plan_layout
 from tui.network import NetworkGameScreen
 from tui.placing import cells_text
-from tui.testing import InstantPlayer, game_app, settle
 from tui.widgets import ShapePanel
 
 SIZE = (120, 40)
@@ -107,11 +107,7 @@ async def test_failed_connection_exits_non_zero():
     app = BlokusApp(lambda: NetworkGameScreen("127.0.0.1", port, player=InstantPlayer(), hint_player=InstantPlayer(),
                                               stamp=lambda: ""))
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(200):
-            if isinstance(app.screen, EndScreen):
-                break
-            await pilot.pause(0.02)
-        assert isinstance(app.screen, EndScreen)
+        await until(pilot, lambda: isinstance(app.screen, EndScreen))
         assert not app.screen.can_save  # nothing to save: there was no game
         await pilot.press("q")
         await pilot.pause()

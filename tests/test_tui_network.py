@@ -11,10 +11,10 @@ from model.pieces import Color, Shape, Team
 from net.connection import Closed, Connection, GameOver, MoveRequested
 from net.rooms import Timeouts
 from net.server import GameServer, ServerConfig
+from tests.tui_helpers import InstantPlayer, first_move, until
 from tui.app import BlokusApp
 from tui.dialogs import EndScreen, QuitScreen
 from tui.network import NetworkGameScreen
-from tui.testing import InstantPlayer, first_move
 from tui.widgets import XmlPane
 
 SIZE = (140, 44)
@@ -62,15 +62,12 @@ def net_app(port: int) -> BlokusApp:
                                                stamp=lambda: ""))
 
 
-async def wait_for(pilot, cond, steps: int = 300) -> None:
-    for _ in range(steps):
-        if cond():
-            await pilot.pause()
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("condition not reached")
+async def wait_for(pilot, cond) -> None:
+    await until(pilot, cond)
+    await pilot.pause()
 
 
+@pytest.mark.slow  # a whole game end to end
 async def test_network_game_keyboard_then_autopilot():
     async with local_server() as server:
         app = net_app(server.port)
@@ -119,7 +116,7 @@ async def test_network_opponent_leaves():
             s = app.main_screen.session
             await wait_for(pilot, lambda: s.is_human_turn())
             await pilot.press("m")  # AI, play this move
-            await wait_for(pilot, lambda: isinstance(app.screen, EndScreen), steps=500)
+            await wait_for(pilot, lambda: isinstance(app.screen, EndScreen))
             details = str(app.screen.query_one("#end-details").render())
             assert "left" in details.lower()
             await asyncio.wait_for(opp, 5)
@@ -151,9 +148,9 @@ def test_network_bad_port_exit_2(argv, capsys):
 
 
 async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
+    from tests.tui_helpers import ScriptedConnection
     from tui.cli import save_network_replay
     from tui.replays import load_replay
-    from tui.testing import ScriptedConnection
 
     monkeypatch.chdir(tmp_path)
     app = BlokusApp(lambda: NetworkGameScreen(
@@ -174,7 +171,7 @@ async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
 
 
 async def test_network_clock_shows_a_countdown():
-    from tui.testing import ScriptedConnection
+    from tests.tui_helpers import ScriptedConnection
 
     app = BlokusApp(lambda: NetworkGameScreen(
         "127.0.0.1", 13050, player=InstantPlayer("first"), hint_player=InstantPlayer("first"),

@@ -15,6 +15,7 @@ from model.pieces import Color, Shape, Team
 from tests.conftest import fixture_path
 from tests.test_tui_app import GAME1, _footer_keys_visible, _keep_logging, _lines, screen_of  # noqa: F401
 from tests.test_tui_network import local_server, net_app, opponent, wait_for
+from tests.tui_helpers import game_app, settle
 from tui.analysis_view import pane_text
 from tui.app import BlokusApp
 from tui.board import Board, Scale
@@ -23,7 +24,6 @@ from tui.dialogs import EndScreen, QuitScreen
 from tui.replay_screen import ReplayScreen
 from tui.replays import load_replay
 from tui.session import GhostStatus
-from tui.testing import game_app, settle
 
 PLAYING_KEYS = {"tab", "d", "f", "i", "m", "o"}
 

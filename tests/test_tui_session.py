@@ -5,8 +5,8 @@ from __future__ import annotations
 from model.moves import MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team
 from model.state import GameState
+from tests.tui_helpers import play_openings
 from tui.session import GameSession, Ghost, GhostStatus, Seat, Timeline, classify, move_between
-from tui.testing import play_openings
 
 
 def _norm(cells):

@@ -9,10 +9,10 @@ import pytest
 
 from model.pieces import Shape
 from tests.conftest import fixture_path
+from tests.tui_helpers import game_app, settle, until
 from tui.app import BlokusApp
 from tui.replay_screen import ReplayScreen
 from tui.replays import load_replay
-from tui.testing import game_app, settle
 
 SIZE = (140, 44)
 
@@ -73,20 +73,14 @@ def test_snapshot_replay_end_with_result(snap_compare):
 
 def test_snapshot_network_with_xml_pane(snap_compare):
     """Network play with a scripted connection (same messages as a server, no sockets, no clock)."""
+    from tests.tui_helpers import InstantPlayer, ScriptedConnection
     from tui.network import NetworkGameScreen
-    from tui.testing import InstantPlayer, ScriptedConnection
 
     async def run_before(pilot):
         s = pilot.app.main_screen.session
-        for _ in range(200):
-            await pilot.pause(0.01)
-            if s.is_human_turn():
-                break
+        await until(pilot, s.is_human_turn)
         await pilot.press("m")
-        for _ in range(200):
-            await pilot.pause(0.01)
-            if s.is_human_turn() and s.state.turn >= 2:
-                break
+        await until(pilot, lambda: s.is_human_turn() and s.state.turn >= 2)
         await pilot.press("tab", "tab")
 
     app = BlokusApp(lambda: NetworkGameScreen(

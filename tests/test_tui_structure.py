@@ -4,6 +4,7 @@ over ~250 lines, no colour literal outside ``tui/colors.py``."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -11,7 +12,9 @@ TUI = Path(__file__).resolve().parents[1] / "tui"
 MAX_CLASS_LINES = 260
 
 
+@functools.cache
 def _modules() -> dict[str, ast.Module]:
+    """Every module of ``tui/``, parsed once."""
     return {f"tui.{p.stem}": ast.parse(p.read_text(encoding="utf-8")) for p in TUI.glob("*.py")}
 
 
@@ -27,7 +30,8 @@ def _tui_imports(tree: ast.Module) -> set[str]:
 
 
 def test_tui_import_graph_has_no_cycle():
-    graph = {name: _tui_imports(tree) & set(_modules()) for name, tree in _modules().items()}
+    modules = _modules()
+    graph = {name: _tui_imports(tree) & set(modules) for name, tree in modules.items()}
     done: set[str] = set()
 
     def visit(node: str, path: list[str]) -> None:

@@ -15,6 +15,7 @@ from net.bot import Bot
 from net.bot import build_parser as bot_parser
 from net.watch import EXIT_OK, Watcher, WatchFailed, parse_args, watch_text
 from tests.test_net_support import HOST, play_client, start_server
+from tests.tui_helpers import until
 
 PASSWORD = "secret"
 
@@ -71,6 +72,7 @@ async def test_prepare_prints_the_codes_and_watches_two_bots_play(tmp_path, seas
     assert f"replay saved: {mine}" in text
 
 
+@pytest.mark.slow  # a whole game end to end
 async def test_observe_a_running_room_with_analysis():
     server = await start_server(password=PASSWORD, seed=12)
     try:
@@ -87,7 +89,7 @@ async def test_observe_a_running_room_with_analysis():
                            for i, code in enumerate(codes))
 
         args = watch_args(server.port, "--room", room, "--analyse", "--ai", "greedy", "--time", "20")
-        code = await asyncio.wait_for(watch_text(args, out, err, on_started=started), 120)
+        code = await asyncio.wait_for(watch_text(args, out, err, on_started=started), 900)  # generous: under load
         await asyncio.gather(*players)
     finally:
         await server.close()
@@ -140,6 +142,7 @@ def test_bad_options_exit_2(argv, capsys):
 # --- the live viewer (TUI) ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a whole game end to end
 async def test_live_viewer_follows_the_game_steps_back_and_shows_the_result(tmp_path, monkeypatch):
     from textual.widgets import Static
 
@@ -158,24 +161,15 @@ async def test_live_viewer_follows_the_game_steps_back_and_shows_the_result(tmp_
         app = BlokusApp(lambda: WatchScreen(watcher))
         async with app.run_test(size=(140, 44)) as pilot:
             screen = app.main_screen
-            for _ in range(400):
-                await pilot.pause(0.02)
-                if len(screen.timeline) >= 6:
-                    break
+            await until(pilot, lambda: len(screen.timeline) >= 6)
             await pilot.press("left", "left")
             held = screen.index
             assert held < len(screen.timeline) - 1
             grown = len(screen.timeline)
-            for _ in range(400):
-                await pilot.pause(0.02)
-                if len(screen.timeline) > grown + 2 or watcher.result is not None:
-                    break
+            await until(pilot, lambda: len(screen.timeline) > grown + 2 or watcher.result is not None)
             assert screen.index == held  # stepping back while live: the view stays where the user is
             await pilot.press("end")
-            for _ in range(1500):
-                await pilot.pause(0.02)
-                if watcher.result is not None and not screen.live:
-                    break
+            await until(pilot, lambda: watcher.result is not None and not screen.live)
             assert watcher.result is not None
             assert len(screen.timeline) == len(watcher.replay.states)
             assert screen.index == len(screen.timeline) - 1

@@ -29,6 +29,7 @@ from ai import evaluate as E
 from ai import fasteval as FE
 from ai import movefeatures as MF
 from ai.gtp import GtpError, parse_cells, placement_of_mask
+from ai.tables import TABLES
 from model.fast import FastState
 from model.moves import SkipMove
 from model.pieces import Shape
@@ -91,7 +92,7 @@ def move_features(data: dict) -> tuple[np.ndarray, ...]:
         total = sum(visits.values())
         for pid in fs.legal_placements():
             fs.push_placement(int(pid))
-            FE.team_features(fs.b, fs.m, fs.first_cells, 3, E.TUNED_WEIGHTS.colour_steps, False, False, f)
+            FE.team_features(TABLES, fs.b, fs.m, fs.first_cells, 3, E.TUNED_WEIGHTS.colour_steps, False, False, f)
             fs.pop()
             feats.append(sign * (f[0] - f[1]))
             shares.append(visits.get(int(pid), 0) / total)

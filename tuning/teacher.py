@@ -39,6 +39,7 @@ from texel import _logloss
 from ai import evaluate as E
 from ai import fasteval as FE
 from ai.gtp import GtpError, GtpPlayer, parse_cells, placement_of_mask
+from ai.tables import TABLES
 from model.fast import FastState
 from model.moves import SkipMove
 from model.pieces import Shape
@@ -167,7 +168,7 @@ def features_of(games: list[dict], colour_steps: int = E.TUNED_WEIGHTS.colour_st
         for i, (color, pid) in enumerate(game["moves"]):
             if i in at:
                 fs = FastState.from_state(state)
-                FE.team_features(fs.b, fs.m, fs.first_cells, 3, colour_steps, True, True, f)
+                FE.team_features(TABLES, fs.b, fs.m, fs.first_cells, 3, colour_steps, True, True, f)
                 feats.append(f[0] - f[1])
                 turns.append(at[i][0])
                 gids.append(gi)

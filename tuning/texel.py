@@ -24,6 +24,7 @@ import numpy as np
 from ai import evaluate as E
 from ai import fasteval as FE
 from ai.fastsearch import FastLookaheadPlayer
+from ai.tables import TABLES
 from model.fast import FastState
 from model.moves import SkipMove
 from model.pieces import Shape
@@ -41,7 +42,7 @@ def play_one(args: tuple[int, float]) -> tuple[np.ndarray, np.ndarray, float]:
     while not state.is_over:
         if state.turn >= 4:
             fs = FastState.from_state(state)
-            FE.team_features(fs.b, fs.m, fs.first_cells, 3, 3, True, True, f)
+            FE.team_features(TABLES, fs.b, fs.m, fs.first_cells, 3, 3, True, True, f)
             feats.append(f[0] - f[1])
             turns.append(state.turn)
         ids = state.legal_placements()

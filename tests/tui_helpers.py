@@ -1,0 +1,212 @@
+"""Deterministic players and app factories for the TUI tests, the screenshots (``screenshots/shoot.py``) and
+the benchmark (``bench/bench_tui.py``); a development tool, not installed with the package."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+from ai.base import Player
+from model.moves import Move, SkipMove
+from model.pieces import Shape, Team
+from model.season import DEFAULT_SEASON
+from model.state import GameState
+from tui.app import BlokusApp
+from tui.game_screen import GameScreen
+from tui.session import GameSession
+
+
+def first_move(state: GameState) -> Move:
+    moves = state.legal_moves()
+    return moves[0] if len(moves) else SkipMove(state.current_color)
+
+
+def last_move(state: GameState) -> Move:
+    moves = state.legal_moves()
+    return moves[len(moves) - 1] if len(moves) else SkipMove(state.current_color)
+
+
+class InstantPlayer(Player):
+    """Answers at once with a fixed legal move (the first or the last one in generator order)."""
+
+    def __init__(self, pick: str = "first") -> None:
+        self.pick = first_move if pick == "first" else last_move
+        self.calls = 0
+
+    async def choose_move(self, state: GameState, deadline: float) -> Move:
+        self.calls += 1
+        return self.pick(state)
+
+
+class BlockingPlayer(Player):
+    """Thinks in a worker thread until the test calls ``release()`` (or the move is cancelled)."""
+
+    name = "blocking"
+
+    def __init__(self) -> None:
+        self.go = threading.Event()
+        self.started = threading.Event()
+        self.cancelled = False
+
+    def release(self) -> None:
+        self.go.set()
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        self.go.set()
+
+    async def choose_move(self, state: GameState, deadline: float) -> Move:
+        self.started.set()
+        await asyncio.to_thread(self.go.wait, 30)
+        return first_move(state)
+
+
+def play_openings(session: GameSession, plies: int, pick: str = "first") -> None:
+    """Advance a local session by ``plies`` moves chosen deterministically (ignores seats)."""
+    chooser = first_move if pick == "first" else last_move
+    for _ in range(plies):
+        if session.state.is_over:
+            break
+        session.apply(chooser(session.state))
+    session.feedback.text = ""
+
+
+def game_app(
+    start_piece: Shape = Shape.PENTO_L,
+    *,
+    human: Team | None = Team.ONE,
+    hotseat: bool = False,
+    opponent: Player | None = None,
+    own: Player | None = None,
+    hint: Player | None = None,
+    plies: int = 0,
+    theme: str = "textual-dark",
+    save_replay=None,
+    move_time_ms: int = 500,
+    ponder: bool = False,
+) -> BlokusApp:
+    """A local game with deterministic players: the human (team ONE) against ``opponent``; "new game" (after
+    the end) starts the same opening again."""
+
+    def make() -> GameScreen:
+        session = GameSession.new_local(start_piece, human=human, hotseat=hotseat)
+        if plies:
+            play_openings(session, plies)
+            session.begin_turn()
+        players: dict[Team, Player] = {}
+        for team in Team:
+            if session.seats[team].value == "ai":
+                players[team] = opponent or InstantPlayer("first")
+            else:
+                players[team] = own or InstantPlayer("first")
+        return GameScreen(session, players, hint or InstantPlayer("last"), move_time_ms=move_time_ms,
+                          save_replay=save_replay, new_game=app.restart, ponder=ponder)
+
+    app = BlokusApp(make, theme=theme)
+    return app
+
+
+async def until(pilot, condition, timeout: float = 120.0) -> None:
+    """Let the app run until ``condition()`` holds. ``timeout`` (seconds) is a generous cap for a loaded
+    machine, after which the test fails; it never measures speed."""
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"condition not reached within {timeout:.0f} s")
+        await pilot.pause(0.02)
+
+
+async def settle(pilot, timeout: float = 120.0) -> None:
+    """Wait until no AI move is pending (the stub players answer at once; on a loaded machine that can take
+    a while, up to the generous ``timeout``)."""
+    await pilot.pause()
+    await until(pilot, lambda: not pilot.app.main_screen.ai.busy, timeout)
+    await pilot.pause()
+
+
+class ScriptedConnection:
+    """A stand-in for ``net.connection.Connection``: plays the server's part in memory.
+
+    We are team ONE; the opponent (team TWO) answers with the first legal move. Every message goes
+    through ``on_traffic`` as the XML the real server would send, so the XML pane looks real.
+    """
+
+    ROOM = "00000000-0000-4000-8000-000000000000"
+
+    def __init__(self, host: str, port: int, *, on_traffic=None, start_piece: Shape = Shape.PENTO_L) -> None:
+        from model import messages as M
+
+        self.M = M
+        self.on_traffic = on_traffic or (lambda d, x: None)
+        self.state = GameState.new(start_piece)
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.closed = False
+
+    @classmethod
+    def factory(cls, start_piece: Shape):
+        return lambda host, port, on_traffic=None: cls(host, port, on_traffic=on_traffic, start_piece=start_piece)
+
+    def _in(self, message) -> str:
+        xml = self.M.to_xml(message)
+        self.on_traffic("in", xml)
+        return xml
+
+    def _out(self, message) -> None:
+        self.on_traffic("out", message if isinstance(message, str) else self.M.to_xml(message))
+
+    async def open(self) -> None:
+        self._out(self.M.PROTOCOL_OPEN)
+
+    async def join(self, *, reservation=None, room=None) -> None:
+        from model.convert import state_to_message
+        from net.connection import Joined, MoveRequested, StateChanged, Welcome
+
+        self._out(self.M.Join(game_type=DEFAULT_SEASON.game_type))
+        self._in(self.M.Joined(room_id=self.ROOM))
+        self.queue.put_nowait(Joined(room_id=self.ROOM))
+        self._in(self.M.Room(room_id=self.ROOM, data=self.M.WelcomeMessage(color=Team.ONE)))
+        self.queue.put_nowait(Welcome(room_id=self.ROOM, team=Team.ONE))
+        self._in(state_to_message(self.state, self.ROOM, ("alice", "bob")))
+        self.queue.put_nowait(StateChanged(room_id=self.ROOM, state=self.state.copy(), names=("alice", "bob")))
+        self._in(self.M.Room(room_id=self.ROOM, data=self.M.MoveRequest()))
+        self.queue.put_nowait(MoveRequested(room_id=self.ROOM, state=self.state.copy(), for_team=Team.ONE))
+
+    async def send_move(self, move: Move) -> None:
+        from model.convert import move_to_message, state_to_message
+        from net.connection import MoveRequested, StateChanged
+
+        self._out(move_to_message(move, self.ROOM))
+        self.state.play(move)
+        while True:
+            self._in(state_to_message(self.state, self.ROOM, ("alice", "bob")))
+            self.queue.put_nowait(StateChanged(room_id=self.ROOM, state=self.state.copy(), names=("alice", "bob")))
+            if self.state.is_over or self.state.current_team is Team.ONE:
+                break
+            self.state.play(first_move(self.state))
+        if not self.state.is_over:
+            self._in(self.M.Room(room_id=self.ROOM, data=self.M.MoveRequest()))
+            self.queue.put_nowait(MoveRequested(room_id=self.ROOM, state=self.state.copy(), for_team=Team.ONE))
+
+    async def close(self) -> None:
+        from net.connection import Closed
+
+        if not self.closed:
+            self.closed = True
+            self._out(self.M.PROTOCOL_CLOSE)
+            self.queue.put_nowait(Closed(reason="connection closed by the client"))
+
+    async def next_event(self):
+        return await self.queue.get()
+
+    def __aiter__(self):
+        return self._iterate()
+
+    async def _iterate(self):
+        from net.connection import Closed
+
+        while True:
+            event = await self.queue.get()
+            yield event
+            if isinstance(event, Closed):
+                return
