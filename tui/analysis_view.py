@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from rich.style import Style
 from rich.text import Text
@@ -135,7 +135,8 @@ class AnalysisRunner:
                 if not todo:
                     break
                 i = todo[0]
-                result = analyse_position(states[i], moves[i], i, self._engine, self.settings, stop)  # type: ignore[arg-type]
+                played = cast(Move, moves[i])  # never None: positions_to_analyse lists positions with a move
+                result = analyse_position(states[i], played, i, self._engine, self.settings, stop)
                 if stop.is_set():
                     break
                 self._to_ui(self._add, result)

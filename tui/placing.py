@@ -115,7 +115,7 @@ class Feedback:
     error: bool = False
 
 
-class PlacingHost(Protocol):
+class ControlsHost(Protocol):
     """What ``PlacingControls`` needs from the session it is a part of (``GameSession``)."""
 
     ghost: Ghost | None = None  # (the default only keeps mypy from inferring a type from ``self.ghost = None``)
@@ -140,7 +140,7 @@ class PlacingHost(Protocol):
 
 # mypy checks the controls against their host; at run time a plain class (no Protocol machinery in the session)
 if TYPE_CHECKING:
-    _PlacingBase = PlacingHost
+    _PlacingBase = ControlsHost
 else:
     _PlacingBase = object
 
