@@ -29,6 +29,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ai import compile_ahead, make_player, player_names
 from ai.base import Engine
@@ -196,7 +197,7 @@ def run_match(specs: list[GameSpec], factory_a: EngineFactory | None, factory_b:
     """Every game of ``specs``: by the engines of the factories, or by ``runner`` (e.g. ``net.external``'s
     games of ``cmd:`` programs on an embedded server)."""
     results: list[ArenaGame] = []
-    work = [(spec, factory_a, factory_b) for spec in specs]
+    work: list[Any] = [(spec, factory_a, factory_b) for spec in specs]  # or the specs alone (runner)
     one: Callable = _run_one if runner is None else runner
     if runner is not None:
         work = list(specs)

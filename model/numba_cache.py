@@ -32,6 +32,7 @@ import pickle
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numba
 from numba.core import caching, dispatcher
@@ -326,11 +327,12 @@ def _read(path: Path) -> str | None:
 
 
 def _install() -> None:
-    classes = caching.CacheImpl._locator_classes
+    classes: list[Any] = caching.CacheImpl._locator_classes  # numba types it list[type[object]]
     if ProjectLocator not in classes:
         classes.insert(0, ProjectLocator)
         classes.append(NowhereLocator)
-    dispatcher.FunctionCache = ProjectCache  # the class numba's dispatchers build their cache from
+    # the class numba's dispatchers build their cache from (imported there, so not in numba's type information)
+    dispatcher.FunctionCache = ProjectCache  # type: ignore[attr-defined]
 
 
 _install()

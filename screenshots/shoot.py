@@ -18,12 +18,27 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import TypeVar
+
+from textual.screen import Screen
 
 from model.pieces import Shape
 from tests.tui_helpers import InstantPlayer, game_app, settle
 from tui.app import BlokusApp
+from tui.game_screen import GameScreen
 
 GAME1 = Path(__file__).resolve().parents[1] / "tests/fixtures/sc2021/gen-21.3.3-game1-replay-regular-end.xml"
+
+
+S = TypeVar("S", bound=Screen)
+
+
+def main_screen(app: BlokusApp, kind: type[S]) -> S:
+    """The app's main screen, which the shot expects to be a ``kind``."""
+    screen = app.main_screen
+    if not isinstance(screen, kind):
+        raise TypeError(f"the main screen is a {type(screen).__name__}, not a {kind.__name__}")
+    return screen
 
 
 def _write(app: BlokusApp, out: Path, name: str) -> Path:
@@ -56,14 +71,17 @@ async def shoot_local(out: Path, size: tuple[int, int]) -> None:
         await settle(pilot)
         for key in ("tab",) * 18 + ("d", "f"):
             await pilot.press(key)
-        screen = app.main_screen
+        screen = main_screen(app, GameScreen)
         s = screen.session
+        g = s.ghost
+        if g is None:
+            raise RuntimeError("tab selected no piece")
         # move the ghost to a legal spot with keys: walk the positions until the ghost turns legal
-        legal = [m for m in s.state.legal_moves() if m.shape == s.ghost.shape
-                 and (m.rotation, m.flipped) == (s.ghost.rotation, s.ghost.flipped)]
+        legal = [m for m in s.state.legal_moves() if m.shape == g.shape
+                 and (m.rotation, m.flipped) == (g.rotation, g.flipped)]
         if legal:
             target = legal[len(legal) // 2]
-            dx, dy = target.x - s.ghost.x, target.y - s.ghost.y
+            dx, dy = target.x - g.x, target.y - g.y
             keys = ["right" if dx > 0 else "left"] * abs(dx) + ["down" if dy > 0 else "up"] * abs(dy)
             for key in keys:
                 await pilot.press(key)
@@ -102,7 +120,7 @@ async def shoot_analysis(out: Path, size: tuple[int, int]) -> None:
     data = load_replay(GAME1)
     app = BlokusApp(lambda: ReplayScreen(data, analyse=True))
     async with app.run_test(size=size) as pilot:
-        screen = app.main_screen
+        screen = main_screen(app, ReplayScreen)
         for _ in range(3000):  # the default analysis: ~25 s the first time, then from the cache
             await pilot.pause(0.05)
             if screen.analysis_runner.complete:
@@ -135,7 +153,7 @@ async def shoot_watch(out: Path, size: tuple[int, int]) -> None:
                 break
         app = BlokusApp(lambda: WatchScreen(watcher))
         async with app.run_test(size=size) as pilot:
-            screen = app.main_screen
+            screen = main_screen(app, WatchScreen)
             for _ in range(3000):
                 await pilot.pause(0.02)
                 if len(screen.timeline) >= 34:
@@ -181,7 +199,7 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
     try:
         async with app.run_test(size=size) as pilot:
             opp = asyncio.create_task(opponent())
-            s = app.main_screen.session
+            s = main_screen(app, NetworkGameScreen).session
             for _ in range(300):
                 await pilot.pause(0.02)
                 if s.is_human_turn():

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol, cast
 
 from rich.style import Style
 from rich.text import Text
@@ -32,11 +33,13 @@ from ai.analysis import (
     game_key,
     positions_to_analyse,
 )
+from ai.base import Engine
 from cli.args import Spinner
 from model.moves import Move, SetMove
 from model.pieces import Color, Team
 from model.state import GameState
 from tui.colors import BLUNDER, MISTAKE
+from tui.session import Timeline
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +66,7 @@ class AnalysisRunner:
         self.ticks = 0  # turns of the "preparing" spinner
         self.error = ""
         self._stop = threading.Event()
-        self._engine = None
+        self._engine: Engine | None = None
 
     # --- the game -----------------------------------------------------------------------------------
 
@@ -132,7 +135,8 @@ class AnalysisRunner:
                 if not todo:
                     break
                 i = todo[0]
-                result = analyse_position(states[i], moves[i], i, self._engine, self.settings, stop)  # type: ignore[arg-type]
+                played = cast(Move, moves[i])  # never None: positions_to_analyse lists positions with a move
+                result = analyse_position(states[i], played, i, self._engine, self.settings, stop)
                 if stop.is_set():
                     break
                 self._to_ui(self._add, result)
@@ -319,7 +323,29 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState, max_lines: i
     return t
 
 
-class AnalysisViewMixin:
+class AnalysisHost(Protocol):
+    """What ``AnalysisViewMixin`` needs from its viewer screen (``ReplayScreen``), besides being a ``BoardLayout``."""
+
+    timeline: Timeline
+
+    @property
+    def index(self) -> int: ...  # the state shown (a reactive: setting it repaints)
+
+    @index.setter
+    def index(self, value: int) -> None: ...
+
+
+# For mypy the mixin is part of a BoardLayout screen that is an AnalysisHost; at run time a plain mixin.
+if TYPE_CHECKING:
+    from tui.layout import BoardLayout
+
+    class _AnalysisBase(BoardLayout, AnalysisHost):
+        pass
+else:
+    _AnalysisBase = object
+
+
+class AnalysisViewMixin(_AnalysisBase):
     """Analysis pane, chart and mistake navigation for a viewer screen with ``index`` and ``timeline``.
 
     The screen composes an :class:`AnalysisPane` (``#analysis``) and a ``GameChart`` (``#chart``),
@@ -356,7 +382,7 @@ class AnalysisViewMixin:
                 runner.cancel()
 
     def _game_lists(self) -> tuple[list[GameState], list[Move | None]]:
-        timeline = self.timeline  # type: ignore[attr-defined]
+        timeline = self.timeline
         states = list(timeline.states)
         return states, [timeline.move_before(i + 1) for i in range(len(states))]
 
@@ -366,12 +392,12 @@ class AnalysisViewMixin:
         self._chart_points_stale = True
 
     def _pane(self) -> AnalysisPane:
-        return self.query_one("#analysis", AnalysisPane)  # type: ignore[attr-defined]
+        return self.query_one("#analysis", AnalysisPane)
 
     def _chart(self):
         from tui.chart import GameChart
 
-        return self.query_one("#chart", GameChart)  # type: ignore[attr-defined]
+        return self.query_one("#chart", GameChart)
 
     @property
     def analysis_shown(self) -> bool:
@@ -381,10 +407,10 @@ class AnalysisViewMixin:
         """Height of the analysis area below the board layout (0 when neither pane nor chart is on)."""
         from tui.layout import FOOTER
 
-        area = self.query_one("#analysis-area")  # type: ignore[attr-defined]
+        area = self.query_one("#analysis-area")
         pane_on, chart_on = self._pane().has_class("shown"), self._chart().has_class("shown")
         want = AREA_WITH_CHART if chart_on else AREA_PANE_ONLY if pane_on else 0
-        room = height - FOOTER - self.min_centre_lines()  # type: ignore[attr-defined]  # the board first
+        room = height - FOOTER - self.min_centre_lines()  # the board first
         lines = max(0, min(want, room))
         area.display = lines >= AREA_MIN
         if not area.display:
@@ -397,12 +423,12 @@ class AnalysisViewMixin:
         """Fit the screen anew; a pane or chart asked for that has no room below the board is said so."""
         from tui.layout import FOOTER
 
-        width, height = self.app.size  # type: ignore[attr-defined]
-        self.fit_to(width, height)  # type: ignore[attr-defined]
+        width, height = self.app.size
+        self.fit_to(width, height)
         wanted = self._pane().has_class("shown") or self._chart().has_class("shown")
-        if wanted and not self.query_one("#analysis-area").display:  # type: ignore[attr-defined]
-            need = FOOTER + self.min_centre_lines() + AREA_MIN  # type: ignore[attr-defined]
-            self.notify(f"The analysis and the chart need a terminal of at least {need} lines "  # type: ignore[attr-defined]
+        if wanted and not self.query_one("#analysis-area").display:
+            need = FOOTER + self.min_centre_lines() + AREA_MIN
+            self.notify(f"The analysis and the chart need a terminal of at least {need} lines "
                         f"(this one has {height}).", severity="warning")
 
     def action_toggle_analysis(self) -> None:
@@ -415,19 +441,19 @@ class AnalysisViewMixin:
             if pane.has_class("shown") and not runner.running and not runner.complete:
                 runner.start()
         self._relayout()
-        self.refresh_view()  # type: ignore[attr-defined]
+        self.refresh_view()
 
     def action_stop_analysis(self) -> None:
         if self.analysis_runner.running:
             self.analysis_runner.cancel()
-            self.notify("analysis stopped; a resumes it")  # type: ignore[attr-defined]
+            self.notify("analysis stopped; a resumes it")
 
     def action_toggle_chart(self) -> None:
         chart = self._chart()
         chart.toggle_class("shown")
         chart.can_focus = chart.has_class("shown")
         if not chart.can_focus and chart.has_focus:
-            self.set_focus(None)  # type: ignore[attr-defined]
+            self.set_focus(None)
         self._chart_points_stale = True
         self._relayout()
         self.show_analysis()
@@ -435,36 +461,36 @@ class AnalysisViewMixin:
     def action_mistake(self, direction: int) -> None:
         runner = self.analysis_runner
         if runner.analysis is None:
-            self.notify("no analysis yet: a analyses the game")  # type: ignore[attr-defined]
+            self.notify("no analysis yet: a analyses the game")
             return
-        target = runner.next_marked(self.index, direction)  # type: ignore[attr-defined]
+        target = runner.next_marked(self.index, direction)
         if target is None:
-            self.notify(f"no {'later' if direction > 0 else 'earlier'} mistake"  # type: ignore[attr-defined]
+            self.notify(f"no {'later' if direction > 0 else 'earlier'} mistake"
                         + ("" if runner.complete else " (so far)"))
             return
-        self.index = target  # type: ignore[attr-defined]
+        self.index = target
 
     def on_game_chart_selected(self, message) -> None:
-        self.index = message.index  # type: ignore[attr-defined]
+        self.index = message.index
 
     def _analysis_changed(self) -> None:
         self._chart_points_stale = True
-        if self.is_mounted:  # type: ignore[attr-defined]
-            self.refresh_view()  # type: ignore[attr-defined]
+        if self.is_mounted:
+            self.refresh_view()
 
     def analysis_ghost(self) -> tuple[tuple[tuple[int, int], ...], Color | None]:
         if not self.analysis_shown:
             return (), None
-        index = self.index  # type: ignore[attr-defined]
-        return ghost_of(self.analysis_runner.at(index), self.timeline.states[index])  # type: ignore[attr-defined]
+        index = self.index
+        return ghost_of(self.analysis_runner.at(index), self.timeline.states[index])
 
     def analysis_marks(self) -> dict[int, str]:
         return self.analysis_runner.marks()
 
     def show_analysis(self) -> None:
         """Pane and chart for the state at ``index`` (called from ``refresh_view``)."""
-        index = self.index  # type: ignore[attr-defined]
-        state = self.timeline.states[index]  # type: ignore[attr-defined]
+        index = self.index
+        state = self.timeline.states[index]
         pane = self._pane()
         if pane.has_class("shown"):
             pane.show(self.analysis_runner, index, state)
@@ -473,8 +499,8 @@ class AnalysisViewMixin:
             if getattr(self, "_chart_points_stale", True):
                 runner = self.analysis_runner
                 points = runner.analysis.chart if runner.analysis is not None else None
-                if points is None or len(points) < len(self.timeline):  # type: ignore[attr-defined]
-                    points = chart_points(self.timeline.states)  # type: ignore[attr-defined]
+                if points is None or len(points) < len(self.timeline):
+                    points = chart_points(self.timeline.states)
                 chart.set_points(points)
                 self._chart_points_stale = False
             chart.index = index

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from rich.text import Text
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -49,16 +50,16 @@ class BlokusApp(App[int]):
         self.main_screen = self._make_screen()
         self.switch_screen(self.main_screen)
 
+    # Textual 8.2.8 has no public hook for an unhandled exception (App._handle_exception calls this, then run()
+    # prints a Rich traceback with locals), so this private method is overridden; it exits through public panic().
     def _fatal_error(self) -> None:
         """An unexpected error: the traceback goes to the log file, the user gets one readable line."""
         exc = self._exception
         log.error("unexpected error", exc_info=exc if exc is not None else True)
         self.bell()
-        self._exit_renderables.append(
-            f"blokus: unexpected error: {type(exc).__name__ if exc else 'error'}: {exc} "
-            f"(the details are in {log_file_path()})"
-        )
-        self._close_messages_no_wait()
+        # Text: the message is printed as it is (an exception's text is no Rich markup)
+        self.panic(Text(f"blokus: unexpected error: {type(exc).__name__ if exc else 'error'}: {exc} "
+                        f"(the details are in {log_file_path()})"))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's palette entries, with "Keys" opening our help screen (which escape closes) instead of
@@ -72,7 +73,7 @@ class BlokusApp(App[int]):
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
 
-    async def action_help_quit(self) -> None:
+    async def action_help_quit(self) -> None:  # type: ignore[override]  # Textual awaits an async action
         """ctrl+c: the same question as q (Textual would only say which key quits)."""
         quit_main = getattr(self.main_screen, "action_quit", None)
         if quit_main is None:

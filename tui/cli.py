@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from ai import DEFAULT_AI, make_player, player_names
+from ai.base import Player
 from cli.args import Parser, check_start_piece, fail, milliseconds, port, shape
 from cli.args import season as season_type
 from model.pieces import Team
@@ -105,7 +106,7 @@ def build_local_app(args: argparse.Namespace) -> BlokusApp:
                                         season=args.season or DEFAULT_SEASON)
         if args.name and human is not None:
             session.names[human] = args.name
-        players = {}
+        players: dict[Team, Player] = {}
         for t in Team:
             name = opponent if (t != own_team and not hotseat and opponent.lower() != "human") else ai_name
             players[t] = make_player(name, None if seed is None else seed + 1 + int(t))
@@ -161,8 +162,11 @@ def unreachable(host: str, port: int, timeout: float = 10.0) -> str | None:
     except TimeoutError:
         reason = "timed out"
     except OSError as exc:
-        known = exc.errno and exc.errno > 0 and not isinstance(exc, socket.gaierror)
-        reason = os.strerror(exc.errno) if known else (exc.strerror or str(exc))
+        errno = exc.errno
+        if errno is not None and errno > 0 and not isinstance(exc, socket.gaierror):
+            reason = os.strerror(errno)
+        else:
+            reason = exc.strerror or str(exc)
     return f"cannot connect to {host}:{port}: {reason}"
 
 

@@ -3,7 +3,7 @@ for every piece the screen offers (``PaletteExtras``). Nothing here knows the sc
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from functools import partial
 from typing import Protocol, runtime_checkable
 
@@ -18,7 +18,7 @@ class PaletteExtras(Protocol):
         """(name, callback, help) of further palette entries."""
 
 
-Entry = tuple[str, Callable[[], Awaitable[None] | None], str]
+Entry = tuple[str, Callable[[], object], str]  # (name, callback, help); an awaitable the callback returns is awaited
 
 
 class BlokusCommands(Provider):

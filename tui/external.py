@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+from typing import ClassVar
 
 from rich.markup import escape
 from textual.app import ComposeResult
@@ -51,7 +52,7 @@ def program_log_dir() -> Path:
 class ExternalGameScreen(NetworkGameScreen):
     """A game against a program on an embedded server (see the module docstring)."""
 
-    BINDINGS: list[BindingType] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         *GAME_BINDINGS,
         Binding("e", "program_log", "Program log", tooltip="pane with the cmd: opponent's stderr on/off"),
     ]
@@ -67,7 +68,7 @@ class ExternalGameScreen(NetworkGameScreen):
         self.hosted = hosted
         self.program_team = program_team
         self.label = label
-        self.watch = watch
+        self.autopilot_first = watch  # --watch (not `watch`: that is a method of every Textual node)
         self.outcome: Outcome | None = None
         self._judging = False
         self._moves_seen = 0
@@ -114,13 +115,14 @@ class ExternalGameScreen(NetworkGameScreen):
         super().handle_server_event(event)
         s = self.session
         s.names[self.program_team] = self.label
-        if self.my_team is not None and self.watch:
-            self.watch = False  # once: o switches it off like any autopilot
+        if self.my_team is not None and self.autopilot_first:
+            self.autopilot_first = False  # once: o switches it off like any autopilot
             s.autopilot.add(self.my_team)  # --watch: our AI plays the program
             s.begin_turn()
         own = [m for m in list(self.hosted.moves) if m.team == self.program_team and m.latency is not None]
         last = own[-1] if own else None
-        if last is not None and len(own) > self._moves_told and last.move is not None and s.state.turn > last.turn:
+        if (last is not None and len(own) > self._moves_told and last.move is not None and last.latency is not None
+                and s.state.turn > last.turn):
             self._moves_told = len(own)  # its move has arrived on our side: say it once, with its time
             s.feedback = Feedback(f"{self.label}: {last.move} in {last.latency * 1000:.0f} ms "
                                   f"({self.times_text()})")

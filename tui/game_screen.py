@@ -156,15 +156,18 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
                 color, frozenset(shown.undeployed(color)), placeable,
                 selected if color == shown.current_color else None,
                 not shown.is_over and color == shown.current_color, not shown.is_valid(color), shown.points(color)))
-        fb = self.query_one(FeedbackView)
-        fb.update(s.feedback.text)
-        fb.set_class(s.feedback.error, "error")
+        self.show_feedback()
         self.query_one(MoveLog).set_entries(s.timeline.entries, s.shown_index)
         # The footer rebuilds its keys on every refresh_bindings(): only when something changed.
         signature = tuple(self.check_action(a, ()) for a in _DYNAMIC_ACTIONS)
         if signature != self._bindings_signature:
             self._bindings_signature = signature
             self.refresh_bindings()
+
+    def show_feedback(self) -> None:
+        fb = self.query_one(FeedbackView)
+        fb.update(self.session.feedback.text)
+        fb.set_class(self.session.feedback.error, "error")
 
     def say(self, text: str, error: bool = False) -> None:
         self.session.feedback = Feedback(text, error)
@@ -227,7 +230,6 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
     def after_change(self) -> None:
         self.refresh_view()
         self.maybe_start_ai()
-        self.check_end()  # a game that is already over (loaded, or played to the end before)
         self.check_end()
 
     # --- the end ----------------------------------------------------------------------------------

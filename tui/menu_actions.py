@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tui.dialogs import HelpScreen, QuitScreen
 from tui.replay_screen import open_replay_picker
@@ -13,14 +14,32 @@ from tui.session import GameSession
 log = logging.getLogger(__name__)
 
 
-class GameMenuActions:
-    """Expects ``session``, ``network``, ``save_replay_fn``, ``new_game_fn``, ``say``, ``cancel_ai`` and
-    ``toggle_xml`` (``GameScreen``)."""
+class MenuHost(Protocol):
+    """What ``GameMenuActions`` needs from its screen (``GameScreen``), besides
+    being a ``BoardLayout`` screen."""
 
     session: GameSession
     network: bool
-    save_replay_fn: Callable | None
+    save_replay_fn: Callable[[Any], str] | None  # called with the screen; returns where it saved
     new_game_fn: Callable[[], None] | None
+
+    def say(self, text: str, error: bool = False) -> None: ...
+
+    def cancel_ai(self) -> None: ...
+
+
+# For mypy the actions are part of a BoardLayout screen that is a MenuHost; at run time a plain mixin.
+if TYPE_CHECKING:
+    from tui.layout import BoardLayout
+
+    class _MenuActionsBase(BoardLayout, MenuHost):
+        pass
+else:
+    _MenuActionsBase = object
+
+
+class GameMenuActions(_MenuActionsBase):
+    """Help, XML pane, save, open a replay, analyse, new game, quit."""
 
     def action_xml(self) -> None:
         if not self.network:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING, Protocol
 
 from model import placements as P
 from model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove, describe_move
 from model.pieces import Color, Rotation, Shape, transform
+from model.record import GameRecord
 from model.state import GameState, move_of_placement
 
 N = P.N
@@ -113,7 +115,37 @@ class Feedback:
     error: bool = False
 
 
-class PlacingControls:
+class ControlsHost(Protocol):
+    """What ``PlacingControls`` needs from the session it is a part of (``GameSession``)."""
+
+    ghost: Ghost | None = None  # (the default only keeps mypy from inferring a type from ``self.ghost = None``)
+    feedback: Feedback
+    timeline: GameRecord
+
+    @property
+    def state(self) -> GameState: ...  # the live state
+
+    @property
+    def shown(self) -> GameState: ...  # the state on the screen
+
+    @property
+    def is_live(self) -> bool: ...
+
+    def is_human_turn(self) -> bool: ...
+
+    def _require_turn(self) -> str | None: ...  # why the human cannot act now, or None
+
+    def apply(self, move: Move) -> None: ...  # raises InvalidMove
+
+
+# mypy checks the controls against their host; at run time a plain class (no Protocol machinery in the session)
+if TYPE_CHECKING:
+    _PlacingBase = ControlsHost
+else:
+    _PlacingBase = object
+
+
+class PlacingControls(_PlacingBase):
     """The ghost of a ``GameSession``: selecting, moving, turning and placing it (the human's turn only)."""
 
     def ghost_status(self) -> tuple[GhostStatus, MoveMistake | None] | None:

@@ -5,25 +5,48 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING, Protocol
 
 from model.pieces import Shape
 from tui.dialogs import ConfirmScreen
 from tui.messages import BoardClicked, BoardHover, BoardWheel, ShapePicked
 from tui.session import GameSession
-from tui.widgets import FeedbackView
 
 
-class PlacingActions:
-    """Expects ``session``, ``refresh_board``, ``refresh_view``, ``after_change`` and ``say`` (``GameScreen``).
-    Messages are handled by name (``on_board_clicked`` …): a plain mixin gets no ``@on`` handlers."""
+class PlacingHost(Protocol):
+    """What ``PlacingActions`` needs from its screen (``GameScreen``), besides
+    being a ``BoardLayout`` screen."""
 
     session: GameSession
+
+    def refresh_board(self) -> None: ...  # the board and the status line only (the ghost moved)
+
+    def refresh_view(self) -> None: ...  # everything
+
+    def show_feedback(self) -> None: ...  # the feedback line only
+
+    def after_change(self) -> None: ...  # after a move: repaint, start the AI, check the end
+
+    def say(self, text: str, error: bool = False) -> None: ...
+
+
+# For mypy the actions are part of a BoardLayout screen that is a PlacingHost; at run time a plain mixin.
+if TYPE_CHECKING:
+    from tui.layout import BoardLayout
+
+    class _PlacingActionsBase(BoardLayout, PlacingHost):
+        pass
+else:
+    _PlacingActionsBase = object
+
+
+class PlacingActions(_PlacingActionsBase):
+    """Messages are handled by name (``on_board_clicked`` …): a plain mixin gets no ``@on`` handlers."""
 
     def _ghost_changed(self, ok: bool) -> None:
         if ok:
             if self.session.forget_stale_refusal():
-                self.query_one(FeedbackView).update("")
-                self.query_one(FeedbackView).set_class(False, "error")
+                self.show_feedback()
             self.refresh_board()
 
     def action_move(self, dx: int, dy: int) -> None:

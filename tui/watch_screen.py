@@ -16,7 +16,7 @@ from tui.session import Timeline
 def live_data(watcher: Watcher) -> ReplayData:
     """The viewer's data sharing the watcher's game record: it grows as the states arrive."""
     replay = watcher.replay
-    return ReplayData(Timeline.of(replay), tuple(replay.names), watcher.result,  # type: ignore[arg-type]
+    return ReplayData(Timeline.of(replay), replay.names, watcher.result,
                       source=f"{watcher.host}:{watcher.port}", room_id=watcher.room_id or "", live=True)
 
 
