@@ -196,6 +196,8 @@ def run_match(specs: list[GameSpec], factory_a: EngineFactory | None, factory_b:
     """Every game of ``specs``: by the engines of the factories, or by ``runner`` (e.g. ``net.external``'s
     games of ``cmd:`` programs on an embedded server)."""
     results: list[ArenaGame] = []
+    # what ``one`` is called with: a game's spec and factories for ``_run_one``, the spec alone for ``runner``
+    work: list[tuple[GameSpec, EngineFactory | None, EngineFactory | None]] | list[GameSpec]
     work = [(spec, factory_a, factory_b) for spec in specs]
     one: Callable = _run_one if runner is None else runner
     if runner is not None:

@@ -328,9 +328,11 @@ def _read(path: Path) -> str | None:
 def _install() -> None:
     classes = caching.CacheImpl._locator_classes
     if ProjectLocator not in classes:
-        classes.insert(0, ProjectLocator)
+        # numba's private list is unannotated: mypy infers list[type[object]] from its mixed entries
+        classes.insert(0, ProjectLocator)  # type: ignore[arg-type]
         classes.append(NowhereLocator)
-    dispatcher.FunctionCache = ProjectCache  # the class numba's dispatchers build their cache from
+    # the class numba's dispatchers build their cache from (a name dispatcher imports, not exports)
+    dispatcher.FunctionCache = ProjectCache  # type: ignore[attr-defined]
 
 
 _install()

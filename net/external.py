@@ -394,7 +394,7 @@ class HostedGame:
 
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
+        self._stop = stop = asyncio.Event()
         finished = asyncio.Event()
         hard = self.timeouts.hard if self.timeouts.hard is not None else UNTIMED_HARD_S
         config = ServerConfig(host=HOST, port=0, timeouts=Timeouts(self.timeouts.soft, hard),
@@ -419,9 +419,9 @@ class HostedGame:
                     self.failure = str(exc)
                     return
             self._ready.set()
-            await self._await_join(room)
+            await self._await_join(room, stop)
             if self._no_join is None and room.started:
-                await self._await_end(room, finished)
+                await self._await_end(room, finished, stop)
             if room.started and not room.finished:
                 room.cancel()  # stopped early
             await asyncio.to_thread(self._stop_programs)
@@ -429,9 +429,9 @@ class HostedGame:
         finally:
             await server.close()
 
-    async def _await_join(self, room: Room) -> None:
+    async def _await_join(self, room: Room, stop: asyncio.Event) -> None:
         deadline = time.monotonic() + self.join_timeout
-        while not room.started and not self._stop.is_set():
+        while not room.started and not stop.is_set():
             for team, program in self.programs.items():
                 code = program.exit_code()
                 if code is not None and room.slots[team].peer is None:
@@ -447,10 +447,10 @@ class HostedGame:
                 self._no_join = (team, f"did not join within {self.join_timeout:g} s")
                 return
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), 0.05)
+                await asyncio.wait_for(stop.wait(), 0.05)
 
-    async def _await_end(self, room: Room, finished: asyncio.Event) -> None:
-        while not finished.is_set() and not self._stop.is_set():
+    async def _await_end(self, room: Room, finished: asyncio.Event, stop: asyncio.Event) -> None:
+        while not finished.is_set() and not stop.is_set():
             for team, program in self.programs.items():
                 code = program.exit_code()
                 peer = room.slots[team].peer
@@ -500,8 +500,8 @@ class HostedGame:
             team, line = self._no_join
             kind = "crashed" if line.startswith("crashed") else "did not join"
             names = (self.seats[0].name, self.seats[1].name)
-            result = irregular_result(team, Cause.LEFT, line, (0, 0), names, self.season)
-            return Outcome(result, line, kind, team, 0, times, replay, self._logs())
+            left = irregular_result(team, Cause.LEFT, line, (0, 0), names, self.season)
+            return Outcome(left, line, kind, team, 0, times, replay, self._logs())
         result = room.result
         if result is None or result.regular or result.offender is None:
             return Outcome(result, "", "", None, turn, times, replay, self._logs())
