@@ -29,7 +29,6 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ai import compile_ahead, make_player, player_names
 from ai.base import Engine
@@ -197,7 +196,9 @@ def run_match(specs: list[GameSpec], factory_a: EngineFactory | None, factory_b:
     """Every game of ``specs``: by the engines of the factories, or by ``runner`` (e.g. ``net.external``'s
     games of ``cmd:`` programs on an embedded server)."""
     results: list[ArenaGame] = []
-    work: list[Any] = [(spec, factory_a, factory_b) for spec in specs]  # or the specs alone (runner)
+    # what ``one`` is called with: a game's spec and factories for ``_run_one``, the spec alone for ``runner``
+    work: list[tuple[GameSpec, EngineFactory | None, EngineFactory | None]] | list[GameSpec]
+    work = [(spec, factory_a, factory_b) for spec in specs]
     one: Callable = _run_one if runner is None else runner
     if runner is not None:
         work = list(specs)

@@ -18,9 +18,17 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from typing import Protocol
 
 from model.moves import Move, SkipMove
 from model.state import GameState, move_of_placement
+
+
+class StopFlag(Protocol):
+    """What an engine reads of its stop signal: a ``threading.Event``, or a flag another process sets
+    (``net.engine_process``)."""
+
+    def is_set(self) -> bool: ...
 
 
 class Player(ABC):
@@ -58,9 +66,9 @@ class Engine(Player):
         self._ponder_thread: threading.Thread | None = None
 
     @abstractmethod
-    def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move: ...
+    def think(self, state: GameState, deadline: float, stop: StopFlag) -> Move: ...
 
-    def ponder(self, state: GameState, stop: threading.Event) -> None:  # noqa: B027 - optional hook
+    def ponder(self, state: GameState, stop: StopFlag) -> None:  # noqa: B027 - optional hook
         """Think about ``state`` (the opponent to move) until ``stop`` is set or there is nothing more to gain,
         so that the next ``think`` finds a grown tree. Synchronous; ``start_pondering`` runs it in a thread.
         An engine that ponders calls ``stop_pondering`` first thing in ``think``."""
@@ -104,7 +112,7 @@ class TimeKeeper:
     search does not.
     """
 
-    def __init__(self, clock: Callable[[], float], deadline: float, stop: threading.Event,
+    def __init__(self, clock: Callable[[], float], deadline: float, stop: StopFlag,
                  cpu_clock: Callable[[], float] = time.thread_time, reserve: float = 0.2) -> None:
         self.clock = clock
         self.cpu_clock = cpu_clock
@@ -152,5 +160,5 @@ class RandomPlayer(Engine):
 
     name = "random"
 
-    def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+    def think(self, state: GameState, deadline: float, stop: StopFlag) -> Move:
         return fallback_move(state, self.rng)

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ai.base import Engine
+from ai.base import Engine, StopFlag
 from model.moves import Move
 from model.state import GameState
 
@@ -145,7 +145,7 @@ class LazyCompiledPlayer(Engine):
         self._load()
         return self._player
 
-    def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+    def think(self, state: GameState, deadline: float, stop: StopFlag) -> Move:
         player = self._ready_player()
         if player is None:  # still importing, or failed
             self._fallback.clock, self._fallback.cpu_clock = self.clock, self.cpu_clock
@@ -176,7 +176,7 @@ class LazyCompiledPlayer(Engine):
         with self._lock:
             return self._player
 
-    def ponder(self, state: GameState, stop: threading.Event) -> None:
+    def ponder(self, state: GameState, stop: StopFlag) -> None:
         if (player := self._built()) is not None:
             player.ponder(state, stop)
 

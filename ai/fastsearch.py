@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from ai import fasteval as FE
-from ai.base import Engine, TimeKeeper
+from ai.base import Engine, StopFlag, TimeKeeper
 from ai.compiled import Kernels
 from ai.evaluate import TUNED_WEIGHTS, Weights
 from ai.greedy import no_placement_move
@@ -339,7 +339,7 @@ class FastLookaheadPlayer(Engine):
         if weights is None and os.environ.get("BLOKUS_FAST_WEIGHTS"):  # experiments: Weights.as_dict()
             self.weights = Weights.from_dict(json.loads(os.environ["BLOKUS_FAST_WEIGHTS"]))
 
-    def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+    def think(self, state: GameState, deadline: float, stop: StopFlag) -> Move:
         if not KERNELS.prepare():  # first start: compiling in the background (started by the first move)
             self._fallback.clock = self.clock
             move = self._fallback.think(state, deadline, stop)
@@ -347,7 +347,7 @@ class FastLookaheadPlayer(Engine):
             return move
         return self.think_compiled(state, deadline, stop)
 
-    def think_compiled(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+    def think_compiled(self, state: GameState, deadline: float, stop: StopFlag) -> Move:
         """``think`` with the compiled kernels, ready or not (``warm_up`` compiles them this way)."""
         timer = TimeKeeper(self.clock, deadline, stop, self.cpu_clock)
         color = state.current_color

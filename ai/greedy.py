@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 
 import numpy as np
 
-from ai.base import Engine, TimeKeeper, fallback_move
+from ai.base import Engine, StopFlag, TimeKeeper, fallback_move
 from ai.evaluate import DEFAULT_WEIGHTS, Weights, evaluate, static_scores
 from model.moves import Move, SkipMove
 from model.state import GameState, move_of_placement
@@ -37,7 +36,7 @@ class GreedyPlayer(Engine):
         self.weights = weights or DEFAULT_WEIGHTS
         self.noise = noise  # a random term up to this size on every value (a weaker, beatable level)
 
-    def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+    def think(self, state: GameState, deadline: float, stop: StopFlag) -> Move:
         timer = TimeKeeper(self.clock, deadline, stop, self.cpu_clock)
         pids = state.legal_placements()
         if state.is_over or not len(pids):

@@ -16,10 +16,9 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-import threading
 from collections.abc import Callable
 
-from ai.base import Engine, fallback_move
+from ai.base import Engine, StopFlag, fallback_move
 from ai.greedy import GreedyPlayer
 from model import placements as P
 from model.moves import Move, SetMove, SkipMove
@@ -170,7 +169,7 @@ class GtpPlayer(Engine):
 
     # --- playing ------------------------------------------------------------------------------------------
 
-    def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+    def think(self, state: GameState, deadline: float, stop: StopFlag) -> Move:
         color = state.current_color
         if state.is_first_move(color) or state.is_over:  # the engine does not know the SC start piece
             return fallback_move(state, self.rng)

@@ -14,10 +14,9 @@ Each level is one of the engines, weakened where needed; every level beats the o
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 
-from ai.base import Engine
+from ai.base import Engine, StopFlag
 from ai.greedy import GreedyPlayer
 from ai.search import LookaheadPlayer
 from model.moves import Move
@@ -34,7 +33,7 @@ class CappedTime(Engine):
         self.inner = inner
         self.seconds = seconds
 
-    def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+    def think(self, state: GameState, deadline: float, stop: StopFlag) -> Move:
         move = self.inner.think(state, min(deadline, self.inner.clock() + self.seconds), stop)
         self.last_info = self.inner.last_info
         return move

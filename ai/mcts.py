@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from ai import movefeatures as MF
-from ai.base import Engine, TimeKeeper
+from ai.base import Engine, StopFlag, TimeKeeper
 from ai.compiled import Kernels
 from ai.evaluate import DEFAULT_WEIGHTS, evaluate
 from ai.fasteval import evaluate as fast_evaluate
@@ -702,7 +702,7 @@ class MctsPlayer(Engine):
         self._fallback = LookaheadPlayer(seed, clock=clock)
         prepare()  # compile in the background from the start, not at the first move
 
-    def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+    def think(self, state: GameState, deadline: float, stop: StopFlag) -> Move:
         self.stop_pondering()  # within this move's time: at most one slice of the search
         if not KERNELS.is_ready():  # first start: still compiling
             move = self._fallback.think(state, deadline, stop)
@@ -734,7 +734,7 @@ class MctsPlayer(Engine):
             self.last_info["pondered"] = pondered
         return move_of_placement(color, best_pid)
 
-    def ponder(self, state: GameState, stop: threading.Event) -> None:
+    def ponder(self, state: GameState, stop: StopFlag) -> None:
         """Grow the tree of ``state`` (the position after our move) while the opponent thinks: until ``stop``,
         ``PONDER_LIMIT_S`` or half the tree's room (the kept subtree is copied at the next move)."""
         if self.max_simulations is not None or self.params.count > 0 or not KERNELS.is_ready():  # a fixed budget

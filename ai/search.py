@@ -18,13 +18,12 @@ previous choice. The loop checks the clock at every node (each costs well under 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from ai.base import Engine, TimeKeeper
+from ai.base import Engine, StopFlag, TimeKeeper
 from ai.evaluate import DEFAULT_WEIGHTS, Weights, decided_value, evaluate, static_scores
 from ai.greedy import no_placement_move
 from model.moves import Move
@@ -125,7 +124,7 @@ class LookaheadPlayer(Engine):
         self.weights = weights or DEFAULT_WEIGHTS
         self.params = params or SearchParams()
 
-    def think(self, state: GameState, deadline: float, stop: threading.Event) -> Move:
+    def think(self, state: GameState, deadline: float, stop: StopFlag) -> Move:
         timer = TimeKeeper(self.clock, deadline, stop, self.cpu_clock)
         color = state.current_color
         pids = state.legal_placements()

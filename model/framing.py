@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Final
+from typing import Final, TypeAlias
 
 from lxml import etree
 
@@ -95,7 +95,8 @@ class EndOfStream:
 
 END_OF_STREAM: Final = EndOfStream()
 
-Frame = etree._Element | EndOfStream
+# Explicit alias: lxml has no type information here, so mypy would otherwise take ``Frame`` for a variable
+Frame: TypeAlias = etree._Element | EndOfStream
 
 
 def _make_parser(events: tuple[str, ...]) -> etree.XMLPullParser:

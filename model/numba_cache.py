@@ -327,11 +327,11 @@ def _read(path: Path) -> str | None:
 
 
 def _install() -> None:
-    classes: list[Any] = caching.CacheImpl._locator_classes  # numba types it list[type[object]]
+    classes: list[Any] = caching.CacheImpl._locator_classes  # numba's private list is unannotated
     if ProjectLocator not in classes:
         classes.insert(0, ProjectLocator)
         classes.append(NowhereLocator)
-    # the class numba's dispatchers build their cache from (imported there, so not in numba's type information)
+    # the class numba's dispatchers build their cache from (a name dispatcher imports, not exports)
     dispatcher.FunctionCache = ProjectCache  # type: ignore[attr-defined]
 
 

@@ -16,8 +16,10 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ai import DEFAULT_AI, compile_ahead, make_player, player_names
+from ai.base import Engine
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, decide, warm_up
 from cli.args import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL, Parser, milliseconds, port, wait_time
 from model.record import GameRecord
@@ -38,6 +40,9 @@ from net.connection import (
     Welcome,
     open_and_join,
 )
+
+if TYPE_CHECKING:
+    from net.engine_process import ProcessPlayer
 
 log = logging.getLogger("blokus.bot")
 
@@ -86,6 +91,7 @@ class Bot:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         name = args.ai or _default_ai()
+        self.player: ProcessPlayer | Engine
         if args.engine == "process":
             from net.engine_process import ProcessPlayer
 
@@ -118,10 +124,10 @@ class Bot:
         started = time.monotonic()
         # loading the compiled AI takes a second or two; a first start compiles it (a minute): the bot joins
         # after JOIN_WAIT_S at the latest and the engine answers with its Python search meanwhile
-        wait_ready = getattr(self.player, "wait_ready", None)
-        if wait_ready is not None:
-            ready = await asyncio.to_thread(wait_ready, JOIN_WAIT_S)
-            status = self.player.status
+        player = self.player
+        if not isinstance(player, Engine):  # the engine process: its worker loads the compiled search
+            ready = await asyncio.to_thread(player.wait_ready, JOIN_WAIT_S)
+            status = player.status
         else:
             try:
                 ready = await asyncio.to_thread(compile_ahead, self.ai_name, JOIN_WAIT_S)

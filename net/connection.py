@@ -213,6 +213,7 @@ class Connection:
                    game_type: str | None = None) -> None:
         """Join: a reservation code, else a room id (21.4.0 ``joinRoom``), else any open game of the
         season's game type (``game_type`` overrides it)."""
+        message: M.Join | M.JoinPrepared | M.JoinRoom
         if reservation:
             message = M.JoinPrepared(reservation_code=reservation)
         elif room:

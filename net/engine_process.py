@@ -149,8 +149,9 @@ class ProcessPlayer(Player):
 
     def __init__(self, name: str, seed: int | None = None, *, nice: int = 10) -> None:
         self.name = name
-        ctx = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else \
-            multiprocessing.get_context("spawn")
+        # a literal name per call: typeshed then knows the context's type (a computed one gives BaseContext)
+        on_linux = sys.platform.startswith("linux")
+        ctx = multiprocessing.get_context("fork") if on_linux else multiprocessing.get_context("spawn")
         self._stop = SharedFlag(ctx)
         self._conn, child = ctx.Pipe()
         self._proc = ctx.Process(target=_worker, args=(name, seed, child, self._stop, nice), daemon=True,

@@ -107,6 +107,7 @@ class Wire(Protocol):
     def result(self, room_id: str, result: GameResult) -> str: ...
     def room_error(self, room_id: str, message: str, move: Move | None) -> str: ...
     def left(self, room_id: str) -> str: ...
+    def paused(self, room_id: str, paused: bool) -> str: ...
 
 
 class Room:
@@ -129,7 +130,7 @@ class Room:
         season: Season | None = None,
     ) -> None:
         self.wire = wire
-        self.season: Season = season or getattr(wire, "season", DEFAULT_SEASON)
+        self.season: Season = season if season is not None else getattr(wire, "season", DEFAULT_SEASON)
         self.id = room_id or str(uuid.uuid4())
         self.prepared = prepared
         self.paused = paused
@@ -213,16 +214,20 @@ class Room:
         self.state = GameState.new(piece, season=self.season)
         self.started_at = time.monotonic()
         for slot in self.slots:
+            peer = slot.peer
+            assert peer is not None, "start() runs only when the room is full"
             if self.prepared:
-                slot.peer.send(self.wire.joined(self.id))
-            slot.peer.send(self.wire.welcome(self.id, slot.team))
+                peer.send(self.wire.joined(self.id))
+            peer.send(self.wire.welcome(self.id, slot.team))
         self._publish_state()
         if not self.paused:
             self._request_move()
 
     def _publish_state(self, xml: str | None = None, state: GameState | None = None,
                        move: Move | None = None) -> None:
-        state = state or self.state.copy()
+        if state is None:
+            assert self.state is not None, "states are published only once the game has started"
+            state = self.state.copy()
         if xml is None:
             xml = self.wire.memento(self.id, state, self.names)
         self.record.append(state, move)
@@ -236,6 +241,7 @@ class Room:
             self._send(peer, xml)
 
     def _request_move(self) -> None:
+        assert self.state is not None, "moves are requested only once the game has started"
         team = self.state.current_team
         slot = self.slots[team]
         if self._players_behind:
@@ -287,6 +293,8 @@ class Room:
                 peer.close(NOT_REQUESTED)
                 self.on_leave(peer)
             return
+        state = self.state
+        assert state is not None, "a move was requested, so the game has started"
         elapsed = (self.clock() if at is None else at) - self._requested_at
         soft = self.timeouts.soft
         self._pending = None
@@ -307,22 +315,23 @@ class Room:
             log.info("room %s: %s soft timeout (%.0f ms)", self.id[:8], slot.team.name, elapsed * 1000)
             self._end_irregular(slot.team, Cause.SOFT_TIMEOUT, self._reason(Cause.SOFT_TIMEOUT, slot))
             return
-        mistake = self.state.validate(move)
+        mistake = state.validate(move)
         if mistake is not None:
             self._rule_violation(slot, move, mistake)
             return
-        self.state.push(move)
+        state.push(move)
         self.moves += 1
         if self.encoder is None:
             self._publish_state(move=move)
             self._proceed()
         else:  # serialize the state elsewhere; the loop stays free to read other clients' moves on time
             self._publishing = True
-            asyncio.get_running_loop().create_task(self._publish_encoded(self.state.copy(), move))
+            asyncio.get_running_loop().create_task(self._publish_encoded(self.encoder, state.copy(), move))
 
-    async def _publish_encoded(self, state: GameState, move: Move | None = None) -> None:
+    async def _publish_encoded(self, encoder: Callable[[str, GameState, tuple[str, str]], Awaitable[str]],
+                               state: GameState, move: Move | None = None) -> None:
         try:
-            xml = await self.encoder(self.id, state, self.names)
+            xml = await encoder(self.id, state, self.names)
         except Exception:
             log.exception("room %s: memento encoder failed; encoding in the loop", self.id[:8])
             xml = self.wire.memento(self.id, state, self.names)
@@ -333,6 +342,7 @@ class Room:
         self._proceed()
 
     def _proceed(self) -> None:
+        assert self.state is not None, "a move was made, so the game has started"
         if self.state.is_over:
             self._finish(self._regular_result())
         elif not self.paused:
@@ -349,11 +359,11 @@ class Room:
         self._send(slot.peer, xml)
         for peer in self.observers:
             self._send(peer, xml)
-        peer = slot.peer
+        violator = slot.peer
         self._end_irregular(slot.team, Cause.RULE_VIOLATION, self._reason(
             Cause.RULE_VIOLATION, slot, self.season.violation_text(mistake, move)))
-        if peer is not None:
-            peer.close(f"rule violation: {mistake.name}")
+        if violator is not None:
+            violator.close(f"rule violation: {mistake.name}")
 
     def on_leave(self, peer: Peer) -> None:
         """``peer`` disconnected (or was disconnected)."""
@@ -380,14 +390,14 @@ class Room:
             xml = self.wire.paused(self.id, paused)
             for peer in self.observers:
                 self._send(peer, xml)
-        if (was and not paused and self.started and self._pending is None and not self._publishing
+        if (was and not paused and self.state is not None and self._pending is None and not self._publishing
                 and not self.state.is_over):
             self._request_move()
 
     def step(self, forced: bool = False) -> None:
         if self.finished:
             return
-        if not self.started:
+        if self.state is None:  # not started
             if forced and self.is_full:
                 self.start()
             return

@@ -480,6 +480,7 @@ class GameServer:
         if room is None:
             room = self._new_room(paused=self.config.paused)
         slot = room.free_slot()
+        assert slot is not None, "an open room and a new room both have a free seat"
         client.room = room
         for admin in self._admins():
             admin.send(self.wire.joined_game_room(room.id, existing,
@@ -509,7 +510,7 @@ class GameServer:
             return
         room = self.lobby.rooms.get(room_id)
         slot = room.open_slot() if room is not None and not room.started else None
-        if slot is None:  # like an unknown reservation: one error, the connection stays open (not for ever)
+        if room is None or slot is None:  # like an unknown reservation: one error, the connection stays open
             client.refusals += 1
             if client.refusals > self.config.connections.max_refusals:
                 client.drop("too many refused joins")
@@ -521,9 +522,9 @@ class GameServer:
         room.add_player(client, slot)
 
     def disconnected(self, client: ClientConn) -> None:
-        for room in list(client.observing):
-            if client in room.observers:
-                room.observers.remove(client)
+        for watched in list(client.observing):
+            if client in watched.observers:
+                watched.observers.remove(client)
         client.observing.clear()
         room = client.room
         if room is None:
@@ -696,8 +697,8 @@ async def _serve(config: ServerConfig) -> int:
     except OSError as exc:
         print(f"blokus serve: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    limits = ("no time limits" if config.timeouts.soft is None else
-              f"time limits {config.timeouts.soft * 1000:.0f}/{config.timeouts.hard * 1000:.0f} ms")
+    soft, hard = config.timeouts.soft, config.timeouts.hard  # the command line sets both or neither
+    limits = "no time limits" if soft is None or hard is None else f"time limits {soft * 1000:.0f}/{hard * 1000:.0f} ms"
     print(f"blokus serve: listening on {config.host}:{server.port} ({config.season.game_type}, {limits}); "
           f"Ctrl-C to stop",
           flush=True)
