@@ -126,7 +126,7 @@ def test_analysis_pane_keeps_the_verdict_when_lines_are_few():
 
     class Runner:
         settings = AnalysisSettings()
-        running, error = True, ""
+        running, error, preparing, ticks = True, "", "", 0
 
         def __init__(self) -> None:
             self.analysis = analysis
@@ -155,7 +155,7 @@ async def test_network_end_status_is_whole_and_nothing_peeks_out():
             s = screen.session
             await wait_for(pilot, lambda: s.is_human_turn())
             await pilot.press("o")
-            await wait_for(pilot, lambda: s.final_result() is not None, steps=3000)
+            await wait_for(pilot, lambda: s.final_result() is not None)
             await wait_for(pilot, lambda: isinstance(app.screen, EndScreen))
             await pilot.press("escape")
             await pilot.pause()
