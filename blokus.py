@@ -18,8 +18,11 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "arena": ("net.external_arena", "arena_main", "AI against AI, or your own client (cmd:COMMAND): score table"),
     "analyse": ("ai.analyse_cli", "main", "find the mistakes and blunders of each team in replay files"),
     "watch": ("tui.watch", "watch_main", "watch a live game on a server (admin protocol: observe, prepare)"),
-    "moves": ("cli.moves", "moves_main", "list the legal moves of the colour to move in a state file or, with "
-              "--turn N, in a replay"),
+    "moves": (
+        "cli.moves",
+        "moves_main",
+        "list the legal moves of the colour to move in a state file or, with --turn N, in a replay",
+    ),
     "bundle": ("net.bundle", "main", "build the contest upload (zip: start.sh, dependencies, compiled AI)"),
 }
 
@@ -57,8 +60,10 @@ def main(argv: list[str] | None = None) -> int:
     if args and args[0] in SUBCOMMANDS:
         name = args.pop(0)
     elif args and not args[0].startswith("-"):
-        print(f"blokus: unknown subcommand {args[0]!r}; choose one of {', '.join(SUBCOMMANDS)} "
-              "(blokus --help)", file=sys.stderr)
+        print(
+            f"blokus: unknown subcommand {args[0]!r}; choose one of {', '.join(SUBCOMMANDS)} (blokus --help)",
+            file=sys.stderr,
+        )
         return 2
     module_name, func_name, _ = SUBCOMMANDS[name]
     func = getattr(importlib.import_module(module_name), func_name)

@@ -96,8 +96,13 @@ def _python_lookahead(seed: int | None = None) -> Engine:
 
 
 def _registry() -> dict[str, Callable[..., Engine]]:
-    return {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": _lookahead, "lookahead-py": _python_lookahead,
-            "mcts": _mcts}
+    return {
+        "random": RandomPlayer,
+        "greedy": GreedyPlayer,
+        "lookahead": _lookahead,
+        "lookahead-py": _python_lookahead,
+        "mcts": _mcts,
+    }
 
 
 DEFAULT_AI = "mcts"  # the bot's, the TUI's and level 5's player
@@ -143,5 +148,17 @@ def compile_ahead(name: str, wait: float | None = None) -> bool:
     return True if kernels is None else kernels.prepare(wait=wait)
 
 
-__all__ = ["Engine", "Player", "RandomPlayer", "GreedyPlayer", "LookaheadPlayer", "LazyCompiledPlayer", "make_player",
-           "player_names", "DEFAULT_AI", "ANALYSIS_AI", "compile_ahead", "kernels_of"]
+__all__ = [
+    "Engine",
+    "Player",
+    "RandomPlayer",
+    "GreedyPlayer",
+    "LookaheadPlayer",
+    "LazyCompiledPlayer",
+    "make_player",
+    "player_names",
+    "DEFAULT_AI",
+    "ANALYSIS_AI",
+    "compile_ahead",
+    "kernels_of",
+]

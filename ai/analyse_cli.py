@@ -48,17 +48,28 @@ def build_parser() -> argparse.ArgumentParser:
     p = Parser(
         "blokus analyse",
         "Find the mistakes (?) and blunders (??) of each team in replay files. Values are "
-                    "points, BLUE+RED minus YELLOW+GREEN; the loss of a move is the points its team gave "
-                    f"away against the best move found (? from {MISTAKE_LOSS:g}, ?? from {BLUNDER_LOSS:g}).",
+        "points, BLUE+RED minus YELLOW+GREEN; the loss of a move is the points its team gave "
+        f"away against the best move found (? from {MISTAKE_LOSS:g}, ?? from {BLUNDER_LOSS:g}).",
     )
     p.add_argument("-h", action="help", help=argparse.SUPPRESS)  # no host here: -h is help too
     p.add_argument("files", nargs="+", metavar="FILE", help="replay file (.xml or .xml.gz)")
-    p.add_argument("--time", type=milliseconds, default=round(DEFAULT_TIME * 1000), metavar="MS",
-                   help=f"engine thinking time per position (default {DEFAULT_TIME * 1000:g}; 0.5s works too)")
-    p.add_argument("--ai", default=None, metavar="NAME",
-                   help=f"engine ({', '.join(player_names())}; default {ANALYSIS_AI})")
-    p.add_argument("--depth", type=int, default=VALUE_DEPTH, metavar="PLIES",
-                   help=f"depth of the search that values the moves (default {VALUE_DEPTH})")
+    p.add_argument(
+        "--time",
+        type=milliseconds,
+        default=round(DEFAULT_TIME * 1000),
+        metavar="MS",
+        help=f"engine thinking time per position (default {DEFAULT_TIME * 1000:g}; 0.5s works too)",
+    )
+    p.add_argument(
+        "--ai", default=None, metavar="NAME", help=f"engine ({', '.join(player_names())}; default {ANALYSIS_AI})"
+    )
+    p.add_argument(
+        "--depth",
+        type=int,
+        default=VALUE_DEPTH,
+        metavar="PLIES",
+        help=f"depth of the search that values the moves (default {VALUE_DEPTH})",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON document (for scripts)")
     p.add_argument("--all", action="store_true", help="list every analysed move, not only the marked ones")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the analysis cache")
@@ -97,16 +108,20 @@ def format_report(path: str, replay, analysis: GameAnalysis, *, every_move: bool
     final = replay.states[-1]
     one, two = final.team_points(Team.ONE), final.team_points(Team.TWO)
     s = analysis.settings
-    lines = [f"{path}: {team_label(Team.ONE, names)} {one} : {two} {team_label(Team.TWO, names)}",
-             f"  {analysis.total} positions, engine {s.engine_name()}, {s.time_per_position:g} s per position, "
-             f"values by a {s.value_depth}-ply search"
-             + ("" if analysis.complete else f" (incomplete: {analysis.done} analysed)")]
+    lines = [
+        f"{path}: {team_label(Team.ONE, names)} {one} : {two} {team_label(Team.TWO, names)}",
+        f"  {analysis.total} positions, engine {s.engine_name()}, {s.time_per_position:g} s per position, "
+        f"values by a {s.value_depth}-ply search"
+        + ("" if analysis.complete else f" (incomplete: {analysis.done} analysed)"),
+    ]
     summaries = analysis.summaries()
     for team in Team:
         rows = [p for p in analysis.ordered() if p.team is team and (every_move or p.mark) and not p.forced]
         lines.append("")
-        lines.append(f"  {team_label(team, names)}: " + ("no mistakes" if not rows else
-                                                          ("every move" if every_move else "mistakes and blunders")))
+        lines.append(
+            f"  {team_label(team, names)}: "
+            + ("no mistakes" if not rows else ("every move" if every_move else "mistakes and blunders"))
+        )
         if rows:
             lines.append(f"  {'turn':>4}  {'colour':<6}  {'played':<34}  {'best':<30}  {'loss':>6}")
             lines.extend(_row(p) for p in rows)
@@ -114,9 +129,11 @@ def format_report(path: str, replay, analysis: GameAnalysis, *, every_move: bool
     for team in Team:
         sm = summaries[team]
         worst = f", worst turn {sm.worst_turn} ({sm.worst_loss:.1f})" if sm.worst_turn is not None else ""
-        lines.append(f"  {team.name}: {plural(sm.moves, 'move')}, {plural(sm.mistakes, 'mistake')}, "
-                     f"{plural(sm.blunders, 'blunder')}, "
-                     f"average loss {sm.average_loss:.2f}{worst}")
+        lines.append(
+            f"  {team.name}: {plural(sm.moves, 'move')}, {plural(sm.mistakes, 'mistake')}, "
+            f"{plural(sm.blunders, 'blunder')}, "
+            f"average loss {sm.average_loss:.2f}{worst}"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -136,8 +153,10 @@ def report_dict(path: str, replay, analysis: GameAnalysis) -> dict:
         "names": list(replay.names),
         "points": [final.team_points(Team.ONE), final.team_points(Team.TWO)],
         "thresholds": {"mistake": MISTAKE_LOSS, "blunder": BLUNDER_LOSS},
-        "summary": {team.name: {**vars(sm), "average_loss": round(sm.average_loss, 3)}
-                    for team, sm in analysis.summaries().items()},
+        "summary": {
+            team.name: {**vars(sm), "average_loss": round(sm.average_loss, 3)}
+            for team, sm in analysis.summaries().items()
+        },
         "marked": [vars(p) for p in analysis.marked()],
         **data,
     }
@@ -152,8 +171,11 @@ def _prepare_engine(name: str, stream: TextIO, quiet: bool) -> None:
     kernels = kernels_of(name)
     if kernels is None or kernels.prepare(wait=0.5) or kernels.error is not None:
         return  # ready, or failed: the analysis answers with the Python search and says nothing here
-    with Spinner("preparing the engine (first start only)" if kernels.compiling else "loading the engine",
-                 stream, enabled=not quiet):
+    with Spinner(
+        "preparing the engine (first start only)" if kernels.compiling else "loading the engine",
+        stream,
+        enabled=not quiet,
+    ):
         kernels.prepare(wait=None)
 
 
@@ -178,7 +200,7 @@ class _Progress:
         place: every update would leave a line behind); a long path loses its start."""
         count = f": {done}/{total}"
         room = columns - 1 - len("analysing ") - len(count)
-        path = self.path if len(self.path) <= room else "…" + self.path[len(self.path) - max(room - 1, 1):]
+        path = self.path if len(self.path) <= room else "…" + self.path[len(self.path) - max(room - 1, 1) :]
         return f"analysing {path}{count}"[: max(columns - 1, 1)]
 
     def finish(self) -> None:
@@ -217,8 +239,11 @@ def main(argv: list[str] | None = None) -> int:
             status = 2
             continue
         if replay.truncated:
-            print(f"blokus analyse: {name}: the file is cut off; analysing the {len(replay.states)} states "
-                  f"up to turn {replay.states[-1].turn}", file=err)
+            print(
+                f"blokus analyse: {name}: the file is cut off; analysing the {len(replay.states)} states "
+                f"up to turn {replay.states[-1].turn}",
+                file=err,
+            )
         progress = _Progress(name, err, args.quiet)
         moves = replay_moves(replay) + [None]
         try:

@@ -194,8 +194,15 @@ class GameAnalysis:
             p = PositionAnalysis(**raw)
             positions[p.index] = p
         chart = [ChartPoint(**{**raw, "mobility": tuple(raw["mobility"])}) for raw in data["chart"]]
-        return cls(AnalysisSettings(**data["settings"]), data["game_key"], positions, chart,
-                   int(data["total"]), bool(data["complete"]), float(data.get("seconds", 0.0)))
+        return cls(
+            AnalysisSettings(**data["settings"]),
+            data["game_key"],
+            positions,
+            chart,
+            int(data["total"]),
+            bool(data["complete"]),
+            float(data.get("seconds", 0.0)),
+        )
 
 
 # --- the game: positions and the moves played in them ------------------------------------------------
@@ -245,8 +252,9 @@ class _StopOnly:
         return self.stop.is_set()
 
 
-def position_value(state: GameState, depth: int = VALUE_DEPTH, stop: threading.Event | None = None,
-                   weights: Weights = DEFAULT_WEIGHTS) -> float:
+def position_value(
+    state: GameState, depth: int = VALUE_DEPTH, stop: threading.Event | None = None, weights: Weights = DEFAULT_WEIGHTS
+) -> float:
     """The yardstick: the value of ``state`` (team ONE minus team TWO, points) by a ``depth``-ply search.
 
     Raises ``ai.search._Timeout`` when ``stop`` is set.
@@ -264,16 +272,28 @@ def _value_after(state: GameState, move: Move, depth: int, stop: threading.Event
     return position_value(after, depth, stop)
 
 
-def analyse_position(state: GameState, played: Move, index: int, engine, settings: AnalysisSettings,
-                     stop: threading.Event) -> PositionAnalysis:
+def analyse_position(
+    state: GameState, played: Move, index: int, engine, settings: AnalysisSettings, stop: threading.Event
+) -> PositionAnalysis:
     """Analyse one position: the engine's best move, both values, the loss of ``played``."""
     color = state.current_color
     choices = len(state.legal_placements())
     sign = _team_one_sign(state)
     if choices == 0:
         value = _value_after(state, played, settings.value_depth, stop)
-        return PositionAnalysis(index, state.turn, color.name, str(played), str(played), round(value, 2),
-                                round(value, 2), 0.0, "", 0, forced=True)
+        return PositionAnalysis(
+            index,
+            state.turn,
+            color.name,
+            str(played),
+            str(played),
+            round(value, 2),
+            round(value, 2),
+            0.0,
+            "",
+            0,
+            forced=True,
+        )
     deadline = time.monotonic() + settings.time_per_position
     best = engine.think(state.copy(), deadline, stop)
     if stop.is_set():
@@ -285,8 +305,18 @@ def analyse_position(state: GameState, played: Move, index: int, engine, setting
     if sign * value_best <= sign * value_played:  # nothing better than the move played was found
         best, value_best = played, value_played
     loss = max(0.0, round(sign * (value_best - value_played), 2))
-    return PositionAnalysis(index, state.turn, color.name, str(played), str(best), round(value_best, 2),
-                            round(value_played, 2), loss, mark_for(loss), choices)
+    return PositionAnalysis(
+        index,
+        state.turn,
+        color.name,
+        str(played),
+        str(best),
+        round(value_best, 2),
+        round(value_played, 2),
+        loss,
+        mark_for(loss),
+        choices,
+    )
 
 
 def positions_to_analyse(states: Sequence[GameState], moves: Sequence[Move | None]) -> list[int]:
@@ -461,7 +491,28 @@ def replay_moves(replay) -> list[Move | None]:
     return [next((e.move for e in step if isinstance(e, MoveEvent)), None) for step in replay.steps]
 
 
-__all__ = ["AnalysisSettings", "PositionAnalysis", "ChartPoint", "GameAnalysis", "TeamSummary", "AnalysisCache",
-           "AnalysisCancelled", "analyse_game", "analyse_cached", "analyse_position", "position_value",
-           "chart_points", "fill_evaluation", "evaluation_at", "positions_to_analyse", "game_key", "mark_for",
-           "cache_dir", "replay_moves", "MISTAKE_LOSS", "BLUNDER_LOSS", "DEFAULT_TIME", "VALUE_DEPTH"]
+__all__ = [
+    "AnalysisSettings",
+    "PositionAnalysis",
+    "ChartPoint",
+    "GameAnalysis",
+    "TeamSummary",
+    "AnalysisCache",
+    "AnalysisCancelled",
+    "analyse_game",
+    "analyse_cached",
+    "analyse_position",
+    "position_value",
+    "chart_points",
+    "fill_evaluation",
+    "evaluation_at",
+    "positions_to_analyse",
+    "game_key",
+    "mark_for",
+    "cache_dir",
+    "replay_moves",
+    "MISTAKE_LOSS",
+    "BLUNDER_LOSS",
+    "DEFAULT_TIME",
+    "VALUE_DEPTH",
+]

@@ -79,17 +79,36 @@ class ArenaGame:
     logs: list[str] = field(default_factory=list)  # log files of cmd: programs (stdout, stderr)
 
 
-def make_specs(games: int, seed: int, move_time: float, season: str = DEFAULT_SEASON.name,
-               replay_dir: str | None = None, opening_turns: int = 0,
-               ponder: tuple[bool, bool] = (False, False), timed: bool = True) -> list[GameSpec]:
+def make_specs(
+    games: int,
+    seed: int,
+    move_time: float,
+    season: str = DEFAULT_SEASON.name,
+    replay_dir: str | None = None,
+    opening_turns: int = 0,
+    ponder: tuple[bool, bool] = (False, False),
+    timed: bool = True,
+) -> list[GameSpec]:
     rng = random.Random(seed)
     pieces = list(season_named(season).start_pieces)
     rng.shuffle(pieces)
     specs = []
     for i in range(games):
         pair = i // 2
-        specs.append(GameSpec(i, pieces[pair % len(pieces)], i % 2, seed * 1_000_003 + pair, move_time, season,
-                              replay_dir, opening_turns, ponder, timed))
+        specs.append(
+            GameSpec(
+                i,
+                pieces[pair % len(pieces)],
+                i % 2,
+                seed * 1_000_003 + pair,
+                move_time,
+                season,
+                replay_dir,
+                opening_turns,
+                ponder,
+                timed,
+            )
+        )
     return specs
 
 
@@ -150,8 +169,11 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
             engine.start_pondering(state)
     pts = (state.team_points(Team.ONE), state.team_points(Team.TWO))
     names = ("A", "B") if spec.a_team == 0 else ("B", "A")
-    result.result = (regular_result(pts, names, season) if forfeit_team is None else
-                     irregular_result(Team(forfeit_team), cause, result.forfeit, pts, names, season))
+    result.result = (
+        regular_result(pts, names, season)
+        if forfeit_team is None
+        else irregular_result(Team(forfeit_team), cause, result.forfeit, pts, names, season)
+    )
     if spec.replay_dir is not None:
         from model.replay import new_replay_path, write_replay
 
@@ -190,9 +212,14 @@ def _run_one(job: tuple[GameSpec, EngineFactory, EngineFactory]) -> ArenaGame:
 GameRunner = Callable[[GameSpec], ArenaGame]  # plays one game by other means (picklable for --jobs)
 
 
-def run_match(specs: list[GameSpec], factory_a: EngineFactory | None, factory_b: EngineFactory | None, jobs: int = 1,
-              progress: Callable[[list[ArenaGame]], None] | None = None,
-              runner: GameRunner | None = None) -> list[ArenaGame]:
+def run_match(
+    specs: list[GameSpec],
+    factory_a: EngineFactory | None,
+    factory_b: EngineFactory | None,
+    jobs: int = 1,
+    progress: Callable[[list[ArenaGame]], None] | None = None,
+    runner: GameRunner | None = None,
+) -> list[ArenaGame]:
     """Every game of ``specs``: by the engines of the factories, or by ``runner`` (e.g. ``net.external``'s
     games of ``cmd:`` programs on an embedded server)."""
     results: list[ArenaGame] = []
@@ -239,17 +266,24 @@ def summary(results: list[ArenaGame], name_a: str, name_b: str) -> dict:
     a_times = [t for r in results for t in r.a_times]
     b_times = [t for r in results for t in r.b_times]
     return {
-        "a": name_a, "b": name_b, "games": n, "wins": wins, "draws": draws, "losses": losses,
+        "a": name_a,
+        "b": name_b,
+        "games": n,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
         "a_mean_points": sum(r.a_points for r in results) / n if n else 0.0,
         "b_mean_points": sum(r.b_points for r in results) / n if n else 0.0,
-        "score": score, "ci95": (lo, hi),
+        "score": score,
+        "ci95": (lo, hi),
         "a_mean_ms": 1000 * sum(a_times) / len(a_times) if a_times else 0.0,
         "a_max_ms": 1000 * max(a_times, default=0.0),
         "b_mean_ms": 1000 * sum(b_times) / len(b_times) if b_times else 0.0,
         "b_max_ms": 1000 * max(b_times, default=0.0),
         "forfeits": [f"game {r.index}: {r.forfeit}" for r in results if r.forfeit],
         "substitutes": sum(r.substitutes for r in results),
-        "a_forfeits": _forfeit_counts(results, "A"), "b_forfeits": _forfeit_counts(results, "B"),
+        "a_forfeits": _forfeit_counts(results, "A"),
+        "b_forfeits": _forfeit_counts(results, "B"),
         # the replays of the games each side lost (to open with blokus replay / blokus analyse)
         "a_lost_replays": [r.replay for r in results if r.replay and r.score == 0.0],
         "b_lost_replays": [r.replay for r in results if r.replay and r.score == 1.0],
@@ -273,16 +307,36 @@ def format_table(s: dict) -> str:
     lo, hi = s["ci95"]
     rows = [
         ("player", "W", "D", "L", "mean pts", "score %", "95% CI", "mean ms/move", "max ms/move", "forfeits"),
-        (s["a"], s["wins"], s["draws"], s["losses"], f"{s['a_mean_points']:.1f}", f"{100 * s['score']:.1f}",
-         f"{100 * lo:.1f}-{100 * hi:.1f}", f"{s['a_mean_ms']:.0f}", f"{s['a_max_ms']:.0f}",
-         _forfeit_cell(s.get("a_forfeits", {}))),
-        (s["b"], s["losses"], s["draws"], s["wins"], f"{s['b_mean_points']:.1f}",
-         f"{100 * (1 - s['score']):.1f}", f"{100 * (1 - hi):.1f}-{100 * (1 - lo):.1f}", f"{s['b_mean_ms']:.0f}",
-         f"{s['b_max_ms']:.0f}", _forfeit_cell(s.get("b_forfeits", {}))),
+        (
+            s["a"],
+            s["wins"],
+            s["draws"],
+            s["losses"],
+            f"{s['a_mean_points']:.1f}",
+            f"{100 * s['score']:.1f}",
+            f"{100 * lo:.1f}-{100 * hi:.1f}",
+            f"{s['a_mean_ms']:.0f}",
+            f"{s['a_max_ms']:.0f}",
+            _forfeit_cell(s.get("a_forfeits", {})),
+        ),
+        (
+            s["b"],
+            s["losses"],
+            s["draws"],
+            s["wins"],
+            f"{s['b_mean_points']:.1f}",
+            f"{100 * (1 - s['score']):.1f}",
+            f"{100 * (1 - hi):.1f}-{100 * (1 - lo):.1f}",
+            f"{s['b_mean_ms']:.0f}",
+            f"{s['b_max_ms']:.0f}",
+            _forfeit_cell(s.get("b_forfeits", {})),
+        ),
     ]
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(str(v).rjust(w) if i else str(v).ljust(w)
-                       for i, (v, w) in enumerate(zip(row, widths, strict=True))) for row in rows]
+    lines = [
+        "  ".join(str(v).rjust(w) if i else str(v).ljust(w) for i, (v, w) in enumerate(zip(row, widths, strict=True)))
+        for row in rows
+    ]
     lines.insert(1, "-" * len(lines[0]))
     out = "\n".join(lines) + f"\n{s['games']} games"
     if s["forfeits"]:
@@ -290,10 +344,13 @@ def format_table(s: dict) -> str:
     for side in ("a", "b"):
         if s.get(f"{side}_lost_replays"):
             out += f"\ngames {s[side]} lost (blokus replay FILE, blokus analyse FILE):\n  " + "\n  ".join(
-                s[f"{side}_lost_replays"])
+                s[f"{side}_lost_replays"]
+            )
     if s.get("substitutes"):
-        out += (f"\n{s['substitutes']} moves the external engine did not find (it passed with placements left) "
-                "were played for it by greedy")
+        out += (
+            f"\n{s['substitutes']} moves the external engine did not find (it passed with placements left) "
+            "were played for it by greedy"
+        )
     return out
 
 
@@ -312,8 +369,9 @@ class Progress:
         bar = "#" * (30 * done // self.total) + "." * (30 - 30 * done // self.total)
         elapsed = time.monotonic() - self.start
         eta = elapsed / done * (self.total - done) if done else 0.0
-        self.stream.write(f"\r[{bar}] {done}/{self.total}  A: {w}W {d}D {done - w - d}L  "
-                          f"{elapsed:.0f}s elapsed, ~{eta:.0f}s left ")
+        self.stream.write(
+            f"\r[{bar}] {done}/{self.total}  A: {w}W {d}D {done - w - d}L  {elapsed:.0f}s elapsed, ~{eta:.0f}s left "
+        )
         if done == self.total:
             self.stream.write("\n")
         self.stream.flush()
@@ -327,35 +385,66 @@ ExternalRunners = Callable[[str, str, argparse.Namespace], GameRunner]
 def main(argv: list[str] | None = None, external: ExternalRunners | None = None) -> int:
     parser = Parser("blokus arena", "AI-vs-AI games (one team each).")
     names = ", ".join(player_names())
-    parser.add_argument("a", help=f"player A: {names}, level1..level5, gtp:PATH:LEVEL (an external GTP "
-                                  "engine, e.g. Pentobi), mcts:KEY=VALUE,... (the default with other settings, "
-                                  "e.g. mcts:root_eval=0), or cmd:COMMAND (your own client, started per game as "
-                                  "COMMAND -h 127.0.0.1 -p PORT -r CODE against an embedded server)")
+    parser.add_argument(
+        "a",
+        help=f"player A: {names}, level1..level5, gtp:PATH:LEVEL (an external GTP "
+        "engine, e.g. Pentobi), mcts:KEY=VALUE,... (the default with other settings, "
+        "e.g. mcts:root_eval=0), or cmd:COMMAND (your own client, started per game as "
+        "COMMAND -h 127.0.0.1 -p PORT -r CODE against an embedded server)",
+    )
     parser.add_argument("b", help="player B (the same choices)")
     parser.add_argument("--games", type=int, default=2, help="number of games (even: seats swapped per opening)")
-    parser.add_argument("--move-time", type=milliseconds, default=1600, metavar="MS",
-                        help="think time per move in ms, or with a unit (1.6s) (default 1600)")
+    parser.add_argument(
+        "--move-time",
+        type=milliseconds,
+        default=1600,
+        metavar="MS",
+        help="think time per move in ms, or with a unit (1.6s) (default 1600)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
     parser.add_argument("--json", metavar="FILE", help="also write the summary and every game to FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--save-replay", metavar="DIR", help="write every game as a replay file into DIR")
-    parser.add_argument("--season", choices=sorted(SEASONS), default=DEFAULT_SEASON.name, metavar="2021|2027",
-                        help="rules of the games: start pieces, first-move rule, turn limit (default 2021)")
-    parser.add_argument("--opening-turns", type=int, default=None,
-                        help="turns played at random by the arena before the players take over (default 0, "
-                             "4 with a gtp: player, which does not know the start piece)")
-    parser.add_argument("--ponder", choices=("a", "b", "both"),
-                        help="let A, B or both think on the opponent's time (give each pondering player a core: "
-                             "--jobs at most half the cores)")
-    parser.add_argument("--untimed", action="store_true",
-                        help="no time limit per move: each player's own budget decides (mcts:count=N, a gtp: "
-                             "level), to compare searches per simulation; --move-time is then only a safety cap")
-    parser.add_argument("--logs", metavar="DIR",
-                        help="where cmd: programs write their output, per game and seat (default: the --save-replay "
-                             "DIR, else a new temporary directory)")
-    parser.add_argument("--join-timeout", type=float, default=30.0, metavar="SECONDS",
-                        help="a cmd: program that has not joined after this loses the game (default 30)")
+    parser.add_argument(
+        "--season",
+        choices=sorted(SEASONS),
+        default=DEFAULT_SEASON.name,
+        metavar="2021|2027",
+        help="rules of the games: start pieces, first-move rule, turn limit (default 2021)",
+    )
+    parser.add_argument(
+        "--opening-turns",
+        type=int,
+        default=None,
+        help="turns played at random by the arena before the players take over (default 0, "
+        "4 with a gtp: player, which does not know the start piece)",
+    )
+    parser.add_argument(
+        "--ponder",
+        choices=("a", "b", "both"),
+        help="let A, B or both think on the opponent's time (give each pondering player a core: "
+        "--jobs at most half the cores)",
+    )
+    parser.add_argument(
+        "--untimed",
+        action="store_true",
+        help="no time limit per move: each player's own budget decides (mcts:count=N, a gtp: "
+        "level), to compare searches per simulation; --move-time is then only a safety cap",
+    )
+    parser.add_argument(
+        "--logs",
+        metavar="DIR",
+        help="where cmd: programs write their output, per game and seat (default: the --save-replay "
+        "DIR, else a new temporary directory)",
+    )
+    parser.add_argument(
+        "--join-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="a cmd: program that has not joined after this loses the game (default 30)",
+    )
     args = parser.parse_args(argv)
     if args.games < 1 or args.move_time < 1 or args.jobs < 1 or args.join_timeout <= 0:
         parser.error("--games, --move-time, --jobs and --join-timeout must be positive")
@@ -388,10 +477,14 @@ def main(argv: list[str] | None = None, external: ExternalRunners | None = None)
     ponder = (args.ponder in ("a", "both"), args.ponder in ("b", "both"))
     cores = os.cpu_count() or 1
     if args.ponder and 2 * args.jobs > cores:  # a pondering player and its opponent both think all the time
-        print(f"blokus arena: note: with --ponder each game keeps two cores busy; --jobs {args.jobs} on {cores} "
-              f"cores slows both players", file=sys.stderr)
-    specs = make_specs(args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening, ponder,
-                       not args.untimed)
+        print(
+            f"blokus arena: note: with --ponder each game keeps two cores busy; --jobs {args.jobs} on {cores} "
+            f"cores slows both players",
+            file=sys.stderr,
+        )
+    specs = make_specs(
+        args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening, ponder, not args.untimed
+    )
     progress = None if args.quiet else Progress(len(specs))
     try:
         if runner is not None:
@@ -402,9 +495,12 @@ def main(argv: list[str] | None = None, external: ExternalRunners | None = None)
         print("blokus arena: a game process died (crashed or killed); the match is incomplete", file=sys.stderr)
         return 1
     s = summary(results, args.a, args.b)
-    print(f"arena {args.a} vs {args.b}: {args.games} games, season {args.season}, {args.move_time} ms/move, "
-          f"seed {args.seed}, jobs {args.jobs}, opening turns {opening}"
-          + (f", pondering {args.ponder}" if args.ponder else "") + (", untimed" if args.untimed else ""))
+    print(
+        f"arena {args.a} vs {args.b}: {args.games} games, season {args.season}, {args.move_time} ms/move, "
+        f"seed {args.seed}, jobs {args.jobs}, opening turns {opening}"
+        + (f", pondering {args.ponder}" if args.ponder else "")
+        + (", untimed" if args.untimed else "")
+    )
     print(format_table(s))
     if args.json:
         with open(args.json, "w") as fh:

@@ -78,8 +78,9 @@ class Engine(Player):
         if type(self).ponder is Engine.ponder:  # this engine does not ponder
             return
         self._ponder_stop = stop = threading.Event()
-        self._ponder_thread = threading.Thread(target=self.ponder, args=(state.copy(), stop), daemon=True,
-                                               name=f"ponder-{self.name}")
+        self._ponder_thread = threading.Thread(
+            target=self.ponder, args=(state.copy(), stop), daemon=True, name=f"ponder-{self.name}"
+        )
         self._ponder_thread.start()
 
     def stop_pondering(self) -> None:
@@ -92,8 +93,7 @@ class Engine(Player):
         self._stop = stop = threading.Event()
         return await asyncio.to_thread(self.think, state.copy(), deadline, stop)
 
-    def choose_move_sync(self, state: GameState, deadline: float | None = None,
-                         move_time: float = 1.0) -> Move:
+    def choose_move_sync(self, state: GameState, deadline: float | None = None, move_time: float = 1.0) -> Move:
         """Blocking variant for scripts and the arena."""
         self._stop = stop = threading.Event()
         return self.think(state.copy(), deadline or self.clock() + move_time, stop)
@@ -112,8 +112,14 @@ class TimeKeeper:
     search does not.
     """
 
-    def __init__(self, clock: Callable[[], float], deadline: float, stop: StopFlag,
-                 cpu_clock: Callable[[], float] = time.thread_time, reserve: float = 0.2) -> None:
+    def __init__(
+        self,
+        clock: Callable[[], float],
+        deadline: float,
+        stop: StopFlag,
+        cpu_clock: Callable[[], float] = time.thread_time,
+        reserve: float = 0.2,
+    ) -> None:
         self.clock = clock
         self.cpu_clock = cpu_clock
         self.stop = stop

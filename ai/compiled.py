@@ -51,9 +51,15 @@ class Kernels:
         marks = [self.module, *self.depends_on]
         code = f"import {self.module} as m; m.warm_up(); from model import numba_cache as c; c.mark_warm({marks})"
         try:
-            done = subprocess.run([sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL, timeout=timeout, check=False,
-                                  env={**os.environ, _CHILD: "1"})
+            done = subprocess.run(
+                [sys.executable, "-c", code],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=timeout,
+                check=False,
+                env={**os.environ, _CHILD: "1"},
+            )
         except (OSError, subprocess.SubprocessError):
             return False
         return done.returncode == 0
@@ -81,8 +87,7 @@ class Kernels:
         if not self.ready.is_set():
             with self._lock:
                 if self._thread is None:
-                    self._thread = threading.Thread(target=self._prepare, name=f"compile-{self.module}",
-                                                    daemon=True)
+                    self._thread = threading.Thread(target=self._prepare, name=f"compile-{self.module}", daemon=True)
                     self._thread.start()
             self.ready.wait(wait)
         return self.is_ready()
@@ -109,8 +114,16 @@ class LazyCompiledPlayer(Engine):
     a program's start (the TUI's first frame). The first move asked for starts the import in a background
     thread; until the player exists (and its kernels are ready) ``fallback`` answers."""
 
-    def __init__(self, name: str, module: str, factory: Callable[..., Engine], fallback: Engine,
-                 seed: int | None = None, *, clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        module: str,
+        factory: Callable[..., Engine],
+        fallback: Engine,
+        seed: int | None = None,
+        *,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         super().__init__(seed, clock=clock)
         self.name = name
         self.module = module

@@ -42,8 +42,19 @@ NOT_RIGHT = P.NOT_RIGHT
 
 
 # the terms of the evaluation, per team; the value is sum(weight * (team ONE's term - team TWO's term))
-FEATURES = ("points", "anchors", "area", "overlap", "awkward", "centre", "dead", "exclusive", "mobility",
-            "colour_area", "stranded")
+FEATURES = (
+    "points",
+    "anchors",
+    "area",
+    "overlap",
+    "awkward",
+    "centre",
+    "dead",
+    "exclusive",
+    "mobility",
+    "colour_area",
+    "stranded",
+)
 
 
 @dataclass(frozen=True)
@@ -76,8 +87,19 @@ class Weights:
 
     def vector(self) -> list[float]:
         """The weight of each of ``FEATURES`` (``dead`` as a negative weight per removed colour)."""
-        return [self.points, self.anchors, self.area, self.overlap, self.awkward, self.centre, -self.dead,
-                self.exclusive, self.mobility, self.colour_area, self.stranded]
+        return [
+            self.points,
+            self.anchors,
+            self.area,
+            self.overlap,
+            self.awkward,
+            self.centre,
+            -self.dead,
+            self.exclusive,
+            self.mobility,
+            self.colour_area,
+            self.stranded,
+        ]
 
     def at_turn(self, turn: int) -> list[float]:
         """The weights of ``FEATURES`` at ``turn``."""
@@ -111,23 +133,78 @@ DEFAULT_WEIGHTS = Weights()
 TUNED_WEIGHTS = Weights(
     colour_steps=8,
     phase_start=12,
-    phases=((20, Weights(colour_area=5.5)),
-            (28, Weights(colour_area=8.9)),
-            (36, Weights(colour_area=6.8)),
-            (50, Weights(points=1.0, anchors=-0.25, area=0.73, overlap=0.92, awkward=1.36, centre=0.0, dead=0.86,
-                         colour_area=1.5, stranded=-0.2)),
-            (58, Weights(points=1.0, anchors=-0.175, area=0.51, overlap=0.51, awkward=1.26, centre=0.0, dead=0.6,
-                         colour_area=0.7, stranded=-0.33)),
-            (66, Weights(points=1.0, anchors=-0.1, area=0.29, overlap=0.1, awkward=1.16, centre=0.0, dead=0.34,
-                         mobility=0.37, colour_area=1.4, stranded=-1.3))),
+    phases=(
+        (20, Weights(colour_area=5.5)),
+        (28, Weights(colour_area=8.9)),
+        (36, Weights(colour_area=6.8)),
+        (
+            50,
+            Weights(
+                points=1.0,
+                anchors=-0.25,
+                area=0.73,
+                overlap=0.92,
+                awkward=1.36,
+                centre=0.0,
+                dead=0.86,
+                colour_area=1.5,
+                stranded=-0.2,
+            ),
+        ),
+        (
+            58,
+            Weights(
+                points=1.0,
+                anchors=-0.175,
+                area=0.51,
+                overlap=0.51,
+                awkward=1.26,
+                centre=0.0,
+                dead=0.6,
+                colour_area=0.7,
+                stranded=-0.33,
+            ),
+        ),
+        (
+            66,
+            Weights(
+                points=1.0,
+                anchors=-0.1,
+                area=0.29,
+                overlap=0.1,
+                awkward=1.16,
+                centre=0.0,
+                dead=0.34,
+                mobility=0.37,
+                colour_area=1.4,
+                stranded=-1.3,
+            ),
+        ),
+    ),
 )
 
 # How hard a shape is to fit late in the game, beyond its size (pentominoes with few "good" shapes).
 _AWK = {
-    Shape.PENTO_X: 2.0, Shape.PENTO_W: 1.6, Shape.PENTO_R: 1.4, Shape.PENTO_Z: 1.4, Shape.PENTO_T: 1.2,
-    Shape.PENTO_U: 1.2, Shape.PENTO_V: 1.2, Shape.PENTO_S: 1.0, Shape.PENTO_Y: 1.0, Shape.PENTO_L: 0.8,
-    Shape.PENTO_P: 0.6, Shape.PENTO_I: 1.0, Shape.TETRO_T: 0.6, Shape.TETRO_Z: 0.6, Shape.TETRO_L: 0.4,
-    Shape.TETRO_O: 0.5, Shape.TETRO_I: 0.5, Shape.TRIO_L: 0.2, Shape.TRIO_I: 0.2, Shape.DOMINO: 0.0,
+    Shape.PENTO_X: 2.0,
+    Shape.PENTO_W: 1.6,
+    Shape.PENTO_R: 1.4,
+    Shape.PENTO_Z: 1.4,
+    Shape.PENTO_T: 1.2,
+    Shape.PENTO_U: 1.2,
+    Shape.PENTO_V: 1.2,
+    Shape.PENTO_S: 1.0,
+    Shape.PENTO_Y: 1.0,
+    Shape.PENTO_L: 0.8,
+    Shape.PENTO_P: 0.6,
+    Shape.PENTO_I: 1.0,
+    Shape.TETRO_T: 0.6,
+    Shape.TETRO_Z: 0.6,
+    Shape.TETRO_L: 0.4,
+    Shape.TETRO_O: 0.5,
+    Shape.TETRO_I: 0.5,
+    Shape.TRIO_L: 0.2,
+    Shape.TRIO_I: 0.2,
+    Shape.DOMINO: 0.0,
     Shape.MONO: 0.0,
 }
 AWK = [_AWK[s] for s in SHAPES]
@@ -170,8 +247,9 @@ def diag(bb: int) -> int:
     return ((r << N) | (r >> N) | (lf << N) | (lf >> N)) & FULL
 
 
-def colour_features(state: GameState, c: int, occ: int, steps: int,
-                    far_steps: int = 0) -> tuple[int, int, int, int, int]:
+def colour_features(
+    state: GameState, c: int, occ: int, steps: int, far_steps: int = 0
+) -> tuple[int, int, int, int, int]:
     """(anchors, good anchors, reach area bitboard within ``steps``, anchor bitboard, number of cells reached
     within ``far_steps``) of colour ``c``."""
     if not state.valid >> c & 1:
@@ -211,8 +289,9 @@ def stranded_squares(state: GameState, c: int, legal: np.ndarray) -> int:
     return sum(SIZE[s] for s in range(len(SHAPES)) if hand >> s & 1 and not fit >> s & 1)
 
 
-def team_features(state: GameState, steps: int, mobility: bool, colour_steps: int = 3,
-                  stranded: bool = False) -> list[list[float]]:
+def team_features(
+    state: GameState, steps: int, mobility: bool, colour_steps: int = 3, stranded: bool = False
+) -> list[list[float]]:
     """The terms of ``FEATURES`` for each team (mobility and stranded squares counted only if ``mobility``,
     ``stranded``: they cost a move generation)."""
     over = state.is_over  # then nobody moves again: no mobility terms, the rest stays continuous
@@ -239,8 +318,11 @@ def team_features(state: GameState, steps: int, mobility: bool, colour_steps: in
                     f[10] = stranded_squares(state, c1, legal[0]) + stranded_squares(state, c2, legal[1])
         for c in (c1, c2):
             hand = state.shapes[c]
-            f[0] += (TOTAL_SQUARES + 15 + (5 if state.mono_flag >> c & 1 else 0) if hand == 0
-                     else TOTAL_SQUARES - _SQ_LO[hand & 2047] - _SQ_HI[hand >> 11])
+            f[0] += (
+                TOTAL_SQUARES + 15 + (5 if state.mono_flag >> c & 1 else 0)
+                if hand == 0
+                else TOTAL_SQUARES - _SQ_LO[hand & 2047] - _SQ_HI[hand >> 11]
+            )
             f[4] += _HAND_AWK_ALL - _AWK_LO[hand & 2047] - _AWK_HI[hand >> 11]
             if fade:
                 f[5] += fade * ((b[c] & CENTRE_IN).bit_count() + (b[c] & CENTRE_MID).bit_count())
@@ -278,9 +360,11 @@ def terminal_value(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> float:
 
 # --- vectorised per-placement tables for move ordering -------------------------------------------
 
+
 def _words(bbs: list[int]) -> np.ndarray:
-    return np.frombuffer(b"".join(m.to_bytes(P.WORDS * 8, "little") for m in bbs),
-                         dtype=np.uint64).reshape(len(bbs), P.WORDS)
+    return np.frombuffer(b"".join(m.to_bytes(P.WORDS * 8, "little") for m in bbs), dtype=np.uint64).reshape(
+        len(bbs), P.WORDS
+    )
 
 
 # the cells that would become new corners (anchors) of a placement, ignoring the rest of the board
@@ -288,8 +372,7 @@ _CORNER_BBS = [diag(m) & ~edge(m) & ~m for m in P.MASKS]
 CORNER_WORDS = _words(_CORNER_BBS)
 P_SIZE = np.array([SIZE[s] for s in P.P_SHAPE_LIST], dtype=np.float64)
 P_AWK = np.array([AWK[s] for s in P.P_SHAPE_LIST], dtype=np.float64)
-P_CENTRE = np.array([(m & CENTRE_IN).bit_count() + (m & CENTRE_MID).bit_count() for m in P.MASKS],
-                    dtype=np.float64)
+P_CENTRE = np.array([(m & CENTRE_IN).bit_count() + (m & CENTRE_MID).bit_count() for m in P.MASKS], dtype=np.float64)
 
 
 def _popcount_rows(words: np.ndarray) -> np.ndarray:
@@ -311,5 +394,4 @@ def static_scores(state: GameState, pids: np.ndarray, color: int) -> np.ndarray:
     new_corners = _popcount_rows(CORNER_WORDS[pids] & P.to_words(free_own))
     blocked = _popcount_rows(masks & P.to_words(opp_anchors))
     fade = max(0.0, 1.0 - state.turn / 40.0)
-    return (1.6 * P_SIZE[pids] + P_AWK[pids] + 0.7 * new_corners + 1.2 * blocked
-            + 0.3 * fade * P_CENTRE[pids])
+    return 1.6 * P_SIZE[pids] + P_AWK[pids] + 0.7 * new_corners + 1.2 * blocked + 0.3 * fade * P_CENTRE[pids]

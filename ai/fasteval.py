@@ -25,7 +25,6 @@ NF = len(E.FEATURES)
 # (``weight_vector``)
 
 
-
 def weight_vector(w: E.Weights = E.DEFAULT_WEIGHTS) -> np.ndarray:
     """``w`` as the flat vector the compiled evaluation reads."""
     phases = [(w.phase_start, w.vector())] + [(t, p.vector()) for t, p in w.phases]
@@ -165,8 +164,7 @@ def team_features(t, b, m, first_cells, steps, colour_steps, mobility, stranded,
                     if (m[M_VALID] >> c) & 1:
                         out[team, 8] += F.count_moves(t, b, m, c, first_cells, np.int64(F.MAX_MOVES))
             if stranded:
-                out[team, 10] = (stranded_squares(t, b, m, c1, first_cells)
-                                 + stranded_squares(t, b, m, c2, first_cells))
+                out[team, 10] = stranded_squares(t, b, m, c1, first_cells) + stranded_squares(t, b, m, c2, first_cells)
         for c in (c1, c2):
             hand = m[M_HAND + c]
             out[team, 0] += F.points(t, m, c)
@@ -204,8 +202,7 @@ def evaluate(t, b, m, first_cells, w):
             wi += frac * (w[base + (lo + 1) * NF + i] - wi)
         weights[i] = wi
     feats = np.empty((2, NF), dtype=np.float64)
-    team_features(t, b, m, first_cells, np.int64(w[0]), np.int64(w[1]), weights[8] != 0.0, weights[10] != 0.0,
-                  feats)
+    team_features(t, b, m, first_cells, np.int64(w[0]), np.int64(w[1]), weights[8] != 0.0, weights[10] != 0.0, feats)
     total = 0.0
     for i in range(NF):
         total += weights[i] * (feats[0, i] - feats[1, i])

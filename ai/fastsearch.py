@@ -118,13 +118,41 @@ class Ctx:
         self.frame_i = np.zeros((MAX_PLY + 1, 4), dtype=np.int64)
 
     def arrays(self) -> tuple:
-        return (self.stack_b, self.stack_m, self.moves, self.cand, self.cand_score, self.seen, self.opp_anchor,
-                self.counters, self.flag, self.frame_f, self.frame_i)
+        return (
+            self.stack_b,
+            self.stack_m,
+            self.moves,
+            self.cand,
+            self.cand_score,
+            self.seen,
+            self.opp_anchor,
+            self.counters,
+            self.flag,
+            self.frame_f,
+            self.frame_i,
+        )
 
 
 @njit(cache=True, nogil=True)
-def scored_children(t, b, m, first_cells, w, sign, ply, limit, stack_b, stack_m, moves, cand, cand_score, seen,
-                    opp_anchor, counters, flag):
+def scored_children(
+    t,
+    b,
+    m,
+    first_cells,
+    w,
+    sign,
+    ply,
+    limit,
+    stack_b,
+    stack_m,
+    moves,
+    cand,
+    cand_score,
+    seen,
+    opp_anchor,
+    counters,
+    flag,
+):
     """Fill ``cand[ply, :k]``/``cand_score[ply, :k]`` with the best ``limit`` placements by static score and
     their values after the move (for the root team: ``sign`` * evaluation); return k (-1: stopped)."""
     color = m[M_TURN] & 3
@@ -182,8 +210,32 @@ def _sort_children(cand, cand_score, ply, k, descending):
 
 
 @njit(cache=True, nogil=True)
-def alphabeta(t, b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, limits, shallow, stack_b, stack_m,
-              moves, cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i):
+def alphabeta(
+    t,
+    b,
+    m,
+    first_cells,
+    w,
+    team,
+    sign,
+    depth,
+    alpha,
+    beta,
+    ply0,
+    limits,
+    shallow,
+    stack_b,
+    stack_m,
+    moves,
+    cand,
+    cand_score,
+    seen,
+    opp_anchor,
+    counters,
+    flag,
+    frame_f,
+    frame_i,
+):
     """Minimax value (for the root team) of the current, not finished position, ``depth`` plies deep;
     ``ABORTED`` once the stop flag is set (the position is then restored too). ``limits[1]``: (prefilter,
     width) at the root team's nodes, ``limits[0]``: at the opponent's; ``shallow`` = (plies, prefilter):
@@ -206,8 +258,25 @@ def alphabeta(t, b, m, first_cells, w, team, sign, depth, alpha, beta, ply0, lim
         if ply < shallow[0] and prefilter < shallow[1]:
             prefilter = shallow[1]
         if not flag[0]:
-            k = scored_children(t, b, m, first_cells, w, sign, ply, prefilter, stack_b, stack_m, moves, cand,
-                                cand_score, seen, opp_anchor, counters, flag)
+            k = scored_children(
+                t,
+                b,
+                m,
+                first_cells,
+                w,
+                sign,
+                ply,
+                prefilter,
+                stack_b,
+                stack_m,
+                moves,
+                cand,
+                cand_score,
+                seen,
+                opp_anchor,
+                counters,
+                flag,
+            )
         if k < 0:
             if ply > ply0:
                 F.restore(b, m, stack_b, stack_m, ply0)
@@ -275,15 +344,62 @@ def root_values(t, b, m, first_cells, w, sign, pids, out, stack_b, stack_m, flag
 
 
 @njit(cache=True, nogil=True)
-def search_move(t, b, m, first_cells, w, team, sign, pid, depth, alpha, limits, shallow, stack_b, stack_m, moves,
-                cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i):
+def search_move(
+    t,
+    b,
+    m,
+    first_cells,
+    w,
+    team,
+    sign,
+    pid,
+    depth,
+    alpha,
+    limits,
+    shallow,
+    stack_b,
+    stack_m,
+    moves,
+    cand,
+    cand_score,
+    seen,
+    opp_anchor,
+    counters,
+    flag,
+    frame_f,
+    frame_i,
+):
     """The value of root move ``pid`` searched ``depth`` plies (the move included)."""
     F.push(t, b, m, stack_b, stack_m, np.int64(0), pid, first_cells)
     if F.is_over(m):
         v = FE.leaf_value(t, b, m, first_cells, w, sign)
     else:
-        v = alphabeta(t, b, m, first_cells, w, team, sign, depth - 1, alpha, 1e18, np.int64(1), limits, shallow,
-                      stack_b, stack_m, moves, cand, cand_score, seen, opp_anchor, counters, flag, frame_f, frame_i)
+        v = alphabeta(
+            t,
+            b,
+            m,
+            first_cells,
+            w,
+            team,
+            sign,
+            depth - 1,
+            alpha,
+            1e18,
+            np.int64(1),
+            limits,
+            shallow,
+            stack_b,
+            stack_m,
+            moves,
+            cand,
+            cand_score,
+            seen,
+            opp_anchor,
+            counters,
+            flag,
+            frame_f,
+            frame_i,
+        )
     F.restore(b, m, stack_b, stack_m, np.int64(0))
     return v
 
@@ -323,8 +439,14 @@ class FastLookaheadPlayer(Engine):
 
     name = "lookahead"
 
-    def __init__(self, seed: int | None = None, *, weights: Weights | None = None,
-                 params: FastSearchParams | None = None, clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        weights: Weights | None = None,
+        params: FastSearchParams | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         super().__init__(seed, clock=clock)
         self.weights = weights or TUNED_WEIGHTS
         self.params = params or FastSearchParams()
@@ -380,8 +502,9 @@ class FastLookaheadPlayer(Engine):
                     opponent = (prefilter, width) if p.widen_opponents or round_no == 0 else (p.prefilter, p.width)
                     limits = np.array([opponent, (prefilter, width)], dtype=np.int64)
                     for depth in range(2, p.max_depth + 1):
-                        ranked, complete = self._iteration(fs, w, team, sign, ranked[:root_width], depth, ranked,
-                                                           limits)
+                        ranked, complete = self._iteration(
+                            fs, w, team, sign, ranked[:root_width], depth, ranked, limits
+                        )
                         if round_no == 0:
                             best_pid = ranked[0]
                         if not complete:
@@ -395,12 +518,27 @@ class FastLookaheadPlayer(Engine):
                             depth_done, width_done = depth, width
                     if not to_the_end:
                         break
-        self.last_info = {"depth": depth_done, "width": width_done, "nodes": int(ctx.counters[1]),
-                          "moves": len(pids), "time": timer.elapsed(), "cpu_share": round(timer.share, 2)}
+        self.last_info = {
+            "depth": depth_done,
+            "width": width_done,
+            "nodes": int(ctx.counters[1]),
+            "moves": len(pids),
+            "time": timer.elapsed(),
+            "cpu_share": round(timer.share, 2),
+        }
         return move_of_placement(color, best_pid)
 
-    def _iteration(self, fs: F.FastState, w: np.ndarray, team: int, sign: float, candidates: list[int], depth: int,
-                   ranked: list[int], limits: np.ndarray) -> tuple[list[int], bool]:
+    def _iteration(
+        self,
+        fs: F.FastState,
+        w: np.ndarray,
+        team: int,
+        sign: float,
+        candidates: list[int],
+        depth: int,
+        ranked: list[int],
+        limits: np.ndarray,
+    ) -> tuple[list[int], bool]:
         """One root iteration; returns the new ranking and whether it completed (as ``ai.search``)."""
         ctx = self.ctx
         results: list[tuple[float, int]] = []
@@ -409,8 +547,9 @@ class FastLookaheadPlayer(Engine):
         complete = True
         shallow = np.array([self.params.shallow_plies, min(self.params.shallow_prefilter, MAX_KEEP)], dtype=np.int64)
         for pid in candidates:
-            v = search_move(TABLES, fs.b, fs.m, fs.first_cells, w, team, sign, pid, depth, alpha, limits, shallow,
-                            *ctx.arrays())
+            v = search_move(
+                TABLES, fs.b, fs.m, fs.first_cells, w, team, sign, pid, depth, alpha, limits, shallow, *ctx.arrays()
+            )
             if v == ABORTED:
                 complete = False
                 break

@@ -30,8 +30,14 @@ def ordered(state: GameState, pids: np.ndarray) -> list[int]:
 class GreedyPlayer(Engine):
     name = "greedy"
 
-    def __init__(self, seed: int | None = None, *, weights: Weights | None = None, noise: float = 0.0,
-                 clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        weights: Weights | None = None,
+        noise: float = 0.0,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         super().__init__(seed, clock=clock)
         self.weights = weights or DEFAULT_WEIGHTS
         self.noise = noise  # a random term up to this size on every value (a weaker, beatable level)

@@ -68,8 +68,9 @@ class GtpPlayer(Engine):
 
     external = True  # its own clock: the arena does not hold it to the server's 2 s
 
-    def __init__(self, path: str, level: int, seed: int | None = None, *,
-                 clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self, path: str, level: int, seed: int | None = None, *, clock: Callable[[], float] | None = None
+    ) -> None:
         super().__init__(seed, clock=clock)
         self.path = path
         self.level = level
@@ -84,8 +85,9 @@ class GtpPlayer(Engine):
     def _start(self) -> None:
         cmd = [self.path, *GTP_ARGS, "--level", str(self.level), "--seed", str(self.seed % 2**31)]
         try:
-            self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.DEVNULL, text=True, bufsize=1)
+            self._proc = subprocess.Popen(
+                cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1
+            )
         except OSError as exc:
             raise GtpError(f"cannot start {self.path}: {exc.strerror or exc}") from exc
 

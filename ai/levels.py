@@ -42,6 +42,7 @@ class CappedTime(Engine):
 def make_level(level: int, seed: int | None = None) -> Engine:
     """The player of strength ``level`` (1..5)."""
     from ai import make_player  # the registry imports this module
+
     builders: dict[int, Callable[[], Engine]] = {
         1: lambda: GreedyPlayer(seed, noise=20.0),
         2: lambda: GreedyPlayer(seed, noise=6.0),

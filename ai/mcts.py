@@ -68,8 +68,25 @@ PENTO_MASK = sum(1 << s for s in range(NSHAPES) if SIZES[s] == 5)
 P_SIZE = SIZES[P_SHAPE]  # squares per placement
 
 # params vector (float64) indices
-R_EXPLORE, R_RAVE_BIAS, R_PRIOR_N, R_SIZE_BASE, R_SCORE_W, R_EARLY_ROUNDS, R_EARLY_PENTOS, R_ROOT_EVAL, R_GRADED, \
-    R_SHAPE_PRIOR, R_PLAYOUT_MOVES, R_EVAL_SCALE, R_MOVE_PRIOR, R_PRIOR_VALUE, R_SCORE_Z, R_PRUNE, R_WEIGHTS = range(17)
+(
+    R_EXPLORE,
+    R_RAVE_BIAS,
+    R_PRIOR_N,
+    R_SIZE_BASE,
+    R_SCORE_W,
+    R_EARLY_ROUNDS,
+    R_EARLY_PENTOS,
+    R_ROOT_EVAL,
+    R_GRADED,
+    R_SHAPE_PRIOR,
+    R_PLAYOUT_MOVES,
+    R_EVAL_SCALE,
+    R_MOVE_PRIOR,
+    R_PRIOR_VALUE,
+    R_SCORE_Z,
+    R_PRUNE,
+    R_WEIGHTS,
+) = range(17)
 # (R_WEIGHTS: the evaluation's weights follow)
 
 
@@ -99,11 +116,27 @@ class MctsParams:
     #                 schedule of Pentobi's levels (count=5028: level 6's budget, 69809: level 7's)
 
     def vector(self) -> np.ndarray:
-        head = np.array([self.explore, self.rave_bias, self.prior_n, self.size_base,
-                         self.score_weight, self.early_rounds, self.early_pentos, self.root_eval,
-                         float(self.graded), self.shape_prior, self.playout_moves, self.eval_scale,
-                         self.move_prior, self.prior_value, self.score_z, self.prune],
-                        dtype=np.float64)
+        head = np.array(
+            [
+                self.explore,
+                self.rave_bias,
+                self.prior_n,
+                self.size_base,
+                self.score_weight,
+                self.early_rounds,
+                self.early_pentos,
+                self.root_eval,
+                float(self.graded),
+                self.shape_prior,
+                self.playout_moves,
+                self.eval_scale,
+                self.move_prior,
+                self.prior_value,
+                self.score_z,
+                self.prune,
+            ],
+            dtype=np.float64,
+        )
         return np.concatenate([head, weight_vector(DEFAULT_WEIGHTS)])
 
 
@@ -128,8 +161,21 @@ class Tree:
         self.counters = np.zeros(4, dtype=np.int64)  # nodes used, edges used, simulations, max depth
 
     def arrays(self) -> tuple:
-        return (self.node_first, self.node_count, self.node_n, self.edge_pid, self.edge_child, self.edge_n,
-                self.edge_w, self.edge_pn, self.edge_pw, self.edge_rn, self.edge_rw, self.edge_p, self.counters)
+        return (
+            self.node_first,
+            self.node_count,
+            self.node_n,
+            self.edge_pid,
+            self.edge_child,
+            self.edge_n,
+            self.edge_w,
+            self.edge_pn,
+            self.edge_pw,
+            self.edge_rn,
+            self.edge_rw,
+            self.edge_p,
+            self.counters,
+        )
 
 
 class Scratch:
@@ -155,12 +201,29 @@ class Scratch:
         self.cands = np.zeros(MAX_MOVES, dtype=np.int32)  # the playout policy's candidates
 
     def arrays(self) -> tuple:
-        return (self.b, self.m, self.moves, self.weights, self.seen, self.stamp, self.amaf, self.played,
-                self.local, self.last, self.lists, self.lcount, self.marks, self.mscratch, self.feats,
-                self.margins, self.cands)
+        return (
+            self.b,
+            self.m,
+            self.moves,
+            self.weights,
+            self.seen,
+            self.stamp,
+            self.amaf,
+            self.played,
+            self.local,
+            self.last,
+            self.lists,
+            self.lcount,
+            self.marks,
+            self.mscratch,
+            self.feats,
+            self.margins,
+            self.cands,
+        )
 
 
 # --- compiled parts ---------------------------------------------------------------------------------
+
 
 @njit(cache=True)
 def seed_rng(seed):
@@ -255,8 +318,7 @@ def _candidates(t, row, n, floor, local, mark, size_w, cands, weights):
 
 
 @njit(cache=True)
-def _playout_move(t, b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w,
-                  cands):
+def _playout_move(t, b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w, cands):
     """A placement for ``color`` by the biased playout policy, or -1 if it has none: among the placements
     of at least ``_min_size`` squares that cover the most of the opponents' newest attach points (blocking
     them), one drawn with weight ``size_base ** size``.
@@ -342,9 +404,36 @@ def _prior(t, b, m, color, pid, local, mark, params):
 
 
 @njit(cache=True)
-def _expand(t, node, b, m, first_cells, scratch_moves, logits, seen, stamp, local, last, marks, mscratch, feats,
-            params, prior_weights, node_first, node_count, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw,
-            edge_rn, edge_rw, edge_p, counters):
+def _expand(
+    t,
+    node,
+    b,
+    m,
+    first_cells,
+    scratch_moves,
+    logits,
+    seen,
+    stamp,
+    local,
+    last,
+    marks,
+    mscratch,
+    feats,
+    params,
+    prior_weights,
+    node_first,
+    node_count,
+    edge_pid,
+    edge_child,
+    edge_n,
+    edge_w,
+    edge_pn,
+    edge_pw,
+    edge_rn,
+    edge_rw,
+    edge_p,
+    counters,
+):
     first = counters[1]
     if first + MAX_MOVES > edge_pid.shape[0]:
         return False  # the tree is full (checked first: a failed expansion would cost a move generation)
@@ -461,8 +550,9 @@ def _playout_turn(t, b, m, first_cells, weights, seen, stamp, local, last, lists
     that the next colour can place: that check cost a third to two thirds of a playout's time, and the next
     colour's move list answers it anyway. Returns the placement, or -1."""
     color = m[M_TURN] & 3
-    pid = _playout_move(t, b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params,
-                        size_w, cands)
+    pid = _playout_move(
+        t, b, m, color, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w, cands
+    )
     if pid < 0:
         m[M_VALID] &= ~(1 << color)
     else:
@@ -473,25 +563,124 @@ def _playout_turn(t, b, m, first_cells, weights, seen, stamp, local, last, lists
 
 
 @njit(cache=True)
-def expand_root(t, b_root, m_root, first_cells, last_root, params, prior_weights, b, m, moves, weights, seen, stamp,
-                amaf, played, local, last, lists, lcount, marks, mscratch, feats, margins, cands, node_first,
-                node_count, node_n, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p,
-                counters):
+def expand_root(
+    t,
+    b_root,
+    m_root,
+    first_cells,
+    last_root,
+    params,
+    prior_weights,
+    b,
+    m,
+    moves,
+    weights,
+    seen,
+    stamp,
+    amaf,
+    played,
+    local,
+    last,
+    lists,
+    lcount,
+    marks,
+    mscratch,
+    feats,
+    margins,
+    cands,
+    node_first,
+    node_count,
+    node_n,
+    edge_pid,
+    edge_child,
+    edge_n,
+    edge_w,
+    edge_pn,
+    edge_pw,
+    edge_rn,
+    edge_rw,
+    edge_p,
+    counters,
+):
     """Create the root's edges (node 0) with the compiled prior, as the first simulation would."""
     F._copy(b, b_root)
     for i in range(m.shape[0]):
         m[i] = m_root[i]
     for c in range(4):
         last[c] = last_root[c]
-    return _expand(t, np.int64(0), b, m, first_cells, moves, weights, seen, stamp, local, last, marks, mscratch, feats,
-                   params, prior_weights, node_first, node_count, edge_pid, edge_child, edge_n, edge_w, edge_pn,
-                   edge_pw, edge_rn, edge_rw, edge_p, counters)
+    return _expand(
+        t,
+        np.int64(0),
+        b,
+        m,
+        first_cells,
+        moves,
+        weights,
+        seen,
+        stamp,
+        local,
+        last,
+        marks,
+        mscratch,
+        feats,
+        params,
+        prior_weights,
+        node_first,
+        node_count,
+        edge_pid,
+        edge_child,
+        edge_n,
+        edge_w,
+        edge_pn,
+        edge_pw,
+        edge_rn,
+        edge_rw,
+        edge_p,
+        counters,
+    )
 
 
 @njit(cache=True, nogil=True)  # nogil: a pondering thread runs beside the caller's loop and other engines
-def run(t, sims, b_root, m_root, first_cells, last_root, params, prior_weights, b, m, moves, weights, seen, stamp, amaf,
-        played, local, last, lists, lcount, marks, mscratch, feats, margins, cands, node_first, node_count,
-        node_n, edge_pid, edge_child, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, counters):
+def run(
+    t,
+    sims,
+    b_root,
+    m_root,
+    first_cells,
+    last_root,
+    params,
+    prior_weights,
+    b,
+    m,
+    moves,
+    weights,
+    seen,
+    stamp,
+    amaf,
+    played,
+    local,
+    last,
+    lists,
+    lcount,
+    marks,
+    mscratch,
+    feats,
+    margins,
+    cands,
+    node_first,
+    node_count,
+    node_n,
+    edge_pid,
+    edge_child,
+    edge_n,
+    edge_w,
+    edge_pn,
+    edge_pw,
+    edge_rn,
+    edge_rw,
+    edge_p,
+    counters,
+):
     """``sims`` simulations from the root position into the tree (node 0 must exist)."""
     path_nodes = np.zeros(256, dtype=np.int32)
     path_edges = np.zeros(256, dtype=np.int32)
@@ -513,14 +702,42 @@ def run(t, sims, b_root, m_root, first_cells, last_root, params, prior_weights, 
         # --- selection and expansion
         while not F.is_over(m):
             if node_first[node] < 0:
-                if not _expand(t, node, b, m, first_cells, moves, weights, seen, stamp, local, last, marks, mscratch,
-                               feats, params, prior_weights, node_first, node_count, edge_pid, edge_child, edge_n,
-                               edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, counters):
+                if not _expand(
+                    t,
+                    node,
+                    b,
+                    m,
+                    first_cells,
+                    moves,
+                    weights,
+                    seen,
+                    stamp,
+                    local,
+                    last,
+                    marks,
+                    mscratch,
+                    feats,
+                    params,
+                    prior_weights,
+                    node_first,
+                    node_count,
+                    edge_pid,
+                    edge_child,
+                    edge_n,
+                    edge_w,
+                    edge_pn,
+                    edge_pw,
+                    edge_rn,
+                    edge_rw,
+                    edge_p,
+                    counters,
+                ):
                     break
             if node_count[node] == 0:
                 break
-            e = _select(node, node_first, node_count, node_n, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw,
-                        edge_p, params)
+            e = _select(
+                node, node_first, node_count, node_n, edge_n, edge_w, edge_pn, edge_pw, edge_rn, edge_rw, edge_p, params
+            )
             path_nodes[depth] = node
             path_edges[depth] = e
             path_colors[depth] = m[M_TURN] & 3
@@ -550,8 +767,9 @@ def run(t, sims, b_root, m_root, first_cells, last_root, params, prior_weights, 
         while not F.is_over(m) and n_played < played.shape[0] - 1 and budget > 0:
             budget -= 1
             color = m[M_TURN] & 3
-            pid = _playout_turn(t, b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w,
-                                cands)
+            pid = _playout_turn(
+                t, b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w, cands
+            )
             if pid >= 0:
                 n_played = _mark(color, pid, amaf, played, n_played, ply)
                 ply += 1
@@ -588,8 +806,35 @@ def run(t, sims, b_root, m_root, first_cells, last_root, params, prior_weights, 
 
 
 @njit(cache=True)
-def copy_subtree(root, s_first, s_count, s_n, s_pid, s_child, s_en, s_ew, s_pn, s_pw, s_rn, s_rw, s_p, s_counters,
-                 d_first, d_count, d_n, d_pid, d_child, d_en, d_ew, d_pn, d_pw, d_rn, d_rw, d_p, d_counters):
+def copy_subtree(
+    root,
+    s_first,
+    s_count,
+    s_n,
+    s_pid,
+    s_child,
+    s_en,
+    s_ew,
+    s_pn,
+    s_pw,
+    s_rn,
+    s_rw,
+    s_p,
+    s_counters,
+    d_first,
+    d_count,
+    d_n,
+    d_pid,
+    d_child,
+    d_en,
+    d_ew,
+    d_pn,
+    d_pw,
+    d_rn,
+    d_rw,
+    d_p,
+    d_counters,
+):
     """Copy the subtree of node ``root`` of one tree into another, as its node 0 (breadth first, so the
     copy is compact); sets the copy's node and edge counts."""
     order = np.empty(s_counters[0], dtype=np.int32)  # old node id of each new node
@@ -634,8 +879,9 @@ def copy_subtree(root, s_first, s_count, s_n, s_pid, s_child, s_en, s_ew, s_pn, 
 
 
 @njit(cache=True)
-def keep_root_statistics(old_first, old_count, node_first, node_count, edge_pid, edge_child, edge_n, edge_w, edge_rn,
-                         edge_rw):
+def keep_root_statistics(
+    old_first, old_count, node_first, node_count, edge_pid, edge_child, edge_n, edge_w, edge_rn, edge_rw
+):
     """The root (node 0) was expanded afresh (all its moves, new priors): give its edges the visits, values
     and children of the same moves in its old edge list."""
     first = node_first[0]
@@ -686,8 +932,14 @@ def counted_simulations(count: int, placed: int) -> int:
 class MctsPlayer(Engine):
     name = "mcts"
 
-    def __init__(self, seed: int | None = None, *, params: MctsParams | None = None,
-                 max_simulations: int | None = None, clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        params: MctsParams | None = None,
+        max_simulations: int | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         super().__init__(seed, clock=clock)
         self.params = params or MctsParams()
         if params is None and os.environ.get("BLOKUS_MCTS_PARAMS"):  # experiments: {"playout_moves": 8, ...}
@@ -724,12 +976,18 @@ class MctsPlayer(Engine):
             if first < 0 or count == 0:
                 best_pid = int(pids[self.rng.randrange(len(pids))])
             else:
-                visits = tree.edge_n[first:first + count]
-                values = (tree.edge_w[first:first + count] + 1e-3) / (visits + 1e-3)
+                visits = tree.edge_n[first : first + count]
+                values = (tree.edge_w[first : first + count] + 1e-3) / (visits + 1e-3)
                 best = int(np.lexsort((values, visits))[-1])
                 best_pid = int(tree.edge_pid[first + best])
-        self.last_info = {"simulations": sims, "moves": len(pids), "time": timer.elapsed(),
-                          "depth": int(tree.counters[3]), "cpu_share": round(timer.share, 2), "kept": kept}
+        self.last_info = {
+            "simulations": sims,
+            "moves": len(pids),
+            "time": timer.elapsed(),
+            "depth": int(tree.counters[3]),
+            "cpu_share": round(timer.share, 2),
+            "kept": kept,
+        }
         if pondered:
             self.last_info["pondered"] = pondered
         return move_of_placement(color, best_pid)
@@ -773,15 +1031,33 @@ class MctsPlayer(Engine):
             tree.node_count[0] = 0
             tree.node_n[0] = 0.0  # both columns
         params = self.params.vector()
-        args = (root.b, root.m, root.first_cells, last_root, params, MF.PRIOR_WEIGHTS, *scratch.arrays(),
-                *tree.arrays())
+        args = (
+            root.b,
+            root.m,
+            root.first_cells,
+            last_root,
+            params,
+            MF.PRIOR_WEIGHTS,
+            *scratch.arrays(),
+            *tree.arrays(),
+        )
         # a kept node lists only the moves its prior did not prune, with the prior of an inner node: the root
         # gets all its moves and the root's priors, with the statistics gathered so far
         old_first, old_count = int(tree.node_first[0]), int(tree.node_count[0])
         if (kept or self.params.root_eval > 0) and expand_root(TABLES, *args):
             if kept:
-                keep_root_statistics(old_first, old_count, tree.node_first, tree.node_count, tree.edge_pid,
-                                     tree.edge_child, tree.edge_n, tree.edge_w, tree.edge_rn, tree.edge_rw)
+                keep_root_statistics(
+                    old_first,
+                    old_count,
+                    tree.node_first,
+                    tree.node_count,
+                    tree.edge_pid,
+                    tree.edge_child,
+                    tree.edge_n,
+                    tree.edge_w,
+                    tree.edge_rn,
+                    tree.edge_rw,
+                )
             if self.params.root_eval > 0:
                 self._root_prior(state, tree, timer)
         self._searched = root
@@ -817,7 +1093,7 @@ class MctsPlayer(Engine):
         if searched is None or not np.array_equal(searched.first_cells, root.first_cells):
             return 0
         b, m = searched.b.copy(), searched.m.copy()
-        cells_now = root.b[F.CELL:F.CELL + NCELLS]
+        cells_now = root.b[F.CELL : F.CELL + NCELLS]
         node = 0
         while m[M_TURN] < root.m[M_TURN] and not F.is_over(m):
             first, count = int(tree.node_first[node]), int(tree.node_count[node])
@@ -825,12 +1101,12 @@ class MctsPlayer(Engine):
                 return 0
             # the placement the colour to move made: its cells, found among the node's moves
             color = int(m[M_TURN]) & 3
-            placed = np.flatnonzero((cells_now == color + 1) & (b[F.CELL:F.CELL + NCELLS] == 0))
+            placed = np.flatnonzero((cells_now == color + 1) & (b[F.CELL : F.CELL + NCELLS] == 0))
             if not 0 < len(placed) <= 5:
                 return 0
             target = np.full(5, NCELLS, dtype=np.int64)
-            target[:len(placed)] = placed
-            cells = np.sort(P_CELLS[tree.edge_pid[first:first + count]], axis=1)
+            target[: len(placed)] = placed
+            cells = np.sort(P_CELLS[tree.edge_pid[first : first + count]], axis=1)
             hits = np.flatnonzero((cells == target).all(axis=1))
             if not len(hits):
                 return 0
@@ -852,13 +1128,13 @@ class MctsPlayer(Engine):
         first, count = int(tree.node_first[0]), int(tree.node_count[0])
         sign = 1.0 if state.current_color % 2 == 0 else -1.0
         values = np.empty(count)
-        for i, pid in enumerate(tree.edge_pid[first:first + count].tolist()):
+        for i, pid in enumerate(tree.edge_pid[first : first + count].tolist()):
             if i & 15 == 15 and timer.expired():
                 return
             state.push_placement(pid)
             values[i] = sign * evaluate(state)
             state.pop()
-        tree.edge_pw[first:first + count] = np.maximum(-self.params.root_eval * (values.max() - values), -0.45)
+        tree.edge_pw[first : first + count] = np.maximum(-self.params.root_eval * (values.max() - values), -0.45)
 
 
 def warm_up() -> None:
@@ -874,13 +1150,31 @@ def warm_up() -> None:
     tree.node_first[0] = -1
     tree.counters[0] = 1
     seed_rng(0)
-    args = (root.b, root.m, root.first_cells, np.full(4, -1, dtype=np.int32), MctsParams().vector(), MF.PRIOR_WEIGHTS,
-            *scratch.arrays(), *tree.arrays())
+    args = (
+        root.b,
+        root.m,
+        root.first_cells,
+        np.full(4, -1, dtype=np.int32),
+        MctsParams().vector(),
+        MF.PRIOR_WEIGHTS,
+        *scratch.arrays(),
+        *tree.arrays(),
+    )
     expand_root(TABLES, *args)
     run(TABLES, 2, *args)
     copy = Tree(max_nodes=16, max_edges=2 * MAX_MOVES)  # keeping a subtree
     copy_subtree(0, *tree.arrays(), *copy.arrays())
-    keep_root_statistics(0, 0, copy.node_first, copy.node_count, copy.edge_pid, copy.edge_child, copy.edge_n,
-                         copy.edge_w, copy.edge_rn, copy.edge_rw)
+    keep_root_statistics(
+        0,
+        0,
+        copy.node_first,
+        copy.node_count,
+        copy.edge_pid,
+        copy.edge_child,
+        copy.edge_n,
+        copy.edge_w,
+        copy.edge_rn,
+        copy.edge_rw,
+    )
     F.is_over(root.m)  # following the moves played since the last search
     F.play(TABLES, root.b.copy(), root.m.copy(), int(tree.edge_pid[0]), root.first_cells)

@@ -118,8 +118,14 @@ class Searcher:
 class LookaheadPlayer(Engine):
     name = "lookahead"
 
-    def __init__(self, seed: int | None = None, *, weights: Weights | None = None,
-                 params: SearchParams | None = None, clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        weights: Weights | None = None,
+        params: SearchParams | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         super().__init__(seed, clock=clock)
         self.weights = weights or DEFAULT_WEIGHTS
         self.params = params or SearchParams()
@@ -159,12 +165,16 @@ class LookaheadPlayer(Engine):
         except _Timeout:
             if depth_done == 0 and root:
                 best_pid = max(root)[1]
-        self.last_info = {"depth": depth_done, "nodes": s.nodes, "moves": len(pids),
-                          "time": timer.elapsed(), "cpu_share": round(timer.share, 2)}
+        self.last_info = {
+            "depth": depth_done,
+            "nodes": s.nodes,
+            "moves": len(pids),
+            "time": timer.elapsed(),
+            "cpu_share": round(timer.share, 2),
+        }
         return move_of_placement(color, best_pid)
 
-    def _iteration(self, s: Searcher, candidates: list[int], depth: int,
-                   ranked: list[int]) -> tuple[list[int], bool]:
+    def _iteration(self, s: Searcher, candidates: list[int], depth: int, ranked: list[int]) -> tuple[list[int], bool]:
         """One root iteration; returns the new ranking and whether it completed.
 
         On a timeout, the moves searched so far are ranked by their new values (the first of them is

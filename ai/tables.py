@@ -17,8 +17,7 @@ from model import fast as F
 from model.fast import NCELLS, N
 
 # per cell: 1 in the central 14x14, 2 in the central 8x8 (the evaluation's centre term)
-CENTRE_CELLS = np.array([((E.CENTRE_IN >> q) & 1) + ((E.CENTRE_MID >> q) & 1) for q in range(NCELLS)],
-                        dtype=np.int16)
+CENTRE_CELLS = np.array([((E.CENTRE_IN >> q) & 1) + ((E.CENTRE_MID >> q) & 1) for q in range(NCELLS)], dtype=np.int16)
 # distance of each cell to the board's centre (at least 2: the four middle cells and their ring are alike)
 _xy = np.arange(NCELLS)
 CENTRE_DIST = np.maximum(np.hypot(_xy % N - (N - 1) / 2, _xy // N - (N - 1) / 2), 2.0)

@@ -55,10 +55,12 @@ def main() -> None:
         player.think(s, start + args.move_time / 1000, threading.Event())
         rows.append((time.monotonic() - start, player.last_info))
     times = [r[0] for r in rows]
-    print(f"lookahead at {args.move_time} ms: depth {[r[1]['depth'] for r in rows]}, "
-          f"median nodes {statistics.median(r[1]['nodes'] for r in rows):.0f}, "
-          f"mean time {1000 * statistics.mean(times):.0f} ms, max {1000 * max(times):.0f} ms, "
-          f"CPU share {[r[1]['cpu_share'] for r in rows]}")
+    print(
+        f"lookahead at {args.move_time} ms: depth {[r[1]['depth'] for r in rows]}, "
+        f"median nodes {statistics.median(r[1]['nodes'] for r in rows):.0f}, "
+        f"mean time {1000 * statistics.mean(times):.0f} ms, max {1000 * max(times):.0f} ms, "
+        f"CPU share {[r[1]['cpu_share'] for r in rows]}"
+    )
 
 
 if __name__ == "__main__":

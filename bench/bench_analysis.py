@@ -37,10 +37,11 @@ def main() -> int:
         wall, cpu = time.perf_counter(), time.process_time()
         result = analyse_game(replay.states, replay_moves(replay) + [None], settings)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        marks = "  ".join(f"{t.name} {s.mistakes}? {s.blunders}??" for t, s in result.summaries().items()
-                          if t in Team)
-        print(f"{path.name}: {result.total} positions, {wall:.1f} s wall, {cpu:.1f} s CPU, "
-              f"{1000 * wall / max(1, result.total):.0f} ms per position; {marks}")
+        marks = "  ".join(f"{t.name} {s.mistakes}? {s.blunders}??" for t, s in result.summaries().items() if t in Team)
+        print(
+            f"{path.name}: {result.total} positions, {wall:.1f} s wall, {cpu:.1f} s CPU, "
+            f"{1000 * wall / max(1, result.total):.0f} ms per position; {marks}"
+        )
     return 0
 
 

@@ -198,8 +198,10 @@ async def silent_players(stop: asyncio.Event) -> None:
 
 
 async def unrequested_moves(stop: asyncio.Event) -> None:
-    move = (b'<room roomId="x"><data class="sc.plugin2021.SetMove"><piece color="BLUE" kind="MONO" '
-            b'rotation="NONE" isFlipped="false"><position x="0" y="0"/></piece></data></room>')
+    move = (
+        b'<room roomId="x"><data class="sc.plugin2021.SetMove"><piece color="BLUE" kind="MONO" '
+        b'rotation="NONE" isFlipped="false"><position x="0" y="0"/></piece></data></room>'
+    )
     while not stop.is_set():
         await one_shot("127.0.0.8", b"<protocol>" + move * 500, "unrequested move floods")
 
@@ -255,8 +257,9 @@ async def probe(stop: asyncio.Event, times: list[float]) -> None:
 
 async def prepare_honest_game() -> list[str]:
     reader, writer = await asyncio.open_connection(HOST, PORT)
-    prepare = M.Prepare(game_type="swc_2021_blokus", pause=False,
-                        slots=[M.Slot(display_name="honest1"), M.Slot(display_name="honest2")])
+    prepare = M.Prepare(
+        game_type="swc_2021_blokus", pause=False, slots=[M.Slot(display_name="honest1"), M.Slot(display_name="honest2")]
+    )
     writer.write(b"<protocol>" + M.to_xml(M.Authenticate(password=PASSWORD)).encode() + M.to_xml(prepare).encode())
     await writer.drain()
     framer = StreamFramer()
@@ -275,8 +278,19 @@ async def run(args: argparse.Namespace, attacks: bool) -> dict:
     PORT = free_port()
     python = sys.executable
     server = await asyncio.create_subprocess_exec(
-        python, "-m", "blokus", "serve", "-p", str(PORT), "--password", PASSWORD, "--idle-timeout", IDLE,
-        stdout=asyncio.subprocess.PIPE, cwd=ROOT)
+        python,
+        "-m",
+        "blokus",
+        "serve",
+        "-p",
+        str(PORT),
+        "--password",
+        PASSWORD,
+        "--idle-timeout",
+        IDLE,
+        stdout=asyncio.subprocess.PIPE,
+        cwd=ROOT,
+    )
     line = await server.stdout.readline()
     if b"listening" not in line:
         raise SystemExit(f"server did not start: {line!r}")
@@ -288,9 +302,26 @@ async def run(args: argparse.Namespace, attacks: bool) -> dict:
 
     reader_task = asyncio.create_task(read_server())
     codes = await prepare_honest_game()
-    bots = [await asyncio.create_subprocess_exec(
-        python, "-m", "blokus", "bot", "-h", HOST, "-p", str(PORT), "-r", code, "--move-time", str(args.move_time),
-        *(["--ai", args.ai] if args.ai else []), stdout=asyncio.subprocess.PIPE, cwd=ROOT) for code in codes]
+    bots = [
+        await asyncio.create_subprocess_exec(
+            python,
+            "-m",
+            "blokus",
+            "bot",
+            "-h",
+            HOST,
+            "-p",
+            str(PORT),
+            "-r",
+            code,
+            "--move-time",
+            str(args.move_time),
+            *(["--ai", args.ai] if args.ai else []),
+            stdout=asyncio.subprocess.PIPE,
+            cwd=ROOT,
+        )
+        for code in codes
+    ]
     stop = asyncio.Event()
     tasks = []
     STATS.clear()
@@ -319,11 +350,19 @@ async def run(args: argparse.Namespace, attacks: bool) -> dict:
         writer.close()
     ADMIN.clear()
     honest = [line for line in lines if "honest1 (ONE) vs honest2 (TWO)" in line]
-    return {"honest": honest, "bots": [out[0].decode().strip() for out in outs], "duration": duration,
-            "peak_kib": max(peak, peak_during), "after_kib": after, "stats": dict(STATS),
-            "games": len([line for line in lines if line.startswith("game ")]), "last": lines[-1:],
-            "probe": sorted(probe_times), "server_cpu": server_cpu,
-            "hard_timeouts": sum("HARD_TIMEOUT" in line for line in lines)}
+    return {
+        "honest": honest,
+        "bots": [out[0].decode().strip() for out in outs],
+        "duration": duration,
+        "peak_kib": max(peak, peak_during),
+        "after_kib": after,
+        "stats": dict(STATS),
+        "games": len([line for line in lines if line.startswith("game ")]),
+        "last": lines[-1:],
+        "probe": sorted(probe_times),
+        "server_cpu": server_cpu,
+        "hard_timeouts": sum("HARD_TIMEOUT" in line for line in lines),
+    }
 
 
 def report(title: str, result: dict) -> None:
@@ -336,39 +375,72 @@ def report(title: str, result: dict) -> None:
     for line in result["bots"]:
         print("  bot:", line)
     peak, after = result["peak_kib"] / 1024, result["after_kib"] / 1024
-    print(f"  server peak RSS {peak:.0f} MiB, after the attacks {after:.0f} MiB; {result['games']} games ended "
-          f"({result['hard_timeouts']} of silent players by hard timeout)")
-    print(f"  server CPU time during the honest game: {result['server_cpu']:.1f} s "
-          f"({result['server_cpu'] / result['duration'] * 100:.0f} % of one core)")
+    print(
+        f"  server peak RSS {peak:.0f} MiB, after the attacks {after:.0f} MiB; {result['games']} games ended "
+        f"({result['hard_timeouts']} of silent players by hard timeout)"
+    )
+    print(
+        f"  server CPU time during the honest game: {result['server_cpu']:.1f} s "
+        f"({result['server_cpu'] / result['duration'] * 100:.0f} % of one core)"
+    )
     probe = result["probe"]
     if probe:
         p99 = probe[min(len(probe) - 1, int(len(probe) * 0.99))]
-        print(f"  server response time ({len(probe)} probes): median {probe[len(probe) // 2] * 1000:.1f} ms, "
-              f"p99 {p99 * 1000:.1f} ms, max {probe[-1] * 1000:.1f} ms")
+        print(
+            f"  server response time ({len(probe)} probes): median {probe[len(probe) // 2] * 1000:.1f} ms, "
+            f"p99 {p99 * 1000:.1f} ms, max {probe[-1] * 1000:.1f} ms"
+        )
     for name, count in sorted(result["stats"].items()):
         print(f"  {count:6d} {name}")
 
 
 ATTACKS = [  # (name, coroutine function of the stop event)
-    ("attribute-bomb", lambda stop: loop_attack(stop, "127.0.0.2", b"<protocol>" + attribute_bomb(90_000),
-                                                "attribute bombs (90 000 attributes, 880 KiB)")),
-    ("attribute-bomb-under-cap", lambda stop: loop_attack(
-        stop, "127.0.0.2", b"<protocol><room roomId='x'>" + attribute_bomb(6_000) + b"</room>",
-        "attribute bombs under the cap (6 000 attributes)")),
+    (
+        "attribute-bomb",
+        lambda stop: loop_attack(
+            stop, "127.0.0.2", b"<protocol>" + attribute_bomb(90_000), "attribute bombs (90 000 attributes, 880 KiB)"
+        ),
+    ),
+    (
+        "attribute-bomb-under-cap",
+        lambda stop: loop_attack(
+            stop,
+            "127.0.0.2",
+            b"<protocol><room roomId='x'>" + attribute_bomb(6_000) + b"</room>",
+            "attribute bombs under the cap (6 000 attributes)",
+        ),
+    ),
     ("text-flood", lambda stop: text_floods(stop, "127.0.0.9", 50)),
     ("idle-connections", idle_connections),
     ("slow-peer", slow_peer),
     ("silent-peer", silent_peer),
     ("silent-players", silent_players),
-    ("garbage-flood", lambda stop: loop_attack(stop, "127.0.0.10", b"<protocol>" + os.urandom(1 << 20),
-                                               "garbage floods (1 MiB)")),
-    ("unknown-flood", lambda stop: loop_attack(stop, "127.0.0.10", b"<protocol>" + b"<x/>" * 20_000,
-                                               "unknown-message floods (20 000)")),
+    (
+        "garbage-flood",
+        lambda stop: loop_attack(stop, "127.0.0.10", b"<protocol>" + os.urandom(1 << 20), "garbage floods (1 MiB)"),
+    ),
+    (
+        "unknown-flood",
+        lambda stop: loop_attack(
+            stop, "127.0.0.10", b"<protocol>" + b"<x/>" * 20_000, "unknown-message floods (20 000)"
+        ),
+    ),
     ("unrequested-moves", unrequested_moves),
-    ("admin-flood", lambda stop: loop_attack(stop, "127.0.0.11", b"<protocol>" + b'<pause roomId="x" pause="true"/>'
-                                             * 1000, "unauthenticated admin floods")),
-    ("reservation-guessing", lambda stop: loop_attack(
-        stop, "127.0.0.12", b"<protocol>" + b'<joinPrepared reservationCode="g"/>' * 1000, "reservation guessing")),
+    (
+        "admin-flood",
+        lambda stop: loop_attack(
+            stop,
+            "127.0.0.11",
+            b"<protocol>" + b'<pause roomId="x" pause="true"/>' * 1000,
+            "unauthenticated admin floods",
+        ),
+    ),
+    (
+        "reservation-guessing",
+        lambda stop: loop_attack(
+            stop, "127.0.0.12", b"<protocol>" + b'<joinPrepared reservationCode="g"/>' * 1000, "reservation guessing"
+        ),
+    ),
     ("join-flood", lambda stop: join_flood(stop, "127.0.0.14")),
 ]
 ADMIN: list[asyncio.StreamWriter] = []
@@ -382,8 +454,11 @@ async def main() -> None:
     parser.add_argument("--move-time", type=int, default=300, help="think time of the honest bots (ms, default 300)")
     parser.add_argument("--ai", help="AI of the honest bots (default: the bot's)")
     parser.add_argument("--baseline", action="store_true", help="first play one game without attacks")
-    parser.add_argument("--only", metavar="NAME", help="only the attacks whose name contains NAME: "
-                                                       + ", ".join(name for name, _ in ATTACKS))
+    parser.add_argument(
+        "--only",
+        metavar="NAME",
+        help="only the attacks whose name contains NAME: " + ", ".join(name for name, _ in ATTACKS),
+    )
     args = parser.parse_args()
     try:
         with socket.socket() as probe:

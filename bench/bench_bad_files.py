@@ -31,10 +31,12 @@ from model.replay import dump_replay  # noqa: E402
 from model.state import GameState  # noqa: E402
 
 MIB = 1 << 20
-LOAD = "import sys; from tui.replays import ReplayError, load_replay\n" \
-       "try:\n    d = load_replay(__import__('pathlib').Path(sys.argv[1]))\n" \
-       "    print(len(d.timeline), 'states,', len(d.warnings), 'warnings', file=sys.stderr)\n" \
-       "except ReplayError as e:\n    print(e, file=sys.stderr); sys.exit(2)"
+LOAD = (
+    "import sys; from tui.replays import ReplayError, load_replay\n"
+    "try:\n    d = load_replay(__import__('pathlib').Path(sys.argv[1]))\n"
+    "    print(len(d.timeline), 'states,', len(d.warnings), 'warnings', file=sys.stderr)\n"
+    "except ReplayError as e:\n    print(e, file=sys.stderr); sys.exit(2)"
+)
 
 
 def a_game() -> bytes:
@@ -49,11 +51,14 @@ def a_game() -> bytes:
 
 def make_files(directory: Path) -> tuple[list[tuple[str, Path]], list[tuple[str, Path]]]:
     game = a_game()
-    body = game[len(b"<protocol>\n"): -len(b"</protocol>")]
+    body = game[len(b"<protocol>\n") : -len(b"</protocol>")]
     states = [
         ("normal state (reference)", "state.xml", b"<state class='state' turn='0' startPiece='PENTO_L'/>"),
-        ("attribute bomb, 90 000 attributes", "attrs.xml",
-         b"<state " + b" ".join(b'a%d="x"' % i for i in range(90_000)) + b"/>"),
+        (
+            "attribute bomb, 90 000 attributes",
+            "attrs.xml",
+            b"<state " + b" ".join(b'a%d="x"' % i for i in range(90_000)) + b"/>",
+        ),
         ("gzip bomb, 1 GiB unpacked", "bomb.xml.gz", gzip.compress(b"\0" * MIB, 9) * 1024),
         ("deep nesting", "deep.xml", b"<state>" + b"<a>" * 10_000 + b"</a>" * 10_000 + b"</state>"),
         ("100 000 elements", "many.xml", b"<state>" + b"<field/>" * 100_000 + b"</state>"),
@@ -63,8 +68,11 @@ def make_files(directory: Path) -> tuple[list[tuple[str, Path]], list[tuple[str,
         ("gzip bomb, 1 GiB unpacked", "bomb.xml.gz", gzip.compress(b"\0" * MIB, 9) * 1024),
         ("200 games in one .gz", "200.xml.gz", gzip.compress(b"<protocol>\n" + body * 200 + b"</protocol>", 6)),
         ("90 games in one .gz", "90.xml.gz", gzip.compress(b"<protocol>\n" + body * 90 + b"</protocol>", 6)),
-        ("text between messages, 70 MB", "text.xml.gz",
-         gzip.compress(b"<protocol>") + gzip.compress(b"<!--" + b"z" * 900_000 + b"--><x/>", 9) * 80),
+        (
+            "text between messages, 70 MB",
+            "text.xml.gz",
+            gzip.compress(b"<protocol>") + gzip.compress(b"<!--" + b"z" * 900_000 + b"--><x/>", 9) * 80,
+        ),
     ]
     out = ([], [])
     for group, items in zip(out, (states, replays), strict=True):
@@ -81,8 +89,12 @@ def measure(argv: list[str]) -> tuple[int, float, float, str]:
     process's peak in ru_maxrss across exec) and the last line on stderr."""
     with tempfile.NamedTemporaryFile(suffix=".rss") as rss:
         started = time.monotonic()
-        proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name, *argv], cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", "-o", rss.name, *argv],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         elapsed = time.monotonic() - started
         peak_kib = int(Path(rss.name).read_text().split()[-1])
     err = proc.stderr.decode(errors="replace").strip().splitlines()

@@ -99,22 +99,67 @@ def bundle_game(upload: Path, season: str) -> None:
         marker = Path(tmp) / "marker"
         marker.write_text("")
         time.sleep(1.1)  # find -newer compares whole seconds on some file systems
-        server = subprocess.Popen([py, "-m", "blokus", "serve", "-p", "0", "--password", "pw", "--season", season],
-                                  env=env, stdout=subprocess.PIPE, text=True)
+        server = subprocess.Popen(
+            [py, "-m", "blokus", "serve", "-p", "0", "--password", "pw", "--season", season],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         try:
             port = re.search(r":(\d+) ", server.stdout.readline()).group(1)
-            watch = subprocess.Popen([py, "-m", "blokus", "watch", "-p", port, "--password", "pw", "--text",
-                                      "--prepare", "upload", "greedy", "--season", season], env=env,
-                                     stdout=subprocess.PIPE, text=True)
+            watch = subprocess.Popen(
+                [
+                    py,
+                    "-m",
+                    "blokus",
+                    "watch",
+                    "-p",
+                    port,
+                    "--password",
+                    "pw",
+                    "--text",
+                    "--prepare",
+                    "upload",
+                    "greedy",
+                    "--season",
+                    season,
+                ],
+                env=env,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
             lines = [watch.stdout.readline() for _ in range(3)]
             codes = [line.split("-r ")[1].strip() for line in lines[1:]]
             started = time.monotonic()
-            ours = subprocess.Popen(["env", "-i", "PATH=/usr/bin:/bin", "HOME=/nonexistent", "bash",
-                                     str(folder / "start.sh"), "-h", "127.0.0.1", "-p", port, "-r", codes[0], "-v",
-                                     "--log", str(Path(tmp) / "bot.log")],
-                                    cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            theirs = subprocess.Popen([py, "-m", "blokus", "bot", "-p", port, "-r", codes[1], "--ai", "greedy"],
-                                      env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            ours = subprocess.Popen(
+                [
+                    "env",
+                    "-i",
+                    "PATH=/usr/bin:/bin",
+                    "HOME=/nonexistent",
+                    "bash",
+                    str(folder / "start.sh"),
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    port,
+                    "-r",
+                    codes[0],
+                    "-v",
+                    "--log",
+                    str(Path(tmp) / "bot.log"),
+                ],
+                cwd=tmp,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            theirs = subprocess.Popen(
+                [py, "-m", "blokus", "bot", "-p", port, "-r", codes[1], "--ai", "greedy"],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             joined, moves, notes = None, [], []
             for line in ours.stderr:  # -v: the log on stderr (each kind of line three times)
                 if joined is None and "joined room" in line:

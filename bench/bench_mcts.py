@@ -38,8 +38,9 @@ def position(turns: int, seed: int) -> GameState:
 
 
 @njit
-def _playouts(t, count, b_root, m_root, first_cells, params, b, m, weights, seen, stamp, local, last, lists, lcount,
-              cands):
+def _playouts(
+    t, count, b_root, m_root, first_cells, params, b, m, weights, seen, stamp, local, last, lists, lcount, cands
+):
     """``count`` playouts by the search's policy from the root; returns the placements made."""
     size_w = np.zeros(6)
     for size in range(6):
@@ -51,8 +52,12 @@ def _playouts(t, count, b_root, m_root, first_cells, params, b, m, weights, seen
         last[:] = -1
         lcount[:] = -1
         while not F.is_over(m):
-            if mcts._playout_turn(t, b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params,
-                                  size_w, cands) >= 0:
+            if (
+                mcts._playout_turn(
+                    t, b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w, cands
+                )
+                >= 0
+            ):
                 placed += 1
     return placed
 
@@ -62,8 +67,22 @@ def bare_playouts(turns: list[int], count: int, seed: int) -> None:
     scratch, params = Scratch(), MctsParams().vector()
     for turn in turns:
         fast = FastState.from_state(position(turn, seed))
-        args = (fast.b, fast.m, fast.first_cells, params, scratch.b, scratch.m, scratch.weights, scratch.seen,
-                scratch.stamp, scratch.local, scratch.last, scratch.lists, scratch.lcount, scratch.cands)
+        args = (
+            fast.b,
+            fast.m,
+            fast.first_cells,
+            params,
+            scratch.b,
+            scratch.m,
+            scratch.weights,
+            scratch.seen,
+            scratch.stamp,
+            scratch.local,
+            scratch.last,
+            scratch.lists,
+            scratch.lcount,
+            scratch.cands,
+        )
         seed_rng(seed)
         _playouts(TABLES, max(1, count // 10), *args)  # warm-up
         seed_rng(seed)

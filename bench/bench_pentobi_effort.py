@@ -41,8 +41,9 @@ class VerbosePentobi(GtpPlayer):
         self.log = tempfile.TemporaryFile("w+")
         args = [a for a in GTP_ARGS if a != "--quiet"]
         cmd = [self.path, *args, "--level", str(self.level), "--seed", str(self.seed)]
-        self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-                                      text=True, bufsize=1)
+        self._proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True, bufsize=1
+        )
 
     def search_stats(self, state: GameState) -> dict[str, float]:
         """Load ``state``, let Pentobi pick a move for the colour to move; its count, simulations, time."""
@@ -56,8 +57,11 @@ class VerbosePentobi(GtpPlayer):
         text = self.log.read()
         max_count = re.search(r"MaxCnt " + NUMBER, text)
         sims = re.search(r"\bSim " + NUMBER, text)
-        return {"max_count": float(max_count.group(1)) if max_count else 0.0,
-                "simulations": float(sims.group(1)) if sims else 0.0, "seconds": seconds}
+        return {
+            "max_count": float(max_count.group(1)) if max_count else 0.0,
+            "simulations": float(sims.group(1)) if sims else 0.0,
+            "seconds": seconds,
+        }
 
 
 def greedy_games(games: int, seed: int) -> list[list[GameState]]:
@@ -88,14 +92,15 @@ def main() -> None:
     parser.add_argument("pentobi", help="path of pentobi-gtp")
     parser.add_argument("--level", type=int, default=7)
     parser.add_argument("--turns", default="8,16,24,32,40")
-    parser.add_argument("--games", type=int, default=4,
-                        help="games of the greedy player, or the first games of --replays")
+    parser.add_argument(
+        "--games", type=int, default=4, help="games of the greedy player, or the first games of --replays"
+    )
     parser.add_argument("--replays", type=Path, help="positions from the replay files in this folder")
     parser.add_argument("--move-time", type=float, default=1600, help="our time per move in ms")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     turns = [int(t) for t in args.turns.split(",")]
-    games = replay_games(args.replays)[:args.games] if args.replays else greedy_games(args.games, args.seed)
+    games = replay_games(args.replays)[: args.games] if args.replays else greedy_games(args.games, args.seed)
     prepare(wait=None)
     pentobi = VerbosePentobi(args.pentobi, args.level, args.seed)
     ours = make_player("mcts", args.seed)
@@ -111,10 +116,14 @@ def main() -> None:
                 rows[state.turn].append((len(state.legal_placements()), p, info))
     finally:
         pentobi.close()
-    print(f"Pentobi level {args.level} (its log) against ours at {args.move_time:.0f} ms, "
-          f"{len(games)} games, medians per turn")
-    print(f"{'turn':>4} {'moves':>5} | {'P count':>8} {'P sims':>8} {'P time s':>8} {'P sims/s':>8} | "
-          f"{'our sims':>8} {'time s':>6} {'sims/s':>7} | {'P/our sims':>10}")
+    print(
+        f"Pentobi level {args.level} (its log) against ours at {args.move_time:.0f} ms, "
+        f"{len(games)} games, medians per turn"
+    )
+    print(
+        f"{'turn':>4} {'moves':>5} | {'P count':>8} {'P sims':>8} {'P time s':>8} {'P sims/s':>8} | "
+        f"{'our sims':>8} {'time s':>6} {'sims/s':>7} | {'P/our sims':>10}"
+    )
     for t in turns:
         if not rows[t]:
             continue
@@ -127,8 +136,10 @@ def main() -> None:
         o_sims = med(r[2].get("simulations", 0) for r in rows[t])
         o_time = med(r[2].get("time", 0.0) for r in rows[t])
         o_rate = med(r[2].get("simulations", 0) / max(r[2].get("time", 0.0), 1e-9) for r in rows[t])
-        print(f"{t:>4} {moves:>5.0f} | {p_count:>8.0f} {p_sims:>8.0f} {p_time:>8.2f} {p_rate:>8.0f} | "
-              f"{o_sims:>8.0f} {o_time:>6.2f} {o_rate:>7.0f} | {p_sims / max(o_sims, 1):>10.1f}")
+        print(
+            f"{t:>4} {moves:>5.0f} | {p_count:>8.0f} {p_sims:>8.0f} {p_time:>8.2f} {p_rate:>8.0f} | "
+            f"{o_sims:>8.0f} {o_time:>6.2f} {o_rate:>7.0f} | {p_sims / max(o_sims, 1):>10.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -49,8 +49,10 @@ def main() -> None:
         info = player.last_info
         nodes += info["nodes"]
         seconds += info["time"]
-        print(f"turn {state.turn:2d}  depth {info['depth']:2d}  width {info.get('width', '-')}  "
-              f"nodes {info['nodes']:7d}  {info['time']:.2f} s")
+        print(
+            f"turn {state.turn:2d}  depth {info['depth']:2d}  width {info.get('width', '-')}  "
+            f"nodes {info['nodes']:7d}  {info['time']:.2f} s"
+        )
     print(f"positions per second: {nodes / seconds:,.0f}")
 
 

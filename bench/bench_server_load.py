@@ -50,11 +50,17 @@ def _measure_move_handling() -> None:
 
 async def run(args: argparse.Namespace) -> int:
     _measure_move_handling()
-    server = GameServer(ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(2.0, 10.0), seed=args.seed,
-                                     encode_workers=args.encode_workers))
+    server = GameServer(
+        ServerConfig(
+            host="127.0.0.1", port=0, timeouts=Timeouts(2.0, 10.0), seed=args.seed, encode_workers=args.encode_workers
+        )
+    )
     await server.start()
-    print(f"server on 127.0.0.1:{server.port}; {args.games} games, ai {args.ai}, move time {args.move_time} ms, "
-          f"cores {sorted(os.sched_getaffinity(0))}", flush=True)
+    print(
+        f"server on 127.0.0.1:{server.port}; {args.games} games, ai {args.ai}, move time {args.move_time} ms, "
+        f"cores {sorted(os.sched_getaffinity(0))}",
+        flush=True,
+    )
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     lags: list[float] = []
     monitor = asyncio.create_task(_loop_lag(lags))
@@ -65,22 +71,45 @@ async def run(args: argparse.Namespace) -> int:
         codes_for_bots = [[] for _ in range(2 * args.games)]
     else:  # prepared paused games; all start together once every bot has joined
         for g in range(args.games):
-            slots = [Slot(Team.ONE, f"bot{2 * g}", reservation=f"rc-{g}-1"),
-                     Slot(Team.TWO, f"bot{2 * g + 1}", reservation=f"rc-{g}-2")]
+            slots = [
+                Slot(Team.ONE, f"bot{2 * g}", reservation=f"rc-{g}-1"),
+                Slot(Team.TWO, f"bot{2 * g + 1}", reservation=f"rc-{g}-2"),
+            ]
             rooms.append(server._new_room(prepared=True, paused=True, slots=slots))
             codes_for_bots += [["-r", f"rc-{g}-1"], ["-r", f"rc-{g}-2"]]
     procs = []
     for i, extra in enumerate(codes_for_bots):
-        procs.append(await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "blokus", "bot", "-h", "127.0.0.1", "-p", str(server.port), "--ai", args.ai,
-            "--move-time", str(args.move_time), "--seed", str(i), "-v", "--engine", args.engine, *extra,
-            cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            preexec_fn=(lambda: os.nice(-args.server_nice)) if args.server_nice else None))
+        procs.append(
+            await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "blokus",
+                "bot",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(server.port),
+                "--ai",
+                args.ai,
+                "--move-time",
+                str(args.move_time),
+                "--seed",
+                str(i),
+                "-v",
+                "--engine",
+                args.engine,
+                *extra,
+                cwd=ROOT,
+                env=env,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                preexec_fn=(lambda: os.nice(-args.server_nice)) if args.server_nice else None,
+            )
+        )
     if rooms:
         while not all(r.started for r in rooms):
             await asyncio.sleep(0.1)
-        print(f"all {len(procs)} bots joined after {time.monotonic() - started:.0f} s; starting the games",
-              flush=True)
+        print(f"all {len(procs)} bots joined after {time.monotonic() - started:.0f} s; starting the games", flush=True)
         await asyncio.sleep(1.0)  # let the bots settle
         lags.clear()
         started = time.monotonic()
@@ -91,8 +120,11 @@ async def run(args: argparse.Namespace) -> int:
     wall = time.monotonic() - started
     monitor.cancel()
     await server.close()
-    bot_ms = [int(m) for _, err in outputs
-              for m in re.findall(r"\((?:engine|fallback-\w+|forced), (\d+) ms\)", err.decode(errors="replace"))]
+    bot_ms = [
+        int(m)
+        for _, err in outputs
+        for m in re.findall(r"\((?:engine|fallback-\w+|forced), (\d+) ms\)", err.decode(errors="replace"))
+    ]
 
     codes = collections.Counter(p.returncode for p in procs)
     fallbacks = sum(err.decode(errors="replace").count("(fallback-") for _, err in outputs)
@@ -106,16 +138,20 @@ async def run(args: argparse.Namespace) -> int:
     print(f"rule violations: {violations}; timeouts: {timeouts}")
     if latencies:
         q = statistics.quantiles(latencies, n=100)
-        print(f"move latency at the server over {len(latencies)} moves: max {latencies[-1] * 1000:.0f} ms, "
-              f"p99 {q[98] * 1000:.0f} ms, p50 {q[49] * 1000:.0f} ms")
+        print(
+            f"move latency at the server over {len(latencies)} moves: max {latencies[-1] * 1000:.0f} ms, "
+            f"p99 {q[98] * 1000:.0f} ms, p50 {q[49] * 1000:.0f} ms"
+        )
     if bot_ms:
         print(f"bot-side answer time (request arrival -> move decided): max {max(bot_ms)} ms")
     if lags:
         print(f"server event-loop lag: max {max(lags) * 1000:.0f} ms")
     if HANDLING:
-        print("server loop time per move (validate, apply, serialize unless offloaded, send): mean "
-              f"{statistics.mean(HANDLING) * 1000:.1f} ms, "
-              f"max {max(HANDLING) * 1000:.0f} ms")
+        print(
+            "server loop time per move (validate, apply, serialize unless offloaded, send): mean "
+            f"{statistics.mean(HANDLING) * 1000:.1f} ms, "
+            f"max {max(HANDLING) * 1000:.0f} ms"
+        )
     for _out, err in outputs:
         if b"Traceback" in err:
             print(err.decode(errors="replace")[-2000:])
@@ -141,13 +177,20 @@ def main() -> int:
     p.add_argument("--move-time", type=int, default=1600)
     p.add_argument("--cores", default="0,1", help="CPU cores for the server and all bots (default 0,1)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--server-nice", type=int, default=0,
-                   help="scheduling priority change for the server process (e.g. -5; needs root)")
+    p.add_argument(
+        "--server-nice",
+        type=int,
+        default=0,
+        help="scheduling priority change for the server process (e.g. -5; needs root)",
+    )
     p.add_argument("--encode-workers", type=int, default=1, help="server processes serializing states (1)")
     p.add_argument("--stagger", type=int, default=100, metavar="MS", help="delay between game starts (100)")
     p.add_argument("--engine", choices=("process", "thread"), default="process", help="bot engine mode")
-    p.add_argument("--storm", action="store_true",
-                   help="bots join open games while the others are still starting (start-up load overlaps)")
+    p.add_argument(
+        "--storm",
+        action="store_true",
+        help="bots join open games while the others are still starting (start-up load overlaps)",
+    )
     args = p.parse_args()
     if args.server_nice:
         os.nice(args.server_nice)  # the bots get the default priority back below

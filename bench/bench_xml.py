@@ -30,9 +30,7 @@ from model.convert import MessageReader, parse_xml, read_state, state_to_message
 from model.framing import parse_stream  # noqa: E402
 from model.messages import PROTOCOL_OPEN, to_bytes, to_xml  # noqa: E402
 
-DEFAULT_REPLAY = (
-    Path(__file__).resolve().parents[1] / "tests/fixtures/sc2021/gen-21.3.3-game1-replay-regular-end.xml"
-)
+DEFAULT_REPLAY = Path(__file__).resolve().parents[1] / "tests/fixtures/sc2021/gen-21.3.3-game1-replay-regular-end.xml"
 
 
 def mementos(path: Path) -> list[bytes]:
@@ -60,8 +58,10 @@ def timed(fn: Callable[[], object], repeat: int) -> float:
 
 def report(label: str, times: list[float], turns: list[int]) -> None:
     mid = [t for t, turn in zip(times, turns, strict=True) if 24 <= turn <= 72]
-    print(f"{label:<28} median {statistics.median(times):7.3f} ms  max {max(times):7.3f} ms  "
-          f"mid-game median {statistics.median(mid):7.3f} ms")
+    print(
+        f"{label:<28} median {statistics.median(times):7.3f} ms  max {max(times):7.3f} ms  "
+        f"mid-game median {statistics.median(mid):7.3f} ms"
+    )
 
 
 def main() -> None:
@@ -69,8 +69,11 @@ def main() -> None:
     parser.add_argument("--replay", type=Path, default=DEFAULT_REPLAY)
     parser.add_argument("--repeat", type=int, default=7, help="calls per state; the best one counts")
     parser.add_argument("--stream", action="store_true", help="also time MessageReader.feed")
-    parser.add_argument("--cpu", action="store_true",
-                        help="CPU time of this process instead of wall time (for a machine under other load)")
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="CPU time of this process instead of wall time (for a machine under other load)",
+    )
     parser.add_argument("--profile", choices=("read", "write"), help="cProfile one pass over all states")
     args = parser.parse_args()
 
@@ -114,8 +117,10 @@ def main() -> None:
         read(data)
         write_pretty(state)
 
-    print(f"{len(raw)} mementos of {args.replay.name} ({min(map(len, raw))}–{max(map(len, raw))} bytes), "
-          f"turns {turns[0]}–{turns[-1]}, best of {args.repeat} per state, {'CPU' if args.cpu else 'wall'} time")
+    print(
+        f"{len(raw)} mementos of {args.replay.name} ({min(map(len, raw))}–{max(map(len, raw))} bytes), "
+        f"turns {turns[0]}–{turns[-1]}, best of {args.repeat} per state, {'CPU' if args.cpu else 'wall'} time"
+    )
     report("read  parse_xml+read_state", [timed(lambda d=d: read(d), args.repeat) for d in raw], turns)
     if args.stream:
         report("read  MessageReader.feed", [timed(lambda d=d: feed(d), args.repeat) for d in raw], turns)

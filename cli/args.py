@@ -67,8 +67,7 @@ def check_start_piece(piece: Shape | None, of_season: Season) -> str | None:
     """Why ``piece`` cannot start a game of ``of_season`` (None: it can, or no piece was given)."""
     if piece is None or piece.name in of_season.start_pieces:
         return None
-    return (f"{piece.name} is never a start piece in {of_season.name}; "
-            f"choose one of {', '.join(of_season.start_pieces)}")
+    return f"{piece.name} is never a start piece in {of_season.name}; choose one of {', '.join(of_season.start_pieces)}"
 
 
 MIN_MOVE_TIME_MS = 10

@@ -58,8 +58,9 @@ def _read_state(path: str, season: Season | None = None) -> GameState:
         return state_from_xml(data, season).state
     except Exception:  # noqa: BLE001 - any unreadable state: a replay gets its own explanation
         if _looks_like_replay(_head(path)):
-            raise NotAState(f"a replay (a whole game), not one state; `blokus moves {path} --turn N` lists the "
-                            "moves at turn N") from None
+            raise NotAState(
+                f"a replay (a whole game), not one state; `blokus moves {path} --turn N` lists the moves at turn N"
+            ) from None
         raise
 
 
@@ -77,8 +78,10 @@ def _replay_state(path: str, turn: int, season: Season | None = None) -> GameSta
     if not turns:
         raise NotAState("the replay holds no readable state")
     near = sorted(turns, key=lambda t: (abs(t - turn), t))[:2]  # a removed colour's turns have no state
-    raise NotAState(f"the replay has no state at turn {turn} (turns {turns[0]}–{turns[-1]}; nearest: "
-                    f"{' and '.join(map(str, sorted(near)))})")
+    raise NotAState(
+        f"the replay has no state at turn {turn} (turns {turns[0]}–{turns[-1]}; nearest: "
+        f"{' and '.join(map(str, sorted(near)))})"
+    )
 
 
 def moves_main(argv: list[str]) -> int:
@@ -86,10 +89,15 @@ def moves_main(argv: list[str]) -> int:
     parser.add_argument("files", nargs="+", metavar="FILE", help="a <state> or memento <room> XML file")
     parser.add_argument("--count", action="store_true", help="print only the number of legal moves")
     parser.add_argument("--timing", action="store_true", help="add the microseconds spent generating")
-    parser.add_argument("--season", choices=sorted(SEASONS), metavar="2021|2027",
-                        help="judge by this season's rules (default: the season the file's form shows, else 2021)")
-    parser.add_argument("--turn", type=int, default=None, metavar="N",
-                        help="FILE is a replay: the moves of its state at turn N")
+    parser.add_argument(
+        "--season",
+        choices=sorted(SEASONS),
+        metavar="2021|2027",
+        help="judge by this season's rules (default: the season the file's form shows, else 2021)",
+    )
+    parser.add_argument(
+        "--turn", type=int, default=None, metavar="N", help="FILE is a replay: the moves of its state at turn N"
+    )
     args = parser.parse_args(argv)
     if args.turn is not None and args.turn < 0:
         parser.error(f"--turn must be 0 or more, not {args.turn}")
@@ -112,8 +120,9 @@ def moves_main(argv: list[str]) -> int:
             print(printable(f"blokus moves: {path}: {reason}"), file=sys.stderr)
             return 2
         started = time.perf_counter()
-        moves: list | LegalMoves = [] if state.is_over else LegalMoves(state.current_color,
-                                                  FastState.from_state(state).legal_placements())
+        moves: list | LegalMoves = (
+            [] if state.is_over else LegalMoves(state.current_color, FastState.from_state(state).legal_placements())
+        )
         micros = (time.perf_counter() - started) * 1e6
         prefix = f"{path} " if several else ""
         summary = f"{prefix}{len(moves)}" + (f" {micros:.0f}" if args.timing else "")

@@ -35,11 +35,28 @@ from model.state import GameState
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "GameResult", "MessageReader", "PlayerResult", "StateRead", "UnknownMessage", "derive_set_move", "detect_season",
+    "GameResult",
+    "MessageReader",
+    "PlayerResult",
+    "StateRead",
+    "UnknownMessage",
+    "derive_set_move",
+    "detect_season",
     "is_message_type",
-    "move_from_message", "move_to_message", "parse_message", "parse_xml", "player_names", "read_state",
-    "result_from_message", "result_to_message", "state_from_message", "state_from_xml", "state_to_message",
-    "state_to_model", "to_bytes", "to_xml",
+    "move_from_message",
+    "move_to_message",
+    "parse_message",
+    "parse_xml",
+    "player_names",
+    "read_state",
+    "result_from_message",
+    "result_to_message",
+    "state_from_message",
+    "state_from_xml",
+    "state_to_message",
+    "state_to_model",
+    "to_bytes",
+    "to_xml",
 ]
 
 _READ_ERRORS = (ValidationError, ParsingError, ValueError, KeyError, TypeError)
@@ -156,13 +173,19 @@ def detect_season(model: M.State) -> Season | None:
     piece PENTO_X. 2021: a ``<startTeam>`` child, ``<first>``/``<second>``, legacy 21.0–21.2 parts, an
     ``sc.plugin2021.`` lastMove.
     """
+
     def writing(attribute_layout: bool) -> Season:
         return next(s for s in SEASONS.values() if s.state_attribute_layout is attribute_layout)
 
     if model.start_team_attr is not None:
         return writing(attribute_layout=True)
-    if (model.start_team is not None or model.first is not None or model.second is not None
-            or model.current_color_index is not None or model.ordered_colors is not None):
+    if (
+        model.start_team is not None
+        or model.first is not None
+        or model.second is not None
+        or model.current_color_index is not None
+        or model.ordered_colors is not None
+    ):
         return writing(attribute_layout=False)
     if model.last_move is not None and (season := season_of_class(model.last_move.cls)) is not None:
         return season
@@ -308,8 +331,12 @@ def state_to_model(state: GameState, names: tuple[str, str] = ("", ""), *, with_
         turn=state.turn,
         round=state.round,
         start_piece=state.start_piece,
-        shapes=(state.undeployed(Color.BLUE), state.undeployed(Color.YELLOW), state.undeployed(Color.RED),
-                state.undeployed(Color.GREEN)),
+        shapes=(
+            state.undeployed(Color.BLUE),
+            state.undeployed(Color.YELLOW),
+            state.undeployed(Color.RED),
+            state.undeployed(Color.GREEN),
+        ),
         valid_colors=state.valid_colors,
         names=names,
         cells=_cells(state),
@@ -373,13 +400,17 @@ def move_from_message(
 
 def _piece(move: SetMove) -> M.Piece:
     return M.Piece(
-        color=move.color, kind=move.shape, rotation=move.rotation, is_flipped=move.flipped,
+        color=move.color,
+        kind=move.shape,
+        rotation=move.rotation,
+        is_flipped=move.flipped,
         position=M.Position(x=move.x, y=move.y),
     )
 
 
-def move_element(move: Move, season: Season = DEFAULT_SEASON, cls: type[M.MoveElement] = M.MoveElement
-                 ) -> M.MoveElement:
+def move_element(
+    move: Move, season: Season = DEFAULT_SEASON, cls: type[M.MoveElement] = M.MoveElement
+) -> M.MoveElement:
     """A move inside another element (``lastMove``, ``originalMessage``) with the season's class."""
     if isinstance(move, SetMove):
         return cls(cls=season.set_move_class, piece=_piece(move))
@@ -396,8 +427,9 @@ def move_to_message(move: Move, room_id: str, season: Season = DEFAULT_SEASON) -
     raise TypeError(f"not a move: {move!r}")
 
 
-def derive_set_move(color: Color, cells: Iterable[tuple[int, int]],
-                    candidates: Iterable[Shape] | None = None) -> SetMove | None:
+def derive_set_move(
+    color: Color, cells: Iterable[tuple[int, int]], candidates: Iterable[Shape] | None = None
+) -> SetMove | None:
     """The SetMove (canonical rotation/flip) that covers exactly ``cells``, or None.
 
     ``candidates`` restricts the shapes (e.g. the one that left the colour's undeployed set).

@@ -170,6 +170,7 @@ ADJ_W, CORNERS_W = P_ADJ.shape[1], P_CORNERS.shape[1]
 # AI's float64 ones, read through ``tf = t.view(np.float64)`` made once per position, not per move (a view is a
 # new array, and numba counts references to it). ``extend_tables`` appends sections (the AI's).
 
+
 def extend_tables(base: np.ndarray, *parts: np.ndarray) -> tuple[np.ndarray, list[int]]:
     """``base`` (int16) followed by ``parts`` (int16, int32 or float64, flattened; each aligned to its type),
     read-only, and each part's offset in units of its own type (read it through ``t.view(part.dtype)``)."""
@@ -200,13 +201,12 @@ def _kernel_tables() -> tuple[np.ndarray, list[int]]:
 TABLES, (T_EDGE, T_DIAG, T_DIR, T_CELLS, T_SHAPE, T_SIZE, T_PSIZE, T_ADJ, T_CORNERS, T_IDS, T_OFF) = _kernel_tables()
 
 
-
-
 # --- the compiled core ------------------------------------------------------------------------------
 # Every kernel takes the tables ``t`` (``TABLES``, or an extension of it) first. In the hottest loops (fits,
 # the candidate lists) array indices are cast to unsigned integers: with a signed index numba checks for a
 # negative one (Python's a[-1]) on every access, and skipping that makes the search's playouts about a
 # quarter faster (bench/bench_mcts.py --playouts).
+
 
 @njit(cache=True)
 def list_offset(t, i):
@@ -233,9 +233,13 @@ def fits(t, b, fbase, pid):
     """Whether placement ``pid`` covers no field forbidden to the colour whose flags start at ``fbase``."""
     u = np.uint64(fbase)
     row = T_CELLS + 5 * pid
-    return (b[u + np.uint64(t[np.uint64(row)])] | b[u + np.uint64(t[np.uint64(row + 1)])]
-            | b[u + np.uint64(t[np.uint64(row + 2)])] | b[u + np.uint64(t[np.uint64(row + 3)])]
-            | b[u + np.uint64(t[np.uint64(row + 4)])]) == 0
+    return (
+        b[u + np.uint64(t[np.uint64(row)])]
+        | b[u + np.uint64(t[np.uint64(row + 1)])]
+        | b[u + np.uint64(t[np.uint64(row + 2)])]
+        | b[u + np.uint64(t[np.uint64(row + 3)])]
+        | b[u + np.uint64(t[np.uint64(row + 4)])]
+    ) == 0
 
 
 @njit(cache=True)
@@ -409,10 +413,13 @@ def cells_marked(t, pid, marks, mark):
     entries; the last one, the padding of short pieces, is never marked). Branch-free: it runs for every
     legal placement of every playout move, and a loop with an early exit was three times slower."""
     row = T_CELLS + 5 * pid
-    return ((marks[np.uint64(t[np.uint64(row)])] == mark) + np.int64(marks[np.uint64(t[np.uint64(row + 1)])] == mark)
-            + np.int64(marks[np.uint64(t[np.uint64(row + 2)])] == mark)
-            + np.int64(marks[np.uint64(t[np.uint64(row + 3)])] == mark)
-            + np.int64(marks[np.uint64(t[np.uint64(row + 4)])] == mark))
+    return (
+        (marks[np.uint64(t[np.uint64(row)])] == mark)
+        + np.int64(marks[np.uint64(t[np.uint64(row + 1)])] == mark)
+        + np.int64(marks[np.uint64(t[np.uint64(row + 2)])] == mark)
+        + np.int64(marks[np.uint64(t[np.uint64(row + 3)])] == mark)
+        + np.int64(marks[np.uint64(t[np.uint64(row + 4)])] == mark)
+    )
 
 
 @njit(cache=True)
@@ -607,10 +614,10 @@ class FastState:
         m[M_MONO_FLAG] = state.mono_flag
         m[M_START] = int(state.start_piece)
         m[M_LIMIT] = state.season.turn_limit
-        m[M_HAND:M_HAND + 4] = state.shapes
+        m[M_HAND : M_HAND + 4] = state.shapes
         for color in range(4):
             own = np.unpackbits(P.to_words(state.boards[color]).view(np.uint8), bitorder="little")[:NCELLS]
-            b[CELL:CELL + NCELLS] |= own * np.uint8(color + 1)
+            b[CELL : CELL + NCELLS] |= own * np.uint8(color + 1)
         derive_flags(TABLES, b)
         return cls(b, m, first_cells_of(state))
 
@@ -660,11 +667,11 @@ class FastState:
         return int(points(TABLES, self.m, color))
 
     def shapes(self) -> list[int]:
-        return [int(h) for h in self.m[M_HAND:M_HAND + 4]]
+        return [int(h) for h in self.m[M_HAND : M_HAND + 4]]
 
     def boards(self) -> list[int]:
         """Bitboards per colour, as ``GameState.boards``."""
-        owner = self.b[CELL:CELL + NCELLS]
+        owner = self.b[CELL : CELL + NCELLS]
         out = []
         for color in range(4):
             bits = np.packbits(owner == color + 1, bitorder="little").tobytes()
@@ -674,8 +681,14 @@ class FastState:
     def key(self) -> tuple:
         """The fields of ``GameState.key()`` without the start piece."""
         m = self.m
-        return (int(m[M_TURN]), int(m[M_VALID]), tuple(self.boards()), tuple(self.shapes()),
-                int(m[M_MONO_DONE]), int(m[M_MONO_FLAG]))
+        return (
+            int(m[M_TURN]),
+            int(m[M_VALID]),
+            tuple(self.boards()),
+            tuple(self.shapes()),
+            int(m[M_MONO_DONE]),
+            int(m[M_MONO_FLAG]),
+        )
 
 
 def warm_up(play: bool = True) -> None:

@@ -67,8 +67,9 @@ class Unpacker:
             self.unpacked += len(chunk)
             if self.unpacked > self.max_unpacked:
                 what = "unpacks to" if self.gzipped else "is"
-                raise FileTooLarge(f"{what} more than {_mib(self.max_unpacked)}: too large for a Blokus "
-                                   f"state or replay file")
+                raise FileTooLarge(
+                    f"{what} more than {_mib(self.max_unpacked)}: too large for a Blokus state or replay file"
+                )
             if chunk:
                 yield chunk
 
@@ -80,8 +81,9 @@ class Unpacker:
         for chunk in raw:
             read += len(chunk)
             if read > self.max_unpacked:  # e.g. endless empty gzip members
-                raise FileTooLarge(f"is more than {_mib(self.max_unpacked)}: too large for a Blokus state or "
-                                   f"replay file")
+                raise FileTooLarge(
+                    f"is more than {_mib(self.max_unpacked)}: too large for a Blokus state or replay file"
+                )
             yield chunk
 
     def _gunzip(self, raw: Iterator[bytes]) -> Iterator[bytes]:
@@ -119,8 +121,7 @@ class Unpacker:
                 rest = b""
             if rest:
                 yield rest
-            self.warnings.append(f"{DAMAGED_GZIP} (the compressed data ends early): using what could be "
-                                 f"decompressed")
+            self.warnings.append(f"{DAMAGED_GZIP} (the compressed data ends early): using what could be decompressed")
 
 
 def _file_chunks(handle: BinaryIO) -> Iterator[bytes]:

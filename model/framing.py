@@ -209,10 +209,12 @@ class StreamFramer:
                     self._fail(MalformedXml("data after </protocol>"))
                 break
             if self._pending > self.max_message_size:
-                self._fail(MessageTooLarge(
-                    f"message larger than {self.max_message_size} bytes "
-                    f"({self._pending} bytes without a complete message)"
-                ))
+                self._fail(
+                    MessageTooLarge(
+                        f"message larger than {self.max_message_size} bytes "
+                        f"({self._pending} bytes without a complete message)"
+                    )
+                )
 
     def _check(self, data: bytes) -> None:
         """Refuse DOCTYPE / ENTITY declarations and undefined entity references before parsing, also
@@ -275,15 +277,20 @@ class StreamFramer:
             self._fail(MessageTooLarge(f"message nested deeper than {limits.max_depth} elements"))
         attrib = elem.attrib
         if len(attrib) > limits.max_attributes:
-            self._fail(MessageTooLarge(f"element <{_short(elem.tag)}> with {len(attrib)} attributes "
-                                       f"(at most {limits.max_attributes})"))
+            self._fail(
+                MessageTooLarge(
+                    f"element <{_short(elem.tag)}> with {len(attrib)} attributes (at most {limits.max_attributes})"
+                )
+            )
         if len(elem.nsmap) > limits.max_attributes:  # namespace declarations are not in attrib
-            self._fail(MessageTooLarge(f"element <{_short(elem.tag)}> with more than {limits.max_attributes} "
-                                       f"namespaces"))
+            self._fail(
+                MessageTooLarge(f"element <{_short(elem.tag)}> with more than {limits.max_attributes} namespaces")
+            )
         for name, value in attrib.items():
             if len(value) > limits.max_value_length:
-                self._fail(MessageTooLarge(f"attribute {_short(name)} longer than {limits.max_value_length} "
-                                           f"characters"))
+                self._fail(
+                    MessageTooLarge(f"attribute {_short(name)} longer than {limits.max_value_length} characters")
+                )
 
     def _check_text(self, elem: etree._Element) -> None:
         """Bounds of a finished element's text and of its children's tails."""
@@ -395,8 +402,9 @@ def _insert_protocol(data: bytes) -> bytes:
     return head + b"<" + ROOT_TAG.encode() + b">" + data
 
 
-def parse_document(data: bytes, *, max_size: int = DEFAULT_MAX_MESSAGE_SIZE,
-                   limits: Limits = DEFAULT_LIMITS) -> etree._Element:
+def parse_document(
+    data: bytes, *, max_size: int = DEFAULT_MAX_MESSAGE_SIZE, limits: Limits = DEFAULT_LIMITS
+) -> etree._Element:
     """Parse one standalone XML element (a fixture file, a state file) with the same safety rules and
     :class:`Limits` as the stream (it is read as the only message of a stream): no DOCTYPE or entities,
     no network, bounded size and shape; comments and processing instructions are dropped."""
@@ -407,6 +415,7 @@ def parse_document(data: bytes, *, max_size: int = DEFAULT_MAX_MESSAGE_SIZE,
     frames += framer.feed(b"</" + ROOT_TAG.encode() + b">")
     elements = [f for f in frames if not isinstance(f, EndOfStream)]
     if len(elements) != 1:
-        raise MalformedXml("not well-formed XML: " + ("no element" if not elements else
-                                                       f"{len(elements)} elements at the top level"))
+        raise MalformedXml(
+            "not well-formed XML: " + ("no element" if not elements else f"{len(elements)} elements at the top level")
+        )
     return elements[0]

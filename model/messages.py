@@ -96,9 +96,7 @@ def _parse_int(value: Any) -> Any:
 ColorName = Annotated[Color, BeforeValidator(_enum_parser(Color)), PlainSerializer(_name, return_type=str)]
 TeamName = Annotated[Team, BeforeValidator(_enum_parser(Team)), PlainSerializer(_name, return_type=str)]
 ShapeName = Annotated[Shape, BeforeValidator(_enum_parser(Shape)), PlainSerializer(_name, return_type=str)]
-RotationName = Annotated[
-    Rotation, BeforeValidator(_enum_parser(Rotation)), PlainSerializer(_name, return_type=str)
-]
+RotationName = Annotated[Rotation, BeforeValidator(_enum_parser(Rotation)), PlainSerializer(_name, return_type=str)]
 XmlBool = Annotated[
     bool, BeforeValidator(_parse_bool), PlainSerializer(lambda b: "true" if b else "false", return_type=str)
 ]
@@ -556,10 +554,32 @@ class JoinedGameRoom(XmlModel, tag="joinedGameRoom"):
 TOP_LEVEL: dict[str, type[XmlModel]] = {
     cls.__xml_tag__: cls  # type: ignore[misc]
     for cls in (
-        Room, Join, JoinPrepared, JoinRoom, Joined, Left, LobbyError, ErrorPacket,
-        CloseConnection, CloseConnection214, CloseShort,
-        Authenticate, Prepare, Prepared, Observe, Observed, Pause, Step, Cancel, FreeReservation,
-        Timeout, TestMode, Testing, ScoreForPlayer, PlayerScore, JoinedGameRoom,
+        Room,
+        Join,
+        JoinPrepared,
+        JoinRoom,
+        Joined,
+        Left,
+        LobbyError,
+        ErrorPacket,
+        CloseConnection,
+        CloseConnection214,
+        CloseShort,
+        Authenticate,
+        Prepare,
+        Prepared,
+        Observe,
+        Observed,
+        Pause,
+        Step,
+        Cancel,
+        FreeReservation,
+        Timeout,
+        TestMode,
+        Testing,
+        ScoreForPlayer,
+        PlayerScore,
+        JoinedGameRoom,
     )
 }
 
@@ -587,9 +607,31 @@ def _shorten(text: str, limit: int = 300) -> str:
 
 
 Message = (
-    Room | Join | JoinPrepared | JoinRoom | Joined | Left | LobbyError | ErrorPacket | CloseConnection
-    | Authenticate | Prepare | Prepared | Observe | Observed | Pause | Step | Cancel | FreeReservation
-    | Timeout | TestMode | Testing | ScoreForPlayer | PlayerScore | JoinedGameRoom | UnknownMessage
+    Room
+    | Join
+    | JoinPrepared
+    | JoinRoom
+    | Joined
+    | Left
+    | LobbyError
+    | ErrorPacket
+    | CloseConnection
+    | Authenticate
+    | Prepare
+    | Prepared
+    | Observe
+    | Observed
+    | Pause
+    | Step
+    | Cancel
+    | FreeReservation
+    | Timeout
+    | TestMode
+    | Testing
+    | ScoreForPlayer
+    | PlayerScore
+    | JoinedGameRoom
+    | UnknownMessage
 )
 
 
@@ -738,8 +780,9 @@ def _piece(element: etree._Element) -> Piece | None:
     flipped = _BOOL_BY_NAME.get(attrib["isFlipped"])
     if x is None or y is None or color is None or kind is None or rotation is None or flipped is None:
         return None
-    return _construct(Piece, color=color, kind=kind, rotation=rotation, is_flipped=flipped,
-                      position=_construct(Position, x=x, y=y))
+    return _construct(
+        Piece, color=color, kind=kind, rotation=rotation, is_flipped=flipped, position=_construct(Position, x=x, y=y)
+    )
 
 
 def _move(element: etree._Element) -> MoveElement | None:
@@ -778,8 +821,12 @@ def _mono(element: etree._Element) -> LastMoveMono | None:
     return _construct(LastMoveMono, entries=entries) if entries else _construct(LastMoveMono)
 
 
-_SHAPE_LISTS = {"blueShapes": "blue_shapes", "yellowShapes": "yellow_shapes", "redShapes": "red_shapes",
-                "greenShapes": "green_shapes"}
+_SHAPE_LISTS = {
+    "blueShapes": "blue_shapes",
+    "yellowShapes": "yellow_shapes",
+    "redShapes": "red_shapes",
+    "greenShapes": "green_shapes",
+}
 
 
 def fast_state_from_tree(element: etree._Element) -> State | None:
@@ -868,7 +915,11 @@ def fast_state_model(
     if layout_2027:
         return _construct(
             State,
-            cls=cls, turn=turn, round=round, start_piece=start_piece, start_team_attr=Team.ONE,
+            cls=cls,
+            turn=turn,
+            round=round,
+            start_piece=start_piece,
+            start_team_attr=Team.ONE,
             blue_shapes=_construct(ShapeList, shapes=list(shapes[0])),
             yellow_shapes=_construct(ShapeList, shapes=list(shapes[1])),
             red_shapes=_construct(ShapeList, shapes=list(shapes[2])),
@@ -887,9 +938,15 @@ def fast_state_model(
     blue, yellow, red, green = (_construct(ShapeList, shapes=list(s)) for s in shapes)
     return _construct(
         State,
-        cls=cls, turn=turn, round=round, start_piece=start_piece,
+        cls=cls,
+        turn=turn,
+        round=round,
+        start_piece=start_piece,
         start_team=_construct(TeamRef, text=one),
-        blue_shapes=blue, yellow_shapes=yellow, red_shapes=red, green_shapes=green,
+        blue_shapes=blue,
+        yellow_shapes=yellow,
+        red_shapes=red,
+        green_shapes=green,
         valid_colors=_construct(ColorList, colors=list(valid_colors)),
         first=player(names[0], one),
         second=player(names[1], two),
@@ -918,8 +975,15 @@ def _attr(value: Any) -> str:
     if type(value) is not str or not _ATTR_CHARS.match(value):
         raise _Decline
     if any(c in value for c in '&<>"\n\r\t'):
-        value = (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-                 .replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;"))
+        value = (
+            value.replace("&", "&amp;")
+            .replace("<", "&lt;")
+            .replace(">", "&gt;")
+            .replace('"', "&quot;")
+            .replace("\n", "&#10;")
+            .replace("\r", "&#13;")
+            .replace("\t", "&#9;")
+        )
     return value
 
 
@@ -983,9 +1047,13 @@ class _Lines:
             _check(piece, Piece)
             position = _check(piece.position, Position)
             flipped = _check(piece.is_flipped, bool)
-            piece_mark = self.open(depth + 1, "piece", f' color="{_COLOR_NAME[piece.color]}" kind="'
-                                   f'{_SHAPE_NAME[piece.kind]}" rotation="{_ROTATION_NAME[piece.rotation]}" '
-                                   f'isFlipped="{"true" if flipped else "false"}"')
+            piece_mark = self.open(
+                depth + 1,
+                "piece",
+                f' color="{_COLOR_NAME[piece.color]}" kind="'
+                f'{_SHAPE_NAME[piece.kind]}" rotation="{_ROTATION_NAME[piece.rotation]}" '
+                f'isFlipped="{"true" if flipped else "false"}"',
+            )
             self.leaf(depth + 2, f'<position x="{_int(position.x)}" y="{_int(position.y)}"/>')
             self.close(depth + 1, "piece", piece_mark)
         if move.color is not None:
@@ -993,8 +1061,7 @@ class _Lines:
         self.close(depth, "lastMove", mark)
 
     def state(self, depth: int, state: State) -> None:
-        if (state.current_color_index is not None or state.ordered_colors is not None
-                or state.start_color is not None):
+        if state.current_color_index is not None or state.ordered_colors is not None or state.start_color is not None:
             raise _Decline  # legacy parts: the general path
         if state.start_team_attr is not None:
             self.state_2027(depth, state)
@@ -1009,8 +1076,12 @@ class _Lines:
         child = depth + 1
         if state.start_team is not None:
             self.team_ref(child, "startTeam", state.start_team)
-        for tag, shapes in (("blueShapes", state.blue_shapes), ("yellowShapes", state.yellow_shapes),
-                            ("redShapes", state.red_shapes), ("greenShapes", state.green_shapes)):
+        for tag, shapes in (
+            ("blueShapes", state.blue_shapes),
+            ("yellowShapes", state.yellow_shapes),
+            ("redShapes", state.red_shapes),
+            ("greenShapes", state.green_shapes),
+        ):
             if shapes is not None:
                 self.names(child, tag, _check(shapes, ShapeList).shapes, _SHAPE_LINE)
         if state.valid_colors is not None:
@@ -1050,8 +1121,12 @@ class _Lines:
             self.board(child, state.board)
         if state.last_move_mono is not None:
             self.mono(child, state.last_move_mono)
-        for tag, shapes in (("blueShapes", state.blue_shapes), ("yellowShapes", state.yellow_shapes),
-                            ("redShapes", state.red_shapes), ("greenShapes", state.green_shapes)):
+        for tag, shapes in (
+            ("blueShapes", state.blue_shapes),
+            ("yellowShapes", state.yellow_shapes),
+            ("redShapes", state.red_shapes),
+            ("greenShapes", state.green_shapes),
+        ):
             if shapes is not None:
                 self.names(child, tag, _check(shapes, ShapeList).shapes, _SHAPE_LINE)
         if state.valid_colors is not None:

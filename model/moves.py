@@ -113,8 +113,12 @@ def parse_move(text: str) -> Move:
             if flipped.lower() not in ("true", "false"):
                 raise ValueError(flipped)
             return SetMove(
-                Color.parse(color), Shape.parse(shape), Rotation.parse(rotation),
-                flipped.lower() == "true", int(x), int(y),
+                Color.parse(color),
+                Shape.parse(shape),
+                Rotation.parse(rotation),
+                flipped.lower() == "true",
+                int(x),
+                int(y),
             )
     except (KeyError, ValueError) as exc:
         raise ValueError(f"not a move: {text!r}") from exc

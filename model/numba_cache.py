@@ -267,8 +267,7 @@ class ProjectCache(caching.FunctionCache):
             where = str(locator.get_cache_path())
             if where not in _warned:
                 _warned.add(where)
-                log.warning("cannot write the numba cache in %s (%s): kernels are compiled on every start", where,
-                            exc)
+                log.warning("cannot write the numba cache in %s (%s): kernels are compiled on every start", where, exc)
 
 
 def mark_warm(modules: tuple[str, ...] | list[str]) -> None:

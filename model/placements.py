@@ -28,9 +28,7 @@ def bit(x: int, y: int) -> int:
 
 def edge_neighbours(bb: int) -> int:
     """Cells edge-adjacent to any cell of ``bb`` (on the board)."""
-    return (
-        ((bb << 1) & NOT_LEFT) | ((bb >> 1) & NOT_RIGHT) | (bb << N) | (bb >> N)
-    ) & FULL
+    return (((bb << 1) & NOT_LEFT) | ((bb >> 1) & NOT_RIGHT) | (bb << N) | (bb >> N)) & FULL
 
 
 def diagonal_neighbours(bb: int) -> int:
@@ -72,9 +70,9 @@ P_SHAPE = np.array([ORIENTATIONS[o].shape for o in _p_orient], dtype=np.int8)
 P_X = np.array(_p_x, dtype=np.int8)
 P_Y = np.array(_p_y, dtype=np.int8)
 P_SHAPE_LIST: list[int] = P_SHAPE.tolist()
-MASK_WORDS = np.frombuffer(
-    b"".join(m.to_bytes(WORDS * 8, "little") for m in MASKS), dtype=np.uint64
-).reshape(COUNT, WORDS)
+MASK_WORDS = np.frombuffer(b"".join(m.to_bytes(WORDS * 8, "little") for m in MASKS), dtype=np.uint64).reshape(
+    COUNT, WORDS
+)
 
 # placement id -> its cell indices, padded with NCELLS (an index that is never forbidden)
 P_CELLS = np.full((COUNT, 5), NCELLS, dtype=np.intp)

@@ -150,7 +150,7 @@ class GameRecord:
     def truncate(self, length: int) -> None:
         """Keep the first ``length`` states (undo)."""
         del self.states[length:]
-        del self.steps[max(0, length - 1):]
+        del self.steps[max(0, length - 1) :]
 
     def __len__(self) -> int:
         return len(self.states)

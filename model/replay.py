@@ -36,9 +36,24 @@ DEFAULT_ROOM_ID = "00000000-0000-4000-8000-000000000000"
 # --- the replay --------------------------------------------------------------------------------------
 
 
-__all__ = ["ColorRemoved", "GameRecord", "MoveEvent", "Replay", "ReplayEvent", "ReplayWriter", "UnreadableReplay",
-           "dump_replay", "events_between", "load_replay", "new_replay_path", "read_game", "read_replay",
-           "replay_file_name", "replay_layout", "write_replay"]
+__all__ = [
+    "ColorRemoved",
+    "GameRecord",
+    "MoveEvent",
+    "Replay",
+    "ReplayEvent",
+    "ReplayWriter",
+    "UnreadableReplay",
+    "dump_replay",
+    "events_between",
+    "load_replay",
+    "new_replay_path",
+    "read_game",
+    "read_replay",
+    "replay_file_name",
+    "replay_layout",
+    "write_replay",
+]
 
 
 @dataclass(eq=False)
@@ -65,12 +80,12 @@ class Replay(GameRecord):
         return result_from_data(self.result_message).with_names(self.names)
 
     def to_bytes(self) -> bytes:
-        return dump_replay(self.states, self.result_message, room_id=self.room_id, names=self.names,
-                           errors=self.errors)
+        return dump_replay(self.states, self.result_message, room_id=self.room_id, names=self.names, errors=self.errors)
 
     def save(self, path: str | Path) -> Path:
-        return write_replay(path, self.states, self.result_message, room_id=self.room_id, names=self.names,
-                            errors=self.errors)
+        return write_replay(
+            path, self.states, self.result_message, room_id=self.room_id, names=self.names, errors=self.errors
+        )
 
 
 MAX_STATES = 1000  # a game has at most 101 states; more are not loaded (a warning says so)
@@ -164,8 +179,9 @@ def _names_of_result(data: M.ResultData, warnings: list[str]) -> tuple[str, str]
         return "", ""
 
 
-def read_replay(data: bytes, season: Season | None = None, *, max_unpacked: int = DEFAULT_MAX_UNPACKED,
-                max_states: int = MAX_STATES) -> Replay:
+def read_replay(
+    data: bytes, season: Season | None = None, *, max_unpacked: int = DEFAULT_MAX_UNPACKED, max_states: int = MAX_STATES
+) -> Replay:
     """Read a replay from bytes (plain or gzip); ``season`` overrides the season the states' form shows
     (else: detected from the first state that tells, else 2021). Never raises for a cut-off or partly damaged file:
     everything up to the last complete message is loaded and the problem is put in ``warnings``.
@@ -175,8 +191,13 @@ def read_replay(data: bytes, season: Season | None = None, *, max_unpacked: int 
     return _read_chunks(unpacker.unpack_bytes(data), unpacker, max_states, season)
 
 
-def load_replay(path: str | Path, season: Season | None = None, *, max_unpacked: int = DEFAULT_MAX_UNPACKED,
-                max_states: int = MAX_STATES) -> Replay:
+def load_replay(
+    path: str | Path,
+    season: Season | None = None,
+    *,
+    max_unpacked: int = DEFAULT_MAX_UNPACKED,
+    max_states: int = MAX_STATES,
+) -> Replay:
     """Read a replay file (``.xml`` or ``.xml.gz``) as a stream: memory grows with the states loaded,
     not with the file. Raises ``OSError`` and :class:`~model.files.FileReadError` (not a regular file,
     too large unpacked) besides what :func:`read_replay` raises."""
@@ -188,8 +209,7 @@ class UnreadableReplay(Exception):
     """A file that is no readable replay with a game in it: one line for the user (without the path)."""
 
 
-def read_game(path: str | Path, season: Season | None = None, *,
-              max_unpacked: int = DEFAULT_MAX_UNPACKED) -> Replay:
+def read_game(path: str | Path, season: Season | None = None, *, max_unpacked: int = DEFAULT_MAX_UNPACKED) -> Replay:
     """:func:`load_replay` for a user's file: every failure, and a file without a game state, is one
     :class:`UnreadableReplay` line (the one mapping of read errors for every command)."""
     path = Path(path)
@@ -220,8 +240,7 @@ def read_game(path: str | Path, season: Season | None = None, *,
     return replay
 
 
-def _read_chunks(chunks: Iterable[bytes], unpacker: Unpacker, max_states: int,
-                 season: Season | None = None) -> Replay:
+def _read_chunks(chunks: Iterable[bytes], unpacker: Unpacker, max_states: int, season: Season | None = None) -> Replay:
     reader = _ReplayReader(max_states, season)
     replay = reader.replay
     framer = StreamFramer()
@@ -236,8 +255,7 @@ def _read_chunks(chunks: Iterable[bytes], unpacker: Unpacker, max_states: int,
             framer.close()
     except TruncatedStream as exc:
         replay.truncated = True
-        replay.warnings.append(f"the file ends without </protocol> ({exc}): loaded up to the last complete "
-                               f"message")
+        replay.warnings.append(f"the file ends without </protocol> ({exc}): loaded up to the last complete message")
     except ProtocolError as exc:
         for frame in exc.frames:
             if frame is not END_OF_STREAM and not reader.full:
@@ -343,21 +361,34 @@ def _name_part(name: str, team: str) -> str:
     return part if part and part != "Unknown" else team
 
 
-def replay_file_name(name1: str, name2: str, when: datetime | None = None, *, gz: bool = False,
-                     season: Season = DEFAULT_SEASON, number: int | None = None) -> str:
+def replay_file_name(
+    name1: str,
+    name2: str,
+    when: datetime | None = None,
+    *,
+    gz: bool = False,
+    season: Season = DEFAULT_SEASON,
+    number: int | None = None,
+) -> str:
     """The one name of a replay file, for every writer (TUI, watch, bot, arena, server): the 21.4.0/27.x
     pattern ``replay_<gameType>_<yyyy-MM-dd_HH-mm-ss>_<name1>_<name2>[_<number>].xml``, names without
     spaces or brackets, a missing name given as ONE / TWO."""
     when = when or datetime.now()
-    name = (f"replay_{season.game_type}_{when:%Y-%m-%d_%H-%M-%S}"
-            f"_{_name_part(name1, 'ONE')}_{_name_part(name2, 'TWO')}")
+    name = f"replay_{season.game_type}_{when:%Y-%m-%d_%H-%M-%S}_{_name_part(name1, 'ONE')}_{_name_part(name2, 'TWO')}"
     if number is not None:
         name += f"_{number:03d}"
     return name + (".xml.gz" if gz else ".xml")
 
 
-def new_replay_path(directory: str | Path, names: tuple[str, str], season: Season = DEFAULT_SEASON,
-                    when: datetime | None = None, *, gz: bool = False, number: int | None = None) -> Path:
+def new_replay_path(
+    directory: str | Path,
+    names: tuple[str, str],
+    season: Season = DEFAULT_SEASON,
+    when: datetime | None = None,
+    *,
+    gz: bool = False,
+    number: int | None = None,
+) -> Path:
     """``directory`` / :func:`replay_file_name`, with ``_2``, ``_3`` … added if that file exists already
     (two games saved in one second)."""
     base = replay_file_name(*names, when, gz=gz, season=season, number=number)
@@ -373,13 +404,15 @@ def new_replay_path(directory: str | Path, names: tuple[str, str], season: Seaso
 class ReplayWriter:
     """Writes a replay while the game runs, so that a crash leaves a readable (truncated) file."""
 
-    def __init__(self, path: str | Path, *, room_id: str = DEFAULT_ROOM_ID,
-                 names: tuple[str, str] = ("", "")) -> None:
+    def __init__(self, path: str | Path, *, room_id: str = DEFAULT_ROOM_ID, names: tuple[str, str] = ("", "")) -> None:
         self.path = Path(path)
         self.room_id = room_id
         self.names = names
-        self._file = gzip.open(self.path, "wt", encoding="utf-8") if self.path.name.endswith(".gz") \
+        self._file = (
+            gzip.open(self.path, "wt", encoding="utf-8")
+            if self.path.name.endswith(".gz")
             else open(self.path, "w", encoding="utf-8", newline="\n")
+        )
         self._file.write(M.PROTOCOL_OPEN + "\n")
         self._closed = False
 

@@ -53,14 +53,20 @@ class Cause(StrEnum):
 def _reason_pattern(template: str) -> re.Pattern[str]:
     """A season's reason template as a pattern: the player and the detail are any text, the seconds a number."""
     parts = re.split(r"(\{\w+\})", template)
-    return re.compile("".join(r"\d+" if p in ("{soft_s}", "{hard_s}") else ".*?" if p.startswith("{") else re.escape(p)
-                              for p in parts if p))
+    return re.compile(
+        "".join(
+            r"\d+" if p in ("{soft_s}", "{hard_s}") else ".*?" if p.startswith("{") else re.escape(p)
+            for p in parts
+            if p
+        )
+    )
 
 
 # the reasons of the seasons that say the cause only in the text (2027, sdk Violation.kt), most specific first
 _REASON_CAUSES = tuple(
     (_reason_pattern(template), Cause(cause))
-    for season in SEASONS.values() if season.result_entries
+    for season in SEASONS.values()
+    if season.result_entries
     for cause, template in season.irregular_reasons
 )
 
@@ -127,8 +133,10 @@ class GameResult:
 
     def with_names(self, names: tuple[str, str]) -> GameResult:
         """Fill in names the result does not carry (2021 results name only winners)."""
-        players = tuple(replace(p, name=names[p.team]) if not p.name and p.team is not None and names[p.team]
-                        else p for p in self.players)
+        players = tuple(
+            replace(p, name=names[p.team]) if not p.name and p.team is not None and names[p.team] else p
+            for p in self.players
+        )
         return replace(self, players=players)
 
 
@@ -146,12 +154,19 @@ def regular_result(points: tuple[int, int], names: tuple[str, str], season: Seas
         winners = (winner,)
     players = tuple(PlayerResult(t, names[t], (victory[t], points[t]), Cause.REGULAR, "") for t in Team)
     reason = season.win_reason(None if winner is None else (names[winner] or winner.name))
-    return GameResult(players, winner, winner is None, True, reason, season.result_fragments, (),
-                      Cause.REGULAR, None, winners)
+    return GameResult(
+        players, winner, winner is None, True, reason, season.result_fragments, (), Cause.REGULAR, None, winners
+    )
 
 
-def irregular_result(offender: Team, cause: Cause, reason: str, points: tuple[int, int], names: tuple[str, str],
-                     season: Season = DEFAULT_SEASON) -> GameResult:
+def irregular_result(
+    offender: Team,
+    cause: Cause,
+    reason: str,
+    points: tuple[int, int],
+    names: tuple[str, str],
+    season: Season = DEFAULT_SEASON,
+) -> GameResult:
     """``offender`` lost by ``cause`` (victory points 0, the other team 2). 2021 keeps the offender's
     Blokus points and names winners as 21.3.3 does; 2027 gives the offender 0 in every part."""
     innocent = offender.opponent
@@ -164,12 +179,14 @@ def irregular_result(offender: Team, cause: Cause, reason: str, points: tuple[in
         else:
             players.append(PlayerResult(team, names[team], (2, points[team]), Cause.REGULAR, ""))
     if cause is Cause.RULE_VIOLATION or points[0] != points[1]:  # 21.3.3 excludes only rule violators
-        winners = (innocent,) if cause is Cause.RULE_VIOLATION else (
-            (Team.ONE,) if points[0] > points[1] else (Team.TWO,))
+        winners = (
+            (innocent,) if cause is Cause.RULE_VIOLATION else ((Team.ONE,) if points[0] > points[1] else (Team.TWO,))
+        )
     else:
         winners = (Team.ONE, Team.TWO)
-    return GameResult(tuple(players), innocent, False, False, reason, season.result_fragments, (), cause,
-                      offender, winners)
+    return GameResult(
+        tuple(players), innocent, False, False, reason, season.result_fragments, (), cause, offender, winners
+    )
 
 
 # --- reading -----------------------------------------------------------------------------------------
@@ -200,17 +217,28 @@ def result_from_data(data: M.ResultData) -> GameResult:
             team = _parse_team(entry.player.team) if entry.player else None
             if team is None and index < 2:
                 team = Team(index)
-            players.append(PlayerResult(team, entry.player.name or None if entry.player else None,
-                                        tuple(score.parts), Cause.parse(score.cause), score.reason))
+            players.append(
+                PlayerResult(
+                    team,
+                    entry.player.name or None if entry.player else None,
+                    tuple(score.parts),
+                    Cause.parse(score.cause),
+                    score.reason,
+                )
+            )
     else:
         for index, score in enumerate(data.scores):
-            players.append(PlayerResult(Team(index) if index < 2 else None, None, tuple(score.parts),
-                                        Cause.parse(score.cause), score.reason))
+            players.append(
+                PlayerResult(
+                    Team(index) if index < 2 else None, None, tuple(score.parts), Cause.parse(score.cause), score.reason
+                )
+            )
     winner_names = tuple(w.display_name for w in data.winners if w.display_name is not None)
     # names of the 2021 form are only known from <winner>
     players = [
-        p if p.name is not None else replace(
-            p, name=next((w.display_name for w in data.winners if w.team == p.team and w.display_name), None))
+        p
+        if p.name is not None
+        else replace(p, name=next((w.display_name for w in data.winners if w.team == p.team and w.display_name), None))
         for p in players
     ]
     irregular = [p for p in players if p.cause not in (None, Cause.REGULAR)]
@@ -229,8 +257,12 @@ def result_from_data(data: M.ResultData) -> GameResult:
         if not regular and offender is None:
             cause = cause_of_reason(reason)
             offender = None if winner is None else winner.opponent
-            players = [replace(p, cause=cause, reason=reason) if p.team is not None and p.team == offender
-                       else replace(p, cause=Cause.REGULAR) for p in players]
+            players = [
+                replace(p, cause=cause, reason=reason)
+                if p.team is not None and p.team == offender
+                else replace(p, cause=Cause.REGULAR)
+                for p in players
+            ]
         elif regular:
             players = [p if p.cause is not None else replace(p, cause=Cause.REGULAR) for p in players]
         winners: tuple[Team, ...] = () if winner is None else (winner,)
@@ -243,8 +275,7 @@ def result_from_data(data: M.ResultData) -> GameResult:
             elif len(teams) == 2 and None not in teams:
                 draw = True
         winners = tuple(w.team for w in data.winners if w.team is not None)
-    return GameResult(tuple(players), winner, draw, regular, reason, fragments, winner_names, cause, offender,
-                      winners)
+    return GameResult(tuple(players), winner, draw, regular, reason, fragments, winner_names, cause, offender, winners)
 
 
 def _outcome_from_parts(players: list[PlayerResult]) -> tuple[Team | None, bool]:
@@ -263,29 +294,36 @@ def _outcome_from_parts(players: list[PlayerResult]) -> tuple[Team | None, bool]
 
 def _definition(season: Season) -> M.Definition:
     victory, points = season.result_fragments
-    return M.Definition(fragments=[
-        M.Fragment(name=victory, aggregation="SUM", relevant_for_ranking=True),
-        M.Fragment(name=points, aggregation="AVERAGE", relevant_for_ranking=True),
-    ])
+    return M.Definition(
+        fragments=[
+            M.Fragment(name=victory, aggregation="SUM", relevant_for_ranking=True),
+            M.Fragment(name=points, aggregation="AVERAGE", relevant_for_ranking=True),
+        ]
+    )
 
 
 def result_to_data(result: GameResult, season: Season = DEFAULT_SEASON) -> M.ResultData:
     """The result in ``season``'s form (see the module docstring)."""
     players = sorted(result.players, key=lambda p: 99 if p.team is None else int(p.team))
     if not season.result_entries:
-        scores = [M.Score(cause=(p.cause or Cause.REGULAR).value, reason=p.reason or "", parts=list(p.parts))
-                  for p in players]
-        teams = result.winners or ((Team.ONE, Team.TWO) if result.draw else
-                                   () if result.winner is None else (result.winner,))
+        scores = [
+            M.Score(cause=(p.cause or Cause.REGULAR).value, reason=p.reason or "", parts=list(p.parts)) for p in players
+        ]
+        teams = result.winners or (
+            (Team.ONE, Team.TWO) if result.draw else () if result.winner is None else (result.winner,)
+        )
         winners = [M.Winner(display_name=result.name_of(t), color=M.TeamRef.of(t)) for t in teams]
         return M.ResultData(definition=_definition(season), scores=scores, winners=winners)
     entries = [
-        M.ScoreEntry(player=M.ScorePlayer(name=p.name or None, team=None if p.team is None else p.team.name),
-                     score=M.Score(parts=list(p.parts)))
+        M.ScoreEntry(
+            player=M.ScorePlayer(name=p.name or None, team=None if p.team is None else p.team.name),
+            score=M.Score(parts=list(p.parts)),
+        )
         for p in players
     ]
-    winner = M.Winner(team_attr=None if result.winner is None else result.winner.name, regular=result.regular,
-                      reason=result.reason)
+    winner = M.Winner(
+        team_attr=None if result.winner is None else result.winner.name, regular=result.regular, reason=result.reason
+    )
     return M.ResultData(definition=_definition(season), score_entries=M.Scores(entries=entries), winners=[winner])
 
 
@@ -344,8 +382,12 @@ def english_reason(reason: str, season: Season) -> str:
     return f"{mistake.name}: {mistake.english}" + (f" (move {rest})" if rest else "")
 
 
-def end_texts(result: GameResult, state: GameState | None = None,
-              names: Mapping[Team, str] | Sequence[str] = ("", ""), me: Team | None = None) -> EndTexts:
+def end_texts(
+    result: GameResult,
+    state: GameState | None = None,
+    names: Mapping[Team, str] | Sequence[str] = ("", ""),
+    me: Team | None = None,
+) -> EndTexts:
     """Every end text of ``result``: ``state`` is the final board (its points, whose turn it was, the season),
     ``names`` ours (command line, replay file; the result's where ours are generic), ``me`` the team we played."""
     ours = [names.get(t, "") for t in Team] if isinstance(names, Mapping) else [*names, "", ""][:2]
@@ -386,8 +428,10 @@ def end_texts(result: GameResult, state: GameState | None = None,
         team = p.team.name if p.team is not None else "?"
         lines.append(f"Irregular end: team {team}{f' ({name})' if name else ''} {_cause_text(cause, season)}.")
         reason = (p.reason or "").strip()
-        plain = {season.irregular_reason(c, result.name_of(p.team) if p.team is not None else "")
-                 for c in (Cause.SOFT_TIMEOUT, Cause.HARD_TIMEOUT, Cause.LEFT)} | {"Player left"}
+        plain = {
+            season.irregular_reason(c, result.name_of(p.team) if p.team is not None else "")
+            for c in (Cause.SOFT_TIMEOUT, Cause.HARD_TIMEOUT, Cause.LEFT)
+        } | {"Player left"}
         if reason in plain:  # a reason that only restates the cause (rules.md §12)
             lines.append(f"Server: {reason}")
         elif reason:
@@ -395,10 +439,18 @@ def end_texts(result: GameResult, state: GameState | None = None,
             if english_reason(reason, season) != reason:
                 lines.append(f"Server: {reason}")
     if result.regular:
-        lines.append("Regular end: " + (
-            "game finished." if state is None else
-            f"the round limit ({season.round_limit} rounds) was reached." if state.turn >= season.turn_limit else
-            "no colour can place a piece." if state.is_over else "game finished."))
+        lines.append(
+            "Regular end: "
+            + (
+                "game finished."
+                if state is None
+                else f"the round limit ({season.round_limit} rounds) was reached."
+                if state.turn >= season.turn_limit
+                else "no colour can place a piece."
+                if state.is_over
+                else "game finished."
+            )
+        )
     win = {p.team: p.victory_points for p in result.players if p.team is not None}
     if set(win) == {Team.ONE, Team.TWO} and None not in win.values():
         lines.append(f"Win points (2 win, 1 draw): ONE {win[Team.ONE]} : {win[Team.TWO]} TWO")
@@ -406,8 +458,12 @@ def end_texts(result: GameResult, state: GameState | None = None,
         parts = [f"{p.team.name if p.team is not None else '?'} {p.parts}" for p in result.players]
         lines.append("Scores (win points, points): " + "   ".join(parts))
     # names and reasons come from outside (server, file): escaped once here for every place that shows them
-    return EndTexts(printable(title, None), printable(short, None), tuple(printable(line, None) for line in lines),
-                    printable(_summary(result, who, me), None))
+    return EndTexts(
+        printable(title, None),
+        printable(short, None),
+        tuple(printable(line, None) for line in lines),
+        printable(_summary(result, who, me), None),
+    )
 
 
 def _summary(result: GameResult, who, me: Team | None) -> str:
@@ -415,8 +471,10 @@ def _summary(result: GameResult, who, me: Team | None) -> str:
     for team in Team:
         points = result.points(team)
         name = who(team)
-        parts.append(f"{team.name}{f' ({name})' if name else ''}{' [us]' if me is team else ''} "
-                     f"{'?' if points is None else points}")
+        parts.append(
+            f"{team.name}{f' ({name})' if name else ''}{' [us]' if me is team else ''} "
+            f"{'?' if points is None else points}"
+        )
     if result.winner is not None:
         outcome = f"winner {result.winner.name}"
         if me is not None:

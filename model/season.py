@@ -107,9 +107,11 @@ class Season:
     def invalid_move_error(self, player: str, mistake: MoveMistake, move: Move | None) -> str:
         """The message of the in-room error the violator gets (protocol.md §4.6, season-2027.md §3.5)."""
         shown = move if mistake.carries_move else None
-        return (f"Ungueltiger Zug von '{player}'.\n"
-                f"InvalidMoveException(mistake={self.mistake_text(mistake)}, "
-                f"move={shown.german() if shown else 'null'})")
+        return (
+            f"Ungueltiger Zug von '{player}'.\n"
+            f"InvalidMoveException(mistake={self.mistake_text(mistake)}, "
+            f"move={shown.german() if shown else 'null'})"
+        )
 
     def win_reason(self, winner_name: str | None) -> str:
         """The reason of a regular end (``winner_name`` None: a draw); empty where the season writes none."""
@@ -130,8 +132,9 @@ class Season:
             return detail
         if cause == "LEFT":
             detail = detail or self.left_detail
-        return template.format(player=player, detail=detail, soft_s=self.soft_timeout_ms // 1000,
-                               hard_s=self.hard_timeout_ms // 1000)
+        return template.format(
+            player=player, detail=detail, soft_s=self.soft_timeout_ms // 1000, hard_s=self.hard_timeout_ms // 1000
+        )
 
     def violation_of(self, reason: str) -> tuple[MoveMistake, str] | None:
         """The mistake of a rule-violation reason of this season and the rest after it (``'Setze …'``, the
@@ -145,16 +148,25 @@ class Season:
             reason = reason.split(between, 1)[1]
         for mistake in MoveMistake:
             if reason.startswith(self.mistake_text(mistake)):
-                rest = reason[len(self.mistake_text(mistake)):].strip()
+                rest = reason[len(self.mistake_text(mistake)) :].strip()
                 if rest.startswith(self.violation_move_prefix + " "):
-                    rest = rest[len(self.violation_move_prefix) + 1:]
+                    rest = rest[len(self.violation_move_prefix) + 1 :]
                 return mistake, rest
         return None
 
 
 _PENTOMINOES_BUT_X = (
-    "PENTO_L", "PENTO_T", "PENTO_V", "PENTO_S", "PENTO_Z", "PENTO_I",
-    "PENTO_P", "PENTO_W", "PENTO_U", "PENTO_R", "PENTO_Y",
+    "PENTO_L",
+    "PENTO_T",
+    "PENTO_V",
+    "PENTO_S",
+    "PENTO_Z",
+    "PENTO_I",
+    "PENTO_P",
+    "PENTO_W",
+    "PENTO_U",
+    "PENTO_R",
+    "PENTO_Y",
 )
 
 SEASON_2021 = Season(
@@ -209,8 +221,10 @@ SEASON_2027 = Season(
     soft_timeout_ms=2000,
     hard_timeout_ms=10000,
     irregular_reasons=(  # sdk Violation.kt; the hard timeout really names the soft limit (season-2027.md §3.6)
-        ("SOFT_TIMEOUT", "{player} hat fuer die Antwort auf die Zugaufforderung laenger als {soft_s} Sekunden "
-                         "gebraucht."),
+        (
+            "SOFT_TIMEOUT",
+            "{player} hat fuer die Antwort auf die Zugaufforderung laenger als {soft_s} Sekunden gebraucht.",
+        ),
         ("HARD_TIMEOUT", "{player} hat innerhalb von {soft_s} Sekunden nach Aufforderung keinen Zug gesendet."),
         ("LEFT", "{player} hat das Spiel verlassen: {detail}"),
         ("RULE_VIOLATION", "Regelverletzung von {player}: {detail}"),

@@ -42,8 +42,18 @@ class _Undo(NamedTuple):
 class GameState:
     """A position. Mutable for speed (``push``/``pop``); ``copy()`` for an independent one."""
 
-    __slots__ = ("season", "start_piece", "turn", "valid", "last_move", "boards", "shapes", "mono_done",
-                 "mono_flag", "_stack")
+    __slots__ = (
+        "season",
+        "start_piece",
+        "turn",
+        "valid",
+        "last_move",
+        "boards",
+        "shapes",
+        "mono_done",
+        "mono_flag",
+        "_stack",
+    )
 
     def __init__(self, start_piece: Shape, season: Season = DEFAULT_SEASON) -> None:
         self.season = season
@@ -60,8 +70,9 @@ class GameState:
     # --- construction -----------------------------------------------------------------------------
 
     @classmethod
-    def new(cls, start_piece: Shape | None = None, rng: random.Random | None = None,
-            season: Season = DEFAULT_SEASON) -> GameState:
+    def new(
+        cls, start_piece: Shape | None = None, rng: random.Random | None = None, season: Season = DEFAULT_SEASON
+    ) -> GameState:
         """A fresh game; without ``start_piece`` one is drawn from the season's pool as the server does."""
         if start_piece is None:
             start_piece = Shape[(rng or random).choice(season.start_pieces)]
@@ -177,8 +188,9 @@ class GameState:
         """A 20×20 int8 array indexed [y, x]: colour index, or -1 for an empty field."""
         arr = np.full(P.NCELLS, -1, dtype=np.int8)
         for color in COLORS:
-            arr[np.unpackbits(P.to_words(self.boards[color]).view(np.uint8), bitorder="little")
-                [: P.NCELLS].astype(bool)] = color
+            arr[
+                np.unpackbits(P.to_words(self.boards[color]).view(np.uint8), bitorder="little")[: P.NCELLS].astype(bool)
+            ] = color
         return arr.reshape(P.N, P.N)
 
     # --- scoring (rules.md §11–§12) ---------------------------------------------------------------
@@ -308,8 +320,17 @@ class GameState:
 
     def push(self, move: Move) -> None:
         """Apply a move that is known to be legal (no validation), recording how to undo it."""
-        self._stack.append(_Undo(self.turn, self.valid, self.last_move, tuple(self.boards),
-                                 tuple(self.shapes), self.mono_done, self.mono_flag))
+        self._stack.append(
+            _Undo(
+                self.turn,
+                self.valid,
+                self.last_move,
+                tuple(self.boards),
+                tuple(self.shapes),
+                self.mono_done,
+                self.mono_flag,
+            )
+        )
         if isinstance(move, SetMove):
             color = move.color
             mask = 0
@@ -321,8 +342,17 @@ class GameState:
 
     def push_placement(self, pid: int) -> None:
         """Apply legal placement ``pid`` for the colour to move (the search's fast path)."""
-        self._stack.append(_Undo(self.turn, self.valid, self.last_move, tuple(self.boards),
-                                 tuple(self.shapes), self.mono_done, self.mono_flag))
+        self._stack.append(
+            _Undo(
+                self.turn,
+                self.valid,
+                self.last_move,
+                tuple(self.boards),
+                tuple(self.shapes),
+                self.mono_done,
+                self.mono_flag,
+            )
+        )
         color = self.current_color
         self._place(color, P.P_SHAPE_LIST[pid], P.MASKS[pid])
         self.last_move = move_of_placement(color, pid)
@@ -362,8 +392,15 @@ class GameState:
 
     def key(self) -> tuple:
         """Everything that defines the position (for equality, hashing and transposition tables)."""
-        return (self.start_piece, self.turn, self.valid, tuple(self.boards), tuple(self.shapes),
-                self.mono_done, self.mono_flag)
+        return (
+            self.start_piece,
+            self.turn,
+            self.valid,
+            tuple(self.boards),
+            tuple(self.shapes),
+            self.mono_done,
+            self.mono_flag,
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):
@@ -375,8 +412,10 @@ class GameState:
         return hash(self.key())
 
     def __repr__(self) -> str:
-        return (f"<GameState {self.season.name} turn={self.turn} round={self.round} to_move={self.current_color.name} "
-                f"valid={[c.name for c in self.valid_colors]} start={self.start_piece.name}>")
+        return (
+            f"<GameState {self.season.name} turn={self.turn} round={self.round} to_move={self.current_color.name} "
+            f"valid={[c.name for c in self.valid_colors]} start={self.start_piece.name}>"
+        )
 
     def render(self) -> str:
         """A plain-text board (B/Y/R/G, '.' empty), row 0 at the top; handy in tests and logs."""
@@ -404,8 +443,11 @@ def placement_of(move: SetMove) -> int | None:
     rel = tuple(sorted(((x - move.x, y - move.y) for x, y in move.cells), key=lambda c: (c[1], c[0])))
     min_x = min(x for x, _ in move.cells)
     min_y = min(y for _, y in move.cells)
-    return P.placement_id(P.orientation_index(move.shape, rel), min_x, min_y) if (min_x, min_y) == (
-        move.x, move.y) else None
+    return (
+        P.placement_id(P.orientation_index(move.shape, rel), min_x, min_y)
+        if (min_x, min_y) == (move.x, move.y)
+        else None
+    )
 
 
 class LegalMoves:

@@ -53,34 +53,62 @@ REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = Parser("blokus bot", "Headless computer player for a Software-Challenge Blokus server (season 2021 or "
-                             "2027; the season is read from the server's first state).")
+    p = Parser(
+        "blokus bot",
+        "Headless computer player for a Software-Challenge Blokus server (season 2021 or "
+        "2027; the season is read from the server's first state).",
+    )
     p.add_argument("-?", action="help", help=argparse.SUPPRESS)
     p.add_argument("-h", "--host", default="localhost", help="server host (default localhost)")
     p.add_argument("-p", "--port", type=port, default=DEFAULT_PORT, help=f"server port (default {DEFAULT_PORT})")
     p.add_argument("-r", "--reservation", help="reservation code of a prepared game (joinPrepared)")
     p.add_argument("--room", help="join this room id (joinRoom, 21.4.0 servers)")
-    p.add_argument("--season", choices=sorted(SEASONS), metavar="2021|2027",
-                   help="the season to ask for: a plain join sends its gameType (default: 2021's, then 2027's if "
-                        "the server drops that join); the server's states decide in the end")
-    p.add_argument("--ai", default=None,
-                   help=f"computer player: {', '.join(player_names())}, level1..level5 (default {DEFAULT_AI})")
+    p.add_argument(
+        "--season",
+        choices=sorted(SEASONS),
+        metavar="2021|2027",
+        help="the season to ask for: a plain join sends its gameType (default: 2021's, then 2027's if "
+        "the server drops that join); the server's states decide in the end",
+    )
+    p.add_argument(
+        "--ai",
+        default=None,
+        help=f"computer player: {', '.join(player_names())}, level1..level5 (default {DEFAULT_AI})",
+    )
     p.add_argument("--seed", type=int, help="seed of the computer player")
-    p.add_argument("--move-time", type=milliseconds, default=DEFAULT_THINK_MS, metavar="MS",
-                   help=f"think time per move from the arrival of the request, in ms or with a unit (1.6s) "
-                        f"(default {DEFAULT_THINK_MS}; at most {HARD_CUTOFF_MS - STOP_MARGIN_MS}: the move is sent "
-                        f"by {HARD_CUTOFF_MS} ms)")
-    p.add_argument("--ponder", action=argparse.BooleanOptionalAction, default=False,
-                   help="think on the opponent's time too (its next move starts from a grown tree; uses a core "
-                        "while the opponent thinks; default off)")
-    p.add_argument("--engine", choices=("process", "thread"), default="process",
-                   help="run the computer player in its own process (default; keeps the timing on a loaded "
-                        "machine) or in a thread")
+    p.add_argument(
+        "--move-time",
+        type=milliseconds,
+        default=DEFAULT_THINK_MS,
+        metavar="MS",
+        help=f"think time per move from the arrival of the request, in ms or with a unit (1.6s) "
+        f"(default {DEFAULT_THINK_MS}; at most {HARD_CUTOFF_MS - STOP_MARGIN_MS}: the move is sent "
+        f"by {HARD_CUTOFF_MS} ms)",
+    )
+    p.add_argument(
+        "--ponder",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="think on the opponent's time too (its next move starts from a grown tree; uses a core "
+        "while the opponent thinks; default off)",
+    )
+    p.add_argument(
+        "--engine",
+        choices=("process", "thread"),
+        default="process",
+        help="run the computer player in its own process (default; keeps the timing on a loaded "
+        "machine) or in a thread",
+    )
     p.add_argument("--hard-limit", type=int, default=HARD_CUTOFF_MS, metavar="MS", help=argparse.SUPPRESS)
-    p.add_argument("--idle-timeout", type=wait_time, default=DEFAULT_IDLE_TIMEOUT_S, metavar="TIME",
-                   help=f"give up when the server sends nothing for TIME, before the game starts or between "
-                        f"messages (default {DEFAULT_IDLE_TIMEOUT_S:g}s; ms unless given as e.g. 60s; 0: wait for "
-                        f"ever). After the result the bot waits at most {RESULT_GRACE_S:g}s for <left>")
+    p.add_argument(
+        "--idle-timeout",
+        type=wait_time,
+        default=DEFAULT_IDLE_TIMEOUT_S,
+        metavar="TIME",
+        help=f"give up when the server sends nothing for TIME, before the game starts or between "
+        f"messages (default {DEFAULT_IDLE_TIMEOUT_S:g}s; ms unless given as e.g. 60s; 0: wait for "
+        f"ever). After the result the bot waits at most {RESULT_GRACE_S:g}s for <left>",
+    )
     p.add_argument("--log", type=Path, metavar="FILE", help="write a log with the raw XML traffic to FILE")
     p.add_argument("--save-replay", type=Path, metavar="DIR", help="write the game as a replay file into DIR")
     p.add_argument("-v", "--verbose", action="count", default=0, help="log moves and timing to stderr (-vv: XML)")
@@ -139,8 +167,9 @@ class Bot:
         else:
             print(f"blokus bot: {self.ai_name}: {_describe(status)}", file=sys.stderr, flush=True)
         try:
-            self.conn, early = await open_and_join(self._connect, self.season, reservation=args.reservation,
-                                                   room=args.room)
+            self.conn, early = await open_and_join(
+                self._connect, self.season, reservation=args.reservation, room=args.room
+            )
         except (ConnectionFailed, ConnectionError) as exc:
             return self._fail(EXIT_CONNECTION, str(exc))
         log.info("connected to %s:%s, ai %s", args.host, args.port, self.ai_name)
@@ -155,8 +184,11 @@ class Bot:
                     if self.result is not None:
                         log.info("no <left> after the result: leaving")
                         break
-                    return self._fail(EXIT_CONNECTION, f"no message from the server for {args.idle_timeout:g} s "
-                                                       f"({self._phase()}); giving up (see --idle-timeout)")
+                    return self._fail(
+                        EXIT_CONNECTION,
+                        f"no message from the server for {args.idle_timeout:g} s "
+                        f"({self._phase()}); giving up (see --idle-timeout)",
+                    )
                 if isinstance(event, Closed):
                     if self.result is None:
                         code = EXIT_PROTOCOL if event.reason.startswith("protocol error") else EXIT_CONNECTION
@@ -184,8 +216,9 @@ class Bot:
         summary = end_texts(self.result, None, self.conn.names, self.conn.team).summary
         print(f"blokus bot: {summary}; moves: {counts or 'none'}", flush=True)
         if self.moves:
-            log.info("%d moves, slowest answer %.0f ms, %d fallbacks", self.moves, self.max_elapsed * 1000,
-                     self.fallbacks)
+            log.info(
+                "%d moves, slowest answer %.0f ms, %d fallbacks", self.moves, self.max_elapsed * 1000, self.fallbacks
+            )
         self._save_replay()
         return EXIT_OK
 
@@ -248,8 +281,9 @@ class Bot:
             self.unanswered = "no state before it" if state is None else "the game in the last state is over"
             log.error("move request: cannot answer (%s)", self.unanswered)
             return
-        decision = await decide(self.player, state, request.at, think_ms=self.args.move_time,
-                                hard_ms=self.args.hard_limit, rng=self.rng)
+        decision = await decide(
+            self.player, state, request.at, think_ms=self.args.move_time, hard_ms=self.args.hard_limit, rng=self.rng
+        )
         if not self.conn.move_pending:
             return  # the game ended meanwhile
         try:
@@ -269,10 +303,18 @@ class Bot:
             self.fallbacks += 1
         info = getattr(self.player, "last_info", {}) if decision.source == "engine" else {}
         self.engines[info.get("fallback", self.ai_name) if decision.source == "engine" else decision.source] += 1
-        details = "".join(f", {key} {info[key]}" for key in ("simulations", "kept", "pondered", "depth", "fallback")
-                      if key in info)
-        log.info("turn %d %s: %s (%s, %.0f ms%s)", state.turn, state.current_color.name, decision.move,
-                 decision.source, decision.elapsed * 1000, details)
+        details = "".join(
+            f", {key} {info[key]}" for key in ("simulations", "kept", "pondered", "depth", "fallback") if key in info
+        )
+        log.info(
+            "turn %d %s: %s (%s, %.0f ms%s)",
+            state.turn,
+            state.current_color.name,
+            decision.move,
+            decision.source,
+            decision.elapsed * 1000,
+            details,
+        )
 
     def _fail(self, code: int, reason: str) -> int:
         reason = printable(" ".join(reason.split()))  # one line, also for multi-line parser messages
@@ -289,11 +331,17 @@ class Bot:
             directory.mkdir(parents=True, exist_ok=True)
             names = self.conn.names  # 27.x states carry no names: the result's, where the state's are empty
             if self.result is not None:
-                names = tuple(n if n not in ("", "Unknown") else r  # type: ignore[assignment]
-                              for n, r in zip(names, self.result.names, strict=True))
-            path = write_replay(new_replay_path(directory, names, self.conn.season),
-                                self.record.states, self.result,
-                                room_id=self.conn.room_id or "", names=self.conn.names)
+                names = tuple(
+                    n if n not in ("", "Unknown") else r  # type: ignore[assignment]
+                    for n, r in zip(names, self.result.names, strict=True)
+                )
+            path = write_replay(
+                new_replay_path(directory, names, self.conn.season),
+                self.record.states,
+                self.result,
+                room_id=self.conn.room_id or "",
+                names=self.conn.names,
+            )
             log.info("replay written to %s", path)
         except OSError as exc:
             print(f"blokus bot: cannot write replay: {exc}", file=sys.stderr)
@@ -341,8 +389,9 @@ def _setup_logging(args: argparse.Namespace) -> None:
     root.setLevel(logging.DEBUG)
     console = logging.StreamHandler(sys.stderr)
     # default: nothing but the bot's own final line on stderr (warnings go to --log)
-    console.setLevel(logging.CRITICAL + 1 if args.verbose == 0 else logging.INFO if args.verbose == 1
-                     else logging.DEBUG)
+    console.setLevel(
+        logging.CRITICAL + 1 if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
+    )
     console.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     if args.verbose < 2:
         console.addFilter(lambda record: record.name != "blokus.xml")

@@ -69,17 +69,27 @@ class BundleError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = Parser("blokus bundle", "Build the contest upload: a zip with start.sh at its root, the project, its "
-                                "dependencies installed for the target Python and the AI compiled for any x86-64 "
-                                "CPU. Arguments after -- are baked into start.sh for blokus bot (e.g. -- --ponder).")
+    p = Parser(
+        "blokus bundle",
+        "Build the contest upload: a zip with start.sh at its root, the project, its "
+        "dependencies installed for the target Python and the AI compiled for any x86-64 "
+        "CPU. Arguments after -- are baked into start.sh for blokus bot (e.g. -- --ponder).",
+    )
     p.add_argument("zip", type=Path, metavar="FILE.zip", help="the zip to write")
     here = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    p.add_argument("--python", default=here, metavar="3.X",
-                   help=f"the contest's Python version (default {here}, this one); python3.X must be installed "
-                        f"here to compile the AI")
-    p.add_argument("--no-cache", action="store_true",
-                   help="leave the compiled AI out (the bot then compiles it on every start, playing with the "
-                        "Python search meanwhile)")
+    p.add_argument(
+        "--python",
+        default=here,
+        metavar="3.X",
+        help=f"the contest's Python version (default {here}, this one); python3.X must be installed "
+        f"here to compile the AI",
+    )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="leave the compiled AI out (the bot then compiles it on every start, playing with the "
+        "Python search meanwhile)",
+    )
     return p
 
 
@@ -126,8 +136,20 @@ def copy_project(stage: Path) -> None:
 
 def fetch_dependencies(stage: Path, version: str, wheels: Path) -> None:
     """``pip download`` the manylinux wheels for the target Python, then unpack them into ``deps/``."""
-    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--python-version", version,
-           "--implementation", "cp", "--dest", str(wheels)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--only-binary=:all:",
+        "--python-version",
+        version,
+        "--implementation",
+        "cp",
+        "--dest",
+        str(wheels),
+    ]
     for platform in PLATFORMS:
         cmd += ["--platform", platform]
     done = subprocess.run([*cmd, *requirements()], capture_output=True, text=True, check=False)
@@ -174,15 +196,22 @@ def compile_ai(stage: Path, python: str, ai: str, cache: Path) -> None:
     warm-up of the bundle's own copy, then copy those of today's sources into ``numba-cache/``."""
     from model import numba_cache
 
-    code = ("import importlib; from ai import kernels_of; from model import numba_cache\n"
-            f"k = kernels_of({ai!r})\n"
-            "if k is not None:\n"
-            "    importlib.import_module(k.module).warm_up(); numba_cache.mark_warm([k.module])\n")
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/"),
-           "PYTHONPATH": f"{stage}:{stage / 'deps'}", "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1",
-           "NUMBA_CPU_NAME": "generic", numba_cache.ENV: str(cache)}
-    done = subprocess.run([python, "-s", "-c", code], cwd=stage, env=env, capture_output=True, text=True,
-                          check=False)
+    code = (
+        "import importlib; from ai import kernels_of; from model import numba_cache\n"
+        f"k = kernels_of({ai!r})\n"
+        "if k is not None:\n"
+        "    importlib.import_module(k.module).warm_up(); numba_cache.mark_warm([k.module])\n"
+    )
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/"),
+        "PYTHONPATH": f"{stage}:{stage / 'deps'}",
+        "PYTHONNOUSERSITE": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "NUMBA_CPU_NAME": "generic",
+        numba_cache.ENV: str(cache),
+    }
+    done = subprocess.run([python, "-s", "-c", code], cwd=stage, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise BundleError(f"compiling the AI failed: {last[:300]}")
@@ -194,8 +223,12 @@ def compile_ai(stage: Path, python: str, ai: str, cache: Path) -> None:
 
 def compile_bytecode(stage: Path, python: str) -> None:
     """Bytecode for every module, valid whatever the unpacked files' times (the upload is read-only)."""
-    done = subprocess.run([python, "-s", "-m", "compileall", "-q", "-j", "0", "--invalidation-mode",
-                           "unchecked-hash", str(stage)], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [python, "-s", "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash", str(stage)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         raise BundleError(f"compiling the bytecode failed: {(done.stdout + done.stderr).strip()[-300:]}")
 
@@ -203,8 +236,9 @@ def compile_bytecode(stage: Path, python: str) -> None:
 def write_start(stage: Path, version: str, bot_args: list[str]) -> None:
     major, minor = version.split(".")
     quoted = "".join(f"{shlex.quote(arg)} " for arg in bot_args)
-    text = START_SH.format(version=version, major=major, minor=minor, bot_args=" ".join(bot_args) or "",
-                           bot_args_quoted=quoted)
+    text = START_SH.format(
+        version=version, major=major, minor=minor, bot_args=" ".join(bot_args) or "", bot_args_quoted=quoted
+    )
     (stage / "start.sh").write_text(text)
     (stage / "start.sh").chmod(0o755)
 
@@ -220,8 +254,9 @@ def write_zip(stage: Path, target: Path) -> int:
     return target.stat().st_size
 
 
-def bundle(target: Path, version: str, bot_args: list[str], *, with_cache: bool = True,
-           wheels: Path | None = None) -> int:
+def bundle(
+    target: Path, version: str, bot_args: list[str], *, with_cache: bool = True, wheels: Path | None = None
+) -> int:
     """Build the upload; returns its size in bytes. ``wheels``: a folder to download into (kept, reused)."""
     from ai import DEFAULT_AI, player_names
     from net.bot import build_parser as bot_parser
@@ -240,8 +275,10 @@ def bundle(target: Path, version: str, bot_args: list[str], *, with_cache: bool 
         write_start(stage, version, bot_args)
         # the folder marks an upload (``model.numba_cache`` never writes into it), also without compiled kernels
         (stage / "numba-cache").mkdir()
-        (stage / "numba-cache" / "README").write_text("The AI's kernels compiled by numba for a generic x86-64 CPU "
-                                                     "(model/numba_cache.py reads them; nothing is written here).\n")
+        (stage / "numba-cache" / "README").write_text(
+            "The AI's kernels compiled by numba for a generic x86-64 CPU "
+            "(model/numba_cache.py reads them; nothing is written here).\n"
+        )
         if with_cache:
             _say(f"compiling the AI ({ai}) for a generic x86-64 CPU: a few minutes")
             started = time.monotonic()
@@ -256,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     bot_args: list[str] = []
     if "--" in args_in:
         cut = args_in.index("--")
-        args_in, bot_args = args_in[:cut], args_in[cut + 1:]
+        args_in, bot_args = args_in[:cut], args_in[cut + 1 :]
     args = build_parser().parse_args(args_in)
     if not re.fullmatch(r"3\.\d+", args.python):
         build_parser().error(f"--python wants 3.X, not {args.python!r}")

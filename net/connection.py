@@ -209,8 +209,9 @@ class Connection:
         await self._write(M.PROTOCOL_OPEN)
         self._read_task = asyncio.create_task(self._read_loop(), name="blokus-connection-reader")
 
-    async def join(self, *, reservation: str | None = None, room: str | None = None,
-                   game_type: str | None = None) -> None:
+    async def join(
+        self, *, reservation: str | None = None, room: str | None = None, game_type: str | None = None
+    ) -> None:
         """Join: a reservation code, else a room id (21.4.0 ``joinRoom``), else any open game of the
         season's game type (``game_type`` overrides it)."""
         message: M.Join | M.JoinPrepared | M.JoinRoom
@@ -346,8 +347,9 @@ class Connection:
                     reason = str(exc)
                     if first and not data.lstrip().startswith(b"<"):  # e.g. an HTTP server on that port
                         line = data.lstrip().splitlines()[0][:60].decode("utf-8", "replace")
-                        reason = (f"{self.host}:{self.port} is not a Software-Challenge game server "
-                                  f"(it answered {line!r})")
+                        reason = (
+                            f"{self.host}:{self.port} is not a Software-Challenge game server (it answered {line!r})"
+                        )
                     for frame in exc.frames:  # the messages completed before the error come first
                         if frame is not END_OF_STREAM:
                             self._handle(frame, at)
@@ -358,8 +360,9 @@ class Connection:
                     if frame is END_OF_STREAM:
                         self._traffic(IN, M.PROTOCOL_CLOSE)
                         self._emit_closed(
-                            "the server ended the stream" if (self.left or self.result) else
-                            "the server ended the stream before the game was over",
+                            "the server ended the stream"
+                            if (self.left or self.result)
+                            else "the server ended the stream before the game was over",
                             error=not (self.left or self.result),
                         )
                         self._abort()
@@ -442,8 +445,16 @@ class Connection:
             read.state.season = self.season
             self.state = read.state
             self.names = read.names
-            return [StateChanged(raw=raw, at=at, room_id=room_id, state=read.state.copy(), names=read.names,
-                                 warnings=tuple(read.warnings))]
+            return [
+                StateChanged(
+                    raw=raw,
+                    at=at,
+                    room_id=room_id,
+                    state=read.state.copy(),
+                    names=read.names,
+                    warnings=tuple(read.warnings),
+                )
+            ]
         if isinstance(data, M.MoveRequest):
             self._learn_season(season_of_class(data.cls))
             if self.state is not None:
@@ -451,8 +462,12 @@ class Connection:
             self.move_pending = True
             state = self.state.copy() if self.state is not None else None
             if state is not None and self.team is not None and state.current_team != self.team:
-                log.warning("move request for %s, but the state says %s (%s) is to move",
-                            self.team.name, state.current_color.name, state.current_team.name)
+                log.warning(
+                    "move request for %s, but the state says %s (%s) is to move",
+                    self.team.name,
+                    state.current_color.name,
+                    state.current_team.name,
+                )
             return [MoveRequested(raw=raw, at=at, room_id=room_id, state=state, for_team=self.team)]
         if isinstance(data, M.ResultData):
             try:
@@ -468,15 +483,17 @@ class Connection:
             return [ServerError(raw=raw, at=at, message=data.message, room_id=room_id, move=move)]
         return [Ignored(raw=raw, at=at, reason=f"unhandled room data {data.cls!r}")]
 
-
     def _learn_season(self, detected: Season | None) -> None:
         if detected is None or self.season_detected:
             return
         self.season_detected = True
         if detected is not self.season:
             if self.requested_season is not None:
-                log.warning("asked for season %s, but the server plays %s: following the server",
-                            self.requested_season.name, detected.name)
+                log.warning(
+                    "asked for season %s, but the server plays %s: following the server",
+                    self.requested_season.name,
+                    detected.name,
+                )
             else:
                 log.info("the server plays season %s", detected.name)
             self.season = detected
@@ -485,9 +502,13 @@ class Connection:
 FIRST_ANSWER_WAIT_S = 10.0  # how long open_and_join waits for the answer to a plain join
 
 
-async def open_and_join(make: Callable[[Season | None], Connection], season: Season | None = None, *,
-                        reservation: str | None = None, room: str | None = None
-                        ) -> tuple[Connection, list[Event]]:
+async def open_and_join(
+    make: Callable[[Season | None], Connection],
+    season: Season | None = None,
+    *,
+    reservation: str | None = None,
+    room: str | None = None,
+) -> tuple[Connection, list[Event]]:
     """Connect and join; returns the connection and the events already read (handle them first).
 
     With no season asked for, a plain join asks for the default season's game type. A server of the
@@ -496,6 +517,7 @@ async def open_and_join(make: Callable[[Season | None], Connection], season: Sea
     season's type, so that a plain ``blokus bot`` finds its game on either server. Raises
     :class:`ConnectionFailed` or ``ConnectionError`` like ``open`` and ``join``.
     """
+
     async def start(season: Season | None) -> Connection:
         conn = make(season)
         try:
@@ -522,6 +544,10 @@ async def open_and_join(make: Callable[[Season | None], Connection], season: Sea
             return conn, seen
     await conn.close()
     other = next(s for s in SEASONS.values() if s is not conn.season)
-    log.warning("the server closed the connection after a join for season %s (%s); trying season %s",
-                conn.season.name, event.reason, other.name)
+    log.warning(
+        "the server closed the connection after a join for season %s (%s); trying season %s",
+        conn.season.name,
+        event.reason,
+        other.name,
+    )
     return await start(other), []

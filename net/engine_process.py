@@ -58,8 +58,9 @@ class SharedFlag:
         return True
 
 
-def _worker(name: str, seed: int | None, conn: multiprocessing.connection.Connection, stop: SharedFlag,
-            nice: int) -> None:
+def _worker(
+    name: str, seed: int | None, conn: multiprocessing.connection.Connection, stop: SharedFlag, nice: int
+) -> None:
     from ai import make_player
 
     if nice:
@@ -154,8 +155,9 @@ class ProcessPlayer(Player):
         ctx = multiprocessing.get_context("fork") if on_linux else multiprocessing.get_context("spawn")
         self._stop = SharedFlag(ctx)
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_worker, args=(name, seed, child, self._stop, nice), daemon=True,
-                                 name=f"blokus-engine-{name}")
+        self._proc = ctx.Process(
+            target=_worker, args=(name, seed, child, self._stop, nice), daemon=True, name=f"blokus-engine-{name}"
+        )
         self._proc.start()
         child.close()
         self._next_id = 0
@@ -203,9 +205,15 @@ class ProcessPlayer(Player):
 
             self._fallback = LookaheadPlayer()
         move = await self._fallback.choose_move(state, deadline)
-        why = ("engine process ended" if self._dead is not None else
-               "compiled engine failed" if self.status.startswith("failed") else
-               "compiling" if self.status == "compiling" else "loading")
+        why = (
+            "engine process ended"
+            if self._dead is not None
+            else "compiled engine failed"
+            if self.status.startswith("failed")
+            else "compiling"
+            if self.status == "compiling"
+            else "loading"
+        )
         self.last_info = {**self._fallback.last_info, "fallback": f"{self._fallback.name} ({why})"}
         return move
 

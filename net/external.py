@@ -75,7 +75,7 @@ def is_program(name: str) -> bool:
 
 def program_argv(name: str) -> list[str]:
     """``cmd:COMMAND`` → the argument list (shell-like splitting); ProgramError if empty or unreadable."""
-    text = name[len(PREFIX):] if is_program(name) else name
+    text = name[len(PREFIX) :] if is_program(name) else name
     try:
         argv = shlex.split(text)
     except ValueError as exc:
@@ -145,8 +145,9 @@ class Program:
             try:
                 # its own session (and so process group): stopping it reaches its children; the logs are
                 # files, so a program that floods its output costs this process nothing
-                self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                             start_new_session=True, close_fds=True)
+                self.proc = subprocess.Popen(
+                    argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True, close_fds=True
+                )
             except OSError as exc:
                 raise ProgramError(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from None
         self.started_at = time.monotonic()
@@ -234,7 +235,7 @@ def live_members(pgid: int) -> list[int]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rfind(")") + 2:].split()  # after the command name, which may hold spaces
+        fields = stat[stat.rfind(")") + 2 :].split()  # after the command name, which may hold spaces
         if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
             members.append(int(entry.name))
     return members
@@ -311,10 +312,20 @@ class HostedGame:
     """An embedded server with one prepared game; programs on some seats. Use :meth:`start`, then
     :meth:`wait` (or poll :attr:`done`), then :meth:`close` (always; also to stop a game early)."""
 
-    def __init__(self, seats: tuple[Seat, Seat], *, season: Season = DEFAULT_SEASON, timeouts: Timeouts | None = None,
-                 start_piece: Shape | None = None, seed: int | None = None, log_dir: Path | str | None = None,
-                 log_prefix: str = "game", join_timeout: float = JOIN_TIMEOUT_S,
-                 log_limit: int = LOG_LIMIT_BYTES, stop_grace: float = STOP_GRACE_S) -> None:
+    def __init__(
+        self,
+        seats: tuple[Seat, Seat],
+        *,
+        season: Season = DEFAULT_SEASON,
+        timeouts: Timeouts | None = None,
+        start_piece: Shape | None = None,
+        seed: int | None = None,
+        log_dir: Path | str | None = None,
+        log_prefix: str = "game",
+        join_timeout: float = JOIN_TIMEOUT_S,
+        log_limit: int = LOG_LIMIT_BYTES,
+        stop_grace: float = STOP_GRACE_S,
+    ) -> None:
         self.seats = seats
         self.season = season
         self.timeouts = timeouts or Timeouts.of(season)
@@ -397,9 +408,16 @@ class HostedGame:
         self._stop = stop = asyncio.Event()
         finished = asyncio.Event()
         hard = self.timeouts.hard if self.timeouts.hard is not None else UNTIMED_HARD_S
-        config = ServerConfig(host=HOST, port=0, timeouts=Timeouts(self.timeouts.soft, hard),
-                              start_piece=self.start_piece, seed=self.seed, season=self.season, print_games=False,
-                              connections=ConnectionLimits(idle_timeout=self.join_timeout + 5))
+        config = ServerConfig(
+            host=HOST,
+            port=0,
+            timeouts=Timeouts(self.timeouts.soft, hard),
+            start_piece=self.start_piece,
+            seed=self.seed,
+            season=self.season,
+            print_games=False,
+            connections=ConnectionLimits(idle_timeout=self.join_timeout + 5),
+        )
         server = GameServer(config, on_game_end=lambda record: finished.set())
         try:
             await server.start()
@@ -408,8 +426,10 @@ class HostedGame:
             return
         try:
             self.port = server.port
-            slots = [Slot(team, display_name=seat.name, can_timeout=seat.can_timeout, reservation=code)
-                     for team, seat, code in zip(Team, self.seats, self.reservations, strict=True)]
+            slots = [
+                Slot(team, display_name=seat.name, can_timeout=seat.can_timeout, reservation=code)
+                for team, seat, code in zip(Team, self.seats, self.reservations, strict=True)
+            ]
             self.room = room = server.prepare_game(slots)
             self._watch_moves(room)
             for team, program in self.programs.items():
@@ -439,8 +459,10 @@ class HostedGame:
                         self._no_join = (team, "did not join (exited with code 0 before joining)")
                     else:
                         line = program.last_stderr_line()
-                        self._no_join = (team, f"crashed ({describe_exit(code)}) before joining"
-                                               + (f": {line}" if line else ""))
+                        self._no_join = (
+                            team,
+                            f"crashed ({describe_exit(code)}) before joining" + (f": {line}" if line else ""),
+                        )
                     return
             if time.monotonic() >= deadline:
                 team = next(t for t in Team if room.slots[t].peer is None)
@@ -455,8 +477,12 @@ class HostedGame:
                 code = program.exit_code()
                 peer = room.slots[team].peer
                 # ended, but a child still holds the connection: the server cannot see it leave
-                if (code is not None and peer is not None and program.exited_at is not None
-                        and time.monotonic() - program.exited_at > ORPHAN_GRACE_S):
+                if (
+                    code is not None
+                    and peer is not None
+                    and program.exited_at is not None
+                    and time.monotonic() - program.exited_at > ORPHAN_GRACE_S
+                ):
                     room.on_leave(peer)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(finished.wait(), 0.1)

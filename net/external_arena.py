@@ -30,8 +30,9 @@ BOT_IDLE_TIMEOUT = "120s"  # our bot gives up if the server says nothing for thi
 class ExternalGames:
     """Plays one arena game (``GameSpec`` → ``ArenaGame``) with the seats as processes; picklable for --jobs."""
 
-    def __init__(self, a: str, b: str, log_dir: str, *, join_timeout: float = 30.0,
-                 timeouts: Timeouts | None = None) -> None:
+    def __init__(
+        self, a: str, b: str, log_dir: str, *, join_timeout: float = 30.0, timeouts: Timeouts | None = None
+    ) -> None:
         self.a, self.b = a, b
         self.log_dir = log_dir
         self.join_timeout = join_timeout
@@ -42,21 +43,41 @@ class ExternalGames:
     def command(self, name: str, spec: GameSpec, seed: int, pondering: bool) -> list[str]:
         if is_program(name):
             return program_argv(name)
-        bot = [sys.executable, "-m", "blokus", "bot", "--ai", name, "--seed", str(seed),
-               "--move-time", str(round(spec.move_time * 1000)), "--idle-timeout", BOT_IDLE_TIMEOUT]
+        bot = [
+            sys.executable,
+            "-m",
+            "blokus",
+            "bot",
+            "--ai",
+            name,
+            "--seed",
+            str(seed),
+            "--move-time",
+            str(round(spec.move_time * 1000)),
+            "--idle-timeout",
+            BOT_IDLE_TIMEOUT,
+        ]
         return bot + (["--ponder"] if pondering else [])
 
     def __call__(self, spec: GameSpec) -> ArenaGame:
         season = season_named(spec.season)
-        sides = [(self.a, self.labels[0], spec.seed * 2 + 1, spec.ponder[0]),
-                 (self.b, self.labels[1], spec.seed * 2 + 2, spec.ponder[1])]
+        sides = [
+            (self.a, self.labels[0], spec.seed * 2 + 1, spec.ponder[0]),
+            (self.b, self.labels[1], spec.seed * 2 + 2, spec.ponder[1]),
+        ]
         if spec.a_team == 1:
             sides.reverse()  # team ONE first
-        seats = tuple(Seat(label, self.command(name, spec, seed, ponder)) for name, label, seed, ponder in sides)
+        one, two = (Seat(label, self.command(name, spec, seed, ponder)) for name, label, seed, ponder in sides)
         timeouts = self.timeouts or (Timeouts.of(season) if spec.timed else Timeouts(None, None))
-        game = HostedGame(seats, season=season, timeouts=timeouts,  # type: ignore[arg-type]
-                          start_piece=Shape[spec.start_piece], log_dir=self.log_dir,
-                          log_prefix=f"game-{spec.index:03d}", join_timeout=self.join_timeout)
+        game = HostedGame(
+            (one, two),
+            season=season,
+            timeouts=timeouts,
+            start_piece=Shape[spec.start_piece],
+            log_dir=self.log_dir,
+            log_prefix=f"game-{spec.index:03d}",
+            join_timeout=self.join_timeout,
+        )
         try:
             game.start()
             outcome = game.wait()
@@ -87,7 +108,7 @@ class ExternalGames:
             arena.forfeit_class = outcome.forfeit_class
         arena.logs = [str(path) for paths in outcome.logs.values() for path in paths]
         if spec.replay_dir is not None and outcome.replay is not None:
-            names = (seats[0].name, seats[1].name)
+            names = (one.name, two.name)
             path = new_replay_path(spec.replay_dir, names, season, number=spec.index)
             path.write_bytes(outcome.replay)
             arena.replay = str(path)

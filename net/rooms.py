@@ -223,8 +223,7 @@ class Room:
         if not self.paused:
             self._request_move()
 
-    def _publish_state(self, xml: str | None = None, state: GameState | None = None,
-                       move: Move | None = None) -> None:
+    def _publish_state(self, xml: str | None = None, state: GameState | None = None, move: Move | None = None) -> None:
         if state is None:
             assert self.state is not None, "states are published only once the game has started"
             state = self.state.copy()
@@ -272,8 +271,14 @@ class Room:
             log.info("room %s: %s hard timeout", self.id[:8], team.name)
             self._end_irregular(team, Cause.HARD_TIMEOUT, self._reason(Cause.HARD_TIMEOUT, self.slots[team]))
 
-    def on_move(self, peer: Peer, move: Move | None, error: str | None = None,
-                mistake: MoveMistake | None = None, at: float | None = None) -> None:
+    def on_move(
+        self,
+        peer: Peer,
+        move: Move | None,
+        error: str | None = None,
+        mistake: MoveMistake | None = None,
+        at: float | None = None,
+    ) -> None:
         """A move message from ``peer``, which arrived at ``at`` (``clock()`` time; default: now).
 
         ``move`` None: with ``mistake`` a move that is wrong by its form (a SkipMove without colour is
@@ -287,8 +292,9 @@ class Room:
         if self._pending is not slot.team:
             self._send(peer, self.wire.room_error(self.id, NOT_REQUESTED, None))
             if self.season.unrequested_move_violates:  # 27.x: the game is cancelled (season-2027.md §3.5)
-                self._end_irregular(slot.team, Cause.PROCESS_VIOLATION, self._reason(
-                    Cause.PROCESS_VIOLATION, slot, NOT_REQUESTED))
+                self._end_irregular(
+                    slot.team, Cause.PROCESS_VIOLATION, self._reason(Cause.PROCESS_VIOLATION, slot, NOT_REQUESTED)
+                )
             else:  # 21.3.3 (towards 21.4.0): error, disconnect, the game is lost (LEFT).
                 peer.close(NOT_REQUESTED)
                 self.on_leave(peer)
@@ -328,8 +334,12 @@ class Room:
             self._publishing = True
             asyncio.get_running_loop().create_task(self._publish_encoded(self.encoder, state.copy(), move))
 
-    async def _publish_encoded(self, encoder: Callable[[str, GameState, tuple[str, str]], Awaitable[str]],
-                               state: GameState, move: Move | None = None) -> None:
+    async def _publish_encoded(
+        self,
+        encoder: Callable[[str, GameState, tuple[str, str]], Awaitable[str]],
+        state: GameState,
+        move: Move | None = None,
+    ) -> None:
         try:
             xml = await encoder(self.id, state, self.names)
         except Exception:
@@ -360,8 +370,11 @@ class Room:
         for peer in self.observers:
             self._send(peer, xml)
         violator = slot.peer
-        self._end_irregular(slot.team, Cause.RULE_VIOLATION, self._reason(
-            Cause.RULE_VIOLATION, slot, self.season.violation_text(mistake, move)))
+        self._end_irregular(
+            slot.team,
+            Cause.RULE_VIOLATION,
+            self._reason(Cause.RULE_VIOLATION, slot, self.season.violation_text(mistake, move)),
+        )
         if violator is not None:
             violator.close(f"rule violation: {mistake.name}")
 
@@ -390,8 +403,14 @@ class Room:
             xml = self.wire.paused(self.id, paused)
             for peer in self.observers:
                 self._send(peer, xml)
-        if (was and not paused and self.state is not None and self._pending is None and not self._publishing
-                and not self.state.is_over):
+        if (
+            was
+            and not paused
+            and self.state is not None
+            and self._pending is None
+            and not self._publishing
+            and not self.state.is_over
+        ):
             self._request_move()
 
     def step(self, forced: bool = False) -> None:

@@ -52,7 +52,8 @@ log = logging.getLogger("blokus.server")
 UNKNOWN_RESERVATION = "Couldn't find a reservation for the provided token."
 # Children a move may have (protocol.md §3.3: any other child makes the server drop the connection).
 _MOVE_CHILDREN = {s.set_move_class: {"piece"} for s in SEASONS.values()} | {
-    s.skip_move_class: {"color"} for s in SEASONS.values()}
+    s.skip_move_class: {"color"} for s in SEASONS.values()
+}
 _PIECE_CHILDREN = {"position"}
 # What a client may send is small (a move has 3-4 elements, a prepare a few slots): tighter bounds than
 # for the server's own messages keep the cost of reading any client message to a few milliseconds.
@@ -286,8 +287,17 @@ class ClientConn:
                     self.drop("authentication failed")
             case M.CloseConnection():
                 self.drop("client sent a close element")
-            case M.Prepare() | M.Observe() | M.Pause() | M.Step() | M.Cancel() | M.FreeReservation() \
-                    | M.Timeout() | M.TestMode() | M.ScoreForPlayer():
+            case (
+                M.Prepare()
+                | M.Observe()
+                | M.Pause()
+                | M.Step()
+                | M.Cancel()
+                | M.FreeReservation()
+                | M.Timeout()
+                | M.TestMode()
+                | M.ScoreForPlayer()
+            ):
                 if not self.admin:  # dropped, not ignored: it cannot be repeated for ever
                     self.drop("admin request without authentication")
                     return
@@ -349,8 +359,9 @@ def _ignore_sigint() -> None:
 class GameServer:
     """The server: lobby, rooms, administrators. ``start()`` binds, ``close()`` stops."""
 
-    def __init__(self, config: ServerConfig | None = None, *,
-                 on_game_end: Callable[[FinishedGame], None] | None = None) -> None:
+    def __init__(
+        self, config: ServerConfig | None = None, *, on_game_end: Callable[[FinishedGame], None] | None = None
+    ) -> None:
         self.config = config or ServerConfig()
         self.wire = wire.SeasonWire(self.config.season)
         self.lobby = Lobby()
@@ -387,7 +398,8 @@ class GameServer:
         if method == "forkserver":
             context.set_forkserver_preload(["net.wire"])  # imported once, in the fork server
         self._pool = concurrent.futures.ProcessPoolExecutor(
-            self.config.encode_workers, mp_context=context, initializer=_ignore_sigint)
+            self.config.encode_workers, mp_context=context, initializer=_ignore_sigint
+        )
         self._pool.submit(_ignore_sigint)  # start a worker now rather than at the first move
 
     async def serve_forever(self) -> None:
@@ -446,9 +458,17 @@ class GameServer:
     def _new_room(self, **kwargs) -> Room:
         rng = random.Random(self.rng.getrandbits(64))
         room_id = str(uuid.UUID(int=self.rng.getrandbits(128), version=4)) if self.config.seed is not None else None
-        room = Room(self.wire, room_id=room_id, start_piece=self.config.start_piece, rng=rng,
-                    timeouts=self.config.timeouts, on_finish=self._finished, clock=self.config.clock,
-                    encoder=self._encode if self.config.encode_workers > 0 else None, **kwargs)
+        room = Room(
+            self.wire,
+            room_id=room_id,
+            start_piece=self.config.start_piece,
+            rng=rng,
+            timeouts=self.config.timeouts,
+            on_finish=self._finished,
+            clock=self.config.clock,
+            encoder=self._encode if self.config.encode_workers > 0 else None,
+            **kwargs,
+        )
         self.lobby.add(room)
         return room
 
@@ -460,8 +480,7 @@ class GameServer:
     async def _encode(self, room_id: str, state, names: tuple[str, str]) -> str:
         if self._pool is None:
             self._start_pool()
-        return await asyncio.get_running_loop().run_in_executor(self._pool, wire.memento_xml, room_id, state,
-                                                                names)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, wire.memento_xml, room_id, state, names)
 
     def _admins(self) -> list[ClientConn]:
         return [c for c in self.clients if c.admin and not c.closed]
@@ -483,8 +502,7 @@ class GameServer:
         assert slot is not None, "an open room and a new room both have a free seat"
         client.room = room
         for admin in self._admins():
-            admin.send(self.wire.joined_game_room(room.id, existing,
-                                                  sum(s.peer is not None for s in room.slots) + 1))
+            admin.send(self.wire.joined_game_room(room.id, existing, sum(s.peer is not None for s in room.slots) + 1))
         room.add_player(client, slot)
 
     def join_prepared(self, client: ClientConn, message: M.JoinPrepared) -> None:
@@ -567,8 +585,9 @@ class GameServer:
                     spec = slots_in[index] if index < len(slots_in) else M.Slot()
                     # reserved="false" (21.4.0/27.x): no code, the slot is for joinRoom; 21.3.3 reserves all
                     code = None if spec.reserved is False else str(uuid.uuid4())
-                    slots.append(Slot(team, display_name=spec.display_name, can_timeout=spec.can_timeout,
-                                      reservation=code))
+                    slots.append(
+                        Slot(team, display_name=spec.display_name, can_timeout=spec.can_timeout, reservation=code)
+                    )
                 room = self._new_room(prepared=True, paused=bool(message.pause), slots=slots)
                 client.send(self.wire.prepared(room.id, [s.reservation for s in slots if s.reservation]))
             case M.Observe():
@@ -626,33 +645,68 @@ def save_replay(directory: Path, room: Room) -> Path:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = Parser("blokus serve",
-               "Local game server for Software-Challenge Blokus, official protocol of the chosen season.")
-    p.add_argument("--season", type=season_type, default=DEFAULT_SEASON, metavar="2021|2027",
-                   help="the game and its wire form: 2021 (swc_2021_blokus, default) or 2027 (swc_2027_blokus)")
-    p.add_argument("-p", "--port", type=listen_port, default=DEFAULT_PORT,
-                   help=f"TCP port (default {DEFAULT_PORT}; 0: any)")
+    p = Parser(
+        "blokus serve", "Local game server for Software-Challenge Blokus, official protocol of the chosen season."
+    )
+    p.add_argument(
+        "--season",
+        type=season_type,
+        default=DEFAULT_SEASON,
+        metavar="2021|2027",
+        help="the game and its wire form: 2021 (swc_2021_blokus, default) or 2027 (swc_2027_blokus)",
+    )
+    p.add_argument(
+        "-p", "--port", type=listen_port, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0: any)"
+    )
     p.add_argument("-h", "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--password", help="administrator password (authenticate); without it admin requests fail")
     p.add_argument("--no-timeout", action="store_true", help="no time limits (e.g. for human players)")
-    p.add_argument("--soft-timeout", type=int, metavar="MS",
-                   help=f"soft limit per move (the season's, {DEFAULT_SEASON.soft_timeout_ms})")
-    p.add_argument("--hard-timeout", type=int, metavar="MS",
-                   help=f"hard limit per move (the season's, {DEFAULT_SEASON.hard_timeout_ms})")
+    p.add_argument(
+        "--soft-timeout",
+        type=int,
+        metavar="MS",
+        help=f"soft limit per move (the season's, {DEFAULT_SEASON.soft_timeout_ms})",
+    )
+    p.add_argument(
+        "--hard-timeout",
+        type=int,
+        metavar="MS",
+        help=f"hard limit per move (the season's, {DEFAULT_SEASON.hard_timeout_ms})",
+    )
     p.add_argument("--start-piece", type=shape_type, help="start piece of every game (e.g. PENTO_L; PENTO_X in 2027)")
     p.add_argument("--seed", type=int, help="seed for start pieces and room ids (reproducible games)")
     p.add_argument("--paused", action="store_true", help="games created by <join> start paused")
     p.add_argument("--save-replay", type=Path, metavar="DIR", help="write every game as a replay file into DIR")
-    p.add_argument("--encode-workers", type=int, default=1, metavar="N",
-                   help="processes that serialize game states, keeping the event loop free (default 1; 0: none)")
+    p.add_argument(
+        "--encode-workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="processes that serialize game states, keeping the event loop free (default 1; 0: none)",
+    )
     defaults = ConnectionLimits()
-    p.add_argument("--idle-timeout", type=wait_time, default=defaults.idle_timeout, metavar="TIME",
-                   help=f"close connections that have not joined or authenticated after TIME (default "
-                        f"{defaults.idle_timeout:g}s; ms unless given as e.g. 30s; 0: never)")
-    p.add_argument("--max-connections", type=at_least_one, default=defaults.max_connections, metavar="N",
-                   help=f"clients at once (default {defaults.max_connections})")
-    p.add_argument("--max-per-address", type=at_least_one, default=defaults.max_per_address, metavar="N",
-                   help=f"clients at once from one address (default {defaults.max_per_address})")
+    p.add_argument(
+        "--idle-timeout",
+        type=wait_time,
+        default=defaults.idle_timeout,
+        metavar="TIME",
+        help=f"close connections that have not joined or authenticated after TIME (default "
+        f"{defaults.idle_timeout:g}s; ms unless given as e.g. 30s; 0: never)",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=at_least_one,
+        default=defaults.max_connections,
+        metavar="N",
+        help=f"clients at once (default {defaults.max_connections})",
+    )
+    p.add_argument(
+        "--max-per-address",
+        type=at_least_one,
+        default=defaults.max_per_address,
+        metavar="N",
+        help=f"clients at once from one address (default {defaults.max_per_address})",
+    )
     p.add_argument("-v", "--verbose", action="count", default=0, help="log to stderr (-vv: debug)")
     return p
 
@@ -662,12 +716,21 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     soft = season.soft_timeout_ms if args.soft_timeout is None else args.soft_timeout
     hard = season.hard_timeout_ms if args.hard_timeout is None else args.hard_timeout
     timeouts = Timeouts(None, None) if args.no_timeout else Timeouts(soft / 1000, hard / 1000)
-    return ServerConfig(host=args.host, port=args.port, password=args.password, timeouts=timeouts,
-                        start_piece=args.start_piece, seed=args.seed, replay_dir=args.save_replay,
-                        paused=args.paused, encode_workers=max(0, args.encode_workers), season=season,
-                        connections=ConnectionLimits(max_connections=args.max_connections,
-                                                     max_per_address=args.max_per_address,
-                                                     idle_timeout=args.idle_timeout))
+    return ServerConfig(
+        host=args.host,
+        port=args.port,
+        password=args.password,
+        timeouts=timeouts,
+        start_piece=args.start_piece,
+        seed=args.seed,
+        replay_dir=args.save_replay,
+        paused=args.paused,
+        encode_workers=max(0, args.encode_workers),
+        season=season,
+        connections=ConnectionLimits(
+            max_connections=args.max_connections, max_per_address=args.max_per_address, idle_timeout=args.idle_timeout
+        ),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -699,9 +762,10 @@ async def _serve(config: ServerConfig) -> int:
         return 1
     soft, hard = config.timeouts.soft, config.timeouts.hard  # the command line sets both or neither
     limits = "no time limits" if soft is None or hard is None else f"time limits {soft * 1000:.0f}/{hard * 1000:.0f} ms"
-    print(f"blokus serve: listening on {config.host}:{server.port} ({config.season.game_type}, {limits}); "
-          f"Ctrl-C to stop",
-          flush=True)
+    print(
+        f"blokus serve: listening on {config.host}:{server.port} ({config.season.game_type}, {limits}); Ctrl-C to stop",
+        flush=True,
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -715,4 +779,3 @@ async def _serve(config: ServerConfig) -> int:
     note = f" and {cancelled} cancelled" if cancelled else ""
     print(f"blokus serve: stopped after {plural(server.records.total - cancelled, 'game')}{note}", flush=True)
     return 0
-

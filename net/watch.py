@@ -63,9 +63,18 @@ class WatchFailed(Exception):
 class Watcher:
     """One administrator connection observing one room; ``replay`` grows as the states arrive."""
 
-    def __init__(self, host: str, port: int, password: str, *, room: str | None = None,
-                 prepare: tuple[str, str] | None = None, game_type: str = GAME_TYPE,
-                 on_traffic: Callable[[str, str], None] | None = None, connect_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        password: str,
+        *,
+        room: str | None = None,
+        prepare: tuple[str, str] | None = None,
+        game_type: str = GAME_TYPE,
+        on_traffic: Callable[[str, str], None] | None = None,
+        connect_timeout: float = 10.0,
+    ) -> None:
         if (room is None) == (prepare is None):
             raise ValueError("give either a room id or two player names to prepare a game")
         self.host, self.port = host, port
@@ -96,8 +105,7 @@ class Watcher:
             if self.prepare_names is not None:
                 season = season_of_game_type(self.game_type) or DEFAULT_SEASON
                 reserved = True if season.slot_reserved_attribute else None
-                slots = [M.Slot(display_name=name, can_timeout=True, reserved=reserved)
-                         for name in self.prepare_names]
+                slots = [M.Slot(display_name=name, can_timeout=True, reserved=reserved) for name in self.prepare_names]
                 await self.conn.send_message(M.Prepare(game_type=self.game_type, pause=False, slots=slots))
                 prepared = await self._answer(Prepared, "prepare")
                 self.room_id, self.reservations = prepared.room_id, prepared.reservations
@@ -119,8 +127,10 @@ class Watcher:
         while True:
             remaining = end - loop.time()
             if remaining <= 0:
-                raise WatchFailed(f"no answer to {request} from {self.host}:{self.port} within "
-                                  f"{ANSWER_TIMEOUT:g} s (is it a game server, and the password right?)")
+                raise WatchFailed(
+                    f"no answer to {request} from {self.host}:{self.port} within "
+                    f"{ANSWER_TIMEOUT:g} s (is it a game server, and the password right?)"
+                )
             try:
                 event = await asyncio.wait_for(self.conn.next_event(), remaining)
             except TimeoutError:
@@ -129,8 +139,10 @@ class Watcher:
                 return event
             if isinstance(event, Closed):
                 if event.reason.startswith(("protocol error", "connection lost")):
-                    raise WatchFailed(f"{request} failed: {event.reason}",
-                                      EXIT_PROTOCOL if event.reason.startswith("protocol") else EXIT_CONNECTION)
+                    raise WatchFailed(
+                        f"{request} failed: {event.reason}",
+                        EXIT_PROTOCOL if event.reason.startswith("protocol") else EXIT_CONNECTION,
+                    )
                 hint = "wrong --password?" if request == "prepare" or self.prepare_names is None else ""
                 if request == "observe" and self.prepare_names is None:
                     hint = "wrong --password, or no room with that id?"
@@ -213,8 +225,7 @@ class Watcher:
 class TextReport:
     """One line per move (optionally with its analysis), removals, errors and the result."""
 
-    def __init__(self, watcher: Watcher, out: TextIO, *, analyse_time: float | None = None,
-                 ai: str = "") -> None:
+    def __init__(self, watcher: Watcher, out: TextIO, *, analyse_time: float | None = None, ai: str = "") -> None:
         self.watcher = watcher
         self.out = out
         self.steps_done = 0
@@ -237,8 +248,10 @@ class TextReport:
                 if isinstance(event, MoveEvent):
                     note = await self._analysis(before, event.move, i) if self.analyse_time else ""
                     one, two = after.team_points(Team.ONE), after.team_points(Team.TWO)
-                    self.print(f"turn {event.turn:>3}  {event.move.color.name:<6}  "
-                               f"{_short(str(event.move)):<28}  ONE {one:>3} : {two:<3} TWO{note}")
+                    self.print(
+                        f"turn {event.turn:>3}  {event.move.color.name:<6}  "
+                        f"{_short(str(event.move)):<28}  ONE {one:>3} : {two:<3} TWO{note}"
+                    )
                 elif isinstance(event, ColorRemoved):
                     self.print(f"turn {event.turn:>3}  {event.color.name} cannot place a piece and leaves the game")
             self.steps_done += 1
@@ -281,25 +294,45 @@ def build_parser() -> argparse.ArgumentParser:
     p = Parser(
         "blokus watch",
         "Watch a live game on a game server as administrator: an existing room (--room), or "
-                    "a new one (--prepare NAME1 NAME2 prints the two reservation codes for the players).")
+        "a new one (--prepare NAME1 NAME2 prints the two reservation codes for the players).",
+    )
     p.add_argument("-?", action="help", help=argparse.SUPPRESS)
     p.add_argument("-h", "--host", default="localhost", help="server host (default localhost)")
     p.add_argument("-p", "--port", type=port, default=DEFAULT_PORT, help=f"server port (default {DEFAULT_PORT})")
-    p.add_argument("--password", default="examplepassword",
-                   help="administrator password (server.properties / blokus serve --password; "
-                        "default examplepassword)")
+    p.add_argument(
+        "--password",
+        default="examplepassword",
+        help="administrator password (server.properties / blokus serve --password; default examplepassword)",
+    )
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--room", metavar="ID", help="observe this room")
-    which.add_argument("--prepare", nargs=2, metavar=("NAME1", "NAME2"),
-                       help="prepare a game for two players (NAME1 = team ONE) and watch it")
-    p.add_argument("--season", choices=sorted(GAME_TYPES), default=DEFAULT_SEASON.name,
-                   help="game type of a prepared game (default 2021 = swc_2021_blokus)")
+    which.add_argument(
+        "--prepare",
+        nargs=2,
+        metavar=("NAME1", "NAME2"),
+        help="prepare a game for two players (NAME1 = team ONE) and watch it",
+    )
+    p.add_argument(
+        "--season",
+        choices=sorted(GAME_TYPES),
+        default=DEFAULT_SEASON.name,
+        help="game type of a prepared game (default 2021 = swc_2021_blokus)",
+    )
     p.add_argument("--text", action="store_true", help="print the moves as lines instead of the TUI")
     p.add_argument("--analyse", action="store_true", help="analyse every move as it is played")
-    p.add_argument("--time", type=milliseconds, default=300, metavar="MS",
-                   help="analysis: engine time per position (default 300; 0.5s works too)")
-    p.add_argument("--ai", default=None, metavar="NAME", help=f"analysis engine ({', '.join(player_names())}; "
-                                                               f"default {ANALYSIS_AI})")
+    p.add_argument(
+        "--time",
+        type=milliseconds,
+        default=300,
+        metavar="MS",
+        help="analysis: engine time per position (default 300; 0.5s works too)",
+    )
+    p.add_argument(
+        "--ai",
+        default=None,
+        metavar="NAME",
+        help=f"analysis engine ({', '.join(player_names())}; default {ANALYSIS_AI})",
+    )
     p.add_argument("--save-replay", type=Path, metavar="DIR", help="write the game as a replay into DIR at the end")
     p.add_argument("--light", action="store_true", help="light theme (TUI)")
     p.add_argument("--log", default=None, metavar="FILE", help="log file")
@@ -323,8 +356,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def make_watcher(args: argparse.Namespace, on_traffic: Callable[[str, str], None] | None = None) -> Watcher:
     prepare = tuple(args.prepare) if args.prepare else None
-    return Watcher(args.host, args.port, args.password, room=args.room, prepare=prepare,
-                   game_type=GAME_TYPES[args.season], on_traffic=on_traffic)
+    return Watcher(
+        args.host,
+        args.port,
+        args.password,
+        room=args.room,
+        prepare=prepare,
+        game_type=GAME_TYPES[args.season],
+        on_traffic=on_traffic,
+    )
 
 
 def reservation_lines(watcher: Watcher) -> list[str]:
@@ -336,8 +376,12 @@ def reservation_lines(watcher: Watcher) -> list[str]:
     return lines
 
 
-async def watch_text(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
-                     on_started: Callable[[Watcher], None] | None = None) -> int:
+async def watch_text(
+    args: argparse.Namespace,
+    out: TextIO = sys.stdout,
+    err: TextIO = sys.stderr,
+    on_started: Callable[[Watcher], None] | None = None,
+) -> int:
     """Print the game as lines; ``on_started(watcher)`` is called once observing (tests start players)."""
     watcher = make_watcher(args)
     try:

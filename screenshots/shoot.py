@@ -77,8 +77,11 @@ async def shoot_local(out: Path, size: tuple[int, int]) -> None:
         if g is None:
             raise RuntimeError("tab selected no piece")
         # move the ghost to a legal spot with keys: walk the positions until the ghost turns legal
-        legal = [m for m in s.state.legal_moves() if m.shape == g.shape
-                 and (m.rotation, m.flipped) == (g.rotation, g.flipped)]
+        legal = [
+            m
+            for m in s.state.legal_moves()
+            if m.shape == g.shape and (m.rotation, m.flipped) == (g.rotation, g.flipped)
+        ]
         if legal:
             target = legal[len(legal) // 2]
             dx, dy = target.x - g.x, target.y - g.y
@@ -138,15 +141,38 @@ async def shoot_watch(out: Path, size: tuple[int, int]) -> None:
     from net.watch import Watcher
     from tui.watch_screen import WatchScreen
 
-    server = GameServer(ServerConfig(host="127.0.0.1", port=0, password="pw", timeouts=Timeouts(None, None),
-                                     start_piece=Shape.PENTO_Z, seed=5))
+    server = GameServer(
+        ServerConfig(
+            host="127.0.0.1", port=0, password="pw", timeouts=Timeouts(None, None), start_piece=Shape.PENTO_Z, seed=5
+        )
+    )
     await server.start()
     serving = asyncio.create_task(server.serve_forever())
     watcher = Watcher("127.0.0.1", server.port, "pw", prepare=("alice", "bob"))
     await watcher.start()
-    bots = [asyncio.create_task(Bot(build_parser().parse_args(
-        ["-h", "127.0.0.1", "-p", str(server.port), "-r", code, "--ai", ai, "--move-time", "150",
-         "--engine", "thread"])).run()) for code, ai in zip(watcher.reservations, ("lookahead", "greedy"), strict=True)]
+    bots = [
+        asyncio.create_task(
+            Bot(
+                build_parser().parse_args(
+                    [
+                        "-h",
+                        "127.0.0.1",
+                        "-p",
+                        str(server.port),
+                        "-r",
+                        code,
+                        "--ai",
+                        ai,
+                        "--move-time",
+                        "150",
+                        "--engine",
+                        "thread",
+                    ]
+                )
+            ).run()
+        )
+        for code, ai in zip(watcher.reservations, ("lookahead", "greedy"), strict=True)
+    ]
     try:
         async for _ in watcher.events():
             if watcher.replay.states:
@@ -177,8 +203,9 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
     from tests.tui_helpers import first_move
     from tui.network import NetworkGameScreen
 
-    server = GameServer(ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None),
-                                     start_piece=Shape.PENTO_Z, seed=3))
+    server = GameServer(
+        ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None), start_piece=Shape.PENTO_Z, seed=3)
+    )
     await server.start()
     serving = asyncio.create_task(server.serve_forever())
 
@@ -193,9 +220,16 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
                 break
         await conn.close()
 
-    app = BlokusApp(lambda: NetworkGameScreen("127.0.0.1", server.port, player=InstantPlayer("first"),
-                                              hint_player=InstantPlayer("last"), name="alice",
-                                              clock_limit=None))
+    app = BlokusApp(
+        lambda: NetworkGameScreen(
+            "127.0.0.1",
+            server.port,
+            player=InstantPlayer("first"),
+            hint_player=InstantPlayer("last"),
+            name="alice",
+            clock_limit=None,
+        )
+    )
     try:
         async with app.run_test(size=size) as pilot:
             opp = asyncio.create_task(opponent())
@@ -229,9 +263,11 @@ async def shoot_sizes(out: Path) -> None:
     under NO_COLOR (letters on the pieces, grey levels)."""
     import os
 
-    for name, size, no_color in (("09-small-terminal-80x24", (80, 24), False),
-                                 ("10-large-terminal-200x60", (200, 60), False),
-                                 ("11-no-color-120x40", (120, 40), True)):
+    for name, size, no_color in (
+        ("09-small-terminal-80x24", (80, 24), False),
+        ("10-large-terminal-200x60", (200, 60), False),
+        ("11-no-color-120x40", (120, 40), True),
+    ):
         if no_color:
             os.environ["NO_COLOR"] = "1"  # Textual reads it when the app is made
         try:

@@ -29,9 +29,12 @@ CLIENT = Path(__file__).resolve().parents[1] / "tests" / "ext_client.py"
 
 async def shoot(out: Path, size: tuple[int, int]) -> None:
     logs = Path(tempfile.mkdtemp(prefix="blokus-shot-"))
-    hosted = HostedGame((Seat("you", None, can_timeout=False),
-                         Seat("ext_client.py", [sys.executable, str(CLIENT), "--seed", "3"])),
-                        timeouts=Timeouts(None, None), start_piece=Shape.PENTO_V, log_dir=logs)
+    hosted = HostedGame(
+        (Seat("you", None, can_timeout=False), Seat("ext_client.py", [sys.executable, str(CLIENT), "--seed", "3"])),
+        timeouts=Timeouts(None, None),
+        start_piece=Shape.PENTO_V,
+        log_dir=logs,
+    )
     hosted.start()
     app = external_app(hosted, Team.TWO, player=InstantPlayer("first"), hint_player=make_player("greedy", 1))
     try:

@@ -51,11 +51,12 @@ def main() -> None:
         elif cmd == "genmove":
             color = int(args[0]) - 1
             state = GameState.from_parts(
-                start_piece=SHAPES[9], turn=color,
-                cells=[(i % P.N, i // P.N, COLORS[c]) for c in range(4) for i in range(P.NCELLS)
-                       if boards[c] >> i & 1],
+                start_piece=SHAPES[9],
+                turn=color,
+                cells=[(i % P.N, i // P.N, COLORS[c]) for c in range(4) for i in range(P.NCELLS) if boards[c] >> i & 1],
                 undeployed={c: [s for s in SHAPES if s not in used[c]] for c in COLORS},
-                valid_colors=COLORS)
+                valid_colors=COLORS,
+            )
             ids = state.legal_placements(COLORS[color])
             if len(ids) and not os.environ.get("FAKE_GTP_PASS"):  # FAKE_GTP_PASS: pass always (as a faulty engine)
                 mask = P.MASKS[int(ids[0])]

@@ -74,8 +74,13 @@ def random_state(seed: int, plies: int) -> GameState:
     return state
 
 
-def filled_state(holes: set[tuple[int, int]], cells: dict[tuple[int, int], Color],
-                 hands: dict[Color, list[Shape]], valid: list[Color], turn: int = 0) -> GameState:
+def filled_state(
+    holes: set[tuple[int, int]],
+    cells: dict[tuple[int, int], Color],
+    hands: dict[Color, list[Shape]],
+    valid: list[Color],
+    turn: int = 0,
+) -> GameState:
     """A board full of GREEN except ``holes`` and the given ``cells`` (a crafted end-game position)."""
     board = []
     for y in range(20):
@@ -84,8 +89,7 @@ def filled_state(holes: set[tuple[int, int]], cells: dict[tuple[int, int], Color
                 board.append((x, y, cells[(x, y)]))
             elif (x, y) not in holes:
                 board.append((x, y, Color.GREEN))
-    return GameState.from_parts(start_piece=Shape.PENTO_L, turn=turn, cells=board, undeployed=hands,
-                                valid_colors=valid)
+    return GameState.from_parts(start_piece=Shape.PENTO_L, turn=turn, cells=board, undeployed=hands, valid_colors=valid)
 
 
 def test_registry():
@@ -104,8 +108,12 @@ def test_first_move_is_legal_start_piece_in_a_corner(name):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10_000), plies=st.integers(0, 90), name=st.sampled_from(ENGINES),
-       step=st.sampled_from([0.0005, 0.005, 0.05]))
+@given(
+    seed=st.integers(0, 10_000),
+    plies=st.integers(0, 90),
+    name=st.sampled_from(ENGINES),
+    step=st.sampled_from([0.0005, 0.005, 0.05]),
+)
 def test_always_legal(seed, plies, name, step):
     state = random_state(seed, plies)
     if state.is_over:
@@ -120,9 +128,12 @@ def test_always_legal(seed, plies, name, step):
 @pytest.mark.parametrize("name", ENGINES)
 def test_only_a_skip_is_left(name):
     # BLUE (not on its first move) has no free diagonal: only a skip is legal
-    state = filled_state(holes={(5, 5), (6, 5)}, cells={(0, 0): Color.BLUE, (1, 1): Color.YELLOW},
-                         hands={c: [s for s in SHAPES if s != Shape.MONO] for c in COLORS},
-                         valid=list(COLORS))
+    state = filled_state(
+        holes={(5, 5), (6, 5)},
+        cells={(0, 0): Color.BLUE, (1, 1): Color.YELLOW},
+        hands={c: [s for s in SHAPES if s != Shape.MONO] for c in COLORS},
+        valid=list(COLORS),
+    )
     assert not state.has_legal_placement()
     move = engine(name, CountingClock()).think(state, 1000.2, threading.Event())
     assert move == SkipMove(Color.BLUE)
@@ -256,8 +267,9 @@ def test_no_kernel_is_compiled_or_loaded_in_a_move(name):
     """After ``compile_ahead`` (the bot's engine process, the arena's game process) a move calls only
     kernels its ``warm_up`` made ready: one first met in a move is compiled or loaded there (a second or
     more on a slow machine: past the 2-second limit on its first move)."""
-    out = subprocess.run([sys.executable, "-c", _NO_COMPILE_IN_A_MOVE, name], capture_output=True, text=True,
-                         timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-c", _NO_COMPILE_IN_A_MOVE, name], capture_output=True, text=True, timeout=600
+    )
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert report["kernels"] > 10 and not report["fallback"]
     assert report["compiled in a move"] == []
@@ -271,12 +283,17 @@ def test_choose_move_sync():
 
 # --- crafted positions ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", ["greedy", "lookahead", "mcts"])
 def test_keeps_the_colour_alive(name):
     # BLUE holds MONO and DOMINO. The mono on (6,6) kills BLUE (no room left for the domino); the
     # domino on (6,6)-(7,6) keeps the corner (8,7) for the mono: all pieces placed, mono last.
-    state = filled_state(holes={(6, 6), (7, 6), (8, 7)}, cells={(5, 5): Color.BLUE},
-                         hands={Color.BLUE: [Shape.MONO, Shape.DOMINO]}, valid=[Color.BLUE])
+    state = filled_state(
+        holes={(6, 6), (7, 6), (8, 7)},
+        cells={(5, 5): Color.BLUE},
+        hands={Color.BLUE: [Shape.MONO, Shape.DOMINO]},
+        valid=[Color.BLUE],
+    )
     assert len(state.legal_placements()) == 2
     move = engine(name, CountingClock()).think(state, 1000.3, threading.Event())
     assert isinstance(move, SetMove) and move.shape == Shape.DOMINO
@@ -289,8 +306,7 @@ def test_blocks_the_opponents_last_corner(name):
     # removes YELLOW from the game and keeps the trio for later.
     holes = {(3, 3), (3, 4), (3, 5), (11, 11)}
     cells = {(2, 2): Color.BLUE, (12, 12): Color.BLUE, (10, 10): Color.YELLOW}
-    hands = {Color.BLUE: [Shape.MONO, Shape.TRIO_I, Shape.PENTO_X],
-             Color.YELLOW: [Shape.MONO, Shape.DOMINO]}
+    hands = {Color.BLUE: [Shape.MONO, Shape.TRIO_I, Shape.PENTO_X], Color.YELLOW: [Shape.MONO, Shape.DOMINO]}
     state = filled_state(holes, cells, hands, valid=[Color.BLUE, Color.YELLOW])
     move = engine(name, CountingClock()).think(state, 1000.3, threading.Event())
     assert isinstance(move, SetMove) and move.cells == {(11, 11)}
@@ -308,6 +324,7 @@ def test_evaluation_and_final_score():
 
 
 # --- arena ---------------------------------------------------------------------------------------
+
 
 def test_arena_specs_pair_openings_and_swap_seats():
     specs = make_specs(6, seed=4, move_time=0.1)
@@ -338,8 +355,12 @@ def test_arena_refuses_a_move_time_beyond_the_time_limit(capsys):
 
 
 def test_arena_replays_are_named_like_every_replay(tmp_path):
-    assert arena_main(["greedy", "random", "--games", "2", "--move-time", "20", "--seed", "3",
-                       "--save-replay", str(tmp_path)]) == 0
+    assert (
+        arena_main(
+            ["greedy", "random", "--games", "2", "--move-time", "20", "--seed", "3", "--save-replay", str(tmp_path)]
+        )
+        == 0
+    )
     names = sorted(p.name for p in tmp_path.iterdir())
     stamp = r"\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d"
     assert len(names) == 2, names
@@ -350,8 +371,10 @@ def test_arena_replays_are_named_like_every_replay(tmp_path):
 def test_arena_summary_counts():
     from ai.arena import ArenaGame as GameResult
 
-    results = [GameResult(0, "PENTO_L", 0, 100, 90, 1.0, 80, [0.1, 0.2], [0.3]),
-               GameResult(1, "PENTO_L", 1, 90, 90, 0.5, 80, [0.4], [0.1])]
+    results = [
+        GameResult(0, "PENTO_L", 0, 100, 90, 1.0, 80, [0.1, 0.2], [0.3]),
+        GameResult(1, "PENTO_L", 1, 90, 90, 0.5, 80, [0.4], [0.1]),
+    ]
     s = summary(results, "a", "b")
     assert (s["wins"], s["draws"], s["losses"]) == (1, 1, 0)
     assert s["score"] == 0.75 and s["a_max_ms"] == pytest.approx(400)

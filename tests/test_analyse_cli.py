@@ -80,8 +80,9 @@ def test_bad_files_get_one_line_and_the_others_are_still_analysed(capsys, game_f
     empty.write_bytes(b"")
     garbage = tmp_path / "garbage.xml"
     garbage.write_text("this is no replay")
-    code, out, err = run(capsys, *FAST, "-q", str(tmp_path / "missing.xml"), str(empty), str(garbage),
-                         str(game_file), str(tmp_path))
+    code, out, err = run(
+        capsys, *FAST, "-q", str(tmp_path / "missing.xml"), str(empty), str(garbage), str(game_file), str(tmp_path)
+    )
     assert code == 2
     lines = err.splitlines()
     assert lines == [
@@ -95,8 +96,10 @@ def test_bad_files_get_one_line_and_the_others_are_still_analysed(capsys, game_f
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("argv", [["--time", "0"], ["--time", "-1"], ["--time", "0.3"], ["--time", "61s"],
-                                  ["--ai", "nobody"], ["--depth", "0"], []])
+@pytest.mark.parametrize(
+    "argv",
+    [["--time", "0"], ["--time", "-1"], ["--time", "0.3"], ["--time", "61s"], ["--ai", "nobody"], ["--depth", "0"], []],
+)
 def test_bad_options_are_one_line_and_exit_2(capsys, argv):
     with pytest.raises(SystemExit) as info:
         blokus.main(["analyse", *argv])
@@ -127,8 +130,12 @@ def test_a_cut_off_file_is_one_line_of_note_and_the_reader_warnings_stay_off_the
     cut.write_bytes(game_file.read_bytes()[: len(game_file.read_bytes()) * 2 // 3])
     no_state = tmp_path / "no-state.xml"
     no_state.write_text("<protocol><room")
-    done = subprocess.run([sys.executable, "-m", "blokus", "analyse", *FAST, "-q", str(cut), str(no_state)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "blokus", "analyse", *FAST, "-q", str(cut), str(no_state)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 2
     lines = done.stderr.splitlines()
     assert len(lines) == 2, done.stderr

@@ -66,7 +66,8 @@ def test_skipping_with_a_pentomino_to_place_is_found_as_a_blunder():
     sign = 1 if state.current_color.team is Team.ONE else -1
     assert result.loss == pytest.approx(sign * (result.value - result.value_played), abs=0.02)
     assert result.value_played == pytest.approx(
-        position_value(_after(state, SkipMove(state.current_color)), FAST.value_depth), abs=0.01)
+        position_value(_after(state, SkipMove(state.current_color)), FAST.value_depth), abs=0.01
+    )
 
 
 def test_the_engines_own_move_loses_nothing():
@@ -115,8 +116,7 @@ def test_cancel_returns_the_part_done_and_resuming_finishes_it():
     partial = info.value.partial
     assert partial.done == 3 and not partial.complete
     resumed_turns = []
-    result = analyse_game(states, moves, FAST, previous=partial,
-                          progress=lambda d, t, p: resumed_turns.append(p.turn))
+    result = analyse_game(states, moves, FAST, previous=partial, progress=lambda d, t, p: resumed_turns.append(p.turn))
     assert result.complete and result.done == 8
     assert resumed_turns == [3, 4, 5, 6, 7]
 
@@ -147,8 +147,9 @@ def test_a_cancelled_analysis_is_cached_and_resumed(tmp_path):
     cache = AnalysisCache(tmp_path)
     stop = threading.Event()
     with pytest.raises(AnalysisCancelled):
-        analyse_cached(states, moves, FAST, cache=cache, stop=stop,
-                       progress=lambda d, t, p: stop.set() if d == 2 else None)
+        analyse_cached(
+            states, moves, FAST, cache=cache, stop=stop, progress=lambda d, t, p: stop.set() if d == 2 else None
+        )
     saved = cache.load(game_key(states, moves), FAST)
     assert saved is not None and saved.done == 2 and not saved.complete
     turns = []

@@ -33,8 +33,9 @@ def _bare_python_fits() -> bool:
 
     if not BARE_PYTHON.exists():
         return False
-    done = subprocess.run([str(BARE_PYTHON), "-c", "import sys; print(sys.version_info[:2])"], capture_output=True,
-                          text=True, check=False)
+    done = subprocess.run(
+        [str(BARE_PYTHON), "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True, check=False
+    )
     return done.stdout.strip() == str(sys.version_info[:2])
 
 
@@ -95,8 +96,20 @@ async def test_a_read_only_upload_started_bare_joins_a_prepared_game_and_plays(u
     async def start_upload(code: str) -> asyncio.subprocess.Process:
         env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"}  # a bare machine: no venv, no writable home
         return await asyncio.create_subprocess_exec(
-            "bash", str(folder / "start.sh"), "-h", HOST, "-p", str(server.port), "-r", code, "-v", cwd=tmp_path,
-            env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            "bash",
+            str(folder / "start.sh"),
+            "-h",
+            HOST,
+            "-p",
+            str(server.port),
+            "-r",
+            code,
+            "-v",
+            cwd=tmp_path,
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
 
     def started(watcher: Watcher) -> None:
         ours, theirs = watcher.reservations
@@ -105,8 +118,12 @@ async def test_a_read_only_upload_started_bare_joins_a_prepared_game_and_plays(u
 
     out, err = io.StringIO(), io.StringIO()
     try:
-        code = await asyncio.wait_for(watch_text(watch_args(server.port, "--prepare", "up", "load", "--season",
-                                                            season), out, err, on_started=started), 300)
+        code = await asyncio.wait_for(
+            watch_text(
+                watch_args(server.port, "--prepare", "up", "load", "--season", season), out, err, on_started=started
+            ),
+            300,
+        )
         proc = await procs[0]
         stdout, stderr = await asyncio.wait_for(proc.communicate(), 60)
         assert await bots[0] == 0

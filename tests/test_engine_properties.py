@@ -52,7 +52,9 @@ def test_generator_equals_validator(seed, plies):
     assert set(generated) == brute_force_moves(state, color)
     for move in generated:  # the engine emits the canonical (rotation, flip) pair
         assert move.canonical() is move or (move.canonical().rotation, move.canonical().flipped) == (
-            move.rotation, move.flipped)
+            move.rotation,
+            move.flipped,
+        )
 
 
 @settings(max_examples=40, deadline=None)

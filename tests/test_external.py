@@ -33,8 +33,9 @@ WAIT = 120  # generous cap on a whole game under load; a game of two quick clien
 
 
 def host(tmp_path: Path, one: list[str], two: list[str], season: str = "2021", **kwargs) -> HostedGame:
-    return HostedGame((Seat("one", CLIENT + one), Seat("two", CLIENT + two)), season=season_named(season),
-                      log_dir=tmp_path, **kwargs)
+    return HostedGame(
+        (Seat("one", CLIENT + one), Seat("two", CLIENT + two)), season=season_named(season), log_dir=tmp_path, **kwargs
+    )
 
 
 def play(game: HostedGame):
@@ -82,15 +83,21 @@ def test_a_whole_game_of_two_programs_is_judged_by_the_server(tmp_path):
     assert all(group_gone(p.pid) for p in game.programs.values())
 
 
-@pytest.mark.parametrize(("flags", "kind", "line"), [
-    (["--misbehave", "illegal", "--at", "2"], "illegal move", "illegal move: RED "),
-    (["--misbehave", "crash", "--at", "2"], "crashed",
-     "crashed (exit 3) at turn 2: ext_client: simulated crash at turn 2"),
-    (["--misbehave", "leave", "--at", "2"], "left", "left the game at turn 2"),
-    (["--misbehave", "slow", "--at", "2", "--delay", "1.5"], "timeout", "timeout: 1"),
-    (["--misbehave", "never-answer", "--at", "2"], "timeout", "timeout: no move within 2000 ms at turn 2"),
-    (["--misbehave", "never-join"], "did not join", "did not join within 3 s"),
-])
+@pytest.mark.parametrize(
+    ("flags", "kind", "line"),
+    [
+        (["--misbehave", "illegal", "--at", "2"], "illegal move", "illegal move: RED "),
+        (
+            ["--misbehave", "crash", "--at", "2"],
+            "crashed",
+            "crashed (exit 3) at turn 2: ext_client: simulated crash at turn 2",
+        ),
+        (["--misbehave", "leave", "--at", "2"], "left", "left the game at turn 2"),
+        (["--misbehave", "slow", "--at", "2", "--delay", "1.5"], "timeout", "timeout: 1"),
+        (["--misbehave", "never-answer", "--at", "2"], "timeout", "timeout: no move within 2000 ms at turn 2"),
+        (["--misbehave", "never-join"], "did not join", "did not join within 3 s"),
+    ],
+)
 def test_a_misbehaving_program_loses_with_one_line(tmp_path, flags, kind, line):
     # never-join: seat ONE is named first when both are missing, so a short limit cannot blame TWO
     game = host(tmp_path, flags, [], timeouts=Timeouts(1.0, 2.0), join_timeout=3.0 if kind == "did not join" else WAIT)
@@ -132,8 +139,23 @@ def test_a_program_that_cannot_start_is_one_line(tmp_path):
 
 def test_the_arena_judges_programs_and_keeps_the_replays_of_lost_games(tmp_path, capsys):
     out = tmp_path / "match.json"
-    code = arena_main([f"{CMD} --misbehave illegal --at 2", CMD, "--games", "2", "--jobs", "2", "--season", "2027",
-                       "--save-replay", str(tmp_path), "--json", str(out), "--quiet"])
+    code = arena_main(
+        [
+            f"{CMD} --misbehave illegal --at 2",
+            CMD,
+            "--games",
+            "2",
+            "--jobs",
+            "2",
+            "--season",
+            "2027",
+            "--save-replay",
+            str(tmp_path),
+            "--json",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert code == 0
     table = capsys.readouterr().out
     assert "illegal move 2" in table  # the forfeits column of A
@@ -152,8 +174,9 @@ def test_the_arena_judges_programs_and_keeps_the_replays_of_lost_games(tmp_path,
 
 def test_the_arena_plays_a_program_against_a_built_in_player(tmp_path, capsys):
     out = tmp_path / "match.json"
-    code = arena_main([CMD, "level1", "--games", "1", "--season", "2027", "--json", str(out), "--quiet",
-                       "--logs", str(tmp_path)])
+    code = arena_main(
+        [CMD, "level1", "--games", "1", "--season", "2027", "--json", str(out), "--quiet", "--logs", str(tmp_path)]
+    )
     assert code == 0
     data = json.loads(out.read_text())
     game = data["games"][0]

@@ -20,9 +20,13 @@ SIZE = (120, 40)
 
 
 def hosted(tmp_path: Path, flags: list[str], season: str = "2021", join_timeout: float = 120) -> HostedGame:
-    game = HostedGame((Seat("you", None, can_timeout=False), Seat("ext_client.py", CLIENT + flags)),
-                      season=season_named(season), timeouts=Timeouts(None, None), log_dir=tmp_path,
-                      join_timeout=join_timeout)
+    game = HostedGame(
+        (Seat("you", None, can_timeout=False), Seat("ext_client.py", CLIENT + flags)),
+        season=season_named(season),
+        timeouts=Timeouts(None, None),
+        log_dir=tmp_path,
+        join_timeout=join_timeout,
+    )
     game.start()
     return game
 
@@ -111,15 +115,17 @@ def test_the_command_line_starts_the_program_on_the_other_seat(tmp_path, monkeyp
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     program = f"cmd:{sys.executable} {CLIENT[1]} --misbehave never-join"
-    args = play_parser().parse_args(["--opponent", program, "--team", "TWO", "--watch", "--no-timeout",
-                                     "--season", "2027"])
+    args = play_parser().parse_args(
+        ["--opponent", program, "--team", "TWO", "--watch", "--no-timeout", "--season", "2027"]
+    )
     app, game = build_external_app(args)
     try:
         assert game.seats[0].name == "ext_client.py" and game.seats[0].command is not None
         assert game.seats[1].command is None and not game.seats[1].can_timeout
         assert game.timeouts.soft is None and game.season.year == 2027
-        assert app.main_screen is None and game.programs[Team.ONE].err_path.parent == \
-            tmp_path / "blokus-tui" / "programs"
+        assert (
+            app.main_screen is None and game.programs[Team.ONE].err_path.parent == tmp_path / "blokus-tui" / "programs"
+        )
     finally:
         game.close()
     assert game.programs[Team.ONE].exit_code() is not None  # stopped with the app

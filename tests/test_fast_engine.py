@@ -68,9 +68,12 @@ def test_last_pieces_bonus_and_removal():
     """A colour holding only the MONO places it (+15 +5) and the colours with no move are removed."""
     hands = {c: [Shape.MONO] for c in Color}
     state = GameState.from_parts(
-        start_piece=Shape.PENTO_L, turn=40,
+        start_piece=Shape.PENTO_L,
+        turn=40,
         cells=[(0, 0, Color.BLUE), (19, 0, Color.YELLOW), (19, 19, Color.RED), (0, 19, Color.GREEN)],
-        undeployed=hands, valid_colors=list(Color))
+        undeployed=hands,
+        valid_colors=list(Color),
+    )
     fast = FastState.from_state(state)
     _same(state, fast)
     for _ in range(4):
@@ -94,9 +97,14 @@ def test_first_moves_corner_in_2021_border_in_2027():
 
 def test_the_2027_game_ends_at_turn_96():
     rng = random.Random(3)
-    state = GameState.from_parts(start_piece=Shape.PENTO_X, turn=92, cells=[(0, 0, Color.BLUE)],
-                                 undeployed={c: [Shape.MONO, Shape.DOMINO] for c in Color},
-                                 valid_colors=list(Color), season=SEASON_2027)
+    state = GameState.from_parts(
+        start_piece=Shape.PENTO_X,
+        turn=92,
+        cells=[(0, 0, Color.BLUE)],
+        undeployed={c: [Shape.MONO, Shape.DOMINO] for c in Color},
+        valid_colors=list(Color),
+        season=SEASON_2027,
+    )
     fast = FastState.from_state(state)
     _same(state, fast)
     ids = state.legal_placements()

@@ -40,15 +40,28 @@ def _random_game(seed: int, season, stop_turn: int = 200) -> GameState:
     return state
 
 
-PHASED = Weights(exclusive=0.3, phase_start=30,
-                 phases=((45, Weights(area=0.7, mobility=0.04, overlap=0.9, colour_area=0.8)),
-                         (62, Weights(mobility=0.37, dead=0.3, stranded=-0.8))))
+PHASED = Weights(
+    exclusive=0.3,
+    phase_start=30,
+    phases=(
+        (45, Weights(area=0.7, mobility=0.04, overlap=0.9, colour_area=0.8)),
+        (62, Weights(mobility=0.37, dead=0.3, stranded=-0.8)),
+    ),
+)
 
 
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
-@pytest.mark.parametrize("weights", [DEFAULT_WEIGHTS, Weights(exclusive=0.3, reach_steps=2, centre=0.7), PHASED,
-                                     TUNED_WEIGHTS, Weights(colour_area=1.0, colour_steps=1)],
-                         ids=["default", "other", "phased", "tuned", "short-colour-reach"])
+@pytest.mark.parametrize(
+    "weights",
+    [
+        DEFAULT_WEIGHTS,
+        Weights(exclusive=0.3, reach_steps=2, centre=0.7),
+        PHASED,
+        TUNED_WEIGHTS,
+        Weights(colour_area=1.0, colour_steps=1),
+    ],
+    ids=["default", "other", "phased", "tuned", "short-colour-reach"],
+)
 def test_compiled_evaluation_equals_the_reference(season, weights):
     wv = FE.weight_vector(weights)
     checked = 0
@@ -57,8 +70,9 @@ def test_compiled_evaluation_equals_the_reference(season, weights):
         state = GameState.new(Shape[rng.choice(season.start_pieces)], season=season)
         while True:
             fast = FastState.from_state(state)
-            assert FE.evaluate(TABLES, fast.b, fast.m, fast.first_cells, wv) == pytest.approx(evaluate(state, weights),
-                                                                                        abs=1e-9)
+            assert FE.evaluate(TABLES, fast.b, fast.m, fast.first_cells, wv) == pytest.approx(
+                evaluate(state, weights), abs=1e-9
+            )
             checked += 1
             if state.is_over:
                 break
@@ -79,14 +93,22 @@ def _room(state: GameState, color: int, steps: int) -> int:
     own = {cell for cell, c in owner.items() if c == color}
 
     def usable(x, y):
-        return (0 <= x < 20 and 0 <= y < 20 and (x, y) not in owner
-                and not any((x + dx, y + dy) in own for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))))
+        return (
+            0 <= x < 20
+            and 0 <= y < 20
+            and (x, y) not in owner
+            and not any((x + dx, y + dy) in own for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))
+        )
 
     frontier = {(x + dx, y + dy) for x, y in own for dx in (1, -1) for dy in (1, -1) if usable(x + dx, y + dy)}
     seen = set(frontier)
     for _ in range(steps):
-        frontier = {(x + dx, y + dy) for x, y in frontier for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
-                    if usable(x + dx, y + dy)} - seen
+        frontier = {
+            (x + dx, y + dy)
+            for x, y in frontier
+            for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+            if usable(x + dx, y + dy)
+        } - seen
         seen |= frontier
     return len(seen)
 
@@ -191,8 +213,22 @@ def test_unpruned_search_is_exact_minimax(season, depth):
     wv = FE.weight_vector(DEFAULT_WEIGHTS)
     unpruned = np.full((2, 2), FS.MAX_KEEP, dtype=np.int64)
     no_shallow = np.zeros(2, dtype=np.int64)
-    got = FS.alphabeta(TABLES, fast.b, fast.m, fast.first_cells, wv, team, sign, depth, -1e18, 1e18, 0, unpruned,
-                       no_shallow, *ctx.arrays())
+    got = FS.alphabeta(
+        TABLES,
+        fast.b,
+        fast.m,
+        fast.first_cells,
+        wv,
+        team,
+        sign,
+        depth,
+        -1e18,
+        1e18,
+        0,
+        unpruned,
+        no_shallow,
+        *ctx.arrays(),
+    )
     exact = _minimax(state, depth, team)
     assert got == pytest.approx(exact, abs=1e-9)
     assert fast.key() == state.key()[1:]  # the search left the position as it was
@@ -213,8 +249,22 @@ def test_shallow_prefilter_evaluates_every_move_near_the_root(season):
 
     def search(shallow: tuple[int, int]) -> tuple[float, int]:
         ctx.counters[1] = 0
-        v = FS.alphabeta(TABLES, fast.b, fast.m, fast.first_cells, wv, team, sign, 1, -1e18, 1e18, 0, narrow,
-                         np.array(shallow, dtype=np.int64), *ctx.arrays())
+        v = FS.alphabeta(
+            TABLES,
+            fast.b,
+            fast.m,
+            fast.first_cells,
+            wv,
+            team,
+            sign,
+            1,
+            -1e18,
+            1e18,
+            0,
+            narrow,
+            np.array(shallow, dtype=np.int64),
+            *ctx.arrays(),
+        )
         return v, int(ctx.counters[1])  # the value and how many moves were evaluated
 
     n = len(state.legal_placements())

@@ -160,8 +160,10 @@ def test_end_of_stream_and_data_after_it() -> None:
         [b'<!DOCTYPE protocol [<!ENTITY a "b">]><protocol>'],
         [b"<!DOC", b"TYPE protocol><protocol>"],
         [b"<protocol>", b'<room roomId="x"><!ENTITY a "b"></room>'],
-        [b'<?xml version="1.0"?>\n<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;">]>'
-         b"<protocol><joined roomId='&lol2;'/>"],
+        [
+            b'<?xml version="1.0"?>\n<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;">]>'
+            b"<protocol><joined roomId='&lol2;'/>"
+        ],
         [b'<!DOCTYPE protocol SYSTEM "http://example.com/x.dtd"><protocol>'],
     ],
 )

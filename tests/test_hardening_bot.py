@@ -23,8 +23,10 @@ async def test_a_silent_server_is_given_up_before_the_game_starts(capsys):
     code, _ = await _run_bot(silent, "--idle-timeout", "0.2s")
     err = capsys.readouterr().err
     assert code == 1
-    assert err == "blokus bot: no message from the server for 0.2 s (waiting for the game to start); giving up " \
-                  "(see --idle-timeout)\n"
+    assert (
+        err == "blokus bot: no message from the server for 0.2 s (waiting for the game to start); giving up "
+        "(see --idle-timeout)\n"
+    )
 
 
 async def test_a_server_that_goes_silent_after_a_move_request_is_given_up(capsys):
@@ -33,8 +35,15 @@ async def test_a_server_that_goes_silent_after_a_move_request_is_given_up(capsys
 
     async def goes_silent(reader, writer):
         await reader.read(1000)
-        writer.write(("<protocol>" + wire.joined(ROOM) + wire.welcome(ROOM, Team.ONE)
-                      + wire.memento(ROOM, state, ("a", "b")) + wire.move_request(ROOM)).encode())
+        writer.write(
+            (
+                "<protocol>"
+                + wire.joined(ROOM)
+                + wire.welcome(ROOM, Team.ONE)
+                + wire.memento(ROOM, state, ("a", "b"))
+                + wire.move_request(ROOM)
+            ).encode()
+        )
         await writer.drain()
         await reader.read(10000)  # the move
         answered.set()
@@ -66,9 +75,24 @@ async def _stderr_of_bot_against(handler, *extra: str) -> tuple[int, str]:
     port = server.sockets[0].getsockname()[1]
     try:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "blokus", "bot", "-h", HOST, "-p", str(port), "--ai", "random",
-            "--engine", "thread", "--move-time", "20", *extra,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            sys.executable,
+            "-m",
+            "blokus",
+            "bot",
+            "-h",
+            HOST,
+            "-p",
+            str(port),
+            "--ai",
+            "random",
+            "--engine",
+            "thread",
+            "--move-time",
+            "20",
+            *extra,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         _, err = await asyncio.wait_for(proc.communicate(), 120)
     finally:
         server.close()

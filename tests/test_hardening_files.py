@@ -84,8 +84,11 @@ def test_blokus_moves_refuses_bombs_devices_and_attribute_bombs(tmp_path, capsys
     bomb.write_bytes(gzip_bomb(50))
     attrs = tmp_path / "attrs.xml"  # 90 000 attributes in 880 KiB: used to take 15 s of CPU
     attrs.write_bytes(b"<state " + b" ".join(b'a%d="x"' % i for i in range(90_000)) + b"/>")
-    for path, reason in ((bomb, "unpacks to more than 1 MiB"), ("/dev/zero", "not a regular file"),
-                         (attrs, "90000 attributes")):
+    for path, reason in (
+        (bomb, "unpacks to more than 1 MiB"),
+        ("/dev/zero", "not a regular file"),
+        (attrs, "90000 attributes"),
+    ):
         assert moves_main([str(path)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and reason in err and "Traceback" not in err

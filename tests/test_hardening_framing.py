@@ -19,7 +19,7 @@ from model.framing import (
 
 def attribute_bomb(count: int, tag: str = "pause") -> bytes:
     """One element with ``count`` attributes: 90 000 of them are 880 KiB, under the 1 MiB cap."""
-    return f"<{tag} " .encode() + b" ".join(b'a%d="x"' % i for i in range(count)) + b"/>"
+    return f"<{tag} ".encode() + b" ".join(b'a%d="x"' % i for i in range(count)) + b"/>"
 
 
 def feed_all(framer: StreamFramer, data: bytes, chunk: int = 65536) -> list:

@@ -56,8 +56,9 @@ async def test_a_big_join_before_joining_is_refused_and_never_seats_the_flooder(
             rest = await flooder.read_to_end()
             assert flooder.ended and not any(isinstance(m, M.Joined) for m in rest)
         assert not server.lobby.rooms and not server.records.total
-        logs = await asyncio.wait_for(asyncio.gather(play_client(server.port, seed=1),
-                                                     play_client(server.port, seed=2)), 60)
+        logs = await asyncio.wait_for(
+            asyncio.gather(play_client(server.port, seed=1), play_client(server.port, seed=2)), 60
+        )
         assert all(log.result is not None and log.result.regular for log in logs)  # small joins still work
     finally:
         await server.close()
@@ -111,8 +112,12 @@ async def test_join_room_never_takes_a_reserved_seat_and_the_code_holders_get_th
         assert prepared.room_id in error.message and "reservation" in error.message
         room = server.lobby.rooms[prepared.room_id]
         assert all(slot.peer is None for slot in room.slots)
-        logs = await asyncio.wait_for(asyncio.gather(
-            *(play_client(server.port, seed=i, reservation=code) for i, code in enumerate(prepared.reservations))), 60)
+        logs = await asyncio.wait_for(
+            asyncio.gather(
+                *(play_client(server.port, seed=i, reservation=code) for i, code in enumerate(prepared.reservations))
+            ),
+            60,
+        )
         assert all(log.result is not None and log.result.regular for log in logs)
         await outsider.close()
     finally:
@@ -128,18 +133,23 @@ async def test_the_bot_gives_up_after_a_request_it_cannot_answer_and_silence(cap
         over.push(fallback_move(over))
     cases = {"no state before it": "", "the game in the last state is over": wire.memento(ROOM, over, ("a", "b"))}
     for reason, memento in cases.items():
+
         async def silent_after_request(reader, writer, memento=memento):
             await reader.read(1000)
-            writer.write(("<protocol>" + wire.joined(ROOM) + wire.welcome(ROOM, Team.ONE) + memento
-                          + wire.move_request(ROOM)).encode())
+            writer.write(
+                (
+                    "<protocol>" + wire.joined(ROOM) + wire.welcome(ROOM, Team.ONE) + memento + wire.move_request(ROOM)
+                ).encode()
+            )
             await writer.drain()
             await reader.read()  # silent until the bot goes
 
         code, _ = await _run_bot(silent_after_request, "--idle-timeout", "0.3s")
         err = capsys.readouterr().err
         assert code == 1 and err.count("\n") == 1, err
-        assert err.startswith("blokus bot: no message from the server for 0.3 s (after a move request we could not "
-                              f"answer: {reason})"), err
+        assert err.startswith(
+            f"blokus bot: no message from the server for 0.3 s (after a move request we could not answer: {reason})"
+        ), err
 
 
 # --- 4. printable text ------------------------------------------------------------------------------------
@@ -165,8 +175,11 @@ def test_no_terminal_escapes_in_the_errors_of_moves_analyse_and_replay(tmp_path,
 
     bad = tmp_path / "evil\x1b[2J.xml"
     bad.write_bytes(b"<state>&\x1b]0;owned\x07\x1b[31m;</state>")
-    for run in (lambda: cli.moves_main([str(bad)]), lambda: analyse_cli.main([str(bad), "-q", "--no-cache"]),
-                lambda: tui_cli.replay_main([str(bad)])):
+    for run in (
+        lambda: cli.moves_main([str(bad)]),
+        lambda: analyse_cli.main([str(bad), "-q", "--no-cache"]),
+        lambda: tui_cli.replay_main([str(bad)]),
+    ):
         assert run() == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "\\x1b" in err, err
@@ -250,8 +263,18 @@ def test_a_failed_framer_is_freed_without_the_cycle_collector():
 
 
 def _record(index: int, latencies: int = 10) -> FinishedGame:
-    return FinishedGame(room_id=f"room{index}", start_piece=Shape.PENTO_L, names=("a", "b"), result=None, moves=0,
-                        final_turn=0, latencies=[0.1] * latencies, started=0.0, ended=1.0, cancelled=index % 2 == 0)
+    return FinishedGame(
+        room_id=f"room{index}",
+        start_piece=Shape.PENTO_L,
+        names=("a", "b"),
+        result=None,
+        moves=0,
+        final_turn=0,
+        latencies=[0.1] * latencies,
+        started=0.0,
+        ended=1.0,
+        cancelled=index % 2 == 0,
+    )
 
 
 def test_the_history_of_finished_games_is_bounded_by_count_and_bytes():
@@ -268,13 +291,23 @@ def test_the_history_of_finished_games_is_bounded_by_count_and_bytes():
 
 async def test_ctrl_c_stops_the_server_without_a_traceback():
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "blokus", "serve", "-p", "0", "--encode-workers", "1",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        sys.executable,
+        "-m",
+        "blokus",
+        "serve",
+        "-p",
+        "0",
+        "--encode-workers",
+        "1",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     try:
         banner = (await asyncio.wait_for(proc.stdout.readline(), 60)).decode()
         port = int(banner.split("127.0.0.1:")[1].split()[0])
-        logs = await asyncio.wait_for(asyncio.gather(play_client(port, seed=1, stop_after=3),
-                                                     play_client(port, seed=2)), 60)
+        logs = await asyncio.wait_for(
+            asyncio.gather(play_client(port, seed=1, stop_after=3), play_client(port, seed=2)), 60
+        )
         assert logs[1].result is not None  # the other one left after 3 moves
         for _ in range(20):  # clients still connected at Ctrl-C
             watcher = await RawClient().connect(port)

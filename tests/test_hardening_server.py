@@ -78,8 +78,9 @@ async def test_idle_connections_are_closed_and_joined_ones_are_not():
         await assert_dropped(silent)
         mute = await RawClient().connect(server.port)  # not even <protocol>
         await assert_dropped(mute)
-        logs = await asyncio.wait_for(asyncio.gather(play_client(server.port, seed=1),
-                                                     play_client(server.port, seed=2)), 60)
+        logs = await asyncio.wait_for(
+            asyncio.gather(play_client(server.port, seed=1), play_client(server.port, seed=2)), 60
+        )
         assert all(log.result is not None and log.result.regular for log in logs)  # longer than 0.05 s
     finally:
         await server.close()
@@ -105,13 +106,15 @@ async def test_connection_limits_per_address_and_in_total():
         rest = await third.read_to_end()
         assert third.ended and "too many connections from 127.0.0.1" in rest[0].message
         other = RawClient()
-        other.reader, other.writer = await asyncio.open_connection("127.0.0.1", server.port,
-                                                                   local_addr=("127.0.0.2", 0))
+        other.reader, other.writer = await asyncio.open_connection(
+            "127.0.0.1", server.port, local_addr=("127.0.0.2", 0)
+        )
         while server.connections.total < 3:
             await asyncio.sleep(0.01)
         fourth = RawClient()
-        fourth.reader, fourth.writer = await asyncio.open_connection("127.0.0.1", server.port,
-                                                                     local_addr=("127.0.0.3", 0))
+        fourth.reader, fourth.writer = await asyncio.open_connection(
+            "127.0.0.1", server.port, local_addr=("127.0.0.3", 0)
+        )
         rest = await fourth.read_to_end()
         assert "too many connections (at most 3)" in rest[0].message
         await first[0].close()
@@ -142,8 +145,9 @@ async def test_one_slot_per_connection():
         prepared = await admin.read_until(lambda m: isinstance(m, M.Prepared))
         both = await RawClient().connect(server.port)
         codes = prepared.reservations
-        await both.write(f'<protocol><joinPrepared reservationCode="{codes[0]}"/>'
-                         f'<joinPrepared reservationCode="{codes[1]}"/>')
+        await both.write(
+            f'<protocol><joinPrepared reservationCode="{codes[0]}"/><joinPrepared reservationCode="{codes[1]}"/>'
+        )
         await assert_dropped(both)
         room = server.lobby.rooms[prepared.room_id]
         assert not room.started and all(slot.peer is None for slot in room.slots)
@@ -157,8 +161,9 @@ async def test_players_are_disconnected_after_left():
         conns = [Connection("127.0.0.1", server.port, close_on_left=False) for _ in range(2)]
         for conn in conns:
             await conn.open()
-        logs = await asyncio.wait_for(asyncio.gather(
-            *(play_client(server.port, seed=i, connection=conn) for i, conn in enumerate(conns))), 60)
+        logs = await asyncio.wait_for(
+            asyncio.gather(*(play_client(server.port, seed=i, connection=conn) for i, conn in enumerate(conns))), 60
+        )
         for log in logs:  # the clients did not leave by themselves: the server closed the connection
             assert log.result is not None
             assert isinstance(log.events[-1], Closed) and not log.events[-1].error
@@ -185,8 +190,13 @@ async def test_a_move_is_judged_by_its_arrival_not_by_when_it_is_handled():
     from net import wire
 
     one, two = Peer(), Peer()
-    room = Room(wire, timeouts=Timeouts(soft=2.0, hard=None), start_piece=Shape.PENTO_L, clock=lambda: now[0],
-                slots=[Slot(Team.ONE), Slot(Team.TWO)])
+    room = Room(
+        wire,
+        timeouts=Timeouts(soft=2.0, hard=None),
+        start_piece=Shape.PENTO_L,
+        clock=lambda: now[0],
+        slots=[Slot(Team.ONE), Slot(Team.TWO)],
+    )
     room.add_player(one, room.slots[0])
     room.add_player(two, room.slots[1])
     move = fallback_move(room.state)
@@ -222,8 +232,12 @@ async def test_a_move_read_in_the_same_loop_turn_as_the_hard_timeout_counts():
 
     def room_waiting_for_one() -> tuple[Room, Peer]:
         one = Peer()
-        room = Room(wire, timeouts=Timeouts(soft=None, hard=10.0), start_piece=Shape.PENTO_L,
-                    slots=[Slot(Team.ONE), Slot(Team.TWO)])
+        room = Room(
+            wire,
+            timeouts=Timeouts(soft=None, hard=10.0),
+            start_piece=Shape.PENTO_L,
+            slots=[Slot(Team.ONE), Slot(Team.TWO)],
+        )
         room.add_player(one, room.slots[0])
         room.add_player(Peer(), room.slots[1])
         return room, one
@@ -255,17 +269,22 @@ async def test_an_observer_that_stops_reading_is_dropped_and_the_game_goes_on():
         raw.setblocking(False)
         await asyncio.get_running_loop().sock_connect(raw, ("127.0.0.1", server.port))
         mute_reader, mute_writer = await asyncio.open_connection(sock=raw)
-        mute_writer.write(b'<protocol><authenticate password="secret"/>'
-                          + M.to_xml(M.Observe(room_id=prepared.room_id)).encode())
+        mute_writer.write(
+            b'<protocol><authenticate password="secret"/>' + M.to_xml(M.Observe(room_id=prepared.room_id)).encode()
+        )
         await mute_writer.drain()
         while not any(c.observing for c in server.clients):
             await asyncio.sleep(0.01)
         room = server.lobby.rooms[prepared.room_id]
         assert len(room.observers) == 1
 
-        logs = await asyncio.wait_for(asyncio.gather(
-            play_client(server.port, reservation=prepared.reservations[0]),
-            play_client(server.port, reservation=prepared.reservations[1])), 60)
+        logs = await asyncio.wait_for(
+            asyncio.gather(
+                play_client(server.port, reservation=prepared.reservations[0]),
+                play_client(server.port, reservation=prepared.reservations[1]),
+            ),
+            60,
+        )
         assert all(log.result is not None and log.result.regular for log in logs)
         assert not room.observers  # cut off during the game, not at its end
         assert not any(c.observing for c in server.clients)

@@ -91,14 +91,15 @@ def test_answers_with_the_lookahead_while_compiling(monkeypatch):
     assert player.last_info["fallback"] == "lookahead (compiling)"
 
 
-
 def test_the_default_players_do_not_import_numba():
     """numba costs about a second at start-up: only the players that use it import it."""
     import subprocess
     import sys
 
-    code = ("import sys, ai, ai.levels; ai.player_names(); ai.make_player('lookahead'); ai.levels.make_level(2); "
-            "print('numba' in sys.modules)")
+    code = (
+        "import sys, ai, ai.levels; ai.player_names(); ai.make_player('lookahead'); ai.levels.make_level(2); "
+        "print('numba' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
@@ -159,7 +160,7 @@ def test_the_move_model_guides_a_whole_game_of_legal_moves():
     # the root's moves carry the model's probabilities
     tree = players[0].tree
     first, count = int(tree.node_first[0]), int(tree.node_count[0])
-    assert count == 0 or abs(float(tree.edge_p[first:first + count].sum()) - 1.0) < 1e-4
+    assert count == 0 or abs(float(tree.edge_p[first : first + count].sum()) - 1.0) < 1e-4
 
 
 def test_pruning_keeps_the_root_whole_and_cuts_below_it():
@@ -175,7 +176,7 @@ def test_pruning_keeps_the_root_whole_and_cuts_below_it():
         first, count = int(tree.node_first[node]), int(tree.node_count[node])
         if first < 0 or count == 0:
             continue
-        p = tree.edge_p[first:first + count]
+        p = tree.edge_p[first : first + count]
         assert float(p.min()) >= 0.05 * float(p.max()) - 1e-6
         cut += 1
     assert cut > 10
@@ -194,8 +195,13 @@ def _statistics(tree, node: int, depth: int) -> dict:
     for e in range(first, first + count) if depth and first >= 0 else ():
         child = int(tree.edge_child[e])
         below = _statistics(tree, child, depth - 1) if child >= 0 else None
-        stats[int(tree.edge_pid[e])] = (float(tree.edge_n[e]), float(tree.edge_w[e]), float(tree.edge_rn[e]),
-                                        float(tree.edge_rw[e]), below)
+        stats[int(tree.edge_pid[e])] = (
+            float(tree.edge_n[e]),
+            float(tree.edge_w[e]),
+            float(tree.edge_rn[e]),
+            float(tree.edge_rw[e]),
+            below,
+        )
     return stats
 
 
@@ -238,8 +244,11 @@ def test_a_position_the_last_search_did_not_reach_starts_afresh():
     tree = player.tree
     mid = int(tree.edge_child[_edge_of(tree, 0, placement_of(move))])
     state.play(move)
-    unsearched = [pid for pid in state.legal_placements().tolist() if _edge_of(tree, mid, pid) is None
-                  or tree.edge_child[_edge_of(tree, mid, pid)] < 0]
+    unsearched = [
+        pid
+        for pid in state.legal_placements().tolist()
+        if _edge_of(tree, mid, pid) is None or tree.edge_child[_edge_of(tree, mid, pid)] < 0
+    ]
     state.push_placement(unsearched[0])
     assert state.is_legal(player.choose_move_sync(state, move_time=60.0))
     assert player.last_info["kept"] == 0 and player.tree.node_n[0, 0] == 400
@@ -277,10 +286,26 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
         assert int(fast.m[M_TURN]) & 3 == color
         legal = state.legal_placements().tolist()
         MF.mark_local(TABLES, fast.b, last, color, marks, np.int32(step))
-        pid = int(mcts._playout_move(TABLES, fast.b, fast.m, color, fast.first_cells, scratch.weights, scratch.seen,
-                                     scratch.stamp, scratch.local, last, scratch.lists, scratch.lcount, params,
-                                     size_w, scratch.cands))
-        kept = scratch.lists[color][:scratch.lcount[color]].tolist()
+        pid = int(
+            mcts._playout_move(
+                TABLES,
+                fast.b,
+                fast.m,
+                color,
+                fast.first_cells,
+                scratch.weights,
+                scratch.seen,
+                scratch.stamp,
+                scratch.local,
+                last,
+                scratch.lists,
+                scratch.lcount,
+                params,
+                size_w,
+                scratch.cands,
+            )
+        )
+        kept = scratch.lists[color][: scratch.lcount[color]].tolist()
         assert sorted(kept) == sorted(legal)
         if not legal:
             assert pid == -1
@@ -337,9 +362,25 @@ def test_the_playout_policy_draws_by_size_among_the_best_blockers(turn, sizes, k
     for i in range(draws):
         if not kept or i == 0:
             scratch.lcount[:] = -1
-        pid = int(mcts._playout_move(TABLES, fast.b, fast.m, color, fast.first_cells, scratch.weights, scratch.seen,
-                                     scratch.stamp, scratch.local, last, scratch.lists, scratch.lcount, params,
-                                     size_w, scratch.cands))
+        pid = int(
+            mcts._playout_move(
+                TABLES,
+                fast.b,
+                fast.m,
+                color,
+                fast.first_cells,
+                scratch.weights,
+                scratch.seen,
+                scratch.stamp,
+                scratch.local,
+                last,
+                scratch.lists,
+                scratch.lcount,
+                params,
+                size_w,
+                scratch.cands,
+            )
+        )
         counts[pid] = counts.get(pid, 0) + 1
     assert set(counts) <= set(best)
     distance = 0.5 * sum(abs(counts.get(p, 0) / draws - q) for p, q in expected.items())
@@ -371,9 +412,24 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
     left_the_game = 0
     while not mcts.F.is_over(fast.m):
         turn, color = int(fast.m[M_TURN]), int(fast.m[M_TURN]) & 3
-        pid = int(mcts._playout_turn(TABLES, fast.b, fast.m, fast.first_cells, scratch.weights, scratch.seen,
-                                     scratch.stamp, scratch.local, scratch.last, scratch.lists, scratch.lcount, params,
-                                     size_w, scratch.cands))
+        pid = int(
+            mcts._playout_turn(
+                TABLES,
+                fast.b,
+                fast.m,
+                fast.first_cells,
+                scratch.weights,
+                scratch.seen,
+                scratch.stamp,
+                scratch.local,
+                scratch.last,
+                scratch.lists,
+                scratch.lcount,
+                params,
+                size_w,
+                scratch.cands,
+            )
+        )
         if pid < 0:
             assert state.is_over or state.turn > turn  # the state had dropped the colour already
             left_the_game += 1
@@ -400,13 +456,16 @@ def test_a_variant_by_name_has_the_settings_and_the_rest_of_the_default():
     assert params.explore == mcts.MctsParams().explore and params.move_prior == mcts.MctsParams().move_prior
 
 
-@pytest.mark.parametrize("name,message", [
-    ("mcts:nonsense=1", "'nonsense=1' is not KEY=VALUE"),
-    ("mcts:prune", "'prune' is not KEY=VALUE"),
-    ("mcts:prune=lots", "prune needs a number, not 'lots'"),
-    ("mcts:early_rounds=2.5", "early_rounds needs a whole number"),
-    ("mcts:graded=yes", "graded needs 0 or 1"),
-])
+@pytest.mark.parametrize(
+    "name,message",
+    [
+        ("mcts:nonsense=1", "'nonsense=1' is not KEY=VALUE"),
+        ("mcts:prune", "'prune' is not KEY=VALUE"),
+        ("mcts:prune=lots", "prune needs a number, not 'lots'"),
+        ("mcts:early_rounds=2.5", "early_rounds needs a whole number"),
+        ("mcts:graded=yes", "graded needs 0 or 1"),
+    ],
+)
 def test_a_variant_with_bad_settings_is_refused_in_one_line(name, message):
     from ai import make_player
 

@@ -38,8 +38,16 @@ from tests.conftest import FIXTURES, fixture_path
 ROOM = "cb3bc426-5c70-48b9-9307-943bc328b503"
 
 # Bare elements of test literals (not protocol messages) and the model that reads them.
-BARE = {"state": M.State, "board": M.Board, "piece": M.Piece, "score": M.Score, "winner": M.Winner,
-        "slotDescriptor": M.Slot, "welcomeMessage": M.WelcomeMessage, "result": M.ResultData}
+BARE = {
+    "state": M.State,
+    "board": M.Board,
+    "piece": M.Piece,
+    "score": M.Score,
+    "winner": M.Winner,
+    "slotDescriptor": M.Slot,
+    "welcomeMessage": M.WelcomeMessage,
+    "result": M.ResultData,
+}
 
 
 def fixture_files(folder: str) -> list[Path]:
@@ -76,8 +84,12 @@ def read_any(element: etree._Element):
 
 def canonical(element: etree._Element) -> tuple:
     """Structure of an element: tag, attributes (any order), stripped text, children in order."""
-    return (element.tag, sorted(element.attrib.items()), (element.text or "").strip(),
-            [canonical(child) for child in element if isinstance(child.tag, str)])
+    return (
+        element.tag,
+        sorted(element.attrib.items()),
+        (element.text or "").strip(),
+        [canonical(child) for child in element if isinstance(child.tag, str)],
+    )
 
 
 def same_structure(xml: str, path: Path) -> bool:
@@ -168,33 +180,44 @@ def test_admin_and_server_messages_match_the_server_form() -> None:
         "gen-21.3.3-admin-testing.xml": M.Testing(test_mode=True),
         "gen-21.3.3-admin-timeout.xml": M.Timeout(room_id=ROOM, activate=False, slot=0),
         "gen-21.3.3-admin-scoreForPlayer.xml": M.ScoreForPlayer(display_name="p1"),
-        "gen-21.3.3-admin-prepare.xml": M.Prepare(pause=True, slots=[
-            M.Slot(display_name="p1", can_timeout=False), M.Slot(display_name="p2", can_timeout=False)]),
+        "gen-21.3.3-admin-prepare.xml": M.Prepare(
+            pause=True,
+            slots=[M.Slot(display_name="p1", can_timeout=False), M.Slot(display_name="p2", can_timeout=False)],
+        ),
         "gen-21.3.3-admin-prepared.xml": M.Prepared(room_id=ROOM, reservations=["RC1", "RC2"]),
-        "gen-21.3.3-admin-paused-event.xml": M.Room(room_id=ROOM, data=M.PausedData(
-            next_player=M.PlayerInfo(display_name="One", color=M.TeamRef.of(Team.ONE)))),
+        "gen-21.3.3-admin-paused-event.xml": M.Room(
+            room_id=ROOM, data=M.PausedData(next_player=M.PlayerInfo(display_name="One", color=M.TeamRef.of(Team.ONE)))
+        ),
         "gen-21.3.3-s2c-joined.xml": M.Joined(room_id=ROOM),
         "gen-21.3.3-s2c-left.xml": M.Left(room_id=ROOM),
         "gen-21.3.3-s2c-welcomeMessage-ONE.xml": M.Room(room_id=ROOM, data=M.WelcomeMessage(color=Team.ONE)),
         "gen-21.3.3-s2c-welcomeMessage-TWO.xml": M.Room(room_id=ROOM, data=M.WelcomeMessage(color=Team.TWO)),
         "gen-21.3.3-s2c-moverequest.xml": M.Room(room_id=ROOM, data=M.MoveRequest()),
         "gen-21.3.3-s2c-memento-initial-PENTO_V.xml": state_to_message(
-            GameState.new(Shape.PENTO_V), ROOM, ("One", "Two")),
+            GameState.new(Shape.PENTO_V), ROOM, ("One", "Two")
+        ),
         "gen-21.3.3-s2c-error-lobby-example.xml": M.LobbyError(
             message="Couldn't find a reservation for the provided token.",
-            original_request=M.OriginalRequest(cls="joinPrepared", reservation_code="wrong")),
+            original_request=M.OriginalRequest(cls="joinPrepared", reservation_code="wrong"),
+        ),
         "gen-21.3.3-s2c-error-invalid-move-DUPLICATE_SHAPE.xml": M.Room(
             room_id="11111111-2222-4333-8444-555555555555",
-            data=M.ErrorData(message="Ungueltiger Zug von 'bob'.\nInvalidMoveException(mistake=Der gewählte "
-                                     "Stein wurde bereits gesetzt, move=null)")),
+            data=M.ErrorData(
+                message="Ungueltiger Zug von 'bob'.\nInvalidMoveException(mistake=Der gewählte "
+                "Stein wurde bereits gesetzt, move=null)"
+            ),
+        ),
     }
     for name, message in cases.items():
         path = fixture_path(f"sc2021/{name}")
         assert to_xml(message, pretty=True) == path.read_text(encoding="utf-8").rstrip("\n"), name
 
 
-@pytest.mark.parametrize("path", [p for p in fixture_files("sc2021") if p.name.startswith("gen-21.3.3-")
-                                  and "-game" not in p.name], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path",
+    [p for p in fixture_files("sc2021") if p.name.startswith("gen-21.3.3-") and "-game" not in p.name],
+    ids=lambda p: p.name,
+)
 def test_generated_messages_round_trip_byte_for_byte(path: Path) -> None:
     message = parse_message(parse_document(path.read_bytes()))
     assert not isinstance(message, M.UnknownMessage)
@@ -215,9 +238,11 @@ def test_strict_output() -> None:
     text = to_xml(move_to_message(move, "r"))
     assert 'isFlipped="true"' in text and "hint" not in text
     # an input move with a debug hint is read, the hint is never written back
-    hinted = parse_xml(b'<room roomId="r"><data class="sc.plugin2021.SetMove"><hint content="x"/>'
-                       b'<piece color="GREEN" kind="TRIO_L" rotation="NONE" isFlipped="TRUE" extra="1">'
-                       b'<position x="5" y="9"/><shape>X</shape></piece></data></room>')
+    hinted = parse_xml(
+        b'<room roomId="r"><data class="sc.plugin2021.SetMove"><hint content="x"/>'
+        b'<piece color="GREEN" kind="TRIO_L" rotation="NONE" isFlipped="TRUE" extra="1">'
+        b'<position x="5" y="9"/><shape>X</shape></piece></data></room>'
+    )
     assert move_from_message(hinted) == move
     assert to_xml(hinted) == text
     with pytest.raises(ValueError):
@@ -247,8 +272,11 @@ def test_unknown_messages_are_values_not_exceptions() -> None:
         (b'<room roomId="r"><data class="setmove"><piece/></data></room>', "unknown data class"),
         (b'<room roomId="r"/>', "without <data>"),
         (b'<room roomId="r"><data class="welcomeMessage" color="THREE"/></room>', "unreadable"),
-        (b'<room roomId="r"><data class="sc.plugin2021.SetMove"><piece color="PINK" kind="MONO" '
-         b'rotation="NONE" isFlipped="false"><position x="0" y="0"/></piece></data></room>', "unreadable"),
+        (
+            b'<room roomId="r"><data class="sc.plugin2021.SetMove"><piece color="PINK" kind="MONO" '
+            b'rotation="NONE" isFlipped="false"><position x="0" y="0"/></piece></data></room>',
+            "unreadable",
+        ),
         (b"<joined/>", "unreadable"),
     ]
     for xml, reason in cases:
@@ -282,12 +310,17 @@ def test_welcome_in_any_case() -> None:
 
 
 def test_move_requests_old_and_new() -> None:
-    for name in ("sc2021/gen-21.3.3-s2c-moverequest.xml", "sc2027/docs-27-xml-s2c-moveRequest.xml",
-                 "sc2027/test-27.0.4-sdk-room-moveRequest.xml"):
+    for name in (
+        "sc2021/gen-21.3.3-s2c-moverequest.xml",
+        "sc2027/docs-27-xml-s2c-moveRequest.xml",
+        "sc2027/test-27.0.4-sdk-room-moveRequest.xml",
+    ):
         message = parse_xml(fixture_path(name).read_bytes())
         assert is_message_type(message, M.MoveRequest), name
-    assert to_xml(M.Room(room_id="r", data=M.MoveRequest())) == \
-        '<room roomId="r"><data class="sc.framework.plugins.protocol.MoveRequest"/></room>'
+    assert (
+        to_xml(M.Room(room_id="r", data=M.MoveRequest()))
+        == '<room roomId="r"><data class="sc.framework.plugins.protocol.MoveRequest"/></room>'
+    )
 
 
 def test_join_forms() -> None:
@@ -305,10 +338,8 @@ def test_close_forms() -> None:
 
 
 def test_admin_forms_of_both_releases() -> None:
-    assert parse_xml(b'<joinedGameRoom roomId="r" existing="true"/>') == \
-        M.JoinedGameRoom(room_id="r", existing=True)
-    assert parse_xml(b'<joinedGameRoom roomId="r" playerCount="1"/>') == \
-        M.JoinedGameRoom(room_id="r", player_count=1)
+    assert parse_xml(b'<joinedGameRoom roomId="r" existing="true"/>') == M.JoinedGameRoom(room_id="r", existing=True)
+    assert parse_xml(b'<joinedGameRoom roomId="r" playerCount="1"/>') == M.JoinedGameRoom(room_id="r", player_count=1)
     prepare = parse_xml(fixture_path("sc2021/test-21.4.0-sdk-prepare-request.xml").read_bytes())
     assert [s.reserved for s in prepare.slots] == [False, True] and prepare.pause is False
     prepare = parse_xml(fixture_path("sc2021/test-21.4.0-sdk-prepare-request-deserialize-input.xml").read_bytes())
@@ -328,13 +359,16 @@ def test_in_room_errors() -> None:
     assert error.data.message.startswith("Ungueltiger Zug von 'alice'.\nInvalidMoveException")
     assert move_from_message(error.data.original) == SetMove(Color.RED, Shape.PENTO_I, Rotation.NONE, False, 19, 17)
     newer = parse_xml(to_xml(error).replace("originalRequest", "originalMessage"))
-    assert newer.data.original_request is None and move_from_message(newer.data.original) == \
-        move_from_message(error.data.original)
-    duplicate = parse_xml(
-        fixture_path("sc2021/gen-21.3.3-s2c-error-invalid-move-DUPLICATE_SHAPE.xml").read_bytes())
+    assert newer.data.original_request is None and move_from_message(newer.data.original) == move_from_message(
+        error.data.original
+    )
+    duplicate = parse_xml(fixture_path("sc2021/gen-21.3.3-s2c-error-invalid-move-DUPLICATE_SHAPE.xml").read_bytes())
     assert duplicate.data.original is None
-    exchange = parse_stream(fixture_path("replays/issue-backend-316-skipmove-error-exchange.xml").read_bytes(),
-                            prepend_protocol=True, strict=False)
+    exchange = parse_stream(
+        fixture_path("replays/issue-backend-316-skipmove-error-exchange.xml").read_bytes(),
+        prepend_protocol=True,
+        strict=False,
+    )
     skip, reply = (parse_message(e) for e in exchange.messages)
     assert move_from_message(skip) == SkipMove(Color.BLUE)
     assert move_from_message(reply.data.original) == SkipMove(Color.YELLOW)
@@ -352,8 +386,9 @@ def test_lobby_errors() -> None:
 # --- moves -------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [p for p in fixture_files("sc2021") + fixture_files("sc2027")
-                                  if "-piece-" in p.name], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [p for p in fixture_files("sc2021") + fixture_files("sc2027") if "-piece-" in p.name], ids=lambda p: p.name
+)
 def test_piece_fixtures(path: Path) -> None:
     piece = M.Piece.from_xml_tree(parse_document(path.read_bytes()))
     move = move_from_message(piece)
@@ -390,37 +425,67 @@ def state_of(name: str):
 
 
 def test_all_state_dialects_give_the_same_model() -> None:
-    initial = [state_of(n) for n in (
-        "sc2021/test-21.0.3-state-initial-with-board-currentColorIndex.xml",
-        "sc2021/test-21.2.1-state-initial-with-board.xml",
-        "sc2021/test-21.3.0-state-initial-with-board.xml",
-    )]
+    initial = [
+        state_of(n)
+        for n in (
+            "sc2021/test-21.0.3-state-initial-with-board-currentColorIndex.xml",
+            "sc2021/test-21.2.1-state-initial-with-board.xml",
+            "sc2021/test-21.3.0-state-initial-with-board.xml",
+        )
+    ]
     assert initial[0].state == initial[1].state == initial[2].state
     expected = GameState.from_parts(
-        start_piece=Shape.PENTO_L, turn=0, undeployed={c: SHAPES for c in COLORS}, valid_colors=COLORS,
-        cells=[(0, 0, Color.RED), (1, 3, Color.GREEN), (8, 6, Color.YELLOW), (5, 9, Color.BLUE)])
+        start_piece=Shape.PENTO_L,
+        turn=0,
+        undeployed={c: SHAPES for c in COLORS},
+        valid_colors=COLORS,
+        cells=[(0, 0, Color.RED), (1, 3, Color.GREEN), (8, 6, Color.YELLOW), (5, 9, Color.BLUE)],
+    )
     assert initial[0].state == expected and not initial[0].warnings
 
-    pento_v = [state_of(n) for n in ("sc2021/gen-21.3.3-s2c-memento-initial-PENTO_V.xml",
-                                     "sc2021/docs-2021-welcome-and-memento-initial-21.2-format.xml")]
+    pento_v = [
+        state_of(n)
+        for n in (
+            "sc2021/gen-21.3.3-s2c-memento-initial-PENTO_V.xml",
+            "sc2021/docs-2021-welcome-and-memento-initial-21.2-format.xml",
+        )
+    ]
     assert pento_v[0].state == pento_v[1].state == GameState.new(Shape.PENTO_V)
     assert pento_v[0].names == pento_v[1].names == ("One", "Two")
 
-    ruby = [state_of(n) for n in ("replays/player_ruby-v21.1.0-memento-early-format.xml",
-                                  "replays/player_ruby-v21.2.0-memento-validColors-format.xml")]
+    ruby = [
+        state_of(n)
+        for n in (
+            "replays/player_ruby-v21.1.0-memento-early-format.xml",
+            "replays/player_ruby-v21.2.0-memento-validColors-format.xml",
+        )
+    ]
     assert ruby[0].state == ruby[1].state and ruby[0].names == ("OwO", "UwU")
     assert ruby[0].state.current_color is Color.RED and ruby[0].state.valid_colors == (
-        Color.BLUE, Color.RED, Color.GREEN)
+        Color.BLUE,
+        Color.RED,
+        Color.GREEN,
+    )
 
-    turn0 = [state_of(n) for n in ("sc2021/test-21.4.0-state-minimal-PENTO_I-Bob-Alice.xml",
-                                   "replays/backend-21.4.0-state-turn0.xml",
-                                   "sc2027/test-27.0.4-state-turn0-PENTO_I.xml")]
+    turn0 = [
+        state_of(n)
+        for n in (
+            "sc2021/test-21.4.0-state-minimal-PENTO_I-Bob-Alice.xml",
+            "replays/backend-21.4.0-state-turn0.xml",
+            "sc2027/test-27.0.4-state-turn0-PENTO_I.xml",
+        )
+    ]
     assert turn0[0].state == turn0[1].state == turn0[2].state == GameState.new(Shape.PENTO_I)
     assert turn0[0].names == ("Bob", "Alice")
 
-    turn70 = [state_of(n) for n in ("sc2021/test-21.4.0-state-complete-turn70.xml",
-                                    "replays/backend-21.4.0-state-turn70.xml",
-                                    "sc2027/test-27.0.4-state-turn70-PENTO_L-complete.xml")]
+    turn70 = [
+        state_of(n)
+        for n in (
+            "sc2021/test-21.4.0-state-complete-turn70.xml",
+            "replays/backend-21.4.0-state-turn70.xml",
+            "sc2027/test-27.0.4-state-turn70-PENTO_L-complete.xml",
+        )
+    ]
     assert turn70[0].state == turn70[1].state == turn70[2].state
     s = turn70[0].state
     assert (s.turn, s.round, s.current_color) == (70, 18, Color.RED)
@@ -431,9 +496,11 @@ def test_all_state_dialects_give_the_same_model() -> None:
 
 
 def test_legacy_current_color_index_mapping() -> None:
-    xml = ('<state currentColorIndex="{i}" turn="{t}" round="1" startPiece="PENTO_L"><orderedColors>'
-           '<color>BLUE</color><color>RED</color><color>GREEN</color></orderedColors>'
-           '<startColor>BLUE</startColor></state>')
+    xml = (
+        '<state currentColorIndex="{i}" turn="{t}" round="1" startPiece="PENTO_L"><orderedColors>'
+        "<color>BLUE</color><color>RED</color><color>GREEN</color></orderedColors>"
+        "<startColor>BLUE</startColor></state>"
+    )
     for index, turn, expected_turn in ((0, 0, 0), (1, 5, 6), (2, 5, 7), (0, 3, 4), (1, 2, 2)):
         read = state_from_xml(xml.format(i=index, t=turn))
         assert read.state.turn == expected_turn, (index, turn)
@@ -446,8 +513,9 @@ def test_legacy_current_color_index_mapping() -> None:
 
 
 def test_round_is_recomputed_and_mismatches_reported() -> None:
-    read = state_from_xml('<state turn="9" round="1" startPiece="PENTO_L"><validColors><color>BLUE</color>'
-                          '</validColors></state>')
+    read = state_from_xml(
+        '<state turn="9" round="1" startPiece="PENTO_L"><validColors><color>BLUE</color></validColors></state>'
+    )
     assert read.state.round == 3
     assert any("not in validColors" in w for w in read.warnings)
     assert any("Shapes" in w for w in read.warnings)  # missing shape lists are reported
@@ -471,9 +539,15 @@ def test_non_empty_board_never_reads_as_empty() -> None:
     for data in (four, wrapped):
         board = M.Board.from_xml_tree(parse_document(data))
         assert {(f.x, f.y, f.content) for f in board.all_fields} == {
-            (0, 0, Color.RED), (1, 3, Color.GREEN), (8, 6, Color.YELLOW), (5, 9, Color.BLUE)}
-    state = state_from_xml(b'<state turn="0" startPiece="PENTO_L"><board><fields>'
-                           b'<field x="1" y="2" content="BLUE"/></fields></board></state>').state
+            (0, 0, Color.RED),
+            (1, 3, Color.GREEN),
+            (8, 6, Color.YELLOW),
+            (5, 9, Color.BLUE),
+        }
+    state = state_from_xml(
+        b'<state turn="0" startPiece="PENTO_L"><board><fields>'
+        b'<field x="1" y="2" content="BLUE"/></fields></board></state>'
+    ).state
     assert state.cells() == [(1, 2, Color.BLUE)]
     assert M.Board.from_xml_tree(parse_document(b"<board/>")).all_fields == []
 
@@ -513,19 +587,23 @@ def test_results_2021() -> None:
     assert win.fragments == ("Gewinner", "∅ Punkte")
     draw = result_of("sc2021/gen-21.3.3-s2c-result-example-draw.xml")
     assert (draw.winner, draw.draw) == (None, True) and draw.winner_names == ("One", "Two")
-    for name, cause, winner in (("rule-violation-DUPLICATE_SHAPE", "RULE_VIOLATION", Team.ONE),
-                                ("rule-violation-OBSTRUCTED", "RULE_VIOLATION", Team.TWO),
-                                ("soft-timeout", "SOFT_TIMEOUT", Team.ONE),
-                                ("hard-timeout", "HARD_TIMEOUT", Team.ONE),
-                                ("left", "LEFT", Team.ONE)):
+    for name, cause, winner in (
+        ("rule-violation-DUPLICATE_SHAPE", "RULE_VIOLATION", Team.ONE),
+        ("rule-violation-OBSTRUCTED", "RULE_VIOLATION", Team.TWO),
+        ("soft-timeout", "SOFT_TIMEOUT", Team.ONE),
+        ("hard-timeout", "HARD_TIMEOUT", Team.ONE),
+        ("left", "LEFT", Team.ONE),
+    ):
         result = result_of(f"sc2021/gen-21.3.3-s2c-result-{name}.xml")
         assert result.winner is winner and not result.regular and not result.draw, name
         assert result.player(winner.opponent).cause == cause and result.reason
 
 
 def test_results_newer_forms() -> None:
-    for name, winner, points in (("sc2027/docs-27-xml-s2c-result-ONE-wins-137-74.xml", Team.ONE, (137, 74)),
-                                 ("sc2027/player_rust-s2c-result-ONE-wins-121-106.xml", Team.ONE, (121, 106))):
+    for name, winner, points in (
+        ("sc2027/docs-27-xml-s2c-result-ONE-wins-137-74.xml", Team.ONE, (137, 74)),
+        ("sc2027/player_rust-s2c-result-ONE-wins-121-106.xml", Team.ONE, (121, 106)),
+    ):
         result = result_of(name)
         assert (result.winner, result.draw, result.regular) == (winner, False, True)
         assert tuple(p.points for p in result.players) == points
@@ -536,26 +614,33 @@ def test_results_newer_forms() -> None:
     no_winner = result_of("sc2027/test-27.0.4-sdk-gameresult-no-winner.xml")
     assert no_winner.winner is Team.ONE  # from the first parts: 1 > 0
     tie = fixture_path("sc2027/docs-27-xml-s2c-result-tie-winner-element.xml").read_text()
-    scores = ('<scores><entry><player name="A" team="ONE"/><score><part>1</part><part>7</part></score></entry>'
-              '<entry><player name="B" team="TWO"/><score><part>1</part><part>7</part></score></entry></scores>')
+    scores = (
+        '<scores><entry><player name="A" team="ONE"/><score><part>1</part><part>7</part></score></entry>'
+        '<entry><player name="B" team="TWO"/><score><part>1</part><part>7</part></score></entry></scores>'
+    )
     result = result_from_message(parse_xml(f'<room roomId="r"><data class="result">{scores}{tie}</data></room>'))
     assert (result.winner, result.draw, result.regular) == (None, True, True)
-    intermediate = ('<room roomId="r"><data class="result"><scores><entry><player name="A" team="ONE"/>'
-                    '<score cause="REGULAR" reason=""><part>2</part></score></entry><entry>'
-                    '<player name="B" team="TWO"/><score cause="LEFT" reason="Player left"><part>0</part>'
-                    '</score></entry></scores><winner team="ONE"/></data></room>')
+    intermediate = (
+        '<room roomId="r"><data class="result"><scores><entry><player name="A" team="ONE"/>'
+        '<score cause="REGULAR" reason=""><part>2</part></score></entry><entry>'
+        '<player name="B" team="TWO"/><score cause="LEFT" reason="Player left"><part>0</part>'
+        '</score></entry></scores><winner team="ONE"/></data></room>'
+    )
     result = result_from_message(parse_xml(intermediate))
     assert (result.winner, result.draw, result.regular, result.reason) == (Team.ONE, False, False, "Player left")
     assert result.player(Team.TWO).cause == "LEFT"
 
 
 def test_sdk_result_test_data_does_not_crash() -> None:
-    for name in ("sc2021/test-21.4.0-sdk-gameresult-DISABLED-TEST-no-winner.xml",
-                 "sc2021/test-21.4.0-sdk-gameresult-DISABLED-TEST-with-winner.xml"):
+    for name in (
+        "sc2021/test-21.4.0-sdk-gameresult-DISABLED-TEST-no-winner.xml",
+        "sc2021/test-21.4.0-sdk-gameresult-DISABLED-TEST-with-winner.xml",
+    ):
         result = result_of(name)
         assert result.winner is Team.ONE and not result.regular
-    replay_result = parse_stream(fixture_path("sc2021/test-21.4.0-server-minimal-replay-TestGame.xml")
-                                 .read_bytes()).messages[1]
+    replay_result = parse_stream(
+        fixture_path("sc2021/test-21.4.0-server-minimal-replay-TestGame.xml").read_bytes()
+    ).messages[1]
     result = result_from_message(parse_message(replay_result))
     assert result.draw and result.winner_names == ("", "")
 
@@ -605,16 +690,26 @@ def assert_same_output(message: M.XmlModel) -> bool:
 def validated_move(move: SetMove | SkipMove) -> M.MoveElement:
     if isinstance(move, SkipMove):
         return M.MoveElement(cls=M.SKIP_MOVE_CLASS, color=move.color)
-    return M.MoveElement(cls=M.SET_MOVE_CLASS, piece=M.Piece(
-        color=move.color, kind=move.shape, rotation=move.rotation, is_flipped=move.flipped,
-        position=M.Position(x=move.x, y=move.y)))
+    return M.MoveElement(
+        cls=M.SET_MOVE_CLASS,
+        piece=M.Piece(
+            color=move.color,
+            kind=move.shape,
+            rotation=move.rotation,
+            is_flipped=move.flipped,
+            position=M.Position(x=move.x, y=move.y),
+        ),
+    )
 
 
 def validated_state_model(state: GameState, names: tuple[str, str] = ("", ""), with_class: bool = True) -> M.State:
     """:func:`state_to_model` as it was before the fast path: every model validated."""
     return M.State(
-        cls=M.STATE_CLASS if with_class else None, turn=state.turn, round=state.round,
-        start_piece=state.start_piece, start_team=M.TeamRef.of(Team.ONE),
+        cls=M.STATE_CLASS if with_class else None,
+        turn=state.turn,
+        round=state.round,
+        start_piece=state.start_piece,
+        start_team=M.TeamRef.of(Team.ONE),
         blue_shapes=M.ShapeList(shapes=list(state.undeployed(Color.BLUE))),
         yellow_shapes=M.ShapeList(shapes=list(state.undeployed(Color.YELLOW))),
         red_shapes=M.ShapeList(shapes=list(state.undeployed(Color.RED))),
@@ -625,7 +720,8 @@ def validated_state_model(state: GameState, names: tuple[str, str] = ("", ""), w
         board=M.Board(fields=[M.BoardField(x=x, y=y, content=c) for x, y, c in state.cells()]),
         last_move=None if state.last_move is None else validated_move(state.last_move),
         last_move_mono=M.LastMoveMono(
-            entries=[M.MonoEntry(color=c, boolean=b) for c, b in sorted(state.last_mono.items())]),
+            entries=[M.MonoEntry(color=c, boolean=b) for c, b in sorted(state.last_mono.items())]
+        ),
     )
 
 
@@ -671,8 +767,9 @@ def test_fast_read_of_every_state_fixture_equals_the_general_read() -> None:
     assert len(fast) > 150
 
 
-@pytest.mark.parametrize("replay", ["gen-21.3.3-game1-replay-regular-end.xml",
-                                    "gen-21.3.3-game2-replay-round-limit-end.xml"])
+@pytest.mark.parametrize(
+    "replay", ["gen-21.3.3-game1-replay-regular-end.xml", "gen-21.3.3-game2-replay-round-limit-end.xml"]
+)
 def test_fast_paths_on_every_state_of_the_replays(replay: str) -> None:
     elements = [e for e in elements_of(fixture_path(f"sc2021/{replay}")) if e.find("data/state") is not None]
     assert len(elements) > 60
@@ -694,10 +791,10 @@ LENIENT_VARIANTS = [
     ('content="RED"', 'content="Red"'),
     ("<board>", "<board><fields>"),  # with </board> below
     ('<field x="', '<field extra="1" x="'),
-    ('<board>', '<board><unknown/>'),
-    ('<board>', '<board><!-- comment -->'),
-    ('<board>', '<board class="x">'),
-    ('<startTeam class="team">ONE</startTeam>', '<startTeam>one</startTeam>'),
+    ("<board>", "<board><unknown/>"),
+    ("<board>", "<board><!-- comment -->"),
+    ("<board>", '<board class="x">'),
+    ('<startTeam class="team">ONE</startTeam>', "<startTeam>one</startTeam>"),
     ('<startTeam class="team">ONE</startTeam>', '<startTeam class="team"> ONE </startTeam>'),
     ('<startTeam class="team">ONE</startTeam>', '<startTeam class="team">ONE<x/></startTeam>'),
     ("<shape>MONO</shape>", "<shape> MONO </shape>"),
@@ -718,7 +815,7 @@ LENIENT_VARIANTS = [
     ('<first displayName="', '<first foo="1" displayName="'),
     ('<first displayName="', '<first><color class="team">TWO</color></first><first displayName="'),
     ('<color class="team">ONE</color>', '<color class="team">ONE</color><unknown/>'),
-    ('<color class="team">ONE</color>', '<color>ONE</color>'),
+    ('<color class="team">ONE</color>', "<color>ONE</color>"),
     ('<color class="team">TWO</color>', '<color class="team">Two</color>'),
     ('isFlipped="false"', 'isFlipped="False"'),
     ('isFlipped="true"', 'isFlipped="true" extra="1"'),
@@ -743,8 +840,11 @@ LENIENT_VARIANTS = [
 
 @pytest.mark.parametrize(("old", "new"), LENIENT_VARIANTS, ids=[n for _, n in LENIENT_VARIANTS])
 def test_lenient_variants_read_alike_on_both_paths(old: str, new: str) -> None:
-    elements = [e for e in elements_of(fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml"))
-                if e.find("data/state") is not None]
+    elements = [
+        e
+        for e in elements_of(fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml"))
+        if e.find("data/state") is not None
+    ]
     applied = 0
     for element in (elements[1], elements[40], elements[-1]):
         text = etree.tostring(element, encoding="unicode")
@@ -766,18 +866,35 @@ def test_fast_output_of_unusual_state_models() -> None:
     variants = [
         base,
         base.model_copy(update={"cls": None, "round": None, "start_piece": None}),
-        base.model_copy(update={"first": M.PlayerInfo(display_name=names, color=M.TeamRef(text="")),
-                                "second": M.PlayerInfo(color=M.TeamRef(cls=None, text="TestGame&<>"))}),
+        base.model_copy(
+            update={
+                "first": M.PlayerInfo(display_name=names, color=M.TeamRef(text="")),
+                "second": M.PlayerInfo(color=M.TeamRef(cls=None, text="TestGame&<>")),
+            }
+        ),
         base.model_copy(update={"last_move": M.MoveElement(cls=M.SKIP_MOVE_CLASS, color=Color.RED)}),
         base.model_copy(update={"last_move": M.MoveElement()}),
-        base.model_copy(update={"last_move_mono": M.LastMoveMono(entries=[
-            M.MonoEntry(color=Color.RED, boolean=True), M.MonoEntry(color=Color.BLUE, boolean=False)])}),
+        base.model_copy(
+            update={
+                "last_move_mono": M.LastMoveMono(
+                    entries=[M.MonoEntry(color=Color.RED, boolean=True), M.MonoEntry(color=Color.BLUE, boolean=False)]
+                )
+            }
+        ),
         base.model_copy(update={"blue_shapes": M.ShapeList(), "valid_colors": M.ColorList(), "board": M.Board()}),
-        base.model_copy(update={"current_color_index": 1, "ordered_colors": M.ColorList(colors=[Color.RED]),
-                                "start_color": Color.BLUE}),
+        base.model_copy(
+            update={
+                "current_color_index": 1,
+                "ordered_colors": M.ColorList(colors=[Color.RED]),
+                "start_color": Color.BLUE,
+            }
+        ),
         base.model_copy(update={"start_team_attr": Team.TWO, "start_team": None}),
-        base.model_copy(update={"board": M.Board(wrapped_fields=M.FieldsWrapper(fields=[
-            M.BoardField(x=1, y=2, content=Color.GREEN)]))}),
+        base.model_copy(
+            update={
+                "board": M.Board(wrapped_fields=M.FieldsWrapper(fields=[M.BoardField(x=1, y=2, content=Color.GREEN)]))
+            }
+        ),
         base.model_copy(update={"last_move": M.OriginalRequest(cls="joinPrepared", reservation_code="x")}),
         M.State(turn=0),
         M.State(turn=0, first=M.PlayerInfo(), board=M.Board(fields=[M.BoardField(x=0, y=19, content=Color.RED)])),

@@ -110,7 +110,7 @@ def test_features_match_the_board(seed, turns):
     for i in sample:
         np.testing.assert_allclose(got[i], reference(state, last, int(pids[i])), err_msg=f"placement {pids[i]}")
     if 20 <= turns <= 40:  # the middle game is not trivial: blocking, contact and open corners all occur
-        assert got[:, MF.X_BLOCK].max() > 0 and got[:, MF.X_ADJ_OPP].max() > 0 and got[:, MF.X_CORNER_FREE2:].max() > 0
+        assert got[:, MF.X_BLOCK].max() > 0 and got[:, MF.X_ADJ_OPP].max() > 0 and got[:, MF.X_CORNER_FREE2 :].max() > 0
 
 
 def test_logits_follow_the_weights_of_the_turn():
@@ -124,9 +124,20 @@ def test_logits_follow_the_weights_of_the_turn():
     last = np.full(4, -1, dtype=np.int32)
     feats = MF.features_of(fs, state.current_color, last, pids)
     out = np.zeros(len(pids))
-    MF.move_logits(TABLES, fs.b, fs.m, int(state.current_color), last, pids, len(pids), MF.PRIOR_WEIGHTS,
-                   np.zeros(P.NCELLS + 1, dtype=np.uint8), np.zeros(P.NCELLS + 1, dtype=np.int32),
-                   np.zeros(MF.NFEAT), out)
+    MF.move_logits(
+        TABLES,
+        fs.b,
+        fs.m,
+        int(state.current_color),
+        last,
+        pids,
+        len(pids),
+        MF.PRIOR_WEIGHTS,
+        np.zeros(P.NCELLS + 1, dtype=np.uint8),
+        np.zeros(P.NCELLS + 1, dtype=np.int32),
+        np.zeros(MF.NFEAT),
+        out,
+    )
     table = MF.PRIOR_WEIGHTS
     k = int(np.searchsorted(table[:, 0], 30, side="right")) - 1  # turn 30 lies between two phases
     a = (30 - table[k, 0]) / (table[k + 1, 0] - table[k, 0])

@@ -77,13 +77,16 @@ async def test_decide_uses_engine_move_when_legal():
     assert decision.move == good and decision.source == "engine"
 
 
-@pytest.mark.parametrize("player,source", [
-    (Silent(), "fallback-timeout"),
-    (Stubborn(), "fallback-timeout"),
-    (Answers(RuntimeError("boom")), "fallback-error"),
-    (Answers(SetMove(Color.BLUE, Shape.PENTO_X, Rotation.NONE, False, 9, 9)), "fallback-illegal"),
-    (Answers("not a move"), "fallback-illegal"),
-])
+@pytest.mark.parametrize(
+    "player,source",
+    [
+        (Silent(), "fallback-timeout"),
+        (Stubborn(), "fallback-timeout"),
+        (Answers(RuntimeError("boom")), "fallback-error"),
+        (Answers(SetMove(Color.BLUE, Shape.PENTO_X, Rotation.NONE, False, 9, 9)), "fallback-illegal"),
+        (Answers("not a move"), "fallback-illegal"),
+    ],
+)
 async def test_decide_falls_back_to_a_legal_move(player, source):
     import time
 
@@ -134,12 +137,16 @@ def _add_unknowns(element: etree._Element, rng: random.Random) -> list[str]:
                 board[0].set("owner", "nobody")
     extra = []
     if rng.random() < 0.4:
-        extra.append(rng.choice([
-            '<futureMessage kind="x"><inner a="1"/></futureMessage>',
-            f'<room roomId="{element.get("roomId", "r")}"><data class="somethingNew"><x/></data></room>',
-            "<!-- a comment between messages -->",
-            '<sc.protocol.responses.PingPong/>',
-        ]))
+        extra.append(
+            rng.choice(
+                [
+                    '<futureMessage kind="x"><inner a="1"/></futureMessage>',
+                    f'<room roomId="{element.get("roomId", "r")}"><data class="somethingNew"><x/></data></room>',
+                    "<!-- a comment between messages -->",
+                    "<sc.protocol.responses.PingPong/>",
+                ]
+            )
+        )
     return extra
 
 
@@ -170,7 +177,7 @@ async def _send_in_pieces(writer: asyncio.StreamWriter, data: bytes, rng: random
     pos = 0
     while pos < len(data):
         size = rng.choice([1, 2, 3, 7, 50, 300, 1000, 4096])
-        writer.write(data[pos:pos + size])
+        writer.write(data[pos : pos + size])
         await writer.drain()
         pos += size
         if rng.random() < 0.3:
@@ -181,8 +188,16 @@ class ScriptedServer:
     """Plays the recorded stream to one client; waits for a move after every move request and checks
     it against the state of the preceding memento."""
 
-    def __init__(self, elements: list[etree._Element], rng: random.Random, *, mutate: bool = False,
-                 cut: bool = True, stop_after_requests: int | None = None, prefix: bytes = b"") -> None:
+    def __init__(
+        self,
+        elements: list[etree._Element],
+        rng: random.Random,
+        *,
+        mutate: bool = False,
+        cut: bool = True,
+        stop_after_requests: int | None = None,
+        prefix: bytes = b"",
+    ) -> None:
         self.rng = rng
         self.cut = cut
         self.stop_after = stop_after_requests
@@ -257,8 +272,9 @@ async def _run_bot(server_handler, *extra: str) -> tuple[int, object]:
     server = await asyncio.start_server(server_handler, HOST, 0)
     port = server.sockets[0].getsockname()[1]
     try:
-        args = build_parser().parse_args(["-h", HOST, "-p", str(port), "--ai", "random", "--move-time", "20",
-                                         "--engine", "thread", *extra])
+        args = build_parser().parse_args(
+            ["-h", HOST, "-p", str(port), "--ai", "random", "--move-time", "20", "--engine", "thread", *extra]
+        )
         bot = Bot(args)
         code = await asyncio.wait_for(bot.run(), 60)
     finally:
@@ -281,7 +297,8 @@ async def test_bot_plays_the_recorded_stream(seed, mutate, dialect, capsys, tmp_
     assert len(script.moves) == 31 and not script.illegal
     assert out.strip().splitlines()[-1] == (
         "blokus bot: ONE (alice) [us] 122 : TWO (bob) 105, winner ONE (we won), cause REGULAR; "
-        "moves: 30 random, 1 forced")
+        "moves: 30 random, 1 forced"
+    )
     (replay,) = tmp_path.iterdir()
     parsed = parse_stream(replay.read_bytes())
     assert len(parsed.messages) == 63  # 62 states and the result
@@ -301,7 +318,7 @@ async def test_bot_ponders_after_each_move_it_sent_when_asked_to(ponder, monkeyp
         return
     # the position after each move sent (the last one ended the game: nothing to think about)
     assert len(pondered) in (30, 31)
-    assert [s.last_move for s in pondered] == script.moves[:len(pondered)]
+    assert [s.last_move for s in pondered] == script.moves[: len(pondered)]
 
 
 async def test_bot_joins_with_reservation_and_exits_on_lost_connection(capsys):
@@ -327,8 +344,10 @@ async def test_bot_exits_on_protocol_error(capsys):
 async def test_bot_exits_on_lobby_error(capsys):
     async def handler(reader, writer):
         await reader.read(1000)
-        writer.write(b'<protocol><error message="Couldn&apos;t find a reservation for the provided token.">'
-                     b'<originalRequest class="joinPrepared" reservationCode="x"/></error>')
+        writer.write(
+            b'<protocol><error message="Couldn&apos;t find a reservation for the provided token.">'
+            b'<originalRequest class="joinPrepared" reservationCode="x"/></error>'
+        )
         await writer.drain()
         await reader.read(1000)  # the bot leaves
         writer.close()
@@ -351,18 +370,21 @@ async def test_bot_says_when_the_port_is_no_game_server(capsys):
     assert "is not a Software-Challenge game server (it answered 'HTTP/1.1 400 Bad Request')" in err
 
 
-@pytest.mark.parametrize("argv,words", [
-    (["bot", "--bogus"], "blokus bot: unrecognized arguments: --bogus"),
-    (["bot", "-p", "70000"], "blokus bot: argument -p/--port: invalid port 70000"),
-    (["bot", "--move-time", "1"], "1 ms is not a usable time (at least 10 ms); did you mean 1s?"),
-    (["bot", "--ai", "nobody"], "blokus bot: unknown AI 'nobody'"),
-    (["serve", "-p", "99999"], "blokus serve: argument -p/--port: invalid port 99999"),
-    (["serve", "-h"], "blokus serve: -h is the server host and needs a name (-h localhost); --help shows the help"),
-    (["serve", "--start-piece", "PENTO_X"], "PENTO_X is never a start piece"),
-    (["serve", "--soft-timeout", "0"], "blokus serve: --soft-timeout"),
-    (["arena", "foo", "random"], "blokus arena: unknown AI 'foo'"),
-    (["frobnicate"], "blokus: unknown subcommand 'frobnicate'"),
-])
+@pytest.mark.parametrize(
+    "argv,words",
+    [
+        (["bot", "--bogus"], "blokus bot: unrecognized arguments: --bogus"),
+        (["bot", "-p", "70000"], "blokus bot: argument -p/--port: invalid port 70000"),
+        (["bot", "--move-time", "1"], "1 ms is not a usable time (at least 10 ms); did you mean 1s?"),
+        (["bot", "--ai", "nobody"], "blokus bot: unknown AI 'nobody'"),
+        (["serve", "-p", "99999"], "blokus serve: argument -p/--port: invalid port 99999"),
+        (["serve", "-h"], "blokus serve: -h is the server host and needs a name (-h localhost); --help shows the help"),
+        (["serve", "--start-piece", "PENTO_X"], "PENTO_X is never a start piece"),
+        (["serve", "--soft-timeout", "0"], "blokus serve: --soft-timeout"),
+        (["arena", "foo", "random"], "blokus arena: unknown AI 'foo'"),
+        (["frobnicate"], "blokus: unknown subcommand 'frobnicate'"),
+    ],
+)
 def test_bad_options_give_one_line_and_exit_2(argv, words, capsys):
     import blokus
 
@@ -454,8 +476,9 @@ async def test_process_player_ponders_until_the_next_request_and_answers_it(monk
             state.play(move)
             player.start_pondering(state)
             ids = state.legal_placements()
-            state.play(move_of_placement(state.current_color, int(ids[0])) if len(ids)
-                       else SkipMove(state.current_color))
+            state.play(
+                move_of_placement(state.current_color, int(ids[0])) if len(ids) else SkipMove(state.current_color)
+            )
         # the pondering worker takes the next request (not after its own limit, an hour here): the answer is
         # the engine's, not the fallback's; the cut-off is generous, for a loaded machine
         decision = await decide(player, state, time.monotonic(), think_ms=200, hard_ms=120_000)
@@ -513,10 +536,13 @@ def _dying_worker(name, seed=None):
     os._exit(3)  # the engine process dies on import
 
 
-@pytest.mark.parametrize("target,broken,label", [("kernels_of", _broken_kernels, "compiled engine failed"),
-                                                 ("make_player", _dying_worker, "engine process ended")])
+@pytest.mark.parametrize(
+    "target,broken,label",
+    [("kernels_of", _broken_kernels, "compiled engine failed"), ("make_player", _dying_worker, "engine process ended")],
+)
 async def test_a_broken_compiled_engine_leaves_the_python_search_playing_and_says_so(
-        target, broken, label, monkeypatch, capsys):
+    target, broken, label, monkeypatch, capsys
+):
     import ai
 
     monkeypatch.setattr(ai, target, broken)  # the engine process is forked: it inherits the breakage

@@ -21,13 +21,26 @@ async def _spawn(*args: str) -> asyncio.subprocess.Process:
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", PATH=path)
     return await asyncio.create_subprocess_exec(
-        *args, cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        *args, cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
 
 
 @pytest.mark.slow  # a whole game end to end
 async def test_serve_and_two_bot_processes_play_a_game(tmp_path):
-    server = await _spawn(sys.executable, "-m", "blokus", "serve", "-p", "0", "--seed", "7",
-                          "--start-piece", "PENTO_V", "--save-replay", str(tmp_path))
+    server = await _spawn(
+        sys.executable,
+        "-m",
+        "blokus",
+        "serve",
+        "-p",
+        "0",
+        "--seed",
+        "7",
+        "--start-piece",
+        "PENTO_V",
+        "--save-replay",
+        str(tmp_path),
+    )
     try:
         banner = (await asyncio.wait_for(server.stdout.readline(), 30)).decode()
         match = re.search(r"listening on 127\.0\.0\.1:(\d+)", banner)
@@ -37,11 +50,11 @@ async def test_serve_and_two_bot_processes_play_a_game(tmp_path):
         one = await _spawn(sys.executable, "-m", "blokus", "bot", *bot_args, "--log", str(tmp_path / "one.log"))
         # the second player through the contest entry point
         two = await _spawn("sh", str(ROOT / "start.sh"), "--host", "127.0.0.1", *bot_args)
-        (out1, err1), (out2, err2) = await asyncio.wait_for(
-            asyncio.gather(one.communicate(), two.communicate()), 60)
+        (out1, err1), (out2, err2) = await asyncio.wait_for(asyncio.gather(one.communicate(), two.communicate()), 60)
         assert one.returncode == 0, err1.decode()
         assert two.returncode == 0, err2.decode()
         line1, line2 = out1.decode().strip(), out2.decode().strip()
+
         # whoever joined first is team ONE; both report the same game from their side
         def neutral(line):
             return re.sub(r" \[us\]| \(we (won|lost)\)|; moves: .*", "", line)  # each counts its own moves
@@ -54,7 +67,7 @@ async def test_serve_and_two_bot_processes_play_a_game(tmp_path):
         game_line = (await asyncio.wait_for(server.stdout.readline(), 30)).decode()
         assert game_line.startswith("game ") and "PENTO_V" in game_line and "REGULAR" in game_line
         log_text = (tmp_path / "one.log").read_text()
-        assert "<join gameType=\"swc_2021_blokus\"/>" in log_text and "sc.plugin2021.SetMove" in log_text
+        assert '<join gameType="swc_2021_blokus"/>' in log_text and "sc.plugin2021.SetMove" in log_text
     finally:
         if server.returncode is None:
             server.send_signal(signal.SIGTERM)

@@ -146,7 +146,8 @@ async def test_illegal_move_rule_violation():
         error = await one.read_until(is_room(M.ErrorData))
         assert error.data.message == (
             "Ungueltiger Zug von 'Unknown'.\nInvalidMoveException(mistake=Der erste Zug muss auf eine freie Ecke "
-            "gesetzt werden, move=Setze PENTO_V(Farbe Blau)[5,5])")
+            "gesetzt werden, move=Setze PENTO_V(Farbe Blau)[5,5])"
+        )
         assert convert.move_from_message(error.data.original) == bad
         for client in (one, two):
             res = convert.result_from_message(await client.read_until(is_room(M.ResultData)))
@@ -174,7 +175,9 @@ async def test_wrong_shape_error_has_no_original_request_and_result_matches_fixt
         result = await two.read_until(is_room(M.ResultData))
         assert [f.name for f in result.data.definition.fragments] == ["Gewinner", "\u2205 Punkte"]
         assert [(s.cause, s.reason) for s in result.data.scores] == [
-            ("RULE_VIOLATION", MoveMistake.WRONG_SHAPE.german), ("REGULAR", "")]
+            ("RULE_VIOLATION", MoveMistake.WRONG_SHAPE.german),
+            ("REGULAR", ""),
+        ]
         assert [w.team for w in result.data.winners] == [Team.TWO]
     finally:
         await server.close()
@@ -303,11 +306,16 @@ async def test_join_room_by_id_and_error_event_for_lobby():
         admin = await RawClient().connect(server.port)
         await admin.write('<protocol><authenticate password="pw"/>')
         # joinRoom takes only seats without a reservation (issue 39)
-        await admin.send(M.Prepare(slots=[M.Slot(display_name="a", reserved=False),
-                                          M.Slot(display_name="b", reserved=False)]))
+        await admin.send(
+            M.Prepare(slots=[M.Slot(display_name="a", reserved=False), M.Slot(display_name="b", reserved=False)])
+        )
         prepared = await admin.read_until(lambda m: isinstance(m, M.Prepared))
-        logs = await asyncio.wait_for(asyncio.gather(
-            play_client(server.port, room=prepared.room_id), play_client(server.port, room=prepared.room_id)), 60)
+        logs = await asyncio.wait_for(
+            asyncio.gather(
+                play_client(server.port, room=prepared.room_id), play_client(server.port, room=prepared.room_id)
+            ),
+            60,
+        )
         assert all(log.result is not None for log in logs)
 
         conn = Connection("127.0.0.1", server.port)
@@ -352,8 +360,11 @@ async def test_connection_refuses_to_send_unrequested_or_illegal_moves():
 def test_serve_command_line():
     from net.server import build_parser, config_from_args
 
-    config = config_from_args(build_parser().parse_args(["-p", "0", "--no-timeout", "--start-piece", "pento_l",
-                                                         "--seed", "3", "--password", "pw"]))
+    config = config_from_args(
+        build_parser().parse_args(
+            ["-p", "0", "--no-timeout", "--start-piece", "pento_l", "--seed", "3", "--password", "pw"]
+        )
+    )
     assert (config.port, config.timeouts.soft, config.timeouts.hard) == (0, None, None)
     assert (config.start_piece, config.seed, config.password, config.host) == (Shape.PENTO_L, 3, "pw", "127.0.0.1")
     config = config_from_args(build_parser().parse_args(["--soft-timeout", "50", "--hard-timeout", "200"]))

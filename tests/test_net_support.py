@@ -45,8 +45,16 @@ class ClientLog:
         return over[-1].result if over else None
 
 
-async def play_client(port: int, *, seed: int = 0, reservation: str | None = None, room: str | None = None,
-                      choose=None, stop_after: int | None = None, connection: Connection | None = None) -> ClientLog:
+async def play_client(
+    port: int,
+    *,
+    seed: int = 0,
+    reservation: str | None = None,
+    room: str | None = None,
+    choose=None,
+    stop_after: int | None = None,
+    connection: Connection | None = None,
+) -> ClientLog:
     """A well-behaved client: answers every request with ``choose(state)`` (default: a random legal move).
 
     ``stop_after``: close the connection (leave) after that many own moves.
@@ -142,8 +150,9 @@ def element_text(element: etree._Element) -> str:
     return etree.tostring(element, encoding="unicode", with_tail=False)
 
 
-async def admin_with_prepared_game(port: int, password: str, names: tuple[str, str] = ("alice", "bob"), *,
-                                   pause: bool = True) -> tuple[RawClient, M.Prepared]:
+async def admin_with_prepared_game(
+    port: int, password: str, names: tuple[str, str] = ("alice", "bob"), *, pause: bool = True
+) -> tuple[RawClient, M.Prepared]:
     """An authenticated admin client and the answer to its ``<prepare>`` of a two-seat game."""
     admin = await RawClient().connect(port)
     await admin.write(f'<protocol><authenticate password="{password}"/>')

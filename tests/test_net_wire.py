@@ -34,8 +34,12 @@ class Recorder:
 
 def _room(points: tuple[int, int]) -> tuple[Room, Recorder, Recorder]:
     alice, bob = Recorder("alice"), Recorder("bob")
-    room = Room(wire, room_id=ROOM_ID, prepared=True,
-                slots=[Slot(Team.ONE, "alice", peer=alice), Slot(Team.TWO, "bob", peer=bob)])
+    room = Room(
+        wire,
+        room_id=ROOM_ID,
+        prepared=True,
+        slots=[Slot(Team.ONE, "alice", peer=alice), Slot(Team.TWO, "bob", peer=bob)],
+    )
     room._points = lambda: points  # the points of the fixtures' short openings
     return room, alice, bob
 
@@ -44,30 +48,49 @@ def _fixture(name: str) -> str:
     return fixture_path(f"sc2021/{name}").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("fixture,offender,cause,reason,points", [
-    ("gen-21.3.3-s2c-result-left.xml", Team.TWO, Cause.LEFT, REASON_LEFT, (15, 10)),
-    ("gen-21.3.3-s2c-result-soft-timeout.xml", Team.TWO, Cause.SOFT_TIMEOUT, REASON_SOFT_TIMEOUT, (15, 10)),
-    ("gen-21.3.3-s2c-result-hard-timeout.xml", Team.TWO, Cause.HARD_TIMEOUT, REASON_HARD_TIMEOUT, (15, 10)),
-    ("gen-21.3.3-s2c-result-rule-violation-OBSTRUCTED.xml", Team.ONE, Cause.RULE_VIOLATION,
-     MoveMistake.OBSTRUCTED.violation_text(OBSTRUCTING), (15, 15)),
-    ("gen-21.3.3-s2c-result-rule-violation-DUPLICATE_SHAPE.xml", Team.TWO, Cause.RULE_VIOLATION,
-     MoveMistake.DUPLICATE_SHAPE.violation_text(None), (15, 10)),
-])
+@pytest.mark.parametrize(
+    "fixture,offender,cause,reason,points",
+    [
+        ("gen-21.3.3-s2c-result-left.xml", Team.TWO, Cause.LEFT, REASON_LEFT, (15, 10)),
+        ("gen-21.3.3-s2c-result-soft-timeout.xml", Team.TWO, Cause.SOFT_TIMEOUT, REASON_SOFT_TIMEOUT, (15, 10)),
+        ("gen-21.3.3-s2c-result-hard-timeout.xml", Team.TWO, Cause.HARD_TIMEOUT, REASON_HARD_TIMEOUT, (15, 10)),
+        (
+            "gen-21.3.3-s2c-result-rule-violation-OBSTRUCTED.xml",
+            Team.ONE,
+            Cause.RULE_VIOLATION,
+            MoveMistake.OBSTRUCTED.violation_text(OBSTRUCTING),
+            (15, 15),
+        ),
+        (
+            "gen-21.3.3-s2c-result-rule-violation-DUPLICATE_SHAPE.xml",
+            Team.TWO,
+            Cause.RULE_VIOLATION,
+            MoveMistake.DUPLICATE_SHAPE.violation_text(None),
+            (15, 10),
+        ),
+    ],
+)
 def test_irregular_results_are_the_official_bytes(fixture, offender, cause, reason, points):
     room, alice, bob = _room(points)
     room._end_irregular(offender, cause, reason)
     result, left = alice.sent
     assert result + "\n" == _fixture(fixture)
-    assert left + "\n" == _fixture("gen-21.3.3-s2c-left.xml").replace(
-        "cb3bc426-5c70-48b9-9307-943bc328b503", ROOM_ID)
+    assert left + "\n" == _fixture("gen-21.3.3-s2c-left.xml").replace("cb3bc426-5c70-48b9-9307-943bc328b503", ROOM_ID)
     assert bob.sent == alice.sent
 
 
-@pytest.mark.parametrize("fixture,team,move,mistake", [
-    ("gen-21.3.3-s2c-error-invalid-move-OBSTRUCTED.xml", Team.ONE, OBSTRUCTING, MoveMistake.OBSTRUCTED),
-    ("gen-21.3.3-s2c-error-invalid-move-DUPLICATE_SHAPE.xml", Team.TWO,
-     SetMove(Color.YELLOW, Shape.MONO, Rotation.NONE, False, 0, 0), MoveMistake.DUPLICATE_SHAPE),
-])
+@pytest.mark.parametrize(
+    "fixture,team,move,mistake",
+    [
+        ("gen-21.3.3-s2c-error-invalid-move-OBSTRUCTED.xml", Team.ONE, OBSTRUCTING, MoveMistake.OBSTRUCTED),
+        (
+            "gen-21.3.3-s2c-error-invalid-move-DUPLICATE_SHAPE.xml",
+            Team.TWO,
+            SetMove(Color.YELLOW, Shape.MONO, Rotation.NONE, False, 0, 0),
+            MoveMistake.DUPLICATE_SHAPE,
+        ),
+    ],
+)
 def test_invalid_move_error_is_the_official_bytes(fixture, team, move, mistake):
     room, alice, bob = _room((15, 15) if team is Team.ONE else (15, 10))
     violator = (alice, bob)[team]
@@ -85,19 +108,22 @@ def test_regular_result_and_other_messages():
     assert alice.sent[0] + "\n" == text.replace('displayName="One"', 'displayName="alice"')
     room, alice, _ = _room((10, 10))
     room._finish(room._regular_result())
-    draw = _fixture("gen-21.3.3-s2c-result-example-draw.xml").replace(
-        "cb3bc426-5c70-48b9-9307-943bc328b503", ROOM_ID)
+    draw = _fixture("gen-21.3.3-s2c-result-example-draw.xml").replace("cb3bc426-5c70-48b9-9307-943bc328b503", ROOM_ID)
     assert alice.sent[0] + "\n" == draw.replace('"One"', '"alice"').replace('"Two"', '"bob"')
     rid = "cb3bc426-5c70-48b9-9307-943bc328b503"
-    for name, xml in [("joined", wire.joined(rid)), ("moverequest", wire.move_request(rid)),
-                      ("welcomeMessage-ONE", wire.welcome(rid, Team.ONE)),
-                      ("welcomeMessage-TWO", wire.welcome(rid, Team.TWO))]:
+    for name, xml in [
+        ("joined", wire.joined(rid)),
+        ("moverequest", wire.move_request(rid)),
+        ("welcomeMessage-ONE", wire.welcome(rid, Team.ONE)),
+        ("welcomeMessage-TWO", wire.welcome(rid, Team.TWO)),
+    ]:
         assert xml + "\n" == _fixture(f"gen-21.3.3-s2c-{name}.xml")
     assert wire.prepared(rid, ["RC1", "RC2"]) + "\n" == _fixture("gen-21.3.3-admin-prepared.xml")
     assert wire.observed(rid) + "\n" == _fixture("gen-21.3.3-admin-observed.xml")
-    assert wire.lobby_error("Couldn't find a reservation for the provided token.",
-                            wire.M.OriginalRequest(cls="joinPrepared", reservation_code="wrong")) + "\n" == \
-        _fixture("gen-21.3.3-s2c-error-lobby-example.xml")
+    assert wire.lobby_error(
+        "Couldn't find a reservation for the provided token.",
+        wire.M.OriginalRequest(cls="joinPrepared", reservation_code="wrong"),
+    ) + "\n" == _fixture("gen-21.3.3-s2c-error-lobby-example.xml")
     assert wire.close() + "\n" == _fixture("gen-21.3.3-both-closeconnection.xml")
 
 
@@ -120,9 +146,13 @@ async def test_a_whole_game_reproduces_the_official_stream_to_player_one():
 
     expected = parse_stream(fixture_path("sc2021/gen-21.3.3-game1-wire-stream-to-player-one.xml").read_bytes())
     alice, bob = Recorder("alice"), Recorder("bob")
-    room = Room(wire, room_id="00000000-0000-4000-8000-000000000000", start_piece=Shape.PENTO_L,
-                timeouts=Timeouts(None, None),
-                slots=[Slot(Team.ONE, "alice"), Slot(Team.TWO, "bob")])
+    room = Room(
+        wire,
+        room_id="00000000-0000-4000-8000-000000000000",
+        start_piece=Shape.PENTO_L,
+        timeouts=Timeouts(None, None),
+        slots=[Slot(Team.ONE, "alice"), Slot(Team.TWO, "bob")],
+    )
     room.add_player(alice, room.slots[0])
     room.add_player(bob, room.slots[1])
     for line in fixture_path("sc2021/gen-21.3.3-game1-moves.tsv").read_text().splitlines():

@@ -63,11 +63,23 @@ def _project(root: Path, extra: str = "") -> Path:
 def _run(root: Path, tmp_path: Path, **env: str) -> dict:
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("")
-    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1",
-            "HOME": str(blocked / "home"), "TMPDIR": str(tmp_path / "tmp")}
+    base = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PYTHONPATH": str(root),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "HOME": str(blocked / "home"),
+        "TMPDIR": str(tmp_path / "tmp"),
+    }
     (tmp_path / "tmp").mkdir(exist_ok=True)
-    done = subprocess.run([sys.executable, "-c", RUN], cwd=tmp_path, env={**base, **env}, capture_output=True,
-                          text=True, timeout=600, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", RUN],
+        cwd=tmp_path,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 

@@ -29,8 +29,11 @@ def _season_tests(tree: ast.AST) -> list[int]:
 
 
 def test_no_code_outside_the_season_profile_compares_seasons():
-    found = [f"{path.relative_to(ROOT)}:{line}" for path in _sources()
-             for line in _season_tests(ast.parse(path.read_text(encoding="utf-8")))]
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in _sources()
+        for line in _season_tests(ast.parse(path.read_text(encoding="utf-8")))
+    ]
     assert found == []
 
 

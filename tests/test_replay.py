@@ -72,8 +72,12 @@ def test_game1(game1: Replay) -> None:
     turns = [s.turn for s in game1.states]
     assert turns[:59] == list(range(59)) and turns[59:] == [60, 61, 65]
     # the turn gaps are colour removals, not moves (GREEN, 63, was already gone at 61 → 65)
-    assert game1.removals == [ColorRemoved(59, Color.GREEN), ColorRemoved(62, Color.RED),
-                              ColorRemoved(64, Color.BLUE), ColorRemoved(65, Color.YELLOW)]
+    assert game1.removals == [
+        ColorRemoved(59, Color.GREEN),
+        ColorRemoved(62, Color.RED),
+        ColorRemoved(64, Color.BLUE),
+        ColorRemoved(65, Color.YELLOW),
+    ]
     assert game1.steps[58] == [MoveEvent(58, game1.states[59].last_move), ColorRemoved(59, Color.GREEN)]
     moves = [(e.turn, e.move) for e in game1.events if isinstance(e, MoveEvent)]
     assert moves == tsv_moves("sc2021/gen-21.3.3-game1-moves.tsv")
@@ -123,8 +127,7 @@ def test_writer_reproduces_the_official_files(game1: Replay, game2: Replay, raw1
 
 def test_write_then_read_gives_the_same_states(game1: Replay, tmp_path: Path) -> None:
     for name in ("game.xml", "game.xml.gz"):
-        path = write_replay(tmp_path / name, game1.states, game1.result_message, room_id="r-1",
-                            names=("A B", "C"))
+        path = write_replay(tmp_path / name, game1.states, game1.result_message, room_id="r-1", names=("A B", "C"))
         again = load_replay(path)
         assert again.states == game1.states and again.names == ("A B", "C") and again.room_id == "r-1"
         assert again.result_message == game1.result_message and again.moves == game1.moves
@@ -170,12 +173,12 @@ def test_unknown_state_classes_are_skipped() -> None:
 
 
 def test_errors_are_kept_in_place(game1: Replay) -> None:
-    error = M.ErrorData(message="Ungueltiger Zug", original_request=M.OriginalRequest(
-        cls=M.SKIP_MOVE_CLASS, color=Color.BLUE))
+    error = M.ErrorData(
+        message="Ungueltiger Zug", original_request=M.OriginalRequest(cls=M.SKIP_MOVE_CLASS, color=Color.BLUE)
+    )
     data = dump_replay(game1.states[:4], errors=[(2, error)])
     text = data.decode()
-    assert text.index('class="error"') < text.index('turn="2"') and text.index('turn="1"') < text.index(
-        'class="error"')
+    assert text.index('class="error"') < text.index('turn="2"') and text.index('turn="1"') < text.index('class="error"')
     replay = read_replay(data)
     assert replay.errors == [(2, error)] and len(replay.states) == 4 and replay.to_bytes() == data
 
@@ -199,13 +202,16 @@ def test_replay_writer(game1: Replay, tmp_path: Path) -> None:
 
 def test_file_names() -> None:
     when = datetime(2021, 3, 4, 5, 6, 7)
-    assert replay_file_name("alice", "bob smith", when) == \
-        "replay_swc_2021_blokus_2021-03-04_05-06-07_alice_bob_smith.xml"
+    assert (
+        replay_file_name("alice", "bob smith", when) == "replay_swc_2021_blokus_2021-03-04_05-06-07_alice_bob_smith.xml"
+    )
     assert replay_file_name("a/b", "c", when, gz=True).endswith("_a_b_c.xml.gz")
     assert re.fullmatch(r"replay_swc_2021_blokus_\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d_x_y\.xml", replay_file_name("x", "y"))
     # no brackets or spaces; runs of them become one "_"; the season's game type; a number for arena games
-    assert replay_file_name("AI mcts (level 3)", "Jürgen  [team]", when, season=SEASON_2027, number=7) == \
-        "replay_swc_2027_blokus_2021-03-04_05-06-07_AI_mcts_level_3_Jürgen_team_007.xml"
+    assert (
+        replay_file_name("AI mcts (level 3)", "Jürgen  [team]", when, season=SEASON_2027, number=7)
+        == "replay_swc_2027_blokus_2021-03-04_05-06-07_AI_mcts_level_3_Jürgen_team_007.xml"
+    )
     # a missing name, or the server's placeholder, is the team; a known name is kept
     assert replay_file_name("", "Unknown", when).endswith("_ONE_TWO.xml")
     assert replay_file_name("Unknown", "bob", when).endswith("_ONE_bob.xml")
@@ -249,8 +255,9 @@ def test_skip_is_derived_when_the_board_is_unchanged(game1: Replay) -> None:
 
 
 def test_round_limit_emptying_of_old_servers() -> None:
-    before = GameState.from_parts(start_piece=Shape.PENTO_L, turn=99, cells=[], undeployed={},
-                                  valid_colors=[Color.GREEN, Color.BLUE])
+    before = GameState.from_parts(
+        start_piece=Shape.PENTO_L, turn=99, cells=[], undeployed={}, valid_colors=[Color.GREEN, Color.BLUE]
+    )
     after = GameState.from_parts(start_piece=Shape.PENTO_L, turn=100, cells=[], undeployed={}, valid_colors=[])
     events, _ = events_between(before, after)
     assert events[0] == MoveEvent(99, SkipMove(Color.GREEN), derived=True)

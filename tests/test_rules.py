@@ -21,8 +21,12 @@ def mv(color, shape, rotation=NONE, flipped=False, x=0, y=0):
 
 def u4() -> GameState:
     state = GameState.new(Shape.PENTO_U)
-    for move in (mv(B, "PENTO_U", NONE, False, 0, 0), mv(Y, "PENTO_U", NONE, False, 17, 0),
-                 mv(R, "PENTO_U", MIRROR, False, 17, 18), mv(G, "PENTO_U", MIRROR, False, 0, 18)):
+    for move in (
+        mv(B, "PENTO_U", NONE, False, 0, 0),
+        mv(Y, "PENTO_U", NONE, False, 17, 0),
+        mv(R, "PENTO_U", MIRROR, False, 17, 18),
+        mv(G, "PENTO_U", MIRROR, False, 0, 18),
+    ):
         state.play(move)
     return state
 
@@ -89,20 +93,32 @@ def test_error_texts():
         state.play(mv(B, "PENTO_S", NONE, False, 0, 0))
     assert str(err.value) == "Der erste Zug muss den festgelegten Spielstein setzen"
     assert M.OBSTRUCTED.violation_text(mv(R, "PENTO_I", NONE, False, 19, 17)) == (
-        "Der Spielstein würde eine andere Farbe überlagern bei Zug 'Setze PENTO_I(Farbe Rot)[19,17]'")
+        "Der Spielstein würde eine andere Farbe überlagern bei Zug 'Setze PENTO_I(Farbe Rot)[19,17]'"
+    )
     assert mv(B, "PENTO_V", RIGHT, True, 1, 2).german() == "Setze PENTO_V(Farbe Blau, gedreht um 90°, gespiegelt)[1,2]"
 
 
-W1 = [((0, 0), NONE), ((0, 0), MIRROR), ((17, 0), RIGHT), ((17, 0), LEFT),
-      ((17, 17), NONE), ((17, 17), MIRROR), ((0, 17), RIGHT), ((0, 17), LEFT)]
+W1 = [
+    ((0, 0), NONE),
+    ((0, 0), MIRROR),
+    ((17, 0), RIGHT),
+    ((17, 0), LEFT),
+    ((17, 17), NONE),
+    ((17, 17), MIRROR),
+    ((0, 17), RIGHT),
+    ((0, 17), LEFT),
+]
 
 
 def test_w1_to_w5_opening_sets():
     state = GameState.new(Shape.PENTO_W)
     expected = {mv(B, "PENTO_W", rot, False, *pos) for pos, rot in W1}
     assert set(state.legal_moves()) == expected
-    plays = [mv(B, "PENTO_W", NONE, False, 0, 0), mv(Y, "PENTO_W", RIGHT, False, 17, 0),
-             mv(R, "PENTO_W", NONE, False, 17, 17)]
+    plays = [
+        mv(B, "PENTO_W", NONE, False, 0, 0),
+        mv(Y, "PENTO_W", RIGHT, False, 17, 0),
+        mv(R, "PENTO_W", NONE, False, 17, 17),
+    ]
     remaining = W1[2:]
     for move in plays:
         state.play(move)
@@ -164,11 +180,15 @@ def test_x1_to_x6_transformations():
     assert mv(R, "TRIO_L", NONE, True, 2, 2).cells == {(3, 2), (2, 3), (3, 3)}
     pieces = {mv(B, "TETRO_O", rot, flip, 7, 12) for rot in Rotation for flip in (False, True)}
     assert len(pieces) == 1
-    pairs = {s: [(o.rotation, o.flipped) for o in orientations(Shape[s])]
-             for s in ("MONO", "DOMINO", "TRIO_L", "TETRO_O")}
-    assert pairs == {"MONO": [(NONE, False)], "DOMINO": [(NONE, False), (RIGHT, False)],
-                     "TRIO_L": [(NONE, False), (NONE, True), (RIGHT, False), (RIGHT, True)],
-                     "TETRO_O": [(NONE, False)]}
+    pairs = {
+        s: [(o.rotation, o.flipped) for o in orientations(Shape[s])] for s in ("MONO", "DOMINO", "TRIO_L", "TETRO_O")
+    }
+    assert pairs == {
+        "MONO": [(NONE, False)],
+        "DOMINO": [(NONE, False), (RIGHT, False)],
+        "TRIO_L": [(NONE, False), (NONE, True), (RIGHT, False), (RIGHT, True)],
+        "TETRO_O": [(NONE, False)],
+    }
     assert RIGHT.rotate(RIGHT) is MIRROR and MIRROR.rotate(MIRROR) is NONE
     assert MIRROR.rotate(RIGHT) is LEFT and RIGHT.rotate(LEFT) is NONE and LEFT.rotate(LEFT) is MIRROR
 
@@ -178,51 +198,80 @@ def test_x1_to_x6_transformations():
 # transformations (rotate -> normalise -> flip -> normalise), in the column order of COLUMNS below. A cell is
 # two digits "xy"; a transformation lists its cells row by row.
 APPENDIX_A = {
-    "MONO": ("NONE",
-        "00 00 00 00 00 00 00 00"),
-    "DOMINO": ("NONE, RIGHT",
-        "0010 0010 0001 0001 0010 0010 0001 0001"),
-    "TRIO_L": ("NONE, NONE+flip, RIGHT, RIGHT+flip",
-        "000111 100111 001001 001011 001011 001001 100111 000111"),
-    "TRIO_I": ("NONE, RIGHT",
-        "000102 000102 001020 001020 000102 000102 001020 001020"),
-    "TETRO_O": ("NONE",
-        "00100111 00100111 00100111 00100111 00100111 00100111 00100111 00100111"),
-    "TETRO_T": ("NONE, RIGHT, RIGHT+flip, MIRROR",
-        "00102011 00102011 10011112 00011102 10011121 10011121 00011102 10011112"),
-    "TETRO_I": ("NONE, RIGHT",
-        "00010203 00010203 00102030 00102030 00010203 00010203 00102030 00102030"),
-    "TETRO_L": ("NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
-        "00010212 10110212 00102001 00102021 00101112 00100102 20011121 00011121"),
-    "TETRO_Z": ("NONE, NONE+flip, RIGHT, RIGHT+flip",
-        "00101121 10200111 10011102 00011112 00101121 10200111 10011102 00011112"),
-    "PENTO_L": ("NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
-        "0001020313 1011120313 0010203001 0010203031 0010111213 0010010203 3001112131 0001112131"),
-    "PENTO_T": ("NONE, RIGHT, RIGHT+flip, MIRROR",
-        "0010201112 0010201112 2001112122 0001112102 1011021222 1011021222 0001112102 2001112122"),
-    "PENTO_V": ("NONE, NONE+flip, RIGHT, RIGHT+flip",
-        "0001021222 2021021222 0010200102 0010202122 0010202122 0010200102 2021021222 0001021222"),
-    "PENTO_S": ("NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
-        "1020300111 0010202131 0001111213 1001110203 2030011121 0010112131 0001021213 1011021203"),
-    "PENTO_Z": ("NONE, NONE+flip, RIGHT, RIGHT+flip",
-        "0010111222 1020110212 2001112102 0001112122 0010111222 1020110212 2001112102 0001112122"),
-    "PENTO_I": ("NONE, RIGHT",
-        "0001020304 0001020304 0010203040 0010203040 0001020304 0001020304 0010203040 0010203040"),
-    "PENTO_P": ("NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
-        "0010011102 0010011112 0010201121 0010200111 1001110212 0001110212 0010011121 1020011121"),
-    "PENTO_W": ("NONE, NONE+flip, RIGHT, RIGHT+flip",
-        "0001111222 2011210212 1020011102 0010112122 0010112122 1020011102 2011210212 0001111222"),
-    "PENTO_U": ("NONE, RIGHT, RIGHT+flip, MIRROR",
-        "0020011121 0020011121 0010010212 0010110212 0010200121 0010200121 0010110212 0010010212"),
-    "PENTO_R": ("NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
-        "2001112112 0001112112 1001111222 1011210212 1001112102 1001112122 0010112112 1020011112"),
-    "PENTO_X": ("NONE",
-        "1001112112 1001112112 1001112112 1001112112 1001112112 1001112112 1001112112 1001112112"),
-    "PENTO_Y": ("NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
-        "1001111213 0001110203 2001112131 1001112131 0001021203 1011021213 0010203011 0010203021"),
+    "MONO": ("NONE", "00 00 00 00 00 00 00 00"),
+    "DOMINO": ("NONE, RIGHT", "0010 0010 0001 0001 0010 0010 0001 0001"),
+    "TRIO_L": ("NONE, NONE+flip, RIGHT, RIGHT+flip", "000111 100111 001001 001011 001011 001001 100111 000111"),
+    "TRIO_I": ("NONE, RIGHT", "000102 000102 001020 001020 000102 000102 001020 001020"),
+    "TETRO_O": ("NONE", "00100111 00100111 00100111 00100111 00100111 00100111 00100111 00100111"),
+    "TETRO_T": (
+        "NONE, RIGHT, RIGHT+flip, MIRROR",
+        "00102011 00102011 10011112 00011102 10011121 10011121 00011102 10011112",
+    ),
+    "TETRO_I": ("NONE, RIGHT", "00010203 00010203 00102030 00102030 00010203 00010203 00102030 00102030"),
+    "TETRO_L": (
+        "NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
+        "00010212 10110212 00102001 00102021 00101112 00100102 20011121 00011121",
+    ),
+    "TETRO_Z": (
+        "NONE, NONE+flip, RIGHT, RIGHT+flip",
+        "00101121 10200111 10011102 00011112 00101121 10200111 10011102 00011112",
+    ),
+    "PENTO_L": (
+        "NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
+        "0001020313 1011120313 0010203001 0010203031 0010111213 0010010203 3001112131 0001112131",
+    ),
+    "PENTO_T": (
+        "NONE, RIGHT, RIGHT+flip, MIRROR",
+        "0010201112 0010201112 2001112122 0001112102 1011021222 1011021222 0001112102 2001112122",
+    ),
+    "PENTO_V": (
+        "NONE, NONE+flip, RIGHT, RIGHT+flip",
+        "0001021222 2021021222 0010200102 0010202122 0010202122 0010200102 2021021222 0001021222",
+    ),
+    "PENTO_S": (
+        "NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
+        "1020300111 0010202131 0001111213 1001110203 2030011121 0010112131 0001021213 1011021203",
+    ),
+    "PENTO_Z": (
+        "NONE, NONE+flip, RIGHT, RIGHT+flip",
+        "0010111222 1020110212 2001112102 0001112122 0010111222 1020110212 2001112102 0001112122",
+    ),
+    "PENTO_I": (
+        "NONE, RIGHT",
+        "0001020304 0001020304 0010203040 0010203040 0001020304 0001020304 0010203040 0010203040",
+    ),
+    "PENTO_P": (
+        "NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
+        "0010011102 0010011112 0010201121 0010200111 1001110212 0001110212 0010011121 1020011121",
+    ),
+    "PENTO_W": (
+        "NONE, NONE+flip, RIGHT, RIGHT+flip",
+        "0001111222 2011210212 1020011102 0010112122 0010112122 1020011102 2011210212 0001111222",
+    ),
+    "PENTO_U": (
+        "NONE, RIGHT, RIGHT+flip, MIRROR",
+        "0020011121 0020011121 0010010212 0010110212 0010200121 0010200121 0010110212 0010010212",
+    ),
+    "PENTO_R": (
+        "NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
+        "2001112112 0001112112 1001111222 1011210212 1001112102 1001112122 0010112112 1020011112",
+    ),
+    "PENTO_X": ("NONE", "1001112112 1001112112 1001112112 1001112112 1001112112 1001112112 1001112112 1001112112"),
+    "PENTO_Y": (
+        "NONE, NONE+flip, RIGHT, RIGHT+flip, MIRROR, MIRROR+flip, LEFT, LEFT+flip",
+        "1001111213 0001110203 2001112131 1001112131 0001021203 1011021213 0010203011 0010203021",
+    ),
 }
-COLUMNS = [(NONE, False), (NONE, True), (RIGHT, False), (RIGHT, True),
-           (MIRROR, False), (MIRROR, True), (LEFT, False), (LEFT, True)]
+COLUMNS = [
+    (NONE, False),
+    (NONE, True),
+    (RIGHT, False),
+    (RIGHT, True),
+    (MIRROR, False),
+    (MIRROR, True),
+    (LEFT, False),
+    (LEFT, True),
+]
 
 
 def test_appendix_a_all_168_transformations():
@@ -238,9 +287,15 @@ def test_appendix_a_all_168_transformations():
 
 def test_scoring():
     def state_with(undeployed, mono):
-        return GameState.from_parts(start_piece=Shape.PENTO_L, turn=0, cells=[],
-                                    undeployed={B: undeployed}, valid_colors=list(Color),
-                                    last_mono={B: mono} if not undeployed else {})
+        return GameState.from_parts(
+            start_piece=Shape.PENTO_L,
+            turn=0,
+            cells=[],
+            undeployed={B: undeployed},
+            valid_colors=list(Color),
+            last_mono={B: mono} if not undeployed else {},
+        )
+
     assert state_with([], True).points(B) == 109
     assert state_with([], False).points(B) == 104
     assert state_with(list(Shape), False).points(B) == 0

@@ -43,12 +43,15 @@ def _new(piece: Shape, season=SEASON_2027) -> GameState:
     return GameState.new(piece, season=season)
 
 
-@pytest.mark.parametrize("x,y,rotation", [
-    (7, 0, Rotation.RIGHT),  # top edge, horizontal I
-    (0, 7, Rotation.NONE),  # left edge, vertical I
-    (19, 3, Rotation.NONE),  # right edge
-    (9, 19, Rotation.RIGHT),  # bottom edge
-])
+@pytest.mark.parametrize(
+    "x,y,rotation",
+    [
+        (7, 0, Rotation.RIGHT),  # top edge, horizontal I
+        (0, 7, Rotation.NONE),  # left edge, vertical I
+        (19, 3, Rotation.NONE),  # right edge
+        (9, 19, Rotation.RIGHT),  # bottom edge
+    ],
+)
 def test_first_piece_on_each_border_side(x, y, rotation):
     move = SetMove(Color.BLUE, Shape.PENTO_I, rotation, False, x, y)
     assert _new(Shape.PENTO_I).validate(move) is None
@@ -62,8 +65,7 @@ def test_first_piece_off_the_border_is_not_on_border():
     assert state.validate(move) is MoveMistake.NOT_ON_BORDER
     with pytest.raises(InvalidMove) as info:
         state.play(move)
-    assert str(info.value) == ("Der erste Zug muss an den Rand gesetzt werden bei "
-                               "'Setze PENTO_L(Farbe Blau)[5,5]'")
+    assert str(info.value) == ("Der erste Zug muss an den Rand gesetzt werden bei 'Setze PENTO_L(Farbe Blau)[5,5]'")
     assert MoveMistake.NOT_ON_BORDER.german == "Der erste Zug muss an den Rand gesetzt werden"
     assert state.legal_moves().__contains__(move) is False
 
@@ -79,8 +81,18 @@ def test_wrong_first_shape_and_x_start():
     assert Shape.PENTO_X in drawn and len(drawn) == 12
 
 
-@pytest.mark.parametrize("piece,count", [("PENTO_L", 544), ("PENTO_T", 272), ("PENTO_I", 136), ("PENTO_P", 560),
-                                         ("PENTO_U", 280), ("PENTO_W", 272), ("PENTO_X", 68)])
+@pytest.mark.parametrize(
+    "piece,count",
+    [
+        ("PENTO_L", 544),
+        ("PENTO_T", 272),
+        ("PENTO_I", 136),
+        ("PENTO_P", 560),
+        ("PENTO_U", 280),
+        ("PENTO_W", 272),
+        ("PENTO_X", 68),
+    ],
+)
 def test_opening_sizes_match_the_spec(piece, count):
     """season-2027.md §1.2 (PENTO_W's 272 is the backend's own test)."""
     assert len(_new(Shape[piece]).legal_moves()) == count
@@ -100,8 +112,9 @@ def test_game_ends_at_turn_96():
     late = [c for c in COLORS]
     for season, over_at in ((SEASON_2027, 96), (SEASON_2021, 100)):
         for turn in (over_at - 1, over_at):
-            state = GameState.from_parts(start_piece=Shape.PENTO_L, turn=turn, cells=[], undeployed=full,
-                                         valid_colors=late, season=season)
+            state = GameState.from_parts(
+                start_piece=Shape.PENTO_L, turn=turn, cells=[], undeployed=full, valid_colors=late, season=season
+            )
             assert state.is_over is (turn == over_at)
     assert SEASON_2027.turn_limit == 96 and SEASON_2027.round_limit == 24
 
@@ -132,11 +145,14 @@ def test_season_names():
 # --- states ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", [
-    "docs-27-xml-s2c-memento-turn1-PENTO_X.xml",
-    "player_rust-s2c-memento-turn0-PENTO_W.xml",
-    "player_rust-s2c-memento-turn1-PENTO_W-flipped-at-0-16.xml",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "docs-27-xml-s2c-memento-turn1-PENTO_X.xml",
+        "player_rust-s2c-memento-turn0-PENTO_W.xml",
+        "player_rust-s2c-memento-turn1-PENTO_W-flipped-at-0-16.xml",
+    ],
+)
 def test_captured_mementos_are_read_as_2027_and_written_back_equal(name):
     raw = _text(name)
     message = parse_xml(raw)
@@ -166,15 +182,19 @@ def test_a_2027_state_is_judged_by_2027_rules_and_first_piece_x_detects_2027():
     assert detect_season(bare) is SEASON_2027
     assert detect_season(M.State(turn=0, start_piece=Shape.PENTO_L)) is None
     # an explicit season overrides the form
-    assert state_from_xml(_text("player_rust-s2c-memento-turn0-PENTO_W.xml"), SEASON_2021).state.season \
-        is SEASON_2021
+    assert state_from_xml(_text("player_rust-s2c-memento-turn0-PENTO_W.xml"), SEASON_2021).state.season is SEASON_2021
 
 
-@pytest.mark.parametrize("name,move", [
-    ("player_rust-handwritten-state-lastMove-SkipMove-GREEN.xml", SkipMove(Color.GREEN)),
-    ("player_rust-handwritten-state-lastMove-SetMove-YELLOW-TRIO_L.xml",
-     SetMove(Color.YELLOW, Shape.TRIO_L, Rotation.RIGHT, False, 3, 5)),
-])
+@pytest.mark.parametrize(
+    "name,move",
+    [
+        ("player_rust-handwritten-state-lastMove-SkipMove-GREEN.xml", SkipMove(Color.GREEN)),
+        (
+            "player_rust-handwritten-state-lastMove-SetMove-YELLOW-TRIO_L.xml",
+            SetMove(Color.YELLOW, Shape.TRIO_L, Rotation.RIGHT, False, 3, 5),
+        ),
+    ],
+)
 def test_hand_written_partial_states(name, move):
     """Partial states (only ``turn`` and ``lastMove``): the model reads them; no position can be built."""
     from model.convert import move_from_message
@@ -187,7 +207,8 @@ def test_hand_written_partial_states(name, move):
 
 def test_mono_entry_key_may_be_the_qualified_colour():
     raw = _text("test-27.0.4-state-turn70-PENTO_L-complete.xml").replace(
-        b"<color>BLUE</color>\n      <boolean>", b"<sc.plugin2027.Color>BLUE</sc.plugin2027.Color>\n      <boolean>")
+        b"<color>BLUE</color>\n      <boolean>", b"<sc.plugin2027.Color>BLUE</sc.plugin2027.Color>\n      <boolean>"
+    )
     assert b"sc.plugin2027.Color" in raw
     assert state_from_xml(raw).state.last_mono == {Color.BLUE: True}
 
@@ -202,19 +223,31 @@ def test_client_moves_are_written_as_2027():
     assert message.data.cls == "sc.plugin2027.SetMove"
     assert canonical(M.to_xml(move_to_message(move, "ROOM_ID", SEASON_2027))) == canonical(set_raw)
     skip_raw = _text("docs-27-xml-c2s-skipmove-template.xml").replace(b"TEAM_FARBE", b"BLUE")
-    assert canonical(M.to_xml(move_to_message(SkipMove(Color.BLUE), parse_xml(skip_raw).room_id, SEASON_2027))) \
-        == canonical(skip_raw)
+    assert canonical(
+        M.to_xml(move_to_message(SkipMove(Color.BLUE), parse_xml(skip_raw).room_id, SEASON_2027))
+    ) == canonical(skip_raw)
     assert "sc.plugin2021.SetMove" in M.to_xml(move_to_message(move, "r"))  # the default stays 2021
 
 
-@pytest.mark.parametrize("name", [
-    "docs-27-xml-c2s-join-gameType.xml", "docs-27-xml-s2c-moveRequest.xml", "docs-admin-c2s-prepare.xml",
-    "docs-protokoll-c2s-join-any.xml", "docs-protokoll-c2s-joinPrepared.xml", "docs-protokoll-c2s-joinRoom.xml",
-    "docs-protokoll-s2c-joined.xml", "docs-protokoll-s2c-welcomeMessage.xml",
-    "test-27.0.4-sdk-join-gameType-umlaut.xml", "test-27.0.4-sdk-join-minimal.xml",
-    "test-27.0.4-sdk-prepare-request.xml", "test-27.0.4-sdk-prepare-deserialize-input.xml",
-    "test-27.0.4-sdk-room-moveRequest.xml", "test-27.0.4-sdk-room-paused.xml",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "docs-27-xml-c2s-join-gameType.xml",
+        "docs-27-xml-s2c-moveRequest.xml",
+        "docs-admin-c2s-prepare.xml",
+        "docs-protokoll-c2s-join-any.xml",
+        "docs-protokoll-c2s-joinPrepared.xml",
+        "docs-protokoll-c2s-joinRoom.xml",
+        "docs-protokoll-s2c-joined.xml",
+        "docs-protokoll-s2c-welcomeMessage.xml",
+        "test-27.0.4-sdk-join-gameType-umlaut.xml",
+        "test-27.0.4-sdk-join-minimal.xml",
+        "test-27.0.4-sdk-prepare-request.xml",
+        "test-27.0.4-sdk-prepare-deserialize-input.xml",
+        "test-27.0.4-sdk-room-moveRequest.xml",
+        "test-27.0.4-sdk-room-paused.xml",
+    ],
+)
 def test_every_protocol_fixture_is_read(name):
     message = parse_xml(_text(name).replace(b'"TEAMNUMBER"', b'"ONE"'))  # a template's placeholder
     assert not isinstance(message, M.UnknownMessage), message
@@ -226,12 +259,18 @@ def test_written_protocol_forms_equal_the_fixtures():
     wire = SeasonWire(SEASON_2027)
     assert canonical(wire.move_request("12345")) == canonical(_text("test-27.0.4-sdk-room-moveRequest.xml"))
     assert canonical(wire.welcome("ROOM_ID", Team.ONE)) == canonical(
-        _text("docs-protokoll-s2c-welcomeMessage.xml").replace(b'"TEAMNUMBER"', b'"ONE"'))
+        _text("docs-protokoll-s2c-welcomeMessage.xml").replace(b'"TEAMNUMBER"', b'"ONE"')
+    )
     join = M.Join(game_type=SEASON_2027.game_type)
     assert canonical(M.to_xml(join)) == canonical(_text("docs-27-xml-c2s-join-gameType.xml"))
-    prepare = M.Prepare(game_type=SEASON_2027.game_type, pause=False, slots=[
-        M.Slot(display_name=s.display_name, can_timeout=s.can_timeout, reserved=s.reserved)
-        for s in parse_xml(_text("test-27.0.4-sdk-prepare-request.xml")).slots])
+    prepare = M.Prepare(
+        game_type=SEASON_2027.game_type,
+        pause=False,
+        slots=[
+            M.Slot(display_name=s.display_name, can_timeout=s.can_timeout, reserved=s.reserved)
+            for s in parse_xml(_text("test-27.0.4-sdk-prepare-request.xml")).slots
+        ],
+    )
     fixture = parse_xml(_text("test-27.0.4-sdk-prepare-request.xml"))
     prepare.game_type = fixture.game_type
     assert canonical(M.to_xml(prepare)) == canonical(_text("test-27.0.4-sdk-prepare-request.xml"))
@@ -257,10 +296,13 @@ def _result_data(name: str) -> M.ResultData:
     return parse_xml(_text(name)).data
 
 
-@pytest.mark.parametrize("name,winner,points", [
-    ("docs-27-xml-s2c-result-ONE-wins-137-74.xml", Team.ONE, (137, 74)),
-    ("player_rust-s2c-result-ONE-wins-121-106.xml", Team.ONE, (121, 106)),
-])
+@pytest.mark.parametrize(
+    "name,winner,points",
+    [
+        ("docs-27-xml-s2c-result-ONE-wins-137-74.xml", Team.ONE, (137, 74)),
+        ("player_rust-s2c-result-ONE-wins-121-106.xml", Team.ONE, (121, 106)),
+    ],
+)
 def test_captured_results_read_and_written_back(name, winner, points):
     result = result_from_data(_result_data(name))
     assert (result.winner, result.regular, result.cause, result.draw) == (winner, True, Cause.REGULAR, False)
@@ -272,8 +314,9 @@ def test_captured_results_read_and_written_back(name, winner, points):
     assert canonical(written) == canonical(_text(name))
     # and the server builds the same result from the same points and names
     built = regular_result(points, ("Spieler 1", "Spieler 2"), SEASON_2027)
-    assert canonical(M.to_xml(M.Room(room_id=room.room_id, data=result_to_data(built, SEASON_2027)))) == \
-        canonical(_text(name))
+    assert canonical(M.to_xml(M.Room(room_id=room.room_id, data=result_to_data(built, SEASON_2027)))) == canonical(
+        _text(name)
+    )
 
 
 def test_tie_and_sdk_results():
@@ -286,7 +329,11 @@ def test_tie_and_sdk_results():
     assert "<player team=" in M.to_xml(data) and "player name=" not in M.to_xml(data)  # blank names omitted
     violation = result_from_data(_result_data("test-27.0.4-sdk-gameresult-rule-violation-with-move-TWO.xml"))
     assert (violation.regular, violation.winner, violation.cause, violation.offender) == (
-        False, Team.TWO, Cause.RULE_VIOLATION, Team.ONE)
+        False,
+        Team.TWO,
+        Cause.RULE_VIOLATION,
+        Team.ONE,
+    )
     assert violation.reason == "Regelverletzung von rad: kalkül bei 'TestZug'"
     no_winner = result_from_data(_result_data("test-27.0.4-sdk-gameresult-no-winner.xml"))
     assert no_winner.winner is Team.ONE and no_winner.fragments == ("winner",)  # generic sdk definition
@@ -301,7 +348,12 @@ def test_irregular_2027_result_zeroes_the_violator():
     assert [p.parts for p in result.players] == [(0, 0), (2, 30)]
     again = result_from_data(result_to_data(result, SEASON_2027))
     assert (again.winner, again.regular, again.cause, again.offender, again.reason) == (
-        Team.TWO, False, Cause.SOFT_TIMEOUT, Team.ONE, reason)
+        Team.TWO,
+        False,
+        Cause.SOFT_TIMEOUT,
+        Team.ONE,
+        reason,
+    )
     old = irregular_result(Team.ONE, Cause.SOFT_TIMEOUT, "x", (40, 30), ("alice", "bob"), SEASON_2021)
     assert [p.parts for p in old.players] == [(0, 40), (2, 30)]  # 2021 kept the violator's points
 
@@ -355,8 +407,24 @@ def test_arena_plays_2027_and_writes_its_games_as_2027_replays(tmp_path, capsys)
     from ai.arena import main as arena_main
     from model.replay import load_replay
 
-    assert arena_main(["greedy", "random", "--games", "2", "--move-time", "20", "--season", "2027", "--quiet",
-                       "--save-replay", str(tmp_path)]) == 0
+    assert (
+        arena_main(
+            [
+                "greedy",
+                "random",
+                "--games",
+                "2",
+                "--move-time",
+                "20",
+                "--season",
+                "2027",
+                "--quiet",
+                "--save-replay",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     assert "season 2027" in capsys.readouterr().out
     paths = sorted(tmp_path.iterdir())
     assert len(paths) == 2 and all(p.name.startswith("replay_swc_2027_blokus_") for p in paths)

@@ -35,8 +35,14 @@ ROOM_ID = "11111111-2222-4333-8444-555555555555"
 
 def _room_2027() -> tuple[Room, Recorder, Recorder]:
     alice, bob = Recorder("alice"), Recorder("bob")
-    room = Room(wire.SeasonWire(SEASON_2027), room_id=ROOM_ID, prepared=True, start_piece=Shape.PENTO_L,
-                timeouts=Timeouts(None, None), slots=[Slot(Team.ONE, "alice"), Slot(Team.TWO, "bob")])
+    room = Room(
+        wire.SeasonWire(SEASON_2027),
+        room_id=ROOM_ID,
+        prepared=True,
+        start_piece=Shape.PENTO_L,
+        timeouts=Timeouts(None, None),
+        slots=[Slot(Team.ONE, "alice"), Slot(Team.TWO, "bob")],
+    )
     room.add_player(alice, room.slots[0])
     room.add_player(bob, room.slots[1])
     return room, alice, bob
@@ -63,12 +69,13 @@ def test_a_first_move_off_the_border_is_a_rule_violation_with_the_2027_texts():
     error, result, left = alice.sent[-3:]
     assert "Der erste Zug muss an den Rand gesetzt werden" in error
     assert '<originalMessage class="sc.plugin2027.SetMove">' in error and "originalRequest" not in error
-    assert not any("data class=\"error\"" in x for x in bob.sent)  # the opponent gets no error
+    assert not any('data class="error"' in x for x in bob.sent)  # the opponent gets no error
     read = convert.result_from_message(convert.parse_xml(result))
     assert (read.winner, read.regular, read.cause, read.offender) == (Team.TWO, False, Cause.RULE_VIOLATION, Team.ONE)
     assert read.player(Team.ONE).parts == (0, 0) and read.player(Team.TWO).victory_points == 2
-    assert read.reason == ("Regelverletzung von alice: Der erste Zug muss an den Rand gesetzt werden bei "
-                           "'Setze PENTO_L(Farbe Blau)[6,6]'")
+    assert read.reason == (
+        "Regelverletzung von alice: Der erste Zug muss an den Rand gesetzt werden bei 'Setze PENTO_L(Farbe Blau)[6,6]'"
+    )
     assert 'name="alice"' in result and "<scores>" in result and 'fragment name="Siegpunkte"' in result
     assert left.startswith("<left")
 
@@ -97,8 +104,14 @@ async def test_a_2021_class_on_a_2027_server_is_dropped_and_loses():
             events.append(event)
             if isinstance(event, MoveRequested):
                 assert conn.season is SEASON_2027 and event.state.season is SEASON_2027
-                move = SetMove(event.state.current_color, Shape.PENTO_L, Rotation.NONE, False, 6,
-                               0 if event.state.current_color is Color.BLUE else 19)
+                move = SetMove(
+                    event.state.current_color,
+                    Shape.PENTO_L,
+                    Rotation.NONE,
+                    False,
+                    6,
+                    0 if event.state.current_color is Color.BLUE else 19,
+                )
                 await conn.send_message(convert.move_to_message(move, conn.room_id, SEASON_2021))
         assert isinstance(events[-1], Closed)
         log = await asyncio.wait_for(good, 20)
@@ -129,8 +142,22 @@ async def test_unknown_reservation_is_an_errorpacket_in_2027():
 
 @pytest.mark.slow  # a whole game end to end
 async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_path):
-    server = await _spawn(sys.executable, "-m", "blokus", "serve", "--season", "2027", "-p", "0", "--seed", "5",
-                          "--password", "pw", "--save-replay", str(tmp_path))
+    server = await _spawn(
+        sys.executable,
+        "-m",
+        "blokus",
+        "serve",
+        "--season",
+        "2027",
+        "-p",
+        "0",
+        "--seed",
+        "5",
+        "--password",
+        "pw",
+        "--save-replay",
+        str(tmp_path),
+    )
     try:
         banner = (await asyncio.wait_for(server.stdout.readline(), 30)).decode()
         match = re.search(r"listening on 127\.0\.0\.1:(\d+) \(swc_2027_blokus", banner)
@@ -139,8 +166,13 @@ async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_pa
         admin = Connection(HOST, int(port))
         await admin.open()
         await admin.send_message(M.Authenticate(password="pw"))
-        await admin.send_message(M.Prepare(game_type=SEASON_2027.game_type, pause=False, slots=[
-            M.Slot(display_name="alice", reserved=True), M.Slot(display_name="bob", reserved=False)]))
+        await admin.send_message(
+            M.Prepare(
+                game_type=SEASON_2027.game_type,
+                pause=False,
+                slots=[M.Slot(display_name="alice", reserved=True), M.Slot(display_name="bob", reserved=False)],
+            )
+        )
         prepared = None
         while prepared is None:
             event = await asyncio.wait_for(admin.next_event(), 10)
@@ -150,12 +182,31 @@ async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_pa
         bot_args = ["-p", port, "--ai", "random", "--move-time", "50", "-v"]
         assert len(prepared.reservations) == 1  # seat TWO is not reserved: it is for joinRoom
         # seat ONE by reservation, without --season (the season comes from the stream)
-        one = await _spawn(sys.executable, "-m", "blokus", "bot", *bot_args, "-r", prepared.reservations[0],
-                           "--log", str(tmp_path / "one.log"))
-        two = await _spawn(sys.executable, "-m", "blokus", "bot", *bot_args, "--room", prepared.room_id,
-                           "--season", "2027", "--save-replay", str(tmp_path / "bot"))
-        (out1, err1), (out2, err2) = await asyncio.wait_for(
-            asyncio.gather(one.communicate(), two.communicate()), 90)
+        one = await _spawn(
+            sys.executable,
+            "-m",
+            "blokus",
+            "bot",
+            *bot_args,
+            "-r",
+            prepared.reservations[0],
+            "--log",
+            str(tmp_path / "one.log"),
+        )
+        two = await _spawn(
+            sys.executable,
+            "-m",
+            "blokus",
+            "bot",
+            *bot_args,
+            "--room",
+            prepared.room_id,
+            "--season",
+            "2027",
+            "--save-replay",
+            str(tmp_path / "bot"),
+        )
+        (out1, err1), (out2, err2) = await asyncio.wait_for(asyncio.gather(one.communicate(), two.communicate()), 90)
         assert one.returncode == 0, err1.decode()
         assert two.returncode == 0, err2.decode()
         line = out1.decode().strip()
@@ -177,8 +228,10 @@ async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_pa
     assert final.is_over and final.turn <= 96 and not replay.warnings
     result = replay.result
     assert result.regular and result.names == ("alice", "bob")
-    assert (result.points(Team.ONE), result.points(Team.TWO)) == (final.team_points(Team.ONE),
-                                                                  final.team_points(Team.TWO))
+    assert (result.points(Team.ONE), result.points(Team.TWO)) == (
+        final.team_points(Team.ONE),
+        final.team_points(Team.TWO),
+    )
     assert 'fragment name="Siegpunkte"' in path.read_text()
     (bot_replay,) = (tmp_path / "bot").iterdir()
     # the server and the bot name their files alike: season, time, both players' names
@@ -204,8 +257,11 @@ async def test_connection_learns_the_season_before_the_first_request():
             over = log.of(GameOver)[-1].result
             assert over.regular and over.fragments == SEASON_2027.result_fragments
             assert over.names == ("", "")  # joined with <join>: no names, the reason uses the team
-            assert over.reason in ("ONE hat am meisten Punkte erzielt.", "TWO hat am meisten Punkte erzielt.",
-                                   "Beide Spieler sind gleichauf")
+            assert over.reason in (
+                "ONE hat am meisten Punkte erzielt.",
+                "TWO hat am meisten Punkte erzielt.",
+                "Beide Spieler sind gleichauf",
+            )
     finally:
         await server.close()
 
@@ -257,9 +313,27 @@ async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(capl
     joins again with the 2027 game type, and the second bot joins the room the first one opened."""
     server = await start_server(season=SEASON_2027, start_piece=Shape.PENTO_X)
     try:
-        bots = [Bot(build_parser().parse_args(["-h", HOST, "-p", str(server.port), "--ai", "random",
-                                               "--move-time", "20", "--engine", "thread", "--seed", str(seed)]))
-                for seed in (1, 2)]
+        bots = [
+            Bot(
+                build_parser().parse_args(
+                    [
+                        "-h",
+                        HOST,
+                        "-p",
+                        str(server.port),
+                        "--ai",
+                        "random",
+                        "--move-time",
+                        "20",
+                        "--engine",
+                        "thread",
+                        "--seed",
+                        str(seed),
+                    ]
+                )
+            )
+            for seed in (1, 2)
+        ]
         first = asyncio.create_task(bots[0].run())
         while not server.lobby.rooms:
             await asyncio.sleep(0.01)

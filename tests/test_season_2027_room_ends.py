@@ -25,8 +25,14 @@ INNER_MOVE = SetMove(Color.BLUE, Shape.PENTO_L, Rotation.NONE, False, 6, 6)  # o
 def _room(timeouts: Timeouts, clock=None) -> tuple[Room, Recorder]:
     alice, bob = Recorder("alice"), Recorder("bob")
     kwargs = {} if clock is None else {"clock": clock}
-    room = Room(wire.SeasonWire(SEASON_2027), prepared=True, start_piece=Shape.PENTO_L, timeouts=timeouts,
-                slots=[Slot(Team.ONE, "alice"), Slot(Team.TWO, "bob")], **kwargs)
+    room = Room(
+        wire.SeasonWire(SEASON_2027),
+        prepared=True,
+        start_piece=Shape.PENTO_L,
+        timeouts=timeouts,
+        slots=[Slot(Team.ONE, "alice"), Slot(Team.TWO, "bob")],
+        **kwargs,
+    )
     room.add_player(alice, room.slots[0])
     room.add_player(bob, room.slots[1])
     return room, bob
@@ -51,21 +57,29 @@ async def test_a_hard_timeout_has_the_27_text():
             break
         await asyncio.sleep(0)
     # 27.x divides the soft limit here: the text really says 2 seconds (season-2027.md §3.6)
-    _check(_result_sent(bob), Cause.HARD_TIMEOUT,
-           "alice hat innerhalb von 2 Sekunden nach Aufforderung keinen Zug gesendet.")
+    _check(
+        _result_sent(bob),
+        Cause.HARD_TIMEOUT,
+        "alice hat innerhalb von 2 Sekunden nach Aufforderung keinen Zug gesendet.",
+    )
 
 
 def test_a_soft_timeout_has_the_27_text():
     now = [100.0]
     room, bob = _room(Timeouts(soft=2.0, hard=None), clock=lambda: now[0])
     room.on_move(room.slots[0].peer, BORDER_MOVE, at=now[0] + 2.5)
-    _check(_result_sent(bob), Cause.SOFT_TIMEOUT,
-           "alice hat fuer die Antwort auf die Zugaufforderung laenger als 2 Sekunden gebraucht.")
+    _check(
+        _result_sent(bob),
+        Cause.SOFT_TIMEOUT,
+        "alice hat fuer die Antwort auf die Zugaufforderung laenger als 2 Sekunden gebraucht.",
+    )
 
 
 def test_a_rule_violation_has_the_27_text():
     room, bob = _room(Timeouts(soft=None, hard=None))
     room.on_move(room.slots[0].peer, INNER_MOVE)
-    _check(_result_sent(bob), Cause.RULE_VIOLATION,
-           "Regelverletzung von alice: Der erste Zug muss an den Rand gesetzt werden bei "
-           "'Setze PENTO_L(Farbe Blau)[6,6]'")
+    _check(
+        _result_sent(bob),
+        Cause.RULE_VIOLATION,
+        "Regelverletzung von alice: Der erste Zug muss an den Rand gesetzt werden bei 'Setze PENTO_L(Farbe Blau)[6,6]'",
+    )

@@ -14,8 +14,9 @@ from tui.session import GhostStatus
 
 
 async def test_local_2027_game_with_x_start_and_border_rule():
-    args = play_parser().parse_args(["--season", "2027", "--start-piece", "PENTO_X", "--opponent", "random",
-                                     "--move-time", "50"])
+    args = play_parser().parse_args(
+        ["--season", "2027", "--start-piece", "PENTO_X", "--opponent", "random", "--move-time", "50"]
+    )
     app = build_local_app(args)
     async with app.run_test(size=SIZE) as pilot:
         screen = screen_of(app)
@@ -36,8 +37,10 @@ async def test_local_2027_game_with_x_start_and_border_rule():
         assert s.state.turn >= 1 and s.timeline.move_before(1).shape is Shape.PENTO_X
 
 
-@pytest.mark.parametrize("argv,message", [(["--season", "2026"], "unknown season"),
-                                          (["--start-piece", "PENTO_X"], "never a start piece in 2021")])
+@pytest.mark.parametrize(
+    "argv,message",
+    [(["--season", "2026"], "unknown season"), (["--start-piece", "PENTO_X"], "never a start piece in 2021")],
+)
 def test_bad_season_options_are_one_line(argv, message, capsys):
     assert exit_code(play_main, argv) == 2
     assert message in capsys.readouterr().err
@@ -79,8 +82,9 @@ def test_a_2027_rule_violation_is_explained_in_english():
     from tui.replays import result_texts
 
     move = SetMove(Color.BLUE, Shape.PENTO_L, Rotation.NONE, False, 6, 6)
-    reason = SEASON_2027.irregular_reason(Cause.RULE_VIOLATION, "alice",
-                                          SEASON_2027.violation_text(MoveMistake.NOT_ON_BORDER, move))
+    reason = SEASON_2027.irregular_reason(
+        Cause.RULE_VIOLATION, "alice", SEASON_2027.violation_text(MoveMistake.NOT_ON_BORDER, move)
+    )
     result = irregular_result(Team.ONE, Cause.RULE_VIOLATION, reason, (0, 0), ("alice", "bob"), SEASON_2027)
     title, lines = result_texts(result, GameState.new(Shape.PENTO_L, season=SEASON_2027), {})
     assert title == "Game over — team TWO (YELLOW+GREEN, bob) wins 0 : 0"

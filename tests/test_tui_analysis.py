@@ -111,8 +111,10 @@ def test_ghost_is_the_best_move_unless_it_was_played():
     p = PositionAnalysis(9, states[9].turn, "YELLOW", "YELLOW SKIP", best, 1.0, 20.0, 19.0, "??", 300)
     cells, colour = ghost_of(p, states[9])
     assert colour is not None and colour.name == "YELLOW" and len(cells) == 5
-    assert ghost_of(PositionAnalysis(9, states[9].turn, "YELLOW", best, best, 1.0, 1.0, 0.0, "", 300),
-                    states[9]) == ((), None)
+    assert ghost_of(PositionAnalysis(9, states[9].turn, "YELLOW", best, best, 1.0, 1.0, 0.0, "", 300), states[9]) == (
+        (),
+        None,
+    )
 
 
 # --- the chart ------------------------------------------------------------------------------------------
@@ -264,10 +266,12 @@ def _replay_app(tmp_path, monkeypatch):
 SIZES = [(80, 24), (90, 32), (100, 30), (120, 40)]
 
 
-@pytest.mark.parametrize("key,size", [("a", (80, 24)), ("a", (100, 30)), *(("c", size) for size in SIZES),
-                                      *(("x", size) for size in SIZES)])
-async def test_the_whole_board_stays_in_view_beside_the_analysis_the_chart_and_the_xml(tmp_path, monkeypatch, key,
-                                                                                       size):
+@pytest.mark.parametrize(
+    "key,size", [("a", (80, 24)), ("a", (100, 30)), *(("c", size) for size in SIZES), *(("x", size) for size in SIZES)]
+)
+async def test_the_whole_board_stays_in_view_beside_the_analysis_the_chart_and_the_xml(
+    tmp_path, monkeypatch, key, size
+):
     from tui.board import Board
 
     app = _replay_app(tmp_path, monkeypatch)

@@ -340,9 +340,19 @@ def test_replay_bad_input_exit_2(tmp_path, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv", [["--start-piece", "FOO"], ["--start-piece", "PENTO_X"], ["--opponent", "nobody"],
-                                  ["--ai", "nobody"], ["--move-time", "-1"], ["--ai-time", "1"], ["--team", "THREE"],
-                                  ["--seed", "x"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--start-piece", "FOO"],
+        ["--start-piece", "PENTO_X"],
+        ["--opponent", "nobody"],
+        ["--ai", "nobody"],
+        ["--move-time", "-1"],
+        ["--ai-time", "1"],
+        ["--team", "THREE"],
+        ["--seed", "x"],
+    ],
+)
 def test_play_bad_options_exit_2(argv, capsys):
     assert exit_code(play_main, argv) == 2
     err = capsys.readouterr().err
@@ -558,8 +568,9 @@ async def test_hotseat_both_teams_play_with_keys():
 async def test_cli_watch_mode_ai_against_ai():
     from tui.cli import build_local_app, play_parser
 
-    args = play_parser().parse_args(["--watch", "--seed", "5", "--opponent", "random", "--ai", "random",
-                                     "--move-time", "50ms"])
+    args = play_parser().parse_args(
+        ["--watch", "--seed", "5", "--opponent", "random", "--ai", "random", "--move-time", "50ms"]
+    )
     app = build_local_app(args)
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
@@ -631,8 +642,6 @@ async def test_footer_follows_a_resize():
         await pilot.resize_terminal(160, 50)
         await pilot.pause()
         assert "ctrl+p" in await _footer_keys_visible(pilot)
-
-
 
 
 def test_level_option_picks_the_opponent_strength(capsys):

@@ -30,8 +30,11 @@ SIZE = (120, 40)
 
 async def test_q_asks_during_a_game_and_saves_before_quitting(tmp_path):
     saved = []
-    app = game_app(Shape.PENTO_L, plies=4, save_replay=lambda screen: saved.append(len(screen.session.timeline))
-                   or str(tmp_path / "game.xml"))
+    app = game_app(
+        Shape.PENTO_L,
+        plies=4,
+        save_replay=lambda screen: saved.append(len(screen.session.timeline)) or str(tmp_path / "game.xml"),
+    )
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("q")
         assert isinstance(app.screen, QuitScreen)
@@ -104,8 +107,11 @@ async def test_failed_connection_exits_non_zero():
     port = sock.sockets[0].getsockname()[1]
     sock.close()
     await sock.wait_closed()
-    app = BlokusApp(lambda: NetworkGameScreen("127.0.0.1", port, player=InstantPlayer(), hint_player=InstantPlayer(),
-                                              stamp=lambda: ""))
+    app = BlokusApp(
+        lambda: NetworkGameScreen(
+            "127.0.0.1", port, player=InstantPlayer(), hint_player=InstantPlayer(), stamp=lambda: ""
+        )
+    )
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, EndScreen))
         assert not app.screen.can_save  # nothing to save: there was no game
@@ -146,8 +152,10 @@ def test_refusals_name_the_cells():
     play_openings_state = state  # YELLOW to move: cover BLUE's cells
     mistake = play_openings_state.validate(SetMove(Color.YELLOW, Shape.PENTO_L, x=0, y=0))
     assert mistake is MoveMistake.OBSTRUCTED
-    assert cells_text(state, SetMove(Color.YELLOW, Shape.PENTO_L, x=0, y=0), mistake) == \
-        " at (0,0) (0,1) (0,2) (0,3) (1,3)"
+    assert (
+        cells_text(state, SetMove(Color.YELLOW, Shape.PENTO_L, x=0, y=0), mistake)
+        == " at (0,0) (0,1) (0,2) (0,3) (1,3)"
+    )
     assert cells_text(state, SetMove(Color.YELLOW, Shape.MONO, x=19, y=19), MoveMistake.NOT_IN_CORNER) == ""
 
 
@@ -155,8 +163,12 @@ async def test_keys_that_cannot_act_say_why():
     app = game_app(Shape.PENTO_L)
     async with app.run_test(size=SIZE) as pilot:
         s = app.main_screen.session
-        for key, words in (("x", "XML pane"), ("tab", "only the start piece"), ("escape", "only choice"),
-                           ("P", "cannot pass")):
+        for key, words in (
+            ("x", "XML pane"),
+            ("tab", "only the start piece"),
+            ("escape", "only choice"),
+            ("P", "cannot pass"),
+        ):
             await pilot.press(key)
             assert words in s.feedback.text, (key, s.feedback.text)
         await pilot.press("J", "L", "enter")  # refused …
@@ -188,9 +200,15 @@ async def test_palette_keys_entry_opens_the_help_that_escape_closes():
         assert not isinstance(app.screen, HelpScreen)
 
 
-@pytest.mark.parametrize("size,scale,panels,log", [
-    ((80, 24), Scale.HALF, True, False), ((120, 40), Scale.NORMAL, True, False),
-    ((140, 44), Scale.NORMAL, True, True), ((200, 60), Scale.LARGE, True, True)])
+@pytest.mark.parametrize(
+    "size,scale,panels,log",
+    [
+        ((80, 24), Scale.HALF, True, False),
+        ((120, 40), Scale.NORMAL, True, False),
+        ((140, 44), Scale.NORMAL, True, True),
+        ((200, 60), Scale.LARGE, True, True),
+    ],
+)
 def test_the_board_scales_with_the_terminal(size, scale, panels, log):
     plan = plan_layout(*size)
     assert (plan.scale, plan.panels, plan.log, plan.too_small) == (scale, panels, log, False)
@@ -300,8 +318,9 @@ def test_the_keys_after_the_end_fit_the_status_column(width):
 
     from tui.status import StatusContext, activity_lines
 
-    over = SimpleNamespace(is_live=True, ghost=None, is_human_turn=lambda: False, ai_thinking=False,
-                           ended=True, local=True)
+    over = SimpleNamespace(
+        is_live=True, ghost=None, is_human_turn=lambda: False, ai_thinking=False, ended=True, local=True
+    )
     (line,) = activity_lines(over, StatusContext(DARK, width))
     assert len(line) <= width and line.plain.endswith("q quit") and "ctrl+s save" in line.plain
 

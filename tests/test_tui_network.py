@@ -20,8 +20,9 @@ from tui.widgets import XmlPane
 SIZE = (140, 44)
 
 
-async def opponent(port: int, stop_after: int | None = None, hold: asyncio.Event | None = None,
-                   hold_at: int = 0) -> None:
+async def opponent(
+    port: int, stop_after: int | None = None, hold: asyncio.Event | None = None, hold_at: int = 0
+) -> None:
     """A client that joins any game and plays the first legal move (or leaves after some moves; or waits
     for ``hold`` before its move number ``hold_at``)."""
     conn = Connection("127.0.0.1", port)
@@ -45,8 +46,9 @@ async def opponent(port: int, stop_after: int | None = None, hold: asyncio.Event
 
 @contextlib.asynccontextmanager
 async def local_server():
-    server = GameServer(ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None),
-                                     start_piece=Shape.PENTO_L, seed=1))
+    server = GameServer(
+        ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None), start_piece=Shape.PENTO_L, seed=1)
+    )
     await server.start()
     task = asyncio.create_task(server.serve_forever())
     try:
@@ -57,9 +59,16 @@ async def local_server():
 
 
 def net_app(port: int) -> BlokusApp:
-    return BlokusApp(lambda: NetworkGameScreen("127.0.0.1", port, player=InstantPlayer("first"),
-                                               hint_player=InstantPlayer("last"), clock_limit=None,
-                                               stamp=lambda: ""))
+    return BlokusApp(
+        lambda: NetworkGameScreen(
+            "127.0.0.1",
+            port,
+            player=InstantPlayer("first"),
+            hint_player=InstantPlayer("last"),
+            clock_limit=None,
+            stamp=lambda: "",
+        )
+    )
 
 
 async def wait_for(pilot, cond) -> None:
@@ -153,10 +162,19 @@ async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
     from tui.replays import load_replay
 
     monkeypatch.chdir(tmp_path)
-    app = BlokusApp(lambda: NetworkGameScreen(
-        "127.0.0.1", 13050, player=InstantPlayer("first"), hint_player=InstantPlayer("first"), name="alice",
-        clock_limit=None, stamp=lambda: "", connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
-        save_replay=save_network_replay))
+    app = BlokusApp(
+        lambda: NetworkGameScreen(
+            "127.0.0.1",
+            13050,
+            player=InstantPlayer("first"),
+            hint_player=InstantPlayer("first"),
+            name="alice",
+            clock_limit=None,
+            stamp=lambda: "",
+            connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
+            save_replay=save_network_replay,
+        )
+    )
     async with app.run_test(size=SIZE) as pilot:
         s = app.main_screen.session
         await wait_for(pilot, lambda: s.is_human_turn())
@@ -173,9 +191,17 @@ async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
 async def test_network_clock_shows_a_countdown():
     from tests.tui_helpers import ScriptedConnection
 
-    app = BlokusApp(lambda: NetworkGameScreen(
-        "127.0.0.1", 13050, player=InstantPlayer("first"), hint_player=InstantPlayer("first"),
-        clock_limit=2.0, stamp=lambda: "", connection_factory=ScriptedConnection.factory(Shape.PENTO_L)))
+    app = BlokusApp(
+        lambda: NetworkGameScreen(
+            "127.0.0.1",
+            13050,
+            player=InstantPlayer("first"),
+            hint_player=InstantPlayer("first"),
+            clock_limit=2.0,
+            stamp=lambda: "",
+            connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
+        )
+    )
     async with app.run_test(size=SIZE) as pilot:
         s = app.main_screen.session
         await wait_for(pilot, lambda: s.is_human_turn())

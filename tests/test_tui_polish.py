@@ -72,7 +72,8 @@ async def test_ctrl_c_asks_the_same_question_as_q():
 
 def _hue(number: int) -> str:
     return {1: "red", 9: "red", 2: "green", 10: "green", 3: "yellow", 11: "yellow", 4: "blue", 12: "blue"}.get(
-        number, "grey")
+        number, "grey"
+    )
 
 
 @pytest.mark.parametrize("palette", [DARK, LIGHT], ids=["dark", "light"])
@@ -121,8 +122,9 @@ async def test_column_numbers_stand_free_at_normal_scale():
 
 def test_analysis_pane_keeps_the_verdict_when_lines_are_few():
     best, played = "BLUE PENTO_W NONE false 2 13", "BLUE TRIO_L NONE true 2 14"
-    analysis = GameAnalysis(AnalysisSettings(), "key", {4: PositionAnalysis(4, 4, "BLUE", played, best, 17.3, 8.8,
-                                                                            8.5, "?", 136)}, total=10)
+    analysis = GameAnalysis(
+        AnalysisSettings(), "key", {4: PositionAnalysis(4, 4, "BLUE", played, best, 17.3, 8.8, 8.5, "?", 136)}, total=10
+    )
 
     class Runner:
         settings = AnalysisSettings()
@@ -223,8 +225,11 @@ async def test_a_long_last_move_takes_two_lines_at_80x24():
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.main_screen
         width = screen.query_one("#status").content_size.width
-        index = next(i for i in range(1, len(data.timeline))
-                     if isinstance(m := data.timeline.move_before(i), SetMove) and len(describe_move(m)) > width)
+        index = next(
+            i
+            for i in range(1, len(data.timeline))
+            if isinstance(m := data.timeline.move_before(i), SetMove) and len(describe_move(m)) > width
+        )
         screen.index = index
         await pilot.pause()
         text = describe_move(data.timeline.move_before(index))

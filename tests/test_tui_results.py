@@ -21,19 +21,33 @@ def _state_after(plies: int) -> GameState:
     return st
 
 
-@pytest.mark.parametrize("name, title, expected", [
-    ("rule-violation-DUPLICATE_SHAPE", "team ONE (BLUE+RED, alice) wins 15 : 10",
-     ["team TWO (bob, YELLOW to move) broke a rule", "DUPLICATE_SHAPE: this piece has already been placed"]),
-    ("rule-violation-OBSTRUCTED", "team TWO (YELLOW+GREEN, bob) wins 15 : 15",
-     ["team ONE (alice) broke a rule", "OBSTRUCTED: the piece would cover a field that is already taken "
-      "(move 'Setze PENTO_I(Farbe Rot)[19,17]')"]),
-    ("soft-timeout", "team ONE (BLUE+RED, alice) wins 15 : 10", ["did not move within 2 seconds (soft timeout)",
-                                               "Server: Der Spieler hat innerhalb von 2 Sekunden"]),
-    ("hard-timeout", "team ONE (BLUE+RED, alice) wins 15 : 10", ["did not move within 10 seconds (hard timeout)"]),
-    ("left", "team ONE (BLUE+RED, alice) wins 15 : 10", ["team TWO (bob, YELLOW to move) left the game"]),
-    ("example-draw", "draw, 10 : 10", ["Score: ONE (BLUE+RED) ",
-                              "Win points (2 win, 1 draw): ONE 1 : 1 TWO"]),
-])
+@pytest.mark.parametrize(
+    "name, title, expected",
+    [
+        (
+            "rule-violation-DUPLICATE_SHAPE",
+            "team ONE (BLUE+RED, alice) wins 15 : 10",
+            ["team TWO (bob, YELLOW to move) broke a rule", "DUPLICATE_SHAPE: this piece has already been placed"],
+        ),
+        (
+            "rule-violation-OBSTRUCTED",
+            "team TWO (YELLOW+GREEN, bob) wins 15 : 15",
+            [
+                "team ONE (alice) broke a rule",
+                "OBSTRUCTED: the piece would cover a field that is already taken "
+                "(move 'Setze PENTO_I(Farbe Rot)[19,17]')",
+            ],
+        ),
+        (
+            "soft-timeout",
+            "team ONE (BLUE+RED, alice) wins 15 : 10",
+            ["did not move within 2 seconds (soft timeout)", "Server: Der Spieler hat innerhalb von 2 Sekunden"],
+        ),
+        ("hard-timeout", "team ONE (BLUE+RED, alice) wins 15 : 10", ["did not move within 10 seconds (hard timeout)"]),
+        ("left", "team ONE (BLUE+RED, alice) wins 15 : 10", ["team TWO (bob, YELLOW to move) left the game"]),
+        ("example-draw", "draw, 10 : 10", ["Score: ONE (BLUE+RED) ", "Win points (2 win, 1 draw): ONE 1 : 1 TWO"]),
+    ],
+)
 def test_result_texts(name, title, expected):
     result = result_from_message(parse_xml(fixture_path(f"sc2021/gen-21.3.3-s2c-result-{name}.xml").read_bytes()))
     got_title, lines = result_texts(result, _state_after(5), NAMES)
@@ -71,7 +85,8 @@ def test_a_session_tells_its_end_from_one_result():
     # a server's result is the session's end, whatever the board says
     s.end = irregular_result(Team.TWO, Cause.LEFT, "Der Spieler hat das Spiel verlassen", (one, two), ("a", "b"))
     assert s.final_result() is s.end and (
-        "Irregular end: team TWO (AI) left the game (disconnected)." in s.end_texts().lines)
+        "Irregular end: team TWO (AI) left the game (disconnected)." in s.end_texts().lines
+    )
     why = "The connection ended before a result: reset"
     s.end = Aborted("Game aborted", why)
     assert s.final_result() is None and s.ended

@@ -35,8 +35,9 @@ def test_snapshot_blocked_ghost_light_theme(snap_compare):
         await settle(pilot)
         await pilot.press("tab", "H", "H", "K", "K")  # MONO onto BLUE's start piece: not placeable
 
-    assert snap_compare(game_app(Shape.PENTO_L, plies=4, theme="textual-light"), terminal_size=SIZE,
-                        run_before=run_before)
+    assert snap_compare(
+        game_app(Shape.PENTO_L, plies=4, theme="textual-light"), terminal_size=SIZE, run_before=run_before
+    )
 
 
 def test_snapshot_help(snap_compare):
@@ -70,7 +71,6 @@ def test_snapshot_replay_end_with_result(snap_compare):
     assert snap_compare(BlokusApp(lambda: ReplayScreen(data)), terminal_size=SIZE, press=["end"])
 
 
-
 def test_snapshot_network_with_xml_pane(snap_compare):
     """Network play with a scripted connection (same messages as a server, no sockets, no clock)."""
     from tests.tui_helpers import InstantPlayer, ScriptedConnection
@@ -83,9 +83,18 @@ def test_snapshot_network_with_xml_pane(snap_compare):
         await until(pilot, lambda: s.is_human_turn() and s.state.turn >= 2)
         await pilot.press("tab", "tab")
 
-    app = BlokusApp(lambda: NetworkGameScreen(
-        "127.0.0.1", 13050, player=InstantPlayer("first"), hint_player=InstantPlayer("first"), name="alice",
-        clock_limit=None, stamp=lambda: "", connection_factory=ScriptedConnection.factory(Shape.PENTO_L)))
+    app = BlokusApp(
+        lambda: NetworkGameScreen(
+            "127.0.0.1",
+            13050,
+            player=InstantPlayer("first"),
+            hint_player=InstantPlayer("first"),
+            name="alice",
+            clock_limit=None,
+            stamp=lambda: "",
+            connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
+        )
+    )
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
@@ -95,6 +104,7 @@ SIZES = [(80, 24), (120, 40), (200, 60)]
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_snapshot_game_at_every_size(snap_compare, size):
     """Board, both shape panels, status and footer at 80×24 (half-block board), 120×40, 200×60 (large board)."""
+
     async def run_before(pilot):
         await settle(pilot)
         await pilot.press("tab", "tab", "d")

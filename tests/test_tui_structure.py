@@ -36,7 +36,7 @@ def test_tui_import_graph_has_no_cycle():
 
     def visit(node: str, path: list[str]) -> None:
         if node in path:
-            raise AssertionError("import cycle: " + " -> ".join(path[path.index(node):] + [node]))
+            raise AssertionError("import cycle: " + " -> ".join(path[path.index(node) :] + [node]))
         if node in done:
             return
         for target in sorted(graph[node]):
@@ -58,8 +58,13 @@ def test_no_class_in_tui_is_over_250_lines():
 
 def test_colour_literals_only_in_colors_py():
     literal = re.compile(r"[\"']#[0-9a-fA-F]{6}[\"']")
-    found = [f"{p.name}:{i}" for p in TUI.glob("*.py") if p.name != "colors.py"
-             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if literal.search(line)]
+    found = [
+        f"{p.name}:{i}"
+        for p in TUI.glob("*.py")
+        if p.name != "colors.py"
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if literal.search(line)
+    ]
     found += [p.name for p in TUI.glob("*.tcss") if re.search(r"#[0-9a-fA-F]{3,6}\b", p.read_text())]
     assert not found, found
 

@@ -25,27 +25,45 @@ def watch_args(port: int, *extra: str):
 
 
 async def run_bot(port: int, code: str, ai: str, season: str = "2021") -> int:
-    args = bot_parser().parse_args(["-h", HOST, "-p", str(port), "-r", code, "--ai", ai, "--move-time", "30",
-                                    "--engine", "thread", "--season", season])
+    args = bot_parser().parse_args(
+        [
+            "-h",
+            HOST,
+            "-p",
+            str(port),
+            "-r",
+            code,
+            "--ai",
+            ai,
+            "--move-time",
+            "30",
+            "--engine",
+            "thread",
+            "--season",
+            season,
+        ]
+    )
     return await Bot(args).run()
 
 
 @pytest.mark.parametrize("season", ["2021", "2027"])
 async def test_prepare_prints_the_codes_and_watches_two_bots_play(tmp_path, season):
-    server = await start_server(password=PASSWORD, seed=11, replay_dir=tmp_path / "server",
-                                season=season_named(season))
+    server = await start_server(password=PASSWORD, seed=11, replay_dir=tmp_path / "server", season=season_named(season))
     port = server.port
     bots: list[asyncio.Task] = []
     out, err = io.StringIO(), io.StringIO()
 
     def started(watcher: Watcher) -> None:
         assert len(watcher.reservations) == 2
-        bots.extend(asyncio.create_task(run_bot(server.port, code, ai, season))
-                    for code, ai in zip(watcher.reservations, ("greedy", "random"), strict=True))
+        bots.extend(
+            asyncio.create_task(run_bot(server.port, code, ai, season))
+            for code, ai in zip(watcher.reservations, ("greedy", "random"), strict=True)
+        )
 
     try:
-        args = watch_args(server.port, "--prepare", "alice", "bob", "--save-replay", str(tmp_path / "mine"),
-                          "--season", season)
+        args = watch_args(
+            server.port, "--prepare", "alice", "bob", "--save-replay", str(tmp_path / "mine"), "--season", season
+        )
         code = await asyncio.wait_for(watch_text(args, out, err, on_started=started), 120)
         bot_codes = await asyncio.gather(*bots)
     finally:
@@ -85,8 +103,9 @@ async def test_observe_a_running_room_with_analysis():
         players: list[asyncio.Task] = []
 
         def started(_watcher: Watcher) -> None:
-            players.extend(asyncio.create_task(play_client(server.port, seed=i, reservation=code))
-                           for i, code in enumerate(codes))
+            players.extend(
+                asyncio.create_task(play_client(server.port, seed=i, reservation=code)) for i, code in enumerate(codes)
+            )
 
         args = watch_args(server.port, "--room", room, "--analyse", "--ai", "greedy", "--time", "20")
         code = await asyncio.wait_for(watch_text(args, out, err, on_started=started), 900)  # generous: under load
@@ -103,16 +122,16 @@ async def test_observe_a_running_room_with_analysis():
 async def test_wrong_password_and_unknown_room_are_one_line():
     server = await start_server(password=PASSWORD)
     try:
-        bad = parse_args(["-h", HOST, "-p", str(server.port), "--password", "wrong", "--text",
-                          "--prepare", "a", "b"])
+        bad = parse_args(["-h", HOST, "-p", str(server.port), "--password", "wrong", "--text", "--prepare", "a", "b"])
         err = io.StringIO()
         code = await asyncio.wait_for(watch_text(bad, io.StringIO(), err), 30)
         assert code != EXIT_OK
         assert err.getvalue().count("\n") == 1 and "prepare failed" in err.getvalue()
         assert "password" in err.getvalue()
         err = io.StringIO()
-        code = await asyncio.wait_for(watch_text(watch_args(server.port, "--room", "no-such-room"),
-                                                 io.StringIO(), err), 30)
+        code = await asyncio.wait_for(
+            watch_text(watch_args(server.port, "--room", "no-such-room"), io.StringIO(), err), 30
+        )
         assert code != EXIT_OK and err.getvalue().count("\n") == 1 and "observe failed" in err.getvalue()
     finally:
         await server.close()
@@ -127,8 +146,16 @@ async def test_no_server_is_a_connection_error():
     assert info.value.code == 1 and "cannot connect" in str(info.value)
 
 
-@pytest.mark.parametrize("argv", [[], ["--room", "r", "--prepare", "a", "b"], ["--room", "r", "--port", "0"],
-                                  ["--room", "r", "--ai", "nobody"], ["--prepare", "a", " "]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--room", "r", "--prepare", "a", "b"],
+        ["--room", "r", "--port", "0"],
+        ["--room", "r", "--ai", "nobody"],
+        ["--prepare", "a", " "],
+    ],
+)
 def test_bad_options_exit_2(argv, capsys):
     import blokus
 

@@ -100,8 +100,15 @@ def game_app(
                 players[team] = opponent or InstantPlayer("first")
             else:
                 players[team] = own or InstantPlayer("first")
-        return GameScreen(session, players, hint or InstantPlayer("last"), move_time_ms=move_time_ms,
-                          save_replay=save_replay, new_game=app.restart, ponder=ponder)
+        return GameScreen(
+            session,
+            players,
+            hint or InstantPlayer("last"),
+            move_time_ms=move_time_ms,
+            save_replay=save_replay,
+            new_game=app.restart,
+            ponder=ponder,
+        )
 
     app = BlokusApp(make, theme=theme)
     return app

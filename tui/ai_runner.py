@@ -32,8 +32,16 @@ class AIRunner:
     def busy(self) -> bool:
         return self.purpose is not None
 
-    def start(self, player: Player, state: GameState, index: int, purpose: AIPurpose, *,
-              clock_started: float | None = None, clock_limit: float | None = None) -> None:
+    def start(
+        self,
+        player: Player,
+        state: GameState,
+        index: int,
+        purpose: AIPurpose,
+        *,
+        clock_started: float | None = None,
+        clock_limit: float | None = None,
+    ) -> None:
         """Ask ``player`` for a move in ``state`` (timeline position ``index``). With a server clock
         (``clock_started`` monotonic, ``clock_limit`` seconds) the answer comes before it runs out."""
         self.purpose = purpose
@@ -43,11 +51,23 @@ class AIRunner:
         hard_ms: float = think_ms + EXTRA_CUTOFF_MS
         if clock_limit is not None:
             hard_ms = max(50.0, min(hard_ms, clock_limit * 1000 - CLOCK_MARGIN_MS))
-        self.screen.run_worker(self._ask(player, state.copy(), index, purpose, started, think_ms, hard_ms),
-                               group="ai", exclusive=True, exit_on_error=False)
+        self.screen.run_worker(
+            self._ask(player, state.copy(), index, purpose, started, think_ms, hard_ms),
+            group="ai",
+            exclusive=True,
+            exit_on_error=False,
+        )
 
-    async def _ask(self, player: Player, state: GameState, index: int, purpose: AIPurpose, started: float,
-                   think_ms: float, hard_ms: float) -> None:
+    async def _ask(
+        self,
+        player: Player,
+        state: GameState,
+        index: int,
+        purpose: AIPurpose,
+        started: float,
+        think_ms: float,
+        hard_ms: float,
+    ) -> None:
         decision = await decide(player, state, started, think_ms=think_ms, hard_ms=hard_ms)
         if purpose is AIPurpose.PLAY and self.min_delay:
             wait = self.min_delay - (time.monotonic() - started)

@@ -51,8 +51,13 @@ MARK_STYLE = {"?": Style(color=MISTAKE, bold=True), "??": Style(color=BLUNDER, b
 class AnalysisRunner:
     """The analysis of one game for one screen. All attributes are read and written on the UI thread."""
 
-    def __init__(self, host, settings: AnalysisSettings | None = None, cache: AnalysisCache | None = None,
-                 on_change: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        host,
+        settings: AnalysisSettings | None = None,
+        cache: AnalysisCache | None = None,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
         self.host = host  # the Screen whose worker runs the analysis
         self.settings = settings or AnalysisSettings()
         self.cache = cache
@@ -268,26 +273,41 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState, max_lines: i
     lines: list[tuple[Text, int]] = []  # (line, rank): the highest ranks are dropped first
     if runner.running and runner.preparing:
         what = "preparing the engine (first start only)" if runner.preparing == "compiling" else "loading the engine"
-        lines.append((Text.assemble((f"{Spinner.FRAMES[runner.ticks % len(Spinner.FRAMES)]} {what}",
-                                     Style(color=MISTAKE)), ("  esc stop", Style(dim=True))), 3))
+        lines.append(
+            (
+                Text.assemble(
+                    (f"{Spinner.FRAMES[runner.ticks % len(Spinner.FRAMES)]} {what}", Style(color=MISTAKE)),
+                    ("  esc stop", Style(dim=True)),
+                ),
+                3,
+            )
+        )
     elif runner.running:
-        lines.append((Text.assemble((f"{_bar(done, total)} {done}/{total}", Style(color=MISTAKE)),
-                                    (f"  {s.engine_name()} {s.time_per_position:g} s/pos · esc stop",
-                                     Style(dim=True))), 3))
+        lines.append(
+            (
+                Text.assemble(
+                    (f"{_bar(done, total)} {done}/{total}", Style(color=MISTAKE)),
+                    (f"  {s.engine_name()} {s.time_per_position:g} s/pos · esc stop", Style(dim=True)),
+                ),
+                3,
+            )
+        )
     elif runner.error:
         lines.append((Text(f"analysis failed: {runner.error}", Style(color=BLUNDER)), 1))
     elif a is not None and done < total:
         lines.append((Text(f"stopped at {done}/{total} · a resumes", Style(dim=True)), 3))
     else:
-        lines.append((Text(f"analysed {done} positions ({s.engine_name()}, {s.time_per_position:g} s/pos)",
-                           Style(dim=True)), 3))
+        lines.append(
+            (Text(f"analysed {done} positions ({s.engine_name()}, {s.time_per_position:g} s/pos)", Style(dim=True)), 3)
+        )
     p = runner.at(index)
     if state.is_over:
         diff = state.team_points(Team.ONE) - state.team_points(Team.TWO)
         lines.append((Text(f"game over · final difference {diff:+d} (ONE − TWO)"), 0))
     elif p is None:
-        lines.append((Text(f"turn {state.turn}: {'not analysed yet' if runner.running else 'no analysis'}",
-                           Style(dim=True)), 0))
+        lines.append(
+            (Text(f"turn {state.turn}: {'not analysed yet' if runner.running else 'no analysis'}", Style(dim=True)), 0)
+        )
     else:
         value = evaluation_at(a, index) if a is not None else None  # the chart's value of this position
         value = p.value if value is None else value
@@ -300,8 +320,9 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState, max_lines: i
             if p.mark:
                 played.append(f" {p.mark}", MARK_STYLE[p.mark])
             played.append(f" · {_describe(p.played)}")
-            best = Text.assemble(("best   ", Style(dim=True)), _describe(p.best),
-                                 "  (= played)" if p.best == p.played else "  (ghost)")
+            best = Text.assemble(
+                ("best   ", Style(dim=True)), _describe(p.best), "  (= played)" if p.best == p.played else "  (ghost)"
+            )
             lines += [(played, 0), (best, 1)]
     if a is not None:
         tally = Text()
@@ -316,7 +337,7 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState, max_lines: i
         lines.append((tally, 2))
     lines.append((Text("[ ] previous/next mistake · a pane on/off · c chart", Style(dim=True)), 4))
     if max_lines is not None and len(lines) > max_lines:
-        keep = sorted(range(len(lines)), key=lambda i: lines[i][1])[:max(max_lines, 1)]
+        keep = sorted(range(len(lines)), key=lambda i: lines[i][1])[: max(max_lines, 1)]
         lines = [lines[i] for i in sorted(keep)]
     t = Text("\n").join(line for line, _rank in lines)
     t.no_wrap, t.overflow = True, "ellipsis"
@@ -354,22 +375,27 @@ class AnalysisViewMixin(_AnalysisBase):
     """
 
     ANALYSIS_BINDINGS = [
-        Binding("a", "toggle_analysis", "Analysis",
-                tooltip="analysis pane on/off (analyses the game in the background)"),
+        Binding(
+            "a", "toggle_analysis", "Analysis", tooltip="analysis pane on/off (analyses the game in the background)"
+        ),
         Binding("c", "toggle_chart", "Chart", tooltip="chart of the game on/off (click a turn to go there)"),
-        Binding("right_square_bracket", "mistake(1)", "Next mistake", show=False,
-                tooltip="the next move marked ? or ??"),
-        Binding("left_square_bracket", "mistake(-1)", "Prev mistake", show=False,
-                tooltip="the previous move marked ? or ??"),
+        Binding(
+            "right_square_bracket", "mistake(1)", "Next mistake", show=False, tooltip="the next move marked ? or ??"
+        ),
+        Binding(
+            "left_square_bracket", "mistake(-1)", "Prev mistake", show=False, tooltip="the previous move marked ? or ??"
+        ),
         Binding("escape", "stop_analysis", "Stop analysis", show=False, tooltip="stop the analysis (it resumes on a)"),
     ]
 
     analysis_runner: AnalysisRunner
 
-    def setup_analysis(self, settings: AnalysisSettings | None = None, *, final: bool = True,
-                       cache: AnalysisCache | None = None) -> None:
-        self.analysis_runner = AnalysisRunner(self, settings, cache if cache is not None else AnalysisCache(),
-                                              on_change=self._analysis_changed)
+    def setup_analysis(
+        self, settings: AnalysisSettings | None = None, *, final: bool = True, cache: AnalysisCache | None = None
+    ) -> None:
+        self.analysis_runner = AnalysisRunner(
+            self, settings, cache if cache is not None else AnalysisCache(), on_change=self._analysis_changed
+        )
         self._chart().can_focus = False  # only a shown chart takes the focus (a click), never a hidden one
         self.analysis_game_changed(final=final)
 
@@ -428,8 +454,10 @@ class AnalysisViewMixin(_AnalysisBase):
         wanted = self._pane().has_class("shown") or self._chart().has_class("shown")
         if wanted and not self.query_one("#analysis-area").display:
             need = FOOTER + self.min_centre_lines() + AREA_MIN
-            self.notify(f"The analysis and the chart need a terminal of at least {need} lines "
-                        f"(this one has {height}).", severity="warning")
+            self.notify(
+                f"The analysis and the chart need a terminal of at least {need} lines (this one has {height}).",
+                severity="warning",
+            )
 
     def action_toggle_analysis(self) -> None:
         pane = self._pane()
@@ -465,8 +493,9 @@ class AnalysisViewMixin(_AnalysisBase):
             return
         target = runner.next_marked(self.index, direction)
         if target is None:
-            self.notify(f"no {'later' if direction > 0 else 'earlier'} mistake"
-                        + ("" if runner.complete else " (so far)"))
+            self.notify(
+                f"no {'later' if direction > 0 else 'earlier'} mistake" + ("" if runner.complete else " (so far)")
+            )
             return
         self.index = target
 

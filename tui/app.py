@@ -58,8 +58,12 @@ class BlokusApp(App[int]):
         log.error("unexpected error", exc_info=exc if exc is not None else True)
         self.bell()
         # Text: the message is printed as it is (an exception's text is no Rich markup)
-        self.panic(Text(f"blokus: unexpected error: {type(exc).__name__ if exc else 'error'}: {exc} "
-                        f"(the details are in {log_file_path()})"))
+        self.panic(
+            Text(
+                f"blokus: unexpected error: {type(exc).__name__ if exc else 'error'}: {exc} "
+                f"(the details are in {log_file_path()})"
+            )
+        )
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's palette entries, with "Keys" opening our help screen (which escape closes) instead of
@@ -118,8 +122,9 @@ def setup_logging(path: str | None = None) -> None:
 def run_app(app: App, prog: str = "blokus") -> int:
     """Run the app in the terminal; a stdout that is not a terminal is one line of error (exit 2)."""
     if not sys.stdout.isatty():
-        print(f"{prog}: the terminal interface needs a terminal; stdout is not one (a pipe or a file?)",
-              file=sys.stderr)
+        print(
+            f"{prog}: the terminal interface needs a terminal; stdout is not one (a pipe or a file?)", file=sys.stderr
+        )
         return 2
     try:
         result = app.run()

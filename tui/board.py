@@ -155,9 +155,10 @@ def field_segment(key: Key, pal: Palette, width: int) -> Segment:
         return Segment("╳" * width, Style(color=pal.blocked_fg, bgcolor=pal.blocked_bg, bold=True))
     if kind == "gF":
         return Segment("░" * width, Style(color=pal.piece(color), bgcolor=pal.ghost_fit(color)))
-    return Segment(("[" + "]" * (width - 1)) if width == 2 else "[" + " " * (width - 2) + "]",
-                   Style(color=pal.on_ghost(color), bgcolor=pal.ghost_legal(color),
-                         bold=True))
+    return Segment(
+        ("[" + "]" * (width - 1)) if width == 2 else "[" + " " * (width - 2) + "]",
+        Style(color=pal.on_ghost(color), bgcolor=pal.ghost_legal(color), bold=True),
+    )
 
 
 def field_colour(key: Key, pal: Palette) -> str:

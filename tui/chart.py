@@ -131,10 +131,17 @@ class GameChart(Widget, can_focus=True):
         values = [p.evaluation for p in self.points if p.evaluation is not None]
         values += [float(p.point_diff) for p in self.points] + [0.0]
         top, bottom = max(values), min(values)
-        grid = self._plot(picks, value_rows, bottom, top, [
-            (EVAL_GLYPH, EVAL_COLOUR, lambda p: p.evaluation),
-            (POINTS_GLYPH, POINTS_COLOUR, lambda p: float(p.point_diff)),
-        ], zero=True)
+        grid = self._plot(
+            picks,
+            value_rows,
+            bottom,
+            top,
+            [
+                (EVAL_GLYPH, EVAL_COLOUR, lambda p: p.evaluation),
+                (POINTS_GLYPH, POINTS_COLOUR, lambda p: float(p.point_diff)),
+            ],
+            zero=True,
+        )
         self._emit(out, grid, selected, [f"{top:+.0f}", "", f"{bottom:+.0f}"], label)
         if mobility_rows:
             high = max([max(p.mobility) for p in self.points] + [1])
@@ -198,7 +205,7 @@ class GameChart(Widget, can_focus=True):
             mark = str(turn)
             if turn // step != last and x + len(mark) <= len(picks) and (x == 0 or line[x - 1] == " "):
                 last = turn // step
-                line[x:x + len(mark)] = list(mark)
+                line[x : x + len(mark)] = list(mark)
         out.append(f"{'turn':>{AXIS - 1}} " + "".join(line), label)
 
     def watch_index(self, _old: int, _new: int) -> None:

@@ -47,28 +47,58 @@ def time_limit(text: str) -> float | None:
 
 
 def play_parser() -> argparse.ArgumentParser:
-    p = Parser("blokus play", "Play Blokus in the terminal: a local game against the AI, or on a server "
-                              "with -h/-p.")
-    p.add_argument("--team", type=team, default=None, metavar="ONE|TWO",
-                   help="your team: ONE = BLUE+RED (moves first), TWO = YELLOW+GREEN (local games; on a server "
-                        "the seats go in the order the clients join)")
-    p.add_argument("--opponent", default=None, metavar="NAME|human|cmd:COMMAND",
-                   help=f"AI opponent ({', '.join(player_names())}; default {DEFAULT_AI}), 'human' (hotseat) or "
-                        "cmd:COMMAND (your own client, started as COMMAND -h 127.0.0.1 -p PORT -r CODE)")
-    p.add_argument("--level", type=int, default=None, choices=range(1, 6), metavar="1-5",
-                   help="strength of the AI opponent in a local game: 1 (beginner) to 5 (the default AI)")
-    p.add_argument("--ponder", action="store_true",
-                   help="the AI opponent of a local game thinks on while you think (stronger; keeps a core busy "
-                        "during your turn, at most 30 s)")
+    p = Parser("blokus play", "Play Blokus in the terminal: a local game against the AI, or on a server with -h/-p.")
+    p.add_argument(
+        "--team",
+        type=team,
+        default=None,
+        metavar="ONE|TWO",
+        help="your team: ONE = BLUE+RED (moves first), TWO = YELLOW+GREEN (local games; on a server "
+        "the seats go in the order the clients join)",
+    )
+    p.add_argument(
+        "--opponent",
+        default=None,
+        metavar="NAME|human|cmd:COMMAND",
+        help=f"AI opponent ({', '.join(player_names())}; default {DEFAULT_AI}), 'human' (hotseat) or "
+        "cmd:COMMAND (your own client, started as COMMAND -h 127.0.0.1 -p PORT -r CODE)",
+    )
+    p.add_argument(
+        "--level",
+        type=int,
+        default=None,
+        choices=range(1, 6),
+        metavar="1-5",
+        help="strength of the AI opponent in a local game: 1 (beginner) to 5 (the default AI)",
+    )
+    p.add_argument(
+        "--ponder",
+        action="store_true",
+        help="the AI opponent of a local game thinks on while you think (stronger; keeps a core busy "
+        "during your turn, at most 30 s)",
+    )
     p.add_argument("--ai", default=None, metavar="NAME", help="AI used for hints, autopilot and --watch")
-    p.add_argument("--move-time", "--ai-time", dest="move_time", type=milliseconds, default=None, metavar="MS",
-                   help=f"thinking time per AI move in ms, or with a unit (1.5s) (default {DEFAULT_MOVE_TIME_MS}; "
-                        f"network games {NETWORK_MOVE_TIME_MS})")
-    p.add_argument("--start-piece", type=shape, default=None, metavar="SHAPE",
-                   help="start piece, e.g. PENTO_L (default: random)")
-    p.add_argument("--season", type=season_type, default=None, metavar="2021|2027",
-                   help="season of a local game (default 2021: first piece in a corner; 2027: on the border, "
-                        "24 rounds); on a server: the game type a plain join asks for (the server's states decide)")
+    p.add_argument(
+        "--move-time",
+        "--ai-time",
+        dest="move_time",
+        type=milliseconds,
+        default=None,
+        metavar="MS",
+        help=f"thinking time per AI move in ms, or with a unit (1.5s) (default {DEFAULT_MOVE_TIME_MS}; "
+        f"network games {NETWORK_MOVE_TIME_MS})",
+    )
+    p.add_argument(
+        "--start-piece", type=shape, default=None, metavar="SHAPE", help="start piece, e.g. PENTO_L (default: random)"
+    )
+    p.add_argument(
+        "--season",
+        type=season_type,
+        default=None,
+        metavar="2021|2027",
+        help="season of a local game (default 2021: first piece in a corner; 2027: on the border, "
+        "24 rounds); on a server: the game type a plain join asks for (the server's states decide)",
+    )
     p.add_argument("--seed", type=int, default=None, help="seed for the start piece and the AI")
     p.add_argument("--watch", action="store_true", help="AI against AI; you watch")
     p.add_argument("--name", default=None, help="your player name")
@@ -79,11 +109,21 @@ def play_parser() -> argparse.ArgumentParser:
     p.add_argument("-r", "--reservation", default=None, help="reservation code of a prepared game")
     p.add_argument("--room", default=None, help="room id to join")
     limit = DEFAULT_SEASON.soft_timeout_ms / 1000
-    p.add_argument("--time-limit", type=time_limit, default=limit, metavar="SECONDS|none",
-                   help=f"seconds the server allows per move, for the countdown (default {limit:g}, the official "
-                        "limit; none: no countdown)")
-    p.add_argument("--no-timeout", dest="time_limit", action="store_const", const=None,
-                   help="the server has no time limit (blokus serve --no-timeout): no countdown")
+    p.add_argument(
+        "--time-limit",
+        type=time_limit,
+        default=limit,
+        metavar="SECONDS|none",
+        help=f"seconds the server allows per move, for the countdown (default {limit:g}, the official "
+        "limit; none: no countdown)",
+    )
+    p.add_argument(
+        "--no-timeout",
+        dest="time_limit",
+        action="store_const",
+        const=None,
+        help="the server has no time limit (blokus serve --no-timeout): no countdown",
+    )
     return p
 
 
@@ -102,8 +142,9 @@ def build_local_app(args: argparse.Namespace) -> BlokusApp:
 
     def make() -> GameScreen:
         seed = None if args.seed is None else next(seeds)  # a new game gets a new seed
-        session = GameSession.new_local(args.start_piece, human=human, hotseat=hotseat, seed=seed,
-                                        season=args.season or DEFAULT_SEASON)
+        session = GameSession.new_local(
+            args.start_piece, human=human, hotseat=hotseat, seed=seed, season=args.season or DEFAULT_SEASON
+        )
         if args.name and human is not None:
             session.names[human] = args.name
         players: dict[Team, Player] = {}
@@ -113,8 +154,16 @@ def build_local_app(args: argparse.Namespace) -> BlokusApp:
             if session.seats[t].value == "ai":
                 session.names[t] = f"AI {name}"
         hint = make_player(ai_name, None if seed is None else seed + 7)
-        return GameScreen(session, players, hint, move_time_ms=move_time, min_delay=0.4 if args.watch else 0.0,
-                          save_replay=save_game_replay, new_game=lambda: app.restart(), ponder=args.ponder)
+        return GameScreen(
+            session,
+            players,
+            hint,
+            move_time_ms=move_time,
+            min_delay=0.4 if args.watch else 0.0,
+            save_replay=save_game_replay,
+            new_game=lambda: app.restart(),
+            ponder=args.ponder,
+        )
 
     app = BlokusApp(make, theme=theme_name(args))
     return app
@@ -144,11 +193,21 @@ def build_network_app(args: argparse.Namespace, connection_factory=None) -> Blok
     limit = None if args.reservation and args.time_limit == DEFAULT_SEASON.soft_timeout_ms / 1000 else args.time_limit
 
     def make() -> NetworkGameScreen:
-        return NetworkGameScreen(host, port_number, reservation=args.reservation, room=args.room, player=player,
-                                 hint_player=hint, move_time_ms=args.move_time or NETWORK_MOVE_TIME_MS,
-                                 name=args.name, team=args.team, clock_limit=limit,
-                                 connection_factory=connection_factory, save_replay=save_network_replay,
-                                 season=args.season)
+        return NetworkGameScreen(
+            host,
+            port_number,
+            reservation=args.reservation,
+            room=args.room,
+            player=player,
+            hint_player=hint,
+            move_time_ms=args.move_time or NETWORK_MOVE_TIME_MS,
+            name=args.name,
+            team=args.team,
+            clock_limit=limit,
+            connection_factory=connection_factory,
+            save_replay=save_network_replay,
+            season=args.season,
+        )
 
     return BlokusApp(make, theme=theme_name(args))
 
@@ -198,10 +257,18 @@ def replay_parser() -> argparse.ArgumentParser:
     p.add_argument("-h", action="help", help=argparse.SUPPRESS)  # no host here: -h is help too
     p.add_argument("file", help="replay file (.xml or .xml.gz)")
     p.add_argument("--turn", type=int, default=None, help="start at this turn")
-    p.add_argument("--analyse", action="store_true",
-                   help="open with the analysis of the whole game running (the pane that a opens)")
-    p.add_argument("--season", type=season_type, default=None, metavar="2021|2027",
-                   help="judge the game by this season's rules (default: the season the file's form shows)")
+    p.add_argument(
+        "--analyse",
+        action="store_true",
+        help="open with the analysis of the whole game running (the pane that a opens)",
+    )
+    p.add_argument(
+        "--season",
+        type=season_type,
+        default=None,
+        metavar="2021|2027",
+        help="judge the game by this season's rules (default: the season the file's form shows)",
+    )
     p.add_argument("--light", action="store_true", help="light theme")
     p.add_argument("--log", default=None, metavar="FILE", help="log file")
     return p
@@ -218,5 +285,4 @@ def replay_main(argv: list[str]) -> int:
 
 
 def replay_app(args: argparse.Namespace, replay: ReplayData) -> BlokusApp:
-    return BlokusApp(lambda: ReplayScreen(replay, start_turn=args.turn, analyse=args.analyse),
-                     theme=theme_name(args))
+    return BlokusApp(lambda: ReplayScreen(replay, start_turn=args.turn, analyse=args.analyse), theme=theme_name(args))

@@ -46,10 +46,18 @@ MONO_EMPTY_LIGHT = ("#f5f5f5", "#e6e6e6")
 # (``piece_dim``) are mixed towards: the colour's own dark (dark theme) or pale (light theme) hue, not the grey
 # background, so that a reduced palette keeps them apart: with 16 colours (TERM=xterm) the shade of each colour
 # stays in its hue (red must not turn into the dark yellow of SGR 33), with 256 the four shades stay four colours.
-SHADE_DARK: dict[Color, str] = {Color.BLUE: "#000080", Color.YELLOW: "#808000", Color.RED: "#800000",
-                                Color.GREEN: "#008000"}
-SHADE_LIGHT: dict[Color, str] = {Color.BLUE: "#a0b8ff", Color.YELLOW: "#ffff80", Color.RED: "#ffa0a0",
-                                 Color.GREEN: "#90ff90"}
+SHADE_DARK: dict[Color, str] = {
+    Color.BLUE: "#000080",
+    Color.YELLOW: "#808000",
+    Color.RED: "#800000",
+    Color.GREEN: "#008000",
+}
+SHADE_LIGHT: dict[Color, str] = {
+    Color.BLUE: "#a0b8ff",
+    Color.YELLOW: "#ffff80",
+    Color.RED: "#ffa0a0",
+    Color.GREEN: "#90ff90",
+}
 # Letters that name a colour where colour alone is not enough (NO_COLOR).
 LETTER: dict[Color, str] = {Color.BLUE: "B", Color.YELLOW: "Y", Color.RED: "R", Color.GREEN: "G"}
 
@@ -149,12 +157,38 @@ class Palette:
         return Palette(**{**self.__dict__, "mono": True, "empty_a": empty_a, "empty_b": empty_b})
 
 
-DARK = Palette(True, empty_a="#1f2329", empty_b="#272c33", label="#8a94a3", corner="#c8ccd2", dim_text="#5c6570",
-               frame="#15181c", text="#e0e0e0", good="#40c060", bad="#ff6060", warn="#e8b610",
-               selected_bg="#4a5260", xml_in="#e0e0e0", xml_out="#9fd3ff")
-LIGHT = Palette(False, empty_a="#f4f5f7", empty_b="#e3e6ea", label="#5a6270", corner="#1f2329", dim_text="#a0a7b0",
-                frame="#cfd4da", text="#1f2329", good="#1d7a35", bad="#c0201a", warn="#8a6a00",
-                selected_bg="#b8c0cc", xml_in="#1f2329", xml_out="#0b4f8a")
+DARK = Palette(
+    True,
+    empty_a="#1f2329",
+    empty_b="#272c33",
+    label="#8a94a3",
+    corner="#c8ccd2",
+    dim_text="#5c6570",
+    frame="#15181c",
+    text="#e0e0e0",
+    good="#40c060",
+    bad="#ff6060",
+    warn="#e8b610",
+    selected_bg="#4a5260",
+    xml_in="#e0e0e0",
+    xml_out="#9fd3ff",
+)
+LIGHT = Palette(
+    False,
+    empty_a="#f4f5f7",
+    empty_b="#e3e6ea",
+    label="#5a6270",
+    corner="#1f2329",
+    dim_text="#a0a7b0",
+    frame="#cfd4da",
+    text="#1f2329",
+    good="#1d7a35",
+    bad="#c0201a",
+    warn="#8a6a00",
+    selected_bg="#b8c0cc",
+    xml_in="#1f2329",
+    xml_out="#0b4f8a",
+)
 
 
 # Analysis marks and the chart (tui/analysis_view.py, tui/chart.py).

@@ -16,8 +16,10 @@ from textual.widgets import Input, OptionList, Static
 
 from tui.keys import help_renderable
 
-MOUSE_HELP = ("hover moves the piece, click places it, right-click flips, the wheel rotates; click a piece in a "
-              "panel to select it")
+MOUSE_HELP = (
+    "hover moves the piece, click places it, right-click flips, the wheel rotates; click a piece in a "
+    "panel to select it"
+)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -74,8 +76,9 @@ class QuitScreen(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         save = "[b]s[/b] save and quit   " if self.can_save else ""
         with Vertical(classes="dialog warning"):
-            yield Static(Text.from_markup(f"{self.question}\n\n{save}[b]q[/b] quit without saving   "
-                                          "[b]esc[/b] back to the game"))
+            yield Static(
+                Text.from_markup(f"{self.question}\n\n{save}[b]q[/b] quit without saving   [b]esc[/b] back to the game")
+            )
 
     def action_choose(self, what: str) -> None:
         if what == "save" and not self.can_save:
@@ -143,8 +146,7 @@ class ReplayPicker(ModalScreen["Path | None"]):
     def __init__(self, directory: Path) -> None:
         super().__init__()
         self.directory = directory
-        files = [p for p in directory.glob("*") if p.name.endswith((".xml", ".xml.gz"))] \
-            if directory.is_dir() else []
+        files = [p for p in directory.glob("*") if p.name.endswith((".xml", ".xml.gz"))] if directory.is_dir() else []
         self.files = sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
 
     def compose(self) -> ComposeResult:

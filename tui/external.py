@@ -57,13 +57,33 @@ class ExternalGameScreen(NetworkGameScreen):
         Binding("e", "program_log", "Program log", tooltip="pane with the cmd: opponent's stderr on/off"),
     ]
 
-    def __init__(self, hosted: HostedGame, program_team: Team, label: str, *, player: Player, hint_player: Player,
-                 move_time_ms: int = 1000, name: str | None = None, watch: bool = False,
-                 save_replay: Callable | None = None) -> None:
+    def __init__(
+        self,
+        hosted: HostedGame,
+        program_team: Team,
+        label: str,
+        *,
+        player: Player,
+        hint_player: Player,
+        move_time_ms: int = 1000,
+        name: str | None = None,
+        watch: bool = False,
+        save_replay: Callable | None = None,
+    ) -> None:
         own = program_team.opponent
-        super().__init__(HOST, hosted.port, reservation=hosted.reservations[own], player=player,
-                         hint_player=hint_player, move_time_ms=move_time_ms, name=name, team=own, clock_limit=None,
-                         save_replay=save_replay, season=hosted.season)
+        super().__init__(
+            HOST,
+            hosted.port,
+            reservation=hosted.reservations[own],
+            player=player,
+            hint_player=hint_player,
+            move_time_ms=move_time_ms,
+            name=name,
+            team=own,
+            clock_limit=None,
+            save_replay=save_replay,
+            season=hosted.season,
+        )
         self.title_text = f"Blokus against {label}"
         self.hosted = hosted
         self.program_team = program_team
@@ -78,8 +98,9 @@ class ExternalGameScreen(NetworkGameScreen):
     def compose(self) -> ComposeResult:
         yield from super().compose()
         # the pane's timer follows the program (no on_mount here: Textual calls every class's handler)
-        yield ProgramLog(f"{self.label} · stderr (e hides)", follow=self._follow_program, every=POLL_S,
-                         id="program-log")
+        yield ProgramLog(
+            f"{self.label} · stderr (e hides)", follow=self._follow_program, every=POLL_S, id="program-log"
+        )
 
     # --- the program ----------------------------------------------------------------------------------
 
@@ -121,11 +142,15 @@ class ExternalGameScreen(NetworkGameScreen):
             s.begin_turn()
         own = [m for m in list(self.hosted.moves) if m.team == self.program_team and m.latency is not None]
         last = own[-1] if own else None
-        if (last is not None and len(own) > self._moves_told and last.move is not None and last.latency is not None
-                and s.state.turn > last.turn):
+        if (
+            last is not None
+            and len(own) > self._moves_told
+            and last.move is not None
+            and last.latency is not None
+            and s.state.turn > last.turn
+        ):
             self._moves_told = len(own)  # its move has arrived on our side: say it once, with its time
-            s.feedback = Feedback(f"{self.label}: {last.move} in {last.latency * 1000:.0f} ms "
-                                  f"({self.times_text()})")
+            s.feedback = Feedback(f"{self.label}: {last.move} in {last.latency * 1000:.0f} ms ({self.times_text()})")
 
     def waiting_text(self) -> str:
         if self.session.state.current_team == self.program_team:
@@ -143,8 +168,10 @@ class ExternalGameScreen(NetworkGameScreen):
         self.fit_to(width, height)
         if wanted and not pane.has_class("shown"):
             need = FOOTER + self.min_centre_lines() + PANE_MIN_HEIGHT
-            self.notify(f"The program's log needs a terminal of at least {need} lines (this one has {height}).",
-                        severity="warning")
+            self.notify(
+                f"The program's log needs a terminal of at least {need} lines (this one has {height}).",
+                severity="warning",
+            )
         self._follow_program()
 
     def reserved_lines(self, width: int, height: int) -> int:
@@ -216,22 +243,50 @@ def start_external_game(args: argparse.Namespace) -> tuple[HostedGame, Team]:
     season = args.season or DEFAULT_SEASON
     own = args.team or Team.ONE
     label = program_label(args.opponent)
-    seats = {own: Seat(args.name or "you", None, can_timeout=False),
-             own.opponent: Seat(label, program_argv(args.opponent))}
-    hosted = HostedGame((seats[Team.ONE], seats[Team.TWO]), season=season, timeouts=external_timeouts(args),
-                        start_piece=args.start_piece, seed=args.seed, log_dir=program_log_dir(),
-                        log_prefix=f"tui-{datetime.now():%Y-%m-%d_%H-%M-%S}")
+    seats = {
+        own: Seat(args.name or "you", None, can_timeout=False),
+        own.opponent: Seat(label, program_argv(args.opponent)),
+    }
+    hosted = HostedGame(
+        (seats[Team.ONE], seats[Team.TWO]),
+        season=season,
+        timeouts=external_timeouts(args),
+        start_piece=args.start_piece,
+        seed=args.seed,
+        log_dir=program_log_dir(),
+        log_prefix=f"tui-{datetime.now():%Y-%m-%d_%H-%M-%S}",
+    )
     hosted.start()
     return hosted, own.opponent
 
 
-def external_app(hosted: HostedGame, program_team: Team, *, player: Player, hint_player: Player,
-                 move_time_ms: int = 1000, name: str | None = None, watch: bool = False, theme: str = "textual-dark",
-                 save_replay: Callable | None = None) -> BlokusApp:
+def external_app(
+    hosted: HostedGame,
+    program_team: Team,
+    *,
+    player: Player,
+    hint_player: Player,
+    move_time_ms: int = 1000,
+    name: str | None = None,
+    watch: bool = False,
+    theme: str = "textual-dark",
+    save_replay: Callable | None = None,
+) -> BlokusApp:
     label = hosted.seats[program_team].name
-    return BlokusApp(lambda: ExternalGameScreen(hosted, program_team, label, player=player, hint_player=hint_player,
-                                                move_time_ms=move_time_ms, name=name, watch=watch,
-                                                save_replay=save_replay), theme=theme)
+    return BlokusApp(
+        lambda: ExternalGameScreen(
+            hosted,
+            program_team,
+            label,
+            player=player,
+            hint_player=hint_player,
+            move_time_ms=move_time_ms,
+            name=name,
+            watch=watch,
+            save_replay=save_replay,
+        ),
+        theme=theme,
+    )
 
 
 def build_external_app(args: argparse.Namespace, save_replay: Callable | None = None) -> tuple[BlokusApp, HostedGame]:
@@ -239,9 +294,17 @@ def build_external_app(args: argparse.Namespace, save_replay: Callable | None = 
     ai = args.ai or DEFAULT_AI
     player = make_player(ai, args.seed)
     hint = make_player(ai, None if args.seed is None else args.seed + 7)
-    app = external_app(hosted, program_team, player=player, hint_player=hint, move_time_ms=args.move_time or 1500,
-                       name=args.name, watch=args.watch, theme="textual-light" if args.light else "textual-dark",
-                       save_replay=save_replay)
+    app = external_app(
+        hosted,
+        program_team,
+        player=player,
+        hint_player=hint,
+        move_time_ms=args.move_time or 1500,
+        name=args.name,
+        watch=args.watch,
+        theme="textual-light" if args.light else "textual-dark",
+        save_replay=save_replay,
+    )
     return app, hosted
 
 

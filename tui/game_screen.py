@@ -38,8 +38,13 @@ _PLAYING_ACTIONS = ("move", "rotate", "flip", "place", "deselect", "cycle", "pas
 
 # The keys of a game; the help screen, the command palette and the README key table come from here.
 GAME_BINDINGS: list[BindingType] = [
-    Binding("left,h", "move(-1,0)", "Move", show=False, tooltip="move the piece (its top-left corner is the "
-            "move's position)"),
+    Binding(
+        "left,h",
+        "move(-1,0)",
+        "Move",
+        show=False,
+        tooltip="move the piece (its top-left corner is the move's position)",
+    ),
     Binding("right,l", "move(1,0)", "Move", show=False),
     Binding("up,k", "move(0,-1)", "Move", show=False),
     Binding("down,j", "move(0,1)", "Move", show=False),
@@ -53,8 +58,9 @@ GAME_BINDINGS: list[BindingType] = [
     Binding("a", "rotate(-1)", "Rotate ⟲", show=False, tooltip="rotate counter-clockwise"),
     Binding("w,s", "rotate(2)", "180°", show=False, tooltip="rotate by 180°"),
     Binding("f", "flip", "Flip", tooltip="flip (mirror) the piece"),
-    Binding("enter,space", "place", "Place", tooltip="place the piece (refused with the rule and the cells "
-            "if illegal)"),
+    Binding(
+        "enter,space", "place", "Place", tooltip="place the piece (refused with the rule and the cells if illegal)"
+    ),
     Binding("escape", "deselect", "Put back", show=False, tooltip="put the piece back (none selected)"),
     Binding("P", "pass_turn", "Pass", show=False, tooltip="pass (asks first; never on a colour's first move)"),
     Binding("u", "undo", "Undo", show=False, tooltip="undo: back to your previous turn (local games)"),
@@ -62,16 +68,17 @@ GAME_BINDINGS: list[BindingType] = [
     Binding("m", "ai_move", "AI move", tooltip="AI, play this move for me"),
     Binding("o", "autopilot", "Autopilot", tooltip="autopilot on/off: the AI plays your colours"),
     Binding("v", "overlay", "Overlay", show=False, tooltip="overlay of the fields the colour to move can cover"),
-    Binding("left_square_bracket", "view(-1)", "View back", show=False, tooltip="view the previous state "
-            "(the game goes on)"),
+    Binding(
+        "left_square_bracket", "view(-1)", "View back", show=False, tooltip="view the previous state (the game goes on)"
+    ),
     Binding("right_square_bracket", "view(1)", "View fwd", show=False, tooltip="view the next state"),
     Binding("g", "live", "Live", show=False, tooltip="back to the live game"),
     Binding("x", "xml", "XML", show=False, tooltip="raw XML pane (network games)"),
     Binding("ctrl+s", "save", "Save", show=False, tooltip="save the game as a replay under replays/"),
-    Binding("ctrl+r", "open_replay", "Open replay", show=False, tooltip="open a replay from replays/ "
-            "(q comes back)"),
-    Binding("A", "analyse_game", "Analyse", show=False,
-            tooltip="analyse the finished game (replay viewer, q comes back)"),
+    Binding("ctrl+r", "open_replay", "Open replay", show=False, tooltip="open a replay from replays/ (q comes back)"),
+    Binding(
+        "A", "analyse_game", "Analyse", show=False, tooltip="analyse the finished game (replay viewer, q comes back)"
+    ),
     Binding("N", "new_game", "New game", show=False, tooltip="new game (local games, after the end)"),
     Binding("question_mark,f1", "help", "Help", tooltip="help with every key"),
     Binding("q", "quit", "Quit", tooltip="quit (asks, and offers to save, while a game is in progress)"),
@@ -129,8 +136,15 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         gs = s.ghost_status()
         ghost = tuple(s.ghost.cells()) if gs is not None and s.ghost is not None else ()
         overlay = s.overlay_cells() if s.show_overlay else 0
-        return BoardView(shown, last if isinstance(last, SetMove) else None, ghost, shown.current_color,
-                         gs[0] if gs is not None else None, overlay, shown.current_color)
+        return BoardView(
+            shown,
+            last if isinstance(last, SetMove) else None,
+            ghost,
+            shown.current_color,
+            gs[0] if gs is not None else None,
+            overlay,
+            shown.current_color,
+        )
 
     def status_context(self) -> StatusContext:
         width = self.query_one(StatusBar).content_size.width
@@ -152,10 +166,17 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         selected = s.ghost.shape if s.ghost is not None and s.is_live else None
         for color in Color:
             placeable = frozenset(s.placeable_shapes(color)) if shown.is_valid(color) else frozenset()
-            self.query_one(f"#panel-{color.name}", ShapePanel).show(PanelView(
-                color, frozenset(shown.undeployed(color)), placeable,
-                selected if color == shown.current_color else None,
-                not shown.is_over and color == shown.current_color, not shown.is_valid(color), shown.points(color)))
+            self.query_one(f"#panel-{color.name}", ShapePanel).show(
+                PanelView(
+                    color,
+                    frozenset(shown.undeployed(color)),
+                    placeable,
+                    selected if color == shown.current_color else None,
+                    not shown.is_over and color == shown.current_color,
+                    not shown.is_valid(color),
+                    shown.points(color),
+                )
+            )
         self.show_feedback()
         self.query_one(MoveLog).set_entries(s.timeline.entries, s.shown_index)
         # The footer rebuilds its keys on every refresh_bindings(): only when something changed.
@@ -240,8 +261,10 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         if texts is None:
             return
         self._end_shown = True
-        self.app.push_screen(EndScreen(texts.title, "\n".join(texts.lines), can_save=s.has_game(),
-                                       can_restart=self.can_restart()), self._end_choice)
+        self.app.push_screen(
+            EndScreen(texts.title, "\n".join(texts.lines), can_save=s.has_game(), can_restart=self.can_restart()),
+            self._end_choice,
+        )
 
     def end_texts(self) -> EndTexts | None:
         """What the end dialog says (a screen may add to the session's texts)."""

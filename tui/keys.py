@@ -20,9 +20,20 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 
 _KEY_NAMES = {
-    "left": "←", "right": "→", "up": "↑", "down": "↓", "question_mark": "?", "left_square_bracket": "[",
-    "right_square_bracket": "]", "plus": "+", "minus": "-", "equals_sign": "=", "escape": "esc",
-    "f1": "F1", "space": "space", "enter": "enter",
+    "left": "←",
+    "right": "→",
+    "up": "↑",
+    "down": "↓",
+    "question_mark": "?",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+    "plus": "+",
+    "minus": "-",
+    "equals_sign": "=",
+    "escape": "esc",
+    "f1": "F1",
+    "space": "space",
+    "enter": "enter",
 }
 
 
@@ -44,7 +55,7 @@ class KeyHelp:
 
     @property
     def keys(self) -> str:
-        """"d", "tab / n" or "← / h, → / l, …"."""
+        """ "d", "tab / n" or "← / h, → / l, …"."""
         return ", ".join(" / ".join(group) for group in self.key_groups)
 
     def markdown_keys(self) -> str:

@@ -9,9 +9,11 @@ from tui.replay_screen import ReplayScreen
 
 
 def readme_tables() -> str:
-    return (f"Playing:\n\n{markdown_table(GameScreen.BINDINGS)}\n\n"
-            f"In the replay viewer:\n\n{markdown_table(ReplayScreen.BINDINGS)}\n\n"
-            f"Everywhere:\n\n{markdown_table(BlokusApp.BINDINGS)}\n")
+    return (
+        f"Playing:\n\n{markdown_table(GameScreen.BINDINGS)}\n\n"
+        f"In the replay viewer:\n\n{markdown_table(ReplayScreen.BINDINGS)}\n\n"
+        f"Everywhere:\n\n{markdown_table(BlokusApp.BINDINGS)}\n"
+    )
 
 
 if __name__ == "__main__":

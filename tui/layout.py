@@ -114,8 +114,9 @@ class BoardLayout(Screen):
         self.fit_to(width, height)
         if wanted and not pane.has_class("shown"):
             need = FOOTER + self.reserved_lines(width, height) + self.min_centre_lines() + XML_MIN_HEIGHT
-            self.notify(f"The XML pane needs a terminal of at least {need} lines (this one has {height}).",
-                        severity="warning")
+            self.notify(
+                f"The XML pane needs a terminal of at least {need} lines (this one has {height}).", severity="warning"
+            )
 
     def on_mount(self) -> None:
         self.fit_to(self.app.size.width, self.app.size.height)
@@ -145,8 +146,11 @@ class BoardLayout(Screen):
             side.display = plan.panels
         self.query_one("#centre").styles.width = plan.centre
         self.query_one(Board).set_scale(plan.scale)
-        large = plan.panels and plan.scale is Scale.LARGE and \
-            2 * (large_panel_lines(side_content_width(width, plan)) + 1) <= height - FOOTER - reserved
+        large = (
+            plan.panels
+            and plan.scale is Scale.LARGE
+            and 2 * (large_panel_lines(side_content_width(width, plan)) + 1) <= height - FOOTER - reserved
+        )
         for panel in self.query(ShapePanel):
             if panel.compact != (plan.scale is Scale.HALF) or panel.large != large:
                 panel.compact = plan.scale is Scale.HALF
@@ -154,7 +158,8 @@ class BoardLayout(Screen):
                 panel.refresh(layout=True)
         self.query_one("#too-small", Static).update(
             f"The terminal is {width}×{height}: Blokus needs at least {MIN_WIDTH}×{MIN_HEIGHT} "
-            "(80×24 shows everything).\nMake the window larger, or press ctrl+q to quit.")
+            "(80×24 shows everything).\nMake the window larger, or press ctrl+q to quit."
+        )
         self.call_after_refresh(self.refresh_view)  # the status lines follow the new column width
         for footer in self.query(Footer):
             narrow = width < 132

@@ -57,17 +57,41 @@ class NetworkGameScreen(GameScreen):
 
     network = True
 
-    def __init__(self, host: str, port: int, *, reservation: str | None = None, room: str | None = None,
-                 player: Player, hint_player: Player, move_time_ms: int = 1000, name: str | None = None,
-                 team: Team | None = None, clock_limit: float | None = None,
-                 stamp: Callable[[], str] = wall_stamp, connection_factory=None, save_replay=None,
-                 season: Season | None = None) -> None:
-        session = GameSession(Timeline(GameState.new(Shape.PENTO_L)), {Team.ONE: Seat.HUMAN, Team.TWO: Seat.REMOTE},
-                              {Team.ONE: name or "you", Team.TWO: "opponent"}, local=False, started=False)
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        reservation: str | None = None,
+        room: str | None = None,
+        player: Player,
+        hint_player: Player,
+        move_time_ms: int = 1000,
+        name: str | None = None,
+        team: Team | None = None,
+        clock_limit: float | None = None,
+        stamp: Callable[[], str] = wall_stamp,
+        connection_factory=None,
+        save_replay=None,
+        season: Season | None = None,
+    ) -> None:
+        session = GameSession(
+            Timeline(GameState.new(Shape.PENTO_L)),
+            {Team.ONE: Seat.HUMAN, Team.TWO: Seat.REMOTE},
+            {Team.ONE: name or "you", Team.TWO: "opponent"},
+            local=False,
+            started=False,
+        )
         session.send = self._send
         session.feedback = Feedback(f"connecting to {host}:{port} …")
-        super().__init__(session, {}, hint_player, move_time_ms=move_time_ms, title=f"Blokus @ {host}:{port}",
-                         save_replay=save_replay)
+        super().__init__(
+            session,
+            {},
+            hint_player,
+            move_time_ms=move_time_ms,
+            title=f"Blokus @ {host}:{port}",
+            save_replay=save_replay,
+        )
         self.host, self.port = host, port
         self.reservation, self.room = reservation, room
         self.player = player
@@ -117,8 +141,13 @@ class NetworkGameScreen(GameScreen):
             s.feedback = Feedback(str(exc), True)
             self.after_change()
             return
-        what = f"reservation {self.reservation}" if self.reservation else f"room {self.room}" if self.room else \
-            "any open game"
+        what = (
+            f"reservation {self.reservation}"
+            if self.reservation
+            else f"room {self.room}"
+            if self.room
+            else "any open game"
+        )
         s.feedback = Feedback(f"connected to {self.host}:{self.port}, joining {what} …")
         self.refresh_view()
         for event in early:
@@ -144,8 +173,10 @@ class NetworkGameScreen(GameScreen):
             colors = " and ".join(c.name for c in event.team.colors)
             text = f"you are team {event.team.name} ({colors})"
             if self.wanted_team is not None and self.wanted_team is not event.team:
-                text += (f" — not {self.wanted_team.name}: the server gives the seats in the order the clients "
-                         "join (join first for ONE, second for TWO)")
+                text += (
+                    f" — not {self.wanted_team.name}: the server gives the seats in the order the clients "
+                    "join (join first for ONE, second for TWO)"
+                )
             s.feedback = Feedback(text)
         elif isinstance(event, StateChanged):
             self._on_state(event.state, event.names)
@@ -153,8 +184,10 @@ class NetworkGameScreen(GameScreen):
             s.move_requested = True
             self.clock_started = event.at
             if self.clock_limit is not None and s.is_human_turn():
-                s.feedback = Feedback(f"your move — the server allows {self.clock_limit:g} s "
-                                      "(m lets the AI move, o switches on autopilot)")
+                s.feedback = Feedback(
+                    f"your move — the server allows {self.clock_limit:g} s "
+                    "(m lets the AI move, o switches on autopilot)"
+                )
             s.begin_turn()
         elif isinstance(event, GameOver):
             s.end = event.result
@@ -170,8 +203,7 @@ class NetworkGameScreen(GameScreen):
             self.clock_started = None
             s.move_requested = False
             if not isinstance(s.end, GameResult):
-                s.end = Aborted("Game aborted",
-                                f"The connection ended before a result: {printable(event.reason)}")
+                s.end = Aborted("Game aborted", f"The connection ended before a result: {printable(event.reason)}")
 
     def _schedule_change(self) -> None:
         """Coalesce the repaint of several events that arrived together (state + move request …)."""
@@ -214,8 +246,14 @@ class NetworkGameScreen(GameScreen):
 
     def think(self, player: Player, purpose: AIPurpose) -> None:
         self.session.ai_thinking = True
-        self.ai.start(player, self.session.state, len(self.session.timeline), purpose,
-                      clock_started=self.clock_started, clock_limit=self.clock_limit)
+        self.ai.start(
+            player,
+            self.session.state,
+            len(self.session.timeline),
+            purpose,
+            clock_started=self.clock_started,
+            clock_limit=self.clock_limit,
+        )
         self.refresh_board()
 
     def _clock_left(self) -> float | None:

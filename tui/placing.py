@@ -255,8 +255,9 @@ class PlacingControls(_PlacingBase):
         if not shapes:
             return False
         if self.state.is_first_move():
-            self.feedback = Feedback(f"on a first move only the start piece {self.state.start_piece.name} can be "
-                                     "placed", True)
+            self.feedback = Feedback(
+                f"on a first move only the start piece {self.state.start_piece.name} can be placed", True
+            )
             return False
         if self.ghost is None:
             shape = shapes[0] if step > 0 else shapes[-1]
@@ -273,8 +274,9 @@ class PlacingControls(_PlacingBase):
         if self._require_turn() is not None or self.ghost is None:
             return
         if self.state.is_first_move():
-            self.feedback = Feedback(f"on a first move the start piece {self.state.start_piece.name} is the only "
-                                     "choice", True)
+            self.feedback = Feedback(
+                f"on a first move the start piece {self.state.start_piece.name} is the only choice", True
+            )
             return
         self.ghost = None
         self.feedback = Feedback("piece put back")
@@ -312,8 +314,9 @@ class PlacingControls(_PlacingBase):
         try:
             self.apply(move)
         except InvalidMove as exc:
-            self.feedback = Feedback(f"{REFUSAL}{exc.mistake.english}{cells_text(self.state, move, exc.mistake)}.",
-                                     True)
+            self.feedback = Feedback(
+                f"{REFUSAL}{exc.mistake.english}{cells_text(self.state, move, exc.mistake)}.", True
+            )
             return None
         self.feedback = Feedback(f"placed {describe_move(move)}")
         return move

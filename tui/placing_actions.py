@@ -70,8 +70,10 @@ class PlacingActions(_PlacingActionsBase):
         """Command palette: "Select PENTO_X" for every piece that can be placed now."""
         if not self.session.is_human_turn():
             return []
-        return [(f"Select {shape.name}", partial(self.select_shape, shape), "pick this piece")
-                for shape in sorted(self.session.placeable_shapes())]
+        return [
+            (f"Select {shape.name}", partial(self.select_shape, shape), "pick this piece")
+            for shape in sorted(self.session.placeable_shapes())
+        ]
 
     def action_deselect(self) -> None:
         self.session.deselect()  # on a first move: says that the start piece is the only choice
@@ -95,8 +97,12 @@ class PlacingActions(_PlacingActionsBase):
             else:
                 self.say("not passed")
 
-        self.app.push_screen(ConfirmScreen(f"Pass with {s.state.current_color.name}? "
-                                           "(You keep your pieces; the colour stays in the game.)"), answer)
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Pass with {s.state.current_color.name}? (You keep your pieces; the colour stays in the game.)"
+            ),
+            answer,
+        )
 
     def on_board_hover(self, msg: BoardHover) -> None:
         g = self.session.ghost

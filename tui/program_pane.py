@@ -23,8 +23,9 @@ class ProgramLog(Static):
     ProgramLog.shown { display: block; }
     """
 
-    def __init__(self, title: str, *, follow: Callable[[], None] | None = None, every: float = 0.3,
-                 id: str | None = None) -> None:
+    def __init__(
+        self, title: str, *, follow: Callable[[], None] | None = None, every: float = 0.3, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.border_title = title
         self.lines: list[str] = []
@@ -38,7 +39,9 @@ class ProgramLog(Static):
         self.lines = list(lines)
         room = max(1, self.content_size.height or PANE_HEIGHT - 2)
         shown = lines[-room:]
-        text = Text("\n".join(shown) if shown else "(nothing on stderr yet)",
-                    Style(color=palette_for(self.app).text) if shown else Style(color=palette_for(self.app).label))
+        text = Text(
+            "\n".join(shown) if shown else "(nothing on stderr yet)",
+            Style(color=palette_for(self.app).text) if shown else Style(color=palette_for(self.app).label),
+        )
         self.border_subtitle = note
         self.update(text)

@@ -56,8 +56,9 @@ class ReplayStatus(StatusBar):
     are left above the board (``max_lines``), the less needed ones go first: autoplay, the points of each
     colour, the players; the turn, the score and the move stay."""
 
-    def show_state(self, replay: ReplayData, index: int, speed: float, autoplaying: bool,
-                   max_lines: int | None = None) -> None:
+    def show_state(
+        self, replay: ReplayData, index: int, speed: float, autoplaying: bool, max_lines: int | None = None
+    ) -> None:
         timeline = replay.timeline
         st, last = timeline.states[index], timeline.states[-1]
         pal = palette_for(self.app)
@@ -73,21 +74,28 @@ class ReplayStatus(StatusBar):
             warning.append("LIVE ", Style(color=pal.bad, bold=True))
         kind = f"{'Watching' if replay.live else 'Replay'} {st.season.name}"
         head = Text.assemble(warning, (f"{kind} — {names[Team.ONE]} vs {names[Team.TWO]}", Style(bold=True)))
-        turn = [Text(f"Turn {st.turn} / {last.turn}"), Text(f"round {st.round}")] if wide else \
-            [Text(f"Round {st.round} · t {st.turn}/{last.turn}")]
+        turn = (
+            [Text(f"Turn {st.turn} / {last.turn}"), Text(f"round {st.round}")]
+            if wide
+            else [Text(f"Round {st.round} · t {st.turn}/{last.turn}")]
+        )
         if st.is_over:
             turn.append(Text("game over"))
         else:
-            turn.append(Text.assemble("next: ", (st.current_color.name,
-                                                 Style(color=pal.piece_text(st.current_color), bold=True))))
+            turn.append(
+                Text.assemble(
+                    "next: ", (st.current_color.name, Style(color=pal.piece_text(st.current_color), bold=True))
+                )
+            )
         score = Text(f"ONE {st.team_points(Team.ONE)} : {st.team_points(Team.TWO)} TWO", Style(bold=True))
         points = Text("  ".join(f"{c.name[0]} {st.points(c)}" for c in Color), Style(color=pal.label))
         move = timeline.move_before(index)
         if move is None:
             what = Text("start of the game" if index == 0 else "—")
         else:
-            what = Text.assemble("move: " if wide else "",
-                                 (describe_move(move), Style(color=pal.piece_text(move.color), bold=True)))
+            what = Text.assemble(
+                "move: " if wide else "", (describe_move(move), Style(color=pal.piece_text(move.color), bold=True))
+            )
         # a long move ("YELLOW PENTO_S 270° flipped @ (12,13)") takes two lines where one would cut it
         if len(what) > width and " @ " in what.plain:
             piece, where = what.divide([what.plain.index(" @ "), what.plain.index(" @ ") + 1])[::2]
@@ -104,10 +112,12 @@ class ReplayStatus(StatusBar):
         # (line, rank): where the lines are few, the highest ranks are dropped first (rank 0 stays longest)
         lines = [(head, 2 if warning else 4), *((t, 0) for t in pack(turn, width))]
         lines += [(t, 1 if i == 0 else 3) for i, t in enumerate(pack([score, points], width, "   "))]
-        lines += [*((t, 1) for t in whats), *((t, 5) for t in pack([Text(f"state {index + 1}/{len(timeline)}",
-                                                           Style(color=pal.label)), play], width))]
+        lines += [
+            *((t, 1) for t in whats),
+            *((t, 5) for t in pack([Text(f"state {index + 1}/{len(timeline)}", Style(color=pal.label)), play], width)),
+        ]
         if max_lines is not None and len(lines) > max_lines:
-            keep = sorted(range(len(lines)), key=lambda i: lines[i][1])[:max(max_lines, 1)]
+            keep = sorted(range(len(lines)), key=lambda i: lines[i][1])[: max(max_lines, 1)]
             lines = [lines[i] for i in sorted(keep)]
         super().show(Text("\n").join(line for line, _rank in lines))
 
@@ -164,8 +174,14 @@ class ReplayScreen(AnalysisViewMixin, BoardLayout):
 
     index: reactive[int] = reactive(0, init=False)
 
-    def __init__(self, replay: ReplayData, start_turn: int | None = None, *, analyse: bool = False,
-                 analysis_settings: AnalysisSettings | None = None) -> None:
+    def __init__(
+        self,
+        replay: ReplayData,
+        start_turn: int | None = None,
+        *,
+        analyse: bool = False,
+        analysis_settings: AnalysisSettings | None = None,
+    ) -> None:
         super().__init__()
         self.analyse_at_start = analyse
         self.analysis_settings = analysis_settings
@@ -191,8 +207,11 @@ class ReplayScreen(AnalysisViewMixin, BoardLayout):
         self.index = self._start
         self.refresh_view()
         if self.replay.unreadable_states:
-            self.notify(f"{unreadable_text(self.replay)} and not shown; the first: {self.replay.first_unreadable}",
-                        severity="warning", timeout=15)
+            self.notify(
+                f"{unreadable_text(self.replay)} and not shown; the first: {self.replay.first_unreadable}",
+                severity="warning",
+                timeout=15,
+            )
 
     @property
     def autoplaying(self) -> bool:
@@ -207,13 +226,28 @@ class ReplayScreen(AnalysisViewMixin, BoardLayout):
         st = self.timeline.states[i]
         move = self.timeline.move_before(i)
         ghost, ghost_color = self.analysis_ghost()
-        self.query_one(Board).show(BoardView(st, move if isinstance(move, SetMove) else None, ghost, ghost_color,
-                                             GhostStatus.LEGAL if ghost else None))
+        self.query_one(Board).show(
+            BoardView(
+                st,
+                move if isinstance(move, SetMove) else None,
+                ghost,
+                ghost_color,
+                GhostStatus.LEGAL if ghost else None,
+            )
+        )
         for color in Color:
             remaining = frozenset(st.undeployed(color))
-            self.query_one(f"#panel-{color.name}", ShapePanel).show(PanelView(
-                color, remaining, remaining if st.is_valid(color) else frozenset(), None,
-                not st.is_over and color == st.current_color, not st.is_valid(color), st.points(color)))
+            self.query_one(f"#panel-{color.name}", ShapePanel).show(
+                PanelView(
+                    color,
+                    remaining,
+                    remaining if st.is_valid(color) else frozenset(),
+                    None,
+                    not st.is_over and color == st.current_color,
+                    not st.is_valid(color),
+                    st.points(color),
+                )
+            )
         plan = getattr(self, "plan", None)  # None until the first fit to the terminal
         self.query_one(ReplayResult).show_state(self.replay, i, plan.centre if plan else CENTRE_MIN)
         self.refresh_status()
@@ -225,10 +259,14 @@ class ReplayScreen(AnalysisViewMixin, BoardLayout):
 
     def refresh_status(self) -> None:
         """The status in the lines the board and the result leave (at least its shortest form)."""
-        room = None if self.status_room is None else \
-            max(COMPACT_STATUS_LINES, self.status_room - (self.query_one(ReplayResult).lines - 1))
-        self.query_one(ReplayStatus).show_state(self.replay, self.index, SPEEDS[self.speed_index], self.autoplaying,
-                                                room)
+        room = (
+            None
+            if self.status_room is None
+            else max(COMPACT_STATUS_LINES, self.status_room - (self.query_one(ReplayResult).lines - 1))
+        )
+        self.query_one(ReplayStatus).show_state(
+            self.replay, self.index, SPEEDS[self.speed_index], self.autoplaying, room
+        )
 
     # --- actions ----------------------------------------------------------------------------------
 

@@ -40,15 +40,25 @@ def load_replay(path: Path, season: Season | None = None) -> ReplayData:
         replay = read_game(path, season)
     except UnreadableReplay as exc:
         raise ReplayError(f"{path}: {exc}") from None
-    return ReplayData(Timeline.of(replay), (replay.names[0], replay.names[1]), replay.result, list(replay.warnings),
-                      replay.truncated, str(path), replay.room_id, replay.unreadable_states, replay.first_unreadable)
+    return ReplayData(
+        Timeline.of(replay),
+        (replay.names[0], replay.names[1]),
+        replay.result,
+        list(replay.warnings),
+        replay.truncated,
+        str(path),
+        replay.room_id,
+        replay.unreadable_states,
+        replay.first_unreadable,
+    )
 
 
 # --- result texts ------------------------------------------------------------------------------------
 
 
-def result_texts(result: GameResult | None, state: GameState, names: dict[Team, str],
-                 short: bool = False) -> tuple[str, list[str]]:
+def result_texts(
+    result: GameResult | None, state: GameState, names: dict[Team, str], short: bool = False
+) -> tuple[str, list[str]]:
     """Title and detail lines of a replay's end (``model.result.end_texts``); without a result message the
     board tells. ``short``: for a narrow column, the status line's title and no points per colour (the status
     line above shows them)."""

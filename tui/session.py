@@ -22,8 +22,18 @@ from model.state import GameState
 from tui.placing import REFUSAL, Feedback, Ghost, GhostStatus, PlacingControls, classify, describe_move
 
 N = P.N
-__all__ = ["Aborted", "Feedback", "GameSession", "Ghost", "GhostStatus", "LogEntry", "Seat", "Timeline", "classify",
-           "describe_move"]
+__all__ = [
+    "Aborted",
+    "Feedback",
+    "GameSession",
+    "Ghost",
+    "GhostStatus",
+    "LogEntry",
+    "Seat",
+    "Timeline",
+    "classify",
+    "describe_move",
+]
 
 
 class Seat(Enum):
@@ -115,9 +125,15 @@ class GameSession(PlacingControls):
     started: bool = True  # False until a server sent the first state (the board is a placeholder)
 
     @classmethod
-    def new_local(cls, start_piece: Shape | None, human: Team | None = Team.ONE, hotseat: bool = False,
-                  seed: int | None = None, names: dict[Team, str] | None = None,
-                  season: Season = DEFAULT_SEASON) -> GameSession:
+    def new_local(
+        cls,
+        start_piece: Shape | None,
+        human: Team | None = Team.ONE,
+        hotseat: bool = False,
+        seed: int | None = None,
+        names: dict[Team, str] | None = None,
+        season: Season = DEFAULT_SEASON,
+    ) -> GameSession:
         import random
 
         state = GameState.new(start_piece, rng=random.Random(seed) if seed is not None else None, season=season)
@@ -128,8 +144,10 @@ class GameSession(PlacingControls):
         else:
             seats = {human: Seat.HUMAN, human.opponent: Seat.AI}
         if names is None:
-            names = {t: ("you" if s is Seat.HUMAN and not hotseat else
-                         f"player {t.name}" if s is Seat.HUMAN else "AI") for t, s in seats.items()}
+            names = {
+                t: ("you" if s is Seat.HUMAN and not hotseat else f"player {t.name}" if s is Seat.HUMAN else "AI")
+                for t, s in seats.items()
+            }
         session = cls(Timeline(state), seats, names)
         session.begin_turn()
         return session
@@ -176,10 +194,6 @@ class GameSession(PlacingControls):
 
     def human_teams(self) -> list[Team]:
         return [t for t, s in self.seats.items() if s is Seat.HUMAN]
-
-
-
-
 
     def begin_turn(self) -> None:
         """Called after every state change: drop a ghost that no longer fits the turn; pre-select the

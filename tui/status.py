@@ -56,10 +56,18 @@ def score_line(s: GameSession, width: int) -> Text:
     rounds = f"Round {r}/{limit}"
     score = f"ONE {one} : {two} TWO"  # always whole: the turn goes first where the column is narrow
     # the season (its rules differ: first piece, round limit) stays on screen down to the narrowest column
-    return Text(first_that_fits(width, f"{season} · {rounds} · turn {st.turn}   {score}",
-                                f"{season} · {rounds} · t {st.turn}   {score}",
-                                f"{season} R{r}/{limit} · t {st.turn}   {score}", f"{season} R{r}/{limit}   {score}",
-                                f"{rounds}   {score}", score), Style(bold=True))
+    return Text(
+        first_that_fits(
+            width,
+            f"{season} · {rounds} · turn {st.turn}   {score}",
+            f"{season} · {rounds} · t {st.turn}   {score}",
+            f"{season} R{r}/{limit} · t {st.turn}   {score}",
+            f"{season} R{r}/{limit}   {score}",
+            f"{rounds}   {score}",
+            score,
+        ),
+        Style(bold=True),
+    )
 
 
 def to_move_line(s: GameSession, ctx: StatusContext) -> Text:
@@ -103,8 +111,12 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
     if not s.is_live:
         fg, bg = pal.badge
         shown, last = s.shown_index, len(s.timeline) - 1
-        text = first_that_fits(ctx.width, f"VIEW state {shown} / {last} — not live; g returns",
-                               f"VIEW {shown}/{last} — not live; g returns", f"VIEW {shown}/{last} — g returns")
+        text = first_that_fits(
+            ctx.width,
+            f"VIEW state {shown} / {last} — not live; g returns",
+            f"VIEW {shown}/{last} — not live; g returns",
+            f"VIEW {shown}/{last} — g returns",
+        )
         return [Text(text, Style(color=fg, bgcolor=bg, bold=True))]
     if s.ghost is not None and s.is_human_turn():
         g = s.ghost
@@ -121,13 +133,20 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
             return [Text.assemble(where, "  ", state)]
         return [where, state]
     if s.is_human_turn():
-        return [Text(first_that_fits(ctx.width, "no piece selected — tab/n picks one", "no piece — tab/n picks one"),
-                     Style(color=pal.label))]
+        return [
+            Text(
+                first_that_fits(ctx.width, "no piece selected — tab/n picks one", "no piece — tab/n picks one"),
+                Style(color=pal.label),
+            )
+        ]
     if s.ai_thinking:
         return [Text("AI thinking…", Style(color=pal.warn, bold=True))]
     if s.ended:
-        keys = first_that_fits(ctx.width, "n new game · ctrl+s save · q quit", "n new · ctrl+s save · q quit") \
-            if s.local else "ctrl+s save · q quit"
+        keys = (
+            first_that_fits(ctx.width, "n new game · ctrl+s save · q quit", "n new · ctrl+s save · q quit")
+            if s.local
+            else "ctrl+s save · q quit"
+        )
         return [Text(keys, Style(color=pal.label))]
     return [Text(ctx.waiting, Style(color=pal.label))] if ctx.waiting else []
 

@@ -46,8 +46,11 @@ async def watch_tui(args, out=sys.stdout, err=sys.stderr) -> int:
         return exc.code
     for line in reservation_lines(watcher) if watcher.reservations else []:
         print(line, file=out)
-    print(f"watching room {watcher.room_id}: waiting for the first state (the players join) … ctrl+c stops",
-          file=out, flush=True)
+    print(
+        f"watching room {watcher.room_id}: waiting for the first state (the players join) … ctrl+c stops",
+        file=out,
+        flush=True,
+    )
     try:
         async for event in watcher.events():
             if watcher.replay.states:
@@ -61,8 +64,10 @@ async def watch_tui(args, out=sys.stdout, err=sys.stderr) -> int:
     from tui.app import BlokusApp
     from tui.watch_screen import WatchScreen
 
-    app = BlokusApp(lambda: WatchScreen(watcher, analyse=args.analyse, time=args.time / 1000, ai=args.ai),
-                    theme="textual-light" if args.light else "textual-dark")
+    app = BlokusApp(
+        lambda: WatchScreen(watcher, analyse=args.analyse, time=args.time / 1000, ai=args.ai),
+        theme="textual-light" if args.light else "textual-dark",
+    )
     try:
         await app.run_async()
     finally:

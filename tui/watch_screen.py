@@ -16,8 +16,14 @@ from tui.session import Timeline
 def live_data(watcher: Watcher) -> ReplayData:
     """The viewer's data sharing the watcher's game record: it grows as the states arrive."""
     replay = watcher.replay
-    return ReplayData(Timeline.of(replay), replay.names, watcher.result,
-                      source=f"{watcher.host}:{watcher.port}", room_id=watcher.room_id or "", live=True)
+    return ReplayData(
+        Timeline.of(replay),
+        replay.names,
+        watcher.result,
+        source=f"{watcher.host}:{watcher.port}",
+        room_id=watcher.room_id or "",
+        live=True,
+    )
 
 
 class WatchScreen(ReplayScreen):
@@ -27,10 +33,12 @@ class WatchScreen(ReplayScreen):
         Binding("ctrl+s", "save", "Save", tooltip="save the game so far as a replay under replays/"),
     ]
 
-    def __init__(self, watcher: Watcher, *, analyse: bool = False, time: float | None = None,
-                 ai: str | None = None) -> None:
-        settings = AnalysisSettings(engine=ai or "", time_per_position=time) if time else \
-            AnalysisSettings(engine=ai or "")
+    def __init__(
+        self, watcher: Watcher, *, analyse: bool = False, time: float | None = None, ai: str | None = None
+    ) -> None:
+        settings = (
+            AnalysisSettings(engine=ai or "", time_per_position=time) if time else AnalysisSettings(engine=ai or "")
+        )
         super().__init__(live_data(watcher), analyse=analyse, analysis_settings=settings)
         self.watcher = watcher
         self.live = True  # the connection is open

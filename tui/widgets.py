@@ -55,8 +55,9 @@ MINIS: dict[Shape, list[str]] = {s: mini_lines(_display_cells(s)) for s in SHAPE
 BLOCKS: dict[Shape, list[str]] = {s: block_lines(_display_cells(s)) for s in SHAPES}
 
 
-def _flow(shapes: list[Shape], drawings: dict[Shape, list[str]], width: int,
-          gap_x: int, gap_y: int) -> list[tuple[int, int, Shape]]:
+def _flow(
+    shapes: list[Shape], drawings: dict[Shape, list[str]], width: int, gap_x: int, gap_y: int
+) -> list[tuple[int, int, Shape]]:
     """(column, line, shape) of the shapes, flowing left to right in ``width`` columns."""
     out = []
     x = line = row_h = 0
@@ -91,7 +92,6 @@ class PanelView:
 
 class ShapePanel(Widget):
     """The remaining shapes of one colour as small polyominoes; click one to select it."""
-
 
     def __init__(self, color: Color, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -239,7 +239,7 @@ class MoveLog(OptionList):
     def set_entries(self, entries: list[LogEntry], current_index: int | None) -> None:
         if entries != self._entries:
             if entries[: len(self._entries)] == self._entries and self._entries:
-                new = entries[len(self._entries):]
+                new = entries[len(self._entries) :]
             else:
                 self.clear_options()
                 new = entries

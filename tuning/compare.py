@@ -50,11 +50,23 @@ def main(argv: list[str] | None = None) -> int:
     res = run_match(make_specs(args.games, args.seed, args.move_time / 1000), build(a), build(b), args.jobs)
     s = summary(res, "A", "B")
     print(format_table(s))
-    line = {"a": a, "b": b, "games": args.games, "move_time": args.move_time, "seed": args.seed,
-            "score": round(s["score"], 4), "ci95": [round(x, 3) for x in s["ci95"]], "W": s["wins"],
-            "D": s["draws"], "L": s["losses"], "a_pts": s["a_mean_points"], "b_pts": s["b_mean_points"],
-            "a_max_ms": round(s["a_max_ms"]), "seconds": round(time.monotonic() - t0),
-            "defaults": {"weights": DEFAULT_WEIGHTS.as_dict(), "params": asdict(SearchParams())}}
+    line = {
+        "a": a,
+        "b": b,
+        "games": args.games,
+        "move_time": args.move_time,
+        "seed": args.seed,
+        "score": round(s["score"], 4),
+        "ci95": [round(x, 3) for x in s["ci95"]],
+        "W": s["wins"],
+        "D": s["draws"],
+        "L": s["losses"],
+        "a_pts": s["a_mean_points"],
+        "b_pts": s["b_mean_points"],
+        "a_max_ms": round(s["a_max_ms"]),
+        "seconds": round(time.monotonic() - t0),
+        "defaults": {"weights": DEFAULT_WEIGHTS.as_dict(), "params": asdict(SearchParams())},
+    }
     print(json.dumps(line))
     with open(args.log, "a") as fh:
         fh.write(json.dumps(line) + "\n")

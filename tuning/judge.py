@@ -88,12 +88,17 @@ def main() -> None:
                 if lo <= t < hi:
                     change[side][(lo, hi)].append(gain)
     print(f"{'turns from':>38} |" + "".join(f"{lo:6d}" for lo, _ in bands))
-    print(f"{'A: mean winning chance (judge)':>38} |"
-          + "".join(f"{np.mean(b):6.2f}" if b else "     -" for b in per_band))
+    print(
+        f"{'A: mean winning chance (judge)':>38} |" + "".join(f"{np.mean(b):6.2f}" if b else "     -" for b in per_band)
+    )
     print("mean change of the judge's value across one move, for the side that moved (per phase):")
     for side in "AB":
-        print(f"  {side}: " + "  ".join(f"turns {lo}-{hi - 1}: {np.mean(c):+.4f} (n={len(c)})"
-                                      for (lo, hi), c in change[side].items() if c))
+        print(
+            f"  {side}: "
+            + "  ".join(
+                f"turns {lo}-{hi - 1}: {np.mean(c):+.4f} (n={len(c)})" for (lo, hi), c in change[side].items() if c
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -42,8 +42,11 @@ BANDS = ((16, 22), (22, 28), (28, 34), (34, 41))
 
 def replay_paths(dirs: list[str]) -> dict[str, str]:
     """The replay files of the directories, by file name (the name is part of a position's key)."""
-    return {os.path.basename(path): path for directory in dirs
-            for path in sorted(glob.glob(os.path.join(directory, "*.xml*")))}
+    return {
+        os.path.basename(path): path
+        for directory in dirs
+        for path in sorted(glob.glob(os.path.join(directory, "*.xml*")))
+    }
 
 
 def position_keys(paths: dict[str, str], first: int, last: int) -> list[str]:
@@ -99,14 +102,18 @@ def pick(args: argparse.Namespace) -> None:
     keys = position_keys(paths, args.first, args.last)
     if args.limit and len(keys) > args.limit:
         keys = sorted(random.Random(1).sample(keys, args.limit))
-    jobs = [(k, paths[k.rpartition("#")[0]], args.player, args.move_time / 1000, args.seed, args.ponder)
-            for k in keys]
+    jobs = [(k, paths[k.rpartition("#")[0]], args.player, args.move_time / 1000, args.seed, args.ponder) for k in keys]
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
         picked = pool.map(_pick_one, jobs, chunksize=1)
     moves = {key: pid for key, pid, _ in picked}
     infos = {key: info for key, _, info in picked if info}
-    meta = {"player": args.player, "move_time": args.move_time, "replays": args.replays, "ponder": args.ponder,
-            "env": {k: v for k, v in os.environ.items() if k.startswith(("BLOKUS_FAST", "BLOKUS_MCTS"))}}
+    meta = {
+        "player": args.player,
+        "move_time": args.move_time,
+        "replays": args.replays,
+        "ponder": args.ponder,
+        "env": {k: v for k, v in os.environ.items() if k.startswith(("BLOKUS_FAST", "BLOKUS_MCTS"))},
+    }
     with open(args.out, "w") as fh:
         json.dump({"meta": meta, "moves": moves, "info": infos}, fh)
     print(f"{len(moves)} moves picked -> {args.out}")
@@ -149,8 +156,9 @@ def judge(args: argparse.Namespace) -> None:
             cache = json.load(fh)
     paths = replay_paths([directory for run in runs for directory in run["meta"]["replays"]])
     todo = sorted({f"{key}@{pid}" for run in runs for key, pid in run["moves"].items()} - set(cache))
-    jobs = [(k, paths[k.rpartition("#")[0]], int(k.rpartition("@")[2]), args.engine, args.level, args.seed)
-            for k in todo]
+    jobs = [
+        (k, paths[k.rpartition("#")[0]], int(k.rpartition("@")[2]), args.engine, args.level, args.seed) for k in todo
+    ]
     print(f"{len(todo)} positions to value ({len(cache)} cached)")
     if jobs:
         with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
@@ -161,8 +169,12 @@ def judge(args: argparse.Namespace) -> None:
     if args.cache:
         _save(args.cache, cache)
     base = runs[0]["moves"]
-    common = sorted(k for k in base if all(k in run["moves"] for run in runs)
-                    and all(cache.get(f"{k}@{run['moves'][k]}") is not None for run in runs))
+    common = sorted(
+        k
+        for k in base
+        if all(k in run["moves"] for run in runs)
+        and all(cache.get(f"{k}@{run['moves'][k]}") is not None for run in runs)
+    )
     print(f"{len(common)} positions valued for every file; judge level {args.level}")
     header = "".join(f"  turns {lo}-{hi - 1:<3}" for lo, hi in BANDS)
     print(f"{'file':>28} {'mean':>6} {'diff':>7} {'se':>6} {'same':>5} |{header}")
@@ -177,8 +189,10 @@ def judge(args: argparse.Namespace) -> None:
             sel = (turns >= lo) & (turns < hi)
             cells.append(f" {np.mean(diff[sel]):+.4f}({sel.sum():3d})" if sel.any() else " " * 14)
         se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else 0.0
-        print(f"{os.path.basename(name)[-28:]:>28} {values.mean():6.3f} {diff.mean():+7.4f} {se:6.4f} "
-              f"{same:5.2f} |{''.join(cells)}")
+        print(
+            f"{os.path.basename(name)[-28:]:>28} {values.mean():6.3f} {diff.mean():+7.4f} {se:6.4f} "
+            f"{same:5.2f} |{''.join(cells)}"
+        )
 
 
 def _save(path: str, cache: dict) -> None:
@@ -199,8 +213,9 @@ def main() -> None:
     p.add_argument("--last", type=int, default=40, help="last turn")
     p.add_argument("--limit", type=int, default=0, help="at most this many positions (a fixed sample)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--ponder", default="0",
-                   help="think this many ms on the opponent's move first ('level7': its times by turn)")
+    p.add_argument(
+        "--ponder", default="0", help="think this many ms on the opponent's move first ('level7': its times by turn)"
+    )
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--out", required=True)
     j = sub.add_parser("judge", help="value the moves of pick's files; compare them with the first")

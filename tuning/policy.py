@@ -102,8 +102,7 @@ def move_features(data: dict) -> tuple[np.ndarray, ...]:
     return (np.array(feats), np.array(shares), np.array(segment), np.array(turns), np.array(gids))
 
 
-def softmax_fit(x: np.ndarray, t: np.ndarray, seg: np.ndarray, n: int, l2: float = 1e-3,
-                iters: int = 50) -> np.ndarray:
+def softmax_fit(x: np.ndarray, t: np.ndarray, seg: np.ndarray, n: int, l2: float = 1e-3, iters: int = 50) -> np.ndarray:
     """Weights w minimising the cross-entropy between the shares t and softmax(x @ w) within each segment
     (Newton's method)."""
     w = np.zeros(x.shape[1])
@@ -142,8 +141,9 @@ def cross_entropy(x: np.ndarray, t: np.ndarray, seg: np.ndarray, n: int, w: np.n
     return float(-(t * (z - log_norm[seg])).sum() / n)
 
 
-def _phase_parts(x: np.ndarray, t: np.ndarray, seg: np.ndarray, turns: np.ndarray, test_pos: np.ndarray, centre: int,
-                 window: int) -> dict[str, tuple]:
+def _phase_parts(
+    x: np.ndarray, t: np.ndarray, seg: np.ndarray, turns: np.ndarray, test_pos: np.ndarray, centre: int, window: int
+) -> dict[str, tuple]:
     """The moves of the positions within ``window`` turns of ``centre``, split into "train" and "test"
     (``test_pos``: held-out positions): (features, shares, renumbered position index, positions)."""
     pos = (turns >= centre - window) & (turns < centre + window)
@@ -172,9 +172,11 @@ def fit(args: argparse.Namespace) -> None:
         cur[[i for i, k in enumerate(use) if names[k] == "dead"]] *= -1  # Weights.dead is subtracted
         scale = softmax_fit((xs @ cur)[:, None], ts, ss, n)[0]
         xh, th, sh, nh = parts["test"]
-        print(f"turn {c} ±{args.window}: {n}/{nh} positions; held-out cross-entropy fitted "
-              f"{cross_entropy(xh, th, sh, nh, w):.4f}, current weights (best scale {scale:.3f}) "
-              f"{cross_entropy(xh, th, sh, nh, cur * scale):.4f}, uniform {cross_entropy(xh, th, sh, nh, 0 * w):.4f}")
+        print(
+            f"turn {c} ±{args.window}: {n}/{nh} positions; held-out cross-entropy fitted "
+            f"{cross_entropy(xh, th, sh, nh, w):.4f}, current weights (best scale {scale:.3f}) "
+            f"{cross_entropy(xh, th, sh, nh, cur * scale):.4f}, uniform {cross_entropy(xh, th, sh, nh, 0 * w):.4f}"
+        )
         full = np.array(E.TUNED_WEIGHTS.at_turn(c), dtype=float)  # the terms not fitted keep their weights
         full[use] = w / w[use.index(names.index("points"))]  # in the evaluation's units: a square = 1
         if "dead" in args.features.split(","):
@@ -203,7 +205,7 @@ def prior_features(data: dict) -> tuple[np.ndarray, ...]:
         game = games[pos["game"]]
         state = _replay_to(game, pos["index"])
         last = np.full(4, -1, dtype=np.int32)
-        for color, pid in game["moves"][:pos["index"]]:
+        for color, pid in game["moves"][: pos["index"]]:
             if pid >= 0:
                 last[color] = pid
         fs = FastState.from_state(state)
@@ -233,10 +235,12 @@ def fit_prior(args: argparse.Namespace) -> None:
         w = softmax_fit(xs, ts, ss, n, l2=args.l2)
         ws = softmax_fit(xs[:, size_only], ts, ss, n, l2=args.l2)
         xh, th, sh, nh = parts["test"]
-        print(f"turn {c} ±{args.window}: {n}/{nh} positions; held-out cross-entropy "
-              f"{cross_entropy(xh, th, sh, nh, w):.4f}, "
-              f"size only {cross_entropy(xh[:, size_only], th, sh, nh, ws):.4f}, "
-              f"uniform {cross_entropy(xh, th, sh, nh, 0 * w):.4f}")
+        print(
+            f"turn {c} ±{args.window}: {n}/{nh} positions; held-out cross-entropy "
+            f"{cross_entropy(xh, th, sh, nh, w):.4f}, "
+            f"size only {cross_entropy(xh[:, size_only], th, sh, nh, ws):.4f}, "
+            f"uniform {cross_entropy(xh, th, sh, nh, 0 * w):.4f}"
+        )
         print("   " + "  ".join(f"{name} {v:+.2f}" for name, v in zip(MF.FEATURE_NAMES, w, strict=True)))
         table.append([c, *(round(float(v), 4) for v in w)])
     if args.out:
@@ -277,9 +281,12 @@ def fit_mlp(args: argparse.Namespace) -> None:
     (u, v), (uh, vh) = inputs(x, seg, turns), inputs(xh, segh, turnsh)
     rng = np.random.default_rng(args.seed)
     hidden = args.hidden
-    w = {"a": np.zeros(u.shape[1], np.float32),
-         "W": (rng.standard_normal((v.shape[1], hidden)) * 0.3).astype(np.float32),
-         "b1": np.zeros(hidden, np.float32), "w2": np.zeros(hidden, np.float32)}
+    w = {
+        "a": np.zeros(u.shape[1], np.float32),
+        "W": (rng.standard_normal((v.shape[1], hidden)) * 0.3).astype(np.float32),
+        "b1": np.zeros(hidden, np.float32),
+        "w2": np.zeros(hidden, np.float32),
+    }
 
     def forward(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         h = np.tanh(v @ w["W"] + w["b1"])
@@ -304,16 +311,22 @@ def fit_mlp(args: argparse.Namespace) -> None:
             grad = grad + args.l2 * w[k]
             m1[k] = 0.9 * m1[k] + 0.1 * grad
             m2[k] = 0.999 * m2[k] + 0.001 * grad * grad
-            w[k] -= lr * (m1[k] / (1 - 0.9 ** it)) / (np.sqrt(m2[k] / (1 - 0.999 ** it)) + 1e-8)
+            w[k] -= lr * (m1[k] / (1 - 0.9**it)) / (np.sqrt(m2[k] / (1 - 0.999**it)) + 1e-8)
         if it % 50 == 0 or it == args.iters:
             held_out = loss(forward(uh, vh)[0], th, segh, nh)[0]
             print(f"iteration {it}: cross-entropy {train_ce:.4f}, held out {held_out:.4f}", flush=True)
     zh = forward(uh, vh)[0]
     starts = np.searchsorted(segh, np.arange(nh))
-    ranks = np.array([int((zh[a:b] > zh[a + np.argmax(th[a:b])]).sum())
-                      for a, b in zip(starts, np.append(starts[1:], len(segh)), strict=True)])
-    print("held out: the teacher's move among the model's " +
-          ", ".join(f"{k} best {np.mean(ranks < k):.3f}" for k in (1, 5, 14, 20)))
+    ranks = np.array(
+        [
+            int((zh[a:b] > zh[a + np.argmax(th[a:b])]).sum())
+            for a, b in zip(starts, np.append(starts[1:], len(segh)), strict=True)
+        ]
+    )
+    print(
+        "held out: the teacher's move among the model's "
+        + ", ".join(f"{k} best {np.mean(ranks < k):.3f}" for k in (1, 5, 14, 20))
+    )
     if args.out:
         np.savez(args.out, mu=mu, sd=sd, **w)
         print(f"wrote {args.out}")

@@ -119,8 +119,15 @@ def play_one(args: tuple[str, int, int, float]) -> dict:
     finally:
         engine.close()
     diff = state.points(0) + state.points(2) - state.points(1) - state.points(3)
-    return {"start": state.start_piece.name, "moves": moves, "labels": labels, "diff": diff, "seed": seed,
-            "failures": failures, "corners": _corners(state)}
+    return {
+        "start": state.start_piece.name,
+        "moves": moves,
+        "labels": labels,
+        "diff": diff,
+        "seed": seed,
+        "failures": failures,
+        "corners": _corners(state),
+    }
 
 
 def _corners(state: GameState) -> list[int]:
@@ -140,9 +147,12 @@ def gen(args: argparse.Namespace) -> None:
         for i, game in enumerate(pool.imap_unordered(play_one, work)):
             games.append(game)
             if (i + 1) % 10 == 0:
-                print(f"{i + 1} games, {sum(len(g['labels']) for g in games)} positions, "
-                      f"{sum(g['failures'] for g in games)} engine failures, "
-                      f"{time.time() - t0:.0f} s", flush=True)
+                print(
+                    f"{i + 1} games, {sum(len(g['labels']) for g in games)} positions, "
+                    f"{sum(g['failures'] for g in games)} engine failures, "
+                    f"{time.time() - t0:.0f} s",
+                    flush=True,
+                )
                 _save(games, args.out)  # keep what we have so far
     _save(games, args.out)
 
@@ -218,9 +228,11 @@ def fit(args: argparse.Namespace) -> None:
         cw = _logistic_fit(xc[tr], y[tr])
         xm = movers[ph][:, None]
         mw = _logistic_fit(xm[tr], y[tr])
-        print(f"turn {c} ±{half}: {ph.sum()} positions; held-out log-loss: fitted {_logloss(xt[te], y[te], fw):.4f}"
-              f" current {_logloss(xc[te], y[te], cw):.4f} side to move only {_logloss(xm[te], y[te], mw):.4f};"
-              f" current scale {cw[0]:.3f}, tempo {fw[-1]:+.3f}")
+        print(
+            f"turn {c} ±{half}: {ph.sum()} positions; held-out log-loss: fitted {_logloss(xt[te], y[te], fw):.4f}"
+            f" current {_logloss(xc[te], y[te], cw):.4f} side to move only {_logloss(xm[te], y[te], mw):.4f};"
+            f" current scale {cw[0]:.3f}, tempo {fw[-1]:+.3f}"
+        )
         vectors.append(w)
         print("   " + "  ".join(f"{n} {w[i] * args.scale:+.3f}" for i, n in enumerate(names)))
     if args.out:
@@ -230,15 +242,27 @@ def fit(args: argparse.Namespace) -> None:
             d = dict(zip(names, (float(a) for a in v), strict=True))
             phases.append((c, d))
         first = phases[0][1]
-        out = {**first, "reach_steps": 3, "phase_start": phases[0][0],
-               "phases": [[c, {**d, "reach_steps": 3}] for c, d in phases[1:]]}
+        out = {
+            **first,
+            "reach_steps": 3,
+            "phase_start": phases[0][0],
+            "phases": [[c, {**d, "reach_steps": 3}] for c, d in phases[1:]],
+        }
         with open(args.out, "w") as fh:
             json.dump(out, fh, indent=1)
         print(f"wrote {args.out}")
 
 
-def _fit_on_top(name: str, centres: list[int], half: int, feats: np.ndarray, turns: np.ndarray, test: np.ndarray,
-                values: np.ndarray, movers: np.ndarray) -> None:
+def _fit_on_top(
+    name: str,
+    centres: list[int],
+    half: int,
+    feats: np.ndarray,
+    turns: np.ndarray,
+    test: np.ndarray,
+    values: np.ndarray,
+    movers: np.ndarray,
+) -> None:
     """The weight of one term added to the default weights (``TUNED_WEIGHTS`` with that term's weight
     zeroed), in the evaluation's units: logit = a * evaluation + b * term + side to move; prints b / a."""
     k = E.FEATURES.index(name)
@@ -251,9 +275,11 @@ def _fit_on_top(name: str, centres: list[int], half: int, feats: np.ndarray, tur
         x1 = np.column_stack([base, movers[ph]])
         x2 = np.column_stack([base, feats[ph][:, k], movers[ph]])
         w1, w2 = _logistic_fit(x1[tr], y[tr]), _logistic_fit(x2[tr], y[tr])
-        print(f"turn {c} ±{half}: {ph.sum()} positions; held-out log-loss without {name} "
-              f"{_logloss(x1[te], y[te], w1):.4f}, with {_logloss(x2[te], y[te], w2):.4f}; "
-              f"its weight {w2[1] / w2[0]:+.3f}")
+        print(
+            f"turn {c} ±{half}: {ph.sum()} positions; held-out log-loss without {name} "
+            f"{_logloss(x1[te], y[te], w1):.4f}, with {_logloss(x2[te], y[te], w2):.4f}; "
+            f"its weight {w2[1] / w2[0]:+.3f}"
+        )
 
 
 def main() -> None:
@@ -275,8 +301,12 @@ def main() -> None:
     f.add_argument("--scale", type=float, default=2.5, help="evaluation units per logit")
     f.add_argument("--on-top", metavar="TERM", help="fit only TERM's weight, added to the default weights")
     f.add_argument("--mobility-from", type=int, default=40)
-    f.add_argument("--colour-steps", type=int, default=E.TUNED_WEIGHTS.colour_steps,
-                   help="reach of each colour's room in the colour_area term (default: the default weights')")
+    f.add_argument(
+        "--colour-steps",
+        type=int,
+        default=E.TUNED_WEIGHTS.colour_steps,
+        help="reach of each colour's room in the colour_area term (default: the default weights')",
+    )
     f.add_argument("--out")
     args = parser.parse_args()
     gen(args) if args.cmd == "gen" else fit(args)

@@ -70,8 +70,13 @@ def gen(args: argparse.Namespace) -> None:
             diffs.append(np.full(len(t), d))
             if (i + 1) % 20 == 0:
                 print(f"{i + 1} games, {time.time() - t0:.0f} s", flush=True)
-    np.savez(args.out, feats=np.concatenate(feats), turns=np.concatenate(turns), game=np.concatenate(game),
-             diff=np.concatenate(diffs))
+    np.savez(
+        args.out,
+        feats=np.concatenate(feats),
+        turns=np.concatenate(turns),
+        game=np.concatenate(game),
+        diff=np.concatenate(diffs),
+    )
 
 
 PHASES = ((4, 20), (20, 40), (40, 60), (60, 101))
@@ -98,7 +103,7 @@ def _logloss(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
 
 def fit(args: argparse.Namespace) -> None:
     d = np.load(args.data)
-    feats, turns, game, diff = d["feats"][:, :FE.NF], d["turns"], d["game"], d["diff"]
+    feats, turns, game, diff = d["feats"][:, : FE.NF], d["turns"], d["game"], d["diff"]
     keep = diff != 0
     feats, turns, game, diff = feats[keep], turns[keep], game[keep], diff[keep]
     y = (diff > 0).astype(float)
@@ -106,8 +111,20 @@ def fit(args: argparse.Namespace) -> None:
     cols = [names.index(n) for n in args.features.split(",")]
     test = game % 5 == 0
     print(f"{len(np.unique(game))} games, {len(y)} positions, held out {test.sum()}")
-    current = np.array([{"points": 1.0, "anchors": 0.5, "area": 0.24, "overlap": -0.4, "awkward": 2.0,
-                         "centre": 0.3, "dead": -12.0}.get(n, 0.0) for n in names])[cols]
+    current = np.array(
+        [
+            {
+                "points": 1.0,
+                "anchors": 0.5,
+                "area": 0.24,
+                "overlap": -0.4,
+                "awkward": 2.0,
+                "centre": 0.3,
+                "dead": -12.0,
+            }.get(n, 0.0)
+            for n in names
+        ]
+    )[cols]
     x_all = feats[:, cols]
     fitted: dict[tuple[int, int], np.ndarray] = {}
     # later phases first: with --bootstrap an earlier phase learns to predict the later phase's judgement of
@@ -131,11 +148,16 @@ def fit(args: argparse.Namespace) -> None:
         fitted[(lo, hi)] = w
         s = _logistic_fit((x[tr] @ current)[:, None], y[ph][tr])[0]
         now = _logloss((x[te] @ current)[:, None], y[ph][te], np.array([s]))
-        print(f"turns {lo}-{hi - 1}: {ph.sum()} positions; held-out log-loss (final result) fitted "
-              f"{_logloss(x[te], y[ph][te], w):.4f} current {now:.4f} (scale 1/{1 / s:.1f})")
+        print(
+            f"turns {lo}-{hi - 1}: {ph.sum()} positions; held-out log-loss (final result) fitted "
+            f"{_logloss(x[te], y[ph][te], w):.4f} current {now:.4f} (scale 1/{1 / s:.1f})"
+        )
         pts = w[cols.index(names.index("points"))] if "points" in args.features else 1.0
-        print("   " + "  ".join(f"{names[c]} {w[i] / pts:+.3f}" for i, c in enumerate(cols))
-              + f"   (scale 1/{1 / pts:.1f} per point)")
+        print(
+            "   "
+            + "  ".join(f"{names[c]} {w[i] / pts:+.3f}" for i, c in enumerate(cols))
+            + f"   (scale 1/{1 / pts:.1f} per point)"
+        )
 
 
 def main() -> None:
