@@ -1,7 +1,7 @@
 """Everything that is specific to one season of Software-Challenge Blokus, in one place.
 
 Two seasons share one engine: 2021 (``swc_2021_blokus``, official server 21.3.3/21.4.0) and 2026/27
-(``swc_2027_blokus``, backend 27.0.4, ``../shared/spec/season-2027.md``). A :class:`Season` is a small
+(``swc_2027_blokus``, the official backend 27.0.4). A :class:`Season` is a small
 immutable profile of every difference: names on the wire, the first-move rule and its mistake, the
 start-piece pool, the turn limit, the result form and its texts, the time limits. The profile travels
 with the game state (``GameState.season``); there is no global switch. :data:`DEFAULT_SEASON` (2021) is
