@@ -318,19 +318,21 @@ class GameState:
             raise InvalidMove(mistake, move, self.season.violation_text(mistake, move))
         self.push(move)
 
+    def _undo_record(self) -> _Undo:
+        """What ``pop`` needs to restore the position as it is now."""
+        return _Undo(
+            self.turn,
+            self.valid,
+            self.last_move,
+            tuple(self.boards),
+            tuple(self.shapes),
+            self.mono_done,
+            self.mono_flag,
+        )
+
     def push(self, move: Move) -> None:
         """Apply a move that is known to be legal (no validation), recording how to undo it."""
-        self._stack.append(
-            _Undo(
-                self.turn,
-                self.valid,
-                self.last_move,
-                tuple(self.boards),
-                tuple(self.shapes),
-                self.mono_done,
-                self.mono_flag,
-            )
-        )
+        self._stack.append(self._undo_record())
         if isinstance(move, SetMove):
             color = move.color
             mask = 0
@@ -342,17 +344,7 @@ class GameState:
 
     def push_placement(self, pid: int) -> None:
         """Apply legal placement ``pid`` for the colour to move (the search's fast path)."""
-        self._stack.append(
-            _Undo(
-                self.turn,
-                self.valid,
-                self.last_move,
-                tuple(self.boards),
-                tuple(self.shapes),
-                self.mono_done,
-                self.mono_flag,
-            )
-        )
+        self._stack.append(self._undo_record())
         color = self.current_color
         self._place(color, P.P_SHAPE_LIST[pid], P.MASKS[pid])
         self.last_move = move_of_placement(color, pid)
