@@ -40,7 +40,7 @@ from numba.core import caching, dispatcher
 log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent  # the folder holding the packages
-PACKAGES = ("model", "ai", "net", "tui", "cli")
+PACKAGES = ("blokus", "model", "ai", "net", "tui", "cli")
 ENV = "BLOKUS_NUMBA_CACHE"
 BUNDLED = ROOT / "numba-cache"  # written by ``blokus bundle``
 READY_SUFFIX = ".ready"  # ``<folder>/<module>.ready``: the stamp of a complete warm-up (``mark_warm``)

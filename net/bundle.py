@@ -6,7 +6,7 @@ The contest system unpacks the zip into a fresh container with a plain ``python3
 * ``start.sh``: runs ``blokus bot`` with the baked-in arguments (``blokus bundle FILE.zip -- --ponder``),
   the bundled dependencies on ``sys.path`` and ``NUMBA_CPU_NAME=generic``; it writes nothing into the
   folder (no bytecode, no cache) and installs or downloads nothing;
-* the project (``blokus.py``, ``model``, ``ai``, ``net``, ``tui``), compiled to bytecode that is valid
+* the project (``blokus``, ``model``, ``ai``, ``net``, ``tui``), compiled to bytecode that is valid
   whatever the files' times;
 * ``deps/``: the bot's dependencies for the target Python (``--python 3.X``), manylinux x86-64 wheels
   fetched by ``pip download`` and unpacked (their tests left out);
@@ -32,7 +32,7 @@ from pathlib import Path
 from cli.args import Parser
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("model", "ai", "net", "tui", "cli")
+PACKAGES = ("blokus", "model", "ai", "net", "tui", "cli")
 PROJECT_SUFFIXES = (".py", ".tcss")
 UI_ONLY = {"textual"}  # dependencies only the terminal UI needs: not in the bot's upload
 PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64")  # glibc 2.17 and up; numpy and numba need 2.28
@@ -60,7 +60,7 @@ if [ -z "$PY" ]; then
 fi
 unset BLOKUS_NUMBA_CACHE
 PYTHONPATH="$DIR:$DIR/deps" PYTHONDONTWRITEBYTECODE=1 PYTHONNOUSERSITE=1 NUMBA_CPU_NAME=generic \\
-    exec "$PY" -s "$DIR/blokus.py" bot {bot_args_quoted}"$@"
+    exec "$PY" -s -P -m blokus bot {bot_args_quoted}"$@"
 """
 
 
@@ -124,7 +124,6 @@ def target_python(version: str) -> str:
 
 
 def copy_project(stage: Path) -> None:
-    shutil.copy2(ROOT / "blokus.py", stage / "blokus.py")
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*")):
             relative = path.relative_to(ROOT)

@@ -6,13 +6,13 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("model", "ai", "net", "tui", "cli")
+PACKAGES = ("blokus", "model", "ai", "net", "tui", "cli")
 SEASON_WORDS = {2021, 2027, "2021", "2027", "swc_2021_blokus", "swc_2027_blokus", "sc.plugin2021", "sc.plugin2027"}
 
 
 def _sources() -> list[Path]:
     files = [p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))]
-    return [p for p in [*files, ROOT / "blokus.py"] if p != ROOT / "model" / "season.py"]
+    return [p for p in files if p != ROOT / "model" / "season.py"]
 
 
 def _season_tests(tree: ast.AST) -> list[int]:

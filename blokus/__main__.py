@@ -1,0 +1,7 @@
+"""``python -m blokus``: the same as the ``blokus`` command."""
+
+import sys
+
+from blokus import main
+
+sys.exit(main())
