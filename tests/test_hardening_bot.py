@@ -128,7 +128,6 @@ def test_idle_timeout_values():
     import argparse
 
     import pytest
-
     from cli.args import wait_time
 
     assert wait_time("300s") == 300 and wait_time("300000") == 300 and wait_time("1500ms") == 1.5

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from tui.cli import play_main, replay_main
 
 from model.moves import MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team
 from tests.conftest import fixture_path
 from tests.tui_helpers import BlockingPlayer, InstantPlayer, game_app, settle, until
 from tui.app import BlokusApp
-from tui.cli import play_main, replay_main
 from tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, TurnScreen
 from tui.game_screen import GameScreen
 from tui.replay_screen import ReplayScreen
@@ -470,6 +470,7 @@ async def test_theme_toggle_repaints():
 
 async def test_open_saved_replay_from_the_game_and_come_back(tmp_path, monkeypatch):
     from tui.cli import save_game_replay
+
     from tui.dialogs import ReplayPicker
 
     monkeypatch.chdir(tmp_path)

@@ -9,6 +9,7 @@ import pytest
 from rich.color import Color as RichColor
 from rich.color import ColorSystem
 from textual.color import Color as TextualColor
+from tui.cli import play_main, replay_main
 
 from model.moves import MoveMistake, SetMove
 from model.pieces import Color, Shape
@@ -17,7 +18,6 @@ from tests.test_tui_app import _keep_logging, exit_code  # noqa: F401  (the fixt
 from tests.tui_helpers import InstantPlayer, game_app, settle, until
 from tui.app import BlokusApp, run_app
 from tui.board import Board, Scale
-from tui.cli import play_main, replay_main
 from tui.colors import DARK, LETTER, LIGHT
 from tui.dialogs import EndScreen, HelpScreen, QuitScreen
 from tui.layout import plan_layout

@@ -157,8 +157,9 @@ def test_network_bad_port_exit_2(argv, capsys):
 
 
 async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
-    from tests.tui_helpers import ScriptedConnection
     from tui.cli import save_network_replay
+
+    from tests.tui_helpers import ScriptedConnection
     from tui.replays import load_replay
 
     monkeypatch.chdir(tmp_path)
