@@ -4,12 +4,14 @@ PENTO_X can be the start piece, the round count is out of 24; 2027 replays load.
 from __future__ import annotations
 
 import pytest
-from tui.cli import build_local_app, play_main, play_parser
 
+from cli.play import main as play_main
+from cli.play import play_parser
 from model.moves import MoveMistake
 from model.pieces import Shape
 from model.season import SEASON_2027
 from tests.test_tui_app import SIZE, _keep_logging, exit_code, screen_of  # noqa: F401  (the fixture is used)
+from tui.launch import build_local_app
 from tui.session import GhostStatus
 
 
