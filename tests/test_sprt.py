@@ -31,8 +31,8 @@ def test_llr_matches_the_normal_approximation_by_hand():
     scores = [0.0, 0.5, 0.5, 0.75, 1.0, 1.0]
     weights = [1.0] * 6 + [0.5] * 5
     values = scores + [0.0, 0.25, 0.5, 0.75, 1.0]
-    mean = sum(w * v for w, v in zip(weights, values)) / sum(weights)
-    variance = sum(w * (v - mean) ** 2 for w, v in zip(weights, values)) / sum(weights)
+    mean = sum(w * v for w, v in zip(weights, values, strict=True)) / sum(weights)
+    variance = sum(w * (v - mean) ** 2 for w, v in zip(weights, values, strict=True)) / sum(weights)
     s0, s1 = expected_score(0), expected_score(50)
     by_hand = 6 * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
     assert state.llr == pytest.approx(by_hand, rel=1e-9)
