@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ai import DEFAULT_AI, compile_ahead, make_player, player_names
 from ai.base import Engine
+from ai.compiled import not_ready_line
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, decide, warm_up
 from cli.args import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL, Parser, milliseconds, port, wait_time
 from model.record import GameRecord
@@ -42,7 +43,7 @@ from net.connection import (
 )
 
 if TYPE_CHECKING:
-    from net.engine_process import ProcessPlayer
+    from ai.engine_process import ProcessPlayer
 
 log = logging.getLogger("blokus.bot")
 
@@ -121,7 +122,7 @@ class Bot:
         name = args.ai or _default_ai()
         self.player: ProcessPlayer | Engine
         if args.engine == "process":
-            from net.engine_process import ProcessPlayer
+            from ai.engine_process import ProcessPlayer
 
             self.player = ProcessPlayer(name, seed=args.seed)
         else:
@@ -165,7 +166,7 @@ class Bot:
         if ready:
             log.info("AI %s ready after %.1f s", self.ai_name, time.monotonic() - started)
         else:
-            print(f"blokus bot: {self.ai_name}: {_describe(status)}", file=sys.stderr, flush=True)
+            print(f"blokus bot: {self.ai_name}: {not_ready_line(status)}", file=sys.stderr, flush=True)
         try:
             self.conn, early = await open_and_join(
                 self._connect, self.season, reservation=args.reservation, room=args.room
@@ -350,14 +351,6 @@ class Bot:
 def _status_of(player, ready: bool) -> str:
     status = getattr(player, "status", None)
     return status() if callable(status) else "ready" if ready else "loading"
-
-
-def _describe(status: str) -> str:
-    """A compiled engine's status for the bot's one line: why it is not playing yet."""
-    if status.startswith("failed"):
-        return f"the compiled search failed ({status.removeprefix('failed: ')}); the Python lookahead plays every move"
-    doing = "is being compiled (first start only)" if status == "compiling" else f"is not ready yet ({status})"
-    return f"the compiled search {doing}; the Python lookahead plays until it is ready"
 
 
 def _default_ai() -> str:

@@ -20,6 +20,7 @@ import concurrent.futures
 import contextlib
 import logging
 import multiprocessing
+import os
 import random
 import signal
 import socket
@@ -32,6 +33,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from ai import processes
 from cli.args import Parser, at_least_one, check_start_piece, listen_port, plural, wait_time
 from cli.args import season as season_type
 from cli.args import shape as shape_type
@@ -351,9 +353,16 @@ def _unknown_move_children(room_element: etree._Element) -> str | None:
     return None
 
 
-def _ignore_sigint() -> None:
-    """Encoder workers leave Ctrl-C to the server (which shuts them down) instead of printing tracebacks."""
+def _start_encoder(server: int) -> None:
+    """Encoder workers leave Ctrl-C to the server (which shuts them down) instead of printing tracebacks,
+    end with their parent (the fork server, or the server) and hold none of the server's standard streams."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    guard = sys.modules.get("net.forkserver_guard")
+    processes.die_with_parent(getattr(guard, "PID", server))
+
+
+def _nothing() -> None:
+    """A first task: starts a worker now rather than at the first move."""
 
 
 class GameServer:
@@ -396,11 +405,15 @@ class GameServer:
         method = "forkserver" if sys.platform.startswith("linux") else "spawn"
         context = multiprocessing.get_context(method)
         if method == "forkserver":
-            context.set_forkserver_preload(["net.wire"])  # imported once, in the fork server
+            # imported once, in the fork server (the guard first: it ends with this process)
+            context.set_forkserver_preload(["net.forkserver_guard", "net.wire"])
         self._pool = concurrent.futures.ProcessPoolExecutor(
-            self.config.encode_workers, mp_context=context, initializer=_ignore_sigint
+            self.config.encode_workers,
+            mp_context=context,
+            initializer=_start_encoder,
+            initargs=(os.getpid(),),
         )
-        self._pool.submit(_ignore_sigint)  # start a worker now rather than at the first move
+        self._pool.submit(_nothing)
 
     async def serve_forever(self) -> None:
         assert self._server is not None
