@@ -47,6 +47,7 @@ from model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season
 from model.text import printable
 from net import wire
 from net.guard import ConnectionCounter, ConnectionLimits, WorkBudget
+from net.lines import LineWriter, log_to, report_dropped
 from net.rooms import FinishedGame, Lobby, Room, Slot, Timeouts
 
 log = logging.getLogger("blokus.server")
@@ -369,9 +370,16 @@ class GameServer:
     """The server: lobby, rooms, administrators. ``start()`` binds, ``close()`` stops."""
 
     def __init__(
-        self, config: ServerConfig | None = None, *, on_game_end: Callable[[FinishedGame], None] | None = None
+        self,
+        config: ServerConfig | None = None,
+        *,
+        on_game_end: Callable[[FinishedGame], None] | None = None,
+        output: LineWriter | None = None,
     ) -> None:
         self.config = config or ServerConfig()
+        # the per-game lines (print_games): through a writer thread, never a print in the event loop
+        self.output = output if output is not None or not self.config.print_games else LineWriter()
+        self._own_output = output is None and self.output is not None
         self.wire = wire.SeasonWire(self.config.season)
         self.lobby = Lobby()
         self.records = GameHistory(self.config.history)  # the latest finished games
@@ -438,6 +446,8 @@ class GameServer:
         if self._pool is not None:  # waited for (in a thread): an abandoned pool's pipes fail at exit (EBADF)
             pool, self._pool = self._pool, None
             await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+        if self._own_output and self.output is not None:
+            await asyncio.to_thread(self.output.close)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         client = ClientConn(self, reader, writer)
@@ -573,9 +583,8 @@ class GameServer:
         for observer in room.observers:  # an observer's list of rooms does not keep finished games alive
             if isinstance(observer, ClientConn) and room in observer.observing:
                 observer.observing.remove(room)
-        if self.config.print_games:
-            with contextlib.suppress(OSError):  # a closed stdout must not end the game's bookkeeping
-                print(printable(record.summary(), None), flush=True)
+        if self.output is not None:  # never blocks: a stdout nobody reads must not stop the games
+            self.output.write(printable(record.summary(), None))
         if self.config.replay_dir is not None and room.history:
             try:
                 path = save_replay(self.config.replay_dir, room)
@@ -758,16 +767,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.encode_workers < 0:
         parser.error("--encode-workers must be 0 or more")
     level = logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    # every line from here on through writer threads: a stdout or stderr nobody reads never stops the games
+    out, err = LineWriter(sys.stdout), LineWriter(sys.stderr, name="stderr")
+    log_to(err, level, "%(asctime)s %(name)s %(levelname)s %(message)s")
     config = config_from_args(args)
     try:
-        return asyncio.run(_serve(config))
+        return asyncio.run(_serve(config, out))
     except KeyboardInterrupt:
         return 130
+    finally:
+        for writer in (out, err):
+            writer.close()
+            report_dropped(writer, "blokus serve")
 
 
-async def _serve(config: ServerConfig) -> int:
-    server = GameServer(config)
+async def _serve(config: ServerConfig, out: LineWriter) -> int:
+    server = GameServer(config, output=out)
     try:
         await server.start()
     except OSError as exc:
@@ -775,9 +790,8 @@ async def _serve(config: ServerConfig) -> int:
         return 1
     soft, hard = config.timeouts.soft, config.timeouts.hard  # the command line sets both or neither
     limits = "no time limits" if soft is None or hard is None else f"time limits {soft * 1000:.0f}/{hard * 1000:.0f} ms"
-    print(
-        f"blokus serve: listening on {config.host}:{server.port} ({config.season.game_type}, {limits}); Ctrl-C to stop",
-        flush=True,
+    out.write(
+        f"blokus serve: listening on {config.host}:{server.port} ({config.season.game_type}, {limits}); Ctrl-C to stop"
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -790,5 +804,5 @@ async def _serve(config: ServerConfig) -> int:
     await server.close()
     cancelled = server.records.cancelled
     note = f" and {cancelled} cancelled" if cancelled else ""
-    print(f"blokus serve: stopped after {plural(server.records.total - cancelled, 'game')}{note}", flush=True)
+    out.write(f"blokus serve: stopped after {plural(server.records.total - cancelled, 'game')}{note}")
     return 0

@@ -69,12 +69,14 @@ def test_a_program_and_what_it_detached_end_with_it(tmp_path: Path):
     until(lambda: stem.with_suffix(".a").exists() and stem.with_suffix(".b").exists())
     until(lambda: all(p.read_text().strip() for p in (stem.with_suffix(".a"), stem.with_suffix(".b"))))
     a, b = (int(stem.with_suffix(s).read_text()) for s in (".a", ".b"))
-    assert alive(a) and alive(b)
-    assert a in child.members()  # found by its token, in its own session
-    assert b not in child.members()  # it cleared its environment: found as an orphan this process adopted
+    assert alive(a) and alive(b), (a, b)
+    members = child.members()
+    assert a in members, members  # found by its token, in its own session
+    assert b not in members, members  # it cleared its environment: found as an orphan this process adopted
     child.stop(term_grace=1.0)
     until(lambda: not alive(a) and not alive(b))
-    assert processes.adopted_orphans() == []  # reaped, not left as zombies
+    # reaped, not left as zombies (one that arrives late is reaped by the next sweep)
+    until(lambda: processes.end_orphans() == 0 and not processes.adopted_orphans())
 
 
 def test_asked_to_leave_a_program_leaves_by_itself(tmp_path: Path):
@@ -177,3 +179,27 @@ def with_cleanup(proc: subprocess.Popen) -> None:
         except OSError:
             pass
     proc.wait(CAP)
+
+
+@linux_only
+def test_nothing_a_cmd_program_detached_outlives_its_game(tmp_path: Path):
+    from model.season import season_named
+    from net.external import HostedGame, Seat
+
+    client = [sys.executable, str(Path(__file__).with_name("ext_client.py"))]
+    stem = tmp_path / "pid"
+    script = 'stem=$1; shift; setsid sleep 3001 & echo $! > "$stem.a"; ' + (
+        'env -i sh -c \'setsid sleep 3002 & echo $! > "$0.b"\' "$stem"; exec "$@"'
+    )
+    detaching = ["sh", "-c", script, "sh", str(stem), *client]
+    game = HostedGame(
+        (Seat("detaching", detaching), Seat("plain", client)), season=season_named("2021"), log_dir=tmp_path
+    )
+    try:
+        game.start()
+        outcome = game.wait(120)
+    finally:
+        game.close()
+    assert outcome is not None and outcome.result is not None and outcome.result.regular
+    a, b = (int(stem.with_suffix(s).read_text()) for s in (".a", ".b"))
+    until(lambda: not alive(a) and not alive(b))  # the moment the game ended, not 3001 s later
