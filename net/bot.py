@@ -41,6 +41,7 @@ from net.connection import (
     Welcome,
     open_and_join,
 )
+from net.lines import LineHandler, LineWriter, report_dropped
 
 if TYPE_CHECKING:
     from ai.engine_process import ProcessPlayer
@@ -377,10 +378,13 @@ class _Repeats(logging.Filter):
         return count <= REPEATS_SHOWN
 
 
-def _setup_logging(args: argparse.Namespace) -> None:
+def _setup_logging(args: argparse.Namespace) -> LineWriter:
+    """The bot's log handlers; the console's lines go through a writer thread (a stderr nobody reads never
+    stalls the event loop: ``net.lines``), returned to be closed at the end."""
     root = logging.getLogger()
     root.setLevel(logging.DEBUG)
-    console = logging.StreamHandler(sys.stderr)
+    writer = LineWriter(sys.stderr, name="stderr")
+    console = LineHandler(writer)
     # default: nothing but the bot's own final line on stderr (warnings go to --log)
     console.setLevel(
         logging.CRITICAL + 1 if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
@@ -398,6 +402,7 @@ def _setup_logging(args: argparse.Namespace) -> None:
         handler.setLevel(logging.DEBUG)
         handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
         root.addHandler(handler)
+    return writer
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -408,8 +413,11 @@ def main(argv: list[str] | None = None) -> int:
             make_player(args.ai, 0)  # every name the arena knows: levels and variants too
         except ValueError as exc:
             parser.error(str(exc))
-    _setup_logging(args)
+    console = _setup_logging(args)
     try:
         return asyncio.run(Bot(args).run())
     except KeyboardInterrupt:
         return 130
+    finally:
+        console.close()
+        report_dropped(console, "blokus bot")
