@@ -52,6 +52,10 @@ DEFAULT_IDLE_TIMEOUT_S = 300.0  # generous: a tournament may take minutes to sta
 JOIN_WAIT_S = 4.0  # at most this long for the compiled AI before joining (loading it takes 1-3 s)
 RESULT_GRACE_S = 5.0  # after the result, how long to wait for <left> before leaving anyway
 REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
+# Bounded memory whatever the server sends: a game sends a handful of messages between two move requests
+# (at most ~200 before the first) and ~100 states in all; far more is a flood, and the bot gives up.
+MAX_MESSAGES_WITHOUT_REQUEST = 2_000
+MAX_RECORDED_STATES = 1_000  # for --save-replay (nothing is recorded without it: a move needs the last state)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -132,7 +136,9 @@ class Bot:
         self.rng = random.Random(args.seed)
         self.season = season_named(args.season) if getattr(args, "season", None) else None
         self.conn = self._connect(self.season)
-        self.record = GameRecord()  # every state received, for the replay
+        self.record = GameRecord()  # the states received, for --save-replay only (bounded)
+        self.recording = getattr(args, "save_replay", None) is not None
+        self.since_request = 0  # messages since the last move request (a flood is bounded)
         self.result: GameResult | None = None
         self.failure: tuple[int, str] | None = None
         self._answer: asyncio.Task | None = None
@@ -196,6 +202,13 @@ class Bot:
                         code = EXIT_PROTOCOL if event.reason.startswith("protocol error") else EXIT_CONNECTION
                         return self._fail(code, event.reason)
                     break
+                self.since_request = 0 if isinstance(event, MoveRequested) else self.since_request + 1
+                if self.since_request > MAX_MESSAGES_WITHOUT_REQUEST:
+                    return self._fail(
+                        EXIT_PROTOCOL,
+                        f"the server sent more than {MAX_MESSAGES_WITHOUT_REQUEST} messages without a move "
+                        f"request ({self._phase()}); giving up",
+                    )
                 await self._on_event(event)
                 if self.failure is not None:
                     break
@@ -258,7 +271,11 @@ class Bot:
         elif isinstance(event, Welcome):
             log.info("playing team %s", event.team.name)
         elif isinstance(event, StateChanged):
-            self.record.append(event.state)
+            if self.recording and len(self.record.states) < MAX_RECORDED_STATES:
+                self.record.append(event.state)
+            elif self.recording:
+                self.recording = False  # said at the end, where the replay would be written
+                self.record = GameRecord()
         elif isinstance(event, MoveRequested):
             if self._answer is not None and not self._answer.done():
                 log.warning("a new move request while still thinking; answering the new one")
@@ -325,6 +342,9 @@ class Bot:
 
     def _save_replay(self) -> None:
         directory = self.args.save_replay
+        if directory is not None and not self.recording:
+            print(f"blokus bot: replay not written: more than {MAX_RECORDED_STATES} states", file=sys.stderr)
+            return
         if directory is None or not self.record.states:
             return
         from model.replay import new_replay_path, write_replay
