@@ -173,7 +173,7 @@ class Bot:
         if ready:
             log.info("AI %s ready after %.1f s", self.ai_name, time.monotonic() - started)
         else:
-            print(f"blokus bot: {self.ai_name}: {not_ready_line(status)}", file=sys.stderr, flush=True)
+            _say(f"blokus bot: {self.ai_name}: {not_ready_line(status)}")
         try:
             self.conn, early = await open_and_join(
                 self._connect, self.season, reservation=args.reservation, room=args.room
@@ -337,13 +337,13 @@ class Bot:
 
     def _fail(self, code: int, reason: str) -> int:
         reason = printable(" ".join(reason.split()))  # one line, also for multi-line parser messages
-        print(f"blokus bot: {reason}", file=sys.stderr, flush=True)
+        _say(f"blokus bot: {reason}")
         return code
 
     def _save_replay(self) -> None:
         directory = self.args.save_replay
         if directory is not None and not self.recording:
-            print(f"blokus bot: replay not written: more than {MAX_RECORDED_STATES} states", file=sys.stderr)
+            _say(f"blokus bot: replay not written: more than {MAX_RECORDED_STATES} states")
             return
         if directory is None or not self.record.states:
             return
@@ -366,7 +366,7 @@ class Bot:
             )
             log.info("replay written to %s", path)
         except OSError as exc:
-            print(f"blokus bot: cannot write replay: {exc}", file=sys.stderr)
+            _say(f"blokus bot: cannot write replay: {exc}")
 
 
 def _status_of(player, ready: bool) -> str:
@@ -396,6 +396,17 @@ class _Repeats(logging.Filter):
         if count == REPEATS_SHOWN:
             record.msg = f"{record.msg} (further lines like this are not shown)"
         return count <= REPEATS_SHOWN
+
+
+_console: LineWriter | None = None  # stderr through a writer thread, once main has set it up
+
+
+def _say(line: str) -> None:
+    """One line on stderr, in order with the log lines (through the console's writer when there is one)."""
+    if _console is not None:
+        _console.write(line)
+    else:
+        print(line, file=sys.stderr, flush=True)
 
 
 def _setup_logging(args: argparse.Namespace) -> LineWriter:
@@ -433,11 +444,13 @@ def main(argv: list[str] | None = None) -> int:
             make_player(args.ai, 0)  # every name the arena knows: levels and variants too
         except ValueError as exc:
             parser.error(str(exc))
-    console = _setup_logging(args)
+    global _console
+    console = _console = _setup_logging(args)
     try:
         return asyncio.run(Bot(args).run())
     except KeyboardInterrupt:
         return 130
     finally:
+        _console = None
         console.close()
         report_dropped(console, "blokus bot")
