@@ -499,6 +499,7 @@ class Connection:
             self.season = detected
 
 
+FIRST_EVENTS_KEPT = 100  # events read while finding out the server's season (bounded)
 FIRST_ANSWER_WAIT_S = 10.0  # how long open_and_join waits for the answer to a plain join
 
 
@@ -540,6 +541,8 @@ async def open_and_join(
         seen.append(event)
         if isinstance(event, Closed):
             break
+        if len(seen) > FIRST_EVENTS_KEPT:  # a flood before the first real answer: the caller's loop judges it
+            return conn, seen
         if not isinstance(event, Sent | Ignored):  # our own join; a 27.x server's <close/> before it hangs up
             return conn, seen
     await conn.close()
