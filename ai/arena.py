@@ -71,6 +71,9 @@ class ArenaGame:
     forfeit_class: str = ""  # illegal move, timeout, crashed, did not join, left, protocol
     replay: str = ""  # the replay file, with --save-replay
     logs: list[str] = field(default_factory=list)  # log files of cmd: programs (stdout, stderr)
+    # not a result: why (a side never joined or could not start, our side was hurt by the program under test);
+    # a void game gives no point to anyone and is counted in its own column
+    void: str = ""
 
 
 def make_specs(
@@ -251,6 +254,8 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def summary(results: list[ArenaGame], name_a: str, name_b: str) -> dict:
+    void = [r for r in results if r.void]
+    results = [r for r in results if not r.void]  # the games with a result: the only ones scored
     n = len(results)
     wins = sum(r.score == 1.0 for r in results)
     draws = sum(r.score == 0.5 for r in results)
@@ -266,6 +271,8 @@ def summary(results: list[ArenaGame], name_a: str, name_b: str) -> dict:
         "wins": wins,
         "draws": draws,
         "losses": losses,
+        "void": len(void),
+        "void_games": [f"game {r.index}: {r.void}" for r in void],
         "a_mean_points": sum(r.a_points for r in results) / n if n else 0.0,
         "b_mean_points": sum(r.b_points for r in results) / n if n else 0.0,
         "score": score,
@@ -300,15 +307,16 @@ def _forfeit_cell(counts: dict[str, int]) -> str:
 def format_table(s: dict) -> str:
     lo, hi = s["ci95"]
     rows = [
-        ("player", "W", "D", "L", "mean pts", "score %", "95% CI", "mean ms/move", "max ms/move", "forfeits"),
+        ("player", "W", "D", "L", "Void", "mean pts", "score %", "95% CI", "mean ms/move", "max ms/move", "forfeits"),
         (
             s["a"],
             s["wins"],
             s["draws"],
             s["losses"],
+            s.get("void", 0),
             f"{s['a_mean_points']:.1f}",
-            f"{100 * s['score']:.1f}",
-            f"{100 * lo:.1f}-{100 * hi:.1f}",
+            f"{100 * s['score']:.1f}" if s["games"] else "-",
+            f"{100 * lo:.1f}-{100 * hi:.1f}" if s["games"] else "-",
             f"{s['a_mean_ms']:.0f}",
             f"{s['a_max_ms']:.0f}",
             _forfeit_cell(s.get("a_forfeits", {})),
@@ -318,9 +326,10 @@ def format_table(s: dict) -> str:
             s["losses"],
             s["draws"],
             s["wins"],
+            s.get("void", 0),
             f"{s['b_mean_points']:.1f}",
-            f"{100 * (1 - s['score']):.1f}",
-            f"{100 * (1 - hi):.1f}-{100 * (1 - lo):.1f}",
+            f"{100 * (1 - s['score']):.1f}" if s["games"] else "-",
+            f"{100 * (1 - hi):.1f}-{100 * (1 - lo):.1f}" if s["games"] else "-",
             f"{s['b_mean_ms']:.0f}",
             f"{s['b_max_ms']:.0f}",
             _forfeit_cell(s.get("b_forfeits", {})),
@@ -332,7 +341,14 @@ def format_table(s: dict) -> str:
         for row in rows
     ]
     lines.insert(1, "-" * len(lines[0]))
-    out = "\n".join(lines) + f"\n{s['games']} games"
+    void = s.get("void", 0)
+    out = (
+        "\n".join(lines)
+        + f"\n{s['games']} games"
+        + (f" with a result, {void} void (no result, no point)" if void else "")
+    )
+    if s.get("void_games"):
+        out += "\nvoid games:\n  " + "\n  ".join(s["void_games"])
     if s["forfeits"]:
         out += "\nforfeits:\n  " + "\n  ".join(s["forfeits"])
     for side in ("a", "b"):
@@ -358,13 +374,16 @@ class Progress:
 
     def __call__(self, results: list[ArenaGame]) -> None:
         done = len(results)
-        w = sum(r.score == 1.0 for r in results)
-        d = sum(r.score == 0.5 for r in results)
+        v = sum(bool(r.void) for r in results)
+        w = sum(r.score == 1.0 and not r.void for r in results)
+        d = sum(r.score == 0.5 and not r.void for r in results)
         bar = "#" * (30 * done // self.total) + "." * (30 - 30 * done // self.total)
         elapsed = time.monotonic() - self.start
         eta = elapsed / done * (self.total - done) if done else 0.0
         self.stream.write(
-            f"\r[{bar}] {done}/{self.total}  A: {w}W {d}D {done - w - d}L  {elapsed:.0f}s elapsed, ~{eta:.0f}s left "
+            f"\r[{bar}] {done}/{self.total}  A: {w}W {d}D {done - w - d - v}L"
+            + (f" {v} void" if v else "")
+            + f"  {elapsed:.0f}s elapsed, ~{eta:.0f}s left "
         )
         if done == self.total:
             self.stream.write("\n")

@@ -146,4 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.json, "w") as fh:
             games = [{**asdict(r), "result": None} for r in results]  # the model result is not JSON
             json.dump({"args": vars(args), "summary": s, "games": games}, fh, indent=1)
+    if results and all(r.void for r in results):
+        print(f"blokus arena: no game had a result: {s['void_games'][0]}", file=sys.stderr)
+        return 1
     return 0

@@ -33,7 +33,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-?", action="help", help=argparse.SUPPRESS)
     add_server_address(p)
-    p.add_argument("-r", "--reservation", help="reservation code of a prepared game (joinPrepared)")
+    p.add_argument(
+        "-r",
+        "--reservation",
+        help="reservation code of a prepared game (joinPrepared); '-': read it from the first line of stdin "
+        "(kept off the command line, which every local user can read)",
+    )
     p.add_argument("--room", help="join this room id (joinRoom, 21.4.0 servers)")
     add_season(
         p,
@@ -104,6 +109,14 @@ def options_from_args(args: argparse.Namespace) -> BotOptions:
     )
 
 
+def _reservation_from_stdin() -> str:
+    """The first line of stdin (bounded), for ``-r -``: how a host hands over a code privately."""
+    try:
+        return sys.stdin.buffer.readline(256).decode("ascii", errors="replace").strip()
+    except (OSError, ValueError, AttributeError):
+        return ""
+
+
 def parse_options(argv: list[str]) -> BotOptions:
     """``argv`` (the bot's arguments) as its options (tests, the bundle's check of baked-in arguments)."""
     return options_from_args(build_parser().parse_args(argv))
@@ -165,6 +178,10 @@ def main(argv: list[str] | None = None) -> int:
             spec.build(0)  # a gtp: engine that cannot be started still plays (its fallback), as before
         except ValueError as exc:
             parser.error(str(exc))
+    if args.reservation == "-":
+        args.reservation = _reservation_from_stdin()
+        if not args.reservation:
+            parser.error("-r -: no reservation code on stdin")
     console = _setup_logging(args)
     set_console(console)
     try:

@@ -135,13 +135,28 @@ class Program:
         self.log_limit = log_limit
         self.child: processes.Child | None = None
 
-    def start(self, host: str, port: int, reservation: str) -> None:
-        argv = [*self.argv, "-h", host, "-p", str(port), "-r", reservation]
+    def start(
+        self, host: str, port: int, reservation: str, *, private: bool = False, env: dict[str, str] | None = None
+    ) -> None:
+        """Start it with ``-h HOST -p PORT -r CODE``; ``private``: with ``-r -`` and the code on its stdin,
+        so no other process can read it from the command line (a player of ours)."""
+        argv = [*self.argv, "-h", host, "-p", str(port), "-r", "-" if private else reservation]
         try:
             # the logs are files, so a program that floods its output costs this process nothing
-            self.child = processes.start(argv, stdout=self.out_path, stderr=self.err_path, log_limit=self.log_limit)
+            self.child = processes.start(
+                argv,
+                stdin="pipe" if private else "null",
+                stdout=self.out_path,
+                stderr=self.err_path,
+                log_limit=self.log_limit,
+                env=None if env is None else {**os.environ, **env},
+            )
         except OSError as exc:
-            raise ProgramError(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from None
+            raise ProgramError(_start_failure(self.argv[0], exc)) from None
+        if private and self.child.stdin is not None:
+            with contextlib.suppress(OSError):  # it died at once: judged as a side that never joined
+                self.child.stdin.write(reservation.encode("ascii") + b"\n")
+                self.child.stdin.close()
 
     @property
     def pid(self) -> int | None:
@@ -221,6 +236,12 @@ class Seat:
     name: str  # display name in the game (and the replay)
     command: list[str] | None = None
     can_timeout: bool = True
+    # a player of this project (``blokus bot``), not the program under test: it gets its reservation on its
+    # stdin and joins through the server's private entrance (a connection budget of its own), and whatever
+    # goes wrong on its side (killed, refused, could not join) makes the game void: the program under test
+    # runs as the same user and could have caused it
+    ours: bool = False
+    env: dict[str, str] | None = None  # added to the environment of ``command``
 
 
 @dataclass(frozen=True)
@@ -244,6 +265,9 @@ class Outcome:
     times: dict[Team, list[float]] = field(default_factory=dict)  # seconds per move, as the server measured
     replay: bytes | None = None  # the official replay (None: the game never started)
     logs: dict[Team, tuple[Path, Path]] = field(default_factory=dict)  # stdout and stderr log per program
+    # not a result: a side never joined (could not start, crashed before joining) or our side was hurt in a
+    # way the program under test could have caused; the reason in one line ("" for a real result)
+    void: str = ""
 
 
 class HostedGame:
@@ -281,6 +305,7 @@ class HostedGame:
                 self.programs[team] = Program(seat.command, stem, log_limit=log_limit)
         self.reservations: tuple[str, str] = (str(uuid.uuid4()), str(uuid.uuid4()))
         self.port = 0
+        self.private_port = 0  # the entrance of our own players (Seat.ours)
         self.room: Room | None = None
         self.moves: list[ArrivedMove] = []  # every move that arrived, in order (appended in the server thread)
         self.failure: str | None = None  # the host itself could not run (port, a program that cannot start …)
@@ -366,6 +391,8 @@ class HostedGame:
             return
         try:
             self.port = server.port
+            if any(seat.ours for seat in self.seats):
+                self.private_port = await server.open_private_entrance()
             slots = [
                 Slot(team, display_name=seat.name, can_timeout=seat.can_timeout, reservation=code)
                 for team, seat, code in zip(Team, self.seats, self.reservations, strict=True)
@@ -373,10 +400,14 @@ class HostedGame:
             self.room = room = server.prepare_game(slots)
             self._watch_moves(room)
             for team, program in self.programs.items():
+                seat = self.seats[team]
                 try:
-                    program.start(HOST, self.port, self.reservations[team])
+                    if seat.ours:
+                        program.start(HOST, self.private_port, self.reservations[team], private=True, env=seat.env)
+                    else:
+                        program.start(HOST, self.port, self.reservations[team])
                 except ProgramError as exc:
-                    self.failure = str(exc)
+                    self.failure = f"{seat.name} could not start: {exc}"
                     return
             self._ready.set()
             await self._await_join(room, stop)
@@ -467,13 +498,17 @@ class HostedGame:
             kind = "crashed" if line.startswith("crashed") else "did not join"
             names = (self.seats[0].name, self.seats[1].name)
             left = irregular_result(team, Cause.LEFT, line, (0, 0), names, self.season)
-            return Outcome(left, line, kind, team, 0, times, replay, self._logs())
+            void = f"{self.seats[team].name} {line}"  # a game that never started is no result for anyone
+            return Outcome(left, line, kind, team, 0, times, replay, self._logs(), void=void)
         result = room.result
         if result is None or result.regular or result.offender is None:
             return Outcome(result, "", "", None, turn, times, replay, self._logs())
         team = result.offender
         kind, line = self._forfeit_line(team, result.cause, turn)
-        return Outcome(result, line, kind, team, turn, times, replay, self._logs())
+        void = ""
+        if self.seats[team].ours and kind in ("crashed", "left"):
+            void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
+        return Outcome(result, line, kind, team, turn, times, replay, self._logs(), void=void)
 
     def _forfeit_line(self, team: Team, cause: Cause, turn: int) -> tuple[str, str]:
         last = next((m for m in reversed(self.moves) if m.team == team), None)
@@ -503,3 +538,17 @@ class HostedGame:
 
 def _file_part(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name)[:40] or "program"
+
+
+def _start_failure(exe: str, exc: OSError) -> str:
+    """Why ``exe`` could not start, in one line: a script whose interpreter line names a missing program
+    says so (the system's "No such file or directory" would name the script, which is there)."""
+    if os.path.isfile(exe):
+        with contextlib.suppress(OSError):
+            with open(exe, "rb") as fh:
+                first = fh.readline(200)
+            words = first[2:].split() if first.startswith(b"#!") else []
+            if words and not (os.path.isfile(words[0]) and os.access(words[0], os.X_OK)):
+                line = clean_line(first.decode("utf-8", errors="replace"))
+                return f"cannot start {exe}: its interpreter line {line!r} names no program that can run"
+    return str(exc) if isinstance(exc, processes.StartError) else f"cannot start {exe}: {exc.strerror or exc}"

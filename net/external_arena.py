@@ -5,7 +5,12 @@ judged as the contest judges.
 pairs of openings with the seats swapped) through :class:`net.external.HostedGame`: the program is started
 with its reservation, and a built-in player takes the other seat as a ``blokus bot`` process with that
 reservation (the same client a contest upload of this project runs), so both sides are timed by the
-server alike. The games' results are the server's; a forfeit is one line (``net.external``); the program's
+server alike. Our side is started so that nothing around it can change it or hurt it into a loss: as
+``python -P -m blokus bot`` with ``PYTHONPATH`` naming this project (no ``blokus/`` folder in the current
+directory shadows it), its reservation on its stdin (not on a command line every local process can read),
+through the server's private entrance (the program's connections do not use up its budget); if it is hurt
+anyway (killed, refused, could not join), the game is void, never a win for the program.
+The games' results are the server's; a forfeit is one line (``net.external``); the program's
 stdout and stderr are kept per game (``--logs DIR``, else the ``--save-replay`` directory, else a new
 temporary directory).
 """
@@ -13,6 +18,7 @@ temporary directory).
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from ai.arena import ArenaGame, GameSpec
 from model.pieces import Shape, Team
@@ -22,6 +28,17 @@ from net.external import HostedGame, ProgramError, Seat, is_program, program_arg
 from net.rooms import Timeouts
 
 BOT_IDLE_TIMEOUT = "120s"  # our bot gives up if the server says nothing for this long (it never hangs)
+# the folder that holds this project's packages (``blokus``, ``net`` …): our side imports exactly this project
+PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
+
+
+def our_command(*args: str) -> list[str]:
+    """``python -P -m blokus ARGS``: -P keeps the current folder off ``sys.path`` (with ``OUR_ENV``, which
+    names this project's folder, the same code as this process runs, whatever folder the arena runs in)."""
+    return [sys.executable, "-P", "-m", "blokus", *args]
+
+
+OUR_ENV = {"PYTHONPATH": PROJECT_ROOT}
 
 
 class ExternalGames:
@@ -40,10 +57,7 @@ class ExternalGames:
     def command(self, name: str, spec: GameSpec, seed: int, pondering: bool) -> list[str]:
         if is_program(name):
             return program_argv(name)
-        bot = [
-            sys.executable,
-            "-m",
-            "blokus",
+        bot = our_command(
             "bot",
             "--ai",
             name,
@@ -53,7 +67,7 @@ class ExternalGames:
             str(round(spec.move_time * 1000)),
             "--idle-timeout",
             BOT_IDLE_TIMEOUT,
-        ]
+        )
         return bot + (["--ponder"] if pondering else [])
 
     def __call__(self, spec: GameSpec) -> ArenaGame:
@@ -64,7 +78,10 @@ class ExternalGames:
         ]
         if spec.a_team == 1:
             sides.reverse()  # team ONE first
-        one, two = (Seat(label, self.command(name, spec, seed, ponder)) for name, label, seed, ponder in sides)
+        one, two = (
+            Seat(label, self.command(name, spec, seed, ponder), ours=not is_program(name), env=_env_of(name))
+            for name, label, seed, ponder in sides
+        )
         timeouts = self.timeouts or (Timeouts.of(season) if spec.timed else Timeouts(None, None))
         game = HostedGame(
             (one, two),
@@ -91,8 +108,10 @@ class ExternalGames:
         a_team = Team(spec.a_team)
         result = outcome.result if outcome is not None else None
         arena = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0, result=result)
-        if outcome is None or result is None:
-            arena.forfeit = f"no result: {failure or 'the game was cancelled'}"
+        if outcome is None or result is None or outcome.void:
+            # no result, and no point to anyone: a side that never played, or our side hurt by the program
+            arena.void = (outcome.void if outcome is not None else "") or failure or "the game was cancelled"
+            arena.logs = [str(path) for paths in (outcome.logs if outcome else {}).values() for path in paths]
             return arena
         arena.a_points = result.points(a_team) or 0
         arena.b_points = result.points(a_team.opponent) or 0
@@ -110,3 +129,7 @@ class ExternalGames:
             path.write_bytes(outcome.replay)
             arena.replay = str(path)
         return arena
+
+
+def _env_of(name: str) -> dict[str, str] | None:
+    return None if is_program(name) else OUR_ENV

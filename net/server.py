@@ -386,6 +386,7 @@ class GameServer:
         self.connections = ConnectionCounter(self.config.connections)
         self.refused = 0  # connections refused by the limits
         self._server: asyncio.base_events.Server | None = None
+        self._private: list[asyncio.base_events.Server] = []  # open_private_entrance
         self._tasks: set[asyncio.Task] = set()
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
 
@@ -427,6 +428,8 @@ class GameServer:
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
+        for private in self._private:
+            private.close()
         for room in list(self.lobby.rooms.values()):  # cancelled, not lost by the players (LEFT)
             if room.started and not room.finished:
                 room.cancel()
@@ -446,13 +449,29 @@ class GameServer:
         if self._own_output and self.output is not None:
             await asyncio.to_thread(self.output.close)
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def open_private_entrance(self) -> int:
+        """A second listening port on the same address with a connection budget of its own, for a host's own
+        players (``net.external``): connections a program under test opens (or leaks) on the public port
+        never use up the budget of the side it plays against. Its port; closed with the server."""
+        counter = ConnectionCounter(self.config.connections)
+
+        async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await self._accept(reader, writer, counter)
+
+        server = await asyncio.start_server(accept, self.config.host, 0)
+        self._private.append(server)
+        return server.sockets[0].getsockname()[1]
+
+    async def _accept(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, counter: ConnectionCounter | None = None
+    ) -> None:
+        connections = self.connections if counter is None else counter
         client = ClientConn(self, reader, writer)
         sock = writer.get_extra_info("socket")
         if sock is not None:  # a fixed kernel buffer: what a client that does not read can hold is bounded
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.config.connections.send_buffer)
-        refusal = self.connections.admit(client.address)
+        refusal = connections.admit(client.address)
         if refusal is not None:
             self.refused += 1
             log.info("refused %s: %s", client.name, refusal)
@@ -469,7 +488,7 @@ class GameServer:
             pass
         finally:
             self.clients.discard(client)
-            self.connections.release(client.address)
+            connections.release(client.address)
             if task is not None:
                 self._tasks.discard(task)
 
