@@ -159,6 +159,10 @@ class Program:
                 self.child.stdin.close()
 
     @property
+    def paths(self) -> tuple[Path, Path]:
+        return self.out_path, self.err_path
+
+    @property
     def pid(self) -> int | None:
         return None if self.child is None else self.child.pid
 
@@ -313,6 +317,7 @@ class HostedGame:
         self._no_join: tuple[Team, str] | None = None
         self._exit_codes: dict[Team, int | None] = {}  # before they were stopped (None: still running)
         self._ready = threading.Event()
+        self._cancelled = threading.Event()
         self._done = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -342,12 +347,18 @@ class HostedGame:
             return None
         return self._outcome
 
-    def close(self) -> None:
-        """Stop the game (cancelled if it still runs), the programs and the server; waits for the thread."""
+    def cancel(self) -> None:
+        """Ask the game to stop (cancelled if it still runs; not started if it has not) without waiting:
+        :meth:`close` waits."""
+        self._cancelled.set()
         loop, stop = self._loop, self._stop
         if loop is not None and stop is not None and not self._done.is_set():
             with contextlib.suppress(RuntimeError):  # the loop has ended already
                 loop.call_soon_threadsafe(stop.set)
+
+    def close(self) -> None:
+        """Stop the game (cancelled if it still runs), the programs and the server; waits for the thread."""
+        self.cancel()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(self.stop_grace + 15)
         for program in self.programs.values():  # if the thread could not (it never started them: no-op)
@@ -371,6 +382,8 @@ class HostedGame:
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = stop = asyncio.Event()
+        if self._cancelled.is_set():  # cancelled before its loop ran: no program is started
+            stop.set()
         finished = asyncio.Event()
         hard = self.timeouts.hard if self.timeouts.hard is not None else UNTIMED_HARD_S
         config = ServerConfig(
@@ -401,6 +414,8 @@ class HostedGame:
             self._watch_moves(room)
             for team, program in self.programs.items():
                 seat = self.seats[team]
+                if stop.is_set():
+                    break
                 try:
                     if seat.ours:
                         program.start(HOST, self.private_port, self.reservations[team], private=True, env=seat.env)

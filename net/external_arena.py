@@ -17,14 +17,24 @@ temporary directory).
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
 from pathlib import Path
 
 from ai.arena import ArenaGame, GameSpec
 from model.pieces import Shape, Team
 from model.replay import new_replay_path
 from model.season import season_named
-from net.external import HostedGame, ProgramError, Seat, is_program, program_argv, program_label
+from net.external import (
+    LOG_LIMIT_BYTES,
+    HostedGame,
+    ProgramError,
+    Seat,
+    is_program,
+    program_argv,
+    program_label,
+)
 from net.rooms import Timeouts
 
 BOT_IDLE_TIMEOUT = "120s"  # our bot gives up if the server says nothing for this long (it never hangs)
@@ -39,16 +49,61 @@ def our_command(*args: str) -> list[str]:
 
 
 OUR_ENV = {"PYTHONPATH": PROJECT_ROOT}
+LOG_BUDGET_BYTES = 256 * 2**20  # all the log files of one arena together (the oldest go first)
+LOG_FILES_PER_GAME = 4  # stdout and stderr of both sides
+
+
+class LogBudget:
+    """Bounds the log files of an arena in total: each file is capped (``log_limit``: the running games
+    together use at most half the budget) and after each game the oldest finished logs are removed until
+    they use at most the other half."""
+
+    def __init__(self, folder: str, total: int = LOG_BUDGET_BYTES, jobs: int = 1) -> None:
+        self.folder = Path(folder)
+        self.total = total
+        self.log_limit = max(64 * 1024, min(LOG_LIMIT_BYTES, total // (2 * LOG_FILES_PER_GAME * max(1, jobs))))
+        self.removed = 0  # files removed so far
+        self._lock = threading.Lock()
+
+    def prune(self, keep: frozenset[str] | set[str] = frozenset()) -> None:
+        """Remove the oldest finished log files (not those in ``keep``: running games') beyond half the budget."""
+        with self._lock:
+            files = []
+            for path in self.folder.glob("game-*.log"):
+                with contextlib.suppress(OSError):
+                    stat = path.stat()
+                    files.append((stat.st_mtime, stat.st_size, path))
+            used = sum(size for _, size, _ in files)
+            for _, size, path in sorted(files):
+                if used <= self.total // 2:
+                    break
+                if str(path) in keep:
+                    continue
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                    used -= size
+                    self.removed += 1
 
 
 class ExternalGames:
     """Plays one arena game (``GameSpec`` → ``ArenaGame``) with the seats as processes; picklable for --jobs."""
 
     def __init__(
-        self, a: str, b: str, log_dir: str, *, join_timeout: float = 30.0, timeouts: Timeouts | None = None
+        self,
+        a: str,
+        b: str,
+        log_dir: str,
+        *,
+        join_timeout: float = 30.0,
+        timeouts: Timeouts | None = None,
+        logs: LogBudget | None = None,
     ) -> None:
         self.a, self.b = a, b
         self.log_dir = log_dir
+        self.logs = logs or LogBudget(log_dir)
+        self._running: set[HostedGame] = set()
+        self._lock = threading.Lock()
+        self._stopped = False
         self.join_timeout = join_timeout
         self.timeouts = timeouts  # None: the season's (tests pass shorter ones)
         label_a, label_b = program_label(a), program_label(b)
@@ -69,6 +124,14 @@ class ExternalGames:
             BOT_IDLE_TIMEOUT,
         )
         return bot + (["--ponder"] if pondering else [])
+
+    def stop(self) -> None:
+        """Ctrl-C: no game starts any more, the running ones stop now (their programs with them)."""
+        with self._lock:
+            self._stopped = True
+            running = list(self._running)
+        for game in running:
+            game.cancel()
 
     def __call__(self, spec: GameSpec) -> ArenaGame:
         season = season_named(spec.season)
@@ -91,7 +154,12 @@ class ExternalGames:
             log_dir=self.log_dir,
             log_prefix=f"game-{spec.index:03d}",
             join_timeout=self.join_timeout,
+            log_limit=self.logs.log_limit,
         )
+        with self._lock:
+            if self._stopped:
+                return ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0, void="stopped")
+            self._running.add(game)
         try:
             game.start()
             outcome = game.wait()
@@ -100,6 +168,10 @@ class ExternalGames:
             failure = str(exc)
         finally:
             game.close()
+            with self._lock:
+                self._running.discard(game)
+                running = {str(path) for other in self._running for p in other.programs.values() for path in p.paths}
+            self.logs.prune(keep=running)
         if outcome is None:
             outcome = game.wait(0)
             failure = game.failure or "the game could not be played"
