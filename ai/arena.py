@@ -293,8 +293,24 @@ def run_match(
 
 
 def _collect(pending: set[Future], finished: Callable[[ArenaGame], bool]) -> None:
-    """Hand every result to ``finished`` as it comes; once it says enough, cancel the games not started."""
+    """Hand every result to ``finished`` as it comes; once it says enough, cancel the games not started.
+    Ctrl-C only sets a flag here (the main thread only waits): KeyboardInterrupt is raised at one known
+    point of this loop, never in the middle of some cleanup."""
+    interrupted = threading.Event()
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupted.set())
+    try:
+        _collect_until(pending, finished, interrupted)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _collect_until(pending: set[Future], finished: Callable[[ArenaGame], bool], interrupted: threading.Event) -> None:
     while pending:
+        if interrupted.is_set():
+            raise KeyboardInterrupt
         done, pending = wait(pending, timeout=WAIT_S, return_when=FIRST_COMPLETED)
         for future in done:
             if not future.cancelled() and finished(future.result()):
@@ -383,13 +399,13 @@ class PairedSprt:
         data["elo_ci95"] = [_finite(x) for x in data["elo_ci95"]]
         return {**data, "void_pairs": self.void_pairs, "decided_after_games": self.decided_after or None}
 
-
-def _finite(x: float) -> float | None:
-    return x if math.isfinite(x) else None
-
     def describe(self) -> str:
         void = f"; {self.void_pairs} pair(s) with a void game not counted" if self.void_pairs else ""
         return self.state.describe() + void
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
 
 
 def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
