@@ -139,6 +139,7 @@ class Bot:
         self.record = GameRecord()  # the states received, for --save-replay only (bounded)
         self.recording = getattr(args, "save_replay", None) is not None
         self.since_request = 0  # messages since the last move request (a flood is bounded)
+        self.contradicted = False  # a move request for the other team's turn was reported
         self.result: GameResult | None = None
         self.failure: tuple[int, str] | None = None
         self._answer: asyncio.Task | None = None
@@ -300,6 +301,12 @@ class Bot:
             self.unanswered = "no state before it" if state is None else "the game in the last state is over"
             log.error("move request: cannot answer (%s)", self.unanswered)
             return
+        if request.for_team is not None and state.current_team != request.for_team and not self.contradicted:
+            self.contradicted = True  # said once per game: a server that keeps doing it is not worth more lines
+            _say(
+                f"blokus bot: a move request for team {request.for_team.name}, but the state says "
+                f"{state.current_color.name} (team {state.current_team.name}) is to move; answering as the state says"
+            )
         decision = await decide(
             self.player, state, request.at, think_ms=self.args.move_time, hard_ms=self.args.hard_limit, rng=self.rng
         )
