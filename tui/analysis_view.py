@@ -35,7 +35,7 @@ from ai.analysis import (
 )
 from ai.base import Engine
 from ai.compiled import preparing_text
-from cli.args import Spinner
+from ai.spinner import Spinner
 from model.moves import Move, SetMove
 from model.pieces import Color, Team
 from model.state import GameState
