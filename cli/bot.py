@@ -19,7 +19,7 @@ from ai import DEFAULT_AI
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
 from cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
 from cli.players import accepted, parse_player
-from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotOptions, set_console
+from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotOptions, use_console
 from net.lines import LineHandler, LineWriter, report_dropped
 
 REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
@@ -139,8 +139,8 @@ class _Repeats(logging.Filter):
 
 
 def _setup_logging(args: argparse.Namespace) -> LineWriter:
-    """The bot's log handlers; the console's lines go through a writer thread (a stderr nobody reads never
-    stalls the event loop: ``net.lines``), returned to be closed at the end."""
+    """The bot's log handlers. The console's lines (and the bot's own: ``net.bot.use_console``) go through
+    a writer thread: a stderr nobody reads never stalls the event loop (``net.lines``). Close it at the end."""
     root = logging.getLogger()
     root.setLevel(logging.DEBUG)
     writer = LineWriter(sys.stderr, name="stderr")
@@ -183,12 +183,12 @@ def main(argv: list[str] | None = None) -> int:
         if not args.reservation:
             parser.error("-r -: no reservation code on stdin")
     console = _setup_logging(args)
-    set_console(console)
+    use_console(console)
     try:
         return asyncio.run(Bot(options_from_args(args)).run())
     except KeyboardInterrupt:
         return 130
     finally:
-        set_console(None)
+        use_console(None)
         console.close()
         report_dropped(console, "blokus bot")

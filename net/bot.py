@@ -93,8 +93,9 @@ class Bot:
         self.season = args.season
         self.conn = self._connect(self.season)
         self.record = GameRecord()  # the states received, for --save-replay only (bounded)
-        self.recording = getattr(args, "save_replay", None) is not None
+        self.recording = args.save_replay is not None
         self.since_request = 0  # messages since the last move request (a flood is bounded)
+        self.contradicted = False  # a move request for the other team's turn was reported
         self.result: GameResult | None = None
         self.failure: tuple[int, str] | None = None
         self._answer: asyncio.Task | None = None
@@ -256,6 +257,12 @@ class Bot:
             self.unanswered = "no state before it" if state is None else "the game in the last state is over"
             log.error("move request: cannot answer (%s)", self.unanswered)
             return
+        if request.for_team is not None and state.current_team != request.for_team and not self.contradicted:
+            self.contradicted = True  # said once per game: a server that keeps doing it is not worth more lines
+            _say(
+                f"blokus bot: a move request for team {request.for_team.name}, but the state says "
+                f"{state.current_color.name} (team {state.current_team.name}) is to move; answering as the state says"
+            )
         decision = await decide(
             self.player,
             state,
@@ -343,17 +350,18 @@ def _default_ai() -> str:
 xml_log = logging.getLogger("blokus.xml")
 
 
-_console: LineWriter | None = None  # stderr through a writer thread, once cli.bot has set it up
+_console: LineWriter | None = None  # the bot's stderr through a writer thread (``use_console``)
 
 
-def set_console(writer: LineWriter | None) -> None:
-    """The bot's one-line messages go through this writer (in order with the log lines), or print when None."""
+def use_console(writer: LineWriter | None) -> None:
+    """Write the bot's own stderr lines through ``writer`` (``cli.bot``'s console: a stderr nobody reads
+    never stalls the event loop, and they stay in order with the log lines); None: plain prints."""
     global _console
     _console = writer
 
 
 def _say(line: str) -> None:
-    """One line on stderr, in order with the log lines (through the console's writer when there is one)."""
+    """One line on stderr (through the console's writer when there is one)."""
     if _console is not None:
         _console.write(line)
     else:

@@ -4,8 +4,10 @@ The contest system unpacks the zip into a fresh container with a plain ``python3
 ``start.sh -h HOST -p PORT -r CODE`` for every game. The zip holds, at its root:
 
 * ``start.sh``: runs ``blokus bot`` with the baked-in arguments (``blokus bundle FILE.zip -- --ponder``),
-  the bundled dependencies on ``sys.path`` and ``NUMBA_CPU_NAME=generic``; it writes nothing into the
-  folder (no bytecode, no cache) and installs or downloads nothing;
+  the bundled dependencies on ``sys.path`` and ``NUMBA_CPU_NAME=generic`` (every other ``NUMBA_*`` and
+  ``PYTHON*`` variable of the caller cleared), found through symbolic links to it; it writes nothing into
+  the folder (no bytecode, no cache), installs or downloads nothing, and names the cause in one line when
+  no interpreter starts;
 * the project (``blokus``, ``model``, ``ai``, ``net``, ``tui``), compiled to bytecode that is valid
   whatever the files' times;
 * ``deps/``: the bot's dependencies for the target Python (``--python 3.X``), manylinux x86-64 wheels
@@ -42,21 +44,45 @@ START_SH = """#!/bin/sh
 # The contest upload's entry point, made by `blokus bundle`: start.sh -h HOST -p PORT -r RESERVATION.
 # Runs `blokus bot {bot_args}` with the bundled dependencies and compiled AI (Python {version});
 # writes nothing into this folder.
-DIR=$(cd "$(dirname "$0")" && pwd) || exit 1
+
+# Python and numba run as set here, whatever the caller's environment says (NUMBA_CPU_FEATURES would make
+# numba ignore the bundled kernels, PYTHONHOME could break the interpreter, PYTHONSTARTUP run other code)
+for var in $(env | sed -n 's/^\\(NUMBA_[A-Za-z0-9_]*\\)=.*/\\1/p; s/^\\(PYTHON[A-Za-z0-9_]*\\)=.*/\\1/p'); do
+    unset "$var" 2>/dev/null
+done
+unset BLOKUS_NUMBA_CACHE
+
+# this folder, also when started through a symbolic link to start.sh
+SELF=$0
+while [ -h "$SELF" ]; do
+    LINK=$(readlink "$SELF") || break
+    case $LINK in
+        /*) SELF=$LINK ;;
+        *) SELF=$(dirname "$SELF")/$LINK ;;
+    esac
+done
+DIR=$(cd "$(dirname "$SELF")" && pwd -P) || exit 1
+
 PY=
+WHY=
 for candidate in python{version} python3 python; do
-    if command -v "$candidate" >/dev/null 2>&1 &&
-        "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != ({major}, {minor}))' 2>/dev/null; then
-        PY=$candidate
-        break
-    fi
+    command -v "$candidate" >/dev/null 2>&1 || continue
+    ERR=$("$candidate" -c 'import sys; sys.exit(0 if sys.version_info[:2] == ({major}, {minor}) else 3)' 2>&1)
+    case $? in
+        0) PY=$candidate; break ;;
+        3) ;;
+        *) WHY="$candidate does not start: $(printf '%s\\n' "$ERR" | grep . | tail -n 1)" ;;
+    esac
 done
 if [ -z "$PY" ]; then
-    echo "start.sh: this upload is built for Python {version}, not found here (python3 is" \\
-        "$(python3 --version 2>&1)); build it with blokus bundle --python 3.X" >&2
+    if [ -n "$WHY" ]; then
+        echo "start.sh: $WHY" >&2
+    else
+        echo "start.sh: this upload is built for Python {version}, not found here (python3 is" \\
+            "$(python3 --version 2>&1)); build it with blokus bundle --python 3.X" >&2
+    fi
     exit 1
 fi
-unset BLOKUS_NUMBA_CACHE
 PYTHONPATH="$DIR:$DIR/deps" PYTHONDONTWRITEBYTECODE=1 PYTHONNOUSERSITE=1 NUMBA_CPU_NAME=generic \\
     exec "$PY" -s -P -m blokus bot {bot_args_quoted}"$@"
 """

@@ -681,7 +681,7 @@ def save_replay(directory: Path, room: Room) -> Path:
 
 async def serve(config: ServerConfig, out: LineWriter) -> int:
     """``blokus serve``: listen, serve until SIGINT/SIGTERM, say how many games were played; the exit code.
-    Every line goes through ``out`` (a writer thread): a stdout nobody reads never stops the games."""
+    Every line goes through ``out`` (a writer thread: a stdout nobody reads never stops the games)."""
     server = GameServer(config, output=out)
     try:
         await server.start()
