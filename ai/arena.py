@@ -19,6 +19,7 @@ import contextlib
 import math
 import multiprocessing
 import multiprocessing.process
+import multiprocessing.synchronize
 import os
 import random
 import signal
@@ -28,6 +29,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ai import compile_ahead, make_player, processes
 from ai.base import Engine
@@ -163,7 +165,8 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
         try:
             state.play(move)
         except InvalidMove as exc:
-            forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} illegal move {move}: {exc}"
+            why = state.refusal_text(move, exc.mistake)  # the rule and the fields: one text everywhere
+            forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} illegal move: {move} ({why})"
             cause, result.forfeit_class = Cause.RULE_VIOLATION, "illegal move"
             break
         record.append(state.copy(), move)
@@ -207,15 +210,30 @@ class _Named:
         return player
 
 
-def _run_one(job: tuple[GameSpec, EngineFactory, EngineFactory]) -> ArenaGame:
+_enough: multiprocessing.synchronize.Event | None = None  # in a game process: the match needs no more games
+
+
+def _run_one(job: tuple[GameSpec, EngineFactory, EngineFactory]) -> ArenaGame | None:
+    """A game in a game process; None if the match was decided before it started (the pool hands out a few
+    games ahead, which can no longer be cancelled)."""
+    if _enough is not None and _enough.is_set():
+        return None
     return play_game(*job)
 
 
-def _start_worker() -> None:
+def _start_worker(enough: multiprocessing.synchronize.Event) -> None:
     """A game process: Ctrl-C is the parent's to handle (it stops the match and ends this process), and it
     ends with the parent."""
+    global _enough
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     processes.die_with_parent(release_streams=False)
+    _enough = enough
+
+
+class _Flag(Protocol):
+    """``threading.Event`` or a game processes' ``multiprocessing`` Event: set once no game should start."""
+
+    def set(self) -> None: ...
 
 
 GameRunner = Callable[[GameSpec], ArenaGame]  # plays one game by other means (e.g. net.external_arena)
@@ -292,7 +310,7 @@ def run_match(
     return results
 
 
-def _collect(pending: set[Future], finished: Callable[[ArenaGame], bool]) -> None:
+def _collect(pending: set[Future], finished: Callable[[ArenaGame], bool], enough: _Flag | None = None) -> None:
     """Hand every result to ``finished`` as it comes; once it says enough, cancel the games not started.
     Ctrl-C only sets a flag here (the main thread only waits): KeyboardInterrupt is raised at one known
     point of this loop, never in the middle of some cleanup."""
@@ -301,19 +319,23 @@ def _collect(pending: set[Future], finished: Callable[[ArenaGame], bool]) -> Non
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupted.set())
     try:
-        _collect_until(pending, finished, interrupted)
+        _collect_until(pending, finished, interrupted, enough or threading.Event())
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def _collect_until(pending: set[Future], finished: Callable[[ArenaGame], bool], interrupted: threading.Event) -> None:
+def _collect_until(
+    pending: set[Future], finished: Callable[[ArenaGame], bool], interrupted: threading.Event, enough: _Flag
+) -> None:
     while pending:
         if interrupted.is_set():
             raise KeyboardInterrupt
         done, pending = wait(pending, timeout=WAIT_S, return_when=FIRST_COMPLETED)
         for future in done:
-            if not future.cancelled() and finished(future.result()):
+            game = None if future.cancelled() else future.result()
+            if game is not None and finished(game):
+                enough.set()
                 for other in pending:
                     other.cancel()
 
@@ -343,14 +365,16 @@ def _run_in_processes(
     # an executor, not a multiprocessing.Pool: a worker that dies (a crash in compiled code, the OOM killer)
     # breaks the match with an error instead of leaving it waiting for ever. The workers start with Ctrl-C
     # ignored (inherited through exec, so also before their initializer runs): the parent stops them.
+    context = multiprocessing.get_context("spawn")
+    enough = context.Event()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker)
+        pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=(enough,))
         pending = {pool.submit(_run_one, job) for job in work}  # starts the workers
     finally:
         signal.signal(signal.SIGINT, previous)
     try:
-        _collect(pending, finished)
+        _collect(pending, finished, enough)
     except BaseException:
         workers = list(getattr(pool, "_processes", {}).values())  # the running games: ended with their process
         _end_at_once_on_a_second_interrupt(workers)

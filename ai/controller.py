@@ -83,7 +83,7 @@ def check_move(state: GameState, move: object) -> str | None:
         return "the game is over"
     mistake = state.validate(move)
     if mistake is not None:
-        return f"{mistake.name}: {mistake.english}"
+        return f"{mistake.name}: {state.refusal_text(move, mistake)}"
     if isinstance(move, SkipMove) and state.has_legal_placement():
         # Legal, but never skip while a placement exists (it only loses points).
         return "skip although a placement exists"

@@ -532,7 +532,11 @@ class HostedGame:
             move = last.move if last is not None else None
             if mistake is None and move is not None and self.room is not None and self.room.state is not None:
                 mistake = self.room.state.validate(move)  # the state the move was refused in
-            rule = mistake.english if mistake is not None else "refused by the rules"
+            state = self.room.state if self.room is not None else None  # the position it was refused in
+            if mistake is not None and move is not None and state is not None:
+                rule = state.refusal_text(move, mistake)  # the rule and the fields, as the TUI says it
+            else:
+                rule = mistake.english if mistake is not None else "refused by the rules"
             return "illegal move", f"illegal move: {move} ({rule})" if move is not None else f"illegal move: {rule}"
         if cause is Cause.SOFT_TIMEOUT:
             ms = (last.latency or 0.0) * 1000 if last is not None else 0.0

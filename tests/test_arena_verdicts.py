@@ -107,3 +107,33 @@ def test_killing_our_side_voids_the_game(tmp_path, capsys):
     assert code == 1
     assert (s["wins"], s["draws"], s["losses"], s["void"]) == (0, 0, 0, 2)
     assert all(g["void"].startswith("our side random crashed (signal SIGKILL)") for g in data["games"])
+
+
+# --- refusals name the rule and the fields (43.3) -----------------------------------------------------------------
+
+
+def test_a_refusal_names_the_rule_and_the_fields():
+    from model.moves import MoveMistake, SetMove
+    from model.pieces import Color, Rotation, Shape
+    from model.state import GameState
+
+    state = GameState.new(Shape.MONO)
+    state.play(SetMove(Color.BLUE, Shape.MONO, Rotation.NONE, False, 0, 0))
+    for color, x, y in ((Color.YELLOW, 19, 0), (Color.RED, 19, 19), (Color.GREEN, 0, 19)):
+        state.play(SetMove(color, Shape.MONO, Rotation.NONE, False, x, y))
+    touching = SetMove(Color.BLUE, Shape.DOMINO, Rotation.NONE, False, 1, 0)
+    assert state.validate(touching) is MoveMistake.TOUCHES_SAME_COLOR
+    assert state.refusal_text(touching) == "the piece touches a piece of its own colour along an edge at (1,0)"
+    taken = SetMove(Color.BLUE, Shape.DOMINO, Rotation.NONE, False, 18, 19)
+    assert state.refusal_text(taken, MoveMistake.OBSTRUCTED).endswith("already taken at (19,19)")
+    assert state.refusal_text(SetMove(Color.BLUE, Shape.DOMINO, Rotation.NONE, False, 19, 5)).endswith(
+        "on the board at (20,5)"
+    )
+
+
+def test_an_unknown_player_name_lists_every_accepted_form(capsys):
+    with pytest.raises(SystemExit):
+        arena_main(["level3", "nosuchai"])
+    err = capsys.readouterr().err
+    for form in ("level1..level5", "mcts:KEY=VALUE", "gtp:PATH:LEVEL", "cmd:COMMAND", "py:PATH"):
+        assert form in err
