@@ -214,7 +214,7 @@ def _another_game(replay: Replay, state: GameState, season: Season | None) -> st
     """Why ``state`` cannot follow the last state loaded in the same game (None: it can)."""
     before = replay.states[-1]
     if season is not None and replay.detected is not None and season is not replay.detected:
-        return f"a {replay.detected.year} game is followed by a {season.year} game at state {len(replay.states) + 1}"
+        return f"a {replay.detected.name} game is followed by a {season.name} game at state {len(replay.states) + 1}"
     if state.turn < before.turn:
         return f"turn {state.turn} follows turn {before.turn} at state {len(replay.states) + 1}"
     if any(old & ~new for old, new in zip(before.boards, state.boards, strict=True)):
