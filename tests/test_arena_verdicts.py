@@ -6,6 +6,7 @@ our budget, killing our side voids the game)."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -137,3 +138,22 @@ def test_an_unknown_player_name_lists_every_accepted_form(capsys):
     err = capsys.readouterr().err
     for form in ("level1..level5", "mcts:KEY=VALUE", "gtp:PATH:LEVEL", "cmd:COMMAND", "py:PATH"):
         assert form in err
+
+
+def test_the_bot_reads_its_reservation_from_stdin_with_dash(tmp_path, monkeypatch):
+    import io
+
+    import cli.bot
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"a-private-code\nrest\n")))
+    assert cli.bot._reservation_from_stdin() == "a-private-code"
+    done = subprocess.run(
+        [sys.executable, "-m", "blokus", "bot", "-r", "-", "-p", "1"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == "blokus bot: -r -: no reservation code on stdin"
