@@ -16,6 +16,7 @@ from rich.style import Style
 from rich.text import Text
 
 from ai.base import Player
+from model import server_texts
 from model.moves import Move
 from model.pieces import Shape, Team
 from model.result import GameResult, end_texts
@@ -197,7 +198,8 @@ class NetworkGameScreen(GameScreen):
         elif isinstance(event, Ignored):
             self.query_one(XmlPane).add_note(f"ignored: {printable(event.reason)}")
         elif isinstance(event, ServerError):
-            text = printable(event.message.strip().replace("\n", " "))
+            # in English where we know the text; the original is in the XML pane and the log
+            text = printable(server_texts.shown(event.message, s.state.season).replace("\n", " "))
             s.feedback = Feedback(f"server error: {text}", True)
         elif isinstance(event, Closed):
             self.clock_started = None

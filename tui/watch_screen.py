@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.binding import Binding
 
 from ai.analysis import AnalysisSettings
+from model import server_texts
 from model.text import printable
 from net.connection import Closed, GameOver, ServerError, StateChanged
 from net.watch import Watcher
@@ -60,7 +61,7 @@ class WatchScreen(ReplayScreen):
                 self.analysis_game_changed(final=True)
                 self.refresh_view()
             elif isinstance(event, ServerError):
-                self.notify(f"server: {printable(event.message)}", severity="warning", timeout=8)
+                self.notify(f"server: {printable(server_texts.shown(event.message))}", severity="warning", timeout=8)
             elif isinstance(event, Closed):
                 self.live = self.replay.live = False
                 if watcher.result is None:
