@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from functools import partial
 
 from textual.screen import Screen
 
@@ -52,7 +53,8 @@ class AIRunner:
         if clock_limit is not None:
             hard_ms = max(50.0, min(hard_ms, clock_limit * 1000 - CLOCK_MARGIN_MS))
         self.screen.run_worker(
-            self._ask(player, state.copy(), index, purpose, started, think_ms, hard_ms),
+            # a function, not a coroutine: a worker that never starts (the app quits first) leaves none unawaited
+            partial(self._ask, player, state.copy(), index, purpose, started, think_ms, hard_ms),
             group="ai",
             exclusive=True,
             exit_on_error=False,

@@ -262,7 +262,13 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
             return
         self._end_shown = True
         self.app.push_screen(
-            EndScreen(texts.title, "\n".join(texts.lines), can_save=s.has_game(), can_restart=self.can_restart()),
+            EndScreen(
+                texts.title,
+                "\n".join(texts.lines),
+                can_save=s.has_game(),
+                can_restart=self.can_restart(),
+                can_analyse=s.can_analyse(),
+            ),
             self._end_choice,
         )
 
@@ -280,6 +286,8 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
             self.action_save()
         elif choice == "new":
             self.action_new_game()
+        elif choice == "analyse":
+            self.action_analyse_game()
 
     # --- actions ----------------------------------------------------------------------------------
 
@@ -320,6 +328,7 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
 
     def action_ai_move(self) -> None:
         if self.hint_player is not None and self.session.is_human_turn():
+            self.session.feedback = Feedback("the AI is choosing your move…")
             self.think(self.hint_player, AIPurpose.PLAY_FOR_HUMAN)
             self.refresh_view()
 

@@ -10,6 +10,7 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from rich.style import Style
@@ -29,6 +30,7 @@ from net.connection import (
     ConnectionFailed,
     GameOver,
     Ignored,
+    Joined,
     MoveRequested,
     ServerError,
     StateChanged,
@@ -106,6 +108,7 @@ class NetworkGameScreen(GameScreen):
         self.conn: Connection | None = None
         self._connection_factory = connection_factory or Connection
         self.failed = False  # the connection could not be opened: blokus play exits non-zero
+        self.joined = False  # the server put us in a room (until the game starts: waiting for an opponent)
         self._change_pending = False
         self.traffic: list[tuple[str, str, str]] = []  # (direction, time stamp, xml) of every message
 
@@ -116,7 +119,7 @@ class NetworkGameScreen(GameScreen):
             self.query_one(XmlPane).add_class("shown")  # on a shorter terminal it would cover the board
         super().on_mount()
         self.set_interval(0.2, self._tick_clock)
-        self.run_worker(self._run_connection(), group="net", exit_on_error=False)
+        self.run_worker(self._run_connection, group="net", exit_on_error=False)
 
     def _traffic(self, direction: str, xml: str) -> None:
         self.traffic.append((direction, self.stamp(), xml))
@@ -179,6 +182,8 @@ class NetworkGameScreen(GameScreen):
                     "join (join first for ONE, second for TWO)"
                 )
             s.feedback = Feedback(text)
+        elif isinstance(event, Joined):
+            self.joined = True  # in the room: the game starts when the other player joins
         elif isinstance(event, StateChanged):
             self._on_state(event.state, event.names)
         elif isinstance(event, MoveRequested):
@@ -234,7 +239,7 @@ class NetworkGameScreen(GameScreen):
 
     def _send(self, move: Move) -> None:
         self.clock_started = None
-        self.run_worker(self._send_move(move), group="net-send", exit_on_error=False)
+        self.run_worker(partial(self._send_move, move), group="net-send", exit_on_error=False)
 
     async def _send_move(self, move: Move) -> None:
         if self.conn is None:  # a move is asked for only over an open connection
@@ -283,7 +288,8 @@ class NetworkGameScreen(GameScreen):
         t.append("not connected" if s.end is not None else "connecting …")
         t.append("\n\n")
         aborted = s.end.title if isinstance(s.end, Aborted) else None
-        t.append(aborted or "waiting for the server …", Style(bold=bool(aborted), color=palette_for(self.app).text))
+        waiting = "waiting for an opponent …" if self.joined else "waiting for the server …"
+        t.append(aborted or waiting, Style(bold=bool(aborted), color=palette_for(self.app).text))
         self.query_one(StatusBar).show(t)
 
     def check_end(self) -> None:

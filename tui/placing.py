@@ -31,6 +31,15 @@ class GhostStatus(Enum):
 
 REFUSAL = "Not allowed: "
 
+# the ghost's word where the state's name is not the rule: a first piece (rules.md §6.1, season-2027.md)
+_FIRST_MOVE_WORDS = {MoveMistake.NOT_IN_CORNER: "not in a board corner", MoveMistake.NOT_ON_BORDER: "not on the border"}
+
+
+def ghost_word(status: GhostStatus, mistake: MoveMistake | None) -> str:
+    """The legality word of the ghost: ``legal``, ``not placeable``, ``no corner contact``, or the first-move
+    rule it breaks (``not in a board corner`` in 2021, ``not on the border`` in 2027)."""
+    return _FIRST_MOVE_WORDS.get(mistake, status.value) if mistake is not None else status.value
+
 
 def cells_text(state: GameState, move: SetMove, mistake: MoveMistake) -> str:
     """The fields a refused placement is about, e.g. " at (4,5) (6,5)" (empty when no field is to blame)."""

@@ -19,7 +19,7 @@ from model.record import ColorRemoved, GameRecord, MoveEvent, events_between
 from model.result import EndTexts, GameResult, end_texts, state_result
 from model.season import DEFAULT_SEASON, Season
 from model.state import GameState
-from tui.placing import REFUSAL, Feedback, Ghost, GhostStatus, PlacingControls, classify, describe_move
+from tui.placing import REFUSAL, Feedback, Ghost, GhostStatus, PlacingControls, classify, describe_move, ghost_word
 
 N = P.N
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "Timeline",
     "classify",
     "describe_move",
+    "ghost_word",
 ]
 
 
@@ -322,6 +323,10 @@ class GameSession(PlacingControls):
     def has_game(self) -> bool:
         """There is a real game to save (not the placeholder before a server's first state)."""
         return self.started
+
+    def can_analyse(self) -> bool:
+        """The analysis (``A``) is offered: a game with moves that is over (not while it runs: the CPU)."""
+        return self.has_game() and len(self.timeline) > 1 and self.ended
 
     @property
     def ended(self) -> bool:

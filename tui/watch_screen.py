@@ -48,7 +48,7 @@ class WatchScreen(ReplayScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.index = len(self.timeline) - 1
-        self.run_worker(self._follow(), group="watch", exit_on_error=False)
+        self.run_worker(self._follow, group="watch", exit_on_error=False)
         self.notify(f"watching room {self.watcher.room_id} live", timeout=4)
 
     async def _follow(self) -> None:
