@@ -215,9 +215,9 @@ class Bot:
             return self._fail(EXIT_CONNECTION, "the game ended without a result")
         counts = ", ".join(f"{n} {engine}" for engine, n in self.engines.most_common())
         summary = end_texts(self.result, None, self.conn.names, self.conn.team).summary
-        for player in self.result.players:
-            if player.reason:
-                log.info("result reason (team %s), as the server wrote it: %s", player.team, player.reason)
+        for score in self.result.players:
+            if score.reason:
+                log.info("result reason (team %s), as the server wrote it: %s", score.team, score.reason)
         print(f"blokus bot: {summary}; moves: {counts or 'none'}", flush=True)
         if self.moves:
             log.info(

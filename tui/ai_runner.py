@@ -15,6 +15,7 @@ from textual.screen import Screen
 from ai.base import Player
 from ai.controller import decide
 from model.state import GameState
+from tui.jobs import start_job
 from tui.messages import AIMoveReady, AIPurpose
 
 EXTRA_CUTOFF_MS = 1000  # without a server clock: how long after the think time the answer may come
@@ -52,13 +53,8 @@ class AIRunner:
         hard_ms: float = think_ms + EXTRA_CUTOFF_MS
         if clock_limit is not None:
             hard_ms = max(50.0, min(hard_ms, clock_limit * 1000 - CLOCK_MARGIN_MS))
-        self.screen.run_worker(
-            # a function, not a coroutine: a worker that never starts (the app quits first) leaves none unawaited
-            partial(self._ask, player, state.copy(), index, purpose, started, think_ms, hard_ms),
-            group="ai",
-            exclusive=True,
-            exit_on_error=False,
-        )
+        job = partial(self._ask, player, state.copy(), index, purpose, started, think_ms, hard_ms)
+        start_job(self.screen, job, group="ai", exclusive=True)
 
     async def _ask(
         self,

@@ -118,7 +118,7 @@ class EndScreen(ModalScreen[str]):
     ]
 
     def __init__(
-        self, title: str, details: str, *, can_save: bool = True, can_restart: bool = False, can_analyse: bool = False
+        self, title: str, details: str, can_save: bool = True, can_restart: bool = False, can_analyse: bool = False
     ) -> None:
         super().__init__()
         self.title_text = title

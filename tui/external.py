@@ -36,6 +36,7 @@ from net.external import HOST, HostedGame, Outcome, ProgramError, Seat, check_pr
 from net.rooms import Timeouts
 from tui.app import BlokusApp, run_app
 from tui.game_screen import GAME_BINDINGS
+from tui.jobs import start_job
 from tui.layout import FOOTER
 from tui.network import NetworkGameScreen
 from tui.placing import Feedback
@@ -203,7 +204,7 @@ class ExternalGameScreen(NetworkGameScreen):
             if self._judging is None:  # the judgement needs the program stopped (its exit code): a moment
                 self._judging = time.monotonic()
                 self._tell_judging()
-                self.run_worker(self._await_judgement, group="judge", exit_on_error=False)
+                start_job(self, self._await_judgement, group="judge")
             return
         super().check_end()
 

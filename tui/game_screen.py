@@ -262,13 +262,7 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
             return
         self._end_shown = True
         self.app.push_screen(
-            EndScreen(
-                texts.title,
-                "\n".join(texts.lines),
-                can_save=s.has_game(),
-                can_restart=self.can_restart(),
-                can_analyse=s.can_analyse(),
-            ),
+            EndScreen(texts.title, "\n".join(texts.lines), s.has_game(), self.can_restart(), s.can_analyse()),
             self._end_choice,
         )
 

@@ -39,6 +39,7 @@ from net.connection import (
 )
 from tui.colors import palette_for
 from tui.game_screen import GameScreen
+from tui.jobs import start_job
 from tui.messages import AIPurpose
 from tui.session import Aborted, Feedback, GameSession, Seat, Timeline
 from tui.status import StatusContext
@@ -119,7 +120,7 @@ class NetworkGameScreen(GameScreen):
             self.query_one(XmlPane).add_class("shown")  # on a shorter terminal it would cover the board
         super().on_mount()
         self.set_interval(0.2, self._tick_clock)
-        self.run_worker(self._run_connection, group="net", exit_on_error=False)
+        start_job(self, self._run_connection, group="net")
 
     def _traffic(self, direction: str, xml: str) -> None:
         self.traffic.append((direction, self.stamp(), xml))
@@ -239,7 +240,7 @@ class NetworkGameScreen(GameScreen):
 
     def _send(self, move: Move) -> None:
         self.clock_started = None
-        self.run_worker(partial(self._send_move, move), group="net-send", exit_on_error=False)
+        start_job(self, partial(self._send_move, move), group="net-send")
 
     async def _send_move(self, move: Move) -> None:
         if self.conn is None:  # a move is asked for only over an open connection

@@ -9,6 +9,7 @@ from model import server_texts
 from model.text import printable
 from net.connection import Closed, GameOver, ServerError, StateChanged
 from net.watch import Watcher
+from tui.jobs import start_job
 from tui.replay_screen import ReplayScreen
 from tui.replays import REPLAY_DIR, ReplayData
 from tui.session import Timeline
@@ -48,7 +49,7 @@ class WatchScreen(ReplayScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.index = len(self.timeline) - 1
-        self.run_worker(self._follow, group="watch", exit_on_error=False)
+        start_job(self, self._follow, group="watch")
         self.notify(f"watching room {self.watcher.room_id} live", timeout=4)
 
     async def _follow(self) -> None:
