@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from net.bundle import BundleError, failed, main, target_python
+from cli.bundle import main
+from net.bundle import BundleError, failed, target_python
 
 VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 SHIM = """#!/bin/sh

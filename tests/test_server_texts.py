@@ -111,7 +111,8 @@ def test_details_and_english_texts():
         "invalid move by Unknown: SKIP_FIRST_TURN: a colour's first move must place a piece; it cannot pass "
         "(move YELLOW passed)"
     )
-    assert english_move("Setze PENTO_I(Farbe Rot, gedreht um 180°)[19,17]") == "RED PENTO_I 180° @ (19,17)"
+    assert english_move("Setze PENTO_L(Farbe Rot, gedreht um 180°)[19,17]") == "RED PENTO_L 180° @ (19,17)"
+    assert english_move("Setze PENTO_I(Farbe Rot, gedreht um 180°)[19,17]") == "RED PENTO_I @ (19,17)"
     assert english_move("Setze PENTO_I(Farbe Lila)[19,17]") is None
 
 

@@ -27,7 +27,7 @@ from textual.binding import Binding, BindingType
 
 from ai import DEFAULT_AI, make_player
 from ai.base import Player
-from cli.args import fail
+from model.exits import fail
 from model.moves import describe_move
 from model.pieces import Team
 from model.result import EndTexts
