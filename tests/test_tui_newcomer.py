@@ -110,7 +110,7 @@ async def test_m_and_a_hint_show_at_once_that_the_ai_works(key, told):
 def test_the_ghost_always_carries_its_legality_word(season, word, width):
     s = GameSession.new_local(Shape.PENTO_S, season=season)
     s.ghost = Ghost(Shape.PENTO_S, Rotation.LEFT, True, 9, 9)  # a first move in the middle of the board
-    assert s.ghost_status()[0] is GhostStatus.NO_CONTACT
+    assert s.placing.status()[0] is GhostStatus.NO_CONTACT
     (line,) = activity_lines(s, StatusContext(DARK, width))
     assert len(line) <= width and line.plain.endswith(word)
     if width >= 60:

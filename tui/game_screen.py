@@ -133,9 +133,9 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         s = self.session
         shown = s.shown
         last = s.timeline.move_before(s.shown_index)
-        gs = s.ghost_status()
+        gs = s.placing.status()
         ghost = tuple(s.ghost.cells()) if gs is not None and s.ghost is not None else ()
-        overlay = s.overlay_cells() if s.show_overlay else 0
+        overlay = s.placing.overlay_cells() if s.show_overlay else 0
         return BoardView(
             shown,
             last if isinstance(last, SetMove) else None,
@@ -165,7 +165,7 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         shown = s.shown
         selected = s.ghost.shape if s.ghost is not None and s.is_live else None
         for color in Color:
-            placeable = frozenset(s.placeable_shapes(color)) if shown.is_valid(color) else frozenset()
+            placeable = frozenset(s.placing.placeable_shapes(color)) if shown.is_valid(color) else frozenset()
             self.query_one(f"#panel-{color.name}", ShapePanel).show(
                 PanelView(
                     color,
@@ -236,7 +236,7 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
             log.error("AI %s: %s", message.decision.source, message.decision.detail)
         if purpose is AIPurpose.HINT:
             if s.is_human_turn():
-                s.show_hint(message.move)
+                s.placing.show_hint(message.move)
         elif purpose is AIPurpose.PLAY:
             player = self.players.get(s.state.current_team)
             if s.wants_ai() and s.make_move(message.move):

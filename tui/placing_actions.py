@@ -45,25 +45,25 @@ class PlacingActions(_PlacingActionsBase):
 
     def _ghost_changed(self, ok: bool) -> None:
         if ok:
-            if self.session.forget_stale_refusal():
+            if self.session.placing.forget_stale_refusal():
                 self.show_feedback()
             self.refresh_board()
 
     def action_move(self, dx: int, dy: int) -> None:
-        self._ghost_changed(self.session.move_ghost(dx, dy))
+        self._ghost_changed(self.session.placing.move_ghost(dx, dy))
 
     def action_rotate(self, quarter_turns: int) -> None:
-        self._ghost_changed(self.session.rotate(quarter_turns))
+        self._ghost_changed(self.session.placing.rotate(quarter_turns))
 
     def action_flip(self) -> None:
-        self._ghost_changed(self.session.flip())
+        self._ghost_changed(self.session.placing.flip())
 
     def action_cycle(self, step: int) -> None:
-        self.session.cycle(step)
+        self.session.placing.cycle(step)
         self.refresh_view()
 
     def select_shape(self, shape: Shape) -> None:
-        self.session.select(shape)
+        self.session.placing.select(shape)
         self.refresh_view()
 
     def palette_extras(self) -> list[tuple[str, Callable[[], object], str]]:
@@ -72,15 +72,15 @@ class PlacingActions(_PlacingActionsBase):
             return []
         return [
             (f"Select {shape.name}", partial(self.select_shape, shape), "pick this piece")
-            for shape in sorted(self.session.placeable_shapes())
+            for shape in sorted(self.session.placing.placeable_shapes())
         ]
 
     def action_deselect(self) -> None:
-        self.session.deselect()  # on a first move: says that the start piece is the only choice
+        self.session.placing.deselect()  # on a first move: says that the start piece is the only choice
         self.refresh_view()
 
     def action_place(self) -> None:
-        self.session.place()
+        self.session.placing.place()
         self.after_change()
 
     def action_pass_turn(self) -> None:

@@ -123,7 +123,7 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
     if s.ghost is not None and s.is_human_turn():
         g = s.ghost
         piece = describe_piece(g.shape, g.rotation, g.flipped)
-        gs = s.ghost_status()
+        gs = s.placing.status()
         if gs is None:
             return [Text(fit(f"{piece} @ ({g.x},{g.y})", ctx.width))]
         colour = {GhostStatus.LEGAL: pal.good, GhostStatus.BLOCKED: pal.bad}.get(gs[0], pal.warn)
