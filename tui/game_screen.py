@@ -14,7 +14,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
 from ai.base import Player
-from model.moves import SetMove
 from model.pieces import Color, Team
 from model.result import EndTexts
 from tui.ai_runner import AIRunner
@@ -129,23 +128,6 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
 
     # --- painting ---------------------------------------------------------------------------------
 
-    def board_view(self) -> BoardView:
-        s = self.session
-        shown = s.shown
-        last = s.timeline.move_before(s.shown_index)
-        gs = s.placing.status()
-        ghost = tuple(s.ghost.cells()) if gs is not None and s.ghost is not None else ()
-        overlay = s.placing.overlay_cells() if s.show_overlay else 0
-        return BoardView(
-            shown,
-            last if isinstance(last, SetMove) else None,
-            ghost,
-            shown.current_color,
-            gs[0] if gs is not None else None,
-            overlay,
-            shown.current_color,
-        )
-
     def status_context(self) -> StatusContext:
         width = self.query_one(StatusBar).content_size.width
         return StatusContext(palette_for(self.app), width if width > 0 else 50, waiting=self.waiting_text())
@@ -155,7 +137,7 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         return f"waiting for {fit(self.session.names.get(team, team.name), 20)} …"
 
     def refresh_board(self) -> None:
-        self.query_one(Board).show(self.board_view())
+        self.query_one(Board).show(BoardView.of_session(self.session))
         self.query_one(StatusBar).show(game_status(self.session, self.status_context()))
 
     def refresh_view(self) -> None:
