@@ -13,6 +13,7 @@ from tests.tui_helpers import BlockingPlayer, InstantPlayer, game_app, settle, u
 from tui.app import BlokusApp
 from tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, TurnScreen
 from tui.game_screen import GameScreen
+from tui.messages import ShapePicked
 from tui.replay_screen import ReplayScreen
 from tui.replays import load_replay
 from tui.session import GhostStatus
@@ -98,7 +99,7 @@ async def test_select_cycles_only_placeable_shapes_and_escape_puts_back():
         assert s.ghost.shape is Shape.MONO
         await pilot.press("escape")
         assert s.ghost is None
-        screen_of(app).select_shape(Shape.PENTO_X)  # what a click in the panel / the palette does
+        screen_of(app).select_shape(ShapePicked(Shape.PENTO_X))  # what a click in the panel / the palette does
         await pilot.pause()
         assert s.ghost.shape is Shape.PENTO_X
 

@@ -275,12 +275,12 @@ async def test_a_long_move_log_entry_keeps_its_wrapped_line(size):
 def test_help_wraps_a_long_text_under_its_own_column_and_shows_brackets_as_keys():
     from rich.console import Console
 
-    from tui.game_screen import GameScreen
+    from tui.game_screen import GAME_BINDINGS
     from tui.keys import help_renderable
     from tui.replay_screen import ReplayScreen
 
     console = Console(width=72, record=True, color_system=None)
-    console.print(help_renderable([("Playing", GameScreen.BINDINGS), ("Replays", ReplayScreen.BINDINGS)]))
+    console.print(help_renderable([("Playing", GAME_BINDINGS), ("Replays", ReplayScreen.BINDINGS)]))
     lines = console.export_text().splitlines()
     first = next(i for i, line in enumerate(lines) if "move the piece (its top-left corner" in line)
     column = lines[first].index("move the piece")

@@ -88,7 +88,7 @@ async def test_a_network_game_once_over_offers_the_analysis():
 @pytest.mark.parametrize("key, told", [("m", "the AI is choosing your move"), ("i", "thinking about a hint")])
 async def test_m_and_a_hint_show_at_once_that_the_ai_works(key, told):
     slow = BlockingPlayer()
-    app = game_app(Shape.PENTO_L, hint=slow)
+    app = game_app(Shape.PENTO_L, hint=slow, move_time_ms=600_000)  # no fallback on a loaded machine
     try:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)

@@ -35,7 +35,7 @@ from model.season import DEFAULT_SEASON
 from net.external import HOST, HostedGame, Outcome, ProgramError, Seat, check_program, program_argv, program_label
 from net.rooms import Timeouts
 from tui.app import BlokusApp, run_app
-from tui.game_screen import GAME_BINDINGS
+from tui.game_screen import SCREEN_BINDINGS
 from tui.jobs import start_job
 from tui.layout import FOOTER
 from tui.network import NetworkGameScreen
@@ -57,7 +57,7 @@ class ExternalGameScreen(NetworkGameScreen):
     """A game against a program on an embedded server (see the module docstring)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        *GAME_BINDINGS,
+        *SCREEN_BINDINGS,
         Binding("e", "program_log", "Program log", tooltip="pane with the cmd: opponent's stderr on/off"),
     ]
 

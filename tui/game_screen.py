@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 
 from textual import on
 from textual.app import ComposeResult
@@ -19,11 +20,11 @@ from model.result import EndTexts
 from tui.ai_runner import AIRunner
 from tui.board import Board, BoardView
 from tui.colors import palette_for
-from tui.dialogs import EndScreen
+from tui.dialogs import ConfirmScreen, EndScreen
 from tui.layout import BoardLayout, compose_board_layout
 from tui.menu_actions import GameMenuActions
-from tui.messages import AIMoveReady, AIPurpose
-from tui.placing_actions import PlacingActions
+from tui.messages import AIMoveReady, AIPurpose, GhostMoved, Placed, PlacementChanged, ShapePicked
+from tui.placing_board import PLACING_BINDINGS, PlacingBoard
 from tui.session import Feedback, GameSession, describe_move
 from tui.status import StatusContext, fit, game_status
 from tui.widgets import FeedbackView, MoveLog, PanelView, ShapePanel, StatusBar
@@ -31,36 +32,13 @@ from tui.widgets import FeedbackView, MoveLog, PanelView, ShapePanel, StatusBar
 log = logging.getLogger(__name__)
 
 # actions whose availability changes with the game (the footer is refreshed when one of them changes)
-_DYNAMIC_ACTIONS = ("move", "place", "cycle", "pass_turn", "undo", "hint", "ai_move", "autopilot", "xml", "live")
-_PLAYING_ACTIONS = ("move", "rotate", "flip", "place", "deselect", "cycle", "pass_turn", "hint", "ai_move")
+_DYNAMIC_ACTIONS = ("pass_turn", "undo", "hint", "ai_move", "autopilot", "xml", "live")
+_BOARD_ACTIONS = ("move", "place", "cycle")  # the board's (tui.placing_board)
 
 
-# The keys of a game; the help screen, the command palette and the README key table come from here.
-GAME_BINDINGS: list[BindingType] = [
-    Binding(
-        "left,h",
-        "move(-1,0)",
-        "Move",
-        show=False,
-        tooltip="move the piece (its top-left corner is the move's position)",
-    ),
-    Binding("right,l", "move(1,0)", "Move", show=False),
-    Binding("up,k", "move(0,-1)", "Move", show=False),
-    Binding("down,j", "move(0,1)", "Move", show=False),
-    Binding("H", "move(-5,0)", "Move 5", show=False, tooltip="move the piece by 5 fields"),
-    Binding("L", "move(5,0)", "Move 5", show=False),
-    Binding("K", "move(0,-5)", "Move 5", show=False),
-    Binding("J", "move(0,5)", "Move 5", show=False),
-    Binding("tab,n", "cycle(1)", "Piece", priority=True, tooltip="next piece that can be placed now"),
-    Binding("shift+tab,b", "cycle(-1)", "Prev piece", show=False, priority=True, tooltip="previous piece"),
-    Binding("d", "rotate(1)", "Rotate", tooltip="rotate clockwise"),
-    Binding("a", "rotate(-1)", "Rotate ⟲", show=False, tooltip="rotate counter-clockwise"),
-    Binding("w,s", "rotate(2)", "180°", show=False, tooltip="rotate by 180°"),
-    Binding("f", "flip", "Flip", tooltip="flip (mirror) the piece"),
-    Binding(
-        "enter,space", "place", "Place", tooltip="place the piece (refused with the rule and the cells if illegal)"
-    ),
-    Binding("escape", "deselect", "Put back", show=False, tooltip="put the piece back (none selected)"),
+# The keys of a game besides the piece's (``PLACING_BINDINGS``, on the board); the help screen, the command
+# palette and the README key table come from both.
+SCREEN_BINDINGS: list[BindingType] = [
     Binding("P", "pass_turn", "Pass", show=False, tooltip="pass (asks first; never on a colour's first move)"),
     Binding("u", "undo", "Undo", show=False, tooltip="undo: back to your previous turn (local games)"),
     Binding("i", "hint", "Hint", tooltip="hint: the AI's suggestion becomes the ghost"),
@@ -84,10 +62,13 @@ GAME_BINDINGS: list[BindingType] = [
 ]
 
 
-class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
+GAME_BINDINGS: list[BindingType] = [*PLACING_BINDINGS, *SCREEN_BINDINGS]
+
+
+class GameScreen(GameMenuActions, BoardLayout):
     """Plays one game (local, or on a server in ``NetworkGameScreen``)."""
 
-    BINDINGS = GAME_BINDINGS
+    BINDINGS = SCREEN_BINDINGS
 
     def __init__(
         self,
@@ -118,10 +99,13 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
     network = False  # NetworkGameScreen: True
 
     def compose(self) -> ComposeResult:
-        yield from compose_board_layout(FeedbackView(id="feedback"))
+        yield from compose_board_layout(FeedbackView(id="feedback"), board=PlacingBoard(id="board"))
 
     def on_mount(self) -> None:
         super().on_mount()
+        board = self.query_one(PlacingBoard)
+        board.attach(self.session)
+        board.focus()  # the piece's keys live on the board
         self.refresh_view()
         self.maybe_start_ai()
         self.check_end()  # a game that is already over (loaded, or played to the end before)
@@ -162,7 +146,10 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         self.show_feedback()
         self.query_one(MoveLog).set_entries(s.timeline.entries, s.shown_index)
         # The footer rebuilds its keys on every refresh_bindings(): only when something changed.
-        signature = tuple(self.check_action(a, ()) for a in _DYNAMIC_ACTIONS)
+        board = self.query_one(PlacingBoard)
+        signature = tuple(self.check_action(a, ()) for a in _DYNAMIC_ACTIONS) + tuple(
+            board.check_action(a, ()) for a in _BOARD_ACTIONS
+        )
         if signature != self._bindings_signature:
             self._bindings_signature = signature
             self.refresh_bindings()
@@ -270,12 +257,10 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         s = self.session
         human = s.is_human_turn() and s.is_live
-        if action in (*_PLAYING_ACTIONS, "autopilot") and (not s.human_teams() or s.ended):
+        if action in ("pass_turn", "hint", "ai_move", "autopilot") and (not s.human_teams() or s.ended):
             return False  # --watch, or the game is over: no keys for playing in the footer
-        if action in ("move", "rotate", "flip"):
-            return True if human and s.ghost is not None else None
-        if action in ("place", "cycle", "deselect", "pass_turn"):
-            return True if human else None  # on a first move they explain why they cannot be used
+        if action == "pass_turn":
+            return True if human else None  # on a first move it explains why it cannot be used
         if action == "undo":
             return True if s.can_undo() or not s.local else None  # network games: says that it cannot
         if action in ("hint", "ai_move"):
@@ -289,6 +274,54 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         if action == "new_game":
             return True if self.can_restart() and s.ended else None
         return True
+
+    # --- what the board's keys did, and the piece panels --------------------------------------------
+
+    @on(GhostMoved)
+    def _ghost_moved(self, message: GhostMoved) -> None:
+        if message.refusal_dropped:
+            self.show_feedback()
+        self.refresh_board()
+
+    @on(PlacementChanged)
+    def _placement_changed(self) -> None:
+        self.refresh_view()
+
+    @on(Placed)
+    def _placed(self) -> None:
+        self.after_change()
+
+    @on(ShapePicked)
+    def select_shape(self, message: ShapePicked) -> None:
+        self.session.placing.select(message.shape)
+        self.refresh_view()
+
+    def palette_extras(self) -> list[tuple[str, Callable[[], object], str]]:
+        """Command palette: "Select PENTO_X" for every piece that can be placed now."""
+        if not self.session.is_human_turn():
+            return []
+        pick = self.select_shape
+        return [
+            (f"Select {shape.name}", partial(pick, ShapePicked(shape)), "pick this piece")
+            for shape in sorted(self.session.placing.placeable_shapes())
+        ]
+
+    def action_pass_turn(self) -> None:
+        s = self.session
+        if not s.can_pass():
+            s.pass_turn()  # explains why not
+            self.refresh_view()
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                s.pass_turn()
+                self.after_change()
+            else:
+                self.say("not passed")
+
+        question = f"Pass with {s.state.current_color.name}? (You keep your pieces; the colour stays in the game.)"
+        self.app.push_screen(ConfirmScreen(question), answer)
 
     def action_undo(self) -> None:
         self.cancel_ai()

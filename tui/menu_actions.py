@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tui.dialogs import HelpScreen, QuitScreen
+from tui.placing_board import PLACING_BINDINGS
 from tui.replay_screen import open_replay_picker
 from tui.session import GameSession
 
@@ -48,7 +49,8 @@ class GameMenuActions(_MenuActionsBase):
         self.toggle_xml()
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen([("Playing", self.BINDINGS), ("Everywhere", self.app.BINDINGS)]))
+        playing = [*PLACING_BINDINGS, *self.BINDINGS]  # the piece's keys (on the board), then the game's
+        self.app.push_screen(HelpScreen([("Playing", playing), ("Everywhere", self.app.BINDINGS)]))
 
     def action_open_replay(self) -> None:
         open_replay_picker(self.app)
