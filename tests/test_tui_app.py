@@ -655,7 +655,7 @@ def test_level_option_picks_the_opponent_strength(capsys):
     app = build_local_app(play_parser().parse_args(["--seed", "3", "--level", "2", "--team", "TWO"]))
     screen = app._make_screen()
     assert screen.session.names[Team.ONE] == "AI level2"
-    assert screen.players[Team.ONE].name == "level2"
+    assert screen.ai.players[Team.ONE].name == "level2"
     with pytest.raises(SystemExit):
         play_parser().parse_args(["--level", "7"])
     assert "--level" in capsys.readouterr().err

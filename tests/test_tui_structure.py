@@ -50,9 +50,9 @@ def test_tui_import_graph_has_no_cycle():
 # Screens still assembled by inheritance (issue 42.4 is not finished): what they count today with their
 # project bases is their ceiling; they may shrink, never grow. Every other class stays under MAX_CLASS_LINES.
 INHERITED_CEILINGS = {
-    "tui.external.ExternalGameScreen": 928,
-    "tui.network.NetworkGameScreen": 743,
-    "tui.game_screen.GameScreen": 491,
+    "tui.external.ExternalGameScreen": 834,
+    "tui.network.NetworkGameScreen": 649,
+    "tui.game_screen.GameScreen": 410,
     "tui.watch_screen.WatchScreen": 508,
     "tui.replay_screen.ReplayScreen": 449,
 }
@@ -80,8 +80,8 @@ def test_no_class_in_tui_is_over_250_lines_counting_what_it_inherits():
         mro = cls.__mro__ if inspect.isclass(cls) else ()
         total = sum(own.get((base.__module__, base.__name__), 0) for base in mro) or lines
         limit = INHERITED_CEILINGS.get(f"{module}.{name}", MAX_CLASS_LINES)
-        if total > limit:
-            long.append(f"{module}.{name}: {total} lines with its bases (limit {limit})")
+        if total > limit or lines > MAX_CLASS_LINES:
+            long.append(f"{module}.{name}: {lines} lines, {total} with its bases (limit {limit})")
     assert not long, long
 
 

@@ -25,7 +25,7 @@ from tui.layout import BoardLayout, compose_board_layout
 from tui.menu_actions import GameMenuActions
 from tui.messages import AIMoveReady, AIPurpose, GhostMoved, Placed, PlacementChanged, ShapePicked
 from tui.placing_board import PLACING_BINDINGS, PlacingBoard
-from tui.session import Feedback, GameSession, describe_move
+from tui.session import Feedback, GameSession
 from tui.status import StatusContext, fit, game_status
 from tui.widgets import FeedbackView, MoveLog, PanelView, ShapePanel, StatusBar
 
@@ -85,11 +85,7 @@ class GameScreen(GameMenuActions, BoardLayout):
     ) -> None:
         super().__init__()
         self.session = session
-        self.players = players
-        self.hint_player = hint_player
-        self.ponder = ponder  # the AI opponent thinks on during the human's turn
-        self._pondering: Player | None = None
-        self.ai = AIRunner(self, move_time_ms, min_delay)
+        self.ai = AIRunner(self, session, players, hint_player, move_time_ms, min_delay, ponder)
         self.title_text = title
         self.save_replay_fn = save_replay
         self.new_game_fn = new_game
@@ -107,7 +103,8 @@ class GameScreen(GameMenuActions, BoardLayout):
         board.attach(self.session)
         board.focus()  # the piece's keys live on the board
         self.refresh_view()
-        self.maybe_start_ai()
+        self.ai.maybe_start()
+        self.refresh_board()  # "AI thinking…"
         self.check_end()  # a game that is already over (loaded, or played to the end before)
 
     # --- painting ---------------------------------------------------------------------------------
@@ -163,63 +160,15 @@ class GameScreen(GameMenuActions, BoardLayout):
         self.session.feedback = Feedback(text, error)
         self.refresh_view()
 
-    # --- AI ---------------------------------------------------------------------------------------
-
-    def maybe_start_ai(self) -> None:
-        s = self.session
-        if self.ai.busy or not s.wants_ai():
-            return
-        player = self.players.get(s.state.current_team) or self.hint_player
-        if player is not None:
-            self.think(player, AIPurpose.PLAY)
-
-    def think(self, player: Player, purpose: AIPurpose) -> None:
-        if player is self._pondering:
-            self._pondering = None  # its think stops the pondering first
-        self.session.ai_thinking = True
-        self.ai.start(player, self.session.state, len(self.session.timeline), purpose)
-        self.refresh_board()
-
-    def cancel_ai(self) -> None:
-        self.ai.cancel()
-        self.session.ai_thinking = False
-        self.stop_pondering()
-
-    def stop_pondering(self) -> None:
-        player, self._pondering = self._pondering, None
-        if player is not None:
-            player.cancel()  # sets its stop flag only: the UI does not wait; its next move waits for it
-
     @on(AIMoveReady)
-    def on_ai_move_ready(self, message: AIMoveReady) -> None:
-        s = self.session
-        self.ai.finished()
-        s.ai_thinking = False
-        purpose = message.purpose
-        if message.index != len(s.timeline) or (not s.is_live and purpose is not AIPurpose.PLAY):
-            self.refresh_view()  # the game moved on (undo, new state): the answer is stale
-            self.maybe_start_ai()
-            return
-        failed = f"The AI failed ({message.decision.detail}); " if message.failed else ""
-        if failed:
-            log.error("AI %s: %s", message.decision.source, message.decision.detail)
-        if purpose is AIPurpose.HINT:
-            if s.is_human_turn():
-                s.placing.show_hint(message.move)
-        elif purpose is AIPurpose.PLAY:
-            player = self.players.get(s.state.current_team)
-            if s.wants_ai() and s.make_move(message.move):
-                s.feedback = Feedback(f"{failed}AI: {describe_move(message.move)}", bool(failed))
-                if self.ponder and player is not None and s.is_human_turn() and not s.state.is_over:
-                    self._pondering = player  # until the human has moved (its next move stops it) or undo
-                    player.start_pondering(s.state)
-        elif s.is_human_turn() and s.make_move(message.move):
-            s.feedback = Feedback(f"{failed}AI played for you: {describe_move(message.move)}", bool(failed))
+    def _ai_answered(self, message: AIMoveReady) -> None:
+        self.ai.answered(message)
         self.after_change()
 
     def after_change(self) -> None:
         self.refresh_view()
-        self.maybe_start_ai()
+        self.ai.maybe_start()
+        self.refresh_board()  # "AI thinking…"
         self.check_end()
 
     # --- the end ----------------------------------------------------------------------------------
@@ -324,21 +273,21 @@ class GameScreen(GameMenuActions, BoardLayout):
         self.app.push_screen(ConfirmScreen(question), answer)
 
     def action_undo(self) -> None:
-        self.cancel_ai()
+        self.ai.cancel()
         if self.session.undo():
             self._end_shown = False
         self.after_change()
 
     def action_hint(self) -> None:
-        if self.hint_player is not None and self.session.is_human_turn():
+        if self.ai.hint_player is not None and self.session.is_human_turn():
             self.session.feedback = Feedback("thinking about a hint…")
-            self.think(self.hint_player, AIPurpose.HINT)
+            self.ai.think(self.ai.hint_player, AIPurpose.HINT)
             self.refresh_view()
 
     def action_ai_move(self) -> None:
-        if self.hint_player is not None and self.session.is_human_turn():
+        if self.ai.hint_player is not None and self.session.is_human_turn():
             self.session.feedback = Feedback("the AI is choosing your move…")
-            self.think(self.hint_player, AIPurpose.PLAY_FOR_HUMAN)
+            self.ai.think(self.ai.hint_player, AIPurpose.PLAY_FOR_HUMAN)
             self.refresh_view()
 
     def action_autopilot(self) -> None:
@@ -346,7 +295,7 @@ class GameScreen(GameMenuActions, BoardLayout):
         was_on = s.state.current_team in s.autopilot
         s.toggle_autopilot()
         if was_on and self.ai.purpose is AIPurpose.PLAY:
-            self.cancel_ai()
+            self.ai.cancel()
         s.begin_turn()
         self.after_change()
 

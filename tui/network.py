@@ -40,7 +40,6 @@ from net.connection import (
 from tui.colors import palette_for
 from tui.game_screen import GameScreen
 from tui.jobs import start_job
-from tui.messages import AIPurpose
 from tui.session import Aborted, Feedback, GameSession, Seat, Timeline
 from tui.status import StatusContext
 from tui.widgets import StatusBar, XmlPane
@@ -96,6 +95,7 @@ class NetworkGameScreen(GameScreen):
             title=f"Blokus @ {host}:{port}",
             save_replay=save_replay,
         )
+        self.ai.clock = lambda: (self.clock_started, self.clock_limit)  # the AI answers within the server's clock
         self.host, self.port = host, port
         self.reservation, self.room = reservation, room
         self.player = player
@@ -174,7 +174,7 @@ class NetworkGameScreen(GameScreen):
             other = event.team.opponent
             s.seats = {event.team: Seat.HUMAN, other: Seat.REMOTE}
             s.names = {event.team: s.names.get(Team.ONE, "you"), other: "opponent"}
-            self.players = {event.team: self.player}
+            self.ai.players = {event.team: self.player}
             colors = " and ".join(c.name for c in event.team.colors)
             text = f"you are team {event.team.name} ({colors})"
             if self.wanted_team is not None and self.wanted_team is not event.team:
@@ -250,20 +250,6 @@ class NetworkGameScreen(GameScreen):
         except (ValueError, ConnectionError) as exc:
             self.say(f"not sent: {exc}", True)
 
-    # --- AI under the server's clock --------------------------------------------------------------
-
-    def think(self, player: Player, purpose: AIPurpose) -> None:
-        self.session.ai_thinking = True
-        self.ai.start(
-            player,
-            self.session.state,
-            len(self.session.timeline),
-            purpose,
-            clock_started=self.clock_started,
-            clock_limit=self.clock_limit,
-        )
-        self.refresh_board()
-
     def _clock_left(self) -> float | None:
         if self.clock_limit is None or self.clock_started is None or not self.session.is_human_turn():
             return None
@@ -299,7 +285,7 @@ class NetworkGameScreen(GameScreen):
         super().check_end()
 
     async def leave(self) -> None:
-        self.cancel_ai()
+        self.ai.cancel()
         if self.conn is not None:
             try:
                 await self.conn.close()
