@@ -23,6 +23,7 @@ from ai import DEFAULT_AI, compile_ahead, make_player, player_names
 from ai.base import Engine
 from ai.compiled import not_ready_line
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide, warm_up
+from model import server_texts
 from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL
 from model.record import GameRecord
 from model.result import GameResult, end_texts
@@ -186,6 +187,9 @@ class Bot:
             return self._fail(EXIT_CONNECTION, "the game ended without a result")
         counts = ", ".join(f"{n} {engine}" for engine, n in self.engines.most_common())
         summary = end_texts(self.result, None, self.conn.names, self.conn.team).summary
+        for score in self.result.players:
+            if score.reason:
+                log.info("result reason (team %s), as the server wrote it: %s", score.team, score.reason)
         print(f"blokus bot: {summary}; moves: {counts or 'none'}", flush=True)
         if self.moves:
             log.info(
@@ -244,7 +248,7 @@ class Bot:
         elif isinstance(event, ServerError):
             log.warning("server error: %s", event.message)
             if event.lobby:
-                self.failure = (EXIT_PROTOCOL, f"server error: {event.message}")
+                self.failure = (EXIT_PROTOCOL, f"server error: {server_texts.shown(event.message)}")
         elif isinstance(event, Left):
             log.info("left room %s", event.room_id)  # the connection leaves by itself
         elif isinstance(event, Ignored):

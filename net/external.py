@@ -319,6 +319,7 @@ class HostedGame:
         self._ready = threading.Event()
         self._cancelled = threading.Event()
         self._done = threading.Event()
+        self._judged = threading.Event()  # the programs are stopped and the outcome is known (before ``done``)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._thread: threading.Thread | None = None
@@ -343,7 +344,7 @@ class HostedGame:
 
     def wait(self, timeout: float | None = None) -> Outcome | None:
         """The outcome once the game is over and every program is stopped (None if not by ``timeout``)."""
-        if not self._done.wait(timeout):
+        if not self._judged.wait(timeout):
             return None
         return self._outcome
 
@@ -377,6 +378,7 @@ class HostedGame:
             if self._outcome is None:
                 self._outcome = Outcome(None, forfeit=self.failure or "", logs=self._logs())
             self._ready.set()
+            self._judged.set()
             self._done.set()
 
     async def _main(self) -> None:
@@ -432,6 +434,7 @@ class HostedGame:
                 room.cancel()  # stopped early
             await asyncio.to_thread(self._stop_programs)
             self._outcome = self._judge(room)
+            self._judged.set()  # the outcome is known: nobody waits for the server's shutdown
         finally:
             await server.close()
 

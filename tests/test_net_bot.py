@@ -355,7 +355,7 @@ async def test_bot_exits_on_lobby_error(capsys):
 
     code, _ = await _run_bot(handler, "-r", "x")
     _, err = capsys.readouterr()
-    assert code == 3 and "Couldn't find a reservation" in err
+    assert code == 3 and "server error: the server knows no reservation with this code" in err
 
 
 async def test_bot_says_when_the_port_is_no_game_server(capsys):
