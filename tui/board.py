@@ -35,6 +35,8 @@ from tui.session import GhostStatus
 N = P.N
 LABEL_W = 3  # "19 " left, " 19" right
 BOTTOM_HEADER = 2  # the column numbers below the board (NORMAL and LARGE scale)
+# blank lines carry a style, even an empty one: Textual's NO_COLOR filter fails on a segment without any
+NO_STYLE = Style()
 
 
 class Scale(Enum):
@@ -238,11 +240,11 @@ class Board(Widget):
         if scale is Scale.HALF:
             if y - 2 < N // 2:
                 return self._half_line(y - 2)
-            return Strip.blank(width)
+            return Strip.blank(width, NO_STYLE)
         row, sub = divmod(y - 1, scale.value[1])
         if 0 <= row < N:
             return self._row(row, sub)
-        return Strip.blank(width)
+        return Strip.blank(width, NO_STYLE)
 
     def _header(self, line: int) -> Strip:
         """Header ``line`` (0, and 1 at HALF scale) above the board, or ``BOTTOM_HEADER`` below it."""
@@ -277,7 +279,7 @@ class Board(Widget):
         keys = self._rows[y]
         width = self.scale.size[0]
         if not keys:
-            return Strip.blank(width)
+            return Strip.blank(width, NO_STYLE)
         cache_key = (self.scale, y, sub, keys)
         strip = self._strips.get(cache_key)
         if strip is None:
@@ -293,7 +295,7 @@ class Board(Widget):
         upper, lower = self._rows[2 * line], self._rows[2 * line + 1]
         width = self.scale.size[0]
         if not upper or not lower:
-            return Strip.blank(width)
+            return Strip.blank(width, NO_STYLE)
         cache_key = (Scale.HALF, line, upper, lower)
         strip = self._strips.get(cache_key)
         if strip is None:
