@@ -19,8 +19,7 @@ import pytest
 
 from net.bundle import _installed_name, bundle
 from net.watch import EXIT_OK, Watcher, watch_text
-from tests.test_net_support import HOST, start_server
-from tests.test_watch import PASSWORD, run_bot, watch_args
+from tests.helpers import HOST, PASSWORD, run_bot, start_server, watch_args
 
 BARE_PYTHON = Path("/usr/bin/python3")
 VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"

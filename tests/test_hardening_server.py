@@ -14,8 +14,16 @@ from model.pieces import Shape, Team
 from net.connection import Closed, Connection
 from net.guard import ConnectionCounter, ConnectionLimits
 from net.rooms import Room, Slot, Timeouts
-from tests.test_net_server import _raw_pair
-from tests.test_net_support import RawClient, admin_with_prepared_game, is_room, move_xml, play_client, start_server
+from tests.helpers import (
+    RawClient,
+    admin_with_prepared_game,
+    is_room,
+    move_xml,
+    play_client,
+    raw_pair,
+    start_server,
+    wait_until,
+)
 
 
 def attribute_bomb(count: int) -> bytes:
@@ -35,8 +43,7 @@ async def test_bombs_and_floods_from_a_player_end_only_its_game_with_left():
     server = await start_server()
     try:
         game = asyncio.gather(play_client(server.port, seed=3), play_client(server.port, seed=4))
-        while not any(r.started for r in server.lobby.rooms.values()):
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: any(r.started for r in server.lobby.rooms.values()))
         attacks = [
             attribute_bomb(90_000),  # 880 KiB: over the 64 KiB a client may send in one message
             b"<room roomId='r'>" + attribute_bomb(6_000) + b"</room>",  # under 64 KiB, too many attributes
@@ -44,7 +51,7 @@ async def test_bombs_and_floods_from_a_player_end_only_its_game_with_left():
             b"<room roomId='r'>" + b"<a>" * 100 + b"</room>",  # too deep
         ]
         for attack in attacks:
-            one, two, _, _ = await _raw_pair(server)
+            one, two, _, _ = await raw_pair(server)
             await one.write(attack)
             await assert_dropped(one)
             result = await left_result(two)
@@ -100,8 +107,7 @@ async def test_connection_limits_per_address_and_in_total():
     server = await start_server(connections=ConnectionLimits(max_connections=3, max_per_address=2))
     try:
         first = [await RawClient().connect(server.port) for _ in range(2)]
-        while server.connections.total < 2:
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: server.connections.total >= 2)
         third = await RawClient().connect(server.port)  # a third one from 127.0.0.1
         rest = await third.read_to_end()
         assert third.ended and "too many connections from 127.0.0.1" in rest[0].message
@@ -109,8 +115,7 @@ async def test_connection_limits_per_address_and_in_total():
         other.reader, other.writer = await asyncio.open_connection(
             "127.0.0.1", server.port, local_addr=("127.0.0.2", 0)
         )
-        while server.connections.total < 3:
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: server.connections.total >= 3)
         fourth = RawClient()
         fourth.reader, fourth.writer = await asyncio.open_connection(
             "127.0.0.1", server.port, local_addr=("127.0.0.3", 0)
@@ -118,8 +123,7 @@ async def test_connection_limits_per_address_and_in_total():
         rest = await fourth.read_to_end()
         assert "too many connections (at most 3)" in rest[0].message
         await first[0].close()
-        while server.connections.total > 2:
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: server.connections.total <= 2)
         again = await RawClient().connect(server.port)
         await again.write('<protocol><join gameType="swc_2021_blokus"/>')
         assert await again.read_until(lambda m: isinstance(m, M.Joined))
@@ -136,8 +140,7 @@ async def test_one_slot_per_connection():
         joined = await client.read_until(lambda m: isinstance(m, M.Joined))
         await client.write(f'<joinRoom roomId="{joined.room_id}"/>')  # the other seat of its own room
         await assert_dropped(client)
-        while server.lobby.rooms:  # the room it waited in is given up
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: not server.lobby.rooms)  # the room it waited in is given up
 
         admin = await RawClient().connect(server.port)
         await admin.write('<protocol><authenticate password="pw"/>')
@@ -209,7 +212,7 @@ async def test_a_move_is_judged_by_its_arrival_not_by_when_it_is_handled():
 
 async def test_stopping_the_server_cancels_running_games_instead_of_reporting_left(capsys):
     server = await start_server()
-    one, two, room_id, state = await _raw_pair(server)
+    one, two, room_id, state = await raw_pair(server)
     await one.write(move_xml(fallback_move(state), room_id))
     await two.read_until(is_room(M.MoveRequest))
     await server.close()
@@ -273,8 +276,7 @@ async def test_an_observer_that_stops_reading_is_dropped_and_the_game_goes_on():
             b'<protocol><authenticate password="secret"/>' + M.to_xml(M.Observe(room_id=prepared.room_id)).encode()
         )
         await mute_writer.drain()
-        while not any(c.observing for c in server.clients):
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: any(c.observing for c in server.clients))
         room = server.lobby.rooms[prepared.room_id]
         assert len(room.observers) == 1
 

@@ -8,7 +8,7 @@ from model.moves import MoveMistake, SetMove
 from model.pieces import Color, Rotation, Shape, Team
 from net import wire
 from net.rooms import Cause, Room, Slot
-from tests.conftest import fixture_path
+from tests.helpers import Recorder, fixture_path
 
 # 21.3.3's fixed reasons (rules.md §12), as the gen-21.3.3 result fixtures carry them
 REASON_SOFT_TIMEOUT = "Der Spieler hat innerhalb von 2 Sekunden nach Aufforderung keinen Zug gesendet"
@@ -17,19 +17,6 @@ REASON_LEFT = "Der Spieler hat das Spiel verlassen"
 
 ROOM_ID = "11111111-2222-4333-8444-555555555555"
 OBSTRUCTING = SetMove(Color.RED, Shape.PENTO_I, Rotation.NONE, False, 19, 17)
-
-
-class Recorder:
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.sent: list[str] = []
-        self.closed = False
-
-    def send(self, xml: str) -> None:
-        self.sent.append(xml)
-
-    def close(self, reason: str = "") -> None:
-        self.closed = True
 
 
 def _room(points: tuple[int, int]) -> tuple[Room, Recorder, Recorder]:

@@ -16,7 +16,7 @@ from model.result import Cause, GameResult
 from model.season import SEASON_2027
 from net import wire
 from net.rooms import Room, Slot, Timeouts
-from tests.test_net_wire import Recorder
+from tests.helpers import Recorder
 
 BORDER_MOVE = SetMove(Color.BLUE, Shape.PENTO_L, Rotation.NONE, False, 6, 0)  # legal: on the border
 INNER_MOVE = SetMove(Color.BLUE, Shape.PENTO_L, Rotation.NONE, False, 6, 6)  # off the border
