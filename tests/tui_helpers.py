@@ -17,7 +17,7 @@ from model.state import GameState
 from net.connection import Closed, Connection, GameOver, MoveRequested
 from net.rooms import Timeouts
 from net.server import GameServer, ServerConfig
-from tests.helpers import wait_until
+from tests.helpers import CAP, wait_until
 from tui.app import BlokusApp
 from tui.game_screen import GameScreen
 from tui.network import NetworkGameScreen
@@ -66,6 +66,30 @@ class BlockingPlayer(Player):
     async def choose_move(self, state: GameState, deadline: float) -> Move:
         self.started.set()
         await asyncio.to_thread(self.go.wait, 30)
+        return first_move(state)
+
+
+class HoldingPlayer(Player):
+    """Answers at once with the first legal move until the game reaches turn ``hold_at``; there it thinks until
+    the test calls ``release()`` (the game stands still meanwhile: the test acts while it is surely running)."""
+
+    name = "holding"
+
+    def __init__(self, hold_at: int) -> None:
+        self.hold_at = hold_at
+        self.holding = threading.Event()
+        self.go = threading.Event()
+
+    def release(self) -> None:
+        self.go.set()
+
+    def cancel(self) -> None:
+        self.go.set()
+
+    async def choose_move(self, state: GameState, deadline: float) -> Move:
+        if state.turn >= self.hold_at and not self.go.is_set():
+            self.holding.set()
+            await asyncio.to_thread(self.go.wait, CAP)
         return first_move(state)
 
 
