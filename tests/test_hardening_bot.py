@@ -8,9 +8,12 @@ import random
 import sys
 
 from model.pieces import Shape, Team
+from model.season import SEASON_2021
 from model.state import GameState
-from net import wire
+from net.wire import SeasonWire
 from tests.helpers import HOST, ScriptedServer, run_bot_against, wire_messages
+
+wire = SeasonWire(SEASON_2021)  # the 2021 season's forms
 
 ROOM = "r1"
 

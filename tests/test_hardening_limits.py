@@ -19,13 +19,16 @@ from model import messages as M
 from model.framing import Limits, MessageTooLarge, StreamFramer
 from model.pieces import Shape, Team
 from model.result import Cause, irregular_result
+from model.season import SEASON_2021
 from model.state import GameState
 from model.text import printable
-from net import wire
 from net.guard import ConnectionLimits, Rate, WorkBudget
 from net.rooms import FinishedGame
 from net.server import GameHistory, HistoryLimits
+from net.wire import SeasonWire
 from tests.helpers import HOST, RawClient, is_room, move_xml, play_client, run_bot_against, start_server, wait_until
+
+wire = SeasonWire(SEASON_2021)  # the 2021 season's forms
 
 ROOM = "r1"
 

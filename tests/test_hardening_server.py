@@ -11,6 +11,7 @@ from ai.base import fallback_move
 from model import convert
 from model import messages as M
 from model.pieces import Shape, Team
+from model.season import SEASON_2021, SEASON_2027
 from net.connection import Closed, Connection
 from net.guard import ConnectionCounter, ConnectionLimits
 from net.rooms import Room, Slot, Timeouts
@@ -103,6 +104,21 @@ def test_connection_counter() -> None:
     assert counter.admit("c") is None and counter.total == 3
 
 
+async def test_a_2027_server_refuses_in_the_2027_form():
+    """Over the limit, a 2027 server answers with 2027's <errorpacket> (2021's is <error>), then closes."""
+    server = await start_server(season=SEASON_2027, connections=ConnectionLimits(max_connections=1))
+    try:
+        first = await RawClient().connect(server.port)
+        await wait_until(lambda: server.connections.total >= 1)
+        second = await RawClient().connect(server.port)
+        rest = await second.read_to_end()
+        assert second.ended and isinstance(rest[0], M.ErrorPacket)
+        assert "too many connections" in rest[0].message and server.refused == 1
+        await first.close()
+    finally:
+        await server.close()
+
+
 async def test_connection_limits_per_address_and_in_total():
     server = await start_server(connections=ConnectionLimits(max_connections=3, max_per_address=2))
     try:
@@ -110,7 +126,8 @@ async def test_connection_limits_per_address_and_in_total():
         await wait_until(lambda: server.connections.total >= 2)
         third = await RawClient().connect(server.port)  # a third one from 127.0.0.1
         rest = await third.read_to_end()
-        assert third.ended and "too many connections from 127.0.0.1" in rest[0].message
+        assert third.ended and isinstance(rest[0], M.LobbyError)  # 2021's form
+        assert "too many connections from 127.0.0.1" in rest[0].message
         other = RawClient()
         other.reader, other.writer = await asyncio.open_connection(
             "127.0.0.1", server.port, local_addr=("127.0.0.2", 0)
@@ -190,11 +207,11 @@ async def test_a_move_is_judged_by_its_arrival_not_by_when_it_is_handled():
         def close(self, reason: str = "") -> None:
             pass
 
-    from net import wire
+    from net.wire import SeasonWire
 
     one, two = Peer(), Peer()
     room = Room(
-        wire,
+        SeasonWire(SEASON_2021),
         timeouts=Timeouts(soft=2.0, hard=None),
         start_piece=Shape.PENTO_L,
         clock=lambda: now[0],
@@ -222,7 +239,7 @@ async def test_stopping_the_server_cancels_running_games_instead_of_reporting_le
 
 
 async def test_a_move_read_in_the_same_loop_turn_as_the_hard_timeout_counts():
-    from net import wire
+    from net.wire import SeasonWire
 
     class Peer:
         name = "peer"
@@ -236,7 +253,7 @@ async def test_a_move_read_in_the_same_loop_turn_as_the_hard_timeout_counts():
     def room_waiting_for_one() -> tuple[Room, Peer]:
         one = Peer()
         room = Room(
-            wire,
+            SeasonWire(SEASON_2021),
             timeouts=Timeouts(soft=None, hard=10.0),
             start_piece=Shape.PENTO_L,
             slots=[Slot(Team.ONE), Slot(Team.TWO)],

@@ -12,6 +12,7 @@ from model.framing import parse_stream
 from model.moves import MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team
 from model.replay import dump_replay
+from model.season import SEASON_2021
 from net.connection import Closed, Connection, Joined, Left, MoveRequested, ServerError, StateChanged, Welcome
 from net.rooms import Timeouts
 from tests.helpers import (
@@ -147,7 +148,7 @@ async def test_illegal_move_rule_violation():
             res = convert.result_from_message(await client.read_until(is_room(M.ResultData)))
             violator = res.player(Team.ONE)
             assert violator.cause == "RULE_VIOLATION"
-            assert violator.reason == MoveMistake.NOT_IN_CORNER.violation_text(bad)
+            assert violator.reason == SEASON_2021.violation_text(MoveMistake.NOT_IN_CORNER, bad)
             assert violator.parts == (0, 0) and res.player(Team.TWO).parts == (2, 0)
             assert res.winner is Team.TWO
             assert await client.read_until(lambda m: isinstance(m, M.Left))

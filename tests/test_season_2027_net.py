@@ -21,10 +21,10 @@ from model.pieces import Color, Rotation, Shape, Team
 from model.replay import load_replay
 from model.result import Cause
 from model.season import SEASON_2021, SEASON_2027
-from net import wire
 from net.bot import Bot, build_parser
 from net.connection import Closed, Connection, GameOver, MoveRequested, Prepared, StateChanged
 from net.rooms import Room, Slot, Timeouts
+from net.wire import SeasonWire
 from tests.helpers import HOST, Recorder, canonical, fixture_path, play_client, spawn, start_server, wait_until
 
 ROOM_ID = "11111111-2222-4333-8444-555555555555"
@@ -33,7 +33,7 @@ ROOM_ID = "11111111-2222-4333-8444-555555555555"
 def _room_2027() -> tuple[Room, Recorder, Recorder]:
     alice, bob = Recorder("alice"), Recorder("bob")
     room = Room(
-        wire.SeasonWire(SEASON_2027),
+        SeasonWire(SEASON_2027),
         room_id=ROOM_ID,
         prepared=True,
         start_piece=Shape.PENTO_L,
