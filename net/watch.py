@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import sys
 import threading
@@ -420,11 +419,3 @@ async def watch_text(
                 print(f"blokus watch: cannot save the replay: {exc.strerror or exc}", file=err)
                 code = code or EXIT_CONNECTION
     return code
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The text form of ``blokus watch`` (the TUI's entry point falls back to it with --text)."""
-    args = parse_args(list(sys.argv[1:] if argv is None else argv))
-    with contextlib.suppress(KeyboardInterrupt):
-        return asyncio.run(watch_text(args))
-    return 130
