@@ -20,6 +20,8 @@ from lxml import etree
 from ai import make_player
 from ai.base import fallback_move
 from ai.controller import check_move
+from cli.bot import parse_options as parse_bot_options
+from cli.watch import parse_args
 from model import convert
 from model import messages as M
 from model.framing import END_OF_STREAM, StreamFramer, parse_document, parse_stream
@@ -27,11 +29,10 @@ from model.moves import Move
 from model.pieces import Shape
 from model.season import season_named
 from model.state import GameState
-from net.bot import Bot, build_parser
+from net.bot import Bot
 from net.connection import Closed, Connection, Event, GameOver, MoveRequested
 from net.rooms import Timeouts
 from net.server import GameServer, ServerConfig
-from net.watch import parse_args
 
 # --- waiting ----------------------------------------------------------------------------------------------
 
@@ -397,7 +398,7 @@ async def run_bot_against(server_handler, *extra: str) -> tuple[int, object]:
     server = await asyncio.start_server(server_handler, HOST, 0)
     port = server.sockets[0].getsockname()[1]
     try:
-        args = build_parser().parse_args(
+        args = parse_bot_options(
             ["-h", HOST, "-p", str(port), "--ai", "random", "--move-time", "20", "--engine", "thread", *extra]
         )
         bot = Bot(args)
@@ -479,7 +480,7 @@ def watch_args(port: int, *extra: str):
 
 
 async def run_bot(port: int, code: str, ai: str, season: str = "2021") -> int:
-    args = build_parser().parse_args(
+    args = parse_bot_options(
         [
             "-h",
             HOST,

@@ -14,11 +14,12 @@ from lxml import etree
 
 from ai.base import Engine, Player
 from ai.controller import check_move, decide
+from cli.bot import build_parser, parse_options
 from model.framing import parse_stream
 from model.moves import SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape
 from model.state import GameState, move_of_placement
-from net.bot import Bot, build_parser
+from net.bot import Bot
 from tests.helpers import HOST, ScriptedServer, run_bot_against, wire_messages
 
 # --- move timing --------------------------------------------------------------------------------------
@@ -248,7 +249,7 @@ async def test_bot_connection_refused(capsys):
     port = server.sockets[0].getsockname()[1]
     server.close()
     await server.wait_closed()
-    args = build_parser().parse_args(["-h", HOST, "-p", str(port), "--ai", "random", "--engine", "thread"])
+    args = parse_options(["-h", HOST, "-p", str(port), "--ai", "random", "--engine", "thread"])
     code = await Bot(args).run()
     _, err = capsys.readouterr()
     assert code == 1

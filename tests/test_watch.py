@@ -9,9 +9,11 @@ import re
 
 import pytest
 
+from cli.watch import parse_args
+from model.exits import EXIT_OK
 from model.replay import load_replay
 from model.season import season_named
-from net.watch import EXIT_OK, Watcher, WatchFailed, parse_args, watch_text
+from net.watch import Watcher, WatchFailed, watch_text
 from tests.helpers import HOST, PASSWORD, play_client, run_bot, start_server, wait_until, watch_args
 
 
