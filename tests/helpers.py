@@ -84,6 +84,7 @@ def _describe(predicate: Callable[[], object]) -> str:
 # --- the fixtures (tests read only tests/fixtures) ----------------------------------------------------------
 
 
+# Data captured from the official server and clients, kept in the repository (origin and licence: SOURCES.md).
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
