@@ -30,13 +30,12 @@ from model.season import FirstMove
 from model.state import GameState
 from tui.colors import DARK, LETTER, Palette, mix, palette_for
 from tui.messages import BoardClicked, BoardHover, BoardWheel
-from tui.session import GhostStatus
+from tui.session import GameSession, GhostStatus
 
 N = P.N
 LABEL_W = 3  # "19 " left, " 19" right
 BOTTOM_HEADER = 2  # the column numbers below the board (NORMAL and LARGE scale)
-# blank lines carry a style, even an empty one: Textual's NO_COLOR filter fails on a segment without any
-NO_STYLE = Style()
+NO_STYLE = Style()  # blank lines carry a style: NO_COLOR's monochrome filter reads the colour of every segment
 
 
 class Scale(Enum):
@@ -84,6 +83,16 @@ class BoardView:
     ghost_status: GhostStatus | None = None
     overlay: int = 0  # bitboard of fields to mark for the colour to move
     overlay_color: Color | None = None
+
+    @classmethod
+    def of_session(cls, s: GameSession) -> BoardView:
+        """A game's board: the shown state, the move before it, the ghost with its state, the overlay."""
+        last = s.timeline.move_before(s.shown_index)
+        gs = s.placing.status()
+        ghost = tuple(s.ghost.cells()) if gs is not None and s.ghost is not None else ()
+        overlay = s.placing.overlay_cells() if s.show_overlay else 0
+        color = s.shown.current_color
+        return cls(s.shown, last if isinstance(last, SetMove) else None, ghost, color, gs and gs[0], overlay, color)
 
 
 # A field's key: (kind, colour index or -1). Kinds: e empty, k corner, o overlay, p piece, l last move,
