@@ -164,13 +164,6 @@ class MoveMistake(Enum):
         """WRONG_SHAPE and DUPLICATE_SHAPE are raised without the move (rules.md §6.5)."""
         return self not in (MoveMistake.WRONG_SHAPE, MoveMistake.DUPLICATE_SHAPE)
 
-    def violation_text(self, move: Move | None) -> str:
-        """The default season's exception message, which becomes the result reason of a rule violation
-        (a state's own season: ``Season.violation_text``)."""
-        from model.season import DEFAULT_SEASON  # the season profile imports this module
-
-        return DEFAULT_SEASON.violation_text(self, move)
-
 
 _ENGLISH = {
     MoveMistake.WRONG_COLOR: "it is not this colour's turn",
@@ -188,7 +181,9 @@ _ENGLISH = {
 
 
 class InvalidMove(Exception):
-    def __init__(self, mistake: MoveMistake, move: Move | None, text: str | None = None) -> None:
-        super().__init__(text or mistake.violation_text(move))
+    """A rule violation; ``text`` is the season's message (``Season.violation_text``), the result reason."""
+
+    def __init__(self, mistake: MoveMistake, move: Move | None, text: str) -> None:
+        super().__init__(text)
         self.mistake = mistake
         self.move = move

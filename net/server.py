@@ -475,7 +475,7 @@ class GameServer:
         if refusal is not None:
             self.refused += 1
             log.info("refused %s: %s", client.name, refusal)
-            client.send(wire.lobby_error(refusal))
+            client.send(self.wire.lobby_error(refusal))  # in the season's form (2027: <errorpacket>)
             client.close()
             return
         self.clients.add(client)

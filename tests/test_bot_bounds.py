@@ -9,7 +9,7 @@ from model.season import season_named
 from model.state import GameState
 from net.bot import MAX_MESSAGES_WITHOUT_REQUEST
 from net.wire import SeasonWire
-from tests.test_net_bot import _run_bot
+from tests.helpers import run_bot_against
 
 ROOM = "r1"
 
@@ -31,7 +31,7 @@ async def test_a_memento_stream_without_move_requests_ends_the_bot_with_one_line
         except ConnectionError:
             pass
 
-    code, bot = await _run_bot(flood, "--save-replay", "/nonexistent-never-written")
+    code, bot = await run_bot_against(flood, "--save-replay", "/nonexistent-never-written")
     err = capsys.readouterr().err
     assert code == 3 and err.count("\n") == 1, err
     assert f"the server sent more than {MAX_MESSAGES_WITHOUT_REQUEST} messages without a move request" in err

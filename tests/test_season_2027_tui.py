@@ -10,9 +10,11 @@ from cli.play import play_parser
 from model.moves import MoveMistake
 from model.pieces import Shape
 from model.season import SEASON_2027
-from tests.test_tui_app import SIZE, _keep_logging, exit_code, screen_of  # noqa: F401  (the fixture is used)
+from tests.tui_helpers import exit_code, keep_logging, screen_of  # noqa: F401  (keep_logging: an autouse fixture)
 from tui.launch import build_local_app
 from tui.session import GhostStatus
+
+SIZE = (140, 44)
 
 
 async def test_local_2027_game_with_x_start_and_border_rule():

@@ -13,7 +13,7 @@ from model.pieces import Color, Rotation, Shape, Team
 from model.result import Cause, end_texts, irregular_result
 from model.season import SEASON_2021, SEASON_2027, SEASONS
 from model.server_texts import UNKNOWN_PREFIX, english, english_move, shown
-from tests.conftest import fixture_path
+from tests.helpers import fixture_path
 
 GERMAN = re.compile(r"Spieler|Setze|Farbe|Zug|verlassen|Sekunden|Stein|Regelverletzung|Ungueltig|überlagern")
 

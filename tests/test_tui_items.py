@@ -15,8 +15,8 @@ from cli.replay import main as replay_main
 from model.moves import MoveMistake, SetMove
 from model.pieces import Color, Shape
 from model.state import GameState
-from tests.test_tui_app import _keep_logging, exit_code  # noqa: F401  (the fixture is used)
-from tests.tui_helpers import InstantPlayer, game_app, settle, until
+from tests.helpers import greedy_game, wait_until
+from tests.tui_helpers import InstantPlayer, exit_code, game_app, keep_logging, settle  # noqa: F401  (keep_logging: an autouse fixture)
 from tui.app import BlokusApp, run_app
 from tui.board import Board, Scale
 from tui.colors import DARK, LETTER, LIGHT
@@ -114,7 +114,7 @@ async def test_failed_connection_exits_non_zero():
         )
     )
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, EndScreen))
+        await wait_until(lambda: isinstance(app.screen, EndScreen), pilot=pilot)
         assert not app.screen.can_save  # nothing to save: there was no game
         await pilot.press("q")
         await pilot.pause()
@@ -290,7 +290,6 @@ def test_help_wraps_a_long_text_under_its_own_column_and_shows_brackets_as_keys(
 
 @pytest.fixture(scope="module")
 def late_state():
-    from tests.test_analysis import greedy_game
 
     states, _ = greedy_game(64)
     return states[-1]

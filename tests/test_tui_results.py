@@ -8,7 +8,7 @@ from model.convert import parse_xml, result_from_message
 from model.moves import SetMove
 from model.pieces import Color, Shape, Team
 from model.state import GameState
-from tests.conftest import fixture_path
+from tests.helpers import fixture_path
 from tui.replays import result_texts
 
 NAMES = {Team.ONE: "alice", Team.TWO: "bob"}

@@ -69,7 +69,7 @@ class Scale(Enum):
         return range(1 + y * h, 1 + (y + 1) * h)
 
 
-WIDTH, HEIGHT = Scale.NORMAL.size  # the usual size (benchmarks and tests)
+HEIGHT = Scale.NORMAL.size[1]  # the usual height (tests)
 
 
 @dataclass(frozen=True)

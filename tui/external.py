@@ -168,6 +168,7 @@ class ExternalGameScreen(NetworkGameScreen):
     # --- the log pane -----------------------------------------------------------------------------------
 
     def action_program_log(self) -> None:
+        self._followed = True  # the user chose: the pane's first look (a timer tick later) must not undo it
         pane = self.query_one(ProgramLog)
         pane.toggle_class("shown")
         wanted = pane.has_class("shown")

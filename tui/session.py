@@ -231,7 +231,7 @@ class GameSession:
         if self.send is not None:
             mistake = self.state.validate(move)
             if mistake is not None:
-                raise InvalidMove(mistake, move)
+                raise InvalidMove(mistake, move, self.state.season.violation_text(mistake, move))
             self.move_requested = False
             self.ghost = None
             self.view = None
