@@ -126,7 +126,7 @@ async def shoot_analysis(out: Path, size: tuple[int, int]) -> None:
         screen = main_screen(app, ReplayScreen)
         for _ in range(3000):  # the default analysis: ~25 s the first time, then from the cache
             await pilot.pause(0.05)
-            if screen.analysis_runner.complete:
+            if screen.analysis.runner.complete:
                 break
         await pilot.press("t", "2", "0", "enter", "c")
         await pilot.pause(0.3)
@@ -204,7 +204,7 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
     from net.rooms import Timeouts
     from net.server import GameServer, ServerConfig
     from tests.tui_helpers import first_move
-    from tui.network import NetworkGameScreen
+    from tui.network import NetworkGameScreen, NetworkOptions
 
     server = GameServer(
         ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None), start_piece=Shape.PENTO_Z, seed=3)
@@ -225,12 +225,14 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
 
     app = BlokusApp(
         lambda: NetworkGameScreen(
-            "127.0.0.1",
-            server.port,
-            player=InstantPlayer("first"),
-            hint_player=InstantPlayer("last"),
-            name="alice",
-            clock_limit=None,
+            NetworkOptions(
+                "127.0.0.1",
+                server.port,
+                player=InstantPlayer("first"),
+                hint_player=InstantPlayer("last"),
+                name="alice",
+                clock_limit=None,
+            )
         )
     )
     try:

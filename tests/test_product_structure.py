@@ -26,8 +26,6 @@ KNOWN_OFFENDERS = {
     "parameters: ai.fastsearch.alphabeta",
     "parameters: ai.fastsearch.search_move",
     "parameters: ai.fastsearch.scored_children",
-    # the TUI's restructuring (issue 42.4): the network screen's options as one structure
-    "parameters: tui.network.NetworkGameScreen.__init__",
 }
 
 

@@ -207,7 +207,7 @@ async def test_replay_viewer_analysis_pane_marks_ghost_and_chart(tmp_path, monke
     async with app.run_test(size=(140, 44)) as pilot:
         screen = app.main_screen
         await pilot.press("a")
-        runner = screen.analysis_runner
+        runner = screen.analysis.runner
         await wait_until(lambda: runner.complete, pilot=pilot)
         await pilot.pause()
         assert runner.analysis.positions[9].mark == "??"
@@ -248,8 +248,8 @@ async def test_a_finished_local_game_opens_in_the_viewer_with_the_analysis(tmp_p
         await pilot.pause()
         assert isinstance(app.screen, ReplayScreen)
         viewer = app.screen
-        assert viewer.analysis_shown and len(viewer.timeline) == len(game.session.timeline)
-        runner = viewer.analysis_runner
+        assert viewer.analysis.shown and len(viewer.timeline) == len(game.session.timeline)
+        runner = viewer.analysis.runner
         assert runner.running, (runner.error, runner.analysis and (runner.analysis.done, runner.analysis.total))
         await pilot.press("q")
         await pilot.pause()
@@ -338,7 +338,7 @@ async def test_blokus_replay_analyse_opens_with_the_analysis_running(tmp_path, m
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.main_screen
-        assert screen.analysis_shown and screen.analysis_runner.analysis is not None
+        assert screen.analysis.shown and screen.analysis.runner.analysis is not None
         assert screen.timeline.states[screen.index].turn == 20
 
 

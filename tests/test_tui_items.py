@@ -22,8 +22,7 @@ from tui.board import Board, Scale
 from tui.colors import DARK, LETTER, LIGHT
 from tui.dialogs import EndScreen, HelpScreen, QuitScreen
 from tui.layout import plan_layout
-from tui.network import NetworkGameScreen
-from tui.placing import cells_text
+from tui.network import NetworkGameScreen, NetworkOptions
 from tui.widgets import ShapePanel
 
 SIZE = (120, 40)
@@ -110,7 +109,7 @@ async def test_failed_connection_exits_non_zero():
     await sock.wait_closed()
     app = BlokusApp(
         lambda: NetworkGameScreen(
-            "127.0.0.1", port, player=InstantPlayer(), hint_player=InstantPlayer(), stamp=lambda: ""
+            NetworkOptions("127.0.0.1", port, player=InstantPlayer(), hint_player=InstantPlayer(), stamp=lambda: "")
         )
     )
     async with app.run_test(size=SIZE) as pilot:
@@ -153,11 +152,11 @@ def test_refusals_name_the_cells():
     play_openings_state = state  # YELLOW to move: cover BLUE's cells
     mistake = play_openings_state.validate(SetMove(Color.YELLOW, Shape.PENTO_L, x=0, y=0))
     assert mistake is MoveMistake.OBSTRUCTED
-    assert (
-        cells_text(state, SetMove(Color.YELLOW, Shape.PENTO_L, x=0, y=0), mistake)
-        == " at (0,0) (0,1) (0,2) (0,3) (1,3)"
-    )
-    assert cells_text(state, SetMove(Color.YELLOW, Shape.MONO, x=19, y=19), MoveMistake.NOT_IN_CORNER) == ""
+    covering = SetMove(Color.YELLOW, Shape.PENTO_L, x=0, y=0)
+    assert state.refused_fields(covering, mistake) == [(0, 0), (0, 1), (0, 2), (0, 3), (1, 3)]
+    assert state.refusal_text(covering, mistake) == f"{mistake.english} at (0,0) (0,1) (0,2) (0,3) (1,3)"
+    corner = SetMove(Color.YELLOW, Shape.MONO, x=19, y=19)
+    assert state.refusal_text(corner, MoveMistake.NOT_IN_CORNER) == MoveMistake.NOT_IN_CORNER.english
 
 
 async def test_keys_that_cannot_act_say_why():

@@ -11,7 +11,7 @@ from tests.helpers import wait_until
 from tests.tui_helpers import InstantPlayer, ScriptedConnection, local_server, net_app, opponent
 from tui.app import BlokusApp
 from tui.dialogs import EndScreen, QuitScreen
-from tui.network import NetworkGameScreen
+from tui.network import NetworkGameScreen, NetworkOptions
 from tui.widgets import XmlPane
 
 SIZE = (140, 44)
@@ -104,15 +104,17 @@ async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     app = BlokusApp(
         lambda: NetworkGameScreen(
-            "127.0.0.1",
-            13050,
-            player=InstantPlayer("first"),
-            hint_player=InstantPlayer("first"),
-            name="alice",
-            clock_limit=None,
-            stamp=lambda: "",
-            connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
-            save_replay=save_network_replay,
+            NetworkOptions(
+                "127.0.0.1",
+                13050,
+                player=InstantPlayer("first"),
+                hint_player=InstantPlayer("first"),
+                name="alice",
+                clock_limit=None,
+                stamp=lambda: "",
+                connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
+                save_replay=save_network_replay,
+            )
         )
     )
     async with app.run_test(size=SIZE) as pilot:
@@ -132,13 +134,15 @@ async def test_network_clock_shows_a_countdown():
 
     app = BlokusApp(
         lambda: NetworkGameScreen(
-            "127.0.0.1",
-            13050,
-            player=InstantPlayer("first"),
-            hint_player=InstantPlayer("first"),
-            clock_limit=2.0,
-            stamp=lambda: "",
-            connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
+            NetworkOptions(
+                "127.0.0.1",
+                13050,
+                player=InstantPlayer("first"),
+                hint_player=InstantPlayer("first"),
+                clock_limit=2.0,
+                stamp=lambda: "",
+                connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
+            )
         )
     )
     async with app.run_test(size=SIZE) as pilot:

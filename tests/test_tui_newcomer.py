@@ -19,7 +19,7 @@ from tests.tui_helpers import BlockingPlayer, InstantPlayer, ScriptedConnection,
 from tui.app import BlokusApp
 from tui.colors import DARK
 from tui.dialogs import EndScreen, QuitScreen
-from tui.network import NetworkGameScreen
+from tui.network import NetworkGameScreen, NetworkOptions
 from tui.replay_screen import ReplayScreen
 from tui.session import GameSession, Ghost, GhostStatus, ghost_word
 from tui.status import StatusContext, activity_lines
@@ -39,12 +39,14 @@ def feedback_text(app) -> str:
 def scripted_app() -> BlokusApp:
     return BlokusApp(
         lambda: NetworkGameScreen(
-            "127.0.0.1",
-            13050,
-            player=InstantPlayer("first"),
-            hint_player=InstantPlayer("first"),
-            stamp=lambda: "",
-            connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
+            NetworkOptions(
+                "127.0.0.1",
+                13050,
+                player=InstantPlayer("first"),
+                hint_player=InstantPlayer("first"),
+                stamp=lambda: "",
+                connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
+            )
         )
     )
 
@@ -63,7 +65,7 @@ async def test_the_end_dialog_and_the_status_offer_the_analysis_of_a_local_game(
         assert "A analyse" in status_text(app) and "N new" in status_text(app)
         await pilot.press("A")
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
-        assert app.screen.analysis_shown
+        assert app.screen.analysis.shown
 
 
 async def test_a_network_game_once_over_offers_the_analysis():
@@ -151,7 +153,9 @@ async def test_waiting_for_an_opponent_while_the_room_is_not_full():
     try:
         app = BlokusApp(
             lambda: NetworkGameScreen(
-                "127.0.0.1", server.port, player=InstantPlayer(), hint_player=InstantPlayer(), stamp=lambda: ""
+                NetworkOptions(
+                    "127.0.0.1", server.port, player=InstantPlayer(), hint_player=InstantPlayer(), stamp=lambda: ""
+                )
             )
         )
         async with app.run_test(size=SIZE) as pilot:

@@ -73,7 +73,7 @@ def test_snapshot_replay_end_with_result(snap_compare):
 
 def test_snapshot_network_with_xml_pane(snap_compare):
     """Network play with a scripted connection (same messages as a server, no sockets, no clock)."""
-    from tui.network import NetworkGameScreen
+    from tui.network import NetworkGameScreen, NetworkOptions
 
     async def run_before(pilot):
         s = pilot.app.main_screen.session
@@ -84,14 +84,16 @@ def test_snapshot_network_with_xml_pane(snap_compare):
 
     app = BlokusApp(
         lambda: NetworkGameScreen(
-            "127.0.0.1",
-            13050,
-            player=InstantPlayer("first"),
-            hint_player=InstantPlayer("first"),
-            name="alice",
-            clock_limit=None,
-            stamp=lambda: "",
-            connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
+            NetworkOptions(
+                "127.0.0.1",
+                13050,
+                player=InstantPlayer("first"),
+                hint_player=InstantPlayer("first"),
+                name="alice",
+                clock_limit=None,
+                stamp=lambda: "",
+                connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
+            )
         )
     )
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -20,7 +20,7 @@ from net.server import GameServer, ServerConfig
 from tests.helpers import CAP, wait_until
 from tui.app import BlokusApp
 from tui.game_screen import GameScreen
-from tui.network import NetworkGameScreen
+from tui.network import NetworkGameScreen, NetworkOptions
 from tui.session import GameSession
 
 
@@ -343,11 +343,13 @@ async def local_server():
 def net_app(port: int) -> BlokusApp:
     return BlokusApp(
         lambda: NetworkGameScreen(
-            "127.0.0.1",
-            port,
-            player=InstantPlayer("first"),
-            hint_player=InstantPlayer("last"),
-            clock_limit=None,
-            stamp=lambda: "",
+            NetworkOptions(
+                "127.0.0.1",
+                port,
+                player=InstantPlayer("first"),
+                hint_player=InstantPlayer("last"),
+                clock_limit=None,
+                stamp=lambda: "",
+            )
         )
     )

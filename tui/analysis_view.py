@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import cast
 
 from rich.style import Style
 from rich.text import Text
@@ -40,6 +40,7 @@ from model.moves import Move, SetMove
 from model.pieces import Color, Team
 from model.state import GameState
 from tui.colors import BLUNDER, MISTAKE
+from tui.layout import FOOTER, BoardLayout
 from tui.session import Timeline
 
 log = logging.getLogger(__name__)
@@ -345,99 +346,69 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState, max_lines: i
     return t
 
 
-class AnalysisHost(Protocol):
-    """What ``AnalysisViewMixin`` needs from its viewer screen (``ReplayScreen``), besides being a ``BoardLayout``."""
-
-    timeline: Timeline
-
-    @property
-    def index(self) -> int: ...  # the state shown (a reactive: setting it repaints)
-
-    @index.setter
-    def index(self, value: int) -> None: ...
-
-
-# For mypy the mixin is part of a BoardLayout screen that is an AnalysisHost; at run time a plain mixin.
-if TYPE_CHECKING:
-    from tui.layout import BoardLayout
-
-    class _AnalysisBase(BoardLayout, AnalysisHost):
-        pass
-else:
-    _AnalysisBase = object
+ANALYSIS_BINDINGS = [
+    Binding("a", "toggle_analysis", "Analysis", tooltip="analysis pane on/off (analyses the game in the background)"),
+    Binding("c", "toggle_chart", "Chart", tooltip="chart of the game on/off (click a turn to go there)"),
+    Binding("right_square_bracket", "mistake(1)", "Next mistake", show=False, tooltip="the next move marked ? or ??"),
+    Binding(
+        "left_square_bracket", "mistake(-1)", "Prev mistake", show=False, tooltip="the previous move marked ? or ??"
+    ),
+    Binding("escape", "stop_analysis", "Stop analysis", show=False, tooltip="stop the analysis (it resumes on a)"),
+]
 
 
-class AnalysisViewMixin(_AnalysisBase):
-    """Analysis pane, chart and mistake navigation for a viewer screen with ``index`` and ``timeline``.
+class AnalysisView:
+    """The analysis of a viewer screen's game: the runner, the pane (``#analysis``) and the chart (``#chart``)
+    in its ``#analysis-area``. The screen keeps the keys (``ANALYSIS_BINDINGS``) and the state shown: it
+    passes its ``index`` in, calls ``game_changed`` when its game grows and ``show`` from its repaint;
+    ``on_change`` repaints the screen when the analysis progressed."""
 
-    The screen composes an :class:`AnalysisPane` (``#analysis``) and a ``GameChart`` (``#chart``),
-    calls ``setup_analysis`` once, ``analysis_game_changed`` when its game grows, and ``show_analysis``
-    from its ``refresh_view``; the board shows ``analysis_ghost()``.
-    """
-
-    ANALYSIS_BINDINGS = [
-        Binding(
-            "a", "toggle_analysis", "Analysis", tooltip="analysis pane on/off (analyses the game in the background)"
-        ),
-        Binding("c", "toggle_chart", "Chart", tooltip="chart of the game on/off (click a turn to go there)"),
-        Binding(
-            "right_square_bracket", "mistake(1)", "Next mistake", show=False, tooltip="the next move marked ? or ??"
-        ),
-        Binding(
-            "left_square_bracket", "mistake(-1)", "Prev mistake", show=False, tooltip="the previous move marked ? or ??"
-        ),
-        Binding("escape", "stop_analysis", "Stop analysis", show=False, tooltip="stop the analysis (it resumes on a)"),
-    ]
-
-    analysis_runner: AnalysisRunner
-
-    def setup_analysis(
-        self, settings: AnalysisSettings | None = None, *, final: bool = True, cache: AnalysisCache | None = None
+    def __init__(
+        self,
+        screen: BoardLayout,
+        timeline: Timeline,
+        settings: AnalysisSettings | None = None,
+        *,
+        on_change: Callable[[], None],
+        cache: AnalysisCache | None = None,
     ) -> None:
-        self.analysis_runner = AnalysisRunner(
-            self, settings, cache if cache is not None else AnalysisCache(), on_change=self._analysis_changed
+        self.screen = screen
+        self.timeline = timeline
+        self.on_change = on_change
+        self.runner = AnalysisRunner(
+            screen, settings, cache if cache is not None else AnalysisCache(), on_change=self._changed
         )
-        self._chart().can_focus = False  # only a shown chart takes the focus (a click), never a hidden one
-        self.analysis_game_changed(final=final)
+        self._chart_points_stale = True
 
-    def on_unmount(self) -> None:
+    def closed(self) -> None:
         """The viewer closes (q back to the game, or quit): the analysis stops; what is done is cached."""
-        runner = getattr(self, "analysis_runner", None)
-        if runner is not None:
-            runner.on_change = lambda: None  # the widgets are gone
-            if runner.running:
-                runner.cancel()
+        self.runner.on_change = lambda: None  # the widgets are gone
+        if self.runner.running:
+            self.runner.cancel()
 
-    def _game_lists(self) -> tuple[list[GameState], list[Move | None]]:
-        timeline = self.timeline
-        states = list(timeline.states)
-        return states, [timeline.move_before(i + 1) for i in range(len(states))]
-
-    def analysis_game_changed(self, *, final: bool) -> None:
-        states, moves = self._game_lists()
-        self.analysis_runner.set_game(states, moves, final=final)
+    def game_changed(self, *, final: bool) -> None:
+        states = list(self.timeline.states)
+        self.runner.set_game(states, [self.timeline.move_before(i + 1) for i in range(len(states))], final=final)
         self._chart_points_stale = True
 
     def _pane(self) -> AnalysisPane:
-        return self.query_one("#analysis", AnalysisPane)
+        return self.screen.query_one("#analysis", AnalysisPane)
 
     def _chart(self):
         from tui.chart import GameChart
 
-        return self.query_one("#chart", GameChart)
+        return self.screen.query_one("#chart", GameChart)
 
     @property
-    def analysis_shown(self) -> bool:
+    def shown(self) -> bool:
         return self._pane().has_class("shown")
 
     def reserved_lines(self, width: int, height: int) -> int:
         """Height of the analysis area below the board layout (0 when neither pane nor chart is on)."""
-        from tui.layout import FOOTER
-
-        area = self.query_one("#analysis-area")
+        area = self.screen.query_one("#analysis-area")
         pane_on, chart_on = self._pane().has_class("shown"), self._chart().has_class("shown")
         want = AREA_WITH_CHART if chart_on else AREA_PANE_ONLY if pane_on else 0
-        room = height - FOOTER - self.min_centre_lines()  # the board first
+        room = height - FOOTER - self.screen.min_centre_lines()  # the board first
         lines = max(0, min(want, room))
         area.display = lines >= AREA_MIN
         if not area.display:
@@ -448,21 +419,21 @@ class AnalysisViewMixin(_AnalysisBase):
 
     def _relayout(self) -> None:
         """Fit the screen anew; a pane or chart asked for that has no room below the board is said so."""
-        from tui.layout import FOOTER
-
-        width, height = self.app.size
-        self.fit_to(width, height)
+        screen = self.screen
+        width, height = screen.app.size
+        screen.fit_to(width, height)
         wanted = self._pane().has_class("shown") or self._chart().has_class("shown")
-        if wanted and not self.query_one("#analysis-area").display:
-            need = FOOTER + self.min_centre_lines() + AREA_MIN
-            self.notify(
+        if wanted and not screen.query_one("#analysis-area").display:
+            need = FOOTER + screen.min_centre_lines() + AREA_MIN
+            screen.notify(
                 f"The analysis and the chart need a terminal of at least {need} lines (this one has {height}).",
                 severity="warning",
             )
 
-    def action_toggle_analysis(self) -> None:
+    def toggle_pane(self) -> None:
+        """a: the pane on or off (starting the analysis), or a stopped analysis resumed."""
         pane = self._pane()
-        runner = self.analysis_runner
+        runner = self.runner
         if pane.has_class("shown") and runner.analysis is not None and not runner.running and runner.pending():
             runner.start()  # a stopped analysis: a resumes it, the pane stays
         else:
@@ -470,64 +441,57 @@ class AnalysisViewMixin(_AnalysisBase):
             if pane.has_class("shown") and not runner.running and not runner.complete:
                 runner.start()
         self._relayout()
-        self.refresh_view()
 
-    def action_stop_analysis(self) -> None:
-        if self.analysis_runner.running:
-            self.analysis_runner.cancel()
-            self.notify("analysis stopped; a resumes it")
+    def stop(self) -> None:
+        if self.runner.running:
+            self.runner.cancel()
+            self.screen.notify("analysis stopped; a resumes it")
 
-    def action_toggle_chart(self) -> None:
+    def toggle_chart(self) -> None:
         chart = self._chart()
         chart.toggle_class("shown")
         chart.can_focus = chart.has_class("shown")
         if not chart.can_focus and chart.has_focus:
-            self.set_focus(None)
+            self.screen.set_focus(None)
         self._chart_points_stale = True
         self._relayout()
-        self.show_analysis()
 
-    def action_mistake(self, direction: int) -> None:
-        runner = self.analysis_runner
+    def next_mistake(self, index: int, direction: int) -> int | None:
+        """The state index of the next (1) or previous (-1) marked move; None (and said why) when there is none."""
+        runner = self.runner
         if runner.analysis is None:
-            self.notify("no analysis yet: a analyses the game")
-            return
-        target = runner.next_marked(self.index, direction)
+            self.screen.notify("no analysis yet: a analyses the game")
+            return None
+        target = runner.next_marked(index, direction)
         if target is None:
-            self.notify(
+            self.screen.notify(
                 f"no {'later' if direction > 0 else 'earlier'} mistake" + ("" if runner.complete else " (so far)")
             )
-            return
-        self.index = target
+        return target
 
-    def on_game_chart_selected(self, message) -> None:
-        self.index = message.index
-
-    def _analysis_changed(self) -> None:
+    def _changed(self) -> None:
         self._chart_points_stale = True
-        if self.is_mounted:
-            self.refresh_view()
+        if self.screen.is_mounted:
+            self.on_change()
 
-    def analysis_ghost(self) -> tuple[tuple[tuple[int, int], ...], Color | None]:
-        if not self.analysis_shown:
+    def ghost(self, index: int) -> tuple[tuple[tuple[int, int], ...], Color | None]:
+        if not self.shown:
             return (), None
-        index = self.index
-        return ghost_of(self.analysis_runner.at(index), self.timeline.states[index])
+        return ghost_of(self.runner.at(index), self.timeline.states[index])
 
-    def analysis_marks(self) -> dict[int, str]:
-        return self.analysis_runner.marks()
+    def marks(self) -> dict[int, str]:
+        return self.runner.marks()
 
-    def show_analysis(self) -> None:
-        """Pane and chart for the state at ``index`` (called from ``refresh_view``)."""
-        index = self.index
+    def show(self, index: int) -> None:
+        """Pane and chart for the state at ``index`` (called from the screen's repaint)."""
         state = self.timeline.states[index]
         pane = self._pane()
         if pane.has_class("shown"):
-            pane.show(self.analysis_runner, index, state)
+            pane.show(self.runner, index, state)
         chart = self._chart()
         if chart.has_class("shown"):
-            if getattr(self, "_chart_points_stale", True):
-                runner = self.analysis_runner
+            if self._chart_points_stale:
+                runner = self.runner
                 points = runner.analysis.chart if runner.analysis is not None else None
                 if points is None or len(points) < len(self.timeline):
                     points = chart_points(self.timeline.states)

@@ -38,7 +38,7 @@ from tui.app import BlokusApp, run_app
 from tui.game_screen import SCREEN_BINDINGS
 from tui.jobs import start_job
 from tui.layout import FOOTER
-from tui.network import NetworkGameScreen
+from tui.network import NetworkGameScreen, NetworkOptions
 from tui.placing import Feedback
 from tui.program_pane import PANE_HEIGHT, PANE_MIN_HEIGHT, ProgramLog
 from tui.widgets import XmlPane
@@ -76,17 +76,19 @@ class ExternalGameScreen(NetworkGameScreen):
     ) -> None:
         own = program_team.opponent
         super().__init__(
-            HOST,
-            hosted.port,
-            reservation=hosted.reservations[own],
-            player=player,
-            hint_player=hint_player,
-            move_time_ms=move_time_ms,
-            name=name,
-            team=own,
-            clock_limit=None,
-            save_replay=save_replay,
-            season=hosted.season,
+            NetworkOptions(
+                HOST,
+                hosted.port,
+                reservation=hosted.reservations[own],
+                player=player,
+                hint_player=hint_player,
+                move_time_ms=move_time_ms,
+                name=name,
+                team=own,
+                clock_limit=None,
+                save_replay=save_replay,
+                season=hosted.season,
+            )
         )
         self.title_text = f"Blokus against {label}"
         self.hosted = hosted

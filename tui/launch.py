@@ -14,7 +14,7 @@ from model.pieces import Team
 from model.season import DEFAULT_PORT, DEFAULT_SEASON
 from tui.app import BlokusApp
 from tui.game_screen import GameScreen
-from tui.network import NetworkGameScreen
+from tui.network import NetworkGameScreen, NetworkOptions
 from tui.replay_screen import ReplayScreen
 from tui.replays import ReplayData, save_session
 from tui.session import GameSession
@@ -90,19 +90,21 @@ def build_network_app(args: argparse.Namespace, connection_factory=None) -> Blok
 
     def make() -> NetworkGameScreen:
         return NetworkGameScreen(
-            host,
-            port_number,
-            reservation=args.reservation,
-            room=args.room,
-            player=player,
-            hint_player=hint,
-            move_time_ms=args.move_time or NETWORK_MOVE_TIME_MS,
-            name=args.name,
-            team=args.team,
-            clock_limit=limit,
-            connection_factory=connection_factory,
-            save_replay=save_network_replay,
-            season=args.season,
+            NetworkOptions(
+                host,
+                port_number,
+                reservation=args.reservation,
+                room=args.room,
+                player=player,
+                hint_player=hint,
+                move_time_ms=args.move_time or NETWORK_MOVE_TIME_MS,
+                name=args.name,
+                team=args.team,
+                clock_limit=limit,
+                connection_factory=connection_factory,
+                save_replay=save_network_replay,
+                season=args.season,
+            )
         )
 
     return BlokusApp(make, theme=theme_name(args))

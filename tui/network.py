@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -53,31 +54,40 @@ def wall_stamp() -> str:
     return datetime.now().strftime("%H:%M:%S.%f")[:-3] + " "
 
 
-class NetworkGameScreen(GameScreen):
-    """Plays our team on a server; autopilot available; raw XML pane (x).
+@dataclass(frozen=True)
+class NetworkOptions:
+    """How ``NetworkGameScreen`` plays on a server: where, which room or reservation, the players, the clock.
 
-    ``clock_limit``: the seconds the server allows per move, when known (None: no countdown)."""
+    ``clock_limit``: the seconds the server allows per move, when known (None: no countdown);
+    ``team``: the team asked for (the server decides; a different one is said);
+    ``season``: asked for with --season (the server's states decide);
+    ``stamp``: the time stamp of a message in the XML pane; ``connection_factory``: tests script the server;
+    ``save_replay``: called with the screen, returns where it saved."""
+
+    host: str
+    port: int
+    player: Player
+    hint_player: Player
+    reservation: str | None = None
+    room: str | None = None
+    move_time_ms: int = 1000
+    name: str | None = None
+    team: Team | None = None
+    clock_limit: float | None = None
+    stamp: Callable[[], str] = wall_stamp
+    connection_factory: Callable[..., Connection] | None = None
+    save_replay: Callable[[Any], str] | None = None
+    season: Season | None = None
+
+
+class NetworkGameScreen(GameScreen):
+    """Plays our team on a server; autopilot available; raw XML pane (x)."""
 
     network = True
 
-    def __init__(
-        self,
-        host: str,
-        port: int,
-        *,
-        reservation: str | None = None,
-        room: str | None = None,
-        player: Player,
-        hint_player: Player,
-        move_time_ms: int = 1000,
-        name: str | None = None,
-        team: Team | None = None,
-        clock_limit: float | None = None,
-        stamp: Callable[[], str] = wall_stamp,
-        connection_factory=None,
-        save_replay=None,
-        season: Season | None = None,
-    ) -> None:
+    def __init__(self, options: NetworkOptions) -> None:
+        o = options
+        host, port, name = o.host, o.port, o.name
         session = GameSession(
             Timeline(GameState.new(Shape.PENTO_L)),
             {Team.ONE: Seat.HUMAN, Team.TWO: Seat.REMOTE},
@@ -90,24 +100,24 @@ class NetworkGameScreen(GameScreen):
         super().__init__(
             session,
             {},
-            hint_player,
-            move_time_ms=move_time_ms,
+            o.hint_player,
+            move_time_ms=o.move_time_ms,
             title=f"Blokus @ {host}:{port}",
-            save_replay=save_replay,
+            save_replay=o.save_replay,
         )
         self.ai.clock = lambda: (self.clock_started, self.clock_limit)  # the AI answers within the server's clock
         self.host, self.port = host, port
-        self.reservation, self.room = reservation, room
-        self.player = player
-        self.wanted_team = team
-        self.clock_limit = clock_limit
-        self.season = season  # asked for with --season; the server's states decide
+        self.reservation, self.room = o.reservation, o.room
+        self.player = o.player
+        self.wanted_team = o.team
+        self.clock_limit = o.clock_limit
+        self.season = o.season  # asked for with --season; the server's states decide
         self.clock_started: float | None = None  # monotonic arrival of the current move request
-        self.stamp = stamp
+        self.stamp = o.stamp
         self.my_team: Team | None = None
         self.my_name = name
         self.conn: Connection | None = None
-        self._connection_factory = connection_factory or Connection
+        self._connection_factory = o.connection_factory or Connection
         self.failed = False  # the connection could not be opened: blokus play exits non-zero
         self.joined = False  # the server put us in a room (until the game starts: waiting for an opponent)
         self._change_pending = False

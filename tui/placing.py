@@ -41,23 +41,6 @@ def ghost_word(status: GhostStatus, mistake: MoveMistake | None) -> str:
     return _FIRST_MOVE_WORDS.get(mistake, status.value) if mistake is not None else status.value
 
 
-def cells_text(state: GameState, move: SetMove, mistake: MoveMistake) -> str:
-    """The fields a refused placement is about, e.g. " at (4,5) (6,5)" (empty when no field is to blame)."""
-    cells = sorted(move.cells, key=lambda c: (c[1], c[0]))
-    on_board = [(x, y) for x, y in cells if 0 <= x < N and 0 <= y < N]
-    if mistake is MoveMistake.OUT_OF_BOUNDS:
-        bad = [c for c in cells if c not in on_board]
-    elif mistake is MoveMistake.OBSTRUCTED:
-        bad = [c for c in on_board if state.occupied & P.bit(*c)]
-    elif mistake is MoveMistake.TOUCHES_SAME_COLOR:
-        edge = P.edge_neighbours(state.boards[move.color])
-        bad = [c for c in on_board if edge & P.bit(*c)]
-    else:
-        return ""
-    shown = " ".join(f"({x},{y})" for x, y in bad[:5])
-    return f" at {shown}" if shown else ""
-
-
 # --- the ghost piece --------------------------------------------------------------------------------
 
 
@@ -327,7 +310,7 @@ class Placement:
         try:
             self.session.apply(move)
         except InvalidMove as exc:
-            self._say(f"{REFUSAL}{exc.mistake.english}{cells_text(self.state, move, exc.mistake)}.", True)
+            self._say(f"{REFUSAL}{self.state.refusal_text(move, exc.mistake)}.", True)  # the model's one text
             return None
         self._say(f"placed {describe_move(move)}")
         return move

@@ -21,7 +21,7 @@ from model.convert import state_to_message
 from model.messages import to_xml
 from model.moves import SetMove
 from model.pieces import Color, Team
-from tui.analysis_view import AnalysisPane, AnalysisViewMixin
+from tui.analysis_view import ANALYSIS_BINDINGS, AnalysisPane, AnalysisView
 from tui.board import Board, BoardView, Scale
 from tui.chart import GameChart
 from tui.colors import palette_for
@@ -153,7 +153,7 @@ def replay_names(replay: ReplayData) -> dict[Team, str]:
     return {Team.ONE: replay.names[0] or "ONE", Team.TWO: replay.names[1] or "TWO"}
 
 
-class ReplayScreen(AnalysisViewMixin, BoardLayout):
+class ReplayScreen(BoardLayout):
     BINDINGS = [
         Binding("left,h", "step(-1)", "Back", tooltip="one state back"),
         Binding("right,l", "step(1)", "Forward", tooltip="one state forward"),
@@ -169,7 +169,7 @@ class ReplayScreen(AnalysisViewMixin, BoardLayout):
         Binding("ctrl+r", "open_replay", "Open", show=False, tooltip="open another replay from replays/"),
         Binding("question_mark,f1", "help", "Help", tooltip="help with every key"),
         Binding("q", "quit", "Quit", tooltip="quit (back to the game when opened from one)"),
-        *AnalysisViewMixin.ANALYSIS_BINDINGS,
+        *ANALYSIS_BINDINGS,
     ]
 
     index: reactive[int] = reactive(0, init=False)
@@ -184,9 +184,9 @@ class ReplayScreen(AnalysisViewMixin, BoardLayout):
     ) -> None:
         super().__init__()
         self.analyse_at_start = analyse
-        self.analysis_settings = analysis_settings
         self.replay = replay
         self.timeline = replay.timeline
+        self.analysis = AnalysisView(self, self.timeline, analysis_settings, on_change=self.refresh_view)
         self.speed_index = SPEEDS.index(1.0)
         self._timer: Timer | None = None
         self._start = 0 if start_turn is None else self.timeline.index_of_turn(start_turn)
@@ -196,11 +196,11 @@ class ReplayScreen(AnalysisViewMixin, BoardLayout):
         with Horizontal(id="analysis-area"):
             yield AnalysisPane(id="analysis")
             chart = GameChart(id="chart")
-            chart.can_focus = False  # focusable only while shown (AnalysisViewMixin.action_toggle_chart)
+            chart.can_focus = False  # focusable only while shown (AnalysisView.toggle_chart)
             yield chart
 
     def on_mount(self) -> None:
-        self.setup_analysis(self.analysis_settings, final=not self.replay.live)
+        self.analysis.game_changed(final=not self.replay.live)
         super().on_mount()
         if self.analyse_at_start:
             self.action_toggle_analysis()
@@ -225,7 +225,7 @@ class ReplayScreen(AnalysisViewMixin, BoardLayout):
         i = self.index
         st = self.timeline.states[i]
         move = self.timeline.move_before(i)
-        ghost, ghost_color = self.analysis_ghost()
+        ghost, ghost_color = self.analysis.ghost(i)
         self.query_one(Board).show(
             BoardView(
                 st,
@@ -252,9 +252,9 @@ class ReplayScreen(AnalysisViewMixin, BoardLayout):
         self.query_one(ReplayResult).show_state(self.replay, i, plan.centre if plan else CENTRE_MIN)
         self.refresh_status()
         log = self.query_one(MoveLog)
-        log.set_marks(self.analysis_marks())
+        log.set_marks(self.analysis.marks())
         log.set_entries(self.timeline.entries, i if i > 0 else None)
-        self.show_analysis()
+        self.analysis.show(i)
         self._show_xml()
 
     def refresh_status(self) -> None:
@@ -268,7 +268,31 @@ class ReplayScreen(AnalysisViewMixin, BoardLayout):
             self.replay, self.index, SPEEDS[self.speed_index], self.autoplaying, room
         )
 
+    def reserved_lines(self, width: int, height: int) -> int:
+        return self.analysis.reserved_lines(width, height)  # the analysis area below the board
+
+    def on_unmount(self) -> None:
+        self.analysis.closed()
+
     # --- actions ----------------------------------------------------------------------------------
+
+    def action_toggle_analysis(self) -> None:
+        self.analysis.toggle_pane()
+        self.refresh_view()
+
+    def action_stop_analysis(self) -> None:
+        self.analysis.stop()
+
+    def action_toggle_chart(self) -> None:
+        self.analysis.toggle_chart()
+        self.analysis.show(self.index)
+
+    def action_mistake(self, direction: int) -> None:
+        if (target := self.analysis.next_mistake(self.index, direction)) is not None:
+            self.index = target
+
+    def on_game_chart_selected(self, message: GameChart.Selected) -> None:
+        self.index = message.index
 
     def action_step(self, delta: int) -> None:
         self.index = max(0, min(self.index + delta, len(self.timeline) - 1))

@@ -59,7 +59,7 @@ class WatchScreen(ReplayScreen):
                 self._states_added()
             elif isinstance(event, GameOver):
                 self.replay.result = event.result
-                self.analysis_game_changed(final=True)
+                self.analysis.game_changed(final=True)
                 self.refresh_view()
             elif isinstance(event, ServerError):
                 self.notify(f"server: {printable(server_texts.shown(event.message))}", severity="warning", timeout=8)
@@ -67,14 +67,14 @@ class WatchScreen(ReplayScreen):
                 self.live = self.replay.live = False
                 if watcher.result is None:
                     self.notify(f"{printable(event.reason)} (before the game was over)", severity="error", timeout=12)
-                self.analysis_game_changed(final=True)
+                self.analysis.game_changed(final=True)
                 self.refresh_view()
 
     def _states_added(self) -> None:
         """The shared record grew: follow the newest state, unless the user stepped back."""
         following = self.index >= self._shown_states - 1
         self._shown_states = len(self.timeline)
-        self.analysis_game_changed(final=False)
+        self.analysis.game_changed(final=False)
         if following:
             self.index = len(self.timeline) - 1  # refreshes the view
         else:
