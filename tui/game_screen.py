@@ -22,7 +22,7 @@ from tui.board import Board, BoardView
 from tui.colors import palette_for
 from tui.dialogs import ConfirmScreen, EndScreen
 from tui.layout import BoardLayout, compose_board_layout
-from tui.menu_actions import GameMenuActions
+from tui.menu_actions import GameMenu
 from tui.messages import AIMoveReady, AIPurpose, GhostMoved, Placed, PlacementChanged, ShapePicked
 from tui.placing_board import PLACING_BINDINGS, PlacingBoard
 from tui.session import Feedback, GameSession
@@ -65,7 +65,7 @@ SCREEN_BINDINGS: list[BindingType] = [
 GAME_BINDINGS: list[BindingType] = [*PLACING_BINDINGS, *SCREEN_BINDINGS]
 
 
-class GameScreen(GameMenuActions, BoardLayout):
+class GameScreen(BoardLayout):
     """Plays one game (local, or on a server in ``NetworkGameScreen``)."""
 
     BINDINGS = SCREEN_BINDINGS
@@ -87,8 +87,7 @@ class GameScreen(GameMenuActions, BoardLayout):
         self.session = session
         self.ai = AIRunner(self, session, players, hint_player, move_time_ms, min_delay, ponder)
         self.title_text = title
-        self.save_replay_fn = save_replay
-        self.new_game_fn = new_game
+        self.menu = GameMenu(self, session, self.ai, self.leave, self.network, save_replay, new_game)  # the keys below
         self._end_shown = False
         self._bindings_signature: tuple = ()
 
@@ -157,8 +156,7 @@ class GameScreen(GameMenuActions, BoardLayout):
         fb.set_class(self.session.feedback.error, "error")
 
     def say(self, text: str, error: bool = False) -> None:
-        self.session.feedback = Feedback(text, error)
-        self.refresh_view()
+        self.menu.say(text, error)
 
     @on(AIMoveReady)
     def _ai_answered(self, message: AIMoveReady) -> None:
@@ -181,7 +179,7 @@ class GameScreen(GameMenuActions, BoardLayout):
         self._end_shown = True
         self.app.push_screen(
             EndScreen(texts.title, "\n".join(texts.lines), s.has_game(), self.can_restart(), s.can_analyse()),
-            self._end_choice,
+            self.menu.end_choice,
         )
 
     def end_texts(self) -> EndTexts | None:
@@ -189,17 +187,11 @@ class GameScreen(GameMenuActions, BoardLayout):
         return self.session.end_texts()
 
     def can_restart(self) -> bool:
-        return self.new_game_fn is not None
+        return self.menu.new_game_fn is not None
 
-    async def _end_choice(self, choice: str | None) -> None:
-        if choice == "quit":
-            await self.leave()
-        elif choice == "save":
-            self.action_save()
-        elif choice == "new":
-            self.action_new_game()
-        elif choice == "analyse":
-            self.action_analyse_game()
+    async def leave(self) -> None:
+        self.ai.cancel()
+        self.app.exit()
 
     # --- actions ----------------------------------------------------------------------------------
 
@@ -310,3 +302,26 @@ class GameScreen(GameMenuActions, BoardLayout):
     def action_live(self) -> None:
         self.session.go_live()
         self.refresh_view()
+
+    # --- the menu's keys (tui.menu_actions) -----------------------------------------------------------
+
+    def action_xml(self) -> None:
+        self.menu.xml()
+
+    def action_help(self) -> None:
+        self.menu.help()
+
+    def action_open_replay(self) -> None:
+        self.menu.open_replay()
+
+    def action_save(self) -> None:
+        self.menu.save()
+
+    def action_analyse_game(self) -> None:
+        self.menu.analyse_game()
+
+    def action_new_game(self) -> None:
+        self.menu.new_game()
+
+    async def action_quit(self) -> None:
+        await self.menu.quit()
