@@ -38,19 +38,19 @@ def position(turns: int, seed: int) -> GameState:
 
 
 @njit
-def _playouts(t, count, root, params, scratch):
+def _playouts(t, count, root, params, sim, playout):
     """``count`` playouts by the search's policy from the root; returns the placements made."""
     size_w = np.zeros(6)
     for size in range(6):
         size_w[size] = params[R.size_base] ** size
     placed = 0
     for _ in range(count):
-        F._copy(scratch.b, root.b)
-        scratch.m[:] = root.m
-        scratch.last[:] = -1
-        scratch.lcount[:] = -1
-        while not F.is_over(scratch.m):
-            if _playout_turn(t, scratch, root.first_cells, params, size_w) >= 0:
+        F._copy(sim.b, root.b)
+        sim.m[:] = root.m
+        sim.last[:] = -1
+        playout.lcount[:] = -1
+        while not F.is_over(sim.m):
+            if _playout_turn(t, sim, playout, root.first_cells, params, size_w) >= 0:
                 placed += 1
     return placed
 
@@ -61,10 +61,10 @@ def bare_playouts(turns: list[int], count: int, seed: int) -> None:
     for turn in turns:
         root = Root.of(FastState.from_state(position(turn, seed)))
         seed_rng(seed)
-        _playouts(TABLES, max(1, count // 10), root, params, scratch)  # warm-up
+        _playouts(TABLES, max(1, count // 10), root, params, scratch.sim, scratch.playout)  # warm-up
         seed_rng(seed)
         start = time.thread_time()
-        placed = _playouts(TABLES, count, root, params, scratch)
+        placed = _playouts(TABLES, count, root, params, scratch.sim, scratch.playout)
         spent = time.thread_time() - start
         print(f"{turn:>4} {spent / placed * 1e6:>8.2f} {placed / count:>13.1f}")
 

@@ -11,7 +11,8 @@ import pytest
 
 import ai.mcts as mcts
 import ai.mcts.player
-from ai.mcts import MctsPlayer, R, Scratch
+from ai.mcts import MctsPlayer, R
+from ai.mcts.buffers import Playout, Sim
 from ai.mcts.kernels import _min_size, _playout_move, _playout_turn, seed_rng
 from ai.tables import TABLES
 from model import fast as F
@@ -281,7 +282,7 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
     state = _position(8, seed=7)
     fast = FastState.from_state(state)
     last = np.full(4, -1, dtype=np.int32)
-    scratch = Scratch.allocate()._replace(b=fast.b, m=fast.m, last=last)  # the policy plays on ``fast``
+    sim, playout = Sim(fast.b, fast.m, last), Playout.allocate()  # the policy plays on ``fast``
     params = mcts.MctsParams().vector()
     size_w = params[R.size_base] ** np.arange(6)
     marks = np.zeros(NCELLS + 1, dtype=np.int32)
@@ -292,8 +293,8 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
         assert int(fast.m[M_TURN]) & 3 == color
         legal = state.legal_placements().tolist()
         MF.mark_local(TABLES, fast.b, last, color, marks, np.int32(step))
-        pid = int(_playout_move(TABLES, scratch, color, fast.first_cells, params, size_w))
-        kept = scratch.lists[color][: scratch.lcount[color]].tolist()
+        pid = int(_playout_move(TABLES, sim, playout, color, fast.first_cells, params, size_w))
+        kept = playout.lists[color][: playout.lcount[color]].tolist()
         assert sorted(kept) == sorted(legal)
         if not legal:
             assert pid == -1
@@ -330,7 +331,7 @@ def test_the_playout_policy_draws_by_size_among_the_best_blockers(turn, sizes, k
         state.push_placement(pid)
     fast = FastState.from_state(state)
     color = int(state.current_color)
-    scratch = Scratch.allocate()._replace(b=fast.b, m=fast.m, last=last)  # the policy plays on ``fast``
+    sim, playout = Sim(fast.b, fast.m, last), Playout.allocate()  # the policy plays on ``fast``
     params = mcts.MctsParams().vector()
     size_w = params[R.size_base] ** np.arange(6)
     marks = np.zeros(NCELLS + 1, dtype=np.int32)
@@ -349,8 +350,8 @@ def test_the_playout_policy_draws_by_size_among_the_best_blockers(turn, sizes, k
     counts: dict[int, int] = {}
     for i in range(draws):
         if not kept or i == 0:
-            scratch.lcount[:] = -1
-        pid = int(_playout_move(TABLES, scratch, color, fast.first_cells, params, size_w))
+            playout.lcount[:] = -1
+        pid = int(_playout_move(TABLES, sim, playout, color, fast.first_cells, params, size_w))
         counts[pid] = counts.get(pid, 0) + 1
     assert set(counts) <= set(best)
     distance = 0.5 * sum(abs(counts.get(p, 0) / draws - q) for p, q in expected.items())
@@ -373,16 +374,15 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
         ids = state.legal_placements()
         state.push_placement(int(ids[rng.randrange(len(ids))]))
     fast = FastState.from_state(state)
-    scratch = Scratch.allocate()._replace(b=fast.b, m=fast.m)  # the playout plays on ``fast``
+    sim, playout = Sim(fast.b, fast.m, np.full(4, -1, dtype=np.int32)), Playout.allocate()  # plays on ``fast``
     params = mcts.MctsParams().vector()
     size_w = params[R.size_base] ** np.arange(6)
-    scratch.last[:] = -1
-    scratch.lcount[:] = -1  # the lists are built at a playout's first turn
+    playout.lcount[:] = -1  # the lists are built at a playout's first turn
     seed_rng(seed)
     left_the_game = 0
     while not F.is_over(fast.m):
         turn, color = int(fast.m[M_TURN]), int(fast.m[M_TURN]) & 3
-        pid = int(_playout_turn(TABLES, scratch, fast.first_cells, params, size_w))
+        pid = int(_playout_turn(TABLES, sim, playout, fast.first_cells, params, size_w))
         if pid < 0:
             assert state.is_over or state.turn > turn  # the state had dropped the colour already
             left_the_game += 1

@@ -55,48 +55,78 @@ class Tree(NamedTuple):
         )
 
 
-class Scratch(NamedTuple):
-    """Work arrays of one search: the simulation's position, move buffers, AMAF marks."""
+class Sim(NamedTuple):
+    """The simulation's position: ``model.fast``'s board and meta arrays, the last placement per colour."""
 
-    b: np.ndarray  # the simulation's position (``model.fast``'s board and meta arrays) ...
+    b: np.ndarray
     m: np.ndarray
-    last: np.ndarray  # ... and the last placement per colour (local points, move lists)
-    moves: np.ndarray  # a move list
-    weights: np.ndarray  # the playout policy's running weights; the move model's logits
-    seen: np.ndarray  # move generation's marks ...
-    stamp: np.ndarray  # ... and their stamp (also the marks of ``local``)
-    amaf: np.ndarray  # ply + 1 at which (colour, pid) was first played
-    played: np.ndarray  # (colour * NCOUNT + pid) of this simulation
-    local: np.ndarray  # stamp: cell is an opponent's new attach point
-    lists: np.ndarray  # playout move list per colour
-    lcount: np.ndarray  # its length; -1: not built yet in this playout
-    marks: np.ndarray  # the move model's work arrays
-    mscratch: np.ndarray
-    feats: np.ndarray
-    margins: np.ndarray  # the search's final margins: count, mean, sum of squares
-    cands: np.ndarray  # the playout policy's candidates
+    last: np.ndarray  # -1: none (the move model's local points, the playout's move lists)
 
     @classmethod
-    def allocate(cls) -> Scratch:
+    def allocate(cls) -> Sim:
+        return cls(np.zeros(F.BSIZE, dtype=np.uint8), np.zeros(F.MSIZE, dtype=np.int64), np.full(4, -1, dtype=np.int32))
+
+
+class Playout(NamedTuple):
+    """The playout policy's arrays (and move generation's marks, which the expansion shares)."""
+
+    weights: np.ndarray  # the candidates' running weights; the expansion's move-model logits
+    seen: np.ndarray  # move generation's marks ...
+    stamp: np.ndarray  # ... and their stamp (also the marks of ``local``)
+    local: np.ndarray  # stamp: cell is an opponent's new attach point
+    lists: np.ndarray  # move list per colour
+    lcount: np.ndarray  # its length; -1: not built yet in this playout
+    cands: np.ndarray  # the candidates
+
+    @classmethod
+    def allocate(cls) -> Playout:
         return cls(
-            b=np.zeros(F.BSIZE, dtype=np.uint8),
-            m=np.zeros(F.MSIZE, dtype=np.int64),
-            last=np.full(4, -1, dtype=np.int32),
-            moves=np.zeros(MAX_MOVES, dtype=np.int32),
             weights=np.zeros(MAX_MOVES, dtype=np.float64),
             seen=np.zeros(NCOUNT, dtype=np.int32),
             stamp=np.zeros(1, dtype=np.int64),
-            amaf=np.zeros(4 * NCOUNT, dtype=np.int32),
-            played=np.zeros(512, dtype=np.int64),
             local=np.zeros(NCELLS + 1, dtype=np.int32),
             lists=np.zeros((4, MAX_MOVES), dtype=np.int32),
             lcount=np.full(4, -1, dtype=np.int32),
+            cands=np.zeros(MAX_MOVES, dtype=np.int32),
+        )
+
+
+class Walk(NamedTuple):
+    """What a simulation's way down the tree and back uses: the expansion's move list and the move model's
+    arrays, the RAVE marks, the statistics of the margins."""
+
+    moves: np.ndarray
+    marks: np.ndarray  # the move model's work arrays
+    mscratch: np.ndarray
+    feats: np.ndarray
+    amaf: np.ndarray  # ply + 1 at which (colour, pid) was first played
+    played: np.ndarray  # (colour * NCOUNT + pid) of this simulation
+    margins: np.ndarray  # the search's final margins: count, mean, sum of squares
+
+    @classmethod
+    def allocate(cls) -> Walk:
+        return cls(
+            moves=np.zeros(MAX_MOVES, dtype=np.int32),
             marks=np.zeros(NCELLS + 1, dtype=np.uint8),
             mscratch=np.zeros(NCELLS + 1, dtype=np.int32),
             feats=np.zeros(MF.NFEAT, dtype=np.float64),
+            amaf=np.zeros(4 * NCOUNT, dtype=np.int32),
+            played=np.zeros(512, dtype=np.int64),
             margins=np.zeros(3, dtype=np.float64),
-            cands=np.zeros(MAX_MOVES, dtype=np.int32),
         )
+
+
+class Scratch(NamedTuple):
+    """Work arrays of one search, in the groups the kernels take: a hot kernel gets only the arrays it uses (an
+    array passed costs a little at every call, RESULTS §31)."""
+
+    sim: Sim
+    playout: Playout
+    walk: Walk
+
+    @classmethod
+    def allocate(cls) -> Scratch:
+        return cls(Sim.allocate(), Playout.allocate(), Walk.allocate())
 
 
 class Root(NamedTuple):

@@ -1,8 +1,11 @@
 """The MCTS's compiled parts: a simulation (selection, expansion, playout, backpropagation), the root's
 expansion, and keeping a subtree for the next search.
 
-The kernels take the arrays in named groups (``ai.mcts.buffers``: ``Tree``, ``Scratch``, ``Root``), numba
-named tuples: free inside compiled code, ~10 µs to type at a call from Python (once per slice of 5-20 ms).
+The kernels take the arrays in named groups (``ai.mcts.buffers``: ``Tree``, ``Root``, ``Scratch``'s ``Sim``,
+``Playout`` and ``Walk``), numba named tuples: ~10 µs to type at a call from Python (once per slice of 5-20 ms).
+Inside compiled code every array passed to a kernel that is not inlined costs a little at each call, and reading a
+field may cost a reference count: the hot kernels take only the groups they use and read their fields once, at
+the top (RESULTS §31).
 """
 
 from __future__ import annotations
@@ -43,14 +46,14 @@ def seed_rng(seed):
 
 
 @njit(cache=True)
-def _gen(t, s, color, first_cells, out):
+def _gen(t, sim, playout, color, first_cells, out):
     """The legal placements of ``color`` in the simulation's position, into ``out``; returns how many."""
-    stamp = s.stamp
+    seen, stamp = playout.seen, playout.stamp
     stamp[0] += 1
     if stamp[0] >= 2_000_000_000:
-        s.seen[:] = 0
+        seen[:] = 0
         stamp[0] = 1
-    return F.gen_moves(t, s.b, s.m, color, first_cells, out, s.seen, stamp[0])
+    return F.gen_moves(t, sim.b, sim.m, color, first_cells, out, seen, stamp[0])
 
 
 @njit(cache=True)
@@ -132,25 +135,27 @@ def _candidates(t, row, n, floor, local, mark, size_w, cands, weights):
 
 
 @njit(cache=True)
-def _playout_move(t, s, color, first_cells, params, size_w):
-    """A placement for ``color`` in the simulation's position (``s.b``, ``s.m``, ``s.last``) by the biased
-    playout policy, or -1 if it has none: among the placements of at least ``_min_size`` squares that cover the
-    most of the opponents' newest attach points (blocking them), one drawn with weight ``size_base ** size``.
+def _playout_move(t, sim, playout, color, first_cells, params, size_w):
+    """A placement for ``color`` in the simulation's position by the biased playout policy, or -1 if it has none:
+    among the placements of at least ``_min_size`` squares that cover the most of the opponents' newest attach
+    points (blocking them), one drawn with weight ``size_base ** size``.
 
-    The colour's legal placements live in ``s.lists[color]``: built once per playout (``s.lcount[color]`` < 0),
+    The colour's legal placements live in ``playout.lists[color]``: built once per playout (``lcount[color]`` < 0),
     then kept up to date (drop what became illegal, add what fits at the attach points of the colour's own last
     piece), then scored (two passes over the list per move: most of a playout's time).
     """
-    b, m, last, lcount, stamp, seen = s.b, s.m, s.last, s.lcount, s.stamp, s.seen
-    row = s.lists[color]
+    b, m, last = sim.b, sim.m, sim.last
+    lcount, stamp, seen, local = playout.lcount, playout.stamp, playout.seen, playout.local
+    cands, weights = playout.cands, playout.weights
+    row = playout.lists[color]
     hand = m[M_HAND + color]
     fbase = FORB + color * FSTRIDE
     min_size = _min_size(t, m, color, params)
     stamp[0] += 1
     lmark = np.int32(stamp[0])
-    MF.mark_local(t, b, last, color, s.local, lmark)
+    MF.mark_local(t, b, last, color, local, lmark)
     if lcount[color] < 0:
-        k = _gen(t, s, color, first_cells, row)
+        k = _gen(t, sim, playout, color, first_cells, row)
     else:
         stamp[0] += 1
         mark = np.int32(stamp[0])
@@ -179,10 +184,9 @@ def _playout_move(t, s, color, first_cells, params, size_w):
     # scored in a second pass: calling ``_candidates`` once per placement inside the loop above cost up to four
     # times the loop itself where numba could not inline it (RESULTS §22); if none has min_size squares, every
     # size counts
-    cands, weights = s.cands, s.weights
-    nc, total = _candidates(t, row, k, min_size, s.local, lmark, size_w, cands, weights)
+    nc, total = _candidates(t, row, k, min_size, local, lmark, size_w, cands, weights)
     if nc == 0:
-        nc, total = _candidates(t, row, k, np.int64(0), s.local, lmark, size_w, cands, weights)
+        nc, total = _candidates(t, row, k, np.int64(0), local, lmark, size_w, cands, weights)
     r = np.random.random() * total
     for i in range(nc):
         if weights[i] > r:
@@ -220,22 +224,23 @@ def _prior(t, b, m, color, pid, local, mark, params):
 
 
 @njit(cache=True)
-def _expand(t, node, s, first_cells, params, prior_weights, tree):
+def _expand(t, node, sim, playout, walk, first_cells, params, prior_weights, tree):
     """Give ``node`` (the simulation's position) its edges: the legal moves (only the big pieces early), with
     their priors; False if the tree has no room for them."""
     first = tree.counters[1]
     if first + MAX_MOVES > tree.edge_pid.shape[0]:
         return False  # the tree is full (checked first: a failed expansion would cost a move generation)
-    b, m, moves, logits = s.b, s.m, s.moves, s.weights
-    edge_w, edge_pw, edge_p = tree.edge_w, tree.edge_pw, tree.edge_p
+    b, m, last, moves, logits, local = sim.b, sim.m, sim.last, walk.moves, playout.weights, playout.local
+    edge_pid, edge_child, edge_n, edge_w = tree.edge_pid, tree.edge_child, tree.edge_n, tree.edge_w
+    edge_pn, edge_pw, edge_rn, edge_rw, edge_p = tree.edge_pn, tree.edge_pw, tree.edge_rn, tree.edge_rw, tree.edge_p
     color = m[M_TURN] & 3
-    n = _gen(t, s, color, first_cells, moves)
+    n = _gen(t, sim, playout, color, first_cells, moves)
     n = _early_filter(t, m, color, moves, n, params)
     pn = params[R.prior_n]
     if params[R.move_prior] > 0 and n > 0:
         # the fitted move model: probabilities for the exploration term, start values below the node's mean
         # for the moves it rates far below the best
-        MF.move_logits(t, b, m, color, s.last, moves, n, prior_weights, s.marks, s.mscratch, s.feats, logits)
+        MF.move_logits(t, b, m, color, last, moves, n, prior_weights, walk.marks, walk.mscratch, walk.feats, logits)
         top = logits[0]
         for i in range(n):
             top = max(top, logits[i])
@@ -260,11 +265,11 @@ def _expand(t, node, s, first_cells, params, prior_weights, tree):
             edge_p[e] = logits[i] / total
             edge_pw[e] = -scale * (1.0 - math.sqrt(logits[i]))
     else:
-        mark = np.int32(s.stamp[0])
-        MF.mark_local(t, b, s.last, color, s.local, mark)
+        mark = np.int32(playout.stamp[0])
+        MF.mark_local(t, b, last, color, local, mark)
         best = 0.0
         for i in range(n):
-            p = _prior(t, b, m, color, np.int64(moves[i]), s.local, mark, params)
+            p = _prior(t, b, m, color, np.int64(moves[i]), local, mark, params)
             edge_w[first + i] = p
             if p > best:
                 best = p
@@ -275,13 +280,13 @@ def _expand(t, node, s, first_cells, params, prior_weights, tree):
             edge_p[e] = 0.0
     for i in range(n):
         e = first + i
-        tree.edge_pid[e] = moves[i]
-        tree.edge_child[e] = -1
-        tree.edge_n[e] = 0.0
-        tree.edge_pn[e] = pn
+        edge_pid[e] = moves[i]
+        edge_child[e] = -1
+        edge_n[e] = 0.0
+        edge_pn[e] = pn
         edge_w[e] = 0.0
-        tree.edge_rn[e] = 0.0
-        tree.edge_rw[e] = 0.0
+        edge_rn[e] = 0.0
+        edge_rw[e] = 0.0
     tree.node_first[node] = first
     tree.node_count[node] = n
     tree.counters[1] = first + n
@@ -330,54 +335,51 @@ def _mark(color, pid, amaf, played, n_played, ply):
 
 
 @njit(cache=True)
-def _play_and_mark(t, s, pid, first_cells, n_played, ply):
-    color = s.m[M_TURN] & 3
-    s.last[color] = pid
-    F.play(t, s.b, s.m, pid, first_cells)
-    return _mark(color, pid, s.amaf, s.played, n_played, ply)
-
-
-@njit(cache=True)
-def _playout_turn(t, s, first_cells, params, size_w):
+def _playout_turn(t, sim, playout, first_cells, params, size_w):
     """One turn of a playout: the colour to move places a piece by the playout policy (``_playout_move``) or,
     with none left, leaves the game. The turn then passes on with ``F.next_turn``, without ``F.play``'s check
     that the next colour can place: that check cost a third to two thirds of a playout's time, and the next
     colour's move list answers it anyway. Returns the placement, or -1."""
-    m = s.m
+    m = sim.m
     color = m[M_TURN] & 3
-    pid = _playout_move(t, s, color, first_cells, params, size_w)
+    pid = _playout_move(t, sim, playout, color, first_cells, params, size_w)
     if pid < 0:
         m[M_VALID] &= ~(1 << color)
     else:
-        s.last[color] = pid
-        F.place(t, s.b, m, color, pid)
+        sim.last[color] = pid
+        F.place(t, sim.b, m, color, pid)
     F.next_turn(m)
     return pid
 
 
 @njit(cache=True)
-def _start(s, root):
+def _start(sim, root):
     """Set the simulation's position to the root's."""
-    F._copy(s.b, root.b)
-    for i in range(s.m.shape[0]):
-        s.m[i] = root.m[i]
+    F._copy(sim.b, root.b)
+    m, root_m, last, root_last = sim.m, root.m, sim.last, root.last
+    for i in range(m.shape[0]):
+        m[i] = root_m[i]
     for c in range(4):
-        s.last[c] = root.last[c]
+        last[c] = root_last[c]
 
 
 @njit(cache=True)
-def expand_root(t, root, params, prior_weights, s, tree):
+def expand_root(t, root, params, prior_weights, scratch, tree):
     """Create the root's edges (node 0) with the compiled prior, as the first simulation would."""
-    _start(s, root)
-    return _expand(t, np.int64(0), s, root.first_cells, params, prior_weights, tree)
+    sim, playout, walk = scratch.sim, scratch.playout, scratch.walk
+    _start(sim, root)
+    return _expand(t, np.int64(0), sim, playout, walk, root.first_cells, params, prior_weights, tree)
 
 
 @njit(cache=True, nogil=True)  # nogil: a pondering thread runs beside the caller's loop and other engines
-def run(t, sims, root, params, prior_weights, s, tree):
+def run(t, sims, root, params, prior_weights, scratch, tree):
     """``sims`` simulations from the root position into the tree (node 0 must exist)."""
-    first_cells, m, amaf, played = root.first_cells, s.m, s.amaf, s.played
-    node_first, node_count, node_n, edge_child = tree.node_first, tree.node_count, tree.node_n, tree.edge_child
-    edge_n, counters = tree.edge_n, tree.counters
+    sim, playout, walk = scratch.sim, scratch.playout, scratch.walk
+    first_cells, b, m, last, lcount = root.first_cells, sim.b, sim.m, sim.last, playout.lcount
+    amaf, played, margins = walk.amaf, walk.played, walk.margins
+    node_first, node_count, node_n = tree.node_first, tree.node_count, tree.node_n
+    edge_pid, edge_child, edge_n, edge_w = tree.edge_pid, tree.edge_child, tree.edge_n, tree.edge_w
+    edge_rn, edge_rw, counters = tree.edge_rn, tree.edge_rw, tree.counters
     path_nodes = np.zeros(256, dtype=np.int32)
     path_edges = np.zeros(256, dtype=np.int32)
     path_colors = np.zeros(256, dtype=np.int32)
@@ -386,7 +388,7 @@ def run(t, sims, root, params, prior_weights, s, tree):
     for size in range(6):
         size_w[size] = params[R.size_base] ** size
     for _ in range(sims):
-        _start(s, root)
+        _start(sim, root)
         n_played = np.int64(0)  # not literal zeros: numba would compile a variant of each callee for them
         ply = np.int64(0)
         depth = 0
@@ -394,7 +396,7 @@ def run(t, sims, root, params, prior_weights, s, tree):
         # --- selection and expansion
         while not F.is_over(m):
             if node_first[node] < 0:
-                if not _expand(t, node, s, first_cells, params, prior_weights, tree):
+                if not _expand(t, node, sim, playout, walk, first_cells, params, prior_weights, tree):
                     break
             if node_count[node] == 0:
                 break
@@ -403,7 +405,10 @@ def run(t, sims, root, params, prior_weights, s, tree):
             path_edges[depth] = e
             path_colors[depth] = m[M_TURN] & 3
             depth += 1
-            n_played = _play_and_mark(t, s, np.int64(tree.edge_pid[e]), first_cells, n_played, ply)
+            mover, pid = m[M_TURN] & 3, np.int64(edge_pid[e])
+            last[mover] = pid
+            F.play(t, b, m, pid, first_cells)
+            n_played = _mark(mover, pid, amaf, played, n_played, ply)
             ply += 1
             child = edge_child[e]
             if child < 0:
@@ -423,12 +428,12 @@ def run(t, sims, root, params, prior_weights, s, tree):
             counters[3] = depth
         # --- playout
         for c in range(4):
-            s.lcount[c] = -1
+            lcount[c] = -1
         budget = 1_000_000 if params[R.playout_moves] <= 0 else np.int64(params[R.playout_moves])
         while not F.is_over(m) and n_played < played.shape[0] - 1 and budget > 0:
             budget -= 1
             color = m[M_TURN] & 3
-            pid = _playout_turn(t, s, first_cells, params, size_w)
+            pid = _playout_turn(t, sim, playout, first_cells, params, size_w)
             if pid >= 0:
                 n_played = _mark(color, pid, amaf, played, n_played, ply)
                 ply += 1
@@ -438,11 +443,11 @@ def run(t, sims, root, params, prior_weights, s, tree):
             win = 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
             if params[R.score_z] > 0:
                 # a bonus by how far above the search's mean margin this one is
-                v1 = win + params[R.score_z] * _z_bonus(s.margins, float(diff))
+                v1 = win + params[R.score_z] * _z_bonus(margins, float(diff))
             else:
                 v1 = (1.0 - score_w) * win + score_w * (0.5 + 0.5 * math.tanh(diff / 30.0))
         else:  # a stopped playout: the evaluation's view, as a probability
-            value = fast_evaluate(t, s.b, m, first_cells, params[R.weights :])
+            value = fast_evaluate(t, b, m, first_cells, params[R.weights :])
             v1 = 1.0 / (1.0 + math.exp(-value / params[R.eval_scale]))
         # --- backpropagation (values for the team that made the move) and RAVE
         for d in range(depth):
@@ -453,13 +458,13 @@ def run(t, sims, root, params, prior_weights, s, tree):
             v = v1 if (color & 1) == 0 else 1.0 - v1
             node_n[node, 1] += v
             edge_n[e] += 1.0
-            tree.edge_w[e] += v
+            edge_w[e] += v
             first = node_first[node]
             for f in range(first, first + node_count[node]):
-                k = amaf[color * NCOUNT + tree.edge_pid[f]]
+                k = amaf[color * NCOUNT + edge_pid[f]]
                 if k > d:
-                    tree.edge_rn[f] += 1.0
-                    tree.edge_rw[f] += v
+                    edge_rn[f] += 1.0
+                    edge_rw[f] += v
         counters[2] += 1
         for i in range(n_played):
             amaf[played[i]] = 0
@@ -469,6 +474,8 @@ def run(t, sims, root, params, prior_weights, s, tree):
 def copy_subtree(root, src, dst):
     """Copy the subtree of node ``root`` of tree ``src`` into tree ``dst``, as its node 0 (breadth first, so the
     copy is compact); sets the copy's node and edge counts."""
+    s_first, s_count, s_n, s_child = src.node_first, src.node_count, src.node_n, src.edge_child
+    d_first, d_count, d_n, d_child = dst.node_first, dst.node_count, dst.node_n, dst.edge_child
     order = np.empty(src.counters[0], dtype=np.int32)  # old node id of each new node
     order[0] = root
     nodes = 1
@@ -476,34 +483,34 @@ def copy_subtree(root, src, dst):
     i = 0
     while i < nodes:
         old = order[i]
-        dst.node_n[i, 0] = src.node_n[old, 0]
-        dst.node_n[i, 1] = src.node_n[old, 1]
-        first = src.node_first[old]
+        d_n[i, 0] = s_n[old, 0]
+        d_n[i, 1] = s_n[old, 1]
+        first = s_first[old]
         if first < 0:
-            dst.node_first[i] = -1
-            dst.node_count[i] = 0
+            d_first[i] = -1
+            d_count[i] = 0
         else:
-            count = src.node_count[old]
-            dst.node_first[i] = edges
-            dst.node_count[i] = count
+            count = s_count[old]
+            d_first[i] = edges
+            d_count[i] = count
+            # a node's edges are contiguous: copied field by field
+            old_edges, new_edges = slice(first, first + count), slice(edges, edges + count)
+            dst.edge_pid[new_edges] = src.edge_pid[old_edges]
+            dst.edge_n[new_edges] = src.edge_n[old_edges]
+            dst.edge_w[new_edges] = src.edge_w[old_edges]
+            dst.edge_pn[new_edges] = src.edge_pn[old_edges]
+            dst.edge_pw[new_edges] = src.edge_pw[old_edges]
+            dst.edge_rn[new_edges] = src.edge_rn[old_edges]
+            dst.edge_rw[new_edges] = src.edge_rw[old_edges]
+            dst.edge_p[new_edges] = src.edge_p[old_edges]
             for j in range(count):
-                e = first + j
-                g = edges + j
-                dst.edge_pid[g] = src.edge_pid[e]
-                dst.edge_n[g] = src.edge_n[e]
-                dst.edge_w[g] = src.edge_w[e]
-                dst.edge_pn[g] = src.edge_pn[e]
-                dst.edge_pw[g] = src.edge_pw[e]
-                dst.edge_rn[g] = src.edge_rn[e]
-                dst.edge_rw[g] = src.edge_rw[e]
-                dst.edge_p[g] = src.edge_p[e]
-                child = src.edge_child[e]
+                child = s_child[first + j]
                 if child >= 0:
                     order[nodes] = child
-                    dst.edge_child[g] = nodes
+                    d_child[edges + j] = nodes
                     nodes += 1
                 else:
-                    dst.edge_child[g] = -1
+                    d_child[edges + j] = -1
             edges += count
         i += 1
     dst.counters[0] = nodes
@@ -514,14 +521,15 @@ def copy_subtree(root, src, dst):
 def keep_root_statistics(old_first, old_count, tree):
     """The root (node 0) was expanded afresh (all its moves, new priors): give its edges the visits, values
     and children of the same moves in its old edge list (``old_first``, ``old_count``)."""
-    edge_pid = tree.edge_pid
+    edge_pid, edge_child, edge_n, edge_w = tree.edge_pid, tree.edge_child, tree.edge_n, tree.edge_w
+    edge_rn, edge_rw = tree.edge_rn, tree.edge_rw
     first = tree.node_first[0]
     for i in range(first, first + tree.node_count[0]):
         for j in range(old_first, old_first + old_count):
             if edge_pid[j] == edge_pid[i]:
-                tree.edge_child[i] = tree.edge_child[j]
-                tree.edge_n[i] = tree.edge_n[j]
-                tree.edge_w[i] = tree.edge_w[j]
-                tree.edge_rn[i] = tree.edge_rn[j]
-                tree.edge_rw[i] = tree.edge_rw[j]
+                edge_child[i] = edge_child[j]
+                edge_n[i] = edge_n[j]
+                edge_w[i] = edge_w[j]
+                edge_rn[i] = edge_rn[j]
+                edge_rw[i] = edge_rw[j]
                 break

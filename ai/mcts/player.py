@@ -25,8 +25,6 @@ from model.fast import M_TURN, MAX_MOVES, NCELLS, NSHAPES, P_CELLS, FastState
 from model.moves import Move, SetMove, SkipMove
 from model.state import GameState, move_of_placement, placement_of
 
-# --- the player ------------------------------------------------------------------------------------
-
 # compiled ahead of time in a child process (``ai.compiled``); until ready the player answers with the
 # Python lookahead search
 KERNELS = Kernels("ai.mcts", "ai.mcts.kernels", "model.fast", "ai.fasteval", "ai.movefeatures")
@@ -148,7 +146,7 @@ class MctsPlayer(Engine):
             if pid is not None:
                 last_root[state.last_move.color] = pid
         seed_rng(self.rng.randrange(2**31))
-        scratch.margins[:] = 0.0
+        scratch.walk.margins[:] = 0.0
         if kept:
             tree.counters[2:] = 0  # simulations and depth of this search
         else:
