@@ -100,7 +100,7 @@ def _mark_opp_anchors(b, m, color, opp_anchor, mark):
                 opp_anchor[q] = mark
 
 
-# The kernels take their arrays in named groups (numba named tuples, RESULTS §31): a field is read by name, so
+# The kernels take their arrays in named groups (numba named tuples, RESULTS §32): a field is read by name, so
 # two arrays of one type cannot be swapped.
 
 

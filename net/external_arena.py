@@ -1,4 +1,5 @@
-"""``blokus arena`` with ``cmd:`` players: every game on an embedded server, judged as the contest judges.
+"""The games of ``blokus arena`` (``cli.arena``) with ``cmd:`` players: every game on an embedded server,
+judged as the contest judges.
 
 ``blokus arena cmd:./my-player/start.sh level3 --games 8`` plays each game of the match (``ai.arena``'s
 pairs of openings with the seats swapped) through :class:`net.external.HostedGame`: the program is started
@@ -11,17 +12,13 @@ temporary directory).
 
 from __future__ import annotations
 
-import argparse
 import sys
-import tempfile
-from pathlib import Path
 
 from ai.arena import ArenaGame, GameSpec
-from ai.arena import main as arena_cli
 from model.pieces import Shape, Team
 from model.replay import new_replay_path
 from model.season import season_named
-from net.external import HostedGame, ProgramError, Seat, check_program, is_program, program_argv, program_label
+from net.external import HostedGame, ProgramError, Seat, is_program, program_argv, program_label
 from net.rooms import Timeouts
 
 BOT_IDLE_TIMEOUT = "120s"  # our bot gives up if the server says nothing for this long (it never hangs)
@@ -113,22 +110,3 @@ class ExternalGames:
             path.write_bytes(outcome.replay)
             arena.replay = str(path)
         return arena
-
-
-def runner(a: str, b: str, args: argparse.Namespace) -> ExternalGames:
-    """The runner of ``ai.arena.main`` for matches with ``cmd:`` players (ValueError: one line)."""
-    for name in (a, b):
-        if is_program(name):
-            try:
-                check_program(name)
-            except ProgramError as exc:
-                raise ValueError(str(exc)) from None
-    log_dir = args.logs or args.save_replay or tempfile.mkdtemp(prefix="blokus-arena-logs-")
-    Path(log_dir).mkdir(parents=True, exist_ok=True)
-    print(f"blokus arena: the programs' output goes to {log_dir}", file=sys.stderr)
-    return ExternalGames(a, b, str(log_dir), join_timeout=args.join_timeout)
-
-
-def arena_main(argv: list[str] | None = None) -> int:
-    """``blokus arena``: ``ai.arena``'s match, with ``cmd:`` players played on embedded servers."""
-    return arena_cli(argv, external=runner)

@@ -1,6 +1,6 @@
 """How should compiled kernels take ~30 arrays? Positional arguments, named tuples, a structref or a jitclass.
 
-A synthetic stand-in for the MCTS's ``run`` (RESULTS §31): 30 arrays in two groups (a "tree" of 13, a "scratch"
+A synthetic stand-in for the MCTS's ``run`` (RESULTS §32): 30 arrays in two groups (a "tree" of 13, a "scratch"
 of 17), an outer kernel called from Python in slices that calls a small inner kernel many times; the inner
 kernel reads four arrays of one group and writes one of the other. Each variant is written to its own module in
 a temporary folder and run in fresh processes with an empty numba cache:

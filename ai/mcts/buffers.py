@@ -118,7 +118,7 @@ class Walk(NamedTuple):
 
 class Scratch(NamedTuple):
     """Work arrays of one search, in the groups the kernels take: a hot kernel gets only the arrays it uses (an
-    array passed costs a little at every call, RESULTS §31)."""
+    array passed costs a little at every call, RESULTS §32)."""
 
     sim: Sim
     playout: Playout

@@ -5,7 +5,7 @@ The kernels take the arrays in named groups (``ai.mcts.buffers``: ``Tree``, ``Ro
 ``Playout`` and ``Walk``), numba named tuples: ~10 µs to type at a call from Python (once per slice of 5-20 ms).
 Inside compiled code every array passed to a kernel that is not inlined costs a little at each call, and reading a
 field may cost a reference count: the hot kernels take only the groups they use and read their fields once, at
-the top (RESULTS §31).
+the top (RESULTS §32).
 """
 
 from __future__ import annotations
