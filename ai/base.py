@@ -26,7 +26,7 @@ from model.state import GameState, move_of_placement
 
 class StopFlag(Protocol):
     """What an engine reads of its stop signal: a ``threading.Event``, or a flag another process sets
-    (``net.engine_process``)."""
+    (``ai.engine_process``)."""
 
     def is_set(self) -> bool: ...
 

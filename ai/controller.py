@@ -13,7 +13,7 @@ The official server discards a move that arrives more than 2000 ms after it issu
 
 The fallback (a placement of the largest available piece) is computed *before* the player starts,
 so that it is ready even on a loaded machine. The player runs in a worker process
-(``net.engine_process``, the bot's default) or a worker thread (``Engine.choose_move``), so the event
+(``ai.engine_process``, the bot's default) or a worker thread (``Engine.choose_move``), so the event
 loop — and with it the socket reader — is never blocked.
 """
 

@@ -19,7 +19,8 @@ from ai import DEFAULT_AI
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
 from cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
 from cli.players import accepted, parse_player
-from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotOptions
+from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotOptions, use_console
+from net.lines import LineHandler, LineWriter, report_dropped
 
 REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
 
@@ -124,10 +125,13 @@ class _Repeats(logging.Filter):
         return count <= REPEATS_SHOWN
 
 
-def _setup_logging(args: argparse.Namespace) -> None:
+def _setup_logging(args: argparse.Namespace) -> LineWriter:
+    """The bot's log handlers. The console's lines (and the bot's own: ``net.bot.use_console``) go through
+    a writer thread: a stderr nobody reads never stalls the event loop (``net.lines``). Close it at the end."""
     root = logging.getLogger()
     root.setLevel(logging.DEBUG)
-    console = logging.StreamHandler(sys.stderr)
+    writer = LineWriter(sys.stderr, name="stderr")
+    console = LineHandler(writer)
     # default: nothing but the bot's own final line on stderr (warnings go to --log)
     console.setLevel(
         logging.CRITICAL + 1 if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
@@ -145,6 +149,7 @@ def _setup_logging(args: argparse.Namespace) -> None:
         handler.setLevel(logging.DEBUG)
         handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
         root.addHandler(handler)
+    return writer
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,8 +165,13 @@ def main(argv: list[str] | None = None) -> int:
             spec.build(0)  # a gtp: engine that cannot be started still plays (its fallback), as before
         except ValueError as exc:
             parser.error(str(exc))
-    _setup_logging(args)
+    console = _setup_logging(args)
+    use_console(console)
     try:
         return asyncio.run(Bot(options_from_args(args)).run())
     except KeyboardInterrupt:
         return 130
+    finally:
+        use_console(None)
+        console.close()
+        report_dropped(console, "blokus bot")

@@ -89,9 +89,20 @@ Move = SetMove | SkipMove
 _TURNED = {Rotation.NONE: "", Rotation.RIGHT: " 90°", Rotation.MIRROR: " 180°", Rotation.LEFT: " 270°"}
 
 
+def plainest(shape: Shape, rotation: Rotation, flipped: bool) -> tuple[Rotation, bool]:
+    """The same cells, named without a turn or a flip that changes nothing: no flip where the piece lies the
+    same unflipped, then the smallest turn that lies the same (a MONO is never "90° flipped", a PENTO_I at
+    270° lies as at 90°)."""
+    cells = transform(shape, rotation, flipped)
+    if flipped and transform(shape, rotation, False) == cells:
+        flipped = False
+    return next(r for r in Rotation if transform(shape, r, flipped) == cells), flipped
+
+
 def describe_piece(shape: Shape, rotation: Rotation = Rotation.NONE, flipped: bool = False) -> str:
-    """``PENTO_S 180° flipped``: a shape as it lies (the TUI, ``blokus analyse``)."""
-    return f"{shape.name}{_TURNED[Rotation(rotation)]}{' flipped' if flipped else ''}"
+    """``PENTO_S 180° flipped``: a shape as it lies (the TUI, ``blokus analyse``), in its plainest words."""
+    rotation, flipped = plainest(shape, rotation, flipped)
+    return f"{shape.name}{_TURNED[rotation]}{' flipped' if flipped else ''}"
 
 
 def describe_move(move: Move, *, color: bool = True) -> str:

@@ -17,34 +17,34 @@ the server's :class:`~model.result.GameResult`; a lost game is named in one line
 * ``did not join within 30 s``
 * ``left the game at turn N`` (closed its connection, or exited with 0, during the game)
 
-Nothing is left behind: at the end a program gets a moment to leave by itself, then its whole process
-group gets SIGTERM and, after a grace period, SIGKILL; a program whose process ended while a child of it
-still holds its connection loses with LEFT a second later; its log files are capped (RLIMIT_FSIZE).
+Nothing is left behind (``ai.processes``): at the end a program gets a moment to leave by itself, then it
+and everything it started (its group, whatever carries its token, detached descendants adopted by this
+process as their subreaper) get SIGTERM and, after a grace period, SIGKILL; a program whose process ended
+while a child of it still holds its connection loses with LEFT a second later; its log files are capped
+(RLIMIT_FSIZE).
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import logging
 import os
-import resource
 import shlex
 import shutil
 import signal
-import subprocess
 import threading
 import time
 import uuid
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ai import processes
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
 from model.result import Cause, GameResult, irregular_result
 from model.season import DEFAULT_SEASON, Season
+from model.text import printable
 from net.guard import ConnectionLimits
 from net.rooms import Room, Slot, Timeouts
 from net.server import GameServer, ServerConfig, room_replay
@@ -116,89 +116,56 @@ def program_label(name: str) -> str:
 
 
 def clean_line(text: str, width: int = 200) -> str:
-    """One line of a program's output, safe to show: control characters (terminal escapes) become ``?``."""
-    text = "".join(ch if ch == "\t" or (ch >= " " and ch != "\x7f") else "?" for ch in text.rstrip("\r\n"))
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """One line of a program's output, safe to show (``model.text.printable``: every control, bidi and
+    zero-width character escaped, cut to ``width``)."""
+    return printable(text.rstrip("\r\n"), width)
 
 
 # --- one program ---------------------------------------------------------------------------------------
 
-_live: weakref.WeakSet[Program] = weakref.WeakSet()
-
 
 class Program:
-    """One started program: its process group, its two log files, stopping it."""
+    """One started program (``ai.processes``: its own session, everything it starts found at the end) with
+    its two log files."""
 
     def __init__(self, argv: list[str], log_stem: Path, *, log_limit: int = LOG_LIMIT_BYTES) -> None:
         self.argv = list(argv)
         self.out_path = log_stem.with_name(log_stem.name + ".out.log")
         self.err_path = log_stem.with_name(log_stem.name + ".err.log")
         self.log_limit = log_limit
-        self.proc: subprocess.Popen | None = None
-        self.started_at = 0.0
-        self.exited_at: float | None = None
+        self.child: processes.Child | None = None
 
     def start(self, host: str, port: int, reservation: str) -> None:
         argv = [*self.argv, "-h", host, "-p", str(port), "-r", reservation]
-        self.out_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
-            try:
-                # its own session (and so process group): stopping it reaches its children; the logs are
-                # files, so a program that floods its output costs this process nothing
-                self.proc = subprocess.Popen(
-                    argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True, close_fds=True
-                )
-            except OSError as exc:
-                raise ProgramError(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from None
-        self.started_at = time.monotonic()
-        _live.add(self)
-        if hasattr(resource, "prlimit"):
-            with contextlib.suppress(OSError, ValueError):
-                resource.prlimit(self.proc.pid, resource.RLIMIT_FSIZE, (self.log_limit, self.log_limit))
+        try:
+            # the logs are files, so a program that floods its output costs this process nothing
+            self.child = processes.start(argv, stdout=self.out_path, stderr=self.err_path, log_limit=self.log_limit)
+        except OSError as exc:
+            raise ProgramError(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from None
 
     @property
     def pid(self) -> int | None:
-        return None if self.proc is None else self.proc.pid
+        return None if self.child is None else self.child.pid
+
+    @property
+    def started_at(self) -> float:
+        return 0.0 if self.child is None else self.child.started_at
+
+    @property
+    def exited_at(self) -> float | None:
+        return None if self.child is None else self.child.exited_at
 
     def exit_code(self) -> int | None:
         """The exit code once it has ended (negative: the signal), else None."""
-        if self.proc is None:
-            return None
-        code = self.proc.poll()
-        if code is not None and self.exited_at is None:
-            self.exited_at = time.monotonic()
-        return code
+        return None if self.child is None else self.child.poll()
 
     def wait_exit(self, timeout: float) -> int | None:
-        if self.proc is None:
-            return None
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout)
-        return self.exit_code()
-
-    def _group_alive(self) -> bool:
-        assert self.proc is not None
-        return bool(live_members(self.proc.pid))
-
-    def _signal_group(self, sig: int) -> None:
-        assert self.proc is not None
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, sig)
+        return None if self.child is None else self.child.wait(timeout)
 
     def stop(self, grace: float = STOP_GRACE_S) -> None:
-        """SIGTERM to the whole process group, SIGKILL to whatever is left after ``grace`` seconds."""
-        if self.proc is None:
-            return
-        deadline = time.monotonic() + grace
-        self._signal_group(signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(grace)
-        while self._group_alive() and time.monotonic() < deadline:
-            time.sleep(0.02)  # children that handle SIGTERM get the rest of the grace period
-        self._signal_group(signal.SIGKILL)
-        self.proc.wait()
-        self.exit_code()
-        _live.discard(self)
+        """SIGTERM to the program and everything it started, SIGKILL to whatever is left after ``grace`` s."""
+        if self.child is not None:
+            self.child.stop(term_grace=grace)
 
     def stderr_tail(self, lines: int = 50) -> list[str]:
         """The last ``lines`` lines of its stderr (read from the end of the log: bounded)."""
@@ -217,28 +184,7 @@ class Program:
         return max(sizes, default=0) >= self.log_limit
 
 
-def live_members(pgid: int) -> list[int]:
-    """The processes of group ``pgid`` that have not ended (zombies waiting for a parent that does not reap
-    them are ended). Reads /proc where there is one, else asks the kernel whether the group exists."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return []
-        return [pgid]
-    members = []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()  # after the command name, which may hold spaces
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
-            members.append(int(entry.name))
-    return members
+live_members = processes.group_members  # the live processes of a process group
 
 
 def tail_lines(path: Path, lines: int, max_bytes: int = TAIL_BYTES) -> list[str]:
@@ -262,14 +208,6 @@ def describe_exit(code: int) -> str:
         except ValueError:
             return f"signal {-code}"
     return f"exit {code}"
-
-
-@atexit.register
-def _stop_all() -> None:
-    """A last safety net: no program outlives this process (the hosts stop theirs first)."""
-    for program in list(_live):
-        with contextlib.suppress(Exception):
-            program.stop(0.2)
 
 
 # --- a hosted game -------------------------------------------------------------------------------------
@@ -351,6 +289,7 @@ class HostedGame:
         self._exit_codes: dict[Team, int | None] = {}  # before they were stopped (None: still running)
         self._ready = threading.Event()
         self._done = threading.Event()
+        self._judged = threading.Event()  # the programs are stopped and the outcome is known (before ``done``)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._thread: threading.Thread | None = None
@@ -359,6 +298,8 @@ class HostedGame:
 
     def start(self, timeout: float = 30.0) -> None:
         """Start the server thread, prepare the game and start the programs. ProgramError if that fails."""
+        if self.programs:
+            processes.adopt_orphans()  # a program's detached descendants come back to us, to be ended
         self._thread = threading.Thread(target=self._thread_main, name="blokus-hosted-game", daemon=True)
         self._thread.start()
         if not self._ready.wait(timeout):
@@ -373,7 +314,7 @@ class HostedGame:
 
     def wait(self, timeout: float | None = None) -> Outcome | None:
         """The outcome once the game is over and every program is stopped (None if not by ``timeout``)."""
-        if not self._done.wait(timeout):
+        if not self._judged.wait(timeout):
             return None
         return self._outcome
 
@@ -401,6 +342,7 @@ class HostedGame:
             if self._outcome is None:
                 self._outcome = Outcome(None, forfeit=self.failure or "", logs=self._logs())
             self._ready.set()
+            self._judged.set()
             self._done.set()
 
     async def _main(self) -> None:
@@ -446,6 +388,7 @@ class HostedGame:
                 room.cancel()  # stopped early
             await asyncio.to_thread(self._stop_programs)
             self._outcome = self._judge(room)
+            self._judged.set()  # the outcome is known: nobody waits for the server's shutdown
         finally:
             await server.close()
 

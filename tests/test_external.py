@@ -57,7 +57,7 @@ def test_names_and_commands():
     assert program_label("cmd:java -jar player.jar") == "player.jar"
     assert program_label("cmd:python3 -u bots/client.py --x 1") == "client.py"
     assert program_label("cmd:./my-player/start.sh") == "start.sh"
-    assert clean_line("a\x1b[31mred\x07") == "a?[31mred?"
+    assert clean_line("a\x1b[31mred\x07\u202e\x9b") == "a\\x1b[31mred\\x07\\u202e\\x9b"
     with pytest.raises(ProgramError, match="no command"):
         program_argv("cmd:  ")
     with pytest.raises(ProgramError, match="does not exist"):

@@ -117,7 +117,10 @@ def _flooding_server():
 async def test_exactly_one_line_on_stderr_at_default_verbosity():
     code, err = await _stderr_of_bot_against(_flooding_server())
     assert code == 3
-    assert err.count("\n") == 1 and err.startswith("blokus bot: protocol error: not well-formed XML")
+    # one line for the 200 move requests on the other team's turn (issue 46.7), one for the end
+    first, last = err.splitlines()
+    assert first.startswith("blokus bot: a move request for team ONE, but the state says YELLOW (team TWO) is to move")
+    assert err.count("\n") == 2 and last.startswith("blokus bot: protocol error: not well-formed XML")
     code, err = await _stderr_of_bot_against(_flooding_server(), "-v")  # 200 requests: a few lines, not 200
     lines = err.splitlines()
     assert code == 3 and lines[-1].startswith("blokus bot: protocol error")

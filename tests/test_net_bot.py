@@ -355,7 +355,7 @@ async def test_bot_exits_on_lobby_error(capsys):
 
     code, _ = await _run_bot(handler, "-r", "x")
     _, err = capsys.readouterr()
-    assert code == 3 and "Couldn't find a reservation" in err
+    assert code == 3 and "server error: the server knows no reservation with this code" in err
 
 
 async def test_bot_says_when_the_port_is_no_game_server(capsys):
@@ -419,7 +419,7 @@ def test_bot_help_and_host_flag():
 async def test_process_player_thinks_in_a_worker_process():
     import time
 
-    from net.engine_process import ProcessPlayer
+    from ai.engine_process import ProcessPlayer
 
     player = ProcessPlayer("greedy", seed=1)
     try:
@@ -443,7 +443,7 @@ def _ended(player) -> bool:
 async def test_process_player_is_ready_before_its_first_move():
     import time
 
-    from net.engine_process import ProcessPlayer
+    from ai.engine_process import ProcessPlayer
 
     player = ProcessPlayer("mcts", seed=1)
     try:
@@ -462,7 +462,7 @@ async def test_process_player_ponders_until_the_next_request_and_answers_it(monk
     import time
 
     import ai.mcts.player
-    from net.engine_process import ProcessPlayer
+    from ai.engine_process import ProcessPlayer
 
     # Only the next request can end the worker's pondering in time (the worker is forked: it inherits this),
     # and the worker runs at normal priority, so that a loaded machine does not starve it.
@@ -493,7 +493,7 @@ async def test_process_player_ponders_until_the_next_request_and_answers_it(monk
 def test_pondering_in_the_worker_ends_with_the_next_request_or_a_stop():
     import multiprocessing
 
-    from net.engine_process import SharedFlag, _UntilNextRequest
+    from ai.engine_process import SharedFlag, _UntilNextRequest
 
     ours, theirs = multiprocessing.Pipe()
     stop = SharedFlag(None)
@@ -513,7 +513,7 @@ def test_pondering_in_the_worker_ends_with_the_next_request_or_a_stop():
 async def test_process_player_that_died_answers_with_the_python_search_and_says_so():
     import time
 
-    from net.engine_process import ProcessPlayer
+    from ai.engine_process import ProcessPlayer
 
     player = ProcessPlayer("random", seed=1)
     try:

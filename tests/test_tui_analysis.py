@@ -153,6 +153,18 @@ def test_snapshot_chart(snap_compare):
     assert snap_compare(ChartApp(fixture_chart(), index=30), terminal_size=(100, 18))
 
 
+async def test_the_chart_legend_lines_up():
+    """One mobility row per colour: its letter in the same column, the scale before the first (issue 45)."""
+    app = ChartApp(fixture_chart())
+    async with app.run_test(size=(100, 18)) as pilot:
+        await pilot.pause()
+        lines = app.query_one(GameChart).render().plain.splitlines()
+    labels = [line[:6] for line in lines if line[:6].rstrip()[-1:] in ("B", "Y", "R", "G")]
+    assert [label.rstrip()[-1] for label in labels] == ["B", "Y", "R", "G"]
+    assert {label.rstrip().rindex(label.rstrip()[-1]) for label in labels} == {4}  # the column beside the row
+    assert labels[0].split()[0].isdigit() and labels[1].strip() == "Y"
+
+
 async def test_clicking_the_chart_selects_that_turn_and_keys_step():
     points = fixture_chart()
     app = ChartApp(points)

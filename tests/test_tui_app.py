@@ -13,6 +13,7 @@ from tests.tui_helpers import BlockingPlayer, InstantPlayer, game_app, settle, u
 from tui.app import BlokusApp
 from tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, TurnScreen
 from tui.game_screen import GameScreen
+from tui.messages import ShapePicked
 from tui.replay_screen import ReplayScreen
 from tui.replays import load_replay
 from tui.session import GhostStatus
@@ -51,16 +52,16 @@ async def test_fresh_game_preselects_start_piece_and_moves_the_ghost():
         s = screen_of(app).session
         assert s.state.turn == 0 and s.is_human_turn()
         # the ghost starts where the start piece can be placed, near a corner (not in the middle)
-        assert s.ghost is not None and s.ghost.shape is Shape.PENTO_L and s.ghost_status()[0] is GhostStatus.LEGAL
+        assert s.ghost is not None and s.ghost.shape is Shape.PENTO_L and s.placing.status()[0] is GhostStatus.LEGAL
         assert (s.ghost.x, s.ghost.y, s.ghost.rotation, s.ghost.flipped) == (0, 0, Rotation.NONE, False)
         await pilot.press("J", "L", "right", "l", "down", "j", "left", "up", "k")
         assert (s.ghost.x, s.ghost.y) == (6, 5)
-        assert s.ghost_status()[0] is GhostStatus.NO_CONTACT
+        assert s.placing.status()[0] is GhostStatus.NO_CONTACT
         await pilot.press("H", "H", "H")  # clamped at the edge
         assert s.ghost.x == 0
         await pilot.press("J", "J", "J", "J")
         assert s.ghost.y == 16  # PENTO_L is 4 high
-        assert s.ghost_status()[0] is GhostStatus.LEGAL  # covers the corner (0, 19)
+        assert s.placing.status()[0] is GhostStatus.LEGAL  # covers the corner (0, 19)
 
 
 async def test_rotate_both_ways_180_and_flip():
@@ -98,7 +99,7 @@ async def test_select_cycles_only_placeable_shapes_and_escape_puts_back():
         assert s.ghost.shape is Shape.MONO
         await pilot.press("escape")
         assert s.ghost is None
-        screen_of(app).select_shape(Shape.PENTO_X)  # what a click in the panel / the palette does
+        screen_of(app).select_shape(ShapePicked(Shape.PENTO_X))  # what a click in the panel / the palette does
         await pilot.pause()
         assert s.ghost.shape is Shape.PENTO_X
 
@@ -155,7 +156,7 @@ async def test_hint_shows_the_suggestion_as_ghost_and_ai_move_plays_it():
         await settle(pilot)
         expected = s.state.legal_moves()[len(s.state.legal_moves()) - 1]
         assert s.ghost is not None and s.ghost.move(Color.BLUE) == expected
-        assert s.ghost_status()[0] is GhostStatus.LEGAL and len(s.timeline) == 5
+        assert s.placing.status()[0] is GhostStatus.LEGAL and len(s.timeline) == 5
         await pilot.press("m")
         await settle(pilot)
         assert s.timeline.move_before(5) == expected
@@ -404,7 +405,7 @@ async def test_unexpected_error_is_one_readable_line(tmp_path):
 
     with pytest.raises(RuntimeError):
         async with app.run_test(size=SIZE) as pilot:
-            screen_of(app).session.move_ghost = broken  # a bug in the controller
+            screen_of(app).session.placing.move_ghost = broken  # a bug in the controller
             await pilot.press("right")
             await pilot.pause()
     assert app.return_code == 1
@@ -654,7 +655,7 @@ def test_level_option_picks_the_opponent_strength(capsys):
     app = build_local_app(play_parser().parse_args(["--seed", "3", "--level", "2", "--team", "TWO"]))
     screen = app._make_screen()
     assert screen.session.names[Team.ONE] == "AI level2"
-    assert screen.players[Team.ONE].name == "level2"
+    assert screen.ai.players[Team.ONE].name == "level2"
     with pytest.raises(SystemExit):
         play_parser().parse_args(["--level", "7"])
     assert "--level" in capsys.readouterr().err

@@ -39,7 +39,7 @@ async def test_tab_lands_every_piece_where_it_fits():
         for _ in range(8):
             before = s.ghost
             await pilot.press("tab")
-            assert s.ghost_status() == (GhostStatus.LEGAL, None), (s.ghost, s.ghost_status())
+            assert s.placing.status() == (GhostStatus.LEGAL, None), (s.ghost, s.placing.status())
             if before is not None:  # near where the previous piece was: within a few fields
                 assert abs(s.ghost.x - before.x) + abs(s.ghost.y - before.y) <= 10
             seen.append(s.ghost.shape)
