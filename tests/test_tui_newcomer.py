@@ -15,7 +15,8 @@ from textual import events
 from model.moves import MoveMistake, SetMove
 from model.pieces import Rotation, Shape, Team
 from model.season import SEASON_2021, SEASON_2027
-from tests.tui_helpers import BlockingPlayer, InstantPlayer, ScriptedConnection, game_app, settle, until
+from tests.helpers import wait_until
+from tests.tui_helpers import BlockingPlayer, InstantPlayer, ScriptedConnection, game_app, settle
 from tui.app import BlokusApp
 from tui.colors import DARK
 from tui.dialogs import EndScreen, QuitScreen
@@ -64,7 +65,7 @@ async def test_the_end_dialog_and_the_status_offer_the_analysis_of_a_local_game(
         await pilot.press("escape")
         assert "A analyse" in status_text(app) and "N new" in status_text(app)
         await pilot.press("A")
-        await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await wait_until(lambda: isinstance(app.screen, ReplayScreen), pilot=pilot)
         assert app.screen.analysis.shown
 
 
@@ -72,15 +73,15 @@ async def test_a_network_game_once_over_offers_the_analysis():
     app = scripted_app()
     async with app.run_test(size=SIZE) as pilot:
         s = app.main_screen.session
-        await until(pilot, lambda: s.is_human_turn())
+        await wait_until(lambda: s.is_human_turn(), pilot=pilot)
         assert not s.can_analyse()  # not while it runs
         await pilot.press("o")  # the autopilot plays our side to the end
-        await until(pilot, lambda: isinstance(app.screen, EndScreen))
+        await wait_until(lambda: isinstance(app.screen, EndScreen), pilot=pilot)
         assert app.screen.can_analyse
         await pilot.press("A")
-        await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await wait_until(lambda: isinstance(app.screen, ReplayScreen), pilot=pilot)
         await pilot.press("q")
-        await until(pilot, lambda: app.screen is app.main_screen)
+        await wait_until(lambda: app.screen is app.main_screen, pilot=pilot)
         assert "A analyse" in status_text(app) and "N new" not in status_text(app)
 
 
@@ -160,7 +161,7 @@ async def test_waiting_for_an_opponent_while_the_room_is_not_full():
         )
         async with app.run_test(size=SIZE) as pilot:
             screen = app.main_screen
-            await until(pilot, lambda: screen.joined)
+            await wait_until(lambda: screen.joined, pilot=pilot)
             await pilot.pause()
             assert "waiting for an opponent …" in status_text(app)
             assert "waiting for the server" not in status_text(app)
@@ -214,7 +215,7 @@ async def test_no_warning_on_a_quick_way_out(keys, opponent, tmp_path):
             await settle(pilot)
             for key in keys:  # all in one frame, as a terminal delivers fast typing
                 app.post_message(events.Key(key, key if len(key) == 1 else None))
-            await until(pilot, lambda: app._exit or isinstance(app.screen, QuitScreen))
+            await wait_until(lambda: app._exit or isinstance(app.screen, QuitScreen), pilot=pilot)
             if not app._exit:
                 await pilot.press("y")
         if isinstance(player, BlockingPlayer):
@@ -230,7 +231,7 @@ async def test_no_warning_when_a_network_game_is_left_at_once():
         async with app.run_test(size=SIZE) as pilot:
             for key in ("m", "q", "y"):
                 app.post_message(events.Key(key, key))
-            await until(pilot, lambda: app._exit or isinstance(app.screen, QuitScreen))
+            await wait_until(lambda: app._exit or isinstance(app.screen, QuitScreen), pilot=pilot)
             if not app._exit:
                 await pilot.press("y")
         gc.collect()
