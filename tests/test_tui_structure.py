@@ -47,14 +47,15 @@ def test_tui_import_graph_has_no_cycle():
         visit(name, [])
 
 
-# Screens still assembled by inheritance (issue 42.4 is not finished): what they count today with their
-# project bases is their ceiling; they may shrink, never grow. Every other class stays under MAX_CLASS_LINES.
+# Screens that inherit from other screens (no mixins since issue 42.4: the menu, the analysis and the piece's
+# keys are composed objects and widgets): what they count today with their project bases is their ceiling;
+# they may shrink, never grow. Every other class stays under MAX_CLASS_LINES.
 INHERITED_CEILINGS = {
-    "tui.external.ExternalGameScreen": 834,
-    "tui.network.NetworkGameScreen": 649,
-    "tui.game_screen.GameScreen": 410,
-    "tui.watch_screen.WatchScreen": 508,
-    "tui.replay_screen.ReplayScreen": 449,
+    "tui.external.ExternalGameScreen": 758,
+    "tui.network.NetworkGameScreen": 570,
+    "tui.game_screen.GameScreen": 348,
+    "tui.watch_screen.WatchScreen": 365,
+    "tui.replay_screen.ReplayScreen": 306,
 }
 
 
