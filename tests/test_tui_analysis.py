@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from ai.analysis import AnalysisCache, AnalysisSettings, chart_points, evaluation_at
 from model.replay import load_replay
-from tests.helpers import fixture_path, greedy_game, wait_until
+from tests.helpers import CAP, fixture_path, greedy_game, wait_until
 from tests.tui_helpers import game_app, settle
 from tui.analysis_view import AnalysisPane, AnalysisRunner, ghost_of, pane_text
 from tui.chart import GameChart
@@ -65,8 +65,19 @@ async def test_runner_analyses_in_the_background_and_caches(tmp_path):
         assert not runner.running and runner.complete and runner.analysis.done == 8
 
 
-async def test_cancel_keeps_the_part_done(tmp_path):
+async def test_cancel_keeps_the_part_done(tmp_path, monkeypatch):
+    import tui.analysis_view as view
+
     states, moves = greedy_game(12)
+    first = view.positions_to_analyse(states, moves)[0]
+    analyse = view.analyse_position
+
+    def held_after_the_first(state, played, index, engine, settings, stop):
+        if index != first:
+            stop.wait(CAP)  # the greedy engine is too quick to be caught in the middle: held until cancelled
+        return analyse(state, played, index, engine, settings, stop)
+
+    monkeypatch.setattr(view, "analyse_position", held_after_the_first)
     slow = AnalysisSettings(engine="greedy", time_per_position=0.2, value_depth=2)
     app = Host({"settings": slow, "cache": AnalysisCache(tmp_path)})
     async with app.run_test() as pilot:
