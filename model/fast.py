@@ -659,6 +659,10 @@ class FastState:
     def push_skip(self) -> None:
         self.push_placement(-1)
 
+    def copy(self) -> FastState:
+        """An independent position equal to this one (its undo stack starts empty)."""
+        return FastState(self.b.copy(), self.m.copy(), self.first_cells)
+
     def pop(self) -> None:
         self._depth -= 1
         restore(self.b, self.m, self._stack_b, self._stack_m, self._depth)
