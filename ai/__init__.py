@@ -17,6 +17,7 @@ Public API:
 * The compiled players are loaded on the first move by ``ai.compiled.LazyCompiledPlayer`` (numba is
   not imported before) and compiled in a child process on the first start (``ai.compiled.Kernels``).
 * ``level1`` .. ``level5`` (``ai.levels``): strengths for beginners up to the default AI.
+* ``py:PATH[:CLASS]`` (``ai.pyplayer``): a team's player written on ``blokus.player`` (``ai.player_api``).
 * ``gtp:PATH:LEVEL`` (``ai.gtp``): an external GTP engine such as Pentobi, for measuring.
 * ``mcts:KEY=VALUE,...``: the default search with other settings (``ai.mcts.MctsParams``), for measuring a
   variant against the default in ``blokus arena`` (e.g. ``mcts:root_eval=0,prune=0.05``).
@@ -119,6 +120,10 @@ def make_player(name: str = DEFAULT_AI, seed: int | None = None) -> Engine:
         return GtpPlayer(path, int(level), seed=seed)
     if name.startswith("mcts:"):  # the default search with other settings, for measuring: mcts:KEY=VALUE,...
         return _mcts_variant(name[5:], seed)
+    if name.startswith("py:"):  # a team's player on blokus.player: py:PATH[:CLASS] (PlayerLoadError: one line)
+        from ai.pyplayer import PyPlayer
+
+        return PyPlayer(name, seed=seed)
     if name.startswith("level") and name[5:].isdigit():  # level1 .. level5 (ai.levels)
         from ai.levels import make_level
 

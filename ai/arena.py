@@ -389,8 +389,9 @@ def main(argv: list[str] | None = None, external: ExternalRunners | None = None)
         "a",
         help=f"player A: {names}, level1..level5, gtp:PATH:LEVEL (an external GTP "
         "engine, e.g. Pentobi), mcts:KEY=VALUE,... (the default with other settings, "
-        "e.g. mcts:root_eval=0), or cmd:COMMAND (your own client, started per game as "
-        "COMMAND -h 127.0.0.1 -p PORT -r CODE against an embedded server)",
+        "e.g. mcts:root_eval=0), cmd:COMMAND (your own client, started per game as "
+        "COMMAND -h 127.0.0.1 -p PORT -r CODE against an embedded server), or py:PATH[:CLASS] (your "
+        "player on blokus.player, run per game by blokus bot --player PATH --strict)",
     )
     parser.add_argument("b", help="player B (the same choices)")
     parser.add_argument("--games", type=int, default=2, help="number of games (even: seats swapped per opening)")
@@ -456,6 +457,14 @@ def main(argv: list[str] | None = None, external: ExternalRunners | None = None)
         if name.startswith("cmd:"):
             continue
         try:
+            if name.startswith("py:"):  # a team's player: played by a bot process per game (the runner)
+                from ai.pyplayer import load_player_class
+
+                load_player_class(name)
+                from model.fast import warm_up
+
+                warm_up()  # the player API's compiled engine: a first start compiles it here, not in a game
+                continue
             make_player(name, 0)
         except ValueError as exc:
             parser.error(str(exc))
@@ -465,11 +474,11 @@ def main(argv: list[str] | None = None, external: ExternalRunners | None = None)
     if args.save_replay:
         Path(args.save_replay).mkdir(parents=True, exist_ok=True)
     runner = None
-    if any(name.startswith("cmd:") for name in (args.a, args.b)):
+    if any(name.startswith(("cmd:", "py:")) for name in (args.a, args.b)):
         if external is None:
-            parser.error("cmd: players are played by the blokus command's arena (blokus arena)")
+            parser.error("cmd: and py: players are played by the blokus command's arena (blokus arena)")
         if opening:
-            parser.error("--opening-turns cannot be used with a cmd: player (the server starts every game)")
+            parser.error("--opening-turns cannot be used with a cmd: or py: player (the server starts every game)")
         try:
             runner = external(args.a, args.b, args)
         except ValueError as exc:

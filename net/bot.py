@@ -13,6 +13,7 @@ import asyncio
 import logging
 import random
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -21,6 +22,8 @@ from typing import TYPE_CHECKING
 from ai import DEFAULT_AI, compile_ahead, make_player, player_names
 from ai.base import Engine
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, decide, warm_up
+from ai.pyplayer import PREFIX as PY_PREFIX
+from ai.pyplayer import PyPlayer, is_python_player
 from cli.args import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL, Parser, milliseconds, port, wait_time
 from model.record import GameRecord
 from model.result import GameResult, end_texts
@@ -49,6 +52,9 @@ log = logging.getLogger("blokus.bot")
 DEFAULT_IDLE_TIMEOUT_S = 300.0  # generous: a tournament may take minutes to start a prepared game
 JOIN_WAIT_S = 4.0  # at most this long for the compiled AI before joining (loading it takes 1-3 s)
 RESULT_GRACE_S = 5.0  # after the result, how long to wait for <left> before leaving anyway
+GAME_OVER_WAIT_S = 2.0  # how long the team's on_game_over may take before the bot exits anyway
+MISTAKES_SHOWN = 3  # the team player's mistakes named in the summary
+EXIT_PLAYER = 4  # the team's player cannot be loaded, or failed under --strict
 REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
 
 
@@ -74,6 +80,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--ai",
         default=None,
         help=f"computer player: {', '.join(player_names())}, level1..level5 (default {DEFAULT_AI})",
+    )
+    p.add_argument(
+        "--player",
+        metavar="PATH[:CLASS]",
+        help="play with your own Python player instead of ours: a blokus.player.Player subclass in PATH "
+        "(docs/player-api.md); a move it gets wrong (an exception, an illegal or a late move) is replaced "
+        "by a legal one, shown on stderr and counted in the summary",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="judge your player's mistakes as the contest does: an illegal move is sent as it is, a late "
+        "one late, and an exception leaves the game (blokus arena plays py: players so)",
     )
     p.add_argument("--seed", type=int, help="seed of the computer player")
     p.add_argument(
@@ -116,11 +135,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class Bot:
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: argparse.Namespace, player: Engine | None = None) -> None:
         self.args = args
         name = args.ai or _default_ai()
         self.player: ProcessPlayer | Engine
-        if args.engine == "process":
+        self.team_code = is_python_player(name)  # a team's own player: its mistakes are shown and counted
+        if player is not None:
+            self.player = player
+        elif self.team_code:  # in a thread of this process: on_game_over reaches it, tracebacks are real
+            self.player = make_player(name, seed=args.seed)
+        elif args.engine == "process":
             from net.engine_process import ProcessPlayer
 
             self.player = ProcessPlayer(name, seed=args.seed)
@@ -139,6 +163,9 @@ class Bot:
         self.max_elapsed = 0.0
         self.fallbacks = 0
         self.engines: Counter[str] = Counter()  # moves by the engine that found them: "mcts", "lookahead (compiling)"
+        self.mistakes: list[str] = []  # the team player's moves replaced or judged: "ValueError at turn 14"
+        self._shown: set[str] = set()  # kinds of mistakes already explained on stderr
+        self._game_over: threading.Thread | None = None
 
     def _connect(self, season: Season | None) -> Connection:
         return Connection(self.args.host, self.args.port, on_traffic=self._traffic, season=season)
@@ -149,6 +176,10 @@ class Bot:
     async def run(self) -> int:
         args = self.args
         warm_up()
+        if self.team_code:
+            from model.fast import warm_up as warm_up_engine
+
+            await asyncio.to_thread(warm_up_engine)  # the player API's compiled engine: loaded before joining
         started = time.monotonic()
         # loading the compiled AI takes a second or two; a first start compiles it (a minute): the bot joins
         # after JOIN_WAIT_S at the latest and the engine answers with its Python search meanwhile
@@ -190,6 +221,8 @@ class Bot:
                         f"({self._phase()}); giving up (see --idle-timeout)",
                     )
                 if isinstance(event, Closed):
+                    if self.failure is not None:
+                        break  # we left (--strict: the team's player failed)
                     if self.result is None:
                         code = EXIT_PROTOCOL if event.reason.startswith("protocol error") else EXIT_CONNECTION
                         return self._fail(code, event.reason)
@@ -212,7 +245,9 @@ class Bot:
             return self._fail(*self.failure)
         if self.result is None:
             return self._fail(EXIT_CONNECTION, "the game ended without a result")
-        counts = ", ".join(f"{n} {engine}" for engine, n in self.engines.most_common())
+        if self._game_over is not None:
+            self._game_over.join(GAME_OVER_WAIT_S)
+        counts = ", ".join(f"{n} {engine}{self._which(engine)}" for engine, n in self.engines.most_common())
         summary = end_texts(self.result, None, self.conn.names, self.conn.team).summary
         print(f"blokus bot: {summary}; moves: {counts or 'none'}", flush=True)
         if self.moves:
@@ -265,6 +300,11 @@ class Bot:
             self._answer = asyncio.create_task(self._respond(event))
         elif isinstance(event, GameOver):
             self.result = event.result
+            if self.team_code:  # the team's on_game_over, beside the loop (waited for before the summary)
+                self._game_over = threading.Thread(
+                    target=self.player.game_over, args=(event.result,), name="on_game_over", daemon=True
+                )
+                self._game_over.start()
         elif isinstance(event, ServerError):
             log.warning("server error: %s", event.message)
             if event.lobby:
@@ -281,13 +321,24 @@ class Bot:
             self.unanswered = "no state before it" if state is None else "the game in the last state is over"
             log.error("move request: cannot answer (%s)", self.unanswered)
             return
+        strict = bool(self.args.strict)
         decision = await decide(
-            self.player, state, request.at, think_ms=self.args.move_time, hard_ms=self.args.hard_limit, rng=self.rng
+            self.player,
+            state,
+            request.at,
+            think_ms=self.args.move_time,
+            hard_ms=self.args.hard_limit,
+            rng=self.rng,
+            strict=strict,
         )
+        if decision.source.startswith(("fallback", "strict")) and self.team_code:
+            await self._team_mistake(state, decision)
+            if decision.source == "strict-error":
+                return
         if not self.conn.move_pending:
             return  # the game ended meanwhile
         try:
-            await self.conn.send_move(decision.move)
+            await self.conn.send_move(decision.move, check=decision.source != "strict-illegal")
         except (ValueError, ConnectionError) as exc:
             self.unanswered = str(exc)
             log.error("could not send the move: %s", exc)
@@ -302,7 +353,11 @@ class Bot:
         if decision.source.startswith("fallback"):
             self.fallbacks += 1
         info = getattr(self.player, "last_info", {}) if decision.source == "engine" else {}
-        self.engines[info.get("fallback", self.ai_name) if decision.source == "engine" else decision.source] += 1
+        if self.team_code:
+            kind = {"engine": "yours", "forced": "forced"}.get(decision.source, decision.source.split("-")[0])
+            self.engines[kind] += 1
+        else:
+            self.engines[info.get("fallback", self.ai_name) if decision.source == "engine" else decision.source] += 1
         details = "".join(
             f", {key} {info[key]}" for key in ("simulations", "kept", "pondered", "depth", "fallback") if key in info
         )
@@ -315,6 +370,39 @@ class Bot:
             decision.elapsed * 1000,
             details,
         )
+
+    def _which(self, kind: str) -> str:
+        """`` (ValueError at turn 14, ...)``: the team player's mistakes, after the count of their kind."""
+        if not self.team_code or kind not in ("fallback", "strict"):
+            return ""
+        shown = ", ".join(self.mistakes[:MISTAKES_SHOWN])
+        return f" ({shown}{', ...' if len(self.mistakes) > MISTAKES_SHOWN else ''})"
+
+    async def _team_mistake(self, state, decision) -> None:
+        """The team's player got this move wrong: say so on stderr once per kind, count it, and under --strict
+        leave the game where a contest client would have crashed."""
+        source, detail, turn = decision.source, decision.detail, state.turn
+        if source.endswith("timeout"):
+            kind, label = "timeout", f"timeout at turn {turn}"
+        elif source.endswith("illegal"):
+            kind, label = "illegal", f"illegal move at turn {turn}"
+        else:  # an exception ("ValueError at turn 14: ..."), an answer that is no move, or still busy
+            error = isinstance(self.player, PyPlayer) and " at turn " in detail.split(":")[0]
+            kind = detail.split(" at turn ")[0] if error else "error"
+            label = detail.split(":")[0] if error else f"no move at turn {turn}"
+        self.mistakes.append(label)
+        if source == "strict-error":
+            self.failure = (EXIT_PLAYER, f"your player failed at turn {turn} ({detail}); --strict: left the game")
+            await self.conn.close()
+            return
+        if kind in self._shown:
+            return
+        self._shown.add(kind)
+        if source == "strict-illegal":
+            what = "sent as it is (--strict: the server judges it)"
+        else:
+            what = f"sent {decision.move} instead; further {kind} mistakes are counted, not shown"
+        print(f"blokus bot: turn {turn}: your player: {detail}; {what}", file=sys.stderr, flush=True)
 
     def _fail(self, code: int, reason: str) -> int:
         reason = printable(" ".join(reason.split()))  # one line, also for multi-line parser messages
@@ -410,13 +498,24 @@ def _setup_logging(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.player is not None:
+        if args.ai is not None:
+            parser.error("--player and --ai name two players: give one")
+        args.ai = args.player if is_python_player(args.player) else PY_PREFIX + args.player
+    player = None
     if args.ai is not None:
         try:
-            make_player(args.ai, 0)  # every name the arena knows: levels and variants too
+            # every name the arena knows: levels and variants too; a team's player is loaded here once
+            player = make_player(args.ai, args.seed if is_python_player(args.ai) else 0)
         except ValueError as exc:
+            if is_python_player(args.ai):
+                print(f"blokus bot: {exc}", file=sys.stderr)
+                return EXIT_PLAYER
             parser.error(str(exc))
+        if not is_python_player(args.ai):
+            player = None  # built again by the bot (in its engine process)
     _setup_logging(args)
     try:
-        return asyncio.run(Bot(args).run())
+        return asyncio.run(Bot(args, player).run())
     except KeyboardInterrupt:
         return 130

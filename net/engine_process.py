@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from multiprocessing.sharedctypes import RawValue
 
-from ai.base import Engine, Player
+from ai.base import Engine, EngineError, Player
 from model.moves import Move
 from model.state import GameState
 
@@ -247,7 +247,7 @@ class ProcessPlayer(Player):
         finally:
             self._pending.pop(rid, None)
         if error is not None:
-            raise RuntimeError(error)
+            raise EngineError(error)
         self.last_info = info
         return move
 

@@ -1,5 +1,8 @@
 """``blokus arena`` with ``cmd:`` players: every game on an embedded server, judged as the contest judges.
 
+A ``py:PATH[:CLASS]`` player (a team's ``blokus.player.Player``) plays as the contest runs it: a
+``blokus bot --player PATH --strict`` process per game, so its mistakes are named forfeits.
+
 ``blokus arena cmd:./my-player/start.sh level3 --games 8`` plays each game of the match (``ai.arena``'s
 pairs of openings with the seats swapped) through :class:`net.external.HostedGame`: the program is started
 with its reservation, and a built-in player takes the other seat as a ``blokus bot`` process with that
@@ -18,6 +21,7 @@ from pathlib import Path
 
 from ai.arena import ArenaGame, GameSpec
 from ai.arena import main as arena_cli
+from ai.pyplayer import is_python_player, split_name
 from model.pieces import Shape, Team
 from model.replay import new_replay_path
 from model.season import season_named
@@ -37,12 +41,28 @@ class ExternalGames:
         self.log_dir = log_dir
         self.join_timeout = join_timeout
         self.timeouts = timeouts  # None: the season's (tests pass shorter ones)
-        label_a, label_b = program_label(a), program_label(b)
+        label_a, label_b = _label(a), _label(b)
         self.labels = (label_a, label_b) if label_a != label_b else (f"{label_a}-A", f"{label_b}-B")
 
     def command(self, name: str, spec: GameSpec, seed: int, pondering: bool) -> list[str]:
         if is_program(name):
             return program_argv(name)
+        if is_python_player(name):  # the team's player as the contest runs it: our bot, strict, timed by the server
+            path, cls = split_name(name)
+            target = str(path.resolve()) + (f":{cls}" if cls else "")
+            return [
+                sys.executable,
+                "-m",
+                "blokus",
+                "bot",
+                "--player",
+                target,
+                "--strict",
+                "--seed",
+                str(seed),
+                "--idle-timeout",
+                BOT_IDLE_TIMEOUT,
+            ]
         bot = [
             sys.executable,
             "-m",
@@ -115,8 +135,16 @@ class ExternalGames:
         return arena
 
 
+def _label(name: str) -> str:
+    """A player's short name in tables and file names: ``player.py`` for ``py:dir/player.py``."""
+    if is_python_player(name):
+        path, cls = split_name(name)
+        return path.name + (f":{cls}" if cls else "")
+    return program_label(name)
+
+
 def runner(a: str, b: str, args: argparse.Namespace) -> ExternalGames:
-    """The runner of ``ai.arena.main`` for matches with ``cmd:`` players (ValueError: one line)."""
+    """The runner of ``ai.arena.main`` for matches with ``cmd:`` and ``py:`` players (ValueError: one line)."""
     for name in (a, b):
         if is_program(name):
             try:
