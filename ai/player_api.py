@@ -300,6 +300,14 @@ class Player:
     def on_game_over(self, result: GameResult) -> None:  # noqa: B027 - optional hook
         """Called once with the result (``result.winner``, ``result.points(team)``, ``result.reason``)."""
 
+    def answer(self, state: GameState, seconds: float = 1.6) -> Move:
+        """What the bot does for each move, for your tests and experiments: ``on_update(state)``, then
+        ``calculate_move()`` with ``seconds`` to think (``time_left()`` counts them down)."""
+        self._deadline = time.monotonic() + seconds
+        self._stop = None
+        self.on_update(state)
+        return self.calculate_move()
+
     def time_left(self) -> float:
         """Seconds left to think about this move (0 once the time is up or the answer is no longer wanted)."""
         if self._deadline is None:

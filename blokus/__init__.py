@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
         "list the legal moves of the colour to move in a state file or, with --turn N, in a replay",
     ),
     "bundle": ("net.bundle", "main", "build the contest upload (zip: start.sh, dependencies, compiled AI)"),
+    "new-player": ("cli.new_player", "new_player_main", "write a Python player of your own (player.py, tests, README)"),
 }
 
 USAGE = """usage: blokus [SUBCOMMAND] [ARGS...]
@@ -40,7 +41,7 @@ season where it cannot be read from a server or a file (default 2021).
 
 
 def usage() -> str:
-    lines = "\n".join(f"  {name:<8} {desc}" for name, (_, _, desc) in SUBCOMMANDS.items())
+    lines = "\n".join(f"  {name:<10} {desc}" for name, (_, _, desc) in SUBCOMMANDS.items())
     return USAGE.format(lines=lines)
 
 
