@@ -17,21 +17,21 @@ Public API:
 * The compiled players are loaded on the first move by ``ai.compiled.LazyCompiledPlayer`` (numba is
   not imported before) and compiled in a child process on the first start (``ai.compiled.Kernels``).
 * ``level1`` .. ``level5`` (``ai.levels``): strengths for beginners up to the default AI.
-* ``py:PATH[:CLASS]`` (``ai.pyplayer``): a team's player written on ``blokus.player`` (``ai.player_api``).
 * ``gtp:PATH:LEVEL`` (``ai.gtp``): an external GTP engine such as Pentobi, for measuring.
 * ``mcts:KEY=VALUE,...``: the default search with other settings (``ai.mcts.MctsParams``), for measuring a
   variant against the default in ``blokus arena`` (e.g. ``mcts:root_eval=0,prune=0.05``).
 * ``ai.controller``: ``decide(player, state, received_at, think_ms=, hard_ms=)`` — any player's move
   under a clock (stop signal, hard cut-off, rule check, one fallback); used by the bot and the TUI.
-* ``ai.evaluate``: ``evaluate(state, weights)``, ``Weights``; ``ai.arena``: ``blokus arena``.
+* ``ai.evaluate``: ``evaluate(state, weights)``, ``Weights``; ``ai.arena``: the games and table of ``blokus arena``
+  (``cli.arena``). Player names are parsed once, by ``cli.players``; ``make_player`` builds the in-process ones.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 
 from ai.base import Engine, Player, RandomPlayer
+from ai.builtin import lookahead_player, mcts_player, mcts_settings, mcts_variant
 from ai.compiled import LazyCompiledPlayer
 from ai.greedy import GreedyPlayer
 from ai.search import LookaheadPlayer
@@ -39,55 +39,6 @@ from ai.search import LookaheadPlayer
 
 def player_names() -> list[str]:
     return sorted(_registry())
-
-
-def _compiled_mcts(seed: int | None, clock: Callable[[], float] | None, settings: dict | None = None) -> Engine:
-    from ai.mcts import MctsParams, MctsPlayer
-
-    return MctsPlayer(seed=seed, clock=clock, params=MctsParams(**settings) if settings else None)
-
-
-def _compiled_lookahead(seed: int | None, clock: Callable[[], float] | None) -> Engine:
-    from ai.fastsearch import FastLookaheadPlayer
-
-    return FastLookaheadPlayer(seed=seed, clock=clock)
-
-
-def _mcts(seed: int | None = None) -> Engine:
-    return LazyCompiledPlayer("mcts", "ai.mcts", _compiled_mcts, LookaheadPlayer(seed), seed)
-
-
-def mcts_settings(text: str) -> dict[str, float | int | bool]:
-    """``KEY=VALUE,...`` as settings of ``ai.mcts.MctsParams`` (checked against its fields; ValueError)."""
-    from ai.mcts import MctsParams  # imports numba: only for these names, which are for measuring
-
-    kinds = {name: type(value) for name, value in vars(MctsParams()).items()}
-    settings: dict[str, float | int | bool] = {}
-    for item in filter(None, text.split(",")):
-        key, sep, value = item.partition("=")
-        key, value = key.strip(), value.strip().lower()
-        if not sep or key not in kinds:
-            raise ValueError(f"mcts:{text}: {item.strip()!r} is not KEY=VALUE with KEY one of {', '.join(kinds)}")
-        try:
-            if kinds[key] is bool:
-                if value not in ("0", "1", "true", "false"):
-                    raise ValueError(value)
-                settings[key] = value in ("1", "true")
-            else:
-                settings[key] = int(value) if kinds[key] is int else float(value)
-        except ValueError:
-            wanted = {bool: "0 or 1", int: "a whole number"}.get(kinds[key], "a number")
-            raise ValueError(f"mcts:{text}: {key} needs {wanted}, not {value!r}") from None
-    return settings
-
-
-def _mcts_variant(settings: str, seed: int | None = None) -> Engine:
-    factory = partial(_compiled_mcts, settings=mcts_settings(settings))
-    return LazyCompiledPlayer(f"mcts:{settings}", "ai.mcts", factory, LookaheadPlayer(seed), seed)
-
-
-def _lookahead(seed: int | None = None) -> Engine:
-    return LazyCompiledPlayer("lookahead", "ai.fastsearch", _compiled_lookahead, LookaheadPlayer(seed), seed)
 
 
 def _python_lookahead(seed: int | None = None) -> Engine:
@@ -100,9 +51,9 @@ def _registry() -> dict[str, Callable[..., Engine]]:
     return {
         "random": RandomPlayer,
         "greedy": GreedyPlayer,
-        "lookahead": _lookahead,
+        "lookahead": lookahead_player,
         "lookahead-py": _python_lookahead,
-        "mcts": _mcts,
+        "mcts": mcts_player,
     }
 
 
@@ -119,7 +70,7 @@ def make_player(name: str = DEFAULT_AI, seed: int | None = None) -> Engine:
             raise ValueError(f"{name!r}: write gtp:PATH:LEVEL, e.g. gtp:/opt/pentobi/pentobi-gtp:5")
         return GtpPlayer(path, int(level), seed=seed)
     if name.startswith("mcts:"):  # the default search with other settings, for measuring: mcts:KEY=VALUE,...
-        return _mcts_variant(name[5:], seed)
+        return mcts_variant(name[5:], seed)
     if name.startswith("py:"):  # a team's player on blokus.player: py:PATH[:CLASS] (PlayerLoadError: one line)
         from ai.pyplayer import PyPlayer
 
@@ -166,4 +117,5 @@ __all__ = [
     "ANALYSIS_AI",
     "compile_ahead",
     "kernels_of",
+    "mcts_settings",
 ]

@@ -1,4 +1,4 @@
-"""AI-vs-AI matches: ``blokus arena A B --games N [--move-time MS] [--seed S] [--jobs J] [--season 2027]``.
+"""AI-vs-AI matches (the library of ``blokus arena``, whose options ``cli.arena`` reads).
 
 Player A and player B each control one team. Games come in pairs: the same start piece (opening) is
 played twice with the seats swapped, so neither side profits from moving first or from a lucky start
@@ -9,35 +9,29 @@ score percentage of A (win 1, draw 1/2) with a 95 % Wilson confidence interval, 
 maximum time per move. Reproducible with ``--seed`` (up to the engines' timing: the search depth
 reached depends on the machine's speed). No Textual here: plain text to stderr and stdout.
 
-A player ``cmd:COMMAND`` (a team's own client) is played by a runner that ``main`` is given
-(``net.external_arena``, the ``blokus arena`` command): every game on an embedded server, judged by it.
+A player ``cmd:COMMAND`` (a team's own client) is played by ``net.external_arena.ExternalGames`` (chosen by
+``cli.arena`` from the player names): every game on an embedded server, judged by it.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import multiprocessing
-import os
 import random
 import sys
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 
-from ai import compile_ahead, make_player, player_names
+from ai import compile_ahead, make_player
 from ai.base import Engine
-from cli.args import Parser, milliseconds
 from model.moves import InvalidMove, Move
 from model.pieces import Shape, Team
 from model.record import GameRecord
 from model.result import Cause, GameResult, irregular_result, regular_result
-from model.season import DEFAULT_SEASON, SEASONS, season_named
+from model.season import DEFAULT_SEASON, season_named
 from model.state import GameState, move_of_placement
 
 EngineFactory = Callable[[int], Engine]  # seed -> engine
@@ -375,148 +369,3 @@ class Progress:
         if done == self.total:
             self.stream.write("\n")
         self.stream.flush()
-
-
-# builds the runner of the games with cmd: players (``net.external_arena``; ai/ does not import net/).
-# Arguments: player A, player B, the parsed options; raises ValueError with one line.
-ExternalRunners = Callable[[str, str, argparse.Namespace], GameRunner]
-
-
-def main(argv: list[str] | None = None, external: ExternalRunners | None = None) -> int:
-    parser = Parser("blokus arena", "AI-vs-AI games (one team each).")
-    names = ", ".join(player_names())
-    parser.add_argument(
-        "a",
-        help=f"player A: {names}, level1..level5, gtp:PATH:LEVEL (an external GTP "
-        "engine, e.g. Pentobi), mcts:KEY=VALUE,... (the default with other settings, "
-        "e.g. mcts:root_eval=0), cmd:COMMAND (your own client, started per game as "
-        "COMMAND -h 127.0.0.1 -p PORT -r CODE against an embedded server), or py:PATH[:CLASS] (your "
-        "player on blokus.player, run per game by blokus bot --player PATH --strict)",
-    )
-    parser.add_argument("b", help="player B (the same choices)")
-    parser.add_argument("--games", type=int, default=2, help="number of games (even: seats swapped per opening)")
-    parser.add_argument(
-        "--move-time",
-        type=milliseconds,
-        default=1600,
-        metavar="MS",
-        help="think time per move in ms, or with a unit (1.6s) (default 1600)",
-    )
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
-    parser.add_argument("--json", metavar="FILE", help="also write the summary and every game to FILE")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--save-replay", metavar="DIR", help="write every game as a replay file into DIR")
-    parser.add_argument(
-        "--season",
-        choices=sorted(SEASONS),
-        default=DEFAULT_SEASON.name,
-        metavar="2021|2027",
-        help="rules of the games: start pieces, first-move rule, turn limit (default 2021)",
-    )
-    parser.add_argument(
-        "--opening-turns",
-        type=int,
-        default=None,
-        help="turns played at random by the arena before the players take over (default 0, "
-        "4 with a gtp: player, which does not know the start piece)",
-    )
-    parser.add_argument(
-        "--ponder",
-        choices=("a", "b", "both"),
-        help="let A, B or both think on the opponent's time (give each pondering player a core: "
-        "--jobs at most half the cores)",
-    )
-    parser.add_argument(
-        "--untimed",
-        action="store_true",
-        help="no time limit per move: each player's own budget decides (mcts:count=N, a gtp: "
-        "level), to compare searches per simulation; --move-time is then only a safety cap",
-    )
-    parser.add_argument(
-        "--logs",
-        metavar="DIR",
-        help="where cmd: programs write their output, per game and seat (default: the --save-replay "
-        "DIR, else a new temporary directory)",
-    )
-    parser.add_argument(
-        "--join-timeout",
-        type=float,
-        default=30.0,
-        metavar="SECONDS",
-        help="a cmd: program that has not joined after this loses the game (default 30)",
-    )
-    args = parser.parse_args(argv)
-    if args.games < 1 or args.move_time < 1 or args.jobs < 1 or args.join_timeout <= 0:
-        parser.error("--games, --move-time, --jobs and --join-timeout must be positive")
-    limit_ms = season_named(args.season).soft_timeout_ms
-    # every game would be lost on time (the arena keeps the server's limit)
-    if args.move_time > limit_ms and not args.untimed:
-        parser.error(f"--move-time must be at most {limit_ms} ms, the season's time limit per move")
-    for name in (args.a, args.b):
-        if name.startswith("cmd:"):
-            continue
-        try:
-            if name.startswith("py:"):  # a team's player: played by a bot process per game (the runner)
-                from ai.pyplayer import load_player_class
-
-                load_player_class(name)
-                from model.fast import warm_up
-
-                warm_up()  # the player API's compiled engine: a first start compiles it here, not in a game
-                continue
-            make_player(name, 0)
-        except ValueError as exc:
-            parser.error(str(exc))
-        compile_ahead(name)  # the first start compiles the search: before the clock runs, not in a move
-    gtp = any(name.startswith("gtp:") for name in (args.a, args.b))
-    opening = args.opening_turns if args.opening_turns is not None else 4 if gtp else 0
-    if args.save_replay:
-        Path(args.save_replay).mkdir(parents=True, exist_ok=True)
-    runner = None
-    if any(name.startswith(("cmd:", "py:")) for name in (args.a, args.b)):
-        if external is None:
-            parser.error("cmd: and py: players are played by the blokus command's arena (blokus arena)")
-        if opening:
-            parser.error("--opening-turns cannot be used with a cmd: or py: player (the server starts every game)")
-        try:
-            runner = external(args.a, args.b, args)
-        except ValueError as exc:
-            parser.error(str(exc))
-    ponder = (args.ponder in ("a", "both"), args.ponder in ("b", "both"))
-    cores = os.cpu_count() or 1
-    if args.ponder and 2 * args.jobs > cores:  # a pondering player and its opponent both think all the time
-        print(
-            f"blokus arena: note: with --ponder each game keeps two cores busy; --jobs {args.jobs} on {cores} "
-            f"cores slows both players",
-            file=sys.stderr,
-        )
-    specs = make_specs(
-        args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening, ponder, not args.untimed
-    )
-    progress = None if args.quiet else Progress(len(specs))
-    try:
-        if runner is not None:
-            results = run_match(specs, None, None, args.jobs, progress, runner=runner)
-        else:
-            results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress)
-    except BrokenProcessPool:
-        print("blokus arena: a game process died (crashed or killed); the match is incomplete", file=sys.stderr)
-        return 1
-    s = summary(results, args.a, args.b)
-    print(
-        f"arena {args.a} vs {args.b}: {args.games} games, season {args.season}, {args.move_time} ms/move, "
-        f"seed {args.seed}, jobs {args.jobs}, opening turns {opening}"
-        + (f", pondering {args.ponder}" if args.ponder else "")
-        + (", untimed" if args.untimed else "")
-    )
-    print(format_table(s))
-    if args.json:
-        with open(args.json, "w") as fh:
-            games = [{**asdict(r), "result": None} for r in results]  # the model result is not JSON
-            json.dump({"args": vars(args), "summary": s, "games": games}, fh, indent=1)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ai.base import Engine, StopFlag
+from ai.builtin import mcts_player
 from ai.greedy import GreedyPlayer
 from ai.search import LookaheadPlayer
 from model.moves import Move
@@ -41,14 +42,12 @@ class CappedTime(Engine):
 
 def make_level(level: int, seed: int | None = None) -> Engine:
     """The player of strength ``level`` (1..5)."""
-    from ai import make_player  # the registry imports this module
-
     builders: dict[int, Callable[[], Engine]] = {
         1: lambda: GreedyPlayer(seed, noise=20.0),
         2: lambda: GreedyPlayer(seed, noise=6.0),
         3: lambda: GreedyPlayer(seed),
         4: lambda: CappedTime(LookaheadPlayer(seed), 0.4),
-        5: lambda: make_player("mcts", seed),
+        5: lambda: mcts_player(seed),
     }
     if level not in builders:
         raise ValueError(f"level must be one of {', '.join(map(str, LEVELS))}, not {level!r}")

@@ -134,6 +134,9 @@ class PyPlayer(Engine):
             self.team_player: api.Player = cls()
         except Exception as exc:
             raise PlayerLoadError(f"{path}: {cls.__name__}() failed: {_where(exc, path)}") from None
+        from model.fast import warm_up
+
+        warm_up()  # the compiled engine behind the API's GameState: loaded (or compiled) now, not in a move
         self._busy = threading.Lock()
         self._busy_turn = -1
         self._shown: set[str] = set()

@@ -47,7 +47,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FIRST_FRAME = """
 import asyncio, sys, time
 t0 = time.perf_counter()
-from tui.cli import build_local_app, play_parser
+from cli.play import play_parser
+from tui.launch import build_local_app
 args = play_parser().parse_args(sys.argv[1:])
 app = build_local_app(args)
 async def main():

@@ -1,7 +1,7 @@
 """The ``blokus`` command: a thin dispatcher to the subcommands.
 
-Each subcommand lives in its own package and is imported only when it is run, so that the commands
-without a user interface (``moves``, ``bot``, ``serve``, ``arena``) never import Textual.
+Each subcommand is a module of ``cli`` with ``main(argv) -> int``, imported only when it is run, so that the
+commands without a user interface (``moves``, ``bot``, ``serve``, ``arena``) never import Textual.
 """
 
 from __future__ import annotations
@@ -9,22 +9,19 @@ from __future__ import annotations
 import importlib
 import sys
 
-# name -> (module, function, one-line description). The function takes argv and returns an exit code.
-SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
-    "play": ("tui.cli", "play_main", "play in the terminal (local game, or on a server with -h/-p)"),
-    "replay": ("tui.cli", "replay_main", "step through a replay file (.xml or .xml.gz)"),
-    "bot": ("net.bot", "main", "headless player for a game server (contest start.sh uses this)"),
-    "serve": ("net.server", "main", "run a local game server speaking the official protocol"),
-    "arena": ("net.external_arena", "arena_main", "AI against AI, or your own client (cmd:COMMAND): score table"),
-    "analyse": ("ai.analyse_cli", "main", "find the mistakes and blunders of each team in replay files"),
-    "watch": ("tui.watch", "watch_main", "watch a live game on a server (admin protocol: observe, prepare)"),
-    "moves": (
-        "cli.moves",
-        "moves_main",
-        "list the legal moves of the colour to move in a state file or, with --turn N, in a replay",
-    ),
-    "bundle": ("net.bundle", "main", "build the contest upload (zip: start.sh, dependencies, compiled AI)"),
-    "new-player": ("cli.new_player", "new_player_main", "write a Python player of your own (player.py, tests, README)"),
+# name -> (one-line description); each runs ``cli.<name>.main(argv) -> int`` (the exit code; ``-`` in a name
+# is ``_`` in its module: new-player -> cli.new_player).
+SUBCOMMANDS: dict[str, str] = {
+    "play": "play in the terminal (local game, or on a server with -h/-p)",
+    "replay": "step through a replay file (.xml or .xml.gz)",
+    "bot": "headless player for a game server (contest start.sh uses this)",
+    "serve": "run a local game server speaking the official protocol",
+    "arena": "AI against AI, or your own client (cmd:COMMAND): score table",
+    "analyse": "find the mistakes and blunders of each team in replay files",
+    "watch": "watch a live game on a server (admin protocol: observe, prepare)",
+    "moves": "list the legal moves of the colour to move in a state file or, with --turn N, in a replay",
+    "bundle": "build the contest upload (zip: start.sh, dependencies, compiled AI)",
+    "new-player": "write a Python player of your own (player.py, its tests, a README)",
 }
 
 USAGE = """usage: blokus [SUBCOMMAND] [ARGS...]
@@ -41,7 +38,7 @@ season where it cannot be read from a server or a file (default 2021).
 
 
 def usage() -> str:
-    lines = "\n".join(f"  {name:<10} {desc}" for name, (_, _, desc) in SUBCOMMANDS.items())
+    lines = "\n".join(f"  {name:<10} {desc}" for name, desc in SUBCOMMANDS.items())
     return USAGE.format(lines=lines)
 
 
@@ -66,8 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    module_name, func_name, _ = SUBCOMMANDS[name]
-    func = getattr(importlib.import_module(module_name), func_name)
+    func = importlib.import_module(f"cli.{name.replace('-', '_')}").main
     try:
         return int(func(args) or 0)
     except KeyboardInterrupt:

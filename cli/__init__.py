@@ -1,1 +1,3 @@
-"""The command line: argument helpers shared by every subcommand (``cli.args``) and ``blokus moves``."""
+"""The commands: one module per ``blokus`` subcommand, each with ``main(argv) -> int`` (``blokus`` is their
+table); ``cli.options`` holds the parser and the option groups they share, ``cli.players`` the one parser of
+player names. Nothing below this package imports it."""

@@ -14,7 +14,8 @@ from __future__ import annotations
 import sys
 import time
 
-from cli.args import Parser, Spinner
+from ai.spinner import Spinner
+from cli.options import Parser
 from model import numba_cache
 from model.convert import state_from_xml
 from model.fast import FastState, warm_up
@@ -84,7 +85,7 @@ def _replay_state(path: str, turn: int, season: Season | None = None) -> GameSta
     )
 
 
-def moves_main(argv: list[str]) -> int:
+def main(argv: list[str]) -> int:
     parser = Parser("blokus moves", "Print every distinct legal SetMove of the colour to move, one per line.")
     parser.add_argument("files", nargs="+", metavar="FILE", help="a <state> or memento <room> XML file")
     parser.add_argument("--count", action="store_true", help="print only the number of legal moves")

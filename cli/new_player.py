@@ -13,7 +13,8 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from cli.args import EXIT_OK, EXIT_USAGE, Parser
+from cli.options import Parser
+from model.exits import EXIT_OK, EXIT_USAGE
 
 TEMPLATES = "templates/new_player"
 SUFFIX = ".template"
@@ -30,7 +31,7 @@ def template_files() -> dict[str, str]:
     }
 
 
-def new_player_main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = Parser(
         "blokus new-player",
         "Write a Python player of your own into DIR (player.py, its tests, a README): it plays at once "

@@ -4,10 +4,10 @@
   as typed events (``Joined``, ``Welcome``, ``StateChanged``, ``MoveRequested``, ``GameOver``,
   ``ServerError``, ``Left``, ``Ignored``, ``Sent``, and always a final ``Closed``), each with its raw XML.
 * ``net.engine_process`` — ``ProcessPlayer``: an ``ai`` engine in a worker process (bot default).
-* ``net.bot`` — ``blokus bot`` (``main(argv)``), used by ``start.sh``.
+* ``net.bot`` — ``Bot`` and ``BotOptions``: the headless player of ``blokus bot`` (``cli.bot``), used by ``start.sh``.
 * ``net.rooms`` — game rooms of the local server (rules, time limits, results) without sockets.
 * ``net.wire`` — what the server sends, serialized through ``model.messages``.
-* ``net.server`` — ``blokus serve`` (``main(argv)``), ``GameServer``, ``ServerConfig``.
+* ``net.server`` — ``GameServer``, ``ServerConfig``, ``serve(config)`` (``blokus serve``: ``cli.serve``).
 
 Nothing here imports Textual.
 """

@@ -1,4 +1,5 @@
-"""``blokus bot``: the headless autopilot for a game server (the contest's ``start.sh`` runs this).
+"""The headless autopilot for a game server (``blokus bot``, whose options ``cli.bot`` reads; the contest's
+``start.sh`` runs it).
 
 Connects, joins (reservation, room id, or any open game), answers every move request within the time
 limit (``ai.controller``), prints a one-line summary after the result and exits 0. On a refused or
@@ -8,7 +9,6 @@ reason to stderr and exits non-zero (1: connection, 3: protocol or server error)
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import random
@@ -16,18 +16,18 @@ import sys
 import threading
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ai import DEFAULT_AI, compile_ahead, make_player, player_names
 from ai.base import Engine
-from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS, decide, warm_up
-from ai.pyplayer import PREFIX as PY_PREFIX
+from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide, warm_up
 from ai.pyplayer import PyPlayer, is_python_player
-from cli.args import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL, Parser, milliseconds, port, wait_time
+from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL
 from model.record import GameRecord
 from model.result import GameResult, end_texts
-from model.season import DEFAULT_PORT, SEASONS, Season, season_named
+from model.season import DEFAULT_PORT, Season
 from model.text import printable
 from net.connection import (
     Closed,
@@ -54,89 +54,32 @@ JOIN_WAIT_S = 4.0  # at most this long for the compiled AI before joining (loadi
 RESULT_GRACE_S = 5.0  # after the result, how long to wait for <left> before leaving anyway
 GAME_OVER_WAIT_S = 2.0  # how long the team's on_game_over may take before the bot exits anyway
 MISTAKES_SHOWN = 3  # the team player's mistakes named in the summary
-EXIT_PLAYER = 4  # the team's player cannot be loaded, or failed under --strict
-REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = Parser(
-        "blokus bot",
-        "Headless computer player for a Software-Challenge Blokus server (season 2021 or "
-        "2027; the season is read from the server's first state).",
-    )
-    p.add_argument("-?", action="help", help=argparse.SUPPRESS)
-    p.add_argument("-h", "--host", default="localhost", help="server host (default localhost)")
-    p.add_argument("-p", "--port", type=port, default=DEFAULT_PORT, help=f"server port (default {DEFAULT_PORT})")
-    p.add_argument("-r", "--reservation", help="reservation code of a prepared game (joinPrepared)")
-    p.add_argument("--room", help="join this room id (joinRoom, 21.4.0 servers)")
-    p.add_argument(
-        "--season",
-        choices=sorted(SEASONS),
-        metavar="2021|2027",
-        help="the season to ask for: a plain join sends its gameType (default: 2021's, then 2027's if "
-        "the server drops that join); the server's states decide in the end",
-    )
-    p.add_argument(
-        "--ai",
-        default=None,
-        help=f"computer player: {', '.join(player_names())}, level1..level5 (default {DEFAULT_AI})",
-    )
-    p.add_argument(
-        "--player",
-        metavar="PATH[:CLASS]",
-        help="play with your own Python player instead of ours: a blokus.player.Player subclass in PATH "
-        "(docs/player-api.md); a move it gets wrong (an exception, an illegal or a late move) is replaced "
-        "by a legal one, shown on stderr and counted in the summary",
-    )
-    p.add_argument(
-        "--strict",
-        action="store_true",
-        help="judge your player's mistakes as the contest does: an illegal move is sent as it is, a late "
-        "one late, and an exception leaves the game (blokus arena plays py: players so)",
-    )
-    p.add_argument("--seed", type=int, help="seed of the computer player")
-    p.add_argument(
-        "--move-time",
-        type=milliseconds,
-        default=DEFAULT_THINK_MS,
-        metavar="MS",
-        help=f"think time per move from the arrival of the request, in ms or with a unit (1.6s) "
-        f"(default {DEFAULT_THINK_MS}; at most {HARD_CUTOFF_MS - STOP_MARGIN_MS}: the move is sent "
-        f"by {HARD_CUTOFF_MS} ms)",
-    )
-    p.add_argument(
-        "--ponder",
-        action=argparse.BooleanOptionalAction,
-        default=False,
-        help="think on the opponent's time too (its next move starts from a grown tree; uses a core "
-        "while the opponent thinks; default off)",
-    )
-    p.add_argument(
-        "--engine",
-        choices=("process", "thread"),
-        default="process",
-        help="run the computer player in its own process (default; keeps the timing on a loaded "
-        "machine) or in a thread",
-    )
-    p.add_argument("--hard-limit", type=int, default=HARD_CUTOFF_MS, metavar="MS", help=argparse.SUPPRESS)
-    p.add_argument(
-        "--idle-timeout",
-        type=wait_time,
-        default=DEFAULT_IDLE_TIMEOUT_S,
-        metavar="TIME",
-        help=f"give up when the server sends nothing for TIME, before the game starts or between "
-        f"messages (default {DEFAULT_IDLE_TIMEOUT_S:g}s; ms unless given as e.g. 60s; 0: wait for "
-        f"ever). After the result the bot waits at most {RESULT_GRACE_S:g}s for <left>",
-    )
-    p.add_argument("--log", type=Path, metavar="FILE", help="write a log with the raw XML traffic to FILE")
-    p.add_argument("--save-replay", type=Path, metavar="DIR", help="write the game as a replay file into DIR")
-    p.add_argument("-v", "--verbose", action="count", default=0, help="log moves and timing to stderr (-vv: XML)")
-    return p
+@dataclass(frozen=True)
+class BotOptions:
+    """What the bot is told (``cli.bot`` reads it from the command line)."""
+
+    host: str = "localhost"
+    port: int = DEFAULT_PORT
+    reservation: str | None = None  # joinPrepared
+    room: str | None = None  # joinRoom
+    season: Season | None = None  # the season a plain join asks for (None: 2021's, then 2027's)
+    ai: str | None = None  # a player name (``cli.players``); None: the default AI
+    seed: int | None = None
+    move_time: int = DEFAULT_THINK_MS  # ms from the arrival of a move request
+    ponder: bool = False
+    engine: str = "process"  # "process" or "thread"
+    hard_limit: int = HARD_CUTOFF_MS  # ms
+    idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT_S  # s; None: wait for ever
+    save_replay: Path | None = None
+    strict: bool = False  # a team's py: player: judge its mistakes as the contest does (no fallback)
 
 
 class Bot:
-    def __init__(self, args: argparse.Namespace, player: Engine | None = None) -> None:
-        self.args = args
+    def __init__(self, options: BotOptions, player: Engine | None = None) -> None:
+        """``player``: the one to play with, already built (a team's ``py:`` player loaded by ``cli.bot``)."""
+        self.options = args = options
         name = args.ai or _default_ai()
         self.player: ProcessPlayer | Engine
         self.team_code = is_python_player(name)  # a team's own player: its mistakes are shown and counted
@@ -152,7 +95,7 @@ class Bot:
             self.player = make_player(name, seed=args.seed)
         self.ai_name = name
         self.rng = random.Random(args.seed)
-        self.season = season_named(args.season) if getattr(args, "season", None) else None
+        self.season = args.season
         self.conn = self._connect(self.season)
         self.record = GameRecord()  # every state received, for the replay
         self.result: GameResult | None = None
@@ -168,13 +111,13 @@ class Bot:
         self._game_over: threading.Thread | None = None
 
     def _connect(self, season: Season | None) -> Connection:
-        return Connection(self.args.host, self.args.port, on_traffic=self._traffic, season=season)
+        return Connection(self.options.host, self.options.port, on_traffic=self._traffic, season=season)
 
     def _traffic(self, direction: str, text: str) -> None:
         xml_log.debug("%s %s", "<<" if direction == "in" else ">>", text)
 
     async def run(self) -> int:
-        args = self.args
+        args = self.options
         warm_up()
         if self.team_code:
             from model.fast import warm_up as warm_up_engine
@@ -271,7 +214,7 @@ class Bot:
 
     def _wait_limit(self) -> float | None:
         """Seconds to wait for the next event: the idle timeout, none while we think, a grace after the result."""
-        idle = self.args.idle_timeout
+        idle = self.options.idle_timeout
         if self.result is not None:
             return RESULT_GRACE_S if idle is None else min(idle, RESULT_GRACE_S)
         if self._answer is not None and not self._answer.done():
@@ -321,15 +264,14 @@ class Bot:
             self.unanswered = "no state before it" if state is None else "the game in the last state is over"
             log.error("move request: cannot answer (%s)", self.unanswered)
             return
-        strict = bool(self.args.strict)
         decision = await decide(
             self.player,
             state,
             request.at,
-            think_ms=self.args.move_time,
-            hard_ms=self.args.hard_limit,
+            think_ms=self.options.move_time,
+            hard_ms=self.options.hard_limit,
             rng=self.rng,
-            strict=strict,
+            strict=self.options.strict,
         )
         if decision.source.startswith(("fallback", "strict")) and self.team_code:
             await self._team_mistake(state, decision)
@@ -345,7 +287,7 @@ class Bot:
             return
         self.moves += 1
         self.max_elapsed = max(self.max_elapsed, time.monotonic() - request.at)
-        if self.args.ponder:
+        if self.options.ponder:
             after = state.copy()
             after.play(decision.move)  # legal: the controller checked it
             if not after.is_over:
@@ -410,7 +352,7 @@ class Bot:
         return code
 
     def _save_replay(self) -> None:
-        directory = self.args.save_replay
+        directory = self.options.save_replay
         if directory is None or not self.record.states:
             return
         from model.replay import new_replay_path, write_replay
@@ -454,68 +396,3 @@ def _default_ai() -> str:
 
 
 xml_log = logging.getLogger("blokus.xml")
-
-
-class _Repeats(logging.Filter):
-    """Shows a kind of log line (same logger and format string) at most ``REPEATS_SHOWN`` times: a server
-    that sends 200 unrequested move requests gives a few lines, not 200."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.seen: dict[tuple[str, object], int] = {}
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        key = (record.name, record.msg)
-        count = self.seen[key] = self.seen.get(key, 0) + 1
-        if count == REPEATS_SHOWN:
-            record.msg = f"{record.msg} (further lines like this are not shown)"
-        return count <= REPEATS_SHOWN
-
-
-def _setup_logging(args: argparse.Namespace) -> None:
-    root = logging.getLogger()
-    root.setLevel(logging.DEBUG)
-    console = logging.StreamHandler(sys.stderr)
-    # default: nothing but the bot's own final line on stderr (warnings go to --log)
-    console.setLevel(
-        logging.CRITICAL + 1 if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
-    )
-    console.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-    if args.verbose < 2:
-        console.addFilter(lambda record: record.name != "blokus.xml")
-        console.addFilter(_Repeats())
-    root.addHandler(console)
-    if args.log is not None:
-        try:
-            handler = logging.FileHandler(args.log, encoding="utf-8")
-        except OSError as exc:
-            raise SystemExit(f"blokus bot: cannot open log file: {exc}") from None
-        handler.setLevel(logging.DEBUG)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
-        root.addHandler(handler)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.player is not None:
-        if args.ai is not None:
-            parser.error("--player and --ai name two players: give one")
-        args.ai = args.player if is_python_player(args.player) else PY_PREFIX + args.player
-    player = None
-    if args.ai is not None:
-        try:
-            # every name the arena knows: levels and variants too; a team's player is loaded here once
-            player = make_player(args.ai, args.seed if is_python_player(args.ai) else 0)
-        except ValueError as exc:
-            if is_python_player(args.ai):
-                print(f"blokus bot: {exc}", file=sys.stderr)
-                return EXIT_PLAYER
-            parser.error(str(exc))
-        if not is_python_player(args.ai):
-            player = None  # built again by the bot (in its engine process)
-    _setup_logging(args)
-    try:
-        return asyncio.run(Bot(args, player).run())
-    except KeyboardInterrupt:
-        return 130

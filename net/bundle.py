@@ -16,7 +16,6 @@ The contest system unpacks the zip into a fresh container with a plain ``python3
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import os
 import re
@@ -29,7 +28,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from cli.args import Parser
+from ai import DEFAULT_AI
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("blokus", "model", "ai", "net", "tui", "cli")
@@ -38,7 +37,6 @@ UI_ONLY = {"textual"}  # dependencies only the terminal UI needs: not in the bot
 PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64")  # glibc 2.17 and up; numpy and numba need 2.28
 MAX_ZIP_MIB = 120  # the contest's limit
 PRUNED = re.compile(r"(^|/)(tests?|__pycache__)(/|$)")  # never imported by the bot
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 START_SH = """#!/bin/sh
 # The contest upload's entry point, made by `blokus bundle`: start.sh -h HOST -p PORT -r RESERVATION.
@@ -66,31 +64,6 @@ PYTHONPATH="$DIR:$DIR/deps" PYTHONDONTWRITEBYTECODE=1 PYTHONNOUSERSITE=1 NUMBA_C
 
 class BundleError(Exception):
     """A step failed: one line for the user."""
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = Parser(
-        "blokus bundle",
-        "Build the contest upload: a zip with start.sh at its root, the project, its "
-        "dependencies installed for the target Python and the AI compiled for any x86-64 "
-        "CPU. Arguments after -- are baked into start.sh for blokus bot (e.g. -- --ponder).",
-    )
-    p.add_argument("zip", type=Path, metavar="FILE.zip", help="the zip to write")
-    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    p.add_argument(
-        "--python",
-        default=here,
-        metavar="3.X",
-        help=f"the contest's Python version (default {here}, this one); python3.X must be installed "
-        f"here to compile the AI",
-    )
-    p.add_argument(
-        "--no-cache",
-        action="store_true",
-        help="leave the compiled AI out (the bot then compiles it on every start, playing with the "
-        "Python search meanwhile)",
-    )
-    return p
 
 
 def _say(text: str) -> None:
@@ -254,16 +227,17 @@ def write_zip(stage: Path, target: Path) -> int:
 
 
 def bundle(
-    target: Path, version: str, bot_args: list[str], *, with_cache: bool = True, wheels: Path | None = None
+    target: Path,
+    version: str,
+    bot_args: list[str],
+    *,
+    ai: str = DEFAULT_AI,
+    with_cache: bool = True,
+    wheels: Path | None = None,
 ) -> int:
-    """Build the upload; returns its size in bytes. ``wheels``: a folder to download into (kept, reused)."""
-    from ai import DEFAULT_AI, player_names
-    from net.bot import build_parser as bot_parser
-
-    parsed = bot_parser().parse_args(bot_args)  # a bad baked-in argument fails now, not in the contest
-    ai = parsed.ai or DEFAULT_AI
-    if ai not in player_names() and not ai.startswith(("mcts:", "level")):
-        raise BundleError(f"unknown AI {ai!r} in the bot's arguments; choose one of {', '.join(player_names())}")
+    """Build the upload; returns its size in bytes. ``bot_args`` are baked into start.sh (``cli.bundle``
+    checks them first), ``ai`` is the player they name (its kernels are compiled in). ``wheels``: a folder
+    to download into (kept, reused)."""
     python = target_python(version)
     with tempfile.TemporaryDirectory(prefix="blokus-bundle-") as tmp:
         stage = Path(tmp) / "upload"
@@ -285,25 +259,3 @@ def bundle(
             _say(f"compiled in {time.monotonic() - started:.0f} s")
         compile_bytecode(stage, python)
         return write_zip(stage, target)
-
-
-def main(argv: list[str] | None = None) -> int:
-    args_in = list(sys.argv[1:] if argv is None else argv)
-    bot_args: list[str] = []
-    if "--" in args_in:
-        cut = args_in.index("--")
-        args_in, bot_args = args_in[:cut], args_in[cut + 1 :]
-    args = build_parser().parse_args(args_in)
-    if not re.fullmatch(r"3\.\d+", args.python):
-        build_parser().error(f"--python wants 3.X, not {args.python!r}")
-    try:
-        size = bundle(args.zip, args.python, bot_args, with_cache=not args.no_cache)
-    except BundleError as exc:
-        _say(str(exc))
-        return EXIT_FAIL
-    mib = size / 2**20
-    if mib > MAX_ZIP_MIB:
-        _say(f"{args.zip} is {mib:.1f} MiB: more than the contest's {MAX_ZIP_MIB} MiB")
-        return EXIT_FAIL
-    print(f"blokus bundle: {args.zip} ({mib:.1f} MiB): upload it; the contest runs start.sh", flush=True)
-    return EXIT_OK

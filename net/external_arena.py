@@ -1,4 +1,5 @@
-"""``blokus arena`` with ``cmd:`` players: every game on an embedded server, judged as the contest judges.
+"""The games of ``blokus arena`` (``cli.arena``) with ``cmd:`` players: every game on an embedded server,
+judged as the contest judges.
 
 A ``py:PATH[:CLASS]`` player (a team's ``blokus.player.Player``) plays as the contest runs it: a
 ``blokus bot --player PATH --strict`` process per game, so its mistakes are named forfeits.
@@ -14,18 +15,14 @@ temporary directory).
 
 from __future__ import annotations
 
-import argparse
 import sys
-import tempfile
-from pathlib import Path
 
 from ai.arena import ArenaGame, GameSpec
-from ai.arena import main as arena_cli
 from ai.pyplayer import is_python_player, split_name
 from model.pieces import Shape, Team
 from model.replay import new_replay_path
 from model.season import season_named
-from net.external import HostedGame, ProgramError, Seat, check_program, is_program, program_argv, program_label
+from net.external import HostedGame, ProgramError, Seat, is_program, program_argv, program_label
 from net.rooms import Timeouts
 
 BOT_IDLE_TIMEOUT = "120s"  # our bot gives up if the server says nothing for this long (it never hangs)
@@ -141,22 +138,3 @@ def _label(name: str) -> str:
         path, cls = split_name(name)
         return path.name + (f":{cls}" if cls else "")
     return program_label(name)
-
-
-def runner(a: str, b: str, args: argparse.Namespace) -> ExternalGames:
-    """The runner of ``ai.arena.main`` for matches with ``cmd:`` and ``py:`` players (ValueError: one line)."""
-    for name in (a, b):
-        if is_program(name):
-            try:
-                check_program(name)
-            except ProgramError as exc:
-                raise ValueError(str(exc)) from None
-    log_dir = args.logs or args.save_replay or tempfile.mkdtemp(prefix="blokus-arena-logs-")
-    Path(log_dir).mkdir(parents=True, exist_ok=True)
-    print(f"blokus arena: the programs' output goes to {log_dir}", file=sys.stderr)
-    return ExternalGames(a, b, str(log_dir), join_timeout=args.join_timeout)
-
-
-def arena_main(argv: list[str] | None = None) -> int:
-    """``blokus arena``: ``ai.arena``'s match, with ``cmd:`` players played on embedded servers."""
-    return arena_cli(argv, external=runner)

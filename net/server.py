@@ -13,7 +13,6 @@ each game in the official replay format.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import collections
 import concurrent.futures
@@ -32,11 +31,9 @@ from pathlib import Path
 
 from lxml import etree
 
-from cli.args import Parser, at_least_one, check_start_piece, listen_port, plural, wait_time
-from cli.args import season as season_type
-from cli.args import shape as shape_type
 from model import convert
 from model import messages as M
+from model.exits import plural
 from model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer
 from model.moves import MoveMistake
 from model.pieces import Shape, Team
@@ -641,119 +638,8 @@ def save_replay(directory: Path, room: Room) -> Path:
     return path
 
 
-# --- command line -------------------------------------------------------------------------------------
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = Parser(
-        "blokus serve", "Local game server for Software-Challenge Blokus, official protocol of the chosen season."
-    )
-    p.add_argument(
-        "--season",
-        type=season_type,
-        default=DEFAULT_SEASON,
-        metavar="2021|2027",
-        help="the game and its wire form: 2021 (swc_2021_blokus, default) or 2027 (swc_2027_blokus)",
-    )
-    p.add_argument(
-        "-p", "--port", type=listen_port, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0: any)"
-    )
-    p.add_argument("-h", "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--password", help="administrator password (authenticate); without it admin requests fail")
-    p.add_argument("--no-timeout", action="store_true", help="no time limits (e.g. for human players)")
-    p.add_argument(
-        "--soft-timeout",
-        type=int,
-        metavar="MS",
-        help=f"soft limit per move (the season's, {DEFAULT_SEASON.soft_timeout_ms})",
-    )
-    p.add_argument(
-        "--hard-timeout",
-        type=int,
-        metavar="MS",
-        help=f"hard limit per move (the season's, {DEFAULT_SEASON.hard_timeout_ms})",
-    )
-    p.add_argument("--start-piece", type=shape_type, help="start piece of every game (e.g. PENTO_L; PENTO_X in 2027)")
-    p.add_argument("--seed", type=int, help="seed for start pieces and room ids (reproducible games)")
-    p.add_argument("--paused", action="store_true", help="games created by <join> start paused")
-    p.add_argument("--save-replay", type=Path, metavar="DIR", help="write every game as a replay file into DIR")
-    p.add_argument(
-        "--encode-workers",
-        type=int,
-        default=1,
-        metavar="N",
-        help="processes that serialize game states, keeping the event loop free (default 1; 0: none)",
-    )
-    defaults = ConnectionLimits()
-    p.add_argument(
-        "--idle-timeout",
-        type=wait_time,
-        default=defaults.idle_timeout,
-        metavar="TIME",
-        help=f"close connections that have not joined or authenticated after TIME (default "
-        f"{defaults.idle_timeout:g}s; ms unless given as e.g. 30s; 0: never)",
-    )
-    p.add_argument(
-        "--max-connections",
-        type=at_least_one,
-        default=defaults.max_connections,
-        metavar="N",
-        help=f"clients at once (default {defaults.max_connections})",
-    )
-    p.add_argument(
-        "--max-per-address",
-        type=at_least_one,
-        default=defaults.max_per_address,
-        metavar="N",
-        help=f"clients at once from one address (default {defaults.max_per_address})",
-    )
-    p.add_argument("-v", "--verbose", action="count", default=0, help="log to stderr (-vv: debug)")
-    return p
-
-
-def config_from_args(args: argparse.Namespace) -> ServerConfig:
-    season = args.season
-    soft = season.soft_timeout_ms if args.soft_timeout is None else args.soft_timeout
-    hard = season.hard_timeout_ms if args.hard_timeout is None else args.hard_timeout
-    timeouts = Timeouts(None, None) if args.no_timeout else Timeouts(soft / 1000, hard / 1000)
-    return ServerConfig(
-        host=args.host,
-        port=args.port,
-        password=args.password,
-        timeouts=timeouts,
-        start_piece=args.start_piece,
-        seed=args.seed,
-        replay_dir=args.save_replay,
-        paused=args.paused,
-        encode_workers=max(0, args.encode_workers),
-        season=season,
-        connections=ConnectionLimits(
-            max_connections=args.max_connections, max_per_address=args.max_per_address, idle_timeout=args.idle_timeout
-        ),
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if (problem := check_start_piece(args.start_piece, args.season)) is not None:
-        parser.error(f"argument --start-piece: {problem}")
-    soft = args.season.soft_timeout_ms if args.soft_timeout is None else args.soft_timeout
-    hard = args.season.hard_timeout_ms if args.hard_timeout is None else args.hard_timeout
-    if not args.no_timeout and not 0 < soft <= hard:
-        parser.error("--soft-timeout and --hard-timeout must be positive, the soft limit at most the hard one")
-    if args.encode_workers < 0:
-        parser.error("--encode-workers must be 0 or more")
-    level = logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
-    config = config_from_args(args)
-    try:
-        return asyncio.run(_serve(config))
-    except KeyboardInterrupt:
-        return 130
-
-
-async def _serve(config: ServerConfig) -> int:
+async def serve(config: ServerConfig) -> int:
+    """``blokus serve``: listen, serve until SIGINT/SIGTERM, say how many games were played; the exit code."""
     server = GameServer(config)
     try:
         await server.start()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import sys
 import threading
@@ -20,13 +19,13 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from cli.args import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL, Parser, milliseconds, port
 from model import convert
 from model import messages as M
+from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL
 from model.pieces import Team
 from model.replay import ColorRemoved, MoveEvent, Replay, new_replay_path
 from model.result import end_texts, result_to_data
-from model.season import DEFAULT_PORT, DEFAULT_SEASON, GAME_TYPE, SEASONS, Season, season_of_game_type
+from model.season import DEFAULT_SEASON, GAME_TYPE, SEASONS, Season, season_of_game_type
 from net.connection import (
     Closed,
     Connection,
@@ -285,75 +284,6 @@ def _short(move_text: str) -> str:
     return move_text.split(" ", 1)[1] if " " in move_text else move_text
 
 
-# --- the command ----------------------------------------------------------------------------------------
-
-
-def build_parser() -> argparse.ArgumentParser:
-    from ai import ANALYSIS_AI, player_names
-
-    p = Parser(
-        "blokus watch",
-        "Watch a live game on a game server as administrator: an existing room (--room), or "
-        "a new one (--prepare NAME1 NAME2 prints the two reservation codes for the players).",
-    )
-    p.add_argument("-?", action="help", help=argparse.SUPPRESS)
-    p.add_argument("-h", "--host", default="localhost", help="server host (default localhost)")
-    p.add_argument("-p", "--port", type=port, default=DEFAULT_PORT, help=f"server port (default {DEFAULT_PORT})")
-    p.add_argument(
-        "--password",
-        default="examplepassword",
-        help="administrator password (server.properties / blokus serve --password; default examplepassword)",
-    )
-    which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("--room", metavar="ID", help="observe this room")
-    which.add_argument(
-        "--prepare",
-        nargs=2,
-        metavar=("NAME1", "NAME2"),
-        help="prepare a game for two players (NAME1 = team ONE) and watch it",
-    )
-    p.add_argument(
-        "--season",
-        choices=sorted(GAME_TYPES),
-        default=DEFAULT_SEASON.name,
-        help="game type of a prepared game (default 2021 = swc_2021_blokus)",
-    )
-    p.add_argument("--text", action="store_true", help="print the moves as lines instead of the TUI")
-    p.add_argument("--analyse", action="store_true", help="analyse every move as it is played")
-    p.add_argument(
-        "--time",
-        type=milliseconds,
-        default=300,
-        metavar="MS",
-        help="analysis: engine time per position (default 300; 0.5s works too)",
-    )
-    p.add_argument(
-        "--ai",
-        default=None,
-        metavar="NAME",
-        help=f"analysis engine ({', '.join(player_names())}; default {ANALYSIS_AI})",
-    )
-    p.add_argument("--save-replay", type=Path, metavar="DIR", help="write the game as a replay into DIR at the end")
-    p.add_argument("--light", action="store_true", help="light theme (TUI)")
-    p.add_argument("--log", default=None, metavar="FILE", help="log file")
-    return p
-
-
-def parse_args(argv: list[str]) -> argparse.Namespace:
-    from ai import player_names
-    from ai.analysis import MAX_TIME
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.ai is not None and args.ai not in player_names():
-        parser.error(f"unknown AI {args.ai!r}; choose one of {', '.join(player_names())}")
-    if args.time > MAX_TIME * 1000:
-        parser.error(f"--time: at most {MAX_TIME:g} s per position, not {args.time / 1000:g} s")
-    if args.prepare is not None and any(not name.strip() for name in args.prepare):
-        parser.error("--prepare needs two non-empty player names")
-    return args
-
-
 def make_watcher(args: argparse.Namespace, on_traffic: Callable[[str, str], None] | None = None) -> Watcher:
     prepare = tuple(args.prepare) if args.prepare else None
     return Watcher(
@@ -362,7 +292,7 @@ def make_watcher(args: argparse.Namespace, on_traffic: Callable[[str, str], None
         args.password,
         room=args.room,
         prepare=prepare,
-        game_type=GAME_TYPES[args.season],
+        game_type=args.season.game_type,
         on_traffic=on_traffic,
     )
 
@@ -420,11 +350,3 @@ async def watch_text(
                 print(f"blokus watch: cannot save the replay: {exc.strerror or exc}", file=err)
                 code = code or EXIT_CONNECTION
     return code
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The text form of ``blokus watch`` (the TUI's entry point falls back to it with --text)."""
-    args = parse_args(list(sys.argv[1:] if argv is None else argv))
-    with contextlib.suppress(KeyboardInterrupt):
-        return asyncio.run(watch_text(args))
-    return 130

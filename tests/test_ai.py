@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ai import DEFAULT_AI, Engine, RandomPlayer, make_player, player_names
-from ai.arena import main as arena_main
 from ai.arena import make_specs, summary, wilson
 from ai.base import TimeKeeper
 from ai.evaluate import evaluate, terminal_value
+from cli.arena import main as arena_main
 from model.moves import SetMove, SkipMove
 from model.pieces import COLORS, SHAPES, Color, Shape
 from model.season import DEFAULT_SEASON

@@ -148,7 +148,7 @@ def test_progress_line_fits_the_terminal():
     """A progress line that wraps cannot be rewritten in place: on 80 columns it stays below 80."""
     import io
 
-    from ai.analyse_cli import _Progress
+    from cli.analyse import _Progress
 
     progress = _Progress("replays/" + "very-long-name-" * 8 + ".xml", io.StringIO(), quiet=False)
     for columns in (80, 40, 24):

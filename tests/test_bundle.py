@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from model.exits import EXIT_OK
 from net.bundle import _installed_name, bundle
-from net.watch import EXIT_OK, Watcher, watch_text
+from net.watch import Watcher, watch_text
 from tests.test_net_support import HOST, start_server
 from tests.test_watch import PASSWORD, run_bot, watch_args
 
@@ -142,9 +143,9 @@ async def test_a_read_only_upload_started_bare_joins_a_prepared_game_and_plays(u
 
 
 def test_bad_baked_in_arguments_fail_before_anything_is_built(tmp_path, capsys):
-    from net.bundle import BundleError
+    from cli.bundle import main as bundle_main
 
-    with pytest.raises(BundleError, match="unknown AI"):
-        bundle(tmp_path / "x.zip", VERSION, ["--ai", "nobody"])
+    assert bundle_main([str(tmp_path / "x.zip"), "--", "--ai", "nobody"]) == 1
+    assert "unknown AI 'nobody'" in capsys.readouterr().err
     assert not (tmp_path / "x.zip").exists()
     assert os.listdir(tmp_path) == []

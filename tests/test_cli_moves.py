@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import blokus
-from cli.moves import moves_main
+from cli.moves import main as moves_main
 from model.moves import parse_move
 from model.pieces import Shape
 from model.state import GameState
@@ -57,7 +57,7 @@ def test_dispatcher_help_lists_subcommands(capsys):
 def test_commands_without_ui_do_not_import_textual():
     code = (
         "import sys, blokus\n"
-        "for name in ('cli.moves', 'net.bot', 'net.server', 'ai.arena'):\n"
+        "for name in ('cli.moves', 'cli.bot', 'cli.serve', 'cli.arena', 'cli.bundle', 'cli.analyse'):\n"
         "    __import__(name)\n"
         "print('textual' in sys.modules)\n"
     )
@@ -114,7 +114,7 @@ def test_the_first_start_spinner_turns_on_a_terminal_only():
     import io
     import threading
 
-    from cli.args import Spinner
+    from ai.spinner import Spinner
 
     class Terminal(io.StringIO):
         def __init__(self) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from cli.arena import main as arena_main
 from model.pieces import Team
 from model.replay import load_replay
 from model.result import Cause
@@ -24,7 +25,6 @@ from net.external import (
     program_argv,
     program_label,
 )
-from net.external_arena import arena_main
 from net.rooms import Timeouts
 
 CLIENT = [sys.executable, str(Path(__file__).with_name("ext_client.py"))]
@@ -192,9 +192,9 @@ def test_the_arena_refuses_a_program_it_cannot_start(capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
-def test_the_plain_arena_names_where_cmd_players_are_played(capsys):
-    from ai.arena import main
+def test_the_player_name_chooses_where_a_game_is_played():
+    from cli.players import PlayerKind, parse_player
 
-    with pytest.raises(SystemExit):
-        main([CMD, "level1"])
-    assert "blokus arena" in capsys.readouterr().err
+    program, ours = parse_player(CMD), parse_player("level1")
+    assert (program.kind, program.external) == (PlayerKind.CMD, True)  # on an embedded server, per game
+    assert (ours.kind, ours.external) == (PlayerKind.LEVEL, False)  # in-process

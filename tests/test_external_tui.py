@@ -110,7 +110,8 @@ async def test_a_program_that_never_joins_is_named_in_the_end_dialog(tmp_path):
 
 
 def test_the_command_line_starts_the_program_on_the_other_seat(tmp_path, monkeypatch):
-    from tui.cli import play_main, play_parser
+    from cli.play import main as play_main
+    from cli.play import play_parser
     from tui.external import build_external_app
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

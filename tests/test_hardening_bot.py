@@ -129,7 +129,7 @@ def test_idle_timeout_values():
 
     import pytest
 
-    from cli.args import wait_time
+    from cli.options import wait_time
 
     assert wait_time("300s") == 300 and wait_time("300000") == 300 and wait_time("1500ms") == 1.5
     assert wait_time("0") is None and wait_time("0s") is None  # no limit

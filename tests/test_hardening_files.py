@@ -10,7 +10,7 @@ import zlib
 
 import pytest
 
-from cli.moves import moves_main
+from cli.moves import main as moves_main
 from model.files import FileTooLarge, NotARegularFile, Unpacker, file_chunks, read_bounded
 from model.pieces import Shape
 from model.replay import dump_replay, load_replay, read_replay
@@ -157,7 +157,7 @@ async def test_viewer_shows_unreadable_states(tmp_path) -> None:
 
 
 def test_replay_command_gives_one_line_for_a_bomb(tmp_path, capsys) -> None:
-    from tui.cli import replay_main
+    from cli.replay import main as replay_main
 
     bomb = tmp_path / "bomb.xml.gz"  # well-formed: 900 kB comments between messages, 70 MB in all
     member = gzip.compress(b"<!--" + b"z" * 900_000 + b"--><x/>", compresslevel=9)

@@ -169,16 +169,16 @@ def test_printable_escapes_every_control_character_and_bounds_the_length():
 
 
 def test_no_terminal_escapes_in_the_errors_of_moves_analyse_and_replay(tmp_path, capsys):
-    from ai import analyse_cli
+    from cli import analyse as analyse_cli
     from cli import moves as cli
-    from tui import cli as tui_cli
+    from cli import replay as replay_cli
 
     bad = tmp_path / "evil\x1b[2J.xml"
     bad.write_bytes(b"<state>&\x1b]0;owned\x07\x1b[31m;</state>")
     for run in (
-        lambda: cli.moves_main([str(bad)]),
+        lambda: cli.main([str(bad)]),
         lambda: analyse_cli.main([str(bad), "-q", "--no-cache"]),
-        lambda: tui_cli.replay_main([str(bad)]),
+        lambda: replay_cli.main([str(bad)]),
     ):
         assert run() == 2
         err = capsys.readouterr().err

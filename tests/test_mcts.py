@@ -112,7 +112,8 @@ def test_the_tui_with_the_mcts_opponent_loads_numba_only_when_a_move_is_asked_fo
     code = """
 import asyncio, sys, threading
 from model.pieces import Team
-from tui.cli import build_local_app, play_parser
+from cli.play import play_parser
+from tui.launch import build_local_app
 
 async def main():
     app = build_local_app(play_parser().parse_args(["--opponent", "mcts", "--seed", "1"]))

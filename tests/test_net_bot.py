@@ -14,13 +14,14 @@ from lxml import etree
 
 from ai.base import Engine, Player
 from ai.controller import check_move, decide
+from cli.bot import build_parser, parse_options
 from model import convert
 from model import messages as M
 from model.framing import END_OF_STREAM, StreamFramer, parse_stream
 from model.moves import SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape
 from model.state import GameState, move_of_placement
-from net.bot import Bot, build_parser
+from net.bot import Bot
 from tests.conftest import fixture_path
 from tests.test_net_support import HOST
 
@@ -272,7 +273,7 @@ async def _run_bot(server_handler, *extra: str) -> tuple[int, object]:
     server = await asyncio.start_server(server_handler, HOST, 0)
     port = server.sockets[0].getsockname()[1]
     try:
-        args = build_parser().parse_args(
+        args = parse_options(
             ["-h", HOST, "-p", str(port), "--ai", "random", "--move-time", "20", "--engine", "thread", *extra]
         )
         bot = Bot(args)
@@ -401,7 +402,7 @@ async def test_bot_connection_refused(capsys):
     port = server.sockets[0].getsockname()[1]
     server.close()
     await server.wait_closed()
-    args = build_parser().parse_args(["-h", HOST, "-p", str(port), "--ai", "random", "--engine", "thread"])
+    args = parse_options(["-h", HOST, "-p", str(port), "--ai", "random", "--engine", "thread"])
     code = await Bot(args).run()
     _, err = capsys.readouterr()
     assert code == 1

@@ -358,7 +358,7 @@ async def test_connection_refuses_to_send_unrequested_or_illegal_moves():
 
 
 def test_serve_command_line():
-    from net.server import build_parser, config_from_args
+    from cli.serve import build_parser, config_from_args
 
     config = config_from_args(
         build_parser().parse_args(

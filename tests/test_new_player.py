@@ -11,7 +11,7 @@ import pytest
 
 from ai.pyplayer import PyPlayer
 from blokus.player import GameState
-from cli.new_player import new_player_main
+from cli.new_player import main as new_player_main
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -368,7 +368,7 @@ def test_the_compiled_engine_follows_the_season():
 
 
 def test_blokus_moves_detects_the_season_and_the_option_overrides(capsys):
-    from cli.moves import moves_main
+    from cli.moves import main as moves_main
 
     path = str(fixture_path(f"{FIXTURES}/player_rust-s2c-memento-turn0-PENTO_W.xml"))
     assert moves_main([path, "--count"]) == 0
@@ -404,7 +404,7 @@ def test_a_state_keeps_its_season_through_pickling():
 
 
 def test_arena_plays_2027_and_writes_its_games_as_2027_replays(tmp_path, capsys):
-    from ai.arena import main as arena_main
+    from cli.arena import main as arena_main
     from model.replay import load_replay
 
     assert (

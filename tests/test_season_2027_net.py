@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from cli.bot import parse_options
 from model import convert
 from model import messages as M
 from model.moves import SetMove
@@ -22,7 +23,7 @@ from model.replay import load_replay
 from model.result import Cause
 from model.season import SEASON_2021, SEASON_2027
 from net import wire
-from net.bot import Bot, build_parser
+from net.bot import Bot
 from net.connection import Closed, Connection, GameOver, MoveRequested, Prepared, StateChanged
 from net.rooms import Room, Slot, Timeouts
 from tests.conftest import fixture_path
@@ -301,7 +302,7 @@ def test_observers_of_a_2027_room_see_pauses():
 
 
 def test_serve_options_of_2027():
-    from net.server import build_parser, config_from_args
+    from cli.serve import build_parser, config_from_args
 
     config = config_from_args(build_parser().parse_args(["--season", "2027", "--start-piece", "PENTO_X"]))
     assert config.season is SEASON_2027 and config.start_piece is Shape.PENTO_X
@@ -315,7 +316,7 @@ async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(capl
     try:
         bots = [
             Bot(
-                build_parser().parse_args(
+                parse_options(
                     [
                         "-h",
                         HOST,

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from cli.play import main as play_main
+from cli.play import play_parser
 from model.moves import MoveMistake
 from model.pieces import Shape
 from model.season import SEASON_2027
 from tests.test_tui_app import SIZE, _keep_logging, exit_code, screen_of  # noqa: F401  (the fixture is used)
-from tui.cli import build_local_app, play_main, play_parser
+from tui.launch import build_local_app
 from tui.session import GhostStatus
 
 

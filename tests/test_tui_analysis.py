@@ -319,7 +319,8 @@ async def test_the_result_on_the_last_state_is_whole_at_80x24(tmp_path, monkeypa
 
 
 async def test_blokus_replay_analyse_opens_with_the_analysis_running(tmp_path, monkeypatch):
-    from tui.cli import replay_app, replay_parser
+    from cli.replay import replay_parser
+    from tui.launch import replay_app
     from tui.replays import load_replay as load_for_viewer
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from cli.play import main as play_main
+from cli.replay import main as replay_main
 from model.moves import MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team
 from tests.conftest import fixture_path
 from tests.tui_helpers import BlockingPlayer, InstantPlayer, game_app, settle, until
 from tui.app import BlokusApp
-from tui.cli import play_main, replay_main
 from tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, TurnScreen
 from tui.game_screen import GameScreen
 from tui.replay_screen import ReplayScreen
@@ -263,7 +264,7 @@ async def test_ctrl_q_quits_while_the_ai_thinks():
 
 
 async def test_save_replay_and_load_it_back(tmp_path, monkeypatch):
-    from tui.cli import save_game_replay
+    from tui.launch import save_game_replay
 
     monkeypatch.chdir(tmp_path)
     app = game_app(Shape.PENTO_L, plies=5, save_replay=save_game_replay)
@@ -380,7 +381,8 @@ def test_play_help_mentions_host(capsys):
 
 
 async def test_cli_builds_a_local_game():
-    from tui.cli import build_local_app, play_parser
+    from cli.play import play_parser
+    from tui.launch import build_local_app
 
     args = play_parser().parse_args(["--seed", "3", "--opponent", "random", "--team", "TWO", "--move-time", "50"])
     app = build_local_app(args)
@@ -469,8 +471,8 @@ async def test_theme_toggle_repaints():
 
 
 async def test_open_saved_replay_from_the_game_and_come_back(tmp_path, monkeypatch):
-    from tui.cli import save_game_replay
     from tui.dialogs import ReplayPicker
+    from tui.launch import save_game_replay
 
     monkeypatch.chdir(tmp_path)
     app = game_app(Shape.PENTO_L, plies=6, save_replay=save_game_replay)
@@ -566,7 +568,8 @@ async def test_hotseat_both_teams_play_with_keys():
 
 
 async def test_cli_watch_mode_ai_against_ai():
-    from tui.cli import build_local_app, play_parser
+    from cli.play import play_parser
+    from tui.launch import build_local_app
 
     args = play_parser().parse_args(
         ["--watch", "--seed", "5", "--opponent", "random", "--ai", "random", "--move-time", "50ms"]
@@ -645,7 +648,8 @@ async def test_footer_follows_a_resize():
 
 
 def test_level_option_picks_the_opponent_strength(capsys):
-    from tui.cli import build_local_app, play_parser
+    from cli.play import play_parser
+    from tui.launch import build_local_app
 
     app = build_local_app(play_parser().parse_args(["--seed", "3", "--level", "2", "--team", "TWO"]))
     screen = app._make_screen()

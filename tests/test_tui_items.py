@@ -10,6 +10,8 @@ from rich.color import Color as RichColor
 from rich.color import ColorSystem
 from textual.color import Color as TextualColor
 
+from cli.play import main as play_main
+from cli.replay import main as replay_main
 from model.moves import MoveMistake, SetMove
 from model.pieces import Color, Shape
 from model.state import GameState
@@ -17,7 +19,6 @@ from tests.test_tui_app import _keep_logging, exit_code  # noqa: F401  (the fixt
 from tests.tui_helpers import InstantPlayer, game_app, settle, until
 from tui.app import BlokusApp, run_app
 from tui.board import Board, Scale
-from tui.cli import play_main, replay_main
 from tui.colors import DARK, LETTER, LIGHT
 from tui.dialogs import EndScreen, HelpScreen, QuitScreen
 from tui.layout import plan_layout
@@ -129,7 +130,7 @@ def test_a_stdout_that_is_not_a_terminal_is_one_line_of_error(capsys):
 
 def test_replay_h_is_help_and_serve_h_is_the_host(capsys):
     assert exit_code(replay_main, ["-h"]) == 0 and "usage: blokus replay" in capsys.readouterr().out
-    from net.server import build_parser
+    from cli.serve import build_parser
 
     assert build_parser().parse_args(["-h", "localhost"]).host == "localhost"
 

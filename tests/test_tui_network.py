@@ -147,7 +147,7 @@ async def test_network_connection_refused_shows_reason():
 
 @pytest.mark.parametrize("argv", [["-p", "0"], ["-p", "70000"]])
 def test_network_bad_port_exit_2(argv, capsys):
-    from tui.cli import play_main
+    from cli.play import main as play_main
 
     with pytest.raises(SystemExit) as exc:
         play_main(argv)
@@ -158,7 +158,7 @@ def test_network_bad_port_exit_2(argv, capsys):
 
 async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
     from tests.tui_helpers import ScriptedConnection
-    from tui.cli import save_network_replay
+    from tui.launch import save_network_replay
     from tui.replays import load_replay
 
     monkeypatch.chdir(tmp_path)

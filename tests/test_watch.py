@@ -9,11 +9,13 @@ import re
 
 import pytest
 
+from cli.bot import parse_options as parse_bot_options
+from cli.watch import parse_args
+from model.exits import EXIT_OK
 from model.replay import load_replay
 from model.season import season_named
 from net.bot import Bot
-from net.bot import build_parser as bot_parser
-from net.watch import EXIT_OK, Watcher, WatchFailed, parse_args, watch_text
+from net.watch import Watcher, WatchFailed, watch_text
 from tests.test_net_support import HOST, play_client, start_server
 from tests.tui_helpers import until
 
@@ -25,7 +27,7 @@ def watch_args(port: int, *extra: str):
 
 
 async def run_bot(port: int, code: str, ai: str, season: str = "2021") -> int:
-    args = bot_parser().parse_args(
+    args = parse_bot_options(
         [
             "-h",
             HOST,

@@ -34,7 +34,7 @@ from ai.analysis import (
     positions_to_analyse,
 )
 from ai.base import Engine
-from cli.args import Spinner
+from ai.spinner import Spinner
 from model.moves import Move, SetMove
 from model.pieces import Color, Team
 from model.state import GameState

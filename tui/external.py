@@ -26,7 +26,7 @@ from textual.binding import Binding, BindingType
 
 from ai import DEFAULT_AI, make_player
 from ai.base import Player
-from cli.args import fail
+from model.exits import fail
 from model.pieces import Team
 from model.result import EndTexts
 from model.season import DEFAULT_SEASON

@@ -9,30 +9,11 @@ saves the game as a replay. Without a terminal (or with ``--text``) the moves ar
 
 from __future__ import annotations
 
-import asyncio
 import sys
 
-from cli.args import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL
+from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL
 from model.text import printable
-from net.watch import WatchFailed, make_watcher, parse_args, reservation_lines
-
-
-def watch_main(argv: list[str]) -> int:
-    args = parse_args(argv)
-    if args.text or not sys.stdout.isatty():
-        from net.watch import watch_text
-
-        try:
-            return asyncio.run(watch_text(args))
-        except KeyboardInterrupt:
-            return 130
-    from tui.app import setup_logging
-
-    setup_logging(args.log)
-    try:
-        return asyncio.run(watch_tui(args))
-    except KeyboardInterrupt:
-        return 130
+from net.watch import WatchFailed, make_watcher, reservation_lines
 
 
 async def watch_tui(args, out=sys.stdout, err=sys.stderr) -> int:

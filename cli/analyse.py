@@ -30,7 +30,9 @@ from ai.analysis import (
     analyse_cached,
     replay_moves,
 )
-from cli.args import Parser, milliseconds, plural
+from cli.options import Parser, milliseconds
+from cli.players import accepted, in_process_engine
+from model.exits import plural
 from model.moves import describe_move, parse_move
 from model.pieces import Team
 from model.text import printable
@@ -43,7 +45,7 @@ class BadFile(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ai import ANALYSIS_AI, player_names
+    from ai import ANALYSIS_AI
 
     p = Parser(
         "blokus analyse",
@@ -60,9 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MS",
         help=f"engine thinking time per position (default {DEFAULT_TIME * 1000:g}; 0.5s works too)",
     )
-    p.add_argument(
-        "--ai", default=None, metavar="NAME", help=f"engine ({', '.join(player_names())}; default {ANALYSIS_AI})"
-    )
+    p.add_argument("--ai", default=None, metavar="NAME", help=f"engine ({accepted()}; default {ANALYSIS_AI})")
     p.add_argument(
         "--depth",
         type=int,
@@ -166,7 +166,7 @@ def _prepare_engine(name: str, stream: TextIO, quiet: bool) -> None:
     """Load the compiled engine (a second), or compile it on the first start (a child process, a minute):
     a spinner says so on a terminal meanwhile, instead of a progress line stuck at 0."""
     from ai import kernels_of
-    from cli.args import Spinner
+    from ai.spinner import Spinner
 
     kernels = kernels_of(name)
     if kernels is None or kernels.prepare(wait=0.5) or kernels.error is not None:
@@ -210,14 +210,15 @@ class _Progress:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ai import player_names
-
     parser = build_parser()
     args = parser.parse_args(argv)
     if not logging.getLogger().handlers:  # the reader's warnings are not for the terminal; a cut-off file gets
         logging.getLogger().addHandler(logging.NullHandler())  # one line below
-    if args.ai is not None and args.ai not in player_names():
-        parser.error(f"unknown AI {args.ai!r}; choose one of {', '.join(player_names())}")
+    if args.ai is not None:
+        try:
+            in_process_engine(args.ai)
+        except ValueError as exc:
+            parser.error(str(exc))
     if args.time > MAX_TIME * 1000:
         parser.error(f"--time: at most {MAX_TIME:g} s per position, not {args.time / 1000:g} s")
     if not 1 <= args.depth <= 8:

@@ -1,4 +1,5 @@
-"""Command-line pieces shared by every ``blokus`` subcommand: the parser and the ``type=`` validators.
+"""Command-line pieces shared by every ``blokus`` subcommand: the parser, the ``type=`` validators and the
+option groups written once (server address, season, player names).
 
 Every subcommand builds its parser with ``Parser``: ``-h`` stays free for the host (as in every
 Software-Challenge player), ``--help`` shows the help, and a bad option is one line on stderr with exit
@@ -9,16 +10,11 @@ carry its unit (``1600``, ``1600ms``, ``1.6s``).
 from __future__ import annotations
 
 import argparse
-import sys
-import threading
 from typing import NoReturn
 
+from model.exits import EXIT_USAGE
 from model.pieces import Shape
-from model.season import Season, season_named
-from model.text import printable
-
-# exit codes of every subcommand: done; no connection (or no file); a bad command line; the peer broke the protocol
-EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
+from model.season import DEFAULT_PORT, Season, season_named
 
 
 class Parser(argparse.ArgumentParser):
@@ -123,49 +119,30 @@ def _int(text: str, what: str) -> int:
         raise argparse.ArgumentTypeError(f"invalid {what} {text!r} (a whole number)") from None
 
 
-def plural(count: int, noun: str) -> str:
-    """``1 game``, ``2 games``, ``1 mistake``, ``0 blunders`` (regular English nouns only)."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+# --- option groups shared by several commands -------------------------------------------------------------
 
 
-def fail(prog: str, message: str) -> int:
-    """One line on stderr for an error found after parsing; returns the usage exit code."""
-    print(printable(f"{prog}: {message}"), file=sys.stderr)
-    return EXIT_USAGE
+def add_server_address(
+    p: argparse.ArgumentParser,
+    *,
+    host: str | None = "localhost",
+    host_help: str = "server host (default localhost)",
+    port_type=None,
+    port_default: int | None = DEFAULT_PORT,
+    port_help: str = f"server port (default {DEFAULT_PORT})",
+) -> None:
+    """``-h/--host`` and ``-p/--port`` as every Software-Challenge program has them: ``-h`` is the host,
+    the help is ``--help``."""
+    p.add_argument("-h", "--host", default=host, help=host_help)
+    p.add_argument("-p", "--port", type=port_type or port, default=port_default, help=port_help)
 
 
-class Spinner:
-    """``| TEXT`` turning on a terminal while something slow runs (the first start's compile of the engine);
-    nothing when the stream is not a terminal (a pipe, a log) or ``enabled`` is false."""
+def add_season(p: argparse.ArgumentParser, help: str, default: Season | None = None) -> None:
+    """``--season 2021|2027`` as a ``Season`` (None when not given and no default)."""
+    p.add_argument("--season", type=season, default=default, metavar="2021|2027", help=help)
 
-    FRAMES = "|/-\\"
 
-    def __init__(self, text: str, stream=None, *, enabled: bool = True) -> None:
-        self.stream = stream if stream is not None else sys.stderr
-        self.text = text
-        isatty = getattr(self.stream, "isatty", None)
-        self.on = enabled and callable(isatty) and isatty()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def __enter__(self) -> Spinner:
-        if self.on:
-            self._thread = threading.Thread(target=self._spin, name="spinner", daemon=True)
-            self._thread.start()
-        return self
-
-    def _spin(self) -> None:
-        frame = 0
-        while True:
-            self.stream.write(f"\r{self.FRAMES[frame % len(self.FRAMES)]} {self.text}\x1b[K")
-            self.stream.flush()
-            frame += 1
-            if self._stop.wait(0.1):
-                return
-
-    def __exit__(self, *exc) -> None:
-        if self._thread is not None:
-            self._stop.set()
-            self._thread.join()
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
+def add_player(p: argparse.ArgumentParser, *flags: str, help: str, metavar: str = "NAME") -> None:
+    """A player name (``cli.players``): the option keeps the name as written; the command parses it with
+    ``cli.players.parse_player`` (one line for an unknown name)."""
+    p.add_argument(*flags, default=None, metavar=metavar, help=help)

@@ -1,0 +1,151 @@
+"""``blokus arena A B --games N [--move-time MS] [--seed S] [--jobs J] [--season 2027]``: AI against AI, or a
+program of one's own (``cmd:COMMAND``) against our players, with a score table.
+
+The match itself is ``ai.arena`` (pairs of openings with the seats swapped, the table); the games are played
+in this process's workers when both players are in-process (``ai.arena.play_game``), or, when one is a program,
+each on an embedded server judged as the contest judges (``net.external_arena.ExternalGames``): the player
+names (``cli.players``) choose.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict
+from pathlib import Path
+
+from ai import compile_ahead
+from ai.arena import Progress, _Named, format_table, make_specs, run_match, summary
+from cli.options import Parser, add_season, milliseconds
+from cli.players import PlayerSpec, accepted, parse_player
+from model.season import DEFAULT_SEASON
+from net.external_arena import ExternalGames
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = Parser("blokus arena", "AI-vs-AI games (one team each).")
+    parser.add_argument(
+        "a",
+        help=f"player A: {accepted()}. gtp:PATH:LEVEL is an external GTP engine (e.g. Pentobi), "
+        "mcts:KEY=VALUE,... the default with other settings (e.g. mcts:root_eval=0), cmd:COMMAND your own "
+        "client, started per game as COMMAND -h 127.0.0.1 -p PORT -r CODE against an embedded server, "
+        "py:PATH[:CLASS] your blokus.player.Player (docs/player-api.md), played as the contest plays it: "
+        "blokus bot --player PATH --strict per game",
+    )
+    parser.add_argument("b", help="player B (the same choices)")
+    parser.add_argument("--games", type=int, default=2, help="number of games (even: seats swapped per opening)")
+    parser.add_argument(
+        "--move-time",
+        type=milliseconds,
+        default=1600,
+        metavar="MS",
+        help="think time per move in ms, or with a unit (1.6s) (default 1600)",
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
+    parser.add_argument("--json", metavar="FILE", help="also write the summary and every game to FILE")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--save-replay", metavar="DIR", help="write every game as a replay file into DIR")
+    add_season(parser, "rules of the games: start pieces, first-move rule, turn limit (default 2021)", DEFAULT_SEASON)
+    parser.add_argument(
+        "--opening-turns",
+        type=int,
+        default=None,
+        help="turns played at random by the arena before the players take over (default 0, "
+        "4 with a gtp: player, which does not know the start piece)",
+    )
+    parser.add_argument(
+        "--ponder",
+        choices=("a", "b", "both"),
+        help="let A, B or both think on the opponent's time (give each pondering player a core: "
+        "--jobs at most half the cores)",
+    )
+    parser.add_argument(
+        "--untimed",
+        action="store_true",
+        help="no time limit per move: each player's own budget decides (mcts:count=N, a gtp: "
+        "level), to compare searches per simulation; --move-time is then only a safety cap",
+    )
+    parser.add_argument(
+        "--logs",
+        metavar="DIR",
+        help="where cmd: programs write their output, per game and seat (default: the --save-replay "
+        "DIR, else a new temporary directory)",
+    )
+    parser.add_argument(
+        "--join-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="a cmd: program that has not joined after this loses the game (default 30)",
+    )
+    args = parser.parse_args(argv)
+    if args.games < 1 or args.move_time < 1 or args.jobs < 1 or args.join_timeout <= 0:
+        parser.error("--games, --move-time, --jobs and --join-timeout must be positive")
+    limit_ms = args.season.soft_timeout_ms
+    args.season = args.season.name  # by name from here on: the games' specs, the table and --json carry it
+    # every game would be lost on time (the arena keeps the server's limit)
+    if args.move_time > limit_ms and not args.untimed:
+        parser.error(f"--move-time must be at most {limit_ms} ms, the season's time limit per move")
+    players: list[PlayerSpec] = []
+    for name in (args.a, args.b):
+        try:
+            spec = parse_player(name, "AI")
+            if spec.external:
+                spec.check()  # a cmd: program that cannot start, a py: file that cannot be loaded
+            else:
+                spec.build(0)
+        except ValueError as exc:
+            parser.error(str(exc))
+        players.append(spec)
+    for spec in players:
+        if not spec.external:
+            compile_ahead(spec.name)  # the first start compiles the search: before the clock runs, not in a move
+    gtp = any(spec.is_gtp for spec in players)
+    opening = args.opening_turns if args.opening_turns is not None else 4 if gtp else 0
+    if args.save_replay:
+        Path(args.save_replay).mkdir(parents=True, exist_ok=True)
+    runner = None
+    if any(spec.external for spec in players):  # programs play on an embedded server, one per game
+        if opening:
+            parser.error("--opening-turns cannot be used with a cmd: or py: player (the server starts every game)")
+        log_dir = args.logs or args.save_replay or tempfile.mkdtemp(prefix="blokus-arena-logs-")
+        Path(log_dir).mkdir(parents=True, exist_ok=True)
+        print(f"blokus arena: the programs' output goes to {log_dir}", file=sys.stderr)
+        runner = ExternalGames(args.a, args.b, str(log_dir), join_timeout=args.join_timeout)
+    ponder = (args.ponder in ("a", "both"), args.ponder in ("b", "both"))
+    cores = os.cpu_count() or 1
+    if args.ponder and 2 * args.jobs > cores:  # a pondering player and its opponent both think all the time
+        print(
+            f"blokus arena: note: with --ponder each game keeps two cores busy; --jobs {args.jobs} on {cores} "
+            f"cores slows both players",
+            file=sys.stderr,
+        )
+    specs = make_specs(
+        args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening, ponder, not args.untimed
+    )
+    progress = None if args.quiet else Progress(len(specs))
+    try:
+        if runner is not None:
+            results = run_match(specs, None, None, args.jobs, progress, runner=runner)
+        else:
+            results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress)
+    except BrokenProcessPool:
+        print("blokus arena: a game process died (crashed or killed); the match is incomplete", file=sys.stderr)
+        return 1
+    s = summary(results, args.a, args.b)
+    print(
+        f"arena {args.a} vs {args.b}: {args.games} games, season {args.season}, {args.move_time} ms/move, "
+        f"seed {args.seed}, jobs {args.jobs}, opening turns {opening}"
+        + (f", pondering {args.ponder}" if args.ponder else "")
+        + (", untimed" if args.untimed else "")
+    )
+    print(format_table(s))
+    if args.json:
+        with open(args.json, "w") as fh:
+            games = [{**asdict(r), "result": None} for r in results]  # the model result is not JSON
+            json.dump({"args": vars(args), "summary": s, "games": games}, fh, indent=1)
+    return 0

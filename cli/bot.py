@@ -1,0 +1,200 @@
+"""``blokus bot``: the headless autopilot for a game server (the contest's ``start.sh`` runs this).
+
+Connects, joins (reservation, room id, or any open game), answers every move request within the time
+limit (``ai.controller``), prints a one-line summary after the result and exits 0. On a refused or
+lost connection, a protocol error or a game that ends without a result it prints one line with the
+reason to stderr and exits non-zero (1: connection, 3: protocol or server error). No tracebacks.
+The bot itself is ``net.bot.Bot``; this module reads its options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+from ai import DEFAULT_AI
+from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
+from cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
+from cli.players import PlayerKind, accepted, parse_player
+from model.exits import EXIT_PLAYER
+from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotOptions
+
+REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(
+        "blokus bot",
+        "Headless computer player for a Software-Challenge Blokus server (season 2021 or "
+        "2027; the season is read from the server's first state).",
+    )
+    p.add_argument("-?", action="help", help=argparse.SUPPRESS)
+    add_server_address(p)
+    p.add_argument("-r", "--reservation", help="reservation code of a prepared game (joinPrepared)")
+    p.add_argument("--room", help="join this room id (joinRoom, 21.4.0 servers)")
+    add_season(
+        p,
+        "the season to ask for: a plain join sends its gameType (default: 2021's, then 2027's if "
+        "the server drops that join); the server's states decide in the end",
+    )
+    p.add_argument(
+        "--ai",
+        default=None,
+        help=f"computer player: {accepted()} (default {DEFAULT_AI})",
+    )
+    p.add_argument(
+        "--player",
+        metavar="PATH[:CLASS]",
+        help="play with your own Python player instead of ours (py:PATH[:CLASS]): a blokus.player.Player "
+        "subclass in PATH (docs/player-api.md); a move it gets wrong (an exception, an illegal or a late "
+        "move) is replaced by a legal one, shown on stderr and counted in the summary",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="judge your player's mistakes as the contest does: an illegal move is sent as it is, a late "
+        "one late, and an exception leaves the game (blokus arena plays py: players so)",
+    )
+    p.add_argument("--seed", type=int, help="seed of the computer player")
+    p.add_argument(
+        "--move-time",
+        type=milliseconds,
+        default=DEFAULT_THINK_MS,
+        metavar="MS",
+        help=f"think time per move from the arrival of the request, in ms or with a unit (1.6s) "
+        f"(default {DEFAULT_THINK_MS}; at most {HARD_CUTOFF_MS - STOP_MARGIN_MS}: the move is sent "
+        f"by {HARD_CUTOFF_MS} ms)",
+    )
+    p.add_argument(
+        "--ponder",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="think on the opponent's time too (its next move starts from a grown tree; uses a core "
+        "while the opponent thinks; default off)",
+    )
+    p.add_argument(
+        "--engine",
+        choices=("process", "thread"),
+        default="process",
+        help="run the computer player in its own process (default; keeps the timing on a loaded "
+        "machine) or in a thread",
+    )
+    p.add_argument("--hard-limit", type=int, default=HARD_CUTOFF_MS, metavar="MS", help=argparse.SUPPRESS)
+    p.add_argument(
+        "--idle-timeout",
+        type=wait_time,
+        default=DEFAULT_IDLE_TIMEOUT_S,
+        metavar="TIME",
+        help=f"give up when the server sends nothing for TIME, before the game starts or between "
+        f"messages (default {DEFAULT_IDLE_TIMEOUT_S:g}s; ms unless given as e.g. 60s; 0: wait for "
+        f"ever). After the result the bot waits at most {RESULT_GRACE_S:g}s for <left>",
+    )
+    p.add_argument("--log", type=Path, metavar="FILE", help="write a log with the raw XML traffic to FILE")
+    p.add_argument("--save-replay", type=Path, metavar="DIR", help="write the game as a replay file into DIR")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="log moves and timing to stderr (-vv: XML)")
+    return p
+
+
+def options_from_args(args: argparse.Namespace) -> BotOptions:
+    """The bot's options from its parsed command line."""
+    return BotOptions(
+        host=args.host,
+        port=args.port,
+        reservation=args.reservation,
+        room=args.room,
+        season=args.season,
+        ai=args.ai,
+        seed=args.seed,
+        move_time=args.move_time,
+        ponder=args.ponder,
+        engine=args.engine,
+        hard_limit=args.hard_limit,
+        idle_timeout=args.idle_timeout,
+        save_replay=args.save_replay,
+        strict=args.strict,
+    )
+
+
+def parse_options(argv: list[str]) -> BotOptions:
+    """``argv`` (the bot's arguments) as its options (tests, the bundle's check of baked-in arguments)."""
+    return options_from_args(_player_as_ai(build_parser(), build_parser().parse_args(argv)))
+
+
+def _player_as_ai(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
+    """``--player PATH`` is ``--ai py:PATH``."""
+    if args.player is not None:
+        if args.ai is not None:
+            parser.error("--player and --ai name two players: give one")
+        args.ai = args.player if args.player.startswith("py:") else f"py:{args.player}"
+    return args
+
+
+class _Repeats(logging.Filter):
+    """Shows a kind of log line (same logger and format string) at most ``REPEATS_SHOWN`` times: a server
+    that sends 200 unrequested move requests gives a few lines, not 200."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: dict[tuple[str, object], int] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.name, record.msg)
+        count = self.seen[key] = self.seen.get(key, 0) + 1
+        if count == REPEATS_SHOWN:
+            record.msg = f"{record.msg} (further lines like this are not shown)"
+        return count <= REPEATS_SHOWN
+
+
+def _setup_logging(args: argparse.Namespace) -> None:
+    root = logging.getLogger()
+    root.setLevel(logging.DEBUG)
+    console = logging.StreamHandler(sys.stderr)
+    # default: nothing but the bot's own final line on stderr (warnings go to --log)
+    console.setLevel(
+        logging.CRITICAL + 1 if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
+    )
+    console.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    if args.verbose < 2:
+        console.addFilter(lambda record: record.name != "blokus.xml")
+        console.addFilter(_Repeats())
+    root.addHandler(console)
+    if args.log is not None:
+        try:
+            handler = logging.FileHandler(args.log, encoding="utf-8")
+        except OSError as exc:
+            raise SystemExit(f"blokus bot: cannot open log file: {exc}") from None
+        handler.setLevel(logging.DEBUG)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        root.addHandler(handler)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = _player_as_ai(parser, parser.parse_args(argv))
+    player = None
+    if args.ai is not None:
+        try:
+            spec = parse_player(args.ai, "AI")
+        except ValueError as exc:
+            parser.error(str(exc))
+        if spec.kind is PlayerKind.PY:  # the team's player, loaded once here; its own errors in one line
+            try:
+                player = spec.build(args.seed)
+            except ValueError as exc:
+                print(f"blokus bot: {exc}", file=sys.stderr)
+                return EXIT_PLAYER
+        else:
+            try:
+                if spec.external:  # a cmd: program plays by itself
+                    raise ValueError(f"{args.ai!r} is a program of its own: start it instead of the bot")
+                spec.build(0)  # a gtp: engine that cannot be started still plays (its fallback), as before
+            except ValueError as exc:
+                parser.error(str(exc))
+    _setup_logging(args)
+    try:
+        return asyncio.run(Bot(options_from_args(args), player).run())
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,80 @@
+"""``blokus bundle FILE.zip [-- BOT ARGS]``: build the contest upload (``net.bundle``): a zip with start.sh,
+the project, its dependencies and the compiled AI."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from ai import DEFAULT_AI
+from cli.options import Parser
+from cli.players import PlayerKind, accepted, parse_player
+from model.exits import EXIT_OK
+from net.bundle import MAX_ZIP_MIB, BundleError, _say, bundle
+
+EXIT_FAIL = 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(
+        "blokus bundle",
+        "Build the contest upload: a zip with start.sh at its root, the project, its "
+        "dependencies installed for the target Python and the AI compiled for any x86-64 "
+        "CPU. Arguments after -- are baked into start.sh for blokus bot (e.g. -- --ponder).",
+    )
+    p.add_argument("zip", type=Path, metavar="FILE.zip", help="the zip to write")
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    p.add_argument(
+        "--python",
+        default=here,
+        metavar="3.X",
+        help=f"the contest's Python version (default {here}, this one); python3.X must be installed "
+        f"here to compile the AI",
+    )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="leave the compiled AI out (the bot then compiles it on every start, playing with the "
+        "Python search meanwhile)",
+    )
+    return p
+
+
+def bot_ai(bot_args: list[str]) -> str:
+    """The player the bot's baked-in arguments name; BundleError (one line) for a bad argument or a player the
+    contest bot cannot play, so that it fails now, not in the contest."""
+    from cli.bot import build_parser as bot_parser
+
+    parsed = bot_parser().parse_args(bot_args)
+    ai = parsed.ai or DEFAULT_AI
+    try:
+        spec = parse_player(ai, "AI")
+    except ValueError:
+        raise BundleError(f"unknown AI {ai!r} in the bot's arguments; choose {accepted()}") from None
+    if spec.kind not in (PlayerKind.BUILTIN, PlayerKind.LEVEL, PlayerKind.MCTS):
+        raise BundleError(f"{ai!r} in the bot's arguments: the contest bot plays our own players only")
+    return ai
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    bot_args: list[str] = []
+    if "--" in args_in:
+        cut = args_in.index("--")
+        args_in, bot_args = args_in[:cut], args_in[cut + 1 :]
+    args = build_parser().parse_args(args_in)
+    if not re.fullmatch(r"3\.\d+", args.python):
+        build_parser().error(f"--python wants 3.X, not {args.python!r}")
+    try:
+        size = bundle(args.zip, args.python, bot_args, ai=bot_ai(bot_args), with_cache=not args.no_cache)
+    except BundleError as exc:
+        _say(str(exc))
+        return EXIT_FAIL
+    mib = size / 2**20
+    if mib > MAX_ZIP_MIB:
+        _say(f"{args.zip} is {mib:.1f} MiB: more than the contest's {MAX_ZIP_MIB} MiB")
+        return EXIT_FAIL
+    print(f"blokus bundle: {args.zip} ({mib:.1f} MiB): upload it; the contest runs start.sh", flush=True)
+    return EXIT_OK

@@ -1,0 +1,150 @@
+"""``blokus play``: a local game against the AI (or hotseat, or watching AI against AI), a game on a server
+(-h/-p), or a game against a program of one's own (``--opponent cmd:COMMAND``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ai import DEFAULT_AI
+from cli.options import Parser, add_season, add_server_address, check_start_piece, milliseconds, shape
+from cli.players import PlayerKind, accepted, in_process_engine, parse_player
+from model.exits import fail
+from model.pieces import Team
+from model.season import DEFAULT_PORT, DEFAULT_SEASON
+from tui.app import LOG_FILE_ENV, run_app, setup_logging
+from tui.launch import (
+    DEFAULT_MOVE_TIME_MS,
+    NETWORK_MOVE_TIME_MS,
+    build_local_app,
+    build_network_app,
+    save_network_replay,
+    unreachable,
+)
+
+
+def team(text: str) -> Team:
+    try:
+        return Team.parse(text)
+    except KeyError:
+        raise argparse.ArgumentTypeError(f"unknown team {text!r}; choose ONE or TWO") from None
+
+
+def time_limit(text: str) -> float | None:
+    """Seconds per move the server allows, or ``none``."""
+    if text.strip().lower() in ("none", "no", "off", "0"):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r} (or none)") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("the time limit must be positive (or none)")
+    return value
+
+
+def play_parser() -> argparse.ArgumentParser:
+    p = Parser("blokus play", "Play Blokus in the terminal: a local game against the AI, or on a server with -h/-p.")
+    p.add_argument(
+        "--team",
+        type=team,
+        default=None,
+        metavar="ONE|TWO",
+        help="your team: ONE = BLUE+RED (moves first), TWO = YELLOW+GREEN (local games; on a server "
+        "the seats go in the order the clients join)",
+    )
+    p.add_argument(
+        "--opponent",
+        default=None,
+        metavar="NAME|human|cmd:COMMAND",
+        help=f"AI opponent ({accepted()}; default {DEFAULT_AI}), 'human' (hotseat); a cmd:COMMAND (your own "
+        "client) is started as COMMAND -h 127.0.0.1 -p PORT -r CODE",
+    )
+    p.add_argument(
+        "--level",
+        type=int,
+        default=None,
+        choices=range(1, 6),
+        metavar="1-5",
+        help="strength of the AI opponent in a local game: 1 (beginner) to 5 (the default AI)",
+    )
+    p.add_argument(
+        "--ponder",
+        action="store_true",
+        help="the AI opponent of a local game thinks on while you think (stronger; keeps a core busy "
+        "during your turn, at most 30 s)",
+    )
+    p.add_argument("--ai", default=None, metavar="NAME", help="AI used for hints, autopilot and --watch")
+    p.add_argument(
+        "--move-time",
+        "--ai-time",
+        dest="move_time",
+        type=milliseconds,
+        default=None,
+        metavar="MS",
+        help=f"thinking time per AI move in ms, or with a unit (1.5s) (default {DEFAULT_MOVE_TIME_MS}; "
+        f"network games {NETWORK_MOVE_TIME_MS})",
+    )
+    p.add_argument(
+        "--start-piece", type=shape, default=None, metavar="SHAPE", help="start piece, e.g. PENTO_L (default: random)"
+    )
+    add_season(
+        p,
+        "season of a local game (default 2021: first piece in a corner; 2027: on the border, "
+        "24 rounds); on a server: the game type a plain join asks for (the server's states decide)",
+    )
+    p.add_argument("--seed", type=int, default=None, help="seed for the start piece and the AI")
+    p.add_argument("--watch", action="store_true", help="AI against AI; you watch")
+    p.add_argument("--name", default=None, help="your player name")
+    p.add_argument("--light", action="store_true", help="light theme")
+    p.add_argument("--log", default=None, metavar="FILE", help=f"log file (default ${LOG_FILE_ENV} or ~/.cache/blokus)")
+    add_server_address(p, host=None, host_help="server host (network play)", port_default=None)
+    p.add_argument("-r", "--reservation", default=None, help="reservation code of a prepared game")
+    p.add_argument("--room", default=None, help="room id to join")
+    limit = DEFAULT_SEASON.soft_timeout_ms / 1000
+    p.add_argument(
+        "--time-limit",
+        type=time_limit,
+        default=limit,
+        metavar="SECONDS|none",
+        help=f"seconds the server allows per move, for the countdown (default {limit:g}, the official "
+        "limit; none: no countdown)",
+    )
+    p.add_argument(
+        "--no-timeout",
+        dest="time_limit",
+        action="store_const",
+        const=None,
+        help="the server has no time limit (blokus serve --no-timeout): no countdown",
+    )
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = play_parser().parse_args(argv)
+    try:
+        opponent = (
+            None
+            if args.opponent is None or args.opponent.lower() == "human"
+            else parse_player(args.opponent, "opponent")
+        )
+        if opponent is not None and opponent.kind is PlayerKind.PY:
+            opponent.check()  # py: players are not available yet (issue 44 wires them here)
+        if args.ai is not None:
+            in_process_engine(args.ai, "AI")  # hints, autopilot and --watch
+    except ValueError as exc:
+        return fail("blokus play", str(exc))
+    if opponent is not None and opponent.kind is PlayerKind.CMD:  # your own client against you or our AI
+        from tui.external import play_external
+
+        setup_logging(args.log)
+        return play_external(args, save_network_replay)
+    if (problem := check_start_piece(args.start_piece, args.season or DEFAULT_SEASON)) is not None:
+        return fail("blokus play", f"argument --start-piece: {problem}")
+    setup_logging(args.log)
+    network = args.host is not None or args.port is not None or args.reservation or args.room
+    if network and (problem := unreachable(args.host or "localhost", DEFAULT_PORT if args.port is None else args.port)):
+        print(f"blokus play: {problem}", file=sys.stderr)  # one line, before the terminal is taken over
+        return 1
+    app = build_network_app(args) if network else build_local_app(args)
+    return run_app(app, "blokus play")

@@ -1,0 +1,38 @@
+"""``blokus replay FILE``: step through a replay (official .xml / .xml.gz, or a game saved by this program)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from cli.options import Parser, add_season
+from model.exits import fail
+from tui.app import run_app, setup_logging
+from tui.launch import replay_app
+from tui.replays import ReplayError, load_replay
+
+
+def replay_parser() -> argparse.ArgumentParser:
+    p = Parser("blokus replay", "Step through a replay (official .xml / .xml.gz, or a game saved by this program).")
+    p.add_argument("-h", action="help", help=argparse.SUPPRESS)  # no host here: -h is help too
+    p.add_argument("file", help="replay file (.xml or .xml.gz)")
+    p.add_argument("--turn", type=int, default=None, help="start at this turn")
+    p.add_argument(
+        "--analyse",
+        action="store_true",
+        help="open with the analysis of the whole game running (the pane that a opens)",
+    )
+    add_season(p, "judge the game by this season's rules (default: the season the file's form shows)")
+    p.add_argument("--light", action="store_true", help="light theme")
+    p.add_argument("--log", default=None, metavar="FILE", help="log file")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = replay_parser().parse_args(argv)
+    setup_logging(args.log)
+    try:
+        replay = load_replay(Path(args.file), args.season)
+    except ReplayError as exc:
+        return fail("blokus replay", str(exc))
+    return run_app(replay_app(args, replay), "blokus replay")

@@ -1,0 +1,92 @@
+"""The SPRT over game pairs (ai/sprt.py): Wald's bounds, the pentanomial LLR, and its error rates."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from ai.sprt import SprtSpec, SprtState, Verdict, elo_of, expected_score
+
+
+def test_bounds_are_walds_for_five_percent_errors():
+    spec = SprtSpec(0, 10)
+    assert spec.lower == pytest.approx(-2.944, abs=1e-3)
+    assert spec.upper == pytest.approx(2.944, abs=1e-3)
+
+
+def test_elo_and_score_are_inverse():
+    for elo in (-300, -35, 0, 10, 200):
+        assert elo_of(expected_score(elo)) == pytest.approx(elo)
+    assert expected_score(0) == 0.5
+
+
+def test_llr_matches_the_normal_approximation_by_hand():
+    state = SprtState(SprtSpec(0, 50))
+    for first, second in [(1, 1), (1, 0), (1, 0.5), (0, 0), (1, 1), (1, 0)]:
+        state = state.add_pair(first, second)
+    assert state.counts == (1, 0, 2, 1, 2)
+    # the six pairs and half a pseudo-pair of each of the five results
+    scores = [0.0, 0.5, 0.5, 0.75, 1.0, 1.0]
+    weights = [1.0] * 6 + [0.5] * 5
+    values = scores + [0.0, 0.25, 0.5, 0.75, 1.0]
+    mean = sum(w * v for w, v in zip(weights, values, strict=True)) / sum(weights)
+    variance = sum(w * (v - mean) ** 2 for w, v in zip(weights, values, strict=True)) / sum(weights)
+    s0, s1 = expected_score(0), expected_score(50)
+    by_hand = 6 * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
+    assert state.llr == pytest.approx(by_hand, rel=1e-9)
+    # the Elo estimate is the games' own: mean 0.625
+    assert state.elo()[0] == pytest.approx(elo_of(sum(scores) / 6))
+
+
+def test_a_side_that_wins_every_pair_is_accepted_quickly_and_a_losing_one_rejected():
+    state = SprtState(SprtSpec(0, 20))
+    while state.verdict is Verdict.CONTINUE:
+        state = state.add_pair(1, 0.5 if state.pairs % 2 else 1)
+        assert state.pairs < 50
+    assert state.verdict is Verdict.H1
+    state = SprtState(SprtSpec(0, 20))
+    while state.verdict is Verdict.CONTINUE:
+        state = state.add_pair(0, 0.5 if state.pairs % 2 else 0)
+        assert state.pairs < 50
+    assert state.verdict is Verdict.H0
+    elo, lo, hi = state.elo()
+    assert lo <= elo <= hi < 0
+
+
+def _run(rng: random.Random, true_elo: float, spec: SprtSpec, cap: int = 3000) -> Verdict:
+    """One test on games drawn from a side ``true_elo`` stronger (each game a win or loss)."""
+    p = expected_score(true_elo)
+    state = SprtState(spec)
+    while state.verdict is Verdict.CONTINUE and state.pairs < cap:
+        state = state.add_pair(float(rng.random() < p), float(rng.random() < p))
+    return state.verdict
+
+
+def test_error_rates_are_near_alpha_and_beta():
+    rng = random.Random(7)
+    spec = SprtSpec(0, 60)
+    runs = 300
+    false_h1 = sum(_run(rng, 0, spec) is Verdict.H1 for _ in range(runs)) / runs
+    false_h0 = sum(_run(rng, 60, spec) is Verdict.H0 for _ in range(runs)) / runs
+    # alpha = beta = 0.05 (300 tests each: a rate of 0.1 would be far outside their spread)
+    assert false_h1 <= 0.1
+    assert false_h0 <= 0.1
+
+
+def test_bad_hypotheses_are_one_line_errors():
+    with pytest.raises(ValueError, match="ELO0,ELO1"):
+        SprtSpec.parse("10")
+    with pytest.raises(ValueError, match="ELO0 < ELO1"):
+        SprtSpec.parse("10,0")
+    assert SprtSpec.parse("-5,5") == SprtSpec(-5, 5)
+
+
+def test_the_report_names_the_verdict_and_the_interval():
+    state = SprtState(SprtSpec(0, 10)).add_pair(1, 0).add_pair(1, 1)
+    text = state.describe()
+    assert "after 2 pairs" in text and "undecided" in text and "95 %" in text
+    data = state.as_dict()
+    assert data["pentanomial"] == [0, 0, 1, 0, 1] and data["verdict"] == "continue"
+    assert not math.isnan(data["llr"])

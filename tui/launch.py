@@ -1,0 +1,129 @@
+"""The apps of ``blokus play`` and ``blokus replay`` (``cli.play``, ``cli.replay`` parse the options): building
+the app of a local game, a network game or a replay, saving their replays."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import socket
+
+from ai import DEFAULT_AI, make_player
+from ai.base import Player
+from model.pieces import Team
+from model.season import DEFAULT_PORT, DEFAULT_SEASON
+from tui.app import BlokusApp
+from tui.game_screen import GameScreen
+from tui.network import NetworkGameScreen
+from tui.replay_screen import ReplayScreen
+from tui.replays import ReplayData, save_session
+from tui.session import GameSession
+
+DEFAULT_MOVE_TIME_MS = 1000
+NETWORK_MOVE_TIME_MS = 1500  # the AI's move for you on a server with the official 2 s limit
+
+
+def theme_name(args: argparse.Namespace) -> str:
+    return "textual-light" if args.light else "textual-dark"
+
+
+def build_local_app(args: argparse.Namespace) -> BlokusApp:
+    own_team = args.team or Team.ONE
+    opponent = (f"level{args.level}" if args.level else None) or args.opponent or DEFAULT_AI
+    hotseat = opponent.lower() == "human" and not args.watch
+    ai_name = args.ai or (DEFAULT_AI if opponent.lower() == "human" else opponent)
+    human = None if args.watch else own_team
+    seeds = itertools.count(0 if args.seed is None else args.seed)
+    move_time = args.move_time or DEFAULT_MOVE_TIME_MS
+
+    def make() -> GameScreen:
+        seed = None if args.seed is None else next(seeds)  # a new game gets a new seed
+        session = GameSession.new_local(
+            args.start_piece, human=human, hotseat=hotseat, seed=seed, season=args.season or DEFAULT_SEASON
+        )
+        if args.name and human is not None:
+            session.names[human] = args.name
+        players: dict[Team, Player] = {}
+        for t in Team:
+            name = opponent if (t != own_team and not hotseat and opponent.lower() != "human") else ai_name
+            players[t] = make_player(name, None if seed is None else seed + 1 + int(t))
+            if session.seats[t].value == "ai":
+                session.names[t] = f"AI {name}"
+        hint = make_player(ai_name, None if seed is None else seed + 7)
+        return GameScreen(
+            session,
+            players,
+            hint,
+            move_time_ms=move_time,
+            min_delay=0.4 if args.watch else 0.0,
+            save_replay=save_game_replay,
+            new_game=lambda: app.restart(),
+            ponder=args.ponder,
+        )
+
+    app = BlokusApp(make, theme=theme_name(args))
+    return app
+
+
+def save_game_replay(screen: GameScreen) -> str:
+    """Save the session of a game screen as an official replay under replays/."""
+    return str(save_session(screen.session))
+
+
+def save_network_replay(screen: NetworkGameScreen) -> str:
+    """The game as an official replay under replays/, and beside it the raw XML log of the connection."""
+    path = save_game_replay(screen)
+    log_path = path[: -len(".xml")] + ".traffic.txt" if path.endswith(".xml") else path + ".traffic.txt"
+    with open(log_path, "w", encoding="utf-8") as f:
+        for direction, stamp, xml in screen.traffic:
+            f.write(f"{'<<' if direction == 'in' else '>>'} {stamp}\n{xml.strip()}\n\n")
+    return f"{path} (+ raw XML log {log_path})"
+
+
+def build_network_app(args: argparse.Namespace, connection_factory=None) -> BlokusApp:
+    host = args.host or "localhost"
+    port_number = DEFAULT_PORT if args.port is None else args.port
+    ai = args.ai or (args.opponent if args.opponent and args.opponent != "human" else DEFAULT_AI)
+    player = make_player(ai, args.seed)
+    hint = make_player(ai, None if args.seed is None else args.seed + 7)
+    limit = None if args.reservation and args.time_limit == DEFAULT_SEASON.soft_timeout_ms / 1000 else args.time_limit
+
+    def make() -> NetworkGameScreen:
+        return NetworkGameScreen(
+            host,
+            port_number,
+            reservation=args.reservation,
+            room=args.room,
+            player=player,
+            hint_player=hint,
+            move_time_ms=args.move_time or NETWORK_MOVE_TIME_MS,
+            name=args.name,
+            team=args.team,
+            clock_limit=limit,
+            connection_factory=connection_factory,
+            save_replay=save_network_replay,
+            season=args.season,
+        )
+
+    return BlokusApp(make, theme=theme_name(args))
+
+
+def unreachable(host: str, port: int, timeout: float = 10.0) -> str | None:
+    """Why no TCP connection to ``host:port`` can be opened (None: it can). A refused or unknown server is
+    said in one line before the TUI opens; the game screen then connects for real."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except TimeoutError:
+        reason = "timed out"
+    except OSError as exc:
+        errno = exc.errno
+        if errno is not None and errno > 0 and not isinstance(exc, socket.gaierror):
+            reason = os.strerror(errno)
+        else:
+            reason = exc.strerror or str(exc)
+    return f"cannot connect to {host}:{port}: {reason}"
+
+
+def replay_app(args: argparse.Namespace, replay: ReplayData) -> BlokusApp:
+    return BlokusApp(lambda: ReplayScreen(replay, start_turn=args.turn, analyse=args.analyse), theme=theme_name(args))
