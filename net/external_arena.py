@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 
 from ai.arena import ArenaGame, GameSpec
-from ai.pyplayer import is_python_player, split_name
+from ai.pyplayer import is_python_player
 from model.pieces import Shape, Team
 from model.replay import new_replay_path
 from model.season import season_named
@@ -38,28 +38,14 @@ class ExternalGames:
         self.log_dir = log_dir
         self.join_timeout = join_timeout
         self.timeouts = timeouts  # None: the season's (tests pass shorter ones)
-        label_a, label_b = _label(a), _label(b)
+        label_a, label_b = program_label(a), program_label(b)
         self.labels = (label_a, label_b) if label_a != label_b else (f"{label_a}-A", f"{label_b}-B")
 
     def command(self, name: str, spec: GameSpec, seed: int, pondering: bool) -> list[str]:
         if is_program(name):
             return program_argv(name)
         if is_python_player(name):  # the team's player as the contest runs it: our bot, strict, timed by the server
-            path, cls = split_name(name)
-            target = str(path.resolve()) + (f":{cls}" if cls else "")
-            return [
-                sys.executable,
-                "-m",
-                "blokus",
-                "bot",
-                "--player",
-                target,
-                "--strict",
-                "--seed",
-                str(seed),
-                "--idle-timeout",
-                BOT_IDLE_TIMEOUT,
-            ]
+            return [*program_argv(name), "--seed", str(seed), "--idle-timeout", BOT_IDLE_TIMEOUT]
         bot = [
             sys.executable,
             "-m",
@@ -130,11 +116,3 @@ class ExternalGames:
             path.write_bytes(outcome.replay)
             arena.replay = str(path)
         return arena
-
-
-def _label(name: str) -> str:
-    """A player's short name in tables and file names: ``player.py`` for ``py:dir/player.py``."""
-    if is_python_player(name):
-        path, cls = split_name(name)
-        return path.name + (f":{cls}" if cls else "")
-    return program_label(name)

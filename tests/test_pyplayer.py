@@ -14,10 +14,10 @@ import pytest
 from ai import make_player
 from ai.controller import check_move, decide
 from ai.pyplayer import PlayerLoadError, PyPlayer, load_player_class, split_name
+from cli.bot import parse_options
 from model.pieces import Shape
 from model.result import regular_result
 from model.state import GameState
-from cli.bot import parse_options
 from net.bot import Bot
 from tests.test_net_bot import HOST, ScriptedServer, _midgame, _wire_messages
 
