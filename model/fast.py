@@ -710,6 +710,7 @@ def warm_up(play: bool = True) -> None:
     fs.pop()
     fs.pop()
     fs.points(0)
+    fs.is_over  # noqa: B018 - a kernel too (the player API asks it before every move list)
 
 
 @njit(cache=True)
