@@ -13,7 +13,8 @@ socha runs in its own interpreter (``--socha-python``, default ``/work/socha-ven
 from the project, ``python -m venv /work/socha-venv && /work/socha-venv/bin/pip install socha==5.1.0``); this
 script is its worker too (``--socha-worker``, reading the positions as move lists on stdin), so it imports the
 project only in the main process. Without socha the table has our column only. The move counts of both are
-compared position by position (socha lists "sensible" moves; a difference is reported, not hidden).
+compared position by position (a difference is reported, not hidden). socha keeps a colour that cannot place
+in the game (its only move is a skip) where the server takes it out: the replay passes for it.
 
 Usage: python bench/bench_player_api.py [--games N] [--repeat R] [--socha-python PATH]
 """
@@ -65,13 +66,13 @@ def our_positions(games: int, seed: int) -> tuple[list, list[dict]]:
     states, specs = [], []
     for game in range(games):
         state = GameState.new(2027, seed=seed * 1000 + game)
-        moves: list[str] = []
+        moves: list[tuple[str, int]] = []  # (move, the turn it was played at)
         while not state.is_over and state.turn <= TURNS[-1]:
             if state.turn in TURNS:
                 states.append(state.copy())
                 specs.append({"start": state.start_piece.name, "moves": list(moves)})
             move = rng.choice(state.legal_moves())
-            moves.append(str(move))
+            moves.append((str(move), state.turn))
             state.push(move)
     return states, specs
 
@@ -148,7 +149,9 @@ def socha_worker() -> None:
     counts = []
     for spec in specs:
         state = S.GameState(start_piece=shape_of(spec["start"]))
-        for text in spec["moves"]:
+        for text, turn in spec["moves"]:
+            while state.turn < turn:  # a colour we took out of the game (it cannot place): socha's passes
+                S.GameRuleLogic.perform_move(state, S.Move.skip_move(state.current_color()))
             S.GameRuleLogic.perform_move(state, move_of(text))
         moves = state.possible_moves()
         counts.append(len(moves))
