@@ -3,9 +3,15 @@
 For every position in which a colour had a choice, the analysis asks an engine (through the one
 ``Engine`` interface, so a stronger engine makes a stronger analysis) for its best move within
 ``time_per_position`` seconds, and then values the best move and the move that was played with one
-fixed yardstick: a ``VALUE_DEPTH``-ply search (one full round, every colour moves once) with the
-engine's evaluation. The yardstick is deterministic and does not depend on the thinking time, so
-values of one game are comparable with each other and between runs.
+fixed yardstick: a search with the engine's evaluation that ends at the end of a round (a turn divisible
+by 4: BLUE to move, every colour has moved equally often), the last one at most ``VALUE_DEPTH`` plies
+ahead (``horizon_turn``: 2 to 5 plies). The yardstick is deterministic and does not depend on the
+thinking time, so values of one game are comparable with each other and between runs, and it does not
+depend on who is to move: the last ply of a search favours the team that makes it, so a search of a
+fixed number of plies, whose end falls on alternate teams in consecutive positions, valued the same
+position ~10 points apart from one move to the next (18 in the first round, with alternating sign, on
+the official 21.3.3 games); ending every search at the same point of the round values it the same
+(median gap ~1 point there, ``tuning/handover_gap.py``).
 
 The scale (used everywhere: the CLI, the viewer, the chart, the JSON):
 
@@ -13,11 +19,7 @@ The scale (used everywhere: the CLI, the viewer, the chart, the JSON):
   ahead), like the point difference on the scoreboard: the engine's estimate of the final point
   difference (one square = one point; mobility and space are converted to points by the evaluation's
   weights). A finished game has its exact final point difference as value.
-* **curve** — the chart's value of a position (``evaluation_at``): the mean of the yardstick search from
-  the position and the one after its best move, one ply deeper. The last ply of a search favours the team
-  that makes it, and consecutive positions end their searches on alternate teams: one depth alone
-  zig-zagged with the side to move (median step 18 points on the official 21.3.3 game 1); the mean puts
-  every position at the same point of the round (median step 5 there: what is left are the moves' losses).
+* **curve** — the chart's value of a position (``evaluation_at``): its value (with its best move).
 * **loss** — how many points the move played gave away against the best move, for the team that
   moved (always >= 0): ``value(best) - value(played)`` seen from the mover's team.
 * **marks** — ``?`` mistake: loss >= ``MISTAKE_LOSS`` points; ``??`` blunder: loss >= ``BLUNDER_LOSS``.
@@ -49,9 +51,9 @@ from model.moves import Move, SetMove, SkipMove
 from model.pieces import COLORS, Color, Team
 from model.state import GameState
 
-ANALYSIS_VERSION = 2  # bump when values change meaning: old cache entries are then ignored (2: the curve)
+ANALYSIS_VERSION = 3  # bump when values change meaning: old cache entries are then ignored (3: round-end horizon)
 DEFAULT_TIME = 0.3  # engine seconds per position
-VALUE_DEPTH = 4  # plies of the yardstick search
+VALUE_DEPTH = 5  # at most this many plies of the yardstick search (it ends at the last round end within them)
 MISTAKE_LOSS = 4.0
 BLUNDER_LOSS = 10.0
 MAX_TIME = 60.0
@@ -233,13 +235,57 @@ def chart_points(states: Sequence[GameState], start: int = 0) -> list[ChartPoint
     return out
 
 
+def horizon_turn(turn: int, depth: int = VALUE_DEPTH) -> int:
+    """The turn at which the yardstick's search from a position of ``turn`` ends: the last end of a round
+    (a turn divisible by 4: BLUE to move, every colour has moved equally often) at most ``depth`` plies ahead,
+    (with the default 5: 2 to 5 plies), or the next one when none is that near (``depth`` below 4: up to 4
+    plies). Every search ends at the same point of the round, whoever is to
+    move at its root: the position after a move and the same position valued from the next move's search
+    end their searches on the same turn."""
+    end = (turn + depth) // 4 * 4
+    return end if end > turn else end + 4
+
+
 class _YardstickSearcher(Searcher):
-    """The engine's search, but a finished game is worth exactly its final point difference."""
+    """The engine's search, but to a fixed turn instead of a depth, and a finished game is worth exactly its
+    final point difference."""
 
     def value(self) -> float:
         if self.state.is_over:
             return self.sign * terminal_value(self.state, self.w)
         return super().value()
+
+    def search_to(self, horizon: int, alpha: float, beta: float) -> float:
+        """Minimax value (for the root team) of the current, not finished position, searched until the turn
+        reaches ``horizon`` (``alphabeta`` with the turn instead of a ply count: a colour that is out of the
+        game takes no ply but its turn passes, so the search still ends at the same point of the round)."""
+        self.check()
+        state = self.state
+        maximize = state.current_color % 2 == self.team
+        pids = state.legal_placements()
+        if not len(pids):  # only with a hand-built state: the colour can only skip
+            return self.value()
+        children = self.scored_children(pids, self.p.prefilter)
+        if state.turn + 1 >= horizon:  # every child ends the search
+            return max(children)[0] if maximize else min(children)[0]
+        children.sort(reverse=maximize)
+        best = -math.inf if maximize else math.inf
+        for child_value, pid in children[: self.p.width]:
+            state.push_placement(pid)
+            try:
+                over = state.is_over or state.turn >= horizon
+                v = child_value if over else self.search_to(horizon, alpha, beta)
+            finally:
+                state.pop()
+            if maximize:
+                best = max(best, v)
+                alpha = max(alpha, best)
+            else:
+                best = min(best, v)
+                beta = min(beta, best)
+            if alpha >= beta:
+                break
+        return best
 
 
 class _StopOnly:
@@ -255,7 +301,8 @@ class _StopOnly:
 def position_value(
     state: GameState, depth: int = VALUE_DEPTH, stop: threading.Event | None = None, weights: Weights = DEFAULT_WEIGHTS
 ) -> float:
-    """The yardstick: the value of ``state`` (team ONE minus team TWO, points) by a ``depth``-ply search.
+    """The yardstick: the value of ``state`` (team ONE minus team TWO, points) by a search to the turn
+    ``horizon_turn(state.turn, depth)``.
 
     Raises ``ai.search._Timeout`` when ``stop`` is set.
     """
@@ -263,7 +310,7 @@ def position_value(
         return terminal_value(state, weights)
     timer = cast(TimeKeeper, _StopOnly(stop or threading.Event()))  # the searcher asks it only expired()
     searcher = _YardstickSearcher(state.copy(), weights, SearchParams(), timer)
-    return _team_one_sign(state) * searcher.alphabeta(depth, -math.inf, math.inf)
+    return _team_one_sign(state) * searcher.search_to(horizon_turn(state.turn, depth), -math.inf, math.inf)
 
 
 def _value_after(state: GameState, move: Move, depth: int, stop: threading.Event) -> float:
@@ -388,16 +435,13 @@ def analyse_game(
 
 
 def evaluation_at(result: GameAnalysis, index: int) -> float | None:
-    """The curve's value of ``states[index]``: the mean of two yardstick searches whose horizons lie one ply
-    apart, the search from the position (the previous position's ``value_played``) and the search after its
-    best move (its ``value``). A search's last ply favours the team that makes it by several points, and
-    consecutive positions end their searches on alternate teams: one depth alone made the curve zig-zag
-    with the side to move; the mean of both is seen from the same perspective and the same point of the
-    round in every position. None where one of them is missing (e.g. the first position)."""
+    """The curve's value of ``states[index]``: the position's value (with its best move), or, where it was not
+    analysed, the value of the move that led to it (the same position, valued to the same end of a round).
+    None where neither is known."""
     here, before = result.positions.get(index), result.positions.get(index - 1)
-    if here is None or before is None:
-        return None
-    return round((before.value_played + here.value) / 2, 2)
+    if here is not None:
+        return here.value
+    return before.value_played if before is not None else None
 
 
 def fill_evaluation(result: GameAnalysis, states: Sequence[GameState]) -> None:
@@ -506,6 +550,7 @@ __all__ = [
     "chart_points",
     "fill_evaluation",
     "evaluation_at",
+    "horizon_turn",
     "positions_to_analyse",
     "game_key",
     "mark_for",

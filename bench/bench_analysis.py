@@ -31,7 +31,9 @@ def main() -> int:
     p.add_argument("--depth", type=int, default=VALUE_DEPTH)
     args = p.parse_args()
     settings = AnalysisSettings(engine=args.ai, time_per_position=args.time / 1000, value_depth=args.depth)
-    print(f"engine {settings.engine_name()}, {args.time:g} ms per position, {args.depth}-ply values")
+    print(
+        f"engine {settings.engine_name()}, {args.time:g} ms per position, values to a round end <= {args.depth} plies"
+    )
     for path in args.replays:
         replay = load_replay(path)
         wall, cpu = time.perf_counter(), time.process_time()

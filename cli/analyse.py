@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=VALUE_DEPTH,
         metavar="PLIES",
-        help=f"depth of the search that values the moves (default {VALUE_DEPTH})",
+        help=f"most plies of the search that values the positions, to a round's end (default {VALUE_DEPTH})",
     )
     p.add_argument("--json", action="store_true", help="print one JSON document (for scripts)")
     p.add_argument("--all", action="store_true", help="list every analysed move, not only the marked ones")
@@ -111,7 +111,7 @@ def format_report(path: str, replay, analysis: GameAnalysis, *, every_move: bool
     lines = [
         f"{path}: {team_label(Team.ONE, names)} {one} : {two} {team_label(Team.TWO, names)}",
         f"  {analysis.total} positions, engine {s.engine_name()}, {s.time_per_position:g} s per position, "
-        f"values by a {s.value_depth}-ply search"
+        f"values by a search to the end of a round (at most {s.value_depth} plies)"
         + ("" if analysis.complete else f" (incomplete: {analysis.done} analysed)"),
     ]
     summaries = analysis.summaries()

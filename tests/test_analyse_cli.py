@@ -73,6 +73,11 @@ def test_json_for_machines(capsys, game_file):
     two = doc["summary"]["TWO"]
     assert two["blunders"] == sum(p["mark"] == "??" for p in doc["marked"] if p["color"] in ("YELLOW", "GREEN"))
     assert len(doc["chart"]) == 13 and all(len(c["mobility"]) == 4 for c in doc["chart"])
+    # one position, one value: after move i as value_played of i and as value of i + 1 (searches that ended
+    # on alternate teams put 15-18 points between them, with alternating sign)
+    by_index = {p["index"]: p for p in doc["positions"]}
+    gaps = sorted(abs(by_index[i]["value_played"] - by_index[i + 1]["value"]) for i in range(11))
+    assert gaps[5] <= 4 and abs(by_index[0]["value"]) <= 4  # the median; the start: nobody ahead
 
 
 def test_bad_files_get_one_line_and_the_others_are_still_analysed(capsys, game_file, tmp_path):

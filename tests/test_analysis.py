@@ -19,6 +19,7 @@ from ai.analysis import (
     cache_dir,
     chart_points,
     game_key,
+    horizon_turn,
     mark_for,
     position_value,
     replay_moves,
@@ -95,10 +96,9 @@ def test_analyse_game_reports_progress_and_fills_the_chart():
     assert calls == [(i + 1, 10, i) for i in range(10)]
     assert [c.index for c in result.chart] == list(range(11))
     assert result.chart[3].mobility == tuple(len(states[3].legal_placements(c)) for c in COLORS)
-    assert result.chart[0].evaluation is None  # no search from the first position: half of its mean is missing
-    for point in result.chart[1:10]:
-        here, before = result.positions[point.index], result.positions[point.index - 1]
-        assert point.evaluation == round((before.value_played + here.value) / 2, 2)
+    for point in result.chart[:10]:  # the curve is each analysed position's value
+        assert point.evaluation == result.positions[point.index].value
+    assert result.chart[10].evaluation == result.positions[9].value_played  # not analysed: the move that led there
     summaries = result.summaries()
     assert summaries[Team.ONE].moves + summaries[Team.TWO].moves == 10
 
@@ -202,23 +202,31 @@ def test_a_2027_game_is_analysed_by_its_own_rules():
     assert result.positions[0].choices == len(states[0].legal_placements())
 
 
-def test_the_curve_does_not_zig_zag_with_the_side_to_move():
-    """One search depth alone ends its search on alternate teams in consecutive positions (the last ply
-    favours the team that makes it): the values jump by ~20 points every move on the official game. The
-    curve's mean of two depths one ply apart moves only by what the moves lose."""
+def test_the_yardstick_ends_every_search_at_the_end_of_a_round():
+    for depth in range(1, 9):
+        for turn in range(40):
+            end = horizon_turn(turn, depth)
+            assert end % 4 == 0 and end > turn  # BLUE to move: every colour has moved equally often
+            assert end - turn <= max(depth, 4)  # at most ``depth`` plies, the next round end when none is nearer
+            if depth >= 4:
+                assert end - turn > depth - 4  # the last round end within ``depth`` plies
+    assert [horizon_turn(t) - t for t in range(8)] == [4, 3, 2, 5, 4, 3, 2, 5]  # the default: 2 to 5 plies
+
+
+def test_the_position_after_a_move_is_valued_alike_by_the_move_and_by_the_next_position():
+    """The position after move i is valued twice: as ``value_played`` of position i and as ``value`` of
+    position i + 1 (with its best move). A search of a fixed number of plies ended on alternate teams in
+    consecutive positions (its last ply favours the team that makes it): the two differed by 10 points in the
+    median and by 18 in every hand-over of the first round, with alternating sign, and the start position
+    was worth +18 to team ONE. Ending every search at the same point of the round makes them agree."""
     import statistics
 
-    from ai.analysis import replay_moves
-
     replay = load_replay(fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml"))
-    states, moves = replay.states[:25], replay_moves(replay)[:24] + [None]
-    result = analyse_game(states, moves, AnalysisSettings(engine="greedy", time_per_position=0.01, value_depth=2))
-    single = [result.positions[i].value for i in sorted(result.positions)]
-    curve = [c.evaluation for c in result.chart if c.evaluation is not None]
-    assert len(curve) == 23  # every position but the first (no search from it) and the unanalysed last
-
-    def median_step(values: list[float]) -> float:
-        return statistics.median(abs(b - a) for a, b in zip(values, values[1:], strict=False))
-
-    assert median_step(single) > 15  # the zig-zag this replaces
-    assert median_step(curve) < 8 and median_step(curve) < median_step(single) / 2
+    states, moves = replay.states[:21], replay_moves(replay)[:20] + [None]
+    result = analyse_game(states, moves, AnalysisSettings(engine="greedy", time_per_position=0.01))
+    positions = result.positions
+    gaps = [positions[i].value_played - positions[i + 1].value for i in range(19)]
+    assert statistics.median(abs(g) for g in gaps) <= 4
+    assert all(abs(g) <= 4 for g in gaps[:4])  # the first round, where the old gaps were 18 points
+    assert abs(positions[0].value) <= 4  # four start pieces in four corners: nobody ahead yet
+    assert [c.evaluation for c in result.chart[:20]] == [positions[i].value for i in range(20)]

@@ -55,7 +55,9 @@ async def test_runner_analyses_in_the_background_and_caches(tmp_path):
         await wait_for(pilot, lambda: not runner.running)
         assert runner.complete and runner.analysis.complete and runner.analysis.done == 8
         assert app.changes >= 8  # one update per position, on the UI thread
-        assert [p.evaluation is not None for p in runner.analysis.chart[:8]] == [False] + [True] * 7  # no search from 0
+        assert [p.evaluation for p in runner.analysis.chart[:8]] == [
+            runner.analysis.positions[i].value for i in range(8)
+        ]
         text = pane_text(runner, 3, states[3]).plain
         assert "analysed 8 positions" in text and f"turn {states[3].turn}" in text and "best" in text
         assert "played" in text and "loss" in text
