@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -195,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
                 parser.error(str(exc))
     _setup_logging(args)
     try:
-        return asyncio.run(Bot(options_from_args(args), player).run())
+        # --strict: a failing team player ends the process at once, as a crashed contest client (its exit code
+        # is what the arena names)
+        return asyncio.run(Bot(options_from_args(args), player, crash=os._exit if args.strict else None).run())
     except KeyboardInterrupt:
         return 130

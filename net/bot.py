@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -77,9 +78,15 @@ class BotOptions:
 
 
 class Bot:
-    def __init__(self, options: BotOptions, player: Engine | None = None) -> None:
-        """``player``: the one to play with, already built (a team's ``py:`` player loaded by ``cli.bot``)."""
+    def __init__(
+        self, options: BotOptions, player: Engine | None = None, crash: Callable[[int], None] | None = None
+    ) -> None:
+        """``player``: the one to play with, already built (a team's ``py:`` player loaded by ``cli.bot``).
+        ``crash``: under --strict, how the bot ends when the team's player failed, after its one line (the
+        command: ``os._exit``, the process ends at once as a crashed client's does, so the judge sees its exit
+        code; None: it leaves the game and ``run`` returns ``EXIT_PLAYER``)."""
         self.options = args = options
+        self.crash = crash
         name = args.ai or _default_ai()
         self.player: ProcessPlayer | Engine
         self.team_code = is_python_player(name)  # a team's own player: its mistakes are shown and counted
@@ -335,6 +342,10 @@ class Bot:
         self.mistakes.append(label)
         if source == "strict-error":
             self.failure = (EXIT_PLAYER, f"your player failed at turn {turn} ({detail}); --strict: left the game")
+            if self.crash is not None:
+                self._fail(*self.failure)
+                sys.stdout.flush()
+                self.crash(EXIT_PLAYER)
             await self.conn.close()
             return
         if kind in self._shown:
