@@ -89,7 +89,7 @@ class GameState:
 
     @classmethod
     def new(
-        cls, season: int | str = DEFAULT_SEASON.year, start_piece: Shape | str | None = None, seed: int | None = None
+        cls, season: int | str = DEFAULT_SEASON.name, start_piece: Shape | str | None = None, seed: int | None = None
     ) -> GameState:
         """A new game of ``season`` (2021 or 2027). Without ``start_piece`` it is drawn from the season's
         pool as the server does (reproducibly with ``seed``)."""
@@ -131,7 +131,7 @@ class GameState:
     @property
     def season(self) -> int:
         """The season: 2021 (first piece in a corner, 25 rounds) or 2027 (first piece on the border, 24 rounds)."""
-        return self._season.year
+        return int(self._season.name)  # the profile names its season by its year
 
     @property
     def start_piece(self) -> Shape:
