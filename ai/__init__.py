@@ -22,6 +22,9 @@ Public API:
   variant against the default in ``blokus arena`` (e.g. ``mcts:root_eval=0,prune=0.05``).
 * ``ai.controller``: ``decide(player, state, received_at, think_ms=, hard_ms=)`` — any player's move
   under a clock (stop signal, hard cut-off, rule check, one fallback); used by the bot and the TUI.
+* ``ai.engine_process``: ``ProcessPlayer``, any of these thinking in a worker process (the bot's default).
+* ``ai.processes``: the one way to start and stop a process (its own session, ask/terminate/kill/reap,
+  capped logs, detached descendants found) and to keep helper processes from outliving their parent.
 * ``ai.evaluate``: ``evaluate(state, weights)``, ``Weights``; ``ai.arena``: the games and table of ``blokus arena``
   (``cli.arena``). Player names are parsed once, by ``cli.players``; ``make_player`` builds the in-process ones.
 """

@@ -15,18 +15,25 @@ A player ``cmd:COMMAND`` (a team's own client) is played by ``net.external_arena
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing
+import multiprocessing.process
+import multiprocessing.synchronize
+import os
 import random
+import signal
 import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from ai import compile_ahead, make_player
+from ai import compile_ahead, make_player, processes
 from ai.base import Engine
+from ai.sprt import SprtSpec, SprtState, Verdict
 from model.moves import InvalidMove, Move
 from model.pieces import Shape, Team
 from model.record import GameRecord
@@ -71,6 +78,9 @@ class ArenaGame:
     forfeit_class: str = ""  # illegal move, timeout, crashed, did not join, left, protocol
     replay: str = ""  # the replay file, with --save-replay
     logs: list[str] = field(default_factory=list)  # log files of cmd: programs (stdout, stderr)
+    # not a result: why (a side never joined or could not start, our side was hurt by the program under test);
+    # a void game gives no point to anyone and is counted in its own column
+    void: str = ""
 
 
 def make_specs(
@@ -155,7 +165,8 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
         try:
             state.play(move)
         except InvalidMove as exc:
-            forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} illegal move {move}: {exc}"
+            why = state.refusal_text(move, exc.mistake)  # the rule and the fields: one text everywhere
+            forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} illegal move: {move} ({why})"
             cause, result.forfeit_class = Cause.RULE_VIOLATION, "illegal move"
             break
         record.append(state.copy(), move)
@@ -199,11 +210,62 @@ class _Named:
         return player
 
 
-def _run_one(job: tuple[GameSpec, EngineFactory, EngineFactory]) -> ArenaGame:
+_enough: multiprocessing.synchronize.Event | None = None  # in a game process: the match needs no more games
+
+
+def _run_one(job: tuple[GameSpec, EngineFactory, EngineFactory]) -> ArenaGame | None:
+    """A game in a game process; None if the match was decided before it started (the pool hands out a few
+    games ahead, which can no longer be cancelled)."""
+    if _enough is not None and _enough.is_set():
+        return None
     return play_game(*job)
 
 
-GameRunner = Callable[[GameSpec], ArenaGame]  # plays one game by other means (picklable for --jobs)
+def _start_worker(enough: multiprocessing.synchronize.Event) -> None:
+    """A game process: Ctrl-C is the parent's to handle (it stops the match and ends this process), and it
+    ends with the parent."""
+    global _enough
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    processes.die_with_parent(release_streams=False)
+    _enough = enough
+
+
+class _Flag(Protocol):
+    """``threading.Event`` or a game processes' ``multiprocessing`` Event: set once no game should start."""
+
+    def set(self) -> None: ...
+
+
+GameRunner = Callable[[GameSpec], ArenaGame]  # plays one game by other means (e.g. net.external_arena)
+WAIT_S = 0.25  # the main thread looks up this often (a Ctrl-C is handled at once anyway)
+
+
+def _end_at_once_on_a_second_interrupt(workers: list[multiprocessing.process.BaseProcess] | None = None) -> None:
+    """While the match stops (games end, programs get their grace periods), a second Ctrl-C ends it at once:
+    SIGKILL to every process group started here and to the game processes, exit 130."""
+
+    def end_now(signum: int, frame: object) -> None:
+        for child in processes.live_children():
+            with contextlib.suppress(OSError):
+                os.killpg(child.pid, signal.SIGKILL)
+        for worker in workers or []:
+            with contextlib.suppress(Exception):
+                worker.kill()
+        with contextlib.suppress(Exception):
+            processes.end_orphans(0)
+        os._exit(130)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, end_now)
+
+
+class MatchStopped(Exception):
+    """Ctrl-C stopped the match: ``results`` are the games that had finished (sorted), every game process
+    and everything it started has ended."""
+
+    def __init__(self, results: list[ArenaGame]) -> None:
+        super().__init__(f"stopped after {len(results)} games")
+        self.results = results
 
 
 def run_match(
@@ -213,31 +275,161 @@ def run_match(
     jobs: int = 1,
     progress: Callable[[list[ArenaGame]], None] | None = None,
     runner: GameRunner | None = None,
+    enough: Callable[[list[ArenaGame]], bool] | None = None,
 ) -> list[ArenaGame]:
-    """Every game of ``specs``: by the engines of the factories, or by ``runner`` (e.g. ``net.external``'s
-    games of ``cmd:`` programs on an embedded server)."""
+    """Every game of ``specs`` (sorted by index): by the engines of the factories (in this process, or in
+    ``jobs`` game processes), or by ``runner`` in ``jobs`` threads (its games are processes on an embedded
+    server: ``net.external_arena``). ``enough(results)`` after each game: True starts no further game (the
+    running ones finish). Ctrl-C (KeyboardInterrupt) stops the running games, ends every process they
+    started and raises :class:`MatchStopped` with the finished games."""
     results: list[ArenaGame] = []
-    # what ``one`` is called with: a game's spec and factories for ``_run_one``, the spec alone for ``runner``
-    work: list[tuple[GameSpec, EngineFactory | None, EngineFactory | None]] | list[GameSpec]
-    work = [(spec, factory_a, factory_b) for spec in specs]
-    one: Callable = _run_one if runner is None else runner
-    if runner is not None:
-        work = list(specs)
-    if jobs <= 1:
-        for job in work:
-            results.append(one(job))
-            if progress:
-                progress(results)
-    else:
-        # an executor, not a multiprocessing.Pool: a worker that dies (a crash in compiled code, the OOM
-        # killer) breaks the match with an error instead of leaving it waiting for ever
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            for future in as_completed([pool.submit(one, job) for job in work]):
-                results.append(future.result())
-                if progress:
-                    progress(results)
+
+    def finished(game: ArenaGame) -> bool:
+        results.append(game)
+        if progress:
+            progress(results)
+        return enough is not None and enough(results)
+
+    try:
+        if runner is not None:
+            _run_in_threads(specs, runner, jobs, finished)
+        elif jobs <= 1:
+            assert factory_a is not None and factory_b is not None
+            for spec in specs:
+                if finished(play_game(spec, factory_a, factory_b)):
+                    break
+        else:
+            assert factory_a is not None and factory_b is not None
+            _run_in_processes([(spec, factory_a, factory_b) for spec in specs], jobs, finished)
+    except KeyboardInterrupt:
+        raise MatchStopped(sorted(results, key=lambda r: r.index)) from None
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.default_int_handler)
     results.sort(key=lambda r: r.index)
     return results
+
+
+def _collect(pending: set[Future], finished: Callable[[ArenaGame], bool], enough: _Flag | None = None) -> None:
+    """Hand every result to ``finished`` as it comes; once it says enough, cancel the games not started.
+    Ctrl-C only sets a flag here (the main thread only waits): KeyboardInterrupt is raised at one known
+    point of this loop, never in the middle of some cleanup."""
+    interrupted = threading.Event()
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupted.set())
+    try:
+        _collect_until(pending, finished, interrupted, enough or threading.Event())
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _collect_until(
+    pending: set[Future], finished: Callable[[ArenaGame], bool], interrupted: threading.Event, enough: _Flag
+) -> None:
+    while pending:
+        if interrupted.is_set():
+            raise KeyboardInterrupt
+        done, pending = wait(pending, timeout=WAIT_S, return_when=FIRST_COMPLETED)
+        for future in done:
+            game = None if future.cancelled() else future.result()
+            if game is not None and finished(game):
+                enough.set()
+                for other in pending:
+                    other.cancel()
+
+
+def _run_in_threads(
+    specs: list[GameSpec], runner: GameRunner, jobs: int, finished: Callable[[ArenaGame], bool]
+) -> None:
+    pool = ThreadPoolExecutor(max(1, jobs), thread_name_prefix="blokus-arena-game")
+    pending = {pool.submit(runner, spec) for spec in specs}
+    try:
+        _collect(pending, finished)
+    except BaseException:
+        _end_at_once_on_a_second_interrupt()
+        for future in pending:
+            future.cancel()
+        stop = getattr(runner, "stop", None)
+        if stop is not None:
+            stop()  # the running games end now (their programs with them)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _run_in_processes(
+    work: list[tuple[GameSpec, EngineFactory, EngineFactory]], jobs: int, finished: Callable[[ArenaGame], bool]
+) -> None:
+    # an executor, not a multiprocessing.Pool: a worker that dies (a crash in compiled code, the OOM killer)
+    # breaks the match with an error instead of leaving it waiting for ever. The workers start with Ctrl-C
+    # ignored (inherited through exec, so also before their initializer runs): the parent stops them.
+    context = multiprocessing.get_context("spawn")
+    enough = context.Event()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=(enough,))
+        pending = {pool.submit(_run_one, job) for job in work}  # starts the workers
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    try:
+        _collect(pending, finished, enough)
+    except BaseException:
+        workers = list(getattr(pool, "_processes", {}).values())  # the running games: ended with their process
+        _end_at_once_on_a_second_interrupt(workers)
+        # the games not started are not cancelled here: the pool marks them broken when its workers end
+        # (cancelling them first makes its manager thread fail on them: CPython 3.11)
+        for worker in workers:
+            processes.stop_worker(worker, term_grace=processes.TERM_GRACE_S)
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+class PairedSprt:
+    """The SPRT of a match (``ai.sprt``), fed game by game (``run_match``'s ``enough``): a pair (games 2k and
+    2k+1: one opening from both seats) counts once both games are done, in whatever order they finish; a
+    pair with a void game is not counted (``void_pairs``). True once H0 or H1 is accepted."""
+
+    def __init__(self, spec: SprtSpec) -> None:
+        self.state = SprtState(spec)
+        self.void_pairs = 0
+        self.decided_after = 0  # games finished when the verdict came (0: not decided)
+        self._waiting: dict[int, ArenaGame] = {}  # the first finished game of each open pair
+
+    def __call__(self, results: list[ArenaGame]) -> bool:
+        game = results[-1]
+        if self.decided_after:
+            return True  # frozen at the verdict: a game that was running then does not change it
+        other = self._waiting.pop(game.index // 2, None)
+        if other is None:
+            self._waiting[game.index // 2] = game
+            return False
+        first, second = sorted((game, other), key=lambda g: g.index)
+        if first.void or second.void:
+            self.void_pairs += 1
+        else:
+            self.state = self.state.add_pair(first.score, second.score)
+        if self.state.verdict is not Verdict.CONTINUE:
+            self.decided_after = len(results)
+            return True
+        return False
+
+    def as_dict(self) -> dict:
+        """``SprtState.as_dict`` for JSON (an infinite Elo, all pairs won or lost, is null) and the void pairs."""
+        data = self.state.as_dict()
+        data["elo"] = _finite(data["elo"])
+        data["elo_ci95"] = [_finite(x) for x in data["elo_ci95"]]
+        return {**data, "void_pairs": self.void_pairs, "decided_after_games": self.decided_after or None}
+
+    def describe(self) -> str:
+        void = f"; {self.void_pairs} pair(s) with a void game not counted" if self.void_pairs else ""
+        return self.state.describe() + void
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
 
 
 def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -251,6 +443,8 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def summary(results: list[ArenaGame], name_a: str, name_b: str) -> dict:
+    void = [r for r in results if r.void]
+    results = [r for r in results if not r.void]  # the games with a result: the only ones scored
     n = len(results)
     wins = sum(r.score == 1.0 for r in results)
     draws = sum(r.score == 0.5 for r in results)
@@ -266,6 +460,8 @@ def summary(results: list[ArenaGame], name_a: str, name_b: str) -> dict:
         "wins": wins,
         "draws": draws,
         "losses": losses,
+        "void": len(void),
+        "void_games": [f"game {r.index}: {r.void}" for r in void],
         "a_mean_points": sum(r.a_points for r in results) / n if n else 0.0,
         "b_mean_points": sum(r.b_points for r in results) / n if n else 0.0,
         "score": score,
@@ -300,15 +496,16 @@ def _forfeit_cell(counts: dict[str, int]) -> str:
 def format_table(s: dict) -> str:
     lo, hi = s["ci95"]
     rows = [
-        ("player", "W", "D", "L", "mean pts", "score %", "95% CI", "mean ms/move", "max ms/move", "forfeits"),
+        ("player", "W", "D", "L", "Void", "mean pts", "score %", "95% CI", "mean ms/move", "max ms/move", "forfeits"),
         (
             s["a"],
             s["wins"],
             s["draws"],
             s["losses"],
+            s.get("void", 0),
             f"{s['a_mean_points']:.1f}",
-            f"{100 * s['score']:.1f}",
-            f"{100 * lo:.1f}-{100 * hi:.1f}",
+            f"{100 * s['score']:.1f}" if s["games"] else "-",
+            f"{100 * lo:.1f}-{100 * hi:.1f}" if s["games"] else "-",
             f"{s['a_mean_ms']:.0f}",
             f"{s['a_max_ms']:.0f}",
             _forfeit_cell(s.get("a_forfeits", {})),
@@ -318,9 +515,10 @@ def format_table(s: dict) -> str:
             s["losses"],
             s["draws"],
             s["wins"],
+            s.get("void", 0),
             f"{s['b_mean_points']:.1f}",
-            f"{100 * (1 - s['score']):.1f}",
-            f"{100 * (1 - hi):.1f}-{100 * (1 - lo):.1f}",
+            f"{100 * (1 - s['score']):.1f}" if s["games"] else "-",
+            f"{100 * (1 - hi):.1f}-{100 * (1 - lo):.1f}" if s["games"] else "-",
             f"{s['b_mean_ms']:.0f}",
             f"{s['b_max_ms']:.0f}",
             _forfeit_cell(s.get("b_forfeits", {})),
@@ -332,7 +530,14 @@ def format_table(s: dict) -> str:
         for row in rows
     ]
     lines.insert(1, "-" * len(lines[0]))
-    out = "\n".join(lines) + f"\n{s['games']} games"
+    void = s.get("void", 0)
+    out = (
+        "\n".join(lines)
+        + f"\n{s['games']} games"
+        + (f" with a result, {void} void (no result, no point)" if void else "")
+    )
+    if s.get("void_games"):
+        out += "\nvoid games:\n  " + "\n  ".join(s["void_games"])
     if s["forfeits"]:
         out += "\nforfeits:\n  " + "\n  ".join(s["forfeits"])
     for side in ("a", "b"):
@@ -358,13 +563,16 @@ class Progress:
 
     def __call__(self, results: list[ArenaGame]) -> None:
         done = len(results)
-        w = sum(r.score == 1.0 for r in results)
-        d = sum(r.score == 0.5 for r in results)
+        v = sum(bool(r.void) for r in results)
+        w = sum(r.score == 1.0 and not r.void for r in results)
+        d = sum(r.score == 0.5 and not r.void for r in results)
         bar = "#" * (30 * done // self.total) + "." * (30 - 30 * done // self.total)
         elapsed = time.monotonic() - self.start
         eta = elapsed / done * (self.total - done) if done else 0.0
         self.stream.write(
-            f"\r[{bar}] {done}/{self.total}  A: {w}W {d}D {done - w - d}L  {elapsed:.0f}s elapsed, ~{eta:.0f}s left "
+            f"\r[{bar}] {done}/{self.total}  A: {w}W {d}D {done - w - d - v}L"
+            + (f" {v} void" if v else "")
+            + f"  {elapsed:.0f}s elapsed, ~{eta:.0f}s left "
         )
         if done == self.total:
             self.stream.write("\n")

@@ -13,17 +13,47 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
 
+from ai import processes
 from ai.base import Engine, StopFlag
 from model.moves import Move
 from model.state import GameState
 
 _CHILD = "BLOKUS_COMPILE_CHILD"  # set in the compiling child process
+
+
+# --- "the compiled search is not ready": the one place that says so --------------------------------------
+
+
+def not_ready_word(status: str) -> str:
+    """Why the Python search answers instead of the compiled one, in a word or three (for move tallies:
+    ``lookahead (compiling)``): ``compiling``, ``loading``, ``engine process ended``, ``compiled engine
+    failed``. ``status`` as :meth:`Kernels.status` gives it (``failed: REASON``; ``starting``: loading)."""
+    if status.startswith("failed"):
+        return "engine process ended" if "engine process ended" in status else "compiled engine failed"
+    return "compiling" if status == "compiling" else "loading"
+
+
+def fallback_label(fallback: str, status: str) -> str:
+    """The ``fallback`` entry of a move's ``last_info`` while the compiled search is not ready."""
+    return f"{fallback} ({not_ready_word(status)})"
+
+
+def preparing_text(status: str) -> str:
+    """A spinner's text while the compiled search is made ready and nothing answers meanwhile."""
+    return "preparing the engine (first start only)" if status == "compiling" else "loading the engine"
+
+
+def not_ready_line(status: str) -> str:
+    """The one sentence for a user: the compiled search is not ready, and what plays meanwhile."""
+    if status.startswith("failed"):
+        return f"the compiled search failed ({status.removeprefix('failed: ')}); the Python lookahead plays every move"
+    doing = "is being compiled (first start only)" if status == "compiling" else f"is not ready yet ({status})"
+    return f"the compiled search {doing}; the Python lookahead plays until it is ready"
 
 
 class Kernels:
@@ -51,18 +81,10 @@ class Kernels:
         marks = [self.module, *self.depends_on]
         code = f"import {self.module} as m; m.warm_up(); from model import numba_cache as c; c.mark_warm({marks})"
         try:
-            done = subprocess.run(
-                [sys.executable, "-c", code],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                timeout=timeout,
-                check=False,
-                env={**os.environ, _CHILD: "1"},
-            )
-        except (OSError, subprocess.SubprocessError):
+            done = processes.run([sys.executable, "-c", code], timeout=timeout, env={**os.environ, _CHILD: "1"})
+        except OSError:
             return False
-        return done.returncode == 0
+        return done == 0
 
     def _prepare(self) -> None:
         try:
@@ -163,8 +185,8 @@ class LazyCompiledPlayer(Engine):
         if player is None:  # still importing, or failed
             self._fallback.clock, self._fallback.cpu_clock = self.clock, self.cpu_clock
             move = self._fallback.think(state, deadline, stop)
-            why = "loading" if self.error is None else "compiled engine failed"
-            self.last_info = {**self._fallback.last_info, "fallback": f"{self._fallback.name} ({why})"}
+            label = fallback_label(self._fallback.name, self.status())
+            self.last_info = {**self._fallback.last_info, "fallback": label}
             return move
         player.clock = self.clock  # injectable, as on every engine
         if self.cpu_clock is not time.thread_time:  # injected (tests); else the player's own choice stays
@@ -173,7 +195,7 @@ class LazyCompiledPlayer(Engine):
         self.last_info = player.last_info
         kernels = getattr(sys.modules.get(self.module), "KERNELS", None)
         if kernels is not None and kernels.error is not None and "fallback" in self.last_info:
-            self.last_info = {**self.last_info, "fallback": f"{self._fallback.name} (compiled engine failed)"}
+            self.last_info = {**self.last_info, "fallback": fallback_label(self._fallback.name, kernels.status())}
         return move
 
     def status(self) -> str:

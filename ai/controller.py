@@ -18,7 +18,7 @@ sent as it is (``strict-illegal``), and an exception or an answer that is no mov
 
 The fallback (a placement of the largest available piece) is computed *before* the player starts,
 so that it is ready even on a loaded machine. The player runs in a worker process
-(``net.engine_process``, the bot's default) or a worker thread (``Engine.choose_move``), so the event
+(``ai.engine_process``, the bot's default) or a worker thread (``Engine.choose_move``), so the event
 loop — and with it the socket reader — is never blocked.
 """
 
@@ -90,7 +90,7 @@ def check_move(state: GameState, move: object) -> str | None:
         return "the game is over"
     mistake = state.validate(move)
     if mistake is not None:
-        return f"{mistake.name}: {mistake.english}"
+        return f"{mistake.name}: {state.refusal_text(move, mistake)}"
     if isinstance(move, SkipMove) and state.has_legal_placement():
         # Legal, but never skip while a placement exists (it only loses points).
         return "skip although a placement exists"

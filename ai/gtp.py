@@ -14,10 +14,10 @@ Colours removed by the SC rules simply get no more ``genmove``.
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
 from collections.abc import Callable
 
+from ai import processes
 from ai.base import Engine, StopFlag, fallback_move
 from ai.greedy import GreedyPlayer
 from model import placements as P
@@ -76,7 +76,7 @@ class GtpPlayer(Engine):
         self.level = level
         self.name = f"gtp:{os.path.basename(path)}:{level}"
         self.seed = seed if seed is not None else 0
-        self._proc: subprocess.Popen | None = None
+        self._proc: processes.Child | None = None
         self._known: list[int] = [0, 0, 0, 0]  # cells per colour the engine has been told
         self.substitutes = 0  # moves the engine did not find (it passed with placements left)
 
@@ -85,9 +85,7 @@ class GtpPlayer(Engine):
     def _start(self) -> None:
         cmd = [self.path, *GTP_ARGS, "--level", str(self.level), "--seed", str(self.seed % 2**31)]
         try:
-            self._proc = subprocess.Popen(
-                cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1
-            )
+            self._proc = processes.start(cmd, stdin="pipe", stdout="pipe", text=True)
         except OSError as exc:
             raise GtpError(f"cannot start {self.path}: {exc.strerror or exc}") from exc
 
@@ -112,18 +110,15 @@ class GtpPlayer(Engine):
         return answer.lstrip("=").strip()
 
     def close(self) -> None:
+        """Stop the engine (``quit``, then signals): call it when done (``with GtpPlayer(...) as p:``)."""
         proc, self._proc = self._proc, None
-        if proc is not None and proc.poll() is None:
-            try:
-                assert proc.stdin is not None
-                proc.stdin.write("quit\n")
-                proc.stdin.flush()
-                proc.wait(timeout=2)
-            except (OSError, subprocess.TimeoutExpired):
-                proc.kill()
-                proc.wait()
+        if proc is not None:
+            proc.stop(_quit, ask_grace=2.0)
 
-    def __del__(self) -> None:
+    def __enter__(self) -> GtpPlayer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # --- keeping the engine's board in step -----------------------------------------------------------
@@ -198,6 +193,13 @@ class GtpPlayer(Engine):
             raise GtpError(f"genmove answered {answer!r}, not a piece")
         self._known[color] |= mask
         return move_of_placement(color, pid)
+
+
+def _quit(child: processes.Child) -> None:
+    assert child.stdin is not None
+    child.stdin.write("quit\n")
+    child.stdin.flush()
+    child.stdin.close()
 
 
 def _split_pieces(board: int) -> list[int]:

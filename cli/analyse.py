@@ -166,16 +166,13 @@ def _prepare_engine(name: str, stream: TextIO, quiet: bool) -> None:
     """Load the compiled engine (a second), or compile it on the first start (a child process, a minute):
     a spinner says so on a terminal meanwhile, instead of a progress line stuck at 0."""
     from ai import kernels_of
+    from ai.compiled import preparing_text
     from ai.spinner import Spinner
 
     kernels = kernels_of(name)
     if kernels is None or kernels.prepare(wait=0.5) or kernels.error is not None:
         return  # ready, or failed: the analysis answers with the Python search and says nothing here
-    with Spinner(
-        "preparing the engine (first start only)" if kernels.compiling else "loading the engine",
-        stream,
-        enabled=not quiet,
-    ):
+    with Spinner(preparing_text(kernels.status()), stream, enabled=not quiet):
         kernels.prepare(wait=None)
 
 

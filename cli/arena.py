@@ -9,8 +9,10 @@ names (``cli.players``) choose.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 from concurrent.futures.process import BrokenProcessPool
@@ -18,11 +20,14 @@ from dataclasses import asdict
 from pathlib import Path
 
 from ai import compile_ahead
-from ai.arena import Progress, _Named, format_table, make_specs, run_match, summary
+from ai.arena import MatchStopped, PairedSprt, Progress, _Named, format_table, make_specs, run_match, summary
+from ai.sprt import SprtSpec
 from cli.options import Parser, add_season, milliseconds
 from cli.players import PlayerSpec, accepted, parse_player
 from model.season import DEFAULT_SEASON
-from net.external_arena import ExternalGames
+from net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget
+
+SPRT_CAP = 400  # games at most of an --sprt run without --games
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,7 +41,18 @@ def main(argv: list[str] | None = None) -> int:
         "blokus bot --player PATH --strict per game",
     )
     parser.add_argument("b", help="player B (the same choices)")
-    parser.add_argument("--games", type=int, default=2, help="number of games (even: seats swapped per opening)")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help=f"number of games (even: seats swapped per opening; default 2, with --sprt its cap: default {SPRT_CAP})",
+    )
+    parser.add_argument(
+        "--sprt",
+        metavar="ELO0,ELO1",
+        help="is A stronger than B by ELO1 rather than ELO0 Elo? Plays game pairs until a sequential "
+        "probability ratio test (alpha = beta = 0.05) decides, or --games is reached",
+    )
     parser.add_argument(
         "--move-time",
         type=milliseconds,
@@ -73,7 +89,15 @@ def main(argv: list[str] | None = None) -> int:
         "--logs",
         metavar="DIR",
         help="where cmd: programs write their output, per game and seat (default: the --save-replay "
-        "DIR, else a new temporary directory)",
+        "DIR, else a temporary directory removed at the end)",
+    )
+    parser.add_argument(
+        "--log-budget",
+        type=int,
+        default=LOG_BUDGET_BYTES // 2**20,
+        metavar="MIB",
+        help=f"all the programs' logs of the arena together, in MiB (default {LOG_BUDGET_BYTES // 2**20}; the "
+        "oldest are removed first)",
     )
     parser.add_argument(
         "--join-timeout",
@@ -83,8 +107,26 @@ def main(argv: list[str] | None = None) -> int:
         help="a cmd: program that has not joined after this loses the game (default 30)",
     )
     args = parser.parse_args(argv)
-    if args.games < 1 or args.move_time < 1 or args.jobs < 1 or args.join_timeout <= 0:
-        parser.error("--games, --move-time, --jobs and --join-timeout must be positive")
+    sprt: PairedSprt | None = None
+    if args.sprt is not None:
+        try:
+            sprt = PairedSprt(SprtSpec.parse(args.sprt))
+        except ValueError as exc:
+            parser.error(str(exc))
+    if args.games is None:
+        args.games = SPRT_CAP if sprt is not None else 2
+    if args.games < 1 or args.move_time < 1 or args.jobs < 1 or args.join_timeout <= 0 or args.log_budget < 1:
+        parser.error("--games, --move-time, --jobs, --join-timeout and --log-budget must be positive")
+    if sprt is not None and args.games < 2:
+        parser.error("--sprt plays game pairs: --games must be at least 2")
+    try:
+        return _run(parser, args, sprt)
+    except KeyboardInterrupt:  # before the first game (compiling, starting)
+        print("\nblokus arena: stopped before the first game", file=sys.stderr)
+        return 130
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: PairedSprt | None) -> int:
     limit_ms = args.season.soft_timeout_ms
     args.season = args.season.name  # by name from here on: the games' specs, the table and --json carry it
     # every game would be lost on time (the arena keeps the server's limit)
@@ -109,13 +151,30 @@ def main(argv: list[str] | None = None) -> int:
     if args.save_replay:
         Path(args.save_replay).mkdir(parents=True, exist_ok=True)
     runner = None
+    temporary = None  # a log folder of our own: removed at the end
     if any(spec.external for spec in players):  # programs play on an embedded server, one per game
         if opening:
             parser.error("--opening-turns cannot be used with a cmd: or py: player (the server starts every game)")
-        log_dir = args.logs or args.save_replay or tempfile.mkdtemp(prefix="blokus-arena-logs-")
-        Path(log_dir).mkdir(parents=True, exist_ok=True)
-        print(f"blokus arena: the programs' output goes to {log_dir}", file=sys.stderr)
-        runner = ExternalGames(args.a, args.b, str(log_dir), join_timeout=args.join_timeout)
+        log_dir = args.logs or args.save_replay
+        if log_dir is None:
+            log_dir = temporary = tempfile.mkdtemp(prefix="blokus-arena-logs-")
+            print(
+                f"blokus arena: the programs' output goes to {log_dir} (removed at the end: --logs DIR keeps it)",
+                file=sys.stderr,
+            )
+        else:
+            Path(log_dir).mkdir(parents=True, exist_ok=True)
+            print(f"blokus arena: the programs' output goes to {log_dir}", file=sys.stderr)
+        budget = LogBudget(str(log_dir), args.log_budget * 2**20, args.jobs)
+        runner = ExternalGames(args.a, args.b, str(log_dir), join_timeout=args.join_timeout, logs=budget)
+    try:
+        return _play(args, runner, opening, sprt)
+    finally:
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
+
+
+def _play(args: argparse.Namespace, runner: ExternalGames | None, opening: int, sprt: PairedSprt | None) -> int:
     ponder = (args.ponder in ("a", "both"), args.ponder in ("b", "both"))
     cores = os.cpu_count() or 1
     if args.ponder and 2 * args.jobs > cores:  # a pondering player and its opponent both think all the time
@@ -128,24 +187,45 @@ def main(argv: list[str] | None = None) -> int:
         args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening, ponder, not args.untimed
     )
     progress = None if args.quiet else Progress(len(specs))
+    stopped = False
     try:
         if runner is not None:
-            results = run_match(specs, None, None, args.jobs, progress, runner=runner)
+            results = run_match(specs, None, None, args.jobs, progress, runner=runner, enough=sprt)
         else:
-            results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress)
+            results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress, enough=sprt)
     except BrokenProcessPool:
         print("blokus arena: a game process died (crashed or killed); the match is incomplete", file=sys.stderr)
         return 1
+    except MatchStopped as exc:
+        results, stopped = exc.results, True
+        if progress is not None:
+            print(file=sys.stderr)  # after the progress bar's line
     s = summary(results, args.a, args.b)
     print(
-        f"arena {args.a} vs {args.b}: {args.games} games, season {args.season}, {args.move_time} ms/move, "
+        f"arena {args.a} vs {args.b}: {args.games} games"
+        + (f" at most, SPRT {args.sprt}" if sprt is not None else "")
+        + f", season {args.season}, {args.move_time} ms/move, "
         f"seed {args.seed}, jobs {args.jobs}, opening turns {opening}"
         + (f", pondering {args.ponder}" if args.ponder else "")
         + (", untimed" if args.untimed else "")
     )
     print(format_table(s))
+    if sprt is not None:
+        s["sprt"] = sprt.as_dict()
+        print(sprt.describe())
+        if sprt.decided_after:
+            print(f"decided after {sprt.decided_after} of {args.games} games; no further game was started")
+        elif not stopped:
+            print(f"undecided within the cap of {args.games} games (--games)")
+    if stopped:
+        print(f"stopped after {len(results)} of {args.games} games (Ctrl-C)")
     if args.json:
         with open(args.json, "w") as fh:
             games = [{**asdict(r), "result": None} for r in results]  # the model result is not JSON
-            json.dump({"args": vars(args), "summary": s, "games": games}, fh, indent=1)
+            json.dump({"args": vars(args), "summary": s, "games": games, "stopped": stopped}, fh, indent=1)
+    if stopped:
+        return 130
+    if results and all(r.void for r in results):
+        print(f"blokus arena: no game had a result: {s['void_games'][0]}", file=sys.stderr)
+        return 1
     return 0

@@ -21,7 +21,8 @@ from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
 from cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
 from cli.players import PlayerKind, accepted, parse_player
 from model.exits import EXIT_PLAYER
-from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotOptions
+from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotOptions, use_console
+from net.lines import LineHandler, LineWriter, report_dropped
 
 REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
 
@@ -34,7 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-?", action="help", help=argparse.SUPPRESS)
     add_server_address(p)
-    p.add_argument("-r", "--reservation", help="reservation code of a prepared game (joinPrepared)")
+    p.add_argument(
+        "-r",
+        "--reservation",
+        help="reservation code of a prepared game (joinPrepared); '-': read it from the first line of stdin "
+        "(kept off the command line, which every local user can read)",
+    )
     p.add_argument("--room", help="join this room id (joinRoom, 21.4.0 servers)")
     add_season(
         p,
@@ -119,6 +125,14 @@ def options_from_args(args: argparse.Namespace) -> BotOptions:
     )
 
 
+def _reservation_from_stdin() -> str:
+    """The first line of stdin (bounded), for ``-r -``: how a host hands over a code privately."""
+    try:
+        return sys.stdin.buffer.readline(256).decode("ascii", errors="replace").strip()
+    except (OSError, ValueError, AttributeError):
+        return ""
+
+
 def parse_options(argv: list[str]) -> BotOptions:
     """``argv`` (the bot's arguments) as its options (tests, the bundle's check of baked-in arguments)."""
     return options_from_args(_player_as_ai(build_parser(), build_parser().parse_args(argv)))
@@ -149,10 +163,13 @@ class _Repeats(logging.Filter):
         return count <= REPEATS_SHOWN
 
 
-def _setup_logging(args: argparse.Namespace) -> None:
+def _setup_logging(args: argparse.Namespace) -> LineWriter:
+    """The bot's log handlers. The console's lines (and the bot's own: ``net.bot.use_console``) go through
+    a writer thread: a stderr nobody reads never stalls the event loop (``net.lines``). Close it at the end."""
     root = logging.getLogger()
     root.setLevel(logging.DEBUG)
-    console = logging.StreamHandler(sys.stderr)
+    writer = LineWriter(sys.stderr, name="stderr")
+    console = LineHandler(writer)
     # default: nothing but the bot's own final line on stderr (warnings go to --log)
     console.setLevel(
         logging.CRITICAL + 1 if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
@@ -170,6 +187,7 @@ def _setup_logging(args: argparse.Namespace) -> None:
         handler.setLevel(logging.DEBUG)
         handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
         root.addHandler(handler)
+    return writer
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -194,10 +212,19 @@ def main(argv: list[str] | None = None) -> int:
                 spec.build(0)  # a gtp: engine that cannot be started still plays (its fallback), as before
             except ValueError as exc:
                 parser.error(str(exc))
-    _setup_logging(args)
+    if args.reservation == "-":
+        args.reservation = _reservation_from_stdin()
+        if not args.reservation:
+            parser.error("-r -: no reservation code on stdin")
+    console = _setup_logging(args)
+    use_console(console)
     try:
         # --strict: a failing team player ends the process at once, as a crashed contest client (its exit code
         # is what the arena names)
         return asyncio.run(Bot(options_from_args(args), player, crash=os._exit if args.strict else None).run())
     except KeyboardInterrupt:
         return 130
+    finally:
+        use_console(None)
+        console.close()
+        report_dropped(console, "blokus bot")

@@ -20,6 +20,7 @@ from cli.options import (
 )
 from model.season import DEFAULT_PORT, DEFAULT_SEASON
 from net.guard import ConnectionLimits
+from net.lines import LineWriter, log_to, report_dropped
 from net.rooms import Timeouts
 from net.server import ServerConfig, serve
 
@@ -126,9 +127,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.encode_workers < 0:
         parser.error("--encode-workers must be 0 or more")
     level = logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    # every line from here on through writer threads: a stdout or stderr nobody reads never stops the games
+    out, err = LineWriter(sys.stdout), LineWriter(sys.stderr, name="stderr")
+    log_to(err, level, "%(asctime)s %(name)s %(levelname)s %(message)s")
     config = config_from_args(args)
     try:
-        return asyncio.run(serve(config))
+        return asyncio.run(serve(config, out))
     except KeyboardInterrupt:
         return 130
+    finally:
+        for writer in (out, err):
+            writer.close()
+            report_dropped(writer, "blokus serve")

@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from lxml import etree
 from pydantic import BaseModel as PydanticModel
 from pydantic import BeforeValidator, Field, PlainSerializer, model_validator
-from pydantic_xml import BaseXmlModel, attr, element
+from pydantic_xml import BaseXmlModel, attr, element, xml_field_validator
 
 from model.pieces import Color, Rotation, Shape, Team
 from model.season import (
@@ -89,8 +89,18 @@ def _parse_bool(value: Any) -> Any:
     return value
 
 
+_JAVA_INT = re.compile(r"[+-]?[0-9]+")  # Integer.parseInt's form (ASCII digits): no spaces, "_", "." or "١"
+_INT_RANGE = range(-(2**31), 2**31)  # a Java int
+
+
 def _parse_int(value: Any) -> Any:
-    return value.strip() if isinstance(value, str) else value
+    """An integer exactly as the official server's Java reads it: an optional sign and ASCII digits,
+    within a Java int; anything else (``"0_0"``, ``"0.0"``, ``" 0 "``) is a malformed message."""
+    if isinstance(value, str):
+        if _JAVA_INT.fullmatch(value) is None or int(value) not in _INT_RANGE:
+            raise ValueError(f"not an integer: {value[:20]!r}")
+        return int(value)
+    return value
 
 
 ColorName = Annotated[Color, BeforeValidator(_enum_parser(Color)), PlainSerializer(_name, return_type=str)]
@@ -116,13 +126,22 @@ class Position(XmlModel, tag="position"):
 
 
 class Piece(XmlModel, tag="piece"):
-    """``<piece color kind rotation isFlipped><position x y/></piece>``; extra children are ignored."""
+    """``<piece color kind rotation isFlipped><position x y/></piece>``: exactly one ``<position>`` (a
+    placement has one; the server would take the first of several); other children are ignored."""
 
     color: ColorName = attr()
     kind: ShapeName = attr()
     rotation: RotationName = attr()
     is_flipped: XmlBool = attr(name="isFlipped")
     position: Position = element(tag="position")
+
+    @xml_field_validator("position")
+    @classmethod
+    def _one_position(cls, element: Any, field_name: str) -> Position:
+        positions = [child for child in element.to_native() if child.tag == "position"]
+        if len(positions) != 1:
+            raise ValueError(f"a piece has exactly one <position>, not {len(positions)}")
+        return Position.from_xml_tree(positions[0])
 
 
 class TeamRef(XmlModel):

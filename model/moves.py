@@ -93,9 +93,20 @@ Move = SetMove | SkipMove
 _TURNED = {Rotation.NONE: "", Rotation.RIGHT: " 90°", Rotation.MIRROR: " 180°", Rotation.LEFT: " 270°"}
 
 
+def plainest(shape: Shape, rotation: Rotation, flipped: bool) -> tuple[Rotation, bool]:
+    """The same cells, named without a turn or a flip that changes nothing: no flip where the piece lies the
+    same unflipped, then the smallest turn that lies the same (a MONO is never "90° flipped", a PENTO_I at
+    270° lies as at 90°)."""
+    cells = transform(shape, rotation, flipped)
+    if flipped and transform(shape, rotation, False) == cells:
+        flipped = False
+    return next(r for r in Rotation if transform(shape, r, flipped) == cells), flipped
+
+
 def describe_piece(shape: Shape, rotation: Rotation = Rotation.NONE, flipped: bool = False) -> str:
-    """``PENTO_S 180° flipped``: a shape as it lies (the TUI, ``blokus analyse``)."""
-    return f"{shape.name}{_TURNED[Rotation(rotation)]}{' flipped' if flipped else ''}"
+    """``PENTO_S 180° flipped``: a shape as it lies (the TUI, ``blokus analyse``), in its plainest words."""
+    rotation, flipped = plainest(shape, rotation, flipped)
+    return f"{shape.name}{_TURNED[rotation]}{' flipped' if flipped else ''}"
 
 
 def describe_move(move: Move, *, color: bool = True) -> str:
@@ -157,13 +168,6 @@ class MoveMistake(Enum):
         """WRONG_SHAPE and DUPLICATE_SHAPE are raised without the move (rules.md §6.5)."""
         return self not in (MoveMistake.WRONG_SHAPE, MoveMistake.DUPLICATE_SHAPE)
 
-    def violation_text(self, move: Move | None) -> str:
-        """The default season's exception message, which becomes the result reason of a rule violation
-        (a state's own season: ``Season.violation_text``)."""
-        from model.season import DEFAULT_SEASON  # the season profile imports this module
-
-        return DEFAULT_SEASON.violation_text(self, move)
-
 
 _ENGLISH = {
     MoveMistake.WRONG_COLOR: "it is not this colour's turn",
@@ -181,7 +185,9 @@ _ENGLISH = {
 
 
 class InvalidMove(Exception):
-    def __init__(self, mistake: MoveMistake, move: Move | None, text: str | None = None) -> None:
-        super().__init__(text or mistake.violation_text(move))
+    """A rule violation; ``text`` is the season's message (``Season.violation_text``), the result reason."""
+
+    def __init__(self, mistake: MoveMistake, move: Move | None, text: str) -> None:
+        super().__init__(text)
         self.mistake = mistake
         self.move = move

@@ -24,11 +24,13 @@ another CPU name is not loaded (numba's key), it is compiled.
 from __future__ import annotations
 
 import ast
+import errno
 import functools
 import hashlib
 import logging
 import os
 import pickle
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -43,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent  # the folder holding the packages
 PACKAGES = ("blokus", "model", "ai", "net", "tui", "cli")
 ENV = "BLOKUS_NUMBA_CACHE"
 BUNDLED = ROOT / "numba-cache"  # written by ``blokus bundle``
+NOWHERE = Path(tempfile.gettempdir()) / "blokus-numba-nowhere"  # a path that is never created: nothing loads
 READY_SUFFIX = ".ready"  # ``<folder>/<module>.ready``: the stamp of a complete warm-up (``mark_warm``)
 
 
@@ -106,7 +109,7 @@ def source_stamp(name: str) -> str:
 
 
 def _could_write(path: Path) -> bool:
-    """Whether ``path`` is, or could be made, a folder of ours to write in (nothing is created here)."""
+    """Whether ``path`` is, or could be made, a folder to write in (nothing is created here)."""
     existing = path
     while not existing.exists():
         if existing.parent == existing:
@@ -114,46 +117,133 @@ def _could_write(path: Path) -> bool:
         existing = existing.parent
     if not existing.is_dir():
         return False
-    if existing == path and hasattr(os, "getuid") and path.stat().st_uid != os.getuid():
-        return False  # another user's folder (a shared /tmp): its kernels would run as our code
     return os.access(existing, os.W_OK | os.X_OK)
 
 
+# --- the user's private cache folder: verified through its open descriptor at every use ------------------
+
+_FD_PATHS = os.path.isdir("/proc/self/fd")  # a path bound to a descriptor (Linux): the folder verified, not a name
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_DIRECTORY", 0)
+_folders: dict[str, int] = {}  # user cache root -> the descriptor of the folder verified when it was opened
+_refused: set[str] = set()
+
+
+def _problem(fd: int) -> str | None:
+    """Why the folder open as ``fd`` is not private to this user (None: it is). Too open but ours: made 0700."""
+    st = os.fstat(fd)
+    if not stat.S_ISDIR(st.st_mode):
+        return "not a folder"
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return "owned by another user"
+    if st.st_mode & 0o077:
+        try:
+            os.fchmod(fd, 0o700)
+        except OSError:
+            return "open to other users"
+    return None
+
+
+def _no_cache(root: Path, why: str) -> None:
+    if str(root) not in _refused:
+        _refused.add(str(root))
+        log.warning("no compile cache in %s (%s): kernels are compiled on every start", root, why)
+
+
+def private_folder(root: Path, *, create: bool) -> Path | None:
+    """The user's cache folder ``root`` if it is private (this user's, mode 0700, no link), as a path bound
+    to its verified descriptor (``/proc/self/fd/N``: renaming or replacing the name later changes nothing);
+    checked again (fstat) at every call. ``create``: made atomically with mode 0700 if missing. None: no
+    cache there (said in one line) or, without ``create``, none yet."""
+    key = str(root)
+    fd = _folders.get(key)
+    if fd is None:
+        if create:
+            try:
+                root.parent.mkdir(parents=True, exist_ok=True)
+                os.mkdir(root, 0o700)
+            except FileExistsError:
+                pass
+            except OSError as exc:
+                _no_cache(root, exc.strerror or str(exc))
+                return None
+        try:
+            fd = os.open(root, os.O_RDONLY | _NOFOLLOW)
+        except OSError as exc:
+            if not os.path.lexists(root):
+                return None  # none yet (or its parent is no folder): nothing to read
+            _no_cache(root, "a link or not a folder" if exc.errno in (errno.ELOOP, errno.ENOTDIR) else str(exc))
+            return None
+        _folders[key] = fd
+    try:
+        problem = _problem(fd)
+    except OSError as exc:
+        problem = str(exc)
+    if problem is not None:
+        _no_cache(root, problem)
+        return None
+    return Path(f"/proc/self/fd/{fd}") if _FD_PATHS else root
+
+
+def _verified(path: Path) -> bool:
+    """Whether a cache path handed out by :func:`private_folder` still points into a private folder."""
+    if not _FD_PATHS or not str(path).startswith("/proc/self/fd/"):
+        return True  # not a user cache folder (the bundle's, the setting's, a checkout's)
+    fd = int(path.parts[4])
+    try:
+        return fd in _folders.values() and _problem(fd) is None
+    except OSError:
+        return False
+
+
 def user_roots() -> list[Path]:
-    """The user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``), then one in the temporary folder."""
+    """The user's cache folders by name: ``$XDG_CACHE_HOME`` or ``~/.cache``, then one in the temporary
+    folder (used only through :func:`private_folder`)."""
     xdg, home = os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME")
     base = Path(xdg) if xdg else Path(home) / ".cache" if home else None
     uid = os.getuid() if hasattr(os, "getuid") else 0
     roots = [base / "blokus-numba"] if base is not None and base.is_absolute() else []
-    shared = Path(tempfile.gettempdir()) / f"blokus-numba-{uid}"
-    try:  # in a shared folder only our own (a pickle from another user's would run as our code)
-        st = shared.stat()
-        ours = st.st_uid == uid and not st.st_mode & 0o022
-    except OSError:
-        ours = True  # not there yet: made with mode 0o700 when a kernel is saved
-    return [*roots, shared] if ours else roots
+    return [*roots, Path(tempfile.gettempdir()) / f"blokus-numba-{uid}"]
 
 
-def locations(name: str) -> list[Path]:
-    """The folders that may hold module ``name``'s cache, in the order they are looked up."""
+def _user_locations(name: str, *, create: bool) -> list[Path]:
+    found = []
+    for root in user_roots():
+        folder = private_folder(root, create=create and _could_write(root))
+        if folder is not None:
+            found.append(folder / name)
+            if create:
+                break
+    return found
+
+
+def _fixed_locations(name: str) -> list[Path]:
+    """The folders before the user's: the setting's, or the bundle's, or the checkout's ``__pycache__``."""
     explicit = os.environ.get(ENV)
     if explicit:
         return [Path(explicit) / name]
-    user = [root / name for root in user_roots()]
     if BUNDLED.is_dir():
-        return [BUNDLED / name, *user]
+        return [BUNDLED / name]
     source = module_file(name)
-    return [*([source.parent / "__pycache__"] if source else []), *user]
+    return [source.parent / "__pycache__"] if source else []
 
 
-@functools.cache
+def locations(name: str) -> list[Path]:
+    """The folders that may hold module ``name``'s cache, in the order they are looked up (the user's
+    only if they exist and are private)."""
+    fixed = _fixed_locations(name)
+    return fixed if os.environ.get(ENV) else [*fixed, *_user_locations(name, create=False)]
+
+
 def writable_location(name: str) -> Path | None:
-    """Where module ``name``'s kernels are cached when compiled (None: nowhere, they are not cached)."""
+    """Where module ``name``'s kernels are cached when compiled (None: nowhere, they are not cached). A
+    user folder is created (private) and verified now: call it when about to write."""
     explicit = bool(os.environ.get(ENV))  # the bundle builder writes the bundled folder through the setting
-    for path in locations(name):
+    for path in _fixed_locations(name):
         if (explicit or path.parent != BUNDLED) and _could_write(path):  # an upload is never written into
             return path
-    return None
+    if explicit:
+        return None
+    return next(iter(_user_locations(name, create=True)), None)
 
 
 @functools.cache
@@ -189,11 +279,16 @@ class ProjectLocator(caching._CacheLocator):
         v = sys.version_info
         index = f"{stem}.{qualname}-{self._lineno}.py{v[0]}{v[1]}{getattr(sys, 'abiflags', '')}.nbi"
         fresh = next((p for p in locations(module) if _index_is_fresh(p / index, self.stamp)), None)
-        self.path = fresh or writable_location(module) or locations(module)[0]
+        # numba takes the path once, here: a user folder's is bound to its verified descriptor
+        self.target = writable_location(module) if fresh is None else None
+        self.path = fresh or self.target or next(iter(locations(module)), NOWHERE)
 
     @property
     def writable(self) -> bool:
-        return self.path == writable_location(self.module)
+        return self.target is not None and self.path == self.target and _verified(self.path)
+
+    def verified(self) -> bool:
+        return _verified(self.path)
 
     @classmethod
     def from_function(cls, py_func, py_file):
@@ -209,7 +304,7 @@ class ProjectLocator(caching._CacheLocator):
     def ensure_cache_path(self) -> None:
         if not self.writable:  # never reached through ``ProjectCache`` (it does not save then); be safe anyway
             raise OSError(f"numba cache {self.path} is read-only here")
-        self.path.mkdir(mode=0o700, parents=True, exist_ok=True)  # only now: a start that loads creates nothing
+        self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
 
     def get_cache_path(self) -> str:
         return str(self.path)
@@ -236,7 +331,7 @@ class NowhereLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocato
         return cls(py_func, py_file)
 
     def get_cache_path(self) -> str:
-        return os.path.join(tempfile.gettempdir(), "blokus-numba-nowhere")
+        return str(NOWHERE)
 
     def get_source_stamp(self):
         try:
@@ -252,6 +347,8 @@ class ProjectCache(caching.FunctionCache):
     """numba's per-kernel cache that never writes where it may not and never fails a call on a write error."""
 
     def load_overload(self, sig, target_context):
+        if not self._impl.locator.verified():  # checked at every use: a folder no longer private is not read
+            return None
         try:
             return super().load_overload(sig, target_context)
         except OSError:  # a folder that cannot be read (numba expects only a missing file): compile
@@ -273,6 +370,8 @@ class ProjectCache(caching.FunctionCache):
 def mark_warm(modules: tuple[str, ...] | list[str]) -> None:
     """Note that every kernel of ``modules`` was just compiled or loaded (after a module's ``warm_up``)."""
     for name in modules:
+        if any(_read(path / f"{name}{READY_SUFFIX}") == _ready_text(name) for path in locations(name)):
+            continue  # loaded from a warm cache: nothing to note (and nothing to create)
         path = writable_location(name)
         if path is None:
             continue

@@ -68,6 +68,7 @@ class Replay(GameRecord):
     unreadable_states: int = 0  # mementos that could not be read (skipped; never silently)
     first_unreadable: str | None = None  # why the first of them could not be read
     detected: Season | None = None  # the season the file's form shows (None: cannot tell)
+    another_game: str | None = None  # a later state is no continuation of the game: why (not loaded)
 
     def __post_init__(self) -> None:
         GameRecord.__init__(self)
@@ -143,6 +144,10 @@ class _ReplayReader:
                 replay.detected = read.detected
                 for earlier in replay.states:  # states before the first telling one: the same season
                     earlier.season = self.season or read.detected
+            if replay.states and (why := _another_game(replay, read.state, read.detected)) is not None:
+                replay.another_game = why  # the rest is another game: not loaded (read_game refuses the file)
+                self.full = True
+                return
             replay.warnings.extend(f"turn {read.state.turn}: {w}" for w in read.warnings)
             if not self._names_known and any(read.names):
                 replay.names, self._names_known = read.names, True
@@ -205,6 +210,18 @@ def load_replay(
     return _read_chunks(file_chunks(path, unpacker), unpacker, max_states, season)
 
 
+def _another_game(replay: Replay, state: GameState, season: Season | None) -> str | None:
+    """Why ``state`` cannot follow the last state loaded in the same game (None: it can)."""
+    before = replay.states[-1]
+    if season is not None and replay.detected is not None and season is not replay.detected:
+        return f"a {replay.detected.name} game is followed by a {season.name} game at state {len(replay.states) + 1}"
+    if state.turn < before.turn:
+        return f"turn {state.turn} follows turn {before.turn} at state {len(replay.states) + 1}"
+    if any(old & ~new for old, new in zip(before.boards, state.boards, strict=True)):
+        return f"fields of turn {before.turn} are gone at turn {state.turn}, state {len(replay.states) + 1}"
+    return None
+
+
 class UnreadableReplay(Exception):
     """A file that is no readable replay with a game in it: one line for the user (without the path)."""
 
@@ -233,6 +250,8 @@ def read_game(path: str | Path, season: Season | None = None, *, max_unpacked: i
     except Exception as exc:  # a reader bug must not become a traceback for the user
         log.exception("reading %s failed", path)
         raise UnreadableReplay(f"cannot read the replay ({type(exc).__name__}: {exc})") from None
+    if replay.another_game is not None:
+        raise UnreadableReplay(f"holds more than one game: {replay.another_game}")
     if not replay.states:
         if any(w.startswith("gzip data damaged") for w in replay.warnings):
             raise UnreadableReplay("not a replay file (damaged gzip data)")

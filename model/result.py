@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from model import messages as M
+from model import server_texts
 from model.pieces import Color, Team
 from model.season import DEFAULT_SEASON, SEASONS, Season
 from model.text import printable
@@ -380,15 +381,6 @@ def _cause_text(cause: Cause, season: Season) -> str:
     }.get(cause, "ended the game for an unknown reason")
 
 
-def english_reason(reason: str, season: Season) -> str:
-    """A rule violation's reason in English (``OBSTRUCTED: the piece would … (move 'Setze …')``), else as it is."""
-    violation = season.violation_of(reason)
-    if violation is None:
-        return reason
-    mistake, rest = violation
-    return f"{mistake.name}: {mistake.english}" + (f" (move {rest})" if rest else "")
-
-
 def end_texts(
     result: GameResult,
     state: GameState | None = None,
@@ -439,12 +431,8 @@ def end_texts(
             season.irregular_reason(c, result.name_of(p.team) if p.team is not None else "")
             for c in (Cause.SOFT_TIMEOUT, Cause.HARD_TIMEOUT, Cause.LEFT)
         } | {"Player left"}
-        if reason in plain:  # a reason that only restates the cause (rules.md §12)
-            lines.append(f"Server: {reason}")
-        elif reason:
-            lines.append(f"Reason: {english_reason(reason, season)}")
-            if english_reason(reason, season) != reason:
-                lines.append(f"Server: {reason}")
+        if reason and reason not in plain:  # a reason that only restates the cause is said once (rules.md §12)
+            lines.append(f"Reason: {server_texts.shown(reason, season)}")  # the original: in the XML pane, the log
     if result.regular:
         lines.append(
             "Regular end: "
@@ -469,11 +457,11 @@ def end_texts(
         printable(title, None),
         printable(short, None),
         tuple(printable(line, None) for line in lines),
-        printable(_summary(result, who, me), None),
+        printable(_summary(result, who, me, season), None),
     )
 
 
-def _summary(result: GameResult, who, me: Team | None) -> str:
+def _summary(result: GameResult, who, me: Team | None, season: Season) -> str:
     parts = []
     for team in Team:
         points = result.points(team)
@@ -493,5 +481,6 @@ def _summary(result: GameResult, who, me: Team | None) -> str:
         cause = "REGULAR"
     else:
         by = irregular.team.name if irregular.team is not None else "?"
-        cause = f"{irregular.cause} by {by}: {irregular.reason or ''}".rstrip(": ")
+        told = server_texts.shown(irregular.reason, season) if irregular.reason else ""
+        cause = f"{irregular.cause} by {by}: {told}".rstrip(": ")
     return f"{parts[0]} : {parts[1]}, {outcome}, cause {cause}"

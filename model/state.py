@@ -307,6 +307,31 @@ class GameState:
     def is_legal(self, move: Move) -> bool:
         return not self.is_over and self.validate(move) is None
 
+    def refusal_text(self, move: Move, mistake: MoveMistake | None = None) -> str:
+        """Why ``move`` is refused in this position, the rule and the fields it is about, in English: the one
+        text the arena, the bot, the server's log and the TUI show (e.g. "the piece touches a piece of its
+        own colour along an edge at (18,19)"). ``mistake``: as found when it was refused (default: now)."""
+        mistake = mistake if mistake is not None else self.validate(move)
+        if mistake is None:
+            return "the move is legal"
+        fields = self.refused_fields(move, mistake) if isinstance(move, SetMove) else []
+        shown = " ".join(f"({x},{y})" for x, y in fields[:5])
+        return mistake.english + (f" at {shown}" if shown else "")
+
+    def refused_fields(self, move: SetMove, mistake: MoveMistake) -> list[tuple[int, int]]:
+        """The fields of ``move`` that ``mistake`` is about (off the board, taken, touching its own colour
+        along an edge), in reading order; empty where no field is to blame."""
+        cells = sorted(move.cells, key=lambda c: (c[1], c[0]))
+        on_board = [(x, y) for x, y in cells if 0 <= x < P.N and 0 <= y < P.N]
+        if mistake is MoveMistake.OUT_OF_BOUNDS:
+            return [c for c in cells if c not in on_board]
+        if mistake is MoveMistake.OBSTRUCTED:
+            return [c for c in on_board if self.occupied & P.bit(*c)]
+        if mistake is MoveMistake.TOUCHES_SAME_COLOR:
+            edge = P.edge_neighbours(self.boards[move.color])
+            return [c for c in on_board if edge & P.bit(*c)]
+        return []
+
     # --- applying moves (rules.md §8–§10) ---------------------------------------------------------
 
     def play(self, move: Move) -> None:

@@ -11,6 +11,10 @@ from typing import Final
 
 DEFAULT_LIMIT: Final = 300  # characters; longer texts are cut with "…"
 _NAMED: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# Invisible characters that ``str.isprintable`` lets through (Unicode's default-ignorable letters and marks:
+# Hangul fillers, the combining grapheme joiner, Khmer and Mongolian invisibles); every C0/C1 control, bidi
+# override/isolate and zero-width character (categories Cc, Cf, Zl, Zp) is already not printable.
+_INVISIBLE: Final = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0")
 
 
 def _escape(ch: str) -> str:
@@ -31,7 +35,7 @@ def printable(text: object, limit: int | None = DEFAULT_LIMIT) -> str:
     out: list[str] = []
     length = 0
     for ch in str(text):
-        piece = ch if ch.isprintable() else _escape(ch)
+        piece = ch if ch.isprintable() and ch not in _INVISIBLE else _escape(ch)
         if limit is not None and length + len(piece) > limit:
             while out and length + 1 > limit:  # room for the ellipsis
                 length -= len(out.pop())

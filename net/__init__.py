@@ -3,7 +3,6 @@
 * ``net.connection`` — ``Connection``: asyncio TCP client of the official protocol; the incoming stream
   as typed events (``Joined``, ``Welcome``, ``StateChanged``, ``MoveRequested``, ``GameOver``,
   ``ServerError``, ``Left``, ``Ignored``, ``Sent``, and always a final ``Closed``), each with its raw XML.
-* ``net.engine_process`` — ``ProcessPlayer``: an ``ai`` engine in a worker process (bot default).
 * ``net.bot`` — ``Bot`` and ``BotOptions``: the headless player of ``blokus bot`` (``cli.bot``), used by ``start.sh``.
 * ``net.rooms`` — game rooms of the local server (rules, time limits, results) without sockets.
 * ``net.wire`` — what the server sends, serialized through ``model.messages``.

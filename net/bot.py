@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING
 
 from ai import DEFAULT_AI, compile_ahead, make_player, player_names
 from ai.base import Engine
+from ai.compiled import not_ready_line
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide, warm_up
 from ai.pyplayer import PyPlayer, is_python_player
+from model import server_texts
 from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL
 from model.record import GameRecord
 from model.result import GameResult, end_texts
@@ -44,9 +46,10 @@ from net.connection import (
     Welcome,
     open_and_join,
 )
+from net.lines import LineWriter
 
 if TYPE_CHECKING:
-    from net.engine_process import ProcessPlayer
+    from ai.engine_process import ProcessPlayer
 
 log = logging.getLogger("blokus.bot")
 
@@ -55,6 +58,10 @@ JOIN_WAIT_S = 4.0  # at most this long for the compiled AI before joining (loadi
 RESULT_GRACE_S = 5.0  # after the result, how long to wait for <left> before leaving anyway
 GAME_OVER_WAIT_S = 2.0  # how long the team's on_game_over may take before the bot exits anyway
 MISTAKES_SHOWN = 3  # the team player's mistakes named in the summary
+# Bounded memory whatever the server sends: a game sends a handful of messages between two move requests
+# (at most ~200 before the first) and ~100 states in all; far more is a flood, and the bot gives up.
+MAX_MESSAGES_WITHOUT_REQUEST = 2_000
+MAX_RECORDED_STATES = 1_000  # for --save-replay (nothing is recorded without it: a move needs the last state)
 
 
 @dataclass(frozen=True)
@@ -95,7 +102,7 @@ class Bot:
         elif self.team_code:  # in a thread of this process: on_game_over reaches it, tracebacks are real
             self.player = make_player(name, seed=args.seed)
         elif args.engine == "process":
-            from net.engine_process import ProcessPlayer
+            from ai.engine_process import ProcessPlayer
 
             self.player = ProcessPlayer(name, seed=args.seed)
         else:
@@ -104,7 +111,10 @@ class Bot:
         self.rng = random.Random(args.seed)
         self.season = args.season
         self.conn = self._connect(self.season)
-        self.record = GameRecord()  # every state received, for the replay
+        self.record = GameRecord()  # the states received, for --save-replay only (bounded)
+        self.recording = args.save_replay is not None
+        self.since_request = 0  # messages since the last move request (a flood is bounded)
+        self.contradicted = False  # a move request for the other team's turn was reported
         self.result: GameResult | None = None
         self.failure: tuple[int, str] | None = None
         self._answer: asyncio.Task | None = None
@@ -146,7 +156,7 @@ class Bot:
         if ready:
             log.info("AI %s ready after %.1f s", self.ai_name, time.monotonic() - started)
         else:
-            print(f"blokus bot: {self.ai_name}: {_describe(status)}", file=sys.stderr, flush=True)
+            _say(f"blokus bot: {self.ai_name}: {not_ready_line(status)}")
         try:
             self.conn, early = await open_and_join(
                 self._connect, self.season, reservation=args.reservation, room=args.room
@@ -177,6 +187,13 @@ class Bot:
                         code = EXIT_PROTOCOL if event.reason.startswith("protocol error") else EXIT_CONNECTION
                         return self._fail(code, event.reason)
                     break
+                self.since_request = 0 if isinstance(event, MoveRequested) else self.since_request + 1
+                if self.since_request > MAX_MESSAGES_WITHOUT_REQUEST:
+                    return self._fail(
+                        EXIT_PROTOCOL,
+                        f"the server sent more than {MAX_MESSAGES_WITHOUT_REQUEST} messages without a move "
+                        f"request ({self._phase()}); giving up",
+                    )
                 await self._on_event(event)
                 if self.failure is not None:
                     break
@@ -199,6 +216,9 @@ class Bot:
             self._game_over.join(GAME_OVER_WAIT_S)
         counts = ", ".join(f"{n} {engine}{self._which(engine)}" for engine, n in self.engines.most_common())
         summary = end_texts(self.result, None, self.conn.names, self.conn.team).summary
+        for score in self.result.players:
+            if score.reason:
+                log.info("result reason (team %s), as the server wrote it: %s", score.team, score.reason)
         print(f"blokus bot: {summary}; moves: {counts or 'none'}", flush=True)
         if self.moves:
             log.info(
@@ -241,7 +261,11 @@ class Bot:
         elif isinstance(event, Welcome):
             log.info("playing team %s", event.team.name)
         elif isinstance(event, StateChanged):
-            self.record.append(event.state)
+            if self.recording and len(self.record.states) < MAX_RECORDED_STATES:
+                self.record.append(event.state)
+            elif self.recording:
+                self.recording = False  # said at the end, where the replay would be written
+                self.record = GameRecord()
         elif isinstance(event, MoveRequested):
             if self._answer is not None and not self._answer.done():
                 log.warning("a new move request while still thinking; answering the new one")
@@ -258,7 +282,7 @@ class Bot:
         elif isinstance(event, ServerError):
             log.warning("server error: %s", event.message)
             if event.lobby:
-                self.failure = (EXIT_PROTOCOL, f"server error: {event.message}")
+                self.failure = (EXIT_PROTOCOL, f"server error: {server_texts.shown(event.message)}")
         elif isinstance(event, Left):
             log.info("left room %s", event.room_id)  # the connection leaves by itself
         elif isinstance(event, Ignored):
@@ -271,6 +295,12 @@ class Bot:
             self.unanswered = "no state before it" if state is None else "the game in the last state is over"
             log.error("move request: cannot answer (%s)", self.unanswered)
             return
+        if request.for_team is not None and state.current_team != request.for_team and not self.contradicted:
+            self.contradicted = True  # said once per game: a server that keeps doing it is not worth more lines
+            _say(
+                f"blokus bot: a move request for team {request.for_team.name}, but the state says "
+                f"{state.current_color.name} (team {state.current_team.name}) is to move; answering as the state says"
+            )
         decision = await decide(
             self.player,
             state,
@@ -344,6 +374,8 @@ class Bot:
             self.failure = (EXIT_PLAYER, f"your player failed at turn {turn} ({detail}); --strict: left the game")
             if self.crash is not None:
                 self._fail(*self.failure)
+                if _console is not None:
+                    _console.close()  # the line is written before the process ends
                 sys.stdout.flush()
                 self.crash(EXIT_PLAYER)
             await self.conn.close()
@@ -355,15 +387,18 @@ class Bot:
             what = "sent as it is (--strict: the server judges it)"
         else:
             what = f"sent {decision.move} instead; further {kind} mistakes are counted, not shown"
-        print(f"blokus bot: turn {turn}: your player: {detail}; {what}", file=sys.stderr, flush=True)
+        _say(f"blokus bot: turn {turn}: your player: {detail}; {what}")
 
     def _fail(self, code: int, reason: str) -> int:
         reason = printable(" ".join(reason.split()))  # one line, also for multi-line parser messages
-        print(f"blokus bot: {reason}", file=sys.stderr, flush=True)
+        _say(f"blokus bot: {reason}")
         return code
 
     def _save_replay(self) -> None:
         directory = self.options.save_replay
+        if directory is not None and not self.recording:
+            _say(f"blokus bot: replay not written: more than {MAX_RECORDED_STATES} states")
+            return
         if directory is None or not self.record.states:
             return
         from model.replay import new_replay_path, write_replay
@@ -385,20 +420,12 @@ class Bot:
             )
             log.info("replay written to %s", path)
         except OSError as exc:
-            print(f"blokus bot: cannot write replay: {exc}", file=sys.stderr)
+            _say(f"blokus bot: cannot write replay: {exc}")
 
 
 def _status_of(player, ready: bool) -> str:
     status = getattr(player, "status", None)
     return status() if callable(status) else "ready" if ready else "loading"
-
-
-def _describe(status: str) -> str:
-    """A compiled engine's status for the bot's one line: why it is not playing yet."""
-    if status.startswith("failed"):
-        return f"the compiled search failed ({status.removeprefix('failed: ')}); the Python lookahead plays every move"
-    doing = "is being compiled (first start only)" if status == "compiling" else f"is not ready yet ({status})"
-    return f"the compiled search {doing}; the Python lookahead plays until it is ready"
 
 
 def _default_ai() -> str:
@@ -407,3 +434,21 @@ def _default_ai() -> str:
 
 
 xml_log = logging.getLogger("blokus.xml")
+
+
+_console: LineWriter | None = None  # the bot's stderr through a writer thread (``use_console``)
+
+
+def use_console(writer: LineWriter | None) -> None:
+    """Write the bot's own stderr lines through ``writer`` (``cli.bot``'s console: a stderr nobody reads
+    never stalls the event loop, and they stay in order with the log lines); None: plain prints."""
+    global _console
+    _console = writer
+
+
+def _say(line: str) -> None:
+    """One line on stderr (through the console's writer when there is one)."""
+    if _console is not None:
+        _console.write(line)
+    else:
+        print(line, file=sys.stderr, flush=True)

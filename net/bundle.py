@@ -4,8 +4,10 @@ The contest system unpacks the zip into a fresh container with a plain ``python3
 ``start.sh -h HOST -p PORT -r CODE`` for every game. The zip holds, at its root:
 
 * ``start.sh``: runs ``blokus bot`` with the baked-in arguments (``blokus bundle FILE.zip -- --ponder``),
-  the bundled dependencies on ``sys.path`` and ``NUMBA_CPU_NAME=generic``; it writes nothing into the
-  folder (no bytecode, no cache) and installs or downloads nothing;
+  the bundled dependencies on ``sys.path`` and ``NUMBA_CPU_NAME=generic`` (every other ``NUMBA_*`` and
+  ``PYTHON*`` variable of the caller cleared), found through symbolic links to it; it writes nothing into
+  the folder (no bytecode, no cache), installs or downloads nothing, and names the cause in one line when
+  no interpreter starts;
 * the project (``blokus``, ``model``, ``ai``, ``net``, ``tui``), compiled to bytecode that is valid
   whatever the files' times;
 * ``deps/``: the bot's dependencies for the target Python (``--python 3.X``), manylinux x86-64 wheels
@@ -42,21 +44,45 @@ START_SH = """#!/bin/sh
 # The contest upload's entry point, made by `blokus bundle`: start.sh -h HOST -p PORT -r RESERVATION.
 # Runs `blokus bot {bot_args}` with the bundled dependencies and compiled AI (Python {version});
 # writes nothing into this folder.
-DIR=$(cd "$(dirname "$0")" && pwd) || exit 1
+
+# Python and numba run as set here, whatever the caller's environment says (NUMBA_CPU_FEATURES would make
+# numba ignore the bundled kernels, PYTHONHOME could break the interpreter, PYTHONSTARTUP run other code)
+for var in $(env | sed -n 's/^\\(NUMBA_[A-Za-z0-9_]*\\)=.*/\\1/p; s/^\\(PYTHON[A-Za-z0-9_]*\\)=.*/\\1/p'); do
+    unset "$var" 2>/dev/null
+done
+unset BLOKUS_NUMBA_CACHE
+
+# this folder, also when started through a symbolic link to start.sh
+SELF=$0
+while [ -h "$SELF" ]; do
+    LINK=$(readlink "$SELF") || break
+    case $LINK in
+        /*) SELF=$LINK ;;
+        *) SELF=$(dirname "$SELF")/$LINK ;;
+    esac
+done
+DIR=$(cd "$(dirname "$SELF")" && pwd -P) || exit 1
+
 PY=
+WHY=
 for candidate in python{version} python3 python; do
-    if command -v "$candidate" >/dev/null 2>&1 &&
-        "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != ({major}, {minor}))' 2>/dev/null; then
-        PY=$candidate
-        break
-    fi
+    command -v "$candidate" >/dev/null 2>&1 || continue
+    ERR=$("$candidate" -c 'import sys; sys.exit(0 if sys.version_info[:2] == ({major}, {minor}) else 3)' 2>&1)
+    case $? in
+        0) PY=$candidate; break ;;
+        3) ;;
+        *) WHY="$candidate does not start: $(printf '%s\\n' "$ERR" | grep . | tail -n 1)" ;;
+    esac
 done
 if [ -z "$PY" ]; then
-    echo "start.sh: this upload is built for Python {version}, not found here (python3 is" \\
-        "$(python3 --version 2>&1)); build it with blokus bundle --python 3.X" >&2
+    if [ -n "$WHY" ]; then
+        echo "start.sh: $WHY" >&2
+    else
+        echo "start.sh: this upload is built for Python {version}, not found here (python3 is" \\
+            "$(python3 --version 2>&1)); build it with blokus bundle --python 3.X" >&2
+    fi
     exit 1
 fi
-unset BLOKUS_NUMBA_CACHE
 PYTHONPATH="$DIR:$DIR/deps" PYTHONDONTWRITEBYTECODE=1 PYTHONNOUSERSITE=1 NUMBA_CPU_NAME=generic \\
     exec "$PY" -s -P -m blokus bot {bot_args_quoted}"$@"
 """
@@ -86,14 +112,41 @@ def requirements() -> list[str]:
     return keep
 
 
-def target_python(version: str) -> str:
-    """The interpreter of the target version (it compiles the bytecode and the AI)."""
-    if f"{sys.version_info[0]}.{sys.version_info[1]}" == version:
-        return sys.executable
-    found = shutil.which(f"python{version}")
-    if found is None:
-        raise BundleError(f"python{version} is not installed here: it compiles the upload's bytecode and AI")
-    return found
+def target_python(spec: str) -> tuple[str, str]:
+    """The target version ``3.X`` and its interpreter (it compiles the bytecode and the AI), from ``--python``:
+    a version (``python3.X`` on the PATH) or an interpreter's path; the interpreter is run once to be sure."""
+    if re.fullmatch(r"3\.\d+", spec):
+        here = f"{sys.version_info[0]}.{sys.version_info[1]}" == spec
+        found = sys.executable if here else shutil.which(f"python{spec}")
+        if found is None:
+            raise BundleError(f"python{spec} is not installed here: it compiles the upload's bytecode and AI")
+    elif "/" in spec or Path(spec).exists():
+        found = spec
+    else:
+        raise BundleError(f"--python wants 3.X or an interpreter's path, not {spec!r}")
+    cmd = [found, "--version"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise BundleError(f"the target Python does not run: `{shlex.join(cmd)}`: {exc}") from None
+    told = re.fullmatch(r"Python (3\.\d+)\.\S+", (done.stdout or done.stderr).strip())
+    if done.returncode != 0 or told is None:
+        raise failed("the target Python does not run", cmd, done)
+    version = told[1]
+    if re.fullmatch(r"3\.\d+", spec) and version != spec:
+        raise BundleError(f"`{found}` is Python {version}, not {spec}")
+    return version, found
+
+
+def failed(what: str, cmd: list[str], done: subprocess.CompletedProcess) -> BundleError:
+    """A helper command failed: its command line and its whole first error line (pip's first ``ERROR``, a
+    Python traceback's exception; else the first line: a version manager's shim that refuses says why there)."""
+    lines = [line.rstrip() for line in (done.stderr or done.stdout or "").splitlines() if line.strip()]
+    if lines and lines[0].startswith("Traceback"):
+        lines = [line for line in lines if not line.startswith(" ")][1:] or lines
+    first = next((line for line in lines if line.startswith("ERROR")), lines[0].strip() if lines else "no output")
+    shown = shlex.join(cmd if len(cmd) < 30 else [*cmd[:30], "…"])
+    return BundleError(f"{what} (exit {done.returncode}): `{shown}`: {first}")
 
 
 def copy_project(stage: Path) -> None:
@@ -126,8 +179,7 @@ def fetch_dependencies(stage: Path, version: str, wheels: Path) -> None:
         cmd += ["--platform", platform]
     done = subprocess.run([*cmd, *requirements()], capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        errors = [line for line in done.stderr.splitlines() if line.startswith("ERROR")] or [done.stderr.strip()]
-        raise BundleError(f"pip download failed: {errors[-1][:300]}")
+        raise failed("pip download failed", [*cmd, *requirements()], done)
     deps = stage / "deps"
     for wheel in sorted(wheels.glob("*.whl")):
         with zipfile.ZipFile(wheel) as zf:
@@ -187,8 +239,7 @@ def compile_ai(stage: Path, python: str, ai: str, cache: Path) -> None:
     }
     done = subprocess.run([python, "-s", "-c", code], cwd=stage, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise BundleError(f"compiling the AI failed: {last[:300]}")
+        raise failed("compiling the AI failed", [python, "-s", "-c", "<the warm-up>"], done)
     for path in numba_cache.fresh_files(cache):
         target = stage / "numba-cache" / path.relative_to(cache)
         target.parent.mkdir(exist_ok=True)
@@ -204,7 +255,7 @@ def compile_bytecode(stage: Path, python: str) -> None:
         check=False,
     )
     if done.returncode != 0:
-        raise BundleError(f"compiling the bytecode failed: {(done.stdout + done.stderr).strip()[-300:]}")
+        raise failed("compiling the bytecode failed", done.args, done)
 
 
 def write_start(stage: Path, version: str, bot_args: list[str], player: str | None = None) -> None:
@@ -259,7 +310,7 @@ def bundle(
     checks them first), ``ai`` is the player they name (its kernels are compiled in). ``wheels``: a folder
     to download into (kept, reused). ``player``: a team's player file and class (``--player``): its folder's
     Python files go into ``player/`` and start.sh runs ``blokus bot --player``."""
-    python = target_python(version)
+    version, python = target_python(version)  # --python: 3.X or an interpreter's path
     with tempfile.TemporaryDirectory(prefix="blokus-bundle-") as tmp:
         stage = Path(tmp) / "upload"
         stage.mkdir()

@@ -50,6 +50,9 @@ log = logging.getLogger("blokus.net")
 
 IN, OUT = "in", "out"
 READ_SIZE = 64 * 1024
+# Events read but not yet taken by the consumer: beyond this the connection stops reading until it takes
+# some (TCP then slows the server down), so a server that sends faster than we handle costs no memory.
+MAX_PENDING_EVENTS = 64
 
 
 # --- events -------------------------------------------------------------------------------------------
@@ -184,6 +187,7 @@ class Connection:
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._events: asyncio.Queue[Event] = asyncio.Queue()
+        self._taken = asyncio.Event()  # the consumer took an event (the reader waits for room)
         self._read_task: asyncio.Task | None = None
         self._closed_sent = False
         self._done = False  # the Closed event has been consumed
@@ -294,6 +298,7 @@ class Connection:
     async def _iterate(self) -> AsyncIterator[Event]:
         while not self._done:
             event = await self._events.get()
+            self._taken.set()
             if isinstance(event, Closed):
                 self._done = True
             yield event
@@ -303,6 +308,7 @@ class Connection:
         if self._done:
             return Closed(reason="connection closed")
         event = await self._events.get()
+        self._taken.set()
         if isinstance(event, Closed):
             self._done = True
         return event
@@ -371,6 +377,9 @@ class Connection:
                     if self.left and self.close_on_left:
                         self._leave()
                         return
+                while self._events.qsize() >= MAX_PENDING_EVENTS:  # the consumer is behind: read no more
+                    self._taken.clear()
+                    await self._taken.wait()
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug must end the stream, not hang the consumer
@@ -499,6 +508,7 @@ class Connection:
             self.season = detected
 
 
+FIRST_EVENTS_KEPT = 100  # events read while finding out the server's season (bounded)
 FIRST_ANSWER_WAIT_S = 10.0  # how long open_and_join waits for the answer to a plain join
 
 
@@ -540,6 +550,8 @@ async def open_and_join(
         seen.append(event)
         if isinstance(event, Closed):
             break
+        if len(seen) > FIRST_EVENTS_KEPT:  # a flood before the first real answer: the caller's loop judges it
+            return conn, seen
         if not isinstance(event, Sent | Ignored):  # our own join; a 27.x server's <close/> before it hangs up
             return conn, seen
     await conn.close()

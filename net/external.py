@@ -17,36 +17,36 @@ the server's :class:`~model.result.GameResult`; a lost game is named in one line
 * ``did not join within 30 s``
 * ``left the game at turn N`` (closed its connection, or exited with 0, during the game)
 
-Nothing is left behind: at the end a program gets a moment to leave by itself, then its whole process
-group gets SIGTERM and, after a grace period, SIGKILL; a program whose process ended while a child of it
-still holds its connection loses with LEFT a second later; its log files are capped (RLIMIT_FSIZE).
+Nothing is left behind (``ai.processes``): at the end a program gets a moment to leave by itself, then it
+and everything it started (its group, whatever carries its token, detached descendants adopted by this
+process as their subreaper) get SIGTERM and, after a grace period, SIGKILL; a program whose process ended
+while a child of it still holds its connection loses with LEFT a second later; its log files are capped
+(RLIMIT_FSIZE).
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import logging
 import os
-import resource
 import shlex
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
 import uuid
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ai import processes
 from ai.pyplayer import PlayerLoadError, is_python_player, load_player_class, split_name
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
 from model.result import Cause, GameResult, irregular_result
 from model.season import DEFAULT_SEASON, Season
+from model.text import printable
 from net.guard import ConnectionLimits
 from net.rooms import Room, Slot, Timeouts
 from net.server import GameServer, ServerConfig, room_replay
@@ -80,7 +80,7 @@ def python_player_argv(name: str) -> list[str]:
     its mistakes are judged as the contest judges them (named forfeits), not replaced."""
     path, cls = split_name(name)
     target = str(path.resolve()) + (f":{cls}" if cls else "")
-    return [sys.executable, "-m", "blokus", "bot", "--player", target, "--strict"]
+    return [sys.executable, "-P", "-m", "blokus", "bot", "--player", target, "--strict"]
 
 
 def program_argv(name: str) -> list[str]:
@@ -139,89 +139,75 @@ def program_label(name: str) -> str:
 
 
 def clean_line(text: str, width: int = 200) -> str:
-    """One line of a program's output, safe to show: control characters (terminal escapes) become ``?``."""
-    text = "".join(ch if ch == "\t" or (ch >= " " and ch != "\x7f") else "?" for ch in text.rstrip("\r\n"))
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """One line of a program's output, safe to show (``model.text.printable``: every control, bidi and
+    zero-width character escaped, cut to ``width``)."""
+    return printable(text.rstrip("\r\n"), width)
 
 
 # --- one program ---------------------------------------------------------------------------------------
 
-_live: weakref.WeakSet[Program] = weakref.WeakSet()
-
 
 class Program:
-    """One started program: its process group, its two log files, stopping it."""
+    """One started program (``ai.processes``: its own session, everything it starts found at the end) with
+    its two log files."""
 
     def __init__(self, argv: list[str], log_stem: Path, *, log_limit: int = LOG_LIMIT_BYTES) -> None:
         self.argv = list(argv)
         self.out_path = log_stem.with_name(log_stem.name + ".out.log")
         self.err_path = log_stem.with_name(log_stem.name + ".err.log")
         self.log_limit = log_limit
-        self.proc: subprocess.Popen | None = None
-        self.started_at = 0.0
-        self.exited_at: float | None = None
+        self.child: processes.Child | None = None
 
-    def start(self, host: str, port: int, reservation: str) -> None:
-        argv = [*self.argv, "-h", host, "-p", str(port), "-r", reservation]
-        self.out_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
-            try:
-                # its own session (and so process group): stopping it reaches its children; the logs are
-                # files, so a program that floods its output costs this process nothing
-                self.proc = subprocess.Popen(
-                    argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True, close_fds=True
-                )
-            except OSError as exc:
-                raise ProgramError(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from None
-        self.started_at = time.monotonic()
-        _live.add(self)
-        if hasattr(resource, "prlimit"):
-            with contextlib.suppress(OSError, ValueError):
-                resource.prlimit(self.proc.pid, resource.RLIMIT_FSIZE, (self.log_limit, self.log_limit))
+    def start(
+        self, host: str, port: int, reservation: str, *, private: bool = False, env: dict[str, str] | None = None
+    ) -> None:
+        """Start it with ``-h HOST -p PORT -r CODE``; ``private``: with ``-r -`` and the code on its stdin,
+        so no other process can read it from the command line (a player of ours)."""
+        argv = [*self.argv, "-h", host, "-p", str(port), "-r", "-" if private else reservation]
+        try:
+            # the logs are files, so a program that floods its output costs this process nothing
+            self.child = processes.start(
+                argv,
+                stdin="pipe" if private else "null",
+                stdout=self.out_path,
+                stderr=self.err_path,
+                log_limit=self.log_limit,
+                env=None if env is None else {**os.environ, **env},
+            )
+        except OSError as exc:
+            raise ProgramError(_start_failure(self.argv[0], exc)) from None
+        if private and self.child.stdin is not None:
+            with contextlib.suppress(OSError):  # it died at once: judged as a side that never joined
+                self.child.stdin.write(reservation.encode("ascii") + b"\n")
+                self.child.stdin.close()
+
+    @property
+    def paths(self) -> tuple[Path, Path]:
+        return self.out_path, self.err_path
 
     @property
     def pid(self) -> int | None:
-        return None if self.proc is None else self.proc.pid
+        return None if self.child is None else self.child.pid
+
+    @property
+    def started_at(self) -> float:
+        return 0.0 if self.child is None else self.child.started_at
+
+    @property
+    def exited_at(self) -> float | None:
+        return None if self.child is None else self.child.exited_at
 
     def exit_code(self) -> int | None:
         """The exit code once it has ended (negative: the signal), else None."""
-        if self.proc is None:
-            return None
-        code = self.proc.poll()
-        if code is not None and self.exited_at is None:
-            self.exited_at = time.monotonic()
-        return code
+        return None if self.child is None else self.child.poll()
 
     def wait_exit(self, timeout: float) -> int | None:
-        if self.proc is None:
-            return None
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout)
-        return self.exit_code()
-
-    def _group_alive(self) -> bool:
-        assert self.proc is not None
-        return bool(live_members(self.proc.pid))
-
-    def _signal_group(self, sig: int) -> None:
-        assert self.proc is not None
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, sig)
+        return None if self.child is None else self.child.wait(timeout)
 
     def stop(self, grace: float = STOP_GRACE_S) -> None:
-        """SIGTERM to the whole process group, SIGKILL to whatever is left after ``grace`` seconds."""
-        if self.proc is None:
-            return
-        deadline = time.monotonic() + grace
-        self._signal_group(signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(grace)
-        while self._group_alive() and time.monotonic() < deadline:
-            time.sleep(0.02)  # children that handle SIGTERM get the rest of the grace period
-        self._signal_group(signal.SIGKILL)
-        self.proc.wait()
-        self.exit_code()
-        _live.discard(self)
+        """SIGTERM to the program and everything it started, SIGKILL to whatever is left after ``grace`` s."""
+        if self.child is not None:
+            self.child.stop(term_grace=grace)
 
     def stderr_tail(self, lines: int = 50) -> list[str]:
         """The last ``lines`` lines of its stderr (read from the end of the log: bounded)."""
@@ -240,28 +226,7 @@ class Program:
         return max(sizes, default=0) >= self.log_limit
 
 
-def live_members(pgid: int) -> list[int]:
-    """The processes of group ``pgid`` that have not ended (zombies waiting for a parent that does not reap
-    them are ended). Reads /proc where there is one, else asks the kernel whether the group exists."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return []
-        return [pgid]
-    members = []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()  # after the command name, which may hold spaces
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
-            members.append(int(entry.name))
-    return members
+live_members = processes.group_members  # the live processes of a process group
 
 
 def tail_lines(path: Path, lines: int, max_bytes: int = TAIL_BYTES) -> list[str]:
@@ -287,14 +252,6 @@ def describe_exit(code: int) -> str:
     return f"exit {code}"
 
 
-@atexit.register
-def _stop_all() -> None:
-    """A last safety net: no program outlives this process (the hosts stop theirs first)."""
-    for program in list(_live):
-        with contextlib.suppress(Exception):
-            program.stop(0.2)
-
-
 # --- a hosted game -------------------------------------------------------------------------------------
 
 
@@ -306,6 +263,12 @@ class Seat:
     name: str  # display name in the game (and the replay)
     command: list[str] | None = None
     can_timeout: bool = True
+    # a player of this project (``blokus bot``), not the program under test: it gets its reservation on its
+    # stdin and joins through the server's private entrance (a connection budget of its own), and whatever
+    # goes wrong on its side (killed, refused, could not join) makes the game void: the program under test
+    # runs as the same user and could have caused it
+    ours: bool = False
+    env: dict[str, str] | None = None  # added to the environment of ``command``
 
 
 @dataclass(frozen=True)
@@ -329,6 +292,9 @@ class Outcome:
     times: dict[Team, list[float]] = field(default_factory=dict)  # seconds per move, as the server measured
     replay: bytes | None = None  # the official replay (None: the game never started)
     logs: dict[Team, tuple[Path, Path]] = field(default_factory=dict)  # stdout and stderr log per program
+    # not a result: a side never joined (could not start, crashed before joining) or our side was hurt in a
+    # way the program under test could have caused; the reason in one line ("" for a real result)
+    void: str = ""
 
 
 class HostedGame:
@@ -366,6 +332,7 @@ class HostedGame:
                 self.programs[team] = Program(seat.command, stem, log_limit=log_limit)
         self.reservations: tuple[str, str] = (str(uuid.uuid4()), str(uuid.uuid4()))
         self.port = 0
+        self.private_port = 0  # the entrance of our own players (Seat.ours)
         self.room: Room | None = None
         self.moves: list[ArrivedMove] = []  # every move that arrived, in order (appended in the server thread)
         self.failure: str | None = None  # the host itself could not run (port, a program that cannot start …)
@@ -373,7 +340,9 @@ class HostedGame:
         self._no_join: tuple[Team, str] | None = None
         self._exit_codes: dict[Team, int | None] = {}  # before they were stopped (None: still running)
         self._ready = threading.Event()
+        self._cancelled = threading.Event()
         self._done = threading.Event()
+        self._judged = threading.Event()  # the programs are stopped and the outcome is known (before ``done``)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._thread: threading.Thread | None = None
@@ -382,6 +351,8 @@ class HostedGame:
 
     def start(self, timeout: float = 30.0) -> None:
         """Start the server thread, prepare the game and start the programs. ProgramError if that fails."""
+        if self.programs:
+            processes.adopt_orphans()  # a program's detached descendants come back to us, to be ended
         self._thread = threading.Thread(target=self._thread_main, name="blokus-hosted-game", daemon=True)
         self._thread.start()
         if not self._ready.wait(timeout):
@@ -396,16 +367,22 @@ class HostedGame:
 
     def wait(self, timeout: float | None = None) -> Outcome | None:
         """The outcome once the game is over and every program is stopped (None if not by ``timeout``)."""
-        if not self._done.wait(timeout):
+        if not self._judged.wait(timeout):
             return None
         return self._outcome
 
-    def close(self) -> None:
-        """Stop the game (cancelled if it still runs), the programs and the server; waits for the thread."""
+    def cancel(self) -> None:
+        """Ask the game to stop (cancelled if it still runs; not started if it has not) without waiting:
+        :meth:`close` waits."""
+        self._cancelled.set()
         loop, stop = self._loop, self._stop
         if loop is not None and stop is not None and not self._done.is_set():
             with contextlib.suppress(RuntimeError):  # the loop has ended already
                 loop.call_soon_threadsafe(stop.set)
+
+    def close(self) -> None:
+        """Stop the game (cancelled if it still runs), the programs and the server; waits for the thread."""
+        self.cancel()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(self.stop_grace + 15)
         for program in self.programs.values():  # if the thread could not (it never started them: no-op)
@@ -424,11 +401,14 @@ class HostedGame:
             if self._outcome is None:
                 self._outcome = Outcome(None, forfeit=self.failure or "", logs=self._logs())
             self._ready.set()
+            self._judged.set()
             self._done.set()
 
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = stop = asyncio.Event()
+        if self._cancelled.is_set():  # cancelled before its loop ran: no program is started
+            stop.set()
         finished = asyncio.Event()
         hard = self.timeouts.hard if self.timeouts.hard is not None else UNTIMED_HARD_S
         config = ServerConfig(
@@ -449,6 +429,8 @@ class HostedGame:
             return
         try:
             self.port = server.port
+            if any(seat.ours for seat in self.seats):
+                self.private_port = await server.open_private_entrance()
             slots = [
                 Slot(team, display_name=seat.name, can_timeout=seat.can_timeout, reservation=code)
                 for team, seat, code in zip(Team, self.seats, self.reservations, strict=True)
@@ -456,10 +438,16 @@ class HostedGame:
             self.room = room = server.prepare_game(slots)
             self._watch_moves(room)
             for team, program in self.programs.items():
+                seat = self.seats[team]
+                if stop.is_set():
+                    break
                 try:
-                    program.start(HOST, self.port, self.reservations[team])
+                    if seat.ours:
+                        program.start(HOST, self.private_port, self.reservations[team], private=True, env=seat.env)
+                    else:
+                        program.start(HOST, self.port, self.reservations[team])
                 except ProgramError as exc:
-                    self.failure = str(exc)
+                    self.failure = f"{seat.name} could not start: {exc}"
                     return
             self._ready.set()
             await self._await_join(room, stop)
@@ -469,6 +457,7 @@ class HostedGame:
                 room.cancel()  # stopped early
             await asyncio.to_thread(self._stop_programs)
             self._outcome = self._judge(room)
+            self._judged.set()  # the outcome is known: nobody waits for the server's shutdown
         finally:
             await server.close()
 
@@ -550,13 +539,17 @@ class HostedGame:
             kind = "crashed" if line.startswith("crashed") else "did not join"
             names = (self.seats[0].name, self.seats[1].name)
             left = irregular_result(team, Cause.LEFT, line, (0, 0), names, self.season)
-            return Outcome(left, line, kind, team, 0, times, replay, self._logs())
+            void = f"{self.seats[team].name} {line}"  # a game that never started is no result for anyone
+            return Outcome(left, line, kind, team, 0, times, replay, self._logs(), void=void)
         result = room.result
         if result is None or result.regular or result.offender is None:
             return Outcome(result, "", "", None, turn, times, replay, self._logs())
         team = result.offender
         kind, line = self._forfeit_line(team, result.cause, turn)
-        return Outcome(result, line, kind, team, turn, times, replay, self._logs())
+        void = ""
+        if self.seats[team].ours and kind in ("crashed", "left"):
+            void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
+        return Outcome(result, line, kind, team, turn, times, replay, self._logs(), void=void)
 
     def _forfeit_line(self, team: Team, cause: Cause, turn: int) -> tuple[str, str]:
         last = next((m for m in reversed(self.moves) if m.team == team), None)
@@ -565,7 +558,11 @@ class HostedGame:
             move = last.move if last is not None else None
             if mistake is None and move is not None and self.room is not None and self.room.state is not None:
                 mistake = self.room.state.validate(move)  # the state the move was refused in
-            rule = mistake.english if mistake is not None else "refused by the rules"
+            state = self.room.state if self.room is not None else None  # the position it was refused in
+            if mistake is not None and move is not None and state is not None:
+                rule = state.refusal_text(move, mistake)  # the rule and the fields, as the TUI says it
+            else:
+                rule = mistake.english if mistake is not None else "refused by the rules"
             return "illegal move", f"illegal move: {move} ({rule})" if move is not None else f"illegal move: {rule}"
         if cause is Cause.SOFT_TIMEOUT:
             ms = (last.latency or 0.0) * 1000 if last is not None else 0.0
@@ -586,3 +583,17 @@ class HostedGame:
 
 def _file_part(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name)[:40] or "program"
+
+
+def _start_failure(exe: str, exc: OSError) -> str:
+    """Why ``exe`` could not start, in one line: a script whose interpreter line names a missing program
+    says so (the system's "No such file or directory" would name the script, which is there)."""
+    if os.path.isfile(exe):
+        with contextlib.suppress(OSError):
+            with open(exe, "rb") as fh:
+                first = fh.readline(200)
+            words = first[2:].split() if first.startswith(b"#!") else []
+            if words and not (os.path.isfile(words[0]) and os.access(words[0], os.X_OK)):
+                line = clean_line(first.decode("utf-8", errors="replace"))
+                return f"cannot start {exe}: its interpreter line {line!r} names no program that can run"
+    return str(exc) if isinstance(exc, processes.StartError) else f"cannot start {exe}: {exc.strerror or exc}"

@@ -8,34 +8,106 @@ A ``py:PATH[:CLASS]`` player (a team's ``blokus.player.Player``) plays as the co
 pairs of openings with the seats swapped) through :class:`net.external.HostedGame`: the program is started
 with its reservation, and a built-in player takes the other seat as a ``blokus bot`` process with that
 reservation (the same client a contest upload of this project runs), so both sides are timed by the
-server alike. The games' results are the server's; a forfeit is one line (``net.external``); the program's
+server alike. Our side is started so that nothing around it can change it or hurt it into a loss: as
+``python -P -m blokus bot`` with ``PYTHONPATH`` naming this project (no ``blokus/`` folder in the current
+directory shadows it), its reservation on its stdin (not on a command line every local process can read),
+through the server's private entrance (the program's connections do not use up its budget); if it is hurt
+anyway (killed, refused, could not join), the game is void, never a win for the program.
+The games' results are the server's; a forfeit is one line (``net.external``); the program's
 stdout and stderr are kept per game (``--logs DIR``, else the ``--save-replay`` directory, else a new
 temporary directory).
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
+from pathlib import Path
 
 from ai.arena import ArenaGame, GameSpec
 from ai.pyplayer import is_python_player
 from model.pieces import Shape, Team
 from model.replay import new_replay_path
 from model.season import season_named
-from net.external import HostedGame, ProgramError, Seat, is_program, program_argv, program_label
+from net.external import (
+    LOG_LIMIT_BYTES,
+    HostedGame,
+    ProgramError,
+    Seat,
+    is_program,
+    program_argv,
+    program_label,
+)
 from net.rooms import Timeouts
 
 BOT_IDLE_TIMEOUT = "120s"  # our bot gives up if the server says nothing for this long (it never hangs)
+# the folder that holds this project's packages (``blokus``, ``net`` …): our side imports exactly this project
+PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
+
+
+def our_command(*args: str) -> list[str]:
+    """``python -P -m blokus ARGS``: -P keeps the current folder off ``sys.path`` (with ``OUR_ENV``, which
+    names this project's folder, the same code as this process runs, whatever folder the arena runs in)."""
+    return [sys.executable, "-P", "-m", "blokus", *args]
+
+
+OUR_ENV = {"PYTHONPATH": PROJECT_ROOT}
+LOG_BUDGET_BYTES = 256 * 2**20  # all the log files of one arena together (the oldest go first)
+LOG_FILES_PER_GAME = 4  # stdout and stderr of both sides
+
+
+class LogBudget:
+    """Bounds the log files of an arena in total: each file is capped (``log_limit``: the running games
+    together use at most half the budget) and after each game the oldest finished logs are removed until
+    they use at most the other half."""
+
+    def __init__(self, folder: str, total: int = LOG_BUDGET_BYTES, jobs: int = 1) -> None:
+        self.folder = Path(folder)
+        self.total = total
+        self.log_limit = max(64 * 1024, min(LOG_LIMIT_BYTES, total // (2 * LOG_FILES_PER_GAME * max(1, jobs))))
+        self.removed = 0  # files removed so far
+        self._lock = threading.Lock()
+
+    def prune(self, keep: frozenset[str] | set[str] = frozenset()) -> None:
+        """Remove the oldest finished log files (not those in ``keep``: running games') beyond half the budget."""
+        with self._lock:
+            files = []
+            for path in self.folder.glob("game-*.log"):
+                with contextlib.suppress(OSError):
+                    stat = path.stat()
+                    files.append((stat.st_mtime, stat.st_size, path))
+            used = sum(size for _, size, _ in files)
+            for _, size, path in sorted(files):
+                if used <= self.total // 2:
+                    break
+                if str(path) in keep:
+                    continue
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                    used -= size
+                    self.removed += 1
 
 
 class ExternalGames:
     """Plays one arena game (``GameSpec`` → ``ArenaGame``) with the seats as processes; picklable for --jobs."""
 
     def __init__(
-        self, a: str, b: str, log_dir: str, *, join_timeout: float = 30.0, timeouts: Timeouts | None = None
+        self,
+        a: str,
+        b: str,
+        log_dir: str,
+        *,
+        join_timeout: float = 30.0,
+        timeouts: Timeouts | None = None,
+        logs: LogBudget | None = None,
     ) -> None:
         self.a, self.b = a, b
         self.log_dir = log_dir
+        self.logs = logs or LogBudget(log_dir)
+        self._running: set[HostedGame] = set()
+        self._lock = threading.Lock()
+        self._stopped = False
         self.join_timeout = join_timeout
         self.timeouts = timeouts  # None: the season's (tests pass shorter ones)
         label_a, label_b = program_label(a), program_label(b)
@@ -46,10 +118,7 @@ class ExternalGames:
             return program_argv(name)
         if is_python_player(name):  # the team's player as the contest runs it: our bot, strict, timed by the server
             return [*program_argv(name), "--seed", str(seed), "--idle-timeout", BOT_IDLE_TIMEOUT]
-        bot = [
-            sys.executable,
-            "-m",
-            "blokus",
+        bot = our_command(
             "bot",
             "--ai",
             name,
@@ -59,8 +128,16 @@ class ExternalGames:
             str(round(spec.move_time * 1000)),
             "--idle-timeout",
             BOT_IDLE_TIMEOUT,
-        ]
+        )
         return bot + (["--ponder"] if pondering else [])
+
+    def stop(self) -> None:
+        """Ctrl-C: no game starts any more, the running ones stop now (their programs with them)."""
+        with self._lock:
+            self._stopped = True
+            running = list(self._running)
+        for game in running:
+            game.cancel()
 
     def __call__(self, spec: GameSpec) -> ArenaGame:
         season = season_named(spec.season)
@@ -70,7 +147,16 @@ class ExternalGames:
         ]
         if spec.a_team == 1:
             sides.reverse()  # team ONE first
-        one, two = (Seat(label, self.command(name, spec, seed, ponder)) for name, label, seed, ponder in sides)
+        one, two = (
+            # a py: player is the team's code under test, run by our bot: its crash is its own, not a void game
+            Seat(
+                label,
+                self.command(name, spec, seed, ponder),
+                ours=not is_program(name) and not is_python_player(name),
+                env=_env_of(name),
+            )
+            for name, label, seed, ponder in sides
+        )
         timeouts = self.timeouts or (Timeouts.of(season) if spec.timed else Timeouts(None, None))
         game = HostedGame(
             (one, two),
@@ -80,7 +166,12 @@ class ExternalGames:
             log_dir=self.log_dir,
             log_prefix=f"game-{spec.index:03d}",
             join_timeout=self.join_timeout,
+            log_limit=self.logs.log_limit,
         )
+        with self._lock:
+            if self._stopped:
+                return ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0, void="stopped")
+            self._running.add(game)
         try:
             game.start()
             outcome = game.wait()
@@ -89,6 +180,10 @@ class ExternalGames:
             failure = str(exc)
         finally:
             game.close()
+            with self._lock:
+                self._running.discard(game)
+                running = {str(path) for other in self._running for p in other.programs.values() for path in p.paths}
+            self.logs.prune(keep=running)
         if outcome is None:
             outcome = game.wait(0)
             failure = game.failure or "the game could not be played"
@@ -97,8 +192,10 @@ class ExternalGames:
         a_team = Team(spec.a_team)
         result = outcome.result if outcome is not None else None
         arena = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0, result=result)
-        if outcome is None or result is None:
-            arena.forfeit = f"no result: {failure or 'the game was cancelled'}"
+        if outcome is None or result is None or outcome.void:
+            # no result, and no point to anyone: a side that never played, or our side hurt by the program
+            arena.void = (outcome.void if outcome is not None else "") or failure or "the game was cancelled"
+            arena.logs = [str(path) for paths in (outcome.logs if outcome else {}).values() for path in paths]
             return arena
         arena.a_points = result.points(a_team) or 0
         arena.b_points = result.points(a_team.opponent) or 0
@@ -116,3 +213,7 @@ class ExternalGames:
             path.write_bytes(outcome.replay)
             arena.replay = str(path)
         return arena
+
+
+def _env_of(name: str) -> dict[str, str] | None:
+    return None if is_program(name) else OUR_ENV

@@ -370,13 +370,14 @@ class Room:
         for peer in self.observers:
             self._send(peer, xml)
         violator = slot.peer
+        why = self.state.refusal_text(move, mistake) if move is not None and self.state is not None else mistake.english
         self._end_irregular(
             slot.team,
             Cause.RULE_VIOLATION,
             self._reason(Cause.RULE_VIOLATION, slot, self.season.violation_text(mistake, move)),
         )
         if violator is not None:
-            violator.close(f"rule violation: {mistake.name}")
+            violator.close(f"rule violation: {mistake.name}: {why}")
 
     def on_leave(self, peer: Peer) -> None:
         """``peer`` disconnected (or was disconnected)."""

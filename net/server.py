@@ -19,6 +19,7 @@ import concurrent.futures
 import contextlib
 import logging
 import multiprocessing
+import os
 import random
 import signal
 import socket
@@ -31,6 +32,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from ai import processes
 from model import convert
 from model import messages as M
 from model.exits import plural
@@ -42,6 +44,7 @@ from model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season
 from model.text import printable
 from net import wire
 from net.guard import ConnectionCounter, ConnectionLimits, WorkBudget
+from net.lines import LineWriter
 from net.rooms import FinishedGame, Lobby, Room, Slot, Timeouts
 
 log = logging.getLogger("blokus.server")
@@ -348,18 +351,32 @@ def _unknown_move_children(room_element: etree._Element) -> str | None:
     return None
 
 
-def _ignore_sigint() -> None:
-    """Encoder workers leave Ctrl-C to the server (which shuts them down) instead of printing tracebacks."""
+def _start_encoder(server: int) -> None:
+    """Encoder workers leave Ctrl-C to the server (which shuts them down) instead of printing tracebacks,
+    end with their parent (the fork server, or the server) and hold none of the server's standard streams."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    guard = sys.modules.get("net.forkserver_guard")
+    processes.die_with_parent(getattr(guard, "PID", server))
+
+
+def _nothing() -> None:
+    """A first task: starts a worker now rather than at the first move."""
 
 
 class GameServer:
     """The server: lobby, rooms, administrators. ``start()`` binds, ``close()`` stops."""
 
     def __init__(
-        self, config: ServerConfig | None = None, *, on_game_end: Callable[[FinishedGame], None] | None = None
+        self,
+        config: ServerConfig | None = None,
+        *,
+        on_game_end: Callable[[FinishedGame], None] | None = None,
+        output: LineWriter | None = None,
     ) -> None:
         self.config = config or ServerConfig()
+        # the per-game lines (print_games): through a writer thread, never a print in the event loop
+        self.output = output if output is not None or not self.config.print_games else LineWriter()
+        self._own_output = output is None and self.output is not None
         self.wire = wire.SeasonWire(self.config.season)
         self.lobby = Lobby()
         self.records = GameHistory(self.config.history)  # the latest finished games
@@ -369,6 +386,7 @@ class GameServer:
         self.connections = ConnectionCounter(self.config.connections)
         self.refused = 0  # connections refused by the limits
         self._server: asyncio.base_events.Server | None = None
+        self._private: list[asyncio.base_events.Server] = []  # open_private_entrance
         self._tasks: set[asyncio.Task] = set()
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
 
@@ -393,11 +411,15 @@ class GameServer:
         method = "forkserver" if sys.platform.startswith("linux") else "spawn"
         context = multiprocessing.get_context(method)
         if method == "forkserver":
-            context.set_forkserver_preload(["net.wire"])  # imported once, in the fork server
+            # imported once, in the fork server (the guard first: it ends with this process)
+            context.set_forkserver_preload(["net.forkserver_guard", "net.wire"])
         self._pool = concurrent.futures.ProcessPoolExecutor(
-            self.config.encode_workers, mp_context=context, initializer=_ignore_sigint
+            self.config.encode_workers,
+            mp_context=context,
+            initializer=_start_encoder,
+            initargs=(os.getpid(),),
         )
-        self._pool.submit(_ignore_sigint)  # start a worker now rather than at the first move
+        self._pool.submit(_nothing)
 
     async def serve_forever(self) -> None:
         assert self._server is not None
@@ -406,6 +428,8 @@ class GameServer:
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
+        for private in self._private:
+            private.close()
         for room in list(self.lobby.rooms.values()):  # cancelled, not lost by the players (LEFT)
             if room.started and not room.finished:
                 room.cancel()
@@ -422,18 +446,36 @@ class GameServer:
         if self._pool is not None:  # waited for (in a thread): an abandoned pool's pipes fail at exit (EBADF)
             pool, self._pool = self._pool, None
             await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+        if self._own_output and self.output is not None:
+            await asyncio.to_thread(self.output.close)
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def open_private_entrance(self) -> int:
+        """A second listening port on the same address with a connection budget of its own, for a host's own
+        players (``net.external``): connections a program under test opens (or leaks) on the public port
+        never use up the budget of the side it plays against. Its port; closed with the server."""
+        counter = ConnectionCounter(self.config.connections)
+
+        async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await self._accept(reader, writer, counter)
+
+        server = await asyncio.start_server(accept, self.config.host, 0)
+        self._private.append(server)
+        return server.sockets[0].getsockname()[1]
+
+    async def _accept(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, counter: ConnectionCounter | None = None
+    ) -> None:
+        connections = self.connections if counter is None else counter
         client = ClientConn(self, reader, writer)
         sock = writer.get_extra_info("socket")
         if sock is not None:  # a fixed kernel buffer: what a client that does not read can hold is bounded
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.config.connections.send_buffer)
-        refusal = self.connections.admit(client.address)
+        refusal = connections.admit(client.address)
         if refusal is not None:
             self.refused += 1
             log.info("refused %s: %s", client.name, refusal)
-            client.send(wire.lobby_error(refusal))
+            client.send(self.wire.lobby_error(refusal))  # in the season's form (2027: <errorpacket>)
             client.close()
             return
         self.clients.add(client)
@@ -446,7 +488,7 @@ class GameServer:
             pass
         finally:
             self.clients.discard(client)
-            self.connections.release(client.address)
+            connections.release(client.address)
             if task is not None:
                 self._tasks.discard(task)
 
@@ -557,9 +599,8 @@ class GameServer:
         for observer in room.observers:  # an observer's list of rooms does not keep finished games alive
             if isinstance(observer, ClientConn) and room in observer.observing:
                 observer.observing.remove(room)
-        if self.config.print_games:
-            with contextlib.suppress(OSError):  # a closed stdout must not end the game's bookkeeping
-                print(printable(record.summary(), None), flush=True)
+        if self.output is not None:  # never blocks: a stdout nobody reads must not stop the games
+            self.output.write(printable(record.summary(), None))
         if self.config.replay_dir is not None and room.history:
             try:
                 path = save_replay(self.config.replay_dir, room)
@@ -638,9 +679,10 @@ def save_replay(directory: Path, room: Room) -> Path:
     return path
 
 
-async def serve(config: ServerConfig) -> int:
-    """``blokus serve``: listen, serve until SIGINT/SIGTERM, say how many games were played; the exit code."""
-    server = GameServer(config)
+async def serve(config: ServerConfig, out: LineWriter) -> int:
+    """``blokus serve``: listen, serve until SIGINT/SIGTERM, say how many games were played; the exit code.
+    Every line goes through ``out`` (a writer thread: a stdout nobody reads never stops the games)."""
+    server = GameServer(config, output=out)
     try:
         await server.start()
     except OSError as exc:
@@ -648,9 +690,8 @@ async def serve(config: ServerConfig) -> int:
         return 1
     soft, hard = config.timeouts.soft, config.timeouts.hard  # the command line sets both or neither
     limits = "no time limits" if soft is None or hard is None else f"time limits {soft * 1000:.0f}/{hard * 1000:.0f} ms"
-    print(
-        f"blokus serve: listening on {config.host}:{server.port} ({config.season.game_type}, {limits}); Ctrl-C to stop",
-        flush=True,
+    out.write(
+        f"blokus serve: listening on {config.host}:{server.port} ({config.season.game_type}, {limits}); Ctrl-C to stop"
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -663,5 +704,5 @@ async def serve(config: ServerConfig) -> int:
     await server.close()
     cancelled = server.records.cancelled
     note = f" and {cancelled} cancelled" if cancelled else ""
-    print(f"blokus serve: stopped after {plural(server.records.total - cancelled, 'game')}{note}", flush=True)
+    out.write(f"blokus serve: stopped after {plural(server.records.total - cancelled, 'game')}{note}")
     return 0

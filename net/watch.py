@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from model import convert
+from model import convert, server_texts
 from model import messages as M
 from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL
 from model.pieces import Team
@@ -331,11 +331,11 @@ async def watch_text(
         async for event in watcher.events():
             await report.update()
             if isinstance(event, ServerError):
-                report.print(f"server error: {event.message}")
+                report.print(f"server error: {server_texts.shown(event.message)}")
             elif isinstance(event, GameOver):
                 report.print("result: " + end_texts(event.result, None, watcher.replay.names).summary)
                 if event.result.reason:
-                    report.print(f"reason: {event.result.reason}")
+                    report.print(f"reason: {server_texts.shown(event.result.reason)}")
             elif isinstance(event, Closed):
                 if watcher.result is None:
                     print(f"blokus watch: {event.reason} (before the game was over)", file=err)

@@ -94,26 +94,6 @@ class SeasonWire:
         return xml(M.CloseConnection())
 
 
-WIRE_2021 = SeasonWire(DEFAULT_SEASON)
-season = WIRE_2021.season
-joined = WIRE_2021.joined
-left = WIRE_2021.left
-welcome = WIRE_2021.welcome
-memento = WIRE_2021.memento
-move_request = WIRE_2021.move_request
-move_element = WIRE_2021.move_element
-room_error = WIRE_2021.room_error
-lobby_error = WIRE_2021.lobby_error
-result = WIRE_2021.result
-result_message = WIRE_2021.result_message
-prepared = WIRE_2021.prepared
-paused = WIRE_2021.paused
-observed = WIRE_2021.observed
-joined_game_room = WIRE_2021.joined_game_room
-testing = WIRE_2021.testing
-close = WIRE_2021.close
-
-
 def memento_xml(room_id: str, state: GameState, names: tuple[str, str]) -> str:
     """A memento in its state's season (picklable for the server's encoder processes)."""
     return xml(convert.state_to_message(state, room_id, names=names))

@@ -8,21 +8,44 @@ from pathlib import Path
 
 import pytest
 
-# Data captured from the official server and clients, kept in the repository (origin and licence: SOURCES.md).
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# What the product and its libraries read from the environment, pinned for the session (and for the processes
+# the tests start, which inherit it): the suite's results must not depend on the caller's terminal. A test
+# that is about one of these sets it itself (monkeypatch.setenv), e.g. NO_COLOR or a narrow COLUMNS.
+PINNED_ENV = {
+    "TERM": "xterm-256color",  # Rich/Textual pick the colour system from it
+    "TEXTUAL_COLOR_SYSTEM": None,
+    "COLORTERM": None,
+    "NO_COLOR": None,  # Textual: monochrome filter and the product's letters (tui.colors)
+    "FORCE_COLOR": None,
+    "TTY_COMPATIBLE": None,
+    "TTY_INTERACTIVE": None,
+    "COLUMNS": None,  # Rich's console width (the fatal error line, argparse's help)
+    "LINES": None,
+    "TEXTUAL": None,  # Textual's devtools and debug features
+    "TEXTUAL_DEBUG": None,
+    "TEXTUAL_FILTERS": None,
+    "TEXTUAL_ANIMATIONS": None,
+    "BLOKUS_LOG": None,  # the log file (tests that need one set it in tmp)
+    "BLOKUS_MCTS_PARAMS": None,  # research switches of the searches
+    "BLOKUS_FAST_PARAMS": None,
+    "BLOKUS_FAST_WEIGHTS": None,
+}
 
 
-def fixture_path(relative: str) -> Path:
-    path = FIXTURES / relative
-    if not path.is_file():
-        raise FileNotFoundError(f"fixture missing from tests/fixtures: {relative}")
-    return path
+def pin_environment() -> None:
+    for name, value in PINNED_ENV.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """One numba cache for the whole session (``model.numba_cache``): the workers and the processes the tests
     start share it, and the AI's kernels are compiled once, before the workers start (two workers would
-    each compile them). It lives in pytest's cache folder: a later session (CI: the next job) loads them."""
+    each compile them). It lives in pytest's cache folder: a later session (CI: the next job) loads them.
+    The environment the product reads is pinned first (``PINNED_ENV``), in the workers too."""
+    pin_environment()
     if hasattr(config, "workerinput"):  # an xdist worker: the controller prepared it
         return
     if not os.environ.get("BLOKUS_NUMBA_CACHE"):

@@ -12,6 +12,10 @@ say which), and misbehaves on request (``--misbehave KIND``, at its ``--at``-th 
 * ``never-answer``: joins, then never answers from the ``--at``-th request on
 * ``stubborn``: ignores SIGTERM and forks a child that ignores it too, then plays normally
 * ``flood``: writes to stdout and stderr without pause while it plays
+* ``steal-seat``: looks for a reservation code on the command line of its siblings (``/proc/*/cmdline``,
+  for up to ``--delay`` seconds), joins that seat first and keeps it, then plays its own
+* ``hog-connections``: opens 63 idle connections to the server first, then plays
+* ``kill-opponent``: SIGKILLs its siblings (the other side's processes) at its ``--at``-th own move
 """
 
 from __future__ import annotations
@@ -34,7 +38,20 @@ from model.pieces import SHAPES  # noqa: E402
 from model.state import GameState, move_of_placement  # noqa: E402
 from net.connection import Closed, Connection, MoveRequested  # noqa: E402
 
-KINDS = ("none", "illegal", "slow", "crash", "leave", "never-join", "never-answer", "stubborn", "flood")
+KINDS = (
+    "none",
+    "illegal",
+    "slow",
+    "crash",
+    "leave",
+    "never-join",
+    "never-answer",
+    "stubborn",
+    "flood",
+    "steal-seat",
+    "hog-connections",
+    "kill-opponent",
+)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -79,8 +96,50 @@ def flood() -> None:
         os.write(2, line)
 
 
+def siblings() -> dict[int, list[str]]:
+    """The other children of our parent (the host that started us: the other side's processes)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                argv = fh.read().decode(errors="replace").split("\0")
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == os.getppid():
+            found[int(entry)] = argv
+    return found
+
+
+def stolen_code(own: str | None, wait: float) -> str | None:
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        for argv in siblings().values():
+            for flag, value in zip(argv, argv[1:], strict=False):
+                if flag in ("-r", "--reservation") and value not in (own, "-"):
+                    return value
+        time.sleep(0.05)
+    return None
+
+
 async def play(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
+    kept = []  # connections held open to hurt the other side
+    if args.misbehave == "steal-seat":
+        code = stolen_code(args.reservation, args.delay)
+        print(f"ext_client: stolen code: {code}", file=sys.stderr, flush=True)
+        if code is not None:
+            thief = Connection(args.host, args.port)
+            await thief.open()
+            await thief.join(reservation=code)
+            kept.append(thief)
+    if args.misbehave == "hog-connections":
+        for _ in range(63):
+            kept.append(await asyncio.open_connection(args.host, args.port))
+        print("ext_client: 63 idle connections open", file=sys.stderr, flush=True)
     conn = Connection(args.host, args.port)
     await conn.open()
     await conn.join(reservation=args.reservation)
@@ -99,6 +158,10 @@ async def play(args: argparse.Namespace) -> int:
                 return 0
             if own >= args.at and args.misbehave == "never-answer":
                 continue
+            if now and args.misbehave == "kill-opponent":
+                for pid in siblings():
+                    os.kill(pid, signal.SIGKILL)
+                print("ext_client: killed the other side", file=sys.stderr, flush=True)
             if now and args.misbehave == "slow":
                 await asyncio.sleep(args.delay)
             move = illegal_move(state) if now and args.misbehave == "illegal" else largest_piece(state, rng)

@@ -25,26 +25,12 @@ from ai.analysis import (
     replay_moves,
 )
 from model.moves import SetMove, SkipMove
-from model.pieces import COLORS, Shape, Team
+from model.pieces import COLORS, Team
 from model.replay import load_replay
-from model.season import season_named
 from model.state import GameState
-from tests.conftest import fixture_path
+from tests.helpers import fixture_path, greedy_game
 
 FAST = AnalysisSettings(engine="greedy", time_per_position=0.05, value_depth=2)
-
-
-def greedy_game(plies: int, season: str = "2021") -> tuple[list[GameState], list]:
-    """A deterministic game of ``plies`` greedy moves from a fixed start."""
-    engine = make_player("greedy", seed=3)
-    state = GameState.new(Shape.PENTO_L, season=season_named(season))
-    states, moves = [state.copy()], []
-    for _ in range(plies):
-        move = engine.choose_move_sync(state, move_time=5.0)
-        moves.append(move)
-        state.play(move)
-        states.append(state.copy())
-    return states, moves + [None]
 
 
 def test_marks_follow_the_documented_thresholds():

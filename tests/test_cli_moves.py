@@ -11,7 +11,7 @@ from cli.moves import main as moves_main
 from model.moves import parse_move
 from model.pieces import Shape
 from model.state import GameState
-from tests.conftest import fixture_path
+from tests.helpers import fixture_path
 
 MEMENTO = "sc2021/gen-21.3.3-s2c-memento-initial-PENTO_V.xml"
 TURN70 = "sc2021/test-21.4.0-state-complete-turn70.xml"

@@ -57,7 +57,7 @@ def test_names_and_commands():
     assert program_label("cmd:java -jar player.jar") == "player.jar"
     assert program_label("cmd:python3 -u bots/client.py --x 1") == "client.py"
     assert program_label("cmd:./my-player/start.sh") == "start.sh"
-    assert clean_line("a\x1b[31mred\x07") == "a?[31mred?"
+    assert clean_line("a\x1b[31mred\x07\u202e\x9b") == "a\\x1b[31mred\\x07\\u202e\\x9b"
     with pytest.raises(ProgramError, match="no command"):
         program_argv("cmd:  ")
     with pytest.raises(ProgramError, match="does not exist"):
@@ -164,6 +164,8 @@ def test_the_arena_judges_programs_and_keeps_the_replays_of_lost_games(tmp_path,
     assert (s["wins"], s["draws"], s["losses"], s["score"]) == (0, 0, 2, 0.0)
     assert s["a_forfeits"] == {"illegal move": 2}
     assert all(g["forfeit"].startswith("A illegal move: ") for g in data["games"])
+    # the rule in English, with the fields where fields are to blame (GameState.refusal_text)
+    assert all(g["forfeit"].endswith(")") and "Setze" not in g["forfeit"] for g in data["games"])
     assert len(s["a_lost_replays"]) == 2
     for path in s["a_lost_replays"]:
         replay = load_replay(path)

@@ -6,14 +6,19 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from model.pieces import Team
 from model.season import season_named
 from net.external import HostedGame, Seat
 from net.rooms import Timeouts
-from tests.tui_helpers import InstantPlayer
+from tests.helpers import wait_until
+from tests.tui_helpers import HoldingPlayer, InstantPlayer
+from tui import external
 from tui.dialogs import EndScreen
 from tui.external import ExternalGameScreen, external_app
 from tui.program_pane import ProgramLog
+from tui.widgets import XmlPane
 
 CLIENT = [sys.executable, str(Path(__file__).with_name("ext_client.py"))]
 SIZE = (120, 40)
@@ -31,39 +36,54 @@ def hosted(tmp_path: Path, flags: list[str], season: str = "2021", join_timeout:
     return game
 
 
-async def wait_for(pilot, cond, steps: int = 3000) -> None:
-    """Until ``cond()`` (a generous cap: a whole game of two quick players under load)."""
-    for _ in range(steps):
-        if cond():
-            await pilot.pause()
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
-
-
 def end_screen(app) -> EndScreen | None:
     return next((s for s in app.screen_stack if isinstance(s, EndScreen)), None)
 
 
 async def test_watching_a_program_play_our_ai_with_its_log_pane(tmp_path):
     game = hosted(tmp_path, [], "2027")
-    app = external_app(game, Team.TWO, player=InstantPlayer("first"), hint_player=InstantPlayer("last"), watch=True)
+    ours = HoldingPlayer(hold_at=8)  # the game stands still at turn 8 until the pane has been looked at
+    app = external_app(game, Team.TWO, player=ours, hint_player=InstantPlayer("last"), watch=True)
     try:
         async with app.run_test(size=SIZE) as pilot:
             screen = app.main_screen
             assert isinstance(screen, ExternalGameScreen)
-            await wait_for(pilot, lambda: screen.session.started and screen.session.state.turn >= 6)
+            await wait_until(ours.holding.is_set, pilot=pilot)
+            await wait_until(lambda: screen._moves_told > 0, pilot=pilot)  # its moves are told below the board
             assert screen.session.names[Team.TWO] == "ext_client.py"
-            assert screen._moves_told > 0  # each of its moves was told below the board, with its time
             assert screen.times_text().startswith("last ") and screen.times_text().endswith(" ms")
             await pilot.press("e")
             pane = screen.query_one(ProgramLog)
-            await wait_for(pilot, lambda: any("ext_client: turn" in line for line in pane.lines))
+            await wait_until(lambda: any("ext_client: turn" in line for line in pane.lines), pilot=pilot)
             assert pane.has_class("shown") and pane.region.height >= 4
-            await wait_for(pilot, lambda: end_screen(app) is not None)
+            ours.release()
+            await wait_until(lambda: end_screen(app) is not None, pilot=pilot)
             details = end_screen(app).details
             assert "Its output: " in details and "err.log" in details
             assert game.done and game.wait(0).result.regular
+    finally:
+        ours.release()
+        game.close()
+
+
+async def test_e_before_the_panes_first_look_keeps_the_log_open(tmp_path, monkeypatch):
+    """On a tall terminal the pane's first look (a timer tick) opens the program's log in place of the XML
+    pane; an `e` pressed before that tick is the user's choice and stays."""
+    monkeypatch.setattr(external, "POLL_S", 3600.0)  # the test makes the first tick itself
+    game = hosted(tmp_path, ["--misbehave", "never-join"], join_timeout=120)
+    app = external_app(game, Team.TWO, player=InstantPlayer("first"), hint_player=InstantPlayer("last"))
+    try:
+        async with app.run_test(size=(120, 60)) as pilot:
+            screen = app.main_screen
+            assert isinstance(screen, ExternalGameScreen)
+            await pilot.pause()
+            pane, xml = screen.query_one(ProgramLog), screen.query_one(XmlPane)
+            assert xml.has_class("shown") and not pane.has_class("shown")
+            await pilot.press("e")
+            assert pane.has_class("shown")
+            screen._follow_program()  # the first tick, after the key
+            await pilot.pause()
+            assert pane.has_class("shown")
     finally:
         game.close()
 
@@ -74,9 +94,9 @@ async def test_a_crash_of_the_program_is_named_in_the_end_dialog(tmp_path):
     try:
         async with app.run_test(size=(80, 24)) as pilot:
             screen = app.main_screen
-            await wait_for(pilot, lambda: screen.session.is_human_turn())
+            await wait_until(lambda: screen.session.is_human_turn(), pilot=pilot)
             await pilot.press("m")  # the AI plays our first move; the program crashes on its first
-            await wait_for(pilot, lambda: end_screen(app) is not None)
+            await wait_until(lambda: end_screen(app) is not None, pilot=pilot)
             dialog = end_screen(app)
             assert "ext_client.py: crashed (exit 3) at turn 1: ext_client: simulated crash at turn 1" in dialog.details
             assert "wins" in dialog.title_text
@@ -89,22 +109,26 @@ async def test_an_illegal_move_of_the_program_is_named_with_its_rule(tmp_path):
     app = external_app(game, Team.TWO, player=InstantPlayer("first"), hint_player=InstantPlayer("last"), watch=True)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, lambda: end_screen(app) is not None)
+            await wait_until(lambda: end_screen(app) is not None, pilot=pilot)
             details = end_screen(app).details
             assert "ext_client.py: illegal move: GREEN " in details and "(" in details
     finally:
         game.close()
 
 
-async def test_a_program_that_never_joins_is_named_in_the_end_dialog(tmp_path):
-    game = hosted(tmp_path, ["--misbehave", "never-join"], join_timeout=2)
+@pytest.mark.parametrize("no_color", [False, True])  # NO_COLOR: the empty board is drawn through its filter
+async def test_a_program_that_never_joins_is_named_in_the_end_dialog(tmp_path, monkeypatch, no_color):
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    # 6 s: our own side (the app, started after the game) must join first even on a loaded machine
+    game = hosted(tmp_path, ["--misbehave", "never-join"], join_timeout=6)
     app = external_app(game, Team.TWO, player=InstantPlayer("first"), hint_player=InstantPlayer("last"))
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: end_screen(app) is not None)
+            await wait_until(lambda: end_screen(app) is not None, pilot=pilot)
             dialog = end_screen(app)
             assert dialog.title_text == "Game over — ext_client.py did not play"
-            assert "ext_client.py: did not join within 2 s" in dialog.details
+            assert "ext_client.py: did not join within 6 s" in dialog.details
     finally:
         game.close()
 

@@ -302,18 +302,17 @@ def test_stop_signal_ends_the_search():
 
 def test_compiling_in_a_child_process_spawns_exactly_one_child(monkeypatch, tmp_path):
     """The child's warm_up must not ask for a compile itself (that was a chain of processes)."""
-    import subprocess
-
+    from ai import processes
     from ai.compiled import Kernels
 
     calls = []
-    real_run = subprocess.run
+    real_start = processes.start
 
-    def counting_run(cmd, **kwargs):
+    def counting_start(cmd, **kwargs):
         calls.append(cmd)
-        return real_run(cmd, **kwargs)
+        return real_start(cmd, **kwargs)
 
-    monkeypatch.setattr(subprocess, "run", counting_run)
+    monkeypatch.setattr(processes, "start", counting_start)
     kernels = Kernels("ai.fastsearch", "model.fast", "ai.fasteval")
     assert kernels.compile_in_child(timeout=300)
     assert len(calls) == 1

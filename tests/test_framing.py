@@ -18,7 +18,7 @@ from model.framing import (
     parse_document,
     parse_stream,
 )
-from tests.conftest import fixture_path
+from tests.helpers import fixture_path
 
 WIRE = "sc2021/gen-21.3.3-game1-wire-stream-to-player-one.xml"
 

@@ -8,10 +8,12 @@ import random
 import sys
 
 from model.pieces import Shape, Team
+from model.season import SEASON_2021
 from model.state import GameState
-from net import wire
-from tests.test_net_bot import ScriptedServer, _run_bot, _wire_messages
-from tests.test_net_support import HOST
+from net.wire import SeasonWire
+from tests.helpers import HOST, ScriptedServer, run_bot_against, wire_messages
+
+wire = SeasonWire(SEASON_2021)  # the 2021 season's forms
 
 ROOM = "r1"
 
@@ -20,7 +22,7 @@ async def test_a_silent_server_is_given_up_before_the_game_starts(capsys):
     async def silent(reader, writer):
         await reader.read()  # never says a word; waits until the bot goes
 
-    code, _ = await _run_bot(silent, "--idle-timeout", "0.2s")
+    code, _ = await run_bot_against(silent, "--idle-timeout", "0.2s")
     err = capsys.readouterr().err
     assert code == 1
     assert (
@@ -49,7 +51,7 @@ async def test_a_server_that_goes_silent_after_a_move_request_is_given_up(capsys
         answered.set()
         await reader.read()
 
-    code, bot = await _run_bot(goes_silent, "--idle-timeout", "0.3s")
+    code, bot = await run_bot_against(goes_silent, "--idle-timeout", "0.3s")
     err = capsys.readouterr().err
     assert answered.is_set() and bot.moves == 1
     assert code == 1 and "no message from the server for 0.3 s (game running, turn 0)" in err
@@ -57,14 +59,14 @@ async def test_a_server_that_goes_silent_after_a_move_request_is_given_up(capsys
 
 
 async def test_the_bot_leaves_after_the_result_when_left_never_comes(capsys):
-    elements = [e for e in _wire_messages() if e.tag != "left"]
+    elements = [e for e in wire_messages() if e.tag != "left"]
 
     class NoLeft(ScriptedServer):
         async def _send(self, writer, data: bytes) -> None:  # no </protocol> either: the server just idles
             await super()._send(writer, data.replace(b"\n</protocol>", b""))
 
     script = NoLeft(elements, random.Random(7))
-    code, _ = await _run_bot(script.handle, "--idle-timeout", "0.2s")
+    code, _ = await run_bot_against(script.handle, "--idle-timeout", "0.2s")
     out, err = capsys.readouterr()
     assert code == 0, err
     assert out.strip().endswith("winner ONE (we won), cause REGULAR; moves: 30 random, 1 forced") and not err
@@ -117,7 +119,10 @@ def _flooding_server():
 async def test_exactly_one_line_on_stderr_at_default_verbosity():
     code, err = await _stderr_of_bot_against(_flooding_server())
     assert code == 3
-    assert err.count("\n") == 1 and err.startswith("blokus bot: protocol error: not well-formed XML")
+    # one line for the 200 move requests on the other team's turn (issue 46.7), one for the end
+    first, last = err.splitlines()
+    assert first.startswith("blokus bot: a move request for team ONE, but the state says YELLOW (team TWO) is to move")
+    assert err.count("\n") == 2 and last.startswith("blokus bot: protocol error: not well-formed XML")
     code, err = await _stderr_of_bot_against(_flooding_server(), "-v")  # 200 requests: a few lines, not 200
     lines = err.splitlines()
     assert code == 3 and lines[-1].startswith("blokus bot: protocol error")

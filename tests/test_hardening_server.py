@@ -11,11 +11,20 @@ from ai.base import fallback_move
 from model import convert
 from model import messages as M
 from model.pieces import Shape, Team
+from model.season import SEASON_2021, SEASON_2027
 from net.connection import Closed, Connection
 from net.guard import ConnectionCounter, ConnectionLimits
 from net.rooms import Room, Slot, Timeouts
-from tests.test_net_server import _raw_pair
-from tests.test_net_support import RawClient, admin_with_prepared_game, is_room, move_xml, play_client, start_server
+from tests.helpers import (
+    RawClient,
+    admin_with_prepared_game,
+    is_room,
+    move_xml,
+    play_client,
+    raw_pair,
+    start_server,
+    wait_until,
+)
 
 
 def attribute_bomb(count: int) -> bytes:
@@ -35,8 +44,7 @@ async def test_bombs_and_floods_from_a_player_end_only_its_game_with_left():
     server = await start_server()
     try:
         game = asyncio.gather(play_client(server.port, seed=3), play_client(server.port, seed=4))
-        while not any(r.started for r in server.lobby.rooms.values()):
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: any(r.started for r in server.lobby.rooms.values()))
         attacks = [
             attribute_bomb(90_000),  # 880 KiB: over the 64 KiB a client may send in one message
             b"<room roomId='r'>" + attribute_bomb(6_000) + b"</room>",  # under 64 KiB, too many attributes
@@ -44,7 +52,7 @@ async def test_bombs_and_floods_from_a_player_end_only_its_game_with_left():
             b"<room roomId='r'>" + b"<a>" * 100 + b"</room>",  # too deep
         ]
         for attack in attacks:
-            one, two, _, _ = await _raw_pair(server)
+            one, two, _, _ = await raw_pair(server)
             await one.write(attack)
             await assert_dropped(one)
             result = await left_result(two)
@@ -96,21 +104,35 @@ def test_connection_counter() -> None:
     assert counter.admit("c") is None and counter.total == 3
 
 
+async def test_a_2027_server_refuses_in_the_2027_form():
+    """Over the limit, a 2027 server answers with 2027's <errorpacket> (2021's is <error>), then closes."""
+    server = await start_server(season=SEASON_2027, connections=ConnectionLimits(max_connections=1))
+    try:
+        first = await RawClient().connect(server.port)
+        await wait_until(lambda: server.connections.total >= 1)
+        second = await RawClient().connect(server.port)
+        rest = await second.read_to_end()
+        assert second.ended and isinstance(rest[0], M.ErrorPacket)
+        assert "too many connections" in rest[0].message and server.refused == 1
+        await first.close()
+    finally:
+        await server.close()
+
+
 async def test_connection_limits_per_address_and_in_total():
     server = await start_server(connections=ConnectionLimits(max_connections=3, max_per_address=2))
     try:
         first = [await RawClient().connect(server.port) for _ in range(2)]
-        while server.connections.total < 2:
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: server.connections.total >= 2)
         third = await RawClient().connect(server.port)  # a third one from 127.0.0.1
         rest = await third.read_to_end()
-        assert third.ended and "too many connections from 127.0.0.1" in rest[0].message
+        assert third.ended and isinstance(rest[0], M.LobbyError)  # 2021's form
+        assert "too many connections from 127.0.0.1" in rest[0].message
         other = RawClient()
         other.reader, other.writer = await asyncio.open_connection(
             "127.0.0.1", server.port, local_addr=("127.0.0.2", 0)
         )
-        while server.connections.total < 3:
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: server.connections.total >= 3)
         fourth = RawClient()
         fourth.reader, fourth.writer = await asyncio.open_connection(
             "127.0.0.1", server.port, local_addr=("127.0.0.3", 0)
@@ -118,8 +140,7 @@ async def test_connection_limits_per_address_and_in_total():
         rest = await fourth.read_to_end()
         assert "too many connections (at most 3)" in rest[0].message
         await first[0].close()
-        while server.connections.total > 2:
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: server.connections.total <= 2)
         again = await RawClient().connect(server.port)
         await again.write('<protocol><join gameType="swc_2021_blokus"/>')
         assert await again.read_until(lambda m: isinstance(m, M.Joined))
@@ -136,8 +157,7 @@ async def test_one_slot_per_connection():
         joined = await client.read_until(lambda m: isinstance(m, M.Joined))
         await client.write(f'<joinRoom roomId="{joined.room_id}"/>')  # the other seat of its own room
         await assert_dropped(client)
-        while server.lobby.rooms:  # the room it waited in is given up
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: not server.lobby.rooms)  # the room it waited in is given up
 
         admin = await RawClient().connect(server.port)
         await admin.write('<protocol><authenticate password="pw"/>')
@@ -187,11 +207,11 @@ async def test_a_move_is_judged_by_its_arrival_not_by_when_it_is_handled():
         def close(self, reason: str = "") -> None:
             pass
 
-    from net import wire
+    from net.wire import SeasonWire
 
     one, two = Peer(), Peer()
     room = Room(
-        wire,
+        SeasonWire(SEASON_2021),
         timeouts=Timeouts(soft=2.0, hard=None),
         start_piece=Shape.PENTO_L,
         clock=lambda: now[0],
@@ -209,7 +229,7 @@ async def test_a_move_is_judged_by_its_arrival_not_by_when_it_is_handled():
 
 async def test_stopping_the_server_cancels_running_games_instead_of_reporting_left(capsys):
     server = await start_server()
-    one, two, room_id, state = await _raw_pair(server)
+    one, two, room_id, state = await raw_pair(server)
     await one.write(move_xml(fallback_move(state), room_id))
     await two.read_until(is_room(M.MoveRequest))
     await server.close()
@@ -219,7 +239,7 @@ async def test_stopping_the_server_cancels_running_games_instead_of_reporting_le
 
 
 async def test_a_move_read_in_the_same_loop_turn_as_the_hard_timeout_counts():
-    from net import wire
+    from net.wire import SeasonWire
 
     class Peer:
         name = "peer"
@@ -233,7 +253,7 @@ async def test_a_move_read_in_the_same_loop_turn_as_the_hard_timeout_counts():
     def room_waiting_for_one() -> tuple[Room, Peer]:
         one = Peer()
         room = Room(
-            wire,
+            SeasonWire(SEASON_2021),
             timeouts=Timeouts(soft=None, hard=10.0),
             start_piece=Shape.PENTO_L,
             slots=[Slot(Team.ONE), Slot(Team.TWO)],
@@ -273,8 +293,7 @@ async def test_an_observer_that_stops_reading_is_dropped_and_the_game_goes_on():
             b'<protocol><authenticate password="secret"/>' + M.to_xml(M.Observe(room_id=prepared.room_id)).encode()
         )
         await mute_writer.drain()
-        while not any(c.observing for c in server.clients):
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: any(c.observing for c in server.clients))
         room = server.lobby.rooms[prepared.room_id]
         assert len(room.observers) == 1
 

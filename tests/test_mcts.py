@@ -120,8 +120,8 @@ async def main():
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.main_screen
-        print("numba" in sys.modules, type(screen.players[Team.TWO]).__name__)
-        player = screen.players[Team.TWO]
+        print("numba" in sys.modules, type(screen.ai.players[Team.TWO]).__name__)
+        player = screen.ai.players[Team.TWO]
         state = screen.session.state
         move = player.think(state.copy(), player.clock() + 0.3, threading.Event())  # the first move asked for
         player._loader.join()

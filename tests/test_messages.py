@@ -33,7 +33,7 @@ from model.moves import SetMove, SkipMove
 from model.pieces import COLORS, SHAPES, Color, Rotation, Shape, Team
 from model.season import DEFAULT_SEASON, GAME_TYPE, SEASON_2027
 from model.state import GameState
-from tests.conftest import FIXTURES, fixture_path
+from tests.helpers import FIXTURES, fixture_path
 
 ROOM = "cb3bc426-5c70-48b9-9307-943bc328b503"
 

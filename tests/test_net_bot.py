@@ -15,18 +15,12 @@ from lxml import etree
 from ai.base import Engine, Player
 from ai.controller import check_move, decide
 from cli.bot import build_parser, parse_options
-from model import convert
-from model import messages as M
-from model.framing import END_OF_STREAM, StreamFramer, parse_stream
+from model.framing import parse_stream
 from model.moves import SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape
 from model.state import GameState, move_of_placement
 from net.bot import Bot
-from tests.conftest import fixture_path
-from tests.test_net_support import HOST
-
-WIRE = "sc2021/gen-21.3.3-game1-wire-stream-to-player-one.xml"
-
+from tests.helpers import HOST, ScriptedServer, run_bot_against, wire_messages
 
 # --- move timing --------------------------------------------------------------------------------------
 
@@ -113,44 +107,6 @@ async def test_decide_never_skips_while_a_placement_exists():
 # --- a scripted server --------------------------------------------------------------------------------
 
 
-def _wire_messages() -> list[etree._Element]:
-    return parse_stream(fixture_path(WIRE).read_bytes()).messages
-
-
-def _is_request(element: etree._Element) -> bool:
-    data = element.find("data")
-    return element.tag == "room" and data is not None and data.get("class") == M.MOVE_REQUEST_CLASS
-
-
-def _add_unknowns(element: etree._Element, rng: random.Random) -> list[str]:
-    """Unknown attributes and child elements in the message; returns unknown messages to put after it."""
-    element.set("futureAttribute", "1")
-    data = element.find("data")
-    if data is not None:
-        data.set("extra", "yes")
-        data.insert(0, etree.fromstring('<futureChild level="1"><nested>text</nested></futureChild>'))
-        state = data.find("state")
-        if state is not None:
-            state.set("futureStateAttr", "x")
-            state.insert(3, etree.fromstring("<futureStateChild><a/><b/></futureStateChild>"))
-            board = state.find("board")
-            if board is not None and len(board):
-                board[0].set("owner", "nobody")
-    extra = []
-    if rng.random() < 0.4:
-        extra.append(
-            rng.choice(
-                [
-                    '<futureMessage kind="x"><inner a="1"/></futureMessage>',
-                    f'<room roomId="{element.get("roomId", "r")}"><data class="somethingNew"><x/></data></room>',
-                    "<!-- a comment between messages -->",
-                    "<sc.protocol.responses.PingPong/>",
-                ]
-            )
-        )
-    return extra
-
-
 def _to_21_2(element: etree._Element) -> None:
     """The older 21.2 dialect: lowercase team names, linked-hash-set classes, board after startTeam."""
     data = element.find("data")
@@ -174,124 +130,15 @@ def _to_21_2(element: etree._Element) -> None:
         state.insert(1, board)
 
 
-async def _send_in_pieces(writer: asyncio.StreamWriter, data: bytes, rng: random.Random) -> None:
-    pos = 0
-    while pos < len(data):
-        size = rng.choice([1, 2, 3, 7, 50, 300, 1000, 4096])
-        writer.write(data[pos : pos + size])
-        await writer.drain()
-        pos += size
-        if rng.random() < 0.3:
-            await asyncio.sleep(0)
-
-
-class ScriptedServer:
-    """Plays the recorded stream to one client; waits for a move after every move request and checks
-    it against the state of the preceding memento."""
-
-    def __init__(
-        self,
-        elements: list[etree._Element],
-        rng: random.Random,
-        *,
-        mutate: bool = False,
-        cut: bool = True,
-        stop_after_requests: int | None = None,
-        prefix: bytes = b"",
-    ) -> None:
-        self.rng = rng
-        self.cut = cut
-        self.stop_after = stop_after_requests
-        self.prefix = prefix
-        self.script: list[tuple[str, bool]] = []
-        self.states: list[GameState | None] = []
-        state = None
-        for element in elements:
-            message = convert.parse_message(element)
-            if isinstance(message, M.Room) and isinstance(message.data, M.Memento):
-                state = convert.state_from_message(message)
-            request = _is_request(element)
-            extra = _add_unknowns(element, rng) if mutate else []
-            self.script.append(("\n  " + etree.tostring(element, encoding="unicode", with_tail=False), request))
-            self.states.append(state if request else None)
-            for text in extra:
-                self.script.append(("\n  " + text, False))
-                self.states.append(None)
-        self.moves: list = []
-        self.illegal: list[str] = []
-        self.join = None
-
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        framer = StreamFramer()
-        inbox: list = []
-
-        async def receive():
-            while not inbox:
-                data = await reader.read(65536)
-                if not data:
-                    return None
-                inbox.extend(framer.feed(data))
-            return inbox.pop(0)
-
-        self.join = await receive()
-        buffer = self.prefix + b"<protocol>"
-        requests = 0
-        for (text, request), state in zip(self.script, self.states, strict=True):
-            buffer += text.encode("utf-8")
-            if not request:
-                continue
-            if self.stop_after is not None and requests >= self.stop_after:
-                break
-            requests += 1
-            await self._send(writer, buffer)
-            buffer = b""
-            frame = await receive()
-            if frame is None or frame is END_OF_STREAM:
-                self.illegal.append("no move")
-                break
-            move = convert.move_from_message(convert.parse_message(frame))
-            self.moves.append(move)
-            problem = check_move(state, move) if move is not None else "unreadable move"
-            if problem:
-                self.illegal.append(f"{move}: {problem}")
-        else:
-            await self._send(writer, buffer + b"\n</protocol>")
-            frame = await receive()  # the client's </protocol>
-            while frame is not None and frame is not END_OF_STREAM:
-                frame = await receive()
-        writer.close()
-
-    async def _send(self, writer, data: bytes) -> None:
-        if self.cut:
-            await _send_in_pieces(writer, data, self.rng)
-        else:
-            writer.write(data)
-            await writer.drain()
-
-
-async def _run_bot(server_handler, *extra: str) -> tuple[int, object]:
-    server = await asyncio.start_server(server_handler, HOST, 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
-        args = parse_options(
-            ["-h", HOST, "-p", str(port), "--ai", "random", "--move-time", "20", "--engine", "thread", *extra]
-        )
-        bot = Bot(args)
-        code = await asyncio.wait_for(bot.run(), 60)
-    finally:
-        server.close()
-    return code, bot
-
-
 @pytest.mark.parametrize("seed,mutate,dialect", [(1, False, None), (2, True, None), (3, True, "21.2")])
 async def test_bot_plays_the_recorded_stream(seed, mutate, dialect, capsys, tmp_path):
     rng = random.Random(seed)
-    elements = _wire_messages()
+    elements = wire_messages()
     if dialect == "21.2":
         for element in elements:
             _to_21_2(element)
     script = ScriptedServer(elements, rng, mutate=mutate)
-    code, bot = await _run_bot(script.handle, "--save-replay", str(tmp_path))
+    code, bot = await run_bot_against(script.handle, "--save-replay", str(tmp_path))
     out, err = capsys.readouterr()
     assert code == 0, err
     assert script.join.tag == "join" and script.join.get("gameType") == "swc_2021_blokus"
@@ -311,8 +158,8 @@ async def test_bot_ponders_after_each_move_it_sent_when_asked_to(ponder, monkeyp
 
     pondered: list[GameState] = []
     monkeypatch.setattr(RandomPlayer, "start_pondering", lambda self, state: pondered.append(state.copy()))
-    script = ScriptedServer(_wire_messages(), random.Random(6))
-    code, _ = await _run_bot(script.handle, *(["--ponder"] if ponder else []))
+    script = ScriptedServer(wire_messages(), random.Random(6))
+    code, _ = await run_bot_against(script.handle, *(["--ponder"] if ponder else []))
     assert code == 0 and len(script.moves) == 31 and not script.illegal
     if not ponder:
         assert not pondered
@@ -323,8 +170,8 @@ async def test_bot_ponders_after_each_move_it_sent_when_asked_to(ponder, monkeyp
 
 
 async def test_bot_joins_with_reservation_and_exits_on_lost_connection(capsys):
-    script = ScriptedServer(_wire_messages(), random.Random(4), stop_after_requests=3)
-    code, _ = await _run_bot(script.handle, "-r", "RC-42")
+    script = ScriptedServer(wire_messages(), random.Random(4), stop_after_requests=3)
+    code, _ = await run_bot_against(script.handle, "-r", "RC-42")
     _, err = capsys.readouterr()
     assert script.join.tag == "joinPrepared" and script.join.get("reservationCode") == "RC-42"
     assert code == 1
@@ -333,10 +180,10 @@ async def test_bot_joins_with_reservation_and_exits_on_lost_connection(capsys):
 
 
 async def test_bot_exits_on_protocol_error(capsys):
-    script = ScriptedServer(_wire_messages(), random.Random(5), prefix=b"", stop_after_requests=1)
+    script = ScriptedServer(wire_messages(), random.Random(5), prefix=b"", stop_after_requests=1)
     script.script.insert(1, ('<!DOCTYPE x [<!ENTITY a "b">]>', False))
     script.states.insert(1, None)
-    code, _ = await _run_bot(script.handle, "--room", "some-room")
+    code, _ = await run_bot_against(script.handle, "--room", "some-room")
     _, err = capsys.readouterr()
     assert script.join.tag == "joinRoom"
     assert code == 3 and err.startswith("blokus bot: protocol error") and "Traceback" not in err
@@ -353,9 +200,9 @@ async def test_bot_exits_on_lobby_error(capsys):
         await reader.read(1000)  # the bot leaves
         writer.close()
 
-    code, _ = await _run_bot(handler, "-r", "x")
+    code, _ = await run_bot_against(handler, "-r", "x")
     _, err = capsys.readouterr()
-    assert code == 3 and "Couldn't find a reservation" in err
+    assert code == 3 and "server error: the server knows no reservation with this code" in err
 
 
 async def test_bot_says_when_the_port_is_no_game_server(capsys):
@@ -365,7 +212,7 @@ async def test_bot_says_when_the_port_is_no_game_server(capsys):
         await writer.drain()
         writer.close()
 
-    code, _ = await _run_bot(http_server)
+    code, _ = await run_bot_against(http_server)
     _, err = capsys.readouterr()
     assert code == 3 and len(err.strip().splitlines()) == 1
     assert "is not a Software-Challenge game server (it answered 'HTTP/1.1 400 Bad Request')" in err
@@ -419,7 +266,7 @@ def test_bot_help_and_host_flag():
 async def test_process_player_thinks_in_a_worker_process():
     import time
 
-    from net.engine_process import ProcessPlayer
+    from ai.engine_process import ProcessPlayer
 
     player = ProcessPlayer("greedy", seed=1)
     try:
@@ -443,7 +290,7 @@ def _ended(player) -> bool:
 async def test_process_player_is_ready_before_its_first_move():
     import time
 
-    from net.engine_process import ProcessPlayer
+    from ai.engine_process import ProcessPlayer
 
     player = ProcessPlayer("mcts", seed=1)
     try:
@@ -462,7 +309,7 @@ async def test_process_player_ponders_until_the_next_request_and_answers_it(monk
     import time
 
     import ai.mcts
-    from net.engine_process import ProcessPlayer
+    from ai.engine_process import ProcessPlayer
 
     # Only the next request can end the worker's pondering in time (the worker is forked: it inherits this),
     # and the worker runs at normal priority, so that a loaded machine does not starve it.
@@ -493,7 +340,7 @@ async def test_process_player_ponders_until_the_next_request_and_answers_it(monk
 def test_pondering_in_the_worker_ends_with_the_next_request_or_a_stop():
     import multiprocessing
 
-    from net.engine_process import SharedFlag, _UntilNextRequest
+    from ai.engine_process import SharedFlag, _UntilNextRequest
 
     ours, theirs = multiprocessing.Pipe()
     stop = SharedFlag(None)
@@ -513,7 +360,7 @@ def test_pondering_in_the_worker_ends_with_the_next_request_or_a_stop():
 async def test_process_player_that_died_answers_with_the_python_search_and_says_so():
     import time
 
-    from net.engine_process import ProcessPlayer
+    from ai.engine_process import ProcessPlayer
 
     player = ProcessPlayer("random", seed=1)
     try:
@@ -547,8 +394,8 @@ async def test_a_broken_compiled_engine_leaves_the_python_search_playing_and_say
     import ai
 
     monkeypatch.setattr(ai, target, broken)  # the engine process is forked: it inherits the breakage
-    script = ScriptedServer(_wire_messages(), random.Random(8))
-    code, _ = await _run_bot(script.handle, "--engine", "process", "--ai", "mcts", "--move-time", "150")
+    script = ScriptedServer(wire_messages(), random.Random(8))
+    code, _ = await run_bot_against(script.handle, "--engine", "process", "--ai", "mcts", "--move-time", "150")
     out, err = capsys.readouterr()
     assert code == 0 and len(script.moves) == 31 and not script.illegal
     # one line says so at once; every move comes from the Python search (none from a fallback move)

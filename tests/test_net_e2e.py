@@ -7,27 +7,16 @@ import os
 import re
 import signal
 import sys
-from pathlib import Path
 
 import pytest
 
 from model.framing import parse_stream
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-async def _spawn(*args: str) -> asyncio.subprocess.Process:
-    # start.sh finds `blokus` on PATH: put this interpreter's environment first
-    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", PATH=path)
-    return await asyncio.create_subprocess_exec(
-        *args, cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-    )
+from tests.helpers import ROOT, spawn
 
 
 @pytest.mark.slow  # a whole game end to end
 async def test_serve_and_two_bot_processes_play_a_game(tmp_path):
-    server = await _spawn(
+    server = await spawn(
         sys.executable,
         "-m",
         "blokus",
@@ -47,9 +36,9 @@ async def test_serve_and_two_bot_processes_play_a_game(tmp_path):
         assert match, banner
         port = match.group(1)
         bot_args = ["-p", port, "--ai", "random", "--move-time", "50", "-v"]
-        one = await _spawn(sys.executable, "-m", "blokus", "bot", *bot_args, "--log", str(tmp_path / "one.log"))
+        one = await spawn(sys.executable, "-m", "blokus", "bot", *bot_args, "--log", str(tmp_path / "one.log"))
         # the second player through the contest entry point
-        two = await _spawn("sh", str(ROOT / "start.sh"), "--host", "127.0.0.1", *bot_args)
+        two = await spawn("sh", str(ROOT / "start.sh"), "--host", "127.0.0.1", *bot_args)
         (out1, err1), (out2, err2) = await asyncio.wait_for(asyncio.gather(one.communicate(), two.communicate()), 60)
         assert one.returncode == 0, err1.decode()
         assert two.returncode == 0, err2.decode()

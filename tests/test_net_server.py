@@ -12,9 +12,19 @@ from model.framing import parse_stream
 from model.moves import MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team
 from model.replay import dump_replay
+from model.season import SEASON_2021
 from net.connection import Closed, Connection, Joined, Left, MoveRequested, ServerError, StateChanged, Welcome
 from net.rooms import Timeouts
-from tests.test_net_support import RawClient, admin_with_prepared_game, is_room, move_xml, play_client, start_server
+from tests.helpers import (
+    RawClient,
+    admin_with_prepared_game,
+    is_room,
+    move_xml,
+    play_client,
+    raw_pair,
+    start_server,
+    wait_until,
+)
 
 # 21.3.3's fixed reasons (rules.md §12), as the gen-21.3.3 result fixtures carry them
 REASON_SOFT_TIMEOUT = "Der Spieler hat innerhalb von 2 Sekunden nach Aufforderung keinen Zug gesendet"
@@ -102,27 +112,12 @@ async def test_disconnect_mid_game_is_left():
     assert server.records[0].result.cause.value == "LEFT"
 
 
-async def _raw_pair(server, *, first_moves: int = 0):
-    """Two raw clients in one room; returns (one, two, room_id, state) with ONE to move."""
-    one = await RawClient().connect(server.port)
-    await one.write('<protocol><join gameType="swc_2021_blokus"/>')
-    joined = await one.read_until(lambda m: isinstance(m, M.Joined))
-    two = await RawClient().connect(server.port)
-    await two.write('<protocol><join gameType="swc_2021_blokus"/>')
-    await two.read_until(lambda m: isinstance(m, M.Joined))
-    memento = await one.read_until(is_room(M.Memento))
-    state = convert.state_from_message(memento)
-    await one.read_until(is_room(M.MoveRequest))
-    return one, two, joined.room_id, state
-
-
 async def test_garbage_closes_only_that_connection_and_other_rooms_go_on():
     server = await start_server()
     try:
         game = asyncio.gather(play_client(server.port, seed=3), play_client(server.port, seed=4))
-        while not any(r.started for r in server.lobby.rooms.values()):
-            await asyncio.sleep(0.01)
-        one, two, room_id, _ = await _raw_pair(server)
+        await wait_until(lambda: any(r.started for r in server.lobby.rooms.values()))
+        one, two, room_id, _ = await raw_pair(server)
         await one.write(b"<room roomId='x'><data class=<<<garbage>>> &&& </oops>\n")
         rest = await one.read_to_end()
         assert one.ended and any(isinstance(m, M.CloseConnection) for m in rest)
@@ -139,7 +134,7 @@ async def test_garbage_closes_only_that_connection_and_other_rooms_go_on():
 async def test_illegal_move_rule_violation():
     server = await start_server(start_piece=Shape.PENTO_V)
     try:
-        one, two, room_id, state = await _raw_pair(server)
+        one, two, room_id, state = await raw_pair(server)
         bad = SetMove(Color.BLUE, Shape.PENTO_V, Rotation.NONE, False, 5, 5)  # not in a corner
         assert state.validate(bad) is MoveMistake.NOT_IN_CORNER
         await one.write(move_xml(bad, room_id))
@@ -153,7 +148,7 @@ async def test_illegal_move_rule_violation():
             res = convert.result_from_message(await client.read_until(is_room(M.ResultData)))
             violator = res.player(Team.ONE)
             assert violator.cause == "RULE_VIOLATION"
-            assert violator.reason == MoveMistake.NOT_IN_CORNER.violation_text(bad)
+            assert violator.reason == SEASON_2021.violation_text(MoveMistake.NOT_IN_CORNER, bad)
             assert violator.parts == (0, 0) and res.player(Team.TWO).parts == (2, 0)
             assert res.winner is Team.TWO
             assert await client.read_until(lambda m: isinstance(m, M.Left))
@@ -166,7 +161,7 @@ async def test_illegal_move_rule_violation():
 async def test_wrong_shape_error_has_no_original_request_and_result_matches_fixture_form():
     server = await start_server(start_piece=Shape.PENTO_V)
     try:
-        one, two, room_id, state = await _raw_pair(server)
+        one, two, room_id, state = await raw_pair(server)
         bad = SetMove(Color.BLUE, Shape.MONO, Rotation.NONE, False, 0, 0)
         await one.write(move_xml(bad, room_id))
         error = await one.read_until(is_room(M.ErrorData))
@@ -186,13 +181,13 @@ async def test_wrong_shape_error_has_no_original_request_and_result_matches_fixt
 async def test_skip_without_colour_is_wrong_color_and_hint_child_is_left():
     server = await start_server()
     try:
-        one, two, room_id, _ = await _raw_pair(server)
+        one, two, room_id, _ = await raw_pair(server)
         await one.write(f'<room roomId="{room_id}"><data class="sc.plugin2021.SkipMove"/></room>')
         res = convert.result_from_message(await two.read_until(is_room(M.ResultData)))
         assert res.player(Team.ONE).cause == "RULE_VIOLATION"
         assert res.player(Team.ONE).reason == MoveMistake.WRONG_COLOR.german
 
-        one, two, room_id, state = await _raw_pair(server)
+        one, two, room_id, state = await raw_pair(server)
         move = fallback_move(state)
         xml = move_xml(move, room_id).replace("</data>", '<hint content="x"/></data>')
         await one.write(xml)
@@ -205,7 +200,7 @@ async def test_skip_without_colour_is_wrong_color_and_hint_child_is_left():
 async def test_move_not_requested_is_answered_with_error_and_disconnect():
     server = await start_server(start_piece=Shape.PENTO_V)
     try:
-        one, two, room_id, state = await _raw_pair(server)
+        one, two, room_id, state = await raw_pair(server)
         await two.write(move_xml(SkipMove(Color.YELLOW), room_id))
         error = await two.read_until(is_room(M.ErrorData))
         assert error.data.message == "We didn't request a move from you yet."
@@ -219,7 +214,7 @@ async def test_late_move_is_soft_timeout_with_injected_clock():
     now = [1000.0]
     server = await start_server(timeouts=Timeouts(soft=2.0, hard=None), clock=lambda: now[0])
     try:
-        one, two, room_id, state = await _raw_pair(server)
+        one, two, room_id, state = await raw_pair(server)
         now[0] += 2.5  # the answer arrives 2.5 s after the request
         await one.write(move_xml(fallback_move(state), room_id))
         res = convert.result_from_message(await two.read_until(is_room(M.ResultData)))
@@ -235,7 +230,7 @@ async def test_late_move_is_soft_timeout_with_injected_clock():
 async def test_no_answer_is_hard_timeout():
     server = await start_server(timeouts=Timeouts(soft=2.0, hard=0.05))
     try:
-        one, two, room_id, _ = await _raw_pair(server)
+        one, two, room_id, _ = await raw_pair(server)
         res = convert.result_from_message(await two.read_until(is_room(M.ResultData)))
         assert (res.player(Team.ONE).cause, res.player(Team.ONE).reason) == ("HARD_TIMEOUT", REASON_HARD_TIMEOUT)
         assert await one.read_until(lambda m: isinstance(m, M.Left))
@@ -290,7 +285,7 @@ async def test_admin_cancel_sends_left_without_result_and_wrong_password_closes(
 
         admin = await RawClient().connect(server.port)
         await admin.write('<protocol><authenticate password="secret"/>')
-        one, two, room_id, _ = await _raw_pair(server)
+        one, two, room_id, _ = await raw_pair(server)
         await admin.send(M.Cancel(room_id=room_id))
         for client in (one, two):
             assert await client.read_until(lambda m: isinstance(m, M.Left))

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from model import messages as M
 from model.moves import MoveMistake, SetMove
 from model.pieces import Color, Rotation, Shape, Team
-from net import wire
+from model.season import SEASON_2021
 from net.rooms import Cause, Room, Slot
-from tests.conftest import fixture_path
+from net.wire import SeasonWire
+from tests.helpers import Recorder, fixture_path
+
+wire = SeasonWire(SEASON_2021)  # the 2021 season's forms
 
 # 21.3.3's fixed reasons (rules.md §12), as the gen-21.3.3 result fixtures carry them
 REASON_SOFT_TIMEOUT = "Der Spieler hat innerhalb von 2 Sekunden nach Aufforderung keinen Zug gesendet"
@@ -17,19 +21,6 @@ REASON_LEFT = "Der Spieler hat das Spiel verlassen"
 
 ROOM_ID = "11111111-2222-4333-8444-555555555555"
 OBSTRUCTING = SetMove(Color.RED, Shape.PENTO_I, Rotation.NONE, False, 19, 17)
-
-
-class Recorder:
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.sent: list[str] = []
-        self.closed = False
-
-    def send(self, xml: str) -> None:
-        self.sent.append(xml)
-
-    def close(self, reason: str = "") -> None:
-        self.closed = True
 
 
 def _room(points: tuple[int, int]) -> tuple[Room, Recorder, Recorder]:
@@ -58,14 +49,14 @@ def _fixture(name: str) -> str:
             "gen-21.3.3-s2c-result-rule-violation-OBSTRUCTED.xml",
             Team.ONE,
             Cause.RULE_VIOLATION,
-            MoveMistake.OBSTRUCTED.violation_text(OBSTRUCTING),
+            SEASON_2021.violation_text(MoveMistake.OBSTRUCTED, OBSTRUCTING),
             (15, 15),
         ),
         (
             "gen-21.3.3-s2c-result-rule-violation-DUPLICATE_SHAPE.xml",
             Team.TWO,
             Cause.RULE_VIOLATION,
-            MoveMistake.DUPLICATE_SHAPE.violation_text(None),
+            SEASON_2021.violation_text(MoveMistake.DUPLICATE_SHAPE, None),
             (15, 10),
         ),
     ],
@@ -122,7 +113,7 @@ def test_regular_result_and_other_messages():
     assert wire.observed(rid) + "\n" == _fixture("gen-21.3.3-admin-observed.xml")
     assert wire.lobby_error(
         "Couldn't find a reservation for the provided token.",
-        wire.M.OriginalRequest(cls="joinPrepared", reservation_code="wrong"),
+        M.OriginalRequest(cls="joinPrepared", reservation_code="wrong"),
     ) + "\n" == _fixture("gen-21.3.3-s2c-error-lobby-example.xml")
     assert wire.close() + "\n" == _fixture("gen-21.3.3-both-closeconnection.xml")
 

@@ -42,12 +42,13 @@ def twice(x):
 
 RUN = """\
 import json
+import os
 from model import helper, tiny
 value = tiny.twice(3)
 stats = [f.stats for f in (tiny.twice, helper.add)]
 print(json.dumps({"value": value, "hits": sum(sum(s.cache_hits.values()) for s in stats),
                   "misses": sum(sum(s.cache_misses.values()) for s in stats),
-                  "path": tiny.twice.stats.cache_path}))
+                  "path": os.path.realpath(tiny.twice.stats.cache_path)}))
 """
 
 
@@ -149,7 +150,7 @@ def test_a_miss_in_a_read_only_bundle_compiles_into_the_user_cache(tmp_path):
     finally:
         _writable(built)
     assert first["misses"] == 2 and second["hits"] >= 1 and second["misses"] == 0
-    assert second["path"] == str(home / ".cache" / "blokus-numba" / "model.tiny")
+    assert os.path.realpath(second["path"]) == str(home / ".cache" / "blokus-numba" / "model.tiny")
     assert not any((built / "numba-cache").iterdir())
 
 
@@ -158,3 +159,48 @@ def test_the_stamp_covers_the_kernels_a_module_calls(module):
     from model.numba_cache import dependencies
 
     assert {"model.fast", "model.placements", "model.pieces", module} <= set(dependencies(module))
+
+
+# --- the user's cache folder is private, checked through its descriptor at every use (issue 46.6) -------
+
+
+@pytest.fixture
+def fresh_folders(monkeypatch):
+    from model import numba_cache
+
+    monkeypatch.setattr(numba_cache, "_folders", {})
+    monkeypatch.setattr(numba_cache, "_refused", set())
+    return numba_cache
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="paths bound to descriptors: Linux")
+def test_a_missing_folder_is_created_private_and_a_later_swap_of_its_name_changes_nothing(tmp_path, fresh_folders):
+    root = tmp_path / "blokus-numba-1"
+    assert fresh_folders.private_folder(root, create=False) is None and not root.exists()  # reading creates nothing
+    folder = fresh_folders.private_folder(root, create=True)
+    assert folder is not None and os.stat(root).st_mode & 0o777 == 0o700
+    root.rename(tmp_path / "moved")
+    (tmp_path / "attacker").mkdir(mode=0o777)
+    root.symlink_to(tmp_path / "attacker")  # planted under the name after the check
+    (folder / "kernel.nbi").write_text("x")  # through the verified descriptor: into the folder checked
+    assert (tmp_path / "moved" / "kernel.nbi").exists() and not any((tmp_path / "attacker").iterdir())
+
+
+def test_a_planted_link_is_never_followed(tmp_path, fresh_folders, caplog):
+    (tmp_path / "attacker").mkdir()
+    root = tmp_path / "blokus-numba-1"
+    root.symlink_to(tmp_path / "attacker")
+    assert fresh_folders.private_folder(root, create=True) is None
+    assert not any((tmp_path / "attacker").iterdir())
+    assert [r.getMessage() for r in caplog.records] == [
+        f"no compile cache in {root} (a link or not a folder): kernels are compiled on every start"
+    ]
+
+
+def test_another_users_folder_is_not_used_even_after_a_first_good_look(tmp_path, fresh_folders, monkeypatch):
+    root = tmp_path / "blokus-numba-1"
+    assert fresh_folders.private_folder(root, create=True) is not None
+    monkeypatch.setattr(os, "getuid", lambda: os.stat(root).st_uid + 1)  # as if another user owned it now
+    assert fresh_folders.private_folder(root, create=False) is None  # checked again at every use
+    folder = Path(f"/proc/self/fd/{fresh_folders._folders[str(root)]}")
+    assert not fresh_folders._verified(folder / "model.fast") or not fresh_folders._FD_PATHS

@@ -15,7 +15,7 @@ import pytest
 from model.moves import SetMove, SkipMove, parse_move
 from model.pieces import Color, Rotation, Shape, Team
 from model.state import GameState
-from tests.conftest import fixture_path
+from tests.helpers import fixture_path
 
 
 def load_tsv(name: str):

@@ -29,7 +29,7 @@ from model.replay import (
 )
 from model.season import SEASON_2027
 from model.state import GameState
-from tests.conftest import fixture_path
+from tests.helpers import fixture_path
 
 GAME1 = "sc2021/gen-21.3.3-game1-replay-regular-end.xml"
 GAME2 = "sc2021/gen-21.3.3-game2-replay-round-limit-end.xml"

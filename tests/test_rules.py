@@ -8,6 +8,7 @@ import pytest
 
 from model.moves import InvalidMove, MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team, orientations, transform
+from model.season import SEASON_2021
 from model.state import GameState
 
 B, Y, R, G = Color.BLUE, Color.YELLOW, Color.RED, Color.GREEN
@@ -92,7 +93,7 @@ def test_error_texts():
     with pytest.raises(InvalidMove) as err:
         state.play(mv(B, "PENTO_S", NONE, False, 0, 0))
     assert str(err.value) == "Der erste Zug muss den festgelegten Spielstein setzen"
-    assert M.OBSTRUCTED.violation_text(mv(R, "PENTO_I", NONE, False, 19, 17)) == (
+    assert SEASON_2021.violation_text(M.OBSTRUCTED, mv(R, "PENTO_I", NONE, False, 19, 17)) == (
         "Der Spielstein würde eine andere Farbe überlagern bei Zug 'Setze PENTO_I(Farbe Rot)[19,17]'"
     )
     assert mv(B, "PENTO_V", RIGHT, True, 1, 2).german() == "Setze PENTO_V(Farbe Blau, gedreht um 90°, gespiegelt)[1,2]"

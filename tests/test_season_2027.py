@@ -7,7 +7,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from lxml import etree
 
 from model import messages as M
 from model.convert import detect_season, move_to_message, parse_xml, read_state, state_from_xml, state_to_message
@@ -17,23 +16,13 @@ from model.pieces import COLORS, SHAPES, Color, Rotation, Shape, Team
 from model.result import Cause, irregular_result, regular_result, result_from_data, result_to_data
 from model.season import SEASON_2021, SEASON_2027, season_named
 from model.state import GameState
-from tests.conftest import fixture_path
+from tests.helpers import canonical, fixture_path
 
 FIXTURES = "sc2027"
 
 
 def _text(name: str) -> bytes:
     return fixture_path(f"{FIXTURES}/{name}").read_bytes()
-
-
-def canonical(xml: bytes | str) -> str:
-    """Whitespace between elements dropped, attributes kept in order: what "equal" means for the forms."""
-    root = parse_document(xml.encode("utf-8") if isinstance(xml, str) else xml)
-    for el in root.iter():
-        if el.text is not None and not el.text.strip():
-            el.text = None
-        el.tail = None
-    return etree.tostring(root, encoding="unicode")
 
 
 # --- rules ----------------------------------------------------------------------------------------------

@@ -22,14 +22,11 @@ from model.pieces import Color, Rotation, Shape, Team
 from model.replay import load_replay
 from model.result import Cause
 from model.season import SEASON_2021, SEASON_2027
-from net import wire
 from net.bot import Bot
 from net.connection import Closed, Connection, GameOver, MoveRequested, Prepared, StateChanged
 from net.rooms import Room, Slot, Timeouts
-from tests.conftest import fixture_path
-from tests.test_net_e2e import _spawn
-from tests.test_net_support import HOST, play_client, start_server
-from tests.test_net_wire import Recorder
+from net.wire import SeasonWire
+from tests.helpers import HOST, Recorder, canonical, fixture_path, play_client, spawn, start_server, wait_until
 
 ROOM_ID = "11111111-2222-4333-8444-555555555555"
 
@@ -37,7 +34,7 @@ ROOM_ID = "11111111-2222-4333-8444-555555555555"
 def _room_2027() -> tuple[Room, Recorder, Recorder]:
     alice, bob = Recorder("alice"), Recorder("bob")
     room = Room(
-        wire.SeasonWire(SEASON_2027),
+        SeasonWire(SEASON_2027),
         room_id=ROOM_ID,
         prepared=True,
         start_piece=Shape.PENTO_L,
@@ -95,8 +92,7 @@ async def test_a_2021_class_on_a_2027_server_is_dropped_and_loses():
         first = Connection(HOST, server.port, season=SEASON_2027)
         await first.open()
         good = asyncio.create_task(play_client(server.port, seed=1, connection=first))
-        while not server.lobby.rooms:
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: server.lobby.rooms)
         conn = Connection(HOST, server.port)  # asks for 2021 and gets the open room (its type is not checked)
         await conn.open()
         await conn.join()
@@ -143,7 +139,7 @@ async def test_unknown_reservation_is_an_errorpacket_in_2027():
 
 @pytest.mark.slow  # a whole game end to end
 async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_path):
-    server = await _spawn(
+    server = await spawn(
         sys.executable,
         "-m",
         "blokus",
@@ -183,7 +179,7 @@ async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_pa
         bot_args = ["-p", port, "--ai", "random", "--move-time", "50", "-v"]
         assert len(prepared.reservations) == 1  # seat TWO is not reserved: it is for joinRoom
         # seat ONE by reservation, without --season (the season comes from the stream)
-        one = await _spawn(
+        one = await spawn(
             sys.executable,
             "-m",
             "blokus",
@@ -194,7 +190,7 @@ async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_pa
             "--log",
             str(tmp_path / "one.log"),
         )
-        two = await _spawn(
+        two = await spawn(
             sys.executable,
             "-m",
             "blokus",
@@ -247,8 +243,7 @@ async def test_connection_learns_the_season_before_the_first_request():
         first = Connection(HOST, server.port, season=SEASON_2027)
         await first.open()
         one = asyncio.create_task(play_client(server.port, seed=1, connection=first))
-        while not server.lobby.rooms:
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: server.lobby.rooms)
         # the second asks for nothing (2021 by default), joins the open room, learns 2027 from the stream
         logs = await asyncio.wait_for(asyncio.gather(one, play_client(server.port, seed=2)), 60)
         for log in logs:
@@ -280,15 +275,13 @@ async def test_a_2027_server_drops_a_2021_join_that_would_open_a_room():
         ok = Connection(HOST, server.port, season=SEASON_2027)
         await ok.open()
         await ok.join()
-        while not server.lobby.rooms:
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: server.lobby.rooms)
         await ok.close()
     finally:
         await server.close()
 
 
 def test_observers_of_a_2027_room_see_pauses():
-    from tests.test_season_2027 import canonical
 
     room, alice, bob = _room_2027()
     watcher = Recorder("admin")
@@ -336,8 +329,7 @@ async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(capl
             for seed in (1, 2)
         ]
         first = asyncio.create_task(bots[0].run())
-        while not server.lobby.rooms:
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: server.lobby.rooms)
         codes = await asyncio.wait_for(asyncio.gather(first, bots[1].run()), 60)
     finally:
         await server.close()

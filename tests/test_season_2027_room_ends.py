@@ -14,9 +14,9 @@ from model.moves import SetMove
 from model.pieces import Color, Rotation, Shape, Team
 from model.result import Cause, GameResult
 from model.season import SEASON_2027
-from net import wire
 from net.rooms import Room, Slot, Timeouts
-from tests.test_net_wire import Recorder
+from net.wire import SeasonWire
+from tests.helpers import Recorder
 
 BORDER_MOVE = SetMove(Color.BLUE, Shape.PENTO_L, Rotation.NONE, False, 6, 0)  # legal: on the border
 INNER_MOVE = SetMove(Color.BLUE, Shape.PENTO_L, Rotation.NONE, False, 6, 6)  # off the border
@@ -26,7 +26,7 @@ def _room(timeouts: Timeouts, clock=None) -> tuple[Room, Recorder]:
     alice, bob = Recorder("alice"), Recorder("bob")
     kwargs = {} if clock is None else {"clock": clock}
     room = Room(
-        wire.SeasonWire(SEASON_2027),
+        SeasonWire(SEASON_2027),
         prepared=True,
         start_piece=Shape.PENTO_L,
         timeouts=timeouts,

@@ -10,9 +10,11 @@ from cli.play import play_parser
 from model.moves import MoveMistake
 from model.pieces import Shape
 from model.season import SEASON_2027
-from tests.test_tui_app import SIZE, _keep_logging, exit_code, screen_of  # noqa: F401  (the fixture is used)
+from tests.tui_helpers import exit_code, keep_logging, screen_of  # noqa: F401  (keep_logging: an autouse fixture)
 from tui.launch import build_local_app
 from tui.session import GhostStatus
+
+SIZE = (140, 44)
 
 
 async def test_local_2027_game_with_x_start_and_border_rule():
@@ -27,14 +29,14 @@ async def test_local_2027_game_with_x_start_and_border_rule():
         assert "2027 · Round 1/24" in str(screen.query_one("#status").render())  # the season is on screen
         await pilot.press("K", "K", "K", "K", "H", "H", "H", "H", "L", "l", "l", "l")  # to (8, 0)
         await pilot.press("J", "J", "J", "J")  # the X (3 high) down to the bottom edge: y = 17
-        assert s.ghost.y == 17 and s.ghost_status() == (GhostStatus.LEGAL, None)
+        assert s.ghost.y == 17 and s.placing.status() == (GhostStatus.LEGAL, None)
         await pilot.press("k", "k")  # off the border
-        assert s.ghost_status() == (GhostStatus.NO_CONTACT, MoveMistake.NOT_ON_BORDER)
+        assert s.placing.status() == (GhostStatus.NO_CONTACT, MoveMistake.NOT_ON_BORDER)
         assert "not on the border" in str(screen.query_one("#status").render())
-        overlay = s.overlay_cells()
+        overlay = s.placing.overlay_cells()
         border_only = SEASON_2027.first_move_cells
         # every field the X can cover touches the border ring within its reach (rows/columns 0-2, 17-19)
-        assert overlay and overlay & border_only and s.overlay_cells().bit_count() > 4 * 4
+        assert overlay and overlay & border_only and s.placing.overlay_cells().bit_count() > 4 * 4
         await pilot.press("j", "j", "enter")
         assert s.state.turn >= 1 and s.timeline.move_before(1).shape is Shape.PENTO_X
 

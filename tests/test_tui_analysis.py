@@ -11,9 +11,8 @@ from textual.widgets import Static
 
 from ai.analysis import AnalysisCache, AnalysisSettings, chart_points, evaluation_at
 from model.replay import load_replay
-from tests.conftest import fixture_path
-from tests.test_analysis import greedy_game
-from tests.tui_helpers import until
+from tests.helpers import fixture_path, greedy_game, wait_until
+from tests.tui_helpers import game_app, settle
 from tui.analysis_view import AnalysisPane, AnalysisRunner, ghost_of, pane_text
 from tui.chart import GameChart
 
@@ -39,10 +38,6 @@ class Host(App):
         self.changes += 1
 
 
-async def wait_for(pilot, condition) -> None:
-    await until(pilot, condition)
-
-
 async def test_runner_analyses_in_the_background_and_caches(tmp_path):
     states, moves = greedy_game(8)
     cache = AnalysisCache(tmp_path)
@@ -52,7 +47,7 @@ async def test_runner_analyses_in_the_background_and_caches(tmp_path):
         runner.set_game(states, moves, final=True)
         runner.start()
         assert runner.running, (runner.error, runner.analysis and (runner.analysis.done, runner.analysis.total))
-        await wait_for(pilot, lambda: not runner.running)
+        await wait_until(lambda: not runner.running, pilot=pilot)
         assert runner.complete and runner.analysis.complete and runner.analysis.done == 8
         assert app.changes >= 8  # one update per position, on the UI thread
         assert [p.evaluation for p in runner.analysis.chart[:8]] == [
@@ -78,7 +73,7 @@ async def test_cancel_keeps_the_part_done(tmp_path):
         runner = app.runner
         runner.set_game(states, moves, final=True)
         runner.start()
-        await wait_for(pilot, lambda: runner.analysis.done >= 1)
+        await wait_until(lambda: runner.analysis.done >= 1, pilot=pilot)
         runner.cancel()
         assert not runner.running
         done = runner.analysis.done
@@ -96,10 +91,10 @@ async def test_a_growing_game_is_analysed_as_it_grows():
         runner = app.runner
         runner.set_game(states[:5], moves[:4] + [None], final=False)
         runner.start()
-        await wait_for(pilot, lambda: not runner.running)
+        await wait_until(lambda: not runner.running, pilot=pilot)
         assert sorted(runner.analysis.positions) == [0, 1, 2, 3]
         runner.set_game(states, moves, final=False)
-        await wait_for(pilot, lambda: not runner.running and runner.analysis.done == 9)
+        await wait_until(lambda: not runner.running and runner.analysis.done == 9, pilot=pilot)
         assert len(runner.analysis.chart) == 10
         assert not runner.complete  # still live
         assert runner.next_marked(-1, 1) is None or runner.next_marked(-1, 1) >= 0
@@ -153,6 +148,18 @@ def test_snapshot_chart(snap_compare):
     assert snap_compare(ChartApp(fixture_chart(), index=30), terminal_size=(100, 18))
 
 
+async def test_the_chart_legend_lines_up():
+    """One mobility row per colour: its letter in the same column, the scale before the first (issue 45)."""
+    app = ChartApp(fixture_chart())
+    async with app.run_test(size=(100, 18)) as pilot:
+        await pilot.pause()
+        lines = app.query_one(GameChart).render().plain.splitlines()
+    labels = [line[:6] for line in lines if line[:6].rstrip()[-1:] in ("B", "Y", "R", "G")]
+    assert [label.rstrip()[-1] for label in labels] == ["B", "Y", "R", "G"]
+    assert {label.rstrip().rindex(label.rstrip()[-1]) for label in labels} == {4}  # the column beside the row
+    assert labels[0].split()[0].isdigit() and labels[1].strip() == "Y"
+
+
 async def test_clicking_the_chart_selects_that_turn_and_keys_step():
     points = fixture_chart()
     app = ChartApp(points)
@@ -201,7 +208,7 @@ async def test_replay_viewer_analysis_pane_marks_ghost_and_chart(tmp_path, monke
         screen = app.main_screen
         await pilot.press("a")
         runner = screen.analysis_runner
-        await wait_for(pilot, lambda: runner.complete)
+        await wait_until(lambda: runner.complete, pilot=pilot)
         await pilot.pause()
         assert runner.analysis.positions[9].mark == "??"
         log = app.screen.query_one(MoveLog)
@@ -227,7 +234,6 @@ async def test_replay_viewer_analysis_pane_marks_ghost_and_chart(tmp_path, monke
 
 async def test_a_finished_local_game_opens_in_the_viewer_with_the_analysis(tmp_path, monkeypatch):
     from model.pieces import Shape
-    from tests.tui_helpers import game_app, settle
     from tui.replay_screen import ReplayScreen
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
@@ -362,10 +368,10 @@ async def test_the_pane_says_the_engine_is_being_prepared_while_it_compiles(monk
         runner.set_game(states, moves, final=True)
         runner.start()
         shown = "preparing the engine (first start only)"
-        await wait_for(pilot, lambda: shown in pane_text(runner, 0, states[0]).plain)
+        await wait_until(lambda: shown in pane_text(runner, 0, states[0]).plain, pilot=pilot)
         ticks = runner.ticks
-        await wait_for(pilot, lambda: runner.ticks > ticks)  # it turns: not a bar stuck at 0
+        await wait_until(lambda: runner.ticks > ticks, pilot=pilot)  # it turns: not a bar stuck at 0
         assert runner.analysis.done == 0
         kernels.done.set()
-        await wait_for(pilot, lambda: not runner.running)
+        await wait_until(lambda: not runner.running, pilot=pilot)
         assert runner.complete and "analysed 4 positions" in pane_text(runner, 0, states[0]).plain

@@ -8,41 +8,27 @@ from cli.play import main as play_main
 from cli.replay import main as replay_main
 from model.moves import MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team
-from tests.conftest import fixture_path
-from tests.tui_helpers import BlockingPlayer, InstantPlayer, game_app, settle, until
+from tests.helpers import fixture_path, wait_until
+from tests.tui_helpers import (
+    GAME1,
+    BlockingPlayer,
+    InstantPlayer,
+    exit_code,
+    footer_keys_visible,
+    game_app,
+    screen_of,
+    settle,
+    widget_lines,
+)
 from tui.app import BlokusApp
 from tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, TurnScreen
 from tui.game_screen import GameScreen
+from tui.messages import ShapePicked
 from tui.replay_screen import ReplayScreen
 from tui.replays import load_replay
 from tui.session import GhostStatus
 
 SIZE = (140, 44)
-
-
-@pytest.fixture(autouse=True)
-def _keep_logging(tmp_path, monkeypatch):
-    """The CLI entry points install a file log handler: keep it in tmp and restore the root logger."""
-    import logging
-
-    monkeypatch.setenv("BLOKUS_LOG", str(tmp_path / "blokus.log"))
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    yield
-    for handler in root.handlers:
-        if handler not in handlers:
-            handler.close()
-    root.handlers[:] = handlers
-    root.setLevel(level)
-
-
-GAME1 = "sc2021/gen-21.3.3-game1-replay-regular-end.xml"
-
-
-def screen_of(app: BlokusApp) -> GameScreen:
-    screen = app.main_screen
-    assert isinstance(screen, GameScreen)
-    return screen
 
 
 async def test_fresh_game_preselects_start_piece_and_moves_the_ghost():
@@ -51,16 +37,16 @@ async def test_fresh_game_preselects_start_piece_and_moves_the_ghost():
         s = screen_of(app).session
         assert s.state.turn == 0 and s.is_human_turn()
         # the ghost starts where the start piece can be placed, near a corner (not in the middle)
-        assert s.ghost is not None and s.ghost.shape is Shape.PENTO_L and s.ghost_status()[0] is GhostStatus.LEGAL
+        assert s.ghost is not None and s.ghost.shape is Shape.PENTO_L and s.placing.status()[0] is GhostStatus.LEGAL
         assert (s.ghost.x, s.ghost.y, s.ghost.rotation, s.ghost.flipped) == (0, 0, Rotation.NONE, False)
         await pilot.press("J", "L", "right", "l", "down", "j", "left", "up", "k")
         assert (s.ghost.x, s.ghost.y) == (6, 5)
-        assert s.ghost_status()[0] is GhostStatus.NO_CONTACT
+        assert s.placing.status()[0] is GhostStatus.NO_CONTACT
         await pilot.press("H", "H", "H")  # clamped at the edge
         assert s.ghost.x == 0
         await pilot.press("J", "J", "J", "J")
         assert s.ghost.y == 16  # PENTO_L is 4 high
-        assert s.ghost_status()[0] is GhostStatus.LEGAL  # covers the corner (0, 19)
+        assert s.placing.status()[0] is GhostStatus.LEGAL  # covers the corner (0, 19)
 
 
 async def test_rotate_both_ways_180_and_flip():
@@ -98,7 +84,7 @@ async def test_select_cycles_only_placeable_shapes_and_escape_puts_back():
         assert s.ghost.shape is Shape.MONO
         await pilot.press("escape")
         assert s.ghost is None
-        screen_of(app).select_shape(Shape.PENTO_X)  # what a click in the panel / the palette does
+        screen_of(app).select_shape(ShapePicked(Shape.PENTO_X))  # what a click in the panel / the palette does
         await pilot.pause()
         assert s.ghost.shape is Shape.PENTO_X
 
@@ -155,7 +141,7 @@ async def test_hint_shows_the_suggestion_as_ghost_and_ai_move_plays_it():
         await settle(pilot)
         expected = s.state.legal_moves()[len(s.state.legal_moves()) - 1]
         assert s.ghost is not None and s.ghost.move(Color.BLUE) == expected
-        assert s.ghost_status()[0] is GhostStatus.LEGAL and len(s.timeline) == 5
+        assert s.placing.status()[0] is GhostStatus.LEGAL and len(s.timeline) == 5
         await pilot.press("m")
         await settle(pilot)
         assert s.timeline.move_before(5) == expected
@@ -302,7 +288,9 @@ async def test_replay_stepping_goto_autoplay():
         assert screen.timeline.states[screen.index].turn == 60  # turn 59 was GREEN's removal
         await pilot.press("plus", "plus", "minus", "space")  # 2 turns/s
         assert screen.autoplaying
-        await until(pilot, lambda: screen.index > data.timeline.index_of_turn(60))  # the autoplay's timer steps
+        await wait_until(
+            lambda: screen.index > data.timeline.index_of_turn(60), pilot=pilot
+        )  # the autoplay's timer steps
         await pilot.press("space")
         assert not screen.autoplaying
         await pilot.press("x")  # the state's XML
@@ -360,13 +348,6 @@ def test_play_bad_options_exit_2(argv, capsys):
     assert err.startswith("blokus play: ") and len(err.strip().splitlines()) == 1
 
 
-def exit_code(main, argv) -> int:
-    try:
-        return main(argv)
-    except SystemExit as exc:  # argparse's exit after a one-line error
-        return exc.code
-
-
 def test_pento_x_is_never_a_start_piece(capsys):
     assert exit_code(play_main, ["--start-piece", "pento_x"]) == 2
     assert "PENTO_X is never a start piece" in capsys.readouterr().err
@@ -389,7 +370,7 @@ async def test_cli_builds_a_local_game():
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
         assert s.seats[Team.TWO].value == "human"
-        await until(pilot, s.is_human_turn)
+        await wait_until(s.is_human_turn, pilot=pilot)
         assert s.state.current_color is Color.YELLOW and s.ghost.shape is s.state.start_piece
 
 
@@ -404,7 +385,7 @@ async def test_unexpected_error_is_one_readable_line(tmp_path):
 
     with pytest.raises(RuntimeError):
         async with app.run_test(size=SIZE) as pilot:
-            screen_of(app).session.move_ghost = broken  # a bug in the controller
+            screen_of(app).session.placing.move_ghost = broken  # a bug in the controller
             await pilot.press("right")
             await pilot.pause()
     assert app.return_code == 1
@@ -430,13 +411,13 @@ async def test_command_palette_runs_actions_and_selects_pieces():
         s = screen_of(app).session
         await pilot.press("ctrl+p")
         await pilot.press(*"PENTO_X")
-        await until(pilot, lambda: _palette_offers(app, "PENTO_X"))
+        await wait_until(lambda: _palette_offers(app, "PENTO_X"), pilot=pilot)
         await pilot.press("enter")
         await pilot.pause()
         assert s.ghost is not None and s.ghost.shape is Shape.PENTO_X
         await pilot.press("ctrl+p")
         await pilot.press(*"overlay")
-        await until(pilot, lambda: _palette_offers(app, "overlay"))
+        await wait_until(lambda: _palette_offers(app, "overlay"), pilot=pilot)
         await pilot.press("enter")
         await pilot.pause()
         assert s.show_overlay
@@ -578,34 +559,10 @@ async def test_cli_watch_mode_ai_against_ai():
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
         assert not s.human_teams() and s.wants_ai()
-        await until(pilot, lambda: len(s.timeline) >= 4)
+        await wait_until(lambda: len(s.timeline) >= 4, pilot=pilot)
         assert not s.is_human_turn()
-        assert await _footer_keys_visible(pilot) - {"ctrl+p"} == {"question_mark", "q"}  # no keys for playing
+        assert await footer_keys_visible(pilot) - {"ctrl+p"} == {"question_mark", "q"}  # no keys for playing
         await pilot.press("q")
-
-
-def _lines(widget) -> list[str]:
-    from textual.geometry import Region
-
-    region = Region(0, 0, widget.region.width, widget.region.height)
-    return [strip.text.strip() for strip in widget.render_lines(region)]
-
-
-async def _footer_keys_visible(pilot) -> set[str]:
-    """The footer's keys that are shown whole, once its layout has settled (the footer recomposes after a
-    refresh: under load that can take a few more rounds of the message loop)."""
-    from textual.widgets._footer import FooterKey
-
-    app = pilot.app
-    before: set[str] | None = None
-    for _ in range(100):
-        width = app.size.width
-        keys = {k.key for k in app.screen.query(FooterKey) if k.region.width and k.region.right <= width}
-        if keys and keys == before:
-            break
-        before = keys
-        await pilot.pause()
-    return keys
 
 
 @pytest.mark.parametrize("size", [(100, 30), (120, 40), (160, 50)])
@@ -614,10 +571,10 @@ async def test_replay_status_lines_never_wrap_and_quit_stays_in_the_footer(size)
     app = BlokusApp(lambda: ReplayScreen(data, start_turn=31))
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        lines = _lines(app.main_screen.query_one("#status"))
+        lines = widget_lines(app.main_screen.query_one("#status"))
         assert lines[1].startswith("Turn 31 / 65") and lines[1].endswith("next: GREEN")  # not "next:" / "GREEN"
         assert lines[2].startswith("ONE 67 : 54 TWO") and lines[3] == "move: RED passed"
-        assert {"q", "question_mark"} <= await _footer_keys_visible(pilot)
+        assert {"q", "question_mark"} <= await footer_keys_visible(pilot)
 
 
 @pytest.mark.parametrize("size", [(100, 30), (140, 44)])
@@ -628,23 +585,23 @@ async def test_game_status_keeps_its_four_lines_with_a_long_name(size):
         screen.session.names[Team.ONE] = "Alexander the Great of Macedonia, King of Kings"
         screen.refresh_view()
         await pilot.pause()
-        lines = _lines(screen.query_one("#status"))
+        lines = widget_lines(screen.query_one("#status"))
         assert lines[1].startswith("Alexander the") and lines[1].endswith("… — BLUE (team ONE) to move")
         assert lines[3] == "PENTO_L @ (0,0)  legal"
-        assert {"q", "question_mark"} <= await _footer_keys_visible(pilot)
+        assert {"q", "question_mark"} <= await footer_keys_visible(pilot)
 
 
 async def test_footer_follows_a_resize():
     app = game_app(Shape.PENTO_L)
     async with app.run_test(size=(160, 50)) as pilot:
-        assert "ctrl+p" in await _footer_keys_visible(pilot)
+        assert "ctrl+p" in await footer_keys_visible(pilot)
         await pilot.resize_terminal(100, 30)
         await pilot.pause()
-        keys = await _footer_keys_visible(pilot)
+        keys = await footer_keys_visible(pilot)
         assert {"q", "question_mark"} <= keys and "ctrl+p" not in keys
         await pilot.resize_terminal(160, 50)
         await pilot.pause()
-        assert "ctrl+p" in await _footer_keys_visible(pilot)
+        assert "ctrl+p" in await footer_keys_visible(pilot)
 
 
 def test_level_option_picks_the_opponent_strength(capsys):
@@ -654,7 +611,7 @@ def test_level_option_picks_the_opponent_strength(capsys):
     app = build_local_app(play_parser().parse_args(["--seed", "3", "--level", "2", "--team", "TWO"]))
     screen = app._make_screen()
     assert screen.session.names[Team.ONE] == "AI level2"
-    assert screen.players[Team.ONE].name == "level2"
+    assert screen.ai.players[Team.ONE].name == "level2"
     with pytest.raises(SystemExit):
         play_parser().parse_args(["--level", "7"])
     assert "--level" in capsys.readouterr().err

@@ -15,13 +15,18 @@ class Failing(Screen):
         raise RuntimeError("boom [/not markup]")
 
 
-async def test_unexpected_error_is_one_line_and_logged(capsys, caplog):
+@pytest.mark.parametrize("columns", [None, "50"])  # a user's narrow terminal gets one line too
+async def test_unexpected_error_is_one_line_and_logged(capsys, caplog, monkeypatch, columns):
+    if columns is not None:
+        monkeypatch.setenv("COLUMNS", columns)
     app = BlokusApp(Failing)
     with caplog.at_level(logging.ERROR, logger="tui.app"), pytest.raises(RuntimeError, match="boom"):
         async with app.run_test():
             pass  # run_test raises the app's error again after the shutdown
     err = capsys.readouterr().err
-    assert "blokus: unexpected error: RuntimeError: boom [/not markup]" in err  # printed as it is, not as markup
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert "blokus: unexpected error: RuntimeError: boom [/not markup] (the details are in " in lines[0]  # as it is
     assert "Traceback" not in err
     assert app.return_code == 1
     logged = [r for r in caplog.records if r.getMessage() == "unexpected error"]

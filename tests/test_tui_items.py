@@ -15,8 +15,8 @@ from cli.replay import main as replay_main
 from model.moves import MoveMistake, SetMove
 from model.pieces import Color, Shape
 from model.state import GameState
-from tests.test_tui_app import _keep_logging, exit_code  # noqa: F401  (the fixture is used)
-from tests.tui_helpers import InstantPlayer, game_app, settle, until
+from tests.helpers import greedy_game, wait_until
+from tests.tui_helpers import InstantPlayer, exit_code, game_app, keep_logging, settle  # noqa: F401  (keep_logging: an autouse fixture)
 from tui.app import BlokusApp, run_app
 from tui.board import Board, Scale
 from tui.colors import DARK, LETTER, LIGHT
@@ -114,7 +114,7 @@ async def test_failed_connection_exits_non_zero():
         )
     )
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, EndScreen))
+        await wait_until(lambda: isinstance(app.screen, EndScreen), pilot=pilot)
         assert not app.screen.can_save  # nothing to save: there was no game
         await pilot.press("q")
         await pilot.pause()
@@ -275,12 +275,12 @@ async def test_a_long_move_log_entry_keeps_its_wrapped_line(size):
 def test_help_wraps_a_long_text_under_its_own_column_and_shows_brackets_as_keys():
     from rich.console import Console
 
-    from tui.game_screen import GameScreen
+    from tui.game_screen import GAME_BINDINGS
     from tui.keys import help_renderable
     from tui.replay_screen import ReplayScreen
 
     console = Console(width=72, record=True, color_system=None)
-    console.print(help_renderable([("Playing", GameScreen.BINDINGS), ("Replays", ReplayScreen.BINDINGS)]))
+    console.print(help_renderable([("Playing", GAME_BINDINGS), ("Replays", ReplayScreen.BINDINGS)]))
     lines = console.export_text().splitlines()
     first = next(i for i, line in enumerate(lines) if "move the piece (its top-left corner" in line)
     column = lines[first].index("move the piece")
@@ -290,7 +290,6 @@ def test_help_wraps_a_long_text_under_its_own_column_and_shows_brackets_as_keys(
 
 @pytest.fixture(scope="module")
 def late_state():
-    from tests.test_analysis import greedy_game
 
     states, _ = greedy_game(64)
     return states[-1]
@@ -320,10 +319,18 @@ def test_the_keys_after_the_end_fit_the_status_column(width):
     from tui.status import StatusContext, activity_lines
 
     over = SimpleNamespace(
-        is_live=True, ghost=None, is_human_turn=lambda: False, ai_thinking=False, ended=True, local=True
+        is_live=True,
+        ghost=None,
+        is_human_turn=lambda: False,
+        ai_thinking=False,
+        ended=True,
+        local=True,
+        can_analyse=lambda: True,
     )
-    (line,) = activity_lines(over, StatusContext(DARK, width))
-    assert len(line) <= width and line.plain.endswith("q quit") and "ctrl+s save" in line.plain
+    lines = activity_lines(over, StatusContext(DARK, width))
+    text = " · ".join(line.plain for line in lines)
+    assert all(len(line) <= width for line in lines) and len(lines) <= 2 and "…" not in text
+    assert text.startswith("A analyse · N new") and text.endswith("ctrl+s save · q quit")
 
 
 @pytest.mark.parametrize("width", [32, 60])
@@ -343,6 +350,6 @@ def test_no_piece_selected_fits_the_status_column(width):
 
     from tui.status import StatusContext, activity_lines
 
-    idle = SimpleNamespace(is_live=True, ghost=None, is_human_turn=lambda: True)
+    idle = SimpleNamespace(is_live=True, ghost=None, is_human_turn=lambda: True, ai_thinking=False)
     (line,) = activity_lines(idle, StatusContext(DARK, width))
     assert len(line) <= width and line.plain.endswith("tab/n picks one")

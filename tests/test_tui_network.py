@@ -3,77 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
 import pytest
 
 from model.pieces import Color, Shape, Team
-from net.connection import Closed, Connection, GameOver, MoveRequested
-from net.rooms import Timeouts
-from net.server import GameServer, ServerConfig
-from tests.tui_helpers import InstantPlayer, first_move, until
+from tests.helpers import wait_until
+from tests.tui_helpers import InstantPlayer, ScriptedConnection, local_server, net_app, opponent
 from tui.app import BlokusApp
 from tui.dialogs import EndScreen, QuitScreen
 from tui.network import NetworkGameScreen
 from tui.widgets import XmlPane
 
 SIZE = (140, 44)
-
-
-async def opponent(
-    port: int, stop_after: int | None = None, hold: asyncio.Event | None = None, hold_at: int = 0
-) -> None:
-    """A client that joins any game and plays the first legal move (or leaves after some moves; or waits
-    for ``hold`` before its move number ``hold_at``)."""
-    conn = Connection("127.0.0.1", port)
-    await conn.open()
-    await conn.join()
-    moves = 0
-    async for event in conn:
-        if isinstance(event, MoveRequested) and event.state is not None:
-            if stop_after is not None and moves >= stop_after:
-                await conn.close()
-                return
-            if hold is not None and moves == hold_at:
-                await hold.wait()
-            await conn.send_move(first_move(event.state))
-            moves += 1
-        elif isinstance(event, GameOver | Closed):
-            break
-    with contextlib.suppress(Exception):
-        await conn.close()
-
-
-@contextlib.asynccontextmanager
-async def local_server():
-    server = GameServer(
-        ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None), start_piece=Shape.PENTO_L, seed=1)
-    )
-    await server.start()
-    task = asyncio.create_task(server.serve_forever())
-    try:
-        yield server
-    finally:
-        task.cancel()
-        await server.close()
-
-
-def net_app(port: int) -> BlokusApp:
-    return BlokusApp(
-        lambda: NetworkGameScreen(
-            "127.0.0.1",
-            port,
-            player=InstantPlayer("first"),
-            hint_player=InstantPlayer("last"),
-            clock_limit=None,
-            stamp=lambda: "",
-        )
-    )
-
-
-async def wait_for(pilot, cond) -> None:
-    await until(pilot, cond)
-    await pilot.pause()
 
 
 @pytest.mark.slow  # a whole game end to end
@@ -86,24 +27,24 @@ async def test_network_game_keyboard_then_autopilot():
             hold = asyncio.Event()  # the opponent waits before its 5th move (turn 9) until released
             opp = asyncio.create_task(opponent(server.port, hold=hold, hold_at=4))
             s = screen.session
-            await wait_for(pilot, lambda: s.is_human_turn())
+            await wait_until(lambda: s.is_human_turn(), pilot=pilot)
             assert screen.my_team is Team.ONE and s.state.current_color is Color.BLUE
             assert s.ghost is not None and s.ghost.shape is Shape.PENTO_L  # the start piece
             await pilot.press("J", "L", "enter")  # illegal in the middle: refused, nothing sent
             assert s.feedback.error and s.move_requested
             await pilot.press("H", "H", "K", "K", "enter")
-            await wait_for(pilot, lambda: s.state.turn >= 2 and s.is_human_turn())
+            await wait_until(lambda: s.state.turn >= 2 and s.is_human_turn(), pilot=pilot)
             assert s.state.current_color is Color.RED
             pane = screen.query_one(XmlPane)
             assert pane.count >= 6  # protocol, join, joined, welcome, states, requests, our move
             await pilot.press("u")  # no undo on a server, and it says so
             assert len(s.timeline) == 3 and "only possible in local games" in s.feedback.text
             await pilot.press("o")  # autopilot: the AI plays RED, BLUE, RED … on its own
-            await wait_for(pilot, lambda: s.state.turn >= 9)
+            await wait_until(lambda: s.state.turn >= 9, pilot=pilot)
             assert s.state.turn == 9 and s.state.current_team is Team.TWO  # the opponent holds
             await pilot.press("o")
             hold.set()
-            await wait_for(pilot, lambda: s.is_human_turn())
+            await wait_until(lambda: s.is_human_turn(), pilot=pilot)
             assert s.state.turn == 10
             turn = s.state.turn
             await pilot.pause(0.1)
@@ -123,9 +64,9 @@ async def test_network_opponent_leaves():
         async with app.run_test(size=SIZE) as pilot:
             opp = asyncio.create_task(opponent(server.port, stop_after=0))
             s = app.main_screen.session
-            await wait_for(pilot, lambda: s.is_human_turn())
+            await wait_until(lambda: s.is_human_turn(), pilot=pilot)
             await pilot.press("m")  # AI, play this move
-            await wait_for(pilot, lambda: isinstance(app.screen, EndScreen))
+            await wait_until(lambda: isinstance(app.screen, EndScreen), pilot=pilot)
             details = str(app.screen.query_one("#end-details").render())
             assert "left" in details.lower()
             await asyncio.wait_for(opp, 5)
@@ -139,7 +80,7 @@ async def test_network_connection_refused_shows_reason():
     await sock_server.wait_closed()
     app = net_app(port)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, EndScreen))
+        await wait_until(lambda: isinstance(app.screen, EndScreen), pilot=pilot)
         assert "connect" in str(app.screen.query_one("#end-details").render()).lower()
         status = str(app.main_screen.query_one("#status").render())
         assert "not connected" in status and "to move" not in status  # nobody moves on the placeholder
@@ -157,7 +98,6 @@ def test_network_bad_port_exit_2(argv, capsys):
 
 
 async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
-    from tests.tui_helpers import ScriptedConnection
     from tui.launch import save_network_replay
     from tui.replays import load_replay
 
@@ -177,9 +117,9 @@ async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
     )
     async with app.run_test(size=SIZE) as pilot:
         s = app.main_screen.session
-        await wait_for(pilot, lambda: s.is_human_turn())
+        await wait_until(lambda: s.is_human_turn(), pilot=pilot)
         await pilot.press("m")
-        await wait_for(pilot, lambda: s.is_human_turn() and s.state.turn >= 2)
+        await wait_until(lambda: s.is_human_turn() and s.state.turn >= 2, pilot=pilot)
         await pilot.press("ctrl+s")
         assert "saved" in s.feedback.text and not s.feedback.error
     replay = next((tmp_path / "replays").glob("*_alice_bob.xml"))
@@ -189,7 +129,6 @@ async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
 
 
 async def test_network_clock_shows_a_countdown():
-    from tests.tui_helpers import ScriptedConnection
 
     app = BlokusApp(
         lambda: NetworkGameScreen(
@@ -204,6 +143,6 @@ async def test_network_clock_shows_a_countdown():
     )
     async with app.run_test(size=SIZE) as pilot:
         s = app.main_screen.session
-        await wait_for(pilot, lambda: s.is_human_turn())
+        await wait_until(lambda: s.is_human_turn(), pilot=pilot)
         assert "⏱" in str(app.screen.query_one("#status").render())
         assert "2 s" in s.feedback.text  # the warning about the server's limit

@@ -12,10 +12,19 @@ from textual.widgets._footer import FooterKey
 
 from ai.analysis import AnalysisSettings, GameAnalysis, PositionAnalysis
 from model.pieces import Color, Shape, Team
-from tests.conftest import fixture_path
-from tests.test_tui_app import GAME1, _footer_keys_visible, _keep_logging, _lines, screen_of  # noqa: F401
-from tests.test_tui_network import local_server, net_app, opponent, wait_for
-from tests.tui_helpers import game_app, settle
+from tests.helpers import fixture_path, wait_until
+from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture)
+    GAME1,
+    footer_keys_visible,
+    game_app,
+    keep_logging,
+    local_server,
+    net_app,
+    opponent,
+    screen_of,
+    settle,
+    widget_lines,
+)
 from tui.analysis_view import pane_text
 from tui.app import BlokusApp
 from tui.board import Board, Scale
@@ -39,7 +48,7 @@ async def test_tab_lands_every_piece_where_it_fits():
         for _ in range(8):
             before = s.ghost
             await pilot.press("tab")
-            assert s.ghost_status() == (GhostStatus.LEGAL, None), (s.ghost, s.ghost_status())
+            assert s.placing.status() == (GhostStatus.LEGAL, None), (s.ghost, s.placing.status())
             if before is not None:  # near where the previous piece was: within a few fields
                 assert abs(s.ghost.x - before.x) + abs(s.ghost.y - before.y) <= 10
             seen.append(s.ghost.shape)
@@ -155,18 +164,18 @@ async def test_network_end_status_is_whole_and_nothing_peeks_out():
             screen = app.main_screen
             opp = __import__("asyncio").create_task(opponent(server.port))
             s = screen.session
-            await wait_for(pilot, lambda: s.is_human_turn())
+            await wait_until(lambda: s.is_human_turn(), pilot=pilot)
             await pilot.press("o")
-            await wait_for(pilot, lambda: s.final_result() is not None)
-            await wait_for(pilot, lambda: isinstance(app.screen, EndScreen))
+            await wait_until(lambda: s.final_result() is not None, pilot=pilot)
+            await wait_until(lambda: isinstance(app.screen, EndScreen), pilot=pilot)
             await pilot.press("escape")
             await pilot.pause()
-            status = _lines(screen.query_one("#status"))
+            status = widget_lines(screen.query_one("#status"))
             winner = s.final_result().winner
             one, two = s.state.team_points(Team.ONE), s.state.team_points(Team.TWO)
             assert status[1] == f"Game over — {winner.name} wins {one} : {two}"  # whole, no "…"
             assert s.feedback.text == status[1]  # below the board: one short line, nothing wraps
-            keys = await _footer_keys_visible(pilot)
+            keys = await footer_keys_visible(pilot)
             assert "q" in keys and not keys & PLAYING_KEYS  # no Rotate/Flip/Hint after the end
             opp.cancel()
 
@@ -175,7 +184,7 @@ async def test_footer_offers_no_playing_keys_after_a_local_game_ends():
     app = game_app(Shape.PENTO_V, plies=14)
     async with app.run_test(size=(140, 44)) as pilot:
         await settle(pilot)
-        assert PLAYING_KEYS <= await _footer_keys_visible(pilot)
+        assert PLAYING_KEYS <= await footer_keys_visible(pilot)
         s = screen_of(app).session
         await pilot.press("o")
         for _ in range(400):
@@ -185,7 +194,7 @@ async def test_footer_offers_no_playing_keys_after_a_local_game_ends():
         assert s.state.is_over
         await pilot.press("escape")
         await pilot.pause()
-        keys = await _footer_keys_visible(pilot)
+        keys = await footer_keys_visible(pilot)
         assert "q" in keys and not keys & PLAYING_KEYS
         assert not any(k.key in PLAYING_KEYS for k in app.screen.query(FooterKey))
 
@@ -198,11 +207,11 @@ async def test_live_viewer_says_it_follows_instead_of_paused():
         screen = app.main_screen
         await pilot.press("end")
         await pilot.pause()
-        text = "\n".join(_lines(screen.query_one("#status")))
+        text = "\n".join(widget_lines(screen.query_one("#status")))
         assert "following live" in text and "paused" not in text and "Watching 2021" in text
         await pilot.press("left")
         await pilot.pause()
-        text = "\n".join(_lines(screen.query_one("#status")))
+        text = "\n".join(widget_lines(screen.query_one("#status")))
         assert "stepped back" in text and "paused" not in text
 
 
@@ -214,7 +223,7 @@ async def test_the_season_is_on_screen(size):
     app = build_local_app(play_parser().parse_args(["--season", "2027", "--opponent", "random"]))
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        status = _lines(screen_of(app).query_one("#status"))
+        status = widget_lines(screen_of(app).query_one("#status"))
         assert status[0].startswith("2027") and "1/24" in status[0]
 
 
@@ -235,5 +244,5 @@ async def test_a_long_last_move_takes_two_lines_at_80x24():
         await pilot.pause()
         text = describe_move(data.timeline.move_before(index))
         piece, where = text.split(" @ ")
-        lines = _lines(screen.query_one("#status"))
+        lines = widget_lines(screen.query_one("#status"))
         assert piece in lines and f"@ {where}" in lines  # whole, never "@ (1…"

@@ -61,25 +61,25 @@ def test_new_game_preselects_only_the_start_piece():
     s = GameSession.new_local(Shape.PENTO_V)
     assert s.seats == {Team.ONE: Seat.HUMAN, Team.TWO: Seat.AI}
     assert s.is_human_turn() and s.ghost is not None and s.ghost.shape is Shape.PENTO_V
-    assert not s.select(Shape.MONO)  # not the start piece
+    assert not s.placing.select(Shape.MONO)  # not the start piece
     assert "start piece" in s.feedback.text
     play_openings(s, 4)
     s.begin_turn()
     assert s.ghost is None  # no forced selection after the first move
-    assert s.cycle(1) and s.ghost.shape is Shape.MONO
-    assert s.cycle(1) and s.ghost.shape is Shape.DOMINO
-    assert s.cycle(-1) and s.ghost.shape is Shape.MONO
-    assert s.cycle(-1) and s.ghost.shape is Shape.PENTO_Y  # wraps around
+    assert s.placing.cycle(1) and s.ghost.shape is Shape.MONO
+    assert s.placing.cycle(1) and s.ghost.shape is Shape.DOMINO
+    assert s.placing.cycle(-1) and s.ghost.shape is Shape.MONO
+    assert s.placing.cycle(-1) and s.ghost.shape is Shape.PENTO_Y  # wraps around
 
 
 def test_place_illegal_gives_reason_and_legal_plays():
     s = GameSession.new_local(Shape.PENTO_L)
     s.ghost.x, s.ghost.y = 8, 8
-    assert s.place() is None
+    assert s.placing.place() is None
     assert s.feedback.error and MoveMistake.NOT_IN_CORNER.english in s.feedback.text
     assert len(s.timeline) == 1
     s.ghost.x, s.ghost.y = 0, 0
-    move = s.place()
+    move = s.placing.place()
     assert move == SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0)
     assert s.state.turn == 1 and not s.is_human_turn() and s.wants_ai()
 

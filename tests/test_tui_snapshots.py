@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from model.pieces import Shape
-from tests.conftest import fixture_path
-from tests.tui_helpers import game_app, settle, until
+from tests.helpers import fixture_path, wait_until
+from tests.tui_helpers import InstantPlayer, ScriptedConnection, game_app, settle
 from tui.app import BlokusApp
 from tui.replay_screen import ReplayScreen
 from tui.replays import load_replay
@@ -73,14 +73,13 @@ def test_snapshot_replay_end_with_result(snap_compare):
 
 def test_snapshot_network_with_xml_pane(snap_compare):
     """Network play with a scripted connection (same messages as a server, no sockets, no clock)."""
-    from tests.tui_helpers import InstantPlayer, ScriptedConnection
     from tui.network import NetworkGameScreen
 
     async def run_before(pilot):
         s = pilot.app.main_screen.session
-        await until(pilot, s.is_human_turn)
+        await wait_until(s.is_human_turn, pilot=pilot)
         await pilot.press("m")
-        await until(pilot, lambda: s.is_human_turn() and s.state.turn >= 2)
+        await wait_until(lambda: s.is_human_turn() and s.state.turn >= 2, pilot=pilot)
         await pilot.press("tab", "tab")
 
     app = BlokusApp(

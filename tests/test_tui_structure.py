@@ -1,5 +1,5 @@
 """The structure of ``tui/``: no import cycle (also none hidden in a function-level import), no class
-over ~250 lines, no colour literal outside ``tui/colors.py``."""
+over ~250 lines counting the lines it inherits, no colour literal outside ``tui/colors.py``."""
 
 from __future__ import annotations
 
@@ -47,12 +47,41 @@ def test_tui_import_graph_has_no_cycle():
         visit(name, [])
 
 
-def test_no_class_in_tui_is_over_250_lines():
+# Screens still assembled by inheritance (issue 42.4 is not finished): what they count today with their
+# project bases is their ceiling; they may shrink, never grow. Every other class stays under MAX_CLASS_LINES.
+INHERITED_CEILINGS = {
+    "tui.external.ExternalGameScreen": 834,
+    "tui.network.NetworkGameScreen": 649,
+    "tui.game_screen.GameScreen": 410,
+    "tui.watch_screen.WatchScreen": 508,
+    "tui.replay_screen.ReplayScreen": 449,
+}
+
+
+def _class_lines() -> dict[tuple[str, str], int]:
+    return {
+        (name, node.name): node.end_lineno - node.lineno + 1
+        for name, tree in _modules().items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+    }
+
+
+def test_no_class_in_tui_is_over_250_lines_counting_what_it_inherits():
+    """A class's size is its own lines plus those of every project class in its MRO (a screen that inherits
+    900 lines is as hard to change as one that has them)."""
+    import importlib
+    import inspect
+
+    own = _class_lines()
     long = []
-    for name, tree in _modules().items():
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef) and node.end_lineno - node.lineno + 1 > MAX_CLASS_LINES:
-                long.append(f"{name}.{node.name}: {node.end_lineno - node.lineno + 1} lines")
+    for (module, name), lines in own.items():
+        cls = getattr(importlib.import_module(module), name, None)
+        mro = cls.__mro__ if inspect.isclass(cls) else ()
+        total = sum(own.get((base.__module__, base.__name__), 0) for base in mro) or lines
+        limit = INHERITED_CEILINGS.get(f"{module}.{name}", MAX_CLASS_LINES)
+        if total > limit or lines > MAX_CLASS_LINES:
+            long.append(f"{module}.{name}: {lines} lines, {total} with its bases (limit {limit})")
     assert not long, long
 
 

@@ -9,43 +9,12 @@ import re
 
 import pytest
 
-from cli.bot import parse_options as parse_bot_options
 from cli.watch import parse_args
 from model.exits import EXIT_OK
 from model.replay import load_replay
 from model.season import season_named
-from net.bot import Bot
 from net.watch import Watcher, WatchFailed, watch_text
-from tests.test_net_support import HOST, play_client, start_server
-from tests.tui_helpers import until
-
-PASSWORD = "secret"
-
-
-def watch_args(port: int, *extra: str):
-    return parse_args(["-h", HOST, "-p", str(port), "--password", PASSWORD, "--text", *extra])
-
-
-async def run_bot(port: int, code: str, ai: str, season: str = "2021") -> int:
-    args = parse_bot_options(
-        [
-            "-h",
-            HOST,
-            "-p",
-            str(port),
-            "-r",
-            code,
-            "--ai",
-            ai,
-            "--move-time",
-            "30",
-            "--engine",
-            "thread",
-            "--season",
-            season,
-        ]
-    )
-    return await Bot(args).run()
+from tests.helpers import HOST, PASSWORD, play_client, run_bot, start_server, wait_until, watch_args
 
 
 @pytest.mark.parametrize("season", ["2021", "2027"])
@@ -190,15 +159,15 @@ async def test_live_viewer_follows_the_game_steps_back_and_shows_the_result(tmp_
         app = BlokusApp(lambda: WatchScreen(watcher))
         async with app.run_test(size=(140, 44)) as pilot:
             screen = app.main_screen
-            await until(pilot, lambda: len(screen.timeline) >= 6)
+            await wait_until(lambda: len(screen.timeline) >= 6, pilot=pilot)
             await pilot.press("left", "left")
             held = screen.index
             assert held < len(screen.timeline) - 1
             grown = len(screen.timeline)
-            await until(pilot, lambda: len(screen.timeline) > grown + 2 or watcher.result is not None)
+            await wait_until(lambda: len(screen.timeline) > grown + 2 or watcher.result is not None, pilot=pilot)
             assert screen.index == held  # stepping back while live: the view stays where the user is
             await pilot.press("end")
-            await until(pilot, lambda: watcher.result is not None and not screen.live)
+            await wait_until(lambda: watcher.result is not None and not screen.live, pilot=pilot)
             assert watcher.result is not None
             assert len(screen.timeline) == len(watcher.replay.states)
             assert screen.index == len(screen.timeline) - 1

@@ -4,16 +4,23 @@ the benchmark (``bench/bench_tui.py``); a development tool, not installed with t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
-import time
+
+import pytest
 
 from ai.base import Player
 from model.moves import Move, SkipMove
 from model.pieces import Shape, Team
 from model.season import DEFAULT_SEASON
 from model.state import GameState
+from net.connection import Closed, Connection, GameOver, MoveRequested
+from net.rooms import Timeouts
+from net.server import GameServer, ServerConfig
+from tests.helpers import CAP, wait_until
 from tui.app import BlokusApp
 from tui.game_screen import GameScreen
+from tui.network import NetworkGameScreen
 from tui.session import GameSession
 
 
@@ -59,6 +66,30 @@ class BlockingPlayer(Player):
     async def choose_move(self, state: GameState, deadline: float) -> Move:
         self.started.set()
         await asyncio.to_thread(self.go.wait, 30)
+        return first_move(state)
+
+
+class HoldingPlayer(Player):
+    """Answers at once with the first legal move until the game reaches turn ``hold_at``; there it thinks until
+    the test calls ``release()`` (the game stands still meanwhile: the test acts while it is surely running)."""
+
+    name = "holding"
+
+    def __init__(self, hold_at: int) -> None:
+        self.hold_at = hold_at
+        self.holding = threading.Event()
+        self.go = threading.Event()
+
+    def release(self) -> None:
+        self.go.set()
+
+    def cancel(self) -> None:
+        self.go.set()
+
+    async def choose_move(self, state: GameState, deadline: float) -> Move:
+        if state.turn >= self.hold_at and not self.go.is_set():
+            self.holding.set()
+            await asyncio.to_thread(self.go.wait, CAP)
         return first_move(state)
 
 
@@ -114,21 +145,11 @@ def game_app(
     return app
 
 
-async def until(pilot, condition, timeout: float = 120.0) -> None:
-    """Let the app run until ``condition()`` holds. ``timeout`` (seconds) is a generous cap for a loaded
-    machine, after which the test fails; it never measures speed."""
-    end = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > end:
-            raise AssertionError(f"condition not reached within {timeout:.0f} s")
-        await pilot.pause(0.02)
-
-
 async def settle(pilot, timeout: float = 120.0) -> None:
     """Wait until no AI move is pending (the stub players answer at once; on a loaded machine that can take
     a while, up to the generous ``timeout``)."""
     await pilot.pause()
-    await until(pilot, lambda: not pilot.app.main_screen.ai.busy, timeout)
+    await wait_until(lambda: not pilot.app.main_screen.ai.busy, pilot=pilot, timeout=timeout)
     await pilot.pause()
 
 
@@ -217,3 +238,116 @@ class ScriptedConnection:
             yield event
             if isinstance(event, Closed):
                 return
+
+
+# --- the app and its screens --------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def keep_logging(tmp_path, monkeypatch):
+    """The CLI entry points install a file log handler: keep it in tmp and restore the root logger."""
+    import logging
+
+    monkeypatch.setenv("BLOKUS_LOG", str(tmp_path / "blokus.log"))
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    for handler in root.handlers:
+        if handler not in handlers:
+            handler.close()
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+GAME1 = "sc2021/gen-21.3.3-game1-replay-regular-end.xml"
+
+
+def screen_of(app: BlokusApp) -> GameScreen:
+    screen = app.main_screen
+    assert isinstance(screen, GameScreen)
+    return screen
+
+
+def exit_code(main, argv) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:  # argparse's exit after a one-line error
+        return exc.code
+
+
+def widget_lines(widget) -> list[str]:
+    from textual.geometry import Region
+
+    region = Region(0, 0, widget.region.width, widget.region.height)
+    return [strip.text.strip() for strip in widget.render_lines(region)]
+
+
+async def footer_keys_visible(pilot) -> set[str]:
+    """The footer's keys that are shown whole, once its layout has settled (the footer recomposes after a
+    refresh: under load that can take a few more rounds of the message loop)."""
+    from textual.widgets._footer import FooterKey
+
+    app = pilot.app
+    before: set[str] | None = None
+    for _ in range(100):
+        width = app.size.width
+        keys = {k.key for k in app.screen.query(FooterKey) if k.region.width and k.region.right <= width}
+        if keys and keys == before:
+            break
+        before = keys
+        await pilot.pause()
+    return keys
+
+
+# --- network games on the in-process server -----------------------------------------------------------------
+
+
+async def opponent(
+    port: int, stop_after: int | None = None, hold: asyncio.Event | None = None, hold_at: int = 0
+) -> None:
+    """A client that joins any game and plays the first legal move (or leaves after some moves; or waits
+    for ``hold`` before its move number ``hold_at``)."""
+    conn = Connection("127.0.0.1", port)
+    await conn.open()
+    await conn.join()
+    moves = 0
+    async for event in conn:
+        if isinstance(event, MoveRequested) and event.state is not None:
+            if stop_after is not None and moves >= stop_after:
+                await conn.close()
+                return
+            if hold is not None and moves == hold_at:
+                await hold.wait()
+            await conn.send_move(first_move(event.state))
+            moves += 1
+        elif isinstance(event, GameOver | Closed):
+            break
+    with contextlib.suppress(Exception):
+        await conn.close()
+
+
+@contextlib.asynccontextmanager
+async def local_server():
+    server = GameServer(
+        ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None), start_piece=Shape.PENTO_L, seed=1)
+    )
+    await server.start()
+    task = asyncio.create_task(server.serve_forever())
+    try:
+        yield server
+    finally:
+        task.cancel()
+        await server.close()
+
+
+def net_app(port: int) -> BlokusApp:
+    return BlokusApp(
+        lambda: NetworkGameScreen(
+            "127.0.0.1",
+            port,
+            player=InstantPlayer("first"),
+            hint_player=InstantPlayer("last"),
+            clock_limit=None,
+            stamp=lambda: "",
+        )
+    )

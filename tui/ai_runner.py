@@ -1,4 +1,4 @@
-"""Runs the AI for a screen: one question at a time, answered through ``ai.controller.decide``.
+"""The AI of a game screen: one question at a time, answered through ``ai.controller.decide``.
 
 The answer arrives as an ``AIMoveReady`` message on the screen, always with a legal move (the
 controller's fallback replaces a failed, illegal or late answer, and says so in the decision).
@@ -7,56 +7,84 @@ controller's fallback replaces a failed, illegal or late answer, and says so in 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
+from collections.abc import Callable
+from functools import partial
 
 from textual.screen import Screen
 
 from ai.base import Player
 from ai.controller import decide
+from model.moves import describe_move
+from model.pieces import Team
 from model.state import GameState
+from tui.jobs import start_job
 from tui.messages import AIMoveReady, AIPurpose
+from tui.session import Feedback, GameSession
+
+log = logging.getLogger(__name__)
 
 EXTRA_CUTOFF_MS = 1000  # without a server clock: how long after the think time the answer may come
 CLOCK_MARGIN_MS = 250  # with a server clock: answer this long before it runs out
 
 
 class AIRunner:
-    def __init__(self, screen: Screen, move_time_ms: int, min_delay: float = 0.0) -> None:
+    """The AI of a game screen: who plays which seat (``players``), the hints (``hint_player``), pondering,
+    one question at a time; ``answered`` applies an answer to the session. ``clock``: the server's clock
+    of the move asked for (monotonic start, seconds allowed), or (None, None)."""
+
+    def __init__(
+        self,
+        screen: Screen,
+        session: GameSession,
+        players: dict[Team, Player],
+        hint_player: Player | None,
+        move_time_ms: int,
+        min_delay: float = 0.0,
+        ponder: bool = False,
+    ) -> None:
         self.screen = screen
+        self.session = session
+        self.players = players
+        self.hint_player = hint_player
         self.move_time_ms = move_time_ms
         self.min_delay = min_delay  # --watch: at least this long per move, so that a human can follow
+        self.ponder = ponder  # the AI opponent thinks on during the human's turn
+        self.clock: Callable[[], tuple[float | None, float | None]] = lambda: (None, None)
         self.purpose: AIPurpose | None = None
         self._player: Player | None = None
+        self._pondering: Player | None = None
 
     @property
     def busy(self) -> bool:
         return self.purpose is not None
 
-    def start(
-        self,
-        player: Player,
-        state: GameState,
-        index: int,
-        purpose: AIPurpose,
-        *,
-        clock_started: float | None = None,
-        clock_limit: float | None = None,
-    ) -> None:
-        """Ask ``player`` for a move in ``state`` (timeline position ``index``). With a server clock
-        (``clock_started`` monotonic, ``clock_limit`` seconds) the answer comes before it runs out."""
+    def maybe_start(self) -> None:
+        """Ask the AI for the next move if it is the AI's (an AI seat, or a human seat on autopilot)."""
+        s = self.session
+        if self.busy or not s.wants_ai():
+            return
+        player = self.players.get(s.state.current_team) or self.hint_player
+        if player is not None:
+            self.think(player, AIPurpose.PLAY)
+
+    def think(self, player: Player, purpose: AIPurpose) -> None:
+        """Ask ``player`` about the live state; with a server clock the answer comes before it runs out."""
+        if player is self._pondering:
+            self._pondering = None  # its think stops the pondering first
+        self.session.ai_thinking = True
         self.purpose = purpose
         self._player = player
+        clock_started, clock_limit = self.clock()
         started = time.monotonic() if clock_started is None else clock_started
         think_ms = self.move_time_ms
         hard_ms: float = think_ms + EXTRA_CUTOFF_MS
         if clock_limit is not None:
             hard_ms = max(50.0, min(hard_ms, clock_limit * 1000 - CLOCK_MARGIN_MS))
-        self.screen.run_worker(
-            self._ask(player, state.copy(), index, purpose, started, think_ms, hard_ms),
-            group="ai",
-            exclusive=True,
-            exit_on_error=False,
-        )
+        state, index = self.session.state.copy(), len(self.session.timeline)
+        job = partial(self._ask, player, state, index, purpose, started, think_ms, hard_ms)
+        start_job(self.screen, job, group="ai", exclusive=True)
 
     async def _ask(
         self,
@@ -75,12 +103,35 @@ class AIRunner:
                 await asyncio.sleep(wait)
         self.screen.post_message(AIMoveReady(decision, index, purpose))
 
-    def finished(self) -> None:
-        self.purpose = None
-        self._player = None
+    def answered(self, message: AIMoveReady) -> None:
+        """The answer applied to the session (dropped when the game moved on: undo, a new state)."""
+        s = self.session
+        self.purpose, self._player, s.ai_thinking = None, None, False
+        purpose = message.purpose
+        if message.index != len(s.timeline) or (not s.is_live and purpose is not AIPurpose.PLAY):
+            return
+        failed = f"The AI failed ({message.decision.detail}); " if message.failed else ""
+        if failed:
+            log.error("AI %s: %s", message.decision.source, message.decision.detail)
+        if purpose is AIPurpose.HINT:
+            if s.is_human_turn():
+                s.placing.show_hint(message.move)
+        elif purpose is AIPurpose.PLAY:
+            player = self.players.get(s.state.current_team)
+            if s.wants_ai() and s.make_move(message.move):
+                s.feedback = Feedback(f"{failed}AI: {describe_move(message.move)}", bool(failed))
+                if self.ponder and player is not None and s.is_human_turn() and not s.state.is_over:
+                    self._pondering = player  # until the human has moved (its next move stops it) or undo
+                    player.start_pondering(s.state)
+        elif s.is_human_turn() and s.make_move(message.move):
+            s.feedback = Feedback(f"{failed}AI played for you: {describe_move(message.move)}", bool(failed))
 
     def cancel(self) -> None:
+        """Stop thinking and pondering (the UI does not wait: a player's next move waits for its stop)."""
         if self._player is not None:
             self._player.cancel()
         self.screen.workers.cancel_group(self.screen, "ai")
-        self.finished()
+        self.purpose, self._player, self.session.ai_thinking = None, None, False
+        pondering, self._pondering = self._pondering, None
+        if pondering is not None:
+            pondering.cancel()  # sets its stop flag only

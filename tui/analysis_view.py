@@ -34,6 +34,7 @@ from ai.analysis import (
     positions_to_analyse,
 )
 from ai.base import Engine
+from ai.compiled import preparing_text
 from ai.spinner import Spinner
 from model.moves import Move, SetMove
 from model.pieces import Color, Team
@@ -272,7 +273,7 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState, max_lines: i
     done, total = (a.done, a.total) if a is not None else (0, 0)
     lines: list[tuple[Text, int]] = []  # (line, rank): the highest ranks are dropped first
     if runner.running and runner.preparing:
-        what = "preparing the engine (first start only)" if runner.preparing == "compiling" else "loading the engine"
+        what = preparing_text(runner.preparing)
         lines.append(
             (
                 Text.assemble(

@@ -57,11 +57,15 @@ class BlokusApp(App[int]):
         exc = self._exception
         log.error("unexpected error", exc_info=exc if exc is not None else True)
         self.bell()
-        # Text: the message is printed as it is (an exception's text is no Rich markup)
+        # Text: the message is printed as it is (an exception's text is no Rich markup). One line at any
+        # terminal width: Rich would wrap it at the terminal's width when rendered and crop it when printed.
+        self.error_console.soft_wrap = True
         self.panic(
             Text(
                 f"blokus: unexpected error: {type(exc).__name__ if exc else 'error'}: {exc} "
-                f"(the details are in {log_file_path()})"
+                f"(the details are in {log_file_path()})",
+                no_wrap=True,
+                overflow="ignore",
             )
         )
 

@@ -30,11 +30,12 @@ from model.season import FirstMove
 from model.state import GameState
 from tui.colors import DARK, LETTER, Palette, mix, palette_for
 from tui.messages import BoardClicked, BoardHover, BoardWheel
-from tui.session import GhostStatus
+from tui.session import GameSession, GhostStatus
 
 N = P.N
 LABEL_W = 3  # "19 " left, " 19" right
 BOTTOM_HEADER = 2  # the column numbers below the board (NORMAL and LARGE scale)
+NO_STYLE = Style()  # blank lines carry a style: NO_COLOR's monochrome filter reads the colour of every segment
 
 
 class Scale(Enum):
@@ -68,7 +69,7 @@ class Scale(Enum):
         return range(1 + y * h, 1 + (y + 1) * h)
 
 
-WIDTH, HEIGHT = Scale.NORMAL.size  # the usual size (benchmarks and tests)
+HEIGHT = Scale.NORMAL.size[1]  # the usual height (tests)
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,16 @@ class BoardView:
     ghost_status: GhostStatus | None = None
     overlay: int = 0  # bitboard of fields to mark for the colour to move
     overlay_color: Color | None = None
+
+    @classmethod
+    def of_session(cls, s: GameSession) -> BoardView:
+        """A game's board: the shown state, the move before it, the ghost with its state, the overlay."""
+        last = s.timeline.move_before(s.shown_index)
+        gs = s.placing.status()
+        ghost = tuple(s.ghost.cells()) if gs is not None and s.ghost is not None else ()
+        overlay = s.placing.overlay_cells() if s.show_overlay else 0
+        color = s.shown.current_color
+        return cls(s.shown, last if isinstance(last, SetMove) else None, ghost, color, gs and gs[0], overlay, color)
 
 
 # A field's key: (kind, colour index or -1). Kinds: e empty, k corner, o overlay, p piece, l last move,
@@ -238,11 +249,11 @@ class Board(Widget):
         if scale is Scale.HALF:
             if y - 2 < N // 2:
                 return self._half_line(y - 2)
-            return Strip.blank(width)
+            return Strip.blank(width, NO_STYLE)
         row, sub = divmod(y - 1, scale.value[1])
         if 0 <= row < N:
             return self._row(row, sub)
-        return Strip.blank(width)
+        return Strip.blank(width, NO_STYLE)
 
     def _header(self, line: int) -> Strip:
         """Header ``line`` (0, and 1 at HALF scale) above the board, or ``BOTTOM_HEADER`` below it."""
@@ -277,7 +288,7 @@ class Board(Widget):
         keys = self._rows[y]
         width = self.scale.size[0]
         if not keys:
-            return Strip.blank(width)
+            return Strip.blank(width, NO_STYLE)
         cache_key = (self.scale, y, sub, keys)
         strip = self._strips.get(cache_key)
         if strip is None:
@@ -293,7 +304,7 @@ class Board(Widget):
         upper, lower = self._rows[2 * line], self._rows[2 * line + 1]
         width = self.scale.size[0]
         if not upper or not lower:
-            return Strip.blank(width)
+            return Strip.blank(width, NO_STYLE)
         cache_key = (Scale.HALF, line, upper, lower)
         strip = self._strips.get(cache_key)
         if strip is None:

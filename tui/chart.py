@@ -150,7 +150,9 @@ class GameChart(Widget, can_focus=True):
                 for i in picks:
                     m = self.points[i].mobility[c]
                     cells.append((SPARK[max(1, round(m / high * 8))] if m else " ", PIECE_HEX[c]))
-                self._emit(out, [cells], selected, [f"{c.name[0]} {high}" if c == 0 else c.name[0]], label)
+                # the letters line up beside their rows; the scale stands before the first one
+                scale = str(high) if high < 1000 else f"{high // 1000}k"
+                self._emit(out, [cells], selected, [f"{scale} {c.name[0]}" if c == 0 else c.name[0]], label)
         self._turn_axis(out, picks, label)
         return out
 

@@ -25,14 +25,18 @@ class BlokusCommands(Provider):
     def _entries(self) -> list[Entry]:
         screen = self.screen
         entries: list[Entry] = []
-        for owner, bindings in ((screen, screen.BINDINGS), (self.app, self.app.BINDINGS)):
+        focused = screen.focused  # the game's board holds the keys of the piece being placed
+        owners = [focused] if focused is not None else []
+        for owner, bindings in ((node, node.BINDINGS) for node in (*owners, screen, self.app)):
             for row in key_help(bindings):
                 if not row.single:
                     continue  # a group such as the arrow keys: keys, not a command
                 name = row.action.split("(")[0]
                 if owner.check_action(name, ()) is not True:
                     continue
-                entries.append((row.text[:1].upper() + row.text[1:], partial(owner.run_action, row.action), row.keys))
+                entries.append(
+                    (row.text[:1].upper() + row.text[1:], partial(self.app.run_action, row.action, owner), row.keys)
+                )
         if isinstance(screen, PaletteExtras):
             entries += screen.palette_extras()
         return entries

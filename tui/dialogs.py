@@ -112,19 +112,24 @@ class EndScreen(ModalScreen[str]):
     BINDINGS = [
         Binding("escape,enter", "choose('close')", "Back to the board"),
         Binding("ctrl+s,s", "choose('save')", "Save replay"),
-        Binding("n", "choose('new')", "New game"),
+        Binding("n,N", "choose('new')", "New game"),
+        Binding("A,a", "choose('analyse')", "Analyse"),
         Binding("q", "choose('quit')", "Quit"),
     ]
 
-    def __init__(self, title: str, details: str, *, can_save: bool = True, can_restart: bool = False) -> None:
+    def __init__(
+        self, title: str, details: str, can_save: bool = True, can_restart: bool = False, can_analyse: bool = False
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.details = details
         self.can_save = can_save
         self.can_restart = can_restart
+        self.can_analyse = can_analyse
 
     def compose(self) -> ComposeResult:
         keys = "[b]enter[/b] board   "
+        keys += "[b]A[/b] analyse   " if self.can_analyse else ""
         keys += "[b]s[/b] save replay   " if self.can_save else ""
         keys += "[b]n[/b] new game   " if self.can_restart else ""
         with Vertical(classes="dialog success"):
@@ -133,7 +138,7 @@ class EndScreen(ModalScreen[str]):
             yield Static(Text.from_markup(f"\n{keys}[b]q[/b] quit"))
 
     def action_choose(self, what: str) -> None:
-        if (what == "new" and not self.can_restart) or (what == "save" and not self.can_save):
+        if (what, False) in (("new", self.can_restart), ("save", self.can_save), ("analyse", self.can_analyse)):
             return
         self.dismiss(what)
 

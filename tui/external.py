@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import os
 import statistics
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -27,13 +28,15 @@ from textual.binding import Binding, BindingType
 from ai import DEFAULT_AI, make_player
 from ai.base import Player
 from model.exits import fail
+from model.moves import describe_move
 from model.pieces import Team
 from model.result import EndTexts
 from model.season import DEFAULT_SEASON
 from net.external import HOST, HostedGame, Outcome, ProgramError, Seat, check_program, program_argv, program_label
 from net.rooms import Timeouts
 from tui.app import BlokusApp, run_app
-from tui.game_screen import GAME_BINDINGS
+from tui.game_screen import SCREEN_BINDINGS
+from tui.jobs import start_job
 from tui.layout import FOOTER
 from tui.network import NetworkGameScreen
 from tui.placing import Feedback
@@ -41,6 +44,7 @@ from tui.program_pane import PANE_HEIGHT, PANE_MIN_HEIGHT, ProgramLog
 from tui.widgets import XmlPane
 
 POLL_S = 0.3  # how often the pane and the move times follow the program
+JUDGE_WAIT_S = 30.0  # after the game: the longest wait for the program's end before the dialog comes anyway
 
 
 def program_log_dir() -> Path:
@@ -53,7 +57,7 @@ class ExternalGameScreen(NetworkGameScreen):
     """A game against a program on an embedded server (see the module docstring)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        *GAME_BINDINGS,
+        *SCREEN_BINDINGS,
         Binding("e", "program_log", "Program log", tooltip="pane with the cmd: opponent's stderr on/off"),
     ]
 
@@ -90,7 +94,8 @@ class ExternalGameScreen(NetworkGameScreen):
         self.label = label
         self.autopilot_first = watch  # --watch (not `watch`: that is a method of every Textual node)
         self.outcome: Outcome | None = None
-        self._judging = False
+        self._judging: float | None = None  # since when the program is being stopped after the game
+        self._judge_gave_up = False
         self._moves_seen = 0
         self._moves_told = 0
         self._followed = False
@@ -114,6 +119,7 @@ class ExternalGameScreen(NetworkGameScreen):
         return f"last {times[-1]:.0f} ms · mean {statistics.fmean(times):.0f} · max {max(times):.0f} ms"
 
     def _follow_program(self) -> None:
+        self._tell_judging()
         if not self._followed:  # the first look: on a tall terminal its log, not the XML, is the open pane
             self._followed = True
             xml = self.query_one(XmlPane)
@@ -150,7 +156,8 @@ class ExternalGameScreen(NetworkGameScreen):
             and s.state.turn > last.turn
         ):
             self._moves_told = len(own)  # its move has arrived on our side: say it once, with its time
-            s.feedback = Feedback(f"{self.label}: {last.move} in {last.latency * 1000:.0f} ms ({self.times_text()})")
+            move = describe_move(last.move)
+            s.feedback = Feedback(f"{self.label}: {move} in {last.latency * 1000:.0f} ms ({self.times_text()})")
 
     def waiting_text(self) -> str:
         if self.session.state.current_team == self.program_team:
@@ -161,6 +168,7 @@ class ExternalGameScreen(NetworkGameScreen):
     # --- the log pane -----------------------------------------------------------------------------------
 
     def action_program_log(self) -> None:
+        self._followed = True  # the user chose: the pane's first look (a timer tick later) must not undo it
         pane = self.query_one(ProgramLog)
         pane.toggle_class("shown")
         wanted = pane.has_class("shown")
@@ -191,19 +199,25 @@ class ExternalGameScreen(NetworkGameScreen):
 
     def check_end(self) -> None:
         s = self.session
-        if s.ended and not self._end_shown and not self.hosted.done:
-            if not self._judging:  # the judgement needs the program stopped (its exit code): a moment
-                self._judging = True
-                s.feedback = Feedback(f"game over — stopping {self.label} …")
-                self.run_worker(self._await_judgement(), group="judge", exit_on_error=False)
-            return
         if s.ended and self.outcome is None:
             self.outcome = self.hosted.wait(0)
+        if s.ended and not self._end_shown and self.outcome is None and not self._judge_gave_up:
+            if self._judging is None:  # the judgement needs the program stopped (its exit code): a moment
+                self._judging = time.monotonic()
+                self._tell_judging()
+                start_job(self, self._await_judgement, group="judge")
+            return
         super().check_end()
 
+    def _tell_judging(self) -> None:
+        """While the program is being stopped: say so, with the seconds it takes (the poll timer repeats it)."""
+        if self._judging is not None and self.outcome is None:
+            waited = time.monotonic() - self._judging
+            self.say(f"game over — stopping {self.label} …" + (f" {waited:.0f} s" if waited >= 1 else ""))
+
     async def _await_judgement(self) -> None:
-        await asyncio.to_thread(self.hosted.wait, 30)
-        self.outcome = self.hosted.wait(0)
+        self.outcome = await asyncio.to_thread(self.hosted.wait, JUDGE_WAIT_S)
+        self._judge_gave_up = self.outcome is None  # the dialog then tells the server's result alone
         self.after_change()
 
     def end_texts(self) -> EndTexts | None:
@@ -244,7 +258,7 @@ def start_external_game(args: argparse.Namespace) -> tuple[HostedGame, Team]:
     own = args.team or Team.ONE
     label = program_label(args.opponent)
     seats = {
-        own: Seat(args.name or "you", None, can_timeout=False),
+        own: Seat(args.name or ("AI" if args.watch else "you"), None, can_timeout=False),  # "you": a human only
         own.opponent: Seat(label, program_argv(args.opponent)),
     }
     hosted = HostedGame(
@@ -300,7 +314,7 @@ def build_external_app(args: argparse.Namespace, save_replay: Callable | None = 
         player=player,
         hint_player=hint,
         move_time_ms=args.move_time or 1500,
-        name=args.name,
+        name=args.name or (f"AI {ai}" if args.watch else None),  # --watch: our AI plays, not "you"
         watch=args.watch,
         theme="textual-light" if args.light else "textual-dark",
         save_replay=save_replay,

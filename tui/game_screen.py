@@ -8,60 +8,37 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
 from ai.base import Player
-from model.moves import SetMove
 from model.pieces import Color, Team
 from model.result import EndTexts
 from tui.ai_runner import AIRunner
 from tui.board import Board, BoardView
 from tui.colors import palette_for
-from tui.dialogs import EndScreen
+from tui.dialogs import ConfirmScreen, EndScreen
 from tui.layout import BoardLayout, compose_board_layout
 from tui.menu_actions import GameMenuActions
-from tui.messages import AIMoveReady, AIPurpose
-from tui.placing_actions import PlacingActions
-from tui.session import Feedback, GameSession, describe_move
+from tui.messages import AIMoveReady, AIPurpose, GhostMoved, Placed, PlacementChanged, ShapePicked
+from tui.placing_board import PLACING_BINDINGS, PlacingBoard
+from tui.session import Feedback, GameSession
 from tui.status import StatusContext, fit, game_status
 from tui.widgets import FeedbackView, MoveLog, PanelView, ShapePanel, StatusBar
 
 log = logging.getLogger(__name__)
 
 # actions whose availability changes with the game (the footer is refreshed when one of them changes)
-_DYNAMIC_ACTIONS = ("move", "place", "cycle", "pass_turn", "undo", "hint", "ai_move", "autopilot", "xml", "live")
-_PLAYING_ACTIONS = ("move", "rotate", "flip", "place", "deselect", "cycle", "pass_turn", "hint", "ai_move")
+_DYNAMIC_ACTIONS = ("pass_turn", "undo", "hint", "ai_move", "autopilot", "xml", "live")
+_BOARD_ACTIONS = ("move", "place", "cycle")  # the board's (tui.placing_board)
 
 
-# The keys of a game; the help screen, the command palette and the README key table come from here.
-GAME_BINDINGS: list[BindingType] = [
-    Binding(
-        "left,h",
-        "move(-1,0)",
-        "Move",
-        show=False,
-        tooltip="move the piece (its top-left corner is the move's position)",
-    ),
-    Binding("right,l", "move(1,0)", "Move", show=False),
-    Binding("up,k", "move(0,-1)", "Move", show=False),
-    Binding("down,j", "move(0,1)", "Move", show=False),
-    Binding("H", "move(-5,0)", "Move 5", show=False, tooltip="move the piece by 5 fields"),
-    Binding("L", "move(5,0)", "Move 5", show=False),
-    Binding("K", "move(0,-5)", "Move 5", show=False),
-    Binding("J", "move(0,5)", "Move 5", show=False),
-    Binding("tab,n", "cycle(1)", "Piece", priority=True, tooltip="next piece that can be placed now"),
-    Binding("shift+tab,b", "cycle(-1)", "Prev piece", show=False, priority=True, tooltip="previous piece"),
-    Binding("d", "rotate(1)", "Rotate", tooltip="rotate clockwise"),
-    Binding("a", "rotate(-1)", "Rotate ⟲", show=False, tooltip="rotate counter-clockwise"),
-    Binding("w,s", "rotate(2)", "180°", show=False, tooltip="rotate by 180°"),
-    Binding("f", "flip", "Flip", tooltip="flip (mirror) the piece"),
-    Binding(
-        "enter,space", "place", "Place", tooltip="place the piece (refused with the rule and the cells if illegal)"
-    ),
-    Binding("escape", "deselect", "Put back", show=False, tooltip="put the piece back (none selected)"),
+# The keys of a game besides the piece's (``PLACING_BINDINGS``, on the board); the help screen, the command
+# palette and the README key table come from both.
+SCREEN_BINDINGS: list[BindingType] = [
     Binding("P", "pass_turn", "Pass", show=False, tooltip="pass (asks first; never on a colour's first move)"),
     Binding("u", "undo", "Undo", show=False, tooltip="undo: back to your previous turn (local games)"),
     Binding("i", "hint", "Hint", tooltip="hint: the AI's suggestion becomes the ghost"),
@@ -85,10 +62,13 @@ GAME_BINDINGS: list[BindingType] = [
 ]
 
 
-class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
+GAME_BINDINGS: list[BindingType] = [*PLACING_BINDINGS, *SCREEN_BINDINGS]
+
+
+class GameScreen(GameMenuActions, BoardLayout):
     """Plays one game (local, or on a server in ``NetworkGameScreen``)."""
 
-    BINDINGS = GAME_BINDINGS
+    BINDINGS = SCREEN_BINDINGS
 
     def __init__(
         self,
@@ -105,11 +85,7 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
     ) -> None:
         super().__init__()
         self.session = session
-        self.players = players
-        self.hint_player = hint_player
-        self.ponder = ponder  # the AI opponent thinks on during the human's turn
-        self._pondering: Player | None = None
-        self.ai = AIRunner(self, move_time_ms, min_delay)
+        self.ai = AIRunner(self, session, players, hint_player, move_time_ms, min_delay, ponder)
         self.title_text = title
         self.save_replay_fn = save_replay
         self.new_game_fn = new_game
@@ -119,32 +95,19 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
     network = False  # NetworkGameScreen: True
 
     def compose(self) -> ComposeResult:
-        yield from compose_board_layout(FeedbackView(id="feedback"))
+        yield from compose_board_layout(FeedbackView(id="feedback"), board=PlacingBoard(id="board"))
 
     def on_mount(self) -> None:
         super().on_mount()
+        board = self.query_one(PlacingBoard)
+        board.attach(self.session)
+        board.focus()  # the piece's keys live on the board
         self.refresh_view()
-        self.maybe_start_ai()
+        self.ai.maybe_start()
+        self.refresh_board()  # "AI thinking…"
         self.check_end()  # a game that is already over (loaded, or played to the end before)
 
     # --- painting ---------------------------------------------------------------------------------
-
-    def board_view(self) -> BoardView:
-        s = self.session
-        shown = s.shown
-        last = s.timeline.move_before(s.shown_index)
-        gs = s.ghost_status()
-        ghost = tuple(s.ghost.cells()) if gs is not None and s.ghost is not None else ()
-        overlay = s.overlay_cells() if s.show_overlay else 0
-        return BoardView(
-            shown,
-            last if isinstance(last, SetMove) else None,
-            ghost,
-            shown.current_color,
-            gs[0] if gs is not None else None,
-            overlay,
-            shown.current_color,
-        )
 
     def status_context(self) -> StatusContext:
         width = self.query_one(StatusBar).content_size.width
@@ -155,7 +118,7 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         return f"waiting for {fit(self.session.names.get(team, team.name), 20)} …"
 
     def refresh_board(self) -> None:
-        self.query_one(Board).show(self.board_view())
+        self.query_one(Board).show(BoardView.of_session(self.session))
         self.query_one(StatusBar).show(game_status(self.session, self.status_context()))
 
     def refresh_view(self) -> None:
@@ -165,7 +128,7 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         shown = s.shown
         selected = s.ghost.shape if s.ghost is not None and s.is_live else None
         for color in Color:
-            placeable = frozenset(s.placeable_shapes(color)) if shown.is_valid(color) else frozenset()
+            placeable = frozenset(s.placing.placeable_shapes(color)) if shown.is_valid(color) else frozenset()
             self.query_one(f"#panel-{color.name}", ShapePanel).show(
                 PanelView(
                     color,
@@ -180,7 +143,10 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         self.show_feedback()
         self.query_one(MoveLog).set_entries(s.timeline.entries, s.shown_index)
         # The footer rebuilds its keys on every refresh_bindings(): only when something changed.
-        signature = tuple(self.check_action(a, ()) for a in _DYNAMIC_ACTIONS)
+        board = self.query_one(PlacingBoard)
+        signature = tuple(self.check_action(a, ()) for a in _DYNAMIC_ACTIONS) + tuple(
+            board.check_action(a, ()) for a in _BOARD_ACTIONS
+        )
         if signature != self._bindings_signature:
             self._bindings_signature = signature
             self.refresh_bindings()
@@ -194,63 +160,15 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         self.session.feedback = Feedback(text, error)
         self.refresh_view()
 
-    # --- AI ---------------------------------------------------------------------------------------
-
-    def maybe_start_ai(self) -> None:
-        s = self.session
-        if self.ai.busy or not s.wants_ai():
-            return
-        player = self.players.get(s.state.current_team) or self.hint_player
-        if player is not None:
-            self.think(player, AIPurpose.PLAY)
-
-    def think(self, player: Player, purpose: AIPurpose) -> None:
-        if player is self._pondering:
-            self._pondering = None  # its think stops the pondering first
-        self.session.ai_thinking = True
-        self.ai.start(player, self.session.state, len(self.session.timeline), purpose)
-        self.refresh_board()
-
-    def cancel_ai(self) -> None:
-        self.ai.cancel()
-        self.session.ai_thinking = False
-        self.stop_pondering()
-
-    def stop_pondering(self) -> None:
-        player, self._pondering = self._pondering, None
-        if player is not None:
-            player.cancel()  # sets its stop flag only: the UI does not wait; its next move waits for it
-
     @on(AIMoveReady)
-    def on_ai_move_ready(self, message: AIMoveReady) -> None:
-        s = self.session
-        self.ai.finished()
-        s.ai_thinking = False
-        purpose = message.purpose
-        if message.index != len(s.timeline) or (not s.is_live and purpose is not AIPurpose.PLAY):
-            self.refresh_view()  # the game moved on (undo, new state): the answer is stale
-            self.maybe_start_ai()
-            return
-        failed = f"The AI failed ({message.decision.detail}); " if message.failed else ""
-        if failed:
-            log.error("AI %s: %s", message.decision.source, message.decision.detail)
-        if purpose is AIPurpose.HINT:
-            if s.is_human_turn():
-                s.show_hint(message.move)
-        elif purpose is AIPurpose.PLAY:
-            player = self.players.get(s.state.current_team)
-            if s.wants_ai() and s.make_move(message.move):
-                s.feedback = Feedback(f"{failed}AI: {describe_move(message.move)}", bool(failed))
-                if self.ponder and player is not None and s.is_human_turn() and not s.state.is_over:
-                    self._pondering = player  # until the human has moved (its next move stops it) or undo
-                    player.start_pondering(s.state)
-        elif s.is_human_turn() and s.make_move(message.move):
-            s.feedback = Feedback(f"{failed}AI played for you: {describe_move(message.move)}", bool(failed))
+    def _ai_answered(self, message: AIMoveReady) -> None:
+        self.ai.answered(message)
         self.after_change()
 
     def after_change(self) -> None:
         self.refresh_view()
-        self.maybe_start_ai()
+        self.ai.maybe_start()
+        self.refresh_board()  # "AI thinking…"
         self.check_end()
 
     # --- the end ----------------------------------------------------------------------------------
@@ -262,7 +180,7 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
             return
         self._end_shown = True
         self.app.push_screen(
-            EndScreen(texts.title, "\n".join(texts.lines), can_save=s.has_game(), can_restart=self.can_restart()),
+            EndScreen(texts.title, "\n".join(texts.lines), s.has_game(), self.can_restart(), s.can_analyse()),
             self._end_choice,
         )
 
@@ -280,18 +198,18 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
             self.action_save()
         elif choice == "new":
             self.action_new_game()
+        elif choice == "analyse":
+            self.action_analyse_game()
 
     # --- actions ----------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         s = self.session
         human = s.is_human_turn() and s.is_live
-        if action in (*_PLAYING_ACTIONS, "autopilot") and (not s.human_teams() or s.ended):
+        if action in ("pass_turn", "hint", "ai_move", "autopilot") and (not s.human_teams() or s.ended):
             return False  # --watch, or the game is over: no keys for playing in the footer
-        if action in ("move", "rotate", "flip"):
-            return True if human and s.ghost is not None else None
-        if action in ("place", "cycle", "deselect", "pass_turn"):
-            return True if human else None  # on a first move they explain why they cannot be used
+        if action == "pass_turn":
+            return True if human else None  # on a first move it explains why it cannot be used
         if action == "undo":
             return True if s.can_undo() or not s.local else None  # network games: says that it cannot
         if action in ("hint", "ai_move"):
@@ -306,21 +224,70 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
             return True if self.can_restart() and s.ended else None
         return True
 
+    # --- what the board's keys did, and the piece panels --------------------------------------------
+
+    @on(GhostMoved)
+    def _ghost_moved(self, message: GhostMoved) -> None:
+        if message.refusal_dropped:
+            self.show_feedback()
+        self.refresh_board()
+
+    @on(PlacementChanged)
+    def _placement_changed(self) -> None:
+        self.refresh_view()
+
+    @on(Placed)
+    def _placed(self) -> None:
+        self.after_change()
+
+    @on(ShapePicked)
+    def select_shape(self, message: ShapePicked) -> None:
+        self.session.placing.select(message.shape)
+        self.refresh_view()
+
+    def palette_extras(self) -> list[tuple[str, Callable[[], object], str]]:
+        """Command palette: "Select PENTO_X" for every piece that can be placed now."""
+        if not self.session.is_human_turn():
+            return []
+        pick = self.select_shape
+        return [
+            (f"Select {shape.name}", partial(pick, ShapePicked(shape)), "pick this piece")
+            for shape in sorted(self.session.placing.placeable_shapes())
+        ]
+
+    def action_pass_turn(self) -> None:
+        s = self.session
+        if not s.can_pass():
+            s.pass_turn()  # explains why not
+            self.refresh_view()
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                s.pass_turn()
+                self.after_change()
+            else:
+                self.say("not passed")
+
+        question = f"Pass with {s.state.current_color.name}? (You keep your pieces; the colour stays in the game.)"
+        self.app.push_screen(ConfirmScreen(question), answer)
+
     def action_undo(self) -> None:
-        self.cancel_ai()
+        self.ai.cancel()
         if self.session.undo():
             self._end_shown = False
         self.after_change()
 
     def action_hint(self) -> None:
-        if self.hint_player is not None and self.session.is_human_turn():
+        if self.ai.hint_player is not None and self.session.is_human_turn():
             self.session.feedback = Feedback("thinking about a hint…")
-            self.think(self.hint_player, AIPurpose.HINT)
+            self.ai.think(self.ai.hint_player, AIPurpose.HINT)
             self.refresh_view()
 
     def action_ai_move(self) -> None:
-        if self.hint_player is not None and self.session.is_human_turn():
-            self.think(self.hint_player, AIPurpose.PLAY_FOR_HUMAN)
+        if self.ai.hint_player is not None and self.session.is_human_turn():
+            self.session.feedback = Feedback("the AI is choosing your move…")
+            self.ai.think(self.ai.hint_player, AIPurpose.PLAY_FOR_HUMAN)
             self.refresh_view()
 
     def action_autopilot(self) -> None:
@@ -328,7 +295,7 @@ class GameScreen(PlacingActions, GameMenuActions, BoardLayout):
         was_on = s.state.current_team in s.autopilot
         s.toggle_autopilot()
         if was_on and self.ai.purpose is AIPurpose.PLAY:
-            self.cancel_ai()
+            self.ai.cancel()
         s.begin_turn()
         self.after_change()
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from tui.app import BlokusApp
-from tui.game_screen import GameScreen
+from tui.game_screen import GAME_BINDINGS
 from tui.keys import markdown_table
 from tui.replay_screen import ReplayScreen
 
 
 def readme_tables() -> str:
     return (
-        f"Playing:\n\n{markdown_table(GameScreen.BINDINGS)}\n\n"
+        f"Playing:\n\n{markdown_table(GAME_BINDINGS)}\n\n"
         f"In the replay viewer:\n\n{markdown_table(ReplayScreen.BINDINGS)}\n\n"
         f"Everywhere:\n\n{markdown_table(BlokusApp.BINDINGS)}\n"
     )

@@ -65,7 +65,9 @@ def side_content_width(width: int, plan: LayoutPlan) -> int:
     return (width - plan.centre - log) // 2 - 2  # the panel's padding
 
 
-def compose_board_layout(below_board: Widget, status: StatusBar | None = None) -> ComposeResult:
+def compose_board_layout(
+    below_board: Widget, status: StatusBar | None = None, board: Board | None = None
+) -> ComposeResult:
     """Panels of team ONE | ``status``, board, ``below_board`` | panels of team TWO | move list (ux-notes §1)."""
     with Horizontal(id="main"):
         with Vertical(classes="side", id="team-one"):
@@ -73,7 +75,7 @@ def compose_board_layout(below_board: Widget, status: StatusBar | None = None) -
             yield ShapePanel(Color.RED, id="panel-RED")
         with Vertical(id="centre"):
             yield status or StatusBar(id="status")
-            yield Board(id="board")
+            yield board or Board(id="board")
             yield below_board
         with Vertical(classes="side", id="team-two"):
             yield ShapePanel(Color.YELLOW, id="panel-YELLOW")

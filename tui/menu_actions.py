@@ -7,7 +7,9 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tui.ai_runner import AIRunner
 from tui.dialogs import HelpScreen, QuitScreen
+from tui.placing_board import PLACING_BINDINGS
 from tui.replay_screen import open_replay_picker
 from tui.session import GameSession
 
@@ -25,7 +27,7 @@ class MenuHost(Protocol):
 
     def say(self, text: str, error: bool = False) -> None: ...
 
-    def cancel_ai(self) -> None: ...
+    ai: AIRunner
 
 
 # For mypy the actions are part of a BoardLayout screen that is a MenuHost; at run time a plain mixin.
@@ -48,7 +50,8 @@ class GameMenuActions(_MenuActionsBase):
         self.toggle_xml()
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen([("Playing", self.BINDINGS), ("Everywhere", self.app.BINDINGS)]))
+        playing = [*PLACING_BINDINGS, *self.BINDINGS]  # the piece's keys (on the board), then the game's
+        self.app.push_screen(HelpScreen([("Playing", playing), ("Everywhere", self.app.BINDINGS)]))
 
     def action_open_replay(self) -> None:
         open_replay_picker(self.app)
@@ -86,7 +89,7 @@ class GameMenuActions(_MenuActionsBase):
 
     def action_new_game(self) -> None:
         if self.new_game_fn is not None:
-            self.cancel_ai()
+            self.ai.cancel()
             self.new_game_fn()
 
     def game_in_progress(self) -> bool:
@@ -112,5 +115,5 @@ class GameMenuActions(_MenuActionsBase):
         self.app.push_screen(QuitScreen(question, can_save=self.save_replay_fn is not None), answer)
 
     async def leave(self) -> None:
-        self.cancel_ai()
+        self.ai.cancel()
         self.app.exit()

@@ -66,3 +66,20 @@ class AIMoveReady(Message):
     @property
     def failed(self) -> bool:
         return self.decision.source.startswith("fallback")
+
+
+class GhostMoved(Message):
+    """The piece being placed moved, turned or flipped (the board and the status repaint);
+    ``refusal_dropped``: a refusal about its old place was dropped (the feedback line too)."""
+
+    def __init__(self, refusal_dropped: bool = False) -> None:
+        super().__init__()
+        self.refusal_dropped = refusal_dropped
+
+
+class PlacementChanged(Message):
+    """Another piece was picked or the piece was put back (everything repaints)."""
+
+
+class Placed(Message):
+    """Enter or a click tried to place the piece: a move may have been made (the game goes on)."""

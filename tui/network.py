@@ -10,12 +10,14 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from rich.style import Style
 from rich.text import Text
 
 from ai.base import Player
+from model import server_texts
 from model.moves import Move
 from model.pieces import Shape, Team
 from model.result import GameResult, end_texts
@@ -28,6 +30,7 @@ from net.connection import (
     ConnectionFailed,
     GameOver,
     Ignored,
+    Joined,
     MoveRequested,
     ServerError,
     StateChanged,
@@ -36,7 +39,7 @@ from net.connection import (
 )
 from tui.colors import palette_for
 from tui.game_screen import GameScreen
-from tui.messages import AIPurpose
+from tui.jobs import start_job
 from tui.session import Aborted, Feedback, GameSession, Seat, Timeline
 from tui.status import StatusContext
 from tui.widgets import StatusBar, XmlPane
@@ -92,6 +95,7 @@ class NetworkGameScreen(GameScreen):
             title=f"Blokus @ {host}:{port}",
             save_replay=save_replay,
         )
+        self.ai.clock = lambda: (self.clock_started, self.clock_limit)  # the AI answers within the server's clock
         self.host, self.port = host, port
         self.reservation, self.room = reservation, room
         self.player = player
@@ -105,6 +109,7 @@ class NetworkGameScreen(GameScreen):
         self.conn: Connection | None = None
         self._connection_factory = connection_factory or Connection
         self.failed = False  # the connection could not be opened: blokus play exits non-zero
+        self.joined = False  # the server put us in a room (until the game starts: waiting for an opponent)
         self._change_pending = False
         self.traffic: list[tuple[str, str, str]] = []  # (direction, time stamp, xml) of every message
 
@@ -115,7 +120,7 @@ class NetworkGameScreen(GameScreen):
             self.query_one(XmlPane).add_class("shown")  # on a shorter terminal it would cover the board
         super().on_mount()
         self.set_interval(0.2, self._tick_clock)
-        self.run_worker(self._run_connection(), group="net", exit_on_error=False)
+        start_job(self, self._run_connection, group="net")
 
     def _traffic(self, direction: str, xml: str) -> None:
         self.traffic.append((direction, self.stamp(), xml))
@@ -169,7 +174,7 @@ class NetworkGameScreen(GameScreen):
             other = event.team.opponent
             s.seats = {event.team: Seat.HUMAN, other: Seat.REMOTE}
             s.names = {event.team: s.names.get(Team.ONE, "you"), other: "opponent"}
-            self.players = {event.team: self.player}
+            self.ai.players = {event.team: self.player}
             colors = " and ".join(c.name for c in event.team.colors)
             text = f"you are team {event.team.name} ({colors})"
             if self.wanted_team is not None and self.wanted_team is not event.team:
@@ -178,6 +183,8 @@ class NetworkGameScreen(GameScreen):
                     "join (join first for ONE, second for TWO)"
                 )
             s.feedback = Feedback(text)
+        elif isinstance(event, Joined):
+            self.joined = True  # in the room: the game starts when the other player joins
         elif isinstance(event, StateChanged):
             self._on_state(event.state, event.names)
         elif isinstance(event, MoveRequested):
@@ -197,7 +204,8 @@ class NetworkGameScreen(GameScreen):
         elif isinstance(event, Ignored):
             self.query_one(XmlPane).add_note(f"ignored: {printable(event.reason)}")
         elif isinstance(event, ServerError):
-            text = printable(event.message.strip().replace("\n", " "))
+            # in English where we know the text; the original is in the XML pane and the log
+            text = printable(server_texts.shown(event.message, s.state.season).replace("\n", " "))
             s.feedback = Feedback(f"server error: {text}", True)
         elif isinstance(event, Closed):
             self.clock_started = None
@@ -232,7 +240,7 @@ class NetworkGameScreen(GameScreen):
 
     def _send(self, move: Move) -> None:
         self.clock_started = None
-        self.run_worker(self._send_move(move), group="net-send", exit_on_error=False)
+        start_job(self, partial(self._send_move, move), group="net-send")
 
     async def _send_move(self, move: Move) -> None:
         if self.conn is None:  # a move is asked for only over an open connection
@@ -241,20 +249,6 @@ class NetworkGameScreen(GameScreen):
             await self.conn.send_move(move)
         except (ValueError, ConnectionError) as exc:
             self.say(f"not sent: {exc}", True)
-
-    # --- AI under the server's clock --------------------------------------------------------------
-
-    def think(self, player: Player, purpose: AIPurpose) -> None:
-        self.session.ai_thinking = True
-        self.ai.start(
-            player,
-            self.session.state,
-            len(self.session.timeline),
-            purpose,
-            clock_started=self.clock_started,
-            clock_limit=self.clock_limit,
-        )
-        self.refresh_board()
 
     def _clock_left(self) -> float | None:
         if self.clock_limit is None or self.clock_started is None or not self.session.is_human_turn():
@@ -281,7 +275,8 @@ class NetworkGameScreen(GameScreen):
         t.append("not connected" if s.end is not None else "connecting …")
         t.append("\n\n")
         aborted = s.end.title if isinstance(s.end, Aborted) else None
-        t.append(aborted or "waiting for the server …", Style(bold=bool(aborted), color=palette_for(self.app).text))
+        waiting = "waiting for an opponent …" if self.joined else "waiting for the server …"
+        t.append(aborted or waiting, Style(bold=bool(aborted), color=palette_for(self.app).text))
         self.query_one(StatusBar).show(t)
 
     def check_end(self) -> None:
@@ -290,7 +285,7 @@ class NetworkGameScreen(GameScreen):
         super().check_end()
 
     async def leave(self) -> None:
-        self.cancel_ai()
+        self.ai.cancel()
         if self.conn is not None:
             try:
                 await self.conn.close()

@@ -1,11 +1,11 @@
-"""Placing a piece: the ghost, its three states, refusals that name the cells, and the session's
-placing controls (``PlacingControls``, a part of ``GameSession``). Nothing here imports Textual."""
+"""Placing a piece: the ghost, its three states, refusals that name the cells, and ``Placement``, the
+session's object for the piece being placed (``GameSession.placing``). Nothing here imports Textual."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from model import placements as P
 from model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove, describe_move
@@ -30,6 +30,15 @@ class GhostStatus(Enum):
 
 
 REFUSAL = "Not allowed: "
+
+# the ghost's word where the state's name is not the rule: a first piece (rules.md §6.1, season-2027.md)
+_FIRST_MOVE_WORDS = {MoveMistake.NOT_IN_CORNER: "not in a board corner", MoveMistake.NOT_ON_BORDER: "not on the border"}
+
+
+def ghost_word(status: GhostStatus, mistake: MoveMistake | None) -> str:
+    """The legality word of the ghost: ``legal``, ``not placeable``, ``no corner contact``, or the first-move
+    rule it breaks (``not in a board corner`` in 2021, ``not on the border`` in 2027)."""
+    return _FIRST_MOVE_WORDS.get(mistake, status.value) if mistake is not None else status.value
 
 
 def cells_text(state: GameState, move: SetMove, mistake: MoveMistake) -> str:
@@ -115,12 +124,13 @@ class Feedback:
     error: bool = False
 
 
-class ControlsHost(Protocol):
-    """What ``PlacingControls`` needs from the session it is a part of (``GameSession``)."""
+class PlacementHost(Protocol):
+    """What a ``Placement`` reads and calls of the session that owns it (``GameSession``): public members only."""
 
-    ghost: Ghost | None = None  # (the default only keeps mypy from inferring a type from ``self.ghost = None``)
     feedback: Feedback
-    timeline: GameRecord
+
+    @property
+    def timeline(self) -> GameRecord: ...
 
     @property
     def state(self) -> GameState: ...  # the live state
@@ -133,29 +143,36 @@ class ControlsHost(Protocol):
 
     def is_human_turn(self) -> bool: ...
 
-    def _require_turn(self) -> str | None: ...  # why the human cannot act now, or None
+    def refusal(self) -> str | None: ...  # why the human cannot act now, or None
 
     def apply(self, move: Move) -> None: ...  # raises InvalidMove
 
 
-# mypy checks the controls against their host; at run time a plain class (no Protocol machinery in the session)
-if TYPE_CHECKING:
-    _PlacingBase = ControlsHost
-else:
-    _PlacingBase = object
+class Placement:
+    """The piece the human is placing (the *ghost*) of a session, and what the keys and the mouse do with it:
+    select, move, turn, flip and place it (on the human's turn only). Owned by the session (``session.placing``)."""
 
+    def __init__(self, session: PlacementHost) -> None:
+        self.session = session
+        self.ghost: Ghost | None = None
+        self._overlay_cache: tuple[tuple, int] | None = None
 
-class PlacingControls(_PlacingBase):
-    """The ghost of a ``GameSession``: selecting, moving, turning and placing it (the human's turn only)."""
+    @property
+    def state(self) -> GameState:
+        return self.session.state
 
-    def ghost_status(self) -> tuple[GhostStatus, MoveMistake | None] | None:
-        if self.ghost is None or not self.is_human_turn() or not self.is_live:
+    def _say(self, text: str = "", error: bool = False) -> None:
+        self.session.feedback = Feedback(text, error)
+
+    def status(self) -> tuple[GhostStatus, MoveMistake | None] | None:
+        """The ghost's state and the rule it breaks (None: no ghost, or not the human's turn)."""
+        if self.ghost is None or not self.session.is_human_turn() or not self.session.is_live:
             return None
         return classify(self.state, self.ghost.move(self.state.current_color))
 
     def placeable_shapes(self, color: Color | None = None) -> set[Shape]:
         """Shapes of ``color`` (default: the colour to move) with at least one legal placement now."""
-        st = self.shown
+        st = self.session.shown
         color = st.current_color if color is None else color
         if not st.is_valid(color) or st.is_over:
             return set()
@@ -166,14 +183,14 @@ class PlacingControls(_PlacingBase):
         """Bitboard of the cells the colour to move may cover with a legal placement (selected shape only
         when one is selected)."""
         st = self.state
-        if st.is_over or not self.is_live:
+        if st.is_over or not self.session.is_live:
             return 0
         key = (id(st), st.turn, None if self.ghost is None else self.ghost.shape)
-        cached = self.__dict__.get("_overlay_cache")
+        cached = self._overlay_cache
         if cached is not None and cached[0] == key:
             return cached[1]
         bb = self._overlay(st)
-        self.__dict__["_overlay_cache"] = (key, bb)
+        self._overlay_cache = (key, bb)
         return bb
 
     def _overlay(self, st: GameState) -> int:
@@ -187,7 +204,7 @@ class PlacingControls(_PlacingBase):
 
     # --- turn handling ----------------------------------------------------------------------------
 
-    def _new_ghost(self, shape: Shape) -> Ghost:
+    def new_ghost(self, shape: Shape) -> Ghost:
         """A ghost of ``shape`` at a legal placement: the one nearest to the previous ghost of this turn
         (tab through the pieces and each lands where it fits, close to where you were), else near the
         colour's last piece (on a first move: near the top-left corner), unrotated if one such placement
@@ -223,41 +240,39 @@ class PlacingControls(_PlacingBase):
 
     def last_cells(self, color: Color) -> list[tuple[int, int]]:
         """The cells of ``color``'s most recent piece (empty before its first move)."""
-        for move in reversed(self.timeline.moves):
+        for move in reversed(self.session.timeline.moves):
             if isinstance(move, SetMove) and move.color == color:
                 return list(move.cells)
         return []
 
     def select(self, shape: Shape) -> bool:
-        if self._require_turn():
+        if self.session.refusal():
             return False
         st = self.state
         if not st.has_shape(st.current_color, shape):
-            self.feedback = Feedback(f"{shape.name} has already been placed", True)
+            self._say(f"{shape.name} has already been placed", True)
             return False
         if st.is_first_move() and shape != st.start_piece:
-            self.feedback = Feedback(f"the first move must place the start piece {st.start_piece.name}", True)
+            self._say(f"the first move must place the start piece {st.start_piece.name}", True)
             return False
         if shape not in self.placeable_shapes():
-            self.feedback = Feedback(f"{shape.name} cannot be placed anywhere now", True)
+            self._say(f"{shape.name} cannot be placed anywhere now", True)
             return False
         if self.ghost is None or self.ghost.shape != shape:
-            self.ghost = self._new_ghost(shape)
-        self.feedback = Feedback()
+            self.ghost = self.new_ghost(shape)
+        self._say()
         return True
 
     def cycle(self, step: int) -> bool:
         """Select the next (+1) or previous (-1) shape that can be placed now."""
-        if (msg := self._require_turn()) is not None:
-            self.feedback = Feedback(msg, True)
+        if (msg := self.session.refusal()) is not None:
+            self._say(msg, True)
             return False
         shapes = sorted(self.placeable_shapes())
         if not shapes:
             return False
         if self.state.is_first_move():
-            self.feedback = Feedback(
-                f"on a first move only the start piece {self.state.start_piece.name} can be placed", True
-            )
+            self._say(f"on a first move only the start piece {self.state.start_piece.name} can be placed", True)
             return False
         if self.ghost is None:
             shape = shapes[0] if step > 0 else shapes[-1]
@@ -271,15 +286,13 @@ class PlacingControls(_PlacingBase):
         return self.select(shape)
 
     def deselect(self) -> None:
-        if self._require_turn() is not None or self.ghost is None:
+        if self.session.refusal() is not None or self.ghost is None:
             return
         if self.state.is_first_move():
-            self.feedback = Feedback(
-                f"on a first move the start piece {self.state.start_piece.name} is the only choice", True
-            )
+            self._say(f"on a first move the start piece {self.state.start_piece.name} is the only choice", True)
             return
         self.ghost = None
-        self.feedback = Feedback("piece put back")
+        self._say("piece put back")
 
     def move_ghost(self, dx: int, dy: int) -> bool:
         if self.ghost is None:
@@ -304,34 +317,33 @@ class PlacingControls(_PlacingBase):
 
     def place(self) -> Move | None:
         """Play the ghost if it is legal; otherwise explain the broken rule. Returns the move played."""
-        if (msg := self._require_turn()) is not None:
-            self.feedback = Feedback(msg, True)
+        if (msg := self.session.refusal()) is not None:
+            self._say(msg, True)
             return None
         if self.ghost is None:
-            self.feedback = Feedback("select a piece first (tab / n)", True)
+            self._say("select a piece first (tab / n)", True)
             return None
         move = self.ghost.move(self.state.current_color)
         try:
-            self.apply(move)
+            self.session.apply(move)
         except InvalidMove as exc:
-            self.feedback = Feedback(
-                f"{REFUSAL}{exc.mistake.english}{cells_text(self.state, move, exc.mistake)}.", True
-            )
+            self._say(f"{REFUSAL}{exc.mistake.english}{cells_text(self.state, move, exc.mistake)}.", True)
             return None
-        self.feedback = Feedback(f"placed {describe_move(move)}")
+        self._say(f"placed {describe_move(move)}")
         return move
 
     def show_hint(self, move: Move) -> None:
         """Show an AI suggestion as the ghost."""
         if isinstance(move, SkipMove):
-            self.feedback = Feedback("hint: pass")
+            self._say("hint: pass")
             return
         self.ghost = Ghost(move.shape, move.rotation, move.flipped, move.x, move.y)
-        self.feedback = Feedback(f"hint: {describe_move(move)} (enter places it)")
+        self._say(f"hint: {describe_move(move)} (enter places it)")
 
     def forget_stale_refusal(self) -> bool:
         """After the ghost moved: drop a refusal about its old position (True if one was dropped)."""
-        if self.feedback.error and self.feedback.text.startswith(REFUSAL):
-            self.feedback = Feedback()
+        feedback = self.session.feedback
+        if feedback.error and feedback.text.startswith(REFUSAL):
+            self._say()
             return True
         return False

@@ -19,7 +19,7 @@ from model.record import ColorRemoved, GameRecord, MoveEvent, events_between
 from model.result import EndTexts, GameResult, end_texts, state_result
 from model.season import DEFAULT_SEASON, Season
 from model.state import GameState
-from tui.placing import REFUSAL, Feedback, Ghost, GhostStatus, PlacingControls, classify, describe_move
+from tui.placing import REFUSAL, Feedback, Ghost, GhostStatus, Placement, classify, describe_move, ghost_word
 
 N = P.N
 __all__ = [
@@ -29,10 +29,12 @@ __all__ = [
     "Ghost",
     "GhostStatus",
     "LogEntry",
+    "Placement",
     "Seat",
     "Timeline",
     "classify",
     "describe_move",
+    "ghost_word",
 ]
 
 
@@ -105,15 +107,15 @@ class Timeline(GameRecord):
 
 
 @dataclass
-class GameSession(PlacingControls):
-    """A game as the TUI plays it: local (human/AI/hotseat) or on a server (REMOTE opponent)."""
+class GameSession:
+    """A game as the TUI plays it: local (human/AI/hotseat) or on a server (REMOTE opponent). The piece the
+    human places is its ``placing`` (a ``Placement``)."""
 
     timeline: Timeline
     seats: dict[Team, Seat]
     names: dict[Team, str] = field(default_factory=lambda: {Team.ONE: "you", Team.TWO: "AI"})
     local: bool = True  # undo is only possible in local games
     autopilot: set[Team] = field(default_factory=set)
-    ghost: Ghost | None = None
     view: int | None = None  # timeline index being viewed, None = live
     show_overlay: bool = False
     feedback: Feedback = field(default_factory=Feedback)
@@ -123,6 +125,19 @@ class GameSession(PlacingControls):
     send: Callable[[Move], None] | None = None
     move_requested: bool = False  # the server asked us for a move and we have not answered yet
     started: bool = True  # False until a server sent the first state (the board is a placeholder)
+    placing: Placement = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.placing = Placement(self)
+
+    @property
+    def ghost(self) -> Ghost | None:
+        """The piece being placed (``placing.ghost``)."""
+        return self.placing.ghost
+
+    @ghost.setter
+    def ghost(self, ghost: Ghost | None) -> None:
+        self.placing.ghost = ghost
 
     @classmethod
     def new_local(
@@ -207,7 +222,7 @@ class GameSession(PlacingControls):
             self.ghost = None
         if st.is_first_move(color):
             if self.ghost is None or self.ghost.shape != st.start_piece:
-                self.ghost = self._new_ghost(st.start_piece)
+                self.ghost = self.placing.new_ghost(st.start_piece)
 
     def apply(self, move: Move) -> None:
         """Play a move on the live state (raises ``InvalidMove``) and append it to the timeline.
@@ -216,7 +231,7 @@ class GameSession(PlacingControls):
         if self.send is not None:
             mistake = self.state.validate(move)
             if mistake is not None:
-                raise InvalidMove(mistake, move)
+                raise InvalidMove(mistake, move, self.state.season.violation_text(mistake, move))
             self.move_requested = False
             self.ghost = None
             self.view = None
@@ -231,7 +246,8 @@ class GameSession(PlacingControls):
 
     # --- human actions (each returns a short message for the status line) --------------------------
 
-    def _require_turn(self) -> str | None:
+    def refusal(self) -> str | None:
+        """Why the human cannot act now (an earlier state shown, the game over, not their turn), or None."""
         if not self.is_live:
             return "you are viewing an earlier state; press g to return to the live game"
         if self.ended:
@@ -251,10 +267,10 @@ class GameSession(PlacingControls):
         return True
 
     def can_pass(self) -> bool:
-        return self._require_turn() is None and self.state.can_skip()
+        return self.refusal() is None and self.state.can_skip()
 
     def pass_turn(self) -> Move | None:
-        if (msg := self._require_turn()) is not None:
+        if (msg := self.refusal()) is not None:
             self.feedback = Feedback(msg, True)
             return None
         if not self.state.can_skip():
@@ -322,6 +338,10 @@ class GameSession(PlacingControls):
     def has_game(self) -> bool:
         """There is a real game to save (not the placeholder before a server's first state)."""
         return self.started
+
+    def can_analyse(self) -> bool:
+        """The analysis (``A``) is offered: a game with moves that is over (not while it runs: the CPU)."""
+        return self.has_game() and len(self.timeline) > 1 and self.ended
 
     @property
     def ended(self) -> bool:

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from rich.style import Style
 from rich.text import Text
 
-from model.moves import MoveMistake, describe_piece
+from model.moves import describe_piece
 from model.pieces import Color, Team
 from tui.colors import Palette
-from tui.session import GameSession, GhostStatus
+from tui.session import GameSession, GhostStatus, ghost_word
 
 WIDE = 44  # columns from which the long forms fit
 
@@ -118,20 +118,32 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
             f"VIEW {shown}/{last} — g returns",
         )
         return [Text(text, Style(color=fg, bgcolor=bg, bold=True))]
+    if s.ai_thinking and s.is_human_turn():  # m or a hint: the ghost waits for the AI's answer
+        return [Text("AI thinking…", Style(color=pal.warn, bold=True))]
     if s.ghost is not None and s.is_human_turn():
         g = s.ghost
-        where = Text(f"{describe_piece(g.shape, g.rotation, g.flipped)} @ ({g.x},{g.y})")
-        gs = s.ghost_status()
+        piece = describe_piece(g.shape, g.rotation, g.flipped)
+        gs = s.placing.status()
         if gs is None:
-            return [where]
+            return [Text(fit(f"{piece} @ ({g.x},{g.y})", ctx.width))]
         colour = {GhostStatus.LEGAL: pal.good, GhostStatus.BLOCKED: pal.bad}.get(gs[0], pal.warn)
-        text = gs[0].value
-        if gs[1] is MoveMistake.NOT_ON_BORDER:  # 2027: a first piece goes to the edge, not a corner
-            text = "not on the border"
-        state = Text(text, Style(color=colour, bold=True))
-        if len(where) + 2 + len(state) <= ctx.width:
-            return [Text.assemble(where, "  ", state)]
-        return [where, state]
+        word = ghost_word(*gs)
+        # one line at every width: the piece's description gives way, never the legality word
+        room = ctx.width - len(word) - 2
+        where = next(
+            (
+                w
+                for w in (
+                    f"{piece} @ ({g.x},{g.y})",
+                    f"{piece} ({g.x},{g.y})",
+                    f"{g.shape.name} ({g.x},{g.y})",
+                    g.shape.name,
+                )
+                if len(w) <= room
+            ),
+            "",
+        )
+        return [Text.assemble(where, "  " if where else "", (word, Style(color=colour, bold=True)))]
     if s.is_human_turn():
         return [
             Text(
@@ -142,12 +154,12 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
     if s.ai_thinking:
         return [Text("AI thinking…", Style(color=pal.warn, bold=True))]
     if s.ended:
-        keys = (
-            first_that_fits(ctx.width, "n new game · ctrl+s save · q quit", "n new · ctrl+s save · q quit")
-            if s.local
-            else "ctrl+s save · q quit"
-        )
-        return [Text(keys, Style(color=pal.label))]
+        keys = ["A analyse" if s.can_analyse() else "", "N new game" if s.local else "", "ctrl+s save", "q quit"]
+        short = [key.replace(" game", "") for key in keys]
+        line = first_that_fits(ctx.width, " · ".join(k for k in keys if k), " · ".join(k for k in short if k))
+        if len(line) <= ctx.width and not line.endswith("…"):
+            return [Text(line, Style(color=pal.label))]
+        return pack([Text(k, Style(color=pal.label)) for k in short if k], ctx.width)  # two lines, none cut
     return [Text(ctx.waiting, Style(color=pal.label))] if ctx.waiting else []
 
 

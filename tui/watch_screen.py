@@ -5,9 +5,11 @@ from __future__ import annotations
 from textual.binding import Binding
 
 from ai.analysis import AnalysisSettings
+from model import server_texts
 from model.text import printable
 from net.connection import Closed, GameOver, ServerError, StateChanged
 from net.watch import Watcher
+from tui.jobs import start_job
 from tui.replay_screen import ReplayScreen
 from tui.replays import REPLAY_DIR, ReplayData
 from tui.session import Timeline
@@ -47,7 +49,7 @@ class WatchScreen(ReplayScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.index = len(self.timeline) - 1
-        self.run_worker(self._follow(), group="watch", exit_on_error=False)
+        start_job(self, self._follow, group="watch")
         self.notify(f"watching room {self.watcher.room_id} live", timeout=4)
 
     async def _follow(self) -> None:
@@ -60,7 +62,7 @@ class WatchScreen(ReplayScreen):
                 self.analysis_game_changed(final=True)
                 self.refresh_view()
             elif isinstance(event, ServerError):
-                self.notify(f"server: {printable(event.message)}", severity="warning", timeout=8)
+                self.notify(f"server: {printable(server_texts.shown(event.message))}", severity="warning", timeout=8)
             elif isinstance(event, Closed):
                 self.live = self.replay.live = False
                 if watcher.result is None:

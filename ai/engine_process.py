@@ -27,7 +27,9 @@ import time
 from collections.abc import Callable
 from multiprocessing.sharedctypes import RawValue
 
+from ai import processes
 from ai.base import Engine, EngineError, Player
+from ai.compiled import fallback_label
 from model.moves import Move
 from model.state import GameState
 
@@ -59,9 +61,18 @@ class SharedFlag:
 
 
 def _worker(
-    name: str, seed: int | None, conn: multiprocessing.connection.Connection, stop: SharedFlag, nice: int
+    name: str,
+    seed: int | None,
+    conn: multiprocessing.connection.Connection,
+    stop: SharedFlag,
+    nice: int,
+    parent: int,
 ) -> None:
     from ai import make_player
+
+    # ends with the bot (also after kill -9) and holds none of its standard streams: a harness that waits
+    # for the bot's output is not kept waiting by its engine
+    processes.die_with_parent(parent)
 
     if nice:
         with contextlib.suppress(OSError, AttributeError):
@@ -156,7 +167,10 @@ class ProcessPlayer(Player):
         self._stop = SharedFlag(ctx)
         self._conn, child = ctx.Pipe()
         self._proc = ctx.Process(
-            target=_worker, args=(name, seed, child, self._stop, nice), daemon=True, name=f"blokus-engine-{name}"
+            target=_worker,
+            args=(name, seed, child, self._stop, nice, os.getpid()),
+            daemon=True,
+            name=f"blokus-engine-{name}",
         )
         self._proc.start()
         child.close()
@@ -205,16 +219,7 @@ class ProcessPlayer(Player):
 
             self._fallback = LookaheadPlayer()
         move = await self._fallback.choose_move(state, deadline)
-        why = (
-            "engine process ended"
-            if self._dead is not None
-            else "compiled engine failed"
-            if self.status.startswith("failed")
-            else "compiling"
-            if self.status == "compiling"
-            else "loading"
-        )
-        self.last_info = {**self._fallback.last_info, "fallback": f"{self._fallback.name} ({why})"}
+        self.last_info = {**self._fallback.last_info, "fallback": fallback_label(self._fallback.name, self.status)}
         return move
 
     def _attach(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -289,11 +294,6 @@ class ProcessPlayer(Player):
         if self._loop is not None:
             with contextlib.suppress(Exception):
                 self._loop.remove_reader(self._conn.fileno())
-        with contextlib.suppress(Exception):
-            self._conn.send(None)
-        self._proc.join(0.5)
-        if self._proc.is_alive():
-            self._proc.terminate()
-            self._proc.join(0.5)
+        processes.stop_worker(self._proc, lambda: self._conn.send(None), ask_grace=0.5, term_grace=0.5)
         with contextlib.suppress(Exception):
             self._conn.close()

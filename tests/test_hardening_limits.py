@@ -1,8 +1,8 @@
-"""Second hardening pass (issue 39): in-bounds floods before joining, reserved seats and joinRoom, the bot's
-idle timeout after a request it cannot answer, printable text from outside, connections closed for good,
-encoder workers without client sockets, failed framers freed, a bounded game history, Ctrl-C.
-Attack inputs are generated here; loopback only; events are awaited with generous caps, no test measures
-time."""
+"""Hardening, second pass (issue 39), limits and lifetimes: in-bounds floods before joining, reserved
+seats and joinRoom, the bot's idle timeout after a request it cannot answer, printable text from outside,
+connections closed for good, encoder workers without client sockets, failed framers freed, a bounded game
+history, Ctrl-C. Attack inputs are generated here; loopback only; events are awaited with generous caps, no
+test measures time."""
 
 from __future__ import annotations
 
@@ -19,14 +19,16 @@ from model import messages as M
 from model.framing import Limits, MessageTooLarge, StreamFramer
 from model.pieces import Shape, Team
 from model.result import Cause, irregular_result
+from model.season import SEASON_2021
 from model.state import GameState
 from model.text import printable
-from net import wire
 from net.guard import ConnectionLimits, Rate, WorkBudget
 from net.rooms import FinishedGame
 from net.server import GameHistory, HistoryLimits
-from tests.test_net_bot import _run_bot
-from tests.test_net_support import HOST, RawClient, is_room, move_xml, play_client, start_server
+from net.wire import SeasonWire
+from tests.helpers import HOST, RawClient, is_room, move_xml, play_client, run_bot_against, start_server, wait_until
+
+wire = SeasonWire(SEASON_2021)  # the 2021 season's forms
 
 ROOM = "r1"
 
@@ -35,12 +37,6 @@ def big_join() -> bytes:
     """A valid <join> of ~62 KB inside every bound of one client message: 256 elements, 31 attributes each."""
     child = b"<x " + b" ".join(b'a%d="v"' % i for i in range(31)) + b"/>"
     return b'<join gameType="swc_2021_blokus">' + child * 255 + b"</join>"
-
-
-async def until(condition, cap: float = 20.0) -> None:
-    async with asyncio.timeout(cap):
-        while not condition():
-            await asyncio.sleep(0.01)
 
 
 # --- 1. fair work -------------------------------------------------------------------------------------------
@@ -144,7 +140,7 @@ async def test_the_bot_gives_up_after_a_request_it_cannot_answer_and_silence(cap
             await writer.drain()
             await reader.read()  # silent until the bot goes
 
-        code, _ = await _run_bot(silent_after_request, "--idle-timeout", "0.3s")
+        code, _ = await run_bot_against(silent_after_request, "--idle-timeout", "0.3s")
         err = capsys.readouterr().err
         assert code == 1 and err.count("\n") == 1, err
         assert err.startswith(
@@ -207,15 +203,15 @@ async def test_a_dropped_connection_whose_peer_does_not_read_is_closed_for_good(
         raw.setblocking(False)
         await asyncio.get_running_loop().sock_connect(raw, (HOST, server.port))
         _, writer = await asyncio.open_connection(sock=raw)  # never reads
-        await until(lambda: server.clients)
+        await wait_until(lambda: server.clients)
         (client,) = server.clients
         sock = client.writer.get_extra_info("socket")
         for _ in range(100):  # ~1 MB of output that the peer never takes
             client.send(f"<error message='{'x' * 10_000}'/>")
         assert client.writer.transport.get_write_buffer_size() > 0
         client.drop("test: dropped while output is waiting")
-        await until(lambda: sock.fileno() == -1)  # the descriptor is released
-        await until(lambda: server.connections.total == 0)
+        await wait_until(lambda: sock.fileno() == -1)  # the descriptor is released
+        await wait_until(lambda: server.connections.total == 0)
         writer.close()
     finally:
         await server.close()
@@ -226,7 +222,7 @@ async def test_encoder_workers_hold_no_client_socket():
     try:
         bystander = await RawClient().connect(server.port)  # open before the first move is encoded
         await bystander.write("<protocol>")
-        await until(lambda: len(server.clients) == 1)
+        await wait_until(lambda: len(server.clients) == 1)
         one = await RawClient().connect(server.port)
         await one.write('<protocol><join gameType="swc_2021_blokus"/>')
         two = await RawClient().connect(server.port)

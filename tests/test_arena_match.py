@@ -1,0 +1,181 @@
+"""How an arena match runs (``ai.arena.run_match``, ``cli.arena``): one Ctrl-C stops it with the table of the
+finished games (issue 43.2), its logs are bounded in total (46.3), and ``--sprt`` decides over game pairs (43.4)."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from ai.arena import ArenaGame, PairedSprt
+from ai.sprt import SprtSpec, Verdict
+from cli.arena import main as arena_main
+from net.external_arena import LogBudget
+
+ROOT = Path(__file__).resolve().parent.parent
+CMD = f"cmd:{sys.executable} {Path(__file__).with_name('ext_client.py')}"
+CAP_S = 180  # generous cap on waiting for a line under load (never a fixed sleep)
+
+
+def marked_processes(marker: str) -> list[int]:
+    """The live processes that carry ``marker`` in their environment (everything an arena started)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                environ = fh.read()
+            with open(f"/proc/{entry}/stat") as fh:
+                state = fh.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in environ and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def read_until(stream, needle: bytes, cap: float) -> bytes:
+    data = b""
+    deadline = time.monotonic() + cap
+    while needle not in data:
+        left = deadline - time.monotonic()
+        assert left > 0, f"{needle!r} did not come: {data[-500:]!r}"
+        ready, _, _ = select.select([stream], [], [], left)
+        if ready:
+            chunk = os.read(stream.fileno(), 65536)
+            assert chunk, f"the arena ended before {needle!r}: {data[-500:]!r}"
+            data += chunk
+    return data
+
+
+@pytest.mark.parametrize(
+    "players",
+    [
+        ["greedy", "random", "--games", "400"],  # in-process players in game processes
+        [CMD, "random", "--games", "10", "--move-time", "200"],  # a program and our bot per game, in threads
+    ],
+    ids=["in-process", "cmd"],
+)
+def test_one_ctrl_c_stops_an_arena_with_two_jobs(tmp_path, players):
+    marker = f"BLOKUS_TEST_MARK_{uuid.uuid4().hex}"
+    env = {**os.environ, marker: "1", "PYTHONPATH": str(ROOT)}
+    arena = subprocess.Popen(
+        [sys.executable, "-m", "blokus", "arena", *players, "--jobs", "2", "--logs", str(tmp_path / "logs")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=tmp_path,
+        start_new_session=True,  # the terminal's Ctrl-C goes to the whole foreground group: so here
+    )
+    try:
+        err = read_until(arena.stderr, b"] 1/", CAP_S)  # the first finished game's progress line
+        assert marked_processes(marker)  # the marker finds what the arena started
+        os.killpg(arena.pid, signal.SIGINT)
+        out, rest = arena.communicate(timeout=CAP_S)
+    finally:
+        if arena.poll() is None:
+            os.killpg(arena.pid, signal.SIGKILL)
+            arena.wait()
+    err += rest
+    text = out.decode()
+    assert arena.returncode == 130, err.decode()[-2000:]
+    assert "stopped after " in text and " of " in text and "games (Ctrl-C)" in text
+    assert "player" in text and "Void" in text  # the table of the finished games
+    assert b"Traceback" not in err and b"KeyboardInterrupt" not in err, err.decode()
+    deadline = time.monotonic() + 10  # an ended process may take a moment to be reaped
+    while marked_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marked_processes(marker) == []
+
+
+# --- logs -----------------------------------------------------------------------------------------------------
+
+
+def test_the_log_budget_removes_the_oldest_logs_first(tmp_path):
+    budget = LogBudget(str(tmp_path), total=4000, jobs=1)
+    for i in range(5):
+        path = tmp_path / f"game-{i:03d}-ONE-x.out.log"
+        path.write_bytes(b"x" * 1000)
+        os.utime(path, (1000 + i, 1000 + i))
+    (tmp_path / "replay.xml").write_bytes(b"y" * 5000)  # not a log: kept
+    budget.prune(keep={str(tmp_path / "game-000-ONE-x.out.log")})  # a running game's log: kept
+    left = sorted(p.name for p in tmp_path.glob("game-*.log"))
+    assert left == ["game-000-ONE-x.out.log", "game-004-ONE-x.out.log"]
+    assert (tmp_path / "replay.xml").exists()
+    assert budget.log_limit == 64 * 1024  # the floor of a file's cap
+
+
+def test_an_arena_keeps_its_logs_within_the_budget_and_removes_its_temporary_folder(tmp_path, capsys):
+    logs = tmp_path / "logs"
+    code = arena_main(
+        [f"{CMD} --misbehave flood", "random", "--games", "2", "--quiet", "--logs", str(logs), "--log-budget", "1"]
+    )
+    assert code in (0, 1)
+    assert sum(p.stat().st_size for p in logs.iterdir()) <= 2**20
+    capsys.readouterr()
+    code = arena_main([CMD, "random", "--games", "1", "--quiet", "--move-time", "200"])
+    err = capsys.readouterr().err
+    folder = err.split("output goes to ", 1)[1].split(" (removed at the end", 1)[0]
+    assert code == 0 and not Path(folder).exists()
+
+
+# --- SPRT -----------------------------------------------------------------------------------------------------
+
+
+def game(index: int, score: float, void: str = "") -> ArenaGame:
+    return ArenaGame(index, "PENTO_L", index % 2, 0, 0, score, 40, void=void)
+
+
+def test_a_pair_counts_when_both_games_are_done_in_any_order_and_a_void_pair_not_at_all():
+    sprt = PairedSprt(SprtSpec(0, 50))
+    results: list[ArenaGame] = []
+    for g in [game(1, 1.0), game(2, 0.5), game(0, 1.0), game(5, 0.0, void="B did not join"), game(4, 1.0)]:
+        results.append(g)
+        assert sprt(results) is False
+    assert sprt.state.counts == (0, 0, 0, 0, 1) and sprt.void_pairs == 1  # pair 1 waits for game 3
+    results.append(game(3, 0.0))
+    sprt(results)
+    assert sprt.state.counts == (0, 1, 0, 0, 1)  # 0.5 and 0: a quarter
+    assert "1 pair(s) with a void game not counted" in sprt.describe()
+
+
+def test_the_verdict_stops_the_match_and_is_frozen():
+    sprt = PairedSprt(SprtSpec(0, 50))
+    results: list[ArenaGame] = []
+    i = 0
+    while not sprt.decided_after:
+        results.append(game(i, 1.0))
+        stop = sprt(results)
+        i += 1
+    assert stop and sprt.state.verdict is Verdict.H1 and sprt.decided_after == i
+    counts = sprt.state.counts
+    results += [game(i, 0.0), game(i + 1, 0.0)]  # games that were running: the verdict stays
+    assert sprt(results) is True and sprt.state.counts == counts
+    assert json.dumps(sprt.as_dict(), allow_nan=False)  # all pairs won: an infinite Elo is null
+
+
+def test_the_arena_reports_an_sprt_that_cannot_decide_within_its_cap(tmp_path, capsys):
+    out = tmp_path / "m.json"
+    code = arena_main(["random", "random", "--sprt", "0,5", "--games", "4", "--quiet", "--json", str(out)])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "SPRT [0, 5] after 2 pairs: LLR" in text and "undecided within the cap of 4 games" in text
+    sprt = json.loads(out.read_text())["summary"]["sprt"]
+    assert sprt["pairs"] == 2 and sprt["verdict"] == "continue"
+    assert {"llr", "lower", "upper", "elo", "elo_ci95", "pentanomial"} <= sprt.keys()
+
+
+def test_a_bad_sprt_is_one_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        arena_main(["random", "random", "--sprt", "5"])
+    assert exc.value.code == 2
+    assert "write ELO0,ELO1" in capsys.readouterr().err

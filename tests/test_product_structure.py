@@ -1,0 +1,165 @@
+"""The product's structure (GUIDE.md, Architecture): no import cycle anywhere in the product, counting the
+imports inside functions, and no function with more than a dozen parameters (a structure wants to be made).
+
+Both read the source (ast), so they see every module, imported by a test or not."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PRODUCT = ("blokus", "model", "ai", "net", "tui", "cli")
+MAX_PARAMETERS = 12
+
+# Today's offenders, each being removed on its own branch; the lead empties this set after merging them. The
+# tests below fail on an offender not listed AND on a listed one that no longer offends: the list cannot rot.
+KNOWN_OFFENDERS = {
+    # H2 (issue 42.2): ai/mcts.py becomes ai/mcts/ with its kernels' arrays grouped
+    "parameters: ai.mcts.run",
+    "parameters: ai.mcts.expand_root",
+    "parameters: ai.mcts._expand",
+    "parameters: ai.mcts.copy_subtree",
+    "parameters: ai.mcts._playout_move",
+    "parameters: ai.mcts._playout_turn",
+    # H2 (issue 42.2/42.5): the lookahead search's kernels
+    "parameters: ai.fastsearch.alphabeta",
+    "parameters: ai.fastsearch.search_move",
+    "parameters: ai.fastsearch.scored_children",
+    # the TUI's restructuring (issue 42.4): the network screen's options as one structure
+    "parameters: tui.network.NetworkGameScreen.__init__",
+}
+
+
+def product_modules() -> dict[str, Path]:
+    """Dotted module name -> file, for every module of the product (a package by its __init__)."""
+    modules = {}
+    for package in PRODUCT:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return modules
+
+
+def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """Module -> the product modules it imports anywhere in its text (top level, functions, TYPE_CHECKING)."""
+
+    def known(name: str) -> str | None:  # the module itself, else the package that holds the name
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets: set[str | None] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(known(alias.name) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # relative: from the package, one level up per further dot
+                    anchor = package
+                    for _ in range(node.level - 1):
+                        anchor = anchor.rpartition(".")[0]
+                    base = f"{anchor}.{base}" if base else anchor
+                for alias in node.names:  # `from pkg import module` imports that module
+                    targets.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else known(base))
+        graph[name] = {t for t in targets if t is not None and t != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def parameter_counts(modules: dict[str, Path]) -> dict[str, int]:
+    """Qualified function name -> its parameters (every kind; a method's self or cls not counted)."""
+    counts: dict[str, int] = {}
+
+    def visit(node: ast.AST, prefix: str, in_class: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                visit(child, f"{prefix}.{child.name}", True)
+            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                args = child.args
+                names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+                names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+                if in_class and names and names[0] in ("self", "cls"):
+                    names = names[1:]
+                counts[f"{prefix}.{child.name}"] = len(names)
+                visit(child, f"{prefix}.{child.name}", False)
+            else:
+                visit(child, prefix, in_class)
+
+    for name, path in modules.items():
+        visit(ast.parse(path.read_text(encoding="utf-8")), name, False)
+    return counts
+
+
+def _known(kind: str) -> set[str]:
+    return {entry for entry in KNOWN_OFFENDERS if entry.startswith(f"{kind}: ")}
+
+
+def test_no_import_cycle_in_the_product():
+    found = {"cycle: " + " <-> ".join(component) for component in cycles(import_graph(product_modules()))}
+    assert found - _known("cycle") == set(), "new import cycles (imports point one way: GUIDE.md)"
+    assert _known("cycle") - found == set(), "gone: take them out of KNOWN_OFFENDERS"
+
+
+def test_no_function_with_more_than_a_dozen_parameters():
+    counts = parameter_counts(product_modules())
+    found = {f"parameters: {name}" for name, count in counts.items() if count > MAX_PARAMETERS}
+    new = {f"{entry} ({counts[entry.removeprefix('parameters: ')]})" for entry in found - _known("parameters")}
+    assert new == set(), f"more than {MAX_PARAMETERS} parameters: group them in a structure"
+    assert _known("parameters") - found == set(), "gone: take them out of KNOWN_OFFENDERS"
+
+
+def test_the_checks_see_what_they_look_for():
+    """The checks themselves: a cycle through a function's import, a relative import, and a count."""
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+    modules = product_modules()
+    assert {"model.moves", "ai.base", "net.server", "tui.app", "blokus"} <= set(modules)
+    graph = import_graph(modules)
+    assert "model.pieces" in graph["model.moves"] and "model" not in graph["model.moves"]
+    counts = parameter_counts(modules)
+    assert counts["model.moves.InvalidMove.__init__"] == 3  # mistake, move, text (self not counted)
