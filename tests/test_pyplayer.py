@@ -19,7 +19,8 @@ from model.pieces import Shape
 from model.result import regular_result
 from model.state import GameState
 from net.bot import Bot
-from tests.test_net_bot import HOST, ScriptedServer, _midgame, _wire_messages
+from tests.helpers import HOST, ScriptedServer, wire_messages
+from tests.test_net_bot import _midgame
 
 BIGGEST = """
 from blokus.player import Move, Player
@@ -206,7 +207,7 @@ async def _bot_game(tmp_path: Path, body: str, *extra: str) -> tuple[int, Bot, S
 
     path = write(tmp_path, "bot_team.py", "from blokus.player import Move, Player\n\n\nclass Team(Player):\n")
     path.write_text(path.read_text() + textwrap.indent(textwrap.dedent(body), "    "))
-    script = ScriptedServer(_wire_messages(), random.Random(1), cut=False)
+    script = ScriptedServer(wire_messages(), random.Random(1), cut=False)
     server = await asyncio.start_server(script.handle, HOST, 0)
     port = server.sockets[0].getsockname()[1]
     try:

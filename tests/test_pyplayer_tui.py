@@ -10,7 +10,8 @@ from model.pieces import Team
 from model.season import season_named
 from net.external import HostedGame, Seat, check_program, program_argv, program_label
 from net.rooms import Timeouts
-from tests.test_external_tui import end_screen, wait_for
+from tests.helpers import wait_until
+from tests.test_external_tui import end_screen
 from tests.tui_helpers import InstantPlayer
 from tui.external import ExternalGameScreen, external_app
 
@@ -45,7 +46,7 @@ async def test_a_py_player_plays_in_the_tui_and_its_bug_is_a_named_forfeit(tmp_p
         async with app.run_test(size=(120, 40)) as pilot:
             screen = app.main_screen
             assert isinstance(screen, ExternalGameScreen)
-            await wait_for(pilot, lambda: end_screen(app) is not None)
+            await wait_until(lambda: end_screen(app) is not None, pilot=pilot, timeout=300)
             details = end_screen(app).details
             assert "buggy.py: crashed (exit 4)" in details and "ZeroDivisionError" in details
             assert "your player failed at turn" in details
