@@ -10,12 +10,11 @@ the search stays anytime and cancellable.
 
 from __future__ import annotations
 
-import json
-import os
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -101,60 +100,78 @@ def _mark_opp_anchors(b, m, color, opp_anchor, mark):
                 opp_anchor[q] = mark
 
 
-class Ctx:
+# The kernels take their arrays in named groups (numba named tuples, RESULTS §32): a field is read by name, so
+# two arrays of one type cannot be swapped.
+
+
+class Ctx(NamedTuple):
     """Work arrays of one search: the position stack, move buffers per ply, marks, counters."""
 
-    def __init__(self) -> None:
-        self.stack_b = np.empty((MAX_PLY + 1, F.BSIZE), dtype=np.uint8)
-        self.stack_m = np.empty((MAX_PLY + 1, F.MSIZE), dtype=np.int64)
-        self.moves = np.empty((MAX_PLY, MAX_MOVES), dtype=np.int32)
-        self.cand = np.empty((MAX_PLY, MAX_KEEP), dtype=np.int32)
-        self.cand_score = np.empty((MAX_PLY, MAX_KEEP), dtype=np.float64)
-        self.seen = np.zeros(P.COUNT, dtype=np.int32)
-        self.opp_anchor = np.zeros(NCELLS + 1, dtype=np.int64)
-        self.counters = np.zeros(3, dtype=np.int64)  # stamp, nodes, nodes cut off by the depth limit
-        self.flag = np.zeros(1, dtype=np.int64)  # set to 1: stop
-        self.frame_f = np.zeros((MAX_PLY + 1, 3), dtype=np.float64)
-        self.frame_i = np.zeros((MAX_PLY + 1, 4), dtype=np.int64)
+    stack_b: np.ndarray
+    stack_m: np.ndarray
+    moves: np.ndarray
+    cand: np.ndarray
+    cand_score: np.ndarray
+    seen: np.ndarray
+    opp_anchor: np.ndarray
+    counters: np.ndarray  # stamp, nodes, nodes cut off by the depth limit
+    flag: np.ndarray  # set to 1: stop
+    frame_f: np.ndarray
+    frame_i: np.ndarray
 
-    def arrays(self) -> tuple:
-        return (
-            self.stack_b,
-            self.stack_m,
-            self.moves,
-            self.cand,
-            self.cand_score,
-            self.seen,
-            self.opp_anchor,
-            self.counters,
-            self.flag,
-            self.frame_f,
-            self.frame_i,
+    @classmethod
+    def allocate(cls) -> Ctx:
+        return cls(
+            stack_b=np.empty((MAX_PLY + 1, F.BSIZE), dtype=np.uint8),
+            stack_m=np.empty((MAX_PLY + 1, F.MSIZE), dtype=np.int64),
+            moves=np.empty((MAX_PLY, MAX_MOVES), dtype=np.int32),
+            cand=np.empty((MAX_PLY, MAX_KEEP), dtype=np.int32),
+            cand_score=np.empty((MAX_PLY, MAX_KEEP), dtype=np.float64),
+            seen=np.zeros(P.COUNT, dtype=np.int32),
+            opp_anchor=np.zeros(NCELLS + 1, dtype=np.int64),
+            counters=np.zeros(3, dtype=np.int64),
+            flag=np.zeros(1, dtype=np.int64),
+            frame_f=np.zeros((MAX_PLY + 1, 3), dtype=np.float64),
+            frame_i=np.zeros((MAX_PLY + 1, 4), dtype=np.int64),
         )
 
 
+class Position(NamedTuple):
+    """The searched position (``model.fast``'s arrays): changed by the search, restored before it returns."""
+
+    b: np.ndarray
+    m: np.ndarray
+    first_cells: np.ndarray
+
+    @classmethod
+    def of(cls, fs: F.FastState) -> Position:
+        return cls(fs.b, fs.m, fs.first_cells)
+
+
+class Valuation(NamedTuple):
+    """How positions are valued: the evaluation's weights, for the root team (``team``; ``sign`` = +1 for
+    team one, -1 for team two)."""
+
+    w: np.ndarray
+    team: int
+    sign: float
+
+
+class Widths(NamedTuple):
+    """How wide the search goes: ``limits[1]`` = (prefilter, width) at the root team's nodes, ``limits[0]`` at
+    the opponent's; ``shallow`` = (plies, prefilter): the least prefilter at plies below ``plies``."""
+
+    limits: np.ndarray
+    shallow: np.ndarray
+
+
 @njit(cache=True, nogil=True)
-def scored_children(
-    t,
-    b,
-    m,
-    first_cells,
-    w,
-    sign,
-    ply,
-    limit,
-    stack_b,
-    stack_m,
-    moves,
-    cand,
-    cand_score,
-    seen,
-    opp_anchor,
-    counters,
-    flag,
-):
+def scored_children(t, pos, val, ply, limit, ctx):
     """Fill ``cand[ply, :k]``/``cand_score[ply, :k]`` with the best ``limit`` placements by static score and
     their values after the move (for the root team: ``sign`` * evaluation); return k (-1: stopped)."""
+    b, m, first_cells, w, sign = pos.b, pos.m, pos.first_cells, val.w, val.sign
+    stack_b, stack_m, moves, cand, cand_score = ctx.stack_b, ctx.stack_m, ctx.moves, ctx.cand, ctx.cand_score
+    seen, opp_anchor, counters, flag = ctx.seen, ctx.opp_anchor, ctx.counters, ctx.flag
     color = m[M_TURN] & 3
     counters[0] += 1
     n = F.gen_moves(t, b, m, color, first_cells, moves[ply], seen, counters[0])
@@ -210,40 +227,18 @@ def _sort_children(cand, cand_score, ply, k, descending):
 
 
 @njit(cache=True, nogil=True)
-def alphabeta(
-    t,
-    b,
-    m,
-    first_cells,
-    w,
-    team,
-    sign,
-    depth,
-    alpha,
-    beta,
-    ply0,
-    limits,
-    shallow,
-    stack_b,
-    stack_m,
-    moves,
-    cand,
-    cand_score,
-    seen,
-    opp_anchor,
-    counters,
-    flag,
-    frame_f,
-    frame_i,
-):
+def alphabeta(t, pos, val, widths, depth, alpha, beta, ply0, ctx):
     """Minimax value (for the root team) of the current, not finished position, ``depth`` plies deep;
-    ``ABORTED`` once the stop flag is set (the position is then restored too). ``limits[1]``: (prefilter,
-    width) at the root team's nodes, ``limits[0]``: at the opponent's; ``shallow`` = (plies, prefilter):
-    the least prefilter at plies below ``plies``.
+    ``ABORTED`` once the stop flag is set (the position is then restored too). ``widths``: how many moves
+    are evaluated and searched at each node (``Widths``).
 
     Written as a loop over an explicit stack (``frame_f``: alpha, beta, best; ``frame_i``: depth left,
     children to search, next child, maximizing) rather than by recursion: numba's on-disk cache cannot
     hold a recursive function safely."""
+    b, m, first_cells, w, team, sign = pos.b, pos.m, pos.first_cells, val.w, val.team, val.sign
+    limits, shallow = widths.limits, widths.shallow
+    stack_b, stack_m, cand, cand_score = ctx.stack_b, ctx.stack_m, ctx.cand, ctx.cand_score
+    counters, flag, frame_f, frame_i = ctx.counters, ctx.flag, ctx.frame_f, ctx.frame_i
     ply = ply0
     frame_f[ply, 0] = alpha
     frame_f[ply, 1] = beta
@@ -258,25 +253,7 @@ def alphabeta(
         if ply < shallow[0] and prefilter < shallow[1]:
             prefilter = shallow[1]
         if not flag[0]:
-            k = scored_children(
-                t,
-                b,
-                m,
-                first_cells,
-                w,
-                sign,
-                ply,
-                prefilter,
-                stack_b,
-                stack_m,
-                moves,
-                cand,
-                cand_score,
-                seen,
-                opp_anchor,
-                counters,
-                flag,
-            )
+            k = scored_children(t, pos, val, ply, prefilter, ctx)
         if k < 0:
             if ply > ply0:
                 F.restore(b, m, stack_b, stack_m, ply0)
@@ -332,8 +309,10 @@ def alphabeta(
 
 
 @njit(cache=True, nogil=True)
-def root_values(t, b, m, first_cells, w, sign, pids, out, stack_b, stack_m, flag):
-    """The value (for the root team) after each root move; False if stopped."""
+def root_values(t, pos, val, pids, out, ctx):
+    """The value (for the root team) after each root move, into ``out``; False if stopped."""
+    b, m, first_cells, w, sign = pos.b, pos.m, pos.first_cells, val.w, val.sign
+    stack_b, stack_m, flag = ctx.stack_b, ctx.stack_m, ctx.flag
     for i in range(pids.shape[0]):
         if (i & 15) == 15 and flag[0]:
             return False
@@ -344,63 +323,15 @@ def root_values(t, b, m, first_cells, w, sign, pids, out, stack_b, stack_m, flag
 
 
 @njit(cache=True, nogil=True)
-def search_move(
-    t,
-    b,
-    m,
-    first_cells,
-    w,
-    team,
-    sign,
-    pid,
-    depth,
-    alpha,
-    limits,
-    shallow,
-    stack_b,
-    stack_m,
-    moves,
-    cand,
-    cand_score,
-    seen,
-    opp_anchor,
-    counters,
-    flag,
-    frame_f,
-    frame_i,
-):
+def search_move(t, pos, val, widths, pid, depth, alpha, ctx):
     """The value of root move ``pid`` searched ``depth`` plies (the move included)."""
-    F.push(t, b, m, stack_b, stack_m, np.int64(0), pid, first_cells)
+    b, m, first_cells = pos.b, pos.m, pos.first_cells
+    F.push(t, b, m, ctx.stack_b, ctx.stack_m, np.int64(0), pid, first_cells)
     if F.is_over(m):
-        v = FE.leaf_value(t, b, m, first_cells, w, sign)
+        v = FE.leaf_value(t, b, m, first_cells, val.w, val.sign)
     else:
-        v = alphabeta(
-            t,
-            b,
-            m,
-            first_cells,
-            w,
-            team,
-            sign,
-            depth - 1,
-            alpha,
-            1e18,
-            np.int64(1),
-            limits,
-            shallow,
-            stack_b,
-            stack_m,
-            moves,
-            cand,
-            cand_score,
-            seen,
-            opp_anchor,
-            counters,
-            flag,
-            frame_f,
-            frame_i,
-        )
-    F.restore(b, m, stack_b, stack_m, np.int64(0))
+        v = alphabeta(t, pos, val, widths, depth - 1, alpha, 1e18, np.int64(1), ctx)
+    F.restore(b, m, ctx.stack_b, ctx.stack_m, np.int64(0))
     return v
 
 
@@ -450,16 +381,11 @@ class FastLookaheadPlayer(Engine):
         super().__init__(seed, clock=clock)
         self.weights = weights or TUNED_WEIGHTS
         self.params = params or FastSearchParams()
-        self.ctx = Ctx()
+        self.ctx = Ctx.allocate()
         self._fallback = LookaheadPlayer(seed, clock=clock)
         # the watchdog thread asks the time keeper, so the CPU share is the process's (the search itself
         # runs without the GIL)
         self.cpu_clock = time.process_time
-        # experiments: {"width": 8, ...} (not for explicit parameters, such as ``warm_up``'s short search)
-        if params is None and os.environ.get("BLOKUS_FAST_PARAMS"):
-            self.params = FastSearchParams(**json.loads(os.environ["BLOKUS_FAST_PARAMS"]))
-        if weights is None and os.environ.get("BLOKUS_FAST_WEIGHTS"):  # experiments: Weights.as_dict()
-            self.weights = Weights.from_dict(json.loads(os.environ["BLOKUS_FAST_WEIGHTS"]))
 
     def think(self, state: GameState, deadline: float, stop: StopFlag) -> Move:
         if not KERNELS.prepare():  # first start: compiling in the background (started by the first move)
@@ -476,11 +402,9 @@ class FastLookaheadPlayer(Engine):
         pids = state.legal_placements()
         if state.is_over or not len(pids):
             return no_placement_move(state, self.rng)
-        fs = F.FastState.from_state(state)
-        b, m, fc = fs.b, fs.m, fs.first_cells
-        w = FE.weight_vector(self.weights)
+        pos = Position.of(F.FastState.from_state(state))
         team = color % 2
-        sign = 1.0 if team == 0 else -1.0
+        val = Valuation(FE.weight_vector(self.weights), team, 1.0 if team == 0 else -1.0)
         p = self.params
         ctx = self.ctx
         ctx.counters[1] = 0
@@ -489,7 +413,7 @@ class FastLookaheadPlayer(Engine):
         with _Watchdog(timer, ctx.flag):
             values = np.empty(len(pids))
             root_pids = pids.astype(np.int32)
-            if root_values(TABLES, b, m, fc, w, sign, root_pids, values, ctx.stack_b, ctx.stack_m, ctx.flag):
+            if root_values(TABLES, pos, val, root_pids, values, ctx):
                 jitter = np.array([self.rng.random() * 1e-6 for _ in range(len(pids))])
                 order = np.argsort(-(values + jitter), kind="stable")
                 ranked = [int(root_pids[i]) for i in order]
@@ -497,14 +421,13 @@ class FastLookaheadPlayer(Engine):
                 ctx.counters[1] += len(pids)
                 turns_left = state.season.turn_limit - state.turn
                 rounds = [(p.root_width, p.width, p.prefilter), *p.widening]
+                shallow = np.array([p.shallow_plies, min(p.shallow_prefilter, MAX_KEEP)], dtype=np.int64)
                 for round_no, (root_width, width, prefilter) in enumerate(rounds if len(ranked) > 1 else ()):
                     to_the_end = False
                     opponent = (prefilter, width) if p.widen_opponents or round_no == 0 else (p.prefilter, p.width)
-                    limits = np.array([opponent, (prefilter, width)], dtype=np.int64)
+                    widths = Widths(np.array([opponent, (prefilter, width)], dtype=np.int64), shallow)
                     for depth in range(2, p.max_depth + 1):
-                        ranked, complete = self._iteration(
-                            fs, w, team, sign, ranked[:root_width], depth, ranked, limits
-                        )
+                        ranked, complete = self._iteration(pos, val, widths, ranked[:root_width], depth, ranked)
                         if round_no == 0:
                             best_pid = ranked[0]
                         if not complete:
@@ -529,15 +452,7 @@ class FastLookaheadPlayer(Engine):
         return move_of_placement(color, best_pid)
 
     def _iteration(
-        self,
-        fs: F.FastState,
-        w: np.ndarray,
-        team: int,
-        sign: float,
-        candidates: list[int],
-        depth: int,
-        ranked: list[int],
-        limits: np.ndarray,
+        self, pos: Position, val: Valuation, widths: Widths, candidates: list[int], depth: int, ranked: list[int]
     ) -> tuple[list[int], bool]:
         """One root iteration; returns the new ranking and whether it completed (as ``ai.search``)."""
         ctx = self.ctx
@@ -545,11 +460,8 @@ class FastLookaheadPlayer(Engine):
         ctx.counters[2] = 0
         alpha = -1e18
         complete = True
-        shallow = np.array([self.params.shallow_plies, min(self.params.shallow_prefilter, MAX_KEEP)], dtype=np.int64)
         for pid in candidates:
-            v = search_move(
-                TABLES, fs.b, fs.m, fs.first_cells, w, team, sign, pid, depth, alpha, limits, shallow, *ctx.arrays()
-            )
+            v = search_move(TABLES, pos, val, widths, pid, depth, alpha, ctx)
             if v == ABORTED:
                 complete = False
                 break

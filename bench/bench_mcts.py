@@ -19,8 +19,8 @@ import time
 import numpy as np
 from numba import njit
 
-from ai import mcts
-from ai.mcts import MctsParams, MctsPlayer, Scratch, prepare, seed_rng
+from ai.mcts import MctsParams, MctsPlayer, R, Root, Scratch, prepare, seed_rng
+from ai.mcts.kernels import _playout_turn
 from ai.tables import TABLES
 from model import fast as F
 from model.fast import FastState
@@ -38,56 +38,33 @@ def position(turns: int, seed: int) -> GameState:
 
 
 @njit
-def _playouts(
-    t, count, b_root, m_root, first_cells, params, b, m, weights, seen, stamp, local, last, lists, lcount, cands
-):
+def _playouts(t, count, root, params, sim, playout):
     """``count`` playouts by the search's policy from the root; returns the placements made."""
     size_w = np.zeros(6)
     for size in range(6):
-        size_w[size] = params[mcts.R_SIZE_BASE] ** size
+        size_w[size] = params[R.size_base] ** size
     placed = 0
     for _ in range(count):
-        F._copy(b, b_root)
-        m[:] = m_root
-        last[:] = -1
-        lcount[:] = -1
-        while not F.is_over(m):
-            if (
-                mcts._playout_turn(
-                    t, b, m, first_cells, weights, seen, stamp, local, last, lists, lcount, params, size_w, cands
-                )
-                >= 0
-            ):
+        F._copy(sim.b, root.b)
+        sim.m[:] = root.m
+        sim.last[:] = -1
+        playout.lcount[:] = -1
+        while not F.is_over(sim.m):
+            if _playout_turn(t, sim, playout, root.first_cells, params, size_w) >= 0:
                 placed += 1
     return placed
 
 
 def bare_playouts(turns: list[int], count: int, seed: int) -> None:
     print(f"{'turn':>4} {'us/move':>8} {'moves/playout':>13}")
-    scratch, params = Scratch(), MctsParams().vector()
+    scratch, params = Scratch.allocate(), MctsParams().vector()
     for turn in turns:
-        fast = FastState.from_state(position(turn, seed))
-        args = (
-            fast.b,
-            fast.m,
-            fast.first_cells,
-            params,
-            scratch.b,
-            scratch.m,
-            scratch.weights,
-            scratch.seen,
-            scratch.stamp,
-            scratch.local,
-            scratch.last,
-            scratch.lists,
-            scratch.lcount,
-            scratch.cands,
-        )
+        root = Root.of(FastState.from_state(position(turn, seed)))
         seed_rng(seed)
-        _playouts(TABLES, max(1, count // 10), *args)  # warm-up
+        _playouts(TABLES, max(1, count // 10), root, params, scratch.sim, scratch.playout)  # warm-up
         seed_rng(seed)
         start = time.thread_time()
-        placed = _playouts(TABLES, count, *args)
+        placed = _playouts(TABLES, count, root, params, scratch.sim, scratch.playout)
         spent = time.thread_time() - start
         print(f"{turn:>4} {spent / placed * 1e6:>8.2f} {placed / count:>13.1f}")
 

@@ -159,10 +159,14 @@ def private_folder(root: Path, *, create: bool) -> Path | None:
     if fd is None:
         if create:
             try:
-                root.parent.mkdir(parents=True, exist_ok=True)
+                # ``~/.cache`` may be made, never the home folder itself (HOME=/nonexistent is a common
+                # way to say "no home": the temporary folder's root is used then)
+                root.parent.mkdir(exist_ok=True)
                 os.mkdir(root, 0o700)
             except FileExistsError:
                 pass
+            except FileNotFoundError:
+                return None  # no home folder: the next place (the temporary folder) is tried
             except OSError as exc:
                 _no_cache(root, exc.strerror or str(exc))
                 return None

@@ -209,26 +209,10 @@ def test_unpruned_search_is_exact_minimax(season, depth):
     team = state.current_color % 2
     sign = 1.0 if team == 0 else -1.0
     fast = FastState.from_state(state)
-    ctx = FS.Ctx()
-    wv = FE.weight_vector(DEFAULT_WEIGHTS)
-    unpruned = np.full((2, 2), FS.MAX_KEEP, dtype=np.int64)
-    no_shallow = np.zeros(2, dtype=np.int64)
-    got = FS.alphabeta(
-        TABLES,
-        fast.b,
-        fast.m,
-        fast.first_cells,
-        wv,
-        team,
-        sign,
-        depth,
-        -1e18,
-        1e18,
-        0,
-        unpruned,
-        no_shallow,
-        *ctx.arrays(),
-    )
+    ctx = FS.Ctx.allocate()
+    val = FS.Valuation(FE.weight_vector(DEFAULT_WEIGHTS), team, sign)
+    unpruned = FS.Widths(np.full((2, 2), FS.MAX_KEEP, dtype=np.int64), np.zeros(2, dtype=np.int64))
+    got = FS.alphabeta(TABLES, FS.Position.of(fast), val, unpruned, depth, -1e18, 1e18, 0, ctx)
     exact = _minimax(state, depth, team)
     assert got == pytest.approx(exact, abs=1e-9)
     assert fast.key() == state.key()[1:]  # the search left the position as it was
@@ -242,29 +226,15 @@ def test_shallow_prefilter_evaluates_every_move_near_the_root(season):
     team = state.current_color % 2
     sign = 1.0 if team == 0 else -1.0
     fast = FastState.from_state(state)
-    ctx = FS.Ctx()
-    wv = FE.weight_vector(DEFAULT_WEIGHTS)
+    ctx = FS.Ctx.allocate()
+    val = FS.Valuation(FE.weight_vector(DEFAULT_WEIGHTS), team, sign)
     exact = _minimax(state, 1, team)
     narrow = np.array([(1, 1), (1, 1)], dtype=np.int64)  # one move per node, chosen by the static score
 
     def search(shallow: tuple[int, int]) -> tuple[float, int]:
         ctx.counters[1] = 0
-        v = FS.alphabeta(
-            TABLES,
-            fast.b,
-            fast.m,
-            fast.first_cells,
-            wv,
-            team,
-            sign,
-            1,
-            -1e18,
-            1e18,
-            0,
-            narrow,
-            np.array(shallow, dtype=np.int64),
-            *ctx.arrays(),
-        )
+        widths = FS.Widths(narrow, np.array(shallow, dtype=np.int64))
+        v = FS.alphabeta(TABLES, FS.Position.of(fast), val, widths, 1, -1e18, 1e18, 0, ctx)
         return v, int(ctx.counters[1])  # the value and how many moves were evaluated
 
     n = len(state.legal_placements())
@@ -372,10 +342,11 @@ def test_endgame_widening_finds_the_exact_best_move(season, seed):
     assert values["own"] == (best if season.name == "2021" else values["narrow"])
 
 
-def test_experiment_environment_sets_only_parameters_not_given(monkeypatch):
+def test_no_environment_variable_changes_the_search(monkeypatch):
+    # experiments set parameters explicitly (tuning/), never through the environment of the product
     monkeypatch.setenv("BLOKUS_FAST_PARAMS", '{"width": 9, "shallow_plies": 2}')
-    assert FS.FastLookaheadPlayer(0).params.width == 9
-    assert FS.FastLookaheadPlayer(0).params.shallow_plies == 2
-    # explicit parameters win (``warm_up``'s two-ply search once ran an hour with an experiment's depth)
+    monkeypatch.setenv("BLOKUS_FAST_WEIGHTS", "{}")
+    player = FS.FastLookaheadPlayer(0)
+    assert player.params == FS.FastSearchParams() and player.weights is FS.TUNED_WEIGHTS
     explicit = FS.FastSearchParams(root_width=2, max_depth=3)
     assert FS.FastLookaheadPlayer(0, params=explicit).params is explicit

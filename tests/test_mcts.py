@@ -10,11 +10,18 @@ import numpy as np
 import pytest
 
 import ai.mcts as mcts
-from ai.mcts import MctsPlayer
+import ai.mcts.player
+from ai.mcts import MctsPlayer, R
+from ai.mcts.buffers import Playout, Sim
+from ai.mcts.kernels import _min_size, _playout_move, _playout_turn, seed_rng
 from ai.tables import TABLES
+from model import fast as F
+from model.fast import M_VALID, NCELLS, P_CELLS, P_SHAPE, SIZES
 from model.pieces import Shape
 from model.season import SEASONS
 from model.state import GameState, placement_of
+
+P_SIZE = SIZES[P_SHAPE]  # squares per placement
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -82,8 +89,8 @@ def test_stops_at_the_deadline_and_on_cancel():
 def test_answers_with_the_lookahead_while_compiling(monkeypatch):
     from ai.compiled import Kernels
 
-    monkeypatch.setattr(mcts, "KERNELS", Kernels("ai.mcts"))  # not ready
-    monkeypatch.setattr(mcts, "prepare", lambda wait=0.0: False)
+    monkeypatch.setattr(ai.mcts.player, "KERNELS", Kernels("ai.mcts"))  # not ready
+    monkeypatch.setattr(ai.mcts.player, "prepare", lambda wait=0.0: False)
     state = _position(8)
     player = MctsPlayer(seed=4)
     move = player.choose_move_sync(state, move_time=0.2)
@@ -275,11 +282,11 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
 
     state = _position(8, seed=7)
     fast = FastState.from_state(state)
-    scratch = mcts.Scratch()
-    params = mcts.MctsParams().vector()
-    size_w = params[mcts.R_SIZE_BASE] ** np.arange(6)
     last = np.full(4, -1, dtype=np.int32)
-    marks = np.zeros(mcts.NCELLS + 1, dtype=np.int32)
+    sim, playout = Sim(fast.b, fast.m, last), Playout.allocate()  # the policy plays on ``fast``
+    params = mcts.MctsParams().vector()
+    size_w = params[R.size_base] ** np.arange(6)
+    marks = np.zeros(NCELLS + 1, dtype=np.int32)
     moves = step = 0
     while not state.is_over:
         step += 1  # a fresh mark for every call
@@ -287,38 +294,20 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
         assert int(fast.m[M_TURN]) & 3 == color
         legal = state.legal_placements().tolist()
         MF.mark_local(TABLES, fast.b, last, color, marks, np.int32(step))
-        pid = int(
-            mcts._playout_move(
-                TABLES,
-                fast.b,
-                fast.m,
-                color,
-                fast.first_cells,
-                scratch.weights,
-                scratch.seen,
-                scratch.stamp,
-                scratch.local,
-                last,
-                scratch.lists,
-                scratch.lcount,
-                params,
-                size_w,
-                scratch.cands,
-            )
-        )
-        kept = scratch.lists[color][: scratch.lcount[color]].tolist()
+        pid = int(_playout_move(TABLES, sim, playout, color, fast.first_cells, params, size_w))
+        kept = playout.lists[color][: playout.lcount[color]].tolist()
         assert sorted(kept) == sorted(legal)
         if not legal:
             assert pid == -1
             state.play(state.legal_moves()[0])
-            mcts.F.play(TABLES, fast.b, fast.m, -1, fast.first_cells)
+            F.play(TABLES, fast.b, fast.m, -1, fast.first_cells)
             continue
-        min_size = mcts._min_size(TABLES, fast.m, color, params)
-        big = [p for p in legal if mcts.P_SIZE[p] >= min_size] or legal
-        blocked = {p: sum(marks[q] == step for q in mcts.P_CELLS[p] if q < mcts.NCELLS) for p in big}
+        min_size = _min_size(TABLES, fast.m, color, params)
+        big = [p for p in legal if P_SIZE[p] >= min_size] or legal
+        blocked = {p: sum(marks[q] == step for q in P_CELLS[p] if q < NCELLS) for p in big}
         assert pid in blocked and blocked[pid] == max(blocked.values())
         state.push_placement(pid)
-        mcts.F.play(TABLES, fast.b, fast.m, pid, fast.first_cells)
+        F.play(TABLES, fast.b, fast.m, pid, fast.first_cells)
         last[color] = pid
         moves += 1
     assert moves > 30
@@ -343,45 +332,27 @@ def test_the_playout_policy_draws_by_size_among_the_best_blockers(turn, sizes, k
         state.push_placement(pid)
     fast = FastState.from_state(state)
     color = int(state.current_color)
-    scratch = mcts.Scratch()
+    sim, playout = Sim(fast.b, fast.m, last), Playout.allocate()  # the policy plays on ``fast``
     params = mcts.MctsParams().vector()
-    size_w = params[mcts.R_SIZE_BASE] ** np.arange(6)
-    marks = np.zeros(mcts.NCELLS + 1, dtype=np.int32)
+    size_w = params[R.size_base] ** np.arange(6)
+    marks = np.zeros(NCELLS + 1, dtype=np.int32)
     MF.mark_local(TABLES, fast.b, last, color, marks, np.int32(1))
-    min_size = mcts._min_size(TABLES, fast.m, color, params)
+    min_size = _min_size(TABLES, fast.m, color, params)
     legal = state.legal_placements().tolist()
-    big = [p for p in legal if mcts.P_SIZE[p] >= min_size] or legal
-    covered = {p: sum(marks[q] == 1 for q in mcts.P_CELLS[p] if q < mcts.NCELLS) for p in big}
+    big = [p for p in legal if P_SIZE[p] >= min_size] or legal
+    covered = {p: sum(marks[q] == 1 for q in P_CELLS[p] if q < NCELLS) for p in big}
     best = [p for p in big if covered[p] == max(covered.values())]
-    assert len(best) >= 5 and len({mcts.P_SIZE[p] for p in best}) == sizes
-    weight = {p: size_w[mcts.P_SIZE[p]] for p in best}
+    assert len(best) >= 5 and len({P_SIZE[p] for p in best}) == sizes
+    weight = {p: size_w[P_SIZE[p]] for p in best}
     expected = {p: w / sum(weight.values()) for p, w in weight.items()}
 
-    mcts.seed_rng(9)
+    seed_rng(9)
     draws = 20_000
     counts: dict[int, int] = {}
     for i in range(draws):
         if not kept or i == 0:
-            scratch.lcount[:] = -1
-        pid = int(
-            mcts._playout_move(
-                TABLES,
-                fast.b,
-                fast.m,
-                color,
-                fast.first_cells,
-                scratch.weights,
-                scratch.seen,
-                scratch.stamp,
-                scratch.local,
-                last,
-                scratch.lists,
-                scratch.lcount,
-                params,
-                size_w,
-                scratch.cands,
-            )
-        )
+            playout.lcount[:] = -1
+        pid = int(_playout_move(TABLES, sim, playout, color, fast.first_cells, params, size_w))
         counts[pid] = counts.get(pid, 0) + 1
     assert set(counts) <= set(best)
     distance = 0.5 * sum(abs(counts.get(p, 0) / draws - q) for p, q in expected.items())
@@ -404,33 +375,15 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
         ids = state.legal_placements()
         state.push_placement(int(ids[rng.randrange(len(ids))]))
     fast = FastState.from_state(state)
-    scratch = mcts.Scratch()
+    sim, playout = Sim(fast.b, fast.m, np.full(4, -1, dtype=np.int32)), Playout.allocate()  # plays on ``fast``
     params = mcts.MctsParams().vector()
-    size_w = params[mcts.R_SIZE_BASE] ** np.arange(6)
-    scratch.last[:] = -1
-    scratch.lcount[:] = -1  # the lists are built at a playout's first turn
-    mcts.seed_rng(seed)
+    size_w = params[R.size_base] ** np.arange(6)
+    playout.lcount[:] = -1  # the lists are built at a playout's first turn
+    seed_rng(seed)
     left_the_game = 0
-    while not mcts.F.is_over(fast.m):
+    while not F.is_over(fast.m):
         turn, color = int(fast.m[M_TURN]), int(fast.m[M_TURN]) & 3
-        pid = int(
-            mcts._playout_turn(
-                TABLES,
-                fast.b,
-                fast.m,
-                fast.first_cells,
-                scratch.weights,
-                scratch.seen,
-                scratch.stamp,
-                scratch.local,
-                scratch.last,
-                scratch.lists,
-                scratch.lcount,
-                params,
-                size_w,
-                scratch.cands,
-            )
-        )
+        pid = int(_playout_turn(TABLES, sim, playout, fast.first_cells, params, size_w))
         if pid < 0:
             assert state.is_over or state.turn > turn  # the state had dropped the colour already
             left_the_game += 1
@@ -438,9 +391,9 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
         assert (state.turn, state.current_color) == (turn, color)
         assert pid in state.legal_placements().tolist()
         state.push_placement(pid)
-    assert state.is_over and left_the_game == 4 - bin(int(fast.m[mcts.M_VALID])).count("1")
+    assert state.is_over and left_the_game == 4 - bin(int(fast.m[M_VALID])).count("1")
     assert [fast.points(c) for c in range(4)] == [state.points(c) for c in range(4)]
-    assert state.turn == int(fast.m[M_TURN]) or int(fast.m[mcts.M_VALID]) == 0
+    assert state.turn == int(fast.m[M_TURN]) or int(fast.m[M_VALID]) == 0
 
 
 def test_a_variant_by_name_has_the_settings_and_the_rest_of_the_default():
@@ -516,7 +469,7 @@ def test_pondering_grows_the_tree_that_the_next_move_keeps(season):
 
 
 def test_the_next_move_stops_pondering_and_so_does_cancel(monkeypatch):
-    monkeypatch.setattr(mcts, "PONDER_LIMIT_S", 600.0)  # only the stop ends it
+    monkeypatch.setattr(ai.mcts.player, "PONDER_LIMIT_S", 600.0)  # only the stop ends it
     state = _position(20)
     player = MctsPlayer(seed=8)
     move = player.choose_move_sync(state, move_time=0.2)
@@ -560,3 +513,36 @@ def test_a_count_budget_grows_with_the_pieces_placed_as_pentobis_levels_do():
         assert player.last_info["simulations"] == mcts.counted_simulations(200, placed)
     player.ponder(state, threading.Event())  # a count budget does not think ahead
     assert player._ready_player().tree.node_n[0, 0] <= mcts.counted_simulations(200, placed)
+
+
+def test_no_environment_variable_changes_the_search(monkeypatch):
+    # a variant is a name (``mcts:KEY=VALUE``) or explicit parameters (tuning/), never the environment
+    monkeypatch.setenv("BLOKUS_MCTS_PARAMS", '{"playout_moves": 8}')
+    assert MctsPlayer(seed=1).params == mcts.MctsParams()
+
+
+def test_the_parameter_vector_follows_the_fields():
+    # one list: the search inputs are the fields in order (the player's own settings left out), the
+    # evaluation's weights follow at ``R.weights``
+    params = mcts.MctsParams(explore=0.25, graded=True, prune=0.5, count=7)
+    vector = params.vector()
+    assert vector[R.explore] == 0.25 and vector[R.graded] == 1.0 and vector[R.prune] == 0.5
+    assert R.weights == len(R) - 1 and "count" not in R._fields and "reuse" not in R._fields
+    assert vector[R.weights :].tolist() == mcts.MctsParams().vector()[R.weights :].tolist()
+
+
+def test_no_kernel_or_search_function_takes_more_than_twelve_parameters():
+    # the arrays travel in named groups (``Tree``, ``Scratch``, ``Root``; ``ai.fastsearch``'s ``Ctx``, ...)
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "ai"
+    counted = 0
+    for path in [*sorted((root / "mcts").glob("*.py")), root / "fastsearch.py"]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                a = node.args
+                count = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs) + bool(a.vararg) + bool(a.kwarg)
+                assert count <= 12, f"{path.name}: {node.name} takes {count} parameters"
+                counted += 1
+    assert counted > 30

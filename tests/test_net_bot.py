@@ -308,12 +308,12 @@ async def test_process_player_is_ready_before_its_first_move():
 async def test_process_player_ponders_until_the_next_request_and_answers_it(monkeypatch):
     import time
 
-    import ai.mcts
+    import ai.mcts.player
     from ai.engine_process import ProcessPlayer
 
     # Only the next request can end the worker's pondering in time (the worker is forked: it inherits this),
     # and the worker runs at normal priority, so that a loaded machine does not starve it.
-    monkeypatch.setattr(ai.mcts, "PONDER_LIMIT_S", 3600.0)
+    monkeypatch.setattr(ai.mcts.player, "PONDER_LIMIT_S", 3600.0)
     player = ProcessPlayer("mcts", seed=2, nice=0)
     try:
         assert await asyncio.to_thread(player.wait_ready, 600)

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -145,6 +146,7 @@ def test_a_miss_in_a_read_only_bundle_compiles_into_the_user_cache(tmp_path):
     _read_only(built)
     try:
         home = tmp_path / "home"
+        home.mkdir()  # a home without .cache: that one is made (a missing home is not)
         first = _run(built, tmp_path, HOME=str(home))
         second = _run(built, tmp_path, HOME=str(home))
     finally:
@@ -184,6 +186,17 @@ def test_a_missing_folder_is_created_private_and_a_later_swap_of_its_name_change
     root.symlink_to(tmp_path / "attacker")  # planted under the name after the check
     (folder / "kernel.nbi").write_text("x")  # through the verified descriptor: into the folder checked
     assert (tmp_path / "moved" / "kernel.nbi").exists() and not any((tmp_path / "attacker").iterdir())
+
+
+def test_a_home_folder_that_does_not_exist_is_not_made(tmp_path, fresh_folders, monkeypatch, caplog):
+    monkeypatch.setenv("HOME", str(tmp_path / "nonexistent"))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    home_root, temp_root = fresh_folders.user_roots()
+    assert fresh_folders.private_folder(home_root, create=True) is None and not caplog.records
+    assert not (tmp_path / "nonexistent").exists()
+    assert fresh_folders.private_folder(temp_root, create=True) is not None  # the next place is used
 
 
 def test_a_planted_link_is_never_followed(tmp_path, fresh_folders, caplog):

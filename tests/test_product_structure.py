@@ -12,20 +12,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PRODUCT = ("blokus", "model", "ai", "net", "tui", "cli")
 MAX_PARAMETERS = 12
 
-# Today's offenders, each being removed on its own branch; the lead empties this set after merging them. The
-# tests below fail on an offender not listed AND on a listed one that no longer offends: the list cannot rot.
+# Today's offenders, each to be removed. The tests below fail on an offender not listed AND on a listed one
+# that no longer offends: the list cannot rot.
 KNOWN_OFFENDERS = {
-    # H2 (issue 42.2): ai/mcts.py becomes ai/mcts/ with its kernels' arrays grouped
-    "parameters: ai.mcts.run",
-    "parameters: ai.mcts.expand_root",
-    "parameters: ai.mcts._expand",
-    "parameters: ai.mcts.copy_subtree",
-    "parameters: ai.mcts._playout_move",
-    "parameters: ai.mcts._playout_turn",
-    # H2 (issue 42.2/42.5): the lookahead search's kernels
-    "parameters: ai.fastsearch.alphabeta",
-    "parameters: ai.fastsearch.search_move",
-    "parameters: ai.fastsearch.scored_children",
     # the TUI's restructuring (issue 42.4): the network screen's options as one structure
     "parameters: tui.network.NetworkGameScreen.__init__",
 }

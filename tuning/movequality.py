@@ -10,12 +10,14 @@ gain in move quality shows in a few hundred positions, where games would need th
 
     P=/path/to/pentobi-gtp
     .venv/bin/python tuning/movequality.py pick /tmp/r7 --out /tmp/base.json                  # 1600 ms/move
-    BLOKUS_FAST_PARAMS='{"width": 10}' .venv/bin/python tuning/movequality.py pick /tmp/r7 --out /tmp/w10.json
+    .venv/bin/python tuning/movequality.py pick /tmp/r7 --fast-params '{"width": 10}' --out /tmp/w10.json
     .venv/bin/python tuning/movequality.py judge /tmp/base.json /tmp/w10.json --engine $P --level 7 \\
         --cache /tmp/judge7.json
 
-``judge`` values each (position, move) once (the cache file keeps them between runs) and prints each file's
-mean value and its paired difference from the first file, per band of turns.
+A variant of the MCTS is a player name (``--player mcts:score_z=0.15``); of the lookahead, ``--fast-params`` and
+``--fast-weights`` (JSON: ``FastSearchParams`` fields, ``Weights.as_dict()``). ``judge`` values each (position,
+move) once (the cache file keeps them between runs) and prints each file's mean value and its paired difference
+from the first file, per band of turns.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ import numpy as np
 from teacher import _move_values, worker_engine  # tuning/ is the script's directory
 
 from ai import compile_ahead, make_player
+from ai.base import Engine
+from ai.evaluate import Weights
+from ai.fastsearch import FastLookaheadPlayer, FastSearchParams
 from ai.gtp import GtpError, GtpPlayer
 from model.moves import SkipMove
 from model.pieces import Team
@@ -74,11 +79,22 @@ def ponder_seconds(ponder: str, turn: int) -> float:
     return float(ponder) / 1000
 
 
-def _pick_one(args: tuple[str, str, str, float, int, str]) -> tuple[str, int, dict]:
-    key, path, player_name, move_time, seed, ponder = args
+def build_player(name: str, seed: int, fast_params: str | None, fast_weights: str | None) -> Engine:
+    """The player by name; the lookahead with the given parameters or weights (JSON), if any."""
+    if fast_params is None and fast_weights is None:
+        return make_player(name, seed)
+    if name != "lookahead":
+        raise SystemExit("movequality: --fast-params and --fast-weights are for --player lookahead")
+    params = FastSearchParams(**json.loads(fast_params)) if fast_params else None
+    weights = Weights.from_dict(json.loads(fast_weights)) if fast_weights else None
+    return FastLookaheadPlayer(seed, params=params, weights=weights)
+
+
+def _pick_one(args: tuple[str, str, str, float, int, str, str | None, str | None]) -> tuple[str, int, dict]:
+    key, path, player_name, move_time, seed, ponder, fast_params, fast_weights = args
     if "player" not in _worker:
         compile_ahead(player_name)
-        _worker["player"] = make_player(player_name, seed)
+        _worker["player"] = build_player(player_name, seed, fast_params, fast_weights)
     turn = int(key.rpartition("#")[2])
     states = load_replay(path).states
     state = next(s for s in states if s.turn == turn)
@@ -102,7 +118,11 @@ def pick(args: argparse.Namespace) -> None:
     keys = position_keys(paths, args.first, args.last)
     if args.limit and len(keys) > args.limit:
         keys = sorted(random.Random(1).sample(keys, args.limit))
-    jobs = [(k, paths[k.rpartition("#")[0]], args.player, args.move_time / 1000, args.seed, args.ponder) for k in keys]
+    jobs = [
+        (k, paths[k.rpartition("#")[0]], args.player, args.move_time / 1000, args.seed, args.ponder)
+        + (args.fast_params, args.fast_weights)
+        for k in keys
+    ]
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
         picked = pool.map(_pick_one, jobs, chunksize=1)
     moves = {key: pid for key, pid, _ in picked}
@@ -112,7 +132,8 @@ def pick(args: argparse.Namespace) -> None:
         "move_time": args.move_time,
         "replays": args.replays,
         "ponder": args.ponder,
-        "env": {k: v for k, v in os.environ.items() if k.startswith(("BLOKUS_FAST", "BLOKUS_MCTS"))},
+        "fast_params": args.fast_params,
+        "fast_weights": args.fast_weights,
     }
     with open(args.out, "w") as fh:
         json.dump({"meta": meta, "moves": moves, "info": infos}, fh)
@@ -207,7 +228,9 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("pick", help="the player's move in every position")
     p.add_argument("replays", nargs="+", help="directories of the arena's replay files")
-    p.add_argument("--player", default="lookahead")
+    p.add_argument("--player", default="lookahead", help="a player name, e.g. mcts:score_z=0.15")
+    p.add_argument("--fast-params", help="the lookahead's parameters (JSON: FastSearchParams fields)")
+    p.add_argument("--fast-weights", help="the lookahead's weights (JSON: Weights.as_dict())")
     p.add_argument("--move-time", type=int, default=1600, help="ms per move")
     p.add_argument("--first", type=int, default=16, help="first turn")
     p.add_argument("--last", type=int, default=40, help="last turn")

@@ -1,0 +1,535 @@
+"""The MCTS's compiled parts: a simulation (selection, expansion, playout, backpropagation), the root's
+expansion, and keeping a subtree for the next search.
+
+The kernels take the arrays in named groups (``ai.mcts.buffers``: ``Tree``, ``Root``, ``Scratch``'s ``Sim``,
+``Playout`` and ``Walk``), numba named tuples: ~10 µs to type at a call from Python (once per slice of 5-20 ms).
+Inside compiled code every array passed to a kernel that is not inlined costs a little at each call, and reading a
+field may cost a reference count: the hot kernels take only the groups they use and read their fields once, at
+the top (RESULTS §32).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ai import movefeatures as MF
+from ai.fasteval import evaluate as fast_evaluate
+from ai.mcts.buffers import NCOUNT
+from ai.mcts.params import R
+from ai.tables import T_AWK, T_P_CENTRE
+from model import fast as F
+from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
+from model.fast import (
+    ANCH,
+    FORB,
+    FSTRIDE,
+    M_HAND,
+    M_TURN,
+    M_VALID,
+    MAX_MOVES,
+    NCELLS,
+    NSHAPES,
+    T_CELLS,
+    T_DIAG,
+    T_PSIZE,
+    T_SHAPE,
+    T_SIZE,
+)
+
+
+@njit(cache=True)
+def seed_rng(seed):
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def _gen(t, sim, playout, color, first_cells, out):
+    """The legal placements of ``color`` in the simulation's position, into ``out``; returns how many."""
+    seen, stamp = playout.seen, playout.stamp
+    stamp[0] += 1
+    if stamp[0] >= 2_000_000_000:
+        seen[:] = 0
+        stamp[0] = 1
+    return F.gen_moves(t, sim.b, sim.m, color, first_cells, out, seen, stamp[0])
+
+
+@njit(cache=True)
+def _min_size(t, m, color, params):
+    """The smallest piece size worth considering now (tree and playouts): big pieces first."""
+    hand = m[M_HAND + color]
+    if params[R.graded] > 0:
+        placed = 0
+        for s in range(NSHAPES):
+            if not (hand >> s) & 1:
+                placed += 1
+        if placed < 3:
+            return 5
+        if placed < 5:
+            return 4
+        if placed < 7:
+            return 3
+        return 0
+    if m[M_TURN] // 4 + 1 >= params[R.early_rounds]:
+        return 0
+    pentos = 0
+    for s in range(NSHAPES):
+        if (hand >> s) & 1 and t[T_SIZE + s] == 5:
+            pentos += 1
+    return 5 if pentos >= params[R.early_pentos] else 0
+
+
+@njit(cache=True)
+def _early_filter(t, m, color, moves, n, params):
+    """Keep only the moves of at least ``_min_size`` (all of them if none is that big)."""
+    min_size = _min_size(t, m, color, params)
+    if min_size == 0:
+        return n
+    k = 0
+    for i in range(n):
+        if t[T_PSIZE + moves[i]] >= min_size:
+            moves[k] = moves[i]
+            k += 1
+    return k if k > 0 else n
+
+
+@njit(cache=True)
+def _z_bonus(stats, x):
+    """Add ``x`` to the running statistics ``stats`` (count, mean, sum of squared deviations; Welford); how
+    far above their mean it is, as a sigmoid in (-1, 1) of its z-score."""
+    stats[0] += 1.0
+    delta = x - stats[1]
+    stats[1] += delta / stats[0]
+    stats[2] += delta * (x - stats[1])
+    if stats[2] <= 0:
+        return 0.0
+    z = (x - stats[1]) / math.sqrt(stats[2] / stats[0])
+    return 2.0 / (1.0 + math.exp(-2.0 * z)) - 1.0
+
+
+@njit(cache=True)
+def _candidates(t, row, n, floor, local, mark, size_w, cands, weights):
+    """The playout policy's candidates among ``row[:n]`` (see ``_playout_move``): the placements of at least
+    ``floor`` squares that cover the most cells marked ``mark`` in ``local``, into ``cands`` with the running
+    sums of their weights in ``weights``; returns (how many, total weight)."""
+    best = -1
+    nc = 0
+    total = 0.0
+    for i in range(n):
+        pid = row[np.uint64(i)]
+        size = t[np.uint64(T_PSIZE + pid)]
+        if size >= floor:
+            c = F.cells_marked(t, np.int64(pid), local, mark)
+            if c >= best:
+                if c > best:
+                    best = c
+                    nc = 0
+                    total = 0.0
+                total += size_w[np.uint64(size)]
+                cands[np.uint64(nc)] = pid
+                weights[np.uint64(nc)] = total
+                nc += 1
+    return nc, total
+
+
+@njit(cache=True)
+def _playout_move(t, sim, playout, color, first_cells, params, size_w):
+    """A placement for ``color`` in the simulation's position by the biased playout policy, or -1 if it has none:
+    among the placements of at least ``_min_size`` squares that cover the most of the opponents' newest attach
+    points (blocking them), one drawn with weight ``size_base ** size``.
+
+    The colour's legal placements live in ``playout.lists[color]``: built once per playout (``lcount[color]`` < 0),
+    then kept up to date (drop what became illegal, add what fits at the attach points of the colour's own last
+    piece), then scored (two passes over the list per move: most of a playout's time).
+    """
+    b, m, last = sim.b, sim.m, sim.last
+    lcount, stamp, seen, local = playout.lcount, playout.stamp, playout.seen, playout.local
+    cands, weights = playout.cands, playout.weights
+    row = playout.lists[color]
+    hand = m[M_HAND + color]
+    fbase = FORB + color * FSTRIDE
+    min_size = _min_size(t, m, color, params)
+    stamp[0] += 1
+    lmark = np.int32(stamp[0])
+    MF.mark_local(t, b, last, color, local, lmark)
+    if lcount[color] < 0:
+        k = _gen(t, sim, playout, color, first_cells, row)
+    else:
+        stamp[0] += 1
+        mark = np.int32(stamp[0])
+        k = np.int64(0)
+        for i in range(lcount[color]):
+            pid = row[np.uint64(i)]
+            if (hand >> t[np.uint64(T_SHAPE + pid)]) & 1 and F.fits(t, b, fbase, np.int64(pid)):
+                row[np.uint64(k)] = pid
+                k += 1
+                seen[np.uint64(pid)] = mark
+        placed = last[color]
+        if placed >= 0:
+            for j in range(5):
+                q = t[T_CELLS + 5 * placed + j]
+                if q >= NCELLS:
+                    break
+                for i in range(4):
+                    a = t[T_DIAG + 4 * q + i]
+                    if a >= NCELLS:
+                        break
+                    if b[ANCH + color * NCELLS + a] == 1:
+                        k = F.add_anchor_moves(t, b, fbase, np.int64(a), hand, row, k, seen, mark)
+    lcount[color] = k
+    if k == 0:
+        return -1
+    # scored in a second pass: calling ``_candidates`` once per placement inside the loop above cost up to four
+    # times the loop itself where numba could not inline it (RESULTS §22); if none has min_size squares, every
+    # size counts
+    nc, total = _candidates(t, row, k, min_size, local, lmark, size_w, cands, weights)
+    if nc == 0:
+        nc, total = _candidates(t, row, k, np.int64(0), local, lmark, size_w, cands, weights)
+    r = np.random.random() * total
+    for i in range(nc):
+        if weights[i] > r:
+            return cands[i]
+    return cands[nc - 1]
+
+
+@njit(cache=True)
+def _prior(t, b, m, color, pid, local, mark, params):
+    """A move-ordering score in about [0, 1]: size, blocked opponent attach points, new own attach points."""
+    size = t[T_PSIZE + pid]
+    blocked = F.cells_marked(t, pid, local, mark)
+    opp_anchor = 0
+    new_anchor = 0
+    fbase = FORB + color * FSTRIDE
+    for j in range(5):
+        q = t[T_CELLS + 5 * pid + j]
+        if q >= NCELLS:
+            break
+        for opp in range(4):
+            if (opp & 1) != (color & 1) and b[ANCH + opp * NCELLS + q] == 1:
+                opp_anchor += 1
+        for k in range(4):
+            d = t[T_DIAG + 4 * q + k]
+            if d >= NCELLS:
+                break
+            if b[fbase + d] == 0 and b[ANCH + color * NCELLS + d] == 0:
+                new_anchor += 1
+    s = min(0.12 * size + 0.08 * min(blocked, 3) + 0.06 * min(opp_anchor, 3) + 0.02 * min(new_anchor, 6), 1.0)
+    k = params[R.shape_prior]
+    if k > 0:
+        fade = max(0.0, 1.0 - m[M_TURN] / 40.0)
+        s += k * (0.5 * t.view(np.float64)[T_AWK + t[T_SHAPE + pid]] + 0.25 * fade * t[T_P_CENTRE + pid])
+    return s
+
+
+@njit(cache=True)
+def _expand(t, node, sim, playout, walk, first_cells, params, prior_weights, tree):
+    """Give ``node`` (the simulation's position) its edges: the legal moves (only the big pieces early), with
+    their priors; False if the tree has no room for them."""
+    first = tree.counters[1]
+    if first + MAX_MOVES > tree.edge_pid.shape[0]:
+        return False  # the tree is full (checked first: a failed expansion would cost a move generation)
+    b, m, last, moves, logits, local = sim.b, sim.m, sim.last, walk.moves, playout.weights, playout.local
+    edge_pid, edge_child, edge_n, edge_w = tree.edge_pid, tree.edge_child, tree.edge_n, tree.edge_w
+    edge_pn, edge_pw, edge_rn, edge_rw, edge_p = tree.edge_pn, tree.edge_pw, tree.edge_rn, tree.edge_rw, tree.edge_p
+    color = m[M_TURN] & 3
+    n = _gen(t, sim, playout, color, first_cells, moves)
+    n = _early_filter(t, m, color, moves, n, params)
+    pn = params[R.prior_n]
+    if params[R.move_prior] > 0 and n > 0:
+        # the fitted move model: probabilities for the exploration term, start values below the node's mean
+        # for the moves it rates far below the best
+        MF.move_logits(t, b, m, color, last, moves, n, prior_weights, walk.marks, walk.mscratch, walk.feats, logits)
+        top = logits[0]
+        for i in range(n):
+            top = max(top, logits[i])
+        if params[R.prune] > 0 and node > 0:
+            # moves far below the best by the model are never visited in time; leaving them out saves
+            # edges (the tree grows for longer) and selection time
+            cut = top + math.log(params[R.prune])
+            k = 0
+            for i in range(n):
+                if logits[i] >= cut:
+                    moves[k] = moves[i]
+                    logits[k] = logits[i]
+                    k += 1
+            n = k
+        total = 0.0
+        for i in range(n):
+            logits[i] = math.exp(logits[i] - top)
+            total += logits[i]
+        scale = params[R.prior_value]
+        for i in range(n):
+            e = first + i
+            edge_p[e] = logits[i] / total
+            edge_pw[e] = -scale * (1.0 - math.sqrt(logits[i]))
+    else:
+        mark = np.int32(playout.stamp[0])
+        MF.mark_local(t, b, last, color, local, mark)
+        best = 0.0
+        for i in range(n):
+            p = _prior(t, b, m, color, np.int64(moves[i]), local, mark, params)
+            edge_w[first + i] = p
+            if p > best:
+                best = p
+        for i in range(n):
+            e = first + i
+            # the best moves by the prior start at the node's mean value, the rest below it, in proportion
+            edge_pw[e] = max(-0.6 * (best - edge_w[e]), -0.45)
+            edge_p[e] = 0.0
+    for i in range(n):
+        e = first + i
+        edge_pid[e] = moves[i]
+        edge_child[e] = -1
+        edge_n[e] = 0.0
+        edge_pn[e] = pn
+        edge_w[e] = 0.0
+        edge_rn[e] = 0.0
+        edge_rw[e] = 0.0
+    tree.node_first[node] = first
+    tree.node_count[node] = n
+    tree.counters[1] = first + n
+    return True
+
+
+@njit(cache=True)
+def _select(node, tree, params):
+    """The edge of ``node`` to follow: the best blend of its mean value and its RAVE value, plus exploration."""
+    node_n, edge_n, edge_w, edge_pn, edge_pw = tree.node_n, tree.edge_n, tree.edge_w, tree.edge_pn, tree.edge_pw
+    edge_rn, edge_rw, edge_p = tree.edge_rn, tree.edge_rw, tree.edge_p
+    first = tree.node_first[node]
+    count = tree.node_count[node]
+    parent_n = node_n[node, 0]
+    log_n = math.log(parent_n + 1.0)
+    mean = node_n[node, 1] / parent_n if parent_n > 0 else 0.5
+    explore = params[R.explore]
+    bias = params[R.rave_bias]
+    # the move model's exploration term (as in AlphaGo and Pentobi): c P sqrt(N) log(N + 1) / n
+    guide = params[R.move_prior] * math.sqrt(parent_n) * log_n
+    best = -1e9
+    best_e = first
+    for e in range(first, first + count):
+        n = edge_n[e] + edge_pn[e]
+        q = (edge_w[e] + edge_pn[e] * (mean + edge_pw[e])) / n
+        rn = edge_rn[e]
+        if rn > 0:
+            beta = rn / (rn + n + bias * rn * n)
+            q = (1.0 - beta) * q + beta * edge_rw[e] / rn
+        v = q + explore * math.sqrt(log_n / (edge_n[e] + 1.0)) + guide * edge_p[e] / n
+        if v > best:
+            best = v
+            best_e = e
+    return best_e
+
+
+@njit(cache=True)
+def _mark(color, pid, amaf, played, n_played, ply):
+    """Record for RAVE that ``color`` played ``pid`` at ``ply`` (its first time in this simulation)."""
+    key = color * NCOUNT + pid
+    if amaf[key] == 0:
+        amaf[key] = ply + 1
+        played[n_played] = key
+        n_played += 1
+    return n_played
+
+
+@njit(cache=True)
+def _playout_turn(t, sim, playout, first_cells, params, size_w):
+    """One turn of a playout: the colour to move places a piece by the playout policy (``_playout_move``) or,
+    with none left, leaves the game. The turn then passes on with ``F.next_turn``, without ``F.play``'s check
+    that the next colour can place: that check cost a third to two thirds of a playout's time, and the next
+    colour's move list answers it anyway. Returns the placement, or -1."""
+    m = sim.m
+    color = m[M_TURN] & 3
+    pid = _playout_move(t, sim, playout, color, first_cells, params, size_w)
+    if pid < 0:
+        m[M_VALID] &= ~(1 << color)
+    else:
+        sim.last[color] = pid
+        F.place(t, sim.b, m, color, pid)
+    F.next_turn(m)
+    return pid
+
+
+@njit(cache=True)
+def _start(sim, root):
+    """Set the simulation's position to the root's."""
+    F._copy(sim.b, root.b)
+    m, root_m, last, root_last = sim.m, root.m, sim.last, root.last
+    for i in range(m.shape[0]):
+        m[i] = root_m[i]
+    for c in range(4):
+        last[c] = root_last[c]
+
+
+@njit(cache=True)
+def expand_root(t, root, params, prior_weights, scratch, tree):
+    """Create the root's edges (node 0) with the compiled prior, as the first simulation would."""
+    sim, playout, walk = scratch.sim, scratch.playout, scratch.walk
+    _start(sim, root)
+    return _expand(t, np.int64(0), sim, playout, walk, root.first_cells, params, prior_weights, tree)
+
+
+@njit(cache=True, nogil=True)  # nogil: a pondering thread runs beside the caller's loop and other engines
+def run(t, sims, root, params, prior_weights, scratch, tree):
+    """``sims`` simulations from the root position into the tree (node 0 must exist)."""
+    sim, playout, walk = scratch.sim, scratch.playout, scratch.walk
+    first_cells, b, m, last, lcount = root.first_cells, sim.b, sim.m, sim.last, playout.lcount
+    amaf, played, margins = walk.amaf, walk.played, walk.margins
+    node_first, node_count, node_n = tree.node_first, tree.node_count, tree.node_n
+    edge_pid, edge_child, edge_n, edge_w = tree.edge_pid, tree.edge_child, tree.edge_n, tree.edge_w
+    edge_rn, edge_rw, counters = tree.edge_rn, tree.edge_rw, tree.counters
+    path_nodes = np.zeros(256, dtype=np.int32)
+    path_edges = np.zeros(256, dtype=np.int32)
+    path_colors = np.zeros(256, dtype=np.int32)
+    score_w = params[R.score_weight]
+    size_w = np.zeros(6, dtype=np.float64)
+    for size in range(6):
+        size_w[size] = params[R.size_base] ** size
+    for _ in range(sims):
+        _start(sim, root)
+        n_played = np.int64(0)  # not literal zeros: numba would compile a variant of each callee for them
+        ply = np.int64(0)
+        depth = 0
+        node = np.int64(0)
+        # --- selection and expansion
+        while not F.is_over(m):
+            if node_first[node] < 0:
+                if not _expand(t, node, sim, playout, walk, first_cells, params, prior_weights, tree):
+                    break
+            if node_count[node] == 0:
+                break
+            e = _select(node, tree, params)
+            path_nodes[depth] = node
+            path_edges[depth] = e
+            path_colors[depth] = m[M_TURN] & 3
+            depth += 1
+            mover, pid = m[M_TURN] & 3, np.int64(edge_pid[e])
+            last[mover] = pid
+            F.play(t, b, m, pid, first_cells)
+            n_played = _mark(mover, pid, amaf, played, n_played, ply)
+            ply += 1
+            child = edge_child[e]
+            if child < 0:
+                if edge_n[e] >= 1.0 and counters[0] < node_first.shape[0] and depth < 200:
+                    child = counters[0]
+                    counters[0] += 1
+                    node_first[child] = -1
+                    node_count[child] = 0
+                    node_n[child, 0] = 0.0
+                    node_n[child, 1] = 0.0
+                    edge_child[e] = child
+                    node = child
+                    continue
+                break
+            node = child
+        if depth > counters[3]:
+            counters[3] = depth
+        # --- playout
+        for c in range(4):
+            lcount[c] = -1
+        budget = 1_000_000 if params[R.playout_moves] <= 0 else np.int64(params[R.playout_moves])
+        while not F.is_over(m) and n_played < played.shape[0] - 1 and budget > 0:
+            budget -= 1
+            color = m[M_TURN] & 3
+            pid = _playout_turn(t, sim, playout, first_cells, params, size_w)
+            if pid >= 0:
+                n_played = _mark(color, pid, amaf, played, n_played, ply)
+                ply += 1
+        # --- result for team ONE
+        if F.is_over(m) or budget > 0:
+            diff = F.margin(t, m)
+            win = 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
+            if params[R.score_z] > 0:
+                # a bonus by how far above the search's mean margin this one is
+                v1 = win + params[R.score_z] * _z_bonus(margins, float(diff))
+            else:
+                v1 = (1.0 - score_w) * win + score_w * (0.5 + 0.5 * math.tanh(diff / 30.0))
+        else:  # a stopped playout: the evaluation's view, as a probability
+            value = fast_evaluate(t, b, m, first_cells, params[R.weights :])
+            v1 = 1.0 / (1.0 + math.exp(-value / params[R.eval_scale]))
+        # --- backpropagation (values for the team that made the move) and RAVE
+        for d in range(depth):
+            node = path_nodes[d]
+            e = path_edges[d]
+            node_n[node, 0] += 1.0
+            color = path_colors[d]
+            v = v1 if (color & 1) == 0 else 1.0 - v1
+            node_n[node, 1] += v
+            edge_n[e] += 1.0
+            edge_w[e] += v
+            first = node_first[node]
+            for f in range(first, first + node_count[node]):
+                k = amaf[color * NCOUNT + edge_pid[f]]
+                if k > d:
+                    edge_rn[f] += 1.0
+                    edge_rw[f] += v
+        counters[2] += 1
+        for i in range(n_played):
+            amaf[played[i]] = 0
+
+
+@njit(cache=True)
+def copy_subtree(root, src, dst):
+    """Copy the subtree of node ``root`` of tree ``src`` into tree ``dst``, as its node 0 (breadth first, so the
+    copy is compact); sets the copy's node and edge counts."""
+    s_first, s_count, s_n, s_child = src.node_first, src.node_count, src.node_n, src.edge_child
+    d_first, d_count, d_n, d_child = dst.node_first, dst.node_count, dst.node_n, dst.edge_child
+    order = np.empty(src.counters[0], dtype=np.int32)  # old node id of each new node
+    order[0] = root
+    nodes = 1
+    edges = 0
+    i = 0
+    while i < nodes:
+        old = order[i]
+        d_n[i, 0] = s_n[old, 0]
+        d_n[i, 1] = s_n[old, 1]
+        first = s_first[old]
+        if first < 0:
+            d_first[i] = -1
+            d_count[i] = 0
+        else:
+            count = s_count[old]
+            d_first[i] = edges
+            d_count[i] = count
+            # a node's edges are contiguous: copied field by field
+            old_edges, new_edges = slice(first, first + count), slice(edges, edges + count)
+            dst.edge_pid[new_edges] = src.edge_pid[old_edges]
+            dst.edge_n[new_edges] = src.edge_n[old_edges]
+            dst.edge_w[new_edges] = src.edge_w[old_edges]
+            dst.edge_pn[new_edges] = src.edge_pn[old_edges]
+            dst.edge_pw[new_edges] = src.edge_pw[old_edges]
+            dst.edge_rn[new_edges] = src.edge_rn[old_edges]
+            dst.edge_rw[new_edges] = src.edge_rw[old_edges]
+            dst.edge_p[new_edges] = src.edge_p[old_edges]
+            for j in range(count):
+                child = s_child[first + j]
+                if child >= 0:
+                    order[nodes] = child
+                    d_child[edges + j] = nodes
+                    nodes += 1
+                else:
+                    d_child[edges + j] = -1
+            edges += count
+        i += 1
+    dst.counters[0] = nodes
+    dst.counters[1] = edges
+
+
+@njit(cache=True)
+def keep_root_statistics(old_first, old_count, tree):
+    """The root (node 0) was expanded afresh (all its moves, new priors): give its edges the visits, values
+    and children of the same moves in its old edge list (``old_first``, ``old_count``)."""
+    edge_pid, edge_child, edge_n, edge_w = tree.edge_pid, tree.edge_child, tree.edge_n, tree.edge_w
+    edge_rn, edge_rw = tree.edge_rn, tree.edge_rw
+    first = tree.node_first[0]
+    for i in range(first, first + tree.node_count[0]):
+        for j in range(old_first, old_first + old_count):
+            if edge_pid[j] == edge_pid[i]:
+                edge_child[i] = edge_child[j]
+                edge_n[i] = edge_n[j]
+                edge_w[i] = edge_w[j]
+                edge_rn[i] = edge_rn[j]
+                edge_rw[i] = edge_rw[j]
+                break

@@ -1,0 +1,56 @@
+"""The MCTS's settings: one list (``MctsParams``'s fields), from which the kernels' parameter vector and the
+indices they read it by (``R``) are derived."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from ai.evaluate import DEFAULT_WEIGHTS
+from ai.fasteval import weight_vector
+
+# a field marked so is a setting of the player, not an input of the compiled search (not in the vector)
+PLAYER_ONLY = {"player_only": True}
+
+
+@dataclass
+class MctsParams:
+    explore: float = 0.15  # UCT exploration constant (on top of RAVE)
+    rave_bias: float = 0.002  # smaller: RAVE counts for longer
+    prior_n: float = 4.0  # virtual visits of the move-ordering prior
+    size_base: float = 5.0  # playout weight of a piece: size_base ** size
+    score_weight: float = 0.1  # share of the score margin in a simulation's value
+    early_rounds: int = 8  # pentominoes only before this round ...
+    early_pentos: int = 3  # ... while the colour holds at least this many
+    root_eval: float = 0.03  # > 0: root moves get their prior from ``ai.evaluate`` (value drop per point)
+    graded: bool = False  # instead: the smallest size considered falls with the pieces placed (5, 4, 3, all)
+    shape_prior: float = 0.0  # > 0: node priors also count awkward shapes and (early) the centre
+    playout_moves: int = 0  # > 0: a playout stops after this many moves and the evaluation judges it
+    eval_scale: float = 12.0  # evaluation points per unit of the logistic value of a stopped playout
+    move_prior: float = 0.4  # > 0: node priors from the fitted move model (``ai.movefeatures``): exploration
+    #                          constant of its probabilities (c P sqrt(N) log(N + 1) / n) ...
+    prior_value: float = 0.5  # ... and a move's start value below the node's mean: this x (1 - sqrt(P / P_max))
+    score_z: float = 0.3  # > 0: instead of score_weight, a bonus of up to this for a margin above the search's
+    #                       mean margin (in standard deviations; "quality-based rewards", as Pentobi does)
+    prune: float = 0.01  # > 0: below the root, keep only the moves the model rates at least this x the best
+    # keep the subtree of the position reached since the last search
+    reuse: bool = field(default=True, metadata=PLAYER_ONLY)
+    # > 0: a count of simulations a move (the clock still stops it), to measure per simulation: this x 0.7 e^(0.1 k)
+    # for a colour that placed k pieces (x 0.2, 0.2, 0.3 for k = 0, 1, 2), the schedule of Pentobi's levels
+    # (count=5028: level 6's budget, 69809: level 7's)
+    count: int = field(default=0, metadata=PLAYER_ONLY)
+
+    def vector(self) -> np.ndarray:
+        """The compiled search's parameters: the search inputs in field order (``R``), then the evaluation's
+        weights (from ``R.weights`` on)."""
+        head = np.array([float(getattr(self, name)) for name in SEARCH_INPUTS], dtype=np.float64)
+        return np.concatenate([head, weight_vector(DEFAULT_WEIGHTS)])
+
+
+SEARCH_INPUTS = tuple(f.name for f in fields(MctsParams) if not f.metadata.get("player_only"))
+ParamIndex = namedtuple("ParamIndex", [*SEARCH_INPUTS, "weights"])  # type: ignore[misc]  # (names from a list)
+# the position of each search input in ``MctsParams.vector()``; the kernels read ``params[R.explore]`` (numba
+# takes a global named tuple as a constant)
+R = ParamIndex(*range(len(SEARCH_INPUTS) + 1))
