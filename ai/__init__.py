@@ -74,6 +74,10 @@ def make_player(name: str = DEFAULT_AI, seed: int | None = None) -> Engine:
         return GtpPlayer(path, int(level), seed=seed)
     if name.startswith("mcts:"):  # the default search with other settings, for measuring: mcts:KEY=VALUE,...
         return mcts_variant(name[5:], seed)
+    if name.startswith("py:"):  # a team's player on blokus.player: py:PATH[:CLASS] (PlayerLoadError: one line)
+        from ai.pyplayer import PyPlayer
+
+        return PyPlayer(name, seed=seed)
     if name.startswith("level") and name[5:].isdigit():  # level1 .. level5 (ai.levels)
         from ai.levels import make_level
 

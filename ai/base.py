@@ -18,10 +18,13 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from model.moves import Move, SkipMove
 from model.state import GameState, move_of_placement
+
+if TYPE_CHECKING:
+    from model.result import GameResult
 
 
 class StopFlag(Protocol):
@@ -29,6 +32,10 @@ class StopFlag(Protocol):
     (``ai.engine_process``)."""
 
     def is_set(self) -> bool: ...
+
+
+class EngineError(RuntimeError):
+    """A player could not answer; ``str()`` says why in one line (the controller's fallback detail)."""
 
 
 class Player(ABC):
@@ -47,6 +54,9 @@ class Player(ABC):
 
     def stop_pondering(self) -> None:  # noqa: B027 - optional hook
         """Stop pondering (returns once it has stopped)."""
+
+    def game_over(self, result: GameResult) -> None:  # noqa: B027 - optional hook
+        """The game has ended with ``result`` (a team's ``py:`` player hears of it)."""
 
 
 class Engine(Player):

@@ -11,6 +11,11 @@ The official server discards a move that arrives more than 2000 ms after it issu
 * the answer is validated with the rule engine before it is sent; an illegal answer (or an engine
   exception) is replaced by the fallback.
 
+With ``strict`` (a team's ``py:`` player in the arena, ``blokus bot --strict``) nothing is replaced: the
+answer is judged as the contest would judge it — a late one is still sent when it comes, an illegal move is
+sent as it is (``strict-illegal``), and an exception or an answer that is no move at all is reported as
+``strict-error`` (a contest client would crash: the bot leaves the game).
+
 The fallback (a placement of the largest available piece) is computed *before* the player starts,
 so that it is ready even on a loaded machine. The player runs in a worker process
 (``ai.engine_process``, the bot's default) or a worker thread (``Engine.choose_move``), so the event
@@ -27,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ai.base import Player, fallback_move
+from ai.base import EngineError, Player, fallback_move
 from model import placements as P
 from model.moves import Move, SetMove, SkipMove
 from model.pieces import SHAPES
@@ -45,7 +50,9 @@ STOP_MARGIN_MS = 150  # think time is capped at cut-off minus this
 @dataclass(frozen=True)
 class Decision:
     move: Move
-    source: str  # "engine", "fallback-timeout", "fallback-illegal", "fallback-error", "forced"
+    # "engine", "fallback-timeout", "fallback-illegal", "fallback-error", "forced"; strict: "strict-illegal"
+    # (``move`` is the illegal move), "strict-error" (``move`` is the fallback, not to be sent)
+    source: str
     elapsed: float  # seconds from the arrival of the request to the decision
     detail: str = ""
 
@@ -98,6 +105,7 @@ async def decide(
     think_ms: float = DEFAULT_THINK_MS,
     hard_ms: float = HARD_CUTOFF_MS,
     rng: random.Random | None = None,
+    strict: bool = False,
 ) -> Decision:
     """The move to send for ``state`` (whose colour is to move), within the time limits above."""
     # leave the engine time to return its best move between the stop signal and the cut-off
@@ -118,25 +126,31 @@ async def decide(
         done, _ = await asyncio.wait({task}, timeout=max(0.0, deadline - time.monotonic()))
         if not done:
             player.cancel()  # time is up: the engine returns its best move so far
-            done, _ = await asyncio.wait({task}, timeout=max(0.0, cutoff - time.monotonic()))
+            # strict: no cut-off, a late answer is sent late (the server judges it)
+            done, _ = await asyncio.wait({task}, timeout=None if strict else max(0.0, cutoff - time.monotonic()))
         if not done:
             source, detail = "fallback-timeout", f"no answer within {hard_ms:.0f} ms"
             task.add_done_callback(_discard_result)
         elif task.exception() is not None:
             exc = task.exception()
-            source, detail = "fallback-error", f"{type(exc).__name__}: {exc}"
+            source = "strict-error" if strict else "fallback-error"
+            detail = str(exc) if isinstance(exc, EngineError) else f"{type(exc).__name__}: {exc}"
         else:
             move = task.result()
             problem = check_move(state, move)
             if problem is not None:
-                source, detail = "fallback-illegal", f"{move}: {problem}"
+                detail = f"{move}: {problem}"
+                if strict and isinstance(move, SetMove | SkipMove):
+                    return Decision(move, "strict-illegal", time.monotonic() - received_at, detail)
+                source = "strict-error" if strict else "fallback-illegal"
                 move = None
     except asyncio.CancelledError:
         player.cancel()
         task.cancel()
         raise
     if move is None:
-        log.warning("using fallback move (%s)", detail)
+        if not strict:
+            log.warning("using fallback move (%s)", detail)
         move = fallback
     return Decision(move, source, time.monotonic() - received_at, detail)
 

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from multiprocessing.sharedctypes import RawValue
 
 from ai import processes
-from ai.base import Engine, Player
+from ai.base import Engine, EngineError, Player
 from ai.compiled import fallback_label
 from model.moves import Move
 from model.state import GameState
@@ -252,7 +252,7 @@ class ProcessPlayer(Player):
         finally:
             self._pending.pop(rid, None)
         if error is not None:
-            raise RuntimeError(error)
+            raise EngineError(error)
         self.last_info = info
         return move
 

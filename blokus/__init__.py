@@ -9,17 +9,19 @@ from __future__ import annotations
 import importlib
 import sys
 
-# name -> (one-line description); each runs ``cli.<name>.main(argv) -> int`` (the exit code).
+# name -> (one-line description); each runs ``cli.<name>.main(argv) -> int`` (the exit code; ``-`` in a name
+# is ``_`` in its module: new-player -> cli.new_player).
 SUBCOMMANDS: dict[str, str] = {
     "play": "play in the terminal (local game, or on a server with -h/-p)",
     "replay": "step through a replay file (.xml or .xml.gz)",
     "bot": "headless player for a game server (contest start.sh uses this)",
     "serve": "run a local game server speaking the official protocol",
-    "arena": "AI against AI, or your own client (cmd:COMMAND): score table",
+    "arena": "AI against AI, or your own client (cmd:COMMAND) or player (py:PATH): score table",
     "analyse": "find the mistakes and blunders of each team in replay files",
     "watch": "watch a live game on a server (admin protocol: observe, prepare)",
     "moves": "list the legal moves of the colour to move in a state file or, with --turn N, in a replay",
     "bundle": "build the contest upload (zip: start.sh, dependencies, compiled AI)",
+    "new-player": "write a Python player of your own (player.py, its tests, a README)",
 }
 
 USAGE = """usage: blokus [SUBCOMMAND] [ARGS...]
@@ -36,7 +38,7 @@ season where it cannot be read from a server or a file (default 2021).
 
 
 def usage() -> str:
-    lines = "\n".join(f"  {name:<8} {desc}" for name, desc in SUBCOMMANDS.items())
+    lines = "\n".join(f"  {name:<10} {desc}" for name, desc in SUBCOMMANDS.items())
     return USAGE.format(lines=lines)
 
 
@@ -61,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    func = importlib.import_module(f"cli.{name}").main
+    func = importlib.import_module(f"cli.{name.replace('-', '_')}").main
     try:
         return int(func(args) or 0)
     except KeyboardInterrupt:

@@ -36,7 +36,9 @@ def main(argv: list[str] | None = None) -> int:
         "a",
         help=f"player A: {accepted()}. gtp:PATH:LEVEL is an external GTP engine (e.g. Pentobi), "
         "mcts:KEY=VALUE,... the default with other settings (e.g. mcts:root_eval=0), cmd:COMMAND your own "
-        "client, started per game as COMMAND -h 127.0.0.1 -p PORT -r CODE against an embedded server",
+        "client, started per game as COMMAND -h 127.0.0.1 -p PORT -r CODE against an embedded server, "
+        "py:PATH[:CLASS] your blokus.player.Player (docs/player-api.md), played as the contest plays it: "
+        "blokus bot --player PATH --strict per game",
     )
     parser.add_argument("b", help="player B (the same choices)")
     parser.add_argument(
@@ -135,7 +137,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
         try:
             spec = parse_player(name, "AI")
             if spec.external:
-                spec.check()  # a cmd: program that cannot start; py: players (issue 44) are not available yet
+                spec.check()  # a cmd: program that cannot start, a py: file that cannot be loaded
             else:
                 spec.build(0)
         except ValueError as exc:
@@ -152,7 +154,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
     temporary = None  # a log folder of our own: removed at the end
     if any(spec.external for spec in players):  # programs play on an embedded server, one per game
         if opening:
-            parser.error("--opening-turns cannot be used with a cmd: player (the server starts every game)")
+            parser.error("--opening-turns cannot be used with a cmd: or py: player (the server starts every game)")
         log_dir = args.logs or args.save_replay
         if log_dir is None:
             log_dir = temporary = tempfile.mkdtemp(prefix="blokus-arena-logs-")

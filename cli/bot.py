@@ -12,13 +12,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from pathlib import Path
 
 from ai import DEFAULT_AI
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
 from cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
-from cli.players import accepted, parse_player
+from cli.players import PlayerKind, accepted, parse_player
+from model.exits import EXIT_PLAYER
 from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotOptions, use_console
 from net.lines import LineHandler, LineWriter, report_dropped
 
@@ -49,6 +51,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--ai",
         default=None,
         help=f"computer player: {accepted()} (default {DEFAULT_AI})",
+    )
+    p.add_argument(
+        "--player",
+        metavar="PATH[:CLASS]",
+        help="play with your own Python player instead of ours (py:PATH[:CLASS]): a blokus.player.Player "
+        "subclass in PATH (docs/player-api.md); a move it gets wrong (an exception, an illegal or a late "
+        "move) is replaced by a legal one, shown on stderr and counted in the summary",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="judge your player's mistakes as the contest does: an illegal move is sent as it is, a late "
+        "one late, and an exception leaves the game (blokus arena plays py: players so)",
     )
     p.add_argument("--seed", type=int, help="seed of the computer player")
     p.add_argument(
@@ -106,6 +121,7 @@ def options_from_args(args: argparse.Namespace) -> BotOptions:
         hard_limit=args.hard_limit,
         idle_timeout=args.idle_timeout,
         save_replay=args.save_replay,
+        strict=args.strict,
     )
 
 
@@ -119,7 +135,16 @@ def _reservation_from_stdin() -> str:
 
 def parse_options(argv: list[str]) -> BotOptions:
     """``argv`` (the bot's arguments) as its options (tests, the bundle's check of baked-in arguments)."""
-    return options_from_args(build_parser().parse_args(argv))
+    return options_from_args(_player_as_ai(build_parser(), build_parser().parse_args(argv)))
+
+
+def _player_as_ai(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
+    """``--player PATH`` is ``--ai py:PATH``."""
+    if args.player is not None:
+        if args.ai is not None:
+            parser.error("--player and --ai name two players: give one")
+        args.ai = args.player if args.player.startswith("py:") else f"py:{args.player}"
+    return args
 
 
 class _Repeats(logging.Filter):
@@ -167,17 +192,26 @@ def _setup_logging(args: argparse.Namespace) -> LineWriter:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _player_as_ai(parser, parser.parse_args(argv))
+    player = None
     if args.ai is not None:
         try:
             spec = parse_player(args.ai, "AI")
-            if spec.external:
-                # py: players (issue 44) are built here, in the bot's process; a cmd: program plays by itself
-                spec.check()
-                raise ValueError(f"{args.ai!r} is a program of its own: start it instead of the bot")
-            spec.build(0)  # a gtp: engine that cannot be started still plays (its fallback), as before
         except ValueError as exc:
             parser.error(str(exc))
+        if spec.kind is PlayerKind.PY:  # the team's player, loaded once here; its own errors in one line
+            try:
+                player = spec.build(args.seed)
+            except ValueError as exc:
+                print(f"blokus bot: {exc}", file=sys.stderr)
+                return EXIT_PLAYER
+        else:
+            try:
+                if spec.external:  # a cmd: program plays by itself
+                    raise ValueError(f"{args.ai!r} is a program of its own: start it instead of the bot")
+                spec.build(0)  # a gtp: engine that cannot be started still plays (its fallback), as before
+            except ValueError as exc:
+                parser.error(str(exc))
     if args.reservation == "-":
         args.reservation = _reservation_from_stdin()
         if not args.reservation:
@@ -185,7 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     console = _setup_logging(args)
     use_console(console)
     try:
-        return asyncio.run(Bot(options_from_args(args)).run())
+        # --strict: a failing team player ends the process at once, as a crashed contest client (its exit code
+        # is what the arena names)
+        return asyncio.run(Bot(options_from_args(args), player, crash=os._exit if args.strict else None).run())
     except KeyboardInterrupt:
         return 130
     finally:

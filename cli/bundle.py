@@ -33,6 +33,12 @@ def build_parser() -> argparse.ArgumentParser:
         f"here to compile the AI, or give the interpreter's path",
     )
     p.add_argument(
+        "--player",
+        metavar="PATH[:CLASS]",
+        help="the upload plays your own Python player (a blokus.player.Player in PATH; the Python files "
+        "beside it are packed too, its tests are not): start.sh runs blokus bot --player",
+    )
+    p.add_argument(
         "--no-cache",
         action="store_true",
         help="leave the compiled AI out (the bot then compiles it on every start, playing with the "
@@ -57,6 +63,21 @@ def bot_ai(bot_args: list[str]) -> str:
     return ai
 
 
+def team_player(text: str, bot_args: list[str]) -> tuple[tuple[Path, str | None], str]:
+    """``--player PATH[:CLASS]``: (the file and class, its player name); BundleError (one line) if it cannot be
+    loaded or the bot's arguments name another player."""
+    from ai.pyplayer import PlayerLoadError, load_player_class, split_name
+
+    if any(arg in ("--ai", "--player") or arg.startswith(("--ai=", "--player=")) for arg in bot_args):
+        raise BundleError("--player and a player in the bot's arguments: give one")
+    name = text if text.startswith("py:") else f"py:{text}"
+    try:
+        load_player_class(name)
+    except PlayerLoadError as exc:
+        raise BundleError(str(exc)) from None
+    return split_name(name), name
+
+
 def main(argv: list[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     bot_args: list[str] = []
@@ -65,7 +86,11 @@ def main(argv: list[str] | None = None) -> int:
         args_in, bot_args = args_in[:cut], args_in[cut + 1 :]
     args = build_parser().parse_args(args_in)
     try:
-        size = bundle(args.zip, args.python, bot_args, ai=bot_ai(bot_args), with_cache=not args.no_cache)
+        player = None
+        ai = bot_ai(bot_args)
+        if args.player is not None:
+            player, ai = team_player(args.player, bot_args)
+        size = bundle(args.zip, args.python, bot_args, ai=ai, with_cache=not args.no_cache, player=player)
     except BundleError as exc:
         _say(str(exc))
         return EXIT_FAIL

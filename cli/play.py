@@ -1,5 +1,6 @@
 """``blokus play``: a local game against the AI (or hotseat, or watching AI against AI), a game on a server
-(-h/-p), or a game against a program of one's own (``--opponent cmd:COMMAND``)."""
+(-h/-p), or a game against a program of one's own (``--opponent cmd:COMMAND``) or a Python player of one's own
+(``--opponent py:PATH[:CLASS]``, played by ``blokus bot --player PATH --strict`` on an embedded server)."""
 
 from __future__ import annotations
 
@@ -56,9 +57,10 @@ def play_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--opponent",
         default=None,
-        metavar="NAME|human|cmd:COMMAND",
+        metavar="NAME|human|cmd:COMMAND|py:PATH",
         help=f"AI opponent ({accepted()}; default {DEFAULT_AI}), 'human' (hotseat); a cmd:COMMAND (your own "
-        "client) is started as COMMAND -h 127.0.0.1 -p PORT -r CODE",
+        "client) is started as COMMAND -h 127.0.0.1 -p PORT -r CODE; py:PATH[:CLASS] (your blokus.player "
+        "Player) plays as blokus bot --player PATH --strict",
     )
     p.add_argument(
         "--level",
@@ -129,12 +131,12 @@ def main(argv: list[str]) -> int:
             else parse_player(args.opponent, "opponent")
         )
         if opponent is not None and opponent.kind is PlayerKind.PY:
-            opponent.check()  # py: players are not available yet (issue 44 wires them here)
+            opponent.check()  # a py: file that cannot be loaded: one line before the terminal is taken
         if args.ai is not None:
             in_process_engine(args.ai, "AI")  # hints, autopilot and --watch
     except ValueError as exc:
         return fail("blokus play", str(exc))
-    if opponent is not None and opponent.kind is PlayerKind.CMD:  # your own client against you or our AI
+    if opponent is not None and opponent.external:  # your own client (cmd:) or player (py:) against you or our AI
         from tui.external import play_external
 
         setup_logging(args.log)

@@ -8,11 +8,12 @@ Accepted forms (``ACCEPTED``):
 * ``mcts:KEY=VALUE,...`` — the default search with other settings (``ai.mcts.MctsParams``);
 * ``gtp:PATH:LEVEL`` — an external GTP engine such as Pentobi, played in-process (``ai.gtp``);
 * ``cmd:COMMAND`` — a program of one's own, started per game with ``-h HOST -p PORT -r CODE`` (``net.external``);
-* ``py:PATH[:CLASS]`` — a Python player on this engine (reserved: the loader is not built yet).
+* ``py:PATH[:CLASS]`` — a team's Python player on ``blokus.player`` (``ai.pyplayer``): in-process for the bot
+  (``blokus bot --player``), a ``blokus bot --player PATH --strict`` process per game in the arena and the TUI.
 
 ``parse_player(text)`` returns a :class:`PlayerSpec` or raises :class:`PlayerNameError` (a ValueError) with
 one line that lists every accepted form. ``spec.build(seed)`` makes the in-process player; ``spec.external``
-says the player is a program that plays through a server (``cmd:``, and later ``py:``).
+says the player is a program that plays through a server (``cmd:``, ``py:``).
 """
 
 from __future__ import annotations
@@ -75,9 +76,6 @@ class PlayerSpec:
 
     def build(self, seed: int | None = None) -> Engine:
         """The in-process player (ValueError with one line if it cannot be built)."""
-        if self.kind is PlayerKind.PY:
-            # the place where ai/pyplayer.py (issue 44) will load PATH and its CLASS
-            raise PlayerUnavailable(f"{self.name!r}: py: players are not available yet")
         if self.kind is PlayerKind.CMD:
             raise PlayerUnavailable(f"{self.name!r} is a program: it plays on a server (blokus arena, blokus play)")
         from ai import make_player
@@ -86,7 +84,8 @@ class PlayerSpec:
 
     def check(self) -> None:
         """ValueError with one line if the player cannot be started at all (a ``cmd:`` program that is not
-        there, a ``py:`` player before its loader exists); building an in-process player checks the rest."""
+        there, a ``py:`` file that cannot be loaded or has no player class; its compiled engine is made ready
+        here, before any clock runs); building an in-process player checks the rest."""
         if self.kind is PlayerKind.CMD:
             from net.external import ProgramError, check_program
 
@@ -95,7 +94,11 @@ class PlayerSpec:
             except ProgramError as exc:
                 raise PlayerUnavailable(str(exc)) from None
         elif self.kind is PlayerKind.PY:
-            self.build(0)
+            from ai.pyplayer import load_player_class
+            from model.fast import warm_up
+
+            load_player_class(self.name)  # PlayerLoadError (a ValueError): one line
+            warm_up()  # the player API's compiled engine: a first start compiles it here, not in a game
 
 
 def parse_player(text: str, what: str = "player") -> PlayerSpec:
@@ -141,7 +144,7 @@ def in_process_engine(text: str, what: str = "AI") -> PlayerSpec:
     one-line error for a program (``cmd:``, ``py:``)."""
     spec = parse_player(text, what)
     if spec.kind is PlayerKind.PY:
-        spec.check()  # the place where a py: engine would be loaded (issue 44); not available yet
+        spec.check()  # a file that cannot be loaded says so first
     if spec.external:
         raise PlayerUnavailable(f"{what} {text!r}: a program cannot be used here, only an in-process player")
     return spec

@@ -9,6 +9,7 @@ from model.text import printable
 
 # done; no connection (or no file); a bad command line; the peer broke the protocol
 EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
+EXIT_PLAYER = 4  # a team's py: player cannot be loaded, or failed under blokus bot --strict
 
 
 def fail(prog: str, message: str) -> int:

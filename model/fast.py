@@ -24,6 +24,8 @@ The turn limit comes from the season profile too.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from numba import njit
 
@@ -588,21 +590,58 @@ def first_cells_of(state) -> np.ndarray:
     return cells
 
 
+class _Direct:
+    """``push`` and ``restore`` as FastState calls them, without numba's dispatch once compiled: the dispatcher
+    checks the type of each of the eight arrays on every call (about a microsecond, a third of a push and pop
+    from Python); with its one compiled variant found, that variant's entry point is called directly. The
+    dispatchers are used until then, and whenever there is not exactly one variant."""
+
+    def __init__(self) -> None:
+        self.push = self._resolve("push", push)
+        self.restore = self._resolve("restore", restore)
+
+    def _resolve(self, name: str, dispatcher):
+        def first_call(*args):
+            result = dispatcher(*args)
+            overloads = list(dispatcher.overloads.values())
+            if len(overloads) == 1:
+                setattr(self, name, overloads[0].entry_point)
+            return result
+
+        return first_call
+
+
+_KERNELS = _Direct()
+
+
+class _Scratch(threading.local):
+    """The move list's work arrays, one set per thread and shared by every position (a copy allocates none):
+    ``gen_moves`` writes into ``out`` and marks placements in ``seen`` with a fresh ``stamp`` per call."""
+
+    def __init__(self) -> None:
+        self.out = np.empty(MAX_MOVES, dtype=np.int32)
+        self.seen = np.zeros(P.COUNT, dtype=np.int32)
+        self.stamp = 0
+
+
+_SCRATCH = _Scratch()
+_NO_STACK_B = np.empty((0, BSIZE), dtype=np.uint8)  # the undo stack before the first push (never written)
+_NO_STACK_M = np.empty((0, MSIZE), dtype=np.int64)
+
+
 class FastState:
     """A position of the compiled engine, built from a ``GameState``; push/pop like the model."""
 
-    __slots__ = ("b", "m", "first_cells", "_stack_b", "_stack_m", "_depth", "_out", "_seen", "_stamp")
+    __slots__ = ("b", "m", "first_cells", "_stack_b", "_stack_m", "_depth")
 
     def __init__(self, b: np.ndarray, m: np.ndarray, first_cells: np.ndarray) -> None:
         self.b = b
         self.m = m
         self.first_cells = first_cells
-        self._stack_b = np.empty((16, BSIZE), dtype=np.uint8)
-        self._stack_m = np.empty((16, MSIZE), dtype=np.int64)
+        # the undo stack is made by the first push: a copy that is only read (a search's leaf) costs two arrays
+        self._stack_b = _NO_STACK_B
+        self._stack_m = _NO_STACK_M
         self._depth = 0
-        self._out = np.empty(MAX_MOVES, dtype=np.int32)
-        self._seen = np.zeros(P.COUNT, dtype=np.int32)
-        self._stamp = 0
 
     @classmethod
     def from_state(cls, state) -> FastState:
@@ -640,28 +679,34 @@ class FastState:
     def legal_placements(self, color: int | None = None) -> np.ndarray:
         """Sorted placement ids, as ``GameState.legal_placements``."""
         color = self.current_color if color is None else int(color)  # a Color would compile another variant
-        self._stamp += 1
-        if self._stamp >= 2**31 - 1:
-            self._seen[:] = 0
-            self._stamp = 1
-        n = gen_moves(TABLES, self.b, self.m, color, self.first_cells, self._out, self._seen, self._stamp)
-        return np.sort(self._out[:n])
+        scratch = _SCRATCH
+        scratch.stamp += 1
+        if scratch.stamp >= 2**31 - 1:
+            scratch.seen[:] = 0
+            scratch.stamp = 1
+        n = gen_moves(TABLES, self.b, self.m, color, self.first_cells, scratch.out, scratch.seen, scratch.stamp)
+        return np.sort(scratch.out[:n])
 
     def push_placement(self, pid: int) -> None:
         """Apply legal placement ``pid`` of the colour to move (``-1``: a skip)."""
         d = self._depth
         if d == len(self._stack_b):
-            self._stack_b = np.concatenate([self._stack_b, np.empty_like(self._stack_b)])
-            self._stack_m = np.concatenate([self._stack_m, np.empty_like(self._stack_m)])
-        push(TABLES, self.b, self.m, self._stack_b, self._stack_m, d, pid, self.first_cells)
+            size = max(16, 2 * d)
+            self._stack_b = np.concatenate([self._stack_b, np.empty((size - d, BSIZE), dtype=np.uint8)])
+            self._stack_m = np.concatenate([self._stack_m, np.empty((size - d, MSIZE), dtype=np.int64)])
+        _KERNELS.push(TABLES, self.b, self.m, self._stack_b, self._stack_m, d, pid, self.first_cells)
         self._depth = d + 1
 
     def push_skip(self) -> None:
         self.push_placement(-1)
 
+    def copy(self) -> FastState:
+        """An independent position equal to this one (its undo stack starts empty)."""
+        return FastState(self.b.copy(), self.m.copy(), self.first_cells)
+
     def pop(self) -> None:
         self._depth -= 1
-        restore(self.b, self.m, self._stack_b, self._stack_m, self._depth)
+        _KERNELS.restore(self.b, self.m, self._stack_b, self._stack_m, self._depth)
 
     def points(self, color: int) -> int:
         return int(points(TABLES, self.m, color))
@@ -706,6 +751,7 @@ def warm_up(play: bool = True) -> None:
     fs.pop()
     fs.pop()
     fs.points(0)
+    fs.is_over  # noqa: B018 - a kernel too (the player API asks it before every move list)
 
 
 @njit(cache=True)

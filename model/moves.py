@@ -30,13 +30,16 @@ class SetMove:
 
     @property
     def cells(self) -> frozenset[Cell]:
+        """The board cells (x, y) the piece covers."""
         return self._cells
 
     @property
     def position(self) -> Cell:
+        """(x, y): the top-left corner of the placed piece's bounding box."""
         return (self.x, self.y)
 
     def sorted_cells(self) -> list[Cell]:
+        """The cells row by row (y, then x)."""
         return sorted(self._cells, key=lambda c: (c[1], c[0]))
 
     def canonical(self) -> SetMove:
@@ -78,6 +81,7 @@ class SkipMove:
         return f"{self.color.name} SKIP"
 
     def german(self) -> str:
+        """The server's German text of the skip."""
         return f"Farbe {self.color.german} setzt aus"
 
 

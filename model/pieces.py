@@ -13,15 +13,19 @@ Cell = tuple[int, int]
 
 
 class Team(IntEnum):
+    """The two teams: ONE plays BLUE and RED, TWO plays YELLOW and GREEN."""
+
     ONE = 0
     TWO = 1
 
     @property
     def colors(self) -> tuple[Color, Color]:
+        """The team's two colours."""
         return (Color.BLUE, Color.RED) if self is Team.ONE else (Color.YELLOW, Color.GREEN)
 
     @property
     def opponent(self) -> Team:
+        """The other team."""
         return Team(1 - self)
 
     @classmethod
@@ -40,14 +44,17 @@ class Color(IntEnum):
 
     @property
     def team(self) -> Team:
+        """The team that plays this colour."""
         return Team(self % 2)
 
     @property
     def german(self) -> str:
+        """The colour's German name (the server's texts)."""
         return ("Blau", "Gelb", "Rot", "Grün")[self]
 
     @classmethod
     def parse(cls, text: str) -> Color:
+        """The colour of its name, any case (KeyError otherwise)."""
         return cls[text.strip().upper()]
 
 
@@ -63,14 +70,18 @@ class Rotation(IntEnum):
     LEFT = 3
 
     def rotate(self, by: Rotation) -> Rotation:
+        """This rotation followed by ``by``."""
         return Rotation((self + by) % 4)
 
     @classmethod
     def parse(cls, text: str) -> Rotation:
+        """The rotation of its name, any case (KeyError otherwise)."""
         return cls[text.strip().upper()]
 
 
 class Shape(IntEnum):
+    """The 21 shapes in the server's order; ``base_cells`` before any rotation or flip (docs/protocol.md)."""
+
     MONO = 0
     DOMINO = 1
     TRIO_L = 2
@@ -95,14 +106,17 @@ class Shape(IntEnum):
 
     @property
     def base_cells(self) -> tuple[Cell, ...]:
+        """The shape's cells (x, y) as the server defines them, before rotation and flip."""
         return _BASE_CELLS[self]
 
     @property
     def size(self) -> int:
+        """The number of squares (1 to 5)."""
         return len(_BASE_CELLS[self])
 
     @classmethod
     def parse(cls, text: str) -> Shape:
+        """The shape of its name, any case (KeyError otherwise)."""
         return cls[text.strip().upper()]
 
 

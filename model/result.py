@@ -102,6 +102,8 @@ class PlayerResult:
 
 @dataclass(frozen=True)
 class GameResult:
+    """A game's result: ``winner`` (a Team, None on a draw), ``points(team)``, ``regular``, ``reason``, ``cause``."""
+
     players: tuple[PlayerResult, ...]  # team ONE first
     winner: Team | None  # None: draw or unknown
     draw: bool
@@ -115,20 +117,25 @@ class GameResult:
 
     @property
     def scores(self) -> tuple[PlayerResult, ...]:
+        """Per team (ONE first): name, victory points and Blokus points."""
         return self.players
 
     @property
     def names(self) -> tuple[str, str]:
+        """The teams' display names (empty where the server sent none)."""
         return (self.name_of(Team.ONE), self.name_of(Team.TWO))
 
     def player(self, team: Team) -> PlayerResult | None:
+        """The result entry of ``team``."""
         return next((p for p in self.players if p.team == team), None)
 
     def name_of(self, team: Team) -> str:
+        """The display name of ``team`` (empty if unknown)."""
         p = self.player(team)
         return p.name if p is not None and p.name else ""
 
     def points(self, team: Team) -> int | None:
+        """The Blokus points of ``team`` (None if the result does not say)."""
         p = self.player(team)
         return None if p is None else p.points
 

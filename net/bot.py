@@ -13,8 +13,10 @@ import asyncio
 import logging
 import random
 import sys
+import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,8 +25,9 @@ from ai import DEFAULT_AI, compile_ahead, make_player, player_names
 from ai.base import Engine
 from ai.compiled import not_ready_line
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide, warm_up
+from ai.pyplayer import PyPlayer, is_python_player
 from model import server_texts
-from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL
+from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL
 from model.record import GameRecord
 from model.result import GameResult, end_texts
 from model.season import DEFAULT_PORT, Season
@@ -53,6 +56,8 @@ log = logging.getLogger("blokus.bot")
 DEFAULT_IDLE_TIMEOUT_S = 300.0  # generous: a tournament may take minutes to start a prepared game
 JOIN_WAIT_S = 4.0  # at most this long for the compiled AI before joining (loading it takes 1-3 s)
 RESULT_GRACE_S = 5.0  # after the result, how long to wait for <left> before leaving anyway
+GAME_OVER_WAIT_S = 2.0  # how long the team's on_game_over may take before the bot exits anyway
+MISTAKES_SHOWN = 3  # the team player's mistakes named in the summary
 # Bounded memory whatever the server sends: a game sends a handful of messages between two move requests
 # (at most ~200 before the first) and ~100 states in all; far more is a flood, and the bot gives up.
 MAX_MESSAGES_WITHOUT_REQUEST = 2_000
@@ -76,14 +81,27 @@ class BotOptions:
     hard_limit: int = HARD_CUTOFF_MS  # ms
     idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT_S  # s; None: wait for ever
     save_replay: Path | None = None
+    strict: bool = False  # a team's py: player: judge its mistakes as the contest does (no fallback)
 
 
 class Bot:
-    def __init__(self, options: BotOptions) -> None:
+    def __init__(
+        self, options: BotOptions, player: Engine | None = None, crash: Callable[[int], None] | None = None
+    ) -> None:
+        """``player``: the one to play with, already built (a team's ``py:`` player loaded by ``cli.bot``).
+        ``crash``: under --strict, how the bot ends when the team's player failed, after its one line (the
+        command: ``os._exit``, the process ends at once as a crashed client's does, so the judge sees its exit
+        code; None: it leaves the game and ``run`` returns ``EXIT_PLAYER``)."""
         self.options = args = options
+        self.crash = crash
         name = args.ai or _default_ai()
         self.player: ProcessPlayer | Engine
-        if args.engine == "process":
+        self.team_code = is_python_player(name)  # a team's own player: its mistakes are shown and counted
+        if player is not None:
+            self.player = player
+        elif self.team_code:  # in a thread of this process: on_game_over reaches it, tracebacks are real
+            self.player = make_player(name, seed=args.seed)
+        elif args.engine == "process":
             from ai.engine_process import ProcessPlayer
 
             self.player = ProcessPlayer(name, seed=args.seed)
@@ -105,6 +123,9 @@ class Bot:
         self.max_elapsed = 0.0
         self.fallbacks = 0
         self.engines: Counter[str] = Counter()  # moves by the engine that found them: "mcts", "lookahead (compiling)"
+        self.mistakes: list[str] = []  # the team player's moves replaced or judged: "ValueError at turn 14"
+        self._shown: set[str] = set()  # kinds of mistakes already explained on stderr
+        self._game_over: threading.Thread | None = None
 
     def _connect(self, season: Season | None) -> Connection:
         return Connection(self.options.host, self.options.port, on_traffic=self._traffic, season=season)
@@ -115,6 +136,10 @@ class Bot:
     async def run(self) -> int:
         args = self.options
         warm_up()
+        if self.team_code:
+            from model.fast import warm_up as warm_up_engine
+
+            await asyncio.to_thread(warm_up_engine)  # the player API's compiled engine: loaded before joining
         started = time.monotonic()
         # loading the compiled AI takes a second or two; a first start compiles it (a minute): the bot joins
         # after JOIN_WAIT_S at the latest and the engine answers with its Python search meanwhile
@@ -156,6 +181,8 @@ class Bot:
                         f"({self._phase()}); giving up (see --idle-timeout)",
                     )
                 if isinstance(event, Closed):
+                    if self.failure is not None:
+                        break  # we left (--strict: the team's player failed)
                     if self.result is None:
                         code = EXIT_PROTOCOL if event.reason.startswith("protocol error") else EXIT_CONNECTION
                         return self._fail(code, event.reason)
@@ -185,7 +212,9 @@ class Bot:
             return self._fail(*self.failure)
         if self.result is None:
             return self._fail(EXIT_CONNECTION, "the game ended without a result")
-        counts = ", ".join(f"{n} {engine}" for engine, n in self.engines.most_common())
+        if self._game_over is not None:
+            self._game_over.join(GAME_OVER_WAIT_S)
+        counts = ", ".join(f"{n} {engine}{self._which(engine)}" for engine, n in self.engines.most_common())
         summary = end_texts(self.result, None, self.conn.names, self.conn.team).summary
         for score in self.result.players:
             if score.reason:
@@ -245,6 +274,11 @@ class Bot:
             self._answer = asyncio.create_task(self._respond(event))
         elif isinstance(event, GameOver):
             self.result = event.result
+            if self.team_code:  # the team's on_game_over, beside the loop (waited for before the summary)
+                self._game_over = threading.Thread(
+                    target=self.player.game_over, args=(event.result,), name="on_game_over", daemon=True
+                )
+                self._game_over.start()
         elif isinstance(event, ServerError):
             log.warning("server error: %s", event.message)
             if event.lobby:
@@ -274,11 +308,16 @@ class Bot:
             think_ms=self.options.move_time,
             hard_ms=self.options.hard_limit,
             rng=self.rng,
+            strict=self.options.strict,
         )
+        if decision.source.startswith(("fallback", "strict")) and self.team_code:
+            await self._team_mistake(state, decision)
+            if decision.source == "strict-error":
+                return
         if not self.conn.move_pending:
             return  # the game ended meanwhile
         try:
-            await self.conn.send_move(decision.move)
+            await self.conn.send_move(decision.move, check=decision.source != "strict-illegal")
         except (ValueError, ConnectionError) as exc:
             self.unanswered = str(exc)
             log.error("could not send the move: %s", exc)
@@ -293,7 +332,11 @@ class Bot:
         if decision.source.startswith("fallback"):
             self.fallbacks += 1
         info = getattr(self.player, "last_info", {}) if decision.source == "engine" else {}
-        self.engines[info.get("fallback", self.ai_name) if decision.source == "engine" else decision.source] += 1
+        if self.team_code:
+            kind = {"engine": "yours", "forced": "forced"}.get(decision.source, decision.source.split("-")[0])
+            self.engines[kind] += 1
+        else:
+            self.engines[info.get("fallback", self.ai_name) if decision.source == "engine" else decision.source] += 1
         details = "".join(
             f", {key} {info[key]}" for key in ("simulations", "kept", "pondered", "depth", "fallback") if key in info
         )
@@ -306,6 +349,45 @@ class Bot:
             decision.elapsed * 1000,
             details,
         )
+
+    def _which(self, kind: str) -> str:
+        """`` (ValueError at turn 14, ...)``: the team player's mistakes, after the count of their kind."""
+        if not self.team_code or kind not in ("fallback", "strict"):
+            return ""
+        shown = ", ".join(self.mistakes[:MISTAKES_SHOWN])
+        return f" ({shown}{', ...' if len(self.mistakes) > MISTAKES_SHOWN else ''})"
+
+    async def _team_mistake(self, state, decision) -> None:
+        """The team's player got this move wrong: say so on stderr once per kind, count it, and under --strict
+        leave the game where a contest client would have crashed."""
+        source, detail, turn = decision.source, decision.detail, state.turn
+        if source.endswith("timeout"):
+            kind, label = "timeout", f"timeout at turn {turn}"
+        elif source.endswith("illegal"):
+            kind, label = "illegal", f"illegal move at turn {turn}"
+        else:  # an exception ("ValueError at turn 14: ..."), an answer that is no move, or still busy
+            error = isinstance(self.player, PyPlayer) and " at turn " in detail.split(":")[0]
+            kind = detail.split(" at turn ")[0] if error else "error"
+            label = detail.split(":")[0] if error else f"no move at turn {turn}"
+        self.mistakes.append(label)
+        if source == "strict-error":
+            self.failure = (EXIT_PLAYER, f"your player failed at turn {turn} ({detail}); --strict: left the game")
+            if self.crash is not None:
+                self._fail(*self.failure)
+                if _console is not None:
+                    _console.close()  # the line is written before the process ends
+                sys.stdout.flush()
+                self.crash(EXIT_PLAYER)
+            await self.conn.close()
+            return
+        if kind in self._shown:
+            return
+        self._shown.add(kind)
+        if source == "strict-illegal":
+            what = "sent as it is (--strict: the server judges it)"
+        else:
+            what = f"sent {decision.move} instead; further {kind} mistakes are counted, not shown"
+        _say(f"blokus bot: turn {turn}: your player: {detail}; {what}")
 
     def _fail(self, code: int, reason: str) -> int:
         reason = printable(" ".join(reason.split()))  # one line, also for multi-line parser messages

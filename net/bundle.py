@@ -226,6 +226,8 @@ def compile_ai(stage: Path, python: str, ai: str, cache: Path) -> None:
         "if k is not None:\n"
         "    importlib.import_module(k.module).warm_up(); numba_cache.mark_warm([k.module])\n"
     )
+    if ai.startswith("py:"):  # a team's player: the compiled engine behind blokus.player's GameState
+        code += "import model.fast as f; f.warm_up(); numba_cache.mark_warm(['model.fast'])\n"
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", "/"),
@@ -256,14 +258,31 @@ def compile_bytecode(stage: Path, python: str) -> None:
         raise failed("compiling the bytecode failed", done.args, done)
 
 
-def write_start(stage: Path, version: str, bot_args: list[str]) -> None:
+def write_start(stage: Path, version: str, bot_args: list[str], player: str | None = None) -> None:
+    """``player``: the team's player file (and class) inside the upload, as ``PATH[:CLASS]`` under its folder."""
     major, minor = version.split(".")
     quoted = "".join(f"{shlex.quote(arg)} " for arg in bot_args)
+    if player is not None:  # found beside start.sh wherever the upload is unpacked
+        quoted += f'--player "$DIR"/{shlex.quote(player)} '
+        bot_args = [*bot_args, "--player", player]
     text = START_SH.format(
         version=version, major=major, minor=minor, bot_args=" ".join(bot_args) or "", bot_args_quoted=quoted
     )
     (stage / "start.sh").write_text(text)
     (stage / "start.sh").chmod(0o755)
+
+
+def copy_player(stage: Path, path: Path, class_name: str | None) -> str:
+    """Copy the team's player and the Python modules beside it (not its tests) into ``player/``; returns the
+    ``PATH[:CLASS]`` to give ``blokus bot --player`` relative to the upload's folder."""
+    target = stage / "player"
+    target.mkdir()
+    for source in sorted(path.resolve().parent.glob("*.py")):
+        if source.name.startswith("test_") or source.name.endswith("_test.py") or source.name == "conftest.py":
+            if source.resolve() != path.resolve():
+                continue
+        shutil.copy2(source, target / source.name)
+    return f"player/{path.name}" + (f":{class_name}" if class_name else "")
 
 
 def write_zip(stage: Path, target: Path) -> int:
@@ -285,10 +304,12 @@ def bundle(
     ai: str = DEFAULT_AI,
     with_cache: bool = True,
     wheels: Path | None = None,
+    player: tuple[Path, str | None] | None = None,
 ) -> int:
     """Build the upload; returns its size in bytes. ``bot_args`` are baked into start.sh (``cli.bundle``
     checks them first), ``ai`` is the player they name (its kernels are compiled in). ``wheels``: a folder
-    to download into (kept, reused)."""
+    to download into (kept, reused). ``player``: a team's player file and class (``--player``): its folder's
+    Python files go into ``player/`` and start.sh runs ``blokus bot --player``."""
     version, python = target_python(version)  # --python: 3.X or an interpreter's path
     with tempfile.TemporaryDirectory(prefix="blokus-bundle-") as tmp:
         stage = Path(tmp) / "upload"
@@ -296,7 +317,8 @@ def bundle(
         copy_project(stage)
         _say(f"downloading the dependencies for Python {version} (manylinux x86-64 wheels)")
         fetch_dependencies(stage, version, wheels or Path(tmp) / "wheels")
-        write_start(stage, version, bot_args)
+        inside = copy_player(stage, *player) if player is not None else None
+        write_start(stage, version, bot_args, inside)
         # the folder marks an upload (``model.numba_cache`` never writes into it), also without compiled kernels
         (stage / "numba-cache").mkdir()
         (stage / "numba-cache" / "README").write_text(

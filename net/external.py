@@ -33,6 +33,7 @@ import os
 import shlex
 import shutil
 import signal
+import sys
 import threading
 import time
 import uuid
@@ -40,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ai import processes
+from ai.pyplayer import PlayerLoadError, is_python_player, load_player_class, split_name
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
 from model.result import Cause, GameResult, irregular_result
@@ -73,8 +75,19 @@ def is_program(name: str) -> bool:
     return name.startswith(PREFIX)
 
 
+def python_player_argv(name: str) -> list[str]:
+    """``py:PATH[:CLASS]`` → our bot playing the team's class as the contest runs an upload of it, but strict:
+    its mistakes are judged as the contest judges them (named forfeits), not replaced."""
+    path, cls = split_name(name)
+    target = str(path.resolve()) + (f":{cls}" if cls else "")
+    return [sys.executable, "-P", "-m", "blokus", "bot", "--player", target, "--strict"]
+
+
 def program_argv(name: str) -> list[str]:
-    """``cmd:COMMAND`` → the argument list (shell-like splitting); ProgramError if empty or unreadable."""
+    """``cmd:COMMAND`` → the argument list (shell-like splitting); ProgramError if empty or unreadable.
+    ``py:PATH[:CLASS]`` → ``python_player_argv``."""
+    if is_python_player(name):
+        return python_player_argv(name)
     text = name[len(PREFIX) :] if is_program(name) else name
     try:
         argv = shlex.split(text)
@@ -87,6 +100,12 @@ def program_argv(name: str) -> list[str]:
 
 def check_program(name: str) -> None:
     """ProgramError with one line if the program of ``name`` cannot be started at all."""
+    if is_python_player(name):
+        try:
+            load_player_class(name)
+        except PlayerLoadError as exc:
+            raise ProgramError(str(exc)) from None
+        return
     exe = program_argv(name)[0]
     if os.sep in exe:
         if not os.path.isfile(exe):
@@ -102,7 +121,11 @@ _INTERPRETERS = {"python", "python3", "java", "node", "sh", "bash", "ruby", "per
 
 def program_label(name: str) -> str:
     """A short name for tables, status lines and file names: ``cmd:python3 -u bots/client.py --x`` →
-    ``client.py``; ``cmd:java -jar player.jar`` → ``player.jar``; ``cmd:./start.sh`` → ``start.sh``."""
+    ``client.py``; ``cmd:java -jar player.jar`` → ``player.jar``; ``cmd:./start.sh`` → ``start.sh``;
+    ``py:team/player.py`` → ``player.py``."""
+    if is_python_player(name):
+        path, cls = split_name(name)
+        return path.name + (f":{cls}" if cls else "")
     try:
         argv = program_argv(name)
     except ProgramError:

@@ -1,6 +1,9 @@
 """The games of ``blokus arena`` (``cli.arena``) with ``cmd:`` players: every game on an embedded server,
 judged as the contest judges.
 
+A ``py:PATH[:CLASS]`` player (a team's ``blokus.player.Player``) plays as the contest runs it: a
+``blokus bot --player PATH --strict`` process per game, so its mistakes are named forfeits.
+
 ``blokus arena cmd:./my-player/start.sh level3 --games 8`` plays each game of the match (``ai.arena``'s
 pairs of openings with the seats swapped) through :class:`net.external.HostedGame`: the program is started
 with its reservation, and a built-in player takes the other seat as a ``blokus bot`` process with that
@@ -23,6 +26,7 @@ import threading
 from pathlib import Path
 
 from ai.arena import ArenaGame, GameSpec
+from ai.pyplayer import is_python_player
 from model.pieces import Shape, Team
 from model.replay import new_replay_path
 from model.season import season_named
@@ -112,6 +116,8 @@ class ExternalGames:
     def command(self, name: str, spec: GameSpec, seed: int, pondering: bool) -> list[str]:
         if is_program(name):
             return program_argv(name)
+        if is_python_player(name):  # the team's player as the contest runs it: our bot, strict, timed by the server
+            return [*program_argv(name), "--seed", str(seed), "--idle-timeout", BOT_IDLE_TIMEOUT]
         bot = our_command(
             "bot",
             "--ai",
@@ -142,7 +148,13 @@ class ExternalGames:
         if spec.a_team == 1:
             sides.reverse()  # team ONE first
         one, two = (
-            Seat(label, self.command(name, spec, seed, ponder), ours=not is_program(name), env=_env_of(name))
+            # a py: player is the team's code under test, run by our bot: its crash is its own, not a void game
+            Seat(
+                label,
+                self.command(name, spec, seed, ponder),
+                ours=not is_program(name) and not is_python_player(name),
+                env=_env_of(name),
+            )
             for name, label, seed, ponder in sides
         )
         timeouts = self.timeouts or (Timeouts.of(season) if spec.timed else Timeouts(None, None))

@@ -64,7 +64,9 @@ def test_a_malformed_name_is_one_line(name, words):
 def test_an_in_process_spec_builds_its_player_and_a_program_does_not():
     player = parse_player("level1").build(seed=1)
     assert player.name == "level1"
-    with pytest.raises(PlayerUnavailable, match="py: players are not available yet"):
-        parse_player("py:player.py").build(0)
+    with pytest.raises(ValueError, match="no-such-player.py: no such file"):  # ai.pyplayer: one line
+        parse_player("py:no-such-player.py").build(0)
+    with pytest.raises(ValueError, match="no-such-player.py: no such file"):
+        parse_player("py:no-such-player.py").check()
     with pytest.raises(PlayerUnavailable, match="is a program"):
         parse_player("cmd:./start.sh").build(0)

@@ -1,0 +1,317 @@
+"""The player API's implementation: a team's ``Player`` base class and the ``GameState`` it searches on.
+
+The public face is ``blokus.player`` (it re-exports these names with the reference in
+``docs/player-api.md``). They live here, below ``net`` and ``cli``, so that ``ai.pyplayer`` (the loader of
+``py:PATH[:CLASS]`` players) can build them while imports keep pointing one way.
+
+``GameState`` is a thin façade over the compiled engine (``model.fast.FastState``: legal moves, push/pop,
+scores in numba) with the moves of ``model.moves`` (``SetMove``/``SkipMove``, printed and parsed by
+``str(move)``/``parse_move``); the exact reference engine (``model.state.GameState``) checks moves in
+``play``/``is_legal`` and is what ``to_model()`` returns.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from model import fast as F
+from model import placements as P
+from model.moves import Move, SetMove, SkipMove, parse_move
+from model.pieces import COLORS, SHAPES, Color, Shape, Team
+from model.season import DEFAULT_SEASON, Season, season_named
+from model.state import ALL_COLORS
+from model.state import GameState as ModelState
+
+if TYPE_CHECKING:
+    from model.result import GameResult
+
+__all__ = ["GameState", "Player", "move_of_text"]
+
+# The SetMove of (colour, placement id), built once, and the placement id of each such move: the legal move
+# list and push() are dictionary look-ups, not geometry.
+_MOVES: list[list[SetMove | None]] = [[None] * P.COUNT for _ in COLORS]
+_PID: dict[SetMove, int] = {}
+
+
+def _move(color: int, pid: int) -> SetMove:
+    move = _MOVES[color][pid]
+    if move is None:
+        o = P.ORIENTATIONS[P.P_ORIENT[pid]]
+        move = SetMove(COLORS[color], o.shape, o.rotation, o.flipped, int(P.P_X[pid]), int(P.P_Y[pid]))
+        _MOVES[color][pid] = move
+        _PID[move] = pid
+    return move
+
+
+def _pid(move: SetMove) -> int | None:
+    """The placement id of ``move`` (any rotation/flip pair that gives the same cells), None if off the board."""
+    pid = _PID.get(move)
+    if pid is None:
+        from model.state import placement_of
+
+        pid = placement_of(move)
+    return pid
+
+
+def move_of_text(text: str) -> Move:
+    """Parse a move in its one printed form (``str(move)``): ``BLUE PENTO_L RIGHT false 3 0`` or ``BLUE SKIP``.
+
+    COLOR SHAPE ROTATION FLIPPED X Y: ROTATION is NONE, RIGHT (90° clockwise), MIRROR (180°) or LEFT
+    (270°); FLIPPED is true or false (mirrored left-right before the rotation); (X, Y) is the top-left
+    corner of the placed piece's bounding box. Raises ``ValueError`` for anything else.
+    """
+    return parse_move(text)
+
+
+class GameState:
+    """A Blokus position on the compiled engine: what a player's search needs.
+
+    Build one with ``GameState.new(season=2027)`` (tests, experiments) — a player gets one in
+    ``Player.on_update``. It is mutable: ``push(move)`` applies a legal move, ``pop()`` takes it back, and
+    ``copy()`` gives an independent position. Colours move in the order BLUE, YELLOW, RED, GREEN; team ONE
+    plays BLUE and RED, team TWO YELLOW and GREEN. A colour that cannot place any more leaves the game
+    (the server's rule), so the colour to move always has a legal placement until the game is over.
+    """
+
+    __slots__ = ("_fast", "_season", "_start_piece", "_last_moves")
+
+    def __init__(self, state: ModelState) -> None:
+        """The position of a ``model.state.GameState`` (the project's reference engine)."""
+        self._fast = F.FastState.from_state(state)
+        self._season: Season = state.season
+        self._start_piece = state.start_piece
+        self._last_moves: list[Move | None] = [state.last_move]
+
+    @classmethod
+    def new(
+        cls, season: int | str = DEFAULT_SEASON.name, start_piece: Shape | str | None = None, seed: int | None = None
+    ) -> GameState:
+        """A new game of ``season`` (2021 or 2027). Without ``start_piece`` it is drawn from the season's
+        pool as the server does (reproducibly with ``seed``)."""
+        profile = season_named(season)
+        shape = Shape.parse(start_piece) if isinstance(start_piece, str) else start_piece
+        return cls(ModelState.new(shape, random.Random(seed), profile))
+
+    def copy(self) -> GameState:
+        """An independent copy (its own undo history starts empty)."""
+        other = GameState.__new__(GameState)
+        other._fast = self._fast.copy()
+        other._season = self._season
+        other._start_piece = self._start_piece
+        other._last_moves = [self._last_moves[-1]]
+        return other
+
+    # --- who is to move ---------------------------------------------------------------------------
+
+    @property
+    def color(self) -> Color:
+        """The colour to move (socha: ``current_color()``)."""
+        return COLORS[self._fast.current_color]
+
+    @property
+    def team(self) -> Team:
+        """The team to move: ``Team.ONE`` (BLUE and RED) or ``Team.TWO`` (YELLOW and GREEN)."""
+        return Team(self._fast.current_color & 1)
+
+    @property
+    def turn(self) -> int:
+        """The turn number (0 at the start; +1 per move, and +1 for each colour that leaves the game)."""
+        return self._fast.turn
+
+    @property
+    def round(self) -> int:
+        """The round: 1 + turn // 4."""
+        return 1 + self._fast.turn // 4
+
+    @property
+    def season(self) -> int:
+        """The season: 2021 (first piece in a corner, 25 rounds) or 2027 (first piece on the border, 24 rounds)."""
+        return int(self._season.name)  # the profile names its season by its year
+
+    @property
+    def start_piece(self) -> Shape:
+        """The shape every colour must place first."""
+        return self._start_piece
+
+    @property
+    def last_move(self) -> Move | None:
+        """The move that led to this position (None at the start)."""
+        return self._last_moves[-1]
+
+    @property
+    def valid_colors(self) -> tuple[Color, ...]:
+        """The colours still in the game."""
+        valid = self._fast.valid
+        return tuple(c for c in COLORS if valid >> c & 1)
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game is over (no colour can place, or the round limit is reached)."""
+        return self._fast.is_over
+
+    # --- moves ------------------------------------------------------------------------------------
+
+    def legal_moves(self) -> list[SetMove]:
+        """Every distinct legal placement of the colour to move (empty once the game is over).
+
+        Each move is one object per (colour, placement): cheap to list, to compare and to ``push``. A
+        skip is never needed: a colour that cannot place leaves the game.
+        """
+        if self._fast.is_over:
+            return []
+        color = self._fast.current_color
+        table = _MOVES[color]
+        ids = self._fast.legal_placements(color).tolist()
+        return [table[pid] or _move(color, pid) for pid in ids]
+
+    def legal_move_count(self) -> int:
+        """``len(legal_moves())`` without building the moves."""
+        if self._fast.is_over:
+            return 0
+        return len(self._fast.legal_placements())
+
+    def is_legal(self, move: Move) -> bool:
+        """Whether ``move`` may be played now (exactly as the server judges it)."""
+        return not self.is_over and self.to_model().validate(move) is None
+
+    def push(self, move: Move) -> None:
+        """Apply ``move``, which must be legal (from ``legal_moves()``; ``play`` checks it). ``pop()`` undoes it.
+
+        Raises ``ValueError`` for a move of another colour or off the board; for speed nothing else is
+        checked (an illegal placement gives a position no game can reach).
+        """
+        color = self._fast.current_color
+        if move.color != color:
+            raise ValueError(f"{move}: {COLORS[color].name} is to move")
+        if isinstance(move, SkipMove):
+            self._fast.push_skip()
+        else:
+            pid = _pid(move)
+            if pid is None:
+                raise ValueError(f"{move}: off the board")
+            self._fast.push_placement(pid)
+        self._last_moves.append(move)
+
+    def play(self, move: Move | str) -> None:
+        """Check and apply ``move`` (or its text): ``ValueError`` naming the server's mistake if it is illegal."""
+        if isinstance(move, str):
+            move = parse_move(move)
+        if self.is_over:
+            raise ValueError(f"{move}: the game is over")
+        mistake = self.to_model().validate(move)
+        if mistake is not None:
+            raise ValueError(f"{move}: {mistake.name} ({mistake.english})")
+        self.push(move)
+
+    def pop(self) -> Move | None:
+        """Undo the last ``push``/``play`` and return its move (``IndexError`` if there is none to undo)."""
+        if len(self._last_moves) <= 1:
+            raise IndexError("pop from a position without pushed moves")
+        self._fast.pop()
+        return self._last_moves.pop()
+
+    # --- points and pieces ------------------------------------------------------------------------
+
+    def points(self, color: Color) -> int:
+        """Points of ``color`` now: squares placed, +15 when all 21 pieces are placed, +5 more if the last was MONO."""
+        return self._fast.points(int(color))
+
+    def team_points(self, team: Team) -> int:
+        """Points of ``team`` (its two colours)."""
+        a, b = Team(team).colors
+        return self._fast.points(int(a)) + self._fast.points(int(b))
+
+    def winner(self) -> Team | None:
+        """The team with more points (None on equal points); the game's winner once ``is_over``."""
+        one, two = self.team_points(Team.ONE), self.team_points(Team.TWO)
+        return None if one == two else Team.ONE if one > two else Team.TWO
+
+    def pieces_left(self, color: Color) -> tuple[Shape, ...]:
+        """The shapes ``color`` has not placed yet."""
+        hand = int(self._fast.m[F.M_HAND + int(color)])
+        return tuple(s for s in SHAPES if hand >> s & 1)
+
+    def board(self) -> np.ndarray:
+        """The board as a new 20×20 ``int8`` array indexed ``[y, x]``: the colour's number, or -1 for empty."""
+        owner = self._fast.b[F.CELL : F.CELL + F.NCELLS]
+        return (owner.astype(np.int8) - 1).reshape(F.N, F.N)
+
+    # --- conversions ------------------------------------------------------------------------------
+
+    def to_model(self) -> ModelState:
+        """This position as the project's reference ``model.state.GameState`` (for its rule checks and tools)."""
+        fast = self._fast
+        state = ModelState(self._start_piece, self._season)
+        state.turn = fast.turn
+        state.valid = fast.valid & ALL_COLORS
+        state.boards = fast.boards()
+        state.shapes = fast.shapes()
+        state.mono_done = int(fast.m[F.M_MONO_DONE])
+        state.mono_flag = int(fast.m[F.M_MONO_FLAG])
+        state.last_move = self.last_move
+        return state
+
+    def __str__(self) -> str:
+        """The board as text (B, Y, R, G; ``.`` empty), row 0 on top."""
+        return "\n".join("".join(".BYRG"[v + 1] for v in row) for row in self.board())
+
+    def __repr__(self) -> str:
+        return (
+            f"<GameState {self.season} turn={self.turn} round={self.round} to_move={self.color.name} "
+            f"start={self._start_piece.name}>"
+        )
+
+
+class Player:
+    """The base class of your player: subclass it and write ``calculate_move``.
+
+    Shaped like the official ``socha`` client's ``IClientHandler``: ``on_update(state)`` gets the position
+    before each of your moves (the default keeps it as ``self.game_state``), ``calculate_move()`` returns
+    your move, ``on_game_over(result)`` gets the result. ``time_left()`` says how many seconds of the move's
+    think time are left. ``blokus bot --player FILE`` and ``blokus arena py:FILE ...`` load your class.
+    """
+
+    game_state: GameState | None = None
+
+    #: your team (set before your first move)
+    team: Team | None = None
+
+    _deadline: float | None = None  # time.monotonic() value, set by the loader before each calculate_move
+    _stop: Callable[[], bool] | None = None  # the answer is no longer wanted
+
+    def on_update(self, state: GameState) -> None:
+        """Called with the current position before every ``calculate_move`` (your colour is to move).
+        The default keeps it as ``self.game_state``."""
+        self.game_state = state
+
+    def calculate_move(self) -> Move:
+        """Return a legal move for the colour to move in ``self.game_state`` before ``time_left()`` runs out.
+
+        Any problem (an exception, an illegal move, a late answer) is replaced by a legal move by
+        ``blokus bot`` (and counted in its summary); ``--strict`` and the arena judge it as the contest does.
+        """
+        raise NotImplementedError("write calculate_move in your Player subclass")
+
+    def on_game_over(self, result: GameResult) -> None:  # noqa: B027 - optional hook
+        """Called once with the result (``result.winner``, ``result.points(team)``, ``result.reason``)."""
+
+    def answer(self, state: GameState, seconds: float = 1.6) -> Move:
+        """What the bot does for each move, for your tests and experiments: ``on_update(state)``, then
+        ``calculate_move()`` with ``seconds`` to think (``time_left()`` counts them down)."""
+        self._deadline = time.monotonic() + seconds
+        self._stop = None
+        self.on_update(state)
+        return self.calculate_move()
+
+    def time_left(self) -> float:
+        """Seconds left to think about this move (0 once the time is up or the answer is no longer wanted)."""
+        if self._deadline is None:
+            return float("inf")
+        if self._stop is not None and self._stop():
+            return 0.0
+        return max(0.0, self._deadline - time.monotonic())

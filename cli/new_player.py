@@ -1,0 +1,60 @@
+"""``blokus new-player DIR``: a player of your own in Python that plays at once, with its tests and a README.
+
+Writes ``player.py`` (``MyPlayer``, a ``blokus.player.Player`` with a simple heuristic over the legal
+moves), ``test_player.py`` (pytest: always a legal move on many positions of both seasons, an answer within
+its time), ``README.md`` (one screen: how to run, test and upload it) and ``pytest.ini`` (the folder is its
+own test root). Straight after, in DIR: ``blokus arena py:player.py level2 --games 2``, ``python -m pytest``,
+``blokus bundle upload.zip --player player.py``. Existing files are never overwritten.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib import resources
+from pathlib import Path
+
+from cli.options import Parser
+from model.exits import EXIT_OK, EXIT_USAGE
+
+TEMPLATES = "templates/new_player"
+SUFFIX = ".template"
+EXIT_EXISTS = 1
+
+
+def template_files() -> dict[str, str]:
+    """The files to write: name -> text."""
+    folder = resources.files("cli").joinpath(TEMPLATES)
+    return {
+        entry.name.removesuffix(SUFFIX): entry.read_text(encoding="utf-8")
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name)
+        if entry.name.endswith(SUFFIX)
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = Parser(
+        "blokus new-player",
+        "Write a Python player of your own into DIR (player.py, its tests, a README): it plays at once "
+        "(blokus arena py:player.py level2) and is the place to start yours (docs/player-api.md).",
+    )
+    parser.add_argument("dir", type=Path, metavar="DIR", help="the folder to write into (made if missing)")
+    args = parser.parse_args(argv)
+    folder: Path = args.dir
+    files = template_files()
+    taken = [name for name in files if (folder / name).exists()]
+    if taken:
+        print(f"blokus new-player: {folder} already has {', '.join(taken)}; nothing written", file=sys.stderr)
+        return EXIT_EXISTS
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (folder / name).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        print(f"blokus new-player: cannot write into {folder}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE if isinstance(exc, NotADirectoryError) else EXIT_EXISTS
+    print(f"blokus new-player: wrote {', '.join(files)} into {folder}")
+    print(f"  cd {folder}")
+    print("  blokus arena py:player.py level2 --games 2   # play")
+    print("  python -m pytest                             # test")
+    print("  blokus bundle upload.zip --player player.py  # the contest upload")
+    return EXIT_OK

@@ -1,0 +1,54 @@
+"""``blokus new-player DIR``: a player that plays at once, with tests that pass and lint-clean code."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ai.pyplayer import PyPlayer
+from blokus.player import GameState
+from cli.new_player import main as new_player_main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_writes_a_player_that_plays_and_never_overwrites(tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "mine"
+    assert new_player_main([str(folder)]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["README.md", "player.py", "pytest.ini", "test_player.py"]
+    assert len((folder / "README.md").read_text().splitlines()) <= 30  # one screen
+    player = PyPlayer(f"py:{folder / 'player.py'}")
+    for season in (2021, 2027):
+        state = GameState.new(season, seed=2)
+        for _ in range(12):
+            move = player.team_player.answer(state, 1.0)
+            assert state.is_legal(move)
+            state.push(move)
+    before = (folder / "player.py").read_text()
+    (folder / "player.py").write_text(before + "# mine\n")
+    capsys.readouterr()
+    assert new_player_main([str(folder)]) == 1
+    assert "already has" in capsys.readouterr().err
+    assert (folder / "player.py").read_text().endswith("# mine\n")
+
+
+@pytest.mark.slow
+def test_its_tests_pass_and_its_code_is_lint_clean(tmp_path: Path) -> None:
+    assert new_player_main([str(tmp_path)]) == 0
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "5 passed" in done.stdout
+    lint = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated", "--line-length", "120", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert lint.returncode == 0, lint.stdout + lint.stderr
