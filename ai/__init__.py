@@ -26,73 +26,33 @@ Public API:
 * ``ai.processes``: the one way to start and stop a process (its own session, ask/terminate/kill/reap,
   capped logs, detached descendants found) and to keep helper processes from outliving their parent.
 * ``ai.evaluate``: ``evaluate(state, weights)``, ``Weights``; ``ai.arena``: the games and table of ``blokus arena``
-  (``cli.arena``). Player names are parsed once, by ``cli.players``; ``make_player`` builds the in-process ones.
+  (``cli.arena``). Player names are parsed once, by ``ai.players`` (``parse_player`` -> ``PlayerSpec``);
+  ``make_player(name)`` builds the in-process ones from the spec.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ai.base import Engine, Player, RandomPlayer
-from ai.builtin import lookahead_player, mcts_player, mcts_settings, mcts_variant
+from ai.builtin import builtin_names as player_names
+from ai.builtin import mcts_settings
 from ai.compiled import LazyCompiledPlayer
 from ai.greedy import GreedyPlayer
+from ai.players import PlayerKind, make_player, parse_player
 from ai.search import LookaheadPlayer
-
-
-def player_names() -> list[str]:
-    return sorted(_registry())
-
-
-def _python_lookahead(seed: int | None = None) -> Engine:
-    player = LookaheadPlayer(seed)
-    player.name = "lookahead-py"
-    return player
-
-
-def _registry() -> dict[str, Callable[..., Engine]]:
-    return {
-        "random": RandomPlayer,
-        "greedy": GreedyPlayer,
-        "lookahead": lookahead_player,
-        "lookahead-py": _python_lookahead,
-        "mcts": mcts_player,
-    }
-
 
 DEFAULT_AI = "mcts"  # the bot's, the TUI's and level 5's player
 ANALYSIS_AI = "lookahead"  # game analyses: deterministic, so the same game always gets the same verdicts
 
 
-def make_player(name: str = DEFAULT_AI, seed: int | None = None) -> Engine:
-    if name.startswith("gtp:"):  # an external GTP engine, for measuring: gtp:PATH:LEVEL
-        from ai.gtp import GtpPlayer
-
-        path, _, level = name[4:].rpartition(":")
-        if not path or not level.isdigit():
-            raise ValueError(f"{name!r}: write gtp:PATH:LEVEL, e.g. gtp:/opt/pentobi/pentobi-gtp:5")
-        return GtpPlayer(path, int(level), seed=seed)
-    if name.startswith("mcts:"):  # the default search with other settings, for measuring: mcts:KEY=VALUE,...
-        return mcts_variant(name[5:], seed)
-    if name.startswith("py:"):  # a team's player on blokus.player: py:PATH[:CLASS] (PlayerLoadError: one line)
-        from ai.pyplayer import PyPlayer
-
-        return PyPlayer(name, seed=seed)
-    if name.startswith("level") and name[5:].isdigit():  # level1 .. level5 (ai.levels)
-        from ai.levels import make_level
-
-        return make_level(int(name[5:]), seed)
-    registry = _registry()
-    if name not in registry:
-        raise ValueError(f"unknown AI {name!r}; choose one of {', '.join(sorted(registry))}")
-    return registry[name](seed=seed)
-
-
 def kernels_of(name: str):
     """The compiled kernels (``ai.compiled.Kernels``) a player needs, or None (a Python player). Imports numba."""
-    if name in ("mcts", "level5") or name.startswith("mcts:"):
+    try:
+        spec = parse_player(name, "AI")
+    except ValueError:
+        return None  # no player of ours: nothing to compile
+    if spec.kind is PlayerKind.MCTS or spec.name == "mcts" or (spec.kind is PlayerKind.LEVEL and spec.level == 5):
         from ai.mcts import KERNELS
-    elif name == "lookahead":
+    elif spec.name == "lookahead":
         from ai.fastsearch import KERNELS
     else:
         return None

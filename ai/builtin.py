@@ -1,14 +1,16 @@
-"""The compiled players by name: ``mcts`` (and its ``mcts:KEY=VALUE`` variants) and ``lookahead``, each loaded
-lazily with the Python lookahead answering meanwhile (``ai.compiled.LazyCompiledPlayer``). Used by the
-registry in ``ai`` and by ``ai.levels`` (level 5 is ``mcts``)."""
+"""The built-in players by name (``random``, ``greedy``, ``lookahead``, ``lookahead-py``, ``mcts``) and the
+``mcts:KEY=VALUE`` variants. The compiled ones are loaded lazily with the Python lookahead answering meanwhile
+(``ai.compiled.LazyCompiledPlayer``). Used by the one parser of player names (``ai.players``) and by
+``ai.levels`` (level 5 is ``mcts``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
 
-from ai.base import Engine
+from ai.base import Engine, RandomPlayer
 from ai.compiled import LazyCompiledPlayer
+from ai.greedy import GreedyPlayer
 from ai.search import LookaheadPlayer
 
 
@@ -59,3 +61,27 @@ def mcts_variant(settings: str, seed: int | None = None) -> Engine:
 
 def lookahead_player(seed: int | None = None) -> Engine:
     return LazyCompiledPlayer("lookahead", "ai.fastsearch", _compiled_lookahead, LookaheadPlayer(seed), seed)
+
+
+def _python_lookahead(seed: int | None = None) -> Engine:
+    player = LookaheadPlayer(seed)
+    player.name = "lookahead-py"
+    return player
+
+
+_BUILTIN: dict[str, Callable[..., Engine]] = {
+    "random": RandomPlayer,
+    "greedy": GreedyPlayer,
+    "lookahead": lookahead_player,
+    "lookahead-py": _python_lookahead,
+    "mcts": mcts_player,
+}
+
+
+def builtin_names() -> list[str]:
+    return sorted(_BUILTIN)
+
+
+def builtin_player(name: str, seed: int | None = None) -> Engine:
+    """A built-in player by its plain name (KeyError for another name: ``ai.players`` parses names)."""
+    return _BUILTIN[name](seed=seed)

@@ -23,7 +23,7 @@ from ai import compile_ahead
 from ai.arena import MatchStopped, PairedSprt, Progress, _Named, format_table, make_specs, run_match, summary
 from ai.sprt import SprtSpec
 from cli.options import Parser, add_season, milliseconds
-from cli.players import PlayerSpec, accepted, parse_player
+from cli.players import PlayerSpec, accepted, check_player, parse_player
 from model.season import DEFAULT_SEASON
 from net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget
 
@@ -137,7 +137,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
         try:
             spec = parse_player(name, "AI")
             if spec.external:
-                spec.check()  # a cmd: program that cannot start, a py: file that cannot be loaded
+                check_player(spec)  # a cmd: program that cannot start, a py: file that cannot be loaded
             else:
                 spec.build(0)
         except ValueError as exc:

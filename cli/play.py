@@ -9,7 +9,7 @@ import sys
 
 from ai import DEFAULT_AI
 from cli.options import Parser, add_season, add_server_address, check_start_piece, milliseconds, shape
-from cli.players import PlayerKind, accepted, in_process_engine, parse_player
+from cli.players import PlayerKind, accepted, check_player, in_process_engine, parse_player
 from model.exits import fail
 from model.pieces import Team
 from model.season import DEFAULT_PORT, DEFAULT_SEASON
@@ -131,7 +131,7 @@ def main(argv: list[str]) -> int:
             else parse_player(args.opponent, "opponent")
         )
         if opponent is not None and opponent.kind is PlayerKind.PY:
-            opponent.check()  # a py: file that cannot be loaded: one line before the terminal is taken
+            check_player(opponent)  # a py: file that cannot be loaded: one line before the terminal is taken
         if args.ai is not None:
             in_process_engine(args.ai, "AI")  # hints, autopilot and --watch
     except ValueError as exc:

@@ -1,142 +1,37 @@
-"""The one parser of player names, used by every command (bot ``--ai``, play ``--opponent``/``--ai``,
-arena ``A B``, analyse and watch ``--ai``).
-
-Accepted forms (``ACCEPTED``):
-
-* ``level1`` .. ``level5`` — strengths for beginners up to the default AI (``ai.levels``);
-* ``random``, ``greedy``, ``lookahead``, ``lookahead-py``, ``mcts`` — the built-in players (``ai``);
-* ``mcts:KEY=VALUE,...`` — the default search with other settings (``ai.mcts.MctsParams``);
-* ``gtp:PATH:LEVEL`` — an external GTP engine such as Pentobi, played in-process (``ai.gtp``);
-* ``cmd:COMMAND`` — a program of one's own, started per game with ``-h HOST -p PORT -r CODE`` (``net.external``);
-* ``py:PATH[:CLASS]`` — a team's Python player on ``blokus.player`` (``ai.pyplayer``): in-process for the bot
-  (``blokus bot --player``), a ``blokus bot --player PATH --strict`` process per game in the arena and the TUI.
-
-``parse_player(text)`` returns a :class:`PlayerSpec` or raises :class:`PlayerNameError` (a ValueError) with
-one line that lists every accepted form. ``spec.build(seed)`` makes the in-process player; ``spec.external``
-says the player is a program that plays through a server (``cmd:``, ``py:``).
+"""Player names on the command line: the parser itself is ``ai.players`` (one place for every layer); this
+module adds what only a command needs — checking that a program or a team's file can start before any game
+(``check_player``) and refusing a program where only an in-process player can work (``in_process_engine``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
+from ai.players import LEVELS, PlayerKind, PlayerNameError, PlayerSpec, PlayerUnavailable, accepted, parse_player
 
-from ai.base import Engine
-
-LEVELS = range(1, 6)
-
-
-class PlayerKind(Enum):
-    LEVEL = "level"  # level1 .. level5
-    BUILTIN = "builtin"  # random, greedy, lookahead, lookahead-py, mcts
-    MCTS = "mcts"  # mcts:KEY=VALUE,...
-    GTP = "gtp"  # gtp:PATH:LEVEL
-    CMD = "cmd"  # cmd:COMMAND
-    PY = "py"  # py:PATH[:CLASS]
+__all__ = [
+    "LEVELS",
+    "PlayerKind",
+    "PlayerNameError",
+    "PlayerSpec",
+    "PlayerUnavailable",
+    "accepted",
+    "check_player",
+    "in_process_engine",
+    "parse_player",
+]
 
 
-class PlayerNameError(ValueError):
-    """A player name that is none of the accepted forms: one line."""
-
-
-class PlayerUnavailable(ValueError):
-    """A player that is named correctly but cannot be built here: one line."""
-
-
-def accepted() -> str:
-    """Every accepted form of a player name, for help texts and errors."""
-    from ai import player_names
-
-    return (
-        f"level{LEVELS[0]}..level{LEVELS[-1]}, {', '.join(player_names())}, mcts:KEY=VALUE,..., "
-        "gtp:PATH:LEVEL, cmd:COMMAND or py:PATH[:CLASS]"
-    )
-
-
-@dataclass(frozen=True)
-class PlayerSpec:
-    """A parsed player name. ``name`` is the name as written (what ``ai.make_player`` builds from, what a
-    table shows); the other fields are the parts of its kind."""
-
-    kind: PlayerKind
-    name: str
-    level: int = 0  # LEVEL: 1..5; GTP: the engine's level
-    path: str = ""  # GTP: the engine; PY: the Python file
-    command: str = ""  # CMD: the command line (split by ``net.external.program_argv``)
-    class_name: str = ""  # PY: the class in the file ("" = the module's only player)
-
-    @property
-    def external(self) -> bool:
-        """Whether the player is a program that plays through a server (not an in-process ``Engine``)."""
-        return self.kind in (PlayerKind.CMD, PlayerKind.PY)
-
-    @property
-    def is_gtp(self) -> bool:
-        return self.kind is PlayerKind.GTP
-
-    def build(self, seed: int | None = None) -> Engine:
-        """The in-process player (ValueError with one line if it cannot be built)."""
-        if self.kind is PlayerKind.CMD:
-            raise PlayerUnavailable(f"{self.name!r} is a program: it plays on a server (blokus arena, blokus play)")
-        from ai import make_player
-
-        return make_player(self.name, seed)
-
-    def check(self) -> None:
-        """ValueError with one line if the player cannot be started at all (a ``cmd:`` program that is not
-        there, a ``py:`` file that cannot be loaded or has no player class; its compiled engine is made ready
-        here, before any clock runs); building an in-process player checks the rest."""
-        if self.kind is PlayerKind.CMD:
-            from net.external import ProgramError, check_program
-
-            try:
-                check_program(self.name)
-            except ProgramError as exc:
-                raise PlayerUnavailable(str(exc)) from None
-        elif self.kind is PlayerKind.PY:
-            from ai.pyplayer import load_player_class
-            from model.fast import warm_up
-
-            load_player_class(self.name)  # PlayerLoadError (a ValueError): one line
-            warm_up()  # the player API's compiled engine: a first start compiles it here, not in a game
-
-
-def parse_player(text: str, what: str = "player") -> PlayerSpec:
-    """``text`` as a :class:`PlayerSpec`; :class:`PlayerNameError` (one line) if it is no player name.
-    ``what`` names the option in the error (``AI``, ``opponent``)."""
-    from ai import player_names
-
-    name = text.strip()
-    head, sep, rest = name.partition(":")
-    if sep and head == "cmd":
-        if not rest.strip():
-            raise PlayerNameError(f"{name!r}: no command after cmd:")
-        return PlayerSpec(PlayerKind.CMD, name, command=rest)
-    if sep and head == "py":
-        path, _, class_name = rest.partition(":")
-        if not path:
-            raise PlayerNameError(f"{name!r}: write py:PATH[:CLASS], e.g. py:my_player.py:Logic")
-        return PlayerSpec(PlayerKind.PY, name, path=path, class_name=class_name)
-    if sep and head == "gtp":
-        path, _, level = rest.rpartition(":")
-        if not path or not level.isdigit():
-            raise PlayerNameError(f"{name!r}: write gtp:PATH:LEVEL, e.g. gtp:/opt/pentobi/pentobi-gtp:5")
-        return PlayerSpec(PlayerKind.GTP, name, level=int(level), path=path)
-    if sep and head == "mcts":
-        from ai import mcts_settings  # imports numba: only for these names, which are for measuring
+def check_player(spec: PlayerSpec) -> None:
+    """ValueError with one line if the player cannot be started at all (a ``cmd:`` program that is not
+    there, a ``py:`` file that cannot be loaded or has no player class; its compiled engine is made ready
+    here, before any clock runs); building an in-process player checks the rest."""
+    if spec.kind is PlayerKind.CMD:
+        from net.external import ProgramError, check_program
 
         try:
-            mcts_settings(rest)
-        except ValueError as exc:
-            raise PlayerNameError(str(exc)) from None
-        return PlayerSpec(PlayerKind.MCTS, name)
-    if name.startswith("level") and name[5:].isdigit():
-        if int(name[5:]) not in LEVELS:
-            raise PlayerNameError(f"level must be one of {', '.join(map(str, LEVELS))}, not {name[5:]!r}")
-        return PlayerSpec(PlayerKind.LEVEL, name, level=int(name[5:]))
-    if name in player_names():
-        return PlayerSpec(PlayerKind.BUILTIN, name)
-    raise PlayerNameError(f"unknown {what} {text!r}; choose {accepted()}")
+            check_program(spec.name)
+        except ProgramError as exc:
+            raise PlayerUnavailable(str(exc)) from None
+    spec.load()
 
 
 def in_process_engine(text: str, what: str = "AI") -> PlayerSpec:
@@ -144,7 +39,7 @@ def in_process_engine(text: str, what: str = "AI") -> PlayerSpec:
     one-line error for a program (``cmd:``, ``py:``)."""
     spec = parse_player(text, what)
     if spec.kind is PlayerKind.PY:
-        spec.check()  # a file that cannot be loaded says so first
+        spec.load()  # a file that cannot be loaded says so first
     if spec.external:
         raise PlayerUnavailable(f"{what} {text!r}: a program cannot be used here, only an in-process player")
     return spec

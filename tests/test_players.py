@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cli.players import PlayerKind, PlayerNameError, PlayerUnavailable, parse_player
+from cli.players import PlayerKind, PlayerNameError, PlayerUnavailable, check_player, parse_player
 
 
 @pytest.mark.parametrize(
@@ -67,6 +67,6 @@ def test_an_in_process_spec_builds_its_player_and_a_program_does_not():
     with pytest.raises(ValueError, match="no-such-player.py: no such file"):  # ai.pyplayer: one line
         parse_player("py:no-such-player.py").build(0)
     with pytest.raises(ValueError, match="no-such-player.py: no such file"):
-        parse_player("py:no-such-player.py").check()
+        check_player(parse_player("py:no-such-player.py"))
     with pytest.raises(PlayerUnavailable, match="is a program"):
         parse_player("cmd:./start.sh").build(0)
