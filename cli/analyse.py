@@ -20,7 +20,6 @@ from typing import TextIO
 from ai.analysis import (
     BLUNDER_LOSS,
     DEFAULT_TIME,
-    MAX_TIME,
     MISTAKE_LOSS,
     VALUE_DEPTH,
     AnalysisCache,
@@ -31,7 +30,7 @@ from ai.analysis import (
     replay_moves,
 )
 from cli.options import Parser, milliseconds
-from cli.players import accepted, in_process_engine
+from cli.players import accepted, check_analysis_options
 from model.exits import plural
 from model.moves import describe_move, parse_move
 from model.pieces import Team
@@ -211,13 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not logging.getLogger().handlers:  # the reader's warnings are not for the terminal; a cut-off file gets
         logging.getLogger().addHandler(logging.NullHandler())  # one line below
-    if args.ai is not None:
-        try:
-            in_process_engine(args.ai)
-        except ValueError as exc:
-            parser.error(str(exc))
-    if args.time > MAX_TIME * 1000:
-        parser.error(f"--time: at most {MAX_TIME:g} s per position, not {args.time / 1000:g} s")
+    check_analysis_options(parser, args)
     if not 1 <= args.depth <= 8:
         parser.error(f"--depth must be between 1 and 8, not {args.depth}")
     settings = AnalysisSettings(engine=args.ai or "", time_per_position=args.time / 1000, value_depth=args.depth)

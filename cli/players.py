@@ -5,6 +5,8 @@ module adds what only a command needs — checking that a program or a team's fi
 
 from __future__ import annotations
 
+import argparse
+
 from ai.players import LEVELS, PlayerKind, PlayerNameError, PlayerSpec, PlayerUnavailable, accepted, parse_player
 
 __all__ = [
@@ -14,6 +16,7 @@ __all__ = [
     "PlayerSpec",
     "PlayerUnavailable",
     "accepted",
+    "check_analysis_options",
     "check_player",
     "in_process_engine",
     "parse_player",
@@ -43,3 +46,17 @@ def in_process_engine(text: str, what: str = "AI") -> PlayerSpec:
     if spec.external:
         raise PlayerUnavailable(f"{what} {text!r}: a program cannot be used here, only an in-process player")
     return spec
+
+
+def check_analysis_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The options of a command that analyses (``analyse``, ``watch``): ``--ai`` an in-process player and
+    ``--time`` (ms per position) within the analysis's limit; a bad one ends the command with one line."""
+    from ai.analysis import MAX_TIME
+
+    if args.ai is not None:
+        try:
+            in_process_engine(args.ai)
+        except ValueError as exc:
+            parser.error(str(exc))
+    if args.time > MAX_TIME * 1000:
+        parser.error(f"--time: at most {MAX_TIME:g} s per position, not {args.time / 1000:g} s")

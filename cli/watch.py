@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 from ai import ANALYSIS_AI
-from ai.analysis import MAX_TIME
 from cli.options import Parser, add_season, add_server_address, milliseconds
-from cli.players import accepted, in_process_engine
+from cli.players import accepted, check_analysis_options
 from model.season import DEFAULT_SEASON
 from net.watch import watch_text
 
@@ -62,13 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.ai is not None:
-        try:
-            in_process_engine(args.ai)
-        except ValueError as exc:
-            parser.error(str(exc))
-    if args.time > MAX_TIME * 1000:
-        parser.error(f"--time: at most {MAX_TIME:g} s per position, not {args.time / 1000:g} s")
+    check_analysis_options(parser, args)
     if args.prepare is not None and any(not name.strip() for name in args.prepare):
         parser.error("--prepare needs two non-empty player names")
     return args
