@@ -8,7 +8,7 @@ import pytest
 
 from model.pieces import Color, Shape, Team
 from tests.helpers import wait_until
-from tests.tui_helpers import InstantPlayer, ScriptedConnection, local_server, net_app, opponent
+from tests.tui_helpers import InstantPlayer, ScriptedConnection, local_server, net_app, opponent, scripted_net_app
 from tui.app import BlokusApp
 from tui.dialogs import EndScreen, QuitScreen
 from tui.network import NetworkGameScreen, NetworkOptions
@@ -102,21 +102,7 @@ async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
     from tui.replays import load_replay
 
     monkeypatch.chdir(tmp_path)
-    app = BlokusApp(
-        lambda: NetworkGameScreen(
-            NetworkOptions(
-                "127.0.0.1",
-                13050,
-                player=InstantPlayer("first"),
-                hint_player=InstantPlayer("first"),
-                name="alice",
-                clock_limit=None,
-                stamp=lambda: "",
-                connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
-                save_replay=save_network_replay,
-            )
-        )
-    )
+    app = scripted_net_app(save_replay=save_network_replay)
     async with app.run_test(size=SIZE) as pilot:
         s = app.main_screen.session
         await wait_until(lambda: s.is_human_turn(), pilot=pilot)

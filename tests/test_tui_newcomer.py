@@ -16,7 +16,7 @@ from model.moves import MoveMistake, SetMove
 from model.pieces import Rotation, Shape, Team
 from model.season import SEASON_2021, SEASON_2027
 from tests.helpers import wait_until
-from tests.tui_helpers import BlockingPlayer, InstantPlayer, ScriptedConnection, game_app, settle
+from tests.tui_helpers import BlockingPlayer, InstantPlayer, game_app, scripted_net_app, settle
 from tui.app import BlokusApp
 from tui.colors import DARK
 from tui.dialogs import EndScreen, QuitScreen
@@ -37,21 +37,6 @@ def feedback_text(app) -> str:
     return str(app.main_screen.query_one(FeedbackView).render())
 
 
-def scripted_app() -> BlokusApp:
-    return BlokusApp(
-        lambda: NetworkGameScreen(
-            NetworkOptions(
-                "127.0.0.1",
-                13050,
-                player=InstantPlayer("first"),
-                hint_player=InstantPlayer("first"),
-                stamp=lambda: "",
-                connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
-            )
-        )
-    )
-
-
 # --- 2. the analysis is offered -----------------------------------------------------------------------
 
 
@@ -70,7 +55,7 @@ async def test_the_end_dialog_and_the_status_offer_the_analysis_of_a_local_game(
 
 
 async def test_a_network_game_once_over_offers_the_analysis():
-    app = scripted_app()
+    app = scripted_net_app(name=None)
     async with app.run_test(size=SIZE) as pilot:
         s = app.main_screen.session
         await wait_until(lambda: s.is_human_turn(), pilot=pilot)
@@ -225,7 +210,7 @@ async def test_no_warning_on_a_quick_way_out(keys, opponent, tmp_path):
 
 
 async def test_no_warning_when_a_network_game_is_left_at_once():
-    app = scripted_app()
+    app = scripted_net_app(name=None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         async with app.run_test(size=SIZE) as pilot:

@@ -9,7 +9,7 @@ import pytest
 
 from model.pieces import Shape
 from tests.helpers import fixture_path, wait_until
-from tests.tui_helpers import InstantPlayer, ScriptedConnection, game_app, settle
+from tests.tui_helpers import game_app, scripted_net_app, settle
 from tui.app import BlokusApp
 from tui.replay_screen import ReplayScreen
 from tui.replays import load_replay
@@ -73,7 +73,6 @@ def test_snapshot_replay_end_with_result(snap_compare):
 
 def test_snapshot_network_with_xml_pane(snap_compare):
     """Network play with a scripted connection (same messages as a server, no sockets, no clock)."""
-    from tui.network import NetworkGameScreen, NetworkOptions
 
     async def run_before(pilot):
         s = pilot.app.main_screen.session
@@ -82,20 +81,7 @@ def test_snapshot_network_with_xml_pane(snap_compare):
         await wait_until(lambda: s.is_human_turn() and s.state.turn >= 2, pilot=pilot)
         await pilot.press("tab", "tab")
 
-    app = BlokusApp(
-        lambda: NetworkGameScreen(
-            NetworkOptions(
-                "127.0.0.1",
-                13050,
-                player=InstantPlayer("first"),
-                hint_player=InstantPlayer("first"),
-                name="alice",
-                clock_limit=None,
-                stamp=lambda: "",
-                connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
-            )
-        )
-    )
+    app = scripted_net_app()
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 

@@ -340,6 +340,24 @@ async def local_server():
         await server.close()
 
 
+def scripted_net_app(name: str | None = "alice", save_replay=None) -> BlokusApp:
+    """A network game against a scripted server (``ScriptedConnection``, start piece PENTO_L), no clock."""
+    return BlokusApp(
+        lambda: NetworkGameScreen(
+            NetworkOptions(
+                "127.0.0.1",
+                13050,
+                player=InstantPlayer("first"),
+                hint_player=InstantPlayer("first"),
+                name=name,
+                stamp=lambda: "",
+                connection_factory=ScriptedConnection.factory(Shape.PENTO_L),
+                save_replay=save_replay,
+            )
+        )
+    )
+
+
 def net_app(port: int) -> BlokusApp:
     return BlokusApp(
         lambda: NetworkGameScreen(
