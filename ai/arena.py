@@ -31,8 +31,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, Thr
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ai import compile_ahead, make_player, processes
+from ai import processes
 from ai.base import Engine
+from ai.players import PlayerSpec, compile_ahead
 from ai.sprt import SprtSpec, SprtState, Verdict
 from model.moves import InvalidMove, Move
 from model.pieces import Shape, Team
@@ -196,17 +197,17 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
     return result
 
 
-class _Named:
-    """A picklable factory for a registered player name."""
+class PlayerFactory:
+    """A picklable factory for an in-process player of a spec."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, spec: PlayerSpec) -> None:
+        self.spec = spec
 
     def __call__(self, seed: int) -> Engine:
-        player = make_player(self.name, seed)
+        player = self.spec.build(seed)
         # a game process loads the compiled search now, not in its first move (where the player would
         # answer with its slow fallback while the loading thread holds the interpreter)
-        compile_ahead(self.name)
+        compile_ahead(self.spec)
         return player
 
 
