@@ -79,7 +79,7 @@ def in_process_engine(spec: PlayerSpec, what: str = "AI") -> PlayerSpec:
     if spec.kind is PlayerKind.PY:
         check_player(spec)  # a file that cannot be loaded says so first
     if not spec.in_process:
-        raise PlayerUnavailable(f"{what} {spec.name!r}: only an in-process player can be used here, no program or person")
+        raise PlayerUnavailable(f"{what} {spec.name!r}: only an in-process player can be used here, no program")
     return spec
 
 
