@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import blokus.player as api
-from blokus.player import Color, GameState, Player, SetMove, Shape, SkipMove, Team, parse_move
+from blokus.player import Color, GameState, Player, Rotation, SetMove, Shape, SkipMove, Team, parse_move
 from model.state import GameState as ModelState
 
 
@@ -199,3 +199,23 @@ def test_equal_positions_are_equal_whatever_the_order_of_their_moves() -> None:
     assert empty != GameState.new(2027, start_piece="PENTO_L")
     assert empty.key() != GameState.new(2027, start_piece="PENTO_L").key()
     assert empty.key() != GameState.new(2021, start_piece="PENTO_V").key()
+
+
+def test_enums_read_as_their_names_are_true_and_still_index() -> None:
+    state = GameState.new(2021, start_piece="PENTO_L")
+    assert (f"{state.color}", str(state.team), format(Shape.MONO), f"{Rotation.NONE:>6}") == (
+        "BLUE",
+        "ONE",
+        "MONO",
+        "  NONE",
+    )
+    assert all(bool(member) for enum in (Color, Team, Shape, Rotation) for member in enum)
+    assert (f"{Color.RED:d}", f"{Team.TWO:d}", Color.GREEN.index, Shape.PENTO_Y.index) == ("2", "1", 3, 20)
+    assert ["b", "y", "r", "g"][Color.RED] == "r" and Color(2) is Color.RED and Team.ONE == 0
+    assert repr(Color.BLUE) == "<Color.BLUE: 0>"
+    # a win of team ONE is a winner: BLUE places, nobody else has a piece on the board yet
+    state.play("BLUE PENTO_L NONE false 0 0")
+    winner = state.winner()
+    assert winner is Team.ONE
+    if not winner:
+        pytest.fail("a win of team ONE tested false")
