@@ -625,7 +625,9 @@ class Progress:
             of = f"{done} games (at most {self.total})"
             pairs = self.sprt.pairs_left()
             cap = f"at most {per_game * (self.total - done):.0f}s (the cap)"
-            if pairs is None:
+            if self.sprt.decided:
+                left = "decided: the running games finish "
+            elif pairs is None:
                 left = f"{cap} left "
             else:
                 games = min(self.total - done, math.ceil(2 * pairs))

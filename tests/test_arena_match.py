@@ -182,7 +182,8 @@ def test_the_verdict_stops_the_match_is_frozen_and_every_game_is_counted_one_way
     assert json.dumps(data, allow_nan=False)  # all pairs won: an infinite Elo is null
     # the progress line counts the games played, the cap is only a cap, and the time left is the test's
     line = progress.stream.getvalue().split("\r")[-1]
-    assert f"{len(results) - 2} games (at most 400)" in line and "~0s left by the SPRT's trend" in line
+    assert f"{len(results) - 2} games (at most 400)" in line and "decided: the running games finish" in line
+    assert "~" in progress.stream.getvalue().split("\r")[-2]  # before the verdict: the trend's estimate
 
 
 def test_the_time_left_follows_the_sprts_trend_not_the_cap():
