@@ -32,7 +32,6 @@ import logging
 import os
 import shlex
 import shutil
-import signal
 import sys
 import threading
 import time
@@ -42,6 +41,7 @@ from pathlib import Path
 
 from ai import processes
 from ai.players import PlayerKind, PlayerSpec
+from ai.processes import describe_exit
 from ai.pyplayer import PlayerLoadError, load_player_class
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
@@ -204,15 +204,6 @@ def tail_lines(path: Path, lines: int, max_bytes: int = TAIL_BYTES) -> list[str]
     if size > max_bytes and text:
         text = text[1:]  # the first line is cut
     return [clean_line(line) for line in text[-lines:]]
-
-
-def describe_exit(code: int) -> str:
-    if code < 0:
-        try:
-            return f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"signal {-code}"
-    return f"exit {code}"
 
 
 # --- a hosted game -------------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ async def test_decide_uses_engine_move_when_legal():
         (Stubborn(), "fallback-timeout"),
         (Answers(RuntimeError("boom")), "fallback-error"),
         (Answers(SetMove(Color.BLUE, Shape.PENTO_X, Rotation.NONE, False, 9, 9)), "fallback-illegal"),
-        (Answers("not a move"), "fallback-illegal"),
+        (Answers("not a move"), "fallback-error"),
     ],
 )
 async def test_decide_falls_back_to_a_legal_move(player, source):
