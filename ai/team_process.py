@@ -437,10 +437,10 @@ class TeamPlayer(Player):
         turn = state.turn
         child = self.active
         if not self.strict and child is not None:
-            if child.busy is not None:  # still computing an earlier answer: a slow move costs that move only
-                self._take_over(f"turn {turn}: your player was still busy with the move of turn {child.busy[1]}")
-            elif not child.alive:
+            if not child.alive:
                 self._take_over(f"turn {turn}: {child.failure}")
+            elif child.busy is not None:  # still computing an earlier answer: a slow move costs that move only
+                self._take_over(f"turn {turn}: your player was still busy with the move of turn {child.busy[1]}")
         child = self.active
         if child is None or not child.alive:
             why = child.failure if child is not None else "no process of your player could be started"

@@ -42,7 +42,8 @@ from pathlib import Path
 from ai import processes
 from ai.players import PlayerKind, PlayerSpec
 from ai.processes import describe_exit
-from ai.pyplayer import PlayerLoadError, load_player_class
+from ai.pyplayer import PlayerLoadError
+from ai.team_process import check_team_player
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
 from model.result import Cause, GameResult, irregular_result
@@ -85,9 +86,9 @@ def program_command(spec: PlayerSpec) -> list[str]:
 
 def check_program(spec: PlayerSpec) -> None:
     """ProgramError with one line if the program of ``spec`` cannot be started at all."""
-    if spec.kind is PlayerKind.PY:
+    if spec.kind is PlayerKind.PY:  # loaded in a child process of its own, with a time limit: never here
         try:
-            load_player_class(spec)
+            check_team_player(spec)
         except PlayerLoadError as exc:
             raise ProgramError(str(exc)) from None
         return
