@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import textwrap
 import time
 from pathlib import Path
@@ -104,7 +105,7 @@ def test_a_file_that_cannot_be_used_gives_one_line(tmp_path: Path, text: str, wo
 
 # one team player whose behaviour the test chooses through a file beside it (every process of it reads it)
 MOODY = """
-import os, re, time
+import os, re, subprocess, sys, time
 from pathlib import Path
 
 import numpy as np
@@ -127,12 +128,23 @@ class Moody(Player):
             return SetMove(move.color, move.shape, int(move.rotation), np.bool_(move.flipped), x, y)
         if mode == "str":
             return str(move)
-        if mode == "c-loop":  # holds the interpreter in C for seconds (catastrophic backtracking)
-            re.match(r"(a+)+$", "a" * 26 + "!")
+        if mode.startswith("c-loop"):  # holds the interpreter in C (catastrophic backtracking): seconds, or less
+            re.match(r"(a+)+$", "a" * (20 if mode == "c-loop-short" else 26) + "!")
         if mode == "alloc":
             np.ones(3 * 2**30, dtype=np.uint8)
         if mode == "exit":
             os._exit(3)
+        if mode == "flood":
+            print(("x" * 99 + "\\n") * 30_000, flush=True)  # 3 MB
+        if mode == "fork":  # a plain child, one in a session of its own, a detached grandchild without our token
+            sleeper = [sys.executable, "-c", "import time; time.sleep(600)", str(HERE / "sleeper")]
+            subprocess.Popen(sleeper)
+            subprocess.Popen(sleeper, start_new_session=True)
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    os.execve(sys.executable, sleeper, {})
+                os._exit(0)
         return move
 
     def on_game_over(self, result) -> None:
@@ -177,6 +189,10 @@ async def test_every_answer_of_the_team_player_is_judged_in_its_own_process(tmp_
         assert text.source == "fallback-error"
         assert "calculate_move returned str 'BLUE" in text.detail and "not a Move: use parse_move" in text.detail
         assert (await _ask(player, tmp_path, "illegal")).source == "fallback-illegal"
+        assert (await _ask(player, tmp_path, "flood")).source == "engine"  # its output is capped, not the bot
+        assert sum("output passed 1 MiB" in line for line in said) == 1 and player.output.dropped > 1_000_000
+        assert (await _ask(player, tmp_path, "fork")).source == "engine"
+        assert await _until(lambda: len(_running(tmp_path / "sleeper")) == 3)
         assert player.restarts == 0 and player.active.pid == pids[0]  # type: ignore[union-attr]
         # a C loop of seconds: that move is a fallback at the cut-off; the next one is answered at once by the
         # standby, given the position (never a cascade of late moves)
@@ -198,6 +214,28 @@ async def test_every_answer_of_the_team_player_is_judged_in_its_own_process(tmp_
     finally:
         player.close()
     assert not any(processes.group_members(pid) for pid in pids)
+    assert _running(tmp_path / "sleeper") == []  # whatever the team's code started ended with it
+
+
+def _running(marker: Path) -> list[str]:
+    found = subprocess.run(["pgrep", "-f", str(marker)], capture_output=True, text=True).stdout.split()
+    return [pid for pid in found if Path(f"/proc/{pid}/stat").exists() and " Z " not in _stat(pid)]
+
+
+def _stat(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return " Z "
+
+
+async def _until(condition, timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
 
 
 async def test_strict_judges_as_the_contest_would(tmp_path: Path) -> None:
@@ -207,8 +245,8 @@ async def test_strict_judges_as_the_contest_would(tmp_path: Path) -> None:
         assert (await _ask(player, tmp_path, "raise", strict=True)).source == "strict-error"
         illegal = await _ask(player, tmp_path, "illegal", strict=True)
         assert illegal.source == "strict-illegal" and check_move(_midgame(), illegal.move) is not None
-        late = await _ask(player, tmp_path, "c-loop", strict=True, hard_ms=50)
-        assert late.source == "engine" and late.elapsed > 0.05  # waited for and sent late: the server judges it
+        late = await _ask(player, tmp_path, "c-loop-short", strict=True, hard_ms=20)
+        assert late.source == "engine" and late.elapsed > 0.02  # waited for and sent late: the server judges it
         assert (await _ask(player, tmp_path, "exit", strict=True)).source == "strict-error"
     finally:
         player.close()
