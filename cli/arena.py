@@ -192,7 +192,7 @@ def _play(
     specs = make_specs(
         args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening, ponder, not args.untimed
     )
-    progress = None if args.quiet else Progress(len(specs))
+    progress = None if args.quiet else Progress(len(specs), sprt=sprt)
     stopped = False
     try:
         if runner is not None:
@@ -206,8 +206,8 @@ def _play(
         return 1
     except MatchStopped as exc:
         results, stopped = exc.results, True
-        if progress is not None:
-            print(file=sys.stderr)  # after the progress bar's line
+    if progress is not None and len(results) < len(specs):
+        print(file=sys.stderr)  # after the progress bar's line (it ends itself only after the last game)
     s = summary(results, args.a, args.b)
     print(
         f"arena {args.a} vs {args.b}: {args.games} games"
@@ -221,9 +221,8 @@ def _play(
     if sprt is not None:
         s["sprt"] = sprt.as_dict()
         print(sprt.describe())
-        if sprt.decided_after:
-            print(f"decided after {sprt.decided_after} of {args.games} games; no further game was started")
-        elif not stopped:
+        print(sprt.games_line(len(results), args.games))
+        if not sprt.decided and not stopped:
             print(f"undecided within the cap of {args.games} games (--games)")
     if stopped:
         print(f"stopped after {len(results)} of {args.games} games (Ctrl-C)")
