@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ai.players import parse_python_player
-from ai.pyplayer import PyPlayer
+from ai.pyplayer import load_player_class
 from blokus.player import GameState
 from cli.new_player import main as new_player_main
 
@@ -22,11 +22,11 @@ def test_writes_a_player_that_plays_and_never_overwrites(tmp_path: Path, capsys)
     assert new_player_main([str(folder)]) == 0
     assert sorted(p.name for p in folder.iterdir()) == ["README.md", "player.py", "pytest.ini", "test_player.py"]
     assert len((folder / "README.md").read_text().splitlines()) <= 30  # one screen
-    player = PyPlayer(parse_python_player(str(folder / "player.py")))
+    player = load_player_class(parse_python_player(str(folder / "player.py")))()
     for season in (2021, 2027):
         state = GameState.new(season, seed=2)
         for _ in range(12):
-            move = player.team_player.answer(state, 1.0)
+            move = player.answer(state, 1.0)
             assert state.is_legal(move)
             state.push(move)
     before = (folder / "player.py").read_text()
