@@ -34,7 +34,8 @@ JOIN_S = 120.0  # from its start to its join (it loads numpy, numba and the comp
 TRIAL_S = 300.0  # the whole trial at most
 ERROR_BYTES = 256 * 1024  # of its stderr, read for the first error line
 SYSTEM_PATH = "/usr/bin:/bin"
-ERROR_LINE = re.compile(r"^(start\.sh|blokus [a-z-]+):|^[A-Za-z_][\w.]*(Error|Exception|Exit|Warning)\b")
+# what a failing upload says, best first: a Python exception's line, then a line of start.sh or of our commands
+ERROR_LINES = (re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit)\b"), re.compile(r"^(start\.sh|blokus [a-z-]+):"))
 
 
 class TrialError(Exception):
@@ -90,7 +91,11 @@ def first_error_line(path: Path) -> str:
             text = fh.read(ERROR_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return ""
-    return next((line.strip() for line in text.splitlines() if ERROR_LINE.search(line)), "")
+    for pattern in ERROR_LINES:
+        found = next((line.strip() for line in text.splitlines() if pattern.search(line)), "")
+        if found:
+            return found
+    return ""
 
 
 def upload_command(start: Path, python: str, version: str, work: Path, extra: list[str]) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from net.upload_trial import TrialError, base_interpreter, try_upload
+from net.upload_trial import TrialError, base_interpreter, first_error_line, try_upload
 
 VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 
@@ -60,3 +60,19 @@ def test_the_upload_runs_read_only_in_an_empty_environment_with_the_target_pytho
     assert Path(python).parent == trial / "bin" and os.path.realpath(python) == base_interpreter(sys.executable)
     assert lines["args"].startswith("--strict -h 127.0.0.1 -p ")
     assert lines["modes"].split() == ["dr-xr-xr-x", "-r-xr-xr-x"]  # read-only (by mode: root writes anyway)
+
+
+def test_the_first_error_line_is_the_exception_before_our_own_lines(tmp_path: Path) -> None:
+    log = tmp_path / "err.log"
+    log.write_text(
+        "blokus bot: mcts: compiling the search (first start only)\n"
+        "Traceback (most recent call last):\n"
+        '  File "player/player.py", line 3, in <module>\n'
+        "    import tables\n"
+        "ModuleNotFoundError: No module named 'tables'\n"
+        "blokus bot: your player failed\n"
+    )
+    assert first_error_line(log) == "ModuleNotFoundError: No module named 'tables'"
+    log.write_text("loading\nstart.sh: this upload is built for Python 3.11, not found here\n")
+    assert first_error_line(log) == "start.sh: this upload is built for Python 3.11, not found here"
+    assert first_error_line(tmp_path / "missing.log") == ""
