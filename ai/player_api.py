@@ -268,7 +268,8 @@ class GameState:
         """Apply ``move``, which must be legal (from ``legal_moves()``; ``play`` checks it). ``pop()`` undoes it.
 
         Raises ``ValueError`` for a move of another colour or off the board; for speed nothing else is
-        checked (an illegal placement gives a position no game can reach).
+        checked (an illegal placement gives a position no game can reach; memory-safe all the same: the engine's
+        arrays hold every position's moves, tests/test_engine_fuzz.py).
         """
         move = as_move(move, "push got")
         color = self._fast.current_color

@@ -10,6 +10,7 @@ carry its unit (``1600``, ``1600ms``, ``1.6s``).
 from __future__ import annotations
 
 import argparse
+import re
 from typing import NoReturn
 
 from model.exits import EXIT_USAGE
@@ -22,6 +23,9 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, prog: str, description: str, **kwargs) -> None:
         super().__init__(prog=prog, description=description, add_help=False, **kwargs)
+        # a value that starts with a minus and a digit is a value, not an option (``--sprt -10,0``), as Python 3.13's
+        # argparse has it (3.11 takes only plain negative numbers); no option of ours starts so
+        self._negative_number_matcher = re.compile(r"-\.?\d")
         self.add_argument("--help", action="help", help="show this help and exit")
 
     def error(self, message: str) -> NoReturn:
