@@ -277,7 +277,7 @@ def connect(address: str, players: list[PlayerSpec], say: Callable[[str], None])
                 n_workers=int(count),
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",  # any free port (the dashboard itself needs bokeh: not installed)
                 silence_logs=logging.ERROR,
             )
             client = Client(cluster)
@@ -328,5 +328,5 @@ def _checked(client: Any, cluster: Any, players: list[PlayerSpec], say: Callable
             problems.append(f"worker {label}: {wrong}")
     if problems:
         raise ClusterError("; ".join(problems))
-    say(f"cluster: {len(labels)} workers ({', '.join(labels)}), {expected}")
+    say(f"cluster: {len(labels)} workers ({', '.join(sorted(labels))}), {expected}")
     return DaskSite(client, cluster, labels, say)
