@@ -169,8 +169,9 @@ def open_cluster(parser: argparse.ArgumentParser, address: str, players: list[Pl
 
     from net.cluster import ClusterError, connect
 
-    def say(line: str) -> None:
-        print(f"{parser.prog}: {line}", file=sys.stderr)
+    def say(line: str) -> None:  # a line said during the games starts with a newline (after the progress bar)
+        text = line.lstrip("\n")
+        print(f"{line[: len(line) - len(text)]}{parser.prog}: {text}", file=sys.stderr)
 
     try:
         return connect(address, players, say)

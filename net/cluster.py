@@ -157,6 +157,7 @@ class DaskSite:
     """Where ``ai.arena.run_jobs`` plays its games when given ``--cluster`` (``ai.arena.GameSite``)."""
 
     def __init__(self, client: Any, cluster: Any, workers: list[str], say: Callable[[str], None]) -> None:
+        """``say``: one line for the user (one said while games run starts with a newline)."""
         self.client = client
         self.cluster = cluster  # a LocalCluster of ours (closed with the site), or None
         self.workers = workers  # the labels of the workers checked at the start
@@ -232,7 +233,7 @@ class DaskSite:
             if worker not in refused:
                 refused.add(worker)
                 self.refused.append(worker)
-                self.say(f"{exc}: refused, its games go to the other workers")
+                self.say(f"\n{exc}: refused, its games go to the other workers")
             submit(job, frozenset(refused))
             return None
         except KilledWorker as exc:
@@ -249,7 +250,7 @@ class DaskSite:
         now = set(self._addresses())
         for address in sorted(known - now):
             self.lost.append(address)
-            self.say(f"worker {address} left the cluster; a game it was playing is played again on another worker")
+            self.say(f"\nworker {address} left the cluster (a game it was playing is played again on another worker)")
         return now
 
     def close(self) -> None:

@@ -113,7 +113,7 @@ def test_a_worker_killed_mid_series_its_game_is_played_again_and_every_game_coun
             os.killpg(arena.pid, signal.SIGKILL)
     err += rest
     assert arena.returncode == 0, err.decode()
-    assert f"worker {victim} left the cluster".encode() in err
+    assert f"worker {victim} left the cluster (a game it was playing is played again".encode() in err
     data = json.loads(out_json.read_text())
     games = data["games"]
     assert sorted(g["index"] for g in games) == list(range(8))  # every game once: none lost, none twice
