@@ -290,12 +290,17 @@ def _end_at_once_on_a_second_interrupt(workers: list[multiprocessing.process.Bas
 
 
 class MatchStopped(Exception):
-    """Ctrl-C stopped the match: ``results`` are the games that had finished (sorted), every game process
-    and everything it started has ended."""
+    """Ctrl-C stopped the match (or its site was lost: ``reason``): ``results`` are the games that had finished
+    (sorted), every game process and everything it started has ended."""
 
-    def __init__(self, results: list[ArenaGame]) -> None:
+    def __init__(self, results: list[ArenaGame], reason: str = "Ctrl-C") -> None:
         super().__init__(f"stopped after {len(results)} games")
         self.results = results
+        self.reason = reason
+
+
+class SiteLost(Exception):
+    """A ``GameSite`` can play no more games (a cluster's scheduler lost): one line; the finished games stand."""
 
 
 def run_match(
@@ -347,6 +352,8 @@ def run_jobs(
             _run_in_processes(work, jobs, finished)
     except KeyboardInterrupt:
         raise MatchStopped(sorted(results, key=lambda r: r.index)) from None
+    except SiteLost as exc:
+        raise MatchStopped(sorted(results, key=lambda r: r.index), str(exc)) from None
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.default_int_handler)

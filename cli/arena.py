@@ -195,7 +195,7 @@ def _play(
         args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening, ponder, not args.untimed
     )
     progress = None if args.quiet else Progress(len(specs))
-    stopped = False
+    stopped, why = False, ""
     try:
         if runner is not None:
             results = run_match(specs, None, None, args.jobs, progress, runner=runner, enough=sprt, site=site)
@@ -205,7 +205,7 @@ def _play(
         print("blokus arena: a game process died (crashed or killed); the match is incomplete", file=sys.stderr)
         return 1
     except MatchStopped as exc:
-        results, stopped = exc.results, True
+        results, stopped, why = exc.results, True, exc.reason
         if progress is not None:
             print(file=sys.stderr)  # after the progress bar's line
     s = summary(results, args.a, args.b)
@@ -228,13 +228,13 @@ def _play(
         elif not stopped:
             print(f"undecided within the cap of {args.games} games (--games)")
     if stopped:
-        print(f"stopped after {len(results)} of {args.games} games (Ctrl-C)")
+        print(f"stopped after {len(results)} of {args.games} games ({why})")
     if args.json:
         with open(args.json, "w") as fh:
             games = [{**asdict(r), "result": None} for r in results]  # the model result is not JSON
             json.dump({"args": vars(args), "summary": s, "games": games, "stopped": stopped}, fh, indent=1)
     if stopped:
-        return 130
+        return 130 if why == "Ctrl-C" else 1
     if results and all(r.void for r in results):
         print(f"blokus arena: no game had a result: {s['void_games'][0]}", file=sys.stderr)
         return 1

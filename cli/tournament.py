@@ -221,7 +221,7 @@ def _play(
         if bar is not None:
             bar(results)
 
-    stopped = False
+    stopped, why = False, ""
     played: list[ArenaGame] = []
     if work:
         try:
@@ -233,7 +233,7 @@ def _play(
             )
             return 1
         except MatchStopped as exc:
-            played, stopped = exc.results, True
+            played, stopped, why = exc.results, True, exc.reason
             if bar is not None:
                 print(file=sys.stderr)
     finished = [(g.key, journal.games[g.key]) for g in games if g.key in journal.games]
@@ -256,7 +256,7 @@ def _play(
         print("forfeits:\n  " + "\n  ".join(_line(k, g, g.forfeit) for k, g in forfeits))
     if stopped:
         left = len(games) - len(finished)
-        print(f"stopped (Ctrl-C): {left} games left; the same command with --resume {journal.path} plays them")
+        print(f"stopped ({why}): {left} games left; the same command with --resume {journal.path} plays them")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(
@@ -276,7 +276,7 @@ def _play(
                 indent=1,
             )
     if stopped:
-        return 130
+        return 130 if why == "Ctrl-C" else 1
     if finished and all(g.void for _, g in finished):
         print(f"blokus tournament: no game had a result: {finished[0][1].void}", file=sys.stderr)
         return 1

@@ -35,7 +35,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from ai.arena import ArenaGame, GameJob, GameSpec
+from ai.arena import ArenaGame, GameJob, GameSpec, SiteLost
 from ai.players import PlayerSpec
 from net.external_arena import PROJECT_ROOT, ExternalGames, LogBudget
 
@@ -44,6 +44,7 @@ PACKAGES = ("blokus", "model", "ai", "net", "tui", "cli")  # the project's code:
 CHECK_TIMEOUT_S = 600.0  # a worker compiles the search on its first start (tens of seconds, more under load)
 CONNECT_TIMEOUT_S = 30.0
 POLL_S = 0.1  # how often the waiting loop looks up (Ctrl-C, finished games, lost workers)
+LOST_SCHEDULER = "the connection to the cluster's scheduler was lost"
 LOST_EVERY_S = 1.0  # how often the workers are listed (to say which were lost)
 
 
@@ -207,8 +208,10 @@ class DaskSite:
                     time.sleep(POLL_S)
                     continue
                 for future in done.next_batch(block=False):
-                    if future not in pending or future.cancelled():
+                    if future not in pending:
                         continue
+                    if future.cancelled():  # not by us: the scheduler's state is gone
+                        raise SiteLost(LOST_SCHEDULER)
                     job = pending.pop(future)
                     game = self._outcome(future, job, refused, submit)
                     if game is not None and finished(game):
@@ -217,7 +220,8 @@ class DaskSite:
                         break
         finally:
             if pending:
-                self.client.cancel(list(pending))  # games not started stay so; running ones end with their task
+                with contextlib.suppress(Exception):  # games not started stay so; running ones end with their task
+                    self.client.cancel(list(pending))
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
 
@@ -244,7 +248,13 @@ class DaskSite:
         return ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0, void=why)
 
     def _addresses(self) -> list[str]:
-        return list(self.client.scheduler_info(n_workers=-1)["workers"])
+        try:
+            workers = self.client.scheduler_info(n_workers=-1).get("workers")
+        except Exception:
+            workers = None
+        if workers is None or self.client.status != "running":
+            raise SiteLost(LOST_SCHEDULER)
+        return list(workers)
 
     def _note_lost(self, known: set[str]) -> set[str]:
         now = set(self._addresses())
@@ -268,6 +278,11 @@ def connect(address: str, players: list[PlayerSpec], say: Callable[[str], None])
         from distributed import Client, LocalCluster
     except ImportError:
         raise ClusterError(f"--cluster needs Dask distributed, the optional extra 'cluster': {EXTRA}") from None
+    # Dask's own log lines (tracebacks of a lost connection, a restarted worker) are not ours to print: what
+    # happens is said in one line each (a lost worker, a lost scheduler)
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name.split(".")[0] == "distributed":
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     cluster = None
     try:
         if address.startswith("local:"):
@@ -279,7 +294,7 @@ def connect(address: str, players: list[PlayerSpec], say: Callable[[str], None])
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=":0",  # any free port (the dashboard itself needs bokeh: not installed)
-                silence_logs=logging.ERROR,
+                silence_logs=logging.CRITICAL,
             )
             client = Client(cluster)
         else:

@@ -166,7 +166,7 @@ def test_without_the_extra_cluster_is_one_line_naming_it(monkeypatch, capsys):
 
 def test_a_local_cluster_plays_an_sprt_pair_by_pair(tmp_path):
     out_json = tmp_path / "sprt.json"
-    run = blokus("arena", "greedy", "random", "--sprt", "0,200", "--games", "8", "--cluster", "local:2",
+    run = blokus("arena", "greedy", "random", "--sprt", "0,200", "--games", "4", "--cluster", "local:2",
                  "--json", str(out_json), "--quiet", cwd=tmp_path)  # fmt: skip
     out, err = run.communicate(timeout=CAP_S * 2)
     assert run.returncode == 0, err.decode()
@@ -176,3 +176,21 @@ def test_a_local_cluster_plays_an_sprt_pair_by_pair(tmp_path):
     assert sum(sprt["pentanomial"]) == sprt["pairs"] <= len(finished) // 2
     assert all(g["worker"].startswith("tcp://127.0.0.1:") for g in data["games"])
     assert b"cluster local:2" in out
+
+
+def test_a_lost_scheduler_stops_the_series_in_one_line_with_the_finished_games(head, tmp_path):
+    head.worker("w1")
+    head.client.wait_for_workers(1, timeout=CAP_S)
+    arena = blokus("arena", "lookahead-py", "greedy", "--games", "8", "--move-time", "30", "--cluster", head.address,
+                   cwd=tmp_path)  # fmt: skip
+    try:
+        err = read_until(arena.stderr, b"] 1/8", CAP_S)
+        os.killpg(head.procs["scheduler"].pid, signal.SIGKILL)
+        out, rest = arena.communicate(timeout=CAP_S)
+    finally:
+        if arena.poll() is None:
+            os.killpg(arena.pid, signal.SIGKILL)
+    err += rest
+    assert arena.returncode == 1, err.decode()
+    assert b"the connection to the cluster's scheduler was lost)" in out and b"stopped after " in out
+    assert b"Traceback" not in err and b"distributed" not in err
