@@ -31,8 +31,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, Thr
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ai import compile_ahead, make_player, processes
+from ai import processes
 from ai.base import Engine
+from ai.players import PlayerSpec, compile_ahead
 from ai.sprt import SprtSpec, SprtState, Verdict
 from model.moves import InvalidMove, Move
 from model.pieces import Shape, Team
@@ -197,17 +198,17 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
     return result
 
 
-class _Named:
-    """A picklable factory for a registered player name."""
+class PlayerFactory:
+    """A picklable factory for an in-process player of a spec."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, spec: PlayerSpec) -> None:
+        self.spec = spec
 
     def __call__(self, seed: int) -> Engine:
-        player = make_player(self.name, seed)
+        player = self.spec.build(seed)
         # a game process loads the compiled search now, not in its first move (where the player would
         # answer with its slow fallback while the loading thread holds the interpreter)
-        compile_ahead(self.name)
+        compile_ahead(self.spec)
         return player
 
 
@@ -335,9 +336,10 @@ def run_jobs(
 
     def finished(game: ArenaGame) -> bool:
         results.append(game)
+        stop = enough is not None and enough(results)  # first: the progress line shows the test with this game
         if progress:
             progress(results)
-        return enough is not None and enough(results)
+        return stop
 
     try:
         if site is not None:
@@ -438,17 +440,23 @@ def _run_in_processes(work: list[GameJob], jobs: int, finished: Callable[[ArenaG
 class PairedSprt:
     """The SPRT of a match (``ai.sprt``), fed game by game (``run_match``'s ``enough``): a pair (games 2k and
     2k+1: one opening from both seats) counts once both games are done, in whatever order they finish; a
-    pair with a void game is not counted (``void_pairs``). True once H0 or H1 is accepted."""
+    pair with a void game is not counted (``void_pairs``). True once H0 or H1 is accepted.
+
+    Every game of the table is accounted for (``games_line``): in the test (two per counted pair), in a pair
+    with a void game, finished after the verdict (it was running then), or without the other game of its pair.
+    """
 
     def __init__(self, spec: SprtSpec) -> None:
         self.state = SprtState(spec)
         self.void_pairs = 0
-        self.decided_after = 0  # games finished when the verdict came (0: not decided)
+        self.decided = False
+        self.after_verdict = 0  # games that finished after the verdict (running then): not in the test
         self._waiting: dict[int, ArenaGame] = {}  # the first finished game of each open pair
 
     def __call__(self, results: list[ArenaGame]) -> bool:
         game = results[-1]
-        if self.decided_after:
+        if self.decided:
+            self.after_verdict += 1
             return True  # frozen at the verdict: a game that was running then does not change it
         other = self._waiting.pop(game.index // 2, None)
         if other is None:
@@ -459,17 +467,58 @@ class PairedSprt:
             self.void_pairs += 1
         else:
             self.state = self.state.add_pair(first.score, second.score)
-        if self.state.verdict is not Verdict.CONTINUE:
-            self.decided_after = len(results)
-            return True
-        return False
+        self.decided = self.state.verdict is not Verdict.CONTINUE
+        return self.decided
+
+    @property
+    def games_in_test(self) -> int:
+        """The games the test counted: both games of every counted pair."""
+        return 2 * self.state.pairs
+
+    @property
+    def unpaired(self) -> int:
+        """Games finished before the verdict (or the end) whose pair's other game did not."""
+        return len(self._waiting)
+
+    def pairs_left(self) -> float | None:
+        """The pairs the test needs still, if the LLR keeps its mean step per pair so far (Wald's estimate);
+        None before it has a trend."""
+        pairs, llr = self.state.pairs, self.state.llr
+        if self.decided:
+            return 0.0
+        if pairs < 2 or llr == 0.0:
+            return None
+        step = llr / pairs
+        bound = self.state.spec.upper if step > 0 else self.state.spec.lower
+        return (bound - llr) / step
+
+    def games_line(self, games: int, cap: int) -> str:
+        """One line that counts the table's ``games`` as the test did (``cap``: the most the match would play)."""
+        rest = [
+            (2 * self.void_pairs, "in pairs with a void game"),
+            (self.after_verdict, "finished after the verdict (they were running)"),
+            (self.unpaired, "without the other game of their pair"),
+        ]
+        why = "; ".join(f"{n} {text}" for n, text in rest if n)
+        counted = f"{self.games_in_test} of the {games} games played ({self.state.pairs} pairs)"
+        line = f"the SPRT counted {counted}" + (f"; not counted: {why}" if why else "")
+        if self.decided:
+            return f"{line}; decided: no game was started after the verdict (cap {cap})"
+        return f"{line}; undecided"
 
     def as_dict(self) -> dict:
-        """``SprtState.as_dict`` for JSON (an infinite Elo, all pairs won or lost, is null) and the void pairs."""
+        """``SprtState.as_dict`` for JSON (an infinite Elo, all pairs won or lost, is null) and the count of the
+        games: in the test, in void pairs, after the verdict, without their pair."""
         data = self.state.as_dict()
         data["elo"] = _finite(data["elo"])
         data["elo_ci95"] = [_finite(x) for x in data["elo_ci95"]]
-        return {**data, "void_pairs": self.void_pairs, "decided_after_games": self.decided_after or None}
+        return {
+            **data,
+            "void_pairs": self.void_pairs,
+            "games_in_test": self.games_in_test,
+            "games_after_verdict": self.after_verdict,
+            "games_unpaired": self.unpaired,
+        }
 
     def describe(self) -> str:
         void = f"; {self.void_pairs} pair(s) with a void game not counted" if self.void_pairs else ""
@@ -602,12 +651,14 @@ def format_table(s: dict) -> str:
 
 
 class Progress:
-    """A plain-text progress bar on stderr."""
+    """A plain-text progress bar on stderr. With an SPRT (``sprt``) ``total`` is only the cap: the time left is
+    estimated from the test's trend (``PairedSprt.pairs_left``), with the cap's as the most it can take."""
 
-    def __init__(self, total: int, stream=None) -> None:
+    def __init__(self, total: int, stream=None, sprt: PairedSprt | None = None) -> None:
         self.total = total
         self.stream = stream or sys.stderr
         self.start = time.monotonic()
+        self.sprt = sprt
 
     def __call__(self, results: list[ArenaGame]) -> None:
         done = len(results)
@@ -616,11 +667,24 @@ class Progress:
         d = sum(r.score == 0.5 and not r.void for r in results)
         bar = "#" * (30 * done // self.total) + "." * (30 - 30 * done // self.total)
         elapsed = time.monotonic() - self.start
-        eta = elapsed / done * (self.total - done) if done else 0.0
+        per_game = elapsed / done if done else 0.0
+        left = f"~{per_game * (self.total - done):.0f}s left "
+        of = f"{done}/{self.total}"
+        if self.sprt is not None:
+            of = f"{done} games (at most {self.total})"
+            pairs = self.sprt.pairs_left()
+            cap = f"at most {per_game * (self.total - done):.0f}s (the cap)"
+            if self.sprt.decided:
+                left = "decided: the running games finish "
+            elif pairs is None:
+                left = f"{cap} left "
+            else:
+                games = min(self.total - done, math.ceil(2 * pairs))
+                left = f"~{per_game * games:.0f}s left by the SPRT's trend, {cap} "
         self.stream.write(
-            f"\r[{bar}] {done}/{self.total}  A: {w}W {d}D {done - w - d - v}L"
+            f"\r[{bar}] {of}  A: {w}W {d}D {done - w - d - v}L"
             + (f" {v} void" if v else "")
-            + f"  {elapsed:.0f}s elapsed, ~{eta:.0f}s left "
+            + f"  {elapsed:.0f}s elapsed, {left}"
         )
         if done == self.total:
             self.stream.write("\n")

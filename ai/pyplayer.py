@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import inspect
-import keyword
 import re
 import sys
 import threading
@@ -27,11 +26,10 @@ from pathlib import Path
 
 import ai.player_api as api
 from ai.base import Engine, EngineError, StopFlag
+from ai.players import PlayerSpec
 from model.moves import Move
 from model.result import GameResult
 from model.state import GameState
-
-PREFIX = "py:"
 
 
 class PlayerLoadError(ValueError):
@@ -46,29 +44,15 @@ class PlayerCodeError(EngineError):
         self.kind = kind
 
 
-def is_python_player(name: str) -> bool:
-    """Whether ``name`` is a ``py:PATH[:CLASS]`` player."""
-    return name.startswith(PREFIX)
-
-
-def split_name(spec: str) -> tuple[Path, str | None]:
-    """``[py:]PATH[:CLASS]`` as (path, class name or None)."""
-    text = spec.removeprefix(PREFIX)
-    path, sep, cls = text.rpartition(":")
-    if sep and cls.isidentifier() and not keyword.iskeyword(cls) and path:
-        return Path(path), cls
-    return Path(text), None
-
-
 def _module_name(path: Path) -> str:
     return "blokus_py_player_" + re.sub(r"\W", "_", str(path.resolve()))
 
 
-def load_player_class(spec: str) -> type[api.Player]:
-    """The team's player class of ``[py:]PATH[:CLASS]`` (``PlayerLoadError`` in one line if there is none).
+def load_player_class(spec: PlayerSpec) -> type[api.Player]:
+    """The team's player class of a ``py:PATH[:CLASS]`` spec (``PlayerLoadError`` in one line if there is none).
 
     A file is imported once per process (a second call finds it in ``sys.modules``)."""
-    path, class_name = split_name(spec)
+    path, class_name = Path(spec.path), spec.class_name
     if not path.is_file():
         raise PlayerLoadError(f"{path}: no such file (write py:PATH[:CLASS], e.g. py:player.py)")
     name = _module_name(path)
@@ -87,7 +71,7 @@ def load_player_class(spec: str) -> type[api.Player]:
         except BaseException as exc:  # the team's code at import time: SyntaxError, ImportError, SystemExit ...
             del sys.modules[name]
             raise PlayerLoadError(f"{path}: cannot be loaded: {_where(exc, path)}") from None
-    if class_name is not None:
+    if class_name:
         cls = getattr(module, class_name, None)
         if not (inspect.isclass(cls) and issubclass(cls, api.Player)):
             raise PlayerLoadError(f"{path}: no class {class_name} derived from blokus.player.Player")
@@ -124,11 +108,11 @@ def _where(exc: BaseException, path: Path) -> str:
 class PyPlayer(Engine):
     """A team's ``blokus.player.Player`` subclass behind the one ``ai.base.Player`` interface."""
 
-    def __init__(self, spec: str, seed: int | None = None, *, clock=None, stderr=None) -> None:
+    def __init__(self, spec: PlayerSpec, seed: int | None = None, *, clock=None, stderr=None) -> None:
         super().__init__(seed, clock=clock)
         cls = load_player_class(spec)
-        path, _ = split_name(spec)
-        self.name = f"py:{path.name}"
+        path = Path(spec.path)
+        self.name = spec.label
         self._stderr = stderr  # None: sys.stderr at the time of writing
         try:
             self.team_player: api.Player = cls()

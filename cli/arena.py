@@ -19,11 +19,21 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
 
-from ai import compile_ahead
-from ai.arena import GameSite, MatchStopped, PairedSprt, Progress, _Named, format_table, make_specs, run_match, summary
+from ai.arena import (
+    GameSite,
+    MatchStopped,
+    PairedSprt,
+    PlayerFactory,
+    Progress,
+    format_table,
+    make_specs,
+    run_match,
+    summary,
+)
+from ai.players import compile_ahead
 from ai.sprt import SprtSpec
 from cli.options import Parser, add_cluster, add_season, milliseconds, open_cluster
-from cli.players import PlayerSpec, accepted, check_player, parse_player
+from cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
 from model.season import DEFAULT_SEASON
 from net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget
 
@@ -148,8 +158,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
         players.append(spec)
     for spec in players:
         if not spec.external and args.cluster is None:
-            compile_ahead(spec.name)  # the first start compiles the search: before the clock runs, not in a move
-    gtp = any(spec.is_gtp for spec in players)
+            compile_ahead(spec)  # the first start compiles the search: before the clock runs, not in a move
+    gtp = any(spec.kind is PlayerKind.GTP for spec in players)
     opening = args.opening_turns if args.opening_turns is not None else 4 if gtp else 0
     if args.save_replay:
         Path(args.save_replay).mkdir(parents=True, exist_ok=True)
@@ -169,10 +179,10 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
             Path(log_dir).mkdir(parents=True, exist_ok=True)
             print(f"blokus arena: the programs' output goes to {log_dir}", file=sys.stderr)
         budget = LogBudget(str(log_dir), args.log_budget * 2**20, args.jobs)
-        runner = ExternalGames(args.a, args.b, str(log_dir), join_timeout=args.join_timeout, logs=budget)
+        runner = ExternalGames(players[0], players[1], str(log_dir), join_timeout=args.join_timeout, logs=budget)
     site = open_cluster(parser, args.cluster, players) if args.cluster is not None else None
     try:
-        return _play(args, runner, opening, sprt, site)
+        return _play(args, (players[0], players[1]), runner, opening, sprt, site)
     finally:
         if site is not None:
             site.close()
@@ -181,7 +191,12 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
 
 
 def _play(
-    args: argparse.Namespace, runner: ExternalGames | None, opening: int, sprt: PairedSprt | None, site: GameSite | None
+    args: argparse.Namespace,
+    players: tuple[PlayerSpec, PlayerSpec],
+    runner: ExternalGames | None,
+    opening: int,
+    sprt: PairedSprt | None,
+    site: GameSite | None,
 ) -> int:
     ponder = (args.ponder in ("a", "both"), args.ponder in ("b", "both"))
     cores = os.cpu_count() or 1
@@ -194,20 +209,22 @@ def _play(
     specs = make_specs(
         args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening, ponder, not args.untimed
     )
-    progress = None if args.quiet else Progress(len(specs))
+    progress = None if args.quiet else Progress(len(specs), sprt=sprt)
     stopped, why = False, ""
     try:
         if runner is not None:
             results = run_match(specs, None, None, args.jobs, progress, runner=runner, enough=sprt, site=site)
         else:
-            results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress, enough=sprt, site=site)
+            results = run_match(
+                specs, PlayerFactory(players[0]), PlayerFactory(players[1]), args.jobs, progress, enough=sprt, site=site
+            )
     except BrokenProcessPool:
         print("blokus arena: a game process died (crashed or killed); the match is incomplete", file=sys.stderr)
         return 1
     except MatchStopped as exc:
         results, stopped, why = exc.results, True, exc.reason
-        if progress is not None:
-            print(file=sys.stderr)  # after the progress bar's line
+    if progress is not None and len(results) < len(specs):
+        print(file=sys.stderr)  # after the progress bar's line (it ends itself only after the last game)
     s = summary(results, args.a, args.b)
     print(
         f"arena {args.a} vs {args.b}: {args.games} games"
@@ -223,9 +240,8 @@ def _play(
     if sprt is not None:
         s["sprt"] = sprt.as_dict()
         print(sprt.describe())
-        if sprt.decided_after:
-            print(f"decided after {sprt.decided_after} of {args.games} games; no further game was started")
-        elif not stopped:
+        print(sprt.games_line(len(results), args.games))
+        if not sprt.decided and not stopped:
             print(f"undecided within the cap of {args.games} games (--games)")
     if stopped:
         print(f"stopped after {len(results)} of {args.games} games ({why})")

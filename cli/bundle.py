@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ai import DEFAULT_AI
 from cli.options import Parser
-from cli.players import PlayerKind, accepted, parse_player
+from cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
 from model.exits import EXIT_OK
 from net.bundle import MAX_ZIP_MIB, BundleError, _say, bundle
 
@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def bot_ai(bot_args: list[str]) -> str:
+def bot_ai(bot_args: list[str]) -> PlayerSpec:
     """The player the bot's baked-in arguments name; BundleError (one line) for a bad argument or a player the
     contest bot cannot play, so that it fails now, not in the contest."""
     from cli.bot import build_parser as bot_parser
@@ -60,22 +60,22 @@ def bot_ai(bot_args: list[str]) -> str:
         raise BundleError(f"unknown AI {ai!r} in the bot's arguments; choose {accepted()}") from None
     if spec.kind not in (PlayerKind.BUILTIN, PlayerKind.LEVEL, PlayerKind.MCTS):
         raise BundleError(f"{ai!r} in the bot's arguments: the contest bot plays our own players only")
-    return ai
+    return spec
 
 
-def team_player(text: str, bot_args: list[str]) -> tuple[tuple[Path, str | None], str]:
-    """``--player PATH[:CLASS]``: (the file and class, its player name); BundleError (one line) if it cannot be
-    loaded or the bot's arguments name another player."""
-    from ai.pyplayer import PlayerLoadError, load_player_class, split_name
+def team_player(text: str, bot_args: list[str]) -> PlayerSpec:
+    """``--player PATH[:CLASS]`` as a spec; BundleError (one line) if it cannot be loaded or the bot's
+    arguments name another player."""
+    from ai.pyplayer import PlayerLoadError, load_player_class
 
     if any(arg in ("--ai", "--player") or arg.startswith(("--ai=", "--player=")) for arg in bot_args):
         raise BundleError("--player and a player in the bot's arguments: give one")
-    name = text if text.startswith("py:") else f"py:{text}"
     try:
-        load_player_class(name)
-    except PlayerLoadError as exc:
+        spec = parse_python_player(text)
+        load_player_class(spec)
+    except (PlayerLoadError, ValueError) as exc:
         raise BundleError(str(exc)) from None
-    return split_name(name), name
+    return spec
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,10 +86,8 @@ def main(argv: list[str] | None = None) -> int:
         args_in, bot_args = args_in[:cut], args_in[cut + 1 :]
     args = build_parser().parse_args(args_in)
     try:
-        player = None
         ai = bot_ai(bot_args)
-        if args.player is not None:
-            player, ai = team_player(args.player, bot_args)
+        player = team_player(args.player, bot_args) if args.player is not None else None
         size = bundle(args.zip, args.python, bot_args, ai=ai, with_cache=not args.no_cache, player=player)
     except BundleError as exc:
         _say(str(exc))

@@ -20,8 +20,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
 
-from ai import compile_ahead
-from ai.arena import ArenaGame, GameJob, GameSite, MatchStopped, _Named, make_specs, run_jobs
+from ai.arena import ArenaGame, GameJob, GameSite, MatchStopped, PlayerFactory, make_specs, run_jobs
+from ai.players import compile_ahead
 from ai.tournament import (
     GameKey,
     Journal,
@@ -33,7 +33,7 @@ from ai.tournament import (
     schedule,
 )
 from cli.options import Parser, add_cluster, add_season, milliseconds, open_cluster
-from cli.players import PlayerSpec, accepted, check_player, parse_player
+from cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
 from model.season import DEFAULT_SEASON
 from net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget
 
@@ -134,7 +134,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error(f"--move-time must be at most {limit_ms} ms, the season's time limit per move")
     specs = _check_players(parser, args.players)
     external = any(spec.external for spec in specs)
-    gtp = any(spec.is_gtp for spec in specs)
+    gtp = any(spec.kind is PlayerKind.GTP for spec in specs)
     opening = args.opening_turns if args.opening_turns is not None else 4 if gtp else 0
     if external and opening:
         parser.error("--opening-turns cannot be used with a cmd: or py: player (the server starts every game)")
@@ -175,9 +175,10 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     missing = [g for g in games if g.key not in journal.games]
     if args.cluster is None and not external:
         for spec in specs:
-            compile_ahead(spec.name)  # before the clock runs, not in a move
+            compile_ahead(spec)  # before the clock runs, not in a move
     site = open_cluster(parser, args.cluster, specs) if args.cluster is not None else None
     temporary = None
+    spec_of = dict(zip(args.players, specs, strict=True))
     try:
         runners: dict[tuple[str, str], ExternalGames] = {}
         if external:
@@ -188,11 +189,13 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             print(f"blokus tournament: the programs' output goes to {log_dir}", file=sys.stderr)
             budget = LogBudget(str(log_dir), args.log_budget * 2**20, args.jobs)
             for a, b in pairings(args.players, args.gauntlet):
-                runners[a, b] = ExternalGames(a, b, str(log_dir), join_timeout=args.join_timeout, logs=budget)
+                runners[a, b] = ExternalGames(
+                    spec_of[a], spec_of[b], str(log_dir), join_timeout=args.join_timeout, logs=budget
+                )
         work = [
             GameJob(g.spec, runner=runners[g.key.a, g.key.b])
             if external
-            else GameJob(g.spec, _Named(g.key.a), _Named(g.key.b))
+            else GameJob(g.spec, PlayerFactory(spec_of[g.key.a]), PlayerFactory(spec_of[g.key.b]))
             for g in missing
         ]
         return _play(args, journal, games, work, site, opening)

@@ -687,6 +687,25 @@ class FastState:
         n = gen_moves(TABLES, self.b, self.m, color, self.first_cells, scratch.out, scratch.seen, scratch.stamp)
         return np.sort(scratch.out[:n])
 
+    def placement_count(self, color: int) -> int:
+        """``len(legal_placements(color))``, neither sorted nor copied (a search's mobility term)."""
+        scratch = _SCRATCH
+        scratch.stamp += 1
+        if scratch.stamp >= 2**31 - 1:
+            scratch.seen[:] = 0
+            scratch.stamp = 1
+        return int(gen_moves(TABLES, self.b, self.m, color, self.first_cells, scratch.out, scratch.seen, scratch.stamp))
+
+    def attach_cells(self, color: int) -> np.ndarray:
+        """The cells (indices, ascending) where the next piece of ``color`` may touch it by a corner: its attach
+        flags, or before its first piece the free cells of the first-move rule; none once it has no piece left."""
+        hand = self.m[M_HAND + color]
+        if hand == 0:
+            return np.empty(0, dtype=np.intp)
+        if hand == ALL_SHAPES:
+            return np.flatnonzero(self.first_cells & (self.b[CELL : CELL + NCELLS] == 0))
+        return np.flatnonzero(self.b[ANCH + color * NCELLS : ANCH + (color + 1) * NCELLS])
+
     def push_placement(self, pid: int) -> None:
         """Apply legal placement ``pid`` of the colour to move (``-1``: a skip)."""
         d = self._depth

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ai import DEFAULT_AI, compile_ahead, make_player, player_names
 from ai.base import Engine
 from ai.compiled import not_ready_line
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide, warm_up
-from ai.pyplayer import PyPlayer, is_python_player
+from ai.players import PlayerKind, PlayerSpec, compile_ahead, default_player
+from ai.pyplayer import PyPlayer
 from model import server_texts
 from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL
 from model.record import GameRecord
@@ -73,7 +73,7 @@ class BotOptions:
     reservation: str | None = None  # joinPrepared
     room: str | None = None  # joinRoom
     season: Season | None = None  # the season a plain join asks for (None: 2021's, then 2027's)
-    ai: str | None = None  # a player name (``cli.players``); None: the default AI
+    ai: PlayerSpec | None = None  # the player (``cli.players`` parses its name); None: the default AI
     seed: int | None = None
     move_time: int = DEFAULT_THINK_MS  # ms from the arrival of a move request
     ponder: bool = False
@@ -94,20 +94,21 @@ class Bot:
         code; None: it leaves the game and ``run`` returns ``EXIT_PLAYER``)."""
         self.options = args = options
         self.crash = crash
-        name = args.ai or _default_ai()
+        spec = args.ai or default_player()
         self.player: ProcessPlayer | Engine
-        self.team_code = is_python_player(name)  # a team's own player: its mistakes are shown and counted
+        self.team_code = spec.kind is PlayerKind.PY  # a team's own player: its mistakes are shown and counted
         if player is not None:
             self.player = player
         elif self.team_code:  # in a thread of this process: on_game_over reaches it, tracebacks are real
-            self.player = make_player(name, seed=args.seed)
+            self.player = PyPlayer(spec, seed=args.seed)
         elif args.engine == "process":
             from ai.engine_process import ProcessPlayer
 
-            self.player = ProcessPlayer(name, seed=args.seed)
+            self.player = ProcessPlayer(spec, seed=args.seed)
         else:
-            self.player = make_player(name, seed=args.seed)
-        self.ai_name = name
+            self.player = spec.build(seed=args.seed)
+        self.spec = spec
+        self.ai_name = spec.name
         self.rng = random.Random(args.seed)
         self.season = args.season
         self.conn = self._connect(self.season)
@@ -149,7 +150,7 @@ class Bot:
             status = player.status
         else:
             try:
-                ready = await asyncio.to_thread(compile_ahead, self.ai_name, JOIN_WAIT_S)
+                ready = await asyncio.to_thread(compile_ahead, self.spec, JOIN_WAIT_S)
                 status = _status_of(self.player, ready)
             except Exception as exc:  # numba cannot be imported: the engine's Python search plays
                 ready, status = False, f"failed: {type(exc).__name__}: {exc}"
@@ -426,11 +427,6 @@ class Bot:
 def _status_of(player, ready: bool) -> str:
     status = getattr(player, "status", None)
     return status() if callable(status) else "ready" if ready else "loading"
-
-
-def _default_ai() -> str:
-    names = player_names()
-    return DEFAULT_AI if DEFAULT_AI in names else names[0]
 
 
 xml_log = logging.getLogger("blokus.xml")

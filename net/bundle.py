@@ -30,7 +30,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from ai import DEFAULT_AI
+from ai.players import PlayerKind, PlayerSpec, default_player
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("blokus", "model", "ai", "net", "tui", "cli")
@@ -215,18 +215,18 @@ def build_cache(version: str) -> Path:
     return base / f"bundle-py{version}-generic"
 
 
-def compile_ai(stage: Path, python: str, ai: str, cache: Path) -> None:
+def compile_ai(stage: Path, python: str, ai: PlayerSpec, cache: Path) -> None:
     """Compile the AI's kernels for a generic x86-64 CPU into ``cache`` (or load them from there), running the
     warm-up of the bundle's own copy, then copy those of today's sources into ``numba-cache/``."""
     from model import numba_cache
 
-    code = (
-        "import importlib; from ai import kernels_of; from model import numba_cache\n"
-        f"k = kernels_of({ai!r})\n"
-        "if k is not None:\n"
-        "    importlib.import_module(k.module).warm_up(); numba_cache.mark_warm([k.module])\n"
-    )
-    if ai.startswith("py:"):  # a team's player: the compiled engine behind blokus.player's GameState
+    code = "import importlib; from model import numba_cache\n"
+    if ai.kernels_module is not None:
+        code += (
+            f"k = importlib.import_module({ai.kernels_module!r}).KERNELS\n"
+            "importlib.import_module(k.module).warm_up(); numba_cache.mark_warm([k.module])\n"
+        )
+    if ai.kind is PlayerKind.PY:  # a team's player: the compiled engine behind blokus.player's GameState
         code += "import model.fast as f; f.warm_up(); numba_cache.mark_warm(['model.fast'])\n"
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -301,15 +301,16 @@ def bundle(
     version: str,
     bot_args: list[str],
     *,
-    ai: str = DEFAULT_AI,
+    ai: PlayerSpec | None = None,
     with_cache: bool = True,
     wheels: Path | None = None,
-    player: tuple[Path, str | None] | None = None,
+    player: PlayerSpec | None = None,
 ) -> int:
     """Build the upload; returns its size in bytes. ``bot_args`` are baked into start.sh (``cli.bundle``
-    checks them first), ``ai`` is the player they name (its kernels are compiled in). ``wheels``: a folder
-    to download into (kept, reused). ``player``: a team's player file and class (``--player``): its folder's
-    Python files go into ``player/`` and start.sh runs ``blokus bot --player``."""
+    checks them first), ``ai`` is the player they name (its kernels are compiled in; None: the default AI).
+    ``wheels``: a folder to download into (kept, reused). ``player``: a team's player (``--player``): its
+    folder's Python files go into ``player/`` and start.sh runs ``blokus bot --player``."""
+    ai = player or ai or default_player()
     version, python = target_python(version)  # --python: 3.X or an interpreter's path
     with tempfile.TemporaryDirectory(prefix="blokus-bundle-") as tmp:
         stage = Path(tmp) / "upload"
@@ -317,7 +318,7 @@ def bundle(
         copy_project(stage)
         _say(f"downloading the dependencies for Python {version} (manylinux x86-64 wheels)")
         fetch_dependencies(stage, version, wheels or Path(tmp) / "wheels")
-        inside = copy_player(stage, *player) if player is not None else None
+        inside = copy_player(stage, Path(player.path), player.class_name or None) if player is not None else None
         write_start(stage, version, bot_args, inside)
         # the folder marks an upload (``model.numba_cache`` never writes into it), also without compiled kernels
         (stage / "numba-cache").mkdir()
@@ -326,7 +327,7 @@ def bundle(
             "(model/numba_cache.py reads them; nothing is written here).\n"
         )
         if with_cache:
-            _say(f"compiling the AI ({ai}) for a generic x86-64 CPU: a few minutes")
+            _say(f"compiling the AI ({ai.label}) for a generic x86-64 CPU: a few minutes")
             started = time.monotonic()
             compile_ai(stage, python, ai, build_cache(version))
             _say(f"compiled in {time.monotonic() - started:.0f} s")

@@ -84,7 +84,7 @@ def _worker_label() -> str:
 
 def _check_worker(expected: str, players: list[PlayerSpec]) -> tuple[str, str, str]:
     """On a worker: (its label, its version, what is wrong with a player there or "")."""
-    from ai import compile_ahead
+    from ai.players import compile_ahead
     from net.external import ProgramError, check_program
 
     label, mine = _worker_label(), project_version()
@@ -92,13 +92,11 @@ def _check_worker(expected: str, players: list[PlayerSpec]) -> tuple[str, str, s
         return label, mine, ""
     for spec in players:
         try:
-            if spec.kind.value == "cmd":
-                check_program(spec.name)
-            elif spec.external:
-                spec.load()
+            if spec.external:
+                check_program(spec)
             else:
                 spec.build(0)
-                compile_ahead(spec.name)  # the first start compiles the search: now, not in a game's first move
+                compile_ahead(spec)  # the first start compiles the search: now, not in a game's first move
         except (ProgramError, ValueError) as exc:
             return label, mine, str(exc)
     return label, mine, ""
@@ -121,8 +119,8 @@ class RemoteExternal:
     """``ExternalGames`` as a task carries it (its locks and running games stay on each machine): rebuilt once
     per worker process, its logs in the same folder there (made if missing)."""
 
-    a: str
-    b: str
+    a: PlayerSpec
+    b: PlayerSpec
     log_dir: str
     join_timeout: float
     log_budget: int

@@ -32,7 +32,8 @@ def test_the_player_and_its_helpers_are_copied_not_its_tests(tmp_path: Path) -> 
 def test_a_player_that_cannot_be_loaded_or_two_players_fail_in_one_line(tmp_path: Path) -> None:
     good = tmp_path / "good.py"
     good.write_text(PLAYER)
-    assert team_player(str(good), []) == ((good, None), f"py:{good}")
+    spec = team_player(str(good), [])
+    assert (spec.path, spec.class_name, spec.name) == (str(good), "", f"py:{good}")
     with pytest.raises(BundleError, match="give one"):
         team_player(str(good), ["--ai", "level3"])
     bad = tmp_path / "bad.py"

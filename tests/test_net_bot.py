@@ -14,6 +14,7 @@ from lxml import etree
 
 from ai.base import Engine, Player
 from ai.controller import check_move, decide
+from ai.players import parse_player
 from cli.bot import build_parser, parse_options
 from model.framing import parse_stream
 from model.moves import SetMove, SkipMove
@@ -268,7 +269,7 @@ async def test_process_player_thinks_in_a_worker_process():
 
     from ai.engine_process import ProcessPlayer
 
-    player = ProcessPlayer("greedy", seed=1)
+    player = ProcessPlayer(parse_player("greedy"), seed=1)
     try:
         state = _midgame()
         move = await player.choose_move(state.copy(), time.monotonic() + 0.2)
@@ -292,7 +293,7 @@ async def test_process_player_is_ready_before_its_first_move():
 
     from ai.engine_process import ProcessPlayer
 
-    player = ProcessPlayer("mcts", seed=1)
+    player = ProcessPlayer(parse_player("mcts"), seed=1)
     try:
         assert await asyncio.to_thread(player.wait_ready, 600)  # compiled or loaded in the worker
         state = _midgame()
@@ -314,7 +315,7 @@ async def test_process_player_ponders_until_the_next_request_and_answers_it(monk
     # Only the next request can end the worker's pondering in time (the worker is forked: it inherits this),
     # and the worker runs at normal priority, so that a loaded machine does not starve it.
     monkeypatch.setattr(ai.mcts.player, "PONDER_LIMIT_S", 3600.0)
-    player = ProcessPlayer("mcts", seed=2, nice=0)
+    player = ProcessPlayer(parse_player("mcts"), seed=2, nice=0)
     try:
         assert await asyncio.to_thread(player.wait_ready, 600)
         state = _midgame()
@@ -362,7 +363,7 @@ async def test_process_player_that_died_answers_with_the_python_search_and_says_
 
     from ai.engine_process import ProcessPlayer
 
-    player = ProcessPlayer("random", seed=1)
+    player = ProcessPlayer(parse_player("random"), seed=1)
     try:
         player._proc.kill()
         player._proc.join(5)
@@ -376,24 +377,24 @@ async def test_process_player_that_died_answers_with_the_python_search_and_says_
         player.close()
 
 
-def _broken_kernels(name):
+def _broken_kernels(spec):
     raise RuntimeError("numba is broken here")
 
 
-def _dying_worker(name, seed=None):
-    os._exit(3)  # the engine process dies on import
+def _dying_worker(spec, send):
+    os._exit(3)  # the engine process dies while it prepares its search
 
 
 @pytest.mark.parametrize(
     "target,broken,label",
-    [("kernels_of", _broken_kernels, "compiled engine failed"), ("make_player", _dying_worker, "engine process ended")],
+    [("kernels_of", _broken_kernels, "compiled engine failed"), ("_prepare", _dying_worker, "engine process ended")],
 )
 async def test_a_broken_compiled_engine_leaves_the_python_search_playing_and_says_so(
     target, broken, label, monkeypatch, capsys
 ):
-    import ai
+    import ai.engine_process
 
-    monkeypatch.setattr(ai, target, broken)  # the engine process is forked: it inherits the breakage
+    monkeypatch.setattr(ai.engine_process, target, broken)  # the engine process is forked: it inherits it
     script = ScriptedServer(wire_messages(), random.Random(8))
     code, _ = await run_bot_against(script.handle, "--engine", "process", "--ai", "mcts", "--move-time", "150")
     out, err = capsys.readouterr()

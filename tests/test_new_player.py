@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ai.players import parse_python_player
 from ai.pyplayer import PyPlayer
 from blokus.player import GameState
 from cli.new_player import main as new_player_main
@@ -21,7 +22,7 @@ def test_writes_a_player_that_plays_and_never_overwrites(tmp_path: Path, capsys)
     assert new_player_main([str(folder)]) == 0
     assert sorted(p.name for p in folder.iterdir()) == ["README.md", "player.py", "pytest.ini", "test_player.py"]
     assert len((folder / "README.md").read_text().splitlines()) <= 30  # one screen
-    player = PyPlayer(f"py:{folder / 'player.py'}")
+    player = PyPlayer(parse_python_player(str(folder / "player.py")))
     for season in (2021, 2027):
         state = GameState.new(season, seed=2)
         for _ in range(12):

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from ai import make_player
 from ai.controller import check_move, decide
-from ai.pyplayer import PlayerLoadError, PyPlayer, load_player_class, split_name
+from ai.players import parse_player, parse_python_player
+from ai.pyplayer import PlayerLoadError, PyPlayer, load_player_class
 from cli.bot import parse_options
 from model.pieces import Shape
 from model.result import regular_result
@@ -38,10 +38,15 @@ def write(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def test_split_name() -> None:
-    assert split_name("py:a/b.py") == (Path("a/b.py"), None)
-    assert split_name("py:a/b.py:Mine") == (Path("a/b.py"), "Mine")
-    assert split_name("b.py") == (Path("b.py"), None)
+def test_the_parts_of_a_python_player_name() -> None:
+    def parts(text: str) -> tuple[str, str]:
+        spec = parse_python_player(text)
+        return spec.path, spec.class_name
+
+    assert parts("py:a/b.py") == ("a/b.py", "")
+    assert parts("py:a/b.py:Mine") == ("a/b.py", "Mine")
+    assert parts("b.py") == ("b.py", "")
+    assert parts("dir:x/b.py") == ("dir:x/b.py", "")  # a colon in the path is no class
 
 
 def test_loading_finds_the_class_and_its_helpers(tmp_path: Path) -> None:
@@ -63,9 +68,10 @@ def test_loading_finds_the_class_and_its_helpers(tmp_path: Path) -> None:
                 return max(self.game_state.legal_moves(), key=SIZE_OF)
         """,
     )
-    assert load_player_class(f"py:{path}").__name__ == "Logic"  # two classes: the socha template's name wins
-    assert load_player_class(f"py:{path}:Base").__name__ == "Base"
-    player = make_player(f"py:{path}")
+    # two classes: the socha template's name wins
+    assert load_player_class(parse_player(f"py:{path}")).__name__ == "Logic"
+    assert load_player_class(parse_player(f"py:{path}:Base")).__name__ == "Base"
+    player = PyPlayer(parse_player(f"py:{path}"))
     move = player.choose_move_sync(GameState.new(Shape.PENTO_L), move_time=1.0)
     assert move.shape is Shape.PENTO_L
 
@@ -85,12 +91,12 @@ def test_loading_finds_the_class_and_its_helpers(tmp_path: Path) -> None:
 def test_a_file_that_cannot_be_used_gives_one_line(tmp_path: Path, text: str, words: str) -> None:
     path = write(tmp_path, "team.py", text)
     with pytest.raises(PlayerLoadError, match=r"^[^\n]*$") as info:
-        load_player_class(f"py:{path}")
+        load_player_class(parse_player(f"py:{path}"))
     assert words in str(info.value)
     with pytest.raises(PlayerLoadError, match="no such file"):
-        load_player_class(f"py:{tmp_path / 'missing.py'}")
+        load_player_class(parse_player(f"py:{tmp_path / 'missing.py'}"))
     with pytest.raises(PlayerLoadError, match="no class Nope"):
-        load_player_class(f"py:{write(tmp_path, 'ok.py', BIGGEST)}:Nope")
+        load_player_class(parse_player(f"py:{write(tmp_path, 'ok.py', BIGGEST)}:Nope"))
 
 
 def team_player(tmp_path: Path, body: str, name: str = "team.py") -> tuple[PyPlayer, io.StringIO]:
@@ -101,7 +107,7 @@ def team_player(tmp_path: Path, body: str, name: str = "team.py") -> tuple[PyPla
         + textwrap.indent(textwrap.dedent(body), "    "),
     )
     err = io.StringIO()
-    return PyPlayer(f"py:{path}", stderr=err), err
+    return PyPlayer(parse_player(f"py:{path}"), stderr=err), err
 
 
 async def test_an_exception_becomes_a_legal_fallback_with_its_traceback_once(tmp_path: Path) -> None:

@@ -128,13 +128,11 @@ class AnalysisRunner:
         self.on_change()
 
     def _work(self) -> None:
-        from ai import make_player
-
         stop = self._stop
         try:
             if self._engine is None:
                 self._prepare_engine(stop)  # a worker thread: waiting here blocks nothing
-                self._engine = make_player(self.settings.engine_name(), seed=0)
+                self._engine = self.settings.engine_spec().build(seed=0)
             while not stop.is_set():
                 states, moves = self.states, self.moves  # lists are replaced, never changed in place
                 done = self.analysis.positions if self.analysis is not None else {}
@@ -158,7 +156,7 @@ class AnalysisRunner:
         shows a turning "preparing the engine" meanwhile."""
         from ai import kernels_of
 
-        kernels = kernels_of(self.settings.engine_name())
+        kernels = kernels_of(self.settings.engine_spec())
         if kernels is None:
             return
         while not kernels.prepare(wait=0.2) and kernels.error is None and not stop.is_set():
