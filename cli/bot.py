@@ -13,10 +13,11 @@ import argparse
 import asyncio
 import logging
 import os
+import socket
 import sys
 from pathlib import Path
 
-from ai import DEFAULT_AI
+from ai import DEFAULT_AI, processes
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
 from ai.team_process import MEMORY_LIMIT_MIB
 from cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
@@ -38,8 +39,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "-r",
         "--reservation",
-        help="reservation code of a prepared game (joinPrepared); '-': read it from the first line of stdin "
-        "(kept off the command line, which every local user can read)",
+        help="reservation code of a prepared game (joinPrepared)",
+    )
+    p.add_argument(
+        "--socket-fd",
+        type=int,
+        metavar="FD",
+        help="play over this inherited socket, already connected to a game server of the process that started "
+        "the bot, which seats it (blokus arena's own side: no code that another process could read); instead "
+        "of -h, -p and -r. The bot then keeps its memory and descriptors from the user's other processes",
     )
     p.add_argument("--room", help="join this room id (joinRoom, 21.4.0 servers)")
     add_season(
@@ -119,6 +127,7 @@ def options_from_args(args: argparse.Namespace, player: PlayerSpec | None) -> Bo
         host=args.host,
         port=args.port,
         reservation=args.reservation,
+        socket_fd=args.socket_fd,
         room=args.room,
         season=args.season,
         ai=player,
@@ -132,14 +141,6 @@ def options_from_args(args: argparse.Namespace, player: PlayerSpec | None) -> Bo
         strict=args.strict,
         memory_limit=args.memory_limit,
     )
-
-
-def _reservation_from_stdin() -> str:
-    """The first line of stdin (bounded), for ``-r -``: how a host hands over a code privately."""
-    try:
-        return sys.stdin.buffer.readline(256).decode("ascii", errors="replace").strip()
-    except (OSError, ValueError, AttributeError):
-        return ""
 
 
 def parse_options(argv: list[str]) -> BotOptions:
@@ -208,6 +209,12 @@ def _setup_logging(args: argparse.Namespace) -> LineWriter:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.socket_fd is not None:
+        processes.keep_private()  # the socket and the bot's memory: not for the user's other processes
+        try:
+            socket.socket(fileno=args.socket_fd).detach()
+        except OSError as exc:
+            parser.error(f"--socket-fd {args.socket_fd}: not an open socket ({exc.strerror or exc})")
     spec = player_of(parser, args)
     if spec is not None and spec.kind is not PlayerKind.PY:  # a team's player loads in its own process (Bot.run)
         try:
@@ -216,10 +223,6 @@ def main(argv: list[str] | None = None) -> int:
             spec.build(0)  # a gtp: engine that cannot be started still plays (its fallback), as before
         except ValueError as exc:
             parser.error(str(exc))
-    if args.reservation == "-":
-        args.reservation = _reservation_from_stdin()
-        if not args.reservation:
-            parser.error("-r -: no reservation code on stdin")
     console = _setup_logging(args)
     use_console(console)
     try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import socket
 import sys
 import time
 from collections import Counter
@@ -71,6 +72,9 @@ class BotOptions:
     host: str = "localhost"
     port: int = DEFAULT_PORT
     reservation: str | None = None  # joinPrepared
+    # an inherited socket, already connected to a host's server, instead of host and port (``--socket-fd``): the
+    # host seats it, whatever join it sends (``net.external``: our own side in the arena needs no code)
+    socket_fd: int | None = None
     room: str | None = None  # joinRoom
     season: Season | None = None  # the season a plain join asks for (None: 2021's, then 2027's)
     ai: PlayerSpec | None = None  # the player (``cli.players`` parses its name); None: the default AI
@@ -113,6 +117,7 @@ class Bot:
         self.ai_name = spec.name
         self.rng = random.Random(args.seed)
         self.season = args.season
+        self.sock = None if args.socket_fd is None else socket.socket(fileno=args.socket_fd)
         self.conn = self._connect(self.season)
         self.record = GameRecord()  # the states received, for --save-replay only (bounded)
         self.recording = args.save_replay is not None
@@ -131,7 +136,7 @@ class Bot:
         self.internal_errors = 0  # exceptions of the bot's own tasks (each said in one line, counted)
 
     def _connect(self, season: Season | None) -> Connection:
-        return Connection(self.options.host, self.options.port, on_traffic=self._traffic, season=season)
+        return Connection(self.options.host, self.options.port, on_traffic=self._traffic, season=season, sock=self.sock)
 
     def _traffic(self, direction: str, text: str) -> None:
         xml_log.debug("%s %s", "<<" if direction == "in" else ">>", text)

@@ -17,6 +17,10 @@ the server's :class:`~model.result.GameResult`; a lost game is named in one line
 * ``did not join within 30 s``
 * ``left the game at turn N`` (closed its connection, or exited with 0, during the game)
 
+A seat of our own (:attr:`Seat.ours`: a ``blokus bot`` against the program under test) plays on an inherited
+socket that the server seats, so no code of it exists outside this process; any failure of its side (one of the
+lines above, a stop by a signal, its seat taken) makes the game void (:attr:`Outcome.void`), never a result.
+
 Nothing is left behind (``ai.processes``): at the end a program gets a moment to leave by itself, then it
 and everything it started (its group, whatever carries its token, detached descendants adopted by this
 process as their subreaper) get SIGTERM and, after a grace period, SIGKILL; a program whose process ended
@@ -32,6 +36,7 @@ import logging
 import os
 import shlex
 import shutil
+import socket
 import sys
 import threading
 import time
@@ -122,28 +127,28 @@ class Program:
         self.log_limit = log_limit
         self.child: processes.Child | None = None
 
-    def start(
-        self, host: str, port: int, reservation: str, *, private: bool = False, env: dict[str, str] | None = None
-    ) -> None:
-        """Start it with ``-h HOST -p PORT -r CODE``; ``private``: with ``-r -`` and the code on its stdin,
-        so no other process can read it from the command line (a player of ours)."""
-        argv = [*self.argv, "-h", host, "-p", str(port), "-r", "-" if private else reservation]
+    def start(self, host: str, port: int, reservation: str, *, env: dict[str, str] | None = None) -> None:
+        """Start it as the contest does: with ``-h HOST -p PORT -r CODE``."""
+        self._start([*self.argv, "-h", host, "-p", str(port), "-r", reservation], env)
+
+    def start_seated(self, sock: socket.socket, season: Season, env: dict[str, str] | None = None) -> None:
+        """Start a player of ours (``blokus bot``) on an inherited socket that the host's server seats
+        (``GameServer.seat_connection``): ``--socket-fd N``, no code anywhere for another process to read."""
+        self._start([*self.argv, "--socket-fd", str(sock.fileno()), "--season", season.name], env, sock.fileno())
+
+    def _start(self, argv: list[str], env: dict[str, str] | None, fd: int | None = None) -> None:
         try:
             # the logs are files, so a program that floods its output costs this process nothing
             self.child = processes.start(
                 argv,
-                stdin="pipe" if private else "null",
                 stdout=self.out_path,
                 stderr=self.err_path,
                 log_limit=self.log_limit,
                 env=None if env is None else {**os.environ, **env},
+                pass_fds=() if fd is None else (fd,),
             )
         except OSError as exc:
             raise ProgramError(_start_failure(self.argv[0], exc)) from None
-        if private and self.child.stdin is not None:
-            with contextlib.suppress(OSError):  # it died at once: judged as a side that never joined
-                self.child.stdin.write(reservation.encode("ascii") + b"\n")
-                self.child.stdin.close()
 
     @property
     def paths(self) -> tuple[Path, Path]:
@@ -218,10 +223,10 @@ class Seat:
     name: str  # display name in the game (and the replay)
     command: list[str] | None = None
     can_timeout: bool = True
-    # a player of this project (``blokus bot``), not the program under test: it gets its reservation on its
-    # stdin and joins through the server's private entrance (a connection budget of its own), and whatever
-    # goes wrong on its side (killed, refused, could not join) makes the game void: the program under test
-    # runs as the same user and could have caused it
+    # a player of this project (``blokus bot``), not the program under test: it plays on an inherited socket that
+    # the server seats (no code for another process to read, a connection budget of its own), and any failure
+    # of its side (a timeout, a stop, a crash, leaving, its seat taken, an illegal move) makes the game void:
+    # the program under test runs as the same user and could have caused it
     ours: bool = False
     env: dict[str, str] | None = None  # added to the environment of ``command``
 
@@ -287,12 +292,12 @@ class HostedGame:
                 self.programs[team] = Program(seat.command, stem, log_limit=log_limit)
         self.reservations: tuple[str, str] = (str(uuid.uuid4()), str(uuid.uuid4()))
         self.port = 0
-        self.private_port = 0  # the entrance of our own players (Seat.ours)
         self.room: Room | None = None
         self.moves: list[ArrivedMove] = []  # every move that arrived, in order (appended in the server thread)
         self.failure: str | None = None  # the host itself could not run (port, a program that cannot start …)
         self._outcome: Outcome | None = None
         self._no_join: tuple[Team, str] | None = None
+        self._hurt: tuple[Team, str] | None = None  # our side was hurt (stopped, its seat taken): the game is void
         self._exit_codes: dict[Team, int | None] = {}  # before they were stopped (None: still running)
         self._ready = threading.Event()
         self._cancelled = threading.Event()
@@ -384,29 +389,28 @@ class HostedGame:
             return
         try:
             self.port = server.port
-            if any(seat.ours for seat in self.seats):
-                self.private_port = await server.open_private_entrance()
             slots = [
                 Slot(team, display_name=seat.name, can_timeout=seat.can_timeout, reservation=code)
                 for team, seat, code in zip(Team, self.seats, self.reservations, strict=True)
             ]
             self.room = room = server.prepare_game(slots)
             self._watch_moves(room)
+            self._watch_seats(room)
             for team, program in self.programs.items():
                 seat = self.seats[team]
                 if stop.is_set():
                     break
                 try:
                     if seat.ours:
-                        program.start(HOST, self.private_port, self.reservations[team], private=True, env=seat.env)
+                        await self._start_seated(server, program, self.reservations[team], seat.env)
                     else:
-                        program.start(HOST, self.port, self.reservations[team])
+                        program.start(HOST, self.port, self.reservations[team], env=seat.env)
                 except ProgramError as exc:
                     self.failure = f"{seat.name} could not start: {exc}"
                     return
             self._ready.set()
             await self._await_join(room, stop)
-            if self._no_join is None and room.started:
+            if self._no_join is None and self._hurt is None and room.started:
                 await self._await_end(room, finished, stop)
             if room.started and not room.finished:
                 room.cancel()  # stopped early
@@ -416,9 +420,31 @@ class HostedGame:
         finally:
             await server.close()
 
+    async def _start_seated(self, server: GameServer, program: Program, code: str, env: dict[str, str] | None) -> None:
+        """Start a player of ours on one end of a socket pair whose other end the server seats with ``code``."""
+        ours, theirs = socket.socketpair()
+        try:
+            await server.seat_connection(theirs, code)
+            program.start_seated(ours, self.season, env)
+        finally:
+            ours.close()  # the player holds its own copy
+
+    def _watch_ours(self, room: Room) -> bool:
+        """Whether our side has been hurt (``_hurt``): one of its processes stopped by a signal (SIGSTOP …),
+        seen by the kernel's word to its parent, however short the stop."""
+        for team, program in self.programs.items():
+            if self._hurt is None and self.seats[team].ours and program.child is not None:
+                if program.child.suspended_yet():
+                    state = room.state if room.started else None
+                    when = f"seen at turn {state.turn}" if state is not None else "before the game started"
+                    self._hurt = (team, f"was stopped by a signal ({when})")
+        return self._hurt is not None
+
     async def _await_join(self, room: Room, stop: asyncio.Event) -> None:
         deadline = time.monotonic() + self.join_timeout
         while not room.started and not stop.is_set():
+            if self._watch_ours(room):
+                return
             for team, program in self.programs.items():
                 code = program.exit_code()
                 if code is not None and room.slots[team].peer is None:
@@ -440,6 +466,8 @@ class HostedGame:
 
     async def _await_end(self, room: Room, finished: asyncio.Event, stop: asyncio.Event) -> None:
         while not finished.is_set() and not stop.is_set():
+            if self._watch_ours(room):
+                return  # void whatever follows: no need to play it out
             for team, program in self.programs.items():
                 code = program.exit_code()
                 peer = room.slots[team].peer
@@ -455,6 +483,8 @@ class HostedGame:
                 await asyncio.wait_for(finished.wait(), 0.1)
 
     def _stop_programs(self) -> None:
+        if self.room is not None:
+            self._watch_ours(self.room)  # a stop in the last moments of the game
         deadline = time.monotonic() + EXIT_GRACE_S
         for team, program in self.programs.items():  # leaving by itself after the result is the normal end
             self._exit_codes[team] = program.wait_exit(max(0.0, deadline - time.monotonic()))
@@ -477,6 +507,19 @@ class HostedGame:
 
         room.on_move = on_move  # type: ignore[method-assign]
 
+    def _watch_seats(self, room: Room) -> None:
+        """Our side's seat taken by a connection that is not the one the server seated for it (a code that
+        leaked): hurt. Wraps the room's one entry point for players, as ``_watch_moves`` does for moves."""
+        original = room.add_player
+
+        def add_player(peer, slot) -> None:
+            team = slot.team
+            if self.seats[team].ours and getattr(peer, "seat", None) != self.reservations[team] and not self._hurt:
+                self._hurt = (team, "lost its seat to another connection")
+            original(peer, slot)
+
+        room.add_player = add_player  # type: ignore[method-assign]
+
     # --- judging ------------------------------------------------------------------------------------
 
     def times(self, team: Team) -> list[float]:
@@ -497,12 +540,15 @@ class HostedGame:
             void = f"{self.seats[team].name} {line}"  # a game that never started is no result for anyone
             return Outcome(left, line, kind, team, 0, times, replay, self._logs(), void=void)
         result = room.result
+        void = ""
+        if self._hurt is not None:  # before the result: a stopped side also times out
+            team, line = self._hurt
+            void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
         if result is None or result.regular or result.offender is None:
-            return Outcome(result, "", "", None, turn, times, replay, self._logs())
+            return Outcome(result, "", "", None, turn, times, replay, self._logs(), void=void)
         team = result.offender
         kind, line = self._forfeit_line(team, result.cause, turn)
-        void = ""
-        if self.seats[team].ours and kind in ("crashed", "left"):
+        if self.seats[team].ours and not void:  # our side's failure is never a result, whatever caused it
             void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
         return Outcome(result, line, kind, team, turn, times, replay, self._logs(), void=void)
 

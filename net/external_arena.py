@@ -10,9 +10,9 @@ with its reservation, and a built-in player takes the other seat as a ``blokus b
 reservation (the same client a contest upload of this project runs), so both sides are timed by the
 server alike. Our side is started so that nothing around it can change it or hurt it into a loss: as
 ``python -P -m blokus bot`` with ``PYTHONPATH`` naming this project (no ``blokus/`` folder in the current
-directory shadows it), its reservation on its stdin (not on a command line every local process can read),
-through the server's private entrance (the program's connections do not use up its budget); if it is hurt
-anyway (killed, refused, could not join), the game is void, never a win for the program.
+directory shadows it), on an inherited socket the server seats (no code of ours for another process to read;
+the program's connections do not use up its budget); any failure of its side (a timeout, a stop, a crash,
+leaving, its seat taken) makes the game void, never a win for the program.
 The games' results are the server's; a forfeit is one line (``net.external``); the program's
 stdout and stderr are kept per game (``--logs DIR``, else the ``--save-replay`` directory, else a new
 temporary directory).

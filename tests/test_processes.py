@@ -28,6 +28,10 @@ def until(condition, cap: float = CAP) -> None:
         time.sleep(0.02)
 
 
+def state_of(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -99,6 +103,33 @@ def test_a_program_that_ignores_sigterm_is_killed():
     child = processes.start([sys.executable, "-c", code], stdin="pipe", stdout="pipe")
     assert child.stdout.readline() == b"ready\n"
     assert child.stop(ask_grace=0, term_grace=0.2) == -signal.SIGKILL
+
+
+@linux_only
+def test_a_stop_of_a_child_is_seen_after_it_was_continued():
+    child = processes.start([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin="pipe")
+    try:
+        assert not child.suspended_yet()
+        os.kill(child.pid, signal.SIGSTOP)
+        until(lambda: state_of(child.pid) == "T")
+        os.kill(child.pid, signal.SIGCONT)  # continued before we looked: the kernel still tells its parent
+        until(child.suspended_yet)
+        assert child.suspended_yet() and child.poll() is None  # seen once, kept; its exit is not taken
+    finally:
+        assert child.stop(lambda c: c.stdin.close(), ask_grace=CAP) == 0  # still reaped by its own Popen
+
+
+@linux_only
+def test_a_process_kept_private_is_not_dumpable():
+    code = "import ctypes, ai.processes as p; print(p.keep_private(), ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=CAP,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert done.stdout.split() == ["True", "0"]
 
 
 def test_a_log_is_capped(tmp_path: Path):
