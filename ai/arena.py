@@ -83,6 +83,7 @@ class ArenaGame:
     # a void game gives no point to anyone and is counted in its own column
     void: str = ""
     worker: str = ""  # the cluster worker that played it (``net.cluster``); "" on this machine
+    traceback: str = ""  # a program that crashed: the last frames of the Python traceback on its stderr
 
 
 def make_specs(
@@ -148,27 +149,28 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
     while not state.is_over:
         team = state.current_color % 2
         is_a = team == spec.a_team
+        side = "A" if is_a else "B"
         engine = a if is_a else b
         start = time.monotonic()
         stop = threading.Event()
         try:
             move = engine.think(state.copy(), start + spec.move_time, stop)
         except Exception as exc:  # a crash loses the game, but the match goes on
-            forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} crashed: {exc!r}"
+            forfeit_team, result.forfeit = team, f"{side} crashed at turn {state.turn}: {exc!r}"
             cause, result.forfeit_class = Cause.LEFT, "crashed"
             break
         elapsed = time.monotonic() - start
         (result.a_times if is_a else result.b_times).append(elapsed)
         # an external engine keeps its own clock
         if spec.timed and elapsed > hard_limit and not getattr(engine, "external", False):
-            forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} too slow: {elapsed:.3f} s"
+            forfeit_team, result.forfeit = team, f"{side} too slow at turn {state.turn}: {elapsed:.3f} s"
             cause, result.forfeit_class = Cause.SOFT_TIMEOUT, "timeout"
             break
         try:
             state.play(move)
         except InvalidMove as exc:
             why = state.refusal_text(move, exc.mistake)  # the rule and the fields: one text everywhere
-            forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} illegal move: {move} ({why})"
+            forfeit_team, result.forfeit = team, f"{side} illegal move at turn {state.turn}: {move} ({why})"
             cause, result.forfeit_class = Cause.RULE_VIOLATION, "illegal move"
             break
         record.append(state.copy(), move)

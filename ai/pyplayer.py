@@ -160,10 +160,16 @@ def _where(exc: BaseException, path: Path) -> str:
     """``player.py:12: NameError: name 'x' is not defined`` — where in the team's files it went wrong."""
     if isinstance(exc, SyntaxError):
         return f"{Path(exc.filename or path).name}:{exc.lineno}: SyntaxError: {exc.msg}"
+    frame = _team_frame(exc, path)
+    where = f"{Path(frame.filename).name}:{frame.lineno}: " if frame is not None else ""
+    return f"{where}{type(exc).__name__}: {exc}"
+
+
+def _team_frame(exc: BaseException, path: Path) -> traceback.FrameSummary | None:
+    """The last frame of the exception's traceback in the team's folder (the one of ``path``), else its last."""
     frames = traceback.extract_tb(exc.__traceback__)
     own = [f for f in frames if Path(f.filename).resolve().parent == path.resolve().parent] or frames
-    where = f"{Path(own[-1].filename).name}:{own[-1].lineno}: " if own else ""
-    return f"{where}{type(exc).__name__}: {exc}"
+    return own[-1] if own else None
 
 
 def _cut(text: str, limit: int = 1000) -> str:
@@ -232,7 +238,7 @@ def _limit_memory(mib: int) -> None:
         fh.write("1000")  # the first to go if the machine runs out of memory: never the bot
 
 
-def _answer(channel: _Channel, player: api.Player, message: tuple) -> None:
+def _answer(channel: _Channel, player: api.Player, message: tuple, path: Path) -> None:
     _, rid, state, deadline, team = message
     turn = state.turn
     player.team = team
@@ -243,7 +249,9 @@ def _answer(channel: _Channel, player: api.Player, message: tuple) -> None:
         answer = player.calculate_move()
     except BaseException as exc:  # SystemExit: sys.exit() in the team's code; the child plays on
         kind = type(exc).__name__
-        line = _cut(f"{kind} at turn {turn}: {exc}")
+        frame = _team_frame(exc, path)  # the team's file and line: "KeyError at turn 9, player.py:31 in score: 'x'"
+        where = f", {Path(frame.filename).name}:{frame.lineno} in {frame.name}" if frame is not None else ""
+        line = _cut(f"{kind} at turn {turn}{where}: {exc}")
         channel.send(t="error", rid=rid, kind=kind[:60], line=line, trace=_team_trace(exc))
         return
     try:
@@ -289,7 +297,7 @@ def serve(argv: list[str]) -> int:
     while True:
         message = channel.inbox.get()
         if message[0] == MOVE:
-            _answer(channel, player, message)
+            _answer(channel, player, message, Path(path))
         elif message[0] == GAME_OVER:
             line = ""
             try:

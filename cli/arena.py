@@ -35,7 +35,7 @@ from ai.sprt import SprtSpec
 from cli.options import Parser, add_cluster, add_season, milliseconds, open_cluster
 from cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
 from model.season import DEFAULT_SEASON
-from net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget
+from net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget, settle_logs
 
 SPRT_CAP = 400  # games at most of an --sprt run without --games
 
@@ -172,7 +172,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
         if log_dir is None:
             log_dir = temporary = tempfile.mkdtemp(prefix="blokus-arena-logs-")
             print(
-                f"blokus arena: the programs' output goes to {log_dir} (removed at the end: --logs DIR keeps it)",
+                f"blokus arena: the programs' output goes to {log_dir} (at the end only the logs of games with a "
+                "forfeit, a loss of the program under test or no result stay: --logs DIR keeps all)",
                 file=sys.stderr,
             )
         else:
@@ -182,11 +183,11 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
         runner = ExternalGames(players[0], players[1], str(log_dir), join_timeout=args.join_timeout, logs=budget)
     site = open_cluster(parser, args.cluster, players) if args.cluster is not None else None
     try:
-        return _play(args, (players[0], players[1]), runner, opening, sprt, site)
+        return _play(args, (players[0], players[1]), runner, opening, sprt, site, temporary is not None)
     finally:
         if site is not None:
             site.close()
-        if temporary is not None:
+        if temporary is not None and not any(Path(temporary).iterdir()):  # nothing worth a look stayed
             shutil.rmtree(temporary, ignore_errors=True)
 
 
@@ -197,6 +198,7 @@ def _play(
     opening: int,
     sprt: PairedSprt | None,
     site: GameSite | None,
+    temporary_logs: bool = False,
 ) -> int:
     ponder = (args.ponder in ("a", "both"), args.ponder in ("b", "both"))
     cores = os.cpu_count() or 1
@@ -225,6 +227,9 @@ def _play(
         results, stopped, why = exc.results, True, exc.reason
     if progress is not None and len(results) < len(specs):
         print(file=sys.stderr)  # after the progress bar's line (it ends itself only after the last game)
+    kept = 0  # games whose logs stay in a temporary folder
+    if runner is not None:  # before --json: it lists only log files that exist
+        kept = settle_logs(results, runner.log_dir, (players[0].external, players[1].external), temporary_logs)
     s = summary(results, args.a, args.b)
     print(
         f"arena {args.a} vs {args.b}: {args.games} games"
@@ -249,6 +254,12 @@ def _play(
         with open(args.json, "w") as fh:
             games = [{**asdict(r), "result": None} for r in results]  # the model result is not JSON
             json.dump({"args": vars(args), "summary": s, "games": games, "stopped": stopped}, fh, indent=1)
+    if runner is not None and temporary_logs and kept:
+        print(
+            f"blokus arena: the logs of {kept} game(s) with a forfeit, a loss of the program under test or no "
+            f"result are kept in {runner.log_dir}",
+            file=sys.stderr,
+        )
     if stopped:
         return 130 if why == "Ctrl-C" else 1
     if results and all(r.void for r in results):

@@ -440,9 +440,9 @@ class Bot:
         elif source.endswith("illegal"):
             kind, label = "illegal", f"illegal move at turn {turn}"
         else:  # an exception ("ValueError at turn 14: ..."), an answer that is no move, or still busy
-            error = isinstance(self.player, TeamPlayer) and " at turn " in detail.split(":")[0]
+            error = isinstance(self.player, TeamPlayer) and " at turn " in detail.split(": ")[0]
             kind = detail.split(" at turn ")[0] if error else "error"
-            label = detail.split(":")[0] if error else f"no move at turn {turn}"
+            label = detail.split(": ")[0] if error else f"no move at turn {turn}"  # "KeyError at turn 9, player.py:3 …"
         self.mistakes.append(label)
         if source == "strict-error":
             self.failure = (EXIT_PLAYER, f"your player failed at turn {turn} ({detail}); --strict: left the game")

@@ -10,7 +10,7 @@ prepared game with one reservation per seat, the season's official time limits u
 can delay its clock), starts the programs of its seats, waits for the game and judges it: the result is
 the server's :class:`~model.result.GameResult`; a lost game is named in one line (:func:`HostedGame.outcome`):
 
-* ``illegal move: <move> (<rule>)``
+* ``illegal move at turn N: <move> (<rule>)``
 * ``timeout: <ms> ms at turn N`` (a move later than the soft limit) or ``timeout: no move within <ms> ms
   at turn N`` (the hard limit)
 * ``crashed (exit 3) at turn N: <last stderr line>`` (the process ended with an error or a signal)
@@ -34,6 +34,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import shlex
 import shutil
 import socket
@@ -68,6 +69,7 @@ ORPHAN_GRACE_S = 1.0  # the process ended but its connection is still open (a ch
 LOG_LIMIT_BYTES = 64 * 1024 * 1024  # per log file; beyond it the program gets SIGXFSZ (or write errors)
 UNTIMED_HARD_S = 60.0  # --untimed / --no-timeout: a program that never answers still loses, after this
 TAIL_BYTES = 16 * 1024  # read from the end of a log for its last lines
+TRACE_FRAMES = 5  # frames of a crashed program's last Python traceback kept for the arena's --json
 
 
 class ProgramError(Exception):
@@ -182,6 +184,10 @@ class Program:
         """The last ``lines`` lines of its stderr (read from the end of the log: bounded)."""
         return tail_lines(self.err_path, lines)
 
+    def last_traceback(self) -> str:
+        """The last Python traceback on its stderr (its last frames), "" if there is none."""
+        return last_traceback(self.stderr_tail(200))
+
     def last_stderr_line(self) -> str:
         if self.hit_log_limit():
             return f"its output reached the log limit of {self.log_limit / 2**20:g} MiB"
@@ -210,6 +216,33 @@ def tail_lines(path: Path, lines: int, max_bytes: int = TAIL_BYTES) -> list[str]
     if size > max_bytes and text:
         text = text[1:]  # the first line is cut
     return [clean_line(line) for line in text[-lines:]]
+
+
+def last_traceback(lines: list[str], frames: int = TRACE_FRAMES) -> str:
+    """The last Python traceback in ``lines`` (a program's stderr) up to its exception's line, with only its
+    last ``frames`` frames; "" if there is none."""
+    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last):")]
+    if not starts:
+        return ""
+    body: list[str] = []
+    for line in lines[starts[-1] + 1 :]:
+        body.append(line)
+        if line and not line[0].isspace():  # the exception's line ends it
+            break
+    heads = [i for i, line in enumerate(body) if line.startswith('  File "')]
+    cut = [f"  ... {len(heads) - frames} earlier frame(s)"] if len(heads) > frames else []
+    if cut:
+        body = body[heads[-frames] :]
+    return "\n".join([lines[starts[-1]], *cut, *body])
+
+
+def frame_of(trace: str) -> str:
+    """``player.py:12 in score``: the last frame of a traceback (:func:`last_traceback`), "" without one."""
+    found = re.findall(r'^  File "(.*)", line (\d+), in (.*)$', trace, re.MULTILINE)
+    if not found:
+        return ""
+    path, line, name = found[-1]
+    return f"{Path(path).name}:{line} in {name}"
 
 
 # --- a hosted game -------------------------------------------------------------------------------------
@@ -255,6 +288,7 @@ class Outcome:
     # not a result: a side never joined (could not start, crashed before joining) or our side was hurt in a
     # way the program under test could have caused; the reason in one line ("" for a real result)
     void: str = ""
+    traceback: str = ""  # a side that crashed: the last frames of the Python traceback on its stderr, if any
 
 
 class HostedGame:
@@ -451,11 +485,7 @@ class HostedGame:
                     if code == 0:
                         self._no_join = (team, "did not join (exited with code 0 before joining)")
                     else:
-                        line = program.last_stderr_line()
-                        self._no_join = (
-                            team,
-                            f"crashed ({describe_exit(code)}) before joining" + (f": {line}" if line else ""),
-                        )
+                        self._no_join = (team, f"crashed ({describe_exit(code)}) before joining{_said(program)}")
                     return
             if time.monotonic() >= deadline:
                 team = next(t for t in Team if room.slots[t].peer is None)
@@ -538,7 +568,9 @@ class HostedGame:
             names = (self.seats[0].name, self.seats[1].name)
             left = irregular_result(team, Cause.LEFT, line, (0, 0), names, self.season)
             void = f"{self.seats[team].name} {line}"  # a game that never started is no result for anyone
-            return Outcome(left, line, kind, team, 0, times, replay, self._logs(), void=void)
+            return Outcome(
+                left, line, kind, team, 0, times, replay, self._logs(), void=void, traceback=self._trace(team)
+            )
         result = room.result
         void = ""
         if self._hurt is not None:  # before the result: a stopped side also times out
@@ -550,7 +582,12 @@ class HostedGame:
         kind, line = self._forfeit_line(team, result.cause, turn)
         if self.seats[team].ours and not void:  # our side's failure is never a result, whatever caused it
             void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
-        return Outcome(result, line, kind, team, turn, times, replay, self._logs(), void=void)
+        trace = self._trace(team) if kind == "crashed" else ""
+        return Outcome(result, line, kind, team, turn, times, replay, self._logs(), void=void, traceback=trace)
+
+    def _trace(self, team: Team) -> str:
+        program = self.programs.get(team)
+        return program.last_traceback() if program is not None else ""
 
     def _forfeit_line(self, team: Team, cause: Cause, turn: int) -> tuple[str, str]:
         last = next((m for m in reversed(self.moves) if m.team == team), None)
@@ -564,7 +601,8 @@ class HostedGame:
                 rule = state.refusal_text(move, mistake)  # the rule and the fields, as the TUI says it
             else:
                 rule = mistake.english if mistake is not None else "refused by the rules"
-            return "illegal move", f"illegal move: {move} ({rule})" if move is not None else f"illegal move: {rule}"
+            what = f"{move} ({rule})" if move is not None else rule
+            return "illegal move", f"illegal move at turn {last.turn if last is not None else turn}: {what}"
         if cause is Cause.SOFT_TIMEOUT:
             ms = (last.latency or 0.0) * 1000 if last is not None else 0.0
             return "timeout", f"timeout: {ms:.0f} ms at turn {turn}"
@@ -577,9 +615,18 @@ class HostedGame:
         if cause is Cause.LEFT and program is not None:
             code = self._exit_codes.get(team)
             if code is not None and code != 0:
-                line = program.last_stderr_line()
-                return "crashed", f"crashed ({describe_exit(code)}) at turn {turn}" + (f": {line}" if line else "")
+                return "crashed", f"crashed ({describe_exit(code)}) at turn {turn}{_said(program)}"
         return "left", f"left the game at turn {turn}"
+
+
+def _said(program: Program) -> str:
+    """``: <its last stderr line>``, with the place of its last Python traceback's last frame if the line
+    does not name it already (``: KeyError: 'x' (client.py:31 in score)``); "" if it said nothing."""
+    line = program.last_stderr_line()
+    where = frame_of(program.last_traceback())
+    if where and where.split(" in ")[0] not in line:
+        line = f"{line} ({where})" if line else where
+    return f": {line}" if line else ""
 
 
 def _file_part(name: str) -> str:

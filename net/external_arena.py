@@ -87,6 +87,30 @@ class LogBudget:
                     self.removed += 1
 
 
+def worth_a_look(game: ArenaGame, external: tuple[bool, bool]) -> bool:
+    """A game whose logs a team wants to read: no result, a forfeit, or a loss of a program under test
+    (``external``: A's and B's)."""
+    lost = (external[0] and game.score == 0.0) or (external[1] and game.score == 1.0)
+    return bool(game.void or game.forfeit or lost)
+
+
+def settle_logs(results: list[ArenaGame], folder: str, external: tuple[bool, bool], temporary: bool) -> int:
+    """After an arena: in a ``temporary`` log folder only the logs of the games :func:`worth_a_look` stay (the
+    others and those of unfinished games are removed); every game played here lists only its log files that
+    still exist (the log budget may have removed some). The number of games whose logs stay."""
+    kept = [game for game in results if worth_a_look(game, external)] if temporary else results
+    if temporary:
+        wanted = {str(Path(path).resolve()) for game in kept for path in game.logs}
+        for path in Path(folder).glob("game-*.log"):
+            if str(path.resolve()) not in wanted:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+    for game in results:
+        if not game.worker:  # a cluster worker's logs are on that machine
+            game.logs = [path for path in game.logs if Path(path).is_file()]
+    return sum(bool(game.logs) or bool(game.worker) for game in kept)
+
+
 class ExternalGames:
     """Plays one arena game (``GameSpec`` → ``ArenaGame``) with the seats as processes; picklable for --jobs."""
 
@@ -192,6 +216,7 @@ class ExternalGames:
         a_team = Team(spec.a_team)
         result = outcome.result if outcome is not None else None
         arena = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0, result=result)
+        arena.traceback = outcome.traceback if outcome is not None else ""
         if outcome is None or result is None or outcome.void:
             # no result, and no point to anyone: a side that never played, or our side hurt by the program
             arena.void = (outcome.void if outcome is not None else "") or failure or "the game was cancelled"

@@ -7,6 +7,7 @@ say which), and misbehaves on request (``--misbehave KIND``, at its ``--at``-th 
 * ``illegal``: sends a move that covers an occupied field
 * ``slow``: answers after ``--delay`` seconds (default 2.5: beyond the official 2 s)
 * ``crash``: writes a line to stderr and exits with code 3
+* ``raise``: raises a KeyError (a Python client's bug: a traceback on stderr, exit 1)
 * ``leave``: closes its connection and exits with 0
 * ``never-join``: never connects
 * ``never-answer``: joins, then never answers from the ``--at``-th request on
@@ -131,6 +132,7 @@ KINDS = (
     "illegal",
     "slow",
     "crash",
+    "raise",
     "leave",
     "never-join",
     "never-answer",
@@ -261,6 +263,8 @@ async def play(args: argparse.Namespace) -> int:
             if now and args.misbehave == "crash":
                 print(f"ext_client: simulated crash at turn {state.turn}", file=sys.stderr, flush=True)
                 os._exit(3)
+            if now and args.misbehave == "raise":
+                {}["simulated bug"]  # noqa: B018
             if now and args.misbehave == "leave":
                 await conn.close()
                 return 0

@@ -9,6 +9,7 @@ import asyncio
 import json
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -228,3 +229,65 @@ def test_an_unknown_player_name_lists_every_accepted_form(capsys):
     err = capsys.readouterr().err
     for form in ("level1..level5", "mcts:KEY=VALUE", "gtp:PATH:LEVEL", "cmd:COMMAND", "py:PATH"):
         assert form in err
+
+
+# --- bugs shown where they are (50.4) -----------------------------------------------------------------------------
+
+BUGGY = """
+from blokus.player import Move, Player
+
+
+def helper(table):
+    return table["missing"]
+
+
+class Buggy(Player):
+    def calculate_move(self) -> Move:
+        state = self.game_state
+        move = max(state.legal_moves(), key=lambda m: m.shape.size)
+        if state.turn >= 8 and state.turn % 2 == 0:  # team ONE moves on even turns: a bug of its own
+            helper({})
+        if state.turn >= 8:  # team TWO: an answer that is no move
+            return str(move)
+        return move
+"""
+
+
+def test_a_crash_of_the_teams_player_names_its_file_and_line_and_its_logs_stay(tmp_path, monkeypatch, capsys):
+    player = tmp_path / "buggy.py"
+    player.write_text(BUGGY)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the arena's own log folder: in here
+    out = tmp_path / "match.json"
+    assert arena_main([f"py:{player}", "random", "--games", "2", "--quiet", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    crash, text = data["games"]  # A is team ONE, then TWO
+    assert re.fullmatch(
+        r"A crashed \(exit 4\) at turn 8: blokus bot: your player failed at turn 8 "
+        r"\(KeyError at turn 8, buggy.py:6 in helper: 'missing'\); --strict: left the game",
+        crash["forfeit"],
+    )
+    assert crash["traceback"].startswith("Traceback (most recent call last):")
+    assert 'buggy.py", line 6, in helper' in crash["traceback"] and crash["traceback"].endswith("KeyError: 'missing'")
+    # an answer that is no move is named as such: not an illegal move
+    assert "(not a move at turn 9: calculate_move returned str '" in text["forfeit"]
+    assert text["forfeit_class"] == "crashed" and text["traceback"] == ""
+    assert "illegal move" not in data["summary"]["a_forfeits"]
+    # the logs of both games stay (each a loss of the team's player), named at the end; --json lists them
+    folder = Path(crash["logs"][0]).parent
+    assert all(len(g["logs"]) == 4 and all(Path(p).is_file() for p in g["logs"]) for g in data["games"])
+    assert folder.parent == tmp_path and "KeyError: 'missing'" in Path(crash["logs"][1]).read_text()  # ONE's stderr
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"blokus arena: the logs of 2 game(s) with a forfeit, a loss of the program under test or no result are "
+        f"kept in {folder}"
+    )
+
+
+def test_the_logs_of_a_game_that_needs_no_look_go_and_are_not_listed(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    out = tmp_path / "match.json"
+    assert arena_main([CMD, "random", "--games", "1", "--quiet", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["summary"]["wins"] == 1  # the program won on its merits: nothing to look at
+    assert data["games"][0]["logs"] == [] and list((tmp_path / "tmp").iterdir()) == []
+    assert "kept in" not in capsys.readouterr().err

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -86,11 +87,16 @@ def test_a_whole_game_of_two_programs_is_judged_by_the_server(tmp_path):
 @pytest.mark.parametrize(
     ("flags", "kind", "line"),
     [
-        (["--misbehave", "illegal", "--at", "2"], "illegal move", "illegal move: RED "),
+        (["--misbehave", "illegal", "--at", "2"], "illegal move", "illegal move at turn 2: RED "),
         (
             ["--misbehave", "crash", "--at", "2"],
             "crashed",
             "crashed (exit 3) at turn 2: ext_client: simulated crash at turn 2",
+        ),
+        (
+            ["--misbehave", "raise", "--at", "2"],
+            "crashed",
+            "crashed (exit 1) at turn 2: KeyError: 'simulated bug' (ext_client.py:",  # the last frame's place
         ),
         (["--misbehave", "leave", "--at", "2"], "left", "left the game at turn 2"),
         (["--misbehave", "slow", "--at", "2", "--delay", "1.5"], "timeout", "timeout: 1"),
@@ -107,6 +113,11 @@ def test_a_misbehaving_program_loses_with_one_line(tmp_path, flags, kind, line):
     assert outcome.result is not None and outcome.result.winner is Team.TWO and not outcome.result.regular
     if kind == "illegal move":
         assert outcome.result.cause is Cause.RULE_VIOLATION and "(" in outcome.forfeit
+    if "raise" in flags:  # a Python client's traceback: its last frames
+        assert outcome.traceback.startswith("Traceback (most recent call last):")
+        assert 'ext_client.py", line' in outcome.traceback and outcome.traceback.endswith("KeyError: 'simulated bug'")
+    else:
+        assert outcome.traceback == ""
     assert all(group_gone(p.pid) for p in game.programs.values())
 
 
@@ -163,7 +174,7 @@ def test_the_arena_judges_programs_and_keeps_the_replays_of_lost_games(tmp_path,
     s = data["summary"]
     assert (s["wins"], s["draws"], s["losses"], s["score"]) == (0, 0, 2, 0.0)
     assert s["a_forfeits"] == {"illegal move": 2}
-    assert all(g["forfeit"].startswith("A illegal move: ") for g in data["games"])
+    assert all(re.match(r"A illegal move at turn \d+: ", g["forfeit"]) for g in data["games"])
     # the rule in English, with the fields where fields are to blame (GameState.refusal_text)
     assert all(g["forfeit"].endswith(")") and "Setze" not in g["forfeit"] for g in data["games"])
     assert len(s["a_lost_replays"]) == 2

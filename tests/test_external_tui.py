@@ -111,7 +111,7 @@ async def test_an_illegal_move_of_the_program_is_named_with_its_rule(tmp_path):
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(lambda: end_screen(app) is not None, pilot=pilot)
             details = end_screen(app).details
-            assert "ext_client.py: illegal move: GREEN " in details and "(" in details
+            assert "ext_client.py: illegal move at turn " in details and ": GREEN " in details and "(" in details
     finally:
         game.close()
 

@@ -182,7 +182,8 @@ async def test_every_answer_of_the_team_player_is_judged_in_its_own_process(tmp_
         assert numpy.source == "engine" and type(numpy.move.x) is int and str(numpy.move).count(" ") == 5
         for _ in range(2):
             error = await _ask(player, tmp_path, "raise")
-            assert error.source == "fallback-error" and error.detail.startswith("ValueError at turn 20: my bug")
+            assert error.source == "fallback-error" and error.detail.startswith("ValueError at turn 20, moody.py:")
+            assert error.detail.endswith(" in calculate_move: my bug")  # the team's file and line
         assert sum("Traceback" in line for line in said) == 1  # once per kind
         assert any('moody.py", line' in line and "ValueError: my bug" in line for line in said)
         text = await _ask(player, tmp_path, "str")
