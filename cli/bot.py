@@ -47,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FD",
         help="play over this inherited socket, already connected to a game server of the process that started "
         "the bot, which seats it (blokus arena's own side: no code that another process could read); instead "
-        "of -h, -p and -r. The bot then keeps its memory and descriptors from the user's other processes",
+        "of -h, -p and -r. The bot then keeps its memory and descriptors from the user's other processes, and "
+        "exits with 5 after a game in which a move was not its player's own (a fallback: the host voids it)",
     )
     p.add_argument("--room", help="join this room id (joinRoom, 21.4.0 servers)")
     add_season(

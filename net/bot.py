@@ -28,7 +28,7 @@ from ai.players import PlayerKind, PlayerSpec, compile_ahead, default_player
 from ai.pyplayer import PlayerLoadError
 from ai.team_process import MEMORY_LIMIT_MIB, TeamPlayer
 from model import server_texts
-from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL, plural
+from model.exits import EXIT_CONNECTION, EXIT_FALLBACK, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL, plural
 from model.record import GameRecord
 from model.result import GameResult, end_texts
 from model.season import DEFAULT_PORT, Season
@@ -73,7 +73,8 @@ class BotOptions:
     port: int = DEFAULT_PORT
     reservation: str | None = None  # joinPrepared
     # an inherited socket, already connected to a host's server, instead of host and port (``--socket-fd``): the
-    # host seats it, whatever join it sends (``net.external``: our own side in the arena needs no code)
+    # host seats it, whatever join it sends (``net.external``: our own side in the arena needs no code); the bot
+    # then ends with EXIT_FALLBACK after a game in which a move was not its player's own
     socket_fd: int | None = None
     room: str | None = None  # joinRoom
     season: Season | None = None  # the season a plain join asks for (None: 2021's, then 2027's)
@@ -267,6 +268,8 @@ class Bot:
                 "%d moves, slowest answer %.0f ms, %d fallbacks", self.moves, self.max_elapsed * 1000, self.fallbacks
             )
         self._save_replay()
+        if self.fallbacks and self.options.socket_fd is not None:  # a host's own side: it voids the game
+            return EXIT_FALLBACK
         return EXIT_OK
 
     async def _next_event(self):

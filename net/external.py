@@ -19,7 +19,8 @@ the server's :class:`~model.result.GameResult`; a lost game is named in one line
 
 A seat of our own (:attr:`Seat.ours`: a ``blokus bot`` against the program under test) plays on an inherited
 socket that the server seats, so no code of it exists outside this process; any failure of its side (one of the
-lines above, a stop by a signal, its seat taken) makes the game void (:attr:`Outcome.void`), never a result.
+lines above, a stop by a signal, its seat taken, a fallback move or an unclean end, told by its exit code) makes
+the game void (:attr:`Outcome.void`), never a result.
 
 Nothing is left behind (``ai.processes``): at the end a program gets a moment to leave by itself, then it
 and everything it started (its group, whatever carries its token, detached descendants adopted by this
@@ -50,6 +51,7 @@ from ai.players import PlayerKind, PlayerSpec
 from ai.processes import describe_exit
 from ai.pyplayer import PlayerLoadError
 from ai.team_process import check_team_player
+from model.exits import EXIT_FALLBACK
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
 from model.result import Cause, GameResult, irregular_result
@@ -64,6 +66,7 @@ log = logging.getLogger("blokus.external")
 HOST = "127.0.0.1"
 JOIN_TIMEOUT_S = 30.0  # from the start of the program to its joinPrepared
 EXIT_GRACE_S = 1.0  # after the game: time to leave by itself before SIGTERM
+OURS_EXIT_GRACE_S = 5.0  # the same for our own side, whose exit code says whether it played every move itself
 STOP_GRACE_S = 2.0  # SIGTERM → SIGKILL
 ORPHAN_GRACE_S = 1.0  # the process ended but its connection is still open (a child holds it): LEFT after this
 LOG_LIMIT_BYTES = 64 * 1024 * 1024  # per log file; beyond it the program gets SIGXFSZ (or write errors)
@@ -515,9 +518,10 @@ class HostedGame:
     def _stop_programs(self) -> None:
         if self.room is not None:
             self._watch_ours(self.room)  # a stop in the last moments of the game
-        deadline = time.monotonic() + EXIT_GRACE_S
+        start = time.monotonic()
         for team, program in self.programs.items():  # leaving by itself after the result is the normal end
-            self._exit_codes[team] = program.wait_exit(max(0.0, deadline - time.monotonic()))
+            grace = OURS_EXIT_GRACE_S if self.seats[team].ours else EXIT_GRACE_S
+            self._exit_codes[team] = program.wait_exit(max(0.0, start + grace - time.monotonic()))
         for program in self.programs.values():
             program.stop(self.stop_grace)
 
@@ -576,6 +580,8 @@ class HostedGame:
         if self._hurt is not None:  # before the result: a stopped side also times out
             team, line = self._hurt
             void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
+        if result is not None and not void:
+            void = self._our_end()
         if result is None or result.regular or result.offender is None:
             return Outcome(result, "", "", None, turn, times, replay, self._logs(), void=void)
         team = result.offender
@@ -584,6 +590,25 @@ class HostedGame:
             void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
         trace = self._trace(team) if kind == "crashed" else ""
         return Outcome(result, line, kind, team, turn, times, replay, self._logs(), void=void, traceback=trace)
+
+    def _our_end(self) -> str:
+        """Why our side's end after a played game voids it ("" if it ended well: exit 0). Its exit code is
+        the kernel's word, which the program under test cannot forge: a bot of ours that played a fallback
+        move ends with EXIT_FALLBACK; one that did not end by itself was stuck (a stopped engine, say)."""
+        for team in self.programs:
+            if not self.seats[team].ours:
+                continue
+            code = self._exit_codes.get(team)
+            if code == 0:
+                continue
+            if code is None:
+                why = f"did not end by itself within {OURS_EXIT_GRACE_S:g} s after the game"
+            elif code == EXIT_FALLBACK:
+                why = "did not play every move itself (a fallback move: its engine did not answer in time)"
+            else:
+                why = f"ended with {describe_exit(code)} after the game"
+            return f"our side {self.seats[team].name} {why} (the program under test could have caused it)"
+        return ""
 
     def _trace(self, team: Team) -> str:
         program = self.programs.get(team)

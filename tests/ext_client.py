@@ -19,6 +19,8 @@ say which), and misbehaves on request (``--misbehave KIND``, at its ``--at``-th 
 * ``kill-opponent``: SIGKILLs its siblings (the other side's processes) at its ``--at``-th own move
 * ``stop-opponent``: SIGSTOPs its siblings at its ``--at``-th own move and SIGCONTs them ``--delay`` seconds
   later (never, with a delay beyond the game)
+* ``stop-engine``: SIGSTOPs the children of its siblings (the other side's engine, not the bot that carries it)
+  at its ``--at``-th own move, for good
 * ``read-reservation``: at its start, before it imports anything heavy, SIGSTOPs each sibling and reads what
   waits on its stdin (``/proc/PID/fd/0``) or stands after ``-r`` on its command line (for up to ``--delay``
   seconds); with a code it keeps them stopped, joins that seat first and plays it with its smallest pieces
@@ -53,6 +55,18 @@ def _siblings() -> dict[int, list[str]]:
             continue
         if ppid == os.getppid():
             found[int(entry)] = argv
+    return found
+
+
+def _children_of(parents: set[int]) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                if int(fh.read().rsplit(")", 1)[1].split()[1]) in parents:
+                    found.append(int(entry))
+        except (OSError, ValueError, IndexError):
+            continue
     return found
 
 
@@ -142,6 +156,7 @@ KINDS = (
     "hog-connections",
     "kill-opponent",
     "stop-opponent",
+    "stop-engine",
     "read-reservation",
 )
 
@@ -274,6 +289,11 @@ async def play(args: argparse.Namespace) -> int:
                 for pid in _siblings():
                     os.kill(pid, signal.SIGKILL)
                 print("ext_client: killed the other side", file=sys.stderr, flush=True)
+            if now and args.misbehave == "stop-engine":
+                siblings = set(_siblings())
+                for pid in _children_of(siblings):
+                    os.kill(pid, signal.SIGSTOP)
+                print("ext_client: stopped the other side's engine", file=sys.stderr, flush=True)
             if now and args.misbehave == "stop-opponent":
                 stop_siblings(args.delay)
                 print(f"ext_client: stopped the other side for {args.delay:g} s", file=sys.stderr, flush=True)

@@ -180,6 +180,22 @@ def test_any_failure_of_our_side_is_void_but_the_programs_own_is_its_loss(tmp_pa
     assert second.void.startswith("our side random timeout: ") and "at turn 0" in second.void
 
 
+def test_a_program_that_stops_our_engine_gains_nothing(tmp_path):
+    # not our bot but its engine process: the bot answers in time with fallback moves (a weaker side) and says
+    # so by its exit code, which the program cannot forge
+    fast = ("--move-time", "100", "--hard-limit", "300")  # a fallback costs 0.3 s, not 1.8
+    ours = Seat("random", our_command("bot", "--ai", "random", *fast), ours=True, env=OUR_ENV)
+    client = Seat("client", [sys.executable, str(CLIENT), "--misbehave", "stop-engine", "--at", "12"])
+    game = HostedGame((ours, client), log_dir=tmp_path)
+    try:
+        game.start()
+        outcome = game.wait(120)
+    finally:
+        game.close()
+    assert outcome is not None and outcome.result is not None  # played to its end
+    assert outcome.void.startswith("our side random did not play every move itself (a fallback move")
+
+
 def test_our_seat_taken_by_another_connection_voids_the_game(tmp_path):
     ours = Seat("random", our_command("bot", "--ai", "random"), ours=True, env=OUR_ENV)
     game = HostedGame((ours, Seat("theirs")), log_dir=tmp_path, join_timeout=60)
