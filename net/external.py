@@ -519,8 +519,10 @@ class HostedGame:
         if self.room is not None:
             self._watch_ours(self.room)  # a stop in the last moments of the game
         start = time.monotonic()
+        # our side's exit code is worth a wait only after a played game it was not hurt in (a stopped bot never ends)
+        played = self.room is not None and self.room.result is not None and self._hurt is None
         for team, program in self.programs.items():  # leaving by itself after the result is the normal end
-            grace = OURS_EXIT_GRACE_S if self.seats[team].ours else EXIT_GRACE_S
+            grace = OURS_EXIT_GRACE_S if self.seats[team].ours and played else EXIT_GRACE_S
             self._exit_codes[team] = program.wait_exit(max(0.0, start + grace - time.monotonic()))
         for program in self.programs.values():
             program.stop(self.stop_grace)
