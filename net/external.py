@@ -582,14 +582,14 @@ class HostedGame:
         if self._hurt is not None:  # before the result: a stopped side also times out
             team, line = self._hurt
             void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
-        if result is not None and not void:
-            void = self._our_end()
         if result is None or result.regular or result.offender is None:
+            void = void or (self._our_end() if result is not None else "")
             return Outcome(result, "", "", None, turn, times, replay, self._logs(), void=void)
         team = result.offender
         kind, line = self._forfeit_line(team, result.cause, turn)
         if self.seats[team].ours and not void:  # our side's failure is never a result, whatever caused it
             void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
+        void = void or self._our_end()
         trace = self._trace(team) if kind == "crashed" else ""
         return Outcome(result, line, kind, team, turn, times, replay, self._logs(), void=void, traceback=trace)
 
