@@ -24,7 +24,7 @@ import numpy as np
 
 from model import fast as F
 from model import placements as P
-from model.moves import Move, SetMove, SkipMove, parse_move
+from model.moves import Move, SetMove, SkipMove, as_move, parse_move
 from model.pieces import COLORS, SHAPES, Color, Shape, Team
 from model.season import DEFAULT_SEASON, Season, season_named
 from model.state import ALL_COLORS
@@ -259,15 +259,19 @@ class GameState:
         return c if valid >> c & 1 and turn < limit else -1
 
     def is_legal(self, move: Move) -> bool:
-        """Whether ``move`` may be played now (exactly as the server judges it)."""
+        """Whether ``move`` may be played now (exactly as the server judges it). Fields may be numpy
+        integers or plain ints for the enums; ``ValueError`` for an object that is no move."""
+        move = as_move(move, "is_legal got")
         return not self.is_over and self.to_model().validate(move) is None
 
     def push(self, move: Move) -> None:
         """Apply ``move``, which must be legal (from ``legal_moves()``; ``play`` checks it). ``pop()`` undoes it.
 
         Raises ``ValueError`` for a move of another colour or off the board; for speed nothing else is
-        checked (an illegal placement gives a position no game can reach).
+        checked (an illegal placement gives a position no game can reach; memory-safe all the same: the engine's
+        arrays hold every position's moves, tests/test_engine_fuzz.py).
         """
+        move = as_move(move, "push got")
         color = self._fast.current_color
         if move.color != color:
             raise ValueError(f"{move}: {COLORS[color].name} is to move")
@@ -284,8 +288,7 @@ class GameState:
 
     def play(self, move: Move | str) -> None:
         """Check and apply ``move`` (or its text): ``ValueError`` naming the server's mistake if it is illegal."""
-        if isinstance(move, str):
-            move = parse_move(move)
+        move = parse_move(move) if isinstance(move, str) else as_move(move, "play got")
         if self.is_over:
             raise ValueError(f"{move}: the game is over")
         mistake = self.to_model().validate(move)

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from ai import DEFAULT_AI
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
+from ai.team_process import MEMORY_LIMIT_MIB
 from cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
 from cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
-from model.exits import EXIT_PLAYER
 from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotOptions, use_console
 from net.lines import LineHandler, LineWriter, report_dropped
 
@@ -64,6 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="judge your player's mistakes as the contest does: an illegal move is sent as it is, a late "
         "one late, and an exception leaves the game (blokus arena plays py: players so)",
+    )
+    p.add_argument(
+        "--memory-limit",
+        type=int,
+        default=MEMORY_LIMIT_MIB,
+        metavar="MIB",
+        help=f"the memory your player's process may use, in MiB (default {MEMORY_LIMIT_MIB}; 0: no limit): a "
+        "bigger allocation is a MemoryError in your code, never a machine out of memory",
     )
     p.add_argument("--seed", type=int, help="seed of the computer player")
     p.add_argument(
@@ -122,6 +130,7 @@ def options_from_args(args: argparse.Namespace, player: PlayerSpec | None) -> Bo
         idle_timeout=args.idle_timeout,
         save_replay=args.save_replay,
         strict=args.strict,
+        memory_limit=args.memory_limit,
     )
 
 
@@ -200,16 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     spec = player_of(parser, args)
-    player = None
-    if spec is not None and spec.kind is PlayerKind.PY:  # the team's player, loaded once here; one line
-        from ai.pyplayer import PyPlayer
-
-        try:
-            player = PyPlayer(spec, args.seed)
-        except ValueError as exc:
-            print(f"blokus bot: {exc}", file=sys.stderr)
-            return EXIT_PLAYER
-    elif spec is not None:
+    if spec is not None and spec.kind is not PlayerKind.PY:  # a team's player loads in its own process (Bot.run)
         try:
             if spec.kind is PlayerKind.CMD:  # a cmd: program plays by itself
                 raise ValueError(f"{spec.name!r} is a program of its own: start it instead of the bot")
@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # --strict: a failing team player ends the process at once, as a crashed contest client (its exit code
         # is what the arena names)
-        return asyncio.run(Bot(options_from_args(args, spec), player, crash=os._exit if args.strict else None).run())
+        return asyncio.run(Bot(options_from_args(args, spec), crash=os._exit if args.strict else None).run())
     except KeyboardInterrupt:
         return 130
     finally:

@@ -58,8 +58,9 @@ def level_option(text: str) -> PlayerSpec:
 
 def check_player(spec: PlayerSpec) -> None:
     """ValueError with one line if the player cannot be started at all (a ``cmd:`` program that is not
-    there, a ``py:`` file that cannot be loaded or has no player class; its compiled engine is made ready
-    here, before any clock runs); building an in-process player checks the rest."""
+    there, a ``py:`` file that cannot be loaded or has no player class — tried in a child process with a time
+    limit, never imported here; the player API's compiled engine is made ready here, before any clock runs);
+    building an in-process player checks the rest."""
     if spec.external:
         from net.external import ProgramError, check_program
 

@@ -32,7 +32,6 @@ import logging
 import os
 import shlex
 import shutil
-import signal
 import sys
 import threading
 import time
@@ -42,7 +41,9 @@ from pathlib import Path
 
 from ai import processes
 from ai.players import PlayerKind, PlayerSpec
-from ai.pyplayer import PlayerLoadError, load_player_class
+from ai.processes import describe_exit
+from ai.pyplayer import PlayerLoadError
+from ai.team_process import check_team_player
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
 from model.result import Cause, GameResult, irregular_result
@@ -85,9 +86,9 @@ def program_command(spec: PlayerSpec) -> list[str]:
 
 def check_program(spec: PlayerSpec) -> None:
     """ProgramError with one line if the program of ``spec`` cannot be started at all."""
-    if spec.kind is PlayerKind.PY:
+    if spec.kind is PlayerKind.PY:  # loaded in a child process of its own, with a time limit: never here
         try:
-            load_player_class(spec)
+            check_team_player(spec)
         except PlayerLoadError as exc:
             raise ProgramError(str(exc)) from None
         return
@@ -204,15 +205,6 @@ def tail_lines(path: Path, lines: int, max_bytes: int = TAIL_BYTES) -> list[str]
     if size > max_bytes and text:
         text = text[1:]  # the first line is cut
     return [clean_line(line) for line in text[-lines:]]
-
-
-def describe_exit(code: int) -> str:
-    if code < 0:
-        try:
-            return f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"signal {-code}"
-    return f"exit {code}"
 
 
 # --- a hosted game -------------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ async def test_decide_uses_engine_move_when_legal():
         (Stubborn(), "fallback-timeout"),
         (Answers(RuntimeError("boom")), "fallback-error"),
         (Answers(SetMove(Color.BLUE, Shape.PENTO_X, Rotation.NONE, False, 9, 9)), "fallback-illegal"),
-        (Answers("not a move"), "fallback-illegal"),
+        (Answers("not a move"), "fallback-error"),
     ],
 )
 async def test_decide_falls_back_to_a_legal_move(player, source):
@@ -403,3 +403,50 @@ async def test_a_broken_compiled_engine_leaves_the_python_search_playing_and_say
     assert err.count("\n") == 1 and err.startswith("blokus bot: mcts: the compiled search failed (")
     assert "the Python lookahead plays every move" in err
     assert out.strip().splitlines()[-1].endswith(f"; moves: 30 lookahead ({label}), 1 forced")
+
+
+def _boom(*args, **kwargs):
+    raise RuntimeError("injected")
+
+
+@pytest.mark.parametrize("task", ["answer", "event", "callback"])
+async def test_a_failure_in_any_task_of_the_bot_is_one_line_and_the_game_goes_on(task, monkeypatch, capsys):
+    """A bug of ours in the task that answers a move request (a fallback move is sent for it), in the one that
+    handles the server's messages, or in a callback of the event loop: one line, counted, never silence."""
+    import net.bot
+
+    injected = []
+
+    def once(original):
+        def wrapper(*args, **kwargs):
+            if not injected:
+                injected.append(task)
+                return _boom()
+            return original(*args, **kwargs)
+
+        return wrapper
+
+    if task == "answer":
+        monkeypatch.setattr(net.bot, "decide", once(net.bot.decide))
+    elif task == "event":
+        monkeypatch.setattr(Bot, "_on_event", once(Bot._on_event))
+    else:
+        original = Bot._on_event
+
+        async def on_event(self, event):
+            if not injected:
+                injected.append(task)
+                asyncio.get_running_loop().call_soon(_boom)
+            await original(self, event)
+
+        monkeypatch.setattr(Bot, "_on_event", on_event)
+    script = ScriptedServer(wire_messages(), random.Random(5))
+    code, bot = await run_bot_against(script.handle)
+    out, err = capsys.readouterr()
+    assert injected == [task] and code == 0
+    assert len(script.moves) == 31 and not script.illegal  # every request answered with a legal move
+    lines = [line for line in err.splitlines() if "internal error" in line]
+    assert len(lines) == 1 and "RuntimeError: injected" in lines[0]
+    assert out.strip().splitlines()[-1].endswith("; 1 internal error")
+    if task == "answer":
+        assert "1 fallback" in out
