@@ -237,9 +237,7 @@ def rate(players: list[str], games: Iterable[tuple[GameKey, ArenaGame]], anchor:
     if virtual:
         beaten = [players[members[k]] for k in range(len(members)) if s[k].sum() == 0]
         unbeaten = [players[members[k]] for k in range(len(members)) if s[:, k].sum() == 0 and m[k].sum()]
-        who = ", ".join(f"{p} won every game" for p in unbeaten) + ", ".join(
-            ([", "] if unbeaten and beaten else []) + [f"{p} lost every game" for p in beaten]
-        )
+        who = ", ".join([f"{p} won every game" for p in unbeaten] + [f"{p} lost every game" for p in beaten])
         note = (
             f"no finite maximum-likelihood rating ({who or 'one group of players won every game against the rest'}): "
             "every pairing played counts one virtual draw"

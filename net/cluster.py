@@ -11,7 +11,7 @@ Each game is a task (``ai.arena.GameJob``, played on the worker as ``run_match``
 results come back as games finish (``as_completed``), so the SPRT and the ratings move as pairs complete.
 Each game records the worker that played it (``ArenaGame.worker``). When a worker is lost mid-game, Dask's
 scheduler runs the game again on another worker (a task has one result: never counted twice); a game whose
-workers were lost three times (``distributed.scheduler.allowed-failures``) is void, with that reason.
+workers were lost four times (more than ``distributed.scheduler.allowed-failures``, 3) is void, with that reason.
 
 ``cmd:`` and ``py:`` players are programs named by a path: that path must hold the same program on every
 worker (a shared folder mounted at the same place, or a copy there). Before the first game every worker

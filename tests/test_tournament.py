@@ -73,10 +73,17 @@ def test_a_player_who_lost_everything_gets_a_virtual_draw_per_pairing_said_in_on
     games += [(GameKey("a", "z", i // 2, i % 2), game(1.0)) for i in range(4)]
     games += [(GameKey("b", "z", i // 2, i % 2), game(1.0)) for i in range(4)]
     r = rate(["a", "b", "z"], games, anchor="a")
-    assert r.virtual_draws and "z lost every game" in r.note
+    assert r.virtual_draws and "(z lost every game)" in r.note
     z = next(x for x in r.ratings if x.player == "z")
     assert z.elo is not None and z.elo < -300 and z.losses == 8 and z.points == 0
     assert "virtual draw" in format_ratings(r)
+
+
+def test_the_note_names_who_won_and_who_lost_everything():
+    games = [(GameKey("a", "b", 0, s), game(1.0)) for s in (0, 1)] + [
+        (GameKey("b", "c", 0, s), game(1.0)) for s in (0, 1)
+    ]
+    assert "(a won every game, c lost every game)" in rate(["a", "b", "c"], games, anchor="b").note
 
 
 def test_void_games_are_listed_but_never_rated_and_unconnected_players_get_no_rating():
