@@ -240,8 +240,9 @@ def last_traceback(lines: list[str], frames: int = TRACE_FRAMES) -> str:
 
 
 def frame_of(trace: str) -> str:
-    """``player.py:12 in score``: the last frame of a traceback (:func:`last_traceback`), "" without one."""
-    found = re.findall(r'^  File "(.*)", line (\d+), in (.*)$', trace, re.MULTILINE)
+    """``player.py:12 in score``: the last frame of a traceback (:func:`last_traceback`) in a file ("" without
+    one: ``<string>`` of ``python -c`` or ``<frozen …>`` name none)."""
+    found = re.findall(r'^  File "([^<].*)", line (\d+), in (.*)$', trace, re.MULTILINE)
     if not found:
         return ""
     path, line, name = found[-1]
