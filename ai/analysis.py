@@ -16,10 +16,12 @@ the official 21.3.3 games); ending every search at the same point of the round v
 The scale (used everywhere: the CLI, the viewer, the chart, the JSON):
 
 * **value** — points, BLUE+RED minus YELLOW+GREEN (team ONE minus team TWO, positive = team ONE
-  ahead), like the point difference on the scoreboard: the engine's estimate of the final point
-  difference (one square = one point; mobility and space are converted to points by the evaluation's
-  weights). A finished game has its exact final point difference as value.
-* **curve** — the chart's value of a position (``evaluation_at``): its value (with its best move).
+  ahead), like the point difference on the scoreboard: the expected final point difference. The yardstick's
+  leaves are valued by ``ai.evaluate.VALUE_WEIGHTS``: the points now plus the points still to come, a linear
+  estimate from the evaluation's terms fitted per phase to the final results of self-play games
+  (``tuning/value_scale.py``). A finished game has its exact final point difference as value.
+* **curve** — the chart's value of a position (``evaluation_at``): its value (with its best move). A step of the
+  curve by ``MISTAKE_LOSS`` or more after a move that is not marked gets a ``note`` (``jump_note``).
 * **loss** — how many points the move played gave away against the best move, for the team that
   moved (always >= 0): ``value(best) - value(played)`` seen from the mover's team.
 * **marks** — ``?`` mistake: loss >= ``MISTAKE_LOSS`` points; ``??`` blunder: loss >= ``BLUNDER_LOSS``.
@@ -45,14 +47,15 @@ from pathlib import Path
 from typing import cast
 
 from ai.base import TimeKeeper
-from ai.evaluate import DEFAULT_WEIGHTS, Weights, terminal_value
+from ai.evaluate import VALUE_WEIGHTS, Weights, terminal_value
 from ai.players import ANALYSIS_AI, PlayerSpec, compile_ahead, parse_player
 from ai.search import Searcher, SearchParams, _Timeout
 from model.moves import Move, SetMove, SkipMove
 from model.pieces import COLORS, Color, Team
 from model.state import GameState
 
-ANALYSIS_VERSION = 3  # bump when values change meaning: old cache entries are then ignored (3: round-end horizon)
+ANALYSIS_VERSION = 4  # bump when values change meaning: old cache entries are then ignored (3: round-end horizon;
+# 4: leaves valued by VALUE_WEIGHTS, the expected final point difference)
 DEFAULT_TIME = 0.3  # engine seconds per position
 VALUE_DEPTH = 5  # at most this many plies of the yardstick search (it ends at the last round end within them)
 MISTAKE_LOSS = 4.0
@@ -129,6 +132,7 @@ class ChartPoint:
     point_diff: int  # team ONE minus team TWO, now
     mobility: tuple[int, int, int, int]  # legal placements per colour (0 = none or out of the game)
     evaluation: float | None = None  # the position's value on the curve (``evaluation_at``), once analysed
+    note: str = ""  # why the curve moved by a mistake's loss or more from the point before without a marked move
 
 
 @dataclass
@@ -302,7 +306,7 @@ class _StopOnly:
 
 
 def position_value(
-    state: GameState, depth: int = VALUE_DEPTH, stop: threading.Event | None = None, weights: Weights = DEFAULT_WEIGHTS
+    state: GameState, depth: int = VALUE_DEPTH, stop: threading.Event | None = None, weights: Weights = VALUE_WEIGHTS
 ) -> float:
     """The yardstick: the value of ``state`` (team ONE minus team TWO, points) by a search to the turn
     ``horizon_turn(state.turn, depth)``.
@@ -447,7 +451,8 @@ def evaluation_at(result: GameAnalysis, index: int) -> float | None:
 
 
 def fill_evaluation(result: GameAnalysis, states: Sequence[GameState]) -> None:
-    """The chart's evaluation curve (``evaluation_at``); the exact point difference at the end."""
+    """The chart's evaluation curve (``evaluation_at``); the exact point difference at the end; and the note of
+    every step of the curve by ``MISTAKE_LOSS`` or more that no marked move explains (``jump_note``)."""
     if len(result.chart) < len(states):  # the game grew (live)
         result.chart.extend(chart_points(states, len(result.chart)))
     for point in result.chart:
@@ -455,6 +460,45 @@ def fill_evaluation(result: GameAnalysis, states: Sequence[GameState]) -> None:
             point.evaluation = float(point.point_diff)
         else:
             point.evaluation = evaluation_at(result, point.index)
+    for before, point in zip(result.chart, result.chart[1:], strict=False):
+        point.note = ""
+        if point.evaluation is None or before.evaluation is None or point.index >= len(states):
+            continue
+        moved = result.positions.get(before.index)
+        if abs(point.evaluation - before.evaluation) >= MISTAKE_LOSS and (moved is None or not moved.mark):
+            point.note = jump_note(result, states, point.index)
+
+
+def jump_note(result: GameAnalysis, states: Sequence[GameState], index: int) -> str:
+    """Why the value of ``states[index]`` differs from the value of the position before, whose move was no
+    mistake. The value before is the value of the best move there; the move played gave away its loss (less than
+    a mistake), and the rest is what the two searches saw differently: the end of the game (its exact result
+    replaces the estimate), the yardstick looking a round further from this position (the search of the move's
+    value ended a round earlier), or the best move found here being better (or worse) than the search before
+    foresaw (both searches are pruned)."""
+    state = states[index]
+    moved = result.positions.get(index - 1)
+    if state.is_over:
+        return "the game is over: its final point difference replaces the estimate"
+    here = result.positions.get(index)
+    if moved is None or here is None:
+        return "the move before was not analysed"
+    parts = []
+    if moved.loss >= 0.5:
+        parts.append(f"{moved.color}'s move gave away {moved.loss:.1f} (less than a mistake)")
+    gap = here.value - moved.value_played
+    if abs(gap) >= 0.5:
+        depth = result.settings.value_depth
+        seen, now = horizon_turn(state.turn, depth), horizon_turn(state.turn + 1, depth)
+        if now > seen:
+            parts.append(
+                f"from here the yardstick looks to turn {now}, a round further than to turn {seen} ({gap:+.1f})"
+            )
+        else:
+            sign = 1.0 if here.team is Team.ONE else -1.0
+            better = "better" if sign * gap > 0 else "worse"
+            parts.append(f"{here.color}'s best move found here is {better} than the search before foresaw ({gap:+.1f})")
+    return "; ".join(parts)
 
 
 # --- the cache ---------------------------------------------------------------------------------------
@@ -553,6 +597,7 @@ __all__ = [
     "fill_evaluation",
     "evaluation_at",
     "horizon_turn",
+    "jump_note",
     "positions_to_analyse",
     "game_key",
     "mark_for",

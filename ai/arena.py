@@ -82,6 +82,7 @@ class ArenaGame:
     # not a result: why (a side never joined or could not start, our side was hurt by the program under test);
     # a void game gives no point to anyone and is counted in its own column
     void: str = ""
+    worker: str = ""  # the cluster worker that played it (``net.cluster``); "" on this machine
 
 
 def make_specs(
@@ -214,12 +215,12 @@ class PlayerFactory:
 _enough: multiprocessing.synchronize.Event | None = None  # in a game process: the match needs no more games
 
 
-def _run_one(job: tuple[GameSpec, EngineFactory, EngineFactory]) -> ArenaGame | None:
+def _run_one(job: GameJob) -> ArenaGame | None:
     """A game in a game process; None if the match was decided before it started (the pool hands out a few
     games ahead, which can no longer be cancelled)."""
     if _enough is not None and _enough.is_set():
         return None
-    return play_game(*job)
+    return job()
 
 
 def _start_worker(enough: multiprocessing.synchronize.Event) -> None:
@@ -238,6 +239,35 @@ class _Flag(Protocol):
 
 
 GameRunner = Callable[[GameSpec], ArenaGame]  # plays one game by other means (e.g. net.external_arena)
+
+
+@dataclass(frozen=True)
+class GameJob:
+    """One game and who plays it: the engines of two factories (in a game process), or a runner (its programs
+    on an embedded server: ``net.external_arena``). Picklable when its parts are."""
+
+    spec: GameSpec
+    a: EngineFactory | None = None
+    b: EngineFactory | None = None
+    runner: GameRunner | None = None
+
+    def __call__(self) -> ArenaGame:
+        if self.runner is not None:
+            return self.runner(self.spec)
+        assert self.a is not None and self.b is not None
+        return play_game(self.spec, self.a, self.b)
+
+
+class GameSite(Protocol):
+    """Where the games run when not on this machine's processes (``net.cluster``): ``run`` plays the jobs,
+    hands each finished game to ``finished`` as it comes (True: start no further game) and on
+    KeyboardInterrupt stops its games and re-raises; ``close`` lets the site go after the last match."""
+
+    def run(self, jobs: list[GameJob], finished: Callable[[ArenaGame], bool]) -> None: ...
+
+    def close(self) -> None: ...
+
+
 WAIT_S = 0.25  # the main thread looks up this often (a Ctrl-C is handled at once anyway)
 
 
@@ -261,12 +291,17 @@ def _end_at_once_on_a_second_interrupt(workers: list[multiprocessing.process.Bas
 
 
 class MatchStopped(Exception):
-    """Ctrl-C stopped the match: ``results`` are the games that had finished (sorted), every game process
-    and everything it started has ended."""
+    """Ctrl-C stopped the match (or its site was lost: ``reason``): ``results`` are the games that had finished
+    (sorted), every game process and everything it started has ended."""
 
-    def __init__(self, results: list[ArenaGame]) -> None:
+    def __init__(self, results: list[ArenaGame], reason: str = "Ctrl-C") -> None:
         super().__init__(f"stopped after {len(results)} games")
         self.results = results
+        self.reason = reason
+
+
+class SiteLost(Exception):
+    """A ``GameSite`` can play no more games (a cluster's scheduler lost): one line; the finished games stand."""
 
 
 def run_match(
@@ -277,12 +312,26 @@ def run_match(
     progress: Callable[[list[ArenaGame]], None] | None = None,
     runner: GameRunner | None = None,
     enough: Callable[[list[ArenaGame]], bool] | None = None,
+    site: GameSite | None = None,
 ) -> list[ArenaGame]:
     """Every game of ``specs`` (sorted by index): by the engines of the factories (in this process, or in
     ``jobs`` game processes), or by ``runner`` in ``jobs`` threads (its games are processes on an embedded
-    server: ``net.external_arena``). ``enough(results)`` after each game: True starts no further game (the
-    running ones finish). Ctrl-C (KeyboardInterrupt) stops the running games, ends every process they
-    started and raises :class:`MatchStopped` with the finished games."""
+    server: ``net.external_arena``), or on ``site`` (a cluster). ``enough(results)`` after each game: True
+    starts no further game (the running ones finish). Ctrl-C (KeyboardInterrupt) stops the running games,
+    ends every process they started and raises :class:`MatchStopped` with the finished games."""
+    work = [GameJob(spec, factory_a, factory_b, runner) for spec in specs]
+    return run_jobs(work, jobs, progress, enough, site)
+
+
+def run_jobs(
+    work: list[GameJob],
+    jobs: int = 1,
+    progress: Callable[[list[ArenaGame]], None] | None = None,
+    enough: Callable[[list[ArenaGame]], bool] | None = None,
+    site: GameSite | None = None,
+) -> list[ArenaGame]:
+    """``run_match`` for games whose players differ from game to game (a tournament): the jobs with a runner
+    play in threads, the others in game processes (all of one kind, as ``run_match``), or all on ``site``."""
     results: list[ArenaGame] = []
 
     def finished(game: ArenaGame) -> bool:
@@ -293,18 +342,20 @@ def run_match(
         return stop
 
     try:
-        if runner is not None:
-            _run_in_threads(specs, runner, jobs, finished)
+        if site is not None:
+            site.run(work, finished)
+        elif any(job.runner is not None for job in work):
+            _run_in_threads(work, jobs, finished)
         elif jobs <= 1:
-            assert factory_a is not None and factory_b is not None
-            for spec in specs:
-                if finished(play_game(spec, factory_a, factory_b)):
+            for job in work:
+                if finished(job()):
                     break
         else:
-            assert factory_a is not None and factory_b is not None
-            _run_in_processes([(spec, factory_a, factory_b) for spec in specs], jobs, finished)
+            _run_in_processes(work, jobs, finished)
     except KeyboardInterrupt:
         raise MatchStopped(sorted(results, key=lambda r: r.index)) from None
+    except SiteLost as exc:
+        raise MatchStopped(sorted(results, key=lambda r: r.index), str(exc)) from None
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -342,28 +393,25 @@ def _collect_until(
                     other.cancel()
 
 
-def _run_in_threads(
-    specs: list[GameSpec], runner: GameRunner, jobs: int, finished: Callable[[ArenaGame], bool]
-) -> None:
+def _run_in_threads(work: list[GameJob], jobs: int, finished: Callable[[ArenaGame], bool]) -> None:
     pool = ThreadPoolExecutor(max(1, jobs), thread_name_prefix="blokus-arena-game")
-    pending = {pool.submit(runner, spec) for spec in specs}
+    pending = {pool.submit(job) for job in work}
     try:
         _collect(pending, finished)
     except BaseException:
         _end_at_once_on_a_second_interrupt()
         for future in pending:
             future.cancel()
-        stop = getattr(runner, "stop", None)
-        if stop is not None:
-            stop()  # the running games end now (their programs with them)
+        for runner in {id(job.runner): job.runner for job in work}.values():
+            stop = getattr(runner, "stop", None)
+            if stop is not None:
+                stop()  # the running games end now (their programs with them)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _run_in_processes(
-    work: list[tuple[GameSpec, EngineFactory, EngineFactory]], jobs: int, finished: Callable[[ArenaGame], bool]
-) -> None:
+def _run_in_processes(work: list[GameJob], jobs: int, finished: Callable[[ArenaGame], bool]) -> None:
     # an executor, not a multiprocessing.Pool: a worker that dies (a crash in compiled code, the OOM killer)
     # breaks the match with an error instead of leaving it waiting for ever. The workers start with Ctrl-C
     # ignored (inherited through exec, so also before their initializer runs): the parent stops them.

@@ -85,7 +85,7 @@ _Z_PLACE: list[list[int]] = [
     (np.bitwise_xor.reduce(_Z_CELL[c][P.P_CELLS], axis=1) ^ _Z_SHAPE[c][P.P_SHAPE.astype(np.intp)]).tolist()
     for c in range(len(COLORS))
 ]
-_Z_TURN: list[int] = _randoms(512).tolist()  # turns stay far below 512 (the limit is 100)
+_Z_TURN: list[int] = _randoms(512).tolist()  # by turn % 512: games end by turn 100, a hand-made state may say more
 _Z_VALID: list[int] = _randoms(16).tolist()
 _Z_MONO: list[int] = _randoms(16).tolist()
 _Z_START: list[int] = _randoms(len(SHAPES)).tolist()
@@ -268,7 +268,8 @@ class GameState:
         """Apply ``move``, which must be legal (from ``legal_moves()``; ``play`` checks it). ``pop()`` undoes it.
 
         Raises ``ValueError`` for a move of another colour or off the board; for speed nothing else is
-        checked (an illegal placement gives a position no game can reach).
+        checked (an illegal placement gives a position no game can reach; memory-safe all the same: the engine's
+        arrays hold every position's moves, tests/test_engine_fuzz.py).
         """
         move = as_move(move, "push got")
         color = self._fast.current_color
@@ -314,7 +315,7 @@ class GameState:
         but for a chance of about 2^-64 per pair. The same in every process and run.
         """
         turn, valid, _, mono = self._fast.m[:4].tolist()  # F.M_TURN, M_VALID, M_MONO_DONE, M_MONO_FLAG
-        return self._keys[-1] ^ _Z_TURN[turn] ^ _Z_VALID[valid & 15] ^ _Z_MONO[mono & 15]
+        return self._keys[-1] ^ _Z_TURN[turn & 511] ^ _Z_VALID[valid & 15] ^ _Z_MONO[mono & 15]
 
     def __hash__(self) -> int:
         """``hash(key())``: positions hash by their key (a pushed move changes it: store ``key()`` or a ``copy()``)."""

@@ -124,6 +124,14 @@ def format_report(path: str, replay, analysis: GameAnalysis, *, every_move: bool
         if rows:
             lines.append(f"  {'turn':>4}  {'colour':<6}  {'played':<34}  {'best':<30}  {'loss':>6}")
             lines.extend(_row(p) for p in rows)
+    jumps = [(before, point) for before, point in zip(analysis.chart, analysis.chart[1:], strict=False) if point.note]
+    if jumps:
+        lines.append("")
+        lines.append(f"  steps of the value by {MISTAKE_LOSS:g} or more without a marked move:")
+        lines.extend(
+            f"  {before.turn:>4} -> {point.turn:<4} {before.evaluation:+.1f} -> {point.evaluation:+.1f}: {point.note}"
+            for before, point in jumps
+        )
     lines.append("")
     for team in Team:
         sm = summaries[team]

@@ -35,8 +35,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--player",
         metavar="PATH[:CLASS]",
-        help="the upload plays your own Python player (a blokus.player.Player in PATH; the Python files "
-        "beside it are packed too, its tests are not): start.sh runs blokus bot --player",
+        help="the upload plays your own Python player (a blokus.player.Player in PATH): start.sh runs blokus bot "
+        "--player. Packed: PATH, the modules of its folder it imports (read, not run) and the packages it "
+        "imports from this environment; nothing else unless --include names it",
+    )
+    p.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="with --player: a data file or folder of the player's folder to pack too (repeatable)",
     )
     p.add_argument(
         "--no-cache",
@@ -89,7 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         ai = bot_ai(bot_args)
         player = team_player(args.player, bot_args) if args.player is not None else None
-        size = bundle(args.zip, args.python, bot_args, ai=ai, with_cache=not args.no_cache, player=player)
+        if args.include and player is None:
+            raise BundleError("--include packs files of the player's folder: give --player too")
+        size = bundle(
+            args.zip, args.python, bot_args, ai=ai, with_cache=not args.no_cache, player=player, includes=args.include
+        )
     except BundleError as exc:
         _say(str(exc))
         return EXIT_FAIL

@@ -13,11 +13,14 @@ from ai.analysis import (
     AnalysisCache,
     AnalysisCancelled,
     AnalysisSettings,
+    GameAnalysis,
+    PositionAnalysis,
     analyse_cached,
     analyse_game,
     analyse_position,
     cache_dir,
     chart_points,
+    fill_evaluation,
     game_key,
     horizon_turn,
     mark_for,
@@ -216,3 +219,47 @@ def test_the_position_after_a_move_is_valued_alike_by_the_move_and_by_the_next_p
     assert all(abs(g) <= 4 for g in gaps[:4])  # the first round, where the old gaps were 18 points
     assert abs(positions[0].value) <= 4  # four start pieces in four corners: nobody ahead yet
     assert [c.evaluation for c in result.chart[:20]] == [positions[i].value for i in range(20)]
+
+
+def test_the_last_values_of_an_official_game_are_close_to_its_final_result():
+    """Values are the expected final point difference (``VALUE_WEIGHTS``): game 1 of 21.3.3 ended +17; the
+    default weights valued its last five positions +40, +34, +24, +24, +12 (12 points off on average)."""
+    replay = load_replay(fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml"))
+    final = replay.states[-1]
+    diff = final.team_points(Team.ONE) - final.team_points(Team.TWO)
+    start = len(replay.states) - 7
+    settings = AnalysisSettings(engine="greedy", time_per_position=0.05)
+    result = analyse_game(replay.states[start:], replay_moves(replay)[start:], settings)
+    values = [p.value for p in result.ordered()][-5:]
+    assert diff == 17 and all(abs(v - diff) <= 10 for v in values), values
+    assert sum(abs(v - diff) for v in values) / len(values) <= 6, values
+
+
+def _position(index: int, state: GameState, value: float, played: float) -> PositionAnalysis:
+    sign = 1.0 if state.current_color.team is Team.ONE else -1.0
+    loss = max(0.0, sign * (value - played))
+    move = str(SkipMove(state.current_color))
+    return PositionAnalysis(index, state.turn, state.current_color.name, move, move, value, played, loss, "", 9)
+
+
+def test_a_step_of_the_value_without_a_marked_move_is_explained():
+    states, moves = greedy_game(7)
+    over = states[-1].copy()
+    over.valid = 0  # the game is over here: its exact result
+    states.append(over)
+    diff = over.team_points(Team.ONE) - over.team_points(Team.TWO)
+    values = {3: (0.0, 0.0), 4: (5.0, 5.0), 5: (3.0, 5.0), 6: (-3.0, -3.0), 7: (-3.0, -3.0)}
+    assert abs(diff + 3) >= 4  # the end is a step too
+    positions = {i: _position(i, states[i], *v) for i, v in values.items()}
+    result = GameAnalysis(AnalysisSettings(engine="greedy"), "k", positions, chart_points(states))  # depth 5
+    fill_evaluation(result, states)
+    notes = {c.index: c.note for c in result.chart if c.note}
+    assert notes == {
+        4: "BLUE's best move found here is better than the search before foresaw (+5.0)",
+        6: "YELLOW's move gave away 2.0 (less than a mistake); from here the yardstick looks to turn 12, a round "
+        "further than to turn 8 (-8.0)",
+        8: "the game is over: its final point difference replaces the estimate",
+    }
+    positions[5].mark = "?"  # a marked move explains its step
+    fill_evaluation(result, states)
+    assert 6 not in {c.index for c in result.chart if c.note}

@@ -53,3 +53,17 @@ def test_its_tests_pass_and_its_code_is_lint_clean(tmp_path: Path) -> None:
         text=True,
     )
     assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_never_writes_through_a_link_and_refuses_an_empty_name(tmp_path: Path, capsys, monkeypatch) -> None:
+    folder, outside = tmp_path / "mine", tmp_path / "outside.py"
+    folder.mkdir()
+    (folder / "player.py").symlink_to(outside)  # dangling: exists() says no such file
+    assert new_player_main([str(folder)]) == 1
+    assert "already has player.py" in capsys.readouterr().err
+    assert not outside.exists() and sorted(p.name for p in folder.iterdir()) == ["player.py"]
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        new_player_main([""])
+    assert exc.value.code == 2 and "DIR is empty" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]  # nothing written into the current folder
