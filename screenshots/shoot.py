@@ -140,7 +140,8 @@ async def shoot_watch(out: Path, size: tuple[int, int]) -> None:
     from net.rooms import Timeouts
     from net.server import GameServer, ServerConfig
     from net.watch import Watcher
-    from tui.watch_screen import WatchScreen
+    from tui.replay_screen import ReplayScreen
+    from tui.watch import watch_screen
 
     server = GameServer(
         ServerConfig(
@@ -180,9 +181,9 @@ async def shoot_watch(out: Path, size: tuple[int, int]) -> None:
         async for _ in watcher.events():
             if watcher.replay.states:
                 break
-        app = BlokusApp(lambda: WatchScreen(watcher))
+        app = BlokusApp(lambda: watch_screen(watcher))
         async with app.run_test(size=size) as pilot:
-            screen = main_screen(app, WatchScreen)
+            screen = main_screen(app, ReplayScreen)
             for _ in range(3000):
                 await pilot.pause(0.02)
                 if len(screen.timeline) >= 34:
@@ -204,7 +205,8 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
     from net.rooms import Timeouts
     from net.server import GameServer, ServerConfig
     from tests.tui_helpers import first_move
-    from tui.network import NetworkGameScreen, NetworkOptions
+    from tui.game_screen import GameScreen, network_screen
+    from tui.network import NetworkOptions
 
     server = GameServer(
         ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None), start_piece=Shape.PENTO_Z, seed=3)
@@ -224,7 +226,7 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
         await conn.close()
 
     app = BlokusApp(
-        lambda: NetworkGameScreen(
+        lambda: network_screen(
             NetworkOptions(
                 "127.0.0.1",
                 server.port,
@@ -238,7 +240,7 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
     try:
         async with app.run_test(size=size) as pilot:
             opp = asyncio.create_task(opponent())
-            s = main_screen(app, NetworkGameScreen).session
+            s = main_screen(app, GameScreen).session
             for _ in range(300):
                 await pilot.pause(0.02)
                 if s.is_human_turn():

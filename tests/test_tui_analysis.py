@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from textual import on
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
@@ -13,14 +14,14 @@ from ai.analysis import AnalysisCache, AnalysisSettings, chart_points, evaluatio
 from model.replay import load_replay
 from tests.helpers import CAP, fixture_path, greedy_game, wait_until
 from tests.tui_helpers import game_app, settle
-from tui.analysis_view import AnalysisPane, AnalysisRunner, ghost_of, pane_text
+from tui.analysis_view import AnalysisNews, AnalysisPane, AnalysisRunner, ghost_of, pane_text
 from tui.chart import GameChart
 
 FAST = AnalysisSettings(engine="greedy", time_per_position=0.02, value_depth=1)
 
 
 class Host(App):
-    """A bare app whose screen hosts the runner's worker."""
+    """A bare app that hosts the runner's worker and applies its news."""
 
     def __init__(self, runner_args: dict) -> None:
         super().__init__()
@@ -32,9 +33,11 @@ class Host(App):
         yield AnalysisPane(id="pane")
 
     def on_mount(self) -> None:
-        self.runner = AnalysisRunner(self.screen, on_change=self._changed, **self.runner_args)
+        self.runner = AnalysisRunner(self, **self.runner_args)
 
-    def _changed(self) -> None:
+    @on(AnalysisNews)
+    def _news(self, news: AnalysisNews) -> None:
+        self.runner.apply(news)
         self.changes += 1
 
 
@@ -303,7 +306,7 @@ async def test_the_whole_board_stays_in_view_beside_the_analysis_the_chart_and_t
         pane = screen.query_one("#xml" if key == "x" else "#analysis-area")
         assert pane.display and pane.region.height >= 5  # it opened ...
         assert centre.virtual_size.height <= centre.region.height  # ... and nothing above it is cut off
-        assert board.region.height == screen.plan.scale.size[1] and board.region.bottom <= pane.region.y
+        assert board.region.height == screen.board_layout.plan.scale.size[1] and board.region.bottom <= pane.region.y
         text = str(status.render())
         assert "ONE 43 : 35 TWO" in text and re.search(r"\b20 ?/ ?65\b", text)  # the turn and score stay
 
