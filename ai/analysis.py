@@ -46,6 +46,7 @@ from typing import cast
 
 from ai.base import TimeKeeper
 from ai.evaluate import DEFAULT_WEIGHTS, Weights, terminal_value
+from ai.players import ANALYSIS_AI, PlayerSpec, compile_ahead, parse_player
 from ai.search import Searcher, SearchParams, _Timeout
 from model.moves import Move, SetMove, SkipMove
 from model.pieces import COLORS, Color, Team
@@ -69,14 +70,16 @@ class AnalysisCancelled(Exception):
 
 @dataclass(frozen=True)
 class AnalysisSettings:
-    engine: str = ""  # AI name (ai.make_player); "" = ai.ANALYSIS_AI
+    engine: str = ""  # AI name, as the analysis's files record it; "" = ai.ANALYSIS_AI
     time_per_position: float = DEFAULT_TIME
     value_depth: int = VALUE_DEPTH
 
     def engine_name(self) -> str:
-        from ai import ANALYSIS_AI
-
         return self.engine or ANALYSIS_AI
+
+    def engine_spec(self) -> PlayerSpec:
+        """The engine's spec (ValueError with one line for a name that is no player)."""
+        return parse_player(self.engine_name(), "AI")
 
     def key(self) -> str:
         return f"v{ANALYSIS_VERSION}-{self.engine_name()}-t{self.time_per_position:g}-d{self.value_depth}"
@@ -397,8 +400,6 @@ def analyse_game(
     :class:`AnalysisCancelled` with the partial result); ``previous`` (a partial analysis of the
     same game and settings) is resumed.
     """
-    from ai import compile_ahead, make_player
-
     settings = settings or AnalysisSettings()
     stop = stop or threading.Event()
     key = game_key(states, moves)
@@ -410,8 +411,9 @@ def analyse_game(
         result = GameAnalysis(settings, key, chart=chart_points(states))
     result.total = len(todo)
     if engine is None:
-        compile_ahead(settings.engine_name())  # every position by the compiled search, not its fallback
-        engine = make_player(settings.engine_name(), seed=0)
+        spec = settings.engine_spec()
+        compile_ahead(spec)  # every position by the compiled search, not its fallback
+        engine = spec.build(seed=0)
     started = time.monotonic()
     try:
         for i in todo:

@@ -402,6 +402,16 @@ def run(argv: list[str], *, timeout: float, env: dict[str, str] | None = None) -
     return code
 
 
+def describe_exit(code: int) -> str:
+    """``exit 3`` or ``signal SIGKILL`` (a negative code: the signal)."""
+    if code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit {code}"
+
+
 # --- orphans ------------------------------------------------------------------------------------------------
 
 

@@ -30,7 +30,7 @@ from ai.analysis import (
     replay_moves,
 )
 from cli.options import Parser, milliseconds
-from cli.players import accepted, check_analysis_options
+from cli.players import PlayerSpec, accepted, check_analysis_options
 from model.exits import plural
 from model.moves import describe_move, parse_move
 from model.pieces import Team
@@ -161,14 +161,14 @@ def report_dict(path: str, replay, analysis: GameAnalysis) -> dict:
     }
 
 
-def _prepare_engine(name: str, stream: TextIO, quiet: bool) -> None:
+def _prepare_engine(spec: PlayerSpec, stream: TextIO, quiet: bool) -> None:
     """Load the compiled engine (a second), or compile it on the first start (a child process, a minute):
     a spinner says so on a terminal meanwhile, instead of a progress line stuck at 0."""
     from ai import kernels_of
     from ai.compiled import preparing_text
     from ai.spinner import Spinner
 
-    kernels = kernels_of(name)
+    kernels = kernels_of(spec)
     if kernels is None or kernels.prepare(wait=0.5) or kernels.error is not None:
         return  # ready, or failed: the analysis answers with the Python search and says nothing here
     with Spinner(preparing_text(kernels.status()), stream, enabled=not quiet):
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = AnalysisSettings(engine=args.ai or "", time_per_position=args.time / 1000, value_depth=args.depth)
     cache = None if args.no_cache else AnalysisCache()
     out, err = sys.stdout, sys.stderr
-    _prepare_engine(settings.engine_name(), err, args.quiet)
+    _prepare_engine(settings.engine_spec(), err, args.quiet)
     status = 0
     documents = []
     stop = threading.Event()

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from ai import DEFAULT_AI
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
+from ai.team_process import MEMORY_LIMIT_MIB
 from cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
-from cli.players import PlayerKind, accepted, parse_player
-from model.exits import EXIT_PLAYER
+from cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
 from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotOptions, use_console
 from net.lines import LineHandler, LineWriter, report_dropped
 
@@ -65,6 +65,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="judge your player's mistakes as the contest does: an illegal move is sent as it is, a late "
         "one late, and an exception leaves the game (blokus arena plays py: players so)",
     )
+    p.add_argument(
+        "--memory-limit",
+        type=int,
+        default=MEMORY_LIMIT_MIB,
+        metavar="MIB",
+        help=f"the memory your player's process may use, in MiB (default {MEMORY_LIMIT_MIB}; 0: no limit): a "
+        "bigger allocation is a MemoryError in your code, never a machine out of memory",
+    )
     p.add_argument("--seed", type=int, help="seed of the computer player")
     p.add_argument(
         "--move-time",
@@ -105,15 +113,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def options_from_args(args: argparse.Namespace) -> BotOptions:
-    """The bot's options from its parsed command line."""
+def options_from_args(args: argparse.Namespace, player: PlayerSpec | None) -> BotOptions:
+    """The bot's options from its parsed command line and its player (None: the default AI)."""
     return BotOptions(
         host=args.host,
         port=args.port,
         reservation=args.reservation,
         room=args.room,
         season=args.season,
-        ai=args.ai,
+        ai=player,
         seed=args.seed,
         move_time=args.move_time,
         ponder=args.ponder,
@@ -122,6 +130,7 @@ def options_from_args(args: argparse.Namespace) -> BotOptions:
         idle_timeout=args.idle_timeout,
         save_replay=args.save_replay,
         strict=args.strict,
+        memory_limit=args.memory_limit,
     )
 
 
@@ -135,16 +144,22 @@ def _reservation_from_stdin() -> str:
 
 def parse_options(argv: list[str]) -> BotOptions:
     """``argv`` (the bot's arguments) as its options (tests, the bundle's check of baked-in arguments)."""
-    return options_from_args(_player_as_ai(build_parser(), build_parser().parse_args(argv)))
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return options_from_args(args, player_of(parser, args))
 
 
-def _player_as_ai(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
-    """``--player PATH`` is ``--ai py:PATH``."""
-    if args.player is not None:
-        if args.ai is not None:
-            parser.error("--player and --ai name two players: give one")
-        args.ai = args.player if args.player.startswith("py:") else f"py:{args.player}"
-    return args
+def player_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> PlayerSpec | None:
+    """The player ``--ai NAME`` or ``--player PATH[:CLASS]`` names (None: the default AI); a bad name ends
+    the command with one line."""
+    if args.player is not None and args.ai is not None:
+        parser.error("--player and --ai name two players: give one")
+    try:
+        if args.player is not None:
+            return parse_python_player(args.player)
+        return None if args.ai is None else parse_player(args.ai, "AI")
+    except ValueError as exc:
+        parser.error(str(exc))
 
 
 class _Repeats(logging.Filter):
@@ -192,26 +207,15 @@ def _setup_logging(args: argparse.Namespace) -> LineWriter:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = _player_as_ai(parser, parser.parse_args(argv))
-    player = None
-    if args.ai is not None:
+    args = parser.parse_args(argv)
+    spec = player_of(parser, args)
+    if spec is not None and spec.kind is not PlayerKind.PY:  # a team's player loads in its own process (Bot.run)
         try:
-            spec = parse_player(args.ai, "AI")
+            if spec.kind is PlayerKind.CMD:  # a cmd: program plays by itself
+                raise ValueError(f"{spec.name!r} is a program of its own: start it instead of the bot")
+            spec.build(0)  # a gtp: engine that cannot be started still plays (its fallback), as before
         except ValueError as exc:
             parser.error(str(exc))
-        if spec.kind is PlayerKind.PY:  # the team's player, loaded once here; its own errors in one line
-            try:
-                player = spec.build(args.seed)
-            except ValueError as exc:
-                print(f"blokus bot: {exc}", file=sys.stderr)
-                return EXIT_PLAYER
-        else:
-            try:
-                if spec.external:  # a cmd: program plays by itself
-                    raise ValueError(f"{args.ai!r} is a program of its own: start it instead of the bot")
-                spec.build(0)  # a gtp: engine that cannot be started still plays (its fallback), as before
-            except ValueError as exc:
-                parser.error(str(exc))
     if args.reservation == "-":
         args.reservation = _reservation_from_stdin()
         if not args.reservation:
@@ -221,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # --strict: a failing team player ends the process at once, as a crashed contest client (its exit code
         # is what the arena names)
-        return asyncio.run(Bot(options_from_args(args), player, crash=os._exit if args.strict else None).run())
+        return asyncio.run(Bot(options_from_args(args, spec), crash=os._exit if args.strict else None).run())
     except KeyboardInterrupt:
         return 130
     finally:

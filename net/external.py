@@ -32,7 +32,6 @@ import logging
 import os
 import shlex
 import shutil
-import signal
 import sys
 import threading
 import time
@@ -41,7 +40,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ai import processes
-from ai.pyplayer import PlayerLoadError, is_python_player, load_player_class, split_name
+from ai.players import PlayerKind, PlayerSpec
+from ai.processes import describe_exit
+from ai.pyplayer import PlayerLoadError
+from ai.team_process import check_team_player
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
 from model.result import Cause, GameResult, irregular_result
@@ -53,7 +55,6 @@ from net.server import GameServer, ServerConfig, room_replay
 
 log = logging.getLogger("blokus.external")
 
-PREFIX = "cmd:"
 HOST = "127.0.0.1"
 JOIN_TIMEOUT_S = 30.0  # from the start of the program to its joinPrepared
 EXIT_GRACE_S = 1.0  # after the game: time to leave by itself before SIGTERM
@@ -68,74 +69,37 @@ class ProgramError(Exception):
     """A program line that cannot be started (empty, not found, not executable): one line."""
 
 
-# --- naming --------------------------------------------------------------------------------------------
+# --- starting a player as a program ----------------------------------------------------------------------
 
 
-def is_program(name: str) -> bool:
-    return name.startswith(PREFIX)
+def program_command(spec: PlayerSpec) -> list[str]:
+    """The command line that starts a player as a program, before ``-h HOST -p PORT -r CODE``: a ``cmd:``
+    program's own; a ``py:`` player is our bot playing the team's class as the contest runs an upload of it,
+    but strict: its mistakes are judged as the contest judges them (named forfeits), not replaced."""
+    if spec.kind is PlayerKind.PY:
+        target = str(Path(spec.path).resolve()) + (f":{spec.class_name}" if spec.class_name else "")
+        return [sys.executable, "-P", "-m", "blokus", "bot", "--player", target, "--strict"]
+    if spec.kind is PlayerKind.CMD:
+        return list(spec.argv)
+    raise ProgramError(f"{spec.name!r} is no program")
 
 
-def python_player_argv(name: str) -> list[str]:
-    """``py:PATH[:CLASS]`` → our bot playing the team's class as the contest runs an upload of it, but strict:
-    its mistakes are judged as the contest judges them (named forfeits), not replaced."""
-    path, cls = split_name(name)
-    target = str(path.resolve()) + (f":{cls}" if cls else "")
-    return [sys.executable, "-P", "-m", "blokus", "bot", "--player", target, "--strict"]
-
-
-def program_argv(name: str) -> list[str]:
-    """``cmd:COMMAND`` → the argument list (shell-like splitting); ProgramError if empty or unreadable.
-    ``py:PATH[:CLASS]`` → ``python_player_argv``."""
-    if is_python_player(name):
-        return python_player_argv(name)
-    text = name[len(PREFIX) :] if is_program(name) else name
-    try:
-        argv = shlex.split(text)
-    except ValueError as exc:
-        raise ProgramError(f"{name!r}: {exc}") from None
-    if not argv:
-        raise ProgramError(f"{name!r}: no command after cmd:")
-    return argv
-
-
-def check_program(name: str) -> None:
-    """ProgramError with one line if the program of ``name`` cannot be started at all."""
-    if is_python_player(name):
+def check_program(spec: PlayerSpec) -> None:
+    """ProgramError with one line if the program of ``spec`` cannot be started at all."""
+    if spec.kind is PlayerKind.PY:  # loaded in a child process of its own, with a time limit: never here
         try:
-            load_player_class(name)
+            check_team_player(spec)
         except PlayerLoadError as exc:
             raise ProgramError(str(exc)) from None
         return
-    exe = program_argv(name)[0]
+    exe = program_command(spec)[0]
     if os.sep in exe:
         if not os.path.isfile(exe):
-            raise ProgramError(f"{name!r}: {exe} does not exist")
+            raise ProgramError(f"{spec.name!r}: {exe} does not exist")
         if not os.access(exe, os.X_OK):
-            raise ProgramError(f"{name!r}: {exe} is not executable (chmod +x {shlex.quote(exe)})")
+            raise ProgramError(f"{spec.name!r}: {exe} is not executable (chmod +x {shlex.quote(exe)})")
     elif shutil.which(exe) is None:
-        raise ProgramError(f"{name!r}: {exe} is not on the PATH")
-
-
-_INTERPRETERS = {"python", "python3", "java", "node", "sh", "bash", "ruby", "perl", "dotnet", "kotlin", "env"}
-
-
-def program_label(name: str) -> str:
-    """A short name for tables, status lines and file names: ``cmd:python3 -u bots/client.py --x`` →
-    ``client.py``; ``cmd:java -jar player.jar`` → ``player.jar``; ``cmd:./start.sh`` → ``start.sh``;
-    ``py:team/player.py`` → ``player.py``."""
-    if is_python_player(name):
-        path, cls = split_name(name)
-        return path.name + (f":{cls}" if cls else "")
-    try:
-        argv = program_argv(name)
-    except ProgramError:
-        return name
-    label = os.path.basename(argv[0])
-    if label.rstrip("0123456789.") in _INTERPRETERS:
-        rest = [a for a in argv[1:] if not a.startswith("-")]
-        if rest:
-            label = os.path.basename(rest[0])
-    return label or name
+        raise ProgramError(f"{spec.name!r}: {exe} is not on the PATH")
 
 
 def clean_line(text: str, width: int = 200) -> str:
@@ -241,15 +205,6 @@ def tail_lines(path: Path, lines: int, max_bytes: int = TAIL_BYTES) -> list[str]
     if size > max_bytes and text:
         text = text[1:]  # the first line is cut
     return [clean_line(line) for line in text[-lines:]]
-
-
-def describe_exit(code: int) -> str:
-    if code < 0:
-        try:
-            return f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"signal {-code}"
-    return f"exit {code}"
 
 
 # --- a hosted game -------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 
 from ai.arena import ArenaGame, GameSpec
-from ai.pyplayer import is_python_player
+from ai.players import PlayerKind, PlayerSpec
 from model.pieces import Shape, Team
 from model.replay import new_replay_path
 from model.season import season_named
@@ -35,9 +35,7 @@ from net.external import (
     HostedGame,
     ProgramError,
     Seat,
-    is_program,
-    program_argv,
-    program_label,
+    program_command,
 )
 from net.rooms import Timeouts
 
@@ -94,8 +92,8 @@ class ExternalGames:
 
     def __init__(
         self,
-        a: str,
-        b: str,
+        a: PlayerSpec,
+        b: PlayerSpec,
         log_dir: str,
         *,
         join_timeout: float = 30.0,
@@ -110,18 +108,20 @@ class ExternalGames:
         self._stopped = False
         self.join_timeout = join_timeout
         self.timeouts = timeouts  # None: the season's (tests pass shorter ones)
-        label_a, label_b = program_label(a), program_label(b)
+        label_a, label_b = a.label, b.label
         self.labels = (label_a, label_b) if label_a != label_b else (f"{label_a}-A", f"{label_b}-B")
 
-    def command(self, name: str, spec: GameSpec, seed: int, pondering: bool) -> list[str]:
-        if is_program(name):
-            return program_argv(name)
-        if is_python_player(name):  # the team's player as the contest runs it: our bot, strict, timed by the server
-            return [*program_argv(name), "--seed", str(seed), "--idle-timeout", BOT_IDLE_TIMEOUT]
+    def command(self, player: PlayerSpec, spec: GameSpec, seed: int, pondering: bool) -> list[str]:
+        if player.kind is PlayerKind.CMD:
+            return program_command(player)
+        if (
+            player.kind is PlayerKind.PY
+        ):  # the team's player as the contest runs it: our bot, strict, timed by the server
+            return [*program_command(player), "--seed", str(seed), "--idle-timeout", BOT_IDLE_TIMEOUT]
         bot = our_command(
             "bot",
             "--ai",
-            name,
+            player.name,
             "--seed",
             str(seed),
             "--move-time",
@@ -151,11 +151,11 @@ class ExternalGames:
             # a py: player is the team's code under test, run by our bot: its crash is its own, not a void game
             Seat(
                 label,
-                self.command(name, spec, seed, ponder),
-                ours=not is_program(name) and not is_python_player(name),
-                env=_env_of(name),
+                self.command(player, spec, seed, ponder),
+                ours=not player.external,
+                env=None if player.kind is PlayerKind.CMD else OUR_ENV,
             )
-            for name, label, seed, ponder in sides
+            for player, label, seed, ponder in sides
         )
         timeouts = self.timeouts or (Timeouts.of(season) if spec.timed else Timeouts(None, None))
         game = HostedGame(
@@ -213,7 +213,3 @@ class ExternalGames:
             path.write_bytes(outcome.replay)
             arena.replay = str(path)
         return arena
-
-
-def _env_of(name: str) -> dict[str, str] | None:
-    return None if is_program(name) else OUR_ENV

@@ -256,12 +256,11 @@ class TextReport:
             self.steps_done += 1
 
     async def _analysis(self, state, move, index: int) -> str:
-        from ai import make_player
         from ai.analysis import AnalysisSettings, analyse_position
 
         settings = AnalysisSettings(engine=self.ai, time_per_position=self.analyse_time or 0.3)
         if self._engine is None:
-            self._engine = make_player(settings.engine_name(), seed=0)
+            self._engine = settings.engine_spec().build(seed=0)
         if state.is_over or move.color != state.current_color:
             return ""
         try:

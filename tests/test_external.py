@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from ai.players import PlayerNameError, parse_player
 from cli.arena import main as arena_main
 from model.pieces import Team
 from model.replay import load_replay
@@ -22,8 +23,7 @@ from net.external import (
     check_program,
     clean_line,
     live_members,
-    program_argv,
-    program_label,
+    program_command,
 )
 from net.rooms import Timeouts
 
@@ -53,17 +53,17 @@ def group_gone(pid: int) -> bool:
 
 
 def test_names_and_commands():
-    assert program_argv("cmd:java -jar 'my player.jar'") == ["java", "-jar", "my player.jar"]
-    assert program_label("cmd:java -jar player.jar") == "player.jar"
-    assert program_label("cmd:python3 -u bots/client.py --x 1") == "client.py"
-    assert program_label("cmd:./my-player/start.sh") == "start.sh"
+    assert program_command(parse_player("cmd:java -jar 'my player.jar'")) == ["java", "-jar", "my player.jar"]
+    assert parse_player("cmd:java -jar player.jar").label == "player.jar"
+    assert parse_player("cmd:python3 -u bots/client.py --x 1").label == "client.py"
+    assert parse_player("cmd:./my-player/start.sh").label == "start.sh"
     assert clean_line("a\x1b[31mred\x07\u202e\x9b") == "a\\x1b[31mred\\x07\\u202e\\x9b"
-    with pytest.raises(ProgramError, match="no command"):
-        program_argv("cmd:  ")
+    with pytest.raises(PlayerNameError, match="no command"):
+        parse_player("cmd:  ")
     with pytest.raises(ProgramError, match="does not exist"):
-        check_program("cmd:./no/such/start.sh -v")
+        check_program(parse_player("cmd:./no/such/start.sh -v"))
     with pytest.raises(ProgramError, match="not on the PATH"):
-        check_program("cmd:no-such-program-anywhere")
+        check_program(parse_player("cmd:no-such-program-anywhere"))
 
 
 def test_a_whole_game_of_two_programs_is_judged_by_the_server(tmp_path):

@@ -36,6 +36,13 @@ def alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def session_of(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[3])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
 def descendants(pid: int) -> set[int]:
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
@@ -70,6 +77,9 @@ def test_a_program_and_what_it_detached_end_with_it(tmp_path: Path):
     until(lambda: all(p.read_text().strip() for p in (stem.with_suffix(".a"), stem.with_suffix(".b"))))
     a, b = (int(stem.with_suffix(s).read_text()) for s in (".a", ".b"))
     assert alive(a) and alive(b), (a, b)
+    # `$!` is known before the background child has called setsid(): until then it is still in the program's
+    # process group (found by the group, not by the token)
+    until(lambda: session_of(a) == a and session_of(b) == b)
     members = child.members()
     assert a in members, members  # found by its token, in its own session
     assert b not in members, members  # it cleared its environment: found as an orphan this process adopted

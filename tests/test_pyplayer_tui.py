@@ -6,9 +6,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from ai.players import parse_player
 from model.pieces import Team
 from model.season import season_named
-from net.external import HostedGame, Seat, check_program, program_argv, program_label
+from net.external import HostedGame, Seat, check_program, program_command
 from net.rooms import Timeouts
 from tests.helpers import wait_until
 from tests.test_external_tui import end_screen
@@ -31,11 +32,11 @@ class Buggy(Player):
 async def test_a_py_player_plays_in_the_tui_and_its_bug_is_a_named_forfeit(tmp_path: Path) -> None:
     path = tmp_path / "buggy.py"
     path.write_text(textwrap.dedent(PLAYER))
-    name = f"py:{path}"
-    check_program(name)
-    assert program_label(name) == "buggy.py"
+    spec = parse_player(f"py:{path}")
+    check_program(spec)
+    assert spec.label == "buggy.py"
     game = HostedGame(
-        (Seat("you", None, can_timeout=False), Seat("buggy.py", program_argv(name))),
+        (Seat("you", None, can_timeout=False), Seat("buggy.py", program_command(spec))),
         season=season_named("2027"),
         timeouts=Timeouts(None, None),
         log_dir=tmp_path,

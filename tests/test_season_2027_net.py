@@ -340,3 +340,7 @@ async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(capl
     for bot in bots:
         assert bot.conn.season is SEASON_2027 and bot.result is not None and bot.result.regular
         assert bot.moves > 0 and all(s.season is SEASON_2027 for s in bot.record.states)
+    # players without a display name (2027 writes none for <join/>) are named in the log by their connection
+    (record,) = server.records
+    assert record.names == ("", "") and all(re.fullmatch(r"127\.0\.0\.1:\d+", p) for p in record.peers)
+    assert f" {record.peers[0]} (ONE) vs {record.peers[1]} (TWO): " in record.summary()

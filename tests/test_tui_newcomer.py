@@ -163,10 +163,12 @@ def test_watching_names_our_ai_not_you(tmp_path, monkeypatch):
     from tui import external
 
     monkeypatch.setattr(external, "program_log_dir", lambda: tmp_path)
-    client = f"cmd:{sys.executable} {Path(__file__).with_name('ext_client.py')}"
+    from ai.players import parse_player
+
+    client = parse_player(f"cmd:{sys.executable} {Path(__file__).with_name('ext_client.py')}")
     args = argparse.Namespace(
         opponent=client, season=None, team=None, name=None, time_limit=None, start_piece=None, seed=1,
-        ai="random", move_time=None, watch=True, light=False,
+        ai=parse_player("random"), move_time=None, watch=True, light=False,
     )  # fmt: skip
     app, hosted = external.build_external_app(args)
     try:

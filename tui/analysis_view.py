@@ -163,13 +163,11 @@ class AnalysisRunner:
 
     def _work(self, stop: threading.Event) -> None:
         """The worker (a thread): one position after the other, each result posted to the host."""
-        from ai import make_player
-
         posted: set[int] = set()  # the UI thread adds them to the analysis when it gets to their news
         try:
             if self._engine is None:
                 self._prepare_engine(stop)  # a worker thread: waiting here blocks nothing
-                self._engine = make_player(self.settings.engine_name(), seed=0)
+                self._engine = self.settings.engine_spec().build(seed=0)
             while not stop.is_set():
                 states, moves = self.states, self.moves  # lists are replaced, never changed in place
                 done = self.analysis.positions if self.analysis is not None else {}
@@ -194,7 +192,7 @@ class AnalysisRunner:
         shows a turning "preparing the engine" meanwhile."""
         from ai import kernels_of
 
-        kernels = kernels_of(self.settings.engine_name())
+        kernels = kernels_of(self.settings.engine_spec())
         if kernels is None:
             return
         while not kernels.prepare(wait=0.2) and kernels.error is None and not stop.is_set():

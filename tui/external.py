@@ -16,12 +16,12 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from ai import DEFAULT_AI, make_player
 from ai.base import Player
+from ai.players import default_player
 from model.exits import fail
 from model.pieces import Team
 from model.season import DEFAULT_SEASON
-from net.external import HOST, HostedGame, ProgramError, Seat, check_program, program_argv, program_label
+from net.external import HOST, HostedGame, ProgramError, Seat, check_program, program_command
 from net.rooms import Timeouts
 from tui.ai_runner import AISeats
 from tui.app import BlokusApp, run_app
@@ -74,10 +74,10 @@ def start_external_game(args: argparse.Namespace) -> tuple[HostedGame, Team]:
     """The embedded server and the program for ``blokus --opponent cmd:…`` (ProgramError: one line)."""
     season = args.season or DEFAULT_SEASON
     own = args.team or Team.ONE
-    label = program_label(args.opponent)
+    label = args.opponent.label  # a spec (``cli.play`` parses the names)
     seats = {
         own: Seat(args.name or ("AI" if args.watch else "you"), None, can_timeout=False),  # "you": a human only
-        own.opponent: Seat(label, program_argv(args.opponent)),
+        own.opponent: Seat(label, program_command(args.opponent)),
     }
     hosted = HostedGame(
         (seats[Team.ONE], seats[Team.TWO]),
@@ -123,16 +123,16 @@ def external_app(
 
 def build_external_app(args: argparse.Namespace, save_replay: Callable | None = None) -> tuple[BlokusApp, HostedGame]:
     hosted, program_team = start_external_game(args)
-    ai = args.ai or DEFAULT_AI
-    player = make_player(ai, args.seed)
-    hint = make_player(ai, None if args.seed is None else args.seed + 7)
+    ai = args.ai or default_player()
+    player = ai.build(args.seed)
+    hint = ai.build(None if args.seed is None else args.seed + 7)
     app = external_app(
         hosted,
         program_team,
         player=player,
         hint_player=hint,
         move_time_ms=args.move_time or 1500,
-        name=args.name or (f"AI {ai}" if args.watch else None),  # --watch: our AI plays, not "you"
+        name=args.name or (f"AI {ai.name}" if args.watch else None),  # --watch: our AI plays, not "you"
         watch=args.watch,
         theme="textual-light" if args.light else "textual-dark",
         save_replay=save_replay,

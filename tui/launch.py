@@ -9,8 +9,8 @@ import os
 import socket
 from collections.abc import Sequence
 
-from ai import DEFAULT_AI, make_player
 from ai.base import Player
+from ai.players import PlayerKind, PlayerSpec, default_player
 from model.pieces import Team
 from model.season import DEFAULT_PORT, DEFAULT_SEASON
 from tui.ai_runner import AISeats
@@ -32,9 +32,11 @@ def theme_name(args: argparse.Namespace) -> str:
 
 def build_local_app(args: argparse.Namespace) -> BlokusApp:
     own_team = args.team or Team.ONE
-    opponent = (f"level{args.level}" if args.level else None) or args.opponent or DEFAULT_AI
-    hotseat = opponent.lower() == "human" and not args.watch
-    ai_name = args.ai or (DEFAULT_AI if opponent.lower() == "human" else opponent)
+    # the options are specs (``cli.play`` parses the names)
+    opponent: PlayerSpec = args.level or args.opponent or default_player()
+    human_opponent = opponent.kind is PlayerKind.HUMAN
+    hotseat = human_opponent and not args.watch
+    ai: PlayerSpec = args.ai or (default_player() if human_opponent else opponent)
     human = None if args.watch else own_team
     seeds = itertools.count(0 if args.seed is None else args.seed)
     move_time = args.move_time or DEFAULT_MOVE_TIME_MS
@@ -48,11 +50,11 @@ def build_local_app(args: argparse.Namespace) -> BlokusApp:
             session.names[human] = args.name
         players: dict[Team, Player] = {}
         for t in Team:
-            name = opponent if (t != own_team and not hotseat and opponent.lower() != "human") else ai_name
-            players[t] = make_player(name, None if seed is None else seed + 1 + int(t))
+            spec = opponent if (t != own_team and not human_opponent) else ai
+            players[t] = spec.build(None if seed is None else seed + 1 + int(t))
             if session.seats[t].value == "ai":
-                session.names[t] = f"AI {name}"
-        hint = make_player(ai_name, None if seed is None else seed + 7)
+                session.names[t] = f"AI {spec.name}"
+        hint = ai.build(None if seed is None else seed + 7)
         seats = AISeats(players, hint, move_time, min_delay=0.4 if args.watch else 0.0, ponder=args.ponder)
         return GameScreen(session, seats, save_replay=save_game_replay, new_game=lambda: app.restart())
 
@@ -78,9 +80,10 @@ def save_network_replay(session: GameSession, traffic: Sequence[Traffic]) -> str
 def build_network_app(args: argparse.Namespace, connection_factory=None) -> BlokusApp:
     host = args.host or "localhost"
     port_number = DEFAULT_PORT if args.port is None else args.port
-    ai = args.ai or (args.opponent if args.opponent and args.opponent != "human" else DEFAULT_AI)
-    player = make_player(ai, args.seed)
-    hint = make_player(ai, None if args.seed is None else args.seed + 7)
+    opponent: PlayerSpec | None = args.opponent
+    ai: PlayerSpec = args.ai or (opponent if opponent is not None and opponent.in_process else default_player())
+    player = ai.build(args.seed)
+    hint = ai.build(None if args.seed is None else args.seed + 7)
     limit = None if args.reservation and args.time_limit == DEFAULT_SEASON.soft_timeout_ms / 1000 else args.time_limit
 
     def make() -> GameScreen:
