@@ -316,13 +316,28 @@ async def test_no_room_below_the_board_says_how_many_lines_are_needed(tmp_path, 
     async with app.run_test(size=(80, 21)) as pilot:
         await pilot.press("c")
         await pilot.pause()
-        assert not app.screen.query_one("#analysis-area").display
+        assert app.screen.query_one("#analysis-area").region.height == 0
         await pilot.press("x")
         await pilot.pause()
         assert not app.screen.query_one("#xml").display
         notes = [n.message for n in app._notifications]
         assert any("chart need a terminal of at least 22 lines (this one has 21)" in m for m in notes), notes
         assert any("XML pane needs a terminal of at least 23 lines" in m for m in notes), notes
+
+
+async def test_the_analysis_keys_work_after_its_panes_were_hidden(tmp_path, monkeypatch):
+    """The analysis panel holds the viewer's focus, also with nothing of it shown (a hidden widget would lose it):
+    its keys work after the pane and the chart were switched off, even from the focused chart."""
+    from tui.analysis_view import AnalysisPanel
+
+    app = _replay_app(tmp_path, monkeypatch)
+    async with app.run_test(size=(120, 40)) as pilot:
+        panel = app.screen.query_one(AnalysisPanel)
+        await pilot.press("a", "a", "c", "tab")
+        assert app.screen.focused is panel.query_one(GameChart)
+        await pilot.press("c", "a")
+        await pilot.pause()
+        assert app.screen.focused is panel and panel.shown and panel.region.height > 0
 
 
 async def test_the_result_on_the_last_state_is_whole_at_80x24(tmp_path, monkeypatch):

@@ -24,6 +24,7 @@ from tui.dialogs import EndScreen, HelpScreen, QuitScreen
 from tui.game_screen import network_screen
 from tui.layout import BoardLayout, plan_layout
 from tui.network import NetworkOptions
+from tui.placing_board import PlacingBoard
 from tui.widgets import ShapePanel
 
 SIZE = (120, 40)
@@ -226,6 +227,7 @@ async def test_too_small_shows_a_notice_and_the_game_comes_back():
         await pilot.pause()
         layout = app.screen.query_one(BoardLayout)
         assert not layout.has_class("-too-small") and app.screen.query_one(Board).scale is Scale.HALF
+        assert app.screen.focused is app.screen.query_one(PlacingBoard)  # hidden, it lost the focus: it is back
 
 
 def test_light_theme_yellow_text_is_darker_than_the_piece():

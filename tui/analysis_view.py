@@ -420,6 +420,7 @@ class AnalysisPanel(Horizontal, can_focus=True):
         self.runner = AnalysisRunner(self, settings, cache if cache is not None else AnalysisCache())
         self.index = 0  # the state the viewer shows
         self._chart_points_stale = True
+        self._lines = 0
 
     def compose(self) -> ComposeResult:
         yield AnalysisPane(id="analysis")
@@ -467,20 +468,20 @@ class AnalysisPanel(Horizontal, can_focus=True):
 
     @property
     def has_lines(self) -> bool:
-        return bool(self.display)
+        return self._lines > 0
 
     def fit(self, width: int, room: int) -> int:
         """Lines of the analysis area below the board (0 when neither pane nor chart is on, or when fewer than
-        ``AREA_MIN`` of the ``room`` the board leaves are free)."""
+        ``AREA_MIN`` of the ``room`` the board leaves are free). With no lines it stays displayed, 0 lines high:
+        it keeps the focus (a hidden widget loses it), so its keys work while nothing of it is shown."""
         pane_on, chart_on = self._pane().has_class("shown"), self._chart().has_class("shown")
         want = AREA_WITH_CHART if chart_on else AREA_PANE_ONLY if pane_on else 0
         lines = max(0, min(want, room))
-        self.display = lines >= AREA_MIN
-        if not self.display:
-            return 0
-        self.styles.height = lines
-        self._pane().styles.width = PANE_WIDTH if chart_on and width >= PANE_WIDTH + 40 else "1fr"
-        return lines
+        self._lines = lines if lines >= AREA_MIN else 0
+        self.styles.height = self._lines
+        if self._lines:
+            self._pane().styles.width = PANE_WIDTH if chart_on and width >= PANE_WIDTH + 40 else "1fr"
+        return self._lines
 
     def refusal(self, height: int, min_centre_lines: int) -> str:
         """Why the pane or chart asked for does not show in a terminal of ``height`` lines."""

@@ -119,7 +119,7 @@ class GameScreen(Screen):
         self.refresh_view()
         self.ai.maybe_start()
         self.refresh_board()  # "AI thinking…"
-        self.check_end()  # a game that is already over (loaded, or played to the end before)
+        self.menu.check_end()  # a game that is already over (loaded, or played to the end before)
         if self.link is not None:
             self.set_interval(0.2, self._tick_clock)
             self.link.start(self.jobs)
@@ -158,7 +158,7 @@ class GameScreen(Screen):
         self.refresh_view()
         self.ai.maybe_start()
         self.refresh_board()  # "AI thinking…"
-        self.check_end()
+        self.menu.check_end()  # the end dialog, once the game is over
 
     # --- what the parts tell -----------------------------------------------------------------------------
 
@@ -194,8 +194,13 @@ class GameScreen(Screen):
 
     @on(MenuSaid)
     @on(PlacementChanged)
-    @on(BoardLayout.Fitted)
     def _repaint(self) -> None:
+        self.refresh_view()
+
+    @on(BoardLayout.Fitted)
+    def _fitted(self) -> None:
+        if self.focused is None:  # a terminal too small hid the board, which lost the focus: the keys come back
+            self.query_one(PlacingBoard).focus()
         self.refresh_view()
 
     @on(Placed)
@@ -277,9 +282,6 @@ class GameScreen(Screen):
         self._follow_program()
 
     # --- the end ----------------------------------------------------------------------------------
-
-    def check_end(self) -> None:
-        self.menu.check_end()
 
     async def leave(self) -> None:
         self.ai.cancel()

@@ -322,8 +322,13 @@ class ReplayScreen(Screen):
     # --- what the analysis and the link tell ------------------------------------------------------------
 
     @on(AnalysisPanel.Changed)
-    @on(BoardLayout.Fitted)
     def _repaint(self) -> None:
+        self.refresh_view()
+
+    @on(BoardLayout.Fitted)
+    def _fitted(self) -> None:
+        if self.focused is None:  # the analysis's keys work only with the focus in its panel
+            self.analysis.focus()
         self.refresh_view()
 
     @on(AnalysisPanel.Jump)
