@@ -135,7 +135,7 @@ async def shoot_analysis(out: Path, size: tuple[int, int]) -> None:
 
 async def shoot_watch(out: Path, size: tuple[int, int]) -> None:
     """blokus watch: a prepared game on an in-process blokus serve, two bots playing, watched live."""
-    from cli.bot import build_parser, options_from_args
+    from cli.bot import parse_options
     from net.bot import Bot
     from net.rooms import Timeouts
     from net.server import GameServer, ServerConfig
@@ -155,23 +155,9 @@ async def shoot_watch(out: Path, size: tuple[int, int]) -> None:
     bots = [
         asyncio.create_task(
             Bot(
-                options_from_args(
-                    build_parser().parse_args(
-                        [
-                            "-h",
-                            "127.0.0.1",
-                            "-p",
-                            str(server.port),
-                            "-r",
-                            code,
-                            "--ai",
-                            ai,
-                            "--move-time",
-                            "150",
-                            "--engine",
-                            "thread",
-                        ]
-                    )
+                parse_options(
+                    ["-h", "127.0.0.1", "-p", str(server.port), "-r", code, "--ai", ai, "--move-time", "150"]
+                    + ["--engine", "thread"]
                 )
             ).run()
         )
