@@ -14,7 +14,8 @@ from net.rooms import Timeouts
 from tests.helpers import wait_until
 from tests.test_external_tui import end_screen
 from tests.tui_helpers import InstantPlayer
-from tui.external import ExternalGameScreen, external_app
+from tui.external import external_app
+from tui.game_screen import GameScreen
 
 PLAYER = """
 from blokus.player import Move, Player
@@ -46,7 +47,7 @@ async def test_a_py_player_plays_in_the_tui_and_its_bug_is_a_named_forfeit(tmp_p
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             screen = app.main_screen
-            assert isinstance(screen, ExternalGameScreen)
+            assert isinstance(screen, GameScreen) and screen.program is not None
             await wait_until(lambda: end_screen(app) is not None, pilot=pilot, timeout=300)
             details = end_screen(app).details
             assert "buggy.py: crashed (exit 4)" in details and "ZeroDivisionError" in details

@@ -145,7 +145,7 @@ async def test_live_viewer_follows_the_game_steps_back_and_shows_the_result(tmp_
     from textual.widgets import Static
 
     from tui.app import BlokusApp
-    from tui.watch_screen import WatchScreen
+    from tui.watch import watch_screen
 
     monkeypatch.chdir(tmp_path)  # ctrl+s saves under ./replays
     server = await start_server(password=PASSWORD, seed=13)
@@ -156,7 +156,7 @@ async def test_live_viewer_follows_the_game_steps_back_and_shows_the_result(tmp_
         async for _ in watcher.events():
             if watcher.replay.states:
                 break
-        app = BlokusApp(lambda: WatchScreen(watcher))
+        app = BlokusApp(lambda: watch_screen(watcher))
         async with app.run_test(size=(140, 44)) as pilot:
             screen = app.main_screen
             await wait_until(lambda: len(screen.timeline) >= 6, pilot=pilot)

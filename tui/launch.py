@@ -7,16 +7,19 @@ import argparse
 import itertools
 import os
 import socket
+from collections.abc import Sequence
 
 from ai.base import Player
 from ai.players import PlayerKind, PlayerSpec, default_player
 from model.pieces import Team
 from model.season import DEFAULT_PORT, DEFAULT_SEASON
+from tui.ai_runner import AISeats
 from tui.app import BlokusApp
-from tui.game_screen import GameScreen
-from tui.network import NetworkGameScreen, NetworkOptions
+from tui.game_screen import GameScreen, network_screen
+from tui.network import NetworkOptions
 from tui.replay_screen import ReplayScreen
 from tui.replays import ReplayData, save_session
+from tui.server_link import Traffic
 from tui.session import GameSession
 
 DEFAULT_MOVE_TIME_MS = 1000
@@ -52,32 +55,24 @@ def build_local_app(args: argparse.Namespace) -> BlokusApp:
             if session.seats[t].value == "ai":
                 session.names[t] = f"AI {spec.name}"
         hint = ai.build(None if seed is None else seed + 7)
-        return GameScreen(
-            session,
-            players,
-            hint,
-            move_time_ms=move_time,
-            min_delay=0.4 if args.watch else 0.0,
-            save_replay=save_game_replay,
-            new_game=lambda: app.restart(),
-            ponder=args.ponder,
-        )
+        seats = AISeats(players, hint, move_time, min_delay=0.4 if args.watch else 0.0, ponder=args.ponder)
+        return GameScreen(session, seats, save_replay=save_game_replay, new_game=lambda: app.restart())
 
     app = BlokusApp(make, theme=theme_name(args))
     return app
 
 
-def save_game_replay(screen: GameScreen) -> str:
-    """Save the session of a game screen as an official replay under replays/."""
-    return str(save_session(screen.session))
+def save_game_replay(session: GameSession, traffic: Sequence[Traffic] = ()) -> str:
+    """Save the game of a session as an official replay under replays/."""
+    return str(save_session(session))
 
 
-def save_network_replay(screen: NetworkGameScreen) -> str:
+def save_network_replay(session: GameSession, traffic: Sequence[Traffic]) -> str:
     """The game as an official replay under replays/, and beside it the raw XML log of the connection."""
-    path = save_game_replay(screen)
+    path = save_game_replay(session)
     log_path = path[: -len(".xml")] + ".traffic.txt" if path.endswith(".xml") else path + ".traffic.txt"
     with open(log_path, "w", encoding="utf-8") as f:
-        for direction, stamp, xml in screen.traffic:
+        for direction, stamp, xml in traffic:
             f.write(f"{'<<' if direction == 'in' else '>>'} {stamp}\n{xml.strip()}\n\n")
     return f"{path} (+ raw XML log {log_path})"
 
@@ -91,8 +86,8 @@ def build_network_app(args: argparse.Namespace, connection_factory=None) -> Blok
     hint = ai.build(None if args.seed is None else args.seed + 7)
     limit = None if args.reservation and args.time_limit == DEFAULT_SEASON.soft_timeout_ms / 1000 else args.time_limit
 
-    def make() -> NetworkGameScreen:
-        return NetworkGameScreen(
+    def make() -> GameScreen:
+        return network_screen(
             NetworkOptions(
                 host,
                 port_number,
