@@ -197,12 +197,16 @@ async def test_every_answer_of_the_team_player_is_judged_in_its_own_process(tmp_
         assert player.restarts == 0 and player.active.pid == pids[0]  # type: ignore[union-attr]
         # a C loop of seconds: that move is a fallback at the cut-off; the next one is answered at once by the
         # standby, given the position (never a cascade of late moves)
+        # (each takeover below is by a standby that has loaded: under load a fresh one takes seconds, and a move
+        # asked before that is rightly a fallback, "not ready yet")
+        assert await _until(lambda: player.standby is not None and player.standby.ready)
         slow = await _ask(player, tmp_path, "c-loop", hard_ms=300)
         assert slow.source == "fallback-timeout"
         after = await _ask(player, tmp_path, "ok", hard_ms=1800)
         assert after.source == "engine" and player.active.pid == pids[1]  # type: ignore[union-attr]
         assert player.restarts == 1 and any("still busy with the move of turn 20" in line for line in said)
         # os._exit: that move is a fallback, the next one is the new standby's
+        assert await _until(lambda: player.standby is not None and player.standby.ready)
         gone = await _ask(player, tmp_path, "exit")
         assert gone.source == "fallback-error" and "process ended (exit 3)" in gone.detail
         assert (await _ask(player, tmp_path, "ok")).source == "engine" and player.restarts == 2
