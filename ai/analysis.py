@@ -43,6 +43,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import cast
 
@@ -50,7 +51,7 @@ from ai.base import TimeKeeper
 from ai.evaluate import VALUE_WEIGHTS, Weights, terminal_value
 from ai.players import ANALYSIS_AI, PlayerSpec, compile_ahead, parse_player
 from ai.search import Searcher, SearchParams, _Timeout
-from model.moves import Move, SetMove, SkipMove
+from model.moves import Move, SetMove, SkipMove, parse_move
 from model.pieces import COLORS, Color, Team
 from model.state import GameState
 
@@ -88,12 +89,26 @@ class AnalysisSettings:
         return f"v{ANALYSIS_VERSION}-{self.engine_name()}-t{self.time_per_position:g}-d{self.value_depth}"
 
 
-def mark_for(loss: float) -> str:
+class Mark(Enum):
+    """How a move is judged by its loss; the value is its sign in the lists and the JSON."""
+
+    NONE = ""
+    MISTAKE = "?"  # loss >= MISTAKE_LOSS
+    BLUNDER = "??"  # loss >= BLUNDER_LOSS
+
+    def __bool__(self) -> bool:  # `if p.mark:` — a marked move
+        return self is not Mark.NONE
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def mark_for(loss: float) -> Mark:
     if loss >= BLUNDER_LOSS:
-        return "??"
+        return Mark.BLUNDER
     if loss >= MISTAKE_LOSS:
-        return "?"
-    return ""
+        return Mark.MISTAKE
+    return Mark.NONE
 
 
 @dataclass
@@ -102,25 +117,41 @@ class PositionAnalysis:
 
     index: int
     turn: int
-    color: str  # colour name
-    played: str  # str(move): "BLUE PENTO_L NONE true 0 16" or "BLUE SKIP"
-    best: str  # the best move found (the played move when nothing better was found)
+    color: Color
+    played: Move
+    best: Move  # the best move found (the played move when nothing better was found)
     value: float  # value of the position with the best move (team ONE minus team TWO, points)
     value_played: float  # value after the move played (same scale)
     loss: float  # points the mover's team gave away (>= 0)
-    mark: str  # "", "?" or "??"
+    mark: Mark
     choices: int  # legal placements the colour had
     forced: bool = False  # no choice (no placement: the skip was forced)
 
     @property
     def team(self) -> Team:
-        return Color[self.color].team
+        return self.color.team
 
-    @property
-    def best_move(self) -> Move:
-        from model.moves import parse_move
+    def to_dict(self) -> dict:
+        """As the JSON writes it: the colour by name, moves in their text form, the mark by its sign."""
+        return {
+            **asdict(self),
+            "color": self.color.name,
+            "played": str(self.played),
+            "best": str(self.best),
+            "mark": self.mark.value,
+        }
 
-        return parse_move(self.best)
+    @classmethod
+    def from_dict(cls, raw: dict) -> PositionAnalysis:
+        """Read back what ``to_dict`` wrote (ValueError, KeyError or TypeError for anything else)."""
+        fields = {
+            **raw,
+            "color": Color[raw["color"]],
+            "played": parse_move(raw["played"]),
+            "best": parse_move(raw["best"]),
+            "mark": Mark(raw["mark"]),
+        }
+        return cls(**fields)
 
 
 @dataclass
@@ -178,8 +209,8 @@ class GameAnalysis:
             s = out[p.team]
             s.moves += 1
             s.total_loss += p.loss
-            s.mistakes += p.mark == "?"
-            s.blunders += p.mark == "??"
+            s.mistakes += p.mark is Mark.MISTAKE
+            s.blunders += p.mark is Mark.BLUNDER
             if p.loss > s.worst_loss:
                 s.worst_loss, s.worst_turn = p.loss, p.turn
         return out
@@ -192,7 +223,7 @@ class GameAnalysis:
             "total": self.total,
             "complete": self.complete,
             "seconds": round(self.seconds, 3),
-            "positions": [asdict(p) for p in self.ordered()],
+            "positions": [p.to_dict() for p in self.ordered()],
             "chart": [asdict(c) for c in self.chart],
         }
 
@@ -200,7 +231,7 @@ class GameAnalysis:
     def from_dict(cls, data: dict) -> GameAnalysis:
         positions = {}
         for raw in data["positions"]:
-            p = PositionAnalysis(**raw)
+            p = PositionAnalysis.from_dict(raw)
             positions[p.index] = p
         chart = [ChartPoint(**{**raw, "mobility": tuple(raw["mobility"])}) for raw in data["chart"]]
         return cls(
@@ -338,13 +369,13 @@ def analyse_position(
         return PositionAnalysis(
             index,
             state.turn,
-            color.name,
-            str(played),
-            str(played),
+            color,
+            played,
+            played,
             round(value, 2),
             round(value, 2),
             0.0,
-            "",
+            Mark.NONE,
             0,
             forced=True,
         )
@@ -362,9 +393,9 @@ def analyse_position(
     return PositionAnalysis(
         index,
         state.turn,
-        color.name,
-        str(played),
-        str(best),
+        color,
+        played,
+        best,
         round(value_best, 2),
         round(value_played, 2),
         loss,
@@ -600,6 +631,7 @@ __all__ = [
     "jump_note",
     "positions_to_analyse",
     "game_key",
+    "Mark",
     "mark_for",
     "cache_dir",
     "replay_moves",

@@ -32,7 +32,7 @@ from ai.analysis import (
 from cli.options import Parser, milliseconds
 from cli.players import PlayerSpec, accepted, check_analysis_options
 from model.exits import plural
-from model.moves import describe_move, parse_move
+from model.moves import Move, describe_move
 from model.pieces import Team
 from model.text import printable
 
@@ -87,13 +87,10 @@ def read_game(path: Path):
         raise BadFile(str(exc)) from None
 
 
-def short_move(text: str) -> str:
+def short_move(move: Move) -> str:
     """``BLUE PENTO_L LEFT true 0 16`` -> ``PENTO_L 270° flipped @ (0,16)``, as the TUI writes it (the colour
     has its own column)."""
-    try:
-        return describe_move(parse_move(text), color=False)
-    except ValueError:
-        return text.split(" ", 1)[1] if " " in text else text
+    return describe_move(move, color=False)
 
 
 def team_label(team: Team, names: tuple[str, str]) -> str:
@@ -147,7 +144,7 @@ def format_report(path: str, replay, analysis: GameAnalysis, *, every_move: bool
 def _row(p: PositionAnalysis) -> str:
     best = "=" if p.best == p.played else short_move(p.best)
     played = f"{short_move(p.played)} {p.mark}".rstrip()
-    return f"  {p.turn:>4}  {p.color:<6}  {played:<34}  {best:<30}  {p.loss:>6.1f}"
+    return f"  {p.turn:>4}  {p.color.name:<6}  {played:<34}  {best:<30}  {p.loss:>6.1f}"
 
 
 def report_dict(path: str, replay, analysis: GameAnalysis) -> dict:
@@ -164,7 +161,7 @@ def report_dict(path: str, replay, analysis: GameAnalysis) -> dict:
             team.name: {**vars(sm), "average_loss": round(sm.average_loss, 3)}
             for team, sm in analysis.summaries().items()
         },
-        "marked": [vars(p) for p in analysis.marked()],
+        "marked": [p.to_dict() for p in analysis.marked()],
         **data,
     }
 

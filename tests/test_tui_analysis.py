@@ -10,7 +10,9 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from ai.analysis import AnalysisCache, AnalysisSettings, chart_points, evaluation_at
+from ai.analysis import AnalysisCache, AnalysisSettings, Mark, PositionAnalysis, chart_points, evaluation_at
+from model.moves import parse_move
+from model.pieces import Color
 from model.replay import load_replay
 from tests.helpers import CAP, fixture_path, greedy_game, wait_until
 from tests.tui_helpers import game_app, settle
@@ -116,13 +118,13 @@ async def test_a_growing_game_is_analysed_as_it_grows():
 
 def test_ghost_is_the_best_move_unless_it_was_played():
     states, moves = greedy_game(10)
-    from ai.analysis import PositionAnalysis
-
-    best = "YELLOW PENTO_W NONE false 3 3"
-    p = PositionAnalysis(9, states[9].turn, "YELLOW", "YELLOW SKIP", best, 1.0, 20.0, 19.0, "??", 300)
+    best, skip = parse_move("YELLOW PENTO_W NONE false 3 3"), parse_move("YELLOW SKIP")
+    p = PositionAnalysis(9, states[9].turn, Color.YELLOW, skip, best, 1.0, 20.0, 19.0, Mark.BLUNDER, 300)
     cells, colour = ghost_of(p, states[9])
     assert colour is not None and colour.name == "YELLOW" and len(cells) == 5
-    assert ghost_of(PositionAnalysis(9, states[9].turn, "YELLOW", best, best, 1.0, 1.0, 0.0, "", 300), states[9]) == (
+    assert ghost_of(
+        PositionAnalysis(9, states[9].turn, Color.YELLOW, best, best, 1.0, 1.0, 0.0, Mark.NONE, 300), states[9]
+    ) == (
         (),
         None,
     )
@@ -224,9 +226,9 @@ async def test_replay_viewer_analysis_pane_marks_ghost_and_chart(tmp_path, monke
         runner = screen.analysis.runner
         await wait_until(lambda: runner.complete, pilot=pilot)
         await pilot.pause()
-        assert runner.analysis.positions[9].mark == "??"
+        assert runner.analysis.positions[9].mark is Mark.BLUNDER
         log = app.screen.query_one(MoveLog)
-        assert log._marks.get(10) == "??"  # the entry of the move that led to state 10
+        assert log._marks.get(10) is Mark.BLUNDER  # the entry of the move that led to state 10
         assert "??" in str(log.get_option_at_index(9).prompt.columns[1]._cells[0])
         await pilot.press("home", "right_square_bracket")
         assert screen.index == 9  # the position in which the blunder was played
@@ -234,7 +236,7 @@ async def test_replay_viewer_analysis_pane_marks_ghost_and_chart(tmp_path, monke
         assert "loss" in pane and "??" in pane and "YELLOW to move" in pane and "· pass" in pane
         board = app.screen.query_one(Board)
         ghost = [key for row in board._rows for key in row if key[0] == "gL"]
-        assert len(ghost) == len(runner.analysis.positions[9].best_move.cells) and {k[1] for k in ghost} == {1}
+        assert len(ghost) == len(runner.analysis.positions[9].best.cells) and {k[1] for k in ghost} == {1}
         await pilot.press("c")
         chart = app.screen.query_one(GameChart)
         assert chart.display and chart.index == 9 and len(chart.points) == 11

@@ -32,6 +32,7 @@ from ai.analysis import (
     AnalysisCache,
     AnalysisSettings,
     GameAnalysis,
+    Mark,
     PositionAnalysis,
     analyse_position,
     chart_points,
@@ -43,7 +44,7 @@ from ai.analysis import (
 from ai.base import Engine
 from ai.compiled import preparing_text
 from ai.spinner import Spinner
-from model.moves import Move, SetMove
+from model.moves import Move, SetMove, describe_move
 from model.pieces import Color, Team
 from model.state import GameState
 from tui.chart import GameChart
@@ -55,7 +56,7 @@ log = logging.getLogger(__name__)
 
 AREA_PANE_ONLY, AREA_WITH_CHART, AREA_MIN = 9, 14, 5  # lines of the analysis area
 PANE_WIDTH = 62  # columns of the pane beside the chart
-MARK_STYLE = {"?": Style(color=MISTAKE, bold=True), "??": Style(color=BLUNDER, bold=True)}
+MARK_STYLE = {Mark.MISTAKE: Style(color=MISTAKE, bold=True), Mark.BLUNDER: Style(color=BLUNDER, bold=True)}
 
 
 class AnalysisNews(Message):
@@ -234,7 +235,7 @@ class AnalysisRunner:
     def at(self, index: int) -> PositionAnalysis | None:
         return self.analysis.positions.get(index) if self.analysis is not None else None
 
-    def marks(self) -> dict[int, str]:
+    def marks(self) -> dict[int, Mark]:
         """Marks by the timeline index of the state each marked move *led to* (the move list's index)."""
         if self.analysis is None:
             return {}
@@ -254,7 +255,7 @@ def ghost_of(position: PositionAnalysis | None, state: GameState) -> tuple[tuple
     """The cells and colour of the best move, to show as a ghost (nothing when it was played anyway)."""
     if position is None or position.best == position.played or state.turn != position.turn:
         return (), None
-    move = position.best_move
+    move = position.best
     if not isinstance(move, SetMove):
         return (), None
     return tuple(sorted(move.cells)), move.color
@@ -278,14 +279,9 @@ class AnalysisPane(Static):
         self.update(pane_text(runner, index, state, height if height > 0 else None))
 
 
-def _describe(move_text: str) -> str:
+def _describe(move: Move) -> str:
     """A move as the rest of the TUI writes it, without its colour (the line above names the colour)."""
-    from model.moves import describe_move, parse_move
-
-    try:
-        return describe_move(parse_move(move_text), color=False)
-    except ValueError:
-        return move_text
+    return describe_move(move, color=False)
 
 
 def _bar(done: int, total: int, width: int = 16) -> str:
@@ -358,9 +354,9 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState, max_lines: i
         for team in Team:
             sm = a.summaries()[team]
             tally.append(f"{team.name} ", Style(bold=True))
-            tally.append(f"{sm.mistakes}", MARK_STYLE["?"])
+            tally.append(f"{sm.mistakes}", MARK_STYLE[Mark.MISTAKE])
             tally.append(" ? ")
-            tally.append(f"{sm.blunders}", MARK_STYLE["??"])
+            tally.append(f"{sm.blunders}", MARK_STYLE[Mark.BLUNDER])
             tally.append(f" ??  avg loss {sm.average_loss:.1f}   ")
         tally.rstrip()
         lines.append((tally, 2))
@@ -540,7 +536,7 @@ class AnalysisPanel(Horizontal, can_focus=True):
             return (), None
         return ghost_of(self.runner.at(index), self.timeline.states[index])
 
-    def marks(self) -> dict[int, str]:
+    def marks(self) -> dict[int, Mark]:
         return self.runner.marks()
 
     def show(self, index: int) -> None:

@@ -12,6 +12,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ai.analysis import Mark
 from model.pieces import SHAPES, Color, Shape, orientations
 from model.state import GameState
 from tui.colors import Palette, palette_for
@@ -245,9 +246,9 @@ class MoveLog(OptionList):
         super().__init__(id=id)
         self.border_title = "Moves"
         self._entries: list[LogEntry] = []
-        self._marks: dict[int, str] = {}
+        self._marks: dict[int, Mark] = {}
 
-    def set_marks(self, marks: dict[int, str]) -> None:
+    def set_marks(self, marks: dict[int, Mark]) -> None:
         """Analysis marks (``?``/``??``) by the index of the state a move led to."""
         if marks != self._marks:
             self._marks = dict(marks)
@@ -296,7 +297,7 @@ class MoveLog(OptionList):
         text = Text(e.text, style)
         mark = self._marks.get(e.index) if e.kind != "removed" else None
         if mark:
-            text.append(f" {mark}", Style(color=pal.bad if mark == "??" else pal.warn, bold=True))
+            text.append(f" {mark}", Style(color=pal.bad if mark is Mark.BLUNDER else pal.warn, bold=True))
         row.add_row(Text(str(e.turn), Style(color=pal.label)), text)
         return Option(row)
 
