@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from model.pieces import Color, Shape, Team
-from tests.helpers import wait_until
-from tests.tui_helpers import InstantPlayer, ScriptedConnection, local_server, net_app, opponent, scripted_net_app
+from tests.helpers import running_server, wait_until
+from tests.tui_helpers import InstantPlayer, ScriptedConnection, net_app, opponent, scripted_net_app
 from tui.app import BlokusApp
 from tui.dialogs import EndScreen, QuitScreen
 from tui.game_screen import GameScreen, network_screen
@@ -20,7 +20,7 @@ SIZE = (140, 44)
 
 @pytest.mark.slow  # a whole game end to end
 async def test_network_game_keyboard_then_autopilot():
-    async with local_server() as server:
+    async with running_server(start_piece=Shape.PENTO_L, seed=1) as server:
         app = net_app(server.port)
         async with app.run_test(size=SIZE) as pilot:
             screen = app.main_screen
@@ -60,7 +60,7 @@ async def test_network_game_keyboard_then_autopilot():
 
 
 async def test_network_opponent_leaves():
-    async with local_server() as server:
+    async with running_server(start_piece=Shape.PENTO_L, seed=1) as server:
         app = net_app(server.port)
         async with app.run_test(size=SIZE) as pilot:
             opp = asyncio.create_task(opponent(server.port, stop_after=0))

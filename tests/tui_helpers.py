@@ -15,8 +15,6 @@ from model.pieces import Shape, Team
 from model.season import DEFAULT_SEASON
 from model.state import GameState
 from net.connection import Closed, Connection, GameOver, MoveRequested
-from net.rooms import Timeouts
-from net.server import GameServer, ServerConfig
 from tests.helpers import CAP, wait_until
 from tui.ai_runner import AISeats
 from tui.app import BlokusApp
@@ -318,20 +316,6 @@ async def opponent(
             break
     with contextlib.suppress(Exception):
         await conn.close()
-
-
-@contextlib.asynccontextmanager
-async def local_server():
-    server = GameServer(
-        ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None), start_piece=Shape.PENTO_L, seed=1)
-    )
-    await server.start()
-    task = asyncio.create_task(server.serve_forever())
-    try:
-        yield server
-    finally:
-        task.cancel()
-        await server.close()
 
 
 def scripted_net_app(name: str | None = "alice", save_replay=None) -> BlokusApp:
