@@ -1,4 +1,4 @@
-"""Computer players. ``make_player(name)`` builds one by name (used by bot, TUI and arena).
+"""Computer players. ``parse_player(name)`` (``ai.players``) gives a player's spec, ``spec.build(seed)`` the player.
 
 Public API:
 
@@ -16,7 +16,7 @@ Public API:
   with RAVE over the compiled engine, guided by a move model fitted to Pentobi's choices.
 * The compiled players are loaded on the first move by ``ai.compiled.LazyCompiledPlayer`` (numba is
   not imported before) and compiled in a child process on the first start (``ai.compiled.Kernels``).
-* ``level1`` .. ``level5`` (``ai.levels``): strengths for beginners up to the default AI.
+* ``level1`` .. ``level5`` (``ai.players.LEVELS``): strengths for beginners up to the default AI.
 * ``gtp:PATH:LEVEL`` (``ai.gtp``): an external GTP engine such as Pentobi, for measuring.
 * ``mcts:KEY=VALUE,...``: the default search with other settings (``ai.mcts.MctsParams``), for measuring a
   variant against the default in ``blokus arena`` (e.g. ``mcts:root_eval=0,prune=0.05``).
@@ -26,46 +26,28 @@ Public API:
 * ``ai.processes``: the one way to start and stop a process (its own session, ask/terminate/kill/reap,
   capped logs, detached descendants found) and to keep helper processes from outliving their parent.
 * ``ai.evaluate``: ``evaluate(state, weights)``, ``Weights``; ``ai.arena``: the games and table of ``blokus arena``
-  (``cli.arena``). Player names are parsed once, by ``ai.players`` (``parse_player`` -> ``PlayerSpec``);
-  ``make_player(name)`` builds the in-process ones from the spec.
+  (``cli.arena``). Player names are parsed once, by ``ai.players`` (``parse_player`` -> ``PlayerSpec``), the
+  registry of levels, built-ins and their compiled kernels (``compile_ahead(spec)``); below ``cli/`` only specs
+  travel (``make_player(name)``, parse and build in one, is for tests and scripts).
 """
 
 from __future__ import annotations
 
 from ai.base import Engine, Player, RandomPlayer
-from ai.builtin import builtin_names as player_names
-from ai.builtin import mcts_settings
 from ai.compiled import LazyCompiledPlayer
 from ai.greedy import GreedyPlayer
-from ai.players import PlayerKind, make_player, parse_player
+from ai.players import (
+    ANALYSIS_AI,
+    DEFAULT_AI,
+    PlayerKind,
+    PlayerSpec,
+    compile_ahead,
+    kernels_of,
+    make_player,
+    mcts_settings,
+    parse_player,
+)
 from ai.search import LookaheadPlayer
-
-DEFAULT_AI = "mcts"  # the bot's, the TUI's and level 5's player
-ANALYSIS_AI = "lookahead"  # game analyses: deterministic, so the same game always gets the same verdicts
-
-
-def kernels_of(name: str):
-    """The compiled kernels (``ai.compiled.Kernels``) a player needs, or None (a Python player). Imports numba."""
-    try:
-        spec = parse_player(name, "AI")
-    except ValueError:
-        return None  # no player of ours: nothing to compile
-    if spec.kind is PlayerKind.MCTS or spec.name == "mcts" or (spec.kind is PlayerKind.LEVEL and spec.level == 5):
-        from ai.mcts import KERNELS
-    elif spec.name == "lookahead":
-        from ai.fastsearch import KERNELS
-    else:
-        return None
-    return KERNELS
-
-
-def compile_ahead(name: str, wait: float | None = None) -> bool:
-    """Make the compiled search a player needs ready (the first start compiles it into numba's on-disk
-    cache, tens of seconds; later starts load it in about a second), waiting up to ``wait`` seconds (None:
-    until done). Returns whether it is ready (True for a player without one); ``Kernels.error`` says why not."""
-    kernels = kernels_of(name)
-    return True if kernels is None else kernels.prepare(wait=wait)
-
 
 __all__ = [
     "Engine",
@@ -74,8 +56,10 @@ __all__ = [
     "GreedyPlayer",
     "LookaheadPlayer",
     "LazyCompiledPlayer",
+    "PlayerKind",
+    "PlayerSpec",
     "make_player",
-    "player_names",
+    "parse_player",
     "DEFAULT_AI",
     "ANALYSIS_AI",
     "compile_ahead",

@@ -16,10 +16,12 @@ the official 21.3.3 games); ending every search at the same point of the round v
 The scale (used everywhere: the CLI, the viewer, the chart, the JSON):
 
 * **value** — points, BLUE+RED minus YELLOW+GREEN (team ONE minus team TWO, positive = team ONE
-  ahead), like the point difference on the scoreboard: the engine's estimate of the final point
-  difference (one square = one point; mobility and space are converted to points by the evaluation's
-  weights). A finished game has its exact final point difference as value.
-* **curve** — the chart's value of a position (``evaluation_at``): its value (with its best move).
+  ahead), like the point difference on the scoreboard: the expected final point difference. The yardstick's
+  leaves are valued by ``ai.evaluate.VALUE_WEIGHTS``: the points now plus the points still to come, a linear
+  estimate from the evaluation's terms fitted per phase to the final results of self-play games
+  (``tuning/value_scale.py``). A finished game has its exact final point difference as value.
+* **curve** — the chart's value of a position (``evaluation_at``): its value (with its best move). A step of the
+  curve by ``MISTAKE_LOSS`` or more after a move that is not marked gets a ``note`` (``jump_note``).
 * **loss** — how many points the move played gave away against the best move, for the team that
   moved (always >= 0): ``value(best) - value(played)`` seen from the mover's team.
 * **marks** — ``?`` mistake: loss >= ``MISTAKE_LOSS`` points; ``??`` blunder: loss >= ``BLUNDER_LOSS``.
@@ -41,17 +43,20 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import cast
 
 from ai.base import TimeKeeper
-from ai.evaluate import DEFAULT_WEIGHTS, Weights, terminal_value
+from ai.evaluate import VALUE_WEIGHTS, Weights, terminal_value
+from ai.players import ANALYSIS_AI, PlayerSpec, compile_ahead, parse_player
 from ai.search import Searcher, SearchParams, _Timeout
-from model.moves import Move, SetMove, SkipMove
+from model.moves import Move, SetMove, SkipMove, parse_move
 from model.pieces import COLORS, Color, Team
 from model.state import GameState
 
-ANALYSIS_VERSION = 3  # bump when values change meaning: old cache entries are then ignored (3: round-end horizon)
+ANALYSIS_VERSION = 4  # bump when values change meaning: old cache entries are then ignored (3: round-end horizon;
+# 4: leaves valued by VALUE_WEIGHTS, the expected final point difference)
 DEFAULT_TIME = 0.3  # engine seconds per position
 VALUE_DEPTH = 5  # at most this many plies of the yardstick search (it ends at the last round end within them)
 MISTAKE_LOSS = 4.0
@@ -69,25 +74,41 @@ class AnalysisCancelled(Exception):
 
 @dataclass(frozen=True)
 class AnalysisSettings:
-    engine: str = ""  # AI name (ai.make_player); "" = ai.ANALYSIS_AI
+    engine: str = ""  # AI name, as the analysis's files record it; "" = ai.ANALYSIS_AI
     time_per_position: float = DEFAULT_TIME
     value_depth: int = VALUE_DEPTH
 
     def engine_name(self) -> str:
-        from ai import ANALYSIS_AI
-
         return self.engine or ANALYSIS_AI
+
+    def engine_spec(self) -> PlayerSpec:
+        """The engine's spec (ValueError with one line for a name that is no player)."""
+        return parse_player(self.engine_name(), "AI")
 
     def key(self) -> str:
         return f"v{ANALYSIS_VERSION}-{self.engine_name()}-t{self.time_per_position:g}-d{self.value_depth}"
 
 
-def mark_for(loss: float) -> str:
+class Mark(Enum):
+    """How a move is judged by its loss; the value is its sign in the lists and the JSON."""
+
+    NONE = ""
+    MISTAKE = "?"  # loss >= MISTAKE_LOSS
+    BLUNDER = "??"  # loss >= BLUNDER_LOSS
+
+    def __bool__(self) -> bool:  # `if p.mark:` — a marked move
+        return self is not Mark.NONE
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def mark_for(loss: float) -> Mark:
     if loss >= BLUNDER_LOSS:
-        return "??"
+        return Mark.BLUNDER
     if loss >= MISTAKE_LOSS:
-        return "?"
-    return ""
+        return Mark.MISTAKE
+    return Mark.NONE
 
 
 @dataclass
@@ -96,25 +117,41 @@ class PositionAnalysis:
 
     index: int
     turn: int
-    color: str  # colour name
-    played: str  # str(move): "BLUE PENTO_L NONE true 0 16" or "BLUE SKIP"
-    best: str  # the best move found (the played move when nothing better was found)
+    color: Color
+    played: Move
+    best: Move  # the best move found (the played move when nothing better was found)
     value: float  # value of the position with the best move (team ONE minus team TWO, points)
     value_played: float  # value after the move played (same scale)
     loss: float  # points the mover's team gave away (>= 0)
-    mark: str  # "", "?" or "??"
+    mark: Mark
     choices: int  # legal placements the colour had
     forced: bool = False  # no choice (no placement: the skip was forced)
 
     @property
     def team(self) -> Team:
-        return Color[self.color].team
+        return self.color.team
 
-    @property
-    def best_move(self) -> Move:
-        from model.moves import parse_move
+    def to_dict(self) -> dict:
+        """As the JSON writes it: the colour by name, moves in their text form, the mark by its sign."""
+        return {
+            **asdict(self),
+            "color": self.color.name,
+            "played": str(self.played),
+            "best": str(self.best),
+            "mark": self.mark.value,
+        }
 
-        return parse_move(self.best)
+    @classmethod
+    def from_dict(cls, raw: dict) -> PositionAnalysis:
+        """Read back what ``to_dict`` wrote (ValueError, KeyError or TypeError for anything else)."""
+        fields = {
+            **raw,
+            "color": Color[raw["color"]],
+            "played": parse_move(raw["played"]),
+            "best": parse_move(raw["best"]),
+            "mark": Mark(raw["mark"]),
+        }
+        return cls(**fields)
 
 
 @dataclass
@@ -126,6 +163,7 @@ class ChartPoint:
     point_diff: int  # team ONE minus team TWO, now
     mobility: tuple[int, int, int, int]  # legal placements per colour (0 = none or out of the game)
     evaluation: float | None = None  # the position's value on the curve (``evaluation_at``), once analysed
+    note: str = ""  # why the curve moved by a mistake's loss or more from the point before without a marked move
 
 
 @dataclass
@@ -171,8 +209,8 @@ class GameAnalysis:
             s = out[p.team]
             s.moves += 1
             s.total_loss += p.loss
-            s.mistakes += p.mark == "?"
-            s.blunders += p.mark == "??"
+            s.mistakes += p.mark is Mark.MISTAKE
+            s.blunders += p.mark is Mark.BLUNDER
             if p.loss > s.worst_loss:
                 s.worst_loss, s.worst_turn = p.loss, p.turn
         return out
@@ -185,7 +223,7 @@ class GameAnalysis:
             "total": self.total,
             "complete": self.complete,
             "seconds": round(self.seconds, 3),
-            "positions": [asdict(p) for p in self.ordered()],
+            "positions": [p.to_dict() for p in self.ordered()],
             "chart": [asdict(c) for c in self.chart],
         }
 
@@ -193,7 +231,7 @@ class GameAnalysis:
     def from_dict(cls, data: dict) -> GameAnalysis:
         positions = {}
         for raw in data["positions"]:
-            p = PositionAnalysis(**raw)
+            p = PositionAnalysis.from_dict(raw)
             positions[p.index] = p
         chart = [ChartPoint(**{**raw, "mobility": tuple(raw["mobility"])}) for raw in data["chart"]]
         return cls(
@@ -299,7 +337,7 @@ class _StopOnly:
 
 
 def position_value(
-    state: GameState, depth: int = VALUE_DEPTH, stop: threading.Event | None = None, weights: Weights = DEFAULT_WEIGHTS
+    state: GameState, depth: int = VALUE_DEPTH, stop: threading.Event | None = None, weights: Weights = VALUE_WEIGHTS
 ) -> float:
     """The yardstick: the value of ``state`` (team ONE minus team TWO, points) by a search to the turn
     ``horizon_turn(state.turn, depth)``.
@@ -331,13 +369,13 @@ def analyse_position(
         return PositionAnalysis(
             index,
             state.turn,
-            color.name,
-            str(played),
-            str(played),
+            color,
+            played,
+            played,
             round(value, 2),
             round(value, 2),
             0.0,
-            "",
+            Mark.NONE,
             0,
             forced=True,
         )
@@ -355,9 +393,9 @@ def analyse_position(
     return PositionAnalysis(
         index,
         state.turn,
-        color.name,
-        str(played),
-        str(best),
+        color,
+        played,
+        best,
         round(value_best, 2),
         round(value_played, 2),
         loss,
@@ -397,8 +435,6 @@ def analyse_game(
     :class:`AnalysisCancelled` with the partial result); ``previous`` (a partial analysis of the
     same game and settings) is resumed.
     """
-    from ai import compile_ahead, make_player
-
     settings = settings or AnalysisSettings()
     stop = stop or threading.Event()
     key = game_key(states, moves)
@@ -410,8 +446,9 @@ def analyse_game(
         result = GameAnalysis(settings, key, chart=chart_points(states))
     result.total = len(todo)
     if engine is None:
-        compile_ahead(settings.engine_name())  # every position by the compiled search, not its fallback
-        engine = make_player(settings.engine_name(), seed=0)
+        spec = settings.engine_spec()
+        compile_ahead(spec)  # every position by the compiled search, not its fallback
+        engine = spec.build(seed=0)
     started = time.monotonic()
     try:
         for i in todo:
@@ -445,7 +482,8 @@ def evaluation_at(result: GameAnalysis, index: int) -> float | None:
 
 
 def fill_evaluation(result: GameAnalysis, states: Sequence[GameState]) -> None:
-    """The chart's evaluation curve (``evaluation_at``); the exact point difference at the end."""
+    """The chart's evaluation curve (``evaluation_at``); the exact point difference at the end; and the note of
+    every step of the curve by ``MISTAKE_LOSS`` or more that no marked move explains (``jump_note``)."""
     if len(result.chart) < len(states):  # the game grew (live)
         result.chart.extend(chart_points(states, len(result.chart)))
     for point in result.chart:
@@ -453,6 +491,45 @@ def fill_evaluation(result: GameAnalysis, states: Sequence[GameState]) -> None:
             point.evaluation = float(point.point_diff)
         else:
             point.evaluation = evaluation_at(result, point.index)
+    for before, point in zip(result.chart, result.chart[1:], strict=False):
+        point.note = ""
+        if point.evaluation is None or before.evaluation is None or point.index >= len(states):
+            continue
+        moved = result.positions.get(before.index)
+        if abs(point.evaluation - before.evaluation) >= MISTAKE_LOSS and (moved is None or not moved.mark):
+            point.note = jump_note(result, states, point.index)
+
+
+def jump_note(result: GameAnalysis, states: Sequence[GameState], index: int) -> str:
+    """Why the value of ``states[index]`` differs from the value of the position before, whose move was no
+    mistake. The value before is the value of the best move there; the move played gave away its loss (less than
+    a mistake), and the rest is what the two searches saw differently: the end of the game (its exact result
+    replaces the estimate), the yardstick looking a round further from this position (the search of the move's
+    value ended a round earlier), or the best move found here being better (or worse) than the search before
+    foresaw (both searches are pruned)."""
+    state = states[index]
+    moved = result.positions.get(index - 1)
+    if state.is_over:
+        return "the game is over: its final point difference replaces the estimate"
+    here = result.positions.get(index)
+    if moved is None or here is None:
+        return "the move before was not analysed"
+    parts = []
+    if moved.loss >= 0.5:
+        parts.append(f"{moved.color}'s move gave away {moved.loss:.1f} (less than a mistake)")
+    gap = here.value - moved.value_played
+    if abs(gap) >= 0.5:
+        depth = result.settings.value_depth
+        seen, now = horizon_turn(state.turn, depth), horizon_turn(state.turn + 1, depth)
+        if now > seen:
+            parts.append(
+                f"from here the yardstick looks to turn {now}, a round further than to turn {seen} ({gap:+.1f})"
+            )
+        else:
+            sign = 1.0 if here.team is Team.ONE else -1.0
+            better = "better" if sign * gap > 0 else "worse"
+            parts.append(f"{here.color}'s best move found here is {better} than the search before foresaw ({gap:+.1f})")
+    return "; ".join(parts)
 
 
 # --- the cache ---------------------------------------------------------------------------------------
@@ -551,8 +628,10 @@ __all__ = [
     "fill_evaluation",
     "evaluation_at",
     "horizon_turn",
+    "jump_note",
     "positions_to_analyse",
     "game_key",
+    "Mark",
     "mark_for",
     "cache_dir",
     "replay_moves",

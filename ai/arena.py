@@ -31,8 +31,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, Thr
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ai import compile_ahead, make_player, processes
+from ai import processes
 from ai.base import Engine
+from ai.players import PlayerSpec, compile_ahead
 from ai.sprt import SprtSpec, SprtState, Verdict
 from model.moves import InvalidMove, Move
 from model.pieces import Shape, Team
@@ -81,6 +82,8 @@ class ArenaGame:
     # not a result: why (a side never joined or could not start, our side was hurt by the program under test);
     # a void game gives no point to anyone and is counted in its own column
     void: str = ""
+    worker: str = ""  # the cluster worker that played it (``net.cluster``); "" on this machine
+    traceback: str = ""  # a program that crashed: the last frames of the Python traceback on its stderr
 
 
 def make_specs(
@@ -146,27 +149,28 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
     while not state.is_over:
         team = state.current_color % 2
         is_a = team == spec.a_team
+        side = "A" if is_a else "B"
         engine = a if is_a else b
         start = time.monotonic()
         stop = threading.Event()
         try:
             move = engine.think(state.copy(), start + spec.move_time, stop)
         except Exception as exc:  # a crash loses the game, but the match goes on
-            forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} crashed: {exc!r}"
+            forfeit_team, result.forfeit = team, f"{side} crashed at turn {state.turn}: {exc!r}"
             cause, result.forfeit_class = Cause.LEFT, "crashed"
             break
         elapsed = time.monotonic() - start
         (result.a_times if is_a else result.b_times).append(elapsed)
         # an external engine keeps its own clock
         if spec.timed and elapsed > hard_limit and not getattr(engine, "external", False):
-            forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} too slow: {elapsed:.3f} s"
+            forfeit_team, result.forfeit = team, f"{side} too slow at turn {state.turn}: {elapsed:.3f} s"
             cause, result.forfeit_class = Cause.SOFT_TIMEOUT, "timeout"
             break
         try:
             state.play(move)
         except InvalidMove as exc:
             why = state.refusal_text(move, exc.mistake)  # the rule and the fields: one text everywhere
-            forfeit_team, result.forfeit = team, f"{'A' if is_a else 'B'} illegal move: {move} ({why})"
+            forfeit_team, result.forfeit = team, f"{side} illegal move at turn {state.turn}: {move} ({why})"
             cause, result.forfeit_class = Cause.RULE_VIOLATION, "illegal move"
             break
         record.append(state.copy(), move)
@@ -196,29 +200,29 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
     return result
 
 
-class _Named:
-    """A picklable factory for a registered player name."""
+class PlayerFactory:
+    """A picklable factory for an in-process player of a spec."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, spec: PlayerSpec) -> None:
+        self.spec = spec
 
     def __call__(self, seed: int) -> Engine:
-        player = make_player(self.name, seed)
+        player = self.spec.build(seed)
         # a game process loads the compiled search now, not in its first move (where the player would
         # answer with its slow fallback while the loading thread holds the interpreter)
-        compile_ahead(self.name)
+        compile_ahead(self.spec)
         return player
 
 
 _enough: multiprocessing.synchronize.Event | None = None  # in a game process: the match needs no more games
 
 
-def _run_one(job: tuple[GameSpec, EngineFactory, EngineFactory]) -> ArenaGame | None:
+def _run_one(job: GameJob) -> ArenaGame | None:
     """A game in a game process; None if the match was decided before it started (the pool hands out a few
     games ahead, which can no longer be cancelled)."""
     if _enough is not None and _enough.is_set():
         return None
-    return play_game(*job)
+    return job()
 
 
 def _start_worker(enough: multiprocessing.synchronize.Event) -> None:
@@ -237,6 +241,35 @@ class _Flag(Protocol):
 
 
 GameRunner = Callable[[GameSpec], ArenaGame]  # plays one game by other means (e.g. net.external_arena)
+
+
+@dataclass(frozen=True)
+class GameJob:
+    """One game and who plays it: the engines of two factories (in a game process), or a runner (its programs
+    on an embedded server: ``net.external_arena``). Picklable when its parts are."""
+
+    spec: GameSpec
+    a: EngineFactory | None = None
+    b: EngineFactory | None = None
+    runner: GameRunner | None = None
+
+    def __call__(self) -> ArenaGame:
+        if self.runner is not None:
+            return self.runner(self.spec)
+        assert self.a is not None and self.b is not None
+        return play_game(self.spec, self.a, self.b)
+
+
+class GameSite(Protocol):
+    """Where the games run when not on this machine's processes (``net.cluster``): ``run`` plays the jobs,
+    hands each finished game to ``finished`` as it comes (True: start no further game) and on
+    KeyboardInterrupt stops its games and re-raises; ``close`` lets the site go after the last match."""
+
+    def run(self, jobs: list[GameJob], finished: Callable[[ArenaGame], bool]) -> None: ...
+
+    def close(self) -> None: ...
+
+
 WAIT_S = 0.25  # the main thread looks up this often (a Ctrl-C is handled at once anyway)
 
 
@@ -260,12 +293,17 @@ def _end_at_once_on_a_second_interrupt(workers: list[multiprocessing.process.Bas
 
 
 class MatchStopped(Exception):
-    """Ctrl-C stopped the match: ``results`` are the games that had finished (sorted), every game process
-    and everything it started has ended."""
+    """Ctrl-C stopped the match (or its site was lost: ``reason``): ``results`` are the games that had finished
+    (sorted), every game process and everything it started has ended."""
 
-    def __init__(self, results: list[ArenaGame]) -> None:
+    def __init__(self, results: list[ArenaGame], reason: str = "Ctrl-C") -> None:
         super().__init__(f"stopped after {len(results)} games")
         self.results = results
+        self.reason = reason
+
+
+class SiteLost(Exception):
+    """A ``GameSite`` can play no more games (a cluster's scheduler lost): one line; the finished games stand."""
 
 
 def run_match(
@@ -276,33 +314,50 @@ def run_match(
     progress: Callable[[list[ArenaGame]], None] | None = None,
     runner: GameRunner | None = None,
     enough: Callable[[list[ArenaGame]], bool] | None = None,
+    site: GameSite | None = None,
 ) -> list[ArenaGame]:
     """Every game of ``specs`` (sorted by index): by the engines of the factories (in this process, or in
     ``jobs`` game processes), or by ``runner`` in ``jobs`` threads (its games are processes on an embedded
-    server: ``net.external_arena``). ``enough(results)`` after each game: True starts no further game (the
-    running ones finish). Ctrl-C (KeyboardInterrupt) stops the running games, ends every process they
-    started and raises :class:`MatchStopped` with the finished games."""
+    server: ``net.external_arena``), or on ``site`` (a cluster). ``enough(results)`` after each game: True
+    starts no further game (the running ones finish). Ctrl-C (KeyboardInterrupt) stops the running games,
+    ends every process they started and raises :class:`MatchStopped` with the finished games."""
+    work = [GameJob(spec, factory_a, factory_b, runner) for spec in specs]
+    return run_jobs(work, jobs, progress, enough, site)
+
+
+def run_jobs(
+    work: list[GameJob],
+    jobs: int = 1,
+    progress: Callable[[list[ArenaGame]], None] | None = None,
+    enough: Callable[[list[ArenaGame]], bool] | None = None,
+    site: GameSite | None = None,
+) -> list[ArenaGame]:
+    """``run_match`` for games whose players differ from game to game (a tournament): the jobs with a runner
+    play in threads, the others in game processes (all of one kind, as ``run_match``), or all on ``site``."""
     results: list[ArenaGame] = []
 
     def finished(game: ArenaGame) -> bool:
         results.append(game)
+        stop = enough is not None and enough(results)  # first: the progress line shows the test with this game
         if progress:
             progress(results)
-        return enough is not None and enough(results)
+        return stop
 
     try:
-        if runner is not None:
-            _run_in_threads(specs, runner, jobs, finished)
+        if site is not None:
+            site.run(work, finished)
+        elif any(job.runner is not None for job in work):
+            _run_in_threads(work, jobs, finished)
         elif jobs <= 1:
-            assert factory_a is not None and factory_b is not None
-            for spec in specs:
-                if finished(play_game(spec, factory_a, factory_b)):
+            for job in work:
+                if finished(job()):
                     break
         else:
-            assert factory_a is not None and factory_b is not None
-            _run_in_processes([(spec, factory_a, factory_b) for spec in specs], jobs, finished)
+            _run_in_processes(work, jobs, finished)
     except KeyboardInterrupt:
         raise MatchStopped(sorted(results, key=lambda r: r.index)) from None
+    except SiteLost as exc:
+        raise MatchStopped(sorted(results, key=lambda r: r.index), str(exc)) from None
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -340,28 +395,25 @@ def _collect_until(
                     other.cancel()
 
 
-def _run_in_threads(
-    specs: list[GameSpec], runner: GameRunner, jobs: int, finished: Callable[[ArenaGame], bool]
-) -> None:
+def _run_in_threads(work: list[GameJob], jobs: int, finished: Callable[[ArenaGame], bool]) -> None:
     pool = ThreadPoolExecutor(max(1, jobs), thread_name_prefix="blokus-arena-game")
-    pending = {pool.submit(runner, spec) for spec in specs}
+    pending = {pool.submit(job) for job in work}
     try:
         _collect(pending, finished)
     except BaseException:
         _end_at_once_on_a_second_interrupt()
         for future in pending:
             future.cancel()
-        stop = getattr(runner, "stop", None)
-        if stop is not None:
-            stop()  # the running games end now (their programs with them)
+        for runner in {id(job.runner): job.runner for job in work}.values():
+            stop = getattr(runner, "stop", None)
+            if stop is not None:
+                stop()  # the running games end now (their programs with them)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _run_in_processes(
-    work: list[tuple[GameSpec, EngineFactory, EngineFactory]], jobs: int, finished: Callable[[ArenaGame], bool]
-) -> None:
+def _run_in_processes(work: list[GameJob], jobs: int, finished: Callable[[ArenaGame], bool]) -> None:
     # an executor, not a multiprocessing.Pool: a worker that dies (a crash in compiled code, the OOM killer)
     # breaks the match with an error instead of leaving it waiting for ever. The workers start with Ctrl-C
     # ignored (inherited through exec, so also before their initializer runs): the parent stops them.
@@ -390,17 +442,23 @@ def _run_in_processes(
 class PairedSprt:
     """The SPRT of a match (``ai.sprt``), fed game by game (``run_match``'s ``enough``): a pair (games 2k and
     2k+1: one opening from both seats) counts once both games are done, in whatever order they finish; a
-    pair with a void game is not counted (``void_pairs``). True once H0 or H1 is accepted."""
+    pair with a void game is not counted (``void_pairs``). True once H0 or H1 is accepted.
+
+    Every game of the table is accounted for (``games_line``): in the test (two per counted pair), in a pair
+    with a void game, finished after the verdict (it was running then), or without the other game of its pair.
+    """
 
     def __init__(self, spec: SprtSpec) -> None:
         self.state = SprtState(spec)
         self.void_pairs = 0
-        self.decided_after = 0  # games finished when the verdict came (0: not decided)
+        self.decided = False
+        self.after_verdict = 0  # games that finished after the verdict (running then): not in the test
         self._waiting: dict[int, ArenaGame] = {}  # the first finished game of each open pair
 
     def __call__(self, results: list[ArenaGame]) -> bool:
         game = results[-1]
-        if self.decided_after:
+        if self.decided:
+            self.after_verdict += 1
             return True  # frozen at the verdict: a game that was running then does not change it
         other = self._waiting.pop(game.index // 2, None)
         if other is None:
@@ -411,17 +469,58 @@ class PairedSprt:
             self.void_pairs += 1
         else:
             self.state = self.state.add_pair(first.score, second.score)
-        if self.state.verdict is not Verdict.CONTINUE:
-            self.decided_after = len(results)
-            return True
-        return False
+        self.decided = self.state.verdict is not Verdict.CONTINUE
+        return self.decided
+
+    @property
+    def games_in_test(self) -> int:
+        """The games the test counted: both games of every counted pair."""
+        return 2 * self.state.pairs
+
+    @property
+    def unpaired(self) -> int:
+        """Games finished before the verdict (or the end) whose pair's other game did not."""
+        return len(self._waiting)
+
+    def pairs_left(self) -> float | None:
+        """The pairs the test needs still, if the LLR keeps its mean step per pair so far (Wald's estimate);
+        None before it has a trend."""
+        pairs, llr = self.state.pairs, self.state.llr
+        if self.decided:
+            return 0.0
+        if pairs < 2 or llr == 0.0:
+            return None
+        step = llr / pairs
+        bound = self.state.spec.upper if step > 0 else self.state.spec.lower
+        return (bound - llr) / step
+
+    def games_line(self, games: int, cap: int) -> str:
+        """One line that counts the table's ``games`` as the test did (``cap``: the most the match would play)."""
+        rest = [
+            (2 * self.void_pairs, "in pairs with a void game"),
+            (self.after_verdict, "finished after the verdict (they were running)"),
+            (self.unpaired, "without the other game of their pair"),
+        ]
+        why = "; ".join(f"{n} {text}" for n, text in rest if n)
+        counted = f"{self.games_in_test} of the {games} games played ({self.state.pairs} pairs)"
+        line = f"the SPRT counted {counted}" + (f"; not counted: {why}" if why else "")
+        if self.decided:
+            return f"{line}; decided: no game was started after the verdict (cap {cap})"
+        return f"{line}; undecided"
 
     def as_dict(self) -> dict:
-        """``SprtState.as_dict`` for JSON (an infinite Elo, all pairs won or lost, is null) and the void pairs."""
+        """``SprtState.as_dict`` for JSON (an infinite Elo, all pairs won or lost, is null) and the count of the
+        games: in the test, in void pairs, after the verdict, without their pair."""
         data = self.state.as_dict()
         data["elo"] = _finite(data["elo"])
         data["elo_ci95"] = [_finite(x) for x in data["elo_ci95"]]
-        return {**data, "void_pairs": self.void_pairs, "decided_after_games": self.decided_after or None}
+        return {
+            **data,
+            "void_pairs": self.void_pairs,
+            "games_in_test": self.games_in_test,
+            "games_after_verdict": self.after_verdict,
+            "games_unpaired": self.unpaired,
+        }
 
     def describe(self) -> str:
         void = f"; {self.void_pairs} pair(s) with a void game not counted" if self.void_pairs else ""
@@ -554,12 +653,14 @@ def format_table(s: dict) -> str:
 
 
 class Progress:
-    """A plain-text progress bar on stderr."""
+    """A plain-text progress bar on stderr. With an SPRT (``sprt``) ``total`` is only the cap: the time left is
+    estimated from the test's trend (``PairedSprt.pairs_left``), with the cap's as the most it can take."""
 
-    def __init__(self, total: int, stream=None) -> None:
+    def __init__(self, total: int, stream=None, sprt: PairedSprt | None = None) -> None:
         self.total = total
         self.stream = stream or sys.stderr
         self.start = time.monotonic()
+        self.sprt = sprt
 
     def __call__(self, results: list[ArenaGame]) -> None:
         done = len(results)
@@ -568,11 +669,24 @@ class Progress:
         d = sum(r.score == 0.5 and not r.void for r in results)
         bar = "#" * (30 * done // self.total) + "." * (30 - 30 * done // self.total)
         elapsed = time.monotonic() - self.start
-        eta = elapsed / done * (self.total - done) if done else 0.0
+        per_game = elapsed / done if done else 0.0
+        left = f"~{per_game * (self.total - done):.0f}s left "
+        of = f"{done}/{self.total}"
+        if self.sprt is not None:
+            of = f"{done} games (at most {self.total})"
+            pairs = self.sprt.pairs_left()
+            cap = f"at most {per_game * (self.total - done):.0f}s (the cap)"
+            if self.sprt.decided:
+                left = "decided: the running games finish "
+            elif pairs is None:
+                left = f"{cap} left "
+            else:
+                games = min(self.total - done, math.ceil(2 * pairs))
+                left = f"~{per_game * games:.0f}s left by the SPRT's trend, {cap} "
         self.stream.write(
-            f"\r[{bar}] {done}/{self.total}  A: {w}W {d}D {done - w - d - v}L"
+            f"\r[{bar}] {of}  A: {w}W {d}D {done - w - d - v}L"
             + (f" {v} void" if v else "")
-            + f"  {elapsed:.0f}s elapsed, ~{eta:.0f}s left "
+            + f"  {elapsed:.0f}s elapsed, {left}"
         )
         if done == self.total:
             self.stream.write("\n")

@@ -34,7 +34,7 @@ import numpy as np
 
 from ai.base import EngineError, Player, fallback_move
 from model import placements as P
-from model.moves import Move, SetMove, SkipMove
+from model.moves import Move, NotAMove, SkipMove, as_move
 from model.pieces import SHAPES
 from model.state import GameState, move_of_placement
 
@@ -83,9 +83,12 @@ def warm_up() -> None:
 
 
 def check_move(state: GameState, move: object) -> str | None:
-    """Why ``move`` must not be sent for ``state`` (None if it is legal)."""
-    if not isinstance(move, SetMove | SkipMove):
-        return f"not a move: {move!r}"
+    """Why ``move`` must not be sent for ``state`` (None if it is legal). A move with numpy integers or ints
+    for its enums is judged as its plain form (``model.moves.as_move``), which is what must be sent."""
+    try:
+        move = as_move(move)
+    except NotAMove as exc:
+        return str(exc)
     if state.is_over:
         return "the game is over"
     mistake = state.validate(move)
@@ -136,14 +139,18 @@ async def decide(
             source = "strict-error" if strict else "fallback-error"
             detail = str(exc) if isinstance(exc, EngineError) else f"{type(exc).__name__}: {exc}"
         else:
-            move = task.result()
-            problem = check_move(state, move)
-            if problem is not None:
-                detail = f"{move}: {problem}"
-                if strict and isinstance(move, SetMove | SkipMove):
-                    return Decision(move, "strict-illegal", time.monotonic() - received_at, detail)
-                source = "strict-error" if strict else "fallback-illegal"
-                move = None
+            try:  # numpy integers, ints for enums: the plain move, which is what is judged and sent
+                move = as_move(task.result(), f"{player.name} answered")
+            except NotAMove as exc:
+                source, detail = "strict-error" if strict else "fallback-error", str(exc)
+            else:
+                problem = check_move(state, move)
+                if problem is not None:
+                    detail = f"{move}: {problem}"
+                    if strict:
+                        return Decision(move, "strict-illegal", time.monotonic() - received_at, detail)
+                    source = "fallback-illegal"
+                    move = None
     except asyncio.CancelledError:
         player.cancel()
         task.cancel()

@@ -30,6 +30,7 @@ from multiprocessing.sharedctypes import RawValue
 from ai import processes
 from ai.base import Engine, EngineError, Player
 from ai.compiled import fallback_label
+from ai.players import PlayerSpec, kernels_of
 from model.moves import Move
 from model.state import GameState
 
@@ -61,15 +62,13 @@ class SharedFlag:
 
 
 def _worker(
-    name: str,
+    spec: PlayerSpec,
     seed: int | None,
     conn: multiprocessing.connection.Connection,
     stop: SharedFlag,
     nice: int,
     parent: int,
 ) -> None:
-    from ai import make_player
-
     # ends with the bot (also after kill -9) and holds none of its standard streams: a harness that waits
     # for the bot's output is not kept waiting by its engine
     processes.die_with_parent(parent)
@@ -84,10 +83,10 @@ def _worker(
         with lock, contextlib.suppress(OSError, ValueError):
             conn.send(message)
 
-    engine = make_player(name, seed=seed)
+    engine = spec.build(seed)
     # compile (first start) or load the compiled search beside the requests: until it is ready the engine
     # answers with its Python search, so the bot can join at once
-    threading.Thread(target=_prepare, args=(name, send), name="prepare", daemon=True).start()
+    threading.Thread(target=_prepare, args=(spec, send), name="prepare", daemon=True).start()
     while True:
         try:
             request = conn.recv()
@@ -113,12 +112,10 @@ def _worker(
             send((rid, None, f"{type(exc).__name__}: {exc}", {}))
 
 
-def _prepare(name: str, send: Callable[[tuple], None]) -> None:
+def _prepare(spec: PlayerSpec, send: Callable[[tuple], None]) -> None:
     """Make the player's compiled search ready; report its state (STATUS on each change, READY at the end)."""
-    from ai import kernels_of
-
     try:
-        kernels = kernels_of(name)
+        kernels = kernels_of(spec)
         if kernels is not None:
             kernels.prepare(wait=0)
             last = ""
@@ -156,11 +153,11 @@ class _Died(RuntimeError):
 
 
 class ProcessPlayer(Player):
-    """An ``ai`` engine by name, thinking in a worker process. ``last_info``: the engine's statistics of
+    """An ``ai`` engine of a spec, thinking in a worker process. ``last_info``: the engine's statistics of
     the last answer (simulations, depth, a fallback's name ...)."""
 
-    def __init__(self, name: str, seed: int | None = None, *, nice: int = 10) -> None:
-        self.name = name
+    def __init__(self, spec: PlayerSpec, seed: int | None = None, *, nice: int = 10) -> None:
+        self.name = spec.name
         # a literal name per call: typeshed then knows the context's type (a computed one gives BaseContext)
         on_linux = sys.platform.startswith("linux")
         ctx = multiprocessing.get_context("fork") if on_linux else multiprocessing.get_context("spawn")
@@ -168,9 +165,9 @@ class ProcessPlayer(Player):
         self._conn, child = ctx.Pipe()
         self._proc = ctx.Process(
             target=_worker,
-            args=(name, seed, child, self._stop, nice, os.getpid()),
+            args=(spec, seed, child, self._stop, nice, os.getpid()),
             daemon=True,
-            name=f"blokus-engine-{name}",
+            name=f"blokus-engine-{spec.name}",
         )
         self._proc.start()
         child.close()

@@ -27,7 +27,7 @@ provides per-placement numpy tables for vectorised move ordering (``static_score
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 
@@ -182,6 +182,41 @@ TUNED_WEIGHTS = Weights(
         ),
     ),
 )
+
+
+def _points_to_come(
+    anchors: float, area: float, overlap: float, awkward: float, dead: float, colour_area: float
+) -> Weights:
+    """The points now (weight 1) and the terms that estimate the points still to come; every other term 0."""
+    return Weights(
+        points=1.0,
+        anchors=anchors,
+        area=area,
+        overlap=overlap,
+        awkward=awkward,
+        centre=0.0,
+        dead=dead,
+        colour_area=colour_area,
+    )
+
+
+# The analysis's yardstick (``ai.analysis``): its values are the expected final point difference, the points now
+# plus a linear estimate of the points still to come, fitted per phase to the final results of 1,200 self-play
+# games of both seasons (``tuning/value_scale.py``, tuning/RESULTS.md §33). Only cheap terms (no move generation:
+# the yardstick is a Python search); ``exclusive`` is the same difference as ``area``, ``centre`` is left out.
+VALUE_WEIGHTS = replace(
+    _points_to_come(1.404, 0.2, 1.726, 1.634, 33.528, 6.324),
+    phase_start=8,
+    phases=(
+        (20, _points_to_come(0.609, 0.152, 0.438, 2.877, 26.057, 3.719)),
+        (32, _points_to_come(0.338, 0.278, 1.001, 1.769, 3.311, 3.479)),
+        (44, _points_to_come(0.474, 0.295, -0.077, 1.304, -3.381, 2.575)),
+        (56, _points_to_come(0.537, 0.233, 0.602, 1.057, -1.52, 1.349)),
+        (68, _points_to_come(0.431, 0.162, 0.92, 0.748, 0.073, 0.677)),
+        (80, _points_to_come(0.246, 0.088, -0.159, 0.504, 3.592, 0.635)),
+    ),
+)
+
 
 # How hard a shape is to fit late in the game, beyond its size (pentominoes with few "good" shapes).
 _AWK = {

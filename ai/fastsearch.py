@@ -425,8 +425,10 @@ class FastLookaheadPlayer(Engine):
                 for round_no, (root_width, width, prefilter) in enumerate(rounds if len(ranked) > 1 else ()):
                     to_the_end = False
                     opponent = (prefilter, width) if p.widen_opponents or round_no == 0 else (p.prefilter, p.width)
-                    widths = Widths(np.array([opponent, (prefilter, width)], dtype=np.int64), shallow)
-                    for depth in range(2, p.max_depth + 1):
+                    # the kernels' arrays hold MAX_KEEP candidates and MAX_PLY plies: wider or deeper settings are cut
+                    limits = np.minimum(np.array([opponent, (prefilter, width)], dtype=np.int64), MAX_KEEP)
+                    widths = Widths(limits, shallow)
+                    for depth in range(2, min(p.max_depth, MAX_PLY) + 1):
                         ranked, complete = self._iteration(pos, val, widths, ranked[:root_width], depth, ranked)
                         if round_no == 0:
                             best_pid = ranked[0]

@@ -17,6 +17,7 @@ from numba import njit
 from ai import tables as AT
 from ai.tables import T_CENTRE_DIST
 from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
+from model import placements as P
 from model.fast import (
     ADJ_W,
     ANCH,
@@ -471,6 +472,10 @@ def move_logits(t, b, m, color, last, pids, n, weights, marks, scratch, feats, o
 def features_of(state_fast, color: int, last: np.ndarray, pids: np.ndarray) -> np.ndarray:
     """(len(pids), NFEAT) features of the placements in a ``FastState`` (for fitting and tests)."""
     color = int(color)  # a Color would compile another variant of the kernels
+    if not 0 <= color < 4 or len(last) != 4 or not all(-1 <= int(p) < P.COUNT for p in last):
+        raise ValueError("a colour is 0-3 and last holds 4 placements (-1: none)")
+    if not all(0 <= int(p) < P.COUNT for p in pids):
+        raise ValueError("pids must be placement ids")
     marks = np.zeros(NCELLS + 1, dtype=np.uint8)
     scratch = np.zeros(NCELLS + 1, dtype=np.int32)
     position_marks(AT.TABLES, state_fast.b, color, last.astype(np.int32), marks, scratch)

@@ -4,14 +4,17 @@ The public face is ``blokus.player`` (it re-exports these names with the referen
 ``docs/player-api.md``). They live here, below ``net`` and ``cli``, so that ``ai.pyplayer`` (the loader of
 ``py:PATH[:CLASS]`` players) can build them while imports keep pointing one way.
 
-``GameState`` is a thin façade over the compiled engine (``model.fast.FastState``: legal moves, push/pop,
-scores in numba) with the moves of ``model.moves`` (``SetMove``/``SkipMove``, printed and parsed by
-``str(move)``/``parse_move``); the exact reference engine (``model.state.GameState``) checks moves in
-``play``/``is_legal`` and is what ``to_model()`` returns.
+``GameState`` is a thin façade over the compiled engine (``model.fast.FastState``: legal moves of any colour,
+push/pop, scores in numba), with a 64-bit Zobrist key kept by push/pop (``key()``), and the moves of
+``model.moves`` (``SetMove``/``SkipMove``, printed and parsed by ``str(move)``/``parse_move``); the exact
+reference engine (``model.state.GameState``) checks moves in ``play``/``is_legal`` and is what ``to_model()``
+returns.
 """
 
 from __future__ import annotations
 
+import hashlib
+import operator
 import random
 import time
 from collections.abc import Callable
@@ -21,7 +24,7 @@ import numpy as np
 
 from model import fast as F
 from model import placements as P
-from model.moves import Move, SetMove, SkipMove, parse_move
+from model.moves import Move, SetMove, SkipMove, as_move, parse_move
 from model.pieces import COLORS, SHAPES, Color, Shape, Team
 from model.season import DEFAULT_SEASON, Season, season_named
 from model.state import ALL_COLORS
@@ -58,6 +61,59 @@ def _pid(move: SetMove) -> int | None:
     return pid
 
 
+# --- the Zobrist key ----------------------------------------------------------------------------------------
+# A position is the board (the owner of every cell), the pieces each colour has left, the turn (so the colour to
+# move and the rounds left), the colours still in the game, which colours placed the MONO last (5 points), the
+# start piece (a colour's first move) and the season (first-move cells, turn limit). The key is the XOR of one
+# fixed random 64-bit number per (colour, cell) owned, per (colour, shape) placed, and per value of the small
+# fields: a placement's number is the XOR of its cells' and its shape's, so ``push`` XORs one number and equal
+# positions have equal keys whatever order their moves came in. The numbers are drawn once from a fixed seed
+# (keys are the same in every process and run).
+
+_KEY_RNG = np.random.default_rng(0x0B10C05)
+
+
+def _randoms(*shape: int, rng: np.random.Generator = _KEY_RNG) -> np.ndarray:
+    return np.frombuffer(rng.bytes(8 * int(np.prod(shape))), dtype=np.uint64).reshape(shape).copy()
+
+
+_Z_CELL = _randoms(len(COLORS), P.NCELLS + 1)
+_Z_CELL[:, P.NCELLS] = 0  # the padding cell of short pieces
+_Z_SHAPE = _randoms(len(COLORS), len(SHAPES))
+# per colour, per placement id: the XOR of its cells' numbers and its shape's (Python ints: push reads one)
+_Z_PLACE: list[list[int]] = [
+    (np.bitwise_xor.reduce(_Z_CELL[c][P.P_CELLS], axis=1) ^ _Z_SHAPE[c][P.P_SHAPE.astype(np.intp)]).tolist()
+    for c in range(len(COLORS))
+]
+_Z_TURN: list[int] = _randoms(512).tolist()  # by turn % 512: games end by turn 100, a hand-made state may say more
+_Z_VALID: list[int] = _randoms(16).tolist()
+_Z_MONO: list[int] = _randoms(16).tolist()
+_Z_START: list[int] = _randoms(len(SHAPES)).tolist()
+
+
+def _season_key(season: Season) -> int:
+    return int.from_bytes(hashlib.blake2b(season.name.encode(), digest_size=8).digest(), "little")
+
+
+def _board_key(state: ModelState) -> int:
+    """The key's part of the board and the hands, and of the game's fixed facts (start piece, season)."""
+    key = _season_key(state.season) ^ _Z_START[int(state.start_piece)]
+    for c in range(len(COLORS)):
+        bits, cells = state.boards[c], _Z_CELL[c]
+        for cell in range(P.NCELLS):
+            if bits >> cell & 1:
+                key ^= int(cells[cell])
+        placed = ~state.shapes[c] & F.ALL_SHAPES
+        for shape in range(len(SHAPES)):
+            if placed >> shape & 1:
+                key ^= int(_Z_SHAPE[c, shape])
+    return key
+
+
+# (x, y) of every cell index
+_XY: list[tuple[int, int]] = [(i % P.N, i // P.N) for i in range(P.NCELLS)]
+
+
 def move_of_text(text: str) -> Move:
     """Parse a move in its one printed form (``str(move)``): ``BLUE PENTO_L RIGHT false 3 0`` or ``BLUE SKIP``.
 
@@ -78,7 +134,7 @@ class GameState:
     (the server's rule), so the colour to move always has a legal placement until the game is over.
     """
 
-    __slots__ = ("_fast", "_season", "_start_piece", "_last_moves")
+    __slots__ = ("_fast", "_season", "_start_piece", "_last_moves", "_keys")
 
     def __init__(self, state: ModelState) -> None:
         """The position of a ``model.state.GameState`` (the project's reference engine)."""
@@ -86,6 +142,7 @@ class GameState:
         self._season: Season = state.season
         self._start_piece = state.start_piece
         self._last_moves: list[Move | None] = [state.last_move]
+        self._keys: list[int] = [_board_key(state)]  # per pushed move: the key's board part (see key())
 
     @classmethod
     def new(
@@ -104,6 +161,7 @@ class GameState:
         other._season = self._season
         other._start_piece = self._start_piece
         other._last_moves = [self._last_moves[-1]]
+        other._keys = [self._keys[-1]]
         return other
 
     # --- who is to move ---------------------------------------------------------------------------
@@ -156,51 +214,81 @@ class GameState:
 
     # --- moves ------------------------------------------------------------------------------------
 
-    def legal_moves(self) -> list[SetMove]:
-        """Every distinct legal placement of the colour to move (empty once the game is over).
+    def legal_moves(self, color: Color | None = None) -> list[SetMove]:
+        """Every distinct legal placement of the colour to move, or of ``color`` as if it were to move.
 
         Each move is one object per (colour, placement): cheap to list, to compare and to ``push``. A
-        skip is never needed: a colour that cannot place leaves the game.
+        skip is never needed: a colour that cannot place leaves the game. Empty once the game is over and
+        for a colour out of the game. Another colour's moves are for evaluating (its mobility, its threats):
+        only the colour to move may ``push``.
         """
-        if self._fast.is_over:
+        c = self._colour_in_game(color)
+        if c < 0:
             return []
-        color = self._fast.current_color
-        table = _MOVES[color]
-        ids = self._fast.legal_placements(color).tolist()
-        return [table[pid] or _move(color, pid) for pid in ids]
+        table = _MOVES[c]
+        ids = self._fast.legal_placements(c).tolist()
+        return [table[pid] or _move(c, pid) for pid in ids]
 
-    def legal_move_count(self) -> int:
-        """``len(legal_moves())`` without building the moves."""
-        if self._fast.is_over:
-            return 0
-        return len(self._fast.legal_placements())
+    def legal_move_count(self, color: Color | None = None) -> int:
+        """``len(legal_moves(color))`` without building the moves (a colour's mobility, compiled)."""
+        c = self._colour_in_game(color)
+        return 0 if c < 0 else self._fast.placement_count(c)
+
+    def corners(self, color: Color | None = None) -> list[tuple[int, int]]:
+        """The free corners of ``color`` (default: the colour to move): the cells (x, y) its next piece may
+        touch by a corner — free, diagonal to one of its pieces and not next to one. Before its first piece,
+        the free cells of the season's first-move rule (2021: the board's corners; 2027: the border). Sorted by
+        y, then x; empty once the game is over and for a colour out of the game."""
+        c = self._colour_in_game(color)
+        if c < 0:
+            return []
+        return [_XY[i] for i in self._fast.attach_cells(c).tolist()]
+
+    def _colour_in_game(self, color: Color | None) -> int:
+        """The index of ``color`` (default: the colour to move), -1 if it cannot move (out, or the game is over)."""
+        turn, valid, _, _, _, limit = self._fast.m[: F.M_HAND].tolist()  # one read: this runs at every leaf
+        if color is None:
+            c = turn & 3
+        else:
+            try:
+                c = operator.index(color)
+            except TypeError:
+                c = -1
+            if not 0 <= c < 4:
+                raise ValueError(f"not a colour: {color!r} (Color.BLUE, YELLOW, RED or GREEN)")
+        return c if valid >> c & 1 and turn < limit else -1
 
     def is_legal(self, move: Move) -> bool:
-        """Whether ``move`` may be played now (exactly as the server judges it)."""
+        """Whether ``move`` may be played now (exactly as the server judges it). Fields may be numpy
+        integers or plain ints for the enums; ``ValueError`` for an object that is no move."""
+        move = as_move(move, "is_legal got")
         return not self.is_over and self.to_model().validate(move) is None
 
     def push(self, move: Move) -> None:
         """Apply ``move``, which must be legal (from ``legal_moves()``; ``play`` checks it). ``pop()`` undoes it.
 
         Raises ``ValueError`` for a move of another colour or off the board; for speed nothing else is
-        checked (an illegal placement gives a position no game can reach).
+        checked (an illegal placement gives a position no game can reach; memory-safe all the same: the engine's
+        arrays hold every position's moves, tests/test_engine_fuzz.py).
         """
+        move = as_move(move, "push got")
         color = self._fast.current_color
         if move.color != color:
             raise ValueError(f"{move}: {COLORS[color].name} is to move")
         if isinstance(move, SkipMove):
             self._fast.push_skip()
+            self._keys.append(self._keys[-1])
         else:
             pid = _pid(move)
             if pid is None:
                 raise ValueError(f"{move}: off the board")
             self._fast.push_placement(pid)
+            self._keys.append(self._keys[-1] ^ _Z_PLACE[color][pid])
         self._last_moves.append(move)
 
     def play(self, move: Move | str) -> None:
         """Check and apply ``move`` (or its text): ``ValueError`` naming the server's mistake if it is illegal."""
-        if isinstance(move, str):
-            move = parse_move(move)
+        move = parse_move(move) if isinstance(move, str) else as_move(move, "play got")
         if self.is_over:
             raise ValueError(f"{move}: the game is over")
         mistake = self.to_model().validate(move)
@@ -213,7 +301,36 @@ class GameState:
         if len(self._last_moves) <= 1:
             raise IndexError("pop from a position without pushed moves")
         self._fast.pop()
+        self._keys.pop()
         return self._last_moves.pop()
+
+    # --- identity -----------------------------------------------------------------------------------
+
+    def key(self) -> int:
+        """A 64-bit Zobrist key of the position (for a transposition table), kept up to date by push/pop.
+
+        Equal positions have equal keys whatever the order of their moves: the position is the board, the
+        pieces left, the turn (so the colour to move), the colours still in the game, who placed the MONO
+        last, the start piece and the season — not the last move. Different positions get different keys
+        but for a chance of about 2^-64 per pair. The same in every process and run.
+        """
+        turn, valid, _, mono = self._fast.m[:4].tolist()  # F.M_TURN, M_VALID, M_MONO_DONE, M_MONO_FLAG
+        return self._keys[-1] ^ _Z_TURN[turn & 511] ^ _Z_VALID[valid & 15] ^ _Z_MONO[mono & 15]
+
+    def __hash__(self) -> int:
+        """``hash(key())``: positions hash by their key (a pushed move changes it: store ``key()`` or a ``copy()``)."""
+        return hash(self.key())
+
+    def __eq__(self, other: object) -> bool:
+        """The same position (see ``key()``), whatever the moves that led to it."""
+        if not isinstance(other, GameState):
+            return NotImplemented
+        a, b = self._fast, other._fast
+        return (
+            self._season == other._season
+            and a.m.tobytes() == b.m.tobytes()
+            and a.b[F.CELL : F.CELL + F.NCELLS].tobytes() == b.b[F.CELL : F.CELL + F.NCELLS].tobytes()
+        )
 
     # --- points and pieces ------------------------------------------------------------------------
 

@@ -50,6 +50,8 @@ REAP_S = 5.0  # after SIGKILL: a process in uninterruptible sleep may take a mom
 POLL_S = 0.02
 
 _PR_SET_PDEATHSIG = 1
+_PR_GET_DUMPABLE = 3
+_PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
 _LINUX = sys.platform.startswith("linux")
 
@@ -89,6 +91,16 @@ def become_subreaper() -> bool:
     if _PRCTL is not None and _PRCTL(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0:
         return True
     _once("no child subreaper here (Linux only): a program's detached descendants are found by their token only")
+    return False
+
+
+def keep_private() -> bool:
+    """Make this process unreadable to the other processes of its user: its memory, file descriptors and
+    environment (``/proc/PID/mem``, ``fd``, ``environ``) and tracing it (``ptrace``, ``pidfd_getfd``) need
+    privileges from now on (Linux ``PR_SET_DUMPABLE`` 0; also no core dump). True where the kernel offers it."""
+    if _PRCTL is not None and _PRCTL(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0:
+        return _PRCTL(_PR_GET_DUMPABLE, 0, 0, 0, 0) == 0
+    _once("cannot keep this process private from the user's other processes (Linux only)")
     return False
 
 
@@ -218,6 +230,7 @@ class Child:
         self.started_at = time.monotonic()
         self.exited_at: float | None = None
         self.stopped = False
+        self.suspended = False  # it was stopped by a signal (SIGSTOP, SIGTSTP …) at some time: see suspended_yet
 
     # the streams, when started with "pipe"
     @property
@@ -234,6 +247,18 @@ class Child:
         if code is not None and self.exited_at is None:
             self.exited_at = time.monotonic()
         return code
+
+    def suspended_yet(self) -> bool:
+        """Whether it has been stopped by a signal since it started (and perhaps continued since): the
+        kernel keeps a stop, and a continue after it, for the parent until it looks (``waitid``), so a look
+        now and then sees every stop of a process that is still running. Its exit is left to ``poll``."""
+        if not self.suspended and self.exited_at is None:
+            try:
+                seen = os.waitid(os.P_PID, self.pid, os.WSTOPPED | os.WCONTINUED | os.WNOHANG)
+            except (ChildProcessError, OSError):  # ended (its exit is not ours to take here)
+                seen = None
+            self.suspended = seen is not None
+        return self.suspended
 
     def wait(self, timeout: float | None) -> int | None:
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -349,9 +374,11 @@ def start(
     cwd: str | Path | None = None,
     text: bool = False,
     end_with_parent: bool = True,
+    pass_fds: tuple[int, ...] = (),
 ) -> Child:
     """Start ``argv`` in its own session (see the module's doc). A :class:`Path` as a stream is a file
-    (written from the start, capped at ``log_limit`` bytes); StartError with one line if it cannot start."""
+    (written from the start, capped at ``log_limit`` bytes); ``pass_fds``: descriptors it inherits (under
+    the same numbers). StartError with one line if it cannot start."""
     token = uuid.uuid4().hex
     environment = {**(os.environ if env is None else env), TOKEN_ENV: token}
     limit = log_limit
@@ -376,6 +403,7 @@ def start(
                 bufsize=1 if text else -1,
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=pass_fds,
                 preexec_fn=in_child if limit is not None or (end_with_parent and _PRCTL is not None) else None,
             )
         finally:
@@ -400,6 +428,16 @@ def run(argv: list[str], *, timeout: float, env: dict[str, str] | None = None) -
     code = child.wait(timeout)
     child.stop(term_grace=0.5)
     return code
+
+
+def describe_exit(code: int) -> str:
+    """``exit 3`` or ``signal SIGKILL`` (a negative code: the signal)."""
+    if code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit {code}"
 
 
 # --- orphans ------------------------------------------------------------------------------------------------

@@ -35,8 +35,11 @@ class Verdict(Enum):
 
 
 def expected_score(elo: float) -> float:
-    """The expected score of a side ``elo`` points stronger (logistic model)."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    """The expected score of a side ``elo`` points stronger (logistic model); any finite ``elo``."""
+    exponent = -elo / 400.0
+    if exponent > 300.0:  # 10 ** 309 overflows a float: the score is 0 to double precision long before
+        return 0.0
+    return 1.0 / (1.0 + 10.0**exponent)
 
 
 def elo_of(score: float) -> float:
@@ -58,6 +61,8 @@ class SprtSpec:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
+        if not (math.isfinite(self.elo0) and math.isfinite(self.elo1)):
+            raise ValueError(f"SPRT needs finite Elo bounds, not {self.elo0:g},{self.elo1:g}")
         if not self.elo0 < self.elo1:
             raise ValueError(f"SPRT needs ELO0 < ELO1, not {self.elo0:g},{self.elo1:g}")
         if not (0.0 < self.alpha < 0.5 and 0.0 < self.beta < 0.5):
@@ -168,4 +173,4 @@ class SprtState:
 def _signed(elo: float) -> str:
     if math.isinf(elo):
         return "+inf" if elo > 0 else "-inf"
-    return f"{elo:+.0f}"
+    return f"{round(elo):+d}"  # never "-0"

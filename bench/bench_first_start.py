@@ -61,10 +61,10 @@ asyncio.run(main())
 
 FIRST_MOVE = """
 import time
-from ai import compile_ahead, make_player
+from ai import compile_ahead, make_player, parse_player
 from model.pieces import Shape
 from model.state import GameState
-compile_ahead("mcts")
+compile_ahead(parse_player("mcts"))
 state = GameState(Shape.PENTO_L)
 for _ in range(4):
     state.push_placement(int(state.legal_placements()[0]))
@@ -218,7 +218,8 @@ def main() -> None:
             print(f"blokus moves ({run} start): {t:.1f} s")
         for ai in ("mcts", "lookahead"):  # the default first: its first start compiles everything it needs
             for run in ("first", "second"):
-                t, _ = timed([py, "-c", f"from ai import compile_ahead; compile_ahead({ai!r})"], env, fresh)
+                code = f"from ai import compile_ahead, parse_player; compile_ahead(parse_player({ai!r}))"
+                t, _ = timed([py, "-c", code], env, fresh)
                 print(f"compiled {ai} search ready ({run} start): {t:.1f} s")
             t, _ = timed([py, "-m", "blokus", "bot", "--ai", ai, "-p", "1"], env, fresh)
             print(f"blokus bot --ai {ai} until it connects (cache ready): {t:.1f} s")

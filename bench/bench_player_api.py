@@ -7,7 +7,19 @@ median over the positions of the best of ``--repeat`` timed loops:
 * count: the number of legal moves (ours ``legal_move_count()``, socha ``len(possible_moves())``);
 * apply + undo: ours ``push(move)`` + ``pop()``; socha has no undo: a copy (below) + ``GameRuleLogic.perform_move``;
 * copy: ours ``copy()``; socha has no copy: ``GameState(...)`` from the state's parts, as a socha player writes it;
-* score: both teams' points (ours ``team_points``, socha ``get_points_for_team``).
+* score: both teams' points (ours ``team_points``, socha ``get_points_for_team``);
+* other's moves / other's count: the moves (their number) of the next colour, not the one to move (ours
+  ``legal_moves(color)`` / ``legal_move_count(color)``; before them ``to_model().legal_moves(color)``; socha: a copy
+  whose turn is that colour's, then ``possible_moves()``);
+* corners: the free corners of the next colour (ours ``corners(color)``; before it, numpy over ``board()`` as a team
+  wrote it; socha: its rule checks ``corners_on_color`` and ``borders_on_color`` field by field, as
+  ``GameRuleLogic.get_valid_fields`` raises TypeError in 5.1.0 once the colour has a piece; not timed before a
+  colour's first piece, where socha's checks answer another question);
+* key: a position's key for a transposition table (ours ``key()``; before it a tuple of ``board()``'s bytes, the
+  pieces left and the turn, hashed; socha has none);
+* equal: ``==`` of the position and a copy (ours; socha's ``GameState.__eq__``).
+
+The column "before" times what a player wrote before the call existed (blank where the call is not new).
 
 socha runs in its own interpreter (``--socha-python``, default ``/work/socha-venv/bin/python``: install it apart
 from the project, ``python -m venv /work/socha-venv && /work/socha-venv/bin/pip install socha==5.1.0``); this
@@ -32,7 +44,19 @@ import time
 from collections.abc import Callable
 
 TURNS = (0, 4, 12, 24, 40, 60)  # positions taken from each game
-OPERATIONS = ("legal moves", "count", "apply + undo", "copy", "score")
+OPERATIONS = (
+    "legal moves",
+    "count",
+    "apply + undo",
+    "copy",
+    "score",
+    "other's moves",
+    "other's count",
+    "corners",
+    "key",
+    "equal",
+)
+NEW = OPERATIONS[5:]  # the calls of issue 50: timed "before" too
 DEFAULT_SOCHA = "/work/socha-venv/bin/python"
 
 
@@ -77,15 +101,43 @@ def our_positions(games: int, seed: int) -> tuple[list, list[dict]]:
     return states, specs
 
 
-def time_ours(states: list, repeat: int) -> tuple[dict[str, list[float]], list[int]]:
-    from blokus.player import Team
+def corners_by_numpy(state, color: int) -> list[tuple[int, int]]:
+    """The free corners of ``color`` from ``board()`` alone, as a team computed them before ``corners()``."""
+    import numpy as np
+
+    board = state.board()
+    own = board == color
+    if not own.any():  # first piece: the free border fields (2027)
+        free = board < 0
+        ys, xs = np.nonzero(free & ~np.pad(np.ones((18, 18), dtype=bool), 1))
+        return list(zip(xs.tolist(), ys.tolist(), strict=True))
+    padded = np.pad(own, 1)
+    edge = padded[:-2, 1:-1] | padded[2:, 1:-1] | padded[1:-1, :-2] | padded[1:-1, 2:]
+    diag = padded[:-2, :-2] | padded[:-2, 2:] | padded[2:, :-2] | padded[2:, 2:]
+    ys, xs = np.nonzero((board < 0) & diag & ~edge)
+    return list(zip(xs.tolist(), ys.tolist(), strict=True))
+
+
+def other_color(state) -> int:
+    """The next colour in the game after the one to move (the one whose moves an evaluation asks for)."""
+    valid = [int(c) for c in state.valid_colors]
+    mover = int(state.color)
+    return min(valid, key=lambda c: (c - mover - 1) % 4)
+
+
+def time_ours(states: list, repeat: int) -> tuple[dict[str, list[float]], dict[str, list[float]], list[int]]:
+    """Per operation the times of the API's call and (for the new calls) of the way before it."""
+    from blokus.player import Color, Team
 
     times: dict[str, list[float]] = {op: [] for op in OPERATIONS}
+    before: dict[str, list[float]] = {op: [] for op in NEW}
     counts = []
     for state in states:
         moves = state.legal_moves()
         counts.append(len(moves))
         move = moves[len(moves) // 2]
+        other = Color(other_color(state))
+        twin = state.copy()
 
         def push_pop(state=state, move=move) -> None:
             state.push(move)
@@ -94,11 +146,35 @@ def time_ours(states: list, repeat: int) -> tuple[dict[str, list[float]], list[i
         def score(state=state) -> tuple[int, int]:
             return state.team_points(Team.ONE), state.team_points(Team.TWO)
 
-        for op, fn in zip(
-            OPERATIONS, (state.legal_moves, state.legal_move_count, push_pop, state.copy, score), strict=True
-        ):
+        def old_key(state=state) -> int:
+            return hash((state.board().tobytes(), tuple(state.pieces_left(c) for c in Color), state.turn))
+
+        calls = (
+            state.legal_moves,
+            state.legal_move_count,
+            push_pop,
+            state.copy,
+            score,
+            lambda s=state, c=other: s.legal_moves(c),
+            lambda s=state, c=other: s.legal_move_count(c),
+            lambda s=state, c=other: s.corners(c),
+            state.key,
+            lambda s=state, t=twin: s == t,
+        )
+        olds = (
+            lambda s=state, c=other: list(s.to_model().legal_moves(c)),
+            lambda s=state, c=other: len(s.to_model().legal_placements(c)),
+            lambda s=state, c=other: corners_by_numpy(s, c),
+            old_key,
+            lambda s=state, t=twin: s.to_model() == t.to_model(),
+        )
+        assert sorted(state.corners(other)) == sorted(corners_by_numpy(state, other))
+        assert len(olds[0]()) == len(calls[5]()) == calls[6]()
+        for op, fn in zip(OPERATIONS, calls, strict=True):
             times[op].append(best_of(fn, repeat, loops_for(fn)))
-    return times, counts
+        for op, fn in zip(NEW, olds, strict=True):
+            before[op].append(best_of(fn, repeat, loops_for(fn)))
+    return times, before, counts
 
 
 # --- socha (in its own interpreter) -----------------------------------------------------------------------
@@ -116,6 +192,7 @@ def socha_worker() -> None:
         return getattr(S.PieceShape, "".join(part.capitalize() for part in name.split("_")))  # PENTO_L -> PentoL
 
     rotations = {r: getattr(S.Rotation, r) for r in ("NONE", "RIGHT", "MIRROR", "LEFT")}
+    cells = [S.Coordinate(x, y) for y in range(20) for x in range(20)]
 
     def move_of(text: str):
         parts = text.split()
@@ -166,10 +243,42 @@ def socha_worker() -> None:
         def count(state=state) -> int:
             return len(state.possible_moves())
 
-        for op, fn in zip(
-            OPERATIONS, (state.possible_moves, count, apply, lambda s=state: copy_of(s), score), strict=True
-        ):
-            times[op].append(best_of(fn, repeat, loops_for(fn)))
+        valid = [i for i, c in enumerate(colors) if state.is_valid_color(c)]
+        mover = colors.index(state.current_color())
+        other = min(valid, key=lambda c: (c - mover - 1) % 4)
+        turn = state.turn + (other - mover) % 4
+
+        def others_moves(state=state, turn=turn) -> list:
+            as_other = copy_of(state)
+            as_other.turn = turn  # the next colour to move: socha's colour to move follows the turn
+            return as_other.possible_moves()
+
+        def corners(state=state, color=colors[other]) -> list:
+            # get_valid_fields raises TypeError (a set of unhashable Coordinates) once the colour has a field:
+            # the rule's own two checks, field by field
+            board, rules, found = state.board, S.GameRuleLogic, []
+            for coordinate in cells:
+                if board.get(coordinate).is_empty():
+                    field = S.Field(coordinate, color)
+                    if rules.corners_on_color(board, field) and not rules.borders_on_color(board, field):
+                        found.append(coordinate)
+            return found
+
+        twin = copy_of(state)
+        calls = {
+            "legal moves": state.possible_moves,
+            "count": count,
+            "apply + undo": apply,
+            "copy": lambda s=state: copy_of(s),
+            "score": score,
+            "other's moves": others_moves,
+            "other's count": lambda f=others_moves: len(f()),
+            "corners": corners if len(state.undeployed_piece_shapes(colors[other])) < 21 else None,
+            "equal": lambda s=state, t=twin: s == t,
+        }
+        for op in OPERATIONS:
+            fn = calls.get(op)
+            times[op].append(best_of(fn, repeat, loops_for(fn)) if fn else float("nan"))
     json.dump({"times": times, "counts": counts}, sys.stdout)
 
 
@@ -207,21 +316,32 @@ def main() -> None:
 
     warm_up()
     states, specs = our_positions(args.games, args.seed)
-    ours, our_counts = time_ours(states, args.repeat)
+    ours, before, our_counts = time_ours(states, args.repeat)
     theirs = time_socha(args.socha_python, specs, args.repeat)
     print(
         f"{len(states)} positions of {args.games} games of 2027 (turns {', '.join(map(str, TURNS))}), "
         f"median per operation of the best of {args.repeat}; µs"
     )
-    header = f"{'operation':<14} {'blokus.player':>14}" + (f" {'socha 5.1.0':>12} {'speed-up':>9}" if theirs else "")
+    header = f"{'operation':<14} {'blokus.player':>14} {'before':>9} {'faster':>7}"
+    if theirs:
+        header += f" {'socha 5.1.0':>12} {'faster':>8}"
     print(header)
     print("-" * len(header))
     for op in OPERATIONS:
         mine = statistics.median(ours[op]) * 1e6
         line = f"{op:<14} {mine:>14.2f}"
+        if op in before:
+            old = statistics.median(before[op]) * 1e6
+            line += f" {old:>9.2f} {old / mine:>6.1f}x"
+        else:
+            line += f" {'':>9} {'':>7}"
         if theirs:
-            other = statistics.median(theirs["times"][op]) * 1e6
-            line += f" {other:>12.2f} {other / mine:>8.1f}x"
+            values = [v for v in theirs["times"][op] if v == v]  # NaN: socha has no such call
+            if values:
+                other = statistics.median(values) * 1e6
+                line += f" {other:>12.2f} {other / mine:>7.1f}x"
+            else:
+                line += f" {'—':>12}"
         print(line)
     if theirs:
         same = sum(a == b for a, b in zip(our_counts, theirs["counts"], strict=True))

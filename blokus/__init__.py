@@ -17,6 +17,7 @@ SUBCOMMANDS: dict[str, str] = {
     "bot": "headless player for a game server (contest start.sh uses this)",
     "serve": "run a local game server speaking the official protocol",
     "arena": "AI against AI, or your own client (cmd:COMMAND) or player (py:PATH): score table",
+    "tournament": "round-robin or gauntlet of many players: Elo ratings, resumable, on a cluster too",
     "analyse": "find the mistakes and blunders of each team in replay files",
     "watch": "watch a live game on a server (admin protocol: observe, prepare)",
     "moves": "list the legal moves of the colour to move in a state file or, with --turn N, in a replay",

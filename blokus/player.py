@@ -15,7 +15,8 @@ The names (all documented with ``help(name)``):
 
 * ``Player`` — the base class of your player (``calculate_move``, ``on_update``, ``on_game_over``,
   ``time_left``), shaped like the official ``socha`` client's ``IClientHandler``.
-* ``GameState`` — a position: ``color``/``team`` to move, ``legal_moves()``, ``legal_move_count()``,
+* ``GameState`` — a position: ``color``/``team`` to move, ``legal_moves(color)``, ``legal_move_count(color)``
+  and ``corners(color)`` of any colour, ``key()`` (a Zobrist key; ``==`` and ``hash`` agree with it),
   ``push``/``pop``/``play``, ``copy()``, ``points``/``team_points``/``winner()``, ``pieces_left``,
   ``board()`` (numpy), ``turn``, ``round``, ``season``, ``is_over``.
 * ``Move`` (``SetMove`` | ``SkipMove``) — printed by ``str(move)`` and read back by ``parse_move``:

@@ -30,9 +30,9 @@ from ai.analysis import (
     replay_moves,
 )
 from cli.options import Parser, milliseconds
-from cli.players import accepted, check_analysis_options
+from cli.players import PlayerSpec, accepted, check_analysis_options
 from model.exits import plural
-from model.moves import describe_move, parse_move
+from model.moves import Move, describe_move
 from model.pieces import Team
 from model.text import printable
 
@@ -87,13 +87,10 @@ def read_game(path: Path):
         raise BadFile(str(exc)) from None
 
 
-def short_move(text: str) -> str:
+def short_move(move: Move) -> str:
     """``BLUE PENTO_L LEFT true 0 16`` -> ``PENTO_L 270° flipped @ (0,16)``, as the TUI writes it (the colour
     has its own column)."""
-    try:
-        return describe_move(parse_move(text), color=False)
-    except ValueError:
-        return text.split(" ", 1)[1] if " " in text else text
+    return describe_move(move, color=False)
 
 
 def team_label(team: Team, names: tuple[str, str]) -> str:
@@ -124,6 +121,14 @@ def format_report(path: str, replay, analysis: GameAnalysis, *, every_move: bool
         if rows:
             lines.append(f"  {'turn':>4}  {'colour':<6}  {'played':<34}  {'best':<30}  {'loss':>6}")
             lines.extend(_row(p) for p in rows)
+    jumps = [(before, point) for before, point in zip(analysis.chart, analysis.chart[1:], strict=False) if point.note]
+    if jumps:
+        lines.append("")
+        lines.append(f"  steps of the value by {MISTAKE_LOSS:g} or more without a marked move:")
+        lines.extend(
+            f"  {before.turn:>4} -> {point.turn:<4} {before.evaluation:+.1f} -> {point.evaluation:+.1f}: {point.note}"
+            for before, point in jumps
+        )
     lines.append("")
     for team in Team:
         sm = summaries[team]
@@ -139,7 +144,7 @@ def format_report(path: str, replay, analysis: GameAnalysis, *, every_move: bool
 def _row(p: PositionAnalysis) -> str:
     best = "=" if p.best == p.played else short_move(p.best)
     played = f"{short_move(p.played)} {p.mark}".rstrip()
-    return f"  {p.turn:>4}  {p.color:<6}  {played:<34}  {best:<30}  {p.loss:>6.1f}"
+    return f"  {p.turn:>4}  {p.color.name:<6}  {played:<34}  {best:<30}  {p.loss:>6.1f}"
 
 
 def report_dict(path: str, replay, analysis: GameAnalysis) -> dict:
@@ -156,19 +161,19 @@ def report_dict(path: str, replay, analysis: GameAnalysis) -> dict:
             team.name: {**vars(sm), "average_loss": round(sm.average_loss, 3)}
             for team, sm in analysis.summaries().items()
         },
-        "marked": [vars(p) for p in analysis.marked()],
+        "marked": [p.to_dict() for p in analysis.marked()],
         **data,
     }
 
 
-def _prepare_engine(name: str, stream: TextIO, quiet: bool) -> None:
+def _prepare_engine(spec: PlayerSpec, stream: TextIO, quiet: bool) -> None:
     """Load the compiled engine (a second), or compile it on the first start (a child process, a minute):
     a spinner says so on a terminal meanwhile, instead of a progress line stuck at 0."""
     from ai import kernels_of
     from ai.compiled import preparing_text
     from ai.spinner import Spinner
 
-    kernels = kernels_of(name)
+    kernels = kernels_of(spec)
     if kernels is None or kernels.prepare(wait=0.5) or kernels.error is not None:
         return  # ready, or failed: the analysis answers with the Python search and says nothing here
     with Spinner(preparing_text(kernels.status()), stream, enabled=not quiet):
@@ -216,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = AnalysisSettings(engine=args.ai or "", time_per_position=args.time / 1000, value_depth=args.depth)
     cache = None if args.no_cache else AnalysisCache()
     out, err = sys.stdout, sys.stderr
-    _prepare_engine(settings.engine_name(), err, args.quiet)
+    _prepare_engine(settings.engine_spec(), err, args.quiet)
     status = 0
     documents = []
     stop = threading.Event()

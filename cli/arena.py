@@ -19,13 +19,23 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
 
-from ai import compile_ahead
-from ai.arena import MatchStopped, PairedSprt, Progress, _Named, format_table, make_specs, run_match, summary
+from ai.arena import (
+    GameSite,
+    MatchStopped,
+    PairedSprt,
+    PlayerFactory,
+    Progress,
+    format_table,
+    make_specs,
+    run_match,
+    summary,
+)
+from ai.players import compile_ahead
 from ai.sprt import SprtSpec
-from cli.options import Parser, add_season, milliseconds
-from cli.players import PlayerSpec, accepted, check_player, parse_player
+from cli.options import Parser, add_cluster, add_season, milliseconds, open_cluster
+from cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
 from model.season import DEFAULT_SEASON
-from net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget
+from net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget, settle_logs
 
 SPRT_CAP = 400  # games at most of an --sprt run without --games
 
@@ -62,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
+    add_cluster(parser)
     parser.add_argument("--json", metavar="FILE", help="also write the summary and every game to FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--save-replay", metavar="DIR", help="write every game as a replay file into DIR")
@@ -117,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         args.games = SPRT_CAP if sprt is not None else 2
     if args.games < 1 or args.move_time < 1 or args.jobs < 1 or args.join_timeout <= 0 or args.log_budget < 1:
         parser.error("--games, --move-time, --jobs, --join-timeout and --log-budget must be positive")
+    if args.cluster is not None and args.jobs != 1:
+        parser.error("--jobs and --cluster: on a cluster each worker plays as many games at once as it has threads")
     if sprt is not None and args.games < 2:
         parser.error("--sprt plays game pairs: --games must be at least 2")
     try:
@@ -144,9 +157,9 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
             parser.error(str(exc))
         players.append(spec)
     for spec in players:
-        if not spec.external:
-            compile_ahead(spec.name)  # the first start compiles the search: before the clock runs, not in a move
-    gtp = any(spec.is_gtp for spec in players)
+        if not spec.external and args.cluster is None:
+            compile_ahead(spec)  # the first start compiles the search: before the clock runs, not in a move
+    gtp = any(spec.kind is PlayerKind.GTP for spec in players)
     opening = args.opening_turns if args.opening_turns is not None else 4 if gtp else 0
     if args.save_replay:
         Path(args.save_replay).mkdir(parents=True, exist_ok=True)
@@ -159,22 +172,34 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
         if log_dir is None:
             log_dir = temporary = tempfile.mkdtemp(prefix="blokus-arena-logs-")
             print(
-                f"blokus arena: the programs' output goes to {log_dir} (removed at the end: --logs DIR keeps it)",
+                f"blokus arena: the programs' output goes to {log_dir} (at the end only the logs of games with a "
+                "forfeit, a loss of the program under test or no result stay: --logs DIR keeps all)",
                 file=sys.stderr,
             )
         else:
             Path(log_dir).mkdir(parents=True, exist_ok=True)
             print(f"blokus arena: the programs' output goes to {log_dir}", file=sys.stderr)
         budget = LogBudget(str(log_dir), args.log_budget * 2**20, args.jobs)
-        runner = ExternalGames(args.a, args.b, str(log_dir), join_timeout=args.join_timeout, logs=budget)
+        runner = ExternalGames(players[0], players[1], str(log_dir), join_timeout=args.join_timeout, logs=budget)
+    site = open_cluster(parser, args.cluster, players) if args.cluster is not None else None
     try:
-        return _play(args, runner, opening, sprt)
+        return _play(args, (players[0], players[1]), runner, opening, sprt, site, temporary is not None)
     finally:
-        if temporary is not None:
+        if site is not None:
+            site.close()
+        if temporary is not None and not any(Path(temporary).iterdir()):  # nothing worth a look stayed
             shutil.rmtree(temporary, ignore_errors=True)
 
 
-def _play(args: argparse.Namespace, runner: ExternalGames | None, opening: int, sprt: PairedSprt | None) -> int:
+def _play(
+    args: argparse.Namespace,
+    players: tuple[PlayerSpec, PlayerSpec],
+    runner: ExternalGames | None,
+    opening: int,
+    sprt: PairedSprt | None,
+    site: GameSite | None,
+    temporary_logs: bool = False,
+) -> int:
     ponder = (args.ponder in ("a", "both"), args.ponder in ("b", "both"))
     cores = os.cpu_count() or 1
     if args.ponder and 2 * args.jobs > cores:  # a pondering player and its opponent both think all the time
@@ -186,26 +211,33 @@ def _play(args: argparse.Namespace, runner: ExternalGames | None, opening: int, 
     specs = make_specs(
         args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening, ponder, not args.untimed
     )
-    progress = None if args.quiet else Progress(len(specs))
-    stopped = False
+    progress = None if args.quiet else Progress(len(specs), sprt=sprt)
+    stopped, why = False, ""
     try:
         if runner is not None:
-            results = run_match(specs, None, None, args.jobs, progress, runner=runner, enough=sprt)
+            results = run_match(specs, None, None, args.jobs, progress, runner=runner, enough=sprt, site=site)
         else:
-            results = run_match(specs, _Named(args.a), _Named(args.b), args.jobs, progress, enough=sprt)
+            results = run_match(
+                specs, PlayerFactory(players[0]), PlayerFactory(players[1]), args.jobs, progress, enough=sprt, site=site
+            )
     except BrokenProcessPool:
         print("blokus arena: a game process died (crashed or killed); the match is incomplete", file=sys.stderr)
         return 1
     except MatchStopped as exc:
-        results, stopped = exc.results, True
-        if progress is not None:
-            print(file=sys.stderr)  # after the progress bar's line
+        results, stopped, why = exc.results, True, exc.reason
+    if progress is not None and len(results) < len(specs):
+        print(file=sys.stderr)  # after the progress bar's line (it ends itself only after the last game)
+    kept = 0  # games whose logs stay in a temporary folder
+    if runner is not None:  # before --json: it lists only log files that exist
+        kept = settle_logs(results, runner.log_dir, (players[0].external, players[1].external), temporary_logs)
     s = summary(results, args.a, args.b)
     print(
         f"arena {args.a} vs {args.b}: {args.games} games"
         + (f" at most, SPRT {args.sprt}" if sprt is not None else "")
         + f", season {args.season}, {args.move_time} ms/move, "
-        f"seed {args.seed}, jobs {args.jobs}, opening turns {opening}"
+        f"seed {args.seed}, "
+        + (f"cluster {args.cluster}" if args.cluster else f"jobs {args.jobs}")
+        + f", opening turns {opening}"
         + (f", pondering {args.ponder}" if args.ponder else "")
         + (", untimed" if args.untimed else "")
     )
@@ -213,18 +245,23 @@ def _play(args: argparse.Namespace, runner: ExternalGames | None, opening: int, 
     if sprt is not None:
         s["sprt"] = sprt.as_dict()
         print(sprt.describe())
-        if sprt.decided_after:
-            print(f"decided after {sprt.decided_after} of {args.games} games; no further game was started")
-        elif not stopped:
+        print(sprt.games_line(len(results), args.games))
+        if not sprt.decided and not stopped:
             print(f"undecided within the cap of {args.games} games (--games)")
     if stopped:
-        print(f"stopped after {len(results)} of {args.games} games (Ctrl-C)")
+        print(f"stopped after {len(results)} of {args.games} games ({why})")
     if args.json:
         with open(args.json, "w") as fh:
             games = [{**asdict(r), "result": None} for r in results]  # the model result is not JSON
             json.dump({"args": vars(args), "summary": s, "games": games, "stopped": stopped}, fh, indent=1)
+    if runner is not None and temporary_logs and kept:
+        print(
+            f"blokus arena: the logs of {kept} game(s) with a forfeit, a loss of the program under test or no "
+            f"result are kept in {runner.log_dir}",
+            file=sys.stderr,
+        )
     if stopped:
-        return 130
+        return 130 if why == "Ctrl-C" else 1
     if results and all(r.void for r in results):
         print(f"blokus arena: no game had a result: {s['void_games'][0]}", file=sys.stderr)
         return 1

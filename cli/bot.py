@@ -13,14 +13,15 @@ import argparse
 import asyncio
 import logging
 import os
+import socket
 import sys
 from pathlib import Path
 
-from ai import DEFAULT_AI
+from ai import DEFAULT_AI, processes
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
+from ai.team_process import MEMORY_LIMIT_MIB
 from cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
-from cli.players import PlayerKind, accepted, parse_player
-from model.exits import EXIT_PLAYER
+from cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
 from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotOptions, use_console
 from net.lines import LineHandler, LineWriter, report_dropped
 
@@ -38,8 +39,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "-r",
         "--reservation",
-        help="reservation code of a prepared game (joinPrepared); '-': read it from the first line of stdin "
-        "(kept off the command line, which every local user can read)",
+        help="reservation code of a prepared game (joinPrepared)",
+    )
+    p.add_argument(
+        "--socket-fd",
+        type=int,
+        metavar="FD",
+        help="play over this inherited socket, already connected to a game server of the process that started "
+        "the bot, which seats it (blokus arena's own side: no code that another process could read); instead "
+        "of -h, -p and -r. The bot then keeps its memory and descriptors from the user's other processes, and "
+        "exits with 5 after a game in which a move was not its player's own (a fallback: the host voids it)",
     )
     p.add_argument("--room", help="join this room id (joinRoom, 21.4.0 servers)")
     add_season(
@@ -64,6 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="judge your player's mistakes as the contest does: an illegal move is sent as it is, a late "
         "one late, and an exception leaves the game (blokus arena plays py: players so)",
+    )
+    p.add_argument(
+        "--memory-limit",
+        type=int,
+        default=MEMORY_LIMIT_MIB,
+        metavar="MIB",
+        help=f"the memory your player's process may use, in MiB (default {MEMORY_LIMIT_MIB}; 0: no limit): a "
+        "bigger allocation is a MemoryError in your code, never a machine out of memory",
     )
     p.add_argument("--seed", type=int, help="seed of the computer player")
     p.add_argument(
@@ -105,15 +122,16 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def options_from_args(args: argparse.Namespace) -> BotOptions:
-    """The bot's options from its parsed command line."""
+def options_from_args(args: argparse.Namespace, player: PlayerSpec | None) -> BotOptions:
+    """The bot's options from its parsed command line and its player (None: the default AI)."""
     return BotOptions(
         host=args.host,
         port=args.port,
         reservation=args.reservation,
+        socket_fd=args.socket_fd,
         room=args.room,
         season=args.season,
-        ai=args.ai,
+        ai=player,
         seed=args.seed,
         move_time=args.move_time,
         ponder=args.ponder,
@@ -122,29 +140,28 @@ def options_from_args(args: argparse.Namespace) -> BotOptions:
         idle_timeout=args.idle_timeout,
         save_replay=args.save_replay,
         strict=args.strict,
+        memory_limit=args.memory_limit,
     )
-
-
-def _reservation_from_stdin() -> str:
-    """The first line of stdin (bounded), for ``-r -``: how a host hands over a code privately."""
-    try:
-        return sys.stdin.buffer.readline(256).decode("ascii", errors="replace").strip()
-    except (OSError, ValueError, AttributeError):
-        return ""
 
 
 def parse_options(argv: list[str]) -> BotOptions:
     """``argv`` (the bot's arguments) as its options (tests, the bundle's check of baked-in arguments)."""
-    return options_from_args(_player_as_ai(build_parser(), build_parser().parse_args(argv)))
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return options_from_args(args, player_of(parser, args))
 
 
-def _player_as_ai(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
-    """``--player PATH`` is ``--ai py:PATH``."""
-    if args.player is not None:
-        if args.ai is not None:
-            parser.error("--player and --ai name two players: give one")
-        args.ai = args.player if args.player.startswith("py:") else f"py:{args.player}"
-    return args
+def player_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> PlayerSpec | None:
+    """The player ``--ai NAME`` or ``--player PATH[:CLASS]`` names (None: the default AI); a bad name ends
+    the command with one line."""
+    if args.player is not None and args.ai is not None:
+        parser.error("--player and --ai name two players: give one")
+    try:
+        if args.player is not None:
+            return parse_python_player(args.player)
+        return None if args.ai is None else parse_player(args.ai, "AI")
+    except ValueError as exc:
+        parser.error(str(exc))
 
 
 class _Repeats(logging.Filter):
@@ -192,36 +209,27 @@ def _setup_logging(args: argparse.Namespace) -> LineWriter:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = _player_as_ai(parser, parser.parse_args(argv))
-    player = None
-    if args.ai is not None:
+    args = parser.parse_args(argv)
+    if args.socket_fd is not None:
+        processes.keep_private()  # the socket and the bot's memory: not for the user's other processes
         try:
-            spec = parse_player(args.ai, "AI")
+            socket.socket(fileno=args.socket_fd).detach()
+        except OSError as exc:
+            parser.error(f"--socket-fd {args.socket_fd}: not an open socket ({exc.strerror or exc})")
+    spec = player_of(parser, args)
+    if spec is not None and spec.kind is not PlayerKind.PY:  # a team's player loads in its own process (Bot.run)
+        try:
+            if spec.kind is PlayerKind.CMD:  # a cmd: program plays by itself
+                raise ValueError(f"{spec.name!r} is a program of its own: start it instead of the bot")
+            spec.build(0)  # a gtp: engine that cannot be started still plays (its fallback), as before
         except ValueError as exc:
             parser.error(str(exc))
-        if spec.kind is PlayerKind.PY:  # the team's player, loaded once here; its own errors in one line
-            try:
-                player = spec.build(args.seed)
-            except ValueError as exc:
-                print(f"blokus bot: {exc}", file=sys.stderr)
-                return EXIT_PLAYER
-        else:
-            try:
-                if spec.external:  # a cmd: program plays by itself
-                    raise ValueError(f"{args.ai!r} is a program of its own: start it instead of the bot")
-                spec.build(0)  # a gtp: engine that cannot be started still plays (its fallback), as before
-            except ValueError as exc:
-                parser.error(str(exc))
-    if args.reservation == "-":
-        args.reservation = _reservation_from_stdin()
-        if not args.reservation:
-            parser.error("-r -: no reservation code on stdin")
     console = _setup_logging(args)
     use_console(console)
     try:
         # --strict: a failing team player ends the process at once, as a crashed contest client (its exit code
         # is what the arena names)
-        return asyncio.run(Bot(options_from_args(args), player, crash=os._exit if args.strict else None).run())
+        return asyncio.run(Bot(options_from_args(args, spec), crash=os._exit if args.strict else None).run())
     except KeyboardInterrupt:
         return 130
     finally:

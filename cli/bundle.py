@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ai import DEFAULT_AI
 from cli.options import Parser
-from cli.players import PlayerKind, accepted, parse_player
+from cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
 from model.exits import EXIT_OK
 from net.bundle import MAX_ZIP_MIB, BundleError, _say, bundle
 
@@ -35,8 +35,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--player",
         metavar="PATH[:CLASS]",
-        help="the upload plays your own Python player (a blokus.player.Player in PATH; the Python files "
-        "beside it are packed too, its tests are not): start.sh runs blokus bot --player",
+        help="the upload plays your own Python player (a blokus.player.Player in PATH): start.sh runs blokus bot "
+        "--player. Packed: PATH, the modules of its folder it imports (read, not run) and the packages it "
+        "imports from this environment; nothing else unless --include names it",
+    )
+    p.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="with --player: a data file or folder of the player's folder to pack too (repeatable)",
     )
     p.add_argument(
         "--no-cache",
@@ -47,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def bot_ai(bot_args: list[str]) -> str:
+def bot_ai(bot_args: list[str]) -> PlayerSpec:
     """The player the bot's baked-in arguments name; BundleError (one line) for a bad argument or a player the
     contest bot cannot play, so that it fails now, not in the contest."""
     from cli.bot import build_parser as bot_parser
@@ -60,22 +68,23 @@ def bot_ai(bot_args: list[str]) -> str:
         raise BundleError(f"unknown AI {ai!r} in the bot's arguments; choose {accepted()}") from None
     if spec.kind not in (PlayerKind.BUILTIN, PlayerKind.LEVEL, PlayerKind.MCTS):
         raise BundleError(f"{ai!r} in the bot's arguments: the contest bot plays our own players only")
-    return ai
+    return spec
 
 
-def team_player(text: str, bot_args: list[str]) -> tuple[tuple[Path, str | None], str]:
-    """``--player PATH[:CLASS]``: (the file and class, its player name); BundleError (one line) if it cannot be
-    loaded or the bot's arguments name another player."""
-    from ai.pyplayer import PlayerLoadError, load_player_class, split_name
+def team_player(text: str, bot_args: list[str]) -> PlayerSpec:
+    """``--player PATH[:CLASS]`` as a spec; BundleError (one line) if it cannot be loaded or the bot's
+    arguments name another player."""
+    from ai.pyplayer import PlayerLoadError
+    from ai.team_process import check_team_player
 
     if any(arg in ("--ai", "--player") or arg.startswith(("--ai=", "--player=")) for arg in bot_args):
         raise BundleError("--player and a player in the bot's arguments: give one")
-    name = text if text.startswith("py:") else f"py:{text}"
     try:
-        load_player_class(name)
-    except PlayerLoadError as exc:
+        spec = parse_python_player(text)
+        check_team_player(spec)  # in a child process with a time limit: the team's file is never imported here
+    except (PlayerLoadError, ValueError) as exc:
         raise BundleError(str(exc)) from None
-    return split_name(name), name
+    return spec
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,11 +95,13 @@ def main(argv: list[str] | None = None) -> int:
         args_in, bot_args = args_in[:cut], args_in[cut + 1 :]
     args = build_parser().parse_args(args_in)
     try:
-        player = None
         ai = bot_ai(bot_args)
-        if args.player is not None:
-            player, ai = team_player(args.player, bot_args)
-        size = bundle(args.zip, args.python, bot_args, ai=ai, with_cache=not args.no_cache, player=player)
+        player = team_player(args.player, bot_args) if args.player is not None else None
+        if args.include and player is None:
+            raise BundleError("--include packs files of the player's folder: give --player too")
+        size = bundle(
+            args.zip, args.python, bot_args, ai=ai, with_cache=not args.no_cache, player=player, includes=args.include
+        )
     except BundleError as exc:
         _say(str(exc))
         return EXIT_FAIL

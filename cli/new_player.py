@@ -9,6 +9,7 @@ own test root). Straight after, in DIR: ``blokus arena py:player.py level2 --gam
 
 from __future__ import annotations
 
+import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -37,18 +38,22 @@ def main(argv: list[str] | None = None) -> int:
         "Write a Python player of your own into DIR (player.py, its tests, a README): it plays at once "
         "(blokus arena py:player.py level2) and is the place to start yours (docs/player-api.md).",
     )
-    parser.add_argument("dir", type=Path, metavar="DIR", help="the folder to write into (made if missing)")
+    parser.add_argument("dir", metavar="DIR", help="the folder to write into (made if missing)")
     args = parser.parse_args(argv)
-    folder: Path = args.dir
+    if not args.dir.strip():
+        parser.error("DIR is empty: name the folder to write into (. for this one)")
+    folder = Path(args.dir)
     files = template_files()
-    taken = [name for name in files if (folder / name).exists()]
+    # a name that exists as anything, a dangling link too (writing through it would write outside DIR)
+    taken = [name for name in files if os.path.lexists(folder / name)]
     if taken:
         print(f"blokus new-player: {folder} already has {', '.join(taken)}; nothing written", file=sys.stderr)
         return EXIT_EXISTS
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for name, text in files.items():
-            (folder / name).write_text(text, encoding="utf-8")
+            with open(folder / name, "x", encoding="utf-8") as out:  # exclusive: never through a link made since
+                out.write(text)
     except OSError as exc:
         print(f"blokus new-player: cannot write into {folder}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE if isinstance(exc, NotADirectoryError) else EXIT_EXISTS

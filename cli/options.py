@@ -10,11 +10,16 @@ carry its unit (``1600``, ``1600ms``, ``1.6s``).
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+import re
+from typing import TYPE_CHECKING, NoReturn
 
 from model.exits import EXIT_USAGE
 from model.pieces import Shape
 from model.season import DEFAULT_PORT, Season, season_named
+
+if TYPE_CHECKING:
+    from ai.arena import GameSite
+    from ai.players import PlayerSpec
 
 
 class Parser(argparse.ArgumentParser):
@@ -22,6 +27,9 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, prog: str, description: str, **kwargs) -> None:
         super().__init__(prog=prog, description=description, add_help=False, **kwargs)
+        # a value that starts with a minus and a digit is a value, not an option (``--sprt -10,0``), as Python 3.13's
+        # argparse has it (3.11 takes only plain negative numbers); no option of ours starts so
+        self._negative_number_matcher = re.compile(r"-\.?\d")
         self.add_argument("--help", action="help", help="show this help and exit")
 
     def error(self, message: str) -> NoReturn:
@@ -146,3 +154,30 @@ def add_player(p: argparse.ArgumentParser, *flags: str, help: str, metavar: str 
     """A player name (``cli.players``): the option keeps the name as written; the command parses it with
     ``cli.players.parse_player`` (one line for an unknown name)."""
     p.add_argument(*flags, default=None, metavar=metavar, help=help)
+
+
+def add_cluster(parser: argparse.ArgumentParser) -> None:
+    """``--cluster ADDRESS``: the games on a Dask cluster (``net.cluster``; the optional extra ``cluster``)."""
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the games on a Dask cluster: tcp://HOST:8786 (dask scheduler; dask worker on each machine), "
+        "or local:N to start N workers here (needs pip install -e '.[cluster]')",
+    )
+
+
+def open_cluster(parser: argparse.ArgumentParser, address: str, players: list[PlayerSpec]) -> GameSite:
+    """The cluster of ``--cluster`` with its workers checked (``net.cluster.connect``); its lines on stderr, a
+    cluster that cannot be used ends the command with one line."""
+    import sys
+
+    from net.cluster import ClusterError, connect
+
+    def say(line: str) -> None:  # a line said during the games starts with a newline (after the progress bar)
+        text = line.lstrip("\n")
+        print(f"{line[: len(line) - len(text)]}{parser.prog}: {text}", file=sys.stderr)
+
+    try:
+        return connect(address, players, say)
+    except ClusterError as exc:
+        parser.error(str(exc))

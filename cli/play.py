@@ -9,7 +9,15 @@ import sys
 
 from ai import DEFAULT_AI
 from cli.options import Parser, add_season, add_server_address, check_start_piece, milliseconds, shape
-from cli.players import PlayerKind, accepted, check_player, in_process_engine, parse_player
+from cli.players import (
+    LEVELS,
+    PlayerKind,
+    accepted,
+    check_player,
+    in_process_engine,
+    level_option,
+    player_option,
+)
 from model.exits import fail
 from model.pieces import Team
 from model.season import DEFAULT_PORT, DEFAULT_SEASON
@@ -56,6 +64,7 @@ def play_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--opponent",
+        type=player_option("opponent"),
         default=None,
         metavar="NAME|human|cmd:COMMAND|py:PATH",
         help=f"AI opponent ({accepted()}; default {DEFAULT_AI}), 'human' (hotseat); a cmd:COMMAND (your own "
@@ -64,10 +73,9 @@ def play_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--level",
-        type=int,
+        type=level_option,
         default=None,
-        choices=range(1, 6),
-        metavar="1-5",
+        metavar=f"{min(LEVELS)}-{max(LEVELS)}",
         help="strength of the AI opponent in a local game: 1 (beginner) to 5 (the default AI)",
     )
     p.add_argument(
@@ -76,7 +84,9 @@ def play_parser() -> argparse.ArgumentParser:
         help="the AI opponent of a local game thinks on while you think (stronger; keeps a core busy "
         "during your turn, at most 30 s)",
     )
-    p.add_argument("--ai", default=None, metavar="NAME", help="AI used for hints, autopilot and --watch")
+    p.add_argument(
+        "--ai", type=player_option("AI"), default=None, metavar="NAME", help="AI used for hints, autopilot and --watch"
+    )
     p.add_argument(
         "--move-time",
         "--ai-time",
@@ -124,12 +134,8 @@ def play_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = play_parser().parse_args(argv)
+    opponent = args.opponent  # a spec (None: the default AI)
     try:
-        opponent = (
-            None
-            if args.opponent is None or args.opponent.lower() == "human"
-            else parse_player(args.opponent, "opponent")
-        )
         if opponent is not None and opponent.kind is PlayerKind.PY:
             check_player(opponent)  # a py: file that cannot be loaded: one line before the terminal is taken
         if args.ai is not None:

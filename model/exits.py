@@ -10,6 +10,7 @@ from model.text import printable
 # done; no connection (or no file); a bad command line; the peer broke the protocol
 EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
 EXIT_PLAYER = 4  # a team's py: player cannot be loaded, or failed under blokus bot --strict
+EXIT_FALLBACK = 5  # blokus bot --socket-fd (a host's own side): the game was played, but not every move was its own
 
 
 def fail(prog: str, message: str) -> int:

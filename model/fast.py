@@ -49,7 +49,11 @@ BSIZE = (CELL + NCELLS + 7) // 8 * 8  # whole uint64 words: snapshots are copied
 M_TURN, M_VALID, M_MONO_DONE, M_MONO_FLAG, M_START, M_LIMIT, M_HAND = 0, 1, 2, 3, 4, 5, 6
 MSIZE = M_HAND + 4
 
-MAX_MOVES = 4096  # more than any position has (the empty board has ~90 first placements per corner rule)
+# The length of every move buffer: ``gen_moves`` lists a placement at most once (its ``seen`` marks), so no
+# position, reachable or not (a state file, unchecked pushes), has more legal placements than there are
+# placements of all 21 shapes. Real games stay below ~1,000; a board of scattered single cells of one colour has
+# over 5,000 (tests/fixtures/engine/). Buffers of this size take memory only where written.
+MAX_MOVES = P.COUNT
 
 
 def _tables() -> tuple[np.ndarray, ...]:
@@ -679,6 +683,8 @@ class FastState:
     def legal_placements(self, color: int | None = None) -> np.ndarray:
         """Sorted placement ids, as ``GameState.legal_placements``."""
         color = self.current_color if color is None else int(color)  # a Color would compile another variant
+        if not 0 <= color < 4:
+            raise ValueError(f"no colour {color}")
         scratch = _SCRATCH
         scratch.stamp += 1
         if scratch.stamp >= 2**31 - 1:
@@ -687,8 +693,31 @@ class FastState:
         n = gen_moves(TABLES, self.b, self.m, color, self.first_cells, scratch.out, scratch.seen, scratch.stamp)
         return np.sort(scratch.out[:n])
 
+    def placement_count(self, color: int) -> int:
+        """``len(legal_placements(color))``, neither sorted nor copied (a search's mobility term)."""
+        scratch = _SCRATCH
+        scratch.stamp += 1
+        if scratch.stamp >= 2**31 - 1:
+            scratch.seen[:] = 0
+            scratch.stamp = 1
+        return int(gen_moves(TABLES, self.b, self.m, color, self.first_cells, scratch.out, scratch.seen, scratch.stamp))
+
+    def attach_cells(self, color: int) -> np.ndarray:
+        """The cells (indices, ascending) where the next piece of ``color`` may touch it by a corner: its attach
+        flags, or before its first piece the free cells of the first-move rule; none once it has no piece left."""
+        hand = self.m[M_HAND + color]
+        if hand == 0:
+            return np.empty(0, dtype=np.intp)
+        if hand == ALL_SHAPES:
+            return np.flatnonzero(self.first_cells & (self.b[CELL : CELL + NCELLS] == 0))
+        return np.flatnonzero(self.b[ANCH + color * NCELLS : ANCH + (color + 1) * NCELLS])
+
     def push_placement(self, pid: int) -> None:
-        """Apply legal placement ``pid`` of the colour to move (``-1``: a skip)."""
+        """Apply placement ``pid`` of the colour to move (``-1``: a skip). Its legality is not checked (the callers
+        list their moves with ``legal_placements``): an illegal one gives a position no game reaches, still within
+        the arrays (any position's moves fit ``MAX_MOVES``); an id that is no placement is refused."""
+        if not -1 <= pid < P.COUNT:
+            raise ValueError(f"no placement {pid}")
         d = self._depth
         if d == len(self._stack_b):
             size = max(16, 2 * d)
@@ -705,10 +734,14 @@ class FastState:
         return FastState(self.b.copy(), self.m.copy(), self.first_cells)
 
     def pop(self) -> None:
+        if self._depth == 0:
+            raise IndexError("pop from a position without pushed moves")
         self._depth -= 1
         _KERNELS.restore(self.b, self.m, self._stack_b, self._stack_m, self._depth)
 
     def points(self, color: int) -> int:
+        if not 0 <= color < 4:
+            raise ValueError(f"no colour {color}")
         return int(points(TABLES, self.m, color))
 
     def shapes(self) -> list[int]:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, IntEnum
+from typing import TypeVar
+
+import numpy as np
 
 from model.pieces import Cell, Color, Rotation, Shape, canonical, transform
 
@@ -115,6 +119,97 @@ def describe_move(move: Move, *, color: bool = True) -> str:
     if isinstance(move, SkipMove):
         return f"{who}passed" if color else "pass"
     return f"{who}{describe_piece(move.shape, move.rotation, move.flipped)} @ ({move.x},{move.y})"
+
+
+class NotAMove(ValueError):
+    """An object that is no move and cannot be read as one: one line naming what it is."""
+
+
+_LIMIT = 1 << 16  # coordinates beyond any board: judged OUT_OF_BOUNDS, never carried into bit operations
+
+
+def as_move(obj: object, what: str = "the move is") -> Move:
+    """``obj`` as a move of plain values, exactly as it will be judged and sent: the fields of a ``SetMove``
+    or ``SkipMove`` may be numpy integers or bools, plain ints for the enums (``Rotation`` 1) or their names
+    (``"RIGHT"``); anything else is a :class:`NotAMove` that says what it got (``what`` starts the line:
+    ``calculate_move returned``)."""
+    if isinstance(obj, SkipMove):
+        return obj if type(obj.color) is Color else SkipMove(_member(Color, obj, "color", what))
+    if isinstance(obj, SetMove):
+        if (
+            type(obj.x) is int
+            and type(obj.y) is int
+            and -_LIMIT <= obj.x <= _LIMIT
+            and -_LIMIT <= obj.y <= _LIMIT
+            and type(obj.flipped) is bool
+            and type(obj.rotation) is Rotation
+            and type(obj.shape) is Shape
+            and type(obj.color) is Color
+        ):
+            return obj  # plain already (every move our own engines make)
+        return SetMove(
+            _member(Color, obj, "color", what),
+            _member(Shape, obj, "shape", what),
+            _member(Rotation, obj, "rotation", what),
+            _flag(obj, what),
+            _coordinate(obj, "x", what),
+            _coordinate(obj, "y", what),
+        )
+    if isinstance(obj, str):
+        raise NotAMove(f"{what} str {_head(obj)}, not a Move: use parse_move")
+    raise NotAMove(f"{what} {type(obj).__name__}, not a Move (a SetMove or a SkipMove)")
+
+
+def _head(value: object, width: int = 40) -> str:
+    """``repr`` of a value, cut for a one-line message."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _wrong(move: object, field_name: str, what: str, wanted: str) -> NotAMove:
+    value = getattr(move, field_name)
+    return NotAMove(
+        f"{what} a {type(move).__name__} whose {field_name} is {type(value).__name__} {_head(value)}, not {wanted}"
+    )
+
+
+_E = TypeVar("_E", bound=IntEnum)
+
+
+def _member(kind: type[_E], move: object, field_name: str, what: str) -> _E:
+    value = getattr(move, field_name)
+    if isinstance(value, kind):
+        return value
+    try:
+        if isinstance(value, str):
+            return kind[value]
+        if not isinstance(value, bool | np.bool_):
+            return kind(operator.index(value))
+    except (KeyError, ValueError, TypeError):
+        pass
+    raise _wrong(move, field_name, what, f"a {kind.__name__}") from None
+
+
+def _flag(move: SetMove, what: str) -> bool:
+    value = move.flipped
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    try:
+        number = operator.index(value)
+    except TypeError:
+        number = -1
+    if number not in (0, 1):
+        raise _wrong(move, "flipped", what, "a bool")
+    return bool(number)
+
+
+def _coordinate(move: object, field_name: str, what: str) -> int:
+    value = getattr(move, field_name)
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise _wrong(move, field_name, what, "an int") from None
+    return max(-_LIMIT, min(_LIMIT, number))  # far off the board either way: judged OUT_OF_BOUNDS
 
 
 def parse_move(text: str) -> Move:

@@ -8,6 +8,7 @@ its own in front of numba's for the project's modules (``model``, ``ai``, ``net`
 * **The source stamp is a content hash** of the module and of every project module it imports, transitively
   (read from the sources, nothing imported): numba itself checks only the kernel's own file, so a kernel
   calling a changed kernel of another module would keep the old compiled copy (silently wrong results).
+  With ``NUMBA_BOUNDSCHECK=1`` (CI's engine run) the stamp differs: bounds-checked kernels are kept apart.
 * **Where**: ``$BLOKUS_NUMBA_CACHE`` if set (tests, CI, the bundle builder: read and written); else a
   bundle's prebuilt ``numba-cache/`` beside the packages (only read, never written), then a writable
   user cache (``$XDG_CACHE_HOME`` or ``~/.cache``, else the temporary folder); in a checkout (no bundle)
@@ -96,8 +97,11 @@ def dependencies(name: str) -> list[str]:
 
 @functools.cache
 def source_stamp(name: str) -> str:
-    """A hash of the sources a module's compiled kernels depend on."""
+    """A hash of the sources a module's compiled kernels depend on (and of numba's bounds checking when it is on:
+    numba's own key leaves it out, so a checked kernel and an unchecked one would load for each other)."""
     digest = hashlib.sha256(numba.__version__.encode())
+    if getattr(numba.config, "BOUNDSCHECK", None):  # set from NUMBA_BOUNDSCHECK (numba has no type information)
+        digest.update(b"\0boundscheck")
     for dep in dependencies(name):
         path = module_file(dep)
         digest.update(f"\0{dep}\0".encode())

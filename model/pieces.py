@@ -11,8 +11,32 @@ from functools import cache
 
 Cell = tuple[int, int]
 
+_NUMBER_FORMATS = frozenset("bcdoxXneEfFgG%")
 
-class Team(IntEnum):
+
+class NamedEnum(IntEnum):
+    """An ``IntEnum`` that reads as its name: ``str``, ``f"{x}"`` and ``%s`` give ``BLUE``, and every member is
+    true (``if state.winner():`` tests for a winner, ``Team.ONE`` included). Still an int where the engine
+    needs one — list and array indices, comparisons, arithmetic, ``f"{x:d}"`` — and ``index`` names it."""
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __format__(self, spec: str) -> str:
+        if spec and spec[-1] in _NUMBER_FORMATS:
+            return int.__format__(int(self), spec)
+        return format(self.name, spec)
+
+    def __bool__(self) -> bool:
+        return True
+
+    @property
+    def index(self) -> int:
+        """The member's number (its index in the engine's arrays: BLUE 0 to GREEN 3, MONO 0 to PENTO_Y 20)."""
+        return int(self)
+
+
+class Team(NamedEnum):
     """The two teams: ONE plays BLUE and RED, TWO plays YELLOW and GREEN."""
 
     ONE = 0
@@ -34,7 +58,7 @@ class Team(IntEnum):
         return cls[text.strip().upper()]
 
 
-class Color(IntEnum):
+class Color(NamedEnum):
     """The four colours in turn order: the colour to move is ``Color(turn % 4)``."""
 
     BLUE = 0
@@ -61,7 +85,7 @@ class Color(IntEnum):
 COLORS: tuple[Color, ...] = tuple(Color)
 
 
-class Rotation(IntEnum):
+class Rotation(NamedEnum):
     """RIGHT is a clockwise quarter turn on screen (y points down); MIRROR is 180°, not a reflection."""
 
     NONE = 0
@@ -79,7 +103,7 @@ class Rotation(IntEnum):
         return cls[text.strip().upper()]
 
 
-class Shape(IntEnum):
+class Shape(NamedEnum):
     """The 21 shapes in the server's order; ``base_cells`` before any rotation or flip (docs/protocol.md)."""
 
     MONO = 0

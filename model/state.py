@@ -216,9 +216,9 @@ class GameState:
         """Cells a new piece must cover one of, and cells it must not cover."""
         own = self.boards[color]
         occ = self.occupied
+        edge = P.edge_neighbours(own)  # none before a colour's first piece, except in a hand-made state file
         if self.shapes[color] == ALL_SHAPES:
-            return self.season.first_move_cells & ~occ, occ
-        edge = P.edge_neighbours(own)
+            return self.season.first_move_cells & ~occ, occ | edge
         return P.diagonal_neighbours(own) & ~edge & ~occ, occ | edge
 
     def _available_shapes(self, color: int) -> int:

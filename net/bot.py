@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import socket
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ai import DEFAULT_AI, compile_ahead, make_player, player_names
-from ai.base import Engine
+from ai.base import Engine, fallback_move
 from ai.compiled import not_ready_line
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide, warm_up
-from ai.pyplayer import PyPlayer, is_python_player
+from ai.players import PlayerKind, PlayerSpec, compile_ahead, default_player
+from ai.pyplayer import PlayerLoadError
+from ai.team_process import MEMORY_LIMIT_MIB, TeamPlayer
 from model import server_texts
-from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL
+from model.exits import EXIT_CONNECTION, EXIT_FALLBACK, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL, plural
 from model.record import GameRecord
 from model.result import GameResult, end_texts
 from model.season import DEFAULT_PORT, Season
@@ -71,9 +72,13 @@ class BotOptions:
     host: str = "localhost"
     port: int = DEFAULT_PORT
     reservation: str | None = None  # joinPrepared
+    # an inherited socket, already connected to a host's server, instead of host and port (``--socket-fd``): the
+    # host seats it, whatever join it sends (``net.external``: our own side in the arena needs no code); the bot
+    # then ends with EXIT_FALLBACK after a game in which a move was not its player's own
+    socket_fd: int | None = None
     room: str | None = None  # joinRoom
     season: Season | None = None  # the season a plain join asks for (None: 2021's, then 2027's)
-    ai: str | None = None  # a player name (``cli.players``); None: the default AI
+    ai: PlayerSpec | None = None  # the player (``cli.players`` parses its name); None: the default AI
     seed: int | None = None
     move_time: int = DEFAULT_THINK_MS  # ms from the arrival of a move request
     ponder: bool = False
@@ -82,34 +87,38 @@ class BotOptions:
     idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT_S  # s; None: wait for ever
     save_replay: Path | None = None
     strict: bool = False  # a team's py: player: judge its mistakes as the contest does (no fallback)
+    memory_limit: int = MEMORY_LIMIT_MIB  # a team's py: player: its process's memory (MiB; 0: no limit)
 
 
 class Bot:
     def __init__(
         self, options: BotOptions, player: Engine | None = None, crash: Callable[[int], None] | None = None
     ) -> None:
-        """``player``: the one to play with, already built (a team's ``py:`` player loaded by ``cli.bot``).
+        """``player``: the one to play with, already built (tests); else the options' player is built here (a
+        team's ``py:`` player in a supervised process of its own: ``ai.team_process``).
         ``crash``: under --strict, how the bot ends when the team's player failed, after its one line (the
         command: ``os._exit``, the process ends at once as a crashed client's does, so the judge sees its exit
         code; None: it leaves the game and ``run`` returns ``EXIT_PLAYER``)."""
         self.options = args = options
         self.crash = crash
-        name = args.ai or _default_ai()
-        self.player: ProcessPlayer | Engine
-        self.team_code = is_python_player(name)  # a team's own player: its mistakes are shown and counted
+        spec = args.ai or default_player()
+        self.player: ProcessPlayer | TeamPlayer | Engine
+        self.team_code = spec.kind is PlayerKind.PY  # a team's own player: its mistakes are shown and counted
         if player is not None:
             self.player = player
-        elif self.team_code:  # in a thread of this process: on_game_over reaches it, tracebacks are real
-            self.player = make_player(name, seed=args.seed)
+        elif self.team_code:
+            self.player = TeamPlayer(spec, memory_mib=args.memory_limit, say=_say, strict=args.strict)
         elif args.engine == "process":
             from ai.engine_process import ProcessPlayer
 
-            self.player = ProcessPlayer(name, seed=args.seed)
+            self.player = ProcessPlayer(spec, seed=args.seed)
         else:
-            self.player = make_player(name, seed=args.seed)
-        self.ai_name = name
+            self.player = spec.build(seed=args.seed)
+        self.spec = spec
+        self.ai_name = spec.name
         self.rng = random.Random(args.seed)
         self.season = args.season
+        self.sock = None if args.socket_fd is None else socket.socket(fileno=args.socket_fd)
         self.conn = self._connect(self.season)
         self.record = GameRecord()  # the states received, for --save-replay only (bounded)
         self.recording = args.save_replay is not None
@@ -125,31 +134,60 @@ class Bot:
         self.engines: Counter[str] = Counter()  # moves by the engine that found them: "mcts", "lookahead (compiling)"
         self.mistakes: list[str] = []  # the team player's moves replaced or judged: "ValueError at turn 14"
         self._shown: set[str] = set()  # kinds of mistakes already explained on stderr
-        self._game_over: threading.Thread | None = None
+        self.internal_errors = 0  # exceptions of the bot's own tasks (each said in one line, counted)
 
     def _connect(self, season: Season | None) -> Connection:
-        return Connection(self.options.host, self.options.port, on_traffic=self._traffic, season=season)
+        return Connection(self.options.host, self.options.port, on_traffic=self._traffic, season=season, sock=self.sock)
 
     def _traffic(self, direction: str, text: str) -> None:
         xml_log.debug("%s %s", "<<" if direction == "in" else ">>", text)
 
     async def run(self) -> int:
+        """Play one game; the exit code. Whatever goes wrong inside is one line on stderr, never a traceback
+        and never a task that dies unseen (``_unseen``)."""
+        loop = asyncio.get_running_loop()
+        previous = loop.get_exception_handler()
+        loop.set_exception_handler(self._unseen)
+        try:
+            return await self._run()
+        except (ConnectionError, OSError, ValueError, RuntimeError, LookupError, TypeError, AttributeError) as exc:
+            self.internal_errors += 1
+            return self._fail(EXIT_PROTOCOL, f"internal error: {type(exc).__name__}: {exc}")
+        finally:
+            loop.set_exception_handler(previous)
+            if isinstance(self.player, TeamPlayer):
+                self.player.close()  # if _run could not
+
+    def _unseen(self, loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        """The event loop's exception handler: an exception nobody waited for (a task, a reader callback) is
+        one line on stderr (and counted in the summary), never silence."""
+        exc = context.get("exception")
+        self.internal_errors += 1
+        what = f"{type(exc).__name__}: {exc}" if exc is not None else str(context.get("message", "?"))
+        _say(f"blokus bot: internal error (played on): {printable(what)}")
+        log.error("unhandled in the event loop: %s", context, exc_info=exc)
+
+    async def _run(self) -> int:
         args = self.options
         warm_up()
-        if self.team_code:
-            from model.fast import warm_up as warm_up_engine
-
-            await asyncio.to_thread(warm_up_engine)  # the player API's compiled engine: loaded before joining
         started = time.monotonic()
+        player = self.player
+        if isinstance(player, TeamPlayer):  # warm before joining: its process is started and loads the file
+            try:
+                player.start()
+                await player.wait_ready()
+            except PlayerLoadError as exc:
+                player.close()
+                return self._fail(EXIT_PLAYER, str(exc))
+            ready, status = True, "ready"
         # loading the compiled AI takes a second or two; a first start compiles it (a minute): the bot joins
         # after JOIN_WAIT_S at the latest and the engine answers with its Python search meanwhile
-        player = self.player
-        if not isinstance(player, Engine):  # the engine process: its worker loads the compiled search
+        elif not isinstance(player, Engine):  # the engine process: its worker loads the compiled search
             ready = await asyncio.to_thread(player.wait_ready, JOIN_WAIT_S)
             status = player.status
         else:
             try:
-                ready = await asyncio.to_thread(compile_ahead, self.ai_name, JOIN_WAIT_S)
+                ready = await asyncio.to_thread(compile_ahead, self.spec, JOIN_WAIT_S)
                 status = _status_of(self.player, ready)
             except Exception as exc:  # numba cannot be imported: the engine's Python search plays
                 ready, status = False, f"failed: {type(exc).__name__}: {exc}"
@@ -194,7 +232,12 @@ class Bot:
                         f"the server sent more than {MAX_MESSAGES_WITHOUT_REQUEST} messages without a move "
                         f"request ({self._phase()}); giving up",
                     )
-                await self._on_event(event)
+                try:
+                    await self._on_event(event)
+                except Exception as exc:  # our own mistake with one message: said, counted, the game goes on
+                    self.internal_errors += 1
+                    _say(f"blokus bot: internal error (played on): {printable(f'{type(exc).__name__}: {exc}')}")
+                    log.exception("handling %s failed", type(event).__name__)
                 if self.failure is not None:
                     break
         except ConnectionError as exc:
@@ -206,25 +249,27 @@ class Bot:
                 self._answer.cancel()
             await self.conn.close()
             self.player.stop_pondering()  # an engine in a thread; the engine process stops with close()
+            if isinstance(self.player, TeamPlayer):
+                await self.player.finish(GAME_OVER_WAIT_S)  # the team's on_game_over, a bounded time
             if hasattr(self.player, "close"):
                 self.player.close()
         if self.failure is not None:
             return self._fail(*self.failure)
         if self.result is None:
             return self._fail(EXIT_CONNECTION, "the game ended without a result")
-        if self._game_over is not None:
-            self._game_over.join(GAME_OVER_WAIT_S)
         counts = ", ".join(f"{n} {engine}{self._which(engine)}" for engine, n in self.engines.most_common())
         summary = end_texts(self.result, None, self.conn.names, self.conn.team).summary
         for score in self.result.players:
             if score.reason:
                 log.info("result reason (team %s), as the server wrote it: %s", score.team, score.reason)
-        print(f"blokus bot: {summary}; moves: {counts or 'none'}", flush=True)
+        print(f"blokus bot: {summary}; moves: {counts or 'none'}{self._troubles()}", flush=True)
         if self.moves:
             log.info(
                 "%d moves, slowest answer %.0f ms, %d fallbacks", self.moves, self.max_elapsed * 1000, self.fallbacks
             )
         self._save_replay()
+        if self.fallbacks and self.options.socket_fd is not None:  # a host's own side: it voids the game
+            return EXIT_FALLBACK
         return EXIT_OK
 
     async def _next_event(self):
@@ -274,11 +319,7 @@ class Bot:
             self._answer = asyncio.create_task(self._respond(event))
         elif isinstance(event, GameOver):
             self.result = event.result
-            if self.team_code:  # the team's on_game_over, beside the loop (waited for before the summary)
-                self._game_over = threading.Thread(
-                    target=self.player.game_over, args=(event.result,), name="on_game_over", daemon=True
-                )
-                self._game_over.start()
+            self.player.game_over(event.result)  # a team's process gets it (waited for before the summary)
         elif isinstance(event, ServerError):
             log.warning("server error: %s", event.message)
             if event.lobby:
@@ -289,6 +330,30 @@ class Bot:
             log.info("ignored message: %s", event.reason)
 
     async def _respond(self, request: MoveRequested) -> None:
+        """Answer a move request; an exception of our own in it is one line and a fallback move, never a
+        request left unanswered in silence."""
+        try:
+            await self._answer_request(request)
+        except Exception as exc:
+            self.internal_errors += 1
+            state = request.state
+            where = f"turn {state.turn}" if state is not None else "a move request"
+            _say(f"blokus bot: {where}: internal error: {printable(f'{type(exc).__name__}: {exc}')}")
+            log.exception("answering the move request failed")
+            if state is None or state.is_over or not self.conn.move_pending:
+                return
+            move = fallback_move(state, self.rng)
+            try:
+                await self.conn.send_move(move)
+            except (ValueError, ConnectionError) as send_exc:
+                self.unanswered = str(send_exc)
+                return
+            self.moves += 1
+            self.fallbacks += 1
+            self.engines["fallback"] += 1
+            self.mistakes.append(f"internal error at turn {state.turn}")
+
+    async def _answer_request(self, request: MoveRequested) -> None:
         state = request.state
         self.unanswered = ""
         if state is None or state.is_over:
@@ -350,6 +415,18 @@ class Bot:
             details,
         )
 
+    def _troubles(self) -> str:
+        """What went wrong besides the moves, for the summary: a run with trouble never looks normal."""
+        parts = []
+        if isinstance(self.player, TeamPlayer):
+            if self.player.restarts:
+                parts.append(f"your player's process restarted {plural(self.player.restarts, 'time')}")
+            if self.player.output.dropped:
+                parts.append(f"{self.player.output.dropped} bytes of its output not shown")
+        if self.internal_errors:
+            parts.append(f"{plural(self.internal_errors, 'internal error')}")
+        return "".join(f"; {part}" for part in parts)
+
     def _which(self, kind: str) -> str:
         """`` (ValueError at turn 14, ...)``: the team player's mistakes, after the count of their kind."""
         if not self.team_code or kind not in ("fallback", "strict"):
@@ -366,14 +443,16 @@ class Bot:
         elif source.endswith("illegal"):
             kind, label = "illegal", f"illegal move at turn {turn}"
         else:  # an exception ("ValueError at turn 14: ..."), an answer that is no move, or still busy
-            error = isinstance(self.player, PyPlayer) and " at turn " in detail.split(":")[0]
+            error = isinstance(self.player, TeamPlayer) and " at turn " in detail.split(": ")[0]
             kind = detail.split(" at turn ")[0] if error else "error"
-            label = detail.split(":")[0] if error else f"no move at turn {turn}"
+            label = detail.split(": ")[0] if error else f"no move at turn {turn}"  # "KeyError at turn 9, player.py:3 …"
         self.mistakes.append(label)
         if source == "strict-error":
             self.failure = (EXIT_PLAYER, f"your player failed at turn {turn} ({detail}); --strict: left the game")
             if self.crash is not None:
                 self._fail(*self.failure)
+                if isinstance(self.player, TeamPlayer):
+                    self.player.close()  # what the team's code started ends with the bot
                 if _console is not None:
                     _console.close()  # the line is written before the process ends
                 sys.stdout.flush()
@@ -426,11 +505,6 @@ class Bot:
 def _status_of(player, ready: bool) -> str:
     status = getattr(player, "status", None)
     return status() if callable(status) else "ready" if ready else "loading"
-
-
-def _default_ai() -> str:
-    names = player_names()
-    return DEFAULT_AI if DEFAULT_AI in names else names[0]
 
 
 xml_log = logging.getLogger("blokus.xml")

@@ -13,7 +13,14 @@ The contest system unpacks the zip into a fresh container with a plain ``python3
 * ``deps/``: the bot's dependencies for the target Python (``--python 3.X``), manylinux x86-64 wheels
   fetched by ``pip download`` and unpacked (their tests left out);
 * ``numba-cache/``: the AI's kernels compiled for a generic x86-64 CPU by running their warm-up against
-  this very copy (``model.numba_cache`` finds it wherever the zip is unpacked).
+  this very copy (``model.numba_cache`` finds it wherever the zip is unpacked);
+* with ``--player``: the team's player file and the modules of its folder it imports, in ``player/``, and the
+  packages it imports from the team's environment, in ``deps/`` (``net.team_files``: found by reading the files,
+  nothing else of the folder unless ``--include`` names it).
+
+The zip is written as ``FILE.zip.part`` and tried before it takes its name (``net.upload_trial``: unpacked
+read-only, started in an empty environment with the target Python against an embedded server, a few moves
+played); a failed build or trial leaves no file. A bad output path is refused before anything is built.
 """
 
 from __future__ import annotations
@@ -30,7 +37,9 @@ import time
 import zipfile
 from pathlib import Path
 
-from ai import DEFAULT_AI
+from ai.players import PlayerKind, PlayerSpec, default_player
+from net.team_files import PackError, TeamFiles, closure, find_team_files
+from net.upload_trial import TrialError, try_upload
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("blokus", "model", "ai", "net", "tui", "cli")
@@ -38,6 +47,7 @@ PROJECT_SUFFIXES = (".py", ".tcss")
 UI_ONLY = {"textual"}  # dependencies only the terminal UI needs: not in the bot's upload
 PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64")  # glibc 2.17 and up; numpy and numba need 2.28
 MAX_ZIP_MIB = 120  # the contest's limit
+ZIP_LEVEL = 9  # deflate level: the smallest upload (~30 s of CPU for ~90 MiB)
 PRUNED = re.compile(r"(^|/)(tests?|__pycache__)(/|$)")  # never imported by the bot
 
 START_SH = """#!/bin/sh
@@ -110,6 +120,37 @@ def requirements() -> list[str]:
         if name not in UI_ONLY:
             keep.append(line.split(";", 1)[0].strip())
     return keep
+
+
+def bundled_distributions() -> set[str]:
+    """The distributions the upload holds anyway (the bot's requirements and what they need, as installed
+    here), by normalized name."""
+    names = [re.split(r"[\[<>=!~; ]", line, maxsplit=1)[0] for line in requirements()]
+    return set(closure(names))
+
+
+def stdlib_names(python: str) -> frozenset[str]:
+    """The standard library's module names of the target Python."""
+    cmd = [python, "-c", "import sys; print(' '.join(sorted(sys.stdlib_module_names)))"]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=60)
+    if done.returncode != 0:
+        raise failed("the target Python does not run", cmd, done)
+    return frozenset(done.stdout.split())
+
+
+def check_target(target: Path) -> None:
+    """BundleError (one line) if the zip cannot be written at ``target``: before anything is built."""
+    if target.is_dir():
+        raise BundleError(f"{target} is a folder: name the zip to write, e.g. {target / 'upload.zip'}")
+    existing = target.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise BundleError(f"{target}: {existing} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise BundleError(f"{target}: cannot write into {existing}")
+    if target.with_name(target.name + ".part").is_dir():
+        raise BundleError(f"{target}: {target.name}.part is a folder (the zip is written there first)")
 
 
 def target_python(spec: str) -> tuple[str, str]:
@@ -215,18 +256,18 @@ def build_cache(version: str) -> Path:
     return base / f"bundle-py{version}-generic"
 
 
-def compile_ai(stage: Path, python: str, ai: str, cache: Path) -> None:
+def compile_ai(stage: Path, python: str, ai: PlayerSpec, cache: Path) -> None:
     """Compile the AI's kernels for a generic x86-64 CPU into ``cache`` (or load them from there), running the
     warm-up of the bundle's own copy, then copy those of today's sources into ``numba-cache/``."""
     from model import numba_cache
 
-    code = (
-        "import importlib; from ai import kernels_of; from model import numba_cache\n"
-        f"k = kernels_of({ai!r})\n"
-        "if k is not None:\n"
-        "    importlib.import_module(k.module).warm_up(); numba_cache.mark_warm([k.module])\n"
-    )
-    if ai.startswith("py:"):  # a team's player: the compiled engine behind blokus.player's GameState
+    code = "import importlib; from model import numba_cache\n"
+    if ai.kernels_module is not None:
+        code += (
+            f"k = importlib.import_module({ai.kernels_module!r}).KERNELS\n"
+            "importlib.import_module(k.module).warm_up(); numba_cache.mark_warm([k.module])\n"
+        )
+    if ai.kind is PlayerKind.PY:  # a team's player: the compiled engine behind blokus.player's GameState
         code += "import model.fast as f; f.warm_up(); numba_cache.mark_warm(['model.fast'])\n"
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -272,28 +313,55 @@ def write_start(stage: Path, version: str, bot_args: list[str], player: str | No
     (stage / "start.sh").chmod(0o755)
 
 
-def copy_player(stage: Path, path: Path, class_name: str | None) -> str:
-    """Copy the team's player and the Python modules beside it (not its tests) into ``player/``; returns the
-    ``PATH[:CLASS]`` to give ``blokus bot --player`` relative to the upload's folder."""
-    target = stage / "player"
-    target.mkdir()
-    for source in sorted(path.resolve().parent.glob("*.py")):
-        if source.name.startswith("test_") or source.name.endswith("_test.py") or source.name == "conftest.py":
-            if source.resolve() != path.resolve():
-                continue
-        shutil.copy2(source, target / source.name)
-    return f"player/{path.name}" + (f":{class_name}" if class_name else "")
+def team_files(player: PlayerSpec, includes: list[str], version: str, python: str) -> TeamFiles:
+    """What the upload takes of the team's player (``net.team_files``); BundleError naming what cannot be packed."""
+    try:
+        team = find_team_files(
+            Path(player.path),
+            includes,
+            version=version,
+            stdlib=stdlib_names(python),
+            bundled=bundled_distributions(),
+        )
+    except PackError as exc:
+        raise BundleError(str(exc)) from None
+    _say(f"the player's files: {', '.join(str(p) for p in sorted(team.files))}")
+    if team.packages:
+        _say(f"from your environment: {', '.join(team.packages)}")
+    if team.left_out:
+        _say(f"left out (optional imports, not installed here): {', '.join(team.left_out)}")
+    return team
 
 
-def write_zip(stage: Path, target: Path) -> int:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".part")
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
-        for path in sorted(stage.rglob("*")):
-            if path.is_file():
-                zf.write(path, str(path.relative_to(stage)))  # with its mode: start.sh stays executable
-    partial.replace(target)
-    return target.stat().st_size
+def pack_team(stage: Path, team: TeamFiles, class_name: str) -> str:
+    """Copy the team's files into ``player/`` and its packages into ``deps/`` (never over the upload's own);
+    returns the ``PATH[:CLASS]`` to give ``blokus bot --player`` relative to the upload's folder."""
+    for relative, source in team.files.items():
+        target = stage / "player" / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    for relative, source in team.deps.items():
+        target = stage / "deps" / relative
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+    return f"player/{team.player}" + (f":{class_name}" if class_name else "")
+
+
+def write_zip(stage: Path, partial: Path) -> None:
+    """The stage as a zip at ``partial`` (removed again if that fails)."""
+    try:
+        partial.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=ZIP_LEVEL) as zf:
+            for path in sorted(stage.rglob("*")):
+                if path.is_file():
+                    zf.write(path, str(path.relative_to(stage)))  # with its mode: start.sh stays executable
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise BundleError(f"cannot write {partial}: {exc.strerror or exc}") from None
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def bundle(
@@ -301,23 +369,29 @@ def bundle(
     version: str,
     bot_args: list[str],
     *,
-    ai: str = DEFAULT_AI,
+    ai: PlayerSpec | None = None,
     with_cache: bool = True,
     wheels: Path | None = None,
-    player: tuple[Path, str | None] | None = None,
+    player: PlayerSpec | None = None,
+    includes: list[str] | None = None,
 ) -> int:
-    """Build the upload; returns its size in bytes. ``bot_args`` are baked into start.sh (``cli.bundle``
-    checks them first), ``ai`` is the player they name (its kernels are compiled in). ``wheels``: a folder
-    to download into (kept, reused). ``player``: a team's player file and class (``--player``): its folder's
-    Python files go into ``player/`` and start.sh runs ``blokus bot --player``."""
+    """Build the upload, try it, and only then give it its name; returns its size in bytes. ``bot_args`` are
+    baked into start.sh (``cli.bundle`` checks them first), ``ai`` is the player they name (its kernels are
+    compiled in; None: the default AI). ``wheels``: a folder to download into (kept, reused). ``player``: a
+    team's player (``--player``): its files go into ``player/`` (``includes``: data files of its folder too)
+    and start.sh runs ``blokus bot --player``."""
+    ai = player or ai or default_player()
+    check_target(target)
     version, python = target_python(version)  # --python: 3.X or an interpreter's path
+    team = team_files(player, includes or [], version, python) if player is not None else None
+    partial = target.with_name(target.name + ".part")
     with tempfile.TemporaryDirectory(prefix="blokus-bundle-") as tmp:
         stage = Path(tmp) / "upload"
         stage.mkdir()
         copy_project(stage)
         _say(f"downloading the dependencies for Python {version} (manylinux x86-64 wheels)")
         fetch_dependencies(stage, version, wheels or Path(tmp) / "wheels")
-        inside = copy_player(stage, *player) if player is not None else None
+        inside = pack_team(stage, team, player.class_name) if team is not None and player is not None else None
         write_start(stage, version, bot_args, inside)
         # the folder marks an upload (``model.numba_cache`` never writes into it), also without compiled kernels
         (stage / "numba-cache").mkdir()
@@ -326,9 +400,23 @@ def bundle(
             "(model/numba_cache.py reads them; nothing is written here).\n"
         )
         if with_cache:
-            _say(f"compiling the AI ({ai}) for a generic x86-64 CPU: a few minutes")
+            _say(f"compiling the AI ({ai.label}) for a generic x86-64 CPU: a few minutes")
             started = time.monotonic()
             compile_ai(stage, python, ai, build_cache(version))
             _say(f"compiled in {time.monotonic() - started:.0f} s")
         compile_bytecode(stage, python)
-        return write_zip(stage, target)
+        write_zip(stage, partial)
+        try:
+            _say("trying the upload: started as the contest starts it (empty environment, read-only) for a few moves")
+            trial_dir = Path(tmp) / "trial"
+            trial_dir.mkdir()
+            trial = try_upload(partial, trial_dir, python, version, strict=team is not None)
+        except TrialError as exc:
+            partial.unlink(missing_ok=True)
+            raise BundleError(f"the upload does not play: {exc}") from None
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+        _say(f"tried: it played {trial.moves} moves (slowest {trial.slowest_ms:.0f} ms)")
+        partial.replace(target)
+        return target.stat().st_size

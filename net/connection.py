@@ -166,8 +166,10 @@ class Connection:
         on_traffic: Callable[[str, str], None] | None = None,
         close_on_left: bool = True,
         season: Season | None = None,
+        sock: socket.socket | None = None,
     ) -> None:
         self.host, self.port = host, port
+        self.sock = sock  # an inherited, already connected socket to use instead of host and port
         # The season: the one asked for (``--season``), until the server's first memento (which comes
         # before the first move request) shows another; then the wire wins (season-2027.md §4.2).
         self.requested_season = season
@@ -198,18 +200,22 @@ class Connection:
 
     async def open(self) -> None:
         """Connect and send ``<protocol>``. Raises :class:`ConnectionFailed` with a one-line reason."""
+        where = f"{self.host}:{self.port}" if self.sock is None else "the inherited socket"
         try:
-            self._reader, self._writer = await asyncio.wait_for(
-                asyncio.open_connection(self.host, self.port), self.connect_timeout
+            connecting = (
+                asyncio.open_connection(self.host, self.port)
+                if self.sock is None
+                else asyncio.open_connection(sock=self.sock)
             )
+            self._reader, self._writer = await asyncio.wait_for(connecting, self.connect_timeout)
         except TimeoutError as exc:
-            raise ConnectionFailed(f"cannot connect to {self.host}:{self.port}: timed out") from exc
+            raise ConnectionFailed(f"cannot connect to {where}: timed out") from exc
         except OSError as exc:
             if isinstance(exc, socket.gaierror) or not exc.errno or exc.errno < 0:
                 reason = exc.strerror or str(exc)
             else:
                 reason = os.strerror(exc.errno)
-            raise ConnectionFailed(f"cannot connect to {self.host}:{self.port}: {reason}") from exc
+            raise ConnectionFailed(f"cannot connect to {where}: {reason}") from exc
         await self._write(M.PROTOCOL_OPEN)
         self._read_task = asyncio.create_task(self._read_loop(), name="blokus-connection-reader")
 

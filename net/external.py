@@ -10,12 +10,17 @@ prepared game with one reservation per seat, the season's official time limits u
 can delay its clock), starts the programs of its seats, waits for the game and judges it: the result is
 the server's :class:`~model.result.GameResult`; a lost game is named in one line (:func:`HostedGame.outcome`):
 
-* ``illegal move: <move> (<rule>)``
+* ``illegal move at turn N: <move> (<rule>)``
 * ``timeout: <ms> ms at turn N`` (a move later than the soft limit) or ``timeout: no move within <ms> ms
   at turn N`` (the hard limit)
 * ``crashed (exit 3) at turn N: <last stderr line>`` (the process ended with an error or a signal)
 * ``did not join within 30 s``
 * ``left the game at turn N`` (closed its connection, or exited with 0, during the game)
+
+A seat of our own (:attr:`Seat.ours`: a ``blokus bot`` against the program under test) plays on an inherited
+socket that the server seats, so no code of it exists outside this process; any failure of its side (one of the
+lines above, a stop by a signal, its seat taken, a fallback move or an unclean end, told by its exit code) makes
+the game void (:attr:`Outcome.void`), never a result.
 
 Nothing is left behind (``ai.processes``): at the end a program gets a moment to leave by itself, then it
 and everything it started (its group, whatever carries its token, detached descendants adopted by this
@@ -30,9 +35,10 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import shlex
 import shutil
-import signal
+import socket
 import sys
 import threading
 import time
@@ -41,7 +47,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ai import processes
-from ai.pyplayer import PlayerLoadError, is_python_player, load_player_class, split_name
+from ai.players import PlayerKind, PlayerSpec
+from ai.processes import describe_exit
+from ai.pyplayer import PlayerLoadError
+from ai.team_process import check_team_player
+from model.exits import EXIT_FALLBACK
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
 from model.result import Cause, GameResult, irregular_result
@@ -53,89 +63,53 @@ from net.server import GameServer, ServerConfig, room_replay
 
 log = logging.getLogger("blokus.external")
 
-PREFIX = "cmd:"
 HOST = "127.0.0.1"
 JOIN_TIMEOUT_S = 30.0  # from the start of the program to its joinPrepared
 EXIT_GRACE_S = 1.0  # after the game: time to leave by itself before SIGTERM
+OURS_EXIT_GRACE_S = 5.0  # the same for our own side, whose exit code says whether it played every move itself
 STOP_GRACE_S = 2.0  # SIGTERM → SIGKILL
 ORPHAN_GRACE_S = 1.0  # the process ended but its connection is still open (a child holds it): LEFT after this
 LOG_LIMIT_BYTES = 64 * 1024 * 1024  # per log file; beyond it the program gets SIGXFSZ (or write errors)
 UNTIMED_HARD_S = 60.0  # --untimed / --no-timeout: a program that never answers still loses, after this
 TAIL_BYTES = 16 * 1024  # read from the end of a log for its last lines
+TRACE_FRAMES = 5  # frames of a crashed program's last Python traceback kept for the arena's --json
 
 
 class ProgramError(Exception):
     """A program line that cannot be started (empty, not found, not executable): one line."""
 
 
-# --- naming --------------------------------------------------------------------------------------------
+# --- starting a player as a program ----------------------------------------------------------------------
 
 
-def is_program(name: str) -> bool:
-    return name.startswith(PREFIX)
+def program_command(spec: PlayerSpec) -> list[str]:
+    """The command line that starts a player as a program, before ``-h HOST -p PORT -r CODE``: a ``cmd:``
+    program's own; a ``py:`` player is our bot playing the team's class as the contest runs an upload of it,
+    but strict: its mistakes are judged as the contest judges them (named forfeits), not replaced."""
+    if spec.kind is PlayerKind.PY:
+        target = str(Path(spec.path).resolve()) + (f":{spec.class_name}" if spec.class_name else "")
+        return [sys.executable, "-P", "-m", "blokus", "bot", "--player", target, "--strict"]
+    if spec.kind is PlayerKind.CMD:
+        return list(spec.argv)
+    raise ProgramError(f"{spec.name!r} is no program")
 
 
-def python_player_argv(name: str) -> list[str]:
-    """``py:PATH[:CLASS]`` → our bot playing the team's class as the contest runs an upload of it, but strict:
-    its mistakes are judged as the contest judges them (named forfeits), not replaced."""
-    path, cls = split_name(name)
-    target = str(path.resolve()) + (f":{cls}" if cls else "")
-    return [sys.executable, "-P", "-m", "blokus", "bot", "--player", target, "--strict"]
-
-
-def program_argv(name: str) -> list[str]:
-    """``cmd:COMMAND`` → the argument list (shell-like splitting); ProgramError if empty or unreadable.
-    ``py:PATH[:CLASS]`` → ``python_player_argv``."""
-    if is_python_player(name):
-        return python_player_argv(name)
-    text = name[len(PREFIX) :] if is_program(name) else name
-    try:
-        argv = shlex.split(text)
-    except ValueError as exc:
-        raise ProgramError(f"{name!r}: {exc}") from None
-    if not argv:
-        raise ProgramError(f"{name!r}: no command after cmd:")
-    return argv
-
-
-def check_program(name: str) -> None:
-    """ProgramError with one line if the program of ``name`` cannot be started at all."""
-    if is_python_player(name):
+def check_program(spec: PlayerSpec) -> None:
+    """ProgramError with one line if the program of ``spec`` cannot be started at all."""
+    if spec.kind is PlayerKind.PY:  # loaded in a child process of its own, with a time limit: never here
         try:
-            load_player_class(name)
+            check_team_player(spec)
         except PlayerLoadError as exc:
             raise ProgramError(str(exc)) from None
         return
-    exe = program_argv(name)[0]
+    exe = program_command(spec)[0]
     if os.sep in exe:
         if not os.path.isfile(exe):
-            raise ProgramError(f"{name!r}: {exe} does not exist")
+            raise ProgramError(f"{spec.name!r}: {exe} does not exist")
         if not os.access(exe, os.X_OK):
-            raise ProgramError(f"{name!r}: {exe} is not executable (chmod +x {shlex.quote(exe)})")
+            raise ProgramError(f"{spec.name!r}: {exe} is not executable (chmod +x {shlex.quote(exe)})")
     elif shutil.which(exe) is None:
-        raise ProgramError(f"{name!r}: {exe} is not on the PATH")
-
-
-_INTERPRETERS = {"python", "python3", "java", "node", "sh", "bash", "ruby", "perl", "dotnet", "kotlin", "env"}
-
-
-def program_label(name: str) -> str:
-    """A short name for tables, status lines and file names: ``cmd:python3 -u bots/client.py --x`` →
-    ``client.py``; ``cmd:java -jar player.jar`` → ``player.jar``; ``cmd:./start.sh`` → ``start.sh``;
-    ``py:team/player.py`` → ``player.py``."""
-    if is_python_player(name):
-        path, cls = split_name(name)
-        return path.name + (f":{cls}" if cls else "")
-    try:
-        argv = program_argv(name)
-    except ProgramError:
-        return name
-    label = os.path.basename(argv[0])
-    if label.rstrip("0123456789.") in _INTERPRETERS:
-        rest = [a for a in argv[1:] if not a.startswith("-")]
-        if rest:
-            label = os.path.basename(rest[0])
-    return label or name
+        raise ProgramError(f"{spec.name!r}: {exe} is not on the PATH")
 
 
 def clean_line(text: str, width: int = 200) -> str:
@@ -158,28 +132,28 @@ class Program:
         self.log_limit = log_limit
         self.child: processes.Child | None = None
 
-    def start(
-        self, host: str, port: int, reservation: str, *, private: bool = False, env: dict[str, str] | None = None
-    ) -> None:
-        """Start it with ``-h HOST -p PORT -r CODE``; ``private``: with ``-r -`` and the code on its stdin,
-        so no other process can read it from the command line (a player of ours)."""
-        argv = [*self.argv, "-h", host, "-p", str(port), "-r", "-" if private else reservation]
+    def start(self, host: str, port: int, reservation: str, *, env: dict[str, str] | None = None) -> None:
+        """Start it as the contest does: with ``-h HOST -p PORT -r CODE``."""
+        self._start([*self.argv, "-h", host, "-p", str(port), "-r", reservation], env)
+
+    def start_seated(self, sock: socket.socket, season: Season, env: dict[str, str] | None = None) -> None:
+        """Start a player of ours (``blokus bot``) on an inherited socket that the host's server seats
+        (``GameServer.seat_connection``): ``--socket-fd N``, no code anywhere for another process to read."""
+        self._start([*self.argv, "--socket-fd", str(sock.fileno()), "--season", season.name], env, sock.fileno())
+
+    def _start(self, argv: list[str], env: dict[str, str] | None, fd: int | None = None) -> None:
         try:
             # the logs are files, so a program that floods its output costs this process nothing
             self.child = processes.start(
                 argv,
-                stdin="pipe" if private else "null",
                 stdout=self.out_path,
                 stderr=self.err_path,
                 log_limit=self.log_limit,
                 env=None if env is None else {**os.environ, **env},
+                pass_fds=() if fd is None else (fd,),
             )
         except OSError as exc:
             raise ProgramError(_start_failure(self.argv[0], exc)) from None
-        if private and self.child.stdin is not None:
-            with contextlib.suppress(OSError):  # it died at once: judged as a side that never joined
-                self.child.stdin.write(reservation.encode("ascii") + b"\n")
-                self.child.stdin.close()
 
     @property
     def paths(self) -> tuple[Path, Path]:
@@ -213,6 +187,10 @@ class Program:
         """The last ``lines`` lines of its stderr (read from the end of the log: bounded)."""
         return tail_lines(self.err_path, lines)
 
+    def last_traceback(self) -> str:
+        """The last Python traceback on its stderr (its last frames), "" if there is none."""
+        return last_traceback(self.stderr_tail(200))
+
     def last_stderr_line(self) -> str:
         if self.hit_log_limit():
             return f"its output reached the log limit of {self.log_limit / 2**20:g} MiB"
@@ -243,13 +221,32 @@ def tail_lines(path: Path, lines: int, max_bytes: int = TAIL_BYTES) -> list[str]
     return [clean_line(line) for line in text[-lines:]]
 
 
-def describe_exit(code: int) -> str:
-    if code < 0:
-        try:
-            return f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"signal {-code}"
-    return f"exit {code}"
+def last_traceback(lines: list[str], frames: int = TRACE_FRAMES) -> str:
+    """The last Python traceback in ``lines`` (a program's stderr) up to its exception's line, with only its
+    last ``frames`` frames; "" if there is none."""
+    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last):")]
+    if not starts:
+        return ""
+    body: list[str] = []
+    for line in lines[starts[-1] + 1 :]:
+        body.append(line)
+        if line and not line[0].isspace():  # the exception's line ends it
+            break
+    heads = [i for i, line in enumerate(body) if line.startswith('  File "')]
+    cut = [f"  ... {len(heads) - frames} earlier frame(s)"] if len(heads) > frames else []
+    if cut:
+        body = body[heads[-frames] :]
+    return "\n".join([lines[starts[-1]], *cut, *body])
+
+
+def frame_of(trace: str) -> str:
+    """``player.py:12 in score``: the last frame of a traceback (:func:`last_traceback`) in a file ("" without
+    one: ``<string>`` of ``python -c`` or ``<frozen …>`` name none)."""
+    found = re.findall(r'^  File "([^<].*)", line (\d+), in (.*)$', trace, re.MULTILINE)
+    if not found:
+        return ""
+    path, line, name = found[-1]
+    return f"{Path(path).name}:{line} in {name}"
 
 
 # --- a hosted game -------------------------------------------------------------------------------------
@@ -263,10 +260,10 @@ class Seat:
     name: str  # display name in the game (and the replay)
     command: list[str] | None = None
     can_timeout: bool = True
-    # a player of this project (``blokus bot``), not the program under test: it gets its reservation on its
-    # stdin and joins through the server's private entrance (a connection budget of its own), and whatever
-    # goes wrong on its side (killed, refused, could not join) makes the game void: the program under test
-    # runs as the same user and could have caused it
+    # a player of this project (``blokus bot``), not the program under test: it plays on an inherited socket that
+    # the server seats (no code for another process to read, a connection budget of its own), and any failure
+    # of its side (a timeout, a stop, a crash, leaving, its seat taken, an illegal move) makes the game void:
+    # the program under test runs as the same user and could have caused it
     ours: bool = False
     env: dict[str, str] | None = None  # added to the environment of ``command``
 
@@ -295,6 +292,7 @@ class Outcome:
     # not a result: a side never joined (could not start, crashed before joining) or our side was hurt in a
     # way the program under test could have caused; the reason in one line ("" for a real result)
     void: str = ""
+    traceback: str = ""  # a side that crashed: the last frames of the Python traceback on its stderr, if any
 
 
 class HostedGame:
@@ -332,12 +330,12 @@ class HostedGame:
                 self.programs[team] = Program(seat.command, stem, log_limit=log_limit)
         self.reservations: tuple[str, str] = (str(uuid.uuid4()), str(uuid.uuid4()))
         self.port = 0
-        self.private_port = 0  # the entrance of our own players (Seat.ours)
         self.room: Room | None = None
         self.moves: list[ArrivedMove] = []  # every move that arrived, in order (appended in the server thread)
         self.failure: str | None = None  # the host itself could not run (port, a program that cannot start …)
         self._outcome: Outcome | None = None
         self._no_join: tuple[Team, str] | None = None
+        self._hurt: tuple[Team, str] | None = None  # our side was hurt (stopped, its seat taken): the game is void
         self._exit_codes: dict[Team, int | None] = {}  # before they were stopped (None: still running)
         self._ready = threading.Event()
         self._cancelled = threading.Event()
@@ -429,29 +427,28 @@ class HostedGame:
             return
         try:
             self.port = server.port
-            if any(seat.ours for seat in self.seats):
-                self.private_port = await server.open_private_entrance()
             slots = [
                 Slot(team, display_name=seat.name, can_timeout=seat.can_timeout, reservation=code)
                 for team, seat, code in zip(Team, self.seats, self.reservations, strict=True)
             ]
             self.room = room = server.prepare_game(slots)
             self._watch_moves(room)
+            self._watch_seats(room)
             for team, program in self.programs.items():
                 seat = self.seats[team]
                 if stop.is_set():
                     break
                 try:
                     if seat.ours:
-                        program.start(HOST, self.private_port, self.reservations[team], private=True, env=seat.env)
+                        await self._start_seated(server, program, self.reservations[team], seat.env)
                     else:
-                        program.start(HOST, self.port, self.reservations[team])
+                        program.start(HOST, self.port, self.reservations[team], env=seat.env)
                 except ProgramError as exc:
                     self.failure = f"{seat.name} could not start: {exc}"
                     return
             self._ready.set()
             await self._await_join(room, stop)
-            if self._no_join is None and room.started:
+            if self._no_join is None and self._hurt is None and room.started:
                 await self._await_end(room, finished, stop)
             if room.started and not room.finished:
                 room.cancel()  # stopped early
@@ -461,20 +458,38 @@ class HostedGame:
         finally:
             await server.close()
 
+    async def _start_seated(self, server: GameServer, program: Program, code: str, env: dict[str, str] | None) -> None:
+        """Start a player of ours on one end of a socket pair whose other end the server seats with ``code``."""
+        ours, theirs = socket.socketpair()
+        try:
+            await server.seat_connection(theirs, code)
+            program.start_seated(ours, self.season, env)
+        finally:
+            ours.close()  # the player holds its own copy
+
+    def _watch_ours(self, room: Room) -> bool:
+        """Whether our side has been hurt (``_hurt``): one of its processes stopped by a signal (SIGSTOP …),
+        seen by the kernel's word to its parent, however short the stop."""
+        for team, program in self.programs.items():
+            if self._hurt is None and self.seats[team].ours and program.child is not None:
+                if program.child.suspended_yet():
+                    state = room.state if room.started else None
+                    when = f"seen at turn {state.turn}" if state is not None else "before the game started"
+                    self._hurt = (team, f"was stopped by a signal ({when})")
+        return self._hurt is not None
+
     async def _await_join(self, room: Room, stop: asyncio.Event) -> None:
         deadline = time.monotonic() + self.join_timeout
         while not room.started and not stop.is_set():
+            if self._watch_ours(room):
+                return
             for team, program in self.programs.items():
                 code = program.exit_code()
                 if code is not None and room.slots[team].peer is None:
                     if code == 0:
                         self._no_join = (team, "did not join (exited with code 0 before joining)")
                     else:
-                        line = program.last_stderr_line()
-                        self._no_join = (
-                            team,
-                            f"crashed ({describe_exit(code)}) before joining" + (f": {line}" if line else ""),
-                        )
+                        self._no_join = (team, f"crashed ({describe_exit(code)}) before joining{_said(program)}")
                     return
             if time.monotonic() >= deadline:
                 team = next(t for t in Team if room.slots[t].peer is None)
@@ -485,6 +500,8 @@ class HostedGame:
 
     async def _await_end(self, room: Room, finished: asyncio.Event, stop: asyncio.Event) -> None:
         while not finished.is_set() and not stop.is_set():
+            if self._watch_ours(room):
+                return  # void whatever follows: no need to play it out
             for team, program in self.programs.items():
                 code = program.exit_code()
                 peer = room.slots[team].peer
@@ -500,9 +517,14 @@ class HostedGame:
                 await asyncio.wait_for(finished.wait(), 0.1)
 
     def _stop_programs(self) -> None:
-        deadline = time.monotonic() + EXIT_GRACE_S
+        if self.room is not None:
+            self._watch_ours(self.room)  # a stop in the last moments of the game
+        start = time.monotonic()
+        # our side's exit code is worth a wait only after a played game it was not hurt in (a stopped bot never ends)
+        played = self.room is not None and self.room.result is not None and self._hurt is None
         for team, program in self.programs.items():  # leaving by itself after the result is the normal end
-            self._exit_codes[team] = program.wait_exit(max(0.0, deadline - time.monotonic()))
+            grace = OURS_EXIT_GRACE_S if self.seats[team].ours and played else EXIT_GRACE_S
+            self._exit_codes[team] = program.wait_exit(max(0.0, start + grace - time.monotonic()))
         for program in self.programs.values():
             program.stop(self.stop_grace)
 
@@ -522,6 +544,19 @@ class HostedGame:
 
         room.on_move = on_move  # type: ignore[method-assign]
 
+    def _watch_seats(self, room: Room) -> None:
+        """Our side's seat taken by a connection that is not the one the server seated for it (a code that
+        leaked): hurt. Wraps the room's one entry point for players, as ``_watch_moves`` does for moves."""
+        original = room.add_player
+
+        def add_player(peer, slot) -> None:
+            team = slot.team
+            if self.seats[team].ours and getattr(peer, "seat", None) != self.reservations[team] and not self._hurt:
+                self._hurt = (team, "lost its seat to another connection")
+            original(peer, slot)
+
+        room.add_player = add_player  # type: ignore[method-assign]
+
     # --- judging ------------------------------------------------------------------------------------
 
     def times(self, team: Team) -> list[float]:
@@ -540,16 +575,47 @@ class HostedGame:
             names = (self.seats[0].name, self.seats[1].name)
             left = irregular_result(team, Cause.LEFT, line, (0, 0), names, self.season)
             void = f"{self.seats[team].name} {line}"  # a game that never started is no result for anyone
-            return Outcome(left, line, kind, team, 0, times, replay, self._logs(), void=void)
+            return Outcome(
+                left, line, kind, team, 0, times, replay, self._logs(), void=void, traceback=self._trace(team)
+            )
         result = room.result
+        void = ""
+        if self._hurt is not None:  # before the result: a stopped side also times out
+            team, line = self._hurt
+            void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
         if result is None or result.regular or result.offender is None:
-            return Outcome(result, "", "", None, turn, times, replay, self._logs())
+            void = void or (self._our_end() if result is not None else "")
+            return Outcome(result, "", "", None, turn, times, replay, self._logs(), void=void)
         team = result.offender
         kind, line = self._forfeit_line(team, result.cause, turn)
-        void = ""
-        if self.seats[team].ours and kind in ("crashed", "left"):
+        if self.seats[team].ours and not void:  # our side's failure is never a result, whatever caused it
             void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
-        return Outcome(result, line, kind, team, turn, times, replay, self._logs(), void=void)
+        void = void or self._our_end()
+        trace = self._trace(team) if kind == "crashed" else ""
+        return Outcome(result, line, kind, team, turn, times, replay, self._logs(), void=void, traceback=trace)
+
+    def _our_end(self) -> str:
+        """Why our side's end after a played game voids it ("" if it ended well: exit 0). Its exit code is
+        the kernel's word, which the program under test cannot forge: a bot of ours that played a fallback
+        move ends with EXIT_FALLBACK; one that did not end by itself was stuck (a stopped engine, say)."""
+        for team in self.programs:
+            if not self.seats[team].ours:
+                continue
+            code = self._exit_codes.get(team)
+            if code == 0:
+                continue
+            if code is None:
+                why = f"did not end by itself within {OURS_EXIT_GRACE_S:g} s after the game"
+            elif code == EXIT_FALLBACK:
+                why = "did not play every move itself (a fallback move: its engine did not answer in time)"
+            else:
+                why = f"ended with {describe_exit(code)} after the game"
+            return f"our side {self.seats[team].name} {why} (the program under test could have caused it)"
+        return ""
+
+    def _trace(self, team: Team) -> str:
+        program = self.programs.get(team)
+        return program.last_traceback() if program is not None else ""
 
     def _forfeit_line(self, team: Team, cause: Cause, turn: int) -> tuple[str, str]:
         last = next((m for m in reversed(self.moves) if m.team == team), None)
@@ -563,7 +629,8 @@ class HostedGame:
                 rule = state.refusal_text(move, mistake)  # the rule and the fields, as the TUI says it
             else:
                 rule = mistake.english if mistake is not None else "refused by the rules"
-            return "illegal move", f"illegal move: {move} ({rule})" if move is not None else f"illegal move: {rule}"
+            what = f"{move} ({rule})" if move is not None else rule
+            return "illegal move", f"illegal move at turn {last.turn if last is not None else turn}: {what}"
         if cause is Cause.SOFT_TIMEOUT:
             ms = (last.latency or 0.0) * 1000 if last is not None else 0.0
             return "timeout", f"timeout: {ms:.0f} ms at turn {turn}"
@@ -576,9 +643,18 @@ class HostedGame:
         if cause is Cause.LEFT and program is not None:
             code = self._exit_codes.get(team)
             if code is not None and code != 0:
-                line = program.last_stderr_line()
-                return "crashed", f"crashed ({describe_exit(code)}) at turn {turn}" + (f": {line}" if line else "")
+                return "crashed", f"crashed ({describe_exit(code)}) at turn {turn}{_said(program)}"
         return "left", f"left the game at turn {turn}"
+
+
+def _said(program: Program) -> str:
+    """``: <its last stderr line>``, with the place of its last Python traceback's last frame if the line
+    does not name it already (``: KeyError: 'x' (client.py:31 in score)``); "" if it said nothing."""
+    line = program.last_stderr_line()
+    where = frame_of(program.last_traceback())
+    if where and where.split(" in ")[0] not in line:
+        line = f"{line} ({where})" if line else where
+    return f": {line}" if line else ""
 
 
 def _file_part(name: str) -> str:

@@ -10,9 +10,9 @@ with its reservation, and a built-in player takes the other seat as a ``blokus b
 reservation (the same client a contest upload of this project runs), so both sides are timed by the
 server alike. Our side is started so that nothing around it can change it or hurt it into a loss: as
 ``python -P -m blokus bot`` with ``PYTHONPATH`` naming this project (no ``blokus/`` folder in the current
-directory shadows it), its reservation on its stdin (not on a command line every local process can read),
-through the server's private entrance (the program's connections do not use up its budget); if it is hurt
-anyway (killed, refused, could not join), the game is void, never a win for the program.
+directory shadows it), on an inherited socket the server seats (no code of ours for another process to read;
+the program's connections do not use up its budget); any failure of its side (a timeout, a stop, a crash,
+leaving, its seat taken) makes the game void, never a win for the program.
 The games' results are the server's; a forfeit is one line (``net.external``); the program's
 stdout and stderr are kept per game (``--logs DIR``, else the ``--save-replay`` directory, else a new
 temporary directory).
@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 
 from ai.arena import ArenaGame, GameSpec
-from ai.pyplayer import is_python_player
+from ai.players import PlayerKind, PlayerSpec
 from model.pieces import Shape, Team
 from model.replay import new_replay_path
 from model.season import season_named
@@ -35,9 +35,7 @@ from net.external import (
     HostedGame,
     ProgramError,
     Seat,
-    is_program,
-    program_argv,
-    program_label,
+    program_command,
 )
 from net.rooms import Timeouts
 
@@ -89,13 +87,37 @@ class LogBudget:
                     self.removed += 1
 
 
+def worth_a_look(game: ArenaGame, external: tuple[bool, bool]) -> bool:
+    """A game whose logs a team wants to read: no result, a forfeit, or a loss of a program under test
+    (``external``: A's and B's)."""
+    lost = (external[0] and game.score == 0.0) or (external[1] and game.score == 1.0)
+    return bool(game.void or game.forfeit or lost)
+
+
+def settle_logs(results: list[ArenaGame], folder: str, external: tuple[bool, bool], temporary: bool) -> int:
+    """After an arena: in a ``temporary`` log folder only the logs of the games :func:`worth_a_look` stay (the
+    others and those of unfinished games are removed); every game played here lists only its log files that
+    still exist (the log budget may have removed some). The number of games whose logs stay."""
+    kept = [game for game in results if worth_a_look(game, external)] if temporary else results
+    if temporary:
+        wanted = {str(Path(path).resolve()) for game in kept for path in game.logs}
+        for path in Path(folder).glob("game-*.log"):
+            if str(path.resolve()) not in wanted:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+    for game in results:
+        if not game.worker:  # a cluster worker's logs are on that machine
+            game.logs = [path for path in game.logs if Path(path).is_file()]
+    return sum(bool(game.logs) or bool(game.worker) for game in kept)
+
+
 class ExternalGames:
     """Plays one arena game (``GameSpec`` → ``ArenaGame``) with the seats as processes; picklable for --jobs."""
 
     def __init__(
         self,
-        a: str,
-        b: str,
+        a: PlayerSpec,
+        b: PlayerSpec,
         log_dir: str,
         *,
         join_timeout: float = 30.0,
@@ -110,18 +132,20 @@ class ExternalGames:
         self._stopped = False
         self.join_timeout = join_timeout
         self.timeouts = timeouts  # None: the season's (tests pass shorter ones)
-        label_a, label_b = program_label(a), program_label(b)
+        label_a, label_b = a.label, b.label
         self.labels = (label_a, label_b) if label_a != label_b else (f"{label_a}-A", f"{label_b}-B")
 
-    def command(self, name: str, spec: GameSpec, seed: int, pondering: bool) -> list[str]:
-        if is_program(name):
-            return program_argv(name)
-        if is_python_player(name):  # the team's player as the contest runs it: our bot, strict, timed by the server
-            return [*program_argv(name), "--seed", str(seed), "--idle-timeout", BOT_IDLE_TIMEOUT]
+    def command(self, player: PlayerSpec, spec: GameSpec, seed: int, pondering: bool) -> list[str]:
+        if player.kind is PlayerKind.CMD:
+            return program_command(player)
+        if (
+            player.kind is PlayerKind.PY
+        ):  # the team's player as the contest runs it: our bot, strict, timed by the server
+            return [*program_command(player), "--seed", str(seed), "--idle-timeout", BOT_IDLE_TIMEOUT]
         bot = our_command(
             "bot",
             "--ai",
-            name,
+            player.name,
             "--seed",
             str(seed),
             "--move-time",
@@ -151,11 +175,11 @@ class ExternalGames:
             # a py: player is the team's code under test, run by our bot: its crash is its own, not a void game
             Seat(
                 label,
-                self.command(name, spec, seed, ponder),
-                ours=not is_program(name) and not is_python_player(name),
-                env=_env_of(name),
+                self.command(player, spec, seed, ponder),
+                ours=not player.external,
+                env=None if player.kind is PlayerKind.CMD else OUR_ENV,
             )
-            for name, label, seed, ponder in sides
+            for player, label, seed, ponder in sides
         )
         timeouts = self.timeouts or (Timeouts.of(season) if spec.timed else Timeouts(None, None))
         game = HostedGame(
@@ -192,6 +216,7 @@ class ExternalGames:
         a_team = Team(spec.a_team)
         result = outcome.result if outcome is not None else None
         arena = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0, result=result)
+        arena.traceback = outcome.traceback if outcome is not None else ""
         if outcome is None or result is None or outcome.void:
             # no result, and no point to anyone: a side that never played, or our side hurt by the program
             arena.void = (outcome.void if outcome is not None else "") or failure or "the game was cancelled"
@@ -213,7 +238,3 @@ class ExternalGames:
             path.write_bytes(outcome.replay)
             arena.replay = str(path)
         return arena
-
-
-def _env_of(name: str) -> dict[str, str] | None:
-    return None if is_program(name) else OUR_ENV

@@ -28,7 +28,7 @@ from typing import Protocol
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
 from model.record import GameRecord
-from model.result import Cause, GameResult, end_texts, irregular_result, regular_result
+from model.result import GENERIC_NAMES, Cause, GameResult, end_texts, irregular_result, regular_result
 from model.season import DEFAULT_SEASON, Season
 from model.state import GameState
 from model.text import printable
@@ -57,6 +57,7 @@ class Slot:
     can_timeout: bool = True
     reservation: str | None = None
     peer: Peer | None = None
+    peer_name: str = ""  # who took the seat (the connection's name): the log's name for a player without one
 
 
 @dataclass
@@ -86,11 +87,25 @@ class FinishedGame:
     ended: float
     cancelled: bool = False
     season: Season = DEFAULT_SEASON
+    peers: tuple[str, str] = ("", "")  # where the players connected from
+
+    @property
+    def players(self) -> tuple[str, str]:
+        """The players as the log names them: the display name, or where a player without one (2027's
+        ``<join/>``, 2021's "Unknown") connected from."""
+
+        def label(name: str, peer: str) -> str:
+            if name and name not in GENERIC_NAMES:
+                return name
+            return peer or name or "(no name)"
+
+        return label(self.names[0], self.peers[0]), label(self.names[1], self.peers[1])
 
     def summary(self) -> str:
         dur = self.ended - self.started
         lat = f", max move latency {max(self.latencies) * 1000:.0f} ms" if self.latencies else ""
-        head = f"game {self.room_id[:8]} {self.start_piece.name} {self.names[0]} (ONE) vs {self.names[1]} (TWO): "
+        one, two = self.players
+        head = f"game {self.room_id[:8]} {self.start_piece.name} {one} (ONE) vs {two} (TWO): "
         if self.result is None:
             return head + f"cancelled after {self.moves} moves ({dur:.1f} s)"
         told = end_texts(self.result, None, self.names).summary
@@ -194,6 +209,7 @@ class Room:
     def add_player(self, peer: Peer, slot: Slot) -> None:
         """Seat ``peer``; starts the game when the room is full."""
         slot.peer = peer
+        slot.peer_name = peer.name
         if not self.prepared:
             peer.send(self.wire.joined(self.id))
         if self.is_full:
@@ -473,6 +489,7 @@ class Room:
             ended=time.monotonic(),
             cancelled=result is None,
             season=self.season,
+            peers=(self.slots[0].peer_name, self.slots[1].peer_name),
         )
         if self.on_finish is not None:
             self.on_finish(self, record)

@@ -143,6 +143,7 @@ class ClientConn:
         self.name = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "client"
         self.address = str(peer[0]) if isinstance(peer, tuple) else "?"
         self.refusals = 0  # lobby errors so far (unknown reservations)
+        self.seat: str | None = None  # seated by its host (``GameServer.seat_connection``): its join takes this code
         self.room: Room | None = None
         self.admin = False
         self.observing: list[Room] = []
@@ -273,6 +274,8 @@ class ClientConn:
         match message:
             case M.Room():
                 self.on_room_message(message, element, at)
+            case M.Join() | M.JoinPrepared() | M.JoinRoom() if self.seat is not None:
+                server.join_prepared(self, M.JoinPrepared(reservation_code=self.seat))
             case M.Join():
                 server.join(self, message.game_type)
             case M.JoinPrepared():
@@ -386,7 +389,6 @@ class GameServer:
         self.connections = ConnectionCounter(self.config.connections)
         self.refused = 0  # connections refused by the limits
         self._server: asyncio.base_events.Server | None = None
-        self._private: list[asyncio.base_events.Server] = []  # open_private_entrance
         self._tasks: set[asyncio.Task] = set()
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
 
@@ -428,8 +430,6 @@ class GameServer:
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
-        for private in self._private:
-            private.close()
         for room in list(self.lobby.rooms.values()):  # cancelled, not lost by the players (LEFT)
             if room.started and not room.finished:
                 room.cancel()
@@ -449,24 +449,25 @@ class GameServer:
         if self._own_output and self.output is not None:
             await asyncio.to_thread(self.output.close)
 
-    async def open_private_entrance(self) -> int:
-        """A second listening port on the same address with a connection budget of its own, for a host's own
-        players (``net.external``): connections a program under test opens (or leaks) on the public port
-        never use up the budget of the side it plays against. Its port; closed with the server."""
+    async def seat_connection(self, sock: socket.socket, reservation: str) -> None:
+        """Serve a connection that a host made itself: ``sock`` is one end of a socket pair whose other end a
+        player of the host's own inherits (``net.external``). Its join, in whatever form, takes the seat of
+        ``reservation``, a code the host gives nobody: no code travels, so no other process can read one or
+        join that seat. A connection budget of its own (a program under test cannot use it up)."""
+        reader, writer = await asyncio.open_connection(sock=sock)
         counter = ConnectionCounter(self.config.connections)
-
-        async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            await self._accept(reader, writer, counter)
-
-        server = await asyncio.start_server(accept, self.config.host, 0)
-        self._private.append(server)
-        return server.sockets[0].getsockname()[1]
+        self._tasks.add(asyncio.create_task(self._accept(reader, writer, counter, seat=reservation)))
 
     async def _accept(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, counter: ConnectionCounter | None = None
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        counter: ConnectionCounter | None = None,
+        seat: str | None = None,
     ) -> None:
         connections = self.connections if counter is None else counter
         client = ClientConn(self, reader, writer)
+        client.seat = seat
         sock = writer.get_extra_info("socket")
         if sock is not None:  # a fixed kernel buffer: what a client that does not read can hold is bounded
             with contextlib.suppress(OSError):

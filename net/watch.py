@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, TextIO
 from model import convert, server_texts
 from model import messages as M
 from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL
+from model.moves import describe_move
 from model.pieces import Team
 from model.replay import ColorRemoved, MoveEvent, Replay, new_replay_path
 from model.result import end_texts, result_to_data
@@ -249,19 +250,18 @@ class TextReport:
                     one, two = after.team_points(Team.ONE), after.team_points(Team.TWO)
                     self.print(
                         f"turn {event.turn:>3}  {event.move.color.name:<6}  "
-                        f"{_short(str(event.move)):<28}  ONE {one:>3} : {two:<3} TWO{note}"
+                        f"{describe_move(event.move, color=False):<28}  ONE {one:>3} : {two:<3} TWO{note}"
                     )
                 elif isinstance(event, ColorRemoved):
                     self.print(f"turn {event.turn:>3}  {event.color.name} cannot place a piece and leaves the game")
             self.steps_done += 1
 
     async def _analysis(self, state, move, index: int) -> str:
-        from ai import make_player
         from ai.analysis import AnalysisSettings, analyse_position
 
         settings = AnalysisSettings(engine=self.ai, time_per_position=self.analyse_time or 0.3)
         if self._engine is None:
-            self._engine = make_player(settings.engine_name(), seed=0)
+            self._engine = settings.engine_spec().build(seed=0)
         if state.is_over or move.color != state.current_color:
             return ""
         try:
@@ -273,15 +273,11 @@ class TextReport:
             return "  (forced)"
         text = f"  value {p.value_played:+.1f}"
         if p.loss > 0:
-            text += f"  loss {p.loss:.1f} {p.mark}".rstrip() + f"  best {_short(p.best)}"
+            text += f"  loss {p.loss:.1f} {p.mark}".rstrip() + f"  best {describe_move(p.best, color=False)}"
         return text
 
     def stop(self) -> None:
         self._stop.set()
-
-
-def _short(move_text: str) -> str:
-    return move_text.split(" ", 1)[1] if " " in move_text else move_text
 
 
 def make_watcher(args: argparse.Namespace, on_traffic: Callable[[str, str], None] | None = None) -> Watcher:

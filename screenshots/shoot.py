@@ -135,12 +135,13 @@ async def shoot_analysis(out: Path, size: tuple[int, int]) -> None:
 
 async def shoot_watch(out: Path, size: tuple[int, int]) -> None:
     """blokus watch: a prepared game on an in-process blokus serve, two bots playing, watched live."""
-    from cli.bot import build_parser, options_from_args
+    from cli.bot import parse_options
     from net.bot import Bot
     from net.rooms import Timeouts
     from net.server import GameServer, ServerConfig
     from net.watch import Watcher
-    from tui.watch_screen import WatchScreen
+    from tui.replay_screen import ReplayScreen
+    from tui.watch import watch_screen
 
     server = GameServer(
         ServerConfig(
@@ -154,23 +155,9 @@ async def shoot_watch(out: Path, size: tuple[int, int]) -> None:
     bots = [
         asyncio.create_task(
             Bot(
-                options_from_args(
-                    build_parser().parse_args(
-                        [
-                            "-h",
-                            "127.0.0.1",
-                            "-p",
-                            str(server.port),
-                            "-r",
-                            code,
-                            "--ai",
-                            ai,
-                            "--move-time",
-                            "150",
-                            "--engine",
-                            "thread",
-                        ]
-                    )
+                parse_options(
+                    ["-h", "127.0.0.1", "-p", str(server.port), "-r", code, "--ai", ai, "--move-time", "150"]
+                    + ["--engine", "thread"]
                 )
             ).run()
         )
@@ -180,9 +167,9 @@ async def shoot_watch(out: Path, size: tuple[int, int]) -> None:
         async for _ in watcher.events():
             if watcher.replay.states:
                 break
-        app = BlokusApp(lambda: WatchScreen(watcher))
+        app = BlokusApp(lambda: watch_screen(watcher))
         async with app.run_test(size=size) as pilot:
-            screen = main_screen(app, WatchScreen)
+            screen = main_screen(app, ReplayScreen)
             for _ in range(3000):
                 await pilot.pause(0.02)
                 if len(screen.timeline) >= 34:
@@ -204,7 +191,8 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
     from net.rooms import Timeouts
     from net.server import GameServer, ServerConfig
     from tests.tui_helpers import first_move
-    from tui.network import NetworkGameScreen, NetworkOptions
+    from tui.game_screen import GameScreen, network_screen
+    from tui.network import NetworkOptions
 
     server = GameServer(
         ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None), start_piece=Shape.PENTO_Z, seed=3)
@@ -224,7 +212,7 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
         await conn.close()
 
     app = BlokusApp(
-        lambda: NetworkGameScreen(
+        lambda: network_screen(
             NetworkOptions(
                 "127.0.0.1",
                 server.port,
@@ -238,7 +226,7 @@ async def shoot_network(out: Path, size: tuple[int, int]) -> None:
     try:
         async with app.run_test(size=size) as pilot:
             opp = asyncio.create_task(opponent())
-            s = main_screen(app, NetworkGameScreen).session
+            s = main_screen(app, GameScreen).session
             for _ in range(300):
                 await pilot.pause(0.02)
                 if s.is_human_turn():

@@ -21,7 +21,8 @@ from net.external import HostedGame, Seat
 from net.rooms import Timeouts
 from screenshots.shoot import _write, main_screen
 from tests.tui_helpers import InstantPlayer, settle
-from tui.external import ExternalGameScreen, external_app
+from tui.external import external_app
+from tui.game_screen import GameScreen
 from tui.program_pane import ProgramLog
 
 CLIENT = Path(__file__).resolve().parents[1] / "tests" / "ext_client.py"
@@ -39,7 +40,7 @@ async def shoot(out: Path, size: tuple[int, int]) -> None:
     app = external_app(hosted, Team.TWO, player=InstantPlayer("first"), hint_player=make_player("greedy", 1))
     try:
         async with app.run_test(size=size) as pilot:
-            screen = main_screen(app, ExternalGameScreen)
+            screen = main_screen(app, GameScreen)
             for _ in range(600):
                 await pilot.pause(0.05)
                 if screen.session.is_human_turn() and screen.session.state.turn >= 12:

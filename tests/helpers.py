@@ -11,7 +11,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -118,10 +118,23 @@ HOST = "127.0.0.1"
 
 
 async def start_server(**config) -> GameServer:
+    """A started game server on a free port (no clock unless ``timeouts`` is given); the caller closes it.
+    Most tests want ``running_server``."""
     config.setdefault("timeouts", Timeouts(soft=None, hard=None))
     server = GameServer(ServerConfig(host=HOST, port=0, **config))
     await server.start()
     return server
+
+
+@contextlib.asynccontextmanager
+async def running_server(**config) -> AsyncIterator[GameServer]:
+    """The one server fixture: ``async with running_server(seed=1) as server:`` — started as ``start_server``
+    does, closed however the block ends."""
+    server = await start_server(**config)
+    try:
+        yield server
+    finally:
+        await server.close()
 
 
 @dataclass

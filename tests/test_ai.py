@@ -18,10 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ai import DEFAULT_AI, Engine, RandomPlayer, make_player, player_names
+from ai import DEFAULT_AI, Engine, RandomPlayer, make_player
 from ai.arena import make_specs, summary, wilson
 from ai.base import TimeKeeper
 from ai.evaluate import evaluate, terminal_value
+from ai.players import BUILTINS
 from cli.arena import main as arena_main
 from model.moves import SetMove, SkipMove
 from model.pieces import COLORS, SHAPES, Color, Shape
@@ -93,7 +94,7 @@ def filled_state(
 
 
 def test_registry():
-    assert set(player_names()) == {"random", "greedy", "lookahead", "lookahead-py", "mcts"}
+    assert set(BUILTINS) == {"random", "greedy", "lookahead", "lookahead-py", "mcts"}
     assert DEFAULT_AI == "mcts"
     with pytest.raises(ValueError):
         make_player("nobody")
@@ -232,7 +233,10 @@ def test_mcts_thinks_until_close_to_the_deadline():
 
 def test_an_arena_game_process_has_the_compiled_search_before_its_first_move():
     # a fresh process, as the arena's workers are: the factory returns only once the search is loaded
-    code = "from ai import mcts; from ai.arena import _Named; _Named('mcts')(0); print(mcts.is_ready())"
+    code = (
+        "from ai import mcts, parse_player; from ai.arena import PlayerFactory; "
+        "PlayerFactory(parse_player('mcts'))(0); print(mcts.is_ready())"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert out.stdout.strip() == "True", out.stderr
 
@@ -240,12 +244,12 @@ def test_an_arena_game_process_has_the_compiled_search_before_its_first_move():
 _NO_COMPILE_IN_A_MOVE = """
 import json, sys
 import numba
-from ai import compile_ahead, make_player
+from ai import compile_ahead, make_player, parse_player
 from model.pieces import Shape
 from model.state import GameState
 
 name = sys.argv[1]
-compile_ahead(name)
+compile_ahead(parse_player(name))
 modules = [m for m in list(sys.modules.values()) if getattr(m, "__name__", "").startswith(("ai.", "model."))]
 kernels = {f"{m.__name__}.{k}": v for m in modules for k, v in vars(m).items()
            if isinstance(v, numba.core.registry.CPUDispatcher)}
@@ -460,7 +464,7 @@ def test_an_untimed_arena_game_lets_a_slow_player_finish(monkeypatch):
     monkeypatch.setattr(arena, "time", types.SimpleNamespace(monotonic=slow_clock))
     timed, untimed = (make_specs(2, seed=3, move_time=0.05, timed=t)[0] for t in (True, False))
     lost = arena._play(timed, make_player("greedy", 1), make_player("random", 2))
-    assert lost.forfeit.startswith("A too slow: 2.5") and lost.score == 0.0 and lost.turns < 8
+    assert lost.forfeit.startswith("A too slow at turn 0: 2.5") and lost.score == 0.0 and lost.turns < 8
     played = arena._play(untimed, make_player("greedy", 1), make_player("random", 2))
     assert played.forfeit == "" and played.result.cause.name == "REGULAR" and played.turns > 40
     assert max(played.a_times) > 2.0

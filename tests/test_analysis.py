@@ -13,11 +13,15 @@ from ai.analysis import (
     AnalysisCache,
     AnalysisCancelled,
     AnalysisSettings,
+    GameAnalysis,
+    Mark,
+    PositionAnalysis,
     analyse_cached,
     analyse_game,
     analyse_position,
     cache_dir,
     chart_points,
+    fill_evaluation,
     game_key,
     horizon_turn,
     mark_for,
@@ -25,7 +29,7 @@ from ai.analysis import (
     replay_moves,
 )
 from model.moves import SetMove, SkipMove
-from model.pieces import COLORS, Team
+from model.pieces import COLORS, Color, Team
 from model.replay import load_replay
 from model.state import GameState
 from tests.helpers import fixture_path, greedy_game
@@ -34,11 +38,9 @@ FAST = AnalysisSettings(engine="greedy", time_per_position=0.05, value_depth=2)
 
 
 def test_marks_follow_the_documented_thresholds():
-    assert mark_for(0.0) == ""
-    assert mark_for(3.99) == ""
-    assert mark_for(4.0) == "?"
-    assert mark_for(BLUNDER_LOSS - 0.01) == "?"
-    assert mark_for(BLUNDER_LOSS) == "??"
+    assert mark_for(0.0) is Mark.NONE and not mark_for(3.99)
+    assert mark_for(4.0) is Mark.MISTAKE and mark_for(BLUNDER_LOSS - 0.01) is Mark.MISTAKE
+    assert mark_for(BLUNDER_LOSS) is Mark.BLUNDER and str(Mark.BLUNDER) == "??"
 
 
 def test_skipping_with_a_pentomino_to_place_is_found_as_a_blunder():
@@ -47,9 +49,9 @@ def test_skipping_with_a_pentomino_to_place_is_found_as_a_blunder():
     assert len(state.legal_placements()) > 50
     engine = make_player("greedy", seed=0)
     result = analyse_position(state, SkipMove(state.current_color), 9, engine, FAST, threading.Event())
-    assert result.mark == "??"
+    assert result.mark is Mark.BLUNDER
     assert result.loss >= BLUNDER_LOSS
-    assert isinstance(result.best_move, SetMove) and state.is_legal(result.best_move)
+    assert isinstance(result.best, SetMove) and state.is_legal(result.best)
     sign = 1 if state.current_color.team is Team.ONE else -1
     assert result.loss == pytest.approx(sign * (result.value - result.value_played), abs=0.02)
     assert result.value_played == pytest.approx(
@@ -62,8 +64,8 @@ def test_the_engines_own_move_loses_nothing():
     state = states[6]
     played = make_player("greedy", seed=0).choose_move_sync(state, move_time=5.0)
     result = analyse_position(state, played, 6, make_player("greedy", seed=0), FAST, threading.Event())
-    assert result.loss == 0.0 and result.mark == ""
-    assert result.best == result.played == str(played)
+    assert result.loss == 0.0 and result.mark is Mark.NONE
+    assert result.best == result.played == played
 
 
 def test_a_finished_game_is_worth_its_exact_point_difference():
@@ -168,8 +170,8 @@ def test_analysing_the_official_game_marks_moves_of_both_teams():
     result = analyse_game(states, moves, FAST)
     assert result.complete
     skip = result.positions[7]  # GREEN skipped in round 2 with 193 placements available
-    assert skip.played == "GREEN SKIP" and skip.choices == 193
-    assert skip.mark == "??" and skip.best != skip.played
+    assert skip.played == SkipMove(Color.GREEN) and skip.choices == 193
+    assert skip.mark is Mark.BLUNDER and skip.best != skip.played
 
 
 def _after(state: GameState, move) -> GameState:
@@ -184,7 +186,7 @@ def test_a_2027_game_is_analysed_by_its_own_rules():
     result = analyse_game(states, moves, FAST)
     assert result.complete and result.done == 10
     for i, p in result.positions.items():
-        assert states[i].is_legal(p.best_move) and p.turn == states[i].turn
+        assert states[i].is_legal(p.best) and p.turn == states[i].turn
     assert result.positions[0].choices == len(states[0].legal_placements())
 
 
@@ -216,3 +218,59 @@ def test_the_position_after_a_move_is_valued_alike_by_the_move_and_by_the_next_p
     assert all(abs(g) <= 4 for g in gaps[:4])  # the first round, where the old gaps were 18 points
     assert abs(positions[0].value) <= 4  # four start pieces in four corners: nobody ahead yet
     assert [c.evaluation for c in result.chart[:20]] == [positions[i].value for i in range(20)]
+
+
+def test_the_last_values_of_an_official_game_are_close_to_its_final_result():
+    """Values are the expected final point difference (``VALUE_WEIGHTS``): game 1 of 21.3.3 ended +17; the
+    default weights valued its last five positions +40, +34, +24, +24, +12 (12 points off on average)."""
+    replay = load_replay(fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml"))
+    final = replay.states[-1]
+    diff = final.team_points(Team.ONE) - final.team_points(Team.TWO)
+    start = len(replay.states) - 7
+    settings = AnalysisSettings(engine="greedy", time_per_position=0.05)
+    result = analyse_game(replay.states[start:], replay_moves(replay)[start:], settings)
+    values = [p.value for p in result.ordered()][-5:]
+    assert diff == 17 and all(abs(v - diff) <= 10 for v in values), values
+    assert sum(abs(v - diff) for v in values) / len(values) <= 6, values
+
+
+def _position(index: int, state: GameState, value: float, played: float) -> PositionAnalysis:
+    sign = 1.0 if state.current_color.team is Team.ONE else -1.0
+    loss = max(0.0, sign * (value - played))
+    move = SkipMove(state.current_color)
+    return PositionAnalysis(index, state.turn, state.current_color, move, move, value, played, loss, Mark.NONE, 9)
+
+
+def test_a_step_of_the_value_without_a_marked_move_is_explained():
+    states, moves = greedy_game(7)
+    over = states[-1].copy()
+    over.valid = 0  # the game is over here: its exact result
+    states.append(over)
+    diff = over.team_points(Team.ONE) - over.team_points(Team.TWO)
+    values = {3: (0.0, 0.0), 4: (5.0, 5.0), 5: (3.0, 5.0), 6: (-3.0, -3.0), 7: (-3.0, -3.0)}
+    assert abs(diff + 3) >= 4  # the end is a step too
+    positions = {i: _position(i, states[i], *v) for i, v in values.items()}
+    result = GameAnalysis(AnalysisSettings(engine="greedy"), "k", positions, chart_points(states))  # depth 5
+    fill_evaluation(result, states)
+    notes = {c.index: c.note for c in result.chart if c.note}
+    assert notes == {
+        4: "BLUE's best move found here is better than the search before foresaw (+5.0)",
+        6: "YELLOW's move gave away 2.0 (less than a mistake); from here the yardstick looks to turn 12, a round "
+        "further than to turn 8 (-8.0)",
+        8: "the game is over: its final point difference replaces the estimate",
+    }
+    positions[5].mark = "?"  # a marked move explains its step
+    fill_evaluation(result, states)
+    assert 6 not in {c.index for c in result.chart if c.note}
+
+
+def test_positions_are_typed_and_the_json_keeps_their_text_form():
+    """Moves are moves and marks a Mark in memory; the JSON (``--json``, the cache) writes their text forms
+    and reads them back to the same objects."""
+    states, moves = greedy_game(8)
+    result = analyse_game(states, moves, FAST)
+    data = json.loads(json.dumps(result.to_dict()))
+    for p, raw in zip(result.ordered(), data["positions"], strict=True):
+        assert isinstance(p.played, SetMove | SkipMove) and isinstance(p.mark, Mark) and isinstance(p.color, Color)
+        assert raw["played"] == str(p.played) and raw["color"] == p.color.name and raw["mark"] == p.mark.value
+    assert GameAnalysis.from_dict(data).positions == result.positions

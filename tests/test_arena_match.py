@@ -3,7 +3,9 @@ finished games (issue 43.2), its logs are bounded in total (46.3), and ``--sprt`
 
 from __future__ import annotations
 
+import io
 import json
+import math
 import os
 import select
 import signal
@@ -15,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ai.arena import ArenaGame, PairedSprt
+from ai.arena import ArenaGame, PairedSprt, Progress
 from ai.sprt import SprtSpec, Verdict
 from cli.arena import main as arena_main
 from net.external_arena import LogBudget
@@ -148,19 +150,52 @@ def test_a_pair_counts_when_both_games_are_done_in_any_order_and_a_void_pair_not
     assert "1 pair(s) with a void game not counted" in sprt.describe()
 
 
-def test_the_verdict_stops_the_match_and_is_frozen():
+def test_the_verdict_stops_the_match_is_frozen_and_every_game_is_counted_one_way():
     sprt = PairedSprt(SprtSpec(0, 50))
-    results: list[ArenaGame] = []
-    i = 0
-    while not sprt.decided_after:
+    progress = Progress(400, io.StringIO(), sprt=sprt)
+    results: list[ArenaGame] = [game(1, 1.0)]  # game 0 of the first pair comes last: it is running
+    sprt(results)
+    i = 2
+    while not sprt.decided:
         results.append(game(i, 1.0))
         stop = sprt(results)
+        progress(results)
         i += 1
-    assert stop and sprt.state.verdict is Verdict.H1 and sprt.decided_after == i
+    assert stop and sprt.state.verdict is Verdict.H1
+    pairs = sprt.state.pairs
     counts = sprt.state.counts
-    results += [game(i, 0.0), game(i + 1, 0.0)]  # games that were running: the verdict stays
-    assert sprt(results) is True and sprt.state.counts == counts
-    assert json.dumps(sprt.as_dict(), allow_nan=False)  # all pairs won: an infinite Elo is null
+    results += [game(i, 0.0), game(0, 0.0)]  # games that were running: the verdict stays
+    assert sprt(results[:-1]) is True and sprt(results) is True and sprt.state.counts == counts
+    assert sprt.games_in_test == 2 * pairs == len(results) - 3  # game 1 waits for game 0, which came too late
+    assert sprt.games_line(len(results), 400) == (
+        f"the SPRT counted {2 * pairs} of the {len(results)} games played ({pairs} pairs); not counted: "
+        "2 finished after the verdict (they were running); 1 without the other game of their pair; "
+        "decided: no game was started after the verdict (cap 400)"
+    )
+    data = sprt.as_dict()
+    assert (data["pairs"], data["games_in_test"], data["games_after_verdict"], data["games_unpaired"]) == (
+        pairs,
+        2 * pairs,
+        2,
+        1,
+    )
+    assert json.dumps(data, allow_nan=False)  # all pairs won: an infinite Elo is null
+    # the progress line counts the games played, the cap is only a cap, and the time left is the test's
+    line = progress.stream.getvalue().split("\r")[-1]
+    assert f"{len(results) - 2} games (at most 400)" in line and "decided: the running games finish" in line
+    assert "~" in progress.stream.getvalue().split("\r")[-2]  # before the verdict: the trend's estimate
+
+
+def test_the_time_left_follows_the_sprts_trend_not_the_cap():
+    sprt = PairedSprt(SprtSpec(-50, 50))
+    results: list[ArenaGame] = []
+    for i in range(8):  # pairs scoring 1 and 1/2: A ahead, the LLR climbs
+        results.append(game(i, 1.0 if i % 4 < 2 else 0.5 if i % 4 == 2 else 0.5))
+        sprt(results)
+    assert sprt.state.pairs == 4 and not sprt.decided
+    left = sprt.pairs_left()
+    assert left is not None and 0 < left < 20
+    assert math.isclose(sprt.state.llr + left * sprt.state.llr / 4, sprt.state.spec.upper)
 
 
 def test_the_arena_reports_an_sprt_that_cannot_decide_within_its_cap(tmp_path, capsys):
@@ -169,6 +204,7 @@ def test_the_arena_reports_an_sprt_that_cannot_decide_within_its_cap(tmp_path, c
     assert code == 0
     text = capsys.readouterr().out
     assert "SPRT [0, 5] after 2 pairs: LLR" in text and "undecided within the cap of 4 games" in text
+    assert "the SPRT counted 4 of the 4 games played (2 pairs); undecided" in text
     sprt = json.loads(out.read_text())["summary"]["sprt"]
     assert sprt["pairs"] == 2 and sprt["verdict"] == "continue"
     assert {"llr", "lower", "upper", "elo", "elo_ci95", "pentanomial"} <= sprt.keys()

@@ -1,28 +1,39 @@
-"""The arena never invents a result (issues 43.1, 46.1, 46.3): a game that never started is void (no point,
-its own column, listed with its reason), our own side never depends on the current folder, and a program
-under test cannot hurt our side into a loss (its code is not on a command line, its connections do not use up
-our budget, killing our side voids the game)."""
+"""The arena never invents a result (issues 43.1, 46.1, 46.3, 49.4): a game that never started is void (no
+point, its own column, listed with its reason), our own side never depends on the current folder, and a
+program under test cannot hurt our side into a loss: no code of ours for it to read, its connections do not
+use up our budget, and any failure of our side (killed, stopped, late, its seat taken) voids the game."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-import subprocess
+import re
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 import net.external_arena
+from ai.arena import make_specs
+from ai.players import parse_player
 from cli.arena import main as arena_main
+from model.pieces import Team
+from net.connection import Connection
+from net.external import HostedGame, Seat
+from net.external_arena import OUR_ENV, ExternalGames, our_command
+from net.rooms import Timeouts
+from tests.helpers import wait_until_sync as wait_until
 
 CLIENT = Path(__file__).with_name("ext_client.py")
 CMD = f"cmd:{sys.executable} {CLIENT}"
 
 
-def arena(tmp_path: Path, a: str, b: str = "random", *extra: str) -> tuple[int, dict]:
+def arena(tmp_path: Path, a: str, b: str = "random", games: int = 2) -> tuple[int, dict]:
     out = tmp_path / "match.json"
     logs = tmp_path / "logs"
-    code = arena_main([a, b, "--games", "2", "--move-time", "200", "--quiet", "--json", str(out), "--logs", str(logs)])
+    argv = [a, b, "--games", str(games), "--move-time", "200", "--quiet", "--json", str(out), "--logs", str(logs)]
+    code = arena_main(argv)
     return code, json.loads(out.read_text())
 
 
@@ -110,6 +121,102 @@ def test_killing_our_side_voids_the_game(tmp_path, capsys):
     assert all(g["void"].startswith("our side random crashed (signal SIGKILL)") for g in data["games"])
 
 
+# --- our side's failure is never a result (49.4) ----------------------------------------------------------------
+
+
+def test_stopping_our_side_even_briefly_voids_the_game(tmp_path):
+    # SIGSTOP for 0.3 s at its 4th move: our side still answers in time, but it was hurt
+    code, data = arena(tmp_path, f"{CMD} --misbehave stop-opponent --at 4 --delay 0.3", games=1)
+    s = data["summary"]
+    assert code == 1
+    assert (s["wins"], s["losses"], s["void"]) == (0, 0, 1)
+    assert re.fullmatch(
+        r"our side random was stopped by a signal \(seen at turn \d+\) \(the program under test could have caused it\)",
+        data["games"][0]["void"],
+    )
+
+
+def test_a_program_that_stops_our_side_to_read_its_code_gains_nothing(tmp_path):
+    code, data = arena(tmp_path, f"{CMD} --misbehave read-reservation --delay 1", games=1)
+    s = data["summary"]
+    assert code == 1
+    assert (s["wins"], s["losses"], s["void"]) == (0, 0, 1)
+    assert data["games"][0]["void"].startswith("our side random was stopped by a signal (before the game started)")
+
+
+def test_no_other_process_can_read_our_sides_code(tmp_path):
+    # our side's command replaced by a script that writes down everything another process of the user could
+    # read of it: its command line, its environment, what waits on its stdin; its socket takes our seat
+    seen = tmp_path / "seen.txt"
+    script = (
+        "import os, socket, sys\n"
+        "fd = int(sys.argv[sys.argv.index('--socket-fd') + 1])\n"
+        "os.set_blocking(0, False)\n"
+        "try:\n    waiting = os.read(0, 4096)\nexcept OSError:\n    waiting = b''\n"
+        f"open({str(seen)!r}, 'w').write(repr((sys.argv, dict(os.environ), waiting)))\n"
+        "s = socket.socket(fileno=fd)\n"
+        "s.sendall(b'<protocol><join gameType=\"swc_2021_blokus\"/>')\n"
+        "s.recv(1)\n"  # until the host ends it
+    )
+    game = HostedGame(
+        (Seat("ours", [sys.executable, "-c", script], ours=True), Seat("theirs")), log_dir=tmp_path, join_timeout=60
+    )
+    try:
+        game.start()
+        assert game.room is not None
+        wait_until(lambda: game.room.slots[Team.ONE].peer is not None, timeout=60)
+        assert seen.exists()
+        assert game.reservations[Team.ONE] not in seen.read_text()
+    finally:
+        game.close()
+
+
+def test_any_failure_of_our_side_is_void_but_the_programs_own_is_its_loss(tmp_path):
+    # 1 ms per move: whoever moves first is late. Game 0: the program moves first and loses; game 1: our side
+    # moves first: void, not the program's win
+    runner = ExternalGames(parse_player(CMD), parse_player("random"), str(tmp_path), timeouts=Timeouts(0.001, 5.0))
+    first, second = (runner(spec) for spec in make_specs(2, 1, 0.2))
+    assert not first.void and first.score == 0.0 and first.forfeit.startswith("A timeout")
+    assert second.void.startswith("our side random timeout: ") and "at turn 0" in second.void
+
+
+def test_a_program_that_stops_our_engine_gains_nothing(tmp_path):
+    # not our bot but its engine process: the bot answers in time with fallback moves (a weaker side) and says
+    # so by its exit code, which the program cannot forge
+    fast = ("--move-time", "100", "--hard-limit", "300")  # a fallback costs 0.3 s, not 1.8
+    ours = Seat("random", our_command("bot", "--ai", "random", *fast), ours=True, env=OUR_ENV)
+    client = Seat("client", [sys.executable, str(CLIENT), "--misbehave", "stop-engine", "--at", "12"])
+    game = HostedGame((ours, client), log_dir=tmp_path)
+    try:
+        game.start()
+        outcome = game.wait(120)
+    finally:
+        game.close()
+    assert outcome is not None and outcome.result is not None  # played to its end
+    assert outcome.void.startswith("our side random did not play every move itself (a fallback move")
+
+
+def test_our_seat_taken_by_another_connection_voids_the_game(tmp_path):
+    ours = Seat("random", our_command("bot", "--ai", "random"), ours=True, env=OUR_ENV)
+    game = HostedGame((ours, Seat("theirs")), log_dir=tmp_path, join_timeout=60)
+    try:
+        game.start()
+
+        async def take_the_seat() -> None:  # with a code that leaked (the host never gives it out)
+            thief = Connection("127.0.0.1", game.port)
+            await thief.open()
+            await thief.join(reservation=game.reservations[Team.ONE])
+            await thief.next_event()  # the join was sent
+            await thief.close()
+
+        asyncio.run(take_the_seat())
+        outcome = game.wait(60)
+    finally:
+        game.close()
+    assert outcome is not None
+    assert outcome.void.startswith("our side random lost its seat to another connection")
+
+
 # --- refusals name the rule and the fields (43.3) -----------------------------------------------------------------
 
 
@@ -140,20 +247,63 @@ def test_an_unknown_player_name_lists_every_accepted_form(capsys):
         assert form in err
 
 
-def test_the_bot_reads_its_reservation_from_stdin_with_dash(tmp_path, monkeypatch):
-    import io
+# --- bugs shown where they are (50.4) -----------------------------------------------------------------------------
 
-    import cli.bot
+BUGGY = """
+from blokus.player import Move, Player
 
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"a-private-code\nrest\n")))
-    assert cli.bot._reservation_from_stdin() == "a-private-code"
-    done = subprocess.run(
-        [sys.executable, "-m", "blokus", "bot", "-r", "-", "-p", "1"],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).resolve().parent.parent,
-        timeout=120,
+
+def helper(table):
+    return table["missing"]
+
+
+class Buggy(Player):
+    def calculate_move(self) -> Move:
+        state = self.game_state
+        move = max(state.legal_moves(), key=lambda m: m.shape.size)
+        if state.turn >= 8 and state.turn % 2 == 0:  # team ONE moves on even turns: a bug of its own
+            helper({})
+        if state.turn >= 8:  # team TWO: an answer that is no move
+            return str(move)
+        return move
+"""
+
+
+def test_a_crash_of_the_teams_player_names_its_file_and_line_and_its_logs_stay(tmp_path, monkeypatch, capsys):
+    player = tmp_path / "buggy.py"
+    player.write_text(BUGGY)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the arena's own log folder: in here
+    out = tmp_path / "match.json"
+    assert arena_main([f"py:{player}", "random", "--games", "2", "--quiet", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    crash, text = data["games"]  # A is team ONE, then TWO
+    assert re.fullmatch(
+        r"A crashed \(exit 4\) at turn 8: blokus bot: your player failed at turn 8 "
+        r"\(KeyError at turn 8, buggy.py:6 in helper: 'missing'\); --strict: left the game",
+        crash["forfeit"],
     )
-    assert done.returncode == 2
-    assert done.stderr.strip().splitlines()[-1] == "blokus bot: -r -: no reservation code on stdin"
+    assert crash["traceback"].startswith("Traceback (most recent call last):")
+    assert 'buggy.py", line 6, in helper' in crash["traceback"] and crash["traceback"].endswith("KeyError: 'missing'")
+    # an answer that is no move is named as such: not an illegal move
+    assert "(not a move at turn 9: calculate_move returned str '" in text["forfeit"]
+    assert text["forfeit_class"] == "crashed" and text["traceback"] == ""
+    assert "illegal move" not in data["summary"]["a_forfeits"]
+    # the logs of both games stay (each a loss of the team's player), named at the end; --json lists them
+    folder = Path(crash["logs"][0]).parent
+    assert all(len(g["logs"]) == 4 and all(Path(p).is_file() for p in g["logs"]) for g in data["games"])
+    assert folder.parent == tmp_path and "KeyError: 'missing'" in Path(crash["logs"][1]).read_text()  # ONE's stderr
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"blokus arena: the logs of 2 game(s) with a forfeit, a loss of the program under test or no result are "
+        f"kept in {folder}"
+    )
+
+
+def test_the_logs_of_a_game_that_needs_no_look_go_and_are_not_listed(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    out = tmp_path / "match.json"
+    assert arena_main([CMD, "random", "--games", "1", "--quiet", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["summary"]["wins"] == 1  # the program won on its merits: nothing to look at
+    assert data["games"][0]["logs"] == [] and list((tmp_path / "tmp").iterdir()) == []
+    assert "kept in" not in capsys.readouterr().err

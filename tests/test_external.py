@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
+from ai.players import PlayerNameError, parse_player
 from cli.arena import main as arena_main
 from model.pieces import Team
 from model.replay import load_replay
@@ -22,8 +24,7 @@ from net.external import (
     check_program,
     clean_line,
     live_members,
-    program_argv,
-    program_label,
+    program_command,
 )
 from net.rooms import Timeouts
 
@@ -53,17 +54,17 @@ def group_gone(pid: int) -> bool:
 
 
 def test_names_and_commands():
-    assert program_argv("cmd:java -jar 'my player.jar'") == ["java", "-jar", "my player.jar"]
-    assert program_label("cmd:java -jar player.jar") == "player.jar"
-    assert program_label("cmd:python3 -u bots/client.py --x 1") == "client.py"
-    assert program_label("cmd:./my-player/start.sh") == "start.sh"
+    assert program_command(parse_player("cmd:java -jar 'my player.jar'")) == ["java", "-jar", "my player.jar"]
+    assert parse_player("cmd:java -jar player.jar").label == "player.jar"
+    assert parse_player("cmd:python3 -u bots/client.py --x 1").label == "client.py"
+    assert parse_player("cmd:./my-player/start.sh").label == "start.sh"
     assert clean_line("a\x1b[31mred\x07\u202e\x9b") == "a\\x1b[31mred\\x07\\u202e\\x9b"
-    with pytest.raises(ProgramError, match="no command"):
-        program_argv("cmd:  ")
+    with pytest.raises(PlayerNameError, match="no command"):
+        parse_player("cmd:  ")
     with pytest.raises(ProgramError, match="does not exist"):
-        check_program("cmd:./no/such/start.sh -v")
+        check_program(parse_player("cmd:./no/such/start.sh -v"))
     with pytest.raises(ProgramError, match="not on the PATH"):
-        check_program("cmd:no-such-program-anywhere")
+        check_program(parse_player("cmd:no-such-program-anywhere"))
 
 
 def test_a_whole_game_of_two_programs_is_judged_by_the_server(tmp_path):
@@ -86,11 +87,16 @@ def test_a_whole_game_of_two_programs_is_judged_by_the_server(tmp_path):
 @pytest.mark.parametrize(
     ("flags", "kind", "line"),
     [
-        (["--misbehave", "illegal", "--at", "2"], "illegal move", "illegal move: RED "),
+        (["--misbehave", "illegal", "--at", "2"], "illegal move", "illegal move at turn 2: RED "),
         (
             ["--misbehave", "crash", "--at", "2"],
             "crashed",
             "crashed (exit 3) at turn 2: ext_client: simulated crash at turn 2",
+        ),
+        (
+            ["--misbehave", "raise", "--at", "2"],
+            "crashed",
+            "crashed (exit 1) at turn 2: KeyError: 'simulated bug' (ext_client.py:",  # the last frame's place
         ),
         (["--misbehave", "leave", "--at", "2"], "left", "left the game at turn 2"),
         (["--misbehave", "slow", "--at", "2", "--delay", "1.5"], "timeout", "timeout: 1"),
@@ -107,6 +113,11 @@ def test_a_misbehaving_program_loses_with_one_line(tmp_path, flags, kind, line):
     assert outcome.result is not None and outcome.result.winner is Team.TWO and not outcome.result.regular
     if kind == "illegal move":
         assert outcome.result.cause is Cause.RULE_VIOLATION and "(" in outcome.forfeit
+    if "raise" in flags:  # a Python client's traceback: its last frames
+        assert outcome.traceback.startswith("Traceback (most recent call last):")
+        assert 'ext_client.py", line' in outcome.traceback and outcome.traceback.endswith("KeyError: 'simulated bug'")
+    else:
+        assert outcome.traceback == ""
     assert all(group_gone(p.pid) for p in game.programs.values())
 
 
@@ -163,7 +174,7 @@ def test_the_arena_judges_programs_and_keeps_the_replays_of_lost_games(tmp_path,
     s = data["summary"]
     assert (s["wins"], s["draws"], s["losses"], s["score"]) == (0, 0, 2, 0.0)
     assert s["a_forfeits"] == {"illegal move": 2}
-    assert all(g["forfeit"].startswith("A illegal move: ") for g in data["games"])
+    assert all(re.match(r"A illegal move at turn \d+: ", g["forfeit"]) for g in data["games"])
     # the rule in English, with the fields where fields are to blame (GameState.refusal_text)
     assert all(g["forfeit"].endswith(")") and "Setze" not in g["forfeit"] for g in data["games"])
     assert len(s["a_lost_replays"]) == 2

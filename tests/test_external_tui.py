@@ -14,9 +14,10 @@ from net.external import HostedGame, Seat
 from net.rooms import Timeouts
 from tests.helpers import wait_until
 from tests.tui_helpers import HoldingPlayer, InstantPlayer
-from tui import external
+from tui import game_screen
 from tui.dialogs import EndScreen
-from tui.external import ExternalGameScreen, external_app
+from tui.external import external_app
+from tui.game_screen import GameScreen
 from tui.program_pane import ProgramLog
 from tui.widgets import XmlPane
 
@@ -47,11 +48,11 @@ async def test_watching_a_program_play_our_ai_with_its_log_pane(tmp_path):
     try:
         async with app.run_test(size=SIZE) as pilot:
             screen = app.main_screen
-            assert isinstance(screen, ExternalGameScreen)
+            assert isinstance(screen, GameScreen) and screen.program is not None
             await wait_until(ours.holding.is_set, pilot=pilot)
-            await wait_until(lambda: screen._moves_told > 0, pilot=pilot)  # its moves are told below the board
+            await wait_until(lambda: screen.program._moves_told > 0, pilot=pilot)  # its moves are told below the board
             assert screen.session.names[Team.TWO] == "ext_client.py"
-            assert screen.times_text().startswith("last ") and screen.times_text().endswith(" ms")
+            assert screen.program.times_text().startswith("last ") and screen.program.times_text().endswith(" ms")
             await pilot.press("e")
             pane = screen.query_one(ProgramLog)
             await wait_until(lambda: any("ext_client: turn" in line for line in pane.lines), pilot=pilot)
@@ -69,13 +70,13 @@ async def test_watching_a_program_play_our_ai_with_its_log_pane(tmp_path):
 async def test_e_before_the_panes_first_look_keeps_the_log_open(tmp_path, monkeypatch):
     """On a tall terminal the pane's first look (a timer tick) opens the program's log in place of the XML
     pane; an `e` pressed before that tick is the user's choice and stays."""
-    monkeypatch.setattr(external, "POLL_S", 3600.0)  # the test makes the first tick itself
+    monkeypatch.setattr(game_screen, "POLL_S", 3600.0)  # the test makes the first tick itself
     game = hosted(tmp_path, ["--misbehave", "never-join"], join_timeout=120)
     app = external_app(game, Team.TWO, player=InstantPlayer("first"), hint_player=InstantPlayer("last"))
     try:
         async with app.run_test(size=(120, 60)) as pilot:
             screen = app.main_screen
-            assert isinstance(screen, ExternalGameScreen)
+            assert isinstance(screen, GameScreen) and screen.program is not None
             await pilot.pause()
             pane, xml = screen.query_one(ProgramLog), screen.query_one(XmlPane)
             assert xml.has_class("shown") and not pane.has_class("shown")
@@ -111,7 +112,7 @@ async def test_an_illegal_move_of_the_program_is_named_with_its_rule(tmp_path):
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(lambda: end_screen(app) is not None, pilot=pilot)
             details = end_screen(app).details
-            assert "ext_client.py: illegal move: GREEN " in details and "(" in details
+            assert "ext_client.py: illegal move at turn " in details and ": GREEN " in details and "(" in details
     finally:
         game.close()
 

@@ -350,3 +350,15 @@ def test_no_environment_variable_changes_the_search(monkeypatch):
     assert player.params == FS.FastSearchParams() and player.weights is FS.TUNED_WEIGHTS
     explicit = FS.FastSearchParams(root_width=2, max_depth=3)
     assert FS.FastLookaheadPlayer(0, params=explicit).params is explicit
+
+
+def test_settings_beyond_the_search_arrays_are_cut_to_them():
+    # the kernels' arrays hold MAX_KEEP candidates per ply and MAX_PLY plies (issue 49: no write out of bounds,
+    # whatever the settings): a deeper, wider search is cut to them (CI runs this module with bounds checking)
+    state = _random_game(4, SEASONS["2021"], stop_turn=8)
+    for prefilter, depth, reached in ((500, 3, 3), (1, FS.MAX_PLY + 20, FS.MAX_PLY)):
+        params = FS.FastSearchParams(root_width=2, width=2, prefilter=prefilter, max_depth=depth, widening=())
+        player = FS.FastLookaheadPlayer(0, params=params)
+        move = player.think_compiled(state.copy(), time.monotonic() + 3600, threading.Event())
+        assert state.is_legal(move)
+        assert player.last_info["depth"] == reached

@@ -26,7 +26,16 @@ from net.guard import ConnectionLimits, Rate, WorkBudget
 from net.rooms import FinishedGame
 from net.server import GameHistory, HistoryLimits
 from net.wire import SeasonWire
-from tests.helpers import HOST, RawClient, is_room, move_xml, play_client, run_bot_against, start_server, wait_until
+from tests.helpers import (
+    HOST,
+    RawClient,
+    is_room,
+    move_xml,
+    play_client,
+    run_bot_against,
+    running_server,
+    wait_until,
+)
 
 wire = SeasonWire(SEASON_2021)  # the 2021 season's forms
 
@@ -43,8 +52,7 @@ def big_join() -> bytes:
 
 
 async def test_a_big_join_before_joining_is_refused_and_never_seats_the_flooder():
-    server = await start_server()
-    try:
+    async with running_server() as server:
         flooders = [await RawClient().connect(server.port) for _ in range(5)]
         for flooder in flooders:
             await flooder.write(b"<protocol>" + big_join())
@@ -56,8 +64,6 @@ async def test_a_big_join_before_joining_is_refused_and_never_seats_the_flooder(
             asyncio.gather(play_client(server.port, seed=1), play_client(server.port, seed=2)), 60
         )
         assert all(log.result is not None and log.result.regular for log in logs)  # small joins still work
-    finally:
-        await server.close()
 
 
 def test_the_work_budget_refills_with_time_and_holds_one_second_at_most():
@@ -95,8 +101,7 @@ def test_the_framer_counts_elements_and_takes_new_limits_between_messages():
 
 
 async def test_join_room_never_takes_a_reserved_seat_and_the_code_holders_get_theirs():
-    server = await start_server(password="pw")
-    try:
+    async with running_server(password="pw") as server:
         admin = await RawClient().connect(server.port)
         await admin.write('<protocol><authenticate password="pw"/>')
         await admin.send(M.Prepare(pause=False, slots=[M.Slot(display_name="a"), M.Slot(display_name="b")]))
@@ -116,8 +121,6 @@ async def test_join_room_never_takes_a_reserved_seat_and_the_code_holders_get_th
         )
         assert all(log.result is not None and log.result.regular for log in logs)
         await outsider.close()
-    finally:
-        await server.close()
 
 
 # --- 3. the bot's idle timeout --------------------------------------------------------------------------------
@@ -196,8 +199,7 @@ def test_result_texts_shown_in_the_tui_are_printable():
 
 
 async def test_a_dropped_connection_whose_peer_does_not_read_is_closed_for_good():
-    server = await start_server(connections=ConnectionLimits(send_buffer=4096, close_grace=0.05))
-    try:
+    async with running_server(connections=ConnectionLimits(send_buffer=4096, close_grace=0.05)) as server:
         raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
         raw.setblocking(False)
@@ -213,13 +215,10 @@ async def test_a_dropped_connection_whose_peer_does_not_read_is_closed_for_good(
         await wait_until(lambda: sock.fileno() == -1)  # the descriptor is released
         await wait_until(lambda: server.connections.total == 0)
         writer.close()
-    finally:
-        await server.close()
 
 
 async def test_encoder_workers_hold_no_client_socket():
-    server = await start_server(encode_workers=1)
-    try:
+    async with running_server(encode_workers=1) as server:
         bystander = await RawClient().connect(server.port)  # open before the first move is encoded
         await bystander.write("<protocol>")
         await wait_until(lambda: len(server.clients) == 1)
@@ -237,8 +236,6 @@ async def test_encoder_workers_hold_no_client_socket():
         await bystander.read_to_end(timeout=30)
         assert bystander.ended  # </protocol>; then the socket itself must end (no worker holds it open)
         assert await asyncio.wait_for(bystander.reader.read(), 30) == b""
-    finally:
-        await server.close()
 
 
 def test_a_failed_framer_is_freed_without_the_cycle_collector():

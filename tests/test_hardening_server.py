@@ -22,6 +22,7 @@ from tests.helpers import (
     move_xml,
     play_client,
     raw_pair,
+    running_server,
     start_server,
     wait_until,
 )
@@ -41,8 +42,7 @@ async def left_result(client: RawClient) -> convert.GameResult:
 
 
 async def test_bombs_and_floods_from_a_player_end_only_its_game_with_left():
-    server = await start_server()
-    try:
+    async with running_server() as server:
         game = asyncio.gather(play_client(server.port, seed=3), play_client(server.port, seed=4))
         await wait_until(lambda: any(r.started for r in server.lobby.rooms.values()))
         attacks = [
@@ -59,13 +59,10 @@ async def test_bombs_and_floods_from_a_player_end_only_its_game_with_left():
             assert result.player(Team.ONE).cause == "LEFT" and result.winner is Team.TWO
         logs = await asyncio.wait_for(game, 60)  # the honest game in another room finished regularly
         assert all(log.result is not None and log.result.regular for log in logs)
-    finally:
-        await server.close()
 
 
 async def test_unauthenticated_admin_requests_and_endless_wrong_reservations_are_dropped():
-    server = await start_server(password="secret")
-    try:
+    async with running_server(password="secret") as server:
         pauser = await RawClient().connect(server.port)
         await pauser.write('<protocol><pause roomId="x" pause="true"/>')
         await assert_dropped(pauser)
@@ -74,13 +71,10 @@ async def test_unauthenticated_admin_requests_and_endless_wrong_reservations_are
         await assert_dropped(guesser)
         errors = [m for m in guesser.messages if isinstance(m, M.LobbyError)]
         assert len(errors) == ConnectionLimits().max_refusals
-    finally:
-        await server.close()
 
 
 async def test_idle_connections_are_closed_and_joined_ones_are_not():
-    server = await start_server(connections=ConnectionLimits(idle_timeout=0.05))
-    try:
+    async with running_server(connections=ConnectionLimits(idle_timeout=0.05)) as server:
         silent = await RawClient().connect(server.port)
         await silent.write("<protocol>")
         await assert_dropped(silent)
@@ -90,8 +84,6 @@ async def test_idle_connections_are_closed_and_joined_ones_are_not():
             asyncio.gather(play_client(server.port, seed=1), play_client(server.port, seed=2)), 60
         )
         assert all(log.result is not None and log.result.regular for log in logs)  # longer than 0.05 s
-    finally:
-        await server.close()
 
 
 def test_connection_counter() -> None:
@@ -106,8 +98,7 @@ def test_connection_counter() -> None:
 
 async def test_a_2027_server_refuses_in_the_2027_form():
     """Over the limit, a 2027 server answers with 2027's <errorpacket> (2021's is <error>), then closes."""
-    server = await start_server(season=SEASON_2027, connections=ConnectionLimits(max_connections=1))
-    try:
+    async with running_server(season=SEASON_2027, connections=ConnectionLimits(max_connections=1)) as server:
         first = await RawClient().connect(server.port)
         await wait_until(lambda: server.connections.total >= 1)
         second = await RawClient().connect(server.port)
@@ -115,13 +106,10 @@ async def test_a_2027_server_refuses_in_the_2027_form():
         assert second.ended and isinstance(rest[0], M.ErrorPacket)
         assert "too many connections" in rest[0].message and server.refused == 1
         await first.close()
-    finally:
-        await server.close()
 
 
 async def test_connection_limits_per_address_and_in_total():
-    server = await start_server(connections=ConnectionLimits(max_connections=3, max_per_address=2))
-    try:
+    async with running_server(connections=ConnectionLimits(max_connections=3, max_per_address=2)) as server:
         first = [await RawClient().connect(server.port) for _ in range(2)]
         await wait_until(lambda: server.connections.total >= 2)
         third = await RawClient().connect(server.port)  # a third one from 127.0.0.1
@@ -145,13 +133,10 @@ async def test_connection_limits_per_address_and_in_total():
         await again.write('<protocol><join gameType="swc_2021_blokus"/>')
         assert await again.read_until(lambda m: isinstance(m, M.Joined))
         assert server.refused == 2
-    finally:
-        await server.close()
 
 
 async def test_one_slot_per_connection():
-    server = await start_server(password="pw")
-    try:
+    async with running_server(password="pw") as server:
         client = await RawClient().connect(server.port)
         await client.write('<protocol><join gameType="swc_2021_blokus"/>')
         joined = await client.read_until(lambda m: isinstance(m, M.Joined))
@@ -171,13 +156,10 @@ async def test_one_slot_per_connection():
         await assert_dropped(both)
         room = server.lobby.rooms[prepared.room_id]
         assert not room.started and all(slot.peer is None for slot in room.slots)
-    finally:
-        await server.close()
 
 
 async def test_players_are_disconnected_after_left():
-    server = await start_server()
-    try:
+    async with running_server() as server:
         conns = [Connection("127.0.0.1", server.port, close_on_left=False) for _ in range(2)]
         for conn in conns:
             await conn.open()
@@ -188,8 +170,6 @@ async def test_players_are_disconnected_after_left():
             assert log.result is not None
             assert isinstance(log.events[-1], Closed) and not log.events[-1].error
             assert "server" in log.events[-1].reason
-    finally:
-        await server.close()
 
 
 async def test_a_move_is_judged_by_its_arrival_not_by_when_it_is_handled():
@@ -280,8 +260,7 @@ async def test_an_observer_that_stops_reading_is_dropped_and_the_game_goes_on():
     # the observer's receive window is tiny and it never reads: the server's output for it piles up
     # until the bound, then the connection is cut; the players never wait for it
     limits = ConnectionLimits(max_unsent=2048)
-    server = await start_server(password="secret", connections=limits)
-    try:
+    async with running_server(password="secret", connections=limits) as server:
         _admin, prepared = await admin_with_prepared_game(server.port, "secret", pause=False)
 
         raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -308,5 +287,3 @@ async def test_an_observer_that_stops_reading_is_dropped_and_the_game_goes_on():
         assert not room.observers  # cut off during the game, not at its end
         assert not any(c.observing for c in server.clients)
         mute_writer.close()
-    finally:
-        await server.close()

@@ -1,4 +1,4 @@
-"""``ai.levels``: the five playing strengths of local games."""
+"""The five playing strengths of local games (``ai.players.LEVELS``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from ai.levels import LEVELS, make_level
+from ai.players import LEVELS, PlayerNameError, parse_player
 from model.pieces import Shape
 from model.state import GameState
 
@@ -41,6 +41,10 @@ def test_levels_1_and_2_are_noisy_and_level_4_answers_quickly():
     assert player.last_info["time"] < 2.0  # capped at 0.4 s (with room for a loaded machine)
 
 
+def make_level(level: int, seed: int | None = None):
+    return parse_player(f"level{level}").build(seed)
+
+
 def test_unknown_level():
-    with pytest.raises(ValueError, match="level"):
+    with pytest.raises(PlayerNameError, match="level must be one of 1, 2, 3, 4, 5"):
         make_level(6)

@@ -103,10 +103,7 @@ def test_the_default_players_do_not_import_numba():
     import subprocess
     import sys
 
-    code = (
-        "import sys, ai, ai.levels; ai.player_names(); ai.make_player('lookahead'); ai.levels.make_level(2); "
-        "print('numba' in sys.modules)"
-    )
+    code = "import sys, ai; ai.make_player('lookahead'); ai.make_player('level2'); print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
@@ -397,11 +394,11 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
 
 
 def test_a_variant_by_name_has_the_settings_and_the_rest_of_the_default():
-    from ai import compile_ahead, make_player
+    from ai import compile_ahead, make_player, parse_player
 
     player = make_player("mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1", seed=3)
     assert player.name == "mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1"
-    compile_ahead("mcts:root_eval=0")  # the same kernels as the default: already compiled here
+    compile_ahead(parse_player("mcts:root_eval=0"))  # the same kernels as the default: already compiled here
     state = GameState.new(Shape.PENTO_V)
     move = player.choose_move_sync(state, move_time=0.3)
     assert state.is_legal(move)

@@ -14,6 +14,7 @@ from lxml import etree
 
 from ai.base import Engine, Player
 from ai.controller import check_move, decide
+from ai.players import parse_player
 from cli.bot import build_parser, parse_options
 from model.framing import parse_stream
 from model.moves import SetMove, SkipMove
@@ -79,7 +80,7 @@ async def test_decide_uses_engine_move_when_legal():
         (Stubborn(), "fallback-timeout"),
         (Answers(RuntimeError("boom")), "fallback-error"),
         (Answers(SetMove(Color.BLUE, Shape.PENTO_X, Rotation.NONE, False, 9, 9)), "fallback-illegal"),
-        (Answers("not a move"), "fallback-illegal"),
+        (Answers("not a move"), "fallback-error"),
     ],
 )
 async def test_decide_falls_back_to_a_legal_move(player, source):
@@ -268,7 +269,7 @@ async def test_process_player_thinks_in_a_worker_process():
 
     from ai.engine_process import ProcessPlayer
 
-    player = ProcessPlayer("greedy", seed=1)
+    player = ProcessPlayer(parse_player("greedy"), seed=1)
     try:
         state = _midgame()
         move = await player.choose_move(state.copy(), time.monotonic() + 0.2)
@@ -292,7 +293,7 @@ async def test_process_player_is_ready_before_its_first_move():
 
     from ai.engine_process import ProcessPlayer
 
-    player = ProcessPlayer("mcts", seed=1)
+    player = ProcessPlayer(parse_player("mcts"), seed=1)
     try:
         assert await asyncio.to_thread(player.wait_ready, 600)  # compiled or loaded in the worker
         state = _midgame()
@@ -314,7 +315,7 @@ async def test_process_player_ponders_until_the_next_request_and_answers_it(monk
     # Only the next request can end the worker's pondering in time (the worker is forked: it inherits this),
     # and the worker runs at normal priority, so that a loaded machine does not starve it.
     monkeypatch.setattr(ai.mcts.player, "PONDER_LIMIT_S", 3600.0)
-    player = ProcessPlayer("mcts", seed=2, nice=0)
+    player = ProcessPlayer(parse_player("mcts"), seed=2, nice=0)
     try:
         assert await asyncio.to_thread(player.wait_ready, 600)
         state = _midgame()
@@ -362,7 +363,7 @@ async def test_process_player_that_died_answers_with_the_python_search_and_says_
 
     from ai.engine_process import ProcessPlayer
 
-    player = ProcessPlayer("random", seed=1)
+    player = ProcessPlayer(parse_player("random"), seed=1)
     try:
         player._proc.kill()
         player._proc.join(5)
@@ -376,24 +377,24 @@ async def test_process_player_that_died_answers_with_the_python_search_and_says_
         player.close()
 
 
-def _broken_kernels(name):
+def _broken_kernels(spec):
     raise RuntimeError("numba is broken here")
 
 
-def _dying_worker(name, seed=None):
-    os._exit(3)  # the engine process dies on import
+def _dying_worker(spec, send):
+    os._exit(3)  # the engine process dies while it prepares its search
 
 
 @pytest.mark.parametrize(
     "target,broken,label",
-    [("kernels_of", _broken_kernels, "compiled engine failed"), ("make_player", _dying_worker, "engine process ended")],
+    [("kernels_of", _broken_kernels, "compiled engine failed"), ("_prepare", _dying_worker, "engine process ended")],
 )
 async def test_a_broken_compiled_engine_leaves_the_python_search_playing_and_says_so(
     target, broken, label, monkeypatch, capsys
 ):
-    import ai
+    import ai.engine_process
 
-    monkeypatch.setattr(ai, target, broken)  # the engine process is forked: it inherits the breakage
+    monkeypatch.setattr(ai.engine_process, target, broken)  # the engine process is forked: it inherits it
     script = ScriptedServer(wire_messages(), random.Random(8))
     code, _ = await run_bot_against(script.handle, "--engine", "process", "--ai", "mcts", "--move-time", "150")
     out, err = capsys.readouterr()
@@ -402,3 +403,50 @@ async def test_a_broken_compiled_engine_leaves_the_python_search_playing_and_say
     assert err.count("\n") == 1 and err.startswith("blokus bot: mcts: the compiled search failed (")
     assert "the Python lookahead plays every move" in err
     assert out.strip().splitlines()[-1].endswith(f"; moves: 30 lookahead ({label}), 1 forced")
+
+
+def _boom(*args, **kwargs):
+    raise RuntimeError("injected")
+
+
+@pytest.mark.parametrize("task", ["answer", "event", "callback"])
+async def test_a_failure_in_any_task_of_the_bot_is_one_line_and_the_game_goes_on(task, monkeypatch, capsys):
+    """A bug of ours in the task that answers a move request (a fallback move is sent for it), in the one that
+    handles the server's messages, or in a callback of the event loop: one line, counted, never silence."""
+    import net.bot
+
+    injected = []
+
+    def once(original):
+        def wrapper(*args, **kwargs):
+            if not injected:
+                injected.append(task)
+                return _boom()
+            return original(*args, **kwargs)
+
+        return wrapper
+
+    if task == "answer":
+        monkeypatch.setattr(net.bot, "decide", once(net.bot.decide))
+    elif task == "event":
+        monkeypatch.setattr(Bot, "_on_event", once(Bot._on_event))
+    else:
+        original = Bot._on_event
+
+        async def on_event(self, event):
+            if not injected:
+                injected.append(task)
+                asyncio.get_running_loop().call_soon(_boom)
+            await original(self, event)
+
+        monkeypatch.setattr(Bot, "_on_event", on_event)
+    script = ScriptedServer(wire_messages(), random.Random(5))
+    code, bot = await run_bot_against(script.handle)
+    out, err = capsys.readouterr()
+    assert injected == [task] and code == 0
+    assert len(script.moves) == 31 and not script.illegal  # every request answered with a legal move
+    lines = [line for line in err.splitlines() if "internal error" in line]
+    assert len(lines) == 1 and "RuntimeError: injected" in lines[0]
+    assert out.strip().splitlines()[-1].endswith("; 1 internal error")
+    if task == "answer":
+        assert "1 fallback" in out

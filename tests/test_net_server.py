@@ -22,7 +22,7 @@ from tests.helpers import (
     move_xml,
     play_client,
     raw_pair,
-    start_server,
+    running_server,
     wait_until,
 )
 
@@ -33,14 +33,11 @@ REASON_LEFT = "Der Spieler hat das Spiel verlassen"
 
 
 async def test_two_clients_play_a_complete_game():
-    server = await start_server(start_piece=Shape.PENTO_L, seed=1)
-    try:
+    async with running_server(start_piece=Shape.PENTO_L, seed=1) as server:
         one = asyncio.create_task(play_client(server.port, seed=1))
         await asyncio.sleep(0)  # let ONE join first
         two = asyncio.create_task(play_client(server.port, seed=2))
         log1, log2 = await asyncio.wait_for(asyncio.gather(one, two), 60)
-    finally:
-        await server.close()
     for log, team in ((log1, Team.ONE), (log2, Team.TWO)):
         assert log.of(Joined) and log.of(Welcome)[0].team is team
         assert log.of(Left) and not log.closed.error
@@ -61,15 +58,12 @@ async def test_two_clients_play_a_complete_game():
 
 async def test_many_rooms_at_once_and_replays(tmp_path):
     # states serialized in a worker process (as `blokus serve` does by default)
-    server = await start_server(seed=5, replay_dir=tmp_path, encode_workers=1)
-    try:
+    async with running_server(seed=5, replay_dir=tmp_path, encode_workers=1) as server:
         tasks = []
         for i in range(4):
             tasks.append(asyncio.create_task(play_client(server.port, seed=i)))
             await asyncio.sleep(0.01)
         logs = await asyncio.wait_for(asyncio.gather(*tasks), 60)
-    finally:
-        await server.close()
     assert len(server.records) == 2
     assert all(log.result is not None and not log.closed.error for log in logs)
     files = sorted(tmp_path.iterdir())
@@ -95,14 +89,11 @@ async def test_many_rooms_at_once_and_replays(tmp_path):
 
 
 async def test_disconnect_mid_game_is_left():
-    server = await start_server()
-    try:
+    async with running_server() as server:
         one = asyncio.create_task(play_client(server.port, seed=1, stop_after=3))
         await asyncio.sleep(0)
         two = asyncio.create_task(play_client(server.port, seed=2))
         log1, log2 = await asyncio.wait_for(asyncio.gather(one, two), 30)
-    finally:
-        await server.close()
     result = log2.result
     assert result.winner is Team.TWO
     leaver = result.player(Team.ONE)
@@ -113,8 +104,7 @@ async def test_disconnect_mid_game_is_left():
 
 
 async def test_garbage_closes_only_that_connection_and_other_rooms_go_on():
-    server = await start_server()
-    try:
+    async with running_server() as server:
         game = asyncio.gather(play_client(server.port, seed=3), play_client(server.port, seed=4))
         await wait_until(lambda: any(r.started for r in server.lobby.rooms.values()))
         one, two, room_id, _ = await raw_pair(server)
@@ -127,13 +117,10 @@ async def test_garbage_closes_only_that_connection_and_other_rooms_go_on():
         assert await two.read_until(lambda m: isinstance(m, M.Left))
         logs = await asyncio.wait_for(game, 60)
         assert all(log.result is not None and log.result.regular for log in logs)
-    finally:
-        await server.close()
 
 
 async def test_illegal_move_rule_violation():
-    server = await start_server(start_piece=Shape.PENTO_V)
-    try:
+    async with running_server(start_piece=Shape.PENTO_V) as server:
         one, two, room_id, state = await raw_pair(server)
         bad = SetMove(Color.BLUE, Shape.PENTO_V, Rotation.NONE, False, 5, 5)  # not in a corner
         assert state.validate(bad) is MoveMistake.NOT_IN_CORNER
@@ -154,13 +141,10 @@ async def test_illegal_move_rule_violation():
             assert await client.read_until(lambda m: isinstance(m, M.Left))
         await one.read_to_end()
         assert one.ended  # the violator is disconnected
-    finally:
-        await server.close()
 
 
 async def test_wrong_shape_error_has_no_original_request_and_result_matches_fixture_form():
-    server = await start_server(start_piece=Shape.PENTO_V)
-    try:
+    async with running_server(start_piece=Shape.PENTO_V) as server:
         one, two, room_id, state = await raw_pair(server)
         bad = SetMove(Color.BLUE, Shape.MONO, Rotation.NONE, False, 0, 0)
         await one.write(move_xml(bad, room_id))
@@ -174,13 +158,10 @@ async def test_wrong_shape_error_has_no_original_request_and_result_matches_fixt
             ("REGULAR", ""),
         ]
         assert [w.team for w in result.data.winners] == [Team.TWO]
-    finally:
-        await server.close()
 
 
 async def test_skip_without_colour_is_wrong_color_and_hint_child_is_left():
-    server = await start_server()
-    try:
+    async with running_server() as server:
         one, two, room_id, _ = await raw_pair(server)
         await one.write(f'<room roomId="{room_id}"><data class="sc.plugin2021.SkipMove"/></room>')
         res = convert.result_from_message(await two.read_until(is_room(M.ResultData)))
@@ -193,27 +174,21 @@ async def test_skip_without_colour_is_wrong_color_and_hint_child_is_left():
         await one.write(xml)
         res = convert.result_from_message(await two.read_until(is_room(M.ResultData)))
         assert res.player(Team.ONE).cause == "LEFT"
-    finally:
-        await server.close()
 
 
 async def test_move_not_requested_is_answered_with_error_and_disconnect():
-    server = await start_server(start_piece=Shape.PENTO_V)
-    try:
+    async with running_server(start_piece=Shape.PENTO_V) as server:
         one, two, room_id, state = await raw_pair(server)
         await two.write(move_xml(SkipMove(Color.YELLOW), room_id))
         error = await two.read_until(is_room(M.ErrorData))
         assert error.data.message == "We didn't request a move from you yet."
         res = convert.result_from_message(await one.read_until(is_room(M.ResultData)))
         assert res.player(Team.TWO).cause == "LEFT"
-    finally:
-        await server.close()
 
 
 async def test_late_move_is_soft_timeout_with_injected_clock():
     now = [1000.0]
-    server = await start_server(timeouts=Timeouts(soft=2.0, hard=None), clock=lambda: now[0])
-    try:
+    async with running_server(timeouts=Timeouts(soft=2.0, hard=None), clock=lambda: now[0]) as server:
         one, two, room_id, state = await raw_pair(server)
         now[0] += 2.5  # the answer arrives 2.5 s after the request
         await one.write(move_xml(fallback_move(state), room_id))
@@ -223,24 +198,18 @@ async def test_late_move_is_soft_timeout_with_injected_clock():
         assert res.winner is Team.TWO
         # the late move was discarded: no state after it
         assert not [m for m in two.messages if is_room(M.Memento)(m) and m.data.state.turn > 0]
-    finally:
-        await server.close()
 
 
 async def test_no_answer_is_hard_timeout():
-    server = await start_server(timeouts=Timeouts(soft=2.0, hard=0.05))
-    try:
+    async with running_server(timeouts=Timeouts(soft=2.0, hard=0.05)) as server:
         one, two, room_id, _ = await raw_pair(server)
         res = convert.result_from_message(await two.read_until(is_room(M.ResultData)))
         assert (res.player(Team.ONE).cause, res.player(Team.ONE).reason) == ("HARD_TIMEOUT", REASON_HARD_TIMEOUT)
         assert await one.read_until(lambda m: isinstance(m, M.Left))
-    finally:
-        await server.close()
 
 
 async def test_admin_prepare_observe_pause_step_and_reservations():
-    server = await start_server(password="secret", start_piece=Shape.PENTO_L)
-    try:
+    async with running_server(password="secret", start_piece=Shape.PENTO_L) as server:
         admin, prepared = await admin_with_prepared_game(server.port, "secret")
         assert len(prepared.reservations) == 2
         await admin.send(M.Observe(room_id=prepared.room_id))
@@ -271,13 +240,10 @@ async def test_admin_prepare_observe_pause_step_and_reservations():
         assert logs[0].result is not None and logs[0].of(Welcome)[0].team is Team.ONE
         assert logs[0].of(StateChanged)[0].names == ("alice", "bob")
         assert logs[1].of(Welcome)[0].team is Team.TWO
-    finally:
-        await server.close()
 
 
 async def test_admin_cancel_sends_left_without_result_and_wrong_password_closes():
-    server = await start_server(password="secret")
-    try:
+    async with running_server(password="secret") as server:
         intruder = await RawClient().connect(server.port)
         await intruder.write('<protocol><authenticate password="nope"/>')
         await intruder.read_to_end()
@@ -291,13 +257,10 @@ async def test_admin_cancel_sends_left_without_result_and_wrong_password_closes(
             assert await client.read_until(lambda m: isinstance(m, M.Left))
             assert not [m for m in client.messages if is_room(M.ResultData)(m)]
         assert server.records[-1].cancelled
-    finally:
-        await server.close()
 
 
 async def test_join_room_by_id_and_error_event_for_lobby():
-    server = await start_server(password="pw")
-    try:
+    async with running_server(password="pw") as server:
         admin = await RawClient().connect(server.port)
         await admin.write('<protocol><authenticate password="pw"/>')
         # joinRoom takes only seats without a reservation (issue 39)
@@ -322,13 +285,10 @@ async def test_join_room_by_id_and_error_event_for_lobby():
                 break
         assert isinstance(event, ServerError) and event.lobby and "reservation" in event.message
         await conn.close()
-    finally:
-        await server.close()
 
 
 async def test_connection_refuses_to_send_unrequested_or_illegal_moves():
-    server = await start_server(start_piece=Shape.PENTO_V)
-    try:
+    async with running_server(start_piece=Shape.PENTO_V) as server:
         conn = Connection("127.0.0.1", server.port)
         await conn.open()
         await conn.join()
@@ -348,8 +308,6 @@ async def test_connection_refuses_to_send_unrequested_or_illegal_moves():
         await conn.close()
         res = convert.result_from_message(await other.read_until(is_room(M.ResultData)))
         assert res.player(Team.ONE).cause == "LEFT"
-    finally:
-        await server.close()
 
 
 def test_serve_command_line():
@@ -367,8 +325,7 @@ def test_serve_command_line():
 
 
 async def test_closing_the_connection_yourself_is_no_error():
-    server = await start_server()
-    try:
+    async with running_server() as server:
         conn = Connection("127.0.0.1", server.port)
         await conn.open()
         await conn.join()
@@ -376,5 +333,3 @@ async def test_closing_the_connection_yourself_is_no_error():
         events = [e async for e in conn]
         closed = [e for e in events if isinstance(e, Closed)]
         assert len(closed) == 1 and not closed[0].error and closed[0].reason == "connection closed by the client"
-    finally:
-        await server.close()

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ai.pyplayer import PyPlayer
+from ai.players import parse_python_player
+from ai.pyplayer import load_player_class
 from blokus.player import GameState
 from cli.new_player import main as new_player_main
 
@@ -21,11 +22,11 @@ def test_writes_a_player_that_plays_and_never_overwrites(tmp_path: Path, capsys)
     assert new_player_main([str(folder)]) == 0
     assert sorted(p.name for p in folder.iterdir()) == ["README.md", "player.py", "pytest.ini", "test_player.py"]
     assert len((folder / "README.md").read_text().splitlines()) <= 30  # one screen
-    player = PyPlayer(f"py:{folder / 'player.py'}")
+    player = load_player_class(parse_python_player(str(folder / "player.py")))()
     for season in (2021, 2027):
         state = GameState.new(season, seed=2)
         for _ in range(12):
-            move = player.team_player.answer(state, 1.0)
+            move = player.answer(state, 1.0)
             assert state.is_legal(move)
             state.push(move)
     before = (folder / "player.py").read_text()
@@ -52,3 +53,17 @@ def test_its_tests_pass_and_its_code_is_lint_clean(tmp_path: Path) -> None:
         text=True,
     )
     assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_never_writes_through_a_link_and_refuses_an_empty_name(tmp_path: Path, capsys, monkeypatch) -> None:
+    folder, outside = tmp_path / "mine", tmp_path / "outside.py"
+    folder.mkdir()
+    (folder / "player.py").symlink_to(outside)  # dangling: exists() says no such file
+    assert new_player_main([str(folder)]) == 1
+    assert "already has player.py" in capsys.readouterr().err
+    assert not outside.exists() and sorted(p.name for p in folder.iterdir()) == ["player.py"]
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        new_player_main([""])
+    assert exc.value.code == 2 and "DIR is empty" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]  # nothing written into the current folder

@@ -133,6 +133,15 @@ def test_a_changed_dependency_makes_the_caller_compile_again(tmp_path):
     assert changed["value"] == 7 and changed["misses"] == 2  # numba alone would reuse twice's stale copy
 
 
+def test_bounds_checked_kernels_are_never_loaded_for_unchecked_ones(tmp_path):
+    # numba's key leaves NUMBA_BOUNDSCHECK out: CI's bounds-checked run of the engine must compile its own
+    built = _project(tmp_path / "built")
+    cache = str(tmp_path / "cache")
+    assert _run(built, tmp_path, BLOKUS_NUMBA_CACHE=cache)["misses"] == 2
+    checked = _run(built, tmp_path, BLOKUS_NUMBA_CACHE=cache, NUMBA_BOUNDSCHECK="1")
+    assert checked["value"] == 6 and checked["misses"] == 2
+
+
 def test_a_cache_miss_with_nowhere_to_write_still_runs_the_kernels(tmp_path):
     built = _project(tmp_path / "built")
     (tmp_path / "file").write_text("")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import blokus.player as api
-from blokus.player import Color, GameState, Player, SetMove, Shape, SkipMove, Team, parse_move
+from blokus.player import Color, GameState, Player, Rotation, SetMove, Shape, SkipMove, Team, parse_move
 from model.state import GameState as ModelState
 
 
@@ -116,3 +116,114 @@ def test_every_public_name_has_a_docstring() -> None:
                 if callable(target) and not (target.__doc__ or "").strip():
                     missing.append(f"{name}.{attr}")
     assert missing == []
+
+
+def corners_from_the_board(state: GameState, color: Color) -> list[tuple[int, int]]:
+    """The free corners of ``color`` computed from ``board()`` alone (what a team wrote by hand)."""
+    board = state.board()
+    own = board == color
+    free = board < 0
+    if not own.any():
+        n = len(board)
+        if state.season == 2021:
+            border = {(0, 0), (n - 1, 0), (0, n - 1), (n - 1, n - 1)}
+        else:
+            border = {(x, y) for y in range(n) for x in range(n) if x in (0, n - 1) or y in (0, n - 1)}
+        return sorted(((x, y) for x, y in border if free[y, x]), key=lambda c: (c[1], c[0]))
+    padded = np.pad(own, 1)
+    edge = padded[:-2, 1:-1] | padded[2:, 1:-1] | padded[1:-1, :-2] | padded[1:-1, 2:]
+    diag = padded[:-2, :-2] | padded[:-2, 2:] | padded[2:, :-2] | padded[2:, 2:]
+    ys, xs = np.nonzero(free & diag & ~edge)
+    return [(int(x), int(y)) for x, y in zip(xs, ys, strict=True)]
+
+
+@pytest.mark.parametrize("season", [2021, 2027])
+def test_every_colour_has_its_moves_corners_and_the_key_follows_push_and_pop(season: int) -> None:
+    rng = random.Random(season)
+    state = GameState.new(season, seed=season)
+    seen: dict[int, str] = {}
+    while not state.is_over:
+        ref = state.to_model()
+        for color in Color:
+            if color in state.valid_colors:
+                moves = state.legal_moves(color)
+                assert set(moves) == set(ref.legal_moves(color)) and len(moves) == state.legal_move_count(color)
+                if state.pieces_left(color):
+                    assert state.corners(color) == corners_from_the_board(state, color)
+            else:
+                assert state.legal_moves(color) == [] and state.legal_move_count(color) == 0
+                assert state.corners(color) == []
+        assert state.legal_moves(state.color) == state.legal_moves() and state.corners() == state.corners(state.color)
+        # the key kept by push/pop is the key of the same position built from scratch, and tells positions apart
+        key = state.key()
+        assert key == GameState(ref).key() and hash(state) == hash(key) and 0 <= key < 2**64
+        assert seen.setdefault(key, str(state) + str(state.turn)) == str(state) + str(state.turn)
+        move = rng.choice(state.legal_moves())
+        state.push(move)
+        assert state.key() != key
+        state.pop()
+        assert state.key() == key
+        state.push(move)
+    assert state.legal_moves(Color.BLUE) == [] and state.corners(Color.GREEN) == []
+    with pytest.raises(ValueError, match="not a colour"):
+        state.legal_moves("BLUE")  # type: ignore[arg-type]
+
+
+def test_equal_positions_are_equal_whatever_the_order_of_their_moves() -> None:
+    """BLUE's pieces of rounds 2 and 3 swapped: the same position, the same key; the last move is no part of it."""
+    rng = random.Random(5)
+    for _ in range(50):  # random games until one allows the swap (the first one almost always does)
+        state = GameState.new(2021, start_piece="PENTO_L", seed=5)
+        played = []
+        while state.turn < 12:
+            move = rng.choice(state.legal_moves())
+            played.append(move)
+            state.push(move)
+        swapped = played[:4] + [played[8]] + played[5:8] + [played[4]] + played[9:]
+        other = GameState.new(2021, start_piece="PENTO_L")
+        try:
+            for move in swapped:
+                other.play(move)
+        except ValueError:
+            continue
+        assert other == state and other.key() == state.key() and hash(other) == hash(state)
+        assert other.last_move == state.last_move and len({state, other}) == 1
+        other.pop()
+        assert other != state and other.key() != state.key()
+        break
+    else:
+        pytest.fail("no random game allowed the swap")
+    # the game's fixed facts are part of the position
+    empty = GameState.new(2021, start_piece="PENTO_L")
+    assert empty == GameState.new(2021, start_piece="PENTO_L")
+    assert empty != GameState.new(2027, start_piece="PENTO_L")
+    assert empty.key() != GameState.new(2027, start_piece="PENTO_L").key()
+    assert empty.key() != GameState.new(2021, start_piece="PENTO_V").key()
+
+
+def test_enums_read_as_their_names_are_true_and_still_index() -> None:
+    state = GameState.new(2021, start_piece="PENTO_L")
+    assert (f"{state.color}", str(state.team), format(Shape.MONO), f"{Rotation.NONE:>6}") == (
+        "BLUE",
+        "ONE",
+        "MONO",
+        "  NONE",
+    )
+    assert all(bool(member) for enum in (Color, Team, Shape, Rotation) for member in enum)
+    assert (f"{Color.RED:d}", f"{Team.TWO:d}", Color.GREEN.index, Shape.PENTO_Y.index) == ("2", "1", 3, 20)
+    assert ["b", "y", "r", "g"][Color.RED] == "r" and Color(2) is Color.RED and Team.ONE == 0
+    assert repr(Color.BLUE) == "<Color.BLUE: 0>"
+    # a win of team ONE is a winner: BLUE places, nobody else has a piece on the board yet
+    state.play("BLUE PENTO_L NONE false 0 0")
+    winner = state.winner()
+    assert winner is Team.ONE
+    if not winner:
+        pytest.fail("a win of team ONE tested false")
+
+
+def test_a_hand_made_state_past_turn_511_has_a_key() -> None:
+    """A state file may say any turn: the key takes it modulo its table (no IndexError), equality stays exact."""
+    far, near = ModelState.new(Shape.PENTO_L), ModelState.new(Shape.PENTO_L)
+    far.turn, near.turn = 600, 600 - 512
+    a, b = GameState(far), GameState(near)
+    assert a.key() == b.key() and a != b  # the same table entry, yet not the same position

@@ -29,10 +29,11 @@ def test_the_parts_of_a_name():
     assert parse_player("level2").level == 2
     gtp = parse_player("gtp:/opt/pentobi/pentobi-gtp:5")
     assert (gtp.path, gtp.level) == ("/opt/pentobi/pentobi-gtp", 5)
-    assert parse_player("cmd:./start.sh --fast").command == "./start.sh --fast"
+    assert parse_player("cmd:./start.sh --fast").argv == ("./start.sh", "--fast")
     py = parse_player("py:my/player.py:Logic")
     assert (py.path, py.class_name) == ("my/player.py", "Logic")
     assert parse_player("py:player.py").class_name == ""
+    assert parse_player("human").kind is PlayerKind.HUMAN
 
 
 def test_an_unknown_name_lists_every_form_in_one_line():
@@ -64,8 +65,10 @@ def test_a_malformed_name_is_one_line(name, words):
 def test_an_in_process_spec_builds_its_player_and_a_program_does_not():
     player = parse_player("level1").build(seed=1)
     assert player.name == "level1"
-    with pytest.raises(ValueError, match="no-such-player.py: no such file"):  # ai.pyplayer: one line
+    with pytest.raises(PlayerUnavailable, match="a process of its own"):
         parse_player("py:no-such-player.py").build(0)
+    with pytest.raises(PlayerUnavailable, match="a person at the terminal"):
+        parse_player("human").build(0)
     with pytest.raises(ValueError, match="no-such-player.py: no such file"):
         check_player(parse_player("py:no-such-player.py"))
     with pytest.raises(PlayerUnavailable, match="is a program"):

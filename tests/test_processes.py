@@ -28,12 +28,23 @@ def until(condition, cap: float = CAP) -> None:
         time.sleep(0.02)
 
 
+def state_of(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return False
     return state not in ("Z", "X")
+
+
+def session_of(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[3])
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 def descendants(pid: int) -> set[int]:
@@ -70,6 +81,9 @@ def test_a_program_and_what_it_detached_end_with_it(tmp_path: Path):
     until(lambda: all(p.read_text().strip() for p in (stem.with_suffix(".a"), stem.with_suffix(".b"))))
     a, b = (int(stem.with_suffix(s).read_text()) for s in (".a", ".b"))
     assert alive(a) and alive(b), (a, b)
+    # `$!` is known before the background child has called setsid(): until then it is still in the program's
+    # process group (found by the group, not by the token)
+    until(lambda: session_of(a) == a and session_of(b) == b)
     members = child.members()
     assert a in members, members  # found by its token, in its own session
     assert b not in members, members  # it cleared its environment: found as an orphan this process adopted
@@ -89,6 +103,33 @@ def test_a_program_that_ignores_sigterm_is_killed():
     child = processes.start([sys.executable, "-c", code], stdin="pipe", stdout="pipe")
     assert child.stdout.readline() == b"ready\n"
     assert child.stop(ask_grace=0, term_grace=0.2) == -signal.SIGKILL
+
+
+@linux_only
+def test_a_stop_of_a_child_is_seen_after_it_was_continued():
+    child = processes.start([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin="pipe")
+    try:
+        assert not child.suspended_yet()
+        os.kill(child.pid, signal.SIGSTOP)
+        until(lambda: state_of(child.pid) == "T")
+        os.kill(child.pid, signal.SIGCONT)  # continued before we looked: the kernel still tells its parent
+        until(child.suspended_yet)
+        assert child.suspended_yet() and child.poll() is None  # seen once, kept; its exit is not taken
+    finally:
+        assert child.stop(lambda c: c.stdin.close(), ask_grace=CAP) == 0  # still reaped by its own Popen
+
+
+@linux_only
+def test_a_process_kept_private_is_not_dumpable():
+    code = "import ctypes, ai.processes as p; print(p.keep_private(), ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=CAP,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert done.stdout.split() == ["True", "0"]
 
 
 def test_a_log_is_capped(tmp_path: Path):

@@ -11,13 +11,17 @@ import pytest
 from model import convert
 from model import messages as M
 from model.convert import UnknownMessage
+from model.framing import parse_stream
 from model.moves import SetMove, SkipMove, parse_move
 from model.pieces import Rotation, Shape, Team, transform
+from model.season import SEASON_2021
+from tests.helpers import RawClient, is_room, start_server
 from tests.protocol_doc import orientations_picture, shapes_picture
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 TEXT = DOC.read_text(encoding="utf-8")
 XML_BLOCKS = re.findall(r"```xml\n(.*?)```", TEXT, re.S)
+TEXT_BLOCKS = re.findall(r"```text\n(.*?)```", TEXT, re.S)
 CELL = re.compile(r"\((\d+),(\d+)\)")
 
 
@@ -31,10 +35,50 @@ def test_the_page_is_linked_from_the_readme() -> None:
 
 
 def test_every_xml_example_is_a_message_our_models_read() -> None:
-    assert len(XML_BLOCKS) == 12
+    assert len(XML_BLOCKS) == 16
     for block in XML_BLOCKS:
         message = convert.parse_xml(block)
         assert not isinstance(message, UnknownMessage), (message, block[:80])
+
+
+def test_whitespace_between_messages_is_no_message() -> None:
+    """The stream of the page's picture, and every example in one stream indented and on lines of its own."""
+    (start,) = [b for b in TEXT_BLOCKS if b.startswith("<protocol>\n  <joined")]
+    messages = parse_stream(start.encode(), strict=False).messages
+    assert [m.tag for m in messages] == ["joined", "room"]
+    stream = "<protocol>\n" + "\n".join("  " + b.replace("\n", "\n  ") for b in XML_BLOCKS) + "\n</protocol>\n"
+    assert len(parse_stream(stream.encode()).messages) == len(XML_BLOCKS)
+
+
+def test_the_errors_repeat_the_move_under_the_season_s_name() -> None:
+    errors = [convert.parse_xml(b) for b in XML_BLOCKS if 'class="error"' in b]
+    assert [type(e.data.original_request).__name__ for e in errors] == ["OriginalRequest", "NoneType"]
+    assert [type(e.data.original_message).__name__ for e in errors] == ["NoneType", "OriginalRequest"]
+    moves = [str(convert.move_from_message(e.data.original)) for e in errors]
+    assert moves == ["RED PENTO_I NONE false 19 17"] * 2
+    assert [e.data.original.cls for e in errors] == ["sc.plugin2021.SetMove", "sc.plugin2027.SetMove"]
+
+
+def test_the_close_elements_are_the_seasons() -> None:
+    closes = [convert.parse_xml(b) for b in XML_BLOCKS if "Close" in b or b.strip() == "<close/>"]
+    assert [type(c) for c in closes] == [M.CloseConnection, M.CloseShort]  # <close/> as read
+    assert M.to_xml(M.Close()) == "<close/>"  # as a 2027 client writes it
+    assert "<sc.protocol.responses.CloseConnection/></protocol>" in TEXT and "<close/></protocol>" in TEXT
+
+
+async def test_a_plain_join_plays_on_a_2021_server() -> None:
+    server = await start_server(season=SEASON_2021)
+    clients = [await RawClient().connect(server.port) for _ in range(2)]
+    try:
+        for client in clients:
+            await client.write("<protocol>\n  <join/>\n")
+        for client in clients:
+            assert isinstance(await client.read_until(lambda m: isinstance(m, M.Joined)), M.Joined)
+            assert await client.read_until(is_room(M.WelcomeMessage)) is not None
+    finally:
+        for client in clients:
+            await client.close()
+        await server.close()
 
 
 def _rooms(data_class: str) -> list[M.Room]:

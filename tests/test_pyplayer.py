@@ -4,16 +4,20 @@ fallbacks (and ``strict``), the bot's summary and tracebacks."""
 from __future__ import annotations
 
 import asyncio
-import io
+import os
+import subprocess
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
-from ai import make_player
+import ai.player_api as api
+from ai import processes
 from ai.controller import check_move, decide
-from ai.pyplayer import PlayerLoadError, PyPlayer, load_player_class, split_name
+from ai.players import parse_player, parse_python_player
+from ai.pyplayer import PlayerLoadError, load_player_class
+from ai.team_process import TeamPlayer, check_team_player
 from cli.bot import parse_options
 from model.pieces import Shape
 from model.result import regular_result
@@ -38,10 +42,15 @@ def write(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def test_split_name() -> None:
-    assert split_name("py:a/b.py") == (Path("a/b.py"), None)
-    assert split_name("py:a/b.py:Mine") == (Path("a/b.py"), "Mine")
-    assert split_name("b.py") == (Path("b.py"), None)
+def test_the_parts_of_a_python_player_name() -> None:
+    def parts(text: str) -> tuple[str, str]:
+        spec = parse_python_player(text)
+        return spec.path, spec.class_name
+
+    assert parts("py:a/b.py") == ("a/b.py", "")
+    assert parts("py:a/b.py:Mine") == ("a/b.py", "Mine")
+    assert parts("b.py") == ("b.py", "")
+    assert parts("dir:x/b.py") == ("dir:x/b.py", "")  # a colon in the path is no class
 
 
 def test_loading_finds_the_class_and_its_helpers(tmp_path: Path) -> None:
@@ -63,10 +72,11 @@ def test_loading_finds_the_class_and_its_helpers(tmp_path: Path) -> None:
                 return max(self.game_state.legal_moves(), key=SIZE_OF)
         """,
     )
-    assert load_player_class(f"py:{path}").__name__ == "Logic"  # two classes: the socha template's name wins
-    assert load_player_class(f"py:{path}:Base").__name__ == "Base"
-    player = make_player(f"py:{path}")
-    move = player.choose_move_sync(GameState.new(Shape.PENTO_L), move_time=1.0)
+    # two classes: the socha template's name wins
+    assert load_player_class(parse_player(f"py:{path}")).__name__ == "Logic"
+    assert load_player_class(parse_player(f"py:{path}:Base")).__name__ == "Base"
+    player = load_player_class(parse_player(f"py:{path}"))()
+    move = player.answer(api.GameState(GameState.new(Shape.PENTO_L)))
     assert move.shape is Shape.PENTO_L
 
 
@@ -85,121 +95,184 @@ def test_loading_finds_the_class_and_its_helpers(tmp_path: Path) -> None:
 def test_a_file_that_cannot_be_used_gives_one_line(tmp_path: Path, text: str, words: str) -> None:
     path = write(tmp_path, "team.py", text)
     with pytest.raises(PlayerLoadError, match=r"^[^\n]*$") as info:
-        load_player_class(f"py:{path}")
+        load_player_class(parse_player(f"py:{path}"))
     assert words in str(info.value)
     with pytest.raises(PlayerLoadError, match="no such file"):
-        load_player_class(f"py:{tmp_path / 'missing.py'}")
+        load_player_class(parse_player(f"py:{tmp_path / 'missing.py'}"))
     with pytest.raises(PlayerLoadError, match="no class Nope"):
-        load_player_class(f"py:{write(tmp_path, 'ok.py', BIGGEST)}:Nope")
+        load_player_class(parse_player(f"py:{write(tmp_path, 'ok.py', BIGGEST)}:Nope"))
 
 
-def team_player(tmp_path: Path, body: str, name: str = "team.py") -> tuple[PyPlayer, io.StringIO]:
-    path = write(
-        tmp_path,
-        name,
-        "from blokus.player import Move, Player\nimport threading\n\n\nclass Team(Player):\n"
-        + textwrap.indent(textwrap.dedent(body), "    "),
-    )
-    err = io.StringIO()
-    return PyPlayer(f"py:{path}", stderr=err), err
+# one team player whose behaviour the test chooses through a file beside it (every process of it reads it)
+MOODY = """
+import os, re, subprocess, sys, time
+from pathlib import Path
+
+import numpy as np
+
+from blokus.player import Move, Player, SetMove
+
+HERE = Path(__file__).parent
 
 
-async def test_an_exception_becomes_a_legal_fallback_with_its_traceback_once(tmp_path: Path) -> None:
-    player, err = team_player(
-        tmp_path,
-        """
-        def calculate_move(self) -> Move:
+class Moody(Player):
+    def calculate_move(self) -> Move:
+        mode = (HERE / "mode").read_text().strip()
+        move = max(self.game_state.legal_moves(), key=lambda m: m.shape.size)
+        if mode == "raise":
             raise ValueError("my bug")
-        """,
-    )
+        if mode == "illegal":
+            return SetMove(move.color, move.shape, move.rotation, move.flipped, 19, 19)
+        if mode == "numpy":
+            x, y = np.argwhere(np.ones((20, 20)))[20 * move.y + move.x][::-1]  # numpy integers
+            return SetMove(move.color, move.shape, int(move.rotation), np.bool_(move.flipped), x, y)
+        if mode == "str":
+            return str(move)
+        if mode.startswith("c-loop"):  # holds the interpreter in C (catastrophic backtracking): seconds, or less
+            re.match(r"(a+)+$", "a" * (20 if mode == "c-loop-short" else 26) + "!")
+        if mode == "alloc":
+            np.ones(3 * 2**30, dtype=np.uint8)
+        if mode == "exit":
+            os._exit(3)
+        if mode == "flood":
+            print(("x" * 99 + "\\n") * 30_000, flush=True)  # 3 MB
+        if mode == "fork":  # a plain child, one in a session of its own, a detached grandchild without our token
+            sleeper = [sys.executable, "-c", "import time; time.sleep(600)", str(HERE / "sleeper")]
+            subprocess.Popen(sleeper)
+            subprocess.Popen(sleeper, start_new_session=True)
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    os.execve(sys.executable, sleeper, {})
+                os._exit(0)
+        return move
+
+    def on_game_over(self, result) -> None:
+        raise KeyError("oops")
+"""
+
+
+async def _team(tmp_path: Path, *, strict: bool = False) -> tuple[TeamPlayer, list[str]]:
+    path = write(tmp_path, "moody.py", MOODY)
+    (tmp_path / "mode").write_text("ok")
+    said: list[str] = []
+    player = TeamPlayer(parse_player(f"py:{path}"), say=said.append, strict=strict)
+    player.start()
+    await player.wait_ready()
+    return player, said
+
+
+async def _ask(player: TeamPlayer, tmp_path: Path, mode: str, *, strict: bool = False, hard_ms: int = 10_000):
+    (tmp_path / "mode").write_text(mode)
     state = _midgame()
-    for _ in range(2):
-        decision = await decide(player, state, time.monotonic(), think_ms=5000, hard_ms=10000)
-        assert decision.source == "fallback-error"
-        assert decision.detail == f"ValueError at turn {state.turn}: my bug"
-        assert check_move(state, decision.move) is None
-    shown = err.getvalue()
-    assert shown.count("Traceback") == 1  # once per kind
-    assert 'team.py", line 8, in calculate_move' in shown and "ValueError: my bug" in shown
-    strict = await decide(player, state, time.monotonic(), think_ms=5000, hard_ms=10000, strict=True)
-    assert strict.source == "strict-error"
-
-
-async def test_an_illegal_answer_is_replaced_or_under_strict_sent_as_it_is(tmp_path: Path) -> None:
-    player, _ = team_player(
-        tmp_path,
-        """
-        def calculate_move(self) -> Move:
-            return self.game_state.legal_moves()[0].__class__(self.game_state.color, self.game_state.start_piece)
-        """,
+    decision = await decide(
+        player, state, time.monotonic(), think_ms=min(5000, hard_ms), hard_ms=hard_ms, strict=strict
     )
-    state = _midgame()
-    decision = await decide(player, state, time.monotonic(), think_ms=5000, hard_ms=10000)
-    assert decision.source == "fallback-illegal" and check_move(state, decision.move) is None
-    strict = await decide(player, state, time.monotonic(), think_ms=5000, hard_ms=10000, strict=True)
-    assert strict.source == "strict-illegal" and check_move(state, strict.move) is not None
+    if not decision.source.startswith("strict"):
+        assert check_move(state, decision.move) is None  # always a legal move, whatever the player did
+    return decision
 
 
-async def test_a_player_past_its_time_gets_a_fallback_and_is_not_asked_twice_at_once(tmp_path: Path) -> None:
-    player, _ = team_player(
-        tmp_path,
-        """
-        release = threading.Event()
-        seen_time_left = []
-
-        def calculate_move(self) -> Move:
-            self.seen_time_left.append(self.time_left())
-            self.release.wait()
-            return self.game_state.legal_moves()[0]
-        """,
-    )
-    team = player.team_player
-    state = _midgame()
+async def test_every_answer_of_the_team_player_is_judged_in_its_own_process(tmp_path: Path) -> None:
+    player, said = await _team(tmp_path)
     try:
-        late = await decide(player, state, time.monotonic(), think_ms=20, hard_ms=60)
-        assert late.source == "fallback-timeout" and check_move(state, late.move) is None
-        assert team.seen_time_left[0] <= 0.02  # type: ignore[attr-defined]  # the think time, counting down
-        busy = await decide(player, state, time.monotonic(), think_ms=20, hard_ms=60)
-        assert busy.source == "fallback-error" and "still busy with the move of turn" in busy.detail
+        pids = (player.active.pid, player.standby.pid)  # type: ignore[union-attr]
+        assert os.getpid() not in pids  # the team's file was never imported here
+        numpy = await _ask(player, tmp_path, "numpy")  # numpy integers, an int rotation: a plain move
+        assert numpy.source == "engine" and type(numpy.move.x) is int and str(numpy.move).count(" ") == 5
+        for _ in range(2):
+            error = await _ask(player, tmp_path, "raise")
+            assert error.source == "fallback-error" and error.detail.startswith("ValueError at turn 20, moody.py:")
+            assert error.detail.endswith(" in calculate_move: my bug")  # the team's file and line
+        assert sum("Traceback" in line for line in said) == 1  # once per kind
+        assert any('moody.py", line' in line and "ValueError: my bug" in line for line in said)
+        text = await _ask(player, tmp_path, "str")
+        assert text.source == "fallback-error"
+        assert "calculate_move returned str 'BLUE" in text.detail and "not a Move: use parse_move" in text.detail
+        assert (await _ask(player, tmp_path, "illegal")).source == "fallback-illegal"
+        assert (await _ask(player, tmp_path, "flood")).source == "engine"  # its output is capped, not the bot
+        assert sum("output passed 1 MiB" in line for line in said) == 1 and player.output.dropped > 1_000_000
+        assert (await _ask(player, tmp_path, "fork")).source == "engine"
+        assert await _until(lambda: len(_running(tmp_path / "sleeper")) == 3)
+        assert player.restarts == 0 and player.active.pid == pids[0]  # type: ignore[union-attr]
+        # a C loop of seconds: that move is a fallback at the cut-off; the next one is answered at once by the
+        # standby, given the position (never a cascade of late moves)
+        # (each takeover below is by a standby that has loaded: under load a fresh one takes seconds, and a move
+        # asked before that is rightly a fallback, "not ready yet")
+        assert await _until(lambda: player.standby is not None and player.standby.ready)
+        slow = await _ask(player, tmp_path, "c-loop", hard_ms=300)
+        assert slow.source == "fallback-timeout"
+        after = await _ask(player, tmp_path, "ok", hard_ms=1800)
+        assert after.source == "engine" and player.active.pid == pids[1]  # type: ignore[union-attr]
+        assert player.restarts == 1 and any("still busy with the move of turn 20" in line for line in said)
+        # os._exit: that move is a fallback, the next one is the new standby's
+        assert await _until(lambda: player.standby is not None and player.standby.ready)
+        gone = await _ask(player, tmp_path, "exit")
+        assert gone.source == "fallback-error" and "process ended (exit 3)" in gone.detail
+        assert (await _ask(player, tmp_path, "ok")).source == "engine" and player.restarts == 2
+        # 3 GiB: a MemoryError in the team's code (its process's memory limit), not a machine out of memory
+        alloc = await _ask(player, tmp_path, "alloc")
+        assert alloc.source == "fallback-error" and alloc.detail.startswith("MemoryError at turn 20")
+        player.game_over(regular_result((50, 40), ("a", "b")))
+        await player.finish(10)
+        assert any("on_game_over raised KeyError" in line for line in said)
     finally:
-        team.release.set()  # type: ignore[attr-defined]
-    await asyncio.wait_for(_until(lambda: not player._busy.locked()), 30)  # the abandoned answer has come
-    # under strict a late answer is waited for and sent (late: the server judges it)
-    team.release.clear()  # type: ignore[attr-defined]
-    asked = time.monotonic()
-    task = asyncio.ensure_future(decide(player, state, asked, think_ms=5, hard_ms=20, strict=True))
-    await asyncio.wait_for(_until(lambda: len(team.seen_time_left) == 2), 30)  # type: ignore[attr-defined]
-    assert not task.done()
-    await asyncio.wait_for(_until(lambda: time.monotonic() > asked + 0.05), 30)  # well past the hard cut-off
-    assert not task.done()
-    team.release.set()  # type: ignore[attr-defined]
-    decision = await task
-    assert decision.source == "engine" and decision.elapsed > 0.02
+        player.close()
+    assert not any(processes.group_members(pid) for pid in pids)
+    assert _running(tmp_path / "sleeper") == []  # whatever the team's code started ended with it
 
 
-async def _until(condition) -> None:
+def _running(marker: Path) -> list[str]:
+    found = subprocess.run(["pgrep", "-f", str(marker)], capture_output=True, text=True).stdout.split()
+    return [pid for pid in found if Path(f"/proc/{pid}/stat").exists() and " Z " not in _stat(pid)]
+
+
+def _stat(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return " Z "
+
+
+async def _until(condition, timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
     while not condition():
-        await asyncio.sleep(0.01)
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
 
 
-def test_on_game_over_gets_the_result_and_its_errors_are_shown(tmp_path: Path) -> None:
-    player, err = team_player(
-        tmp_path,
-        """
-        results = []
+async def test_strict_judges_as_the_contest_would(tmp_path: Path) -> None:
+    player, _ = await _team(tmp_path, strict=True)
+    try:
+        assert player.standby is None
+        assert (await _ask(player, tmp_path, "raise", strict=True)).source == "strict-error"
+        illegal = await _ask(player, tmp_path, "illegal", strict=True)
+        assert illegal.source == "strict-illegal" and check_move(_midgame(), illegal.move) is not None
+        late = await _ask(player, tmp_path, "c-loop-short", strict=True, hard_ms=20)
+        assert late.source == "engine" and late.elapsed > 0.02  # waited for and sent late: the server judges it
+        assert (await _ask(player, tmp_path, "exit", strict=True)).source == "strict-error"
+    finally:
+        player.close()
 
-        def calculate_move(self) -> Move:
-            return self.game_state.legal_moves()[0]
 
-        def on_game_over(self, result) -> None:
-            self.results.append(result)
-            raise KeyError("oops")
-        """,
-    )
-    result = regular_result((50, 40), ("a", "b"))
-    player.game_over(result)
-    assert player.team_player.results == [result]  # type: ignore[attr-defined]
-    assert "on_game_over raised KeyError" in err.getvalue()
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        ("import os\nos._exit(0)\n", "bad.py: while loading, the process ended (exit 0)"),
+        ("import time\ntime.sleep(3600)\n", "bad.py: still loading after 1 s (a loop or a wait at import?)"),
+        ("x = (\n", "bad.py: cannot be loaded: bad.py:1: SyntaxError"),
+    ],
+)
+def test_checking_a_file_never_imports_it_here(tmp_path: Path, text: str, words: str) -> None:
+    path = write(tmp_path, "bad.py", text)
+    started = time.monotonic()
+    with pytest.raises(PlayerLoadError) as info:
+        check_team_player(parse_player(f"py:{path}"), timeout=1.0)
+    assert str(info.value).startswith(str(path) + words[len("bad.py") :])
+    assert time.monotonic() - started < 30
+    assert check_team_player(parse_player(f"py:{write(tmp_path, 'ok.py', BIGGEST)}")) == "Biggest"
 
 
 async def _bot_game(tmp_path: Path, body: str, *extra: str) -> tuple[int, Bot, ScriptedServer]:

@@ -6,14 +6,16 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from ai.players import parse_player
 from model.pieces import Team
 from model.season import season_named
-from net.external import HostedGame, Seat, check_program, program_argv, program_label
+from net.external import HostedGame, Seat, check_program, program_command
 from net.rooms import Timeouts
 from tests.helpers import wait_until
 from tests.test_external_tui import end_screen
 from tests.tui_helpers import InstantPlayer
-from tui.external import ExternalGameScreen, external_app
+from tui.external import external_app
+from tui.game_screen import GameScreen
 
 PLAYER = """
 from blokus.player import Move, Player
@@ -30,11 +32,11 @@ class Buggy(Player):
 async def test_a_py_player_plays_in_the_tui_and_its_bug_is_a_named_forfeit(tmp_path: Path) -> None:
     path = tmp_path / "buggy.py"
     path.write_text(textwrap.dedent(PLAYER))
-    name = f"py:{path}"
-    check_program(name)
-    assert program_label(name) == "buggy.py"
+    spec = parse_player(f"py:{path}")
+    check_program(spec)
+    assert spec.label == "buggy.py"
     game = HostedGame(
-        (Seat("you", None, can_timeout=False), Seat("buggy.py", program_argv(name))),
+        (Seat("you", None, can_timeout=False), Seat("buggy.py", program_command(spec))),
         season=season_named("2027"),
         timeouts=Timeouts(None, None),
         log_dir=tmp_path,
@@ -45,7 +47,7 @@ async def test_a_py_player_plays_in_the_tui_and_its_bug_is_a_named_forfeit(tmp_p
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             screen = app.main_screen
-            assert isinstance(screen, ExternalGameScreen)
+            assert isinstance(screen, GameScreen) and screen.program is not None
             await wait_until(lambda: end_screen(app) is not None, pilot=pilot, timeout=300)
             details = end_screen(app).details
             assert "buggy.py: crashed (exit 4)" in details and "ZeroDivisionError" in details

@@ -26,7 +26,16 @@ from net.bot import Bot
 from net.connection import Closed, Connection, GameOver, MoveRequested, Prepared, StateChanged
 from net.rooms import Room, Slot, Timeouts
 from net.wire import SeasonWire
-from tests.helpers import HOST, Recorder, canonical, fixture_path, play_client, spawn, start_server, wait_until
+from tests.helpers import (
+    HOST,
+    Recorder,
+    canonical,
+    fixture_path,
+    play_client,
+    running_server,
+    spawn,
+    wait_until,
+)
 
 ROOM_ID = "11111111-2222-4333-8444-555555555555"
 
@@ -87,8 +96,7 @@ def test_a_move_that_was_not_requested_is_a_process_violation_in_2027():
 
 
 async def test_a_2021_class_on_a_2027_server_is_dropped_and_loses():
-    server = await start_server(season=SEASON_2027, start_piece=Shape.PENTO_L)
-    try:
+    async with running_server(season=SEASON_2027, start_piece=Shape.PENTO_L) as server:
         first = Connection(HOST, server.port, season=SEASON_2027)
         await first.open()
         good = asyncio.create_task(play_client(server.port, seed=1, connection=first))
@@ -114,14 +122,11 @@ async def test_a_2021_class_on_a_2027_server_is_dropped_and_loses():
         log = await asyncio.wait_for(good, 20)
         assert log.result is not None and log.result.cause is Cause.LEFT and not log.result.regular
         assert log.result.reason.endswith("hat das Spiel verlassen: LOST_CONNECTION")
-    finally:
-        await server.close()
 
 
 async def test_unknown_reservation_is_an_errorpacket_in_2027():
     """DERIVED: ``<errorpacket message><originalRequest class="joinPrepared" .../></errorpacket>``."""
-    server = await start_server(season=SEASON_2027)
-    try:
+    async with running_server(season=SEASON_2027) as server:
         conn = Connection(HOST, server.port, season=SEASON_2027)
         await conn.open()
         raw: list[str] = []
@@ -133,8 +138,6 @@ async def test_unknown_reservation_is_an_errorpacket_in_2027():
                 break
         assert any(r.startswith("<errorpacket") and 'reservationCode="wrong"' in r for r in raw)
         await conn.close()
-    finally:
-        await server.close()
 
 
 @pytest.mark.slow  # a whole game end to end
@@ -238,8 +241,7 @@ async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_pa
 
 
 async def test_connection_learns_the_season_before_the_first_request():
-    server = await start_server(season=SEASON_2027, start_piece=Shape.PENTO_X)
-    try:
+    async with running_server(season=SEASON_2027, start_piece=Shape.PENTO_X) as server:
         first = Connection(HOST, server.port, season=SEASON_2027)
         await first.open()
         one = asyncio.create_task(play_client(server.port, seed=1, connection=first))
@@ -258,13 +260,10 @@ async def test_connection_learns_the_season_before_the_first_request():
                 "TWO hat am meisten Punkte erzielt.",
                 "Beide Spieler sind gleichauf",
             )
-    finally:
-        await server.close()
 
 
 async def test_a_2027_server_drops_a_2021_join_that_would_open_a_room():
-    server = await start_server(season=SEASON_2027)
-    try:
+    async with running_server(season=SEASON_2027) as server:
         conn = Connection(HOST, server.port)  # no season asked for: joins swc_2021_blokus
         await conn.open()
         await conn.join()
@@ -277,8 +276,6 @@ async def test_a_2027_server_drops_a_2021_join_that_would_open_a_room():
         await ok.join()
         await wait_until(lambda: server.lobby.rooms)
         await ok.close()
-    finally:
-        await server.close()
 
 
 def test_observers_of_a_2027_room_see_pauses():
@@ -305,8 +302,7 @@ def test_serve_options_of_2027():
 async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(caplog):
     """A 27.x server drops a 2021 join that would open a room; a bot that was not told the season then
     joins again with the 2027 game type, and the second bot joins the room the first one opened."""
-    server = await start_server(season=SEASON_2027, start_piece=Shape.PENTO_X)
-    try:
+    async with running_server(season=SEASON_2027, start_piece=Shape.PENTO_X) as server:
         bots = [
             Bot(
                 parse_options(
@@ -331,8 +327,6 @@ async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(capl
         first = asyncio.create_task(bots[0].run())
         await wait_until(lambda: server.lobby.rooms)
         codes = await asyncio.wait_for(asyncio.gather(first, bots[1].run()), 60)
-    finally:
-        await server.close()
     assert codes == [0, 0], caplog.text
     # the first bot was dropped once and asked again for 2027; the second joined the open room at once
     assert caplog.text.count("trying season 2027") == 1
@@ -340,3 +334,7 @@ async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(capl
     for bot in bots:
         assert bot.conn.season is SEASON_2027 and bot.result is not None and bot.result.regular
         assert bot.moves > 0 and all(s.season is SEASON_2027 for s in bot.record.states)
+    # players without a display name (2027 writes none for <join/>) are named in the log by their connection
+    (record,) = server.records
+    assert record.names == ("", "") and all(re.fullmatch(r"127\.0\.0\.1:\d+", p) for p in record.peers)
+    assert f" {record.peers[0]} (ONE) vs {record.peers[1]} (TWO): " in record.summary()

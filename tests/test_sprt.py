@@ -90,3 +90,23 @@ def test_the_report_names_the_verdict_and_the_interval():
     data = state.as_dict()
     assert data["pentanomial"] == [0, 0, 1, 0, 1] and data["verdict"] == "continue"
     assert not math.isnan(data["llr"])
+
+
+def test_any_finite_bounds_give_a_finite_ratio_and_infinite_ones_are_refused():
+    assert expected_score(-200_000) == 0.0 and expected_score(200_000) == 1.0
+    state = SprtState(SprtSpec.parse("-200000,0")).add_pair(1, 0).add_pair(0.5, 0.5)
+    assert math.isfinite(state.llr) and "SPRT [-200000, 0] after 2 pairs" in state.describe()
+    for text in ("-inf,0", "0,inf", "nan,0"):
+        with pytest.raises(ValueError, match="SPRT needs"):
+            SprtSpec.parse(text)
+
+
+def test_the_arena_takes_negative_bounds_as_written_and_keeps_its_table(capsys):
+    from cli.arena import main as arena_main
+
+    # the usual non-regression bounds, as a separate word (argparse took "-10,0" for an option) and with "="
+    for option, bounds in ((["--sprt", "-10,0"], "[-10, 0]"), (["--sprt=-200000,0"], "[-200000, 0]")):
+        assert arena_main(["random", "random", *option, "--games", "2", "--quiet", "--move-time", "200"]) == 0
+        captured = capsys.readouterr()
+        assert "Traceback" not in captured.err and "mean pts" in captured.out  # the table
+        assert f"SPRT {bounds} after 1 pairs" in captured.out

@@ -6,21 +6,24 @@ from __future__ import annotations
 import re
 
 import pytest
+from textual import on
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from ai.analysis import AnalysisCache, AnalysisSettings, chart_points, evaluation_at
+from ai.analysis import AnalysisCache, AnalysisSettings, Mark, PositionAnalysis, chart_points, evaluation_at
+from model.moves import parse_move
+from model.pieces import Color
 from model.replay import load_replay
 from tests.helpers import CAP, fixture_path, greedy_game, wait_until
 from tests.tui_helpers import game_app, settle
-from tui.analysis_view import AnalysisPane, AnalysisRunner, ghost_of, pane_text
+from tui.analysis_view import AnalysisNews, AnalysisPane, AnalysisRunner, ghost_of, pane_text
 from tui.chart import GameChart
 
 FAST = AnalysisSettings(engine="greedy", time_per_position=0.02, value_depth=1)
 
 
 class Host(App):
-    """A bare app whose screen hosts the runner's worker."""
+    """A bare app that hosts the runner's worker and applies its news."""
 
     def __init__(self, runner_args: dict) -> None:
         super().__init__()
@@ -32,9 +35,11 @@ class Host(App):
         yield AnalysisPane(id="pane")
 
     def on_mount(self) -> None:
-        self.runner = AnalysisRunner(self.screen, on_change=self._changed, **self.runner_args)
+        self.runner = AnalysisRunner(self, **self.runner_args)
 
-    def _changed(self) -> None:
+    @on(AnalysisNews)
+    def _news(self, news: AnalysisNews) -> None:
+        self.runner.apply(news)
         self.changes += 1
 
 
@@ -113,13 +118,13 @@ async def test_a_growing_game_is_analysed_as_it_grows():
 
 def test_ghost_is_the_best_move_unless_it_was_played():
     states, moves = greedy_game(10)
-    from ai.analysis import PositionAnalysis
-
-    best = "YELLOW PENTO_W NONE false 3 3"
-    p = PositionAnalysis(9, states[9].turn, "YELLOW", "YELLOW SKIP", best, 1.0, 20.0, 19.0, "??", 300)
+    best, skip = parse_move("YELLOW PENTO_W NONE false 3 3"), parse_move("YELLOW SKIP")
+    p = PositionAnalysis(9, states[9].turn, Color.YELLOW, skip, best, 1.0, 20.0, 19.0, Mark.BLUNDER, 300)
     cells, colour = ghost_of(p, states[9])
     assert colour is not None and colour.name == "YELLOW" and len(cells) == 5
-    assert ghost_of(PositionAnalysis(9, states[9].turn, "YELLOW", best, best, 1.0, 1.0, 0.0, "", 300), states[9]) == (
+    assert ghost_of(
+        PositionAnalysis(9, states[9].turn, Color.YELLOW, best, best, 1.0, 1.0, 0.0, Mark.NONE, 300), states[9]
+    ) == (
         (),
         None,
     )
@@ -221,9 +226,9 @@ async def test_replay_viewer_analysis_pane_marks_ghost_and_chart(tmp_path, monke
         runner = screen.analysis.runner
         await wait_until(lambda: runner.complete, pilot=pilot)
         await pilot.pause()
-        assert runner.analysis.positions[9].mark == "??"
+        assert runner.analysis.positions[9].mark is Mark.BLUNDER
         log = app.screen.query_one(MoveLog)
-        assert log._marks.get(10) == "??"  # the entry of the move that led to state 10
+        assert log._marks.get(10) is Mark.BLUNDER  # the entry of the move that led to state 10
         assert "??" in str(log.get_option_at_index(9).prompt.columns[1]._cells[0])
         await pilot.press("home", "right_square_bracket")
         assert screen.index == 9  # the position in which the blunder was played
@@ -231,7 +236,7 @@ async def test_replay_viewer_analysis_pane_marks_ghost_and_chart(tmp_path, monke
         assert "loss" in pane and "??" in pane and "YELLOW to move" in pane and "· pass" in pane
         board = app.screen.query_one(Board)
         ghost = [key for row in board._rows for key in row if key[0] == "gL"]
-        assert len(ghost) == len(runner.analysis.positions[9].best_move.cells) and {k[1] for k in ghost} == {1}
+        assert len(ghost) == len(runner.analysis.positions[9].best.cells) and {k[1] for k in ghost} == {1}
         await pilot.press("c")
         chart = app.screen.query_one(GameChart)
         assert chart.display and chart.index == 9 and len(chart.points) == 11
@@ -303,7 +308,7 @@ async def test_the_whole_board_stays_in_view_beside_the_analysis_the_chart_and_t
         pane = screen.query_one("#xml" if key == "x" else "#analysis-area")
         assert pane.display and pane.region.height >= 5  # it opened ...
         assert centre.virtual_size.height <= centre.region.height  # ... and nothing above it is cut off
-        assert board.region.height == screen.plan.scale.size[1] and board.region.bottom <= pane.region.y
+        assert board.region.height == screen.board_layout.plan.scale.size[1] and board.region.bottom <= pane.region.y
         text = str(status.render())
         assert "ONE 43 : 35 TWO" in text and re.search(r"\b20 ?/ ?65\b", text)  # the turn and score stay
 
@@ -313,13 +318,28 @@ async def test_no_room_below_the_board_says_how_many_lines_are_needed(tmp_path, 
     async with app.run_test(size=(80, 21)) as pilot:
         await pilot.press("c")
         await pilot.pause()
-        assert not app.screen.query_one("#analysis-area").display
+        assert app.screen.query_one("#analysis-area").region.height == 0
         await pilot.press("x")
         await pilot.pause()
         assert not app.screen.query_one("#xml").display
         notes = [n.message for n in app._notifications]
         assert any("chart need a terminal of at least 22 lines (this one has 21)" in m for m in notes), notes
         assert any("XML pane needs a terminal of at least 23 lines" in m for m in notes), notes
+
+
+async def test_the_analysis_keys_work_after_its_panes_were_hidden(tmp_path, monkeypatch):
+    """The analysis panel holds the viewer's focus, also with nothing of it shown (a hidden widget would lose it):
+    its keys work after the pane and the chart were switched off, even from the focused chart."""
+    from tui.analysis_view import AnalysisPanel
+
+    app = _replay_app(tmp_path, monkeypatch)
+    async with app.run_test(size=(120, 40)) as pilot:
+        panel = app.screen.query_one(AnalysisPanel)
+        await pilot.press("a", "a", "c", "tab")
+        assert app.screen.focused is panel.query_one(GameChart)
+        await pilot.press("c", "a")
+        await pilot.pause()
+        assert app.screen.focused is panel and panel.shown and panel.region.height > 0
 
 
 async def test_the_result_on_the_last_state_is_whole_at_80x24(tmp_path, monkeypatch):

@@ -21,8 +21,10 @@ from tui.app import BlokusApp, run_app
 from tui.board import Board, Scale
 from tui.colors import DARK, LETTER, LIGHT
 from tui.dialogs import EndScreen, HelpScreen, QuitScreen
-from tui.layout import plan_layout
-from tui.network import NetworkGameScreen, NetworkOptions
+from tui.game_screen import network_screen
+from tui.layout import BoardLayout, plan_layout
+from tui.network import NetworkOptions
+from tui.placing_board import PlacingBoard
 from tui.widgets import ShapePanel
 
 SIZE = (120, 40)
@@ -33,7 +35,7 @@ async def test_q_asks_during_a_game_and_saves_before_quitting(tmp_path):
     app = game_app(
         Shape.PENTO_L,
         plies=4,
-        save_replay=lambda screen: saved.append(len(screen.session.timeline)) or str(tmp_path / "game.xml"),
+        save_replay=lambda session, traffic: saved.append(len(session.timeline)) or str(tmp_path / "game.xml"),
     )
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("q")
@@ -108,7 +110,7 @@ async def test_failed_connection_exits_non_zero():
     sock.close()
     await sock.wait_closed()
     app = BlokusApp(
-        lambda: NetworkGameScreen(
+        lambda: network_screen(
             NetworkOptions("127.0.0.1", port, player=InstantPlayer(), hint_player=InstantPlayer(), stamp=lambda: "")
         )
     )
@@ -220,10 +222,12 @@ async def test_too_small_shows_a_notice_and_the_game_comes_back():
     async with app.run_test(size=(36, 16)) as pilot:
         await pilot.pause()
         notice = str(app.screen.query_one("#too-small").render())
-        assert "36×16" in notice and "40×20" in notice
+        assert "36×16" in notice and "40×20" in notice and app.screen.query_one(BoardLayout).has_class("-too-small")
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
-        assert not app.screen.has_class("-too-small") and app.screen.query_one(Board).scale is Scale.HALF
+        layout = app.screen.query_one(BoardLayout)
+        assert not layout.has_class("-too-small") and app.screen.query_one(Board).scale is Scale.HALF
+        assert app.screen.focused is app.screen.query_one(PlacingBoard)  # hidden, it lost the focus: it is back
 
 
 def test_light_theme_yellow_text_is_darker_than_the_piece():
@@ -276,10 +280,10 @@ def test_help_wraps_a_long_text_under_its_own_column_and_shows_brackets_as_keys(
 
     from tui.game_screen import GAME_BINDINGS
     from tui.keys import help_renderable
-    from tui.replay_screen import ReplayScreen
+    from tui.replay_screen import VIEWER_BINDINGS
 
     console = Console(width=72, record=True, color_system=None)
-    console.print(help_renderable([("Playing", GAME_BINDINGS), ("Replays", ReplayScreen.BINDINGS)]))
+    console.print(help_renderable([("Playing", GAME_BINDINGS), ("Replays", VIEWER_BINDINGS)]))
     lines = console.export_text().splitlines()
     first = next(i for i, line in enumerate(lines) if "move the piece (its top-left corner" in line)
     column = lines[first].index("move the piece")

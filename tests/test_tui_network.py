@@ -7,11 +7,12 @@ import asyncio
 import pytest
 
 from model.pieces import Color, Shape, Team
-from tests.helpers import wait_until
-from tests.tui_helpers import InstantPlayer, ScriptedConnection, local_server, net_app, opponent, scripted_net_app
+from tests.helpers import running_server, wait_until
+from tests.tui_helpers import InstantPlayer, ScriptedConnection, net_app, opponent, scripted_net_app
 from tui.app import BlokusApp
 from tui.dialogs import EndScreen, QuitScreen
-from tui.network import NetworkGameScreen, NetworkOptions
+from tui.game_screen import GameScreen, network_screen
+from tui.network import NetworkOptions
 from tui.widgets import XmlPane
 
 SIZE = (140, 44)
@@ -19,16 +20,16 @@ SIZE = (140, 44)
 
 @pytest.mark.slow  # a whole game end to end
 async def test_network_game_keyboard_then_autopilot():
-    async with local_server() as server:
+    async with running_server(start_piece=Shape.PENTO_L, seed=1) as server:
         app = net_app(server.port)
         async with app.run_test(size=SIZE) as pilot:
             screen = app.main_screen
-            assert isinstance(screen, NetworkGameScreen)
+            assert isinstance(screen, GameScreen) and screen.link is not None
             hold = asyncio.Event()  # the opponent waits before its 5th move (turn 9) until released
             opp = asyncio.create_task(opponent(server.port, hold=hold, hold_at=4))
             s = screen.session
             await wait_until(lambda: s.is_human_turn(), pilot=pilot)
-            assert screen.my_team is Team.ONE and s.state.current_color is Color.BLUE
+            assert screen.link.team is Team.ONE and s.state.current_color is Color.BLUE
             assert s.ghost is not None and s.ghost.shape is Shape.PENTO_L  # the start piece
             await pilot.press("J", "L", "enter")  # illegal in the middle: refused, nothing sent
             assert s.feedback.error and s.move_requested
@@ -59,7 +60,7 @@ async def test_network_game_keyboard_then_autopilot():
 
 
 async def test_network_opponent_leaves():
-    async with local_server() as server:
+    async with running_server(start_piece=Shape.PENTO_L, seed=1) as server:
         app = net_app(server.port)
         async with app.run_test(size=SIZE) as pilot:
             opp = asyncio.create_task(opponent(server.port, stop_after=0))
@@ -119,7 +120,7 @@ async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
 async def test_network_clock_shows_a_countdown():
 
     app = BlokusApp(
-        lambda: NetworkGameScreen(
+        lambda: network_screen(
             NetworkOptions(
                 "127.0.0.1",
                 13050,

@@ -20,7 +20,8 @@ from tests.tui_helpers import BlockingPlayer, InstantPlayer, game_app, scripted_
 from tui.app import BlokusApp
 from tui.colors import DARK
 from tui.dialogs import EndScreen, QuitScreen
-from tui.network import NetworkGameScreen, NetworkOptions
+from tui.game_screen import network_screen
+from tui.network import NetworkOptions
 from tui.replay_screen import ReplayScreen
 from tui.session import GameSession, Ghost, GhostStatus, ghost_word
 from tui.status import StatusContext, activity_lines
@@ -138,7 +139,7 @@ async def test_waiting_for_an_opponent_while_the_room_is_not_full():
     task = asyncio.create_task(server.serve_forever())
     try:
         app = BlokusApp(
-            lambda: NetworkGameScreen(
+            lambda: network_screen(
                 NetworkOptions(
                     "127.0.0.1", server.port, player=InstantPlayer(), hint_player=InstantPlayer(), stamp=lambda: ""
                 )
@@ -146,7 +147,7 @@ async def test_waiting_for_an_opponent_while_the_room_is_not_full():
         )
         async with app.run_test(size=SIZE) as pilot:
             screen = app.main_screen
-            await wait_until(lambda: screen.joined, pilot=pilot)
+            await wait_until(lambda: screen.link.joined, pilot=pilot)
             await pilot.pause()
             assert "waiting for an opponent …" in status_text(app)
             assert "waiting for the server" not in status_text(app)
@@ -162,15 +163,17 @@ def test_watching_names_our_ai_not_you(tmp_path, monkeypatch):
     from tui import external
 
     monkeypatch.setattr(external, "program_log_dir", lambda: tmp_path)
-    client = f"cmd:{sys.executable} {Path(__file__).with_name('ext_client.py')}"
+    from ai.players import parse_player
+
+    client = parse_player(f"cmd:{sys.executable} {Path(__file__).with_name('ext_client.py')}")
     args = argparse.Namespace(
         opponent=client, season=None, team=None, name=None, time_limit=None, start_piece=None, seed=1,
-        ai="random", move_time=None, watch=True, light=False,
+        ai=parse_player("random"), move_time=None, watch=True, light=False,
     )  # fmt: skip
     app, hosted = external.build_external_app(args)
     try:
         screen = app._make_screen()
-        assert screen.my_name == "AI random" and hosted.seats[0].name == "AI"
+        assert screen.link.name == "AI random" and hosted.seats[0].name == "AI"
         assert screen.session.names[Team.ONE] == "AI random"
     finally:
         hosted.close()
@@ -193,7 +196,9 @@ QUICK_EXITS = [
 @pytest.mark.parametrize("opponent", ["instant", "blocking"])
 async def test_no_warning_on_a_quick_way_out(keys, opponent, tmp_path):
     player = InstantPlayer() if opponent == "instant" else BlockingPlayer()
-    app = game_app(Shape.PENTO_L, opponent=player, hint=player, save_replay=lambda screen: str(tmp_path / "x"))
+    app = game_app(
+        Shape.PENTO_L, opponent=player, hint=player, save_replay=lambda session, traffic: str(tmp_path / "x")
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         async with app.run_test(size=SIZE) as pilot:

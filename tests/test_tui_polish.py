@@ -10,15 +10,15 @@ from rich.color import Color as RichColor
 from rich.color import ColorSystem
 from textual.widgets._footer import FooterKey
 
-from ai.analysis import AnalysisSettings, GameAnalysis, PositionAnalysis
+from ai.analysis import AnalysisSettings, GameAnalysis, Mark, PositionAnalysis
+from model.moves import parse_move
 from model.pieces import Color, Shape, Team
-from tests.helpers import fixture_path, wait_until
+from tests.helpers import fixture_path, running_server, wait_until
 from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture)
     GAME1,
     footer_keys_visible,
     game_app,
     keep_logging,
-    local_server,
     net_app,
     opponent,
     screen_of,
@@ -130,10 +130,9 @@ async def test_column_numbers_stand_free_at_normal_scale():
 
 
 def test_analysis_pane_keeps_the_verdict_when_lines_are_few():
-    best, played = "BLUE PENTO_W NONE false 2 13", "BLUE TRIO_L NONE true 2 14"
-    analysis = GameAnalysis(
-        AnalysisSettings(), "key", {4: PositionAnalysis(4, 4, "BLUE", played, best, 17.3, 8.8, 8.5, "?", 136)}, total=10
-    )
+    best, played = parse_move("BLUE PENTO_W NONE false 2 13"), parse_move("BLUE TRIO_L NONE true 2 14")
+    position = PositionAnalysis(4, 4, Color.BLUE, played, best, 17.3, 8.8, 8.5, Mark.MISTAKE, 136)
+    analysis = GameAnalysis(AnalysisSettings(), "key", {4: position}, total=10)
 
     class Runner:
         settings = AnalysisSettings()
@@ -158,7 +157,7 @@ def test_analysis_pane_keeps_the_verdict_when_lines_are_few():
 
 
 async def test_network_end_status_is_whole_and_nothing_peeks_out():
-    async with local_server() as server:
+    async with running_server(start_piece=Shape.PENTO_L, seed=1) as server:
         app = net_app(server.port)
         async with app.run_test(size=(80, 24)) as pilot:
             screen = app.main_screen

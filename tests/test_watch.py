@@ -14,7 +14,7 @@ from model.exits import EXIT_OK
 from model.replay import load_replay
 from model.season import season_named
 from net.watch import Watcher, WatchFailed, watch_text
-from tests.helpers import HOST, PASSWORD, play_client, run_bot, start_server, wait_until, watch_args
+from tests.helpers import HOST, PASSWORD, play_client, run_bot, running_server, start_server, wait_until, watch_args
 
 
 @pytest.mark.parametrize("season", ["2021", "2027"])
@@ -63,8 +63,7 @@ async def test_prepare_prints_the_codes_and_watches_two_bots_play(tmp_path, seas
 
 @pytest.mark.slow  # a whole game end to end
 async def test_observe_a_running_room_with_analysis():
-    server = await start_server(password=PASSWORD, seed=12)
-    try:
+    async with running_server(password=PASSWORD, seed=12) as server:
         watcher = Watcher(HOST, server.port, PASSWORD, prepare=("p1", "p2"))
         await watcher.start()
         codes = watcher.reservations
@@ -81,8 +80,6 @@ async def test_observe_a_running_room_with_analysis():
         args = watch_args(server.port, "--room", room, "--analyse", "--ai", "greedy", "--time", "20")
         code = await asyncio.wait_for(watch_text(args, out, err, on_started=started), 900)  # generous: under load
         await asyncio.gather(*players)
-    finally:
-        await server.close()
     assert code == EXIT_OK, err.getvalue()
     move_lines = [line for line in out.getvalue().splitlines() if line.startswith("turn ") and "leaves" not in line]
     assert len(move_lines) > 20
@@ -91,8 +88,7 @@ async def test_observe_a_running_room_with_analysis():
 
 
 async def test_wrong_password_and_unknown_room_are_one_line():
-    server = await start_server(password=PASSWORD)
-    try:
+    async with running_server(password=PASSWORD) as server:
         bad = parse_args(["-h", HOST, "-p", str(server.port), "--password", "wrong", "--text", "--prepare", "a", "b"])
         err = io.StringIO()
         code = await asyncio.wait_for(watch_text(bad, io.StringIO(), err), 30)
@@ -104,8 +100,6 @@ async def test_wrong_password_and_unknown_room_are_one_line():
             watch_text(watch_args(server.port, "--room", "no-such-room"), io.StringIO(), err), 30
         )
         assert code != EXIT_OK and err.getvalue().count("\n") == 1 and "observe failed" in err.getvalue()
-    finally:
-        await server.close()
 
 
 async def test_no_server_is_a_connection_error():
@@ -145,18 +139,17 @@ async def test_live_viewer_follows_the_game_steps_back_and_shows_the_result(tmp_
     from textual.widgets import Static
 
     from tui.app import BlokusApp
-    from tui.watch_screen import WatchScreen
+    from tui.watch import watch_screen
 
     monkeypatch.chdir(tmp_path)  # ctrl+s saves under ./replays
-    server = await start_server(password=PASSWORD, seed=13)
-    try:
+    async with running_server(password=PASSWORD, seed=13) as server:
         watcher = Watcher(HOST, server.port, PASSWORD, prepare=("alice", "bob"))
         await watcher.start()
         bots = [asyncio.create_task(run_bot(server.port, code, "random")) for code in watcher.reservations]
         async for _ in watcher.events():
             if watcher.replay.states:
                 break
-        app = BlokusApp(lambda: WatchScreen(watcher))
+        app = BlokusApp(lambda: watch_screen(watcher))
         async with app.run_test(size=(140, 44)) as pilot:
             screen = app.main_screen
             await wait_until(lambda: len(screen.timeline) >= 6, pilot=pilot)
@@ -177,8 +170,6 @@ async def test_live_viewer_follows_the_game_steps_back_and_shows_the_result(tmp_
         await asyncio.gather(*bots)
         (saved,) = (tmp_path / "replays").iterdir()
         assert [s.key() for s in load_replay(saved).states] == [s.key() for s in watcher.replay.states]
-    finally:
-        await server.close()
 
 
 def test_a_server_sending_endless_states_cannot_grow_the_record():

@@ -15,12 +15,11 @@ from model.pieces import Shape, Team
 from model.season import DEFAULT_SEASON
 from model.state import GameState
 from net.connection import Closed, Connection, GameOver, MoveRequested
-from net.rooms import Timeouts
-from net.server import GameServer, ServerConfig
 from tests.helpers import CAP, wait_until
+from tui.ai_runner import AISeats
 from tui.app import BlokusApp
-from tui.game_screen import GameScreen
-from tui.network import NetworkGameScreen, NetworkOptions
+from tui.game_screen import GameScreen, network_screen
+from tui.network import NetworkOptions
 from tui.session import GameSession
 
 
@@ -131,15 +130,8 @@ def game_app(
                 players[team] = opponent or InstantPlayer("first")
             else:
                 players[team] = own or InstantPlayer("first")
-        return GameScreen(
-            session,
-            players,
-            hint or InstantPlayer("last"),
-            move_time_ms=move_time_ms,
-            save_replay=save_replay,
-            new_game=app.restart,
-            ponder=ponder,
-        )
+        seats = AISeats(players, hint or InstantPlayer("last"), move_time_ms, ponder=ponder)
+        return GameScreen(session, seats, save_replay=save_replay, new_game=app.restart)
 
     app = BlokusApp(make, theme=theme)
     return app
@@ -326,24 +318,10 @@ async def opponent(
         await conn.close()
 
 
-@contextlib.asynccontextmanager
-async def local_server():
-    server = GameServer(
-        ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None), start_piece=Shape.PENTO_L, seed=1)
-    )
-    await server.start()
-    task = asyncio.create_task(server.serve_forever())
-    try:
-        yield server
-    finally:
-        task.cancel()
-        await server.close()
-
-
 def scripted_net_app(name: str | None = "alice", save_replay=None) -> BlokusApp:
     """A network game against a scripted server (``ScriptedConnection``, start piece PENTO_L), no clock."""
     return BlokusApp(
-        lambda: NetworkGameScreen(
+        lambda: network_screen(
             NetworkOptions(
                 "127.0.0.1",
                 13050,
@@ -360,7 +338,7 @@ def scripted_net_app(name: str | None = "alice", save_replay=None) -> BlokusApp:
 
 def net_app(port: int) -> BlokusApp:
     return BlokusApp(
-        lambda: NetworkGameScreen(
+        lambda: network_screen(
             NetworkOptions(
                 "127.0.0.1",
                 port,

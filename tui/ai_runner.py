@@ -10,16 +10,15 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import partial
-
-from textual.screen import Screen
 
 from ai.base import Player
 from ai.controller import decide
 from model.moves import describe_move
 from model.pieces import Team
 from model.state import GameState
-from tui.jobs import start_job
+from tui.jobs import Jobs
 from tui.messages import AIMoveReady, AIPurpose
 from tui.session import Feedback, GameSession
 
@@ -29,28 +28,32 @@ EXTRA_CUTOFF_MS = 1000  # without a server clock: how long after the think time 
 CLOCK_MARGIN_MS = 250  # with a server clock: answer this long before it runs out
 
 
+@dataclass
+class AISeats:
+    """Who the AI is in a game: the player of each team it may play (its seat, or a human's on autopilot), the
+    one that gives hints and plays for the human, its time per move; ``min_delay``: --watch, at least this long
+    per move, so that a human can follow; ``ponder``: the AI opponent thinks on during the human's turn."""
+
+    players: dict[Team, Player] = field(default_factory=dict)
+    hint_player: Player | None = None
+    move_time_ms: int = 1000
+    min_delay: float = 0.0
+    ponder: bool = False
+
+
 class AIRunner:
-    """The AI of a game screen: who plays which seat (``players``), the hints (``hint_player``), pondering,
-    one question at a time; ``answered`` applies an answer to the session. ``clock``: the server's clock
+    """The AI of a game screen (``seats``), one question at a time, run as a job of the screen, whose answer
+    comes back to the screen as a message; ``answered`` applies it to the session. ``clock``: the server's clock
     of the move asked for (monotonic start, seconds allowed), or (None, None)."""
 
-    def __init__(
-        self,
-        screen: Screen,
-        session: GameSession,
-        players: dict[Team, Player],
-        hint_player: Player | None,
-        move_time_ms: int,
-        min_delay: float = 0.0,
-        ponder: bool = False,
-    ) -> None:
-        self.screen = screen
+    def __init__(self, session: GameSession, seats: AISeats, jobs: Jobs) -> None:
         self.session = session
-        self.players = players
-        self.hint_player = hint_player
-        self.move_time_ms = move_time_ms
-        self.min_delay = min_delay  # --watch: at least this long per move, so that a human can follow
-        self.ponder = ponder  # the AI opponent thinks on during the human's turn
+        self.players = seats.players
+        self.hint_player = seats.hint_player
+        self.move_time_ms = seats.move_time_ms
+        self.min_delay = seats.min_delay
+        self.ponder = seats.ponder
+        self.jobs = jobs
         self.clock: Callable[[], tuple[float | None, float | None]] = lambda: (None, None)
         self.purpose: AIPurpose | None = None
         self._player: Player | None = None
@@ -84,7 +87,7 @@ class AIRunner:
             hard_ms = max(50.0, min(hard_ms, clock_limit * 1000 - CLOCK_MARGIN_MS))
         state, index = self.session.state.copy(), len(self.session.timeline)
         job = partial(self._ask, player, state, index, purpose, started, think_ms, hard_ms)
-        start_job(self.screen, job, group="ai", exclusive=True)
+        self.jobs.start(job, group="ai", exclusive=True)
 
     async def _ask(
         self,
@@ -101,7 +104,7 @@ class AIRunner:
             wait = self.min_delay - (time.monotonic() - started)
             if wait > 0:
                 await asyncio.sleep(wait)
-        self.screen.post_message(AIMoveReady(decision, index, purpose))
+        self.jobs.post(AIMoveReady(decision, index, purpose))
 
     def answered(self, message: AIMoveReady) -> None:
         """The answer applied to the session (dropped when the game moved on: undo, a new state)."""
@@ -130,7 +133,7 @@ class AIRunner:
         """Stop thinking and pondering (the UI does not wait: a player's next move waits for its stop)."""
         if self._player is not None:
             self._player.cancel()
-        self.screen.workers.cancel_group(self.screen, "ai")
+        self.jobs.cancel("ai")
         self.purpose, self._player, self.session.ai_thinking = None, None, False
         pondering, self._pondering = self._pondering, None
         if pondering is not None:

@@ -1,30 +1,38 @@
-"""The analysis in the viewer: a background runner and the pane that shows it.
+"""The analysis in the viewer: a background runner, the pane that shows it, and the panel that holds both.
 
 :class:`AnalysisRunner` analyses a game (``ai.analysis``) in a Textual thread worker, position by
-position, and hands every result to the UI thread, so the viewer stays responsive; it can be
-cancelled (the part done is cached and resumed next time), reads a finished game's complete analysis
-from the cache at once, and keeps up with a game that grows (``blokus watch``).
+position, and posts every result to the UI thread as a message (``AnalysisNews``), so the viewer stays
+responsive; it can be cancelled (the part done is cached and resumed next time), reads a finished game's
+complete analysis from the cache at once, and keeps up with a game that grows (``blokus watch``).
 :class:`AnalysisPane` shows, for the position on the board, the engine's best move (the board shows
 it as a ghost) and its value, the move that was played there and what it lost, the progress and the
-tally of mistakes per team.
+tally of mistakes per team. :class:`AnalysisPanel` is the widget below the viewer's board: pane, chart,
+their keys and the runner.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from functools import partial
 from typing import cast
 
 from rich.style import Style
 from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.dom import DOMNode
+from textual.message import Message
 from textual.widgets import Static
 
 from ai.analysis import (
     AnalysisCache,
     AnalysisSettings,
     GameAnalysis,
+    Mark,
     PositionAnalysis,
     analyse_position,
     chart_points,
@@ -36,34 +44,62 @@ from ai.analysis import (
 from ai.base import Engine
 from ai.compiled import preparing_text
 from ai.spinner import Spinner
-from model.moves import Move, SetMove
+from model.moves import Move, SetMove, describe_move
 from model.pieces import Color, Team
 from model.state import GameState
+from tui.chart import GameChart
 from tui.colors import BLUNDER, MISTAKE
-from tui.layout import FOOTER, BoardLayout
+from tui.layout import FOOTER, PaneSwitched
 from tui.session import Timeline
 
 log = logging.getLogger(__name__)
 
 AREA_PANE_ONLY, AREA_WITH_CHART, AREA_MIN = 9, 14, 5  # lines of the analysis area
 PANE_WIDTH = 62  # columns of the pane beside the chart
-MARK_STYLE = {"?": Style(color=MISTAKE, bold=True), "??": Style(color=BLUNDER, bold=True)}
+MARK_STYLE = {Mark.MISTAKE: Style(color=MISTAKE, bold=True), Mark.BLUNDER: Style(color=BLUNDER, bold=True)}
+
+
+class AnalysisNews(Message):
+    """What the analysis worker (a thread) tells its host on the UI thread, where the runner applies it
+    (``AnalysisRunner.apply``); ``run``: the run it comes from (an older run's news is dropped)."""
+
+    def __init__(self, run: threading.Event) -> None:
+        super().__init__()
+        self.run = run
+
+
+class PositionAnalysed(AnalysisNews):
+    def __init__(self, run: threading.Event, position: PositionAnalysis) -> None:
+        super().__init__(run)
+        self.position = position
+
+
+class EnginePreparing(AnalysisNews):
+    """The compiled engine is made ready (``status``: "compiling", "loading"; "" once it is)."""
+
+    def __init__(self, run: threading.Event, status: str) -> None:
+        super().__init__(run)
+        self.status = status
+
+
+class AnalysisFailed(AnalysisNews):
+    def __init__(self, run: threading.Event, reason: str) -> None:
+        super().__init__(run)
+        self.reason = reason
+
+
+class AnalysisStopped(AnalysisNews):
+    """The worker ended (done, cancelled or failed)."""
 
 
 class AnalysisRunner:
-    """The analysis of one game for one screen. All attributes are read and written on the UI thread."""
+    """The analysis of one game. Its worker runs in a thread of ``host`` (a widget, or an app) and posts it
+    ``AnalysisNews``, which the host hands to ``apply``; all attributes are read and written on the UI thread."""
 
-    def __init__(
-        self,
-        host,
-        settings: AnalysisSettings | None = None,
-        cache: AnalysisCache | None = None,
-        on_change: Callable[[], None] | None = None,
-    ) -> None:
-        self.host = host  # the Screen whose worker runs the analysis
+    def __init__(self, host: DOMNode, settings: AnalysisSettings | None = None, cache: AnalysisCache | None = None):
+        self.host = host
         self.settings = settings or AnalysisSettings()
         self.cache = cache
-        self.on_change = on_change or (lambda: None)
         self.states: list[GameState] = []
         self.moves: list[Move | None] = []
         self.final = False  # the game will not grow any more (a file, a finished game)
@@ -85,7 +121,6 @@ class AnalysisRunner:
             self.analysis.total = len(positions_to_analyse(self.states, self.moves))
             if self.running is False and self.pending() and not self._stop.is_set():
                 self._launch()
-            self.on_change()
 
     def pending(self) -> list[int]:
         done = self.analysis.positions if self.analysis is not None else {}
@@ -113,11 +148,12 @@ class AnalysisRunner:
             self._launch()
         else:
             self._finish_if_complete()
-        self.on_change()
 
     def _launch(self) -> None:
         self.running = True
-        self.host.run_worker(self._work, thread=True, group="analysis", exclusive=True, exit_on_error=False)
+        stop = self._stop
+        work = partial(self._work, stop)
+        self.host.run_worker(work, thread=True, group="analysis", exclusive=True, exit_on_error=False)
 
     def cancel(self) -> None:
         """Stop after the position being analysed; what is done stays (and is cached)."""
@@ -125,20 +161,18 @@ class AnalysisRunner:
         if self.analysis is not None and self.cache is not None and self.final and self.analysis.positions:
             self.cache.save(self.analysis)
         self.running = False
-        self.on_change()
 
-    def _work(self) -> None:
-        from ai import make_player
-
-        stop = self._stop
+    def _work(self, stop: threading.Event) -> None:
+        """The worker (a thread): one position after the other, each result posted to the host."""
+        posted: set[int] = set()  # the UI thread adds them to the analysis when it gets to their news
         try:
             if self._engine is None:
                 self._prepare_engine(stop)  # a worker thread: waiting here blocks nothing
-                self._engine = make_player(self.settings.engine_name(), seed=0)
+                self._engine = self.settings.engine_spec().build(seed=0)
             while not stop.is_set():
                 states, moves = self.states, self.moves  # lists are replaced, never changed in place
                 done = self.analysis.positions if self.analysis is not None else {}
-                todo = [i for i in positions_to_analyse(states, moves) if i not in done]
+                todo = [i for i in positions_to_analyse(states, moves) if i not in done and i not in posted]
                 if not todo:
                     break
                 i = todo[0]
@@ -146,55 +180,49 @@ class AnalysisRunner:
                 result = analyse_position(states[i], played, i, self._engine, self.settings, stop)
                 if stop.is_set():
                     break
-                self._to_ui(self._add, result)
+                posted.add(i)
+                self._post(PositionAnalysed(stop, result))
         except Exception as exc:  # the search was stopped, or an engine failed: show it, never crash
             if not stop.is_set():
                 log.exception("analysis failed")
-                self._to_ui(self._failed, f"{type(exc).__name__}: {exc}")
-        self._to_ui(self._worker_done, stop)
+                self._post(AnalysisFailed(stop, f"{type(exc).__name__}: {exc}"))
+        self._post(AnalysisStopped(stop))
 
     def _prepare_engine(self, stop: threading.Event) -> None:
         """Load the compiled engine, or compile it (first start: a minute, in a child process); the pane
         shows a turning "preparing the engine" meanwhile."""
         from ai import kernels_of
 
-        kernels = kernels_of(self.settings.engine_name())
+        kernels = kernels_of(self.settings.engine_spec())
         if kernels is None:
             return
         while not kernels.prepare(wait=0.2) and kernels.error is None and not stop.is_set():
-            self._to_ui(self._preparing, kernels.status())
-        self._to_ui(self._preparing, "")
+            self._post(EnginePreparing(stop, kernels.status()))
+        self._post(EnginePreparing(stop, ""))
 
-    def _preparing(self, status: str) -> None:
-        self.preparing = status
-        self.ticks += 1
-        self.on_change()
-
-    def _to_ui(self, fn, *args) -> None:
+    def _post(self, news: AnalysisNews) -> None:
         try:
-            self.host.app.call_from_thread(fn, *args)
-        except Exception:  # the app is closing
+            self.host.post_message(news)  # thread-safe; nothing once the host is closed
+        except Exception:  # the app is closing (its loop is gone)
             pass
 
-    def _add(self, position: PositionAnalysis) -> None:
-        if self.analysis is None:
-            return
-        self.analysis.positions[position.index] = position
-        fill_evaluation(self.analysis, self.states)
-        self.on_change()
-
-    def _failed(self, reason: str) -> None:
-        self.error = reason
-
-    def _worker_done(self, stop: threading.Event) -> None:
-        if stop is not self._stop:
-            return  # an older run, already replaced
-        self.running = False
-        if not stop.is_set() and self.pending() and not self.error:
-            self._launch()  # the game grew while the last position was analysed
-            return
-        self._finish_if_complete()
-        self.on_change()
+    def apply(self, news: AnalysisNews) -> None:
+        """The worker's news, on the UI thread (the host calls this and repaints)."""
+        if isinstance(news, EnginePreparing):
+            self.preparing = news.status
+            self.ticks += 1
+        elif isinstance(news, PositionAnalysed):
+            if self.analysis is not None:
+                self.analysis.positions[news.position.index] = news.position
+                fill_evaluation(self.analysis, self.states)
+        elif isinstance(news, AnalysisFailed):
+            self.error = news.reason
+        elif isinstance(news, AnalysisStopped) and news.run is self._stop:  # not an older run, already replaced
+            self.running = False
+            if not news.run.is_set() and self.pending() and not self.error:
+                self._launch()  # the game grew while the last position was analysed
+                return
+            self._finish_if_complete()
 
     def _finish_if_complete(self) -> None:
         if self.analysis is not None and self.complete and not self.analysis.complete:
@@ -207,7 +235,7 @@ class AnalysisRunner:
     def at(self, index: int) -> PositionAnalysis | None:
         return self.analysis.positions.get(index) if self.analysis is not None else None
 
-    def marks(self) -> dict[int, str]:
+    def marks(self) -> dict[int, Mark]:
         """Marks by the timeline index of the state each marked move *led to* (the move list's index)."""
         if self.analysis is None:
             return {}
@@ -227,7 +255,7 @@ def ghost_of(position: PositionAnalysis | None, state: GameState) -> tuple[tuple
     """The cells and colour of the best move, to show as a ghost (nothing when it was played anyway)."""
     if position is None or position.best == position.played or state.turn != position.turn:
         return (), None
-    move = position.best_move
+    move = position.best
     if not isinstance(move, SetMove):
         return (), None
     return tuple(sorted(move.cells)), move.color
@@ -251,14 +279,9 @@ class AnalysisPane(Static):
         self.update(pane_text(runner, index, state, height if height > 0 else None))
 
 
-def _describe(move_text: str) -> str:
+def _describe(move: Move) -> str:
     """A move as the rest of the TUI writes it, without its colour (the line above names the colour)."""
-    from model.moves import describe_move, parse_move
-
-    try:
-        return describe_move(parse_move(move_text), color=False)
-    except ValueError:
-        return move_text
+    return describe_move(move, color=False)
 
 
 def _bar(done: int, total: int, width: int = 16) -> str:
@@ -331,9 +354,9 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState, max_lines: i
         for team in Team:
             sm = a.summaries()[team]
             tally.append(f"{team.name} ", Style(bold=True))
-            tally.append(f"{sm.mistakes}", MARK_STYLE["?"])
+            tally.append(f"{sm.mistakes}", MARK_STYLE[Mark.MISTAKE])
             tally.append(" ? ")
-            tally.append(f"{sm.blunders}", MARK_STYLE["??"])
+            tally.append(f"{sm.blunders}", MARK_STYLE[Mark.BLUNDER])
             tally.append(f" ??  avg loss {sm.average_loss:.1f}   ")
         tally.rstrip()
         lines.append((tally, 2))
@@ -346,91 +369,124 @@ def pane_text(runner: AnalysisRunner, index: int, state: GameState, max_lines: i
     return t
 
 
-ANALYSIS_BINDINGS = [
-    Binding("a", "toggle_analysis", "Analysis", tooltip="analysis pane on/off (analyses the game in the background)"),
-    Binding("c", "toggle_chart", "Chart", tooltip="chart of the game on/off (click a turn to go there)"),
-    Binding("right_square_bracket", "mistake(1)", "Next mistake", show=False, tooltip="the next move marked ? or ??"),
-    Binding(
-        "left_square_bracket", "mistake(-1)", "Prev mistake", show=False, tooltip="the previous move marked ? or ??"
-    ),
-    Binding("escape", "stop_analysis", "Stop analysis", show=False, tooltip="stop the analysis (it resumes on a)"),
-]
+class AnalysisPanel(Horizontal, can_focus=True):
+    """The analysis of a viewer's game, below its board: the pane (``#analysis``) and the chart (``#chart``), the
+    keys that work them (it holds the focus of the viewer: its keys work while neither is shown) and the runner,
+    whose news repaint them.
 
+    The viewer hands it the game (``game_changed``) and the state it shows (``show``); it posts ``Changed`` when
+    the viewer should repaint (an analysed position: the ghost on the board, the marks in the move list),
+    ``PaneSwitched`` when the pane or the chart was switched (the layout fits itself anew: a ``Pane`` of
+    ``tui.layout``), ``Jump`` to go to a marked move; the chart's own ``GameChart.Selected`` bubbles through."""
 
-class AnalysisView:
-    """The analysis of a viewer screen's game: the runner, the pane (``#analysis``) and the chart (``#chart``)
-    in its ``#analysis-area``. The screen keeps the keys (``ANALYSIS_BINDINGS``) and the state shown: it
-    passes its ``index`` in, calls ``game_changed`` when its game grows and ``show`` from its repaint;
-    ``on_change`` repaints the screen when the analysis progressed."""
+    BINDINGS = [
+        Binding(
+            "a", "toggle_analysis", "Analysis", tooltip="analysis pane on/off (analyses the game in the background)"
+        ),
+        Binding("c", "toggle_chart", "Chart", tooltip="chart of the game on/off (click a turn to go there)"),
+        Binding(
+            "right_square_bracket", "mistake(1)", "Next mistake", show=False, tooltip="the next move marked ? or ??"
+        ),
+        Binding(
+            "left_square_bracket", "mistake(-1)", "Prev mistake", show=False, tooltip="the previous move marked ? or ??"
+        ),
+        Binding("escape", "stop_analysis", "Stop analysis", show=False, tooltip="stop the analysis (it resumes on a)"),
+    ]
+
+    class Changed(Message):
+        """The analysis progressed: the viewer repaints."""
+
+    class Jump(Message):
+        """Go to the state at ``index`` (the next or previous marked move)."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
 
     def __init__(
         self,
-        screen: BoardLayout,
         timeline: Timeline,
         settings: AnalysisSettings | None = None,
         *,
-        on_change: Callable[[], None],
         cache: AnalysisCache | None = None,
+        id: str | None = None,  # noqa: A002
     ) -> None:
-        self.screen = screen
+        super().__init__(id=id)
         self.timeline = timeline
-        self.on_change = on_change
-        self.runner = AnalysisRunner(
-            screen, settings, cache if cache is not None else AnalysisCache(), on_change=self._changed
-        )
+        self.runner = AnalysisRunner(self, settings, cache if cache is not None else AnalysisCache())
+        self.index = 0  # the state the viewer shows
         self._chart_points_stale = True
+        self._lines = 0
 
-    def closed(self) -> None:
+    def compose(self) -> ComposeResult:
+        yield AnalysisPane(id="analysis")
+        chart = GameChart(id="chart")
+        chart.can_focus = False  # focusable only while shown (toggle_chart)
+        yield chart
+
+    def on_unmount(self) -> None:
         """The viewer closes (q back to the game, or quit): the analysis stops; what is done is cached."""
-        self.runner.on_change = lambda: None  # the widgets are gone
         if self.runner.running:
             self.runner.cancel()
 
+    @on(AnalysisNews)
+    def _news(self, news: AnalysisNews) -> None:
+        news.stop()
+        self.runner.apply(news)
+        self._changed()
+
+    def _changed(self) -> None:
+        self._chart_points_stale = True
+        self.post_message(self.Changed())
+
     def game_changed(self, *, final: bool) -> None:
+        """The viewer's game as it is now (a watched game grows; ``final``: it will not any more)."""
         states = list(self.timeline.states)
         self.runner.set_game(states, [self.timeline.move_before(i + 1) for i in range(len(states))], final=final)
         self._chart_points_stale = True
+        if self.runner.analysis is not None:
+            self.post_message(self.Changed())
 
     def _pane(self) -> AnalysisPane:
-        return self.screen.query_one("#analysis", AnalysisPane)
+        return self.query_one("#analysis", AnalysisPane)
 
-    def _chart(self):
-        from tui.chart import GameChart
-
-        return self.screen.query_one("#chart", GameChart)
+    def _chart(self) -> GameChart:
+        return self.query_one("#chart", GameChart)
 
     @property
     def shown(self) -> bool:
         return self._pane().has_class("shown")
 
-    def reserved_lines(self, width: int, height: int) -> int:
-        """Height of the analysis area below the board layout (0 when neither pane nor chart is on)."""
-        area = self.screen.query_one("#analysis-area")
+    @property
+    def wanted(self) -> bool:
+        """The pane or the chart is switched on (it shows where the terminal has the lines)."""
+        return self._pane().has_class("shown") or self._chart().has_class("shown")
+
+    @property
+    def has_lines(self) -> bool:
+        return self._lines > 0
+
+    def fit(self, width: int, room: int) -> int:
+        """Lines of the analysis area below the board (0 when neither pane nor chart is on, or when fewer than
+        ``AREA_MIN`` of the ``room`` the board leaves are free). With no lines it stays displayed, 0 lines high:
+        it keeps the focus (a hidden widget loses it), so its keys work while nothing of it is shown."""
         pane_on, chart_on = self._pane().has_class("shown"), self._chart().has_class("shown")
         want = AREA_WITH_CHART if chart_on else AREA_PANE_ONLY if pane_on else 0
-        room = height - FOOTER - self.screen.min_centre_lines()  # the board first
         lines = max(0, min(want, room))
-        area.display = lines >= AREA_MIN
-        if not area.display:
-            return 0
-        area.styles.height = lines
-        self._pane().styles.width = PANE_WIDTH if chart_on and width >= PANE_WIDTH + 40 else "1fr"
-        return lines
+        self._lines = lines if lines >= AREA_MIN else 0
+        self.styles.height = self._lines
+        if self._lines:
+            self._pane().styles.width = PANE_WIDTH if chart_on and width >= PANE_WIDTH + 40 else "1fr"
+        return self._lines
 
-    def _relayout(self) -> None:
-        """Fit the screen anew; a pane or chart asked for that has no room below the board is said so."""
-        screen = self.screen
-        width, height = screen.app.size
-        screen.fit_to(width, height)
-        wanted = self._pane().has_class("shown") or self._chart().has_class("shown")
-        if wanted and not screen.query_one("#analysis-area").display:
-            need = FOOTER + screen.min_centre_lines() + AREA_MIN
-            screen.notify(
-                f"The analysis and the chart need a terminal of at least {need} lines (this one has {height}).",
-                severity="warning",
-            )
+    def refusal(self, height: int, min_centre_lines: int) -> str:
+        """Why the pane or chart asked for does not show in a terminal of ``height`` lines."""
+        need = FOOTER + min_centre_lines + AREA_MIN
+        return f"The analysis and the chart need a terminal of at least {need} lines (this one has {height})."
 
-    def toggle_pane(self) -> None:
+    # --- the keys -------------------------------------------------------------------------------------
+
+    def action_toggle_analysis(self) -> None:
         """a: the pane on or off (starting the analysis), or a stopped analysis resumed."""
         pane = self._pane()
         runner = self.runner
@@ -440,50 +496,52 @@ class AnalysisView:
             pane.toggle_class("shown")
             if pane.has_class("shown") and not runner.running and not runner.complete:
                 runner.start()
-        self._relayout()
+        self._changed()
+        self.post_message(PaneSwitched(self))
 
-    def stop(self) -> None:
+    def action_stop_analysis(self) -> None:
         if self.runner.running:
             self.runner.cancel()
-            self.screen.notify("analysis stopped; a resumes it")
+            self._changed()
+            self.notify("analysis stopped; a resumes it")
 
-    def toggle_chart(self) -> None:
+    def action_toggle_chart(self) -> None:
         chart = self._chart()
         chart.toggle_class("shown")
         chart.can_focus = chart.has_class("shown")
         if not chart.can_focus and chart.has_focus:
-            self.screen.set_focus(None)
+            self.focus()  # the keys stay with the analysis
         self._chart_points_stale = True
-        self._relayout()
+        self.post_message(PaneSwitched(self))
+        self.show(self.index)
 
-    def next_mistake(self, index: int, direction: int) -> int | None:
-        """The state index of the next (1) or previous (-1) marked move; None (and said why) when there is none."""
+    def action_mistake(self, direction: int) -> None:
+        """The next (1) or previous (-1) marked move; where there is none, said why."""
         runner = self.runner
         if runner.analysis is None:
-            self.screen.notify("no analysis yet: a analyses the game")
-            return None
-        target = runner.next_marked(index, direction)
+            self.notify("no analysis yet: a analyses the game")
+            return
+        target = runner.next_marked(self.index, direction)
         if target is None:
-            self.screen.notify(
+            self.notify(
                 f"no {'later' if direction > 0 else 'earlier'} mistake" + ("" if runner.complete else " (so far)")
             )
-        return target
+            return
+        self.post_message(self.Jump(target))
 
-    def _changed(self) -> None:
-        self._chart_points_stale = True
-        if self.screen.is_mounted:
-            self.on_change()
+    # --- what the viewer shows ------------------------------------------------------------------------
 
     def ghost(self, index: int) -> tuple[tuple[tuple[int, int], ...], Color | None]:
         if not self.shown:
             return (), None
         return ghost_of(self.runner.at(index), self.timeline.states[index])
 
-    def marks(self) -> dict[int, str]:
+    def marks(self) -> dict[int, Mark]:
         return self.runner.marks()
 
     def show(self, index: int) -> None:
-        """Pane and chart for the state at ``index`` (called from the screen's repaint)."""
+        """Pane and chart for the state at ``index`` (called from the viewer's repaint)."""
+        self.index = index
         state = self.timeline.states[index]
         pane = self._pane()
         if pane.has_class("shown"):

@@ -1,5 +1,5 @@
 """Command-palette entries (ctrl+p): the screen's key bindings that can be used now, and "Select PIECE"
-for every piece the screen offers (``PaletteExtras``). Nothing here knows the screens."""
+for every piece the screen or a widget of its focus offers (``PaletteExtras``). Nothing here knows the screens."""
 
 from __future__ import annotations
 
@@ -25,8 +25,10 @@ class BlokusCommands(Provider):
     def _entries(self) -> list[Entry]:
         screen = self.screen
         entries: list[Entry] = []
-        focused = screen.focused  # the game's board holds the keys of the piece being placed
-        owners = [focused] if focused is not None else []
+        focused = screen.focused  # the game's board holds the piece's keys, the viewer's analysis panel its own
+        owners = (
+            [] if focused is None else [n for n in focused.ancestors_with_self if n is not screen and n is not self.app]
+        )
         for owner, bindings in ((node, node.BINDINGS) for node in (*owners, screen, self.app)):
             for row in key_help(bindings):
                 if not row.single:
@@ -37,8 +39,9 @@ class BlokusCommands(Provider):
                 entries.append(
                     (row.text[:1].upper() + row.text[1:], partial(self.app.run_action, row.action, owner), row.keys)
                 )
-        if isinstance(screen, PaletteExtras):
-            entries += screen.palette_extras()
+        for node in (*owners, screen):
+            if isinstance(node, PaletteExtras):
+                entries += node.palette_extras()
         return entries
 
     async def discover(self) -> Hits:

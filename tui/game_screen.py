@@ -1,55 +1,55 @@
-"""The game screen: maps keys, mouse and AI answers to the ``GameSession`` and repaints from it.
+"""The game screen: one game on the board, local, on a server, or against a team's program.
 
-The game logic is in ``tui.session``, the status lines in ``tui.status``, the AI in ``tui.ai_runner``,
-the layout in ``tui.layout``; this class only connects them.
+Made of parts that tell it by messages what happened: the board layout (``tui.layout``) with the placing board
+(the piece's keys and the mouse, ``tui.placing_board``), the AI (``tui.ai_runner``), the menu
+(``tui.menu_actions``), the link to a server (``tui.server_link``: network games and games against a program)
+and a program's seat and log pane (``tui.program_pane``). The game itself is the session (``tui.session``), the
+status lines are ``tui.status``; the screen applies what it hears to the session and repaints from it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from functools import partial
+import time
+from collections.abc import Callable, Sequence
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
-from ai.base import Player
 from model.pieces import Color, Team
-from model.result import EndTexts
-from tui.ai_runner import AIRunner
+from model.text import printable
+from tui.ai_runner import AIRunner, AISeats
 from tui.board import Board, BoardView
 from tui.colors import palette_for
-from tui.dialogs import ConfirmScreen, EndScreen
-from tui.layout import BoardLayout, compose_board_layout
-from tui.menu_actions import GameMenu
-from tui.messages import AIMoveReady, AIPurpose, GhostMoved, Placed, PlacementChanged, ShapePicked
-from tui.placing_board import PLACING_BINDINGS, PlacingBoard
+from tui.jobs import Jobs
+from tui.layout import BoardLayout
+from tui.menu_actions import GameChanged, GameMenu, LeaveAsked, MenuSaid, NewGameAsked
+from tui.messages import (
+    AIAsked,
+    AIMoveReady,
+    AIPurpose,
+    AutopilotSwitched,
+    GhostMoved,
+    Placed,
+    PlacementChanged,
+    ShapePicked,
+    UndoAsked,
+)
+from tui.network import XML_PANE_MIN_HEIGHT, NetworkOptions, apply_news, clock_left, network_session, waiting_status
+from tui.placing_board import PLACING_BINDINGS, PLAYING_BINDINGS, PlacingBoard, PlayArea
+from tui.program_pane import POLL_S, PROGRAM_LOG_BINDING, ProgramLog, ProgramSeat
+from tui.server_link import MessageIgnored, ServerLink, ServerNews, Traffic, TrafficLogged
 from tui.session import Feedback, GameSession
-from tui.status import StatusContext, fit, game_status
-from tui.widgets import FeedbackView, MoveLog, PanelView, ShapePanel, StatusBar
+from tui.status import StatusContext, game_status, waiting_for
+from tui.widgets import FeedbackView, MoveLog, PanelView, StatusBar, XmlPane
 
 log = logging.getLogger(__name__)
 
-# actions whose availability changes with the game (the footer is refreshed when one of them changes)
-_DYNAMIC_ACTIONS = ("pass_turn", "undo", "hint", "ai_move", "autopilot", "xml", "live")
-_BOARD_ACTIONS = ("move", "place", "cycle")  # the board's (tui.placing_board)
-
-
-# The keys of a game besides the piece's (``PLACING_BINDINGS``, on the board); the help screen, the command
-# palette and the README key table come from both.
+# The game's keys besides the player's (``PLACING_BINDINGS`` on the board, ``PLAYING_BINDINGS`` on the centre
+# column): the XML pane and the menu's. The help screen, the command palette and the README key table list all.
 SCREEN_BINDINGS: list[BindingType] = [
-    Binding("P", "pass_turn", "Pass", show=False, tooltip="pass (asks first; never on a colour's first move)"),
-    Binding("u", "undo", "Undo", show=False, tooltip="undo: back to your previous turn (local games)"),
-    Binding("i", "hint", "Hint", tooltip="hint: the AI's suggestion becomes the ghost"),
-    Binding("m", "ai_move", "AI move", tooltip="AI, play this move for me"),
-    Binding("o", "autopilot", "Autopilot", tooltip="autopilot on/off: the AI plays your colours"),
-    Binding("v", "overlay", "Overlay", show=False, tooltip="overlay of the fields the colour to move can cover"),
-    Binding(
-        "left_square_bracket", "view(-1)", "View back", show=False, tooltip="view the previous state (the game goes on)"
-    ),
-    Binding("right_square_bracket", "view(1)", "View fwd", show=False, tooltip="view the next state"),
-    Binding("g", "live", "Live", show=False, tooltip="back to the live game"),
     Binding("x", "xml", "XML", show=False, tooltip="raw XML pane (network games)"),
     Binding("ctrl+s", "save", "Save", show=False, tooltip="save the game as a replay under replays/"),
     Binding("ctrl+r", "open_replay", "Open replay", show=False, tooltip="open a replay from replays/ (q comes back)"),
@@ -62,227 +62,172 @@ SCREEN_BINDINGS: list[BindingType] = [
 ]
 
 
-GAME_BINDINGS: list[BindingType] = [*PLACING_BINDINGS, *SCREEN_BINDINGS]
+GAME_BINDINGS: list[BindingType] = [*PLACING_BINDINGS, *PLAYING_BINDINGS, *SCREEN_BINDINGS]
+
+SaveReplay = Callable[[GameSession, Sequence[Traffic]], str]  # the game and its messages → where it was saved
 
 
-class GameScreen(BoardLayout):
-    """Plays one game (local, or on a server in ``NetworkGameScreen``)."""
+class GameScreen(Screen):
+    """Plays one game: ``session`` with the AI of ``seats``; on a server through ``link``; ``program``: the
+    opponent is a team's program (on an embedded server, through ``link``); ``save_replay`` saves the game
+    (None: not offered); ``new_game`` starts the next one (None: not offered)."""
 
-    BINDINGS = SCREEN_BINDINGS
+    AUTO_FOCUS = None
+    BINDINGS = [*SCREEN_BINDINGS, PROGRAM_LOG_BINDING]
 
     def __init__(
         self,
         session: GameSession,
-        players: dict[Team, Player],
-        hint_player: Player | None = None,
+        seats: AISeats,
         *,
-        move_time_ms: int = 1000,
-        min_delay: float = 0.0,
-        title: str = "Blokus",
-        save_replay: Callable[[GameScreen], str] | None = None,
+        link: ServerLink | None = None,
+        program: ProgramSeat | None = None,
+        save_replay: SaveReplay | None = None,
         new_game: Callable[[], None] | None = None,
-        ponder: bool = False,
     ) -> None:
         super().__init__()
-        self.session = session
-        self.ai = AIRunner(self, session, players, hint_player, move_time_ms, min_delay, ponder)
-        self.title_text = title
-        self.menu = GameMenu(self, session, self.ai, self.leave, self.network, save_replay, new_game)  # the keys below
-        self._end_shown = False
-        self._bindings_signature: tuple = ()
-
-    network = False  # NetworkGameScreen: True
+        self.session, self.link, self.program, self.new_game = session, link, program, new_game
+        self.jobs = Jobs(self)
+        self.ai = AIRunner(session, seats, self.jobs)
+        if link is not None:
+            self.ai.clock = link.clock  # the AI answers within the server's clock
+        save = None if save_replay is None else lambda: save_replay(session, link.traffic if link else ())
+        keys = [*GAME_BINDINGS, *([PROGRAM_LOG_BINDING] if program else [])]
+        self.menu = GameMenu(
+            session, self.jobs, keys=keys, save=save, can_restart=bool(new_game), network=bool(link), program=program
+        )
+        self._change_pending = False
+        self._followed = False  # the program's pane had its first look
 
     def compose(self) -> ComposeResult:
-        yield from compose_board_layout(FeedbackView(id="feedback"), board=PlacingBoard(id="board"))
+        program = self.program
+        panes = [] if program is None else [ProgramLog(f"{program.label} · stderr (e hides)", id="program-log")]
+        centre = PlayArea(self.session, id="centre")
+        xml_from = None if self.link is None else XML_PANE_MIN_HEIGHT  # on a shorter terminal it would cover the board
+        yield BoardLayout(
+            FeedbackView(id="feedback"), board=PlacingBoard(id="board"), centre=centre, panes=panes, xml_from=xml_from
+        )
+
+    @property
+    def board_layout(self) -> BoardLayout:
+        return self.query_one(BoardLayout)
 
     def on_mount(self) -> None:
-        super().on_mount()
         board = self.query_one(PlacingBoard)
         board.attach(self.session)
-        board.focus()  # the piece's keys live on the board
+        board.focus()  # the piece's keys live on the board, the keys of playing around it
         self.refresh_view()
         self.ai.maybe_start()
         self.refresh_board()  # "AI thinking…"
-        self.check_end()  # a game that is already over (loaded, or played to the end before)
+        self.menu.check_end()  # a game that is already over (loaded, or played to the end before)
+        if self.link is not None:
+            self.set_interval(0.2, self._tick_clock)
+            self.link.start(self.jobs)
+        if self.program is not None:
+            self.set_interval(POLL_S, self._follow_program)
 
     # --- painting ---------------------------------------------------------------------------------
 
-    def status_context(self) -> StatusContext:
-        width = self.query_one(StatusBar).content_size.width
-        return StatusContext(palette_for(self.app), width if width > 0 else 50, waiting=self.waiting_text())
-
-    def waiting_text(self) -> str:
-        team = self.session.state.current_color.team
-        return f"waiting for {fit(self.session.names.get(team, team.name), 20)} …"
-
     def refresh_board(self) -> None:
-        self.query_one(Board).show(BoardView.of_session(self.session))
-        self.query_one(StatusBar).show(game_status(self.session, self.status_context()))
+        s, link, palette = self.session, self.link, palette_for(self.app)
+        if link is not None and not s.started:  # no game yet: nobody is "to move" on the placeholder board
+            self.query_one(StatusBar).show(waiting_status(link, s, palette))
+            return
+        self.query_one(Board).show(BoardView.of_session(s))
+        status = self.query_one(StatusBar)
+        left = None if link is None else clock_left(link, s, time.monotonic())
+        waiting = (self.program.waiting_text(s) if self.program is not None else None) or waiting_for(s)
+        status.show(game_status(s, StatusContext(palette, status.content_size.width or 50, left, waiting)))
 
     def refresh_view(self) -> None:
         """Repaint everything from the session (after moves; ghost moves only repaint the board)."""
         s = self.session
         self.refresh_board()
-        shown = s.shown
-        selected = s.ghost.shape if s.ghost is not None and s.is_live else None
-        for color in Color:
-            placeable = frozenset(s.placing.placeable_shapes(color)) if shown.is_valid(color) else frozenset()
-            self.query_one(f"#panel-{color.name}", ShapePanel).show(
-                PanelView(
-                    color,
-                    frozenset(shown.undeployed(color)),
-                    placeable,
-                    selected if color == shown.current_color else None,
-                    not shown.is_over and color == shown.current_color,
-                    not shown.is_valid(color),
-                    shown.points(color),
-                )
-            )
+        self.board_layout.show_panels(PanelView.of_session(s, color) for color in Color)
         self.show_feedback()
         self.query_one(MoveLog).set_entries(s.timeline.entries, s.shown_index)
-        # The footer rebuilds its keys on every refresh_bindings(): only when something changed.
-        board = self.query_one(PlacingBoard)
-        signature = tuple(self.check_action(a, ()) for a in _DYNAMIC_ACTIONS) + tuple(
-            board.check_action(a, ()) for a in _BOARD_ACTIONS
-        )
-        if signature != self._bindings_signature:
-            self._bindings_signature = signature
-            self.refresh_bindings()
+        if self.query_one(PlayArea).keys_changed():
+            self.refresh_bindings()  # the footer rebuilds its keys on every refresh_bindings(): only on a change
 
     def show_feedback(self) -> None:
         fb = self.query_one(FeedbackView)
         fb.update(self.session.feedback.text)
         fb.set_class(self.session.feedback.error, "error")
 
-    def say(self, text: str, error: bool = False) -> None:
-        self.menu.say(text, error)
+    def after_change(self) -> None:
+        self.refresh_view()
+        self.ai.maybe_start()
+        self.refresh_board()  # "AI thinking…"
+        self.menu.check_end()  # the end dialog, once the game is over
+
+    # --- what the parts tell -----------------------------------------------------------------------------
 
     @on(AIMoveReady)
     def _ai_answered(self, message: AIMoveReady) -> None:
         self.ai.answered(message)
         self.after_change()
 
-    def after_change(self) -> None:
-        self.refresh_view()
-        self.ai.maybe_start()
-        self.refresh_board()  # "AI thinking…"
-        self.check_end()
-
-    # --- the end ----------------------------------------------------------------------------------
-
-    def check_end(self) -> None:
-        s = self.session
-        texts = None if self._end_shown else self.end_texts()
-        if texts is None:
+    @on(ServerNews)
+    def _server_news(self, news: ServerNews) -> None:
+        if isinstance(news, TrafficLogged):
+            try:
+                self.query_one(XmlPane).add_message(news.direction, news.xml, news.stamp)
+            except Exception:
+                log.exception("xml pane")
             return
-        self._end_shown = True
-        self.app.push_screen(
-            EndScreen(texts.title, "\n".join(texts.lines), s.has_game(), self.can_restart(), s.can_analyse()),
-            self.menu.end_choice,
-        )
+        assert self.link is not None
+        try:
+            if isinstance(news, MessageIgnored):
+                self.query_one(XmlPane).add_note(f"ignored: {printable(news.reason)}")
+            apply_news(self.session, news, self.link)
+            if self.program is not None:
+                self.program.after_news(self.session, self.link.team)
+        except Exception:  # never crash on a server message
+            log.exception("handling %r failed", news)
+        if not self._change_pending:  # one repaint for the news that arrived together (state + move request …)
+            self._change_pending = True
+            self.call_later(self._flush_change)
 
-    def end_texts(self) -> EndTexts | None:
-        """What the end dialog says (a screen may add to the session's texts)."""
-        return self.session.end_texts()
+    def _flush_change(self) -> None:
+        self._change_pending = False
+        self.after_change()
 
-    def can_restart(self) -> bool:
-        return self.menu.new_game_fn is not None
-
-    async def leave(self) -> None:
-        self.ai.cancel()
-        self.app.exit()
-
-    # --- actions ----------------------------------------------------------------------------------
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        s = self.session
-        human = s.is_human_turn() and s.is_live
-        if action in ("pass_turn", "hint", "ai_move", "autopilot") and (not s.human_teams() or s.ended):
-            return False  # --watch, or the game is over: no keys for playing in the footer
-        if action == "pass_turn":
-            return True if human else None  # on a first move it explains why it cannot be used
-        if action == "undo":
-            return True if s.can_undo() or not s.local else None  # network games: says that it cannot
-        if action in ("hint", "ai_move"):
-            return True if human and not self.ai.busy else None
-        if action == "autopilot":
-            return bool(s.human_teams())
-        if action == "xml":
-            return True  # local games: says what the pane is for
-        if action == "live":
-            return True if not s.is_live else None
-        if action == "new_game":
-            return True if self.can_restart() and s.ended else None
-        return True
-
-    # --- what the board's keys did, and the piece panels --------------------------------------------
-
-    @on(GhostMoved)
-    def _ghost_moved(self, message: GhostMoved) -> None:
-        if message.refusal_dropped:
-            self.show_feedback()
-        self.refresh_board()
-
+    @on(MenuSaid)
     @on(PlacementChanged)
-    def _placement_changed(self) -> None:
+    def _repaint(self) -> None:
+        self.refresh_view()
+
+    @on(BoardLayout.Fitted)
+    def _fitted(self) -> None:
+        if self.focused is None:  # a terminal too small hid the board, which lost the focus: the keys come back
+            self.query_one(PlacingBoard).focus()
         self.refresh_view()
 
     @on(Placed)
-    def _placed(self) -> None:
+    @on(GameChanged)
+    def _game_changed(self) -> None:
         self.after_change()
 
-    @on(ShapePicked)
-    def select_shape(self, message: ShapePicked) -> None:
-        self.session.placing.select(message.shape)
-        self.refresh_view()
+    @on(LeaveAsked)
+    async def _leave_asked(self) -> None:
+        await self.leave()
 
-    def palette_extras(self) -> list[tuple[str, Callable[[], object], str]]:
-        """Command palette: "Select PENTO_X" for every piece that can be placed now."""
-        if not self.session.is_human_turn():
-            return []
-        pick = self.select_shape
-        return [
-            (f"Select {shape.name}", partial(pick, ShapePicked(shape)), "pick this piece")
-            for shape in sorted(self.session.placing.placeable_shapes())
-        ]
+    @on(NewGameAsked)
+    def _new_game_asked(self) -> None:
+        if self.new_game is not None:
+            self.ai.cancel()
+            self.new_game()
 
-    def action_pass_turn(self) -> None:
-        s = self.session
-        if not s.can_pass():
-            s.pass_turn()  # explains why not
-            self.refresh_view()
-            return
-
-        def answer(yes: bool | None) -> None:
-            if yes:
-                s.pass_turn()
-                self.after_change()
-            else:
-                self.say("not passed")
-
-        question = f"Pass with {s.state.current_color.name}? (You keep your pieces; the colour stays in the game.)"
-        self.app.push_screen(ConfirmScreen(question), answer)
-
-    def action_undo(self) -> None:
-        self.ai.cancel()
-        if self.session.undo():
-            self._end_shown = False
-        self.after_change()
-
-    def action_hint(self) -> None:
+    @on(AIAsked)
+    def _ai_asked(self, message: AIAsked) -> None:
         if self.ai.hint_player is not None and self.session.is_human_turn():
-            self.session.feedback = Feedback("thinking about a hint…")
-            self.ai.think(self.ai.hint_player, AIPurpose.HINT)
+            hint = message.purpose is AIPurpose.HINT
+            self.session.feedback = Feedback("thinking about a hint…" if hint else "the AI is choosing your move…")
+            self.ai.think(self.ai.hint_player, message.purpose)
             self.refresh_view()
 
-    def action_ai_move(self) -> None:
-        if self.ai.hint_player is not None and self.session.is_human_turn():
-            self.session.feedback = Feedback("the AI is choosing your move…")
-            self.ai.think(self.ai.hint_player, AIPurpose.PLAY_FOR_HUMAN)
-            self.refresh_view()
-
-    def action_autopilot(self) -> None:
+    @on(AutopilotSwitched)
+    def _autopilot_switched(self) -> None:
         s = self.session
         was_on = s.state.current_team in s.autopilot
         s.toggle_autopilot()
@@ -291,22 +236,77 @@ class GameScreen(BoardLayout):
         s.begin_turn()
         self.after_change()
 
-    def action_overlay(self) -> None:
-        self.session.show_overlay = not self.session.show_overlay
+    @on(UndoAsked)
+    def _undo_asked(self) -> None:
+        self.ai.cancel()
+        if self.session.undo():
+            self.menu.end_shown = False
+        self.after_change()
+
+    @on(GhostMoved)
+    def _ghost_moved(self, message: GhostMoved) -> None:
+        if message.refusal_dropped:
+            self.show_feedback()
         self.refresh_board()
 
-    def action_view(self, delta: int) -> None:
-        self.session.step_view(delta)
+    @on(ShapePicked)
+    def select_shape(self, message: ShapePicked) -> None:
+        self.session.placing.select(message.shape)
         self.refresh_view()
 
-    def action_live(self) -> None:
-        self.session.go_live()
-        self.refresh_view()
+    # --- the clock and the program ------------------------------------------------------------------------
 
-    # --- the menu's keys (tui.menu_actions) -----------------------------------------------------------
+    def _tick_clock(self) -> None:
+        if self.link is not None and clock_left(self.link, self.session, time.monotonic()) is not None:
+            self.refresh_board()
+
+    def _follow_program(self) -> None:
+        program = self.program
+        if program is None:
+            return
+        if (judging := program.judging_text()) is not None:
+            self.menu.say(judging)
+        if not self._followed:  # the first look: on a tall terminal its log, not the XML, is the open pane
+            self._followed = True
+            if self.board_layout.xml_shown:
+                self.board_layout.toggle_xml()
+                self.action_program_log()
+                return
+        if program.moves_changed():
+            self.refresh_board()
+        self.query_one(ProgramLog).follow(program)
+
+    def action_program_log(self) -> None:
+        self._followed = True  # the user chose: the pane's first look (a timer tick later) must not undo it
+        self.query_one(ProgramLog).toggle()
+        self._follow_program()
+
+    # --- the end ----------------------------------------------------------------------------------
+
+    async def leave(self) -> None:
+        self.ai.cancel()
+        if self.program is not None:
+            await self.program.close()
+        if self.link is not None:
+            await self.link.close()
+        self.app.exit(1 if self.link is not None and self.link.failed else 0)
+
+    # --- actions ----------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "new_game":
+            return True if self.new_game is not None and self.session.ended else None
+        if action == "program_log":
+            return self.program is not None
+        return True  # xml: in a local game it says what the pane is for
 
     def action_xml(self) -> None:
-        self.menu.xml()
+        if self.link is None:
+            self.menu.say("the XML pane shows the messages of network games (and of replays)", True)
+        else:
+            self.board_layout.toggle_xml()
+
+    # --- the menu's keys (tui.menu_actions) -----------------------------------------------------------
 
     def action_help(self) -> None:
         self.menu.help()
@@ -323,5 +323,12 @@ class GameScreen(BoardLayout):
     def action_new_game(self) -> None:
         self.menu.new_game()
 
-    async def action_quit(self) -> None:
-        await self.menu.quit()
+    def action_quit(self) -> None:
+        self.menu.quit()
+
+
+def network_screen(options: NetworkOptions) -> GameScreen:
+    """The game screen of a game on a server (``blokus play -h HOST``)."""
+    link = options.link()
+    seats = AISeats(dict.fromkeys(Team, options.player), options.hint_player, options.move_time_ms)
+    return GameScreen(network_session(link), seats, link=link, save_replay=options.save_replay)

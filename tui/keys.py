@@ -17,7 +17,7 @@ from rich.padding import Padding
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
-from textual.binding import Binding, BindingType
+from textual.binding import ActiveBinding, Binding, BindingType
 
 _KEY_NAMES = {
     "left": "←",
@@ -100,3 +100,10 @@ def markdown_table(bindings: list[BindingType]) -> str:
     rows = ["| keys | action |", "|---|---|"]
     rows += [f"| {r.markdown_keys()} | {r.text} |" for r in key_help(bindings)]
     return "\n".join(rows)
+
+
+def in_order(active: dict[str, ActiveBinding], order: list[BindingType]) -> dict[str, ActiveBinding]:
+    """A screen's active keys (``Screen.active_bindings``) in the order of ``order`` (its help screen's list), the
+    keys not in it after them in Textual's order (the focused widget's, then the screen's, then the app's)."""
+    rank = {b.action: i for i, b in enumerate(_bindings(order))}
+    return dict(sorted(active.items(), key=lambda item: rank.get(item[1].binding.action, len(rank))))

@@ -5,13 +5,13 @@ from __future__ import annotations
 from tui.app import BlokusApp
 from tui.game_screen import GAME_BINDINGS
 from tui.keys import markdown_table
-from tui.replay_screen import ReplayScreen
+from tui.replay_screen import VIEWER_BINDINGS
 
 
 def readme_tables() -> str:
     return (
         f"Playing:\n\n{markdown_table(GAME_BINDINGS)}\n\n"
-        f"In the replay viewer:\n\n{markdown_table(ReplayScreen.BINDINGS)}\n\n"
+        f"In the replay viewer:\n\n{markdown_table(VIEWER_BINDINGS)}\n\n"
         f"Everywhere:\n\n{markdown_table(BlokusApp.BINDINGS)}\n"
     )
 

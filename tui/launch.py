@@ -7,16 +7,19 @@ import argparse
 import itertools
 import os
 import socket
+from collections.abc import Sequence
 
-from ai import DEFAULT_AI, make_player
 from ai.base import Player
+from ai.players import PlayerKind, PlayerSpec, default_player
 from model.pieces import Team
 from model.season import DEFAULT_PORT, DEFAULT_SEASON
+from tui.ai_runner import AISeats
 from tui.app import BlokusApp
-from tui.game_screen import GameScreen
-from tui.network import NetworkGameScreen, NetworkOptions
+from tui.game_screen import GameScreen, network_screen
+from tui.network import NetworkOptions
 from tui.replay_screen import ReplayScreen
 from tui.replays import ReplayData, save_session
+from tui.server_link import Traffic
 from tui.session import GameSession
 
 DEFAULT_MOVE_TIME_MS = 1000
@@ -29,9 +32,11 @@ def theme_name(args: argparse.Namespace) -> str:
 
 def build_local_app(args: argparse.Namespace) -> BlokusApp:
     own_team = args.team or Team.ONE
-    opponent = (f"level{args.level}" if args.level else None) or args.opponent or DEFAULT_AI
-    hotseat = opponent.lower() == "human" and not args.watch
-    ai_name = args.ai or (DEFAULT_AI if opponent.lower() == "human" else opponent)
+    # the options are specs (``cli.play`` parses the names)
+    opponent: PlayerSpec = args.level or args.opponent or default_player()
+    human_opponent = opponent.kind is PlayerKind.HUMAN
+    hotseat = human_opponent and not args.watch
+    ai: PlayerSpec = args.ai or (default_player() if human_opponent else opponent)
     human = None if args.watch else own_team
     seeds = itertools.count(0 if args.seed is None else args.seed)
     move_time = args.move_time or DEFAULT_MOVE_TIME_MS
@@ -45,37 +50,29 @@ def build_local_app(args: argparse.Namespace) -> BlokusApp:
             session.names[human] = args.name
         players: dict[Team, Player] = {}
         for t in Team:
-            name = opponent if (t != own_team and not hotseat and opponent.lower() != "human") else ai_name
-            players[t] = make_player(name, None if seed is None else seed + 1 + int(t))
+            spec = opponent if (t != own_team and not human_opponent) else ai
+            players[t] = spec.build(None if seed is None else seed + 1 + int(t))
             if session.seats[t].value == "ai":
-                session.names[t] = f"AI {name}"
-        hint = make_player(ai_name, None if seed is None else seed + 7)
-        return GameScreen(
-            session,
-            players,
-            hint,
-            move_time_ms=move_time,
-            min_delay=0.4 if args.watch else 0.0,
-            save_replay=save_game_replay,
-            new_game=lambda: app.restart(),
-            ponder=args.ponder,
-        )
+                session.names[t] = f"AI {spec.name}"
+        hint = ai.build(None if seed is None else seed + 7)
+        seats = AISeats(players, hint, move_time, min_delay=0.4 if args.watch else 0.0, ponder=args.ponder)
+        return GameScreen(session, seats, save_replay=save_game_replay, new_game=lambda: app.restart())
 
     app = BlokusApp(make, theme=theme_name(args))
     return app
 
 
-def save_game_replay(screen: GameScreen) -> str:
-    """Save the session of a game screen as an official replay under replays/."""
-    return str(save_session(screen.session))
+def save_game_replay(session: GameSession, traffic: Sequence[Traffic] = ()) -> str:
+    """Save the game of a session as an official replay under replays/."""
+    return str(save_session(session))
 
 
-def save_network_replay(screen: NetworkGameScreen) -> str:
+def save_network_replay(session: GameSession, traffic: Sequence[Traffic]) -> str:
     """The game as an official replay under replays/, and beside it the raw XML log of the connection."""
-    path = save_game_replay(screen)
+    path = save_game_replay(session)
     log_path = path[: -len(".xml")] + ".traffic.txt" if path.endswith(".xml") else path + ".traffic.txt"
     with open(log_path, "w", encoding="utf-8") as f:
-        for direction, stamp, xml in screen.traffic:
+        for direction, stamp, xml in traffic:
             f.write(f"{'<<' if direction == 'in' else '>>'} {stamp}\n{xml.strip()}\n\n")
     return f"{path} (+ raw XML log {log_path})"
 
@@ -83,13 +80,14 @@ def save_network_replay(screen: NetworkGameScreen) -> str:
 def build_network_app(args: argparse.Namespace, connection_factory=None) -> BlokusApp:
     host = args.host or "localhost"
     port_number = DEFAULT_PORT if args.port is None else args.port
-    ai = args.ai or (args.opponent if args.opponent and args.opponent != "human" else DEFAULT_AI)
-    player = make_player(ai, args.seed)
-    hint = make_player(ai, None if args.seed is None else args.seed + 7)
+    opponent: PlayerSpec | None = args.opponent
+    ai: PlayerSpec = args.ai or (opponent if opponent is not None and opponent.in_process else default_player())
+    player = ai.build(args.seed)
+    hint = ai.build(None if args.seed is None else args.seed + 7)
     limit = None if args.reservation and args.time_limit == DEFAULT_SEASON.soft_timeout_ms / 1000 else args.time_limit
 
-    def make() -> NetworkGameScreen:
-        return NetworkGameScreen(
+    def make() -> GameScreen:
+        return network_screen(
             NetworkOptions(
                 host,
                 port_number,

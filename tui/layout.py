@@ -1,4 +1,4 @@
-"""The three-column board layout shared by the game and the replay screens, and how it fits the terminal.
+"""The board layout (a widget) of the game and the replay screens, and how it fits the terminal.
 
 ``plan_layout`` picks the board scale and the columns from the terminal size: the largest board that
 leaves room for the status lines, the feedback and the footer; the move list only where it fits beside
@@ -7,18 +7,21 @@ two shape panels; a notice only below what cannot work at all (``MIN_WIDTH`` × 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol, cast
 
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
-from textual.screen import Screen
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from model.pieces import Color
 from tui.board import Board, Scale
-from tui.widgets import MoveLog, ShapePanel, StatusBar, XmlPane, large_panel_lines
+from tui.widgets import MoveLog, PanelView, ShapePanel, StatusBar, XmlPane, large_panel_lines
 
 MIN_WIDTH, MIN_HEIGHT = 40, 20  # below this nothing useful fits: a notice instead
 STATUS_LINES = 4  # status lines (a fifth only on narrow centre columns, where the board is small)
@@ -65,73 +68,135 @@ def side_content_width(width: int, plan: LayoutPlan) -> int:
     return (width - plan.centre - log) // 2 - 2  # the panel's padding
 
 
-def compose_board_layout(
-    below_board: Widget, status: StatusBar | None = None, board: Board | None = None
-) -> ComposeResult:
-    """Panels of team ONE | ``status``, board, ``below_board`` | panels of team TWO | move list (ux-notes §1)."""
-    with Horizontal(id="main"):
-        with Vertical(classes="side", id="team-one"):
-            yield ShapePanel(Color.BLUE, id="panel-BLUE")
-            yield ShapePanel(Color.RED, id="panel-RED")
-        with Vertical(id="centre"):
-            yield status or StatusBar(id="status")
-            yield board or Board(id="board")
-            yield below_board
-        with Vertical(classes="side", id="team-two"):
-            yield ShapePanel(Color.YELLOW, id="panel-YELLOW")
-            yield ShapePanel(Color.GREEN, id="panel-GREEN")
-        with Vertical(id="log-column"):
-            yield MoveLog(id="log")
-    yield XmlPane(id="xml")
-    yield Static(id="too-small")
-    yield Footer()
+class Pane(Protocol):
+    """A pane below the board (the analysis area, a program's log): it takes lines only where the board leaves
+    them (``fit``); one switched on that gets none is said (``refusal``)."""
+
+    @property
+    def wanted(self) -> bool: ...  # switched on
+
+    @property
+    def has_lines(self) -> bool: ...  # it takes lines (after a fit)
+
+    def fit(self, width: int, room: int) -> int: ...  # the lines it takes of ``room`` (0: not shown)
+
+    def refusal(self, height: int, min_centre_lines: int) -> str: ...  # why it does not show
 
 
-class BoardLayout(Screen):
-    """A screen built with ``compose_board_layout``: fits it to the terminal, repaints on a theme change.
+class PaneSwitched(Message):
+    """A pane below the board was switched on or off: the layout fits itself anew (and says so where it has no
+    room)."""
 
-    Subclasses implement ``refresh_view``."""
+    def __init__(self, pane: Pane) -> None:
+        super().__init__()
+        self.pane = pane
 
-    AUTO_FOCUS = None
-    status_room: int | None = None  # lines left for the status above the board (the replay viewer fits to it)
 
-    def refresh_view(self) -> None:
-        raise NotImplementedError
+class BoardLayout(Vertical):
+    """A screen's body: panels of team ONE | status, board, ``below_board`` | panels of team TWO | move list
+    (ux-notes §1); the XML pane and the ``panes`` below them; the footer; a notice instead of all where the
+    terminal is too small. ``centre``: the container of the centre column (``#centre``; a game's holds the keys of
+    playing); ``xml_from``: the XML pane shows at the start on terminals of this many lines (None: never).
 
-    def reserved_lines(self, width: int, height: int) -> int:
-        """Lines a subclass keeps below the board layout (the replay viewer's analysis area)."""
-        return 0
+    It fits itself to the terminal (its size): the board scale, the columns, the panels' drawings, the lines of the
+    panes (the board first: ``min_centre_lines``, what the centre column needs at the least, comes before them),
+    the size classes of blokus.tcss (-half / -normal / -large, -no-log, -too-small), the footer; then it posts
+    ``Fitted`` (the screen repaints: the status lines follow the column's width), also after a theme change."""
 
-    def min_centre_lines(self) -> int:
-        """Lines the centre column needs at the least: the status (a fifth line on narrow columns), the
-        half-block board with its coordinates, the lines below it. The panes below get only what is left."""
-        return STATUS_LINES + 1 + Scale.HALF.size[1] + BELOW_BOARD
+    DEFAULT_CSS = "BoardLayout { height: 1fr; }"
+
+    class Fitted(Message):
+        """The layout changed (a new size, a pane, a theme): the screen repaints."""
+
+    def __init__(
+        self,
+        below_board: Widget,
+        *,
+        status: StatusBar | None = None,
+        board: Board | None = None,
+        centre: Vertical | None = None,
+        panes: Sequence[Widget] = (),
+        min_centre_lines: int = STATUS_LINES + 1 + Scale.HALF.size[1] + BELOW_BOARD,
+        xml_from: int | None = None,
+    ) -> None:
+        super().__init__()
+        self._below_board, self._status, self._board, self._centre = below_board, status, board, centre
+        self._panes, self._xml_from = panes, xml_from
+        self.min_centre_lines = min_centre_lines
+        self.plan: LayoutPlan | None = None  # None until the first fit
+        self.status_room: int | None = None  # lines left for the status above the board (the replay fits to it)
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            with Vertical(classes="side", id="team-one"):
+                yield ShapePanel(Color.BLUE, id="panel-BLUE")
+                yield ShapePanel(Color.RED, id="panel-RED")
+            with self._centre or Vertical(id="centre"):
+                yield self._status or StatusBar(id="status")
+                yield self._board or Board(id="board")
+                yield self._below_board
+            with Vertical(classes="side", id="team-two"):
+                yield ShapePanel(Color.YELLOW, id="panel-YELLOW")
+                yield ShapePanel(Color.GREEN, id="panel-GREEN")
+            with Vertical(id="log-column"):
+                yield MoveLog(id="log")
+        yield XmlPane(id="xml")
+        yield Static(id="too-small")
+        yield from self._panes
+        yield Footer()
+
+    def on_mount(self) -> None:
+        width, height = self.app.size
+        if self._xml_from is not None and height >= self._xml_from:
+            self.query_one(XmlPane).add_class("shown")  # on a shorter terminal it would cover the board
+        self.fit(width, height)
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def on_resize(self, event: Resize) -> None:
+        self.fit(event.size.width, event.size.height)
+
+    def _theme_changed(self, _theme: object = None) -> None:
+        """Redraw what keeps colours of its own (the panels, the move list) in the theme's; the screen repaints."""
+        for panel in self.query(ShapePanel):
+            panel.refresh(layout=True)
+        self.query_one(MoveLog).retheme()
+        self.post_message(self.Fitted())
+
+    @property
+    def xml_shown(self) -> bool:
+        return self.query_one(XmlPane).has_class("shown")
 
     def toggle_xml(self) -> None:
-        """The XML pane on or off; where the terminal is too short for it below the board, say so."""
+        """The XML pane on or off; where the terminal is too short for it below the board, said so."""
         pane = self.query_one(XmlPane)
         pane.toggle_class("shown")
         wanted = pane.has_class("shown")
         width, height = self.app.size
-        self.fit_to(width, height)
+        reserved = self.fit(width, height)
         if wanted and not pane.has_class("shown"):
-            need = FOOTER + self.reserved_lines(width, height) + self.min_centre_lines() + XML_MIN_HEIGHT
+            need = FOOTER + reserved + self.min_centre_lines + XML_MIN_HEIGHT
             self.notify(
                 f"The XML pane needs a terminal of at least {need} lines (this one has {height}).", severity="warning"
             )
 
-    def on_mount(self) -> None:
-        self.fit_to(self.app.size.width, self.app.size.height)
-        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+    @on(PaneSwitched)
+    def _pane_switched(self, message: PaneSwitched) -> None:
+        message.stop()
+        pane, width, height = message.pane, *self.app.size
+        wanted = pane.wanted
+        self.fit(width, height)
+        if wanted and not pane.has_lines:
+            self.notify(pane.refusal(height, self.min_centre_lines), severity="warning")
 
-    def on_resize(self, event: Resize) -> None:
-        self.fit_to(event.size.width, event.size.height)
-
-    def fit_to(self, width: int, height: int) -> None:
-        reserved = self.reserved_lines(width, height)
+    def fit(self, width: int, height: int) -> int:
+        """Fit to a terminal of ``width`` × ``height``; returns the lines of the panes below the board."""
+        reserved = 0
+        for pane in self._panes:
+            reserved += cast(Pane, pane).fit(width, height - FOOTER - reserved - self.min_centre_lines)
+        panes = reserved
         xml = self.query_one(XmlPane)
         if xml.has_class("shown"):  # the board first: the XML pane gets the lines the board leaves
-            lines = min(XML_HEIGHT, height - FOOTER - reserved - self.min_centre_lines())
+            lines = min(XML_HEIGHT, height - FOOTER - reserved - self.min_centre_lines)
             if lines < XML_MIN_HEIGHT:
                 xml.remove_class("shown")
             else:
@@ -162,16 +227,21 @@ class BoardLayout(Screen):
             f"The terminal is {width}×{height}: Blokus needs at least {MIN_WIDTH}×{MIN_HEIGHT} "
             "(80×24 shows everything).\nMake the window larger, or press ctrl+q to quit."
         )
-        self.call_after_refresh(self.refresh_view)  # the status lines follow the new column width
-        for footer in self.query(Footer):
-            narrow = width < 132
-            if footer.compact != narrow:
-                footer.compact = narrow
-                footer.show_command_palette = not narrow
-                self.refresh_bindings()  # the footer only lays its keys out again on a bindings change
+        self.call_after_refresh(self.post_message, self.Fitted())  # the status lines follow the new column width
+        self._fit_footer(width, plan)
+        return panes
 
-    def _theme_changed(self, _theme: object = None) -> None:
-        for panel in self.query(ShapePanel):
-            panel.refresh(layout=True)
-        self.query_one(MoveLog).retheme()
-        self.refresh_view()
+    def _fit_footer(self, width: int, plan: LayoutPlan) -> None:
+        """Below 132 columns the footer is compact and leaves out the palette's key (more keys fit); a terminal
+        too small for the board shows only the notice."""
+        footer = self.query_one(Footer)
+        footer.display = not plan.too_small
+        narrow = width < 132
+        if footer.compact != narrow:
+            footer.compact = narrow
+            footer.show_command_palette = not narrow
+            self.screen.refresh_bindings()  # the footer only lays its keys out again on a bindings change
+
+    def show_panels(self, views: Iterable[PanelView]) -> None:
+        for view in views:
+            self.query_one(f"#panel-{view.color.name}", ShapePanel).show(view)

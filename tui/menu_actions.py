@@ -1,20 +1,22 @@
-"""The game's menu (composed into ``GameScreen``): help, XML pane, save, open a replay, analyse the finished
-game, new game, quit (asking, and offering to save, while a game is in progress), the end dialog's choice.
+"""The game's menu (composed into ``GameScreen``): help, save, open a replay, analyse the finished game, new game,
+quit (asking, and offering to save, while a game is in progress), the end dialog and its choice.
 
-The screen keeps the keys (``SCREEN_BINDINGS``) and hands each to the menu; the menu reaches the screen
-only through what a ``BoardLayout`` is (its app, its repaint, its XML pane) and the callables it is given."""
+The screen keeps the keys (``SCREEN_BINDINGS``) and hands each to the menu; the menu opens its dialogs on the app
+and tells the screen by messages what the screen must do: repaint (``MenuSaid``), leave (``LeaveAsked``), start
+a new game (``NewGameAsked``), go on after a program's judgement (``GameChanged``)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Callable
+
+from textual.binding import BindingType
+from textual.message import Message
 
 from model.pieces import Team
-from tui.ai_runner import AIRunner
-from tui.dialogs import HelpScreen, QuitScreen
-from tui.layout import BoardLayout
-from tui.placing_board import PLACING_BINDINGS
+from tui.dialogs import EndScreen, HelpScreen, QuitScreen
+from tui.jobs import Jobs
+from tui.program_pane import ProgramSeat
 from tui.replay_screen import ReplayScreen, open_replay_picker
 from tui.replays import ReplayData
 from tui.session import Feedback, GameSession, Timeline
@@ -22,49 +24,61 @@ from tui.session import Feedback, GameSession, Timeline
 log = logging.getLogger(__name__)
 
 
-class GameMenu:
-    """Help, XML pane, save, open a replay, analyse, new game, quit — for one game screen.
+class MenuSaid(Message):
+    """The menu wrote the feedback line (the screen repaints)."""
 
-    ``leave``: the screen's way out (a network screen closes its connection first); ``save_replay``: called
-    with the screen, returns where it saved; ``new_game``: starts a fresh game (None: not offered)."""
+
+class LeaveAsked(Message):
+    """Leave the game: the screen stops its AI, closes its link and ends the app."""
+
+
+class NewGameAsked(Message):
+    """Start a new game in place of this one."""
+
+
+class GameChanged(Message):
+    """The end dialog can come now (a program's judgement is known): the screen repaints and checks the end."""
+
+
+class GameMenu:
+    """Help, save, open a replay, analyse, new game, quit, the end dialog — for one game screen (``jobs``).
+
+    ``keys``: the game's keys for the help screen; ``save``: saves the game, returns where (None: not offered);
+    ``can_restart``: a new game is offered; ``network``: a game on a server (leaving it ends it for both);
+    ``program``: the opponent is a team's program (the end dialog waits for its judgement and tells it)."""
 
     def __init__(
         self,
-        screen: BoardLayout,
         session: GameSession,
-        ai: AIRunner,
-        leave: Callable[[], Awaitable[None]],
-        network: bool,
-        save_replay: Callable[[Any], str] | None,
-        new_game: Callable[[], None] | None,
+        jobs: Jobs,
+        *,
+        keys: list[BindingType],
+        save: Callable[[], str] | None = None,
+        can_restart: bool = False,
+        network: bool = False,
+        program: ProgramSeat | None = None,
     ) -> None:
-        self.screen, self.session, self.ai, self.leave = screen, session, ai, leave
-        self.network, self.save_replay, self.new_game_fn = network, save_replay, new_game
+        self.session, self.jobs, self.keys = session, jobs, keys
+        self.save_fn, self.can_restart, self.network, self.program = save, can_restart, network, program
+        self.end_shown = False  # the end dialog came (undo takes the end back)
 
     def say(self, text: str, error: bool = False) -> None:
         self.session.feedback = Feedback(text, error)
-        self.screen.refresh_view()
-
-    def xml(self) -> None:
-        if not self.network:
-            self.say("the XML pane shows the messages of network games (and of replays)", True)
-            return
-        self.screen.toggle_xml()
+        self.jobs.post(MenuSaid())
 
     def help(self) -> None:
-        playing = [*PLACING_BINDINGS, *self.screen.BINDINGS]  # the piece's keys (on the board), then the game's
-        app = self.screen.app
-        app.push_screen(HelpScreen([("Playing", playing), ("Everywhere", app.BINDINGS)]))
+        app = self.jobs.app
+        app.push_screen(HelpScreen([("Playing", self.keys), ("Everywhere", app.BINDINGS)]))
 
     def open_replay(self) -> None:
-        open_replay_picker(self.screen.app)
+        open_replay_picker(self.jobs.app)
 
     def save(self) -> None:
-        if self.save_replay is None or not self.session.has_game():
-            self.say("nothing to save" if self.save_replay else "saving is not available", True)
+        if self.save_fn is None or not self.session.has_game():
+            self.say("nothing to save" if self.save_fn else "saving is not available", True)
             return
         try:
-            self.say(f"saved {self.save_replay(self.screen)}")
+            self.say(f"saved {self.save_fn()}")
         except Exception as exc:
             log.exception("saving failed")
             self.say(f"saving failed: {exc}", True)
@@ -82,39 +96,64 @@ class GameMenu:
         record.states, record.steps = list(s.timeline.states), list(s.timeline.steps)
         names = (s.names.get(Team.ONE, "ONE"), s.names.get(Team.TWO, "TWO"))
         result = s.final_result()
-        self.screen.app.push_screen(ReplayScreen(ReplayData(record, names, result), analyse=True))
+        self.jobs.app.push_screen(ReplayScreen(ReplayData(record, names, result), analyse=True))
 
     def new_game(self) -> None:
-        if self.new_game_fn is not None:
-            self.ai.cancel()
-            self.new_game_fn()
+        if self.can_restart:
+            self.jobs.post(NewGameAsked())
 
     def game_in_progress(self) -> bool:
         s = self.session
         return s.has_game() and len(s.timeline) > 1 and not s.ended
 
-    async def quit(self) -> None:
+    def quit(self) -> None:
         if not self.game_in_progress():
-            await self.leave()
+            self.jobs.post(LeaveAsked())
             return
 
-        async def answer(choice: str | None) -> None:
+        def answer(choice: str | None) -> None:
             if choice == "save":
                 self.save()
                 if self.session.feedback.error:
                     return  # not saved: stay, the message says why
             if choice in ("save", "quit"):
-                await self.leave()
+                self.jobs.post(LeaveAsked())
 
         question = "The game is not over. Quit anyway?"
         if self.network:
             question += " (Leaving a server game ends it for both players.)"
-        self.screen.app.push_screen(QuitScreen(question, can_save=self.save_replay is not None), answer)
+        self.jobs.app.push_screen(QuitScreen(question, can_save=self.save_fn is not None), answer)
 
-    async def end_choice(self, choice: str | None) -> None:
+    def check_end(self) -> None:
+        """The end dialog, once the game is over (against a program: once its judgement is known, which needs the
+        program stopped: its exit code)."""
+        s = self.session
+        if self.end_shown or not s.ended:
+            return
+        program = self.program
+        if program is not None and not program.ready():
+            if program.start_judging():
+                self.say(program.judging_text() or "")  # the screen's poll of the program says it again
+                self.jobs.start(self._await_judgement, group="judge")
+            return
+        texts = s.end_texts()
+        if texts is None:
+            return
+        if program is not None:
+            texts = program.end_texts(texts, s)
+        self.end_shown = True
+        dialog = EndScreen(texts.title, "\n".join(texts.lines), s.has_game(), self.can_restart, s.can_analyse())
+        self.jobs.app.push_screen(dialog, self.end_choice)
+
+    async def _await_judgement(self) -> None:
+        if self.program is not None:
+            await self.program.judge()
+        self.jobs.post(GameChanged())
+
+    def end_choice(self, choice: str | None) -> None:
         """What was chosen in the end dialog."""
         if choice == "quit":
-            await self.leave()
+            self.jobs.post(LeaveAsked())
         elif choice == "save":
             self.save()
         elif choice == "new":

@@ -78,8 +78,24 @@ class GhostMoved(Message):
 
 
 class PlacementChanged(Message):
-    """Another piece was picked or the piece was put back (everything repaints)."""
+    """Another piece was picked, the piece was put back, the view stepped (everything repaints)."""
 
 
 class Placed(Message):
     """Enter or a click tried to place the piece: a move may have been made (the game goes on)."""
+
+
+class AIAsked(Message):
+    """The player asked the AI (``purpose``: a hint, or to play the move for them)."""
+
+    def __init__(self, purpose: AIPurpose) -> None:
+        super().__init__()
+        self.purpose = purpose
+
+
+class AutopilotSwitched(Message):
+    """The player switched the autopilot of their team on or off."""
+
+
+class UndoAsked(Message):
+    """The player takes back moves (local games)."""

@@ -1,36 +1,44 @@
-"""The replay viewer: step through the states of a game, autoplay, move list, result.
+"""The replay viewer: step through the states of a game, autoplay, move list, result, analysis; a file, a
+finished game, or a game watched live (``blokus watch``).
 
 Built from separate widgets that each show one thing for the state at ``ReplayScreen.index``: the board,
 the shape panels, ``ReplayStatus`` (turn, score, the move), ``ReplayResult`` (the result, on the last
-state), the move list and the XML pane; ``ReplayScreen.refresh_view`` hands each the new position.
+state), the move list, the XML pane and the analysis panel; ``ReplayScreen.refresh_view`` hands each the new
+position.
 """
 
 from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
+from textual import on
 from textual.app import App, ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.binding import ActiveBinding, Binding, BindingType
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
 
 from ai.analysis import AnalysisSettings
+from model import server_texts
 from model.convert import state_to_message
 from model.messages import to_xml
 from model.moves import SetMove
 from model.pieces import Color, Team
-from tui.analysis_view import ANALYSIS_BINDINGS, AnalysisPane, AnalysisView
+from model.text import printable
+from tui.analysis_view import AnalysisPanel
 from tui.board import Board, BoardView, Scale
 from tui.chart import GameChart
 from tui.colors import palette_for
 from tui.dialogs import HelpScreen, ReplayPicker, TurnScreen
-from tui.layout import CENTRE_MIN, COMPACT_STATUS_LINES, BoardLayout, compose_board_layout
+from tui.jobs import Jobs
+from tui.keys import in_order
+from tui.layout import CENTRE_MIN, COMPACT_STATUS_LINES, BoardLayout
 from tui.replays import REPLAY_DIR, ReplayData, ReplayError, load_replay, result_texts
+from tui.server_link import GameEnded, LinkClosed, ServerComplained, StateArrived, WatchLink
 from tui.session import GhostStatus, describe_move
 from tui.status import WIDE, pack
-from tui.widgets import MoveLog, PanelView, ShapePanel, StatusBar, XmlPane
+from tui.widgets import MoveLog, PanelView, StatusBar, XmlPane
 
 SPEEDS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)  # turns per second
 
@@ -153,24 +161,35 @@ def replay_names(replay: ReplayData) -> dict[Team, str]:
     return {Team.ONE: replay.names[0] or "ONE", Team.TWO: replay.names[1] or "TWO"}
 
 
-class ReplayScreen(BoardLayout):
-    BINDINGS = [
-        Binding("left,h", "step(-1)", "Back", tooltip="one state back"),
-        Binding("right,l", "step(1)", "Forward", tooltip="one state forward"),
-        Binding("up,k", "step(-4)", "Back 4", show=False, tooltip="four states (one round) back"),
-        Binding("down,j", "step(4)", "Fwd 4", show=False, tooltip="four states (one round) forward"),
-        Binding("home", "jump(0)", "Start", show=False, tooltip="the first state"),
-        Binding("end", "jump(-1)", "End", show=False, tooltip="the last state, with the result"),
-        Binding("t", "goto", "Go to turn", tooltip="go to turn … (the first state with that turn or later)"),
-        Binding("space", "autoplay", "Autoplay", tooltip="autoplay on/off"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", show=False, tooltip="autoplay faster"),
-        Binding("minus", "speed(-1)", "Slower", show=False, tooltip="autoplay slower"),
-        Binding("x", "xml", "XML", show=False, tooltip="the XML of the current state"),
-        Binding("ctrl+r", "open_replay", "Open", show=False, tooltip="open another replay from replays/"),
-        Binding("question_mark,f1", "help", "Help", tooltip="help with every key"),
-        Binding("q", "quit", "Quit", tooltip="quit (back to the game when opened from one)"),
-        *ANALYSIS_BINDINGS,
-    ]
+# The viewer's keys; the analysis's are its panel's (``AnalysisPanel.BINDINGS``), listed after them.
+REPLAY_BINDINGS: list[BindingType] = [
+    Binding("left,h", "step(-1)", "Back", tooltip="one state back"),
+    Binding("right,l", "step(1)", "Forward", tooltip="one state forward"),
+    Binding("up,k", "step(-4)", "Back 4", show=False, tooltip="four states (one round) back"),
+    Binding("down,j", "step(4)", "Fwd 4", show=False, tooltip="four states (one round) forward"),
+    Binding("home", "jump(0)", "Start", show=False, tooltip="the first state"),
+    Binding("end", "jump(-1)", "End", show=False, tooltip="the last state, with the result"),
+    Binding("t", "goto", "Go to turn", tooltip="go to turn … (the first state with that turn or later)"),
+    Binding("space", "autoplay", "Autoplay", tooltip="autoplay on/off"),
+    Binding("plus,equals_sign", "speed(1)", "Faster", show=False, tooltip="autoplay faster"),
+    Binding("minus", "speed(-1)", "Slower", show=False, tooltip="autoplay slower"),
+    Binding("x", "xml", "XML", show=False, tooltip="the XML of the current state"),
+    Binding("ctrl+r", "open_replay", "Open", show=False, tooltip="open another replay from replays/"),
+    Binding("question_mark,f1", "help", "Help", tooltip="help with every key"),
+    Binding("q", "quit", "Quit", tooltip="quit (back to the game when opened from one)"),
+]
+VIEWER_BINDINGS: list[BindingType] = [*REPLAY_BINDINGS, *AnalysisPanel.BINDINGS]  # the README's table
+SAVE_LIVE = Binding("ctrl+s", "save", "Save", tooltip="save the game so far as a replay under replays/")
+
+
+class ReplayScreen(Screen):
+    """Steps through a game: a file, a finished game (``analyse``: with its analysis open), or a game watched live
+    (``link``: its record grows while it is shown; the view follows the newest state unless the user stepped back,
+    ``end`` follows again). Made of the board layout (``tui.layout``) and the analysis panel
+    (``tui.analysis_view``), which tell it by messages what happened."""
+
+    AUTO_FOCUS = None
+    BINDINGS = [*REPLAY_BINDINGS, SAVE_LIVE]
 
     index: reactive[int] = reactive(0, init=False)
 
@@ -181,29 +200,53 @@ class ReplayScreen(BoardLayout):
         *,
         analyse: bool = False,
         analysis_settings: AnalysisSettings | None = None,
+        link: WatchLink | None = None,
     ) -> None:
         super().__init__()
         self.analyse_at_start = analyse
         self.replay = replay
         self.timeline = replay.timeline
-        self.analysis = AnalysisView(self, self.timeline, analysis_settings, on_change=self.refresh_view)
+        self.analysis_settings = analysis_settings
+        self.link = link
+        self.live = link is not None  # the connection of a watched game is open
         self.speed_index = SPEEDS.index(1.0)
         self._timer: Timer | None = None
         self._start = 0 if start_turn is None else self.timeline.index_of_turn(start_turn)
+        if link is not None:
+            self._start = len(self.timeline) - 1
+        self._shown_states = len(self.timeline)
 
     def compose(self) -> ComposeResult:
-        yield from compose_board_layout(ReplayResult(id="result"), status=ReplayStatus(id="status"))
-        with Horizontal(id="analysis-area"):
-            yield AnalysisPane(id="analysis")
-            chart = GameChart(id="chart")
-            chart.can_focus = False  # focusable only while shown (AnalysisView.toggle_chart)
-            yield chart
+        analysis = AnalysisPanel(self.timeline, self.analysis_settings, id="analysis-area")
+        min_centre = COMPACT_STATUS_LINES + Scale.HALF.size[1] + 1  # the shortest status, the board, the result
+        yield BoardLayout(
+            ReplayResult(id="result"), status=ReplayStatus(id="status"), panes=[analysis], min_centre_lines=min_centre
+        )
+
+    @property
+    def board_layout(self) -> BoardLayout:
+        return self.query_one(BoardLayout)
+
+    @property
+    def analysis(self) -> AnalysisPanel:
+        return self.query_one(AnalysisPanel)
+
+    def keys(self) -> list[BindingType]:
+        """The viewer's keys, in the order of the help screen and the footer."""
+        return [*VIEWER_BINDINGS, *([SAVE_LIVE] if self.link is not None else [])]
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """The footer's keys in the order of the help screen: the viewer's, then the analysis's (Textual lists the
+        focused widget's first, and the focus rests on the analysis panel, whose keys work while it is hidden)."""
+        return in_order(super().active_bindings, self.keys())
 
     def on_mount(self) -> None:
-        self.analysis.game_changed(final=not self.replay.live)
-        super().on_mount()
+        analysis = self.analysis
+        analysis.game_changed(final=not self.replay.live)
+        analysis.focus()
         if self.analyse_at_start:
-            self.action_toggle_analysis()
+            analysis.action_toggle_analysis()
         self.index = self._start
         self.refresh_view()
         if self.replay.unreadable_states:
@@ -212,6 +255,11 @@ class ReplayScreen(BoardLayout):
                 severity="warning",
                 timeout=15,
             )
+        if self.link is not None:
+            self.link.start(Jobs(self))
+            self.notify(f"watching room {self.link.watcher.room_id} live", timeout=4)
+
+    # --- painting ---------------------------------------------------------------------------------
 
     @property
     def autoplaying(self) -> bool:
@@ -225,7 +273,8 @@ class ReplayScreen(BoardLayout):
         i = self.index
         st = self.timeline.states[i]
         move = self.timeline.move_before(i)
-        ghost, ghost_color = self.analysis.ghost(i)
+        analysis = self.analysis
+        ghost, ghost_color = analysis.ghost(i)
         self.query_one(Board).show(
             BoardView(
                 st,
@@ -235,64 +284,93 @@ class ReplayScreen(BoardLayout):
                 GhostStatus.LEGAL if ghost else None,
             )
         )
-        for color in Color:
-            remaining = frozenset(st.undeployed(color))
-            self.query_one(f"#panel-{color.name}", ShapePanel).show(
-                PanelView(
-                    color,
-                    remaining,
-                    remaining if st.is_valid(color) else frozenset(),
-                    None,
-                    not st.is_over and color == st.current_color,
-                    not st.is_valid(color),
-                    st.points(color),
-                )
-            )
-        plan = getattr(self, "plan", None)  # None until the first fit to the terminal
+        self.board_layout.show_panels(PanelView.of_state(st, color) for color in Color)
+        plan = self.board_layout.plan  # None until the first fit to the terminal
         self.query_one(ReplayResult).show_state(self.replay, i, plan.centre if plan else CENTRE_MIN)
         self.refresh_status()
         log = self.query_one(MoveLog)
-        log.set_marks(self.analysis.marks())
+        log.set_marks(analysis.marks())
         log.set_entries(self.timeline.entries, i if i > 0 else None)
-        self.analysis.show(i)
+        analysis.show(i)
         self._show_xml()
 
     def refresh_status(self) -> None:
         """The status in the lines the board and the result leave (at least its shortest form)."""
+        status_room = self.board_layout.status_room
         room = (
             None
-            if self.status_room is None
-            else max(COMPACT_STATUS_LINES, self.status_room - (self.query_one(ReplayResult).lines - 1))
+            if status_room is None
+            else max(COMPACT_STATUS_LINES, status_room - (self.query_one(ReplayResult).lines - 1))
         )
         self.query_one(ReplayStatus).show_state(
             self.replay, self.index, SPEEDS[self.speed_index], self.autoplaying, room
         )
 
-    def reserved_lines(self, width: int, height: int) -> int:
-        return self.analysis.reserved_lines(width, height)  # the analysis area below the board
+    def _show_xml(self) -> None:
+        """The state as the server would send it (memento XML), when the pane is shown."""
+        pane = self.query_one(XmlPane)
+        if not pane.has_class("shown"):
+            return
+        st = self.timeline.states[self.index]
+        pane.clear_options()
+        pane.count = 0
+        pane.border_title = f"XML of state {self.index + 1} (turn {st.turn})"
+        pane.add_message("in", to_xml(state_to_message(st, self.replay.room_id, self.replay.names), pretty=True))
+        pane.highlighted = None
+        pane.scroll_home(animate=False)
 
-    def on_unmount(self) -> None:
-        self.analysis.closed()
+    # --- what the analysis and the link tell ------------------------------------------------------------
 
-    # --- actions ----------------------------------------------------------------------------------
-
-    def action_toggle_analysis(self) -> None:
-        self.analysis.toggle_pane()
+    @on(AnalysisPanel.Changed)
+    def _repaint(self) -> None:
         self.refresh_view()
 
-    def action_stop_analysis(self) -> None:
-        self.analysis.stop()
+    @on(BoardLayout.Fitted)
+    def _fitted(self) -> None:
+        if self.focused is None:  # the analysis's keys work only with the focus in its panel
+            self.analysis.focus()
+        self.refresh_view()
 
-    def action_toggle_chart(self) -> None:
-        self.analysis.toggle_chart()
-        self.analysis.show(self.index)
-
-    def action_mistake(self, direction: int) -> None:
-        if (target := self.analysis.next_mistake(self.index, direction)) is not None:
-            self.index = target
+    @on(AnalysisPanel.Jump)
+    def _jump(self, message: AnalysisPanel.Jump) -> None:
+        self.index = message.index
 
     def on_game_chart_selected(self, message: GameChart.Selected) -> None:
         self.index = message.index
+
+    @on(StateArrived)
+    def _states_added(self) -> None:
+        """The watched record grew: follow the newest state, unless the user stepped back."""
+        following = self.index >= self._shown_states - 1
+        self._shown_states = len(self.timeline)
+        self.analysis.game_changed(final=False)
+        if following:
+            self.index = len(self.timeline) - 1  # refreshes the view
+        else:
+            self.refresh_view()
+
+    @on(GameEnded)
+    def _game_ended(self, news: GameEnded) -> None:
+        self.replay.result = news.result
+        self.analysis.game_changed(final=True)
+        self.refresh_view()
+
+    @on(ServerComplained)
+    def _server_complained(self, news: ServerComplained) -> None:
+        self.notify(f"server: {printable(server_texts.shown(news.text))}", severity="warning", timeout=8)
+
+    @on(LinkClosed)
+    def _link_closed(self, news: LinkClosed) -> None:
+        self.live = self.replay.live = False
+        if self.replay.result is None:
+            self.notify(f"{printable(news.reason)} (before the game was over)", severity="error", timeout=12)
+        self.analysis.game_changed(final=True)
+        self.refresh_view()
+
+    # --- actions ----------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.link is not None if action == "save" else True
 
     def action_step(self, delta: int) -> None:
         self.index = max(0, min(self.index + delta, len(self.timeline) - 1))
@@ -339,31 +417,24 @@ class ReplayScreen(BoardLayout):
         self.refresh_status()
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen([("Replays", self.BINDINGS), ("Everywhere", self.app.BINDINGS)]))
+        self.app.push_screen(HelpScreen([("Replays", self.keys()), ("Everywhere", self.app.BINDINGS)]))
 
     def action_xml(self) -> None:
-        self.toggle_xml()
+        self.board_layout.toggle_xml()
         self._show_xml()
-
-    def min_centre_lines(self) -> int:
-        """The status at its shortest (``ReplayStatus``), the half-block board, the result's first line."""
-        return COMPACT_STATUS_LINES + Scale.HALF.size[1] + 1
-
-    def _show_xml(self) -> None:
-        """The state as the server would send it (memento XML), when the pane is shown."""
-        pane = self.query_one(XmlPane)
-        if not pane.has_class("shown"):
-            return
-        st = self.timeline.states[self.index]
-        pane.clear_options()
-        pane.count = 0
-        pane.border_title = f"XML of state {self.index + 1} (turn {st.turn})"
-        pane.add_message("in", to_xml(state_to_message(st, self.replay.room_id, self.replay.names), pretty=True))
-        pane.highlighted = None
-        pane.scroll_home(animate=False)
 
     def action_open_replay(self) -> None:
         open_replay_picker(self.app)
+
+    def action_save(self) -> None:
+        if self.link is None:
+            return
+        try:
+            path = self.link.save(REPLAY_DIR)
+        except OSError as exc:
+            self.notify(f"cannot save: {exc.strerror or exc}", severity="error")
+            return
+        self.notify(f"saved {path}")
 
     def action_quit(self) -> None:
         self._stop_autoplay()

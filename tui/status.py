@@ -163,6 +163,12 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
     return [Text(ctx.waiting, Style(color=pal.label))] if ctx.waiting else []
 
 
+def waiting_for(s: GameSession) -> str:
+    """The status's last line while another player is to move."""
+    team = s.state.current_color.team
+    return f"waiting for {fit(s.names.get(team, team.name), 20)} …"
+
+
 def game_status(s: GameSession, ctx: StatusContext) -> Text:
     lines = [score_line(s, ctx.width), to_move_line(s, ctx), points_line(s, ctx), *activity_lines(s, ctx)]
     return Text("\n").join(lines)

@@ -11,9 +11,35 @@ from __future__ import annotations
 
 import sys
 
+from ai.analysis import AnalysisSettings
 from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL
 from model.text import printable
-from net.watch import WatchFailed, make_watcher, reservation_lines
+from net.watch import Watcher, WatchFailed, make_watcher, reservation_lines
+from tui.replay_screen import ReplayScreen
+from tui.replays import ReplayData
+from tui.server_link import WatchLink
+from tui.session import Timeline
+
+
+def live_data(watcher: Watcher) -> ReplayData:
+    """The viewer's data sharing the watcher's game record: it grows as the states arrive."""
+    replay = watcher.replay
+    return ReplayData(
+        Timeline.of(replay),
+        replay.names,
+        watcher.result,
+        source=f"{watcher.host}:{watcher.port}",
+        room_id=watcher.room_id or "",
+        live=True,
+    )
+
+
+def watch_screen(
+    watcher: Watcher, *, analyse: bool = False, time: float | None = None, ai: str | None = None
+) -> ReplayScreen:
+    """The replay viewer of a game watched live (``time``: seconds of analysis per position, ``ai``: its engine)."""
+    settings = AnalysisSettings(engine=ai or "", time_per_position=time) if time else AnalysisSettings(engine=ai or "")
+    return ReplayScreen(live_data(watcher), analyse=analyse, analysis_settings=settings, link=WatchLink(watcher))
 
 
 async def watch_tui(args, out=sys.stdout, err=sys.stderr) -> int:
@@ -43,10 +69,9 @@ async def watch_tui(args, out=sys.stdout, err=sys.stderr) -> int:
         await watcher.close()
         raise
     from tui.app import BlokusApp
-    from tui.watch_screen import WatchScreen
 
     app = BlokusApp(
-        lambda: WatchScreen(watcher, analyse=args.analyse, time=args.time / 1000, ai=args.ai),
+        lambda: watch_screen(watcher, analyse=args.analyse, time=args.time / 1000, ai=args.ai),
         theme="textual-light" if args.light else "textual-dark",
     )
     try:

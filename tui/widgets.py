@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.style import Style
 from rich.table import Table
@@ -12,10 +12,12 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ai.analysis import Mark
 from model.pieces import SHAPES, Color, Shape, orientations
+from model.state import GameState
 from tui.colors import Palette, palette_for
 from tui.messages import ShapePicked
-from tui.session import LogEntry
+from tui.session import GameSession, LogEntry
 
 # --- shape panels ----------------------------------------------------------------------------------
 
@@ -88,6 +90,24 @@ class PanelView:
     to_move: bool
     out: bool  # no longer in validColors
     points: int
+
+    @classmethod
+    def of_state(cls, st: GameState, color: Color, placeable: frozenset[Shape] | None = None) -> PanelView:
+        """``color``'s panel in ``st`` (``placeable``: the shapes it can place now; default: every one it has)."""
+        remaining = frozenset(st.undeployed(color))
+        usable = (remaining if placeable is None else placeable) if st.is_valid(color) else frozenset()
+        to_move = not st.is_over and color == st.current_color
+        return cls(color, remaining, usable, None, to_move, not st.is_valid(color), st.points(color))
+
+    @classmethod
+    def of_session(cls, s: GameSession, color: Color) -> PanelView:
+        """A game's panel: the shown state, the shapes placeable now, the piece being placed selected."""
+        shown = s.shown
+        view = cls.of_state(
+            shown, color, frozenset(s.placing.placeable_shapes(color)) if shown.is_valid(color) else None
+        )
+        selected = s.ghost.shape if s.ghost is not None and s.is_live and color == shown.current_color else None
+        return replace(view, selected=selected)
 
 
 class ShapePanel(Widget):
@@ -226,9 +246,9 @@ class MoveLog(OptionList):
         super().__init__(id=id)
         self.border_title = "Moves"
         self._entries: list[LogEntry] = []
-        self._marks: dict[int, str] = {}
+        self._marks: dict[int, Mark] = {}
 
-    def set_marks(self, marks: dict[int, str]) -> None:
+    def set_marks(self, marks: dict[int, Mark]) -> None:
         """Analysis marks (``?``/``??``) by the index of the state a move led to."""
         if marks != self._marks:
             self._marks = dict(marks)
@@ -277,7 +297,7 @@ class MoveLog(OptionList):
         text = Text(e.text, style)
         mark = self._marks.get(e.index) if e.kind != "removed" else None
         if mark:
-            text.append(f" {mark}", Style(color=pal.bad if mark == "??" else pal.warn, bold=True))
+            text.append(f" {mark}", Style(color=pal.bad if mark is Mark.BLUNDER else pal.warn, bold=True))
         row.add_row(Text(str(e.turn), Style(color=pal.label)), text)
         return Option(row)
 

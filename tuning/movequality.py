@@ -32,7 +32,7 @@ import random
 import numpy as np
 from teacher import _move_values, worker_engine  # tuning/ is the script's directory
 
-from ai import compile_ahead, make_player
+from ai import compile_ahead, make_player, parse_player
 from ai.base import Engine
 from ai.evaluate import Weights
 from ai.fastsearch import FastLookaheadPlayer, FastSearchParams
@@ -93,7 +93,7 @@ def build_player(name: str, seed: int, fast_params: str | None, fast_weights: st
 def _pick_one(args: tuple[str, str, str, float, int, str, str | None, str | None]) -> tuple[str, int, dict]:
     key, path, player_name, move_time, seed, ponder, fast_params, fast_weights = args
     if "player" not in _worker:
-        compile_ahead(player_name)
+        compile_ahead(parse_player(player_name))
         _worker["player"] = build_player(player_name, seed, fast_params, fast_weights)
     turn = int(key.rpartition("#")[2])
     states = load_replay(path).states

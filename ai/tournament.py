@@ -1,0 +1,404 @@
+"""Tournaments (the library of ``blokus tournament``, whose options ``cli.tournament`` reads): every pairing of
+a round-robin (or of a gauntlet: one player against each other one) plays the arena's game pairs (``ai.arena``:
+each opening from both seats, the same openings for every pairing), the games are written one by one to an
+append-only journal (so a stopped or crashed tournament goes on where it stopped, nothing played twice), and
+the result is a ratings table: maximum-likelihood Elo with 95 % intervals, anchored at one player, and the
+score matrix.
+
+A game is known by its key: the pairing (its two players, in the order of the command line), the round (the
+game pair, i.e. the opening) and the seat (0: the pairing's first player plays team ONE). The schedule is a
+function of the settings alone, so the same command finds the same keys again.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from ai.arena import ArenaGame, GameSpec
+
+JOURNAL_FORMAT = "blokus-tournament-journal/1"
+ELO_PER_NAT = 400.0 / math.log(10.0)  # logistic Elo: p = 1 / (1 + 10 ** (-d / 400))
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class GameKey:
+    """Which game of a tournament: pairing (``a`` against ``b``), round (the opening) and seat."""
+
+    a: str
+    b: str
+    round: int
+    seat: int  # 0: a plays team ONE, 1: b does
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Scheduled:
+    key: GameKey
+    spec: GameSpec  # A is key.a, B is key.b
+
+
+def pairings(players: list[str], gauntlet: str | None = None) -> list[tuple[str, str]]:
+    """The pairings of a round-robin over ``players`` (in their order), or of the gauntlet of one of them."""
+    if gauntlet is not None:
+        return [(gauntlet, p) for p in players if p != gauntlet]
+    return [(a, b) for i, a in enumerate(players) for b in players[i + 1 :]]
+
+
+def schedule(pairs: list[tuple[str, str]], base: list[GameSpec]) -> list[Scheduled]:
+    """Every game of the tournament, round by round (so a stopped tournament has played every pairing about
+    equally): the games of ``base`` (``ai.arena.make_specs``) for every pairing (the same openings and seeds),
+    renumbered so that each game has an index of its own and the two
+    games of a pair stay ``2k`` and ``2k + 1``."""
+    out = []
+    for index, spec in enumerate(base):
+        for p, (a, b) in enumerate(pairs):
+            out.append(Scheduled(GameKey(a, b, index // 2, spec.a_team), replace(spec, index=p * len(base) + index)))
+    return out
+
+
+# --- the journal --------------------------------------------------------------------------------------------
+
+
+class JournalError(ValueError):
+    """A journal that does not belong to this tournament or cannot be read: one line."""
+
+
+class Journal:
+    """An append-only file of JSON lines: a header with the tournament's settings, then one line per finished
+    game (its key and the game), each written and fsynced as the game finishes. A last line cut off by a
+    crash is dropped (and said); a key met twice counts once (and is said)."""
+
+    def __init__(self, path: str | Path, settings: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.settings = settings
+        self.games: dict[GameKey, ArenaGame] = {}
+        self.notes: list[str] = []  # what was repaired on reading, one line each
+        self._fh: IO[str] | None = None
+
+    def open(self) -> Journal:
+        """Read what the file holds (if it exists) and open it for appending; a new file gets the header."""
+        if self.path.exists():
+            self._read()
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._append({"format": JOURNAL_FORMAT, "settings": self.settings})
+        if self._fh is None:
+            self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (closed by close())
+        return self
+
+    def _read(self) -> None:
+        data = self.path.read_bytes()
+        end = data.rfind(b"\n") + 1
+        if end < len(data):  # a line cut off by a crash: dropped, so the next line starts on a line of its own
+            self.notes.append(f"the last line of {self.path} was incomplete (a crash while writing): dropped")
+            with open(self.path, "r+b") as fh:
+                fh.truncate(end)
+                fh.flush()
+                os.fsync(fh.fileno())
+            data = data[:end]
+        lines = data.decode("utf-8", errors="replace").splitlines()
+        try:
+            header = json.loads(lines[0]) if lines else None
+        except json.JSONDecodeError:
+            header = None
+        if not isinstance(header, dict) or header.get("format") != JOURNAL_FORMAT:
+            raise JournalError(f"{self.path} is not a tournament journal")
+        theirs = header.get("settings", {})
+        for name in sorted(set(theirs) | set(self.settings)):
+            if theirs.get(name) != self.settings.get(name):
+                raise JournalError(
+                    f"{self.path} belongs to another tournament: {name} was {theirs.get(name)!r}, "
+                    f"now {self.settings.get(name)!r}"
+                )
+        twice = 0
+        for number, line in enumerate(lines[1:], start=2):
+            try:
+                entry = json.loads(line)
+                key = GameKey(**entry["key"])
+                game = ArenaGame(**{**entry["game"], "result": None})
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise JournalError(f"{self.path} line {number} cannot be read: {exc}") from None
+            if key in self.games:
+                twice += 1
+                continue
+            self.games[key] = game
+        if twice:
+            self.notes.append(f"{twice} game(s) found twice in {self.path}: each counted once")
+
+    def _append(self, entry: dict[str, Any]) -> None:
+        line = json.dumps(entry, separators=(",", ":")) + "\n"
+        if self._fh is None:
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(line)
+                fh.flush()
+                os.fsync(fh.fileno())
+            return
+        self._fh.write(line)
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def record(self, key: GameKey, game: ArenaGame) -> None:
+        """One finished game, on disk before this returns (a key already there is not written again)."""
+        if key in self.games:
+            return
+        self.games[key] = game
+        self._append({"key": key.as_dict(), "game": {**asdict(game), "result": None}})
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+# --- ratings ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Rating:
+    player: str
+    elo: float | None  # None: not comparable with the anchor (no scored game connects them)
+    ci95: float | None  # half width of the 95 % interval (0 for the anchor)
+    games: int
+    points: float
+    wins: int
+    draws: int
+    losses: int
+    void: int
+
+    @property
+    def score(self) -> float | None:
+        return self.points / self.games if self.games else None
+
+
+@dataclass
+class Ratings:
+    ratings: list[Rating]  # best first
+    anchor: str
+    players: list[str]  # command-line order (the matrix's rows and columns)
+    points: list[list[float]]  # points[i][j]: what players[i] scored against players[j]
+    games: list[list[int]]  # scored games between them
+    virtual_draws: bool = False  # a player won or lost everything: one virtual draw per pairing made it finite
+    note: str = ""  # why, in one line
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "anchor": self.anchor,
+            "method": "maximum likelihood, logistic Elo, draws half a point"
+            + (", one virtual draw per pairing" if self.virtual_draws else ""),
+            "note": self.note,
+            "ratings": [{**asdict(r), "score": r.score} for r in self.ratings],
+            "matrix": {"players": self.players, "points": self.points, "games": self.games},
+        }
+
+
+def rate(players: list[str], games: Iterable[tuple[GameKey, ArenaGame]], anchor: str) -> Ratings:
+    """Maximum-likelihood Elo (Bradley-Terry on the logistic scale, a draw half a win) of the scored games,
+    anchored at ``anchor`` (Elo 0), with 95 % intervals from the observed information. Void games are not
+    rated. When the maximum does not exist (some group of players won, or lost, every scored game against the
+    rest) every pairing that was played counts one virtual draw (as BayesElo's default prior does), said in
+    ``note``. Players with no scored game connecting them to the anchor get no rating."""
+    index = {p: i for i, p in enumerate(players)}
+    n = len(players)
+    points = [[0.0] * n for _ in range(n)]
+    played = [[0] * n for _ in range(n)]
+    tally = {p: [0, 0, 0, 0] for p in players}  # W D L void
+    for key, game in games:
+        i, j = index[key.a], index[key.b]
+        if game.void:
+            tally[key.a][3] += 1
+            tally[key.b][3] += 1
+            continue
+        played[i][j] += 1
+        played[j][i] += 1
+        points[i][j] += game.score
+        points[j][i] += 1.0 - game.score
+        kind = {1.0: 0, 0.5: 1, 0.0: 2}[game.score]
+        tally[key.a][kind] += 1
+        tally[key.b][2 - kind] += 1
+    component = _connected(index[anchor], played)
+    members = sorted(component)
+    s = np.array([[points[i][j] for j in members] for i in members], dtype=float)
+    m = np.array([[played[i][j] for j in members] for i in members], dtype=float)
+    virtual = not _strongly_connected(s)
+    note = ""
+    if virtual:
+        beaten = [players[members[k]] for k in range(len(members)) if s[k].sum() == 0]
+        unbeaten = [players[members[k]] for k in range(len(members)) if s[:, k].sum() == 0 and m[k].sum()]
+        who = ", ".join([f"{p} won every game" for p in unbeaten] + [f"{p} lost every game" for p in beaten])
+        note = (
+            f"no finite maximum-likelihood rating ({who or 'one group of players won every game against the rest'}): "
+            "every pairing played counts one virtual draw"
+        )
+        s = s + 0.5 * (m > 0)
+        m = m + 1.0 * (m > 0)
+    elo, half = _fit(s, m, members.index(index[anchor]))
+    rated = {members[k]: (elo[k], half[k]) for k in range(len(members))}
+    out = []
+    for i, p in enumerate(players):
+        wins, draws, losses, void = tally[p]
+        e, h = rated.get(i, (None, None))
+        out.append(Rating(p, e, h, wins + draws + losses, wins + 0.5 * draws, wins, draws, losses, void))
+    out.sort(key=lambda r: (r.elo is None, -(r.elo or 0.0), players.index(r.player)))
+    return Ratings(out, anchor, list(players), points, played, virtual, note)
+
+
+def _connected(start: int, played: list[list[int]]) -> set[int]:
+    seen, todo = {start}, [start]
+    while todo:
+        i = todo.pop()
+        for j, count in enumerate(played[i]):
+            if count and j not in seen:
+                seen.add(j)
+                todo.append(j)
+    return seen
+
+
+def _strongly_connected(scored: np.ndarray) -> bool:
+    """Whether every player reaches every other along "scored a point against" (the condition for a finite
+    maximum of the likelihood, Zermelo/Ford)."""
+    n = len(scored)
+    for graph in (scored > 0, (scored > 0).T):
+        seen, todo = {0}, [0]
+        while todo:
+            i = todo.pop()
+            for j in np.flatnonzero(graph[i]):
+                if int(j) not in seen:
+                    seen.add(int(j))
+                    todo.append(int(j))
+        if len(seen) < n:
+            return False
+    return True
+
+
+def _fit(s: np.ndarray, m: np.ndarray, anchor: int) -> tuple[list[float], list[float]]:
+    """Newton's method on the (concave) log-likelihood, the anchor fixed at 0; Elo and 95 % half widths."""
+    n = len(s)
+    x = np.zeros(n)
+    free = [k for k in range(n) if k != anchor]
+    if not free:
+        return [0.0], [0.0]
+
+    def loglik(x: np.ndarray) -> float:
+        d = x[:, None] - x[None, :]
+        return float(np.sum(s * -np.logaddexp(0.0, -d)))
+
+    for _ in range(200):
+        p = 1.0 / (1.0 + np.exp(-(x[:, None] - x[None, :])))
+        grad = (s - m * p).sum(axis=1)
+        w = m * p * (1.0 - p)
+        hess = w.copy()
+        np.fill_diagonal(hess, -w.sum(axis=1) + np.diag(w))
+        step = np.linalg.solve(hess[np.ix_(free, free)], grad[free])
+        t, before = 1.0, loglik(x)
+        while True:
+            trial = x.copy()
+            trial[free] -= t * step
+            if loglik(trial) >= before - 1e-12 or t < 1e-6:
+                break
+            t /= 2
+        x = trial
+        if np.max(np.abs(t * step)) < 1e-10:
+            break
+    p = 1.0 / (1.0 + np.exp(-(x[:, None] - x[None, :])))
+    w = m * p * (1.0 - p)
+    info = -w
+    np.fill_diagonal(info, w.sum(axis=1) - np.diag(w))
+    cov = np.linalg.inv(info[np.ix_(free, free)])
+    half = [0.0] * n
+    for k, f in enumerate(free):
+        half[f] = Z95 * math.sqrt(max(cov[k, k], 0.0)) * ELO_PER_NAT
+    return [float(v) * ELO_PER_NAT for v in x], half
+
+
+def format_ratings(r: Ratings) -> str:
+    """The ratings table, then the score matrix (row's points against column / scored games)."""
+    rows: list[tuple[str, ...]] = [("rank", "player", "Elo", "95% CI", "games", "score %", "W", "D", "L", "void")]
+    for rank, x in enumerate(r.ratings, start=1):
+        rows.append(
+            (
+                str(rank) if x.elo is not None else "-",
+                x.player + (" (anchor)" if x.player == r.anchor else ""),
+                f"{x.elo:+.0f}" if x.elo is not None else "-",
+                ("0" if x.player == r.anchor else f"±{x.ci95:.0f}") if x.ci95 is not None else "-",
+                str(x.games),
+                f"{100 * x.score:.1f}" if x.score is not None else "-",
+                str(x.wins),
+                str(x.draws),
+                str(x.losses),
+                str(x.void),
+            )
+        )
+    out = _table(rows, left=2)
+    if r.note:
+        out += "\n" + r.note
+    unrated = [x.player for x in r.ratings if x.elo is None]
+    if unrated:
+        out += f"\nnot rated (no scored game connects them with {r.anchor}): {', '.join(unrated)}"
+    names = r.players
+    matrix: list[tuple[str, ...]] = [("", *names)]
+    for i, p in enumerate(names):
+        cells = []
+        for j in range(len(names)):
+            if i == j:
+                cells.append("-")
+            elif r.games[i][j]:
+                cells.append(f"{_half(r.points[i][j])}/{r.games[i][j]}")
+            else:
+                cells.append("")
+        matrix.append((p, *cells))
+    return out + "\n\nscore matrix (the row's points against the column / scored games):\n" + _table(matrix)
+
+
+def _half(x: float) -> str:
+    return f"{x:.0f}" if x == int(x) else f"{x:.1f}"
+
+
+def _table(rows: list[tuple[str, ...]], left: int = 1) -> str:
+    """Columns aligned, the first ``left`` to the left, the others to the right; a rule under the header."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [
+        "  ".join(v.ljust(w) if i < left else v.rjust(w) for i, (v, w) in enumerate(zip(row, widths, strict=True)))
+        for row in rows
+    ]
+    lines.insert(1, "-" * len(lines[0]))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+class TournamentProgress:
+    """A plain-text progress bar on stderr: games of the whole tournament (those of the journal included)."""
+
+    def __init__(self, total: int, before: int, stream: IO[str] | None = None) -> None:
+        self.total = total
+        self.before = before
+        self.stream = stream or sys.stderr
+        self.start = time.monotonic()
+
+    def __call__(self, results: list[ArenaGame]) -> None:
+        now = len(results)
+        done = self.before + now
+        void = sum(bool(r.void) for r in results)
+        filled = 30 * done // max(1, self.total)
+        elapsed = time.monotonic() - self.start
+        left = elapsed / now * (self.total - done) if now else 0.0
+        self.stream.write(
+            f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} games"
+            + (f" ({self.before} from the journal)" if self.before else "")
+            + (f"  {void} void" if void else "")
+            + f"  {elapsed:.0f}s elapsed, ~{left:.0f}s left "
+        )
+        if done == self.total:
+            self.stream.write("\n")
+        self.stream.flush()

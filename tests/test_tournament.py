@@ -1,0 +1,183 @@
+"""``blokus tournament`` (issue 53.1): the schedule, the journal that makes it resumable, maximum-likelihood Elo,
+and a tournament stopped by Ctrl-C and resumed (nothing lost, nothing twice)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ai.arena import ArenaGame, make_specs
+from ai.tournament import GameKey, Journal, JournalError, format_ratings, pairings, rate, schedule
+from cli.tournament import main as tournament_main
+from tests.test_arena_match import CAP_S, read_until
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def game(score: float, void: str = "") -> ArenaGame:
+    return ArenaGame(0, "PENTO_L", 0, 0, 0, score, 0, void=void)
+
+
+def simulated(elos: dict[str, float], per_pairing: int, seed: int) -> list[tuple[GameKey, ArenaGame]]:
+    rng = random.Random(seed)
+    names = list(elos)
+    out = []
+    for a, b in pairings(names):
+        p = 1 / (1 + 10 ** (-(elos[a] - elos[b]) / 400))
+        for r in range(per_pairing):
+            out.append((GameKey(a, b, r // 2, r % 2), game(1.0 if rng.random() < p else 0.0)))
+    return out
+
+
+def test_the_schedule_plays_each_opening_from_both_seats_in_every_pairing():
+    base = make_specs(4, seed=3, move_time=0.1)
+    games = schedule(pairings(["a", "b", "c"]), base)
+    assert len(games) == 12 and len({g.spec.index for g in games}) == 12
+    assert len({g.key for g in games}) == 12
+    for g in games:
+        # the pair of a game: the same opening, the other seat, indices 2k and 2k+1
+        mate = next(
+            o for o in games if o.key.a == g.key.a and o.key.b == g.key.b and o.key.round == g.key.round and o is not g
+        )
+        assert {g.spec.index, mate.spec.index} == {g.spec.index & ~1, (g.spec.index & ~1) + 1}
+        assert g.spec.start_piece == mate.spec.start_piece and g.spec.a_team != mate.spec.a_team
+        assert g.spec.start_piece == base[g.key.round * 2].start_piece  # the same openings for every pairing
+    assert [g.key.round for g in games[:6]] == [0] * 6  # round by round: a stopped tournament stays balanced
+    assert pairings(["a", "b", "c"], gauntlet="b") == [("b", "a"), ("b", "c")]
+
+
+def test_maximum_likelihood_elo_finds_the_strengths_within_its_intervals():
+    truth = {"a": 0.0, "b": 150.0, "c": -200.0}
+    r = rate(list(truth), simulated(truth, 400, seed=5), anchor="a")
+    assert not r.virtual_draws and not r.note
+    by = {x.player: x for x in r.ratings}
+    assert by["a"].elo == 0.0 and by["a"].ci95 == 0.0
+    for p in ("b", "c"):
+        assert by[p].elo is not None and by[p].ci95 is not None
+        assert abs(by[p].elo - truth[p]) < by[p].ci95, (p, by[p])
+        assert 20 < by[p].ci95 < 80
+    assert [x.player for x in r.ratings] == ["b", "a", "c"]
+    # the matrix: points both ways add up to the games
+    assert all(r.points[i][j] + r.points[j][i] == r.games[i][j] for i in range(3) for j in range(3) if i != j)
+
+
+def test_a_player_who_lost_everything_gets_a_virtual_draw_per_pairing_said_in_one_line():
+    games = [(GameKey("a", "b", i // 2, i % 2), game(0.5 if i % 3 else 1.0)) for i in range(6)]
+    games += [(GameKey("a", "z", i // 2, i % 2), game(1.0)) for i in range(4)]
+    games += [(GameKey("b", "z", i // 2, i % 2), game(1.0)) for i in range(4)]
+    r = rate(["a", "b", "z"], games, anchor="a")
+    assert r.virtual_draws and "(z lost every game)" in r.note
+    z = next(x for x in r.ratings if x.player == "z")
+    assert z.elo is not None and z.elo < -300 and z.losses == 8 and z.points == 0
+    assert "virtual draw" in format_ratings(r)
+
+
+def test_the_note_names_who_won_and_who_lost_everything():
+    games = [(GameKey("a", "b", 0, s), game(1.0)) for s in (0, 1)] + [
+        (GameKey("b", "c", 0, s), game(1.0)) for s in (0, 1)
+    ]
+    assert "(a won every game, c lost every game)" in rate(["a", "b", "c"], games, anchor="b").note
+
+
+def test_void_games_are_listed_but_never_rated_and_unconnected_players_get_no_rating():
+    games = [(GameKey("a", "b", 0, 0), game(1.0)), (GameKey("a", "b", 0, 1), game(0.0))]
+    games += [(GameKey("a", "c", 0, 0), game(0.5, void="B did not join")), (GameKey("a", "c", 0, 1), game(1.0, "x"))]
+    r = rate(["a", "b", "c"], games, anchor="a")
+    c = next(x for x in r.ratings if x.player == "c")
+    assert c.elo is None and c.games == 0 and c.void == 2
+    a = next(x for x in r.ratings if x.player == "a")
+    assert (a.games, a.void, a.points) == (2, 2, 1.0)
+    assert "not rated (no scored game connects them with a): c" in format_ratings(r)
+
+
+def test_the_journal_drops_a_cut_off_line_counts_a_key_once_and_refuses_another_tournament(tmp_path):
+    path = tmp_path / "t.jsonl"
+    settings = {"players": ["a", "b"], "seed": 1}
+    journal = Journal(path, settings).open()
+    journal.record(GameKey("a", "b", 0, 0), game(1.0))
+    journal.record(GameKey("a", "b", 0, 0), game(0.0))  # the same key again: not written
+    journal.close()
+    line = path.read_text().splitlines()[1]
+    with open(path, "a") as fh:
+        fh.write(line + "\n" + line[:20])  # a duplicate (by hand) and a line cut off by a crash
+    again = Journal(path, settings).open()
+    assert list(again.games) == [GameKey("a", "b", 0, 0)] and again.games[GameKey("a", "b", 0, 0)].score == 1.0
+    assert any("incomplete" in n for n in again.notes) and any("twice" in n for n in again.notes)
+    again.record(GameKey("a", "b", 0, 1), game(0.5))
+    again.close()
+    assert all(json.loads(x) for x in path.read_text().splitlines())  # every line whole again
+    with pytest.raises(JournalError, match="seed was 1, now 2"):
+        Journal(path, {**settings, "seed": 2}).open()
+    (tmp_path / "other.txt").write_text("hello\n")
+    with pytest.raises(JournalError, match="not a tournament journal"):
+        Journal(tmp_path / "other.txt", settings).open()
+
+
+def test_a_tournament_prints_ratings_and_matrix_and_writes_json(tmp_path, capsys):
+    out_json = tmp_path / "t.json"
+    code = tournament_main(
+        ["random", "greedy", "level2", "--games", "2", "--quiet", "--resume", str(tmp_path / "j.jsonl"),
+         "--json", str(out_json)]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "6 of 6 games played (0 from the journal" in out and "score matrix" in out
+    data = json.loads(out_json.read_text())
+    assert data["games_finished"] == 6 and len(data["games"]) == 6
+    assert {(g["key"]["a"], g["key"]["b"]) for g in data["games"]} == {
+        ("random", "greedy"),
+        ("random", "level2"),
+        ("greedy", "level2"),
+    }
+    assert sum(r["games"] for r in data["ratings"]) == 12  # each game counts for both its players
+    assert next(r for r in data["ratings"] if r["player"] == "random")["elo"] == 0.0  # the anchor: the first
+
+
+def test_bad_tournaments_are_one_line(capsys):
+    for argv, words in (
+        (["random"], "at least two players"),
+        (["random", "random"], "each player once"),
+        (["random", "greedy", "--games", "3"], "must be even"),
+        (["random", "greedy", "--anchor", "level2"], "none of the players"),
+        (["random", "nobody"], "unknown player"),
+    ):
+        with pytest.raises(SystemExit) as exc:
+            tournament_main(argv)
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and words in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_ctrl_c_then_resume_plays_only_the_missing_games(tmp_path):
+    journal = tmp_path / "t.jsonl"
+    command = [sys.executable, "-m", "blokus", "tournament", "random", "greedy", "level2", "--games", "2"]
+    command += ["--resume", str(journal), "--jobs", "2"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    first = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path, start_new_session=True
+    )
+    try:
+        read_until(first.stderr, b"] 2/6", CAP_S)  # two games finished
+        os.killpg(first.pid, signal.SIGINT)
+        out, _ = first.communicate(timeout=CAP_S)
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+    assert first.returncode == 130, out
+    lines = journal.read_text().splitlines()
+    before = len(lines) - 1
+    assert 2 <= before < 6 and f"--resume {journal} plays them" in out.decode()
+    second = subprocess.run(command, capture_output=True, env=env, cwd=tmp_path, timeout=CAP_S * 2)
+    assert second.returncode == 0, second.stderr
+    text = second.stdout.decode()
+    assert f"6 of 6 games played ({before} from the journal {journal}, {6 - before} now)" in text
+    entries = [json.loads(x) for x in journal.read_text().splitlines()[1:]]
+    keys = [tuple(e["key"].values()) for e in entries]
+    assert len(keys) == 6 and len(set(keys)) == 6  # nothing twice, nothing lost
+    assert entries[:before] == [json.loads(x) for x in lines[1:]]  # the first run's games kept as they were
