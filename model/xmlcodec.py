@@ -25,6 +25,8 @@ instances of every message model.
 
 from __future__ import annotations
 
+import contextlib
+import operator
 import re
 import types
 import typing
@@ -51,6 +53,9 @@ CHECKED_ATTRIBUTE = "xml_checked_by_reader"
 # per field type (untrusted input cannot make them grow); other values are validated (or written) each time.
 _MEMO_LIMIT = 512
 _MEMO_LENGTH = 64
+# whole elements of attributes only (a board's <field>: 20 × 20 × 4 colours), the same bounds
+_ELEMENT_MEMO_LIMIT = 2048
+_ELEMENT_MEMO_LENGTH = 128
 _MISSING = object()
 
 
@@ -467,6 +472,22 @@ def _maker(schema: _Schema) -> Callable[[dict[str, Any]], BaseModel]:
     """Values -> an instance without validation: defaults for the fields not given, ``model_fields_set`` = the
     given ones (what ``model_construct`` does, which cannot take a field named ``cls``)."""
     model, required, defaults, factories = schema.model, schema.required, schema.defaults, schema.factories
+    if len(required) == len(defaults):  # every field given, e.g. a board's <field>: 400 in a memento
+        names = tuple(defaults)  # the declaration order, as pydantic keeps it
+
+        def make_all(values: dict[str, Any]) -> BaseModel:
+            if tuple(values) != names:  # another order, or other fields
+                if values.keys() != required:
+                    raise TypeError(f"{model.__name__}: fields {sorted(values)} (declared: {sorted(defaults)})")
+                values = {name: values[name] for name in names}
+            instance = _new(model)
+            _set_dict(instance, values)  # the caller's new dict, taken over
+            _set_fields_set(instance, set(required))
+            _set_extra(instance, None)
+            _set_private(instance, None)
+            return instance
+
+        return make_all
 
     def make(values: dict[str, Any]) -> BaseModel:
         full = defaults | values
@@ -488,7 +509,7 @@ def _maker(schema: _Schema) -> Callable[[dict[str, Any]], BaseModel]:
 
 def maker(model: type[Model]) -> Callable[[dict[str, Any]], Model]:
     """A function of a dict of values already valid -> ``model(**values)`` without validation; defaults for the
-    fields not given, ``model_fields_set`` = the given ones."""
+    fields not given, ``model_fields_set`` = the given ones. The dict may become the instance's: pass a new one."""
     return _schema(model).make  # type: ignore[return-value]
 
 
@@ -546,6 +567,26 @@ def _layout_writer(model: type[BaseXmlModel], layout: _Layout) -> Writer:
     attributes = layout.attributes
     text = None if layout.text is None else (layout.text.name, layout.text.writes)
     elements = [(f.name, f.many, f.xml, f.writes, _any if f.model is None else f.model.write) for f in layout.elements]
+    if text is None and not elements:  # attributes only, e.g. a board's <field>: 400 in a memento
+        key_of = operator.itemgetter(*(name for name, _ in attributes)) if attributes else (lambda _: ())
+        memo: dict[tuple[str, Any], str] = {}  # (tag, values) -> the element: a board's few hundred <field>s
+
+        def write_empty(instance: Any, tag: str, out: list[str], depth: int, pads: Pads) -> None:
+            if type(instance) is not model and not isinstance(instance, model):
+                raise TypeError(f"not a {model.__name__}: {instance!r}")
+            values = instance.__dict__
+            key = (tag, key_of(values))
+            try:
+                element = memo[key]
+            except (KeyError, TypeError):  # TypeError: a value that is no dict key
+                pieces = [writes[values[name]] for name, writes in attributes if values[name] is not None]
+                element = "<" + tag + "".join(pieces) + "/>"
+                if len(memo) < _ELEMENT_MEMO_LIMIT and len(element) <= _ELEMENT_MEMO_LENGTH:
+                    with contextlib.suppress(TypeError):
+                        memo[key] = element
+            out.append(pads[0][depth] + element)
+
+        return write_empty
 
     def write(instance: Any, tag: str, out: list[str], depth: int, pads: Pads) -> None:
         if type(instance) is not model and not isinstance(instance, model):
