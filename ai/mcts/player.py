@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -54,6 +55,11 @@ STOP_RESERVE_S = 0.05
 PONDER_LIMIT_S = 30.0
 # the first thread of a parallel search waits this long (real time) for each other thread's last slice
 HELPER_JOIN_S = 0.03
+# the other threads stop this much earlier than the first, and run this much nicer (Linux: a thread's own nice
+# value): on a loaded machine the thread that chooses and returns the move gets the CPU first (a 2-thread series
+# against level 7 under load 5-7 had one move of 2.009 s without them)
+HELPER_LEAD_S = 0.1
+HELPER_NICE = 5
 
 
 class _Either:
@@ -64,6 +70,15 @@ class _Either:
 
     def is_set(self) -> bool:
         return self.first.is_set() or self.second.is_set()
+
+
+def _be_nicer(step: int) -> None:
+    """Lower the calling thread's priority by ``step`` (Linux sets a nice value per thread; elsewhere nothing)."""
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + step))
+    except (AttributeError, OSError):  # no per-thread priorities here: the threads run alike
+        pass
 
 
 def counted_simulations(count: int, placed: int) -> int:
@@ -233,9 +248,11 @@ class MctsPlayer(Engine):
 
         def helper(i: int) -> None:
             try:
+                _be_nicer(HELPER_NICE)
                 seed_rng((seed + 7919 * i) % 2**31)  # numba's generator is per thread
                 stop = _Either(timer.stop, halt)
-                own = TimeKeeper(self.clock, timer.deadline, stop, self.cpu_clock, timer.base_reserve)
+                deadline = timer.deadline - HELPER_LEAD_S
+                own = TimeKeeper(self.clock, deadline, stop, self.cpu_clock, timer.base_reserve)
                 self._run(self.workers[i], start, params, own, room, shares[i])
             except BaseException as exc:  # noqa: BLE001 - any failure of a helper: the search goes on in one thread
                 self._failure = self._failure or f"thread {i + 1} failed: {type(exc).__name__}: {exc}"
