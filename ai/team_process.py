@@ -42,7 +42,21 @@ from pathlib import Path
 from ai import processes
 from ai.base import Player
 from ai.players import PlayerSpec
-from ai.pyplayer import GAME_OVER, MOVE, QUIT, STOP, FrameError, FrameReader, PlayerCodeError, PlayerLoadError, frame
+from ai.pyplayer import (
+    END_IDLE,
+    GAME_OVER,
+    IDLE,
+    JOINED,
+    MOVE,
+    QUIT,
+    SERVER_ERROR,
+    STOP,
+    FrameError,
+    FrameReader,
+    PlayerCodeError,
+    PlayerLoadError,
+    frame,
+)
 from model.moves import Move, parse_move
 from model.pieces import Team
 from model.result import GameResult
@@ -153,6 +167,7 @@ class TeamChild:
         self.started_at = time.monotonic()
         self.engine_at: float | None = None  # our engine loaded: the team's file is imported from here on
         self.ready = False
+        self.waits = False  # the class has while_waiting: it is told when it is not its turn
         self.class_name = ""
         self.failure = ""  # why it cannot play: a load error, an exit, a protocol violation ("" while it can)
         self.busy: tuple[int, int] | None = None  # (request id, turn) of the answer it is still computing
@@ -198,6 +213,7 @@ class TeamChild:
             self.engine_at = time.monotonic()
         elif kind == "ready":
             self.ready, self.class_name = True, str(message["class"])[:100]
+            self.waits = message.get("waits") is True
         elif kind == "load_error":
             self._fail(printable(str(message["line"])))
         elif kind in ("move", "error"):
@@ -326,6 +342,7 @@ class TeamPlayer(Player):
         self.restarts = 0  # times a new process took over
         self.last_info: dict = {}
         self._rid = 0
+        self._team: Team | None = None  # ours, known from the first move request
         self._loop: asyncio.AbstractEventLoop | None = None
         self._changed: asyncio.Event | None = None
         self._shown: set[str] = set()  # kinds of exceptions whose traceback was shown
@@ -449,6 +466,7 @@ class TeamPlayer(Player):
             raise PlayerCodeError("starting", f"starting at turn {turn}: your player's new process is not ready yet")
         self._rid += 1
         rid = self._rid
+        self._team = state.current_team
         if not child.ask(rid, state, deadline, state.current_team):
             raise PlayerCodeError("process ended", f"process ended at turn {turn}: {child.failure}")
         await self._until(lambda: rid in child.answers or not child.alive, None)
@@ -474,6 +492,32 @@ class TeamPlayer(Player):
             f"blokus: your player raised {kind} at turn {turn} (further {kind}s are counted, not shown):\n"
             + printable(trace, None).replace("\\n", "\n")
         )
+
+    @property
+    def thinks_while_waiting(self) -> bool:
+        child = self.active
+        return child is not None and child.waits
+
+    def start_pondering(self, state: GameState) -> None:
+        """``while_waiting`` in the team's process, given the position after our move (``state``)."""
+        child = self.active
+        if child is not None and child.ready and child.waits and child.busy is None:
+            child.send((IDLE, state, self._team))
+
+    def stop_pondering(self) -> None:
+        child = self.active
+        if child is not None and child.waits:
+            child.send((END_IDLE,))
+
+    def joined(self, room_id: str) -> None:
+        for child in (self.active, self.standby):
+            if child is not None:
+                child.send((JOINED, room_id))
+
+    def server_error(self, message: str) -> None:
+        child = self.active
+        if child is not None:
+            child.send((SERVER_ERROR, message))
 
     def cancel(self) -> None:
         child = self.active

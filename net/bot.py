@@ -303,6 +303,7 @@ class Bot:
     async def _on_event(self, event) -> None:
         if isinstance(event, Joined):
             log.info("joined room %s", event.room_id)
+            self.player.joined(event.room_id)
         elif isinstance(event, Welcome):
             log.info("playing team %s", event.team.name)
         elif isinstance(event, StateChanged):
@@ -322,6 +323,7 @@ class Bot:
             self.player.game_over(event.result)  # a team's process gets it (waited for before the summary)
         elif isinstance(event, ServerError):
             log.warning("server error: %s", event.message)
+            self.player.server_error(event.message)
             if event.lobby:
                 self.failure = (EXIT_PROTOCOL, f"server error: {server_texts.shown(event.message)}")
         elif isinstance(event, Left):
@@ -389,7 +391,7 @@ class Bot:
             return
         self.moves += 1
         self.max_elapsed = max(self.max_elapsed, time.monotonic() - request.at)
-        if self.options.ponder:
+        if self.options.ponder or self.player.thinks_while_waiting:
             after = state.copy()
             after.play(decision.move)  # legal: the controller checked it
             if not after.is_over:
