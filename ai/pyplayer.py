@@ -19,10 +19,11 @@ anything it writes to its stdout go to the child's stderr, which the parent forw
   ``move``, ``end_idle``, ``game_over`` or ``quit`` arrives. Unknown kinds are ignored.
 * child → parent, a JSON object (read by the parent with a size limit, never unpickled: the team's code
   runs here): ``{"t": "engine"}`` (our compiled engine is loaded: a first start compiles it),
-  ``{"t": "ready", "class": NAME, "waits": BOOL}`` (``waits``: it has ``while_waiting``), ``{"t": "load_error",
-  "line": ...}``, ``{"t": "move", "rid": N, "move": "BLUE PENTO_L RIGHT false 3 0"}`` (the move as plain
-  values, ``model.moves.as_move``), ``{"t": "error", "rid": N, "kind": "ValueError", "line": ..., "trace":
-  ...}`` (an exception, or an answer that is no move: kind ``not a move``), ``{"t": "done", "line": ...}`` (``on_game_over`` has returned; a line if it raised).
+  ``{"t": "ready", "class": NAME, "waits": BOOL}`` (``waits``: it has ``while_waiting``),
+  ``{"t": "load_error", "line": ...}``, ``{"t": "move", "rid": N, "move": "BLUE PENTO_L RIGHT false 3 0"}``
+  (the move as plain values, ``model.moves.as_move``), ``{"t": "error", "rid": N, "kind": "ValueError",
+  "line": ..., "trace": ...}`` (an exception, or an answer that is no move: kind ``not a move``),
+  ``{"t": "done", "line": ...}`` (``on_game_over`` has returned; a line if it raised).
 
 Before the team's file is imported the child lowers its own memory limit (``RLIMIT_DATA``: a big allocation
 is a ``MemoryError`` in the team's code, not a machine out of memory) and offers itself first to the kernel's
