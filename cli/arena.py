@@ -243,7 +243,6 @@ def _play(
     )
     print(format_table(s))
     if sprt is not None:
-        s["sprt"] = sprt.as_dict()
         print(sprt.describe())
         print(sprt.games_line(len(results), args.games))
         if not sprt.decided and not stopped:
@@ -253,7 +252,8 @@ def _play(
     if args.json:
         with open(args.json, "w") as fh:
             games = [{**asdict(r), "result": None} for r in results]  # the model result is not JSON
-            json.dump({"args": vars(args), "summary": s, "games": games, "stopped": stopped}, fh, indent=1)
+            summary_json = s.to_dict() | ({"sprt": sprt.as_dict()} if sprt is not None else {})
+            json.dump({"args": vars(args), "summary": summary_json, "games": games, "stopped": stopped}, fh, indent=1)
     if runner is not None and temporary_logs and kept:
         print(
             f"blokus arena: the logs of {kept} game(s) with a forfeit, a loss of the program under test or no "
@@ -263,6 +263,6 @@ def _play(
     if stopped:
         return 130 if why == "Ctrl-C" else 1
     if results and all(r.void for r in results):
-        print(f"blokus arena: no game had a result: {s['void_games'][0]}", file=sys.stderr)
+        print(f"blokus arena: no game had a result: {s.void_games[0]}", file=sys.stderr)
         return 1
     return 0

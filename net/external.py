@@ -50,6 +50,7 @@ from ai import processes
 from ai.players import PlayerKind, PlayerSpec
 from ai.processes import describe_exit
 from ai.pyplayer import PlayerLoadError
+from ai.referee import hard_timeout_line, illegal_line, timeout_line
 from ai.team_process import check_team_player
 from model.exits import EXIT_FALLBACK
 from model.moves import Move, MoveMistake
@@ -628,15 +629,13 @@ class HostedGame:
             if mistake is not None and move is not None and state is not None:
                 rule = state.refusal_text(move, mistake)  # the rule and the fields, as the TUI says it
             else:
-                rule = mistake.english if mistake is not None else "refused by the rules"
-            what = f"{move} ({rule})" if move is not None else rule
-            return "illegal move", f"illegal move at turn {last.turn if last is not None else turn}: {what}"
+                rule = mistake.english if mistake is not None else ""
+            return "illegal move", illegal_line(move, rule, last.turn if last is not None else turn)
         if cause is Cause.SOFT_TIMEOUT:
-            ms = (last.latency or 0.0) * 1000 if last is not None else 0.0
-            return "timeout", f"timeout: {ms:.0f} ms at turn {turn}"
+            return "timeout", timeout_line((last.latency or 0.0) if last is not None else 0.0, turn)
         if cause is Cause.HARD_TIMEOUT:
             hard = self.timeouts.hard if self.timeouts.hard is not None else UNTIMED_HARD_S
-            return "timeout", f"timeout: no move within {hard * 1000:.0f} ms at turn {turn}"
+            return "timeout", hard_timeout_line(hard, turn)
         if cause is Cause.PROCESS_VIOLATION:
             return "protocol", f"protocol violation at turn {turn}: a move that was not requested"
         program = self.programs.get(team)

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ai.referee import Referee
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
 from model.record import GameRecord
@@ -160,6 +161,7 @@ class Room:
         self.encoder = encoder  # async memento serializer (a worker process); None: in the loop
         self._publishing = False
         self.state: GameState | None = None
+        self.referee: Referee | None = None  # from the game's start
         self.record = GameRecord()  # every state sent, with the moves (for replays)
         self.history_xml: list[str] = []  # ... as sent (pretty-printed like the replay layout)
         self.result: GameResult | None = None
@@ -228,6 +230,7 @@ class Room:
             return
         piece = self.start_piece or GameState.new(rng=self.rng, season=self.season).start_piece
         self.state = GameState.new(piece, season=self.season)
+        self.referee = Referee(self.state, self.timeouts.soft)  # judges every move on this state
         self.started_at = time.monotonic()
         for slot in self.slots:
             peer = slot.peer
@@ -315,34 +318,26 @@ class Room:
                 peer.close(NOT_REQUESTED)
                 self.on_leave(peer)
             return
-        state = self.state
-        assert state is not None, "a move was requested, so the game has started"
+        state, referee = self.state, self.referee
+        assert state is not None and referee is not None, "a move was requested, so the game has started"
         elapsed = (self.clock() if at is None else at) - self._requested_at
-        soft = self.timeouts.soft
         self._pending = None
         self._cancel_timer()
         self.latencies.append(elapsed)
-        if move is None and mistake is not None:
-            if soft is not None and slot.can_timeout and elapsed > soft:
-                self._end_irregular(slot.team, Cause.SOFT_TIMEOUT, self._reason(Cause.SOFT_TIMEOUT, slot))
-            else:
-                self._rule_violation(slot, None, mistake)
-            return
-        if move is None:
+        if move is None and mistake is None:
             log.info("room %s: unreadable move from %s: %s", self.id[:8], slot.team.name, printable(error))
             peer.close(error or "unreadable move")
             self._end_irregular(slot.team, Cause.LEFT, self._reason(Cause.LEFT, slot, "PROTOCOL_ERROR"))
             return
-        if soft is not None and slot.can_timeout and elapsed > soft:
+        ruling = referee.judge(move, elapsed, can_timeout=slot.can_timeout, mistake=mistake)
+        if ruling.cause is Cause.SOFT_TIMEOUT:
             log.info("room %s: %s soft timeout (%.0f ms)", self.id[:8], slot.team.name, elapsed * 1000)
             self._end_irregular(slot.team, Cause.SOFT_TIMEOUT, self._reason(Cause.SOFT_TIMEOUT, slot))
             return
-        mistake = state.validate(move)
-        if mistake is not None:
-            self._rule_violation(slot, move, mistake)
+        if ruling.mistake is not None:
+            self._rule_violation(slot, move, ruling.mistake)
             return
-        state.push(move)
-        self.moves += 1
+        self.moves += 1  # accepted: the referee has played it on the state
         if self.encoder is None:
             self._publish_state(move=move)
             self._proceed()

@@ -380,8 +380,8 @@ def test_arena_summary_counts():
         GameResult(1, "PENTO_L", 1, 90, 90, 0.5, 80, [0.4], [0.1]),
     ]
     s = summary(results, "a", "b")
-    assert (s["wins"], s["draws"], s["losses"]) == (1, 1, 0)
-    assert s["score"] == 0.75 and s["a_max_ms"] == pytest.approx(400)
+    assert (s.wins, s.draws, s.losses) == (1, 1, 0)
+    assert s.score == 0.75 and s.a_max_ms == pytest.approx(400)
 
 
 class _DyingEngine:
@@ -464,7 +464,8 @@ def test_an_untimed_arena_game_lets_a_slow_player_finish(monkeypatch):
     monkeypatch.setattr(arena, "time", types.SimpleNamespace(monotonic=slow_clock))
     timed, untimed = (make_specs(2, seed=3, move_time=0.05, timed=t)[0] for t in (True, False))
     lost = arena._play(timed, make_player("greedy", 1), make_player("random", 2))
-    assert lost.forfeit.startswith("A too slow at turn 0: 2.5") and lost.score == 0.0 and lost.turns < 8
+    assert re.match(r"A timeout: 25\d\d ms at turn 0$", lost.forfeit) and lost.score == 0.0 and lost.turns < 8
+    assert lost.forfeit_class == "timeout" and lost.result.cause.name == "SOFT_TIMEOUT"
     played = arena._play(untimed, make_player("greedy", 1), make_player("random", 2))
     assert played.forfeit == "" and played.result.cause.name == "REGULAR" and played.turns > 40
     assert max(played.a_times) > 2.0

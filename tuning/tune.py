@@ -71,18 +71,18 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.monotonic()
             res = run_match(specs, factory(args.player, cand), factory(args.player, best), args.jobs)
             s = summary(res, "cand", "best")
-            accepted = s["score"] > args.accept
+            accepted = s.score > args.accept
             line = {
                 "round": rnd,
                 "step": step,
                 "param": name,
                 "value": getattr(cand, name),
                 "old": getattr(best, name),
-                "score": round(s["score"], 4),
-                "ci95": [round(x, 3) for x in s["ci95"]],
-                "W": s["wins"],
-                "D": s["draws"],
-                "L": s["losses"],
+                "score": round(s.score, 4),
+                "ci95": [round(x, 3) for x in s.ci95],
+                "W": s.wins,
+                "D": s.draws,
+                "L": s.losses,
                 "accepted": accepted,
                 "player": args.player,
                 "games": args.games,
