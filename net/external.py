@@ -17,10 +17,10 @@ the server's :class:`~model.result.GameResult`; a lost game is named in one line
 * ``did not join within 30 s``
 * ``left the game at turn N`` (closed its connection, or exited with 0, during the game)
 
-A seat of our own (:attr:`Seat.ours`: a ``blokus bot`` against the program under test) plays on an inherited
+A seat of our own (:attr:`HostedSeat.ours`: a ``blokus bot`` against the program under test) plays on an inherited
 socket that the server seats, so no code of it exists outside this process; any failure of its side (one of the
 lines above, a stop by a signal, its seat taken, a fallback move or an unclean end, told by its exit code) makes
-the game void (:attr:`Outcome.void`), never a result.
+the game void (:attr:`HostedOutcome.void`), never a result.
 
 Nothing is left behind (``ai.processes``): at the end a program gets a moment to leave by itself, then it
 and everything it started (its group, whatever carries its token, detached descendants adopted by this
@@ -59,7 +59,7 @@ from model.result import Cause, GameResult, irregular_result
 from model.season import DEFAULT_SEASON, Season
 from model.text import printable
 from net.guard import ConnectionLimits
-from net.rooms import Room, Slot, Timeouts
+from net.rooms import Room, RoomSeat, Timeouts
 from net.server import GameServer, ServerConfig, room_replay
 
 log = logging.getLogger("blokus.external")
@@ -254,7 +254,7 @@ def frame_of(trace: str) -> str:
 
 
 @dataclass
-class Seat:
+class HostedSeat:
     """A seat of a hosted game: ``command`` is started with the seat's reservation; ``None``: the caller
     joins with :attr:`HostedGame.reservations` (the TUI, a test)."""
 
@@ -279,7 +279,7 @@ class ArrivedMove:
 
 
 @dataclass
-class Outcome:
+class HostedOutcome:
     """The judged game. ``forfeit``: the one line of the side that lost irregularly ("" otherwise)."""
 
     result: GameResult | None  # None: cancelled (stopped early)
@@ -302,7 +302,7 @@ class HostedGame:
 
     def __init__(
         self,
-        seats: tuple[Seat, Seat],
+        seats: tuple[HostedSeat, HostedSeat],
         *,
         season: Season = DEFAULT_SEASON,
         timeouts: Timeouts | None = None,
@@ -334,7 +334,7 @@ class HostedGame:
         self.room: Room | None = None
         self.moves: list[ArrivedMove] = []  # every move that arrived, in order (appended in the server thread)
         self.failure: str | None = None  # the host itself could not run (port, a program that cannot start …)
-        self._outcome: Outcome | None = None
+        self._outcome: HostedOutcome | None = None
         self._no_join: tuple[Team, str] | None = None
         self._hurt: tuple[Team, str] | None = None  # our side was hurt (stopped, its seat taken): the game is void
         self._exit_codes: dict[Team, int | None] = {}  # before they were stopped (None: still running)
@@ -364,7 +364,7 @@ class HostedGame:
     def done(self) -> bool:
         return self._done.is_set()
 
-    def wait(self, timeout: float | None = None) -> Outcome | None:
+    def wait(self, timeout: float | None = None) -> HostedOutcome | None:
         """The outcome once the game is over and every program is stopped (None if not by ``timeout``)."""
         if not self._judged.wait(timeout):
             return None
@@ -398,7 +398,7 @@ class HostedGame:
                 with contextlib.suppress(Exception):
                     program.stop(self.stop_grace)
             if self._outcome is None:
-                self._outcome = Outcome(None, forfeit=self.failure or "", logs=self._logs())
+                self._outcome = HostedOutcome(None, forfeit=self.failure or "", logs=self._logs())
             self._ready.set()
             self._judged.set()
             self._done.set()
@@ -429,7 +429,7 @@ class HostedGame:
         try:
             self.port = server.port
             slots = [
-                Slot(team, display_name=seat.name, can_timeout=seat.can_timeout, reservation=code)
+                RoomSeat(team, display_name=seat.name, can_timeout=seat.can_timeout, reservation=code)
                 for team, seat, code in zip(Team, self.seats, self.reservations, strict=True)
             ]
             self.room = room = server.prepare_game(slots)
@@ -566,7 +566,7 @@ class HostedGame:
     def _logs(self) -> dict[Team, tuple[Path, Path]]:
         return {team: (p.out_path, p.err_path) for team, p in self.programs.items()}
 
-    def _judge(self, room: Room) -> Outcome:
+    def _judge(self, room: Room) -> HostedOutcome:
         times = {team: self.times(team) for team in Team}
         replay = room_replay(room) if room.history_xml else None
         turn = room.state.turn if room.state is not None else 0
@@ -576,7 +576,7 @@ class HostedGame:
             names = (self.seats[0].name, self.seats[1].name)
             left = irregular_result(team, Cause.LEFT, line, (0, 0), names, self.season)
             void = f"{self.seats[team].name} {line}"  # a game that never started is no result for anyone
-            return Outcome(
+            return HostedOutcome(
                 left, line, kind, team, 0, times, replay, self._logs(), void=void, traceback=self._trace(team)
             )
         result = room.result
@@ -586,14 +586,14 @@ class HostedGame:
             void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
         if result is None or result.regular or result.offender is None:
             void = void or (self._our_end() if result is not None else "")
-            return Outcome(result, "", "", None, turn, times, replay, self._logs(), void=void)
+            return HostedOutcome(result, "", "", None, turn, times, replay, self._logs(), void=void)
         team = result.offender
         kind, line = self._forfeit_line(team, result.cause, turn)
         if self.seats[team].ours and not void:  # our side's failure is never a result, whatever caused it
             void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
         void = void or self._our_end()
         trace = self._trace(team) if kind == "crashed" else ""
-        return Outcome(result, line, kind, team, turn, times, replay, self._logs(), void=void, traceback=trace)
+        return HostedOutcome(result, line, kind, team, turn, times, replay, self._logs(), void=void, traceback=trace)
 
     def _our_end(self) -> str:
         """Why our side's end after a played game voids it ("" if it ended well: exit 0). Its exit code is

@@ -33,8 +33,8 @@ from model.season import season_named
 from net.external import (
     LOG_LIMIT_BYTES,
     HostedGame,
+    HostedSeat,
     ProgramError,
-    Seat,
     program_command,
 )
 from net.rooms import Timeouts
@@ -173,7 +173,7 @@ class ExternalGames:
             sides.reverse()  # team ONE first
         one, two = (
             # a py: player is the team's code under test, run by our bot: its crash is its own, not a void game
-            Seat(
+            HostedSeat(
                 label,
                 self.command(player, spec, seed, ponder),
                 ours=not player.external,

@@ -36,7 +36,7 @@ from model.text import printable
 
 log = logging.getLogger("blokus.server")
 
-__all__ = ["Cause", "FinishedGame", "GameResult", "Lobby", "Peer", "Reservation", "Room", "Slot", "Timeouts"]
+__all__ = ["Cause", "FinishedGame", "GameResult", "Lobby", "Peer", "Reservation", "Room", "RoomSeat", "Timeouts"]
 
 NOT_REQUESTED = "We didn't request a move from you yet."
 
@@ -52,7 +52,7 @@ class Peer(Protocol):
 
 
 @dataclass
-class Slot:
+class RoomSeat:
     team: Team
     display_name: str = DEFAULT_SEASON.join_display_name  # rooms of other seasons fill in their season's name
     can_timeout: bool = True
@@ -136,7 +136,7 @@ class Room:
         room_id: str | None = None,
         prepared: bool = False,
         paused: bool = False,
-        slots: list[Slot] | None = None,
+        slots: list[RoomSeat] | None = None,
         start_piece: Shape | None = None,
         rng: random.Random | None = None,
         timeouts: Timeouts | None = None,
@@ -151,7 +151,7 @@ class Room:
         self.prepared = prepared
         self.paused = paused
         name = self.season.join_display_name
-        self.slots = slots or [Slot(Team.ONE, name), Slot(Team.TWO, name)]
+        self.slots = slots or [RoomSeat(Team.ONE, name), RoomSeat(Team.TWO, name)]
         self.observers: list[Peer] = []
         self.rng = rng or random.Random()
         self.start_piece = start_piece
@@ -194,21 +194,21 @@ class Room:
     def names(self) -> tuple[str, str]:
         return (self.slots[0].display_name, self.slots[1].display_name)
 
-    def free_slot(self, reservation: str | None = None) -> Slot | None:
+    def free_slot(self, reservation: str | None = None) -> RoomSeat | None:
         for slot in self.slots:
             if slot.peer is None and (reservation is None or slot.reservation == reservation):
                 return slot
         return None
 
-    def open_slot(self) -> Slot | None:
+    def open_slot(self) -> RoomSeat | None:
         """A free slot that nobody holds a reservation code for (``joinRoom``: the code holders always
         get their seats)."""
         return next((s for s in self.slots if s.peer is None and not s.reservation), None)
 
-    def slot_of(self, peer: Peer) -> Slot | None:
+    def slot_of(self, peer: Peer) -> RoomSeat | None:
         return next((s for s in self.slots if s.peer is peer), None)
 
-    def add_player(self, peer: Peer, slot: Slot) -> None:
+    def add_player(self, peer: Peer, slot: RoomSeat) -> None:
         """Seat ``peer``; starts the game when the room is full."""
         slot.peer = peer
         slot.peer_name = peer.name
@@ -369,11 +369,11 @@ class Room:
         elif not self.paused:
             self._request_move()
 
-    def _reason(self, cause: Cause, slot: Slot, detail: str = "") -> str:
+    def _reason(self, cause: Cause, slot: RoomSeat, detail: str = "") -> str:
         """The result reason of an irregular end caused by ``slot`` in this room's season."""
         return self.season.irregular_reason(cause, slot.display_name or slot.team.name, detail)
 
-    def _rule_violation(self, slot: Slot, move: Move | None, mistake: MoveMistake) -> None:
+    def _rule_violation(self, slot: RoomSeat, move: Move | None, mistake: MoveMistake) -> None:
         shown = move if mistake.carries_move else None
         text = self.season.invalid_move_error(slot.display_name, mistake, move)
         xml = self.wire.room_error(self.id, text, shown)
@@ -497,7 +497,7 @@ class Room:
 @dataclass
 class Reservation:
     room: Room
-    slot: Slot
+    slot: RoomSeat
 
 
 @dataclass

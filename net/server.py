@@ -45,7 +45,7 @@ from model.text import printable
 from net import wire
 from net.guard import ConnectionCounter, ConnectionLimits, WorkBudget
 from net.lines import LineWriter
-from net.rooms import FinishedGame, Lobby, Room, Slot, Timeouts
+from net.rooms import FinishedGame, Lobby, Room, RoomSeat, Timeouts
 
 log = logging.getLogger("blokus.server")
 
@@ -512,7 +512,7 @@ class GameServer:
         self.lobby.add(room)
         return room
 
-    def prepare_game(self, slots: list[Slot], paused: bool = False) -> Room:
+    def prepare_game(self, slots: list[RoomSeat], paused: bool = False) -> Room:
         """A prepared game with these slots (reservation codes in them), as an administrator's ``prepare``
         makes it; for hosts that run the server in-process (``net.external``)."""
         return self._new_room(prepared=True, paused=paused, slots=slots)
@@ -625,7 +625,7 @@ class GameServer:
                     # reserved="false" (21.4.0/27.x): no code, the slot is for joinRoom; 21.3.3 reserves all
                     code = None if spec.reserved is False else str(uuid.uuid4())
                     slots.append(
-                        Slot(team, display_name=spec.display_name, can_timeout=spec.can_timeout, reservation=code)
+                        RoomSeat(team, display_name=spec.display_name, can_timeout=spec.can_timeout, reservation=code)
                     )
                 room = self._new_room(prepared=True, paused=bool(message.pause), slots=slots)
                 client.send(self.wire.prepared(room.id, [s.reservation for s in slots if s.reservation]))

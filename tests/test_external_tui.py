@@ -10,7 +10,7 @@ import pytest
 
 from model.pieces import Team
 from model.season import season_named
-from net.external import HostedGame, Seat
+from net.external import HostedGame, HostedSeat
 from net.rooms import Timeouts
 from tests.helpers import wait_until
 from tests.tui_helpers import HoldingPlayer, InstantPlayer
@@ -27,7 +27,7 @@ SIZE = (120, 40)
 
 def hosted(tmp_path: Path, flags: list[str], season: str = "2021", join_timeout: float = 120) -> HostedGame:
     game = HostedGame(
-        (Seat("you", None, can_timeout=False), Seat("ext_client.py", CLIENT + flags)),
+        (HostedSeat("you", None, can_timeout=False), HostedSeat("ext_client.py", CLIENT + flags)),
         season=season_named(season),
         timeouts=Timeouts(None, None),
         log_dir=tmp_path,

@@ -225,7 +225,7 @@ def with_cleanup(proc: subprocess.Popen) -> None:
 @linux_only
 def test_nothing_a_cmd_program_detached_outlives_its_game(tmp_path: Path):
     from model.season import season_named
-    from net.external import HostedGame, Seat
+    from net.external import HostedGame, HostedSeat
 
     client = [sys.executable, str(Path(__file__).with_name("ext_client.py"))]
     stem = tmp_path / "pid"
@@ -234,7 +234,9 @@ def test_nothing_a_cmd_program_detached_outlives_its_game(tmp_path: Path):
     )
     detaching = ["sh", "-c", script, "sh", str(stem), *client]
     game = HostedGame(
-        (Seat("detaching", detaching), Seat("plain", client)), season=season_named("2021"), log_dir=tmp_path
+        (HostedSeat("detaching", detaching), HostedSeat("plain", client)),
+        season=season_named("2021"),
+        log_dir=tmp_path,
     )
     try:
         game.start()

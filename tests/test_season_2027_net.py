@@ -24,7 +24,7 @@ from model.result import Cause
 from model.season import SEASON_2021, SEASON_2027
 from net.bot import Bot
 from net.connection import Closed, Connection, GameOver, MoveRequested, Prepared, StateChanged
-from net.rooms import Room, Slot, Timeouts
+from net.rooms import Room, RoomSeat, Timeouts
 from net.wire import SeasonWire
 from tests.helpers import (
     HOST,
@@ -48,7 +48,7 @@ def _room_2027() -> tuple[Room, Recorder, Recorder]:
         prepared=True,
         start_piece=Shape.PENTO_L,
         timeouts=Timeouts(None, None),
-        slots=[Slot(Team.ONE, "alice"), Slot(Team.TWO, "bob")],
+        slots=[RoomSeat(Team.ONE, "alice"), RoomSeat(Team.TWO, "bob")],
     )
     room.add_player(alice, room.slots[0])
     room.add_player(bob, room.slots[1])

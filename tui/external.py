@@ -21,7 +21,7 @@ from ai.players import default_player
 from model.exits import fail
 from model.pieces import Team
 from model.season import DEFAULT_SEASON
-from net.external import HOST, HostedGame, ProgramError, Seat, check_program, program_command
+from net.external import HOST, HostedGame, HostedSeat, ProgramError, check_program, program_command
 from net.rooms import Timeouts
 from tui.ai_runner import AISeats
 from tui.app import BlokusApp, run_app
@@ -76,8 +76,8 @@ def start_external_game(args: argparse.Namespace) -> tuple[HostedGame, Team]:
     own = args.team or Team.ONE
     label = args.opponent.label  # a spec (``cli.play`` parses the names)
     seats = {
-        own: Seat(args.name or ("AI" if args.watch else "you"), None, can_timeout=False),  # "you": a human only
-        own.opponent: Seat(label, program_command(args.opponent)),
+        own: HostedSeat(args.name or ("AI" if args.watch else "you"), None, can_timeout=False),  # "you": a human only
+        own.opponent: HostedSeat(label, program_command(args.opponent)),
     }
     hosted = HostedGame(
         (seats[Team.ONE], seats[Team.TWO]),
