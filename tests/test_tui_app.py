@@ -362,10 +362,10 @@ def test_play_help_mentions_host(capsys):
 
 
 async def test_cli_builds_a_local_game():
-    from cli.play import play_parser
+    from cli.play import play_options
     from tui.launch import build_local_app
 
-    args = play_parser().parse_args(["--seed", "3", "--opponent", "random", "--team", "TWO", "--move-time", "50"])
+    args = play_options(["--seed", "3", "--opponent", "random", "--team", "TWO", "--move-time", "50"])
     app = build_local_app(args)
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
@@ -549,12 +549,10 @@ async def test_hotseat_both_teams_play_with_keys():
 
 
 async def test_cli_watch_mode_ai_against_ai():
-    from cli.play import play_parser
+    from cli.play import play_options
     from tui.launch import build_local_app
 
-    args = play_parser().parse_args(
-        ["--watch", "--seed", "5", "--opponent", "random", "--ai", "random", "--move-time", "50ms"]
-    )
+    args = play_options(["--watch", "--seed", "5", "--opponent", "random", "--ai", "random", "--move-time", "50ms"])
     app = build_local_app(args)
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
@@ -605,10 +603,10 @@ async def test_footer_follows_a_resize():
 
 
 def test_level_option_picks_the_opponent_strength(capsys):
-    from cli.play import play_parser
+    from cli.play import play_options, play_parser
     from tui.launch import build_local_app
 
-    app = build_local_app(play_parser().parse_args(["--seed", "3", "--level", "2", "--team", "TWO"]))
+    app = build_local_app(play_options(["--seed", "3", "--level", "2", "--team", "TWO"]))
     screen = app._make_screen()
     assert screen.session.names[Team.ONE] == "AI level2"
     assert screen.ai.players[Team.ONE].name == "level2"

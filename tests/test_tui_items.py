@@ -12,12 +12,13 @@ from textual.color import Color as TextualColor
 
 from cli.play import main as play_main
 from cli.replay import main as replay_main
+from cli.terminal import run_app
 from model.moves import MoveMistake, SetMove
 from model.pieces import Color, Shape
 from model.state import GameState
 from tests.helpers import greedy_game, wait_until
 from tests.tui_helpers import InstantPlayer, exit_code, game_app, keep_logging, settle  # noqa: F401  (keep_logging: an autouse fixture)
-from tui.app import BlokusApp, run_app
+from tui.app import BlokusApp
 from tui.board import Board, Scale
 from tui.colors import DARK, LETTER, LIGHT
 from tui.dialogs import EndScreen, HelpScreen, QuitScreen

@@ -158,18 +158,14 @@ async def test_waiting_for_an_opponent_while_the_room_is_not_full():
 
 def test_watching_names_our_ai_not_you(tmp_path, monkeypatch):
     """``blokus --watch --opponent cmd:…``: our seat is played by the AI, so it is not "you"."""
-    import argparse
-
     from tui import external
+    from tui.launch import PlayOptions
 
     monkeypatch.setattr(external, "program_log_dir", lambda: tmp_path)
     from ai.players import parse_player
 
     client = parse_player(f"cmd:{sys.executable} {Path(__file__).with_name('ext_client.py')}")
-    args = argparse.Namespace(
-        opponent=client, season=None, team=None, name=None, time_limit=None, start_piece=None, seed=1,
-        ai=parse_player("random"), move_time=None, watch=True, light=False,
-    )  # fmt: skip
+    args = PlayOptions(opponent=client, time_limit=None, seed=1, ai=parse_player("random"), watch=True)
     app, hosted = external.build_external_app(args)
     try:
         screen = app._make_screen()

@@ -216,10 +216,10 @@ async def test_live_viewer_says_it_follows_instead_of_paused():
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 async def test_the_season_is_on_screen(size):
-    from cli.play import play_parser
+    from cli.play import play_options
     from tui.launch import build_local_app
 
-    app = build_local_app(play_parser().parse_args(["--season", "2027", "--opponent", "random"]))
+    app = build_local_app(play_options(["--season", "2027", "--opponent", "random"]))
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         status = widget_lines(screen_of(app).query_one("#status"))
