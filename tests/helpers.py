@@ -21,7 +21,7 @@ from ai import make_player
 from ai.base import fallback_move
 from ai.controller import check_move
 from cli.bot import parse_options as parse_bot_options
-from cli.watch import parse_args
+from cli.watch import watch_options
 from model import convert
 from model import messages as M
 from model.framing import END_OF_STREAM, StreamFramer, parse_document, parse_stream
@@ -490,7 +490,7 @@ PASSWORD = "secret"
 
 
 def watch_args(port: int, *extra: str):
-    return parse_args(["-h", HOST, "-p", str(port), "--password", PASSWORD, "--text", *extra])
+    return watch_options(["-h", HOST, "-p", str(port), "--password", PASSWORD, "--text", *extra])
 
 
 async def run_bot(port: int, code: str, ai: str, season: str = "2021") -> int:

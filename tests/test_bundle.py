@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from cli.watch import watch_text
 from model.exits import EXIT_OK
 from net.bundle import _installed_name, bundle
-from net.watch import Watcher, watch_text
+from net.watch import Watcher
 from tests.helpers import HOST, PASSWORD, run_bot, start_server, watch_args
 
 BARE_PYTHON = Path("/usr/bin/python3")
