@@ -13,7 +13,6 @@ import asyncio
 import logging
 import random
 import socket
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -47,7 +46,6 @@ from net.connection import (
     Welcome,
     open_and_join,
 )
-from net.lines import LineWriter
 
 if TYPE_CHECKING:
     from ai.engine_process import ProcessPlayer
@@ -90,16 +88,31 @@ class BotOptions:
     memory_limit: int = MEMORY_LIMIT_MIB  # a team's py: player: its process's memory (MiB; 0: no limit)
 
 
+@dataclass(frozen=True)
+class BotLines:
+    """Where the bot's lines go and how they read: ``cli.bot`` makes them (the command's name, its writers)."""
+
+    say: Callable[[str], None]  # one line about the game for stderr, without the command's name
+    summary: Callable[[str], None]  # the line after the result for stdout, without the command's name
+    raw: Callable[[str], None]  # a line for stderr already formed (the team's player: ``ai.team_process``)
+
+
 class Bot:
     def __init__(
-        self, options: BotOptions, player: Engine | None = None, crash: Callable[[int], None] | None = None
+        self,
+        options: BotOptions,
+        player: Engine | None = None,
+        crash: Callable[[int], None] | None = None,
+        *,
+        lines: BotLines,
     ) -> None:
         """``player``: the one to play with, already built (tests); else the options' player is built here (a
         team's ``py:`` player in a supervised process of its own: ``ai.team_process``).
         ``crash``: under --strict, how the bot ends when the team's player failed, after its one line (the
         command: ``os._exit``, the process ends at once as a crashed client's does, so the judge sees its exit
-        code; None: it leaves the game and ``run`` returns ``EXIT_PLAYER``)."""
+        code; None: it leaves the game and ``run`` returns ``EXIT_PLAYER``). ``lines``: where its lines go."""
         self.options = args = options
+        self.lines = lines
         self.crash = crash
         spec = args.ai or default_player()
         self.player: ProcessPlayer | TeamPlayer | Engine
@@ -107,7 +120,7 @@ class Bot:
         if player is not None:
             self.player = player
         elif self.team_code:
-            self.player = TeamPlayer(spec, memory_mib=args.memory_limit, say=_say, strict=args.strict)
+            self.player = TeamPlayer(spec, memory_mib=args.memory_limit, say=lines.raw, strict=args.strict)
         elif args.engine == "process":
             from ai.engine_process import ProcessPlayer
 
@@ -164,7 +177,7 @@ class Bot:
         exc = context.get("exception")
         self.internal_errors += 1
         what = f"{type(exc).__name__}: {exc}" if exc is not None else str(context.get("message", "?"))
-        _say(f"blokus bot: internal error (played on): {printable(what)}")
+        self.lines.say(f"internal error (played on): {printable(what)}")
         log.error("unhandled in the event loop: %s", context, exc_info=exc)
 
     async def _run(self) -> int:
@@ -194,7 +207,7 @@ class Bot:
         if ready:
             log.info("AI %s ready after %.1f s", self.ai_name, time.monotonic() - started)
         else:
-            _say(f"blokus bot: {self.ai_name}: {not_ready_line(status)}")
+            self.lines.say(f"{self.ai_name}: {not_ready_line(status)}")
         try:
             self.conn, early = await open_and_join(
                 self._connect, self.season, reservation=args.reservation, room=args.room
@@ -236,7 +249,7 @@ class Bot:
                     await self._on_event(event)
                 except Exception as exc:  # our own mistake with one message: said, counted, the game goes on
                     self.internal_errors += 1
-                    _say(f"blokus bot: internal error (played on): {printable(f'{type(exc).__name__}: {exc}')}")
+                    self.lines.say(f"internal error (played on): {printable(f'{type(exc).__name__}: {exc}')}")
                     log.exception("handling %s failed", type(event).__name__)
                 if self.failure is not None:
                     break
@@ -262,7 +275,7 @@ class Bot:
         for score in self.result.players:
             if score.reason:
                 log.info("result reason (team %s), as the server wrote it: %s", score.team, score.reason)
-        print(f"blokus bot: {summary}; moves: {counts or 'none'}{self._troubles()}", flush=True)
+        self.lines.summary(f"{summary}; moves: {counts or 'none'}{self._troubles()}")
         if self.moves:
             log.info(
                 "%d moves, slowest answer %.0f ms, %d fallbacks", self.moves, self.max_elapsed * 1000, self.fallbacks
@@ -338,7 +351,7 @@ class Bot:
             self.internal_errors += 1
             state = request.state
             where = f"turn {state.turn}" if state is not None else "a move request"
-            _say(f"blokus bot: {where}: internal error: {printable(f'{type(exc).__name__}: {exc}')}")
+            self.lines.say(f"{where}: internal error: {printable(f'{type(exc).__name__}: {exc}')}")
             log.exception("answering the move request failed")
             if state is None or state.is_over or not self.conn.move_pending:
                 return
@@ -362,8 +375,8 @@ class Bot:
             return
         if request.for_team is not None and state.current_team != request.for_team and not self.contradicted:
             self.contradicted = True  # said once per game: a server that keeps doing it is not worth more lines
-            _say(
-                f"blokus bot: a move request for team {request.for_team.name}, but the state says "
+            self.lines.say(
+                f"a move request for team {request.for_team.name}, but the state says "
                 f"{state.current_color.name} (team {state.current_team.name}) is to move; answering as the state says"
             )
         decision = await decide(
@@ -453,10 +466,7 @@ class Bot:
                 self._fail(*self.failure)
                 if isinstance(self.player, TeamPlayer):
                     self.player.close()  # what the team's code started ends with the bot
-                if _console is not None:
-                    _console.close()  # the line is written before the process ends
-                sys.stdout.flush()
-                self.crash(EXIT_PLAYER)
+                self.crash(EXIT_PLAYER)  # the command's: its lines are written before the process ends
             await self.conn.close()
             return
         if kind in self._shown:
@@ -466,17 +476,17 @@ class Bot:
             what = "sent as it is (--strict: the server judges it)"
         else:
             what = f"sent {decision.move} instead; further {kind} mistakes are counted, not shown"
-        _say(f"blokus bot: turn {turn}: your player: {detail}; {what}")
+        self.lines.say(f"turn {turn}: your player: {detail}; {what}")
 
     def _fail(self, code: int, reason: str) -> int:
         reason = printable(" ".join(reason.split()))  # one line, also for multi-line parser messages
-        _say(f"blokus bot: {reason}")
+        self.lines.say(f"{reason}")
         return code
 
     def _save_replay(self) -> None:
         directory = self.options.save_replay
         if directory is not None and not self.recording:
-            _say(f"blokus bot: replay not written: more than {MAX_RECORDED_STATES} states")
+            self.lines.say(f"replay not written: more than {MAX_RECORDED_STATES} states")
             return
         if directory is None or not self.record.states:
             return
@@ -499,7 +509,7 @@ class Bot:
             )
             log.info("replay written to %s", path)
         except OSError as exc:
-            _say(f"blokus bot: cannot write replay: {exc}")
+            self.lines.say(f"cannot write replay: {exc}")
 
 
 def _status_of(player, ready: bool) -> str:
@@ -508,21 +518,3 @@ def _status_of(player, ready: bool) -> str:
 
 
 xml_log = logging.getLogger("blokus.xml")
-
-
-_console: LineWriter | None = None  # the bot's stderr through a writer thread (``use_console``)
-
-
-def use_console(writer: LineWriter | None) -> None:
-    """Write the bot's own stderr lines through ``writer`` (``cli.bot``'s console: a stderr nobody reads
-    never stalls the event loop, and they stay in order with the log lines); None: plain prints."""
-    global _console
-    _console = writer
-
-
-def _say(line: str) -> None:
-    """One line on stderr (through the console's writer when there is one)."""
-    if _console is not None:
-        _console.write(line)
-    else:
-        print(line, file=sys.stderr, flush=True)

@@ -20,6 +20,7 @@ from lxml import etree
 from ai import make_player
 from ai.base import fallback_move
 from ai.controller import check_move
+from cli.bot import bot_lines
 from cli.bot import parse_options as parse_bot_options
 from cli.watch import watch_options
 from model import convert
@@ -415,7 +416,7 @@ async def run_bot_against(server_handler, *extra: str) -> tuple[int, object]:
         args = parse_bot_options(
             ["-h", HOST, "-p", str(port), "--ai", "random", "--move-time", "20", "--engine", "thread", *extra]
         )
-        bot = Bot(args)
+        bot = Bot(args, lines=bot_lines())
         code = await asyncio.wait_for(bot.run(), 60)
     finally:
         server.close()
@@ -512,4 +513,4 @@ async def run_bot(port: int, code: str, ai: str, season: str = "2021") -> int:
             season,
         ]
     )
-    return await Bot(args).run()
+    return await Bot(args, lines=bot_lines()).run()

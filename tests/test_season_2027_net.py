@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from cli.bot import parse_options
+from cli.bot import bot_lines, parse_options
 from model import convert
 from model import messages as M
 from model.moves import SetMove
@@ -320,7 +320,8 @@ async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(capl
                         "--seed",
                         str(seed),
                     ]
-                )
+                ),
+                lines=bot_lines(),
             )
             for seed in (1, 2)
         ]
