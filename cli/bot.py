@@ -21,9 +21,10 @@ from ai import DEFAULT_AI, processes
 from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
 from ai.team_process import MEMORY_LIMIT_MIB
 from cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
+from cli.output import report_dropped
 from cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
 from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotLines, BotOptions
-from net.lines import LineHandler, LineWriter, report_dropped
+from net.lines import LineHandler, LineWriter
 
 REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
 

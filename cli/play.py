@@ -9,6 +9,7 @@ import sys
 
 from ai import DEFAULT_AI
 from cli.options import Parser, add_season, add_server_address, check_start_piece, fail, milliseconds, shape
+from cli.output import run_app
 from cli.players import (
     LEVELS,
     PlayerKind,
@@ -18,7 +19,6 @@ from cli.players import (
     level_option,
     player_option,
 )
-from cli.terminal import run_app
 from model.pieces import Team
 from model.season import DEFAULT_PORT, DEFAULT_SEASON
 from tui.app import LOG_FILE_ENV, setup_logging

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from cli.options import Parser, add_season, fail
-from cli.terminal import run_app
+from cli.output import run_app
 from tui.app import setup_logging
 from tui.launch import ReplayOptions, replay_app
 from tui.replays import ReplayError, load_replay

@@ -20,10 +20,11 @@ from cli.options import (
     shape,
     wait_time,
 )
+from cli.output import report_dropped
 from model.exits import EXIT_CONNECTION, EXIT_OK, plural
 from model.season import DEFAULT_PORT, DEFAULT_SEASON
 from net.guard import ConnectionLimits
-from net.lines import LineWriter, log_to, report_dropped
+from net.lines import LineWriter, log_to
 from net.rooms import Timeouts
 from net.server import GameServer, ServerConfig
 

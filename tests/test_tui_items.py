@@ -10,9 +10,9 @@ from rich.color import Color as RichColor
 from rich.color import ColorSystem
 from textual.color import Color as TextualColor
 
+from cli.output import run_app
 from cli.play import main as play_main
 from cli.replay import main as replay_main
-from cli.terminal import run_app
 from model.moves import MoveMistake, SetMove
 from model.pieces import Color, Shape
 from model.state import GameState

@@ -1,14 +1,17 @@
-"""Running a Textual app of a command (``blokus play``, ``blokus replay``) in the terminal: its exit code and
-the one line when it cannot run or fails."""
+"""What the commands write besides their own lines: the run of a Textual app (``blokus play``, ``blokus replay``)
+with its exit code and the one line when it cannot run or fails; the line about output dropped by a writer."""
 
 from __future__ import annotations
 
 import logging
 import sys
-
-from textual.app import App
+from typing import TYPE_CHECKING
 
 from model.exits import EXIT_USAGE
+from net.lines import LineWriter
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 log = logging.getLogger(__name__)
 
@@ -29,3 +32,12 @@ def run_app(app: App, prog: str = "blokus") -> int:
     if app.return_code not in (0, None):
         return int(app.return_code or 1)
     return int(result or 0)
+
+
+def report_dropped(writer: LineWriter, program: str, wait: float = 0.5) -> None:
+    """After :meth:`LineWriter.close`: one line on stderr if lines were dropped (from a thread of its own
+    too, waited for at most ``wait`` seconds: stderr may be the stream that was not read)."""
+    if writer.dropped:
+        last = LineWriter(sys.stderr, capacity=1, name="stderr")
+        last.write(f"{program}: {writer.dropped} output line(s) dropped ({writer.name} was not read in time)")
+        last.close(wait)
