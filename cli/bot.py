@@ -23,7 +23,8 @@ from ai.team_process import MEMORY_LIMIT_MIB
 from cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
 from cli.output import report_dropped
 from cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
-from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotLines, BotOptions
+from model.exits import EXIT_CONNECTION, EXIT_FALLBACK, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL
+from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotEnd, BotLines, BotOptions
 from net.lines import LineHandler, LineWriter
 
 REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
@@ -181,6 +182,15 @@ class _Repeats(logging.Filter):
         return count <= REPEATS_SHOWN
 
 
+EXIT_CODES = {
+    BotEnd.PLAYED: EXIT_OK,
+    BotEnd.CONNECTION: EXIT_CONNECTION,
+    BotEnd.PROTOCOL: EXIT_PROTOCOL,
+    BotEnd.PLAYER: EXIT_PLAYER,
+    BotEnd.FALLBACK: EXIT_FALLBACK,
+}
+
+
 def bot_lines(console: LineWriter | None = None) -> BotLines:
     """The bot's own lines: ``blokus bot: …`` on stderr (through ``console``, the log's writer thread, when there
     is one: a stderr nobody reads never stalls the event loop, and they stay in order with the log lines; else
@@ -245,16 +255,16 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(exc))
     console = _setup_logging(args)
 
-    def crash(code: int) -> None:
+    def crash(end: BotEnd) -> None:
         console.close()  # the bot's line is written before the process ends
         sys.stdout.flush()
-        os._exit(code)
+        os._exit(EXIT_CODES[end])
 
     try:
         # --strict: a failing team player ends the process at once, as a crashed contest client (its exit code
         # is what the arena names)
         bot = Bot(options_from_args(args, spec), crash=crash if args.strict else None, lines=bot_lines(console))
-        return asyncio.run(bot.run())
+        return EXIT_CODES[asyncio.run(bot.run())]
     except KeyboardInterrupt:
         return 130
     finally:

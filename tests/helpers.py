@@ -20,7 +20,7 @@ from lxml import etree
 from ai import make_player
 from ai.base import fallback_move
 from ai.controller import check_move
-from cli.bot import bot_lines
+from cli.bot import EXIT_CODES, bot_lines
 from cli.bot import parse_options as parse_bot_options
 from cli.watch import watch_options
 from model import convert
@@ -417,7 +417,7 @@ async def run_bot_against(server_handler, *extra: str) -> tuple[int, object]:
             ["-h", HOST, "-p", str(port), "--ai", "random", "--move-time", "20", "--engine", "thread", *extra]
         )
         bot = Bot(args, lines=bot_lines())
-        code = await asyncio.wait_for(bot.run(), 60)
+        code = EXIT_CODES[await asyncio.wait_for(bot.run(), 60)]
     finally:
         server.close()
     return code, bot
@@ -513,4 +513,4 @@ async def run_bot(port: int, code: str, ai: str, season: str = "2021") -> int:
             season,
         ]
     )
-    return await Bot(args, lines=bot_lines()).run()
+    return EXIT_CODES[await Bot(args, lines=bot_lines()).run()]
