@@ -65,8 +65,10 @@ LOBBY_LIMITS = Limits(max_bytes=2048, max_elements=16, max_attributes=16, max_va
 READ_SIZE = 4096
 
 
-@dataclass
+@dataclass(frozen=True)
 class ServerConfig:
+    """What the server is told (``cli.serve`` reads it from the command line; embedded servers set their own)."""
+
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
     password: str | None = None  # administrators; None: admin requests are refused
