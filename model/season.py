@@ -136,24 +136,6 @@ class Season:
             player=player, detail=detail, soft_s=self.soft_timeout_ms // 1000, hard_s=self.hard_timeout_ms // 1000
         )
 
-    def violation_of(self, reason: str) -> tuple[MoveMistake, str] | None:
-        """The mistake of a rule-violation reason of this season and the rest after it (``'Setze …'``, the
-        move), or None for another reason."""
-        template = dict(self.irregular_reasons).get("RULE_VIOLATION", "{detail}")
-        if "{player}" in template:  # 2027: "Regelverletzung von alice: <violation text>"
-            lead, _, tail = template.partition("{player}")
-            between = tail.partition("{detail}")[0]
-            if not reason.startswith(lead) or between not in reason:
-                return None
-            reason = reason.split(between, 1)[1]
-        for mistake in MoveMistake:
-            if reason.startswith(self.mistake_text(mistake)):
-                rest = reason[len(self.mistake_text(mistake)) :].strip()
-                if rest.startswith(self.violation_move_prefix + " "):
-                    rest = rest[len(self.violation_move_prefix) + 1 :]
-                return mistake, rest
-        return None
-
 
 _PENTOMINOES_BUT_X = (
     "PENTO_L",

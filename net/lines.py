@@ -54,15 +54,6 @@ class LineWriter:
             except (OSError, ValueError):  # closed: the rest is dropped
                 self.dropped += 1
 
-    def flushed(self, timeout: float) -> bool:
-        """Whether every queued line was written within ``timeout`` seconds (tests, the end)."""
-        tick = threading.Event()
-        for _ in range(max(1, int(timeout / 0.01))):
-            if self._queue.empty():
-                return True
-            tick.wait(0.01)
-        return self._queue.empty()
-
     def close(self, wait: float = CLOSE_WAIT_S) -> int:
         """Write what is left (at most ``wait`` seconds; the rest is dropped) and stop. The number of lines
         dropped in all."""

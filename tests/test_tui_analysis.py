@@ -10,14 +10,38 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from ai.analysis import AnalysisCache, AnalysisSettings, Mark, PositionAnalysis, chart_points, evaluation_at
+from ai.analysis import (
+    AnalysisCache,
+    AnalysisSettings,
+    GameAnalysis,
+    Mark,
+    PositionAnalysis,
+    chart_points,
+    evaluation_at,
+)
 from model.moves import parse_move
-from model.pieces import Color
+from model.pieces import Color, Shape
 from model.replay import load_replay
 from tests.helpers import CAP, fixture_path, greedy_game, wait_until
-from tests.tui_helpers import game_app, settle
+from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture)
+    GAME1,
+    BlockingPlayer,
+    InstantPlayer,
+    footer_keys_visible,
+    game_app,
+    keep_logging,
+    net_app,
+    opponent,
+    screen_of,
+    scripted_net_app,
+    settle,
+    widget_lines,
+)
 from tui.analysis_view import AnalysisNews, AnalysisPane, AnalysisRunner, ghost_of, pane_text
 from tui.chart import GameChart
+from tui.dialogs import EndScreen
+from tui.replay_screen import ReplayScreen
+from tui.widgets import StatusBar
 
 FAST = AnalysisSettings(engine="greedy", time_per_position=0.02, value_depth=1)
 
@@ -404,3 +428,67 @@ async def test_the_pane_says_the_engine_is_being_prepared_while_it_compiles(monk
         kernels.done.set()
         await wait_until(lambda: not runner.running, pilot=pilot)
         assert runner.complete and "analysed 4 positions" in pane_text(runner, 0, states[0]).plain
+
+
+def test_analysis_pane_keeps_the_verdict_when_lines_are_few():
+    best, played = parse_move("BLUE PENTO_W NONE false 2 13"), parse_move("BLUE TRIO_L NONE true 2 14")
+    position = PositionAnalysis(4, 4, Color.BLUE, played, best, 17.3, 8.8, 8.5, Mark.MISTAKE, 136)
+    analysis = GameAnalysis(AnalysisSettings(), "key", {4: position}, total=10)
+
+    class Runner:
+        settings = AnalysisSettings()
+        running, error, preparing, ticks = True, "", "", 0
+
+        def __init__(self) -> None:
+            self.analysis = analysis
+
+        def at(self, index: int):
+            return analysis.positions.get(index)
+
+    from model.replay import load_replay as load_model_replay
+
+    state = next(s for s in load_model_replay(fixture_path(GAME1)).states if s.turn == 4)
+    full = pane_text(Runner(), 4, state).plain.splitlines()
+    assert len(full) == 6 and any(line.startswith("best") for line in full)
+    for lines in (2, 3, 4):
+        text = pane_text(Runner(), 4, state, max_lines=lines).plain.splitlines()
+        assert len(text) == lines
+        assert text[0].startswith("turn 4 · BLUE to move · value")
+        assert text[1].startswith("played loss 8.5 ? · TRIO_L flipped @ (2,14)")  # the verdict first, no colour
+
+
+SIZE = (80, 24)
+
+
+def status_text(app) -> str:
+    return str(app.main_screen.query_one(StatusBar).render())
+
+
+async def test_the_end_dialog_and_the_status_offer_the_analysis_of_a_local_game():
+    app = game_app(Shape.PENTO_L, plies=400)  # played to the end
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, EndScreen) and dialog.can_analyse
+        assert "A analyse" in str(dialog.query("Static").last().render())
+        await pilot.press("escape")
+        assert "A analyse" in status_text(app) and "N new" in status_text(app)
+        await pilot.press("A")
+        await wait_until(lambda: isinstance(app.screen, ReplayScreen), pilot=pilot)
+        assert app.screen.analysis.shown
+
+
+async def test_a_network_game_once_over_offers_the_analysis():
+    app = scripted_net_app(name=None)
+    async with app.run_test(size=SIZE) as pilot:
+        s = app.main_screen.session
+        await wait_until(lambda: s.is_human_turn(), pilot=pilot)
+        assert not s.can_analyse()  # not while it runs
+        await pilot.press("o")  # the autopilot plays our side to the end
+        await wait_until(lambda: isinstance(app.screen, EndScreen), pilot=pilot)
+        assert app.screen.can_analyse
+        await pilot.press("A")
+        await wait_until(lambda: isinstance(app.screen, ReplayScreen), pilot=pilot)
+        await pilot.press("q")
+        await wait_until(lambda: app.screen is app.main_screen, pilot=pilot)
+        assert "A analyse" in status_text(app) and "N new" not in status_text(app)

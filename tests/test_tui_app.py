@@ -2,33 +2,42 @@
 
 from __future__ import annotations
 
+import gc
+import warnings
+
 import pytest
+from textual import events
+from textual.widgets._footer import FooterKey
 
 from cli.play import main as play_main
 from cli.replay import main as replay_main
 from model.moves import MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team
 from tests.helpers import fixture_path, wait_until
-from tests.tui_helpers import (
+from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture)
     GAME1,
     BlockingPlayer,
     InstantPlayer,
     exit_code,
     footer_keys_visible,
     game_app,
+    keep_logging,
     screen_of,
+    scripted_net_app,
     settle,
     widget_lines,
 )
 from tui.app import BlokusApp
-from tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, TurnScreen
+from tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, QuitScreen, TurnScreen
 from tui.game_screen import GameScreen
 from tui.messages import ShapePicked
 from tui.replay_screen import ReplayScreen
 from tui.replays import load_replay
 from tui.session import GhostStatus
+from tui.widgets import FeedbackView, StatusBar
 
 SIZE = (140, 44)
+SMALL = (80, 24)  # the smallest terminal we support
 
 
 async def test_fresh_game_preselects_start_piece_and_moves_the_ghost():
@@ -613,3 +622,137 @@ def test_level_option_picks_the_opponent_strength(capsys):
     with pytest.raises(SystemExit):
         play_parser().parse_args(["--level", "7"])
     assert "--level" in capsys.readouterr().err
+
+
+PLAYING_KEYS = {"tab", "d", "f", "i", "m", "o"}
+
+
+async def test_ctrl_c_asks_the_same_question_as_q():
+    app = game_app(Shape.PENTO_L, plies=4)  # a game in progress: q asks first
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert isinstance(app.screen, QuitScreen)  # our question, not Textual's "Press … to quit" toast
+        assert not app._notifications
+        await pilot.press("escape")
+        assert app.screen is app.main_screen and app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        await pilot.press("ctrl+c")  # asked twice: the answer is yes
+        await pilot.pause()
+    assert app.return_code == 0
+    fresh = game_app(Shape.PENTO_L)  # nothing to lose yet: ctrl+c quits at once, like q
+    async with fresh.run_test(size=(120, 40)) as pilot:
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert fresh.return_code == 0 and not fresh._notifications
+
+
+async def test_footer_offers_no_playing_keys_after_a_local_game_ends():
+    app = game_app(Shape.PENTO_V, plies=14)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(pilot)
+        assert PLAYING_KEYS <= await footer_keys_visible(pilot)
+        s = screen_of(app).session
+        await pilot.press("o")
+        for _ in range(400):
+            await settle(pilot)
+            if s.state.is_over:
+                break
+        assert s.state.is_over
+        await pilot.press("escape")
+        await pilot.pause()
+        keys = await footer_keys_visible(pilot)
+        assert "q" in keys and not keys & PLAYING_KEYS
+        assert not any(k.key in PLAYING_KEYS for k in app.screen.query(FooterKey))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_season_is_on_screen(size):
+    from cli.play import play_options
+    from tui.launch import build_local_app
+
+    app = build_local_app(play_options(["--season", "2027", "--opponent", "random"]))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        status = widget_lines(screen_of(app).query_one("#status"))
+        assert status[0].startswith("2027") and "1/24" in status[0]
+
+
+async def test_a_long_last_move_takes_two_lines_at_80x24():
+    from model.moves import SetMove, describe_move
+
+    data = load_replay(fixture_path("sc2021/gen-21.3.3-game2-replay-round-limit-end.xml"))
+    app = BlokusApp(lambda: ReplayScreen(data))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.main_screen
+        width = screen.query_one("#status").content_size.width
+        index = next(
+            i
+            for i in range(1, len(data.timeline))
+            if isinstance(m := data.timeline.move_before(i), SetMove) and len(describe_move(m)) > width
+        )
+        screen.index = index
+        await pilot.pause()
+        text = describe_move(data.timeline.move_before(index))
+        piece, where = text.split(" @ ")
+        lines = widget_lines(screen.query_one("#status"))
+        assert piece in lines and f"@ {where}" in lines  # whole, never "@ (1…"
+
+
+def status_text(app) -> str:
+    return str(app.main_screen.query_one(StatusBar).render())
+
+
+def feedback_text(app) -> str:
+    return str(app.main_screen.query_one(FeedbackView).render())
+
+
+QUICK_EXITS = [
+    ["enter", "q", "y"],  # a move, then quit at once (the AI starts thinking in the same frame)
+    ["enter", "q", "u", "e", "s"],  # "question" typed after a move: q asks, s saves and quits
+    ["m", "q", "y"],
+    ["i", "q", "y"],
+    ["enter", "ctrl+q"],
+    ["o", "ctrl+c", "q"],
+]
+
+
+@pytest.mark.parametrize("key, told", [("m", "the AI is choosing your move"), ("i", "thinking about a hint")])
+async def test_m_and_a_hint_show_at_once_that_the_ai_works(key, told):
+    slow = BlockingPlayer()
+    app = game_app(Shape.PENTO_L, hint=slow, move_time_ms=600_000)  # no fallback on a loaded machine
+    try:
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await pilot.press(key)  # the same frame: the AI has not answered (it waits for release())
+            assert not slow.go.is_set()
+            assert "AI thinking…" in status_text(app) and told in feedback_text(app)
+            slow.release()
+            await settle(pilot)
+            assert "AI thinking…" not in status_text(app)
+    finally:
+        slow.release()
+
+
+@pytest.mark.parametrize("keys", QUICK_EXITS, ids=" ".join)
+@pytest.mark.parametrize("opponent", ["instant", "blocking"])
+async def test_no_warning_on_a_quick_way_out(keys, opponent, tmp_path):
+    player = InstantPlayer() if opponent == "instant" else BlockingPlayer()
+    app = game_app(
+        Shape.PENTO_L, opponent=player, hint=player, save_replay=lambda session, traffic: str(tmp_path / "x")
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            for key in keys:  # all in one frame, as a terminal delivers fast typing
+                app.post_message(events.Key(key, key if len(key) == 1 else None))
+            await wait_until(lambda: app._exit or isinstance(app.screen, QuitScreen), pilot=pilot)
+            if not app._exit:
+                await pilot.press("y")
+        if isinstance(player, BlockingPlayer):
+            player.release()
+        gc.collect()
+    assert not [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]

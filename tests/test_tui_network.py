@@ -3,19 +3,37 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import warnings
 
 import pytest
+from textual import events
 
 from model.pieces import Color, Shape, Team
 from tests.helpers import running_server, wait_until
-from tests.tui_helpers import InstantPlayer, ScriptedConnection, net_app, opponent, scripted_net_app
+from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture)
+    GAME1,
+    BlockingPlayer,
+    InstantPlayer,
+    ScriptedConnection,
+    footer_keys_visible,
+    game_app,
+    keep_logging,
+    net_app,
+    opponent,
+    screen_of,
+    scripted_net_app,
+    settle,
+    widget_lines,
+)
 from tui.app import BlokusApp
 from tui.dialogs import EndScreen, QuitScreen
 from tui.game_screen import GameScreen, network_screen
 from tui.network import NetworkOptions
-from tui.widgets import XmlPane
+from tui.widgets import StatusBar, XmlPane
 
 SIZE = (140, 44)
+SMALL = (80, 24)  # the smallest terminal we support
 
 
 @pytest.mark.slow  # a whole game end to end
@@ -137,3 +155,73 @@ async def test_network_clock_shows_a_countdown():
         await wait_until(lambda: s.is_human_turn(), pilot=pilot)
         assert "⏱" in str(app.screen.query_one("#status").render())
         assert "2 s" in s.feedback.text  # the warning about the server's limit
+
+
+PLAYING_KEYS = {"tab", "d", "f", "i", "m", "o"}
+
+
+async def test_network_end_status_is_whole_and_nothing_peeks_out():
+    async with running_server(start_piece=Shape.PENTO_L, seed=1) as server:
+        app = net_app(server.port)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = app.main_screen
+            opp = __import__("asyncio").create_task(opponent(server.port))
+            s = screen.session
+            await wait_until(lambda: s.is_human_turn(), pilot=pilot)
+            await pilot.press("o")
+            await wait_until(lambda: s.final_result() is not None, pilot=pilot)
+            await wait_until(lambda: isinstance(app.screen, EndScreen), pilot=pilot)
+            await pilot.press("escape")
+            await pilot.pause()
+            status = widget_lines(screen.query_one("#status"))
+            winner = s.final_result().winner
+            one, two = s.state.team_points(Team.ONE), s.state.team_points(Team.TWO)
+            assert status[1] == f"Game over — {winner.name} wins {one} : {two}"  # whole, no "…"
+            assert s.feedback.text == status[1]  # below the board: one short line, nothing wraps
+            keys = await footer_keys_visible(pilot)
+            assert "q" in keys and not keys & PLAYING_KEYS  # no Rotate/Flip/Hint after the end
+            opp.cancel()
+
+
+def status_text(app) -> str:
+    return str(app.main_screen.query_one(StatusBar).render())
+
+
+async def test_waiting_for_an_opponent_while_the_room_is_not_full():
+    from net.rooms import Timeouts
+    from net.server import GameServer, ServerConfig
+
+    server = GameServer(ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None)))
+    await server.start()
+    task = asyncio.create_task(server.serve_forever())
+    try:
+        app = BlokusApp(
+            lambda: network_screen(
+                NetworkOptions(
+                    "127.0.0.1", server.port, player=InstantPlayer(), hint_player=InstantPlayer(), stamp=lambda: ""
+                )
+            )
+        )
+        async with app.run_test(size=SMALL) as pilot:
+            screen = app.main_screen
+            await wait_until(lambda: screen.link.joined, pilot=pilot)
+            await pilot.pause()
+            assert "waiting for an opponent …" in status_text(app)
+            assert "waiting for the server" not in status_text(app)
+    finally:
+        task.cancel()
+        await server.close()
+
+
+async def test_no_warning_when_a_network_game_is_left_at_once():
+    app = scripted_net_app(name=None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        async with app.run_test(size=SMALL) as pilot:
+            for key in ("m", "q", "y"):
+                app.post_message(events.Key(key, key))
+            await wait_until(lambda: app._exit or isinstance(app.screen, QuitScreen), pilot=pilot)
+            if not app._exit:
+                await pilot.press("y")
+        gc.collect()
+    assert not [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]

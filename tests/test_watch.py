@@ -6,15 +6,45 @@ from __future__ import annotations
 import asyncio
 import io
 import re
+import sys
+from pathlib import Path
 
 import pytest
 
 from cli.watch import watch_options, watch_text
 from model.exits import EXIT_OK
+from model.pieces import Team
 from model.replay import load_replay
 from model.season import season_named
 from net.watch import Watcher, WatchFailed
-from tests.helpers import HOST, PASSWORD, play_client, run_bot, running_server, start_server, wait_until, watch_args
+from tests.helpers import (
+    HOST,
+    PASSWORD,
+    fixture_path,
+    play_client,
+    run_bot,
+    running_server,
+    start_server,
+    wait_until,
+    watch_args,
+)
+from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture)
+    GAME1,
+    BlockingPlayer,
+    InstantPlayer,
+    footer_keys_visible,
+    game_app,
+    keep_logging,
+    net_app,
+    opponent,
+    screen_of,
+    scripted_net_app,
+    settle,
+    widget_lines,
+)
+from tui.app import BlokusApp
+from tui.replay_screen import ReplayScreen
+from tui.replays import load_replay as load_viewer_replay
 
 
 @pytest.mark.parametrize("season", ["2021", "2027"])
@@ -187,3 +217,38 @@ def test_a_server_sending_endless_states_cannot_grow_the_record():
         watcher._apply(StateChanged(room_id="r", state=state))
     assert len(watcher.replay.states) == watch.MAX_STATES
     assert watcher.errors == [f"more than {watch.MAX_STATES} states: further states ignored"]
+
+
+async def test_live_viewer_says_it_follows_instead_of_paused():
+    data = load_viewer_replay(fixture_path(GAME1))
+    data.live = True
+    app = BlokusApp(lambda: ReplayScreen(data))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.main_screen
+        await pilot.press("end")
+        await pilot.pause()
+        text = "\n".join(widget_lines(screen.query_one("#status")))
+        assert "following live" in text and "paused" not in text and "Watching 2021" in text
+        await pilot.press("left")
+        await pilot.pause()
+        text = "\n".join(widget_lines(screen.query_one("#status")))
+        assert "stepped back" in text and "paused" not in text
+
+
+def test_watching_names_our_ai_not_you(tmp_path, monkeypatch):
+    """``blokus --watch --opponent cmd:…``: our seat is played by the AI, so it is not "you"."""
+    from tui import external
+    from tui.launch import PlayOptions
+
+    monkeypatch.setattr(external, "program_log_dir", lambda: tmp_path)
+    from ai.players import parse_player
+
+    client = parse_player(f"cmd:{sys.executable} {Path(__file__).with_name('ext_client.py')}")
+    args = PlayOptions(opponent=client, time_limit=None, seed=1, ai=parse_player("random"), watch=True)
+    app, hosted = external.build_external_app(args)
+    try:
+        screen = app._make_screen()
+        assert screen.link.name == "AI random" and hosted.seats[0].name == "AI"
+        assert screen.session.names[Team.ONE] == "AI random"
+    finally:
+        hosted.close()

@@ -1,5 +1,5 @@
-"""The bot never hangs (issue 9): inactivity timeout before the game and between messages, exit after
-the result without <left>, and exactly one line on stderr at default verbosity."""
+"""net/bot.py never hangs: inactivity timeout before the game and between messages and after a request it
+cannot answer, exit after the result without <left>, and exactly one line on stderr at default verbosity."""
 
 from __future__ import annotations
 
@@ -7,11 +7,17 @@ import asyncio
 import random
 import sys
 
+from ai.base import fallback_move
 from model.pieces import Shape, Team
 from model.season import SEASON_2021
 from model.state import GameState
 from net.wire import SeasonWire
-from tests.helpers import HOST, ScriptedServer, run_bot_against, wire_messages
+from tests.helpers import (
+    HOST,
+    ScriptedServer,
+    run_bot_against,
+    wire_messages,
+)
 
 wire = SeasonWire(SEASON_2021)  # the 2021 season's forms
 
@@ -141,3 +147,28 @@ def test_idle_timeout_values():
     for bad in ("-1", "soon", "1e9s"):
         with pytest.raises(argparse.ArgumentTypeError):
             wait_time(bad)
+
+
+async def test_the_bot_gives_up_after_a_request_it_cannot_answer_and_silence(capsys):
+    over = GameState.new(Shape.PENTO_L)
+    while not over.is_over:
+        over.push(fallback_move(over))
+    cases = {"no state before it": "", "the game in the last state is over": wire.memento(ROOM, over, ("a", "b"))}
+    for reason, memento in cases.items():
+
+        async def silent_after_request(reader, writer, memento=memento):
+            await reader.read(1000)
+            writer.write(
+                (
+                    "<protocol>" + wire.joined(ROOM) + wire.welcome(ROOM, Team.ONE) + memento + wire.move_request(ROOM)
+                ).encode()
+            )
+            await writer.drain()
+            await reader.read()  # silent until the bot goes
+
+        code, _ = await run_bot_against(silent_after_request, "--idle-timeout", "0.3s")
+        err = capsys.readouterr().err
+        assert code == 1 and err.count("\n") == 1, err
+        assert err.startswith(
+            f"blokus bot: no message from the server for 0.3 s (after a move request we could not answer: {reason})"
+        ), err

@@ -1,4 +1,4 @@
-"""Bounded file reading (issue 9): gzip bombs, non-regular files, too many states, unreadable states,
+"""model/files.py and replay loading, bounded: gzip bombs, non-regular files, too many states, unreadable states,
 for ``blokus moves``, replay loading and the viewer. Every attack file is generated here."""
 
 from __future__ import annotations

@@ -1,11 +1,14 @@
-"""Server limits (issue 9): oversized and malicious messages, idle and surplus connections, one slot per
-connection, disconnect after <left>, moves judged by arrival time, shutdown. Attack inputs are
-generated here; no test measures time."""
+"""net/server.py and net/guard.py, limits and lifetimes: oversized and malicious messages, floods before
+joining, fair work budgets, idle and surplus connections, one slot per connection, reserved seats,
+disconnect after <left>, moves judged by arrival time, dropped connections, encoder workers, a bounded
+history, shutdown and Ctrl-C. Attack inputs are generated here; loopback only; no test measures time."""
 
 from __future__ import annotations
 
 import asyncio
+import signal
 import socket
+import sys
 
 from ai.base import fallback_move
 from model import convert
@@ -13,9 +16,11 @@ from model import messages as M
 from model.pieces import Shape, Team
 from model.season import SEASON_2021, SEASON_2027
 from net.connection import Closed, Connection
-from net.guard import ConnectionCounter, ConnectionLimits
-from net.rooms import Room, Slot, Timeouts
+from net.guard import ConnectionCounter, ConnectionLimits, Rate, WorkBudget
+from net.rooms import FinishedGame, Room, Slot, Timeouts
+from net.server import GameHistory, HistoryLimits
 from tests.helpers import (
+    HOST,
     RawClient,
     admin_with_prepared_game,
     is_room,
@@ -287,3 +292,165 @@ async def test_an_observer_that_stops_reading_is_dropped_and_the_game_goes_on():
         assert not room.observers  # cut off during the game, not at its end
         assert not any(c.observing for c in server.clients)
         mute_writer.close()
+
+
+def big_join() -> bytes:
+    """A valid <join> of ~62 KB inside every bound of one client message: 256 elements, 31 attributes each."""
+    child = b"<x " + b" ".join(b'a%d="v"' % i for i in range(31)) + b"/>"
+    return b'<join gameType="swc_2021_blokus">' + child * 255 + b"</join>"
+
+
+def _record(index: int, latencies: int = 10) -> FinishedGame:
+    return FinishedGame(
+        room_id=f"room{index}",
+        start_piece=Shape.PENTO_L,
+        names=("a", "b"),
+        result=None,
+        moves=0,
+        final_turn=0,
+        latencies=[0.1] * latencies,
+        started=0.0,
+        ended=1.0,
+        cancelled=index % 2 == 0,
+    )
+
+
+async def test_a_big_join_before_joining_is_refused_and_never_seats_the_flooder():
+    async with running_server() as server:
+        flooders = [await RawClient().connect(server.port) for _ in range(5)]
+        for flooder in flooders:
+            await flooder.write(b"<protocol>" + big_join())
+        for flooder in flooders:
+            rest = await flooder.read_to_end()
+            assert flooder.ended and not any(isinstance(m, M.Joined) for m in rest)
+        assert not server.lobby.rooms and not server.records.total
+        logs = await asyncio.wait_for(
+            asyncio.gather(play_client(server.port, seed=1), play_client(server.port, seed=2)), 60
+        )
+        assert all(log.result is not None and log.result.regular for log in logs)  # small joins still work
+
+
+def test_the_work_budget_refills_with_time_and_holds_one_second_at_most():
+    now = [0.0]
+    budget = WorkBudget(Rate(bytes=1000, elements=10), clock=lambda: now[0])
+    assert budget.delay() == 0
+    budget.charge(3000, 5)
+    assert budget.delay() == 2.0  # 2000 bytes over, at 1000 a second
+    now[0] += 1.0
+    budget.charge(0, 25)
+    assert budget.delay() == 1.5  # elements: 5 + 5 refilled (at most 10) - 25 = -15: 1.5 s (bytes: 1 s)
+    now[0] += 100.0
+    assert budget.delay() == 0
+    budget.charge(1001, 0)  # a long pause does not save up more than one second's worth
+    assert budget.delay() > 0
+    budget.set_rate(Rate(bytes=1e6, elements=1e6))
+    now[0] += 0.001
+    assert budget.delay() < 0.01
+
+
+async def test_join_room_never_takes_a_reserved_seat_and_the_code_holders_get_theirs():
+    async with running_server(password="pw") as server:
+        admin = await RawClient().connect(server.port)
+        await admin.write('<protocol><authenticate password="pw"/>')
+        await admin.send(M.Prepare(pause=False, slots=[M.Slot(display_name="a"), M.Slot(display_name="b")]))
+        prepared = await admin.read_until(lambda m: isinstance(m, M.Prepared))
+        assert len(prepared.reservations) == 2
+        outsider = await RawClient().connect(server.port)
+        await outsider.write(f'<protocol><joinRoom roomId="{prepared.room_id}"/>')
+        error = await outsider.read_until(lambda m: isinstance(m, M.LobbyError))
+        assert prepared.room_id in error.message and "reservation" in error.message
+        room = server.lobby.rooms[prepared.room_id]
+        assert all(slot.peer is None for slot in room.slots)
+        logs = await asyncio.wait_for(
+            asyncio.gather(
+                *(play_client(server.port, seed=i, reservation=code) for i, code in enumerate(prepared.reservations))
+            ),
+            60,
+        )
+        assert all(log.result is not None and log.result.regular for log in logs)
+        await outsider.close()
+
+
+async def test_a_dropped_connection_whose_peer_does_not_read_is_closed_for_good():
+    async with running_server(connections=ConnectionLimits(send_buffer=4096, close_grace=0.05)) as server:
+        raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        raw.setblocking(False)
+        await asyncio.get_running_loop().sock_connect(raw, (HOST, server.port))
+        _, writer = await asyncio.open_connection(sock=raw)  # never reads
+        await wait_until(lambda: server.clients)
+        (client,) = server.clients
+        sock = client.writer.get_extra_info("socket")
+        for _ in range(100):  # ~1 MB of output that the peer never takes
+            client.send(f"<error message='{'x' * 10_000}'/>")
+        assert client.writer.transport.get_write_buffer_size() > 0
+        client.drop("test: dropped while output is waiting")
+        await wait_until(lambda: sock.fileno() == -1)  # the descriptor is released
+        await wait_until(lambda: server.connections.total == 0)
+        writer.close()
+
+
+async def test_encoder_workers_hold_no_client_socket():
+    async with running_server(encode_workers=1) as server:
+        bystander = await RawClient().connect(server.port)  # open before the first move is encoded
+        await bystander.write("<protocol>")
+        await wait_until(lambda: len(server.clients) == 1)
+        one = await RawClient().connect(server.port)
+        await one.write('<protocol><join gameType="swc_2021_blokus"/>')
+        two = await RawClient().connect(server.port)
+        await two.write('<protocol><join gameType="swc_2021_blokus"/>')
+        joined = await one.read_until(lambda m: isinstance(m, M.Joined))
+        state = convert.state_from_message(await one.read_until(is_room(M.Memento)))
+        await one.read_until(is_room(M.MoveRequest))
+        await one.write(move_xml(fallback_move(state), joined.room_id))
+        await two.read_until(is_room(M.MoveRequest))  # the state after the move came from the worker
+        await bystander.write("<garbage")  # now the server drops it: the peer must see the end of the stream
+        await bystander.write("&&&>")
+        await bystander.read_to_end(timeout=30)
+        assert bystander.ended  # </protocol>; then the socket itself must end (no worker holds it open)
+        assert await asyncio.wait_for(bystander.reader.read(), 30) == b""
+
+
+def test_the_history_of_finished_games_is_bounded_by_count_and_bytes():
+    history = GameHistory(HistoryLimits(games=5, bytes=10**9))
+    for i in range(1000):
+        history.append(_record(i))
+    assert len(history) == 5 and [r.room_id for r in history] == [f"room{i}" for i in range(995, 1000)]
+    assert history[-1].room_id == "room999" and history.total == 1000 and history.cancelled == 500
+    by_size = GameHistory(HistoryLimits(games=1000, bytes=20_000))
+    for i in range(1000):
+        by_size.append(_record(i, latencies=100))
+    assert 0 < len(by_size) < 10 and by_size.bytes <= 20_000 and by_size.total == 1000
+
+
+async def test_ctrl_c_stops_the_server_without_a_traceback():
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "blokus",
+        "serve",
+        "-p",
+        "0",
+        "--encode-workers",
+        "1",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        banner = (await asyncio.wait_for(proc.stdout.readline(), 60)).decode()
+        port = int(banner.split("127.0.0.1:")[1].split()[0])
+        logs = await asyncio.wait_for(
+            asyncio.gather(play_client(port, seed=1, stop_after=3), play_client(port, seed=2)), 60
+        )
+        assert logs[1].result is not None  # the other one left after 3 moves
+        for _ in range(20):  # clients still connected at Ctrl-C
+            watcher = await RawClient().connect(port)
+            await watcher.write("<protocol>")
+        proc.send_signal(signal.SIGINT)
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert proc.returncode == 0 and b"stopped after" in out
+    assert b"Traceback" not in err and b"Exception ignored" not in err, err.decode()

@@ -1,7 +1,11 @@
-"""Bounds of the framer (issue 9): every attack input is refused or discarded by construction, before
-any pydantic-xml model is built. The inputs are generated here; no test measures time."""
+"""model/framing.py, its bounds: every attack input is refused or discarded by construction, before any
+pydantic-xml model is built; element counts, limits changed between messages, a failed framer freed. The
+inputs are generated here; no test measures time."""
 
 from __future__ import annotations
+
+import gc
+import weakref
 
 import pytest
 
@@ -114,3 +118,33 @@ def test_parse_document_takes_exactly_one_element() -> None:
     with pytest.raises(ProtocolError):
         parse_document(b"   ")
     assert parse_document(b"<?xml version='1.0'?>\n<!-- c --><state turn='3'/>").get("turn") == "3"
+
+
+def test_the_framer_counts_elements_and_takes_new_limits_between_messages():
+    framer = StreamFramer(limits=Limits(max_elements=2))
+    assert len(framer.feed(b"<protocol><a><b/></a>")) == 1 and framer.elements_read == 2
+    framer.set_limits(Limits(max_elements=4))
+    assert len(framer.feed(b"<a><b/><b/><b/></a>")) == 1 and framer.elements_read == 6
+    framer.set_limits(Limits(max_elements=1))
+    try:
+        framer.feed(b"<a><b/></a>")
+        raise AssertionError("the tighter limit was not applied")
+    except MessageTooLarge:
+        pass
+
+
+def test_a_failed_framer_is_freed_without_the_cycle_collector():
+    gc.disable()
+    try:
+        framer = StreamFramer(limits=Limits(max_elements=4))
+        ref = weakref.ref(framer)
+        for _ in range(2):  # the first failure, and the same error again for later input
+            try:
+                framer.feed(b"<protocol><a>" + b"<b/>" * 10)
+                raise AssertionError("no error")
+            except MessageTooLarge:
+                pass
+        del framer
+        assert ref() is None
+    finally:
+        gc.enable()
