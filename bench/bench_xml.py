@@ -8,29 +8,39 @@ For every memento of a replay (default: the official game-1 replay of the test f
   sends it, and the compact ``to_bytes``),
 
 and prints the median and maximum in ms over all states and over the mid-game ones (turn 24–72).
+
+``--against REV`` measures the code of a git revision (checked out into a temporary worktree) and the working
+tree's in one run, alternating ``--rounds`` times in fresh processes, and prints the median of each figure
+and the ratio new/old (e.g. ``--against main`` before a change to the message code is merged).
 Usage: python bench/bench_xml.py [--replay PATH] [--repeat N] [--stream] [--cpu] [--profile read|write]
+                                 [--against REV [--rounds N]]
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import pstats
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from lxml import etree
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+# the code measured: this tree's, or (in a run of --against) the one named by BENCH_XML_CODE
+sys.path.insert(0, os.environ.get("BENCH_XML_CODE") or str(ROOT))
 
 from model.convert import MessageReader, parse_xml, read_state, state_to_message  # noqa: E402
 from model.framing import parse_stream  # noqa: E402
 from model.messages import PROTOCOL_OPEN, to_bytes, to_xml  # noqa: E402
 
-DEFAULT_REPLAY = Path(__file__).resolve().parents[1] / "tests/fixtures/sc2021/gen-21.3.3-game1-replay-regular-end.xml"
+DEFAULT_REPLAY = ROOT / "tests/fixtures/sc2021/gen-21.3.3-game1-replay-regular-end.xml"
 
 
 def mementos(path: Path) -> list[bytes]:
@@ -75,7 +85,12 @@ def main() -> None:
         help="CPU time of this process instead of wall time (for a machine under other load)",
     )
     parser.add_argument("--profile", choices=("read", "write"), help="cProfile one pass over all states")
+    parser.add_argument("--against", metavar="REV", help="also measure the code of this git revision, alternating")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each tree with --against")
     args = parser.parse_args()
+    if args.against:
+        compare(args)
+        return
 
     global CLOCK
     if args.cpu:
@@ -126,6 +141,48 @@ def main() -> None:
         report("read  MessageReader.feed", [timed(lambda d=d: feed(d), args.repeat) for d in raw], turns)
     report("write to_xml(pretty=True)", [timed(lambda s=s: write_pretty(s), args.repeat) for s in states], turns)
     report("write to_bytes", [timed(lambda s=s: write_compact(s), args.repeat) for s in states], turns)
+
+
+def compare(args: argparse.Namespace) -> None:
+    """This script on the code of ``args.against`` and on the working tree's, alternating in fresh processes."""
+    own = [a for a in sys.argv[1:] if a not in ("--against", args.against, "--rounds", str(args.rounds))]
+    own = [a for a in own if not a.startswith(("--against=", "--rounds="))]
+
+    def git(*words: str) -> str:
+        return subprocess.run(["git", "-C", str(ROOT), *words], check=True, capture_output=True, text=True).stdout
+
+    revision = git("rev-parse", "--short", args.against).strip()
+    runs: dict[str, list[dict[str, str]]] = {revision: [], "working tree": []}
+    with tempfile.TemporaryDirectory(prefix="bench_xml_") as tmp:
+        tree = Path(tmp) / revision
+        git("worktree", "add", "--detach", str(tree), revision)
+        try:
+            for _ in range(args.rounds):
+                for name, code in ((revision, tree), ("working tree", ROOT)):
+                    env = dict(os.environ, BENCH_XML_CODE=str(code))
+                    done = subprocess.run(
+                        [sys.executable, __file__, *own], env=env, capture_output=True, text=True, check=False
+                    )
+                    if done.returncode != 0:
+                        raise SystemExit(f"bench_xml: the run on {name} failed:\n{done.stderr.strip()[-2000:]}")
+                    lines = done.stdout.splitlines()
+                    print(f"-- {name}: {lines[0]}")
+                    runs[name].append({line[:28].strip(): line[28:] for line in lines[1:]})
+        finally:
+            git("worktree", "remove", "--force", str(tree))
+    print(f"median of {args.rounds} alternating runs per tree (ms): old = {revision}, new = the working tree")
+    print(f"{'':<28} {'old':>8} {'new':>8} {'new/old':>8}   (median; mid-game median)")
+    for label in runs[revision][0]:
+        old = [_figures(run[label]) for run in runs[revision]]
+        new = [_figures(run[label]) for run in runs["working tree"]]
+        o, n = statistics.median(f[0] for f in old), statistics.median(f[0] for f in new)
+        om, nm = statistics.median(f[2] for f in old), statistics.median(f[2] for f in new)
+        print(f"{label:<28} {o:>8.3f} {n:>8.3f} {n / o:>8.2f}   {om:.3f} -> {nm:.3f} ({nm / om:.2f})")
+
+
+def _figures(text: str) -> tuple[float, ...]:
+    """median, max and mid-game median of one line of :func:`report`."""
+    return tuple(float(word) for word in text.split() if word.replace(".", "", 1).isdigit())
 
 
 if __name__ == "__main__":

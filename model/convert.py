@@ -24,10 +24,11 @@ from pydantic_xml import BaseXmlModel, ParsingError
 
 from model import messages as M
 from model import placements as P
+from model import xmlcodec
 from model.framing import DEFAULT_MAX_MESSAGE_SIZE, END_OF_STREAM, EndOfStream, StreamFramer, parse_document
 from model.messages import UnknownMessage, to_bytes, to_xml
 from model.moves import Move, SetMove, SkipMove
-from model.pieces import COLORS, SHAPES, Color, Shape, orientations
+from model.pieces import COLORS, SHAPES, Color, Shape, Team, orientations
 from model.result import GameResult, PlayerResult, result_from_data, result_to_message
 from model.season import DEFAULT_SEASON, SEASONS, Season, season_of_class
 from model.state import GameState
@@ -95,13 +96,12 @@ def parse_message(element: etree._Element) -> M.Message:
                 return UnknownMessage(
                     _raw(element), tag, data_class, reason=f"memento with unknown state class {state_class!r}"
                 )
-            fast = M.fast_room_from_tree(element)  # the 21.3.3 form; None: read it the general way
-            if fast is not None:
-                return fast
-    try:
-        message = cast(M.Message, model.from_xml_tree(element))
-    except _READ_ERRORS as exc:
-        return UnknownMessage(_raw(element), tag, data_class, reason=f"unreadable message: {_first_line(exc)}")
+    message = cast(M.Message | None, xmlcodec.read(model, element))  # the plain form; None: pydantic-xml
+    if message is None:
+        try:
+            message = cast(M.Message, model.from_xml_tree(element))
+        except _READ_ERRORS as exc:
+            return UnknownMessage(_raw(element), tag, data_class, reason=f"unreadable message: {_first_line(exc)}")
     if isinstance(message, M.Join) and "game_type" not in message.model_fields_set:
         message.game_type = None  # <join/> of later seasons: keep "no type" visible
     return message
@@ -324,26 +324,35 @@ def state_to_model(state: GameState, names: tuple[str, str] = ("", ""), *, with_
     memento unless disabled). 2027 states carry no player names.
 
     The values of a ``GameState`` are valid by construction, so the models are built without
-    validation (equal to ``M.State(...)`` of the same values, see tests/test_messages.py).
+    validation (equal to ``M.State(...)`` of the same values, see tests/test_messages.py); display names
+    that are not ``str`` are validated (and refused) as before.
     """
-    return M.fast_state_model(
-        cls=M.STATE_CLASS if with_class else None,
-        turn=state.turn,
-        round=state.round,
-        start_piece=state.start_piece,
-        shapes=(
-            state.undeployed(Color.BLUE),
-            state.undeployed(Color.YELLOW),
-            state.undeployed(Color.RED),
-            state.undeployed(Color.GREEN),
-        ),
-        valid_colors=state.valid_colors,
-        names=names,
-        cells=_cells(state),
-        last_move=None if state.last_move is None else move_element(state.last_move, state.season),
-        last_mono=sorted(state.last_mono.items()),
-        layout_2027=state.season.state_attribute_layout,
-    )
+    build = xmlcodec.construct
+    field = xmlcodec.maker(M.BoardField)
+    parts: dict[str, object] = {
+        "cls": M.STATE_CLASS if with_class else None,
+        "turn": state.turn,
+        "round": state.round,
+        "start_piece": state.start_piece,
+    }
+    if state.season.state_attribute_layout:
+        parts["start_team_attr"] = Team.ONE
+    else:
+        parts["start_team"] = build(M.TeamRef, text=Team.ONE.name)
+    for color, name in zip(COLORS, ("blue_shapes", "yellow_shapes", "red_shapes", "green_shapes"), strict=True):
+        parts[name] = build(M.ShapeList, shapes=list(state.undeployed(color)))
+    parts["valid_colors"] = build(M.ColorList, colors=list(state.valid_colors))
+    if not state.season.state_attribute_layout:
+        for key, name, team in (("first", names[0], Team.ONE), ("second", names[1], Team.TWO)):
+            if type(name) is str:
+                parts[key] = build(M.PlayerInfo, display_name=name, color=build(M.TeamRef, text=team.name))
+            else:
+                parts[key] = M.PlayerInfo(display_name=name, color=M.TeamRef(text=team.name))
+    parts["board"] = build(M.Board, fields=[field({"x": x, "y": y, "content": c}) for x, y, c in _cells(state)])
+    parts["last_move"] = None if state.last_move is None else move_element(state.last_move, state.season)
+    mono = [build(M.MonoEntry, color=c, boolean=b) for c, b in sorted(state.last_mono.items())]
+    parts["last_move_mono"] = build(M.LastMoveMono, entries=mono)
+    return build(M.State, **parts)
 
 
 def state_to_message(state: GameState, room_id: str, names: tuple[str, str] = ("", "")) -> M.Room:
@@ -357,7 +366,7 @@ def state_from_xml(source: bytes | str, season: Season | None = None) -> StateRe
     data = source.encode("utf-8") if isinstance(source, str) else source
     root = parse_document(data)
     if root.tag == "state":
-        return read_state(M.fast_state_from_tree(root) or M.State.from_xml_tree(root), season)
+        return read_state(xmlcodec.read(M.State, root) or M.State.from_xml_tree(root), season)
     message = parse_message(root)
     if isinstance(message, M.Room) and isinstance(message.data, M.Memento):
         return read_state(message, season)

@@ -11,9 +11,10 @@ Top-level messages (children of ``<protocol>``) are the ``*`` classes of ``TOP_L
 are :class:`Room` with one of the ``data`` models (dispatched on ``data@class``). Reading a raw element
 into these models, with dispatch and error reporting, is :func:`model.convert.parse_message`.
 
-Mementos and states in the 21.3.3 form, the bulk of the traffic, are read (``fast_*_from_tree``) and
-written (:func:`to_xml`) by hand-written lxml code that gives exactly the pydantic-xml result; anything
-else takes the general pydantic-xml path.
+These models are the one description of each message: :mod:`model.xmlcodec` derives from them the fast
+reader of the plain form of every message and the writer of every message (tests/test_xmlcodec.py proves
+both equal to pydantic-xml); pydantic-xml itself reads what the fast reader leaves (other spellings,
+unknown content) and reports the errors.
 
 Season-specific names (game type, move classes) come from :mod:`model.season` only.
 """
@@ -21,15 +22,13 @@ Season-specific names (game type, move classes) come from :mod:`model.season` on
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from lxml import etree
-from pydantic import BaseModel as PydanticModel
 from pydantic import BeforeValidator, Field, PlainSerializer, model_validator
 from pydantic_xml import BaseXmlModel, attr, element, xml_field_validator
 
+from model import xmlcodec
 from model.pieces import Color, Rotation, Shape, Team
 from model.season import (
     CLOSE_CONNECTION_21_3,
@@ -134,6 +133,8 @@ class Piece(XmlModel, tag="piece"):
     rotation: RotationName = attr()
     is_flipped: XmlBool = attr(name="isFlipped")
     position: Position = element(tag="position")
+
+    xml_checked_by_reader: ClassVar = ("position",)  # model.xmlcodec reads a single <position> only
 
     @xml_field_validator("position")
     @classmethod
@@ -254,10 +255,19 @@ class LastMoveMono(XmlModel):
 class State(XmlModel, tag="state"):
     """A game state in every 2021 dialect (protocol.md §4.3, §7) and the newer one of §12.
 
-    Declaration order = the 21.3.3 child order, used on output. Legacy parts (``currentColorIndex``,
+    Declaration order = the 21.3.3 order, used on output; a state with the ``startTeam`` attribute is written
+    in the 2027 order (season-2027.md §3.3: ``xml_layouts``). Legacy parts (``currentColorIndex``,
     ``orderedColors``, ``startColor``) and the newer ``startTeam`` attribute are read, and written only
     when set. Interpreting the dialects is :func:`model.convert.state_from_message`.
     """
+
+    xml_layouts: ClassVar = {
+        "start_team_attr": (
+            *("cls", "start_team_attr", "turn", "start_piece", "round"),
+            *("last_move", "board", "last_move_mono"),
+            *("blue_shapes", "yellow_shapes", "red_shapes", "green_shapes", "valid_colors"),
+        )
+    }
 
     cls: str | None = attr(name="class", default=None)
     current_color_index: XmlInt | None = attr(name="currentColorIndex", default=None)  # 21.0/21.1
@@ -654,579 +664,19 @@ Message = (
 )
 
 
-# --- fast paths for mementos (the hot messages) ------------------------------------------------------
-#
-# pydantic-xml needs 3–11 ms to read or write a memento with a full board (one model per <field>).
-# The functions below do the same for the 21.3.3 form of a state directly with lxml and build the
-# same models without validation; anything else (older dialects, unknown or repeated content, other
-# spellings) makes them return None and the caller takes the general pydantic-xml path, which stays the
-# reference: tests/test_messages.py checks that both give identical models and identical XML.
-
-_COLOR_BY_NAME = {c.name: c for c in Color}
-_SHAPE_BY_NAME = {s.name: s for s in Shape}
-_ROTATION_BY_NAME = {r.name: r for r in Rotation}
-_TEAM_NAMES = frozenset(t.name for t in Team)
-_TEAM_BY_NAME = {t.name: t for t in Team}
-_BOOL_BY_NAME = {"true": True, "false": False}
-_COLOR_NAME = {c: c.name for c in Color}
-_SHAPE_NAME = {s: s.name for s in Shape}
-_ROTATION_NAME = {r: r.name for r in Rotation}
-_STATE_ATTRS = frozenset(("class", "turn", "round", "startPiece", "startTeam"))
-_PIECE_ATTRS = frozenset(("color", "kind", "rotation", "isFlipped"))
-_CLASS_ONLY: tuple[list[str], list[str]] = ([], ["class"])
-_NAME_ONLY: tuple[list[str], list[str]] = ([], ["displayName"])
-_Model = TypeVar("_Model", bound=BaseXmlModel)
-_new = object.__new__
-# the slots a pydantic model's instance needs (what model_construct sets)
-_set_dict = PydanticModel.__dict__["__dict__"].__set__
-_set_fields_set = PydanticModel.__pydantic_fields_set__.__set__  # type: ignore[attr-defined]
-_set_extra = PydanticModel.__pydantic_extra__.__set__  # type: ignore[union-attr]
-_set_private = PydanticModel.__pydantic_private__.__set__  # type: ignore[union-attr]
-
-
-def _construct(model: type[_Model], /, **values: Any) -> _Model:
-    """``model.model_construct(**values)``, which cannot take a field named ``cls``: no validation,
-    defaults for the missing fields, ``model_fields_set`` = the given ones."""
-    full: dict[str, Any] = {}
-    for name, info in model.__pydantic_fields__.items():
-        if name in values:
-            full[name] = values[name]
-        elif info.default_factory is not None:
-            full[name] = info.default_factory()  # type: ignore[call-arg]  # list: no arguments
-        else:
-            full[name] = info.default  # None, "", True or a constant string: immutable
-    instance = _new(model)
-    _set_dict(instance, full)
-    _set_fields_set(instance, set(values))
-    _set_extra(instance, None)
-    _set_private(instance, None)
-    return instance
-
-
-def _field(x: int, y: int, content: Color) -> BoardField:
-    """``BoardField(x=x, y=y, content=content)`` without validation: :func:`_construct` for the up to 400
-    fields of a board."""
-    model = _new(BoardField)
-    _set_dict(model, {"x": x, "y": y, "content": content})
-    _set_fields_set(model, {"x", "y", "content"})
-    _set_extra(model, None)
-    _set_private(model, None)
-    return model
-
-
-def _int_text(text: str | None) -> int | None:
-    return int(text) if text is not None and text.isdigit() and text.isascii() else None
-
-
-def _leaf_text(element: etree._Element) -> str | None:
-    """The text of an element without attributes and children, else None."""
-    if len(element) or element.keys():
-        return None
-    return element.text
-
-
-def _team_ref(element: etree._Element) -> TeamRef | None:
-    keys = element.keys()
-    if keys not in _CLASS_ONLY or len(element) or element.text not in _TEAM_NAMES:
-        return None
-    if keys:
-        return _construct(TeamRef, cls=element.get("class"), text=element.text)
-    return _construct(TeamRef, text=element.text)
-
-
-def _player(element: etree._Element) -> PlayerInfo | None:
-    keys = element.keys()
-    if keys not in _NAME_ONLY:
-        return None
-    values: dict[str, Any] = {"display_name": element.get("displayName")} if keys else {}
-    for child in element:
-        if child.tag != "color" or "color" in values:
-            return None
-        values["color"] = _team_ref(child)
-        if values["color"] is None:
-            return None
-    return _construct(PlayerInfo, **values)
-
-
-def _names(element: etree._Element, tag: str, by_name: dict[str, Any], keys: tuple[list[str], ...]) -> list | None:
-    """The values of the ``<tag>`` children of a shape or colour list, or None."""
-    if element.keys() not in keys:
-        return None
-    values = []
-    for child in element:
-        if child.tag != tag:
-            return None
-        value = by_name.get(_leaf_text(child))  # type: ignore[arg-type]
-        if value is None:
-            return None
-        values.append(value)
-    return values
-
-
-_COORDINATE = {str(i): i for i in range(100)}  # as the server writes them; other spellings: general path
-
-
-def _board(element: etree._Element) -> Board | None:
-    if element.keys():
-        return None
-    fields = []
-    coordinate, color_by_name = _COORDINATE.get, _COLOR_BY_NAME.get
-    for child in element:
-        items = child.items()
-        if len(items) != 3 or child.tag != "field" or len(child):
-            return None  # also <fields> (documentation form): the general path merges both
-        (kx, x), (ky, y), (kc, content) = items
-        if kx != "x" or ky != "y" or kc != "content":
-            return None
-        x, y, color = coordinate(x), coordinate(y), color_by_name(content)
-        if x is None or y is None or color is None:
-            return None
-        fields.append(_field(x, y, color))
-    return _construct(Board, fields=fields) if fields else _construct(Board)
-
-
-def _piece(element: etree._Element) -> Piece | None:
-    attrib = dict(element.items())
-    if attrib.keys() != _PIECE_ATTRS or len(element) != 1:
-        return None
-    position = element[0]
-    if position.tag != "position" or len(position) or sorted(position.keys()) != ["x", "y"]:
-        return None
-    x, y = _int_text(position.get("x")), _int_text(position.get("y"))
-    color = _COLOR_BY_NAME.get(attrib["color"])
-    kind = _SHAPE_BY_NAME.get(attrib["kind"])
-    rotation = _ROTATION_BY_NAME.get(attrib["rotation"])
-    flipped = _BOOL_BY_NAME.get(attrib["isFlipped"])
-    if x is None or y is None or color is None or kind is None or rotation is None or flipped is None:
-        return None
-    return _construct(
-        Piece, color=color, kind=kind, rotation=rotation, is_flipped=flipped, position=_construct(Position, x=x, y=y)
-    )
-
-
-def _move(element: etree._Element) -> MoveElement | None:
-    keys = element.keys()
-    if keys not in _CLASS_ONLY:
-        return None
-    values: dict[str, Any] = {"cls": element.get("class")} if keys else {}
-    for child in element:
-        tag = child.tag
-        if tag in values:
-            return None
-        if tag == "piece":
-            values["piece"] = _piece(child)
-        elif tag == "color":
-            values["color"] = _COLOR_BY_NAME.get(_leaf_text(child))  # type: ignore[arg-type]
-        else:
-            return None
-        if values[tag] is None:
-            return None
-    return _construct(MoveElement, **values)
-
-
-def _mono(element: etree._Element) -> LastMoveMono | None:
-    if element.keys():
-        return None
-    entries = []
-    for entry in element:
-        if entry.tag != "entry" or entry.keys() or len(entry) != 2:
-            return None
-        values = {child.tag: _leaf_text(child) for child in entry}
-        color = _COLOR_BY_NAME.get(values.get("color"))  # type: ignore[arg-type]
-        boolean = _BOOL_BY_NAME.get(values.get("boolean"))  # type: ignore[arg-type]
-        if color is None or boolean is None:
-            return None
-        entries.append(_construct(MonoEntry, color=color, boolean=boolean))
-    return _construct(LastMoveMono, entries=entries) if entries else _construct(LastMoveMono)
-
-
-_SHAPE_LISTS = {
-    "blueShapes": "blue_shapes",
-    "yellowShapes": "yellow_shapes",
-    "redShapes": "red_shapes",
-    "greenShapes": "green_shapes",
-}
-
-
-def fast_state_from_tree(element: etree._Element) -> State | None:
-    """``State.from_xml_tree(element)`` for the 21.3.3 form of a state, or None for anything else."""
-    if element.tag != "state" or not _STATE_ATTRS.issuperset(element.keys()):
-        return None
-    turn = _int_text(element.get("turn"))
-    if turn is None:
-        return None
-    values: dict[str, Any] = {"turn": turn}
-    if (cls := element.get("class")) is not None:
-        values["cls"] = cls
-    if (text := element.get("round")) is not None:
-        values["round"] = _int_text(text)
-        if values["round"] is None:
-            return None
-    if (text := element.get("startPiece")) is not None:
-        values["start_piece"] = _SHAPE_BY_NAME.get(text)
-        if values["start_piece"] is None:
-            return None
-    if (text := element.get("startTeam")) is not None:  # 2027
-        values["start_team_attr"] = _TEAM_BY_NAME.get(text)
-        if values["start_team_attr"] is None:
-            return None
-    for child in element:
-        tag = child.tag
-        value: Any
-        if tag == "board":
-            name, value = "board", _board(child)
-        elif tag in _SHAPE_LISTS:
-            name = _SHAPE_LISTS[tag]
-            value = _names(child, "shape", _SHAPE_BY_NAME, _CLASS_ONLY)  # class="linked-hash-set": 21.3.0
-            if value is not None:
-                value = _construct(ShapeList, shapes=value) if value else _construct(ShapeList)
-        elif tag == "validColors":
-            name, value = "valid_colors", _names(child, "color", _COLOR_BY_NAME, _CLASS_ONLY)
-            if value is not None:
-                value = _construct(ColorList, colors=value) if value else _construct(ColorList)
-        elif tag == "startTeam":
-            name, value = "start_team", _team_ref(child)
-        elif tag == "first" or tag == "second":
-            name, value = tag, _player(child)
-        elif tag == "lastMove":
-            name, value = "last_move", _move(child)
-        elif tag == "lastMoveMono":
-            name, value = "last_move_mono", _mono(child)
-        else:
-            return None  # legacy parts, unknown elements, comments: the general path
-        if value is None or name in values:
-            return None
-        values[name] = value
-    return _construct(State, **values)
-
-
-def fast_room_from_tree(element: etree._Element) -> Room | None:
-    """``Room.from_xml_tree(element)`` for a memento with a 21.3.3 state, or None for anything else."""
-    if element.tag != "room" or element.keys() != ["roomId"] or len(element) != 1:
-        return None
-    data = element[0]
-    if data.tag != "data" or data.items() != [("class", MEMENTO_CLASS)] or len(data) != 1:
-        return None
-    state = fast_state_from_tree(data[0])
-    if state is None:
-        return None
-    return _construct(Room, room_id=element.get("roomId"), data=_construct(Memento, cls=MEMENTO_CLASS, state=state))
-
-
-def fast_state_model(
-    *,
-    cls: str | None,
-    turn: int,
-    round: int,
-    start_piece: Shape,
-    shapes: tuple[Iterable[Shape], Iterable[Shape], Iterable[Shape], Iterable[Shape]],
-    valid_colors: Iterable[Color],
-    names: tuple[str, str],
-    cells: Iterable[tuple[int, int, Color]],
-    last_move: MoveElement | None,
-    last_mono: Iterable[tuple[Color, bool]],
-    layout_2027: bool = False,
-) -> State:
-    """The 21.3.3 (or, with ``layout_2027``, the 2027) state model of already valid values
-    (``State(...)`` without validation; display names that are not ``str`` are validated as before)."""
-    one, two = Team.ONE.name, Team.TWO.name
-    mono = _construct(LastMoveMono, entries=[_construct(MonoEntry, color=c, boolean=b) for c, b in last_mono])
-    if layout_2027:
-        return _construct(
-            State,
-            cls=cls,
-            turn=turn,
-            round=round,
-            start_piece=start_piece,
-            start_team_attr=Team.ONE,
-            blue_shapes=_construct(ShapeList, shapes=list(shapes[0])),
-            yellow_shapes=_construct(ShapeList, shapes=list(shapes[1])),
-            red_shapes=_construct(ShapeList, shapes=list(shapes[2])),
-            green_shapes=_construct(ShapeList, shapes=list(shapes[3])),
-            valid_colors=_construct(ColorList, colors=list(valid_colors)),
-            board=_construct(Board, fields=[_field(x, y, c) for x, y, c in cells]),
-            last_move=last_move,
-            last_move_mono=mono,
-        )
-
-    def player(name: Any, team: str) -> PlayerInfo:
-        if type(name) is str:
-            return _construct(PlayerInfo, display_name=name, color=_construct(TeamRef, text=team))
-        return PlayerInfo(display_name=name, color=TeamRef(text=team))
-
-    blue, yellow, red, green = (_construct(ShapeList, shapes=list(s)) for s in shapes)
-    return _construct(
-        State,
-        cls=cls,
-        turn=turn,
-        round=round,
-        start_piece=start_piece,
-        start_team=_construct(TeamRef, text=one),
-        blue_shapes=blue,
-        yellow_shapes=yellow,
-        red_shapes=red,
-        green_shapes=green,
-        valid_colors=_construct(ColorList, colors=list(valid_colors)),
-        first=player(names[0], one),
-        second=player(names[1], two),
-        board=_construct(Board, fields=[_field(x, y, c) for x, y, c in cells]),
-        last_move=last_move,
-        last_move_mono=mono,
-    )
-
-
-class _Decline(Exception):
-    """Raised inside the fast writer: leave this message to the general path."""
-
-
-# characters that lxml writes unchanged or escapes (others, e.g. control characters, make it raise)
-_ATTR_CHARS = re.compile(r"[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]*\Z")
-_TEXT_CHARS = re.compile(r"[^\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]*\Z")
-_INDENT = tuple("  " * depth for depth in range(8))
-_NO_INDENT = ("",) * 8
-_SHAPE_LINE = {s: f"<shape>{s.name}</shape>" for s in Shape}
-_COLOR_LINE = {c: f"<color>{c.name}</color>" for c in Color}
-_BOOLEAN_LINE = {True: "<boolean>true</boolean>", False: "<boolean>false</boolean>"}
-
-
-def _attr(value: Any) -> str:
-    """An attribute value as lxml writes it."""
-    if type(value) is not str or not _ATTR_CHARS.match(value):
-        raise _Decline
-    if any(c in value for c in '&<>"\n\r\t'):
-        value = (
-            value.replace("&", "&amp;")
-            .replace("<", "&lt;")
-            .replace(">", "&gt;")
-            .replace('"', "&quot;")
-            .replace("\n", "&#10;")
-            .replace("\r", "&#13;")
-            .replace("\t", "&#9;")
-        )
-    return value
-
-
-def _text(value: Any) -> str:
-    """Element text as lxml writes it."""
-    if type(value) is not str or not _TEXT_CHARS.match(value):
-        raise _Decline
-    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _int(value: Any) -> str:
-    if type(value) is not int:
-        raise _Decline
-    return str(value)
-
-
-def _check(value: Any, kind: type) -> Any:
-    if type(value) is not kind:
-        raise _Decline
-    return value
-
-
-class _Lines:
-    """The lines of lxml's output (``pretty``) or its pieces (compact): elements without mixed content."""
-
-    __slots__ = ("out", "indent")
-
-    def __init__(self, pretty: bool) -> None:
-        self.out: list[str] = []
-        self.indent = _INDENT if pretty else _NO_INDENT
-
-    def open(self, depth: int, tag: str, attrs: str = "") -> int:
-        self.out.append(f"{self.indent[depth]}<{tag}{attrs}>")
-        return len(self.out)
-
-    def close(self, depth: int, tag: str, mark: int) -> None:
-        if len(self.out) == mark:  # no children: <tag/>
-            self.out[-1] = self.out[-1][:-1] + "/>"
-        else:
-            self.out.append(f"{self.indent[depth]}</{tag}>")
-
-    def leaf(self, depth: int, text: str) -> None:
-        self.out.append(self.indent[depth] + text)
-
-    def team_ref(self, depth: int, tag: str, ref: Any) -> None:
-        _check(ref, TeamRef)
-        attrs = "" if ref.cls is None else f' class="{_attr(ref.cls)}"'
-        self.leaf(depth, f"<{tag}{attrs}>{_text(ref.text)}</{tag}>")
-
-    def names(self, depth: int, tag: str, values: list, lines: dict) -> None:
-        mark = self.open(depth, tag)
-        indent = self.indent[depth + 1]
-        self.out.extend([indent + lines[value] for value in values])
-        self.close(depth, tag, mark)
-
-    def move(self, depth: int, move: Any) -> None:
-        _check(move, MoveElement)
-        mark = self.open(depth, "lastMove", "" if move.cls is None else f' class="{_attr(move.cls)}"')
-        piece = move.piece
-        if piece is not None:
-            _check(piece, Piece)
-            position = _check(piece.position, Position)
-            flipped = _check(piece.is_flipped, bool)
-            piece_mark = self.open(
-                depth + 1,
-                "piece",
-                f' color="{_COLOR_NAME[piece.color]}" kind="'
-                f'{_SHAPE_NAME[piece.kind]}" rotation="{_ROTATION_NAME[piece.rotation]}" '
-                f'isFlipped="{"true" if flipped else "false"}"',
-            )
-            self.leaf(depth + 2, f'<position x="{_int(position.x)}" y="{_int(position.y)}"/>')
-            self.close(depth + 1, "piece", piece_mark)
-        if move.color is not None:
-            self.leaf(depth + 1, _COLOR_LINE[move.color])
-        self.close(depth, "lastMove", mark)
-
-    def state(self, depth: int, state: State) -> None:
-        if state.current_color_index is not None or state.ordered_colors is not None or state.start_color is not None:
-            raise _Decline  # legacy parts: the general path
-        if state.start_team_attr is not None:
-            self.state_2027(depth, state)
-            return
-        attrs = "" if state.cls is None else f' class="{_attr(state.cls)}"'
-        attrs += f' turn="{_int(state.turn)}"'
-        if state.round is not None:
-            attrs += f' round="{_int(state.round)}"'
-        if state.start_piece is not None:
-            attrs += f' startPiece="{_SHAPE_NAME[state.start_piece]}"'
-        mark = self.open(depth, "state", attrs)
-        child = depth + 1
-        if state.start_team is not None:
-            self.team_ref(child, "startTeam", state.start_team)
-        for tag, shapes in (
-            ("blueShapes", state.blue_shapes),
-            ("yellowShapes", state.yellow_shapes),
-            ("redShapes", state.red_shapes),
-            ("greenShapes", state.green_shapes),
-        ):
-            if shapes is not None:
-                self.names(child, tag, _check(shapes, ShapeList).shapes, _SHAPE_LINE)
-        if state.valid_colors is not None:
-            self.names(child, "validColors", _check(state.valid_colors, ColorList).colors, _COLOR_LINE)
-        for tag, player in (("first", state.first), ("second", state.second)):
-            if player is not None:
-                _check(player, PlayerInfo)
-                attrs = "" if player.display_name is None else f' displayName="{_attr(player.display_name)}"'
-                player_mark = self.open(child, tag, attrs)
-                if player.color is not None:
-                    self.team_ref(child + 1, "color", player.color)
-                self.close(child, tag, player_mark)
-        if state.board is not None:
-            self.board(child, state.board)
-        if state.last_move is not None:
-            self.move(child, state.last_move)
-        if state.last_move_mono is not None:
-            self.mono(child, state.last_move_mono)
-        self.close(depth, "state", mark)
-
-    def state_2027(self, depth: int, state: State) -> None:
-        """The 2027 layout (season-2027.md §3.3): attributes class, startTeam, turn, startPiece, round;
-        children lastMove, board, lastMoveMono, the shape lists, validColors; no players."""
-        if state.start_team is not None or state.first is not None or state.second is not None:
-            raise _Decline
-        attrs = "" if state.cls is None else f' class="{_attr(state.cls)}"'
-        attrs += f' startTeam="{_check(state.start_team_attr, Team).name}" turn="{_int(state.turn)}"'
-        if state.start_piece is not None:
-            attrs += f' startPiece="{_SHAPE_NAME[state.start_piece]}"'
-        if state.round is not None:
-            attrs += f' round="{_int(state.round)}"'
-        mark = self.open(depth, "state", attrs)
-        child = depth + 1
-        if state.last_move is not None:
-            self.move(child, state.last_move)
-        if state.board is not None:
-            self.board(child, state.board)
-        if state.last_move_mono is not None:
-            self.mono(child, state.last_move_mono)
-        for tag, shapes in (
-            ("blueShapes", state.blue_shapes),
-            ("yellowShapes", state.yellow_shapes),
-            ("redShapes", state.red_shapes),
-            ("greenShapes", state.green_shapes),
-        ):
-            if shapes is not None:
-                self.names(child, tag, _check(shapes, ShapeList).shapes, _SHAPE_LINE)
-        if state.valid_colors is not None:
-            self.names(child, "validColors", _check(state.valid_colors, ColorList).colors, _COLOR_LINE)
-        self.close(depth, "state", mark)
-
-    def board(self, depth: int, board: Any) -> None:
-        board = _check(board, Board)
-        if board.wrapped_fields is not None:
-            raise _Decline
-        board_mark = self.open(depth, "board")
-        indent, names = self.indent[depth + 1], _COLOR_NAME
-        for field in board.fields:
-            x, y = field.x, field.y
-            if type(field) is not BoardField or type(x) is not int or type(y) is not int:
-                raise _Decline
-            self.out.append(f'{indent}<field x="{x}" y="{y}" content="{names[field.content]}"/>')
-        self.close(depth, "board", board_mark)
-
-    def mono(self, depth: int, mono: Any) -> None:
-        mono_mark = self.open(depth, "lastMoveMono")
-        for entry in _check(mono, LastMoveMono).entries:
-            _check(entry, MonoEntry)
-            entry_mark = self.open(depth + 1, "entry")
-            self.leaf(depth + 2, _COLOR_LINE[entry.color])
-            self.leaf(depth + 2, _BOOLEAN_LINE[_check(entry.boolean, bool)])
-            self.close(depth + 1, "entry", entry_mark)
-        self.close(depth, "lastMoveMono", mono_mark)
-
-
-def _fast_xml(message: BaseXmlModel, pretty: bool) -> str | None:
-    """What ``etree.tostring(message.to_xml_tree(exclude_none=True), encoding="unicode",
-    pretty_print=pretty)`` gives (without the final newline) for a memento or state in the 21.3.3
-    form, written directly; None for every other message or content."""
-    lines = _Lines(pretty)
-    try:
-        if type(message) is State:
-            lines.state(0, message)
-        elif type(message) is Room and type(message.data) is Memento:
-            data = message.data
-            room_mark = lines.open(0, "room", f' roomId="{_attr(message.room_id)}"')
-            data_mark = lines.open(1, "data", "" if data.cls is None else f' class="{_attr(data.cls)}"')
-            lines.state(2, _check(data.state, State))
-            lines.close(1, "data", data_mark)
-            lines.close(0, "room", room_mark)
-        else:
-            return None
-    except (_Decline, KeyError):
-        return None
-    return ("\n" if pretty else "").join(lines.out)
-
-
 # --- output ------------------------------------------------------------------------------------------
 
 
-def to_element(message: BaseXmlModel) -> etree._Element:
-    """The lxml element of a message; unset optional parts are left out."""
-    return message.to_xml_tree(exclude_none=True)
-
-
 def to_xml(message: BaseXmlModel, *, pretty: bool = False) -> str:
-    """Serialize a message in the server's form: no XML declaration; attribute values escaped like
-    XStream (``&`` ``<`` ``>`` ``"`` and ``'`` → ``&apos;``, newline → ``&#10;``).
+    """Serialize a message in the server's form (:func:`model.xmlcodec.write`): no XML declaration; unset
+    optional parts left out; attribute values escaped like XStream (``&`` ``<`` ``>`` ``"`` and ``'`` →
+    ``&apos;``, newline → ``&#xa;``); a 2027 state in the 2027 layout.
 
     ``pretty``: 2-space indentation, no trailing newline (replay files, protocol.md §10).
     """
     if isinstance(message, CloseShort):
         raise ValueError("<close/> is not understood by 2021 servers; send CloseConnection()")
-    text = _fast_xml(message, pretty)  # mementos and states: written directly
-    if text is None:
-        text = etree.tostring(to_element(message), encoding="unicode", pretty_print=pretty)
-        if pretty:
-            text = text.rstrip("\n")
-    # lxml leaves ' unescaped; in its output a ' can only be part of an attribute value or text, and
-    # "&#10;" etc. only an escaped character of an attribute value: write them as XStream does.
-    for plain, xstream in _XSTREAM_ESCAPES:
-        text = text.replace(plain, xstream)
-    return text
-
-
-_XSTREAM_ESCAPES = (("'", "&apos;"), ("&#10;", "&#xa;"), ("&#13;", "&#xd;"), ("&#9;", "&#x9;"))
+    return xmlcodec.write(message, pretty=pretty)
 
 
 def to_bytes(message: BaseXmlModel, *, pretty: bool = False) -> bytes:

@@ -25,7 +25,7 @@ from cli.bot import parse_options as parse_bot_options
 from cli.watch import watch_options
 from model import convert
 from model import messages as M
-from model.framing import END_OF_STREAM, StreamFramer, parse_document, parse_stream
+from model.framing import END_OF_STREAM, MalformedXml, StreamFramer, parse_document, parse_stream
 from model.moves import Move
 from model.pieces import Shape
 from model.season import season_named
@@ -94,6 +94,22 @@ def fixture_path(relative: str) -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"fixture missing from tests/fixtures: {relative}")
     return path
+
+
+def fixture_files(folder: str) -> list[Path]:
+    """The XML fixtures of a folder (sc2021, sc2027, replays)."""
+    return sorted((FIXTURES / folder).glob("*.xml"))
+
+
+def elements_of(path: Path) -> list[etree._Element]:
+    """The top-level elements of a fixture: one document, a stream, or a stream fragment."""
+    data = path.read_bytes()
+    if data.lstrip().startswith(b"<protocol>"):
+        return parse_stream(data, strict=False).messages
+    try:
+        return [parse_document(data)]
+    except MalformedXml:
+        return parse_stream(data, prepend_protocol=True, strict=False).messages
 
 
 # --- servers on ephemeral ports, scripted and raw clients ---------------------------------------------------

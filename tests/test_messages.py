@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from lxml import etree
-from pydantic import BaseModel, ValidationError
 
 from model import messages as M
 from model.convert import (
@@ -33,7 +32,7 @@ from model.moves import SetMove, SkipMove
 from model.pieces import COLORS, SHAPES, Color, Rotation, Shape, Team
 from model.season import DEFAULT_SEASON, GAME_TYPE, SEASON_2027
 from model.state import GameState
-from tests.helpers import FIXTURES, fixture_path
+from tests.helpers import elements_of, fixture_files, fixture_path
 
 ROOM = "cb3bc426-5c70-48b9-9307-943bc328b503"
 
@@ -48,21 +47,6 @@ BARE = {
     "welcomeMessage": M.WelcomeMessage,
     "result": M.ResultData,
 }
-
-
-def fixture_files(folder: str) -> list[Path]:
-    return sorted((FIXTURES / folder).glob("*.xml"))
-
-
-def elements_of(path: Path) -> list[etree._Element]:
-    """The top-level elements of a fixture: one document, a stream, or a stream fragment."""
-    data = path.read_bytes()
-    if data.lstrip().startswith(b"<protocol>"):
-        return parse_stream(data, strict=False).messages
-    try:
-        return [parse_document(data)]
-    except MalformedXml:
-        return parse_stream(data, prepend_protocol=True, strict=False).messages
 
 
 def read_bare(element: etree._Element):
@@ -395,7 +379,7 @@ def test_piece_fixtures(path: Path) -> None:
     color, kind, rotation = path.stem.split("-piece-")[1].split("-")[:3]
     assert (move.color.name, move.shape.name, move.rotation.name) == (color, kind, rotation)
     assert move.flipped == ("flipped" in path.name)
-    assert M.Piece.from_xml_tree(M.to_element(move_to_message(move, "r").data.piece)) == piece
+    assert M.Piece.from_xml_tree(etree.fromstring(M.to_bytes(move_to_message(move, "r").data.piece))) == piece
     assert derive_set_move(move.color, move.cells) == move
 
 
@@ -643,270 +627,3 @@ def test_sdk_result_test_data_does_not_crash() -> None:
     ).messages[1]
     result = result_from_message(parse_message(replay_result))
     assert result.draw and result.winner_names == ("", "")
-
-
-# --- fast paths of mementos: identical to the general pydantic-xml path ------------------------------
-
-
-def model_difference(a: object, b: object, where: str = "") -> str | None:
-    """Where two values differ: type, value or ``model_fields_set`` of every nested model; None if equal."""
-    if isinstance(a, BaseModel):
-        if type(a) is not type(b):
-            return f"{where}: {type(a).__name__} != {type(b).__name__}"
-        if a.model_fields_set != b.model_fields_set:  # type: ignore[union-attr]
-            return f"{where}: fields set {sorted(a.model_fields_set)} != {sorted(b.model_fields_set)}"  # type: ignore[union-attr]
-        for name in type(a).model_fields:
-            difference = model_difference(getattr(a, name), getattr(b, name), f"{where}.{name}")
-            if difference:
-                return difference
-        return None
-    if isinstance(a, list):
-        if type(b) is not list or len(a) != len(b):
-            return f"{where}: {a!r} != {b!r}"
-        for index, (x, y) in enumerate(zip(a, b, strict=True)):
-            difference = model_difference(x, y, f"{where}[{index}]")
-            if difference:
-                return difference
-        return None
-    return None if type(a) is type(b) and a == b else f"{where}: {a!r} != {b!r}"
-
-
-def general_xml(message: M.XmlModel, *, pretty: bool = False) -> str:
-    """:func:`to_xml` through pydantic-xml only."""
-    text = etree.tostring(message.to_xml_tree(exclude_none=True), encoding="unicode", pretty_print=pretty)
-    text = text.rstrip("\n") if pretty else text
-    for plain, xstream in M._XSTREAM_ESCAPES:
-        text = text.replace(plain, xstream)
-    return text
-
-
-def assert_same_output(message: M.XmlModel) -> bool:
-    """:func:`to_xml` gives what pydantic-xml gives; True if the fast writer was used."""
-    for pretty in (False, True):
-        assert to_xml(message, pretty=pretty) == general_xml(message, pretty=pretty)
-    return M._fast_xml(message, False) is not None
-
-
-def validated_move(move: SetMove | SkipMove) -> M.MoveElement:
-    if isinstance(move, SkipMove):
-        return M.MoveElement(cls=M.SKIP_MOVE_CLASS, color=move.color)
-    return M.MoveElement(
-        cls=M.SET_MOVE_CLASS,
-        piece=M.Piece(
-            color=move.color,
-            kind=move.shape,
-            rotation=move.rotation,
-            is_flipped=move.flipped,
-            position=M.Position(x=move.x, y=move.y),
-        ),
-    )
-
-
-def validated_state_model(state: GameState, names: tuple[str, str] = ("", ""), with_class: bool = True) -> M.State:
-    """:func:`state_to_model` as it was before the fast path: every model validated."""
-    return M.State(
-        cls=M.STATE_CLASS if with_class else None,
-        turn=state.turn,
-        round=state.round,
-        start_piece=state.start_piece,
-        start_team=M.TeamRef.of(Team.ONE),
-        blue_shapes=M.ShapeList(shapes=list(state.undeployed(Color.BLUE))),
-        yellow_shapes=M.ShapeList(shapes=list(state.undeployed(Color.YELLOW))),
-        red_shapes=M.ShapeList(shapes=list(state.undeployed(Color.RED))),
-        green_shapes=M.ShapeList(shapes=list(state.undeployed(Color.GREEN))),
-        valid_colors=M.ColorList(colors=list(state.valid_colors)),
-        first=M.PlayerInfo(display_name=names[0], color=M.TeamRef.of(Team.ONE)),
-        second=M.PlayerInfo(display_name=names[1], color=M.TeamRef.of(Team.TWO)),
-        board=M.Board(fields=[M.BoardField(x=x, y=y, content=c) for x, y, c in state.cells()]),
-        last_move=None if state.last_move is None else validated_move(state.last_move),
-        last_move_mono=M.LastMoveMono(
-            entries=[M.MonoEntry(color=c, boolean=b) for c, b in sorted(state.last_mono.items())]
-        ),
-    )
-
-
-def check_fast_read(element: etree._Element) -> bool:
-    """The fast reader gives what pydantic-xml gives (or declines); True if it was used."""
-    general_model = M.Room if element.tag == "room" else M.State
-    fast = M.fast_room_from_tree(element) if element.tag == "room" else M.fast_state_from_tree(element)
-    try:
-        general = general_model.from_xml_tree(element)
-    except Exception:  # noqa: BLE001 - unreadable: the fast path must decline too
-        assert fast is None
-        return False
-    if fast is None:
-        return False
-    assert model_difference(fast, general) is None, model_difference(fast, general)
-    if element.tag == "state" or element.find("data").get("class") == M.MEMENTO_CLASS:
-        assert model_difference(parse_message(element) if element.tag == "room" else fast, general) is None
-        try:
-            expected = read_state(general)
-        except ValueError:
-            with pytest.raises(ValueError):
-                read_state(fast)
-        else:
-            assert read_state(fast) == expected
-    return True
-
-
-def state_elements() -> list[tuple[str, etree._Element]]:
-    out = []
-    for path in fixture_files("sc2021") + fixture_files("replays") + fixture_files("sc2027"):
-        for index, element in enumerate(elements_of(path)):
-            if element.tag == "state" or (element.tag == "room" and element.find("data/state") is not None):
-                out.append((f"{path.name}#{index}", element))
-    return out
-
-
-def test_fast_read_of_every_state_fixture_equals_the_general_read() -> None:
-    elements = state_elements()
-    fast = {name for name, element in elements if check_fast_read(element)}
-    # every memento the 21.3.3 server wrote takes the fast path; dialects take the general one
-    assert {name for name in (n for n, _ in elements) if name.startswith("gen-21.3.3-")} <= fast
-    assert "test-21.0.3-state-initial-with-board-currentColorIndex.xml#0" not in fast
-    assert len(fast) > 150
-
-
-@pytest.mark.parametrize(
-    "replay", ["gen-21.3.3-game1-replay-regular-end.xml", "gen-21.3.3-game2-replay-round-limit-end.xml"]
-)
-def test_fast_paths_on_every_state_of_the_replays(replay: str) -> None:
-    elements = [e for e in elements_of(fixture_path(f"sc2021/{replay}")) if e.find("data/state") is not None]
-    assert len(elements) > 60
-    # (that the fast reader takes every one of these states: test_fast_read_of_every_state_fixture_equals_...)
-    for element in elements:
-        read = read_state(parse_message(element))
-        message = state_to_message(read.state, read.room_id, read.names)
-        expected = M.Room(room_id=read.room_id, data=M.Memento(state=validated_state_model(read.state, read.names)))
-        assert model_difference(message, expected) is None, model_difference(message, expected)
-        assert assert_same_output(message) and assert_same_output(message.data.state)
-        assert to_xml(message, pretty=True) == etree.tostring(element, encoding="unicode", with_tail=False)
-        bare = state_to_model(read.state, with_class=False)
-        assert model_difference(bare, validated_state_model(read.state, with_class=False)) is None
-        assert assert_same_output(bare)
-
-
-LENIENT_VARIANTS = [
-    ('content="BLUE"', 'content="blue"'),
-    ('content="RED"', 'content="Red"'),
-    ("<board>", "<board><fields>"),  # with </board> below
-    ('<field x="', '<field extra="1" x="'),
-    ("<board>", "<board><unknown/>"),
-    ("<board>", "<board><!-- comment -->"),
-    ("<board>", '<board class="x">'),
-    ('<startTeam class="team">ONE</startTeam>', "<startTeam>one</startTeam>"),
-    ('<startTeam class="team">ONE</startTeam>', '<startTeam class="team"> ONE </startTeam>'),
-    ('<startTeam class="team">ONE</startTeam>', '<startTeam class="team">ONE<x/></startTeam>'),
-    ("<shape>MONO</shape>", "<shape> MONO </shape>"),
-    ("<shape>MONO</shape>", "<shape>mono</shape>"),
-    ("<shape>MONO</shape>", "<shape a='1'>MONO</shape>"),
-    ("<blueShapes>", '<blueShapes class="linked-hash-set">'),
-    ("<blueShapes>", "<blueShapes><unknown/>"),
-    ('class="state" turn="', 'turn="'),
-    ('turn="', 'foo="bar" turn="'),
-    ('turn="', 'currentColorIndex="0" turn="'),
-    ('round="', 'round="0'),
-    ('round="', 'round=" '),
-    ('startPiece="', 'startTeam="ONE" startPiece="'),
-    ('startPiece="PENTO_L"', 'startPiece="pento_l"'),
-    ("<validColors>", '<validColors class="linked-hash-set">'),
-    ("<validColors>", "<validColors a='b'>"),
-    ("<color>BLUE</color>", "<color>blue</color>"),
-    ('<first displayName="', '<first foo="1" displayName="'),
-    ('<first displayName="', '<first><color class="team">TWO</color></first><first displayName="'),
-    ('<color class="team">ONE</color>', '<color class="team">ONE</color><unknown/>'),
-    ('<color class="team">ONE</color>', "<color>ONE</color>"),
-    ('<color class="team">TWO</color>', '<color class="team">Two</color>'),
-    ('isFlipped="false"', 'isFlipped="False"'),
-    ('isFlipped="true"', 'isFlipped="true" extra="1"'),
-    ('rotation="NONE"', 'rotation="none"'),
-    ('<position x="', '<position z="0" x="'),
-    ('<lastMove class="sc.plugin2021.SetMove">', "<lastMove>"),
-    ('<lastMove class="sc.plugin2021.SetMove">', '<lastMove class="sc.plugin2021.SetMove"><color>RED</color>'),
-    ('<lastMove class="sc.plugin2021.SetMove">', '<lastMove class="sc.plugin2021.SkipMove"><color>RED</color>'),
-    ("<lastMoveMono/>", "<lastMoveMono><entry><color>BLUE</color><boolean>true</boolean></entry></lastMoveMono>"),
-    ("<lastMoveMono/>", "<lastMoveMono><entry><boolean>false</boolean><color>RED</color></entry></lastMoveMono>"),
-    ("<lastMoveMono/>", "<lastMoveMono><entry><color>RED</color><boolean>TRUE</boolean></entry></lastMoveMono>"),
-    ("<lastMoveMono/>", "<lastMoveMono><entry><color>RED</color></entry></lastMoveMono>"),
-    ("<lastMoveMono/>", "<lastMoveMono/><orderedColors><color>RED</color></orderedColors>"),
-    ("<lastMoveMono/>", "<lastMoveMono/><startColor>BLUE</startColor>"),
-    ("<lastMoveMono/>", "<lastMoveMono/><board/>"),
-    ("<lastMoveMono/>", "<lastMoveMono/>text"),
-    ('<data class="memento">', '<data class="memento" extra="1">'),
-    ('<room roomId="', '<room extra="1" roomId="'),
-    ("</data>", "</data><unknown/>"),
-]
-
-
-@pytest.mark.parametrize(("old", "new"), LENIENT_VARIANTS, ids=[n for _, n in LENIENT_VARIANTS])
-def test_lenient_variants_read_alike_on_both_paths(old: str, new: str) -> None:
-    elements = [
-        e
-        for e in elements_of(fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml"))
-        if e.find("data/state") is not None
-    ]
-    applied = 0
-    for element in (elements[1], elements[40], elements[-1]):
-        text = etree.tostring(element, encoding="unicode")
-        if old not in text:
-            continue
-        applied += 1
-        text = text.replace(old, new, 1)
-        if new.startswith("<board><fields>"):
-            text = text.replace("</board>", "</fields></board>", 1)
-        variant = etree.fromstring(text)
-        check_fast_read(variant)
-        check_fast_read(variant.find("data/state"))
-    assert applied
-
-
-def test_fast_output_of_unusual_state_models() -> None:
-    base = state_to_model(GameState.new(Shape.PENTO_V), ("a", "b"))
-    names = "&<>\"' \n\t\r ä €"
-    variants = [
-        base,
-        base.model_copy(update={"cls": None, "round": None, "start_piece": None}),
-        base.model_copy(
-            update={
-                "first": M.PlayerInfo(display_name=names, color=M.TeamRef(text="")),
-                "second": M.PlayerInfo(color=M.TeamRef(cls=None, text="TestGame&<>")),
-            }
-        ),
-        base.model_copy(update={"last_move": M.MoveElement(cls=M.SKIP_MOVE_CLASS, color=Color.RED)}),
-        base.model_copy(update={"last_move": M.MoveElement()}),
-        base.model_copy(
-            update={
-                "last_move_mono": M.LastMoveMono(
-                    entries=[M.MonoEntry(color=Color.RED, boolean=True), M.MonoEntry(color=Color.BLUE, boolean=False)]
-                )
-            }
-        ),
-        base.model_copy(update={"blue_shapes": M.ShapeList(), "valid_colors": M.ColorList(), "board": M.Board()}),
-        base.model_copy(
-            update={
-                "current_color_index": 1,
-                "ordered_colors": M.ColorList(colors=[Color.RED]),
-                "start_color": Color.BLUE,
-            }
-        ),
-        base.model_copy(update={"start_team_attr": Team.TWO, "start_team": None}),
-        base.model_copy(
-            update={
-                "board": M.Board(wrapped_fields=M.FieldsWrapper(fields=[M.BoardField(x=1, y=2, content=Color.GREEN)]))
-            }
-        ),
-        base.model_copy(update={"last_move": M.OriginalRequest(cls="joinPrepared", reservation_code="x")}),
-        M.State(turn=0),
-        M.State(turn=0, first=M.PlayerInfo(), board=M.Board(fields=[M.BoardField(x=0, y=19, content=Color.RED)])),
-    ]
-    fast = 0
-    for state in variants:
-        fast += assert_same_output(state)
-        fast += assert_same_output(M.Room(room_id=names, data=M.Memento(state=state)))
-        fast += assert_same_output(M.Room(room_id="r", data=M.Memento(state=state.model_copy(update={"cls": "s"}))))
-    assert fast >= 20
-    with pytest.raises(ValidationError):  # names are validated as before
-        state_to_model(GameState.new(Shape.PENTO_V), (None, "b"))  # type: ignore[arg-type]
-    refused = base.model_copy(update={"first": M.PlayerInfo(display_name="\x01")})  # not XML: lxml refuses it
-    with pytest.raises(ValueError):
-        to_xml(M.Room(room_id="r", data=M.Memento(state=refused)))
