@@ -136,14 +136,12 @@ async def test_a_program_that_never_joins_is_named_in_the_end_dialog(tmp_path, m
 
 def test_the_command_line_starts_the_program_on_the_other_seat(tmp_path, monkeypatch):
     from cli.play import main as play_main
-    from cli.play import play_parser
+    from cli.play import play_options
     from tui.external import build_external_app
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     program = f"cmd:{sys.executable} {CLIENT[1]} --misbehave never-join"
-    args = play_parser().parse_args(
-        ["--opponent", program, "--team", "TWO", "--watch", "--no-timeout", "--season", "2027"]
-    )
+    args = play_options(["--opponent", program, "--team", "TWO", "--watch", "--no-timeout", "--season", "2027"])
     app, game = build_external_app(args)
     try:
         assert game.seats[0].name == "ext_client.py" and game.seats[0].command is not None

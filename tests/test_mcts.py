@@ -116,11 +116,11 @@ def test_the_tui_with_the_mcts_opponent_loads_numba_only_when_a_move_is_asked_fo
     code = """
 import asyncio, sys, threading
 from model.pieces import Team
-from cli.play import play_parser
+from cli.play import play_options
 from tui.launch import build_local_app
 
 async def main():
-    app = build_local_app(play_parser().parse_args(["--opponent", "mcts", "--seed", "1"]))
+    app = build_local_app(play_options(["--opponent", "mcts", "--seed", "1"]))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.main_screen

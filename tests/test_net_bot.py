@@ -15,7 +15,7 @@ from lxml import etree
 from ai.base import Engine, Player
 from ai.controller import check_move, decide
 from ai.players import parse_player
-from cli.bot import build_parser, parse_options
+from cli.bot import EXIT_CODES, bot_lines, build_parser, parse_options
 from model.framing import parse_stream
 from model.moves import SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape
@@ -251,7 +251,7 @@ async def test_bot_connection_refused(capsys):
     server.close()
     await server.wait_closed()
     args = parse_options(["-h", HOST, "-p", str(port), "--ai", "random", "--engine", "thread"])
-    code = await Bot(args).run()
+    code = EXIT_CODES[await Bot(args, lines=bot_lines()).run()]
     _, err = capsys.readouterr()
     assert code == 1
     assert err.strip() == f"blokus bot: cannot connect to {HOST}:{port}: Connection refused"

@@ -19,7 +19,7 @@ from ai.controller import check_move, decide
 from ai.players import parse_player, parse_python_player
 from ai.pyplayer import PlayerLoadError, load_player_class
 from ai.team_process import TeamPlayer, check_team_player
-from cli.bot import parse_options
+from cli.bot import EXIT_CODES, bot_lines, parse_options
 from model.pieces import Shape
 from model.result import regular_result
 from model.state import GameState
@@ -295,8 +295,8 @@ async def _bot_game(tmp_path: Path, body: str, *extra: str) -> tuple[int, Bot, S
     port = server.sockets[0].getsockname()[1]
     try:
         args = parse_options(["-h", HOST, "-p", str(port), "--player", str(path), "--move-time", "300", *extra])
-        bot = Bot(args)
-        code = await asyncio.wait_for(bot.run(), 60)
+        bot = Bot(args, lines=bot_lines())
+        code = EXIT_CODES[await asyncio.wait_for(bot.run(), 60)]
     finally:
         server.close()
     return code, bot, script
