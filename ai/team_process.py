@@ -79,8 +79,15 @@ class Output:
     """The team's output (its processes' stdout and stderr) for ``say``, line by line, up to ``limit`` bytes in
     all; what is beyond is dropped and said once."""
 
-    def __init__(self, say: Callable[[str], None] | None, limit: int = OUTPUT_LIMIT_BYTES, keep: int = 20) -> None:
-        self.say = say
+    def __init__(
+        self,
+        say: Callable[[str], None] | None,
+        limit: int = OUTPUT_LIMIT_BYTES,
+        keep: int = 20,
+        notice: Callable[[str], None] | None = None,
+    ) -> None:
+        self.say = say  # the team's lines, as they are
+        self.notice = notice or say  # our own one-line notices (the command prefixes them)
         self.limit = limit
         self.used = 0
         self.dropped = 0
@@ -103,11 +110,8 @@ class Output:
             over = self.used >= self.limit
         if self.say is not None:
             self.say(text)
-            if over:
-                self.say(
-                    f"blokus bot: your player's output passed {self.limit / 2**20:g} MiB this game: "
-                    "the rest is not shown"
-                )
+            if over and self.notice is not None:
+                self.notice(f"your player's output passed {self.limit / 2**20:g} MiB this game: the rest is not shown")
 
     def drain(self, fd: int) -> None:
         """Read ``fd`` to its end (a thread of its own), passing whole lines on."""
@@ -134,8 +138,8 @@ class Output:
             if pending:
                 self.line(pending)
         except Exception as exc:  # never a thread that dies unseen
-            if self.say is not None:
-                self.say(f"blokus bot: reading your player's output failed: {type(exc).__name__}: {exc}")
+            if self.notice is not None:
+                self.notice(f"reading your player's output failed: {type(exc).__name__}: {exc}")
         finally:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -327,15 +331,19 @@ class TeamPlayer(Player):
         *,
         memory_mib: int = MEMORY_LIMIT_MIB,
         say: Callable[[str], None] | None = None,
+        show: Callable[[str], None] | None = None,
         strict: bool = False,
         output_limit: int = OUTPUT_LIMIT_BYTES,
     ) -> None:
         self.spec = spec
         self.name = spec.label
         self.memory_mib = memory_mib
-        self.say = say or (lambda line: print(line, file=sys.stderr, flush=True))
+        # show: the team's output and tracebacks, as they are; say: our notices in one line, which the command
+        # prefixes with its name
+        self.show = show or say or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.say = say or self.show
         self.strict = strict
-        self.output = Output(self.say, output_limit)
+        self.output = Output(self.show, output_limit, notice=self.say)
         self.active: TeamChild | None = None
         self.standby: TeamChild | None = None
         self.starts = 0  # processes started this game
@@ -364,7 +372,7 @@ class TeamPlayer(Player):
         try:
             child = TeamChild(self.spec, self.output, memory_mib=self.memory_mib)
         except OSError as exc:  # processes.StartError: one line
-            self.say(f"blokus bot: cannot start your player's process: {exc}")
+            self.say(f"cannot start your player's process: {exc}")
             return None
         if self._loop is not None:
             self._watch(child)
@@ -444,7 +452,7 @@ class TeamPlayer(Player):
             self.active = self._spawn()
         if self.active is not None:
             self.restarts += 1
-            self.say(f"blokus bot: {why}: a new process of your player plays on, given the position")
+            self.say(f"{why}: a new process of your player plays on, given the position")
             self.standby = self._spawn()
 
     # --- the player interface ----------------------------------------------------------------------------
@@ -488,7 +496,7 @@ class TeamPlayer(Player):
         if kind in self._shown or not trace:
             return
         self._shown.add(kind)
-        self.say(
+        self.show(
             f"blokus: your player raised {kind} at turn {turn} (further {kind}s are counted, not shown):\n"
             + printable(trace, None).replace("\\n", "\n")
         )
@@ -541,7 +549,7 @@ class TeamPlayer(Player):
         await self._until(lambda: child.done or not child.alive, time.monotonic() + timeout)
         answer = child.answers.pop(-1, None)
         if answer is not None:
-            self.say(f"blokus bot: your player's {printable(str(answer['line']))}")
+            self.say(f"your player's {printable(str(answer['line']))}")
 
     def close(self) -> None:
         """End every process of the team's player and everything they started."""

@@ -132,7 +132,9 @@ class Bot:
         if player is not None:
             self.player = player
         elif self.team_code:
-            self.player = TeamPlayer(spec, memory_mib=args.memory_limit, say=lines.raw, strict=args.strict)
+            self.player = TeamPlayer(
+                spec, memory_mib=args.memory_limit, say=lines.say, show=lines.raw, strict=args.strict
+            )
         elif args.engine == "process":
             from ai.engine_process import ProcessPlayer
 

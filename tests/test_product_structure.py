@@ -16,10 +16,7 @@ MAX_PARAMETERS = 12
 
 # Today's offenders, each to be removed. The tests below fail on an offender not listed AND on a listed one
 # that no longer offends: the list cannot rot.
-KNOWN_OFFENDERS: set[str] = {
-    # the team player's supervisor says its lines as "blokus bot: …" itself (issue 51.3: through the bot's lines)
-    "command output: ai.team_process",
-}
+KNOWN_OFFENDERS: set[str] = set()
 BELOW_CLI = ("model", "ai", "net", "tui")
 COMMAND_LINE = re.compile(r"^blokus [a-z-]+: ")  # a subcommand's line: ``blokus watch: …``
 
