@@ -42,6 +42,7 @@ from typing import Any
 
 from ai.base import Engine, RandomPlayer
 from ai.compiled import LazyCompiledPlayer
+from ai.cores import MAX_THREADS, search_threads
 from ai.greedy import GreedyPlayer
 from ai.levels import CappedTime
 from ai.search import LookaheadPlayer
@@ -153,6 +154,10 @@ def mcts_settings(text: str) -> tuple[tuple[str, float | int | bool], ...]:
         except ValueError:
             wanted = {bool: "0 or 1", int: "a whole number"}.get(kinds[key], "a number")
             raise ValueError(f"mcts:{text}: {key} needs {wanted}, not {value!r}") from None
+    try:
+        MctsParams(**settings)  # type: ignore[arg-type]  # (its own checks: a value in range)
+    except ValueError as exc:
+        raise ValueError(f"mcts:{text}: {exc}") from None
     return tuple(settings.items())
 
 
@@ -310,6 +315,30 @@ def make_player(name: str, seed: int | None = None) -> Engine:
     """The in-process player of a name (tests, benchmarks, tuning scripts): :func:`parse_player` and
     :meth:`PlayerSpec.build` (one-line ValueError)."""
     return parse_player(name, "AI").build(seed)
+
+
+def _searches(spec: PlayerSpec) -> bool:
+    """Whether ``spec`` is our MCTS (the default AI, its level, ``mcts:...``): a search with threads."""
+    return spec.registered is BUILTINS[DEFAULT_AI]
+
+
+def search_threads_of(spec: PlayerSpec) -> int | None:
+    """The threads the search of ``spec`` runs (None: not our MCTS). Light: no numba."""
+    return search_threads(int(dict(spec.settings).get("threads", 0))) if _searches(spec) else None
+
+
+def capped_threads(spec: PlayerSpec, threads: int) -> PlayerSpec:
+    """``spec`` searching with at most ``threads`` threads (``blokus bot --threads``); PlayerNameError (one line)
+    for a player that is not our MCTS, or ``threads`` out of 1..MAX_THREADS."""
+    if not 1 <= threads <= MAX_THREADS:
+        raise PlayerNameError(f"--threads needs 1 to {MAX_THREADS}, not {threads}")
+    if not _searches(spec):
+        raise PlayerNameError(f"--threads: {spec.name!r} is not our search ({DEFAULT_AI}): it runs as it does")
+    settings = dict(spec.settings)
+    settings["threads"] = min(threads, search_threads(int(settings.get("threads", 0))))
+    text = ",".join(f"{key}={int(value) if isinstance(value, bool) else value}" for key, value in settings.items())
+    name = f"{DEFAULT_AI}:{text}"
+    return PlayerSpec(PlayerKind.MCTS, name, settings=tuple(settings.items()))
 
 
 def kernels_of(spec: PlayerSpec):

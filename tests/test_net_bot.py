@@ -226,6 +226,8 @@ async def test_bot_says_when_the_port_is_no_game_server(capsys):
         (["bot", "-p", "70000"], "blokus bot: argument -p/--port: invalid port 70000"),
         (["bot", "--move-time", "1"], "1 ms is not a usable time (at least 10 ms); did you mean 1s?"),
         (["bot", "--ai", "nobody"], "blokus bot: unknown AI 'nobody'"),
+        (["bot", "--threads", "0"], "blokus bot: --threads needs 1 to 64, not 0"),
+        (["bot", "--threads", "2", "--ai", "greedy"], "blokus bot: --threads: 'greedy' is not our search"),
         (["serve", "-p", "99999"], "blokus serve: argument -p/--port: invalid port 99999"),
         (["serve", "-h"], "blokus serve: -h is the server host and needs a name (-h localhost); --help shows the help"),
         (["serve", "--start-piece", "PENTO_X"], "PENTO_X is never a start piece"),
@@ -255,6 +257,34 @@ async def test_bot_connection_refused(capsys):
     _, err = capsys.readouterr()
     assert code == 1
     assert err.strip() == f"blokus bot: cannot connect to {HOST}:{port}: Connection refused"
+
+
+def test_the_bot_says_how_many_threads_it_searches_with_and_threads_caps_them():
+    import subprocess
+    import sys
+
+    from ai.cores import available_cores
+
+    assert parse_options(["--threads", "1"]).ai == parse_player("mcts:threads=1")
+    assert parse_options(["--threads", "64", "--ai", "level5"]).ai == parse_player(f"mcts:threads={available_cores()}")
+    assert parse_options(["--threads", "2", "--ai", "mcts:threads=1"]).ai == parse_player("mcts:threads=1")
+    assert parse_options([]).ai is None  # the default AI: all cores
+    sock = __import__("socket").socket()
+    sock.bind((HOST, 0))
+    port = sock.getsockname()[1]  # bound, not listening: the connection is refused
+    run = subprocess.run(
+        [sys.executable, "-m", "blokus", "bot", "-h", HOST, "-p", str(port), "--threads", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    sock.close()
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 1 and all(line.startswith("blokus bot: ") for line in lines), run.stderr
+    cores = available_cores()
+    said = f"blokus bot: mcts:threads=1 searches with 1 thread ({cores} cores available; --threads N caps it)"
+    assert lines[0] == said, run.stderr  # (a cold compile cache may add its own line before the end)
+    assert lines[-1].startswith(f"blokus bot: cannot connect to {HOST}:{port}"), run.stderr
 
 
 def test_bot_help_and_host_flag():

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from ai.cores import MAX_THREADS
 from ai.evaluate import DEFAULT_WEIGHTS
 from ai.fasteval import weight_vector
 
@@ -41,6 +42,13 @@ class MctsParams:
     # for a colour that placed k pieces (x 0.2, 0.2, 0.3 for k = 0, 1, 2), the schedule of Pentobi's levels
     # (count=5028: level 6's budget, 69809: level 7's)
     count: int = field(default=0, metadata=PLAYER_ONLY)
+    # search threads (> 1: root-parallel, one tree each, their root statistics merged); 0: the cores this process
+    # may use (``ai.cores.available_cores``)
+    threads: int = field(default=0, metadata=PLAYER_ONLY)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.threads <= MAX_THREADS:
+            raise ValueError(f"threads needs 0 (all cores) to {MAX_THREADS}, not {self.threads}")
 
     def vector(self) -> np.ndarray:
         """The compiled search's parameters: the search inputs in field order (``R``), then the evaluation's
