@@ -1,7 +1,7 @@
 """``blokus bot``: the headless autopilot for a game server (the contest's ``start.sh`` runs this).
 
 Connects, joins (reservation, room id, or any open game), answers every move request within the time
-limit (``ai.controller``), prints a one-line summary after the result and exits 0. On a refused or
+limit (``ai.players.controller``), prints a one-line summary after the result and exits 0. On a refused or
 lost connection, a protocol error or a game that ends without a result it prints one line with the
 reason to stderr and exits non-zero (1: connection, 3: protocol or server error). No tracebacks.
 The bot itself is ``net.bot.Bot``; this module reads its options.
@@ -17,11 +17,12 @@ import socket
 import sys
 from pathlib import Path
 
-from ai import DEFAULT_AI, processes
-from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
-from ai.cores import MAX_THREADS, available_cores
-from ai.players import capped_threads, default_player, search_threads_of
-from ai.team_process import MEMORY_LIMIT_MIB
+from ai import DEFAULT_AI
+from ai.players import processes
+from ai.players.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
+from ai.players.registry import capped_threads, default_player, search_threads_of
+from ai.players.team_process import MEMORY_LIMIT_MIB
+from ai.search.cores import MAX_THREADS, available_cores
 from cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
 from cli.output import report_dropped
 from cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
