@@ -17,7 +17,7 @@ The scale (used everywhere: the CLI, the viewer, the chart, the JSON):
 
 * **value** — points, BLUE+RED minus YELLOW+GREEN (team ONE minus team TWO, positive = team ONE
   ahead), like the point difference on the scoreboard: the expected final point difference. The yardstick's
-  leaves are valued by ``ai.evaluate.VALUE_WEIGHTS``: the points now plus the points still to come, a linear
+  leaves are valued by ``ai.search.evaluate.VALUE_WEIGHTS``: the points now plus the points still to come, a linear
   estimate from the evaluation's terms fitted per phase to the final results of self-play games
   (``tuning/value_scale.py``). A finished game has its exact final point difference as value.
 * **curve** — the chart's value of a position (``evaluation_at``): its value (with its best move). A step of the
@@ -50,11 +50,11 @@ from enum import Enum
 from pathlib import Path
 from typing import cast
 
-from ai import processes
-from ai.base import TimeKeeper
-from ai.evaluate import VALUE_WEIGHTS, Weights, terminal_value
-from ai.players import ANALYSIS_AI, PlayerSpec, capped_threads, compile_ahead, parse_player, search_threads_of
-from ai.search import Searcher, SearchParams, _Timeout
+from ai.players import processes
+from ai.players.base import TimeKeeper
+from ai.players.registry import ANALYSIS_AI, PlayerSpec, capped_threads, compile_ahead, parse_player, search_threads_of
+from ai.search.evaluate import VALUE_WEIGHTS, Weights, terminal_value
+from ai.search.lookahead import Searcher, SearchParams, _Timeout
 from model.moves import Move, SetMove, SkipMove, parse_move
 from model.pieces import COLORS, Color, Team
 from model.state import GameState
@@ -349,7 +349,7 @@ def position_value(
     """The yardstick: the value of ``state`` (team ONE minus team TWO, points) by a search to the turn
     ``horizon_turn(state.turn, depth)``.
 
-    Raises ``ai.search._Timeout`` when ``stop`` is set.
+    Raises ``ai.search.lookahead._Timeout`` when ``stop`` is set.
     """
     if state.is_over:
         return terminal_value(state, weights)

@@ -47,9 +47,9 @@ ROOT = Path(__file__).resolve().parent.parent
 FIRST_FRAME = """
 import asyncio, sys, time
 t0 = time.perf_counter()
-from cli.play import play_parser
+from cli.play import play_options
 from tui.launch import build_local_app
-args = play_parser().parse_args(sys.argv[1:])
+args = play_options(sys.argv[1:])
 app = build_local_app(args)
 async def main():
     async with app.run_test(size=(120, 40)) as pilot:

@@ -24,9 +24,9 @@ import time
 import numpy as np
 from numba import njit
 
-from ai.mcts import MctsParams, MctsPlayer, R, Root, Scratch, prepare, seed_rng
-from ai.mcts.kernels import _playout_turn
-from ai.tables import TABLES
+from ai.search.mcts import MctsParams, MctsPlayer, R, Root, Scratch, prepare, seed_rng
+from ai.search.mcts.kernels import _playout_turn
+from ai.search.tables import TABLES
 from model import fast as F
 from model.fast import FastState
 from model.pieces import Shape

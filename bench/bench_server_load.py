@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from ai import DEFAULT_AI  # noqa: E402
 from model.pieces import Team  # noqa: E402
-from net.rooms import Room, Slot, Timeouts  # noqa: E402
+from net.rooms import Room, RoomSeat, Timeouts  # noqa: E402
 from net.server import GameServer, ServerConfig  # noqa: E402
 
 HANDLING: list[float] = []  # seconds the server's loop spent handling one move (validate, apply, send)
@@ -72,8 +72,8 @@ async def run(args: argparse.Namespace) -> int:
     else:  # prepared paused games; all start together once every bot has joined
         for g in range(args.games):
             slots = [
-                Slot(Team.ONE, f"bot{2 * g}", reservation=f"rc-{g}-1"),
-                Slot(Team.TWO, f"bot{2 * g + 1}", reservation=f"rc-{g}-2"),
+                RoomSeat(Team.ONE, f"bot{2 * g}", reservation=f"rc-{g}-1"),
+                RoomSeat(Team.TWO, f"bot{2 * g + 1}", reservation=f"rc-{g}-2"),
             ]
             rooms.append(server._new_room(prepared=True, paused=True, slots=slots))
             codes_for_bots += [["-r", f"rc-{g}-1"], ["-r", f"rc-{g}-2"]]

@@ -29,7 +29,7 @@ from ai.analysis import (
     analyse_cached,
     replay_moves,
 )
-from ai.cores import available_cores
+from ai.search.cores import available_cores
 from cli.options import Parser, milliseconds
 from cli.players import PlayerSpec, accepted, check_analysis_options
 from model.exits import plural
@@ -171,8 +171,8 @@ def _prepare_engine(spec: PlayerSpec, stream: TextIO, quiet: bool) -> None:
     """Load the compiled engine (a second), or compile it on the first start (a child process, a minute):
     a spinner says so on a terminal meanwhile, instead of a progress line stuck at 0."""
     from ai import kernels_of
-    from ai.compiled import preparing_text
-    from ai.spinner import Spinner
+    from ai.players.compiled import preparing_text
+    from tui.spinner import Spinner
 
     kernels = kernels_of(spec)
     if kernels is None or kernels.prepare(wait=0.5) or kernels.error is not None:

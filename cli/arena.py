@@ -1,8 +1,8 @@
 """``blokus arena A B --games N [--move-time MS] [--seed S] [--jobs J] [--season 2027]``: AI against AI, or a
 program of one's own (``cmd:COMMAND``) against our players, with a score table.
 
-The match itself is ``ai.arena`` (pairs of openings with the seats swapped, the table); the games are played
-in this process's workers when both players are in-process (``ai.arena.play_game``), or, when one is a program,
+The match itself is ``ai.arena.match`` (pairs of openings with the seats swapped, the table); the games are played
+in this process's workers when both players are in-process (``ai.arena.match.play_game``), or, when one is a program,
 each on an embedded server judged as the contest judges (``net.external_arena.ExternalGames``): the player
 names (``cli.players``) choose.
 """
@@ -19,7 +19,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
 
-from ai.arena import (
+from ai.arena.match import (
     GameSite,
     MatchStopped,
     PairedSprt,
@@ -30,8 +30,8 @@ from ai.arena import (
     run_match,
     summary,
 )
-from ai.players import compile_ahead
-from ai.sprt import SprtSpec
+from ai.arena.sprt import SprtSpec
+from ai.players.registry import compile_ahead
 from cli.options import Parser, add_cluster, add_season, milliseconds, open_cluster
 from cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
 from model.season import DEFAULT_SEASON
@@ -243,7 +243,6 @@ def _play(
     )
     print(format_table(s))
     if sprt is not None:
-        s["sprt"] = sprt.as_dict()
         print(sprt.describe())
         print(sprt.games_line(len(results), args.games))
         if not sprt.decided and not stopped:
@@ -253,7 +252,8 @@ def _play(
     if args.json:
         with open(args.json, "w") as fh:
             games = [{**asdict(r), "result": None} for r in results]  # the model result is not JSON
-            json.dump({"args": vars(args), "summary": s, "games": games, "stopped": stopped}, fh, indent=1)
+            summary_json = s.to_dict() | ({"sprt": sprt.as_dict()} if sprt is not None else {})
+            json.dump({"args": vars(args), "summary": summary_json, "games": games, "stopped": stopped}, fh, indent=1)
     if runner is not None and temporary_logs and kept:
         print(
             f"blokus arena: the logs of {kept} game(s) with a forfeit, a loss of the program under test or no "
@@ -263,6 +263,6 @@ def _play(
     if stopped:
         return 130 if why == "Ctrl-C" else 1
     if results and all(r.void for r in results):
-        print(f"blokus arena: no game had a result: {s['void_games'][0]}", file=sys.stderr)
+        print(f"blokus arena: no game had a result: {s.void_games[0]}", file=sys.stderr)
         return 1
     return 0

@@ -1,7 +1,7 @@
 """``blokus bot``: the headless autopilot for a game server (the contest's ``start.sh`` runs this).
 
 Connects, joins (reservation, room id, or any open game), answers every move request within the time
-limit (``ai.controller``), prints a one-line summary after the result and exits 0. On a refused or
+limit (``ai.players.controller``), prints a one-line summary after the result and exits 0. On a refused or
 lost connection, a protocol error or a game that ends without a result it prints one line with the
 reason to stderr and exits non-zero (1: connection, 3: protocol or server error). No tracebacks.
 The bot itself is ``net.bot.Bot``; this module reads its options.
@@ -17,15 +17,18 @@ import socket
 import sys
 from pathlib import Path
 
-from ai import DEFAULT_AI, processes
-from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
-from ai.cores import MAX_THREADS, available_cores
-from ai.players import capped_threads, default_player, search_threads_of
-from ai.team_process import MEMORY_LIMIT_MIB
+from ai import DEFAULT_AI
+from ai.players import processes
+from ai.players.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
+from ai.players.registry import capped_threads, default_player, search_threads_of
+from ai.players.team_process import MEMORY_LIMIT_MIB
+from ai.search.cores import MAX_THREADS, available_cores
 from cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
+from cli.output import report_dropped
 from cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
-from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotOptions, use_console
-from net.lines import LineHandler, LineWriter, report_dropped
+from model.exits import EXIT_CONNECTION, EXIT_FALLBACK, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL
+from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotEnd, BotLines, BotOptions
+from net.lines import LineHandler, LineWriter
 
 REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
 
@@ -193,8 +196,35 @@ class _Repeats(logging.Filter):
         return count <= REPEATS_SHOWN
 
 
+EXIT_CODES = {
+    BotEnd.PLAYED: EXIT_OK,
+    BotEnd.CONNECTION: EXIT_CONNECTION,
+    BotEnd.PROTOCOL: EXIT_PROTOCOL,
+    BotEnd.PLAYER: EXIT_PLAYER,
+    BotEnd.FALLBACK: EXIT_FALLBACK,
+}
+
+
+def bot_lines(console: LineWriter | None = None) -> BotLines:
+    """The bot's own lines: ``blokus bot: …`` on stderr (through ``console``, the log's writer thread, when there
+    is one: a stderr nobody reads never stalls the event loop, and they stay in order with the log lines; else
+    plain prints), the summary on stdout."""
+
+    def raw(line: str) -> None:
+        if console is not None:
+            console.write(line)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+    return BotLines(
+        say=lambda text: raw(f"blokus bot: {text}"),
+        summary=lambda text: print(f"blokus bot: {text}", flush=True),
+        raw=raw,
+    )
+
+
 def _setup_logging(args: argparse.Namespace) -> LineWriter:
-    """The bot's log handlers. The console's lines (and the bot's own: ``net.bot.use_console``) go through
+    """The bot's log handlers. The console's lines (and the bot's own: ``bot_lines``) go through
     a writer thread: a stderr nobody reads never stalls the event loop (``net.lines``). Close it at the end."""
     root = logging.getLogger()
     root.setLevel(logging.DEBUG)
@@ -238,7 +268,12 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as exc:
             parser.error(str(exc))
     console = _setup_logging(args)
-    use_console(console)
+
+    def crash(end: BotEnd) -> None:
+        console.close()  # the bot's line is written before the process ends
+        sys.stdout.flush()
+        os._exit(EXIT_CODES[end])
+
     threads = search_threads_of(spec or default_player())
     if threads is not None:  # one line: a contest machine's cores are not known beforehand
         plural = "s" if threads > 1 else ""
@@ -249,10 +284,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # --strict: a failing team player ends the process at once, as a crashed contest client (its exit code
         # is what the arena names)
-        return asyncio.run(Bot(options_from_args(args, spec), crash=os._exit if args.strict else None).run())
+        bot = Bot(options_from_args(args, spec), crash=crash if args.strict else None, lines=bot_lines(console))
+        return EXIT_CODES[asyncio.run(bot.run())]
     except KeyboardInterrupt:
         return 130
     finally:
-        use_console(None)
         console.close()
         report_dropped(console, "blokus bot")

@@ -11,9 +11,14 @@ from ai import DEFAULT_AI
 from cli.options import Parser
 from cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
 from model.exits import EXIT_OK
-from net.bundle import MAX_ZIP_MIB, BundleError, _say, bundle
+from net.bundle import MAX_ZIP_MIB, BundleError, bundle
 
 EXIT_FAIL = 1
+
+
+def _say(text: str) -> None:
+    """One line of the command on stderr (its progress, or why it failed)."""
+    print(f"blokus bundle: {text}", file=sys.stderr, flush=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,8 +79,8 @@ def bot_ai(bot_args: list[str]) -> PlayerSpec:
 def team_player(text: str, bot_args: list[str]) -> PlayerSpec:
     """``--player PATH[:CLASS]`` as a spec; BundleError (one line) if it cannot be loaded or the bot's
     arguments name another player."""
-    from ai.pyplayer import PlayerLoadError
-    from ai.team_process import check_team_player
+    from ai.players.pyplayer import PlayerLoadError
+    from ai.players.team_process import check_team_player
 
     if any(arg in ("--ai", "--player") or arg.startswith(("--ai=", "--player=")) for arg in bot_args):
         raise BundleError("--player and a player in the bot's arguments: give one")
@@ -100,7 +105,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.include and player is None:
             raise BundleError("--include packs files of the player's folder: give --player too")
         size = bundle(
-            args.zip, args.python, bot_args, ai=ai, with_cache=not args.no_cache, player=player, includes=args.include
+            args.zip,
+            args.python,
+            bot_args,
+            ai=ai,
+            with_cache=not args.no_cache,
+            player=player,
+            includes=args.include,
+            say=_say,
         )
     except BundleError as exc:
         _say(str(exc))

@@ -11,15 +11,23 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from typing import TYPE_CHECKING, NoReturn
 
 from model.exits import EXIT_USAGE
 from model.pieces import Shape
 from model.season import DEFAULT_PORT, Season, season_named
+from model.text import printable
 
 if TYPE_CHECKING:
-    from ai.arena import GameSite
-    from ai.players import PlayerSpec
+    from ai.arena.match import GameSite
+    from ai.players.registry import PlayerSpec
+
+
+def fail(prog: str, message: str) -> int:
+    """One line on stderr for an error found after parsing; returns the usage exit code."""
+    print(printable(f"{prog}: {message}"), file=sys.stderr)
+    return EXIT_USAGE
 
 
 class Parser(argparse.ArgumentParser):

@@ -8,7 +8,8 @@ import argparse
 import sys
 
 from ai import DEFAULT_AI
-from cli.options import Parser, add_season, add_server_address, check_start_piece, milliseconds, shape
+from cli.options import Parser, add_season, add_server_address, check_start_piece, fail, milliseconds, shape
+from cli.output import run_app
 from cli.players import (
     LEVELS,
     PlayerKind,
@@ -18,13 +19,13 @@ from cli.players import (
     level_option,
     player_option,
 )
-from model.exits import fail
 from model.pieces import Team
 from model.season import DEFAULT_PORT, DEFAULT_SEASON
-from tui.app import LOG_FILE_ENV, run_app, setup_logging
+from tui.app import LOG_FILE_ENV, setup_logging
 from tui.launch import (
     DEFAULT_MOVE_TIME_MS,
     NETWORK_MOVE_TIME_MS,
+    PlayOptions,
     build_local_app,
     build_network_app,
     save_network_replay,
@@ -132,27 +133,71 @@ def play_parser() -> argparse.ArgumentParser:
     return p
 
 
+def options_of(args: argparse.Namespace) -> PlayOptions:
+    """The parsed command line as the options the game is built from."""
+    return PlayOptions(
+        team=args.team,
+        opponent=args.opponent,
+        level=args.level,
+        ponder=args.ponder,
+        ai=args.ai,
+        move_time=args.move_time,
+        start_piece=args.start_piece,
+        season=args.season,
+        seed=args.seed,
+        watch=args.watch,
+        name=args.name,
+        light=args.light,
+        host=args.host,
+        port=args.port,
+        reservation=args.reservation,
+        room=args.room,
+        time_limit=args.time_limit,
+    )
+
+
+def play_options(argv: list[str]) -> PlayOptions:
+    """``blokus play ARGS`` as options (a bad option: one line, exit 2)."""
+    return options_of(play_parser().parse_args(argv))
+
+
+def play_external(options: PlayOptions) -> int:
+    """``blokus --opponent cmd:COMMAND``: one game against the program; it is stopped when the app ends."""
+    from net.external import ProgramError, check_program
+    from tui.external import build_external_app
+
+    assert options.opponent is not None
+    try:
+        check_program(options.opponent)
+        app, hosted = build_external_app(options, save_network_replay)
+    except (ProgramError, ValueError) as exc:
+        return fail("blokus play", str(exc))
+    try:
+        return run_app(app, "blokus play")
+    finally:
+        hosted.close()
+
+
 def main(argv: list[str]) -> int:
     args = play_parser().parse_args(argv)
-    opponent = args.opponent  # a spec (None: the default AI)
+    options = options_of(args)
+    opponent = options.opponent  # a spec (None: the default AI)
     try:
         if opponent is not None and opponent.kind is PlayerKind.PY:
             check_player(opponent)  # a py: file that cannot be loaded: one line before the terminal is taken
-        if args.ai is not None:
-            in_process_engine(args.ai, "AI")  # hints, autopilot and --watch
+        if options.ai is not None:
+            in_process_engine(options.ai, "AI")  # hints, autopilot and --watch
     except ValueError as exc:
         return fail("blokus play", str(exc))
     if opponent is not None and opponent.external:  # your own client (cmd:) or player (py:) against you or our AI
-        from tui.external import play_external
-
         setup_logging(args.log)
-        return play_external(args, save_network_replay)
-    if (problem := check_start_piece(args.start_piece, args.season or DEFAULT_SEASON)) is not None:
+        return play_external(options)
+    if (problem := check_start_piece(options.start_piece, options.season or DEFAULT_SEASON)) is not None:
         return fail("blokus play", f"argument --start-piece: {problem}")
     setup_logging(args.log)
-    network = args.host is not None or args.port is not None or args.reservation or args.room
-    if network and (problem := unreachable(args.host or "localhost", DEFAULT_PORT if args.port is None else args.port)):
+    host, port = options.host or "localhost", DEFAULT_PORT if options.port is None else options.port
+    if options.network and (problem := unreachable(host, port)):
         print(f"blokus play: {problem}", file=sys.stderr)  # one line, before the terminal is taken over
         return 1
-    app = build_network_app(args) if network else build_local_app(args)
+    app = build_network_app(options) if options.network else build_local_app(options)
     return run_app(app, "blokus play")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cli.options import Parser, add_season
-from model.exits import fail
-from tui.app import run_app, setup_logging
-from tui.launch import replay_app
+from cli.options import Parser, add_season, fail
+from cli.output import run_app
+from tui.app import setup_logging
+from tui.launch import ReplayOptions, replay_app
 from tui.replays import ReplayError, load_replay
 
 
@@ -35,4 +35,5 @@ def main(argv: list[str]) -> int:
         replay = load_replay(Path(args.file), args.season)
     except ReplayError as exc:
         return fail("blokus replay", str(exc))
-    return run_app(replay_app(args, replay), "blokus replay")
+    options = ReplayOptions(turn=args.turn, analyse=args.analyse, light=args.light)
+    return run_app(replay_app(options, replay), "blokus replay")

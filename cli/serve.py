@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
+import signal
 import sys
 from pathlib import Path
 
@@ -18,11 +20,13 @@ from cli.options import (
     shape,
     wait_time,
 )
+from cli.output import report_dropped
+from model.exits import EXIT_CONNECTION, EXIT_OK, plural
 from model.season import DEFAULT_PORT, DEFAULT_SEASON
 from net.guard import ConnectionLimits
-from net.lines import LineWriter, log_to, report_dropped
+from net.lines import LineWriter, log_to
 from net.rooms import Timeouts
-from net.server import ServerConfig, serve
+from net.server import GameServer, ServerConfig
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -113,6 +117,35 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
             max_connections=args.max_connections, max_per_address=args.max_per_address, idle_timeout=args.idle_timeout
         ),
     )
+
+
+async def serve(config: ServerConfig, out: LineWriter) -> int:
+    """Listen, serve until SIGINT/SIGTERM, say how many games were played; the exit code. Every line goes
+    through ``out`` (a writer thread: a stdout nobody reads never stops the games)."""
+    server = GameServer(config, output=out)
+    try:
+        await server.start()
+    except OSError as exc:
+        print(f"blokus serve: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_CONNECTION
+    soft, hard = config.timeouts.soft, config.timeouts.hard  # the command line sets both or neither
+    limits = "no time limits" if soft is None or hard is None else f"time limits {soft * 1000:.0f}/{hard * 1000:.0f} ms"
+    out.write(
+        f"blokus serve: listening on {config.host}:{server.port} ({config.season.game_type}, {limits}); Ctrl-C to stop"
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    serving = asyncio.create_task(server.serve_forever())
+    await stop.wait()
+    serving.cancel()
+    await server.close()
+    cancelled = server.records.cancelled
+    note = f" and {cancelled} cancelled" if cancelled else ""
+    out.write(f"blokus serve: stopped after {plural(server.records.total - cancelled, 'game')}{note}")
+    return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,22 +1,11 @@
-"""Exit codes of every ``blokus`` subcommand, and the one-line error after parsing (used by net/ and tui/
-as well as the commands in cli/)."""
+"""Exit codes of every ``blokus`` subcommand (pure constants: the commands in ``cli/`` decide and write)."""
 
 from __future__ import annotations
-
-import sys
-
-from model.text import printable
 
 # done; no connection (or no file); a bad command line; the peer broke the protocol
 EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_PROTOCOL = 0, 1, 2, 3
 EXIT_PLAYER = 4  # a team's py: player cannot be loaded, or failed under blokus bot --strict
 EXIT_FALLBACK = 5  # blokus bot --socket-fd (a host's own side): the game was played, but not every move was its own
-
-
-def fail(prog: str, message: str) -> int:
-    """One line on stderr for an error found after parsing; returns the usage exit code."""
-    print(printable(f"{prog}: {message}"), file=sys.stderr)
-    return EXIT_USAGE
 
 
 def plural(count: int, noun: str) -> str:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import operator
 import re
+import threading
 import types
 import typing
 from collections.abc import Callable
@@ -190,13 +191,35 @@ class _Schema:
     write: Callable[..., None] = _unbuilt
 
 
-_SCHEMAS: dict[type[BaseXmlModel], _Schema] = {}
+_SCHEMAS: dict[type[BaseXmlModel], _Schema] = {}  # complete schemas only (read without the lock)
+_BUILT: dict[type[BaseXmlModel], _Schema] = {}  # schemas being built, under _BUILDING
+_NESTED_BUILDS = 0  # builds in progress (a model's, then its fields' models) under _BUILDING
+
+
+_BUILDING = threading.RLock()  # a schema is complete before another thread sees it (a model may contain itself)
 
 
 def _schema(model: type[BaseXmlModel]) -> _Schema:
     schema = _SCHEMAS.get(model)
-    if schema is None:
-        schema = _build(model)
+    if schema is not None:
+        return schema
+    global _NESTED_BUILDS
+    with _BUILDING:
+        schema = _SCHEMAS.get(model) or _BUILT.get(model)
+        if schema is not None:
+            return schema
+        _NESTED_BUILDS += 1
+        try:
+            schema = _build(model)
+        except BaseException:
+            if _NESTED_BUILDS == 1:
+                _BUILT.clear()  # nothing of a failed build is kept: the next use fails the same way
+            raise
+        finally:
+            _NESTED_BUILDS -= 1
+        if _NESTED_BUILDS == 0:  # the outermost build: its schemas, all complete, published at once
+            _SCHEMAS.update(_BUILT)
+            _BUILT.clear()
     return schema
 
 
@@ -234,7 +257,7 @@ def _build(model: type[BaseXmlModel]) -> _Schema:
         layout=_Layout([], [], None),
         layouts=[],
     )
-    _SCHEMAS[model] = schema  # before the fields: a model may contain itself
+    _BUILT[model] = schema  # before the fields: a model may contain itself
     fields: list[_Field] = []
     required = set()
     for name, info in model.model_fields.items():

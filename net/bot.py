@@ -2,9 +2,10 @@
 ``start.sh`` runs it).
 
 Connects, joins (reservation, room id, or any open game), answers every move request within the time
-limit (``ai.controller``), prints a one-line summary after the result and exits 0. On a refused or
-lost connection, a protocol error or a game that ends without a result it prints one line with the
-reason to stderr and exits non-zero (1: connection, 3: protocol or server error). No tracebacks.
+limit (``ai.players.controller``), says a one-line summary after the result (``BotEnd.PLAYED``). On a refused or
+lost connection, a protocol error or a game that ends without a result it says one line with the reason
+(``BotEnd.CONNECTION``, ``BotEnd.PROTOCOL``). No tracebacks. ``cli.bot`` gives the lines their form
+(``BotLines``) and turns the end into the exit code (0, 1, 3).
 """
 
 from __future__ import annotations
@@ -13,22 +14,22 @@ import asyncio
 import logging
 import random
 import socket
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ai.base import Engine, fallback_move
-from ai.compiled import not_ready_line
-from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide, warm_up
-from ai.players import PlayerKind, PlayerSpec, compile_ahead, default_player
-from ai.pyplayer import PlayerLoadError
-from ai.team_process import MEMORY_LIMIT_MIB, TeamPlayer
+from ai.players.base import Engine, fallback_move
+from ai.players.compiled import not_ready_line
+from ai.players.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide, warm_up
+from ai.players.pyplayer import PlayerLoadError
+from ai.players.registry import PlayerKind, PlayerSpec, compile_ahead, default_player
+from ai.players.team_process import MEMORY_LIMIT_MIB, TeamPlayer
 from model import server_texts
-from model.exits import EXIT_CONNECTION, EXIT_FALLBACK, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL, plural
+from model.exits import plural
 from model.record import GameRecord
 from model.result import GameResult, end_texts
 from model.season import DEFAULT_PORT, Season
@@ -47,10 +48,9 @@ from net.connection import (
     Welcome,
     open_and_join,
 )
-from net.lines import LineWriter
 
 if TYPE_CHECKING:
-    from ai.engine_process import ProcessPlayer
+    from ai.players.engine_process import ProcessPlayer
 
 log = logging.getLogger("blokus.bot")
 
@@ -74,7 +74,7 @@ class BotOptions:
     reservation: str | None = None  # joinPrepared
     # an inherited socket, already connected to a host's server, instead of host and port (``--socket-fd``): the
     # host seats it, whatever join it sends (``net.external``: our own side in the arena needs no code); the bot
-    # then ends with EXIT_FALLBACK after a game in which a move was not its player's own
+    # then ends with BotEnd.FALLBACK after a game in which a move was not its player's own
     socket_fd: int | None = None
     room: str | None = None  # joinRoom
     season: Season | None = None  # the season a plain join asks for (None: 2021's, then 2027's)
@@ -90,16 +90,41 @@ class BotOptions:
     memory_limit: int = MEMORY_LIMIT_MIB  # a team's py: player: its process's memory (MiB; 0: no limit)
 
 
+class BotEnd(Enum):
+    """How the bot's game ended (``cli.bot`` turns it into the exit code)."""
+
+    PLAYED = "played"  # the game was played to its result
+    CONNECTION = "connection"  # no connection, or it was lost, or no message in time, or no result
+    PROTOCOL = "protocol"  # the server broke the protocol (or sent an error), or an internal error
+    PLAYER = "player"  # a team's py: player could not be loaded, or failed under --strict
+    FALLBACK = "fallback"  # --socket-fd: the game was played, but not every move was its player's own
+
+
+@dataclass(frozen=True)
+class BotLines:
+    """Where the bot's lines go and how they read: ``cli.bot`` makes them (the command's name, its writers)."""
+
+    say: Callable[[str], None]  # one line about the game for stderr, without the command's name
+    summary: Callable[[str], None]  # the line after the result for stdout, without the command's name
+    raw: Callable[[str], None]  # a line for stderr already formed (the team's player: ``ai.players.team_process``)
+
+
 class Bot:
     def __init__(
-        self, options: BotOptions, player: Engine | None = None, crash: Callable[[int], None] | None = None
+        self,
+        options: BotOptions,
+        player: Engine | None = None,
+        crash: Callable[[BotEnd], None] | None = None,
+        *,
+        lines: BotLines,
     ) -> None:
         """``player``: the one to play with, already built (tests); else the options' player is built here (a
-        team's ``py:`` player in a supervised process of its own: ``ai.team_process``).
+        team's ``py:`` player in a supervised process of its own: ``ai.players.team_process``).
         ``crash``: under --strict, how the bot ends when the team's player failed, after its one line (the
-        command: ``os._exit``, the process ends at once as a crashed client's does, so the judge sees its exit
-        code; None: it leaves the game and ``run`` returns ``EXIT_PLAYER``)."""
+        command's ``os._exit``: the process ends at once as a crashed client's does, so the judge sees its exit
+        code; None: it leaves the game and ``run`` returns ``BotEnd.PLAYER``). ``lines``: where its lines go."""
         self.options = args = options
+        self.lines = lines
         self.crash = crash
         spec = args.ai or default_player()
         self.player: ProcessPlayer | TeamPlayer | Engine
@@ -107,9 +132,11 @@ class Bot:
         if player is not None:
             self.player = player
         elif self.team_code:
-            self.player = TeamPlayer(spec, memory_mib=args.memory_limit, say=_say, strict=args.strict)
+            self.player = TeamPlayer(
+                spec, memory_mib=args.memory_limit, say=lines.say, show=lines.raw, strict=args.strict
+            )
         elif args.engine == "process":
-            from ai.engine_process import ProcessPlayer
+            from ai.players.engine_process import ProcessPlayer
 
             self.player = ProcessPlayer(spec, seed=args.seed)
         else:
@@ -125,7 +152,7 @@ class Bot:
         self.since_request = 0  # messages since the last move request (a flood is bounded)
         self.contradicted = False  # a move request for the other team's turn was reported
         self.result: GameResult | None = None
-        self.failure: tuple[int, str] | None = None
+        self.failure: tuple[BotEnd, str] | None = None
         self._answer: asyncio.Task | None = None
         self.unanswered = ""  # why the last move request could not be answered ("": it was)
         self.moves = 0
@@ -142,8 +169,8 @@ class Bot:
     def _traffic(self, direction: str, text: str) -> None:
         xml_log.debug("%s %s", "<<" if direction == "in" else ">>", text)
 
-    async def run(self) -> int:
-        """Play one game; the exit code. Whatever goes wrong inside is one line on stderr, never a traceback
+    async def run(self) -> BotEnd:
+        """Play one game; how it ended. Whatever goes wrong inside is one line on stderr, never a traceback
         and never a task that dies unseen (``_unseen``)."""
         loop = asyncio.get_running_loop()
         previous = loop.get_exception_handler()
@@ -152,7 +179,7 @@ class Bot:
             return await self._run()
         except (ConnectionError, OSError, ValueError, RuntimeError, LookupError, TypeError, AttributeError) as exc:
             self.internal_errors += 1
-            return self._fail(EXIT_PROTOCOL, f"internal error: {type(exc).__name__}: {exc}")
+            return self._fail(BotEnd.PROTOCOL, f"internal error: {type(exc).__name__}: {exc}")
         finally:
             loop.set_exception_handler(previous)
             if isinstance(self.player, TeamPlayer):
@@ -164,10 +191,10 @@ class Bot:
         exc = context.get("exception")
         self.internal_errors += 1
         what = f"{type(exc).__name__}: {exc}" if exc is not None else str(context.get("message", "?"))
-        _say(f"blokus bot: internal error (played on): {printable(what)}")
+        self.lines.say(f"internal error (played on): {printable(what)}")
         log.error("unhandled in the event loop: %s", context, exc_info=exc)
 
-    async def _run(self) -> int:
+    async def _run(self) -> BotEnd:
         args = self.options
         warm_up()
         started = time.monotonic()
@@ -178,7 +205,7 @@ class Bot:
                 await player.wait_ready()
             except PlayerLoadError as exc:
                 player.close()
-                return self._fail(EXIT_PLAYER, str(exc))
+                return self._fail(BotEnd.PLAYER, str(exc))
             ready, status = True, "ready"
         # loading the compiled AI takes a second or two; a first start compiles it (a minute): the bot joins
         # after JOIN_WAIT_S at the latest and the engine answers with its Python search meanwhile
@@ -194,13 +221,13 @@ class Bot:
         if ready:
             log.info("AI %s ready after %.1f s", self.ai_name, time.monotonic() - started)
         else:
-            _say(f"blokus bot: {self.ai_name}: {not_ready_line(status)}")
+            self.lines.say(f"{self.ai_name}: {not_ready_line(status)}")
         try:
             self.conn, early = await open_and_join(
                 self._connect, self.season, reservation=args.reservation, room=args.room
             )
         except (ConnectionFailed, ConnectionError) as exc:
-            return self._fail(EXIT_CONNECTION, str(exc))
+            return self._fail(BotEnd.CONNECTION, str(exc))
         log.info("connected to %s:%s, ai %s", args.host, args.port, self.ai_name)
         try:
             while True:
@@ -214,7 +241,7 @@ class Bot:
                         log.info("no <left> after the result: leaving")
                         break
                     return self._fail(
-                        EXIT_CONNECTION,
+                        BotEnd.CONNECTION,
                         f"no message from the server for {args.idle_timeout:g} s "
                         f"({self._phase()}); giving up (see --idle-timeout)",
                     )
@@ -222,13 +249,13 @@ class Bot:
                     if self.failure is not None:
                         break  # we left (--strict: the team's player failed)
                     if self.result is None:
-                        code = EXIT_PROTOCOL if event.reason.startswith("protocol error") else EXIT_CONNECTION
-                        return self._fail(code, event.reason)
+                        end = BotEnd.PROTOCOL if event.reason.startswith("protocol error") else BotEnd.CONNECTION
+                        return self._fail(end, event.reason)
                     break
                 self.since_request = 0 if isinstance(event, MoveRequested) else self.since_request + 1
                 if self.since_request > MAX_MESSAGES_WITHOUT_REQUEST:
                     return self._fail(
-                        EXIT_PROTOCOL,
+                        BotEnd.PROTOCOL,
                         f"the server sent more than {MAX_MESSAGES_WITHOUT_REQUEST} messages without a move "
                         f"request ({self._phase()}); giving up",
                     )
@@ -236,13 +263,13 @@ class Bot:
                     await self._on_event(event)
                 except Exception as exc:  # our own mistake with one message: said, counted, the game goes on
                     self.internal_errors += 1
-                    _say(f"blokus bot: internal error (played on): {printable(f'{type(exc).__name__}: {exc}')}")
+                    self.lines.say(f"internal error (played on): {printable(f'{type(exc).__name__}: {exc}')}")
                     log.exception("handling %s failed", type(event).__name__)
                 if self.failure is not None:
                     break
         except ConnectionError as exc:
             if self.result is None:
-                return self._fail(EXIT_CONNECTION, str(exc))
+                return self._fail(BotEnd.CONNECTION, str(exc))
         finally:
             if self._answer is not None and not self._answer.done():
                 self.player.cancel()
@@ -256,21 +283,21 @@ class Bot:
         if self.failure is not None:
             return self._fail(*self.failure)
         if self.result is None:
-            return self._fail(EXIT_CONNECTION, "the game ended without a result")
+            return self._fail(BotEnd.CONNECTION, "the game ended without a result")
         counts = ", ".join(f"{n} {engine}{self._which(engine)}" for engine, n in self.engines.most_common())
         summary = end_texts(self.result, None, self.conn.names, self.conn.team).summary
         for score in self.result.players:
             if score.reason:
                 log.info("result reason (team %s), as the server wrote it: %s", score.team, score.reason)
-        print(f"blokus bot: {summary}; moves: {counts or 'none'}{self._troubles()}", flush=True)
+        self.lines.summary(f"{summary}; moves: {counts or 'none'}{self._troubles()}")
         if self.moves:
             log.info(
                 "%d moves, slowest answer %.0f ms, %d fallbacks", self.moves, self.max_elapsed * 1000, self.fallbacks
             )
         self._save_replay()
         if self.fallbacks and self.options.socket_fd is not None:  # a host's own side: it voids the game
-            return EXIT_FALLBACK
-        return EXIT_OK
+            return BotEnd.FALLBACK
+        return BotEnd.PLAYED
 
     async def _next_event(self):
         """The next event; raises TimeoutError after the idle timeout. While we think there is no limit (the
@@ -303,6 +330,7 @@ class Bot:
     async def _on_event(self, event) -> None:
         if isinstance(event, Joined):
             log.info("joined room %s", event.room_id)
+            self.player.joined(event.room_id)
         elif isinstance(event, Welcome):
             log.info("playing team %s", event.team.name)
         elif isinstance(event, StateChanged):
@@ -322,8 +350,9 @@ class Bot:
             self.player.game_over(event.result)  # a team's process gets it (waited for before the summary)
         elif isinstance(event, ServerError):
             log.warning("server error: %s", event.message)
+            self.player.server_error(event.message)
             if event.lobby:
-                self.failure = (EXIT_PROTOCOL, f"server error: {server_texts.shown(event.message)}")
+                self.failure = (BotEnd.PROTOCOL, f"server error: {server_texts.shown(event.message)}")
         elif isinstance(event, Left):
             log.info("left room %s", event.room_id)  # the connection leaves by itself
         elif isinstance(event, Ignored):
@@ -338,7 +367,7 @@ class Bot:
             self.internal_errors += 1
             state = request.state
             where = f"turn {state.turn}" if state is not None else "a move request"
-            _say(f"blokus bot: {where}: internal error: {printable(f'{type(exc).__name__}: {exc}')}")
+            self.lines.say(f"{where}: internal error: {printable(f'{type(exc).__name__}: {exc}')}")
             log.exception("answering the move request failed")
             if state is None or state.is_over or not self.conn.move_pending:
                 return
@@ -362,8 +391,8 @@ class Bot:
             return
         if request.for_team is not None and state.current_team != request.for_team and not self.contradicted:
             self.contradicted = True  # said once per game: a server that keeps doing it is not worth more lines
-            _say(
-                f"blokus bot: a move request for team {request.for_team.name}, but the state says "
+            self.lines.say(
+                f"a move request for team {request.for_team.name}, but the state says "
                 f"{state.current_color.name} (team {state.current_team.name}) is to move; answering as the state says"
             )
         decision = await decide(
@@ -389,7 +418,7 @@ class Bot:
             return
         self.moves += 1
         self.max_elapsed = max(self.max_elapsed, time.monotonic() - request.at)
-        if self.options.ponder:
+        if self.options.ponder or self.player.thinks_while_waiting:
             after = state.copy()
             after.play(decision.move)  # legal: the controller checked it
             if not after.is_over:
@@ -448,15 +477,12 @@ class Bot:
             label = detail.split(": ")[0] if error else f"no move at turn {turn}"  # "KeyError at turn 9, player.py:3 …"
         self.mistakes.append(label)
         if source == "strict-error":
-            self.failure = (EXIT_PLAYER, f"your player failed at turn {turn} ({detail}); --strict: left the game")
+            self.failure = (BotEnd.PLAYER, f"your player failed at turn {turn} ({detail}); --strict: left the game")
             if self.crash is not None:
                 self._fail(*self.failure)
                 if isinstance(self.player, TeamPlayer):
                     self.player.close()  # what the team's code started ends with the bot
-                if _console is not None:
-                    _console.close()  # the line is written before the process ends
-                sys.stdout.flush()
-                self.crash(EXIT_PLAYER)
+                self.crash(BotEnd.PLAYER)  # the command's: its lines are written before the process ends
             await self.conn.close()
             return
         if kind in self._shown:
@@ -466,17 +492,17 @@ class Bot:
             what = "sent as it is (--strict: the server judges it)"
         else:
             what = f"sent {decision.move} instead; further {kind} mistakes are counted, not shown"
-        _say(f"blokus bot: turn {turn}: your player: {detail}; {what}")
+        self.lines.say(f"turn {turn}: your player: {detail}; {what}")
 
-    def _fail(self, code: int, reason: str) -> int:
+    def _fail(self, end: BotEnd, reason: str) -> BotEnd:
         reason = printable(" ".join(reason.split()))  # one line, also for multi-line parser messages
-        _say(f"blokus bot: {reason}")
-        return code
+        self.lines.say(reason)
+        return end
 
     def _save_replay(self) -> None:
         directory = self.options.save_replay
         if directory is not None and not self.recording:
-            _say(f"blokus bot: replay not written: more than {MAX_RECORDED_STATES} states")
+            self.lines.say(f"replay not written: more than {MAX_RECORDED_STATES} states")
             return
         if directory is None or not self.record.states:
             return
@@ -499,7 +525,7 @@ class Bot:
             )
             log.info("replay written to %s", path)
         except OSError as exc:
-            _say(f"blokus bot: cannot write replay: {exc}")
+            self.lines.say(f"cannot write replay: {exc}")
 
 
 def _status_of(player, ready: bool) -> str:
@@ -508,21 +534,3 @@ def _status_of(player, ready: bool) -> str:
 
 
 xml_log = logging.getLogger("blokus.xml")
-
-
-_console: LineWriter | None = None  # the bot's stderr through a writer thread (``use_console``)
-
-
-def use_console(writer: LineWriter | None) -> None:
-    """Write the bot's own stderr lines through ``writer`` (``cli.bot``'s console: a stderr nobody reads
-    never stalls the event loop, and they stay in order with the log lines); None: plain prints."""
-    global _console
-    _console = writer
-
-
-def _say(line: str) -> None:
-    """One line on stderr (through the console's writer when there is one)."""
-    if _console is not None:
-        _console.write(line)
-    else:
-        print(line, file=sys.stderr, flush=True)

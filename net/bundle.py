@@ -26,6 +26,7 @@ played); a failed build or trial leaves no file. A bad output path is refused be
 from __future__ import annotations
 
 import importlib.metadata
+import logging
 import os
 import re
 import shlex
@@ -35,9 +36,10 @@ import sys
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
-from ai.players import PlayerKind, PlayerSpec, default_player
+from ai.players.registry import PlayerKind, PlayerSpec, default_player
 from net.team_files import PackError, TeamFiles, closure, find_team_files
 from net.upload_trial import TrialError, try_upload
 
@@ -102,8 +104,9 @@ class BundleError(Exception):
     """A step failed: one line for the user."""
 
 
-def _say(text: str) -> None:
-    print(f"blokus bundle: {text}", file=sys.stderr, flush=True)
+log = logging.getLogger("blokus.bundle")
+
+Say = Callable[[str], None]  # one line of progress for the user (``cli.bundle`` writes it on stderr)
 
 
 def requirements() -> list[str]:
@@ -313,7 +316,7 @@ def write_start(stage: Path, version: str, bot_args: list[str], player: str | No
     (stage / "start.sh").chmod(0o755)
 
 
-def team_files(player: PlayerSpec, includes: list[str], version: str, python: str) -> TeamFiles:
+def team_files(player: PlayerSpec, includes: list[str], version: str, python: str, say: Say = log.info) -> TeamFiles:
     """What the upload takes of the team's player (``net.team_files``); BundleError naming what cannot be packed."""
     try:
         team = find_team_files(
@@ -325,11 +328,11 @@ def team_files(player: PlayerSpec, includes: list[str], version: str, python: st
         )
     except PackError as exc:
         raise BundleError(str(exc)) from None
-    _say(f"the player's files: {', '.join(str(p) for p in sorted(team.files))}")
+    say(f"the player's files: {', '.join(str(p) for p in sorted(team.files))}")
     if team.packages:
-        _say(f"from your environment: {', '.join(team.packages)}")
+        say(f"from your environment: {', '.join(team.packages)}")
     if team.left_out:
-        _say(f"left out (optional imports, not installed here): {', '.join(team.left_out)}")
+        say(f"left out (optional imports, not installed here): {', '.join(team.left_out)}")
     return team
 
 
@@ -374,22 +377,23 @@ def bundle(
     wheels: Path | None = None,
     player: PlayerSpec | None = None,
     includes: list[str] | None = None,
+    say: Say = log.info,
 ) -> int:
     """Build the upload, try it, and only then give it its name; returns its size in bytes. ``bot_args`` are
     baked into start.sh (``cli.bundle`` checks them first), ``ai`` is the player they name (its kernels are
     compiled in; None: the default AI). ``wheels``: a folder to download into (kept, reused). ``player``: a
     team's player (``--player``): its files go into ``player/`` (``includes``: data files of its folder too)
-    and start.sh runs ``blokus bot --player``."""
+    and start.sh runs ``blokus bot --player``. ``say``: the progress, one line at a time."""
     ai = player or ai or default_player()
     check_target(target)
     version, python = target_python(version)  # --python: 3.X or an interpreter's path
-    team = team_files(player, includes or [], version, python) if player is not None else None
+    team = team_files(player, includes or [], version, python, say) if player is not None else None
     partial = target.with_name(target.name + ".part")
     with tempfile.TemporaryDirectory(prefix="blokus-bundle-") as tmp:
         stage = Path(tmp) / "upload"
         stage.mkdir()
         copy_project(stage)
-        _say(f"downloading the dependencies for Python {version} (manylinux x86-64 wheels)")
+        say(f"downloading the dependencies for Python {version} (manylinux x86-64 wheels)")
         fetch_dependencies(stage, version, wheels or Path(tmp) / "wheels")
         inside = pack_team(stage, team, player.class_name) if team is not None and player is not None else None
         write_start(stage, version, bot_args, inside)
@@ -400,14 +404,14 @@ def bundle(
             "(model/numba_cache.py reads them; nothing is written here).\n"
         )
         if with_cache:
-            _say(f"compiling the AI ({ai.label}) for a generic x86-64 CPU: a few minutes")
+            say(f"compiling the AI ({ai.label}) for a generic x86-64 CPU: a few minutes")
             started = time.monotonic()
             compile_ai(stage, python, ai, build_cache(version))
-            _say(f"compiled in {time.monotonic() - started:.0f} s")
+            say(f"compiled in {time.monotonic() - started:.0f} s")
         compile_bytecode(stage, python)
         write_zip(stage, partial)
         try:
-            _say("trying the upload: started as the contest starts it (empty environment, read-only) for a few moves")
+            say("trying the upload: started as the contest starts it (empty environment, read-only) for a few moves")
             trial_dir = Path(tmp) / "trial"
             trial_dir.mkdir()
             trial = try_upload(partial, trial_dir, python, version, strict=team is not None)
@@ -417,6 +421,6 @@ def bundle(
         except BaseException:
             partial.unlink(missing_ok=True)
             raise
-        _say(f"tried: it played {trial.moves} moves (slowest {trial.slowest_ms:.0f} ms)")
+        say(f"tried: it played {trial.moves} moves (slowest {trial.slowest_ms:.0f} ms)")
         partial.replace(target)
         return target.stat().st_size

@@ -17,12 +17,12 @@ the server's :class:`~model.result.GameResult`; a lost game is named in one line
 * ``did not join within 30 s``
 * ``left the game at turn N`` (closed its connection, or exited with 0, during the game)
 
-A seat of our own (:attr:`Seat.ours`: a ``blokus bot`` against the program under test) plays on an inherited
+A seat of our own (:attr:`HostedSeat.ours`: a ``blokus bot`` against the program under test) plays on an inherited
 socket that the server seats, so no code of it exists outside this process; any failure of its side (one of the
 lines above, a stop by a signal, its seat taken, a fallback move or an unclean end, told by its exit code) makes
-the game void (:attr:`Outcome.void`), never a result.
+the game void (:attr:`HostedOutcome.void`), never a result.
 
-Nothing is left behind (``ai.processes``): at the end a program gets a moment to leave by itself, then it
+Nothing is left behind (``ai.players.processes``): at the end a program gets a moment to leave by itself, then it
 and everything it started (its group, whatever carries its token, detached descendants adopted by this
 process as their subreaper) get SIGTERM and, after a grace period, SIGKILL; a program whose process ended
 while a child of it still holds its connection loses with LEFT a second later; its log files are capped
@@ -46,11 +46,12 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ai import processes
-from ai.players import PlayerKind, PlayerSpec
-from ai.processes import describe_exit
-from ai.pyplayer import PlayerLoadError
-from ai.team_process import check_team_player
+from ai.arena.referee import hard_timeout_line, illegal_line, timeout_line
+from ai.players import processes
+from ai.players.processes import describe_exit
+from ai.players.pyplayer import PlayerLoadError
+from ai.players.registry import PlayerKind, PlayerSpec
+from ai.players.team_process import check_team_player
 from model.exits import EXIT_FALLBACK
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
@@ -58,7 +59,7 @@ from model.result import Cause, GameResult, irregular_result
 from model.season import DEFAULT_SEASON, Season
 from model.text import printable
 from net.guard import ConnectionLimits
-from net.rooms import Room, Slot, Timeouts
+from net.rooms import Room, RoomSeat, Timeouts
 from net.server import GameServer, ServerConfig, room_replay
 
 log = logging.getLogger("blokus.external")
@@ -122,7 +123,7 @@ def clean_line(text: str, width: int = 200) -> str:
 
 
 class Program:
-    """One started program (``ai.processes``: its own session, everything it starts found at the end) with
+    """One started program (``ai.players.processes``: its own session, everything it starts found at the end) with
     its two log files."""
 
     def __init__(self, argv: list[str], log_stem: Path, *, log_limit: int = LOG_LIMIT_BYTES) -> None:
@@ -253,7 +254,7 @@ def frame_of(trace: str) -> str:
 
 
 @dataclass
-class Seat:
+class HostedSeat:
     """A seat of a hosted game: ``command`` is started with the seat's reservation; ``None``: the caller
     joins with :attr:`HostedGame.reservations` (the TUI, a test)."""
 
@@ -278,7 +279,7 @@ class ArrivedMove:
 
 
 @dataclass
-class Outcome:
+class HostedOutcome:
     """The judged game. ``forfeit``: the one line of the side that lost irregularly ("" otherwise)."""
 
     result: GameResult | None  # None: cancelled (stopped early)
@@ -301,7 +302,7 @@ class HostedGame:
 
     def __init__(
         self,
-        seats: tuple[Seat, Seat],
+        seats: tuple[HostedSeat, HostedSeat],
         *,
         season: Season = DEFAULT_SEASON,
         timeouts: Timeouts | None = None,
@@ -333,7 +334,7 @@ class HostedGame:
         self.room: Room | None = None
         self.moves: list[ArrivedMove] = []  # every move that arrived, in order (appended in the server thread)
         self.failure: str | None = None  # the host itself could not run (port, a program that cannot start …)
-        self._outcome: Outcome | None = None
+        self._outcome: HostedOutcome | None = None
         self._no_join: tuple[Team, str] | None = None
         self._hurt: tuple[Team, str] | None = None  # our side was hurt (stopped, its seat taken): the game is void
         self._exit_codes: dict[Team, int | None] = {}  # before they were stopped (None: still running)
@@ -363,7 +364,7 @@ class HostedGame:
     def done(self) -> bool:
         return self._done.is_set()
 
-    def wait(self, timeout: float | None = None) -> Outcome | None:
+    def wait(self, timeout: float | None = None) -> HostedOutcome | None:
         """The outcome once the game is over and every program is stopped (None if not by ``timeout``)."""
         if not self._judged.wait(timeout):
             return None
@@ -397,7 +398,7 @@ class HostedGame:
                 with contextlib.suppress(Exception):
                     program.stop(self.stop_grace)
             if self._outcome is None:
-                self._outcome = Outcome(None, forfeit=self.failure or "", logs=self._logs())
+                self._outcome = HostedOutcome(None, forfeit=self.failure or "", logs=self._logs())
             self._ready.set()
             self._judged.set()
             self._done.set()
@@ -428,7 +429,7 @@ class HostedGame:
         try:
             self.port = server.port
             slots = [
-                Slot(team, display_name=seat.name, can_timeout=seat.can_timeout, reservation=code)
+                RoomSeat(team, display_name=seat.name, can_timeout=seat.can_timeout, reservation=code)
                 for team, seat, code in zip(Team, self.seats, self.reservations, strict=True)
             ]
             self.room = room = server.prepare_game(slots)
@@ -565,7 +566,7 @@ class HostedGame:
     def _logs(self) -> dict[Team, tuple[Path, Path]]:
         return {team: (p.out_path, p.err_path) for team, p in self.programs.items()}
 
-    def _judge(self, room: Room) -> Outcome:
+    def _judge(self, room: Room) -> HostedOutcome:
         times = {team: self.times(team) for team in Team}
         replay = room_replay(room) if room.history_xml else None
         turn = room.state.turn if room.state is not None else 0
@@ -575,7 +576,7 @@ class HostedGame:
             names = (self.seats[0].name, self.seats[1].name)
             left = irregular_result(team, Cause.LEFT, line, (0, 0), names, self.season)
             void = f"{self.seats[team].name} {line}"  # a game that never started is no result for anyone
-            return Outcome(
+            return HostedOutcome(
                 left, line, kind, team, 0, times, replay, self._logs(), void=void, traceback=self._trace(team)
             )
         result = room.result
@@ -585,14 +586,14 @@ class HostedGame:
             void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
         if result is None or result.regular or result.offender is None:
             void = void or (self._our_end() if result is not None else "")
-            return Outcome(result, "", "", None, turn, times, replay, self._logs(), void=void)
+            return HostedOutcome(result, "", "", None, turn, times, replay, self._logs(), void=void)
         team = result.offender
         kind, line = self._forfeit_line(team, result.cause, turn)
         if self.seats[team].ours and not void:  # our side's failure is never a result, whatever caused it
             void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
         void = void or self._our_end()
         trace = self._trace(team) if kind == "crashed" else ""
-        return Outcome(result, line, kind, team, turn, times, replay, self._logs(), void=void, traceback=trace)
+        return HostedOutcome(result, line, kind, team, turn, times, replay, self._logs(), void=void, traceback=trace)
 
     def _our_end(self) -> str:
         """Why our side's end after a played game voids it ("" if it ended well: exit 0). Its exit code is
@@ -628,15 +629,13 @@ class HostedGame:
             if mistake is not None and move is not None and state is not None:
                 rule = state.refusal_text(move, mistake)  # the rule and the fields, as the TUI says it
             else:
-                rule = mistake.english if mistake is not None else "refused by the rules"
-            what = f"{move} ({rule})" if move is not None else rule
-            return "illegal move", f"illegal move at turn {last.turn if last is not None else turn}: {what}"
+                rule = mistake.english if mistake is not None else ""
+            return "illegal move", illegal_line(move, rule, last.turn if last is not None else turn)
         if cause is Cause.SOFT_TIMEOUT:
-            ms = (last.latency or 0.0) * 1000 if last is not None else 0.0
-            return "timeout", f"timeout: {ms:.0f} ms at turn {turn}"
+            return "timeout", timeout_line((last.latency or 0.0) if last is not None else 0.0, turn)
         if cause is Cause.HARD_TIMEOUT:
             hard = self.timeouts.hard if self.timeouts.hard is not None else UNTIMED_HARD_S
-            return "timeout", f"timeout: no move within {hard * 1000:.0f} ms at turn {turn}"
+            return "timeout", hard_timeout_line(hard, turn)
         if cause is Cause.PROCESS_VIOLATION:
             return "protocol", f"protocol violation at turn {turn}: a move that was not requested"
         program = self.programs.get(team)

@@ -90,12 +90,3 @@ def log_to(writer: LineWriter, level: int, fmt: str) -> None:
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(level)
-
-
-def report_dropped(writer: LineWriter, program: str, wait: float = 0.5) -> None:
-    """After :meth:`LineWriter.close`: one line on stderr if lines were dropped (from a thread of its own
-    too, waited for at most ``wait`` seconds: stderr may be the stream that was not read)."""
-    if writer.dropped:
-        last = LineWriter(sys.stderr, capacity=1, name="stderr")
-        last.write(f"{program}: {writer.dropped} output line(s) dropped ({writer.name} was not read in time)")
-        last.close(wait)

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ai.arena.referee import Referee
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
 from model.record import GameRecord
@@ -35,7 +36,7 @@ from model.text import printable
 
 log = logging.getLogger("blokus.server")
 
-__all__ = ["Cause", "FinishedGame", "GameResult", "Lobby", "Peer", "Reservation", "Room", "Slot", "Timeouts"]
+__all__ = ["Cause", "FinishedGame", "GameResult", "Lobby", "Peer", "Reservation", "Room", "RoomSeat", "Timeouts"]
 
 NOT_REQUESTED = "We didn't request a move from you yet."
 
@@ -51,7 +52,7 @@ class Peer(Protocol):
 
 
 @dataclass
-class Slot:
+class RoomSeat:
     team: Team
     display_name: str = DEFAULT_SEASON.join_display_name  # rooms of other seasons fill in their season's name
     can_timeout: bool = True
@@ -135,7 +136,7 @@ class Room:
         room_id: str | None = None,
         prepared: bool = False,
         paused: bool = False,
-        slots: list[Slot] | None = None,
+        slots: list[RoomSeat] | None = None,
         start_piece: Shape | None = None,
         rng: random.Random | None = None,
         timeouts: Timeouts | None = None,
@@ -150,7 +151,7 @@ class Room:
         self.prepared = prepared
         self.paused = paused
         name = self.season.join_display_name
-        self.slots = slots or [Slot(Team.ONE, name), Slot(Team.TWO, name)]
+        self.slots = slots or [RoomSeat(Team.ONE, name), RoomSeat(Team.TWO, name)]
         self.observers: list[Peer] = []
         self.rng = rng or random.Random()
         self.start_piece = start_piece
@@ -160,6 +161,7 @@ class Room:
         self.encoder = encoder  # async memento serializer (a worker process); None: in the loop
         self._publishing = False
         self.state: GameState | None = None
+        self.referee: Referee | None = None  # from the game's start
         self.record = GameRecord()  # every state sent, with the moves (for replays)
         self.history_xml: list[str] = []  # ... as sent (pretty-printed like the replay layout)
         self.result: GameResult | None = None
@@ -192,21 +194,21 @@ class Room:
     def names(self) -> tuple[str, str]:
         return (self.slots[0].display_name, self.slots[1].display_name)
 
-    def free_slot(self, reservation: str | None = None) -> Slot | None:
+    def free_slot(self, reservation: str | None = None) -> RoomSeat | None:
         for slot in self.slots:
             if slot.peer is None and (reservation is None or slot.reservation == reservation):
                 return slot
         return None
 
-    def open_slot(self) -> Slot | None:
+    def open_slot(self) -> RoomSeat | None:
         """A free slot that nobody holds a reservation code for (``joinRoom``: the code holders always
         get their seats)."""
         return next((s for s in self.slots if s.peer is None and not s.reservation), None)
 
-    def slot_of(self, peer: Peer) -> Slot | None:
+    def slot_of(self, peer: Peer) -> RoomSeat | None:
         return next((s for s in self.slots if s.peer is peer), None)
 
-    def add_player(self, peer: Peer, slot: Slot) -> None:
+    def add_player(self, peer: Peer, slot: RoomSeat) -> None:
         """Seat ``peer``; starts the game when the room is full."""
         slot.peer = peer
         slot.peer_name = peer.name
@@ -228,6 +230,7 @@ class Room:
             return
         piece = self.start_piece or GameState.new(rng=self.rng, season=self.season).start_piece
         self.state = GameState.new(piece, season=self.season)
+        self.referee = Referee(self.state, self.timeouts.soft)  # judges every move on this state
         self.started_at = time.monotonic()
         for slot in self.slots:
             peer = slot.peer
@@ -315,34 +318,26 @@ class Room:
                 peer.close(NOT_REQUESTED)
                 self.on_leave(peer)
             return
-        state = self.state
-        assert state is not None, "a move was requested, so the game has started"
+        state, referee = self.state, self.referee
+        assert state is not None and referee is not None, "a move was requested, so the game has started"
         elapsed = (self.clock() if at is None else at) - self._requested_at
-        soft = self.timeouts.soft
         self._pending = None
         self._cancel_timer()
         self.latencies.append(elapsed)
-        if move is None and mistake is not None:
-            if soft is not None and slot.can_timeout and elapsed > soft:
-                self._end_irregular(slot.team, Cause.SOFT_TIMEOUT, self._reason(Cause.SOFT_TIMEOUT, slot))
-            else:
-                self._rule_violation(slot, None, mistake)
-            return
-        if move is None:
+        if move is None and mistake is None:
             log.info("room %s: unreadable move from %s: %s", self.id[:8], slot.team.name, printable(error))
             peer.close(error or "unreadable move")
             self._end_irregular(slot.team, Cause.LEFT, self._reason(Cause.LEFT, slot, "PROTOCOL_ERROR"))
             return
-        if soft is not None and slot.can_timeout and elapsed > soft:
+        ruling = referee.judge(move, elapsed, can_timeout=slot.can_timeout, mistake=mistake)
+        if ruling.cause is Cause.SOFT_TIMEOUT:
             log.info("room %s: %s soft timeout (%.0f ms)", self.id[:8], slot.team.name, elapsed * 1000)
             self._end_irregular(slot.team, Cause.SOFT_TIMEOUT, self._reason(Cause.SOFT_TIMEOUT, slot))
             return
-        mistake = state.validate(move)
-        if mistake is not None:
-            self._rule_violation(slot, move, mistake)
+        if ruling.mistake is not None:
+            self._rule_violation(slot, move, ruling.mistake)
             return
-        state.push(move)
-        self.moves += 1
+        self.moves += 1  # accepted: the referee has played it on the state
         if self.encoder is None:
             self._publish_state(move=move)
             self._proceed()
@@ -374,11 +369,11 @@ class Room:
         elif not self.paused:
             self._request_move()
 
-    def _reason(self, cause: Cause, slot: Slot, detail: str = "") -> str:
+    def _reason(self, cause: Cause, slot: RoomSeat, detail: str = "") -> str:
         """The result reason of an irregular end caused by ``slot`` in this room's season."""
         return self.season.irregular_reason(cause, slot.display_name or slot.team.name, detail)
 
-    def _rule_violation(self, slot: Slot, move: Move | None, mistake: MoveMistake) -> None:
+    def _rule_violation(self, slot: RoomSeat, move: Move | None, mistake: MoveMistake) -> None:
         shown = move if mistake.carries_move else None
         text = self.season.invalid_move_error(slot.display_name, mistake, move)
         xml = self.wire.room_error(self.id, text, shown)
@@ -502,7 +497,7 @@ class Room:
 @dataclass
 class Reservation:
     room: Room
-    slot: Slot
+    slot: RoomSeat
 
 
 @dataclass

@@ -32,10 +32,9 @@ from pathlib import Path
 
 from lxml import etree
 
-from ai import processes
+from ai.players import processes
 from model import convert
 from model import messages as M
-from model.exits import plural
 from model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer
 from model.moves import MoveMistake
 from model.pieces import Shape, Team
@@ -45,7 +44,7 @@ from model.text import printable
 from net import wire
 from net.guard import ConnectionCounter, ConnectionLimits, WorkBudget
 from net.lines import LineWriter
-from net.rooms import FinishedGame, Lobby, Room, Slot, Timeouts
+from net.rooms import FinishedGame, Lobby, Room, RoomSeat, Timeouts
 
 log = logging.getLogger("blokus.server")
 
@@ -66,8 +65,10 @@ LOBBY_LIMITS = Limits(max_bytes=2048, max_elements=16, max_attributes=16, max_va
 READ_SIZE = 4096
 
 
-@dataclass
+@dataclass(frozen=True)
 class ServerConfig:
+    """What the server is told (``cli.serve`` reads it from the command line; embedded servers set their own)."""
+
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
     password: str | None = None  # administrators; None: admin requests are refused
@@ -512,7 +513,7 @@ class GameServer:
         self.lobby.add(room)
         return room
 
-    def prepare_game(self, slots: list[Slot], paused: bool = False) -> Room:
+    def prepare_game(self, slots: list[RoomSeat], paused: bool = False) -> Room:
         """A prepared game with these slots (reservation codes in them), as an administrator's ``prepare``
         makes it; for hosts that run the server in-process (``net.external``)."""
         return self._new_room(prepared=True, paused=paused, slots=slots)
@@ -625,7 +626,7 @@ class GameServer:
                     # reserved="false" (21.4.0/27.x): no code, the slot is for joinRoom; 21.3.3 reserves all
                     code = None if spec.reserved is False else str(uuid.uuid4())
                     slots.append(
-                        Slot(team, display_name=spec.display_name, can_timeout=spec.can_timeout, reservation=code)
+                        RoomSeat(team, display_name=spec.display_name, can_timeout=spec.can_timeout, reservation=code)
                     )
                 room = self._new_room(prepared=True, paused=bool(message.pause), slots=slots)
                 client.send(self.wire.prepared(room.id, [s.reservation for s in slots if s.reservation]))
@@ -678,32 +679,3 @@ def save_replay(directory: Path, room: Room) -> Path:
     path = new_replay_path(directory, room.names, room.season)
     path.write_bytes(room_replay(room))
     return path
-
-
-async def serve(config: ServerConfig, out: LineWriter) -> int:
-    """``blokus serve``: listen, serve until SIGINT/SIGTERM, say how many games were played; the exit code.
-    Every line goes through ``out`` (a writer thread: a stdout nobody reads never stops the games)."""
-    server = GameServer(config, output=out)
-    try:
-        await server.start()
-    except OSError as exc:
-        print(f"blokus serve: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    soft, hard = config.timeouts.soft, config.timeouts.hard  # the command line sets both or neither
-    limits = "no time limits" if soft is None or hard is None else f"time limits {soft * 1000:.0f}/{hard * 1000:.0f} ms"
-    out.write(
-        f"blokus serve: listening on {config.host}:{server.port} ({config.season.game_type}, {limits}); Ctrl-C to stop"
-    )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
-    serving = asyncio.create_task(server.serve_forever())
-    await stop.wait()
-    serving.cancel()
-    await server.close()
-    cancelled = server.records.cancelled
-    note = f" and {cancelled} cancelled" if cancelled else ""
-    out.write(f"blokus serve: stopped after {plural(server.records.total - cancelled, 'game')}{note}")
-    return 0

@@ -22,10 +22,10 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ai.processes import TOKEN_ENV
+from ai.players.processes import TOKEN_ENV
 from model.pieces import Team
 from model.season import DEFAULT_SEASON, Season
-from net.external import HostedGame, Outcome, ProgramError, Seat
+from net.external import HostedGame, HostedOutcome, HostedSeat, ProgramError
 from net.external_arena import OUR_ENV, our_command
 from net.rooms import Timeouts
 
@@ -101,7 +101,7 @@ def first_error_line(path: Path) -> str:
 def upload_command(start: Path, python: str, version: str, work: Path, extra: list[str]) -> list[str]:
     """``start.sh EXTRA`` (the host adds ``-h -p -r``) run in ``work`` with an empty environment but ``PATH``:
     the system's folders after one that holds the target Python as ``python3.X`` (start.sh looks for it first).
-    The process token of ``ai.processes`` is handed on, so that everything the upload starts is found."""
+    The process token of ``ai.players.processes`` is handed on, so that everything the upload starts is found."""
     bin_dir = work.parent / "bin"
     bin_dir.mkdir(exist_ok=True)
     link = bin_dir / f"python{version}"
@@ -131,9 +131,9 @@ def try_upload(
     work = folder / "run"
     work.mkdir()
     argv = upload_command(unpacked / "start.sh", python, version, work, ["--strict"] if strict else [])
-    ours = Seat("random", our_command("bot", "--ai", "random", "--idle-timeout", "120s"), ours=True, env=OUR_ENV)
+    ours = HostedSeat("random", our_command("bot", "--ai", "random", "--idle-timeout", "120s"), ours=True, env=OUR_ENV)
     game = HostedGame(
-        (Seat("upload", argv), ours),
+        (HostedSeat("upload", argv), ours),
         season=season,
         timeouts=Timeouts(soft=None, hard=None),  # a minute per move (net.external.UNTIMED_HARD_S)
         seed=1,
@@ -141,7 +141,7 @@ def try_upload(
         log_prefix="trial",
         join_timeout=JOIN_S,
     )
-    outcome: Outcome | None = None
+    outcome: HostedOutcome | None = None
     played: list[float] = []
     try:
         try:
@@ -164,7 +164,7 @@ def try_upload(
     raise TrialError(f"{why}" + (f"; its first error: {error}" if error and error not in why else ""))
 
 
-def _judged(outcome: Outcome) -> str:
+def _judged(outcome: HostedOutcome) -> str:
     """How the game that ended early was judged, in one line."""
     if outcome.void:
         return outcome.void

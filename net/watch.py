@@ -4,28 +4,27 @@
 ``<prepare>`` (two reserved slots; the server answers ``<prepared>`` with the reservation codes the
 two players join with) and then ``observe``. The server then sends every memento, error and the
 result of the room (protocol.md §5, season-2027.md §3.7). :class:`Watcher` turns that into a growing
-game record (``model.replay.Replay``: states, moves, removals, result) that the text output here and
-the TUI's live viewer show, that can be analysed while the game runs, and saved as a replay.
+game record (``model.replay.Replay``: states, moves, removals, result) that the text output here
+(:class:`TextReport`) and the TUI's live viewer show, that can be analysed while the game runs, and saved as a
+replay. ``cli.watch`` drives both, says what went wrong (:class:`WatchFailed`) and picks the exit code.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
-import sys
 import threading
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from model import convert, server_texts
+from model import convert
 from model import messages as M
-from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL
 from model.moves import describe_move
 from model.pieces import Team
 from model.replay import ColorRemoved, MoveEvent, Replay, new_replay_path
-from model.result import end_texts, result_to_data
+from model.result import result_to_data
 from model.season import DEFAULT_SEASON, GAME_TYPE, SEASONS, Season, season_of_game_type
 from net.connection import (
     Closed,
@@ -41,7 +40,7 @@ from net.connection import (
 )
 
 if TYPE_CHECKING:
-    from ai.base import Engine
+    from ai.players.base import Engine
 
 log = logging.getLogger("blokus.watch")
 
@@ -53,11 +52,28 @@ GAME_TYPES = {name: season.game_type for name, season in SEASONS.items()}
 
 
 class WatchFailed(Exception):
-    """Watching cannot start or went wrong: one line for the user; ``code`` is the exit code."""
+    """Watching cannot start or went wrong: one line for the user; ``connection``: the connection failed (no
+    server, lost), else the server did not answer as a game server does."""
 
-    def __init__(self, reason: str, code: int = EXIT_PROTOCOL) -> None:
+    def __init__(self, reason: str, *, connection: bool = False) -> None:
         super().__init__(reason)
-        self.code = code
+        self.connection = connection
+
+
+@dataclass(frozen=True)
+class WatchOptions:
+    """What ``blokus watch`` was asked (``cli.watch`` turns the command line into it)."""
+
+    host: str
+    port: int
+    password: str
+    room: str | None = None
+    prepare: tuple[str, str] | None = None  # two player names: prepare a game for them and watch it
+    season: Season = DEFAULT_SEASON  # the game type of a prepared game
+    analyse: bool = False  # analyse every move as it is played
+    time_ms: int = 300  # analysis: engine time per position
+    ai: str | None = None  # analysis engine (None: the default)
+    save_replay: Path | None = None  # write the game as a replay into this folder at the end
 
 
 class Watcher:
@@ -99,7 +115,7 @@ class Watcher:
         try:
             await self.conn.open()
         except ConnectionFailed as exc:
-            raise WatchFailed(str(exc), EXIT_CONNECTION) from None
+            raise WatchFailed(str(exc), connection=True) from None
         try:
             await self.conn.send_message(M.Authenticate(password=self.password))
             if self.prepare_names is not None:
@@ -115,7 +131,7 @@ class Watcher:
             await self._answer(Observed, "observe")
         except ConnectionError as exc:
             await self.conn.close()
-            raise WatchFailed(str(exc), EXIT_CONNECTION) from None
+            raise WatchFailed(str(exc), connection=True) from None
         except WatchFailed:
             await self.conn.close()
             raise
@@ -140,8 +156,7 @@ class Watcher:
             if isinstance(event, Closed):
                 if event.reason.startswith(("protocol error", "connection lost")):
                     raise WatchFailed(
-                        f"{request} failed: {event.reason}",
-                        EXIT_PROTOCOL if event.reason.startswith("protocol") else EXIT_CONNECTION,
+                        f"{request} failed: {event.reason}", connection=not event.reason.startswith("protocol")
                     )
                 hint = "wrong --password?" if request == "prepare" or self.prepare_names is None else ""
                 if request == "observe" and self.prepare_names is None:
@@ -280,15 +295,14 @@ class TextReport:
         self._stop.set()
 
 
-def make_watcher(args: argparse.Namespace, on_traffic: Callable[[str, str], None] | None = None) -> Watcher:
-    prepare = tuple(args.prepare) if args.prepare else None
+def make_watcher(options: WatchOptions, on_traffic: Callable[[str, str], None] | None = None) -> Watcher:
     return Watcher(
-        args.host,
-        args.port,
-        args.password,
-        room=args.room,
-        prepare=prepare,
-        game_type=args.season.game_type,
+        options.host,
+        options.port,
+        options.password,
+        room=options.room,
+        prepare=options.prepare,
+        game_type=options.season.game_type,
         on_traffic=on_traffic,
     )
 
@@ -300,49 +314,3 @@ def reservation_lines(watcher: Watcher) -> list[str]:
     for team, name, code in zip(Team, names, watcher.reservations, strict=False):
         lines.append(f"  {team.name} {name}: {code}    blokus bot -h {watcher.host} -p {watcher.port} -r {code}")
     return lines
-
-
-async def watch_text(
-    args: argparse.Namespace,
-    out: TextIO = sys.stdout,
-    err: TextIO = sys.stderr,
-    on_started: Callable[[Watcher], None] | None = None,
-) -> int:
-    """Print the game as lines; ``on_started(watcher)`` is called once observing (tests start players)."""
-    watcher = make_watcher(args)
-    try:
-        await watcher.start()
-    except WatchFailed as exc:
-        print(f"blokus watch: {exc}", file=err)
-        return exc.code
-    if on_started is not None:
-        on_started(watcher)
-    report = TextReport(watcher, out, analyse_time=args.time / 1000 if args.analyse else None, ai=args.ai or "")
-    if watcher.reservations:
-        for line in reservation_lines(watcher):
-            report.print(line)
-    report.print(f"watching room {watcher.room_id} on {watcher.host}:{watcher.port}")
-    code = EXIT_OK
-    try:
-        async for event in watcher.events():
-            await report.update()
-            if isinstance(event, ServerError):
-                report.print(f"server error: {server_texts.shown(event.message)}")
-            elif isinstance(event, GameOver):
-                report.print("result: " + end_texts(event.result, None, watcher.replay.names).summary)
-                if event.result.reason:
-                    report.print(f"reason: {server_texts.shown(event.result.reason)}")
-            elif isinstance(event, Closed):
-                if watcher.result is None:
-                    print(f"blokus watch: {event.reason} (before the game was over)", file=err)
-                    code = EXIT_PROTOCOL if event.reason.startswith("protocol error") else EXIT_CONNECTION
-    finally:
-        report.stop()
-        await watcher.close()
-        if args.save_replay is not None and watcher.replay.states:
-            try:
-                report.print(f"replay saved: {watcher.save(args.save_replay)}")
-            except OSError as exc:
-                print(f"blokus watch: cannot save the replay: {exc.strerror or exc}", file=err)
-                code = code or EXIT_CONNECTION
-    return code

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ai import make_player
 from model.pieces import Shape, Team
-from net.external import HostedGame, Seat
+from net.external import HostedGame, HostedSeat
 from net.rooms import Timeouts
 from screenshots.shoot import _write, main_screen
 from tests.tui_helpers import InstantPlayer, settle
@@ -31,7 +31,10 @@ CLIENT = Path(__file__).resolve().parents[1] / "tests" / "ext_client.py"
 async def shoot(out: Path, size: tuple[int, int]) -> None:
     logs = Path(tempfile.mkdtemp(prefix="blokus-shot-"))
     hosted = HostedGame(
-        (Seat("you", None, can_timeout=False), Seat("ext_client.py", [sys.executable, str(CLIENT), "--seed", "3"])),
+        (
+            HostedSeat("you", None, can_timeout=False),
+            HostedSeat("ext_client.py", [sys.executable, str(CLIENT), "--seed", "3"]),
+        ),
         timeouts=Timeouts(None, None),
         start_piece=Shape.PENTO_V,
         log_dir=logs,

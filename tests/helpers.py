@@ -18,10 +18,11 @@ from pathlib import Path
 from lxml import etree
 
 from ai import make_player
-from ai.base import fallback_move
-from ai.controller import check_move
+from ai.players.base import fallback_move
+from ai.players.controller import check_move
+from cli.bot import EXIT_CODES, bot_lines
 from cli.bot import parse_options as parse_bot_options
-from cli.watch import parse_args
+from cli.watch import watch_options
 from model import convert
 from model import messages as M
 from model.framing import END_OF_STREAM, MalformedXml, StreamFramer, parse_document, parse_stream
@@ -431,8 +432,8 @@ async def run_bot_against(server_handler, *extra: str) -> tuple[int, object]:
         args = parse_bot_options(
             ["-h", HOST, "-p", str(port), "--ai", "random", "--move-time", "20", "--engine", "thread", *extra]
         )
-        bot = Bot(args)
-        code = await asyncio.wait_for(bot.run(), 60)
+        bot = Bot(args, lines=bot_lines())
+        code = EXIT_CODES[await asyncio.wait_for(bot.run(), 60)]
     finally:
         server.close()
     return code, bot
@@ -506,7 +507,7 @@ PASSWORD = "secret"
 
 
 def watch_args(port: int, *extra: str):
-    return parse_args(["-h", HOST, "-p", str(port), "--password", PASSWORD, "--text", *extra])
+    return watch_options(["-h", HOST, "-p", str(port), "--password", PASSWORD, "--text", *extra])
 
 
 async def run_bot(port: int, code: str, ai: str, season: str = "2021") -> int:
@@ -528,4 +529,4 @@ async def run_bot(port: int, code: str, ai: str, season: str = "2021") -> int:
             season,
         ]
     )
-    return await Bot(args).run()
+    return EXIT_CODES[await Bot(args, lines=bot_lines()).run()]

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 import net.external_arena
-from ai.arena import make_specs
-from ai.players import parse_player
+from ai.arena.match import make_specs
+from ai.players.registry import parse_player
 from cli.arena import main as arena_main
 from model.pieces import Team
 from net.connection import Connection
-from net.external import HostedGame, Seat
+from net.external import HostedGame, HostedSeat
 from net.external_arena import OUR_ENV, ExternalGames, our_command
 from net.rooms import Timeouts
 from tests.helpers import wait_until_sync as wait_until
@@ -159,7 +159,9 @@ def test_no_other_process_can_read_our_sides_code(tmp_path):
         "s.recv(1)\n"  # until the host ends it
     )
     game = HostedGame(
-        (Seat("ours", [sys.executable, "-c", script], ours=True), Seat("theirs")), log_dir=tmp_path, join_timeout=60
+        (HostedSeat("ours", [sys.executable, "-c", script], ours=True), HostedSeat("theirs")),
+        log_dir=tmp_path,
+        join_timeout=60,
     )
     try:
         game.start()
@@ -184,8 +186,8 @@ def test_a_program_that_stops_our_engine_gains_nothing(tmp_path):
     # not our bot but its engine process: the bot answers in time with fallback moves (a weaker side) and says
     # so by its exit code, which the program cannot forge
     fast = ("--move-time", "100", "--hard-limit", "300")  # a fallback costs 0.3 s, not 1.8
-    ours = Seat("random", our_command("bot", "--ai", "random", *fast), ours=True, env=OUR_ENV)
-    client = Seat("client", [sys.executable, str(CLIENT), "--misbehave", "stop-engine", "--at", "12"])
+    ours = HostedSeat("random", our_command("bot", "--ai", "random", *fast), ours=True, env=OUR_ENV)
+    client = HostedSeat("client", [sys.executable, str(CLIENT), "--misbehave", "stop-engine", "--at", "12"])
     game = HostedGame((ours, client), log_dir=tmp_path)
     try:
         game.start()
@@ -197,8 +199,8 @@ def test_a_program_that_stops_our_engine_gains_nothing(tmp_path):
 
 
 def test_our_seat_taken_by_another_connection_voids_the_game(tmp_path):
-    ours = Seat("random", our_command("bot", "--ai", "random"), ours=True, env=OUR_ENV)
-    game = HostedGame((ours, Seat("theirs")), log_dir=tmp_path, join_timeout=60)
+    ours = HostedSeat("random", our_command("bot", "--ai", "random"), ours=True, env=OUR_ENV)
+    game = HostedGame((ours, HostedSeat("theirs")), log_dir=tmp_path, join_timeout=60)
     try:
         game.start()
 

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from cli.watch import watch_text
 from model.exits import EXIT_OK
 from net.bundle import _installed_name, bundle
-from net.watch import Watcher, watch_text
+from net.watch import Watcher
 from tests.helpers import HOST, PASSWORD, run_bot, start_server, watch_args
 
 BARE_PYTHON = Path("/usr/bin/python3")
@@ -77,10 +78,10 @@ def test_the_upload_holds_start_sh_the_project_the_dependencies_and_the_compiled
     with zipfile.ZipFile(upload) as zf:
         names = set(zf.namelist())
         start = zf.read("start.sh").decode()
-    assert {"start.sh", "blokus/__init__.py", "ai/mcts/kernels.py", "model/numba_cache.py"} <= names
+    assert {"start.sh", "blokus/__init__.py", "ai/search/mcts/kernels.py", "model/numba_cache.py"} <= names
     assert any(n.startswith("deps/numba/") for n in names) and any(n.startswith("deps/numpy/") for n in names)
-    assert any(n.startswith("numba-cache/ai.mcts.kernels/") and n.endswith(".nbc") for n in names)
-    assert "numba-cache/ai.mcts/ai.mcts.ready" in names
+    assert any(n.startswith("numba-cache/ai.search.mcts.kernels/") and n.endswith(".nbc") for n in names)
+    assert "numba-cache/ai.search.mcts/ai.search.mcts.ready" in names
     assert not any("/tests/" in n for n in names)
     assert "--move-time 400" in start and "NUMBA_CPU_NAME=generic" in start and "PYTHONDONTWRITEBYTECODE=1" in start
 
@@ -173,9 +174,7 @@ class Mine(Player):
 """
 
 
-def test_a_team_upload_packs_what_the_player_imports_and_is_tried_before_it_is_ready(
-    tmp_path, wheels, capsys, monkeypatch
-):
+def test_a_team_upload_packs_what_the_player_imports_and_is_tried_before_it_is_ready(tmp_path, wheels, monkeypatch):
     # issue 49 item 6: a player reached through a link, a package only in the team's environment, a
     # secrets_config.py beside the player; the upload is started and plays before the build calls it ready
     from cli.players import parse_python_player
@@ -191,8 +190,9 @@ def test_a_team_upload_packs_what_the_player_imports_and_is_tried_before_it_is_r
     (team / "test_player.py").write_text("def test():\n    pass\n")
     (tmp_path / "mine.py").symlink_to(team / "player.py")
     target = tmp_path / "out" / "team.zip"
-    bundle(target, VERSION, [], wheels=wheels, player=parse_python_player(str(tmp_path / "mine.py")))
-    err = capsys.readouterr().err
+    said: list[str] = []
+    bundle(target, VERSION, [], wheels=wheels, player=parse_python_player(str(tmp_path / "mine.py")), say=said.append)
+    err = "\n".join(said)
     assert "the player's files: helper.py, player.py" in err and "from your environment: sortedcontainers" in err
     played = re.search(r"tried: it played (\d+) moves", err)
     assert played is not None and int(played[1]) >= 4, err

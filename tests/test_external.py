@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ai.players import PlayerNameError, parse_player
+from ai.players.registry import PlayerNameError, parse_player
 from cli.arena import main as arena_main
 from model.pieces import Team
 from model.replay import load_replay
@@ -19,8 +19,8 @@ from model.result import Cause
 from model.season import season_named
 from net.external import (
     HostedGame,
+    HostedSeat,
     ProgramError,
-    Seat,
     check_program,
     clean_line,
     live_members,
@@ -35,7 +35,10 @@ WAIT = 120  # generous cap on a whole game under load; a game of two quick clien
 
 def host(tmp_path: Path, one: list[str], two: list[str], season: str = "2021", **kwargs) -> HostedGame:
     return HostedGame(
-        (Seat("one", CLIENT + one), Seat("two", CLIENT + two)), season=season_named(season), log_dir=tmp_path, **kwargs
+        (HostedSeat("one", CLIENT + one), HostedSeat("two", CLIENT + two)),
+        season=season_named(season),
+        log_dir=tmp_path,
+        **kwargs,
     )
 
 
@@ -139,7 +142,7 @@ def test_a_program_that_floods_its_output_is_stopped_by_its_log_limit(tmp_path):
 
 
 def test_a_program_that_cannot_start_is_one_line(tmp_path):
-    game = HostedGame((Seat("one", [str(tmp_path / "missing")]), Seat("two", CLIENT)), log_dir=tmp_path)
+    game = HostedGame((HostedSeat("one", [str(tmp_path / "missing")]), HostedSeat("two", CLIENT)), log_dir=tmp_path)
     with pytest.raises(ProgramError, match="cannot start"):
         game.start()
     game.close()

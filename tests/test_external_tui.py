@@ -10,7 +10,7 @@ import pytest
 
 from model.pieces import Team
 from model.season import season_named
-from net.external import HostedGame, Seat
+from net.external import HostedGame, HostedSeat
 from net.rooms import Timeouts
 from tests.helpers import wait_until
 from tests.tui_helpers import HoldingPlayer, InstantPlayer
@@ -27,7 +27,7 @@ SIZE = (120, 40)
 
 def hosted(tmp_path: Path, flags: list[str], season: str = "2021", join_timeout: float = 120) -> HostedGame:
     game = HostedGame(
-        (Seat("you", None, can_timeout=False), Seat("ext_client.py", CLIENT + flags)),
+        (HostedSeat("you", None, can_timeout=False), HostedSeat("ext_client.py", CLIENT + flags)),
         season=season_named(season),
         timeouts=Timeouts(None, None),
         log_dir=tmp_path,
@@ -136,14 +136,12 @@ async def test_a_program_that_never_joins_is_named_in_the_end_dialog(tmp_path, m
 
 def test_the_command_line_starts_the_program_on_the_other_seat(tmp_path, monkeypatch):
     from cli.play import main as play_main
-    from cli.play import play_parser
+    from cli.play import play_options
     from tui.external import build_external_app
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     program = f"cmd:{sys.executable} {CLIENT[1]} --misbehave never-join"
-    args = play_parser().parse_args(
-        ["--opponent", program, "--team", "TWO", "--watch", "--no-timeout", "--season", "2027"]
-    )
+    args = play_options(["--opponent", program, "--team", "TWO", "--watch", "--no-timeout", "--season", "2027"])
     app, game = build_external_app(args)
     try:
         assert game.seats[0].name == "ext_client.py" and game.seats[0].command is not None

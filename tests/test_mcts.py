@@ -1,4 +1,4 @@
-"""``ai.mcts``: the Monte-Carlo tree search over the compiled engine."""
+"""``ai.search.mcts``: the Monte-Carlo tree search over the compiled engine."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import threading
 import numpy as np
 import pytest
 
-import ai.mcts as mcts
-import ai.mcts.player
-from ai.mcts import MctsPlayer, R
-from ai.mcts.buffers import Playout, Sim
-from ai.mcts.kernels import _min_size, _playout_move, _playout_turn, seed_rng
-from ai.tables import TABLES
+import ai.search.mcts as mcts
+import ai.search.mcts.player
+from ai.search.mcts import MctsPlayer, R
+from ai.search.mcts.buffers import Playout, Sim
+from ai.search.mcts.kernels import _min_size, _playout_move, _playout_turn, seed_rng
+from ai.search.tables import TABLES
 from model import fast as F
 from model.fast import M_VALID, NCELLS, P_CELLS, P_SHAPE, SIZES
 from model.pieces import Shape
@@ -88,10 +88,10 @@ def test_stops_at_the_deadline_and_on_cancel():
 
 
 def test_answers_with_the_lookahead_while_compiling(monkeypatch):
-    from ai.compiled import Kernels
+    from ai.players.compiled import Kernels
 
-    monkeypatch.setattr(ai.mcts.player, "KERNELS", Kernels("ai.mcts"))  # not ready
-    monkeypatch.setattr(ai.mcts.player, "prepare", lambda wait=0.0: False)
+    monkeypatch.setattr(ai.search.mcts.player, "KERNELS", Kernels("ai.search.mcts"))  # not ready
+    monkeypatch.setattr(ai.search.mcts.player, "prepare", lambda wait=0.0: False)
     state = _position(8)
     player = MctsPlayer(seed=4)
     move = player.choose_move_sync(state, move_time=0.2)
@@ -117,11 +117,11 @@ def test_the_tui_with_the_mcts_opponent_loads_numba_only_when_a_move_is_asked_fo
     code = """
 import asyncio, sys, threading
 from model.pieces import Team
-from cli.play import play_parser
+from cli.play import play_options
 from tui.launch import build_local_app
 
 async def main():
-    app = build_local_app(play_parser().parse_args(["--opponent", "mcts", "--seed", "1"]))
+    app = build_local_app(play_options(["--opponent", "mcts", "--seed", "1"]))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.main_screen
@@ -146,7 +146,7 @@ def test_the_lazy_mcts_player_plays_as_the_mcts_player():
         state.push_placement(int(state.legal_placements()[0]))
     lazy = make_player("mcts", 5)
     assert isinstance(lazy, LazyCompiledPlayer)
-    lazy.think(state.copy(), lazy.clock() + 0.2, threading.Event())  # ai.mcts is imported: builds it at once
+    lazy.think(state.copy(), lazy.clock() + 0.2, threading.Event())  # ai.search.mcts is imported: builds it at once
     assert isinstance(lazy._player, MctsPlayer)
     lazy._player.max_simulations = 60  # a fixed budget: reproducible ...
     lazy._player.params = mcts.MctsParams(reuse=False)  # ... from a fresh tree (the timed search's is not)
@@ -275,7 +275,7 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
     # a whole playout by the policy, mirrored on the plain game state: every colour's kept list is exactly
     # its legal placements, and the move drawn covers the most opponents' newest attach points among the
     # placements big enough for the phase (``mark_local`` marks them; test_movefeatures checks its marks)
-    from ai import movefeatures as MF
+    from ai.search import movefeatures as MF
     from model.fast import M_TURN, FastState
 
     state = _position(8, seed=7)
@@ -318,7 +318,7 @@ def test_the_playout_policy_draws_by_size_among_the_best_blockers(turn, sizes, k
     # that cover the most opponents' newest attach points, each with weight size_base ** size; checked on a
     # list built afresh and on a kept list, at turn 10 (pentominoes only, six of them block most) and at turn 34
     # (none blocks; four sizes). Seeded: the same draws every run
-    from ai import movefeatures as MF
+    from ai.search import movefeatures as MF
     from model.fast import FastState
 
     rng = random.Random(5)
@@ -429,7 +429,7 @@ def test_a_variant_with_bad_settings_is_refused_in_one_line(name, message):
 
 
 def test_threads_default_to_the_cores_this_process_may_use(monkeypatch):
-    from ai import cores
+    from ai.search import cores
 
     monkeypatch.setattr(cores.os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
     assert MctsPlayer(seed=1).threads == 3 and len(MctsPlayer(seed=1).workers) == 3
@@ -473,7 +473,7 @@ def test_a_failing_thread_leaves_the_search_to_one_thread_and_says_so(monkeypatc
 
     monkeypatch.setattr(player, "_run", failing)
     state = _position(12)
-    with caplog.at_level("WARNING", logger="ai.mcts.player"):
+    with caplog.at_level("WARNING", logger="ai.search.mcts.player"):
         move = player.choose_move_sync(state, move_time=60.0)
     assert state.is_legal(move)
     assert player.threads == 1 and len(player.workers) == 1
@@ -528,7 +528,7 @@ def test_pondering_grows_the_tree_that_the_next_move_keeps(season):
 
 
 def test_the_next_move_stops_pondering_and_so_does_cancel(monkeypatch):
-    monkeypatch.setattr(ai.mcts.player, "PONDER_LIMIT_S", 600.0)  # only the stop ends it
+    monkeypatch.setattr(ai.search.mcts.player, "PONDER_LIMIT_S", 600.0)  # only the stop ends it
     state = _position(20)
     player = MctsPlayer(seed=8)
     move = player.choose_move_sync(state, move_time=0.2)
@@ -591,7 +591,7 @@ def test_the_parameter_vector_follows_the_fields():
 
 
 def test_no_kernel_or_search_function_takes_more_than_twelve_parameters():
-    # the arrays travel in named groups (``Tree``, ``Scratch``, ``Root``; ``ai.fastsearch``'s ``Ctx``, ...)
+    # the arrays travel in named groups (``Tree``, ``Scratch``, ``Root``; ``ai.search.fastsearch``'s ``Ctx``, ...)
     import ast
     from pathlib import Path
 

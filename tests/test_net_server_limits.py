@@ -10,14 +10,14 @@ import signal
 import socket
 import sys
 
-from ai.base import fallback_move
+from ai.players.base import fallback_move
 from model import convert
 from model import messages as M
 from model.pieces import Shape, Team
 from model.season import SEASON_2021, SEASON_2027
 from net.connection import Closed, Connection
 from net.guard import ConnectionCounter, ConnectionLimits, Rate, WorkBudget
-from net.rooms import FinishedGame, Room, Slot, Timeouts
+from net.rooms import FinishedGame, Room, RoomSeat, Timeouts
 from net.server import GameHistory, HistoryLimits
 from tests.helpers import (
     HOST,
@@ -200,7 +200,7 @@ async def test_a_move_is_judged_by_its_arrival_not_by_when_it_is_handled():
         timeouts=Timeouts(soft=2.0, hard=None),
         start_piece=Shape.PENTO_L,
         clock=lambda: now[0],
-        slots=[Slot(Team.ONE), Slot(Team.TWO)],
+        slots=[RoomSeat(Team.ONE), RoomSeat(Team.TWO)],
     )
     room.add_player(one, room.slots[0])
     room.add_player(two, room.slots[1])
@@ -241,7 +241,7 @@ async def test_a_move_read_in_the_same_loop_turn_as_the_hard_timeout_counts():
             SeasonWire(SEASON_2021),
             timeouts=Timeouts(soft=None, hard=10.0),
             start_piece=Shape.PENTO_L,
-            slots=[Slot(Team.ONE), Slot(Team.TWO)],
+            slots=[RoomSeat(Team.ONE), RoomSeat(Team.TWO)],
         )
         room.add_player(one, room.slots[0])
         room.add_player(Peer(), room.slots[1])

@@ -8,7 +8,7 @@ from model import messages as M
 from model.moves import MoveMistake, SetMove
 from model.pieces import Color, Rotation, Shape, Team
 from model.season import SEASON_2021
-from net.rooms import Cause, Room, Slot
+from net.rooms import Cause, Room, RoomSeat
 from net.wire import SeasonWire
 from tests.helpers import Recorder, fixture_path
 
@@ -29,7 +29,7 @@ def _room(points: tuple[int, int]) -> tuple[Room, Recorder, Recorder]:
         wire,
         room_id=ROOM_ID,
         prepared=True,
-        slots=[Slot(Team.ONE, "alice", peer=alice), Slot(Team.TWO, "bob", peer=bob)],
+        slots=[RoomSeat(Team.ONE, "alice", peer=alice), RoomSeat(Team.TWO, "bob", peer=bob)],
     )
     room._points = lambda: points  # the points of the fixtures' short openings
     return room, alice, bob
@@ -142,7 +142,7 @@ async def test_a_whole_game_reproduces_the_official_stream_to_player_one():
         room_id="00000000-0000-4000-8000-000000000000",
         start_piece=Shape.PENTO_L,
         timeouts=Timeouts(None, None),
-        slots=[Slot(Team.ONE, "alice"), Slot(Team.TWO, "bob")],
+        slots=[RoomSeat(Team.ONE, "alice"), RoomSeat(Team.TWO, "bob")],
     )
     room.add_player(alice, room.slots[0])
     room.add_player(bob, room.slots[1])

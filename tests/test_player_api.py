@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -116,6 +117,12 @@ def test_every_public_name_has_a_docstring() -> None:
                 if callable(target) and not (target.__doc__ or "").strip():
                     missing.append(f"{name}.{attr}")
     assert missing == []
+
+
+def test_every_public_name_and_hook_is_in_the_reference() -> None:
+    reference = (Path(__file__).resolve().parents[1] / "docs" / "player-api.md").read_text()
+    hooks = ["calculate_move", "on_update", "on_game_over", "while_waiting", "on_game_joined", "on_error", "time_left"]
+    assert [name for name in [*api.__all__, *hooks] if f"`{name}" not in reference] == []
 
 
 def corners_from_the_board(state: GameState, color: Color) -> list[tuple[int, int]]:

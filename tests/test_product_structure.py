@@ -1,11 +1,13 @@
 """The product's structure (GUIDE.md, Architecture): no import cycle anywhere in the product, counting the
-imports inside functions, and no function with more than a dozen parameters (a structure wants to be made).
+imports inside functions; no function with more than a dozen parameters (a structure wants to be made); the
+command line stays in ``cli/`` (below it no argparse, no ``blokus …:`` line, no ``sys.exit``).
 
-Both read the source (ast), so they see every module, imported by a test or not."""
+All read the source (ast), so they see every module, imported by a test or not."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -14,7 +16,9 @@ MAX_PARAMETERS = 12
 
 # Today's offenders, each to be removed. The tests below fail on an offender not listed AND on a listed one
 # that no longer offends: the list cannot rot.
-KNOWN_OFFENDERS: set[str] = set()  # none left (issue 42.5 done)
+KNOWN_OFFENDERS: set[str] = set()
+BELOW_CLI = ("model", "ai", "net", "tui")
+COMMAND_LINE = re.compile(r"^blokus [a-z-]+: ")  # a subcommand's line: ``blokus watch: …``
 
 
 def product_modules() -> dict[str, Path]:
@@ -121,6 +125,25 @@ def parameter_counts(modules: dict[str, Path]) -> dict[str, int]:
     return counts
 
 
+def command_line_uses(path: Path) -> set[str]:
+    """What of the command line a module's source holds: ``argparse`` (imported), ``line`` (a string that starts
+    as a subcommand's line, plain or an f-string), ``exit`` (``sys.exit``, ``raise SystemExit``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import) and any(alias.name.partition(".")[0] == "argparse" for alias in node.names):
+            found.add("argparse")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").partition(".")[0] == "argparse":
+            found.add("argparse")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and COMMAND_LINE.match(node.value):
+            found.add("line")  # also the first piece of an f-string
+        elif isinstance(node, ast.Attribute) and node.attr == "exit" and isinstance(node.value, ast.Name):
+            found.update(["exit"] if node.value.id == "sys" else [])
+        elif isinstance(node, ast.Raise) and node.exc is not None:
+            raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            found.update(["exit"] if isinstance(raised, ast.Name) and raised.id == "SystemExit" else [])
+    return found
+
+
 def _known(kind: str) -> set[str]:
     return {entry for entry in KNOWN_OFFENDERS if entry.startswith(f"{kind}: ")}
 
@@ -139,13 +162,45 @@ def test_no_function_with_more_than_a_dozen_parameters():
     assert _known("parameters") - found == set(), "gone: take them out of KNOWN_OFFENDERS"
 
 
+def test_the_command_line_stays_in_cli():
+    """Commands own their input and output (issue 51.3): below ``cli/`` no argparse (options are frozen objects
+    made in ``cli/``), no ``blokus …:`` line and no exit (typed errors and results go up; ``cli/`` says them)."""
+    modules = product_modules()
+    found = {
+        f"command output: {name}"
+        for name, path in modules.items()
+        if name.partition(".")[0] in BELOW_CLI and command_line_uses(path)
+    }
+    offending = {entry: command_line_uses(modules[entry.removeprefix("command output: ")]) for entry in found}
+    new = {f"{entry} {sorted(uses)}" for entry, uses in offending.items() if entry not in _known("command output")}
+    assert new == set(), "the command line below cli/: raise a typed error or return a result, cli/ says it"
+    assert _known("command output") - found == set(), "gone: take them out of KNOWN_OFFENDERS"
+
+
 def test_the_checks_see_what_they_look_for():
     """The checks themselves: a cycle through a function's import, a relative import, and a count."""
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]
     modules = product_modules()
-    assert {"model.moves", "ai.base", "net.server", "tui.app", "blokus"} <= set(modules)
+    assert {"model.moves", "ai.players.base", "net.server", "tui.app", "blokus"} <= set(modules)
     graph = import_graph(modules)
     assert "model.pieces" in graph["model.moves"] and "model" not in graph["model.moves"]
     counts = parameter_counts(modules)
     assert counts["model.moves.InvalidMove.__init__"] == 3  # mistake, move, text (self not counted)
+
+
+def test_the_command_line_check_sees_each_use(tmp_path):
+    cases = {
+        "from argparse import Namespace\n": {"argparse"},
+        "import argparse.x\n": {"argparse"},
+        "say(f'blokus watch: {reason}')\n": {"line"},
+        "print('blokus bundle: done')\n": {"line"},
+        "import sys\nsys.exit(2)\n": {"exit"},
+        "raise SystemExit(1)\n": {"exit"},
+        "raise SystemExit\n": {"exit"},
+        "lines = ['blokus bot -h host', 'blokus: unexpected', f'{prog}: x']\nos._exit(0)\n": set(),
+    }
+    for text, uses in cases.items():
+        (tmp_path / "m.py").write_text(text)
+        assert command_line_uses(tmp_path / "m.py") == uses, text
+    assert {"argparse", "line"} <= command_line_uses(ROOT / "cli" / "watch.py")  # a command: its own

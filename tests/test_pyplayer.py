@@ -6,24 +6,34 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+import sys
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
-import ai.player_api as api
-from ai import processes
-from ai.controller import check_move, decide
-from ai.players import parse_player, parse_python_player
-from ai.pyplayer import PlayerLoadError, load_player_class
-from ai.team_process import TeamPlayer, check_team_player
-from cli.bot import parse_options
+import ai.players.player_api as api
+from ai.players import processes
+from ai.players.controller import check_move, decide
+from ai.players.pyplayer import PlayerLoadError, load_player_class
+from ai.players.registry import parse_player, parse_python_player
+from ai.players.team_process import TeamPlayer, check_team_player
+from cli.bot import EXIT_CODES, bot_lines, parse_options
 from model.pieces import Shape
 from model.result import regular_result
 from model.state import GameState
 from net.bot import Bot
-from tests.helpers import HOST, ScriptedServer, wire_messages
+from tests.helpers import (
+    CAP,
+    HOST,
+    ROOT,
+    ScriptedServer,
+    admin_with_prepared_game,
+    running_server,
+    wait_until,
+    wire_messages,
+)
 from tests.test_net_bot import _midgame
 
 BIGGEST = """
@@ -285,8 +295,8 @@ async def _bot_game(tmp_path: Path, body: str, *extra: str) -> tuple[int, Bot, S
     port = server.sockets[0].getsockname()[1]
     try:
         args = parse_options(["-h", HOST, "-p", str(port), "--player", str(path), "--move-time", "300", *extra])
-        bot = Bot(args)
-        code = await asyncio.wait_for(bot.run(), 60)
+        bot = Bot(args, lines=bot_lines())
+        code = EXIT_CODES[await asyncio.wait_for(bot.run(), 60)]
     finally:
         server.close()
     return code, bot, script
@@ -325,3 +335,109 @@ def test_bot_refuses_an_unloadable_player_in_one_line(tmp_path: Path, capsys) ->
     assert main(["--player", str(write(tmp_path, "bad.py", "x = (\n"))]) == 4
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "bad.py:1: SyntaxError" in err
+
+
+# --- the optional hooks and the starter (python player.py -h HOST -p PORT -r CODE) -----------------------------
+
+HOOKED = """
+import os
+import time
+
+from blokus.player import Move, Player, run
+
+LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hooks.log")
+
+
+def note(text: str) -> None:
+    with open(LOG, "a") as fh:
+        fh.write(text + "\\n")
+
+
+class Hooked(Player):
+    def on_game_joined(self, room_id: str) -> None:
+        note(f"joined {room_id}")
+
+    def on_error(self, message: str) -> None:
+        note(f"error {message}")
+
+    def while_waiting(self, stop) -> None:
+        note(f"waiting at turn {self.game_state.turn}")
+        if os.path.exists(os.path.join(os.path.dirname(LOG), "ignore-the-stop")):
+            end = time.monotonic() + 3
+            while time.monotonic() < end:  # Python that never looks at the stop: it only slows the next move
+                pass
+            note("ignored")
+            return
+        stop.wait(30)  # a threading.Event: returns once the next move is asked
+        note("stopped" if stop.is_set() else "not stopped")
+        raise KeyError("after the stop")  # shown on stderr, costs nothing
+
+    def calculate_move(self) -> Move:
+        return max(self.game_state.legal_moves(), key=lambda move: move.shape.size)
+
+    def on_game_over(self, result) -> None:
+        note("over")
+
+
+if __name__ == "__main__":
+    run(__file__)
+"""
+
+
+def _log(folder: Path) -> list[str]:
+    path = folder / "hooks.log"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+async def test_the_hooks_teams_know_think_on_the_opponents_time_and_hear_of_joins_and_errors(tmp_path: Path) -> None:
+    path = write(tmp_path, "hooked.py", HOOKED)
+    said: list[str] = []
+    player = TeamPlayer(parse_player(f"py:{path}"), say=said.append)
+    player.start()
+    try:
+        await player.wait_ready()
+        assert player.thinks_while_waiting  # the class has while_waiting: the bot tells it when it may think
+        player.joined("room-7")
+        player.server_error("Fehler: ungültiger Zug")
+        state = _midgame()
+        player._team = state.current_team
+        player.start_pondering(state)
+        await wait_until(lambda: "waiting at turn 20" in _log(tmp_path), message=str(_log(tmp_path)))
+        assert _log(tmp_path)[:2] == ["joined room-7", "error Fehler: ungültiger Zug"]
+        decision = await decide(player, state, time.monotonic(), think_ms=1600, hard_ms=1900)
+        assert decision.source == "engine" and check_move(state, decision.move) is None
+        await wait_until(lambda: "stopped" in _log(tmp_path), message=str(_log(tmp_path)))  # stopped by the request
+        # a hook that ignores the stop for seconds: the move is still answered by the bot in time
+        (tmp_path / "ignore-the-stop").write_text("")
+        player.start_pondering(state)
+        await wait_until(lambda: _log(tmp_path).count("waiting at turn 20") == 2)
+        started = time.monotonic()
+        late = await decide(player, state, started, think_ms=1600, hard_ms=1900)
+        assert check_move(state, late.move) is None and late.source in ("engine", "fallback-timeout")
+        assert "ignored" not in _log(tmp_path)  # it was still running while the move was asked
+    finally:
+        player.close()
+    assert any("while_waiting raised KeyError: 'after the stop'" in line for line in said), said
+
+
+async def test_a_player_file_plays_a_game_on_its_own_with_the_options_in_any_order(tmp_path: Path) -> None:
+    path = write(tmp_path, "hooked.py", HOOKED)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    async with running_server(password="secret") as server:
+        admin, prepared = await admin_with_prepared_game(server.port, "secret", pause=False)
+        ours = await asyncio.create_subprocess_exec(
+            sys.executable, str(path), "--port", str(server.port), "--reservation", prepared.reservations[0],
+            "--host", HOST, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        other = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "blokus", "bot", "-h", HOST, "-p", str(server.port), "-r", prepared.reservations[1],
+            "--ai", "random", env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        (out, err), _ = await asyncio.wait_for(asyncio.gather(ours.communicate(), other.communicate()), CAP)
+        await admin.close()
+    text = out.decode() + err.decode()
+    assert ours.returncode == 0 and other.returncode == 0, text
+    assert text.count("while_waiting raised KeyError") == 1, text  # shown once, never a lost move
+    log = _log(tmp_path)
+    assert log[0].startswith("joined ") and log[-1] == "over", log
+    assert sum(line.startswith("waiting at turn") for line in log) >= 5 and "not stopped" not in log

@@ -6,10 +6,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from ai.players import parse_player
+from ai.players.registry import parse_player
 from model.pieces import Team
 from model.season import season_named
-from net.external import HostedGame, Seat, check_program, program_command
+from net.external import HostedGame, HostedSeat, check_program, program_command
 from net.rooms import Timeouts
 from tests.helpers import wait_until
 from tests.test_external_tui import end_screen
@@ -36,7 +36,7 @@ async def test_a_py_player_plays_in_the_tui_and_its_bug_is_a_named_forfeit(tmp_p
     check_program(spec)
     assert spec.label == "buggy.py"
     game = HostedGame(
-        (Seat("you", None, can_timeout=False), Seat("buggy.py", program_command(spec))),
+        (HostedSeat("you", None, can_timeout=False), HostedSeat("buggy.py", program_command(spec))),
         season=season_named("2027"),
         timeouts=Timeouts(None, None),
         log_dir=tmp_path,

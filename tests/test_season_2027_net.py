@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from cli.bot import parse_options
+from cli.bot import bot_lines, parse_options
 from model import convert
 from model import messages as M
 from model.moves import SetMove
@@ -22,9 +22,9 @@ from model.pieces import Color, Rotation, Shape, Team
 from model.replay import load_replay
 from model.result import Cause
 from model.season import SEASON_2021, SEASON_2027
-from net.bot import Bot
+from net.bot import Bot, BotEnd
 from net.connection import Closed, Connection, GameOver, MoveRequested, Prepared, StateChanged
-from net.rooms import Room, Slot, Timeouts
+from net.rooms import Room, RoomSeat, Timeouts
 from net.wire import SeasonWire
 from tests.helpers import (
     HOST,
@@ -48,7 +48,7 @@ def _room_2027() -> tuple[Room, Recorder, Recorder]:
         prepared=True,
         start_piece=Shape.PENTO_L,
         timeouts=Timeouts(None, None),
-        slots=[Slot(Team.ONE, "alice"), Slot(Team.TWO, "bob")],
+        slots=[RoomSeat(Team.ONE, "alice"), RoomSeat(Team.TWO, "bob")],
     )
     room.add_player(alice, room.slots[0])
     room.add_player(bob, room.slots[1])
@@ -320,14 +320,15 @@ async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(capl
                         "--seed",
                         str(seed),
                     ]
-                )
+                ),
+                lines=bot_lines(),
             )
             for seed in (1, 2)
         ]
         first = asyncio.create_task(bots[0].run())
         await wait_until(lambda: server.lobby.rooms)
         codes = await asyncio.wait_for(asyncio.gather(first, bots[1].run()), 60)
-    assert codes == [0, 0], caplog.text
+    assert codes == [BotEnd.PLAYED, BotEnd.PLAYED], caplog.text
     # the first bot was dropped once and asked again for 2027; the second joined the open room at once
     assert caplog.text.count("trying season 2027") == 1
     assert bots[0].conn.requested_season is SEASON_2027 and bots[1].conn.requested_season is None

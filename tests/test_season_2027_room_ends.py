@@ -14,7 +14,7 @@ from model.moves import SetMove
 from model.pieces import Color, Rotation, Shape, Team
 from model.result import Cause, GameResult
 from model.season import SEASON_2027
-from net.rooms import Room, Slot, Timeouts
+from net.rooms import Room, RoomSeat, Timeouts
 from net.wire import SeasonWire
 from tests.helpers import Recorder
 
@@ -30,7 +30,7 @@ def _room(timeouts: Timeouts, clock=None) -> tuple[Room, Recorder]:
         prepared=True,
         start_piece=Shape.PENTO_L,
         timeouts=timeouts,
-        slots=[Slot(Team.ONE, "alice"), Slot(Team.TWO, "bob")],
+        slots=[RoomSeat(Team.ONE, "alice"), RoomSeat(Team.TWO, "bob")],
         **kwargs,
     )
     room.add_player(alice, room.slots[0])

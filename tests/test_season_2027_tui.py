@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cli.play import main as play_main
-from cli.play import play_parser
+from cli.play import play_options
 from model.moves import MoveMistake
 from model.pieces import Shape
 from model.season import SEASON_2027
@@ -18,9 +18,7 @@ SIZE = (140, 44)
 
 
 async def test_local_2027_game_with_x_start_and_border_rule():
-    args = play_parser().parse_args(
-        ["--season", "2027", "--start-piece", "PENTO_X", "--opponent", "random", "--move-time", "50"]
-    )
+    args = play_options(["--season", "2027", "--start-piece", "PENTO_X", "--opponent", "random", "--move-time", "50"])
     app = build_local_app(args)
     async with app.run_test(size=SIZE) as pilot:
         screen = screen_of(app)

@@ -382,14 +382,12 @@ async def test_the_result_on_the_last_state_is_whole_at_80x24(tmp_path, monkeypa
 
 
 async def test_blokus_replay_analyse_opens_with_the_analysis_running(tmp_path, monkeypatch):
-    from cli.replay import replay_parser
-    from tui.launch import replay_app
+    from tui.launch import ReplayOptions, replay_app
     from tui.replays import load_replay as load_for_viewer
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     path = fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml")
-    args = replay_parser().parse_args(["--analyse", "--turn", "20", str(path)])
-    app = replay_app(args, load_for_viewer(path))
+    app = replay_app(ReplayOptions(turn=20, analyse=True), load_for_viewer(path))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.main_screen

@@ -371,10 +371,10 @@ def test_play_help_mentions_host(capsys):
 
 
 async def test_cli_builds_a_local_game():
-    from cli.play import play_parser
+    from cli.play import play_options
     from tui.launch import build_local_app
 
-    args = play_parser().parse_args(["--seed", "3", "--opponent", "random", "--team", "TWO", "--move-time", "50"])
+    args = play_options(["--seed", "3", "--opponent", "random", "--team", "TWO", "--move-time", "50"])
     app = build_local_app(args)
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
@@ -558,12 +558,10 @@ async def test_hotseat_both_teams_play_with_keys():
 
 
 async def test_cli_watch_mode_ai_against_ai():
-    from cli.play import play_parser
+    from cli.play import play_options
     from tui.launch import build_local_app
 
-    args = play_parser().parse_args(
-        ["--watch", "--seed", "5", "--opponent", "random", "--ai", "random", "--move-time", "50ms"]
-    )
+    args = play_options(["--watch", "--seed", "5", "--opponent", "random", "--ai", "random", "--move-time", "50ms"])
     app = build_local_app(args)
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
@@ -614,10 +612,10 @@ async def test_footer_follows_a_resize():
 
 
 def test_level_option_picks_the_opponent_strength(capsys):
-    from cli.play import play_parser
+    from cli.play import play_options, play_parser
     from tui.launch import build_local_app
 
-    app = build_local_app(play_parser().parse_args(["--seed", "3", "--level", "2", "--team", "TWO"]))
+    app = build_local_app(play_options(["--seed", "3", "--level", "2", "--team", "TWO"]))
     screen = app._make_screen()
     assert screen.session.names[Team.ONE] == "AI level2"
     assert screen.ai.players[Team.ONE].name == "level2"
@@ -672,10 +670,10 @@ async def test_footer_offers_no_playing_keys_after_a_local_game_ends():
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 async def test_the_season_is_on_screen(size):
-    from cli.play import play_parser
+    from cli.play import play_options
     from tui.launch import build_local_app
 
-    app = build_local_app(play_parser().parse_args(["--season", "2027", "--opponent", "random"]))
+    app = build_local_app(play_options(["--season", "2027", "--opponent", "random"]))
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         status = widget_lines(screen_of(app).query_one("#status"))

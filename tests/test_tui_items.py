@@ -10,6 +10,7 @@ from rich.color import Color as RichColor
 from rich.color import ColorSystem
 from textual.color import Color as TextualColor
 
+from cli.output import run_app
 from cli.play import main as play_main
 from cli.replay import main as replay_main
 from model.moves import MoveMistake, SetMove
@@ -17,7 +18,7 @@ from model.pieces import Color, Shape
 from model.state import GameState
 from tests.helpers import greedy_game, wait_until
 from tests.tui_helpers import InstantPlayer, exit_code, game_app, keep_logging, settle  # noqa: F401  (keep_logging: an autouse fixture)
-from tui.app import BlokusApp, run_app
+from tui.app import BlokusApp
 from tui.board import Board, Scale
 from tui.colors import DARK, LETTER, LIGHT
 from tui.dialogs import EndScreen, HelpScreen, QuitScreen

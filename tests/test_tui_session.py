@@ -6,7 +6,7 @@ from model.moves import MoveMistake, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team
 from model.state import GameState
 from tests.tui_helpers import play_openings
-from tui.session import GameSession, Ghost, GhostStatus, Seat, Timeline, classify, move_between
+from tui.session import GameSession, Ghost, GhostStatus, SeatKind, Timeline, classify, move_between
 
 
 def _norm(cells):
@@ -59,7 +59,7 @@ def test_classify_three_states():
 
 def test_new_game_preselects_only_the_start_piece():
     s = GameSession.new_local(Shape.PENTO_V)
-    assert s.seats == {Team.ONE: Seat.HUMAN, Team.TWO: Seat.AI}
+    assert s.seats == {Team.ONE: SeatKind.HUMAN, Team.TWO: SeatKind.AI}
     assert s.is_human_turn() and s.ghost is not None and s.ghost.shape is Shape.PENTO_V
     assert not s.placing.select(Shape.MONO)  # not the start piece
     assert "start piece" in s.feedback.text
@@ -135,9 +135,12 @@ def test_log_entries_moves_skips_and_removals():
 
 
 def test_hotseat_and_watch_seats():
-    assert GameSession.new_local(Shape.PENTO_L, hotseat=True).seats == {Team.ONE: Seat.HUMAN, Team.TWO: Seat.HUMAN}
+    assert GameSession.new_local(Shape.PENTO_L, hotseat=True).seats == {
+        Team.ONE: SeatKind.HUMAN,
+        Team.TWO: SeatKind.HUMAN,
+    }
     w = GameSession.new_local(Shape.PENTO_L, human=None)
-    assert w.seats == {Team.ONE: Seat.AI, Team.TWO: Seat.AI} and w.wants_ai() and not w.is_human_turn()
+    assert w.seats == {Team.ONE: SeatKind.AI, Team.TWO: SeatKind.AI} and w.wants_ai() and not w.is_human_turn()
 
 
 def test_xml_pane_pretty_prints_and_flags_problems():

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from cli.watch import parse_args
+from cli.watch import watch_options, watch_text
 from model.exits import EXIT_OK
 from model.pieces import Team
 from model.replay import load_replay
 from model.season import season_named
-from net.watch import Watcher, WatchFailed, watch_text
+from net.watch import Watcher, WatchFailed
 from tests.helpers import (
     HOST,
     PASSWORD,
@@ -119,7 +119,9 @@ async def test_observe_a_running_room_with_analysis():
 
 async def test_wrong_password_and_unknown_room_are_one_line():
     async with running_server(password=PASSWORD) as server:
-        bad = parse_args(["-h", HOST, "-p", str(server.port), "--password", "wrong", "--text", "--prepare", "a", "b"])
+        bad = watch_options(
+            ["-h", HOST, "-p", str(server.port), "--password", "wrong", "--text", "--prepare", "a", "b"]
+        )
         err = io.StringIO()
         code = await asyncio.wait_for(watch_text(bad, io.StringIO(), err), 30)
         assert code != EXIT_OK
@@ -138,7 +140,7 @@ async def test_no_server_is_a_connection_error():
     await server.close()
     with pytest.raises(WatchFailed) as info:
         await Watcher(HOST, port, PASSWORD, room="x").start()
-    assert info.value.code == 1 and "cannot connect" in str(info.value)
+    assert info.value.connection and "cannot connect" in str(info.value)
 
 
 @pytest.mark.parametrize(
@@ -235,18 +237,14 @@ async def test_live_viewer_says_it_follows_instead_of_paused():
 
 def test_watching_names_our_ai_not_you(tmp_path, monkeypatch):
     """``blokus --watch --opponent cmd:…``: our seat is played by the AI, so it is not "you"."""
-    import argparse
-
     from tui import external
+    from tui.launch import PlayOptions
 
     monkeypatch.setattr(external, "program_log_dir", lambda: tmp_path)
-    from ai.players import parse_player
+    from ai.players.registry import parse_player
 
     client = parse_player(f"cmd:{sys.executable} {Path(__file__).with_name('ext_client.py')}")
-    args = argparse.Namespace(
-        opponent=client, season=None, team=None, name=None, time_limit=None, start_piece=None, seed=1,
-        ai=parse_player("random"), move_time=None, watch=True, light=False,
-    )  # fmt: skip
+    args = PlayOptions(opponent=client, time_limit=None, seed=1, ai=parse_player("random"), watch=True)
     app, hosted = external.build_external_app(args)
     try:
         screen = app._make_screen()

@@ -548,3 +548,28 @@ def test_entity_locations_of_the_models_are_all_supported() -> None:
             entity = next((m for m in info.metadata if isinstance(m, XmlEntityInfo)), None)
             assert entity is None or entity.location in (EntityLocation.ATTRIBUTE, EntityLocation.ELEMENT)
         xmlcodec.read(model, etree.Element("x"))  # builds (or raises UnsupportedModel)
+
+
+class _RaceLeaf(BaseXmlModel, tag="leaf"):
+    value: int = attr()
+
+
+class _RaceRoot(BaseXmlModel, tag="root"):
+    leaves: list[_RaceLeaf] = xml_element(tag="leaf", default_factory=list)
+
+
+def test_a_schema_is_published_only_once_complete(monkeypatch) -> None:
+    # the hosted servers of an arena write their first messages from several threads at once: another thread
+    # reads the published schemas without a lock, so none may be published half made
+    seen_while_building = []
+    real = xmlcodec._writer
+
+    def writer(schema):  # the last step of a model's build
+        seen_while_building.append({m.__name__ for m in (_RaceRoot, _RaceLeaf) if m in xmlcodec._SCHEMAS})
+        return real(schema)
+
+    monkeypatch.setattr(xmlcodec, "_writer", writer)
+    root = _RaceRoot(leaves=[_RaceLeaf(value=i) for i in range(3)])
+    assert xmlcodec.write(root) == etree.tostring(root.to_xml_tree(), encoding="unicode")
+    assert seen_while_building == [set(), set()]  # the leaf's and the root's builds: nothing published yet
+    assert _RaceRoot in xmlcodec._SCHEMAS and _RaceLeaf in xmlcodec._SCHEMAS  # both, once complete

@@ -5,7 +5,6 @@ from __future__ import annotations
 import inspect
 import logging
 import os
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -121,21 +120,3 @@ def setup_logging(path: str | None = None) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
-
-
-def run_app(app: App, prog: str = "blokus") -> int:
-    """Run the app in the terminal; a stdout that is not a terminal is one line of error (exit 2)."""
-    if not sys.stdout.isatty():
-        print(
-            f"{prog}: the terminal interface needs a terminal; stdout is not one (a pipe or a file?)", file=sys.stderr
-        )
-        return 2
-    try:
-        result = app.run()
-    except Exception as exc:  # Textual restores the terminal before we get here
-        log.exception("unexpected error")
-        print(f"blokus: unexpected error: {exc} (details in the log file)", file=sys.stderr)
-        return 1
-    if app.return_code not in (0, None):
-        return int(app.return_code or 1)
-    return int(result or 0)

@@ -10,22 +10,21 @@ timeout, crash with its exit code and last stderr line, …) with the path of it
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from ai.base import Player
-from ai.players import default_player
-from model.exits import fail
+from ai.players.base import Player
+from ai.players.registry import default_player
 from model.pieces import Team
 from model.season import DEFAULT_SEASON
-from net.external import HOST, HostedGame, ProgramError, Seat, check_program, program_command
+from net.external import HOST, HostedGame, HostedSeat, program_command
 from net.rooms import Timeouts
 from tui.ai_runner import AISeats
-from tui.app import BlokusApp, run_app
+from tui.app import BlokusApp
 from tui.game_screen import GameScreen, SaveReplay
+from tui.launch import PlayOptions, theme_name
 from tui.network import network_session
 from tui.program_pane import ProgramSeat
 from tui.server_link import ServerLink
@@ -59,32 +58,33 @@ def external_screen(
     return GameScreen(network_session(link), seats, link=link, program=program, save_replay=save_replay)
 
 
-def external_timeouts(args: argparse.Namespace) -> Timeouts:
+def external_timeouts(options: PlayOptions) -> Timeouts:
     """The program's limits: the season's, a soft limit of ``--time-limit`` seconds, none (``--no-timeout``)."""
-    season = args.season or DEFAULT_SEASON
+    season = options.season or DEFAULT_SEASON
     official = Timeouts.of(season)
-    if args.time_limit is None:
+    if options.time_limit is None:
         return Timeouts(None, None)
-    if abs(args.time_limit - official.soft) < 1e-9:
+    if official.soft is not None and abs(options.time_limit - official.soft) < 1e-9:
         return official
-    return Timeouts(args.time_limit, max(args.time_limit, official.hard or 0.0))
+    return Timeouts(options.time_limit, max(options.time_limit, official.hard or 0.0))
 
 
-def start_external_game(args: argparse.Namespace) -> tuple[HostedGame, Team]:
+def start_external_game(options: PlayOptions) -> tuple[HostedGame, Team]:
     """The embedded server and the program for ``blokus --opponent cmd:…`` (ProgramError: one line)."""
-    season = args.season or DEFAULT_SEASON
-    own = args.team or Team.ONE
-    label = args.opponent.label  # a spec (``cli.play`` parses the names)
+    season = options.season or DEFAULT_SEASON
+    own = options.team or Team.ONE
+    assert options.opponent is not None  # a spec (``cli.play`` parses the names)
+    label = options.opponent.label
     seats = {
-        own: Seat(args.name or ("AI" if args.watch else "you"), None, can_timeout=False),  # "you": a human only
-        own.opponent: Seat(label, program_command(args.opponent)),
+        own: HostedSeat(options.name or ("AI" if options.watch else "you"), None, can_timeout=False),  # a human only
+        own.opponent: HostedSeat(label, program_command(options.opponent)),
     }
     hosted = HostedGame(
         (seats[Team.ONE], seats[Team.TWO]),
         season=season,
-        timeouts=external_timeouts(args),
-        start_piece=args.start_piece,
-        seed=args.seed,
+        timeouts=external_timeouts(options),
+        start_piece=options.start_piece,
+        seed=options.seed,
         log_dir=program_log_dir(),
         log_prefix=f"tui-{datetime.now():%Y-%m-%d_%H-%M-%S}",
     )
@@ -121,33 +121,21 @@ def external_app(
     )
 
 
-def build_external_app(args: argparse.Namespace, save_replay: Callable | None = None) -> tuple[BlokusApp, HostedGame]:
-    hosted, program_team = start_external_game(args)
-    ai = args.ai or default_player()
-    player = ai.build(args.seed)
-    hint = ai.build(None if args.seed is None else args.seed + 7)
+def build_external_app(options: PlayOptions, save_replay: Callable | None = None) -> tuple[BlokusApp, HostedGame]:
+    """The app of a game against ``options.opponent``, a program (``cli.play`` checked it; ProgramError: one line)."""
+    hosted, program_team = start_external_game(options)
+    ai = options.ai or default_player()
+    player = ai.build(options.seed)
+    hint = ai.build(None if options.seed is None else options.seed + 7)
     app = external_app(
         hosted,
         program_team,
         player=player,
         hint_player=hint,
-        move_time_ms=args.move_time or 1500,
-        name=args.name or (f"AI {ai.name}" if args.watch else None),  # --watch: our AI plays, not "you"
-        watch=args.watch,
-        theme="textual-light" if args.light else "textual-dark",
+        move_time_ms=options.move_time or 1500,
+        name=options.name or (f"AI {ai.name}" if options.watch else None),  # --watch: our AI plays, not "you"
+        watch=options.watch,
+        theme=theme_name(options.light),
         save_replay=save_replay,
     )
     return app, hosted
-
-
-def play_external(args: argparse.Namespace, save_replay: Callable | None = None) -> int:
-    """``blokus --opponent cmd:COMMAND``: one game against the program; it is stopped when the app ends."""
-    try:
-        check_program(args.opponent)
-        app, hosted = build_external_app(args, save_replay)
-    except (ProgramError, ValueError) as exc:
-        return fail("blokus play", str(exc))
-    try:
-        return run_app(app, "blokus play")
-    finally:
-        hosted.close()

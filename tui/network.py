@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rich.style import Style
 from rich.text import Text
 
-from ai.base import Player
+from ai.players.base import Player
 from model import server_texts
 from model.pieces import Shape, Team
 from model.result import GameResult, end_texts
@@ -36,7 +36,7 @@ from tui.server_link import (
     StateArrived,
     wall_stamp,
 )
-from tui.session import Aborted, Feedback, GameSession, Seat, Timeline
+from tui.session import Aborted, Feedback, GameSession, SeatKind, Timeline
 
 XML_PANE_MIN_HEIGHT = 44  # terminal lines from which the XML pane is shown at the start
 
@@ -85,7 +85,7 @@ def network_session(link: ServerLink) -> GameSession:
     """The session of a game on a server before it starts: a placeholder board, our moves sent by ``link``."""
     session = GameSession(
         Timeline(GameState.new(Shape.PENTO_L)),
-        {Team.ONE: Seat.HUMAN, Team.TWO: Seat.REMOTE},
+        {Team.ONE: SeatKind.HUMAN, Team.TWO: SeatKind.REMOTE},
         {Team.ONE: link.name or "you", Team.TWO: "opponent"},
         local=False,
         started=False,
@@ -105,7 +105,7 @@ def apply_news(session: GameSession, news: ServerNews, link: ServerLink) -> None
         s.feedback = Feedback(news.reason, True)
     elif isinstance(news, SeatAssigned):
         team, other = news.team, news.team.opponent
-        s.seats = {team: Seat.HUMAN, other: Seat.REMOTE}
+        s.seats = {team: SeatKind.HUMAN, other: SeatKind.REMOTE}
         s.names = {team: s.names.get(Team.ONE, "you"), other: "opponent"}
         colors = " and ".join(c.name for c in team.colors)
         text = f"you are team {team.name} ({colors})"

@@ -24,7 +24,7 @@ from tui.layout import FOOTER, PaneSwitched
 from tui.session import Feedback, GameSession
 
 if TYPE_CHECKING:  # net.external loads the compiled engine's modules: only games against a program need it
-    from net.external import HostedGame, Outcome, Program
+    from net.external import HostedGame, HostedOutcome, Program
 
 PANE_HEIGHT = 10  # lines with the border, where the terminal has them
 PANE_MIN_HEIGHT = 4  # below this the pane is not worth its lines: it stays closed (the board first)
@@ -43,7 +43,7 @@ class ProgramSeat:
     def __init__(self, hosted: HostedGame, team: Team, label: str, *, watch: bool = False) -> None:
         self.hosted, self.team, self.label = hosted, team, label
         self.autopilot_first = watch  # (not `watch`: that is a method of every Textual node)
-        self.outcome: Outcome | None = None
+        self.outcome: HostedOutcome | None = None
         self.judging: float | None = None  # since when the program is being stopped after the game
         self.judge_gave_up = False
         self._moves_seen = 0

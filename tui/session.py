@@ -30,7 +30,7 @@ __all__ = [
     "GhostStatus",
     "LogEntry",
     "Placement",
-    "Seat",
+    "SeatKind",
     "Timeline",
     "classify",
     "describe_move",
@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 
-class Seat(Enum):
+class SeatKind(Enum):
     HUMAN = "human"
     AI = "ai"
     REMOTE = "remote"  # the opponent on a server
@@ -112,7 +112,7 @@ class GameSession:
     human places is its ``placing`` (a ``Placement``)."""
 
     timeline: Timeline
-    seats: dict[Team, Seat]
+    seats: dict[Team, SeatKind]
     names: dict[Team, str] = field(default_factory=lambda: {Team.ONE: "you", Team.TWO: "AI"})
     local: bool = True  # undo is only possible in local games
     autopilot: set[Team] = field(default_factory=set)
@@ -153,14 +153,20 @@ class GameSession:
 
         state = GameState.new(start_piece, rng=random.Random(seed) if seed is not None else None, season=season)
         if hotseat:
-            seats = {Team.ONE: Seat.HUMAN, Team.TWO: Seat.HUMAN}
+            seats = {Team.ONE: SeatKind.HUMAN, Team.TWO: SeatKind.HUMAN}
         elif human is None:
-            seats = {Team.ONE: Seat.AI, Team.TWO: Seat.AI}
+            seats = {Team.ONE: SeatKind.AI, Team.TWO: SeatKind.AI}
         else:
-            seats = {human: Seat.HUMAN, human.opponent: Seat.AI}
+            seats = {human: SeatKind.HUMAN, human.opponent: SeatKind.AI}
         if names is None:
             names = {
-                t: ("you" if s is Seat.HUMAN and not hotseat else f"player {t.name}" if s is Seat.HUMAN else "AI")
+                t: (
+                    "you"
+                    if s is SeatKind.HUMAN and not hotseat
+                    else f"player {t.name}"
+                    if s is SeatKind.HUMAN
+                    else "AI"
+                )
                 for t, s in seats.items()
             }
         session = cls(Timeline(state), seats, names)
@@ -198,17 +204,17 @@ class GameSession:
     def is_human_turn(self) -> bool:
         """The human decides the next move (not the AI, not autopilot, not a remote opponent)."""
         team = self._team_deciding()
-        return team is not None and self.seats[team] is Seat.HUMAN and team not in self.autopilot
+        return team is not None and self.seats[team] is SeatKind.HUMAN and team not in self.autopilot
 
     def wants_ai(self) -> bool:
         """The next move is the AI's: an AI seat, or a human seat on autopilot."""
         team = self._team_deciding()
         if team is None:
             return False
-        return self.seats[team] is Seat.AI or (self.seats[team] is Seat.HUMAN and team in self.autopilot)
+        return self.seats[team] is SeatKind.AI or (self.seats[team] is SeatKind.HUMAN and team in self.autopilot)
 
     def human_teams(self) -> list[Team]:
-        return [t for t, s in self.seats.items() if s is Seat.HUMAN]
+        return [t for t, s in self.seats.items() if s is SeatKind.HUMAN]
 
     def begin_turn(self) -> None:
         """Called after every state change: drop a ghost that no longer fits the turn; pre-select the
@@ -293,7 +299,7 @@ class GameSession:
         while n > 0:
             n -= 1
             st = self.timeline.states[n]
-            if self.seats[st.current_team] is Seat.HUMAN and st.current_team not in self.autopilot:
+            if self.seats[st.current_team] is SeatKind.HUMAN and st.current_team not in self.autopilot:
                 break
         self.timeline.truncate(n + 1)
         self.view = None
@@ -311,7 +317,7 @@ class GameSession:
                 return False
             cur = self.state.current_team
             team = cur if cur in humans else humans[0]
-        if self.seats.get(team) is not Seat.HUMAN:
+        if self.seats.get(team) is not SeatKind.HUMAN:
             return False
         if team in self.autopilot:
             self.autopilot.discard(team)

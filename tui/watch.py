@@ -5,16 +5,14 @@ terminal's scrollback) and the command waits for the first state, i.e. for the t
 Then the viewer follows the game: new states are appended as they arrive; stepping back stops
 following (``end`` follows again); the result and its reason appear on the last state; ``ctrl+s``
 saves the game as a replay. Without a terminal (or with ``--text``) the moves are printed as lines.
+``cli.watch`` starts the watcher, says what goes wrong and decides the exit code.
 """
 
 from __future__ import annotations
 
-import sys
-
 from ai.analysis import AnalysisSettings
-from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL
-from model.text import printable
-from net.watch import Watcher, WatchFailed, make_watcher, reservation_lines
+from net.watch import Watcher, WatchOptions
+from tui.app import BlokusApp
 from tui.replay_screen import ReplayScreen
 from tui.replays import ReplayData
 from tui.server_link import WatchLink
@@ -42,46 +40,9 @@ def watch_screen(
     return ReplayScreen(live_data(watcher), analyse=analyse, analysis_settings=settings, link=WatchLink(watcher))
 
 
-async def watch_tui(args, out=sys.stdout, err=sys.stderr) -> int:
-    from net.connection import Closed
-
-    watcher = make_watcher(args)
-    try:
-        await watcher.start()
-    except WatchFailed as exc:
-        print(f"blokus watch: {exc}", file=err)
-        return exc.code
-    for line in reservation_lines(watcher) if watcher.reservations else []:
-        print(line, file=out)
-    print(
-        f"watching room {watcher.room_id}: waiting for the first state (the players join) … ctrl+c stops",
-        file=out,
-        flush=True,
+def watch_app(watcher: Watcher, options: WatchOptions, *, light: bool = False) -> BlokusApp:
+    """The app of the live viewer, once the watcher has the first state."""
+    return BlokusApp(
+        lambda: watch_screen(watcher, analyse=options.analyse, time=options.time_ms / 1000, ai=options.ai),
+        theme="textual-light" if light else "textual-dark",
     )
-    try:
-        async for event in watcher.events():
-            if watcher.replay.states:
-                break
-            if isinstance(event, Closed):
-                print(f"blokus watch: {printable(event.reason)} (before the game started)", file=err)
-                return EXIT_PROTOCOL if event.reason.startswith("protocol error") else EXIT_CONNECTION
-    except BaseException:
-        await watcher.close()
-        raise
-    from tui.app import BlokusApp
-
-    app = BlokusApp(
-        lambda: watch_screen(watcher, analyse=args.analyse, time=args.time / 1000, ai=args.ai),
-        theme="textual-light" if args.light else "textual-dark",
-    )
-    try:
-        await app.run_async()
-    finally:
-        await watcher.close()
-    if args.save_replay is not None and watcher.replay.states:
-        try:
-            print(f"replay saved: {watcher.save(args.save_replay)}", file=out)
-        except OSError as exc:
-            print(f"blokus watch: cannot save the replay: {exc.strerror or exc}", file=err)
-            return EXIT_CONNECTION
-    return EXIT_OK if app.return_code in (0, None) else int(app.return_code or 1)

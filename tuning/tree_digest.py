@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from ai.mcts import MctsParams, MctsPlayer, prepare
+from ai.search.mcts import MctsParams, MctsPlayer, prepare
 from model.pieces import Shape
 from model.season import SEASONS
 from model.state import GameState, placement_of

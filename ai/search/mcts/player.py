@@ -13,27 +13,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ai.base import Engine, StopFlag, TimeKeeper
-from ai.compiled import Kernels
-from ai.cores import search_threads
-from ai.evaluate import evaluate
-from ai.greedy import no_placement_move
-from ai.mcts.buffers import Root, Scratch, Tree
-from ai.mcts.kernels import copy_subtree, expand_root, keep_root_statistics, run, seed_rng
-from ai.mcts.params import MctsParams
-from ai.movefeatures import PRIOR_WEIGHTS
-from ai.search import LookaheadPlayer
-from ai.tables import TABLES
+from ai.players.base import Engine, StopFlag, TimeKeeper
+from ai.players.compiled import Kernels
+from ai.players.greedy import no_placement_move
+from ai.search.cores import search_threads
+from ai.search.evaluate import evaluate
+from ai.search.lookahead import LookaheadPlayer
+from ai.search.mcts.buffers import Root, Scratch, Tree
+from ai.search.mcts.kernels import copy_subtree, expand_root, keep_root_statistics, run, seed_rng
+from ai.search.mcts.params import MctsParams
+from ai.search.movefeatures import PRIOR_WEIGHTS
+from ai.search.tables import TABLES
 from model import fast as F
 from model.fast import M_TURN, MAX_MOVES, NCELLS, NSHAPES, P_CELLS, FastState
 from model.moves import Move, SetMove, SkipMove
 from model.state import GameState, move_of_placement, placement_of
 
-# compiled ahead of time in a child process (``ai.compiled``); until ready the player answers with the
+# compiled ahead of time in a child process (``ai.players.compiled``); until ready the player answers with the
 # Python lookahead search
 log = logging.getLogger(__name__)
 
-KERNELS = Kernels("ai.mcts", "ai.mcts.kernels", "model.fast", "ai.fasteval", "ai.movefeatures")
+KERNELS = Kernels(
+    "ai.search.mcts", "ai.search.mcts.kernels", "model.fast", "ai.search.fasteval", "ai.search.movefeatures"
+)
 
 
 def prepare(wait: float | None = 0.0) -> bool:

@@ -28,14 +28,15 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
-from ai import processes
-from ai.base import Engine
-from ai.players import PlayerSpec, compile_ahead
-from ai.sprt import SprtSpec, SprtState, Verdict
-from model.moves import InvalidMove, Move
+from ai.arena.referee import Referee
+from ai.arena.sprt import SprtSpec, SprtState, Verdict
+from ai.players import processes
+from ai.players.base import Engine
+from ai.players.registry import PlayerSpec, compile_ahead
+from model.moves import Move
 from model.pieces import Shape, Team
 from model.record import GameRecord
 from model.result import Cause, GameResult, irregular_result, regular_result
@@ -134,7 +135,6 @@ def play_game(spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory
 
 def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
     season = season_named(spec.season)
-    hard_limit = season.soft_timeout_ms / 1000  # a move later than this loses the game on the server
     state = GameState.new(Shape[spec.start_piece], season=season)
     record = GameRecord(state.copy())  # the one game record: states and moves, for the replay
     opening = random.Random(spec.seed)  # the same for both games of a pair
@@ -146,6 +146,7 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
     result = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)
     forfeit_team: int | None = None
     cause = Cause.REGULAR
+    referee = Referee(state, season.soft_timeout_ms / 1000 if spec.timed else None)
     while not state.is_over:
         team = state.current_color % 2
         is_a = team == spec.a_team
@@ -162,16 +163,10 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
         elapsed = time.monotonic() - start
         (result.a_times if is_a else result.b_times).append(elapsed)
         # an external engine keeps its own clock
-        if spec.timed and elapsed > hard_limit and not getattr(engine, "external", False):
-            forfeit_team, result.forfeit = team, f"{side} too slow at turn {state.turn}: {elapsed:.3f} s"
-            cause, result.forfeit_class = Cause.SOFT_TIMEOUT, "timeout"
-            break
-        try:
-            state.play(move)
-        except InvalidMove as exc:
-            why = state.refusal_text(move, exc.mistake)  # the rule and the fields: one text everywhere
-            forfeit_team, result.forfeit = team, f"{side} illegal move at turn {state.turn}: {move} ({why})"
-            cause, result.forfeit_class = Cause.RULE_VIOLATION, "illegal move"
+        verdict = referee.judge(move, elapsed, can_timeout=not getattr(engine, "external", False))
+        if not verdict.accepted:
+            forfeit_team, result.forfeit = team, f"{side} {verdict.line}"
+            cause, result.forfeit_class = verdict.cause, verdict.kind
             break
         record.append(state.copy(), move)
         if spec.ponder[0 if is_a else 1] and not state.is_over:
@@ -440,7 +435,7 @@ def _run_in_processes(work: list[GameJob], jobs: int, finished: Callable[[ArenaG
 
 
 class PairedSprt:
-    """The SPRT of a match (``ai.sprt``), fed game by game (``run_match``'s ``enough``): a pair (games 2k and
+    """The SPRT of a match (``ai.arena.sprt``), fed game by game (``run_match``'s ``enough``): a pair (games 2k and
     2k+1: one opening from both seats) counts once both games are done, in whatever order they finish; a
     pair with a void game is not counted (``void_pairs``). True once H0 or H1 is accepted.
 
@@ -541,42 +536,72 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def summary(results: list[ArenaGame], name_a: str, name_b: str) -> dict:
+@dataclass(frozen=True)
+class ArenaSummary:
+    """The verdict of a match between A and B: the games with a result scored from A's side (void games
+    listed, never scored); :meth:`to_dict` is the ``summary`` of ``blokus arena --json``."""
+
+    a: str
+    b: str
+    games: int  # with a result
+    wins: int
+    draws: int
+    losses: int
+    void: int
+    void_games: list[str]
+    a_mean_points: float
+    b_mean_points: float
+    score: float  # A's, 0..1
+    ci95: tuple[float, float]
+    a_mean_ms: float
+    a_max_ms: float
+    b_mean_ms: float
+    b_max_ms: float
+    forfeits: list[str]
+    substitutes: int
+    a_forfeits: dict[str, int]
+    b_forfeits: dict[str, int]
+    # the replays of the games each side lost (to open with blokus replay / blokus analyse)
+    a_lost_replays: list[str]
+    b_lost_replays: list[str]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def summary(results: list[ArenaGame], name_a: str, name_b: str) -> ArenaSummary:
     void = [r for r in results if r.void]
     results = [r for r in results if not r.void]  # the games with a result: the only ones scored
     n = len(results)
     wins = sum(r.score == 1.0 for r in results)
     draws = sum(r.score == 0.5 for r in results)
-    losses = n - wins - draws
     score = sum(r.score for r in results) / n if n else 0.0
-    lo, hi = wilson(score, n)
     a_times = [t for r in results for t in r.a_times]
     b_times = [t for r in results for t in r.b_times]
-    return {
-        "a": name_a,
-        "b": name_b,
-        "games": n,
-        "wins": wins,
-        "draws": draws,
-        "losses": losses,
-        "void": len(void),
-        "void_games": [f"game {r.index}: {r.void}" for r in void],
-        "a_mean_points": sum(r.a_points for r in results) / n if n else 0.0,
-        "b_mean_points": sum(r.b_points for r in results) / n if n else 0.0,
-        "score": score,
-        "ci95": (lo, hi),
-        "a_mean_ms": 1000 * sum(a_times) / len(a_times) if a_times else 0.0,
-        "a_max_ms": 1000 * max(a_times, default=0.0),
-        "b_mean_ms": 1000 * sum(b_times) / len(b_times) if b_times else 0.0,
-        "b_max_ms": 1000 * max(b_times, default=0.0),
-        "forfeits": [f"game {r.index}: {r.forfeit}" for r in results if r.forfeit],
-        "substitutes": sum(r.substitutes for r in results),
-        "a_forfeits": _forfeit_counts(results, "A"),
-        "b_forfeits": _forfeit_counts(results, "B"),
-        # the replays of the games each side lost (to open with blokus replay / blokus analyse)
-        "a_lost_replays": [r.replay for r in results if r.replay and r.score == 0.0],
-        "b_lost_replays": [r.replay for r in results if r.replay and r.score == 1.0],
-    }
+    return ArenaSummary(
+        a=name_a,
+        b=name_b,
+        games=n,
+        wins=wins,
+        draws=draws,
+        losses=n - wins - draws,
+        void=len(void),
+        void_games=[f"game {r.index}: {r.void}" for r in void],
+        a_mean_points=sum(r.a_points for r in results) / n if n else 0.0,
+        b_mean_points=sum(r.b_points for r in results) / n if n else 0.0,
+        score=score,
+        ci95=wilson(score, n),
+        a_mean_ms=1000 * sum(a_times) / len(a_times) if a_times else 0.0,
+        a_max_ms=1000 * max(a_times, default=0.0),
+        b_mean_ms=1000 * sum(b_times) / len(b_times) if b_times else 0.0,
+        b_max_ms=1000 * max(b_times, default=0.0),
+        forfeits=[f"game {r.index}: {r.forfeit}" for r in results if r.forfeit],
+        substitutes=sum(r.substitutes for r in results),
+        a_forfeits=_forfeit_counts(results, "A"),
+        b_forfeits=_forfeit_counts(results, "B"),
+        a_lost_replays=[r.replay for r in results if r.replay and r.score == 0.0],
+        b_lost_replays=[r.replay for r in results if r.replay and r.score == 1.0],
+    )
 
 
 def _forfeit_counts(results: list[ArenaGame], side: str) -> dict[str, int]:
@@ -592,35 +617,35 @@ def _forfeit_cell(counts: dict[str, int]) -> str:
     return ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items())) or "-"
 
 
-def format_table(s: dict) -> str:
-    lo, hi = s["ci95"]
+def format_table(s: ArenaSummary) -> str:
+    lo, hi = s.ci95
     rows = [
         ("player", "W", "D", "L", "Void", "mean pts", "score %", "95% CI", "mean ms/move", "max ms/move", "forfeits"),
         (
-            s["a"],
-            s["wins"],
-            s["draws"],
-            s["losses"],
-            s.get("void", 0),
-            f"{s['a_mean_points']:.1f}",
-            f"{100 * s['score']:.1f}" if s["games"] else "-",
-            f"{100 * lo:.1f}-{100 * hi:.1f}" if s["games"] else "-",
-            f"{s['a_mean_ms']:.0f}",
-            f"{s['a_max_ms']:.0f}",
-            _forfeit_cell(s.get("a_forfeits", {})),
+            s.a,
+            s.wins,
+            s.draws,
+            s.losses,
+            s.void,
+            f"{s.a_mean_points:.1f}",
+            f"{100 * s.score:.1f}" if s.games else "-",
+            f"{100 * lo:.1f}-{100 * hi:.1f}" if s.games else "-",
+            f"{s.a_mean_ms:.0f}",
+            f"{s.a_max_ms:.0f}",
+            _forfeit_cell(s.a_forfeits),
         ),
         (
-            s["b"],
-            s["losses"],
-            s["draws"],
-            s["wins"],
-            s.get("void", 0),
-            f"{s['b_mean_points']:.1f}",
-            f"{100 * (1 - s['score']):.1f}" if s["games"] else "-",
-            f"{100 * (1 - hi):.1f}-{100 * (1 - lo):.1f}" if s["games"] else "-",
-            f"{s['b_mean_ms']:.0f}",
-            f"{s['b_max_ms']:.0f}",
-            _forfeit_cell(s.get("b_forfeits", {})),
+            s.b,
+            s.losses,
+            s.draws,
+            s.wins,
+            s.void,
+            f"{s.b_mean_points:.1f}",
+            f"{100 * (1 - s.score):.1f}" if s.games else "-",
+            f"{100 * (1 - hi):.1f}-{100 * (1 - lo):.1f}" if s.games else "-",
+            f"{s.b_mean_ms:.0f}",
+            f"{s.b_max_ms:.0f}",
+            _forfeit_cell(s.b_forfeits),
         ),
     ]
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
@@ -629,24 +654,22 @@ def format_table(s: dict) -> str:
         for row in rows
     ]
     lines.insert(1, "-" * len(lines[0]))
-    void = s.get("void", 0)
+    void = s.void
     out = (
-        "\n".join(lines)
-        + f"\n{s['games']} games"
-        + (f" with a result, {void} void (no result, no point)" if void else "")
+        "\n".join(lines) + f"\n{s.games} games" + (f" with a result, {void} void (no result, no point)" if void else "")
     )
-    if s.get("void_games"):
-        out += "\nvoid games:\n  " + "\n  ".join(s["void_games"])
-    if s["forfeits"]:
-        out += "\nforfeits:\n  " + "\n  ".join(s["forfeits"])
+    if s.void_games:
+        out += "\nvoid games:\n  " + "\n  ".join(s.void_games)
+    if s.forfeits:
+        out += "\nforfeits:\n  " + "\n  ".join(s.forfeits)
     for side in ("a", "b"):
-        if s.get(f"{side}_lost_replays"):
-            out += f"\ngames {s[side]} lost (blokus replay FILE, blokus analyse FILE):\n  " + "\n  ".join(
-                s[f"{side}_lost_replays"]
+        if getattr(s, f"{side}_lost_replays"):
+            out += f"\ngames {getattr(s, side)} lost (blokus replay FILE, blokus analyse FILE):\n  " + "\n  ".join(
+                getattr(s, f"{side}_lost_replays")
             )
-    if s.get("substitutes"):
+    if s.substitutes:
         out += (
-            f"\n{s['substitutes']} moves the external engine did not find (it passed with placements left) "
+            f"\n{s.substitutes} moves the external engine did not find (it passed with placements left) "
             "were played for it by greedy"
         )
     return out

@@ -1,8 +1,9 @@
 """``py:PATH[:CLASS]``: a team's player written in Python on ``blokus.player`` — the side of it that runs in
-a process of its own (``python -P -m ai.pyplayer PATH CLASS MEMORY_MIB [check]``, started by ``ai.team_process``).
+a process of its own (``python -P -m ai.players.pyplayer PATH CLASS MEMORY_MIB [check]``, started by
+``ai.players.team_process``).
 
 ``load_player_class`` imports the file (its folder first on ``sys.path``, so that its helper modules import)
-and finds the class: the one named, else the file's one subclass of ``ai.player_api.Player``, else the one
+and finds the class: the one named, else the file's one subclass of ``ai.players.player_api.Player``, else the one
 called ``Logic`` (the socha template's name). It is only ever called in this child process: a team's file is
 never imported in one of our commands' own processes.
 
@@ -13,14 +14,17 @@ anything it writes to its stdout go to the child's stderr, which the parent forw
 * parent → child, a pickled tuple (the parent is trusted): ``("move", rid, state, deadline, team)`` — the
   position (``model.state.GameState``), the ``time.monotonic()`` deadline (one clock for both processes) and
   the team to play; ``("stop", rid)`` — the answer is no longer wanted (``time_left()`` gives 0);
-  ``("game_over", result)``; ``("quit",)``. Unknown kinds are ignored, so that later hooks fit
-  (``joined`` → ``on_game_joined``, ``idle`` → ``while_waiting`` with a stop, ``error`` → ``on_error``).
+  ``("game_over", result)``; ``("quit",)``; the optional hooks: ``("joined", room_id)`` → ``on_game_joined``,
+  ``("error", text)`` → ``on_error``, ``("idle", state, team)`` → ``while_waiting(stop)`` in a thread of its
+  own (only for a class that has it: ``ready`` says ``waits``), stopped by the reader thread as soon as a
+  ``move``, ``end_idle``, ``game_over`` or ``quit`` arrives. Unknown kinds are ignored.
 * child → parent, a JSON object (read by the parent with a size limit, never unpickled: the team's code
   runs here): ``{"t": "engine"}`` (our compiled engine is loaded: a first start compiles it),
-  ``{"t": "ready", "class": NAME}``, ``{"t": "load_error", "line": ...}``, ``{"t": "move", "rid": N, "move":
-  "BLUE PENTO_L RIGHT false 3 0"}`` (the move as plain values, ``model.moves.as_move``), ``{"t": "error",
-  "rid": N, "kind": "ValueError", "line": ..., "trace": ...}`` (an exception, or an answer that is no move:
-  kind ``not a move``), ``{"t": "done", "line": ...}`` (``on_game_over`` has returned; a line if it raised).
+  ``{"t": "ready", "class": NAME, "waits": BOOL}`` (``waits``: it has ``while_waiting``),
+  ``{"t": "load_error", "line": ...}``, ``{"t": "move", "rid": N, "move": "BLUE PENTO_L RIGHT false 3 0"}``
+  (the move as plain values, ``model.moves.as_move``), ``{"t": "error", "rid": N, "kind": "ValueError",
+  "line": ..., "trace": ...}`` (an exception, or an answer that is no move: kind ``not a move``),
+  ``{"t": "done", "line": ...}`` (``on_game_over`` has returned; a line if it raised).
 
 Before the team's file is imported the child lowers its own memory limit (``RLIMIT_DATA``: a big allocation
 is a ``MemoryError`` in the team's code, not a machine out of memory) and offers itself first to the kernel's
@@ -30,6 +34,7 @@ out-of-memory killer.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import inspect
 import json
@@ -42,11 +47,12 @@ import struct
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
-import ai.player_api as api
-from ai.base import EngineError
-from ai.players import PlayerKind, PlayerSpec
+import ai.players.player_api as api
+from ai.players.base import EngineError
+from ai.players.registry import PlayerKind, PlayerSpec
 from model.moves import NotAMove, as_move
 
 HEADER = struct.Struct(">I")
@@ -55,6 +61,8 @@ EXIT_LOAD_FAILED = 4
 
 # message kinds, parent → child
 MOVE, STOP, GAME_OVER, QUIT = "move", "stop", "game_over", "quit"
+JOINED, IDLE, END_IDLE, SERVER_ERROR = "joined", "idle", "end_idle", "error"
+IDLE_JOIN_S = 0.05  # how long a move request waits for while_waiting to return after its stop is set
 
 
 class PlayerLoadError(ValueError):
@@ -197,6 +205,8 @@ class _Channel:
         self._lock = threading.Lock()
         self.inbox: queue.Queue[tuple] = queue.Queue()
         self.stopped: set[int] = set()  # request ids whose answer is no longer wanted
+        self.idle_stop = threading.Event()  # set: while_waiting should return (a move is asked, or the game ends)
+        self.idle_stop.set()
 
     def send(self, **message: object) -> None:
         data = frame(json.dumps(message).encode("utf-8"))
@@ -222,8 +232,10 @@ class _Channel:
                 message = pickle.loads(payload)
                 if message[0] == STOP:
                     self.stopped.add(message[1])
-                else:
-                    self.inbox.put(message)
+                    continue
+                if message[0] in (MOVE, END_IDLE, GAME_OVER, QUIT):
+                    self.idle_stop.set()  # at once, from this thread: the main one may be busy
+                self.inbox.put(message)
 
 
 def _limit_memory(mib: int) -> None:
@@ -262,6 +274,41 @@ def _answer(channel: _Channel, player: api.Player, message: tuple, path: Path) -
     channel.send(t="move", rid=rid, move=str(move))
 
 
+_HOOK_ERRORS_SHOWN: set[tuple[str, str]] = set()
+
+
+def _hook(name: str, call: Callable[[], object]) -> None:
+    """Call one of the team's optional hooks: an exception is said on stderr (the parent forwards it; its
+    traceback once per hook and kind), never fatal and never a move's loss."""
+    try:
+        call()
+    except BaseException as exc:  # SystemExit too: the child plays on
+        kind = type(exc).__name__
+        if (name, kind) not in _HOOK_ERRORS_SHOWN:
+            _HOOK_ERRORS_SHOWN.add((name, kind))
+            line = f"{name} raised {kind}: {_cut(str(exc))} (further ones are not shown)\n{_team_trace(exc)}"
+            print(line, file=sys.stderr, flush=True)
+
+
+def _start_idle(channel: _Channel, player: api.Player, message: tuple) -> threading.Thread:
+    """``while_waiting`` in a thread of its own, given the position after our move; it returns when the
+    stop is set (a move request, the end of the game) — or the move is answered beside it, which it slows."""
+    _, state, team = message
+    player.team = team
+    _hook("on_update", lambda: player.on_update(api.GameState(state)))
+    channel.idle_stop.clear()
+    stop = channel.idle_stop
+    thread = threading.Thread(target=_hook, args=("while_waiting", lambda: player.while_waiting(stop)), daemon=True)
+    thread.name = "while_waiting"
+    thread.start()
+    return thread
+
+
+def waits(cls: type[api.Player]) -> bool:
+    """Whether the class thinks on the opponent's time (overrides ``while_waiting``)."""
+    return getattr(cls, "while_waiting", None) is not api.Player.while_waiting
+
+
 def serve(argv: list[str]) -> int:
     """The child's main: ``PATH CLASS MEMORY_MIB [check]`` (CLASS may be empty; ``check``: load the file, make
     the player and end, without our compiled engine)."""
@@ -290,14 +337,25 @@ def serve(argv: list[str]) -> int:
     except PlayerLoadError as exc:
         channel.send(t="load_error", line=_cut(str(exc)))
         return EXIT_LOAD_FAILED
-    channel.send(t="ready", **{"class": cls.__name__})
+    channel.send(t="ready", waits=waits(cls), **{"class": cls.__name__})
     if mode == ["check"]:
         return 0
     threading.Thread(target=channel.read_forever, name="protocol", daemon=True).start()
+    idle: threading.Thread | None = None
     while True:
         message = channel.inbox.get()
+        if idle is not None and message[0] != IDLE:
+            idle.join(IDLE_JOIN_S)  # its stop is set (by the reader): a well-behaved hook has returned
+            idle = None
         if message[0] == MOVE:
             _answer(channel, player, message, Path(path))
+        elif message[0] == IDLE:
+            if idle is None or not idle.is_alive():
+                idle = _start_idle(channel, player, message)
+        elif message[0] == JOINED:
+            _hook("on_game_joined", functools.partial(player.on_game_joined, str(message[1])))
+        elif message[0] == SERVER_ERROR:
+            _hook("on_error", functools.partial(player.on_error, str(message[1])))
         elif message[0] == GAME_OVER:
             line = ""
             try:

@@ -7,10 +7,10 @@ Accepted forms (:func:`accepted`):
 
 * ``level1`` .. ``level5`` — strengths for beginners up to the default AI (:data:`LEVELS`);
 * ``random``, ``greedy``, ``lookahead``, ``lookahead-py``, ``mcts`` — the built-in players (:data:`BUILTINS`);
-* ``mcts:KEY=VALUE,...`` — the default search with other settings (``ai.mcts.MctsParams``);
-* ``gtp:PATH:LEVEL`` — an external GTP engine such as Pentobi, played in-process (``ai.gtp``);
+* ``mcts:KEY=VALUE,...`` — the default search with other settings (``ai.search.mcts.MctsParams``);
+* ``gtp:PATH:LEVEL`` — an external GTP engine such as Pentobi, played in-process (``ai.players.gtp``);
 * ``cmd:COMMAND`` — a program of one's own, started per game with ``-h HOST -p PORT -r CODE`` (``net.external``);
-* ``py:PATH[:CLASS]`` — a team's Python player on ``blokus.player`` (``ai.pyplayer``), always in a process
+* ``py:PATH[:CLASS]`` — a team's Python player on ``blokus.player`` (``ai.players.pyplayer``), always in a process
   of its own;
 * ``human`` — a person at the terminal (``blokus play --opponent human``: hotseat).
 
@@ -40,12 +40,12 @@ from enum import Enum
 from functools import partial
 from typing import Any
 
-from ai.base import Engine, RandomPlayer
-from ai.compiled import LazyCompiledPlayer
-from ai.cores import MAX_THREADS, search_threads
-from ai.greedy import GreedyPlayer
-from ai.levels import CappedTime
-from ai.search import LookaheadPlayer
+from ai.players.base import Engine, RandomPlayer
+from ai.players.compiled import LazyCompiledPlayer
+from ai.players.greedy import GreedyPlayer
+from ai.players.levels import CappedTime
+from ai.search.cores import MAX_THREADS, search_threads
+from ai.search.lookahead import LookaheadPlayer
 
 DEFAULT_AI = "mcts"  # the bot's, the TUI's and level 5's player
 ANALYSIS_AI = "lookahead"  # game analyses: deterministic, so the same game always gets the same verdicts
@@ -82,24 +82,24 @@ class Registered:
 
 
 def _compiled_mcts(seed: int | None, clock: Callable[[], float] | None, settings: dict | None = None) -> Engine:
-    from ai.mcts import MctsParams, MctsPlayer
+    from ai.search.mcts import MctsParams, MctsPlayer
 
     return MctsPlayer(seed=seed, clock=clock, params=MctsParams(**settings) if settings else None)
 
 
 def _compiled_lookahead(seed: int | None, clock: Callable[[], float] | None) -> Engine:
-    from ai.fastsearch import FastLookaheadPlayer
+    from ai.search.fastsearch import FastLookaheadPlayer
 
     return FastLookaheadPlayer(seed=seed, clock=clock)
 
 
 def _mcts(seed: int | None = None, settings: tuple[tuple[str, Any], ...] = (), name: str = "mcts") -> Engine:
     factory = partial(_compiled_mcts, settings=dict(settings)) if settings else _compiled_mcts
-    return LazyCompiledPlayer(name, "ai.mcts", factory, LookaheadPlayer(seed), seed)
+    return LazyCompiledPlayer(name, "ai.search.mcts", factory, LookaheadPlayer(seed), seed)
 
 
 def _lookahead(seed: int | None = None) -> Engine:
-    return LazyCompiledPlayer("lookahead", "ai.fastsearch", _compiled_lookahead, LookaheadPlayer(seed), seed)
+    return LazyCompiledPlayer("lookahead", "ai.search.fastsearch", _compiled_lookahead, LookaheadPlayer(seed), seed)
 
 
 def _python_lookahead(seed: int | None = None) -> Engine:
@@ -111,9 +111,9 @@ def _python_lookahead(seed: int | None = None) -> Engine:
 BUILTINS: dict[str, Registered] = {
     "random": Registered(RandomPlayer),
     "greedy": Registered(GreedyPlayer),
-    "lookahead": Registered(_lookahead, "ai.fastsearch"),
+    "lookahead": Registered(_lookahead, "ai.search.fastsearch"),
     "lookahead-py": Registered(_python_lookahead),
-    DEFAULT_AI: Registered(_mcts, "ai.mcts"),
+    DEFAULT_AI: Registered(_mcts, "ai.search.mcts"),
 }
 
 LEVELS: dict[int, Registered] = {
@@ -134,8 +134,8 @@ def accepted() -> str:
 
 
 def mcts_settings(text: str) -> tuple[tuple[str, float | int | bool], ...]:
-    """``KEY=VALUE,...`` as settings of ``ai.mcts.MctsParams`` (checked against its fields; ValueError)."""
-    from ai.mcts import MctsParams  # imports numba: only for these names, which are for measuring
+    """``KEY=VALUE,...`` as settings of ``ai.search.mcts.MctsParams`` (checked against its fields; ValueError)."""
+    from ai.search.mcts import MctsParams  # imports numba: only for these names, which are for measuring
 
     kinds = {name: type(value) for name, value in vars(MctsParams()).items()}
     settings: dict[str, float | int | bool] = {}
@@ -225,7 +225,7 @@ class PlayerSpec:
     def build(self, seed: int | None = None) -> Engine:
         """The in-process player (ValueError with one line if it cannot be built)."""
         if self.kind is PlayerKind.GTP:
-            from ai.gtp import GtpPlayer
+            from ai.players.gtp import GtpPlayer
 
             return GtpPlayer(self.path, self.level, seed=seed)
         if self.kind is PlayerKind.MCTS:
@@ -342,7 +342,8 @@ def capped_threads(spec: PlayerSpec, threads: int) -> PlayerSpec:
 
 
 def kernels_of(spec: PlayerSpec):
-    """The compiled kernels (``ai.compiled.Kernels``) a player needs, or None (a Python player). Imports numba."""
+    """The compiled kernels (``ai.players.compiled.Kernels``) a player needs, or None (a Python player).
+    Imports numba."""
     module = spec.kernels_module
     return None if module is None else importlib.import_module(module).KERNELS
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 class StopFlag(Protocol):
     """What an engine reads of its stop signal: a ``threading.Event``, or a flag another process sets
-    (``ai.engine_process``)."""
+    (``ai.players.engine_process``)."""
 
     def is_set(self) -> bool: ...
 
@@ -54,6 +54,18 @@ class Player(ABC):
 
     def stop_pondering(self) -> None:  # noqa: B027 - optional hook
         """Stop pondering (returns once it has stopped)."""
+
+    def joined(self, room_id: str) -> None:  # noqa: B027 - optional hook
+        """The game is joined (a team's player hears of it: ``on_game_joined``)."""
+
+    def server_error(self, message: str) -> None:  # noqa: B027 - optional hook
+        """The server sent an error (a team's player hears of it: ``on_error``)."""
+
+    @property
+    def thinks_while_waiting(self) -> bool:
+        """Whether it wants :meth:`start_pondering` after each of its moves even without ``--ponder`` (a
+        team's player with ``while_waiting``)."""
+        return False
 
     def game_over(self, result: GameResult) -> None:  # noqa: B027 - optional hook
         """The game has ended with ``result`` (a team's ``py:`` player hears of it)."""

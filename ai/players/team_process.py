@@ -2,13 +2,13 @@
 plays with :class:`TeamPlayer`; every command that needs to know whether a team's file loads asks
 :func:`check_team_player`. The team's file is never imported in our own process.
 
-The child (``ai.pyplayer``, started with ``ai.processes``: its own session, a token, the subreaper, a group
-kill) is started warm — when the bot starts, before it joins — and answers each move request over a pipe
-(a small pickled request, a small JSON answer: ``bench/bench_team_process.py`` measures the cost). Whatever
-the child does, the caller (``ai.controller.decide``) gets an answer or an exception in time and sends a
-legal move by its deadline:
+The child (``ai.players.pyplayer``, started with ``ai.players.processes``: its own session, a token, the subreaper,
+a group kill) is started warm — when the bot starts, before it joins — and answers each move request over a pipe (a
+small pickled request, a small JSON answer: ``bench/bench_team_process.py`` measures the cost). Whatever the child
+does, the caller (``ai.players.controller.decide``) gets an answer or an exception in time and sends a legal move by
+its deadline:
 
-* an exception or an answer that is no move: :class:`~ai.pyplayer.PlayerCodeError` (its traceback shown
+* an exception or an answer that is no move: :class:`~ai.players.pyplayer.PlayerCodeError` (its traceback shown
   once per kind); an illegal move is judged by the controller;
 * holding the interpreter in C, a loop, a wait: the controller's cut-off sends a fallback; if the child is
   still busy when the next request comes, a **standby** child (started warm beside it, with the same file)
@@ -39,10 +39,24 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ai import processes
-from ai.base import Player
-from ai.players import PlayerSpec
-from ai.pyplayer import GAME_OVER, MOVE, QUIT, STOP, FrameError, FrameReader, PlayerCodeError, PlayerLoadError, frame
+from ai.players import processes
+from ai.players.base import Player
+from ai.players.pyplayer import (
+    END_IDLE,
+    GAME_OVER,
+    IDLE,
+    JOINED,
+    MOVE,
+    QUIT,
+    SERVER_ERROR,
+    STOP,
+    FrameError,
+    FrameReader,
+    PlayerCodeError,
+    PlayerLoadError,
+    frame,
+)
+from ai.players.registry import PlayerSpec
 from model.moves import Move, parse_move
 from model.pieces import Team
 from model.result import GameResult
@@ -58,15 +72,22 @@ ANSWER_LIMIT_BYTES = 64 * 1024  # one message from the child
 MAX_STARTS = 20  # processes of the team's player per game (a player that dies at every move stops here)
 DRAIN_PAUSE_S = 0.005  # between two reads of output beyond the limit: the child waits, not the bot
 # the folder that holds this project's packages: the child imports exactly this project, whatever its folder
-PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
+PROJECT_ROOT = str(Path(__file__).resolve().parents[2])  # the folder of the packages: ai/players/ is two down
 
 
 class Output:
     """The team's output (its processes' stdout and stderr) for ``say``, line by line, up to ``limit`` bytes in
     all; what is beyond is dropped and said once."""
 
-    def __init__(self, say: Callable[[str], None] | None, limit: int = OUTPUT_LIMIT_BYTES, keep: int = 20) -> None:
-        self.say = say
+    def __init__(
+        self,
+        say: Callable[[str], None] | None,
+        limit: int = OUTPUT_LIMIT_BYTES,
+        keep: int = 20,
+        notice: Callable[[str], None] | None = None,
+    ) -> None:
+        self.say = say  # the team's lines, as they are
+        self.notice = notice or say  # our own one-line notices (the command prefixes them)
         self.limit = limit
         self.used = 0
         self.dropped = 0
@@ -89,11 +110,8 @@ class Output:
             over = self.used >= self.limit
         if self.say is not None:
             self.say(text)
-            if over:
-                self.say(
-                    f"blokus bot: your player's output passed {self.limit / 2**20:g} MiB this game: "
-                    "the rest is not shown"
-                )
+            if over and self.notice is not None:
+                self.notice(f"your player's output passed {self.limit / 2**20:g} MiB this game: the rest is not shown")
 
     def drain(self, fd: int) -> None:
         """Read ``fd`` to its end (a thread of its own), passing whole lines on."""
@@ -120,8 +138,8 @@ class Output:
             if pending:
                 self.line(pending)
         except Exception as exc:  # never a thread that dies unseen
-            if self.say is not None:
-                self.say(f"blokus bot: reading your player's output failed: {type(exc).__name__}: {exc}")
+            if self.notice is not None:
+                self.notice(f"reading your player's output failed: {type(exc).__name__}: {exc}")
         finally:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -135,7 +153,7 @@ class TeamChild:
         self, spec: PlayerSpec, output: Output, *, memory_mib: int = MEMORY_LIMIT_MIB, check: bool = False
     ) -> None:
         self.spec = spec
-        argv = [sys.executable, "-P", "-m", "ai.pyplayer", spec.path, spec.class_name, str(memory_mib)]
+        argv = [sys.executable, "-P", "-m", "ai.players.pyplayer", spec.path, spec.class_name, str(memory_mib)]
         argv += ["check"] if check else []
         path = os.environ.get("PYTHONPATH", "")
         env = {**os.environ, "PYTHONPATH": PROJECT_ROOT + (os.pathsep + path if path else "")}
@@ -153,6 +171,7 @@ class TeamChild:
         self.started_at = time.monotonic()
         self.engine_at: float | None = None  # our engine loaded: the team's file is imported from here on
         self.ready = False
+        self.waits = False  # the class has while_waiting: it is told when it is not its turn
         self.class_name = ""
         self.failure = ""  # why it cannot play: a load error, an exit, a protocol violation ("" while it can)
         self.busy: tuple[int, int] | None = None  # (request id, turn) of the answer it is still computing
@@ -198,6 +217,7 @@ class TeamChild:
             self.engine_at = time.monotonic()
         elif kind == "ready":
             self.ready, self.class_name = True, str(message["class"])[:100]
+            self.waits = message.get("waits") is True
         elif kind == "load_error":
             self._fail(printable(str(message["line"])))
         elif kind in ("move", "error"):
@@ -311,21 +331,26 @@ class TeamPlayer(Player):
         *,
         memory_mib: int = MEMORY_LIMIT_MIB,
         say: Callable[[str], None] | None = None,
+        show: Callable[[str], None] | None = None,
         strict: bool = False,
         output_limit: int = OUTPUT_LIMIT_BYTES,
     ) -> None:
         self.spec = spec
         self.name = spec.label
         self.memory_mib = memory_mib
-        self.say = say or (lambda line: print(line, file=sys.stderr, flush=True))
+        # show: the team's output and tracebacks, as they are; say: our notices in one line, which the command
+        # prefixes with its name
+        self.show = show or say or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.say = say or self.show
         self.strict = strict
-        self.output = Output(self.say, output_limit)
+        self.output = Output(self.show, output_limit, notice=self.say)
         self.active: TeamChild | None = None
         self.standby: TeamChild | None = None
         self.starts = 0  # processes started this game
         self.restarts = 0  # times a new process took over
         self.last_info: dict = {}
         self._rid = 0
+        self._team: Team | None = None  # ours, known from the first move request
         self._loop: asyncio.AbstractEventLoop | None = None
         self._changed: asyncio.Event | None = None
         self._shown: set[str] = set()  # kinds of exceptions whose traceback was shown
@@ -347,7 +372,7 @@ class TeamPlayer(Player):
         try:
             child = TeamChild(self.spec, self.output, memory_mib=self.memory_mib)
         except OSError as exc:  # processes.StartError: one line
-            self.say(f"blokus bot: cannot start your player's process: {exc}")
+            self.say(f"cannot start your player's process: {exc}")
             return None
         if self._loop is not None:
             self._watch(child)
@@ -427,7 +452,7 @@ class TeamPlayer(Player):
             self.active = self._spawn()
         if self.active is not None:
             self.restarts += 1
-            self.say(f"blokus bot: {why}: a new process of your player plays on, given the position")
+            self.say(f"{why}: a new process of your player plays on, given the position")
             self.standby = self._spawn()
 
     # --- the player interface ----------------------------------------------------------------------------
@@ -449,6 +474,7 @@ class TeamPlayer(Player):
             raise PlayerCodeError("starting", f"starting at turn {turn}: your player's new process is not ready yet")
         self._rid += 1
         rid = self._rid
+        self._team = state.current_team
         if not child.ask(rid, state, deadline, state.current_team):
             raise PlayerCodeError("process ended", f"process ended at turn {turn}: {child.failure}")
         await self._until(lambda: rid in child.answers or not child.alive, None)
@@ -470,10 +496,36 @@ class TeamPlayer(Player):
         if kind in self._shown or not trace:
             return
         self._shown.add(kind)
-        self.say(
+        self.show(
             f"blokus: your player raised {kind} at turn {turn} (further {kind}s are counted, not shown):\n"
             + printable(trace, None).replace("\\n", "\n")
         )
+
+    @property
+    def thinks_while_waiting(self) -> bool:
+        child = self.active
+        return child is not None and child.waits
+
+    def start_pondering(self, state: GameState) -> None:
+        """``while_waiting`` in the team's process, given the position after our move (``state``)."""
+        child = self.active
+        if child is not None and child.ready and child.waits and child.busy is None:
+            child.send((IDLE, state, self._team))
+
+    def stop_pondering(self) -> None:
+        child = self.active
+        if child is not None and child.waits:
+            child.send((END_IDLE,))
+
+    def joined(self, room_id: str) -> None:
+        for child in (self.active, self.standby):
+            if child is not None:
+                child.send((JOINED, room_id))
+
+    def server_error(self, message: str) -> None:
+        child = self.active
+        if child is not None:
+            child.send((SERVER_ERROR, message))
 
     def cancel(self) -> None:
         child = self.active
@@ -497,7 +549,7 @@ class TeamPlayer(Player):
         await self._until(lambda: child.done or not child.alive, time.monotonic() + timeout)
         answer = child.answers.pop(-1, None)
         if answer is not None:
-            self.say(f"blokus bot: your player's {printable(str(answer['line']))}")
+            self.say(f"your player's {printable(str(answer['line']))}")
 
     def close(self) -> None:
         """End every process of the team's player and everything they started."""

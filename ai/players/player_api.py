@@ -1,7 +1,7 @@
 """The player API's implementation: a team's ``Player`` base class and the ``GameState`` it searches on.
 
 The public face is ``blokus.player`` (it re-exports these names with the reference in
-``docs/player-api.md``). They live here, below ``net`` and ``cli``, so that ``ai.pyplayer`` (the loader of
+``docs/player-api.md``). They live here, below ``net`` and ``cli``, so that ``ai.players.pyplayer`` (the loader of
 ``py:PATH[:CLASS]`` players) can build them while imports keep pointing one way.
 
 ``GameState`` is a thin façade over the compiled engine (``model.fast.FastState``: legal moves of any colour,
@@ -18,7 +18,7 @@ import operator
 import random
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -384,13 +384,24 @@ class GameState:
         )
 
 
+class StopSignal(Protocol):
+    """What ``while_waiting`` gets: ``is_set()`` is true once it should return (a ``threading.Event``)."""
+
+    def is_set(self) -> bool:
+        """True once ``while_waiting`` should return."""
+        ...
+
+
 class Player:
     """The base class of your player: subclass it and write ``calculate_move``.
 
     Shaped like the official ``socha`` client's ``IClientHandler``: ``on_update(state)`` gets the position
     before each of your moves (the default keeps it as ``self.game_state``), ``calculate_move()`` returns
     your move, ``on_game_over(result)`` gets the result. ``time_left()`` says how many seconds of the move's
-    think time are left. ``blokus bot --player FILE`` and ``blokus arena py:FILE ...`` load your class.
+    think time are left. Optional hooks: ``while_waiting(stop)`` (think on the opponent's time),
+    ``on_game_joined(room_id)``, ``on_error(message)``. ``blokus bot --player FILE``, ``python FILE -h HOST
+    -p PORT -r CODE`` (with :func:`blokus.player.run` at its end) and ``blokus arena py:FILE ...`` load your
+    class.
     """
 
     game_state: GameState | None = None
@@ -416,6 +427,20 @@ class Player:
 
     def on_game_over(self, result: GameResult) -> None:  # noqa: B027 - optional hook
         """Called once with the result (``result.winner``, ``result.points(team)``, ``result.reason``)."""
+
+    def while_waiting(self, stop: StopSignal) -> None:  # noqa: B027 - optional hook
+        """Think on the opponent's time: called in a thread of its own after each of your moves, with
+        ``self.game_state`` the position after it. Return soon after ``stop.is_set()`` becomes true (the next
+        move is asked, or the game ends): check it often, e.g. once per node of your search. Keep what you
+        learn (a transposition table, a tree) for your next ``calculate_move``. An exception is shown on
+        stderr and costs no move; a hook that ignores the stop only slows your next move, which the bot
+        answers in time anyway (a fallback move, counted)."""
+
+    def on_game_joined(self, room_id: str) -> None:  # noqa: B027 - optional hook
+        """Called once the game is joined, with the server's room id (before the first position)."""
+
+    def on_error(self, message: str) -> None:  # noqa: B027 - optional hook
+        """Called with the text of an error the server sent (its German text, as received)."""
 
     def answer(self, state: GameState, seconds: float = 1.6) -> Move:
         """What the bot does for each move, for your tests and experiments: ``on_update(state)``, then
