@@ -1,4 +1,8 @@
-"""Computer players. ``parse_player(name)`` (``ai.players``) gives a player's spec, ``spec.build(seed)`` the player.
+"""Computer players, in four rooms: ``ai.players`` (who plays: the name parser and registry, the ``Player``
+interface, the built-in players, programs and a team's code in processes of their own, the clock),
+``ai.search`` (how our engines think: evaluation, lookahead, move model, MCTS), ``ai.arena`` (games between
+players and their verdicts: matches, the referee, SPRT, tournaments) and ``ai.analysis`` (a game's analysis).
+``parse_player(name)`` (``ai.players.registry``) gives a player's spec, ``spec.build(seed)`` the player.
 
 Public API:
 
@@ -7,36 +11,36 @@ Public API:
 * ``Engine`` (a Player that thinks in a worker thread): ``think(state, deadline, stop)`` (sync),
   ``choose_move_sync(state, deadline=None, move_time=1.0)``, ``last_info`` (depth, nodes, ... of the
   last think).
-* Players: ``random`` (``RandomPlayer``), ``greedy`` (``ai.greedy.GreedyPlayer``: best one-ply
-  evaluation), ``lookahead`` (``ai.fastsearch.FastLookaheadPlayer``: the pruned alpha-beta search in
+* Players: ``random`` (``RandomPlayer``), ``greedy`` (``ai.players.greedy.GreedyPlayer``: best one-ply
+  evaluation), ``lookahead`` (``ai.search.fastsearch.FastLookaheadPlayer``: the pruned alpha-beta search in
   compiled code with the outcome-fitted weights; ``ANALYSIS_AI``, the engine of game analyses: fast and
-  deterministic), ``lookahead-py`` (``ai.search.LookaheadPlayer``: the same search in Python, the
+  deterministic), ``lookahead-py`` (``ai.search.lookahead.LookaheadPlayer``: the same search in Python, the
   reference and the fallback while compiling).
-* ``mcts`` (``ai.mcts.MctsPlayer``): the default, ``DEFAULT_AI``, the strongest: Monte-Carlo tree search
+* ``mcts`` (``ai.search.mcts.MctsPlayer``): the default, ``DEFAULT_AI``, the strongest: Monte-Carlo tree search
   with RAVE over the compiled engine, guided by a move model fitted to Pentobi's choices.
-* The compiled players are loaded on the first move by ``ai.compiled.LazyCompiledPlayer`` (numba is
-  not imported before) and compiled in a child process on the first start (``ai.compiled.Kernels``).
-* ``level1`` .. ``level5`` (``ai.players.LEVELS``): strengths for beginners up to the default AI.
-* ``gtp:PATH:LEVEL`` (``ai.gtp``): an external GTP engine such as Pentobi, for measuring.
-* ``mcts:KEY=VALUE,...``: the default search with other settings (``ai.mcts.MctsParams``), for measuring a
+* The compiled players are loaded on the first move by ``ai.players.compiled.LazyCompiledPlayer`` (numba is
+  not imported before) and compiled in a child process on the first start (``ai.players.compiled.Kernels``).
+* ``level1`` .. ``level5`` (``ai.players.registry.LEVELS``): strengths for beginners up to the default AI.
+* ``gtp:PATH:LEVEL`` (``ai.players.gtp``): an external GTP engine such as Pentobi, for measuring.
+* ``mcts:KEY=VALUE,...``: the default search with other settings (``ai.search.mcts.MctsParams``), for measuring a
   variant against the default in ``blokus arena`` (e.g. ``mcts:root_eval=0,prune=0.05``).
-* ``ai.controller``: ``decide(player, state, received_at, think_ms=, hard_ms=)`` — any player's move
+* ``ai.players.controller``: ``decide(player, state, received_at, think_ms=, hard_ms=)`` — any player's move
   under a clock (stop signal, hard cut-off, rule check, one fallback); used by the bot and the TUI.
-* ``ai.engine_process``: ``ProcessPlayer``, any of these thinking in a worker process (the bot's default).
-* ``ai.processes``: the one way to start and stop a process (its own session, ask/terminate/kill/reap,
+* ``ai.players.engine_process``: ``ProcessPlayer``, any of these thinking in a worker process (the bot's default).
+* ``ai.players.processes``: the one way to start and stop a process (its own session, ask/terminate/kill/reap,
   capped logs, detached descendants found) and to keep helper processes from outliving their parent.
-* ``ai.evaluate``: ``evaluate(state, weights)``, ``Weights``; ``ai.arena``: the games and table of ``blokus arena``
-  (``cli.arena``). Player names are parsed once, by ``ai.players`` (``parse_player`` -> ``PlayerSpec``), the
-  registry of levels, built-ins and their compiled kernels (``compile_ahead(spec)``); below ``cli/`` only specs
-  travel (``make_player(name)``, parse and build in one, is for tests and scripts).
+* ``ai.search.evaluate``: ``evaluate(state, weights)``, ``Weights``; ``ai.arena.match``: the games and table of
+  ``blokus arena`` (``cli.arena``). Player names are parsed once, by ``ai.players.registry`` (``parse_player`` ->
+  ``PlayerSpec``), the registry of levels, built-ins and their compiled kernels (``compile_ahead(spec)``); below
+  ``cli/`` only specs travel (``make_player(name)``, parse and build in one, is for tests and scripts).
 """
 
 from __future__ import annotations
 
-from ai.base import Engine, Player, RandomPlayer
-from ai.compiled import LazyCompiledPlayer
-from ai.greedy import GreedyPlayer
-from ai.players import (
+from ai.players.base import Engine, Player, RandomPlayer
+from ai.players.compiled import LazyCompiledPlayer
+from ai.players.greedy import GreedyPlayer
+from ai.players.registry import (
     ANALYSIS_AI,
     DEFAULT_AI,
     PlayerKind,
@@ -47,7 +51,7 @@ from ai.players import (
     mcts_settings,
     parse_player,
 )
-from ai.search import LookaheadPlayer
+from ai.search.lookahead import LookaheadPlayer
 
 __all__ = [
     "Engine",

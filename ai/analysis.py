@@ -17,7 +17,7 @@ The scale (used everywhere: the CLI, the viewer, the chart, the JSON):
 
 * **value** — points, BLUE+RED minus YELLOW+GREEN (team ONE minus team TWO, positive = team ONE
   ahead), like the point difference on the scoreboard: the expected final point difference. The yardstick's
-  leaves are valued by ``ai.evaluate.VALUE_WEIGHTS``: the points now plus the points still to come, a linear
+  leaves are valued by ``ai.search.evaluate.VALUE_WEIGHTS``: the points now plus the points still to come, a linear
   estimate from the evaluation's terms fitted per phase to the final results of self-play games
   (``tuning/value_scale.py``). A finished game has its exact final point difference as value.
 * **curve** — the chart's value of a position (``evaluation_at``): its value (with its best move). A step of the
@@ -38,19 +38,23 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import cast
 
-from ai.base import TimeKeeper
-from ai.evaluate import VALUE_WEIGHTS, Weights, terminal_value
-from ai.players import ANALYSIS_AI, PlayerSpec, compile_ahead, parse_player
-from ai.search import Searcher, SearchParams, _Timeout
+from ai.players import processes
+from ai.players.base import TimeKeeper
+from ai.players.registry import ANALYSIS_AI, PlayerSpec, capped_threads, compile_ahead, parse_player, search_threads_of
+from ai.search.evaluate import VALUE_WEIGHTS, Weights, terminal_value
+from ai.search.lookahead import Searcher, SearchParams, _Timeout
 from model.moves import Move, SetMove, SkipMove, parse_move
 from model.pieces import COLORS, Color, Team
 from model.state import GameState
@@ -62,6 +66,9 @@ VALUE_DEPTH = 5  # at most this many plies of the yardstick search (it ends at t
 MISTAKE_LOSS = 4.0
 BLUNDER_LOSS = 10.0
 MAX_TIME = 60.0
+# fewer positions to analyse are analysed in this process even with ``workers``: a pool of processes takes a few
+# seconds to start (each imports the engine), the time of ~5 positions
+PARALLEL_MIN = 20
 
 
 class AnalysisCancelled(Exception):
@@ -342,7 +349,7 @@ def position_value(
     """The yardstick: the value of ``state`` (team ONE minus team TWO, points) by a search to the turn
     ``horizon_turn(state.turn, depth)``.
 
-    Raises ``ai.search._Timeout`` when ``stop`` is set.
+    Raises ``ai.search.lookahead._Timeout`` when ``stop`` is set.
     """
     if state.is_over:
         return terminal_value(state, weights)
@@ -428,12 +435,15 @@ def analyse_game(
     progress: Progress | None = None,
     previous: GameAnalysis | None = None,
     engine=None,
+    workers: int = 1,
 ) -> GameAnalysis:
     """Analyse a game: ``moves[i]`` is the move played in ``states[i]`` (``None``: none, e.g. the end).
 
     ``progress(done, total, position)`` is called after every position; ``stop`` cancels (raises
     :class:`AnalysisCancelled` with the partial result); ``previous`` (a partial analysis of the
-    same game and settings) is resumed.
+    same game and settings) is resumed. ``workers`` > 1 (and no ``engine`` given): the positions are analysed
+    in that many processes at once, an engine each (the yardstick is a Python search: threads would share one
+    core); the same results, reported as each is done.
     """
     settings = settings or AnalysisSettings()
     stop = stop or threading.Event()
@@ -445,13 +455,17 @@ def analyse_game(
     else:
         result = GameAnalysis(settings, key, chart=chart_points(states))
     result.total = len(todo)
-    if engine is None:
+    remaining = [i for i in todo if i not in result.positions]
+    workers = min(workers, len(remaining)) if len(remaining) >= PARALLEL_MIN else 1
+    if engine is None and workers <= 1:
         spec = settings.engine_spec()
         compile_ahead(spec)  # every position by the compiled search, not its fallback
         engine = spec.build(seed=0)
     started = time.monotonic()
     try:
-        for i in todo:
+        if engine is None:
+            _analyse_in_processes(states, moves, remaining, result, workers, stop, progress)
+        for i in todo if engine is not None else ():
             if i in result.positions:
                 continue
             if stop.is_set():
@@ -469,6 +483,75 @@ def analyse_game(
     result.complete = True
     fill_evaluation(result, states)
     return result
+
+
+_worker_engine = None  # an analysis worker process's engine (``_start_worker``)
+_worker_settings: AnalysisSettings | None = None
+
+
+def _start_worker(settings: AnalysisSettings) -> None:
+    """An analysis process: ends with its parent, Ctrl-C is the parent's; its engine is built once (our MCTS in
+    one thread: the processes are the parallelism)."""
+    global _worker_engine, _worker_settings
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    processes.die_with_parent(release_streams=False)
+    spec = settings.engine_spec()
+    if search_threads_of(spec) is not None:
+        spec = capped_threads(spec, 1)
+    compile_ahead(spec)
+    _worker_engine, _worker_settings = spec.build(seed=0), settings
+
+
+def _analyse_in_worker(state: GameState, played: Move, index: int) -> PositionAnalysis:
+    assert _worker_settings is not None
+    return analyse_position(state, played, index, _worker_engine, _worker_settings, threading.Event())
+
+
+def _analyse_in_processes(
+    states: Sequence[GameState],
+    moves: Sequence[Move | None],
+    todo: list[int],
+    result: GameAnalysis,
+    workers: int,
+    stop: threading.Event,
+    progress: Progress | None,
+) -> None:
+    """The positions ``todo`` analysed in ``workers`` processes into ``result`` (in the order of ``todo``:
+    ``result.positions`` stays sorted); ``stop`` ends them (``_Timeout``), as does an error."""
+    context = multiprocessing.get_context("spawn")  # no fork of a process with threads (the TUI's)
+    previous = (
+        signal.signal(signal.SIGINT, signal.SIG_IGN) if threading.current_thread() is threading.main_thread() else None
+    )
+    try:
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(result.settings,))
+        pending: dict[Future, int] = {}
+        for i in todo:
+            played = moves[i]
+            assert played is not None  # positions_to_analyse took only positions with a move
+            pending[pool.submit(_analyse_in_worker, states[i], played, i)] = i
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    try:
+        while pending:
+            if stop.is_set():
+                raise _Timeout
+            finished, _ = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            for future in finished:
+                i = pending.pop(future)
+                result.positions[i] = position = future.result()
+                if progress is not None:
+                    progress(result.done, result.total, position)
+    except BaseException:
+        for worker in list(getattr(pool, "_processes", {}).values()):
+            processes.stop_worker(worker, term_grace=processes.TERM_GRACE_S)
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    finally:  # in the order of the states, as one process would have added them
+        positions = sorted(result.positions.items())
+        result.positions.clear()
+        result.positions.update(positions)
+    pool.shutdown(wait=True)
 
 
 def evaluation_at(result: GameAnalysis, index: int) -> float | None:
@@ -585,9 +668,10 @@ def analyse_cached(
     cache: AnalysisCache | None = None,
     stop: threading.Event | None = None,
     progress: Progress | None = None,
+    workers: int = 1,
 ) -> GameAnalysis:
-    """``analyse_game`` through the cache: a complete entry is returned at once, a partial one resumed,
-    and the result (also a cancelled one) stored."""
+    """``analyse_game`` (in ``workers`` processes) through the cache: a complete entry is returned at once, a
+    partial one resumed, and the result (also a cancelled one) stored."""
     settings = settings or AnalysisSettings()
     cache = cache or AnalysisCache()
     key = game_key(states, moves)
@@ -597,7 +681,7 @@ def analyse_cached(
             progress(previous.done, previous.total, None)
         return previous
     try:
-        result = analyse_game(states, moves, settings, stop=stop, progress=progress, previous=previous)
+        result = analyse_game(states, moves, settings, stop=stop, progress=progress, previous=previous, workers=workers)
     except AnalysisCancelled as exc:
         cache.save(exc.partial)
         raise

@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ai.evaluate import evaluate  # noqa: E402
-from ai.search import LookaheadPlayer  # noqa: E402
+from ai.search.evaluate import evaluate  # noqa: E402
+from ai.search.lookahead import LookaheadPlayer  # noqa: E402
 from model.pieces import Shape  # noqa: E402
 from model.season import DEFAULT_SEASON  # noqa: E402
 from model.state import GameState  # noqa: E402

@@ -1,4 +1,4 @@
-"""Benchmark of the compiled evaluation (not a test): median time of one ``ai.fasteval.evaluate`` call with
+"""Benchmark of the compiled evaluation (not a test): median time of one ``ai.search.fasteval.evaluate`` call with
 the default weights (``TUNED_WEIGHTS``), per band of ten turns, on positions of seeded random games (the
 late terms, legal-move count and stranded squares, each cost a move generation).
 Usage: python bench/bench_evaluate.py [--games N] [--season 2021|2027]
@@ -13,8 +13,8 @@ from collections import defaultdict
 
 from bench_movegen import positions  # bench/ is the script's directory
 
-from ai import fasteval as FE
-from ai.evaluate import TUNED_WEIGHTS
+from ai.search import fasteval as FE
+from ai.search.evaluate import TUNED_WEIGHTS
 from model.fast import FastState
 from model.season import SEASONS
 
@@ -32,7 +32,7 @@ def main() -> None:
         bands[state.turn // 10 * 10].append(FastState.from_state(state))
     first = next(iter(bands.values()))[0]
     FE.evaluate(first.b, first.m, first.first_cells, w)  # compile or load from numba's cache
-    print(f"ai.fasteval.evaluate, default weights, season {args.season}, {args.games} random games")
+    print(f"ai.search.fasteval.evaluate, default weights, season {args.season}, {args.games} random games")
     for band in sorted(bands):
         times = []
         for fs in bands[band]:

@@ -6,7 +6,12 @@ machine changes the figures less than wall-clock time would. The tree statistics
 depend only on the code and the seed: two versions that print the same ones searched the same tree.
 With ``--playouts N`` it times N bare playouts (the policy alone, no tree) per position instead: CPU
 microseconds per playout move, the part of a simulation that takes most of its time.
+With ``--threads 1,2`` it runs a timed search of ``--seconds`` per position with each number of threads
+(``mcts:threads=N``, root-parallel) instead: simulations per second of real time (what the threads gain: this
+depends on the machine's load, say it), per second of the process's CPU time (all threads: what a thread costs)
+and the ratio to the first number of threads.
 Usage: python bench/bench_mcts.py [--turns 8,16,24,32,40] [--simulations 4000] [--seed 3] [--playouts N]
+       [--threads 1,2 [--seconds 1.5]]
 """
 
 from __future__ import annotations
@@ -19,9 +24,9 @@ import time
 import numpy as np
 from numba import njit
 
-from ai.mcts import MctsParams, MctsPlayer, R, Root, Scratch, prepare, seed_rng
-from ai.mcts.kernels import _playout_turn
-from ai.tables import TABLES
+from ai.search.mcts import MctsParams, MctsPlayer, R, Root, Scratch, prepare, seed_rng
+from ai.search.mcts.kernels import _playout_turn
+from ai.search.tables import TABLES
 from model import fast as F
 from model.fast import FastState
 from model.pieces import Shape
@@ -69,14 +74,42 @@ def bare_playouts(turns: list[int], count: int, seed: int) -> None:
         print(f"{turn:>4} {spent / placed * 1e6:>8.2f} {placed / count:>13.1f}")
 
 
+def threaded(turns: list[int], threads: list[int], seconds: float, seed: int) -> None:
+    print(f"{'turn':>4} {'threads':>7} {'sims':>7} {'sims/s':>7} {'sims/cpu-s':>10} {'cpu/real':>8} {'ratio':>5}")
+    for turn in turns:
+        state = position(turn, seed)
+        first = 0.0
+        for n in threads:
+            params = MctsParams(threads=n)
+            MctsPlayer(1, params=params, max_simulations=200).think(  # warm-up: threads, caches
+                state.copy(), time.monotonic() + 600, threading.Event()
+            )
+            player = MctsPlayer(1, params=params)
+            cpu, start = time.process_time(), time.monotonic()
+            player.think(state.copy(), start + seconds, threading.Event())
+            real, cpu = time.monotonic() - start, time.process_time() - cpu
+            sims = player.last_info["simulations"]
+            first = first or sims / real
+            print(
+                f"{state.turn:>4} {n:>7} {sims:>7} {sims / real:>7.0f} {sims / cpu:>10.0f} {cpu / real:>8.2f} "
+                f"{sims / real / first:>5.2f}"
+            )
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--turns", default="8,16,24,32,40")
     p.add_argument("--simulations", type=int, default=4000)
     p.add_argument("--seed", type=int, default=3)
     p.add_argument("--playouts", type=int, default=0, help="time this many bare playouts per position instead")
+    p.add_argument("--threads", default="", help="timed searches with these numbers of threads instead (1,2)")
+    p.add_argument("--seconds", type=float, default=1.5, help="real time a timed search (--threads)")
     args = p.parse_args()
     prepare(None)
+    turns = [int(t) for t in args.turns.split(",")]
+    if args.threads:
+        threaded(turns, [int(n) for n in args.threads.split(",")], args.seconds, args.seed)
+        return
     if args.playouts:
         bare_playouts([int(t) for t in args.turns.split(",")], args.playouts, args.seed)
         return
@@ -84,8 +117,11 @@ def main() -> None:
     for turns in (int(t) for t in args.turns.split(",")):
         state = position(turns, args.seed)
         # warm-up (caches, compiled code) by another player: a player would keep its tree for the same position
-        MctsPlayer(1, max_simulations=args.simulations).think(state.copy(), time.monotonic() + 600, threading.Event())
-        player = MctsPlayer(1, max_simulations=args.simulations)
+        one = MctsParams(threads=1)  # the CPU time of this thread is the search's
+        MctsPlayer(1, params=one, max_simulations=args.simulations).think(
+            state.copy(), time.monotonic() + 600, threading.Event()
+        )
+        player = MctsPlayer(1, params=one, max_simulations=args.simulations)
         start = time.thread_time()
         player.think(state.copy(), time.monotonic() + 600, threading.Event())
         spent = time.thread_time() - start

@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 
 from ai import make_player
-from ai.gtp import GTP_ARGS, GtpPlayer
-from ai.mcts import prepare
+from ai.players.gtp import GTP_ARGS, GtpPlayer
+from ai.search.mcts import prepare
 from model.pieces import Shape
 from model.replay import load_replay
 from model.state import GameState

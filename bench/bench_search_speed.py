@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ai import fastsearch as FS  # noqa: E402
+from ai.search import fastsearch as FS  # noqa: E402
 from model.pieces import Shape  # noqa: E402
 from model.state import GameState  # noqa: E402
 

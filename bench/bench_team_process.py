@@ -1,9 +1,9 @@
-"""Benchmark of the process boundary of a team's player (``ai.team_process``; not a test): what a move costs
+"""Benchmark of the process boundary of a team's player (``ai.players.team_process``; not a test): what a move costs
 beyond the team's own ``calculate_move`` when the player runs in a process of its own.
 
 A trivial team player (its first legal move) answers the same positions (2021 and 2027 games played at random
 to turns 0-60) twice: in this process (``on_update`` with the API's position, ``calculate_move``: what the bot
-did before) and through :class:`ai.team_process.TeamPlayer` (the request pickled down a pipe, the answer as
+did before) and through :class:`ai.players.team_process.TeamPlayer` (the request pickled down a pipe, the answer as
 JSON, the move parsed). The boundary's cost per move is the difference, reported as the median and the 95th
 percentile of wall time, and the bot's own CPU time per move (the part that competes with the team's search on
 one core). Under load the wall times grow: the CPU times are the load-independent figure.
@@ -24,9 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import ai.player_api as api  # noqa: E402
-from ai.players import parse_player  # noqa: E402
-from ai.team_process import TeamPlayer  # noqa: E402
+import ai.players.player_api as api  # noqa: E402
+from ai.players.registry import parse_player  # noqa: E402
+from ai.players.team_process import TeamPlayer  # noqa: E402
 from model.season import season_named  # noqa: E402
 from model.state import GameState  # noqa: E402
 
@@ -100,7 +100,7 @@ async def main() -> None:
             walls, cpus = await through_process(player, states)
         finally:
             player.close()
-        from ai.pyplayer import load_player_class  # the benchmark's own file: imported here on purpose
+        from ai.players.pyplayer import load_player_class  # the benchmark's own file: imported here on purpose
 
         local = in_process(load_player_class(spec), states)
     print(f"{len(states)} positions (2021 and 2027, turns 0-60), ms per move:")

@@ -36,7 +36,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from ai.player_api import GameState, Player, StopSignal, move_of_text
+from ai.players.player_api import GameState, Player, StopSignal, move_of_text
 from model.moves import Move, SetMove, SkipMove
 from model.pieces import Color, Rotation, Shape, Team
 from model.result import GameResult as Result

@@ -29,6 +29,7 @@ from ai.analysis import (
     analyse_cached,
     replay_moves,
 )
+from ai.search.cores import available_cores
 from cli.options import Parser, milliseconds
 from cli.players import PlayerSpec, accepted, check_analysis_options
 from model.exits import plural
@@ -170,8 +171,8 @@ def _prepare_engine(spec: PlayerSpec, stream: TextIO, quiet: bool) -> None:
     """Load the compiled engine (a second), or compile it on the first start (a child process, a minute):
     a spinner says so on a terminal meanwhile, instead of a progress line stuck at 0."""
     from ai import kernels_of
-    from ai.compiled import preparing_text
-    from ai.spinner import Spinner
+    from ai.players.compiled import preparing_text
+    from tui.spinner import Spinner
 
     kernels = kernels_of(spec)
     if kernels is None or kernels.prepare(wait=0.5) or kernels.error is not None:
@@ -225,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     status = 0
     documents = []
     stop = threading.Event()
+    workers = available_cores()  # the positions in a process a core
     printed = False
     for name in args.files:
         try:
@@ -246,9 +248,11 @@ def main(argv: list[str] | None = None) -> int:
             if cache is None:
                 from ai.analysis import analyse_game
 
-                analysis = analyse_game(replay.states, moves, settings, stop=stop, progress=progress)
+                analysis = analyse_game(replay.states, moves, settings, stop=stop, progress=progress, workers=workers)
             else:
-                analysis = analyse_cached(replay.states, moves, settings, cache=cache, stop=stop, progress=progress)
+                analysis = analyse_cached(
+                    replay.states, moves, settings, cache=cache, stop=stop, progress=progress, workers=workers
+                )
         finally:
             progress.finish()
         if args.json:

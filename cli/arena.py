@@ -1,8 +1,8 @@
 """``blokus arena A B --games N [--move-time MS] [--seed S] [--jobs J] [--season 2027]``: AI against AI, or a
 program of one's own (``cmd:COMMAND``) against our players, with a score table.
 
-The match itself is ``ai.arena`` (pairs of openings with the seats swapped, the table); the games are played
-in this process's workers when both players are in-process (``ai.arena.play_game``), or, when one is a program,
+The match itself is ``ai.arena.match`` (pairs of openings with the seats swapped, the table); the games are played
+in this process's workers when both players are in-process (``ai.arena.match.play_game``), or, when one is a program,
 each on an embedded server judged as the contest judges (``net.external_arena.ExternalGames``): the player
 names (``cli.players``) choose.
 """
@@ -19,7 +19,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
 
-from ai.arena import (
+from ai.arena.match import (
     GameSite,
     MatchStopped,
     PairedSprt,
@@ -30,8 +30,8 @@ from ai.arena import (
     run_match,
     summary,
 )
-from ai.players import compile_ahead
-from ai.sprt import SprtSpec
+from ai.arena.sprt import SprtSpec
+from ai.players.registry import compile_ahead
 from cli.options import Parser, add_cluster, add_season, milliseconds, open_cluster
 from cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
 from model.season import DEFAULT_SEASON

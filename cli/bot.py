@@ -1,7 +1,7 @@
 """``blokus bot``: the headless autopilot for a game server (the contest's ``start.sh`` runs this).
 
 Connects, joins (reservation, room id, or any open game), answers every move request within the time
-limit (``ai.controller``), prints a one-line summary after the result and exits 0. On a refused or
+limit (``ai.players.controller``), prints a one-line summary after the result and exits 0. On a refused or
 lost connection, a protocol error or a game that ends without a result it prints one line with the
 reason to stderr and exits non-zero (1: connection, 3: protocol or server error). No tracebacks.
 The bot itself is ``net.bot.Bot``; this module reads its options.
@@ -17,9 +17,12 @@ import socket
 import sys
 from pathlib import Path
 
-from ai import DEFAULT_AI, processes
-from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
-from ai.team_process import MEMORY_LIMIT_MIB
+from ai import DEFAULT_AI
+from ai.players import processes
+from ai.players.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
+from ai.players.registry import capped_threads, default_player, search_threads_of
+from ai.players.team_process import MEMORY_LIMIT_MIB
+from ai.search.cores import MAX_THREADS, available_cores
 from cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
 from cli.output import report_dropped
 from cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
@@ -102,6 +105,13 @@ def build_parser() -> argparse.ArgumentParser:
         "while the opponent thinks; default off)",
     )
     p.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        help=f"search with at most N threads (1..{MAX_THREADS}; default: one a core this process may use, "
+        f"here {available_cores()}); the bot says on stderr how many it uses",
+    )
+    p.add_argument(
         "--engine",
         choices=("process", "thread"),
         default="process",
@@ -160,8 +170,12 @@ def player_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Play
         parser.error("--player and --ai name two players: give one")
     try:
         if args.player is not None:
-            return parse_python_player(args.player)
-        return None if args.ai is None else parse_player(args.ai, "AI")
+            spec: PlayerSpec | None = parse_python_player(args.player)
+        else:
+            spec = None if args.ai is None else parse_player(args.ai, "AI")
+        if args.threads is not None:
+            spec = capped_threads(spec or default_player(), args.threads)
+        return spec
     except ValueError as exc:
         parser.error(str(exc))
 
@@ -260,6 +274,13 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
         os._exit(EXIT_CODES[end])
 
+    threads = search_threads_of(spec or default_player())
+    if threads is not None:  # one line: a contest machine's cores are not known beforehand
+        plural = "s" if threads > 1 else ""
+        console.write(
+            f"blokus bot: {(spec or default_player()).name} searches with {threads} thread{plural} "
+            f"({available_cores()} cores available; --threads N caps it)"
+        )
     try:
         # --strict: a failing team player ends the process at once, as a crashed contest client (its exit code
         # is what the arena names)

@@ -79,8 +79,8 @@ def bot_ai(bot_args: list[str]) -> PlayerSpec:
 def team_player(text: str, bot_args: list[str]) -> PlayerSpec:
     """``--player PATH[:CLASS]`` as a spec; BundleError (one line) if it cannot be loaded or the bot's
     arguments name another player."""
-    from ai.pyplayer import PlayerLoadError
-    from ai.team_process import check_team_player
+    from ai.players.pyplayer import PlayerLoadError
+    from ai.players.team_process import check_team_player
 
     if any(arg in ("--ai", "--player") or arg.startswith(("--ai=", "--player=")) for arg in bot_args):
         raise BundleError("--player and a player in the bot's arguments: give one")

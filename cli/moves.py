@@ -14,7 +14,6 @@ from __future__ import annotations
 import sys
 import time
 
-from ai.spinner import Spinner
 from cli.options import Parser
 from model import numba_cache
 from model.convert import state_from_xml
@@ -24,6 +23,7 @@ from model.framing import DEFAULT_MAX_MESSAGE_SIZE
 from model.season import SEASONS, Season, season_named
 from model.state import GameState, LegalMoves
 from model.text import printable
+from tui.spinner import Spinner
 
 REPLAY_BYTES = 64 * 1024 * 1024  # unpacked bytes of a replay read for --turn (a game is below 2 MiB)
 

@@ -20,8 +20,8 @@ from model.season import DEFAULT_PORT, Season, season_named
 from model.text import printable
 
 if TYPE_CHECKING:
-    from ai.arena import GameSite
-    from ai.players import PlayerSpec
+    from ai.arena.match import GameSite
+    from ai.players.registry import PlayerSpec
 
 
 def fail(prog: str, message: str) -> int:

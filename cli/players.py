@@ -1,4 +1,4 @@
-"""Player names on the command line: the parser itself is ``ai.players`` (one place for every layer); this
+"""Player names on the command line: the parser itself is ``ai.players.registry`` (one place for every layer); this
 module adds what only a command needs — checking that a program or a team's file can start before any game
 (``check_player``) and refusing a program where only an in-process player can work (``in_process_engine``).
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from ai.players import (
+from ai.players.registry import (
     LEVELS,
     PlayerKind,
     PlayerNameError,

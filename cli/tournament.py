@@ -1,8 +1,8 @@
 """``blokus tournament P1 P2 P3 … [--gauntlet P] [--games N] [--resume FILE] [--cluster ADDRESS]``: a round-robin
 (or a gauntlet) over any players the arena takes, with a ratings table.
 
-The tournament itself is ``ai.tournament`` (pairings, the schedule, the journal, the ratings); its games are
-the arena's (``ai.arena.run_jobs``: in-process players in game processes, programs on an embedded server per
+The tournament itself is ``ai.arena.tournament`` (pairings, the schedule, the journal, the ratings); its games are
+the arena's (``ai.arena.match.run_jobs``: in-process players in game processes, programs on an embedded server per
 game, ``net.external_arena``), or a cluster's (``--cluster``, ``net.cluster``). Every finished game is written
 to the journal at once: after Ctrl-C or a crash the same command with ``--resume FILE`` plays only the missing
 games.
@@ -20,9 +20,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
 
-from ai.arena import ArenaGame, GameJob, GameSite, MatchStopped, PlayerFactory, make_specs, run_jobs
-from ai.players import compile_ahead
-from ai.tournament import (
+from ai.arena.match import ArenaGame, GameJob, GameSite, MatchStopped, PlayerFactory, make_specs, run_jobs
+from ai.arena.tournament import (
     GameKey,
     Journal,
     JournalError,
@@ -32,6 +31,7 @@ from ai.tournament import (
     rate,
     schedule,
 )
+from ai.players.registry import compile_ahead
 from cli.options import Parser, add_cluster, add_season, milliseconds, open_cluster
 from cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
 from model.season import DEFAULT_SEASON

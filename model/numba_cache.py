@@ -3,7 +3,7 @@
 Import this module before the first ``@njit(cache=True)`` of a module (one import line). It puts a locator of
 its own in front of numba's for the project's modules (``model``, ``ai``, ``net``, ``tui``, ``cli``):
 
-* **Keyed by module name**, not by absolute path: ``<cache>/ai.mcts/...``, so a cache copied or unpacked
+* **Keyed by module name**, not by absolute path: ``<cache>/ai.search.mcts/...``, so a cache copied or unpacked
   elsewhere (a contest upload, new file times) is found.
 * **The source stamp is a content hash** of the module and of every project module it imports, transitively
   (read from the sources, nothing imported): numba itself checks only the kernel's own file, so a kernel

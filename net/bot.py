@@ -2,7 +2,7 @@
 ``start.sh`` runs it).
 
 Connects, joins (reservation, room id, or any open game), answers every move request within the time
-limit (``ai.controller``), says a one-line summary after the result (``BotEnd.PLAYED``). On a refused or
+limit (``ai.players.controller``), says a one-line summary after the result (``BotEnd.PLAYED``). On a refused or
 lost connection, a protocol error or a game that ends without a result it says one line with the reason
 (``BotEnd.CONNECTION``, ``BotEnd.PROTOCOL``). No tracebacks. ``cli.bot`` gives the lines their form
 (``BotLines``) and turns the end into the exit code (0, 1, 3).
@@ -22,12 +22,12 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ai.base import Engine, fallback_move
-from ai.compiled import not_ready_line
-from ai.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide, warm_up
-from ai.players import PlayerKind, PlayerSpec, compile_ahead, default_player
-from ai.pyplayer import PlayerLoadError
-from ai.team_process import MEMORY_LIMIT_MIB, TeamPlayer
+from ai.players.base import Engine, fallback_move
+from ai.players.compiled import not_ready_line
+from ai.players.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide, warm_up
+from ai.players.pyplayer import PlayerLoadError
+from ai.players.registry import PlayerKind, PlayerSpec, compile_ahead, default_player
+from ai.players.team_process import MEMORY_LIMIT_MIB, TeamPlayer
 from model import server_texts
 from model.exits import plural
 from model.record import GameRecord
@@ -50,7 +50,7 @@ from net.connection import (
 )
 
 if TYPE_CHECKING:
-    from ai.engine_process import ProcessPlayer
+    from ai.players.engine_process import ProcessPlayer
 
 log = logging.getLogger("blokus.bot")
 
@@ -106,7 +106,7 @@ class BotLines:
 
     say: Callable[[str], None]  # one line about the game for stderr, without the command's name
     summary: Callable[[str], None]  # the line after the result for stdout, without the command's name
-    raw: Callable[[str], None]  # a line for stderr already formed (the team's player: ``ai.team_process``)
+    raw: Callable[[str], None]  # a line for stderr already formed (the team's player: ``ai.players.team_process``)
 
 
 class Bot:
@@ -119,7 +119,7 @@ class Bot:
         lines: BotLines,
     ) -> None:
         """``player``: the one to play with, already built (tests); else the options' player is built here (a
-        team's ``py:`` player in a supervised process of its own: ``ai.team_process``).
+        team's ``py:`` player in a supervised process of its own: ``ai.players.team_process``).
         ``crash``: under --strict, how the bot ends when the team's player failed, after its one line (the
         command's ``os._exit``: the process ends at once as a crashed client's does, so the judge sees its exit
         code; None: it leaves the game and ``run`` returns ``BotEnd.PLAYER``). ``lines``: where its lines go."""
@@ -136,7 +136,7 @@ class Bot:
                 spec, memory_mib=args.memory_limit, say=lines.say, show=lines.raw, strict=args.strict
             )
         elif args.engine == "process":
-            from ai.engine_process import ProcessPlayer
+            from ai.players.engine_process import ProcessPlayer
 
             self.player = ProcessPlayer(spec, seed=args.seed)
         else:

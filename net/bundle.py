@@ -39,7 +39,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from ai.players import PlayerKind, PlayerSpec, default_player
+from ai.players.registry import PlayerKind, PlayerSpec, default_player
 from net.team_files import PackError, TeamFiles, closure, find_team_files
 from net.upload_trial import TrialError, try_upload
 

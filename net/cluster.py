@@ -7,7 +7,7 @@ the room ``dask worker tcp://HOST:8786 --nworkers CORES --nthreads 1 --name NAME
 project installed (the same version: a worker of another version is refused by name, see
 :func:`project_version`).
 
-Each game is a task (``ai.arena.GameJob``, played on the worker as ``run_match`` plays it on this machine);
+Each game is a task (``ai.arena.match.GameJob``, played on the worker as ``run_match`` plays it on this machine);
 results come back as games finish (``as_completed``), so the SPRT and the ratings move as pairs complete.
 Each game records the worker that played it (``ArenaGame.worker``). When a worker is lost mid-game, Dask's
 scheduler runs the game again on another worker (a task has one result: never counted twice); a game whose
@@ -35,8 +35,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from ai.arena import ArenaGame, GameJob, GameSpec, SiteLost
-from ai.players import PlayerSpec
+from ai.arena.match import ArenaGame, GameJob, GameSpec, SiteLost
+from ai.players.registry import PlayerSpec
 from net.external_arena import PROJECT_ROOT, ExternalGames, LogBudget
 
 EXTRA = "pip install -e '.[cluster]'"
@@ -84,7 +84,7 @@ def _worker_label() -> str:
 
 def _check_worker(expected: str, players: list[PlayerSpec]) -> tuple[str, str, str]:
     """On a worker: (its label, its version, what is wrong with a player there or "")."""
-    from ai.players import compile_ahead
+    from ai.players.registry import compile_ahead
     from net.external import ProgramError, check_program
 
     label, mine = _worker_label(), project_version()
@@ -153,7 +153,7 @@ def _portable(job: GameJob) -> GameJob:
 
 
 class DaskSite:
-    """Where ``ai.arena.run_jobs`` plays its games when given ``--cluster`` (``ai.arena.GameSite``)."""
+    """Where ``ai.arena.match.run_jobs`` plays its games when given ``--cluster`` (``ai.arena.match.GameSite``)."""
 
     def __init__(self, client: Any, cluster: Any, workers: list[str], say: Callable[[str], None]) -> None:
         """``say``: one line for the user (one said while games run starts with a newline)."""

@@ -4,7 +4,7 @@ judged as the contest judges.
 A ``py:PATH[:CLASS]`` player (a team's ``blokus.player.Player``) plays as the contest runs it: a
 ``blokus bot --player PATH --strict`` process per game, so its mistakes are named forfeits.
 
-``blokus arena cmd:./my-player/start.sh level3 --games 8`` plays each game of the match (``ai.arena``'s
+``blokus arena cmd:./my-player/start.sh level3 --games 8`` plays each game of the match (``ai.arena.match``'s
 pairs of openings with the seats swapped) through :class:`net.external.HostedGame`: the program is started
 with its reservation, and a built-in player takes the other seat as a ``blokus bot`` process with that
 reservation (the same client a contest upload of this project runs), so both sides are timed by the
@@ -25,8 +25,8 @@ import sys
 import threading
 from pathlib import Path
 
-from ai.arena import ArenaGame, GameSpec
-from ai.players import PlayerKind, PlayerSpec
+from ai.arena.match import ArenaGame, GameSpec
+from ai.players.registry import PlayerKind, PlayerSpec
 from model.pieces import Shape, Team
 from model.replay import new_replay_path
 from model.season import season_named

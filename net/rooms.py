@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ai.referee import Referee
+from ai.arena.referee import Referee
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
 from model.record import GameRecord

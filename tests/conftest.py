@@ -55,7 +55,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("numprocesses", None):
         from model import numba_cache
 
-        if not numba_cache.is_warm(["ai.mcts", "ai.fastsearch"]):
+        if not numba_cache.is_warm(["ai.search.mcts", "ai.search.fastsearch"]):
             code = "from ai import compile_ahead as c, parse_player as p; c(p('mcts')); c(p('lookahead'))"
             subprocess.run([sys.executable, "-c", code], check=False, timeout=1800)
 

@@ -1,4 +1,4 @@
-"""A minimal GTP Blokus engine for the tests of ``ai.gtp`` (stands in for Pentobi's ``pentobi-gtp``).
+"""A minimal GTP Blokus engine for the tests of ``ai.players.gtp`` (stands in for Pentobi's ``pentobi-gtp``).
 
 Understands ``loadsgf``, ``play``, ``genmove``, ``quit`` (colours 1..4, cells ``a20``..). Plays the first
 legal placement our own rule engine finds. Every command line is appended to the file named by the
@@ -11,7 +11,7 @@ import os
 import re
 import sys
 
-from ai.gtp import mask_text, parse_cells
+from ai.players.gtp import mask_text, parse_cells
 from model import placements as P
 from model.pieces import COLORS, SHAPES
 from model.state import GameState

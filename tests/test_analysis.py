@@ -109,6 +109,29 @@ def test_cancel_returns_the_part_done_and_resuming_finishes_it():
     assert resumed_turns == [3, 4, 5, 6, 7]
 
 
+def test_positions_analysed_in_two_processes_are_the_same_and_cancel_as_in_one(monkeypatch):
+    states, moves = greedy_game(10)
+    monkeypatch.setattr("ai.analysis.PARALLEL_MIN", 2)  # (a real game has ~70 positions)
+    one = analyse_game(states, moves, FAST)
+    stop = threading.Event()
+    dones = []
+
+    def progress(done, total, position):
+        dones.append(done)
+        if done == 4:
+            stop.set()
+
+    with pytest.raises(AnalysisCancelled) as info:
+        analyse_game(states, moves, FAST, stop=stop, progress=progress, workers=2)
+    partial = info.value.partial
+    assert dones[:4] == [1, 2, 3, 4] and 4 <= partial.done < 10 and not partial.complete
+    assert list(partial.positions) == sorted(partial.positions)
+    assert all(partial.positions[i] == one.positions[i] for i in partial.positions)
+    both = analyse_game(states, moves, FAST, previous=partial)  # (one process: a pool costs seconds to start)
+    assert both.complete and both.positions == one.positions
+    assert both.summaries() == one.summaries()
+
+
 def test_cache_makes_reopening_instant_and_survives_damage(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert cache_dir() == tmp_path / "blokus-tui" / "analysis"

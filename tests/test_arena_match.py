@@ -1,4 +1,4 @@
-"""How an arena match runs (``ai.arena.run_match``, ``cli.arena``): one Ctrl-C stops it with the table of the
+"""How an arena match runs (``ai.arena.match.run_match``, ``cli.arena``): one Ctrl-C stops it with the table of the
 finished games (issue 43.2), its logs are bounded in total (46.3), and ``--sprt`` decides over game pairs (43.4)."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from ai.arena import ArenaGame, PairedSprt, Progress
-from ai.sprt import SprtSpec, Verdict
+from ai.arena.match import ArenaGame, PairedSprt, Progress
+from ai.arena.sprt import SprtSpec, Verdict
 from cli.arena import main as arena_main
 from net.external_arena import LogBudget
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import net.external_arena
-from ai.arena import make_specs
-from ai.players import parse_player
+from ai.arena.match import make_specs
+from ai.players.registry import parse_player
 from cli.arena import main as arena_main
 from model.pieces import Team
 from net.connection import Connection

@@ -78,10 +78,10 @@ def test_the_upload_holds_start_sh_the_project_the_dependencies_and_the_compiled
     with zipfile.ZipFile(upload) as zf:
         names = set(zf.namelist())
         start = zf.read("start.sh").decode()
-    assert {"start.sh", "blokus/__init__.py", "ai/mcts/kernels.py", "model/numba_cache.py"} <= names
+    assert {"start.sh", "blokus/__init__.py", "ai/search/mcts/kernels.py", "model/numba_cache.py"} <= names
     assert any(n.startswith("deps/numba/") for n in names) and any(n.startswith("deps/numpy/") for n in names)
-    assert any(n.startswith("numba-cache/ai.mcts.kernels/") and n.endswith(".nbc") for n in names)
-    assert "numba-cache/ai.mcts/ai.mcts.ready" in names
+    assert any(n.startswith("numba-cache/ai.search.mcts.kernels/") and n.endswith(".nbc") for n in names)
+    assert "numba-cache/ai.search.mcts/ai.search.mcts.ready" in names
     assert not any("/tests/" in n for n in names)
     assert "--move-time 400" in start and "NUMBA_CPU_NAME=generic" in start and "PYTHONDONTWRITEBYTECODE=1" in start
 

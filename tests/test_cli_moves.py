@@ -114,7 +114,7 @@ def test_the_first_start_spinner_turns_on_a_terminal_only():
     import io
     import threading
 
-    from ai.spinner import Spinner
+    from tui.spinner import Spinner
 
     class Terminal(io.StringIO):
         def __init__(self) -> None:

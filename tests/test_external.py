@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ai.players import PlayerNameError, parse_player
+from ai.players.registry import PlayerNameError, parse_player
 from cli.arena import main as arena_main
 from model.pieces import Team
 from model.replay import load_replay

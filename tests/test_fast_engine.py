@@ -143,7 +143,10 @@ def test_attach_points_are_found_word_by_word_as_cell_by_cell(season):
     assert checked > 500
 
 
-@pytest.mark.parametrize("module", ["model.fast", "ai.fasteval", "ai.movefeatures", "ai.fastsearch", "ai.mcts.kernels"])
+@pytest.mark.parametrize(
+    "module",
+    ["model.fast", "ai.search.fasteval", "ai.search.movefeatures", "ai.search.fastsearch", "ai.search.mcts.kernels"],
+)
 def test_kernels_read_no_global_array(module):
     # numba copies a global array into the machine code of every kernel that reads it, once per compiled
     # variant (hundreds of MB of cache, minutes of compiling): tables reach the kernels as an argument

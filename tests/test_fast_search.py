@@ -1,6 +1,6 @@
-"""The compiled evaluation and search (``ai.fasteval``, ``ai.fastsearch``) against the Python reference.
+"""The compiled evaluation and search (``ai.search.fasteval``, ``ai.search.fastsearch``) against the Python reference.
 
-* the compiled evaluation equals ``ai.evaluate.evaluate`` on every position of seeded random games of
+* the compiled evaluation equals ``ai.search.evaluate.evaluate`` on every position of seeded random games of
   both seasons (skips and removed colours included), for the default and for non-default weights;
 * with no pruning (prefilter and width above the number of moves) the compiled alpha-beta returns the
   exact two- and three-ply minimax value, computed here by brute force on the model;
@@ -16,10 +16,10 @@ import time
 import numpy as np
 import pytest
 
-from ai import fasteval as FE
-from ai import fastsearch as FS
-from ai.evaluate import DEFAULT_WEIGHTS, FEATURES, TUNED_WEIGHTS, Weights, decided_value, evaluate, team_features
-from ai.tables import TABLES
+from ai.search import fasteval as FE
+from ai.search import fastsearch as FS
+from ai.search.evaluate import DEFAULT_WEIGHTS, FEATURES, TUNED_WEIGHTS, Weights, decided_value, evaluate, team_features
+from ai.search.tables import TABLES
 from model.fast import FastState, count_moves, placeable_shapes
 from model.moves import SkipMove
 from model.pieces import SHAPES, Shape
@@ -272,8 +272,8 @@ def test_stop_signal_ends_the_search():
 
 def test_compiling_in_a_child_process_spawns_exactly_one_child(monkeypatch, tmp_path):
     """The child's warm_up must not ask for a compile itself (that was a chain of processes)."""
-    from ai import processes
-    from ai.compiled import Kernels
+    from ai.players import processes
+    from ai.players.compiled import Kernels
 
     calls = []
     real_start = processes.start
@@ -283,7 +283,7 @@ def test_compiling_in_a_child_process_spawns_exactly_one_child(monkeypatch, tmp_
         return real_start(cmd, **kwargs)
 
     monkeypatch.setattr(processes, "start", counting_start)
-    kernels = Kernels("ai.fastsearch", "model.fast", "ai.fasteval")
+    kernels = Kernels("ai.search.fastsearch", "model.fast", "ai.search.fasteval")
     assert kernels.compile_in_child(timeout=300)
     assert len(calls) == 1
     assert kernels.cache_is_warm()
@@ -293,8 +293,8 @@ def test_compiling_in_a_child_process_spawns_exactly_one_child(monkeypatch, tmp_
 def test_finished_games_are_decided_values_in_both_searches(season):
     """A finished game is worth its point difference plus WIN for the winner (however narrow): more than
     any evaluation of an unfinished position; the compiled leaf value and the Python search agree."""
-    from ai.evaluate import WIN
-    from ai.search import Searcher, SearchParams
+    from ai.search.evaluate import WIN
+    from ai.search.lookahead import Searcher, SearchParams
 
     wv = FE.weight_vector(DEFAULT_WEIGHTS)
     decided = 0

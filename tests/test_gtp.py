@@ -1,4 +1,4 @@
-"""``ai.gtp``: the arena player that drives an external GTP engine (here a small fake of Pentobi's)."""
+"""``ai.players.gtp``: the arena player that drives an external GTP engine (here a small fake of Pentobi's)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ai import make_player
-from ai.arena import GameSpec, format_table, play_game, summary
-from ai.gtp import GtpPlayer, cell_name, mask_text, parse_cells
+from ai.arena.match import GameSpec, format_table, play_game, summary
+from ai.players.gtp import GtpPlayer, cell_name, mask_text, parse_cells
 from model import placements as P
 from model.moves import SkipMove
 from model.pieces import Shape

@@ -1,4 +1,4 @@
-"""The five playing strengths of local games (``ai.players.LEVELS``)."""
+"""The five playing strengths of local games (``ai.players.registry.LEVELS``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from ai.players import LEVELS, PlayerNameError, parse_player
+from ai.players.registry import LEVELS, PlayerNameError, parse_player
 from model.pieces import Shape
 from model.state import GameState
 

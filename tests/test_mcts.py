@@ -1,4 +1,4 @@
-"""``ai.mcts``: the Monte-Carlo tree search over the compiled engine."""
+"""``ai.search.mcts``: the Monte-Carlo tree search over the compiled engine."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import threading
 import numpy as np
 import pytest
 
-import ai.mcts as mcts
-import ai.mcts.player
-from ai.mcts import MctsPlayer, R
-from ai.mcts.buffers import Playout, Sim
-from ai.mcts.kernels import _min_size, _playout_move, _playout_turn, seed_rng
-from ai.tables import TABLES
+import ai.search.mcts as mcts
+import ai.search.mcts.player
+from ai.search.mcts import MctsPlayer, R
+from ai.search.mcts.buffers import Playout, Sim
+from ai.search.mcts.kernels import _min_size, _playout_move, _playout_turn, seed_rng
+from ai.search.tables import TABLES
 from model import fast as F
 from model.fast import M_VALID, NCELLS, P_CELLS, P_SHAPE, SIZES
 from model.pieces import Shape
@@ -22,6 +22,7 @@ from model.season import SEASONS
 from model.state import GameState, placement_of
 
 P_SIZE = SIZES[P_SHAPE]  # squares per placement
+ONE_THREAD = mcts.MctsParams(threads=1)  # the tests that read ``player.tree``: the whole search is in it
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -87,10 +88,10 @@ def test_stops_at_the_deadline_and_on_cancel():
 
 
 def test_answers_with_the_lookahead_while_compiling(monkeypatch):
-    from ai.compiled import Kernels
+    from ai.players.compiled import Kernels
 
-    monkeypatch.setattr(ai.mcts.player, "KERNELS", Kernels("ai.mcts"))  # not ready
-    monkeypatch.setattr(ai.mcts.player, "prepare", lambda wait=0.0: False)
+    monkeypatch.setattr(ai.search.mcts.player, "KERNELS", Kernels("ai.search.mcts"))  # not ready
+    monkeypatch.setattr(ai.search.mcts.player, "prepare", lambda wait=0.0: False)
     state = _position(8)
     player = MctsPlayer(seed=4)
     move = player.choose_move_sync(state, move_time=0.2)
@@ -145,7 +146,7 @@ def test_the_lazy_mcts_player_plays_as_the_mcts_player():
         state.push_placement(int(state.legal_placements()[0]))
     lazy = make_player("mcts", 5)
     assert isinstance(lazy, LazyCompiledPlayer)
-    lazy.think(state.copy(), lazy.clock() + 0.2, threading.Event())  # ai.mcts is imported: builds it at once
+    lazy.think(state.copy(), lazy.clock() + 0.2, threading.Event())  # ai.search.mcts is imported: builds it at once
     assert isinstance(lazy._player, MctsPlayer)
     lazy._player.max_simulations = 60  # a fixed budget: reproducible ...
     lazy._player.params = mcts.MctsParams(reuse=False)  # ... from a fresh tree (the timed search's is not)
@@ -221,7 +222,7 @@ def _searched_reply(player: MctsPlayer, move) -> tuple[int, int]:
 
 def test_the_next_search_keeps_the_subtree_of_the_moves_played():
     state = _position(40)
-    player = MctsPlayer(seed=6, max_simulations=3000)
+    player = MctsPlayer(seed=6, max_simulations=3000, params=ONE_THREAD)
     move = player.choose_move_sync(state, move_time=60.0)
     reply, node = _searched_reply(player, move)
     kept = _statistics(player.tree, node, 2)
@@ -244,7 +245,7 @@ def test_the_next_search_keeps_the_subtree_of_the_moves_played():
 
 def test_a_position_the_last_search_did_not_reach_starts_afresh():
     state = _position(40)
-    player = MctsPlayer(seed=6, max_simulations=400)
+    player = MctsPlayer(seed=6, max_simulations=400, params=ONE_THREAD)
     move = player.choose_move_sync(state, move_time=60.0)
     tree = player.tree
     mid = int(tree.edge_child[_edge_of(tree, 0, placement_of(move))])
@@ -264,7 +265,7 @@ def test_a_position_the_last_search_did_not_reach_starts_afresh():
 def test_the_same_position_again_keeps_the_whole_tree():
     """A hint, then the AI's move in the same position: the second search goes on with the first's tree."""
     state = _position(30)
-    player = MctsPlayer(seed=6, max_simulations=300)
+    player = MctsPlayer(seed=6, max_simulations=300, params=ONE_THREAD)
     player.choose_move_sync(state, move_time=60.0)
     player.choose_move_sync(state, move_time=60.0)
     assert player.last_info["kept"] == 300 and player.tree.node_n[0, 0] == 600
@@ -274,7 +275,7 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
     # a whole playout by the policy, mirrored on the plain game state: every colour's kept list is exactly
     # its legal placements, and the move drawn covers the most opponents' newest attach points among the
     # placements big enough for the phase (``mark_local`` marks them; test_movefeatures checks its marks)
-    from ai import movefeatures as MF
+    from ai.search import movefeatures as MF
     from model.fast import M_TURN, FastState
 
     state = _position(8, seed=7)
@@ -317,7 +318,7 @@ def test_the_playout_policy_draws_by_size_among_the_best_blockers(turn, sizes, k
     # that cover the most opponents' newest attach points, each with weight size_base ** size; checked on a
     # list built afresh and on a kept list, at turn 10 (pentominoes only, six of them block most) and at turn 34
     # (none blocks; four sizes). Seeded: the same draws every run
-    from ai import movefeatures as MF
+    from ai.search import movefeatures as MF
     from model.fast import FastState
 
     rng = random.Random(5)
@@ -415,6 +416,8 @@ def test_a_variant_by_name_has_the_settings_and_the_rest_of_the_default():
         ("mcts:prune=lots", "prune needs a number, not 'lots'"),
         ("mcts:early_rounds=2.5", "early_rounds needs a whole number"),
         ("mcts:graded=yes", "graded needs 0 or 1"),
+        ("mcts:threads=-1", "threads needs 0 \\(all cores\\) to 64, not -1"),
+        ("mcts:threads=65", "threads needs 0 \\(all cores\\) to 64, not 65"),
     ],
 )
 def test_a_variant_with_bad_settings_is_refused_in_one_line(name, message):
@@ -423,6 +426,65 @@ def test_a_variant_with_bad_settings_is_refused_in_one_line(name, message):
     with pytest.raises(ValueError, match=message) as info:
         make_player(name)
     assert "\n" not in str(info.value)
+
+
+def test_threads_default_to_the_cores_this_process_may_use(monkeypatch):
+    from ai.search import cores
+
+    monkeypatch.setattr(cores.os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    assert MctsPlayer(seed=1).threads == 3 and len(MctsPlayer(seed=1).workers) == 3
+    assert MctsPlayer(seed=1, params=mcts.MctsParams(threads=2)).threads == 2
+    assert MctsPlayer(seed=1, params=ONE_THREAD).threads == 1
+
+
+def test_two_threads_search_a_tree_each_and_merge_their_root_statistics():
+    state = _position(16)
+    player = MctsPlayer(seed=3, max_simulations=401, params=mcts.MctsParams(threads=2))
+    move = player.choose_move_sync(state, move_time=60.0)
+    assert state.is_legal(move)
+    assert player.last_info["simulations"] == 401 and player.last_info["threads"] == 2
+    assert [int(w.tree.counters[2]) for w in player.workers] == [201, 200]  # the budget split, a tree each
+    assert not np.array_equal(_root_visits(player.workers[0].tree), _root_visits(player.workers[1].tree))
+    pids, visits, _ = player.root_statistics()
+    assert visits.sum() == 401 and set(pids.tolist()) <= set(state.legal_placements().tolist())
+    assert visits[pids == placement_of(move)][0] == visits.max()  # the most visits over both trees
+    again = MctsPlayer(seed=3, max_simulations=401, params=mcts.MctsParams(threads=2))
+    assert again.choose_move_sync(state, move_time=60.0) == move  # a fixed budget: reproducible with threads
+    # the next search keeps each tree's subtree
+    state.play(move)
+    state.push_placement(int(state.legal_placements()[0]))
+    assert state.is_legal(player.choose_move_sync(state, move_time=60.0))
+
+
+def _root_visits(tree) -> np.ndarray:
+    first, count = int(tree.node_first[0]), int(tree.node_count[0])
+    order = np.argsort(tree.edge_pid[first : first + count])
+    return tree.edge_n[first : first + count][order]
+
+
+def test_a_failing_thread_leaves_the_search_to_one_thread_and_says_so(monkeypatch, caplog):
+    player = MctsPlayer(seed=4, max_simulations=300, params=mcts.MctsParams(threads=2))
+    run = player._run
+
+    def failing(worker, *args):
+        if worker is not player.workers[0]:
+            raise MemoryError("no room")
+        return run(worker, *args)
+
+    monkeypatch.setattr(player, "_run", failing)
+    state = _position(12)
+    with caplog.at_level("WARNING", logger="ai.search.mcts.player"):
+        move = player.choose_move_sync(state, move_time=60.0)
+    assert state.is_legal(move)
+    assert player.threads == 1 and len(player.workers) == 1
+    assert player.last_info["fallback"] == "mcts 1 thread (thread 2 failed: MemoryError: no room)"
+    assert player.last_info["simulations"] == int(player.tree.counters[2]) > 0  # the failed tree is not counted
+    assert [r.getMessage() for r in caplog.records] == [
+        "mcts: searching in one thread instead of 2: thread 2 failed: MemoryError: no room"
+    ]
+    state.play(move)
+    player.choose_move_sync(state, move_time=60.0)
+    assert "fallback" in player.last_info and len(caplog.records) == 1  # said with every move, logged once
 
 
 class _StopAfter:
@@ -449,7 +511,7 @@ def test_pondering_grows_the_tree_that_the_next_move_keeps(season):
     reply = -1
     for ponder in (True, False):  # the same reply without pondering
         state = _position(24, season=season)
-        player = MctsPlayer(seed=7, max_simulations=300)
+        player = MctsPlayer(seed=7, max_simulations=300, params=ONE_THREAD)
         move = player.choose_move_sync(state, move_time=60.0)
         state.play(move)
         if ponder:
@@ -466,7 +528,7 @@ def test_pondering_grows_the_tree_that_the_next_move_keeps(season):
 
 
 def test_the_next_move_stops_pondering_and_so_does_cancel(monkeypatch):
-    monkeypatch.setattr(ai.mcts.player, "PONDER_LIMIT_S", 600.0)  # only the stop ends it
+    monkeypatch.setattr(ai.search.mcts.player, "PONDER_LIMIT_S", 600.0)  # only the stop ends it
     state = _position(20)
     player = MctsPlayer(seed=8)
     move = player.choose_move_sync(state, move_time=0.2)
@@ -488,7 +550,7 @@ def test_the_next_move_stops_pondering_and_so_does_cancel(monkeypatch):
 def test_a_player_of_fixed_budget_does_not_ponder():
     """The weaker levels and reproducible tests play by a fixed number of simulations: no thinking ahead."""
     state = _position(20)
-    player = MctsPlayer(seed=9, max_simulations=100)
+    player = MctsPlayer(seed=9, max_simulations=100, params=ONE_THREAD)
     state.play(player.choose_move_sync(state, move_time=60.0))
     before = player.tree.counters.copy()
     player.ponder(state, threading.Event())  # never set: only the fixed budget can end it
@@ -529,7 +591,7 @@ def test_the_parameter_vector_follows_the_fields():
 
 
 def test_no_kernel_or_search_function_takes_more_than_twelve_parameters():
-    # the arrays travel in named groups (``Tree``, ``Scratch``, ``Root``; ``ai.fastsearch``'s ``Ctx``, ...)
+    # the arrays travel in named groups (``Tree``, ``Scratch``, ``Root``; ``ai.search.fastsearch``'s ``Ctx``, ...)
     import ast
     from pathlib import Path
 

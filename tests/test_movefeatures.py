@@ -1,4 +1,4 @@
-"""``ai.movefeatures``: the move model's features against a plain-Python reading of the board."""
+"""``ai.search.movefeatures``: the move model's features against a plain-Python reading of the board."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import random
 import numpy as np
 import pytest
 
-from ai import movefeatures as MF
-from ai.tables import TABLES
+from ai.search import movefeatures as MF
+from ai.search.tables import TABLES
 from model import placements as P
 from model.fast import FastState
 from model.pieces import Shape

@@ -12,9 +12,9 @@ import threading
 import pytest
 from lxml import etree
 
-from ai.base import Engine, Player
-from ai.controller import check_move, decide
-from ai.players import parse_player
+from ai.players.base import Engine, Player
+from ai.players.controller import check_move, decide
+from ai.players.registry import parse_player
 from cli.bot import EXIT_CODES, bot_lines, build_parser, parse_options
 from model.framing import parse_stream
 from model.moves import SetMove, SkipMove
@@ -155,7 +155,7 @@ async def test_bot_plays_the_recorded_stream(seed, mutate, dialect, capsys, tmp_
 
 @pytest.mark.parametrize("ponder", [False, True])
 async def test_bot_ponders_after_each_move_it_sent_when_asked_to(ponder, monkeypatch):
-    from ai.base import RandomPlayer
+    from ai.players.base import RandomPlayer
 
     pondered: list[GameState] = []
     monkeypatch.setattr(RandomPlayer, "start_pondering", lambda self, state: pondered.append(state.copy()))
@@ -226,6 +226,8 @@ async def test_bot_says_when_the_port_is_no_game_server(capsys):
         (["bot", "-p", "70000"], "blokus bot: argument -p/--port: invalid port 70000"),
         (["bot", "--move-time", "1"], "1 ms is not a usable time (at least 10 ms); did you mean 1s?"),
         (["bot", "--ai", "nobody"], "blokus bot: unknown AI 'nobody'"),
+        (["bot", "--threads", "0"], "blokus bot: --threads needs 1 to 64, not 0"),
+        (["bot", "--threads", "2", "--ai", "greedy"], "blokus bot: --threads: 'greedy' is not our search"),
         (["serve", "-p", "99999"], "blokus serve: argument -p/--port: invalid port 99999"),
         (["serve", "-h"], "blokus serve: -h is the server host and needs a name (-h localhost); --help shows the help"),
         (["serve", "--start-piece", "PENTO_X"], "PENTO_X is never a start piece"),
@@ -257,6 +259,34 @@ async def test_bot_connection_refused(capsys):
     assert err.strip() == f"blokus bot: cannot connect to {HOST}:{port}: Connection refused"
 
 
+def test_the_bot_says_how_many_threads_it_searches_with_and_threads_caps_them():
+    import subprocess
+    import sys
+
+    from ai.search.cores import available_cores
+
+    assert parse_options(["--threads", "1"]).ai == parse_player("mcts:threads=1")
+    assert parse_options(["--threads", "64", "--ai", "level5"]).ai == parse_player(f"mcts:threads={available_cores()}")
+    assert parse_options(["--threads", "2", "--ai", "mcts:threads=1"]).ai == parse_player("mcts:threads=1")
+    assert parse_options([]).ai is None  # the default AI: all cores
+    sock = __import__("socket").socket()
+    sock.bind((HOST, 0))
+    port = sock.getsockname()[1]  # bound, not listening: the connection is refused
+    run = subprocess.run(
+        [sys.executable, "-m", "blokus", "bot", "-h", HOST, "-p", str(port), "--threads", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    sock.close()
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 1 and all(line.startswith("blokus bot: ") for line in lines), run.stderr
+    cores = available_cores()
+    said = f"blokus bot: mcts:threads=1 searches with 1 thread ({cores} cores available; --threads N caps it)"
+    assert lines[0] == said, run.stderr  # (a cold compile cache may add its own line before the end)
+    assert lines[-1].startswith(f"blokus bot: cannot connect to {HOST}:{port}"), run.stderr
+
+
 def test_bot_help_and_host_flag():
     parser = build_parser()
     args = parser.parse_args(["-h", "gameserver", "-p", "13051", "--reservation=abc"])
@@ -267,7 +297,7 @@ def test_bot_help_and_host_flag():
 async def test_process_player_thinks_in_a_worker_process():
     import time
 
-    from ai.engine_process import ProcessPlayer
+    from ai.players.engine_process import ProcessPlayer
 
     player = ProcessPlayer(parse_player("greedy"), seed=1)
     try:
@@ -291,7 +321,7 @@ def _ended(player) -> bool:
 async def test_process_player_is_ready_before_its_first_move():
     import time
 
-    from ai.engine_process import ProcessPlayer
+    from ai.players.engine_process import ProcessPlayer
 
     player = ProcessPlayer(parse_player("mcts"), seed=1)
     try:
@@ -309,12 +339,12 @@ async def test_process_player_is_ready_before_its_first_move():
 async def test_process_player_ponders_until_the_next_request_and_answers_it(monkeypatch):
     import time
 
-    import ai.mcts.player
-    from ai.engine_process import ProcessPlayer
+    import ai.search.mcts.player
+    from ai.players.engine_process import ProcessPlayer
 
     # Only the next request can end the worker's pondering in time (the worker is forked: it inherits this),
     # and the worker runs at normal priority, so that a loaded machine does not starve it.
-    monkeypatch.setattr(ai.mcts.player, "PONDER_LIMIT_S", 3600.0)
+    monkeypatch.setattr(ai.search.mcts.player, "PONDER_LIMIT_S", 3600.0)
     player = ProcessPlayer(parse_player("mcts"), seed=2, nice=0)
     try:
         assert await asyncio.to_thread(player.wait_ready, 600)
@@ -341,7 +371,7 @@ async def test_process_player_ponders_until_the_next_request_and_answers_it(monk
 def test_pondering_in_the_worker_ends_with_the_next_request_or_a_stop():
     import multiprocessing
 
-    from ai.engine_process import SharedFlag, _UntilNextRequest
+    from ai.players.engine_process import SharedFlag, _UntilNextRequest
 
     ours, theirs = multiprocessing.Pipe()
     stop = SharedFlag(None)
@@ -361,7 +391,7 @@ def test_pondering_in_the_worker_ends_with_the_next_request_or_a_stop():
 async def test_process_player_that_died_answers_with_the_python_search_and_says_so():
     import time
 
-    from ai.engine_process import ProcessPlayer
+    from ai.players.engine_process import ProcessPlayer
 
     player = ProcessPlayer(parse_player("random"), seed=1)
     try:
@@ -392,9 +422,9 @@ def _dying_worker(spec, send):
 async def test_a_broken_compiled_engine_leaves_the_python_search_playing_and_says_so(
     target, broken, label, monkeypatch, capsys
 ):
-    import ai.engine_process
+    import ai.players.engine_process
 
-    monkeypatch.setattr(ai.engine_process, target, broken)  # the engine process is forked: it inherits it
+    monkeypatch.setattr(ai.players.engine_process, target, broken)  # the engine process is forked: it inherits it
     script = ScriptedServer(wire_messages(), random.Random(8))
     code, _ = await run_bot_against(script.handle, "--engine", "process", "--ai", "mcts", "--move-time", "150")
     out, err = capsys.readouterr()

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ai.players import parse_python_player
-from ai.pyplayer import load_player_class
+from ai.players.pyplayer import load_player_class
+from ai.players.registry import parse_python_player
 from blokus.player import GameState
 from cli.new_player import main as new_player_main
 

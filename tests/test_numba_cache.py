@@ -165,7 +165,7 @@ def test_a_miss_in_a_read_only_bundle_compiles_into_the_user_cache(tmp_path):
     assert not any((built / "numba-cache").iterdir())
 
 
-@pytest.mark.parametrize("module", ["model.fast", "ai.mcts", "ai.fastsearch"])
+@pytest.mark.parametrize("module", ["model.fast", "ai.search.mcts", "ai.search.fastsearch"])
 def test_the_stamp_covers_the_kernels_a_module_calls(module):
     from model.numba_cache import dependencies
 

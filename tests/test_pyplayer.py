@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-import ai.player_api as api
-from ai import processes
-from ai.controller import check_move, decide
-from ai.players import parse_player, parse_python_player
-from ai.pyplayer import PlayerLoadError, load_player_class
-from ai.team_process import TeamPlayer, check_team_player
+import ai.players.player_api as api
+from ai.players import processes
+from ai.players.controller import check_move, decide
+from ai.players.pyplayer import PlayerLoadError, load_player_class
+from ai.players.registry import parse_player, parse_python_player
+from ai.players.team_process import TeamPlayer, check_team_player
 from cli.bot import EXIT_CODES, bot_lines, parse_options
 from model.pieces import Shape
 from model.result import regular_result

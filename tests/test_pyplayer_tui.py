@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from ai.players import parse_player
+from ai.players.registry import parse_player
 from model.pieces import Team
 from model.season import season_named
 from net.external import HostedGame, HostedSeat, check_program, program_command

@@ -1,11 +1,11 @@
-"""ai/referee.py: the one referee of a game in progress (the arena's games, the server's rooms and hosted
+"""ai/arena/referee.py: the one referee of a game in progress (the arena's games, the server's rooms and hosted
 program games use it): the clock is the caller's, the rules the engine's, the lines one text everywhere."""
 
 from __future__ import annotations
 
 import pytest
 
-from ai.referee import Referee, hard_timeout_line
+from ai.arena.referee import Referee, hard_timeout_line
 from model.moves import MoveMistake, SkipMove, parse_move
 from model.pieces import Color, Shape
 from model.result import Cause

@@ -1,4 +1,4 @@
-"""The SPRT over game pairs (ai/sprt.py): Wald's bounds, the pentanomial LLR, and its error rates."""
+"""The SPRT over game pairs (ai/arena/sprt.py): Wald's bounds, the pentanomial LLR, and its error rates."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from ai.sprt import SprtSpec, SprtState, Verdict, elo_of, expected_score
+from ai.arena.sprt import SprtSpec, SprtState, Verdict, elo_of, expected_score
 
 
 def test_bounds_are_walds_for_five_percent_errors():

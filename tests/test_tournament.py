@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from ai.arena import ArenaGame, make_specs
-from ai.tournament import GameKey, Journal, JournalError, format_ratings, pairings, rate, schedule
+from ai.arena.match import ArenaGame, make_specs
+from ai.arena.tournament import GameKey, Journal, JournalError, format_ratings, pairings, rate, schedule
 from cli.tournament import main as tournament_main
 from tests.test_arena_match import CAP_S, read_until
 

@@ -241,7 +241,7 @@ def test_watching_names_our_ai_not_you(tmp_path, monkeypatch):
     from tui.launch import PlayOptions
 
     monkeypatch.setattr(external, "program_log_dir", lambda: tmp_path)
-    from ai.players import parse_player
+    from ai.players.registry import parse_player
 
     client = parse_player(f"cmd:{sys.executable} {Path(__file__).with_name('ext_client.py')}")
     args = PlayOptions(opponent=client, time_limit=None, seed=1, ai=parse_player("random"), watch=True)

@@ -1,4 +1,4 @@
-"""The AI of a game screen: one question at a time, answered through ``ai.controller.decide``.
+"""The AI of a game screen: one question at a time, answered through ``ai.players.controller.decide``.
 
 The answer arrives as an ``AIMoveReady`` message on the screen, always with a legal move (the
 controller's fallback replaces a failed, illegal or late answer, and says so in the decision).
@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from ai.base import Player
-from ai.controller import decide
+from ai.players.base import Player
+from ai.players.controller import decide
 from model.moves import describe_move
 from model.pieces import Team
 from model.state import GameState

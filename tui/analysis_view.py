@@ -41,9 +41,8 @@ from ai.analysis import (
     game_key,
     positions_to_analyse,
 )
-from ai.base import Engine
-from ai.compiled import preparing_text
-from ai.spinner import Spinner
+from ai.players.base import Engine
+from ai.players.compiled import preparing_text
 from model.moves import Move, SetMove, describe_move
 from model.pieces import Color, Team
 from model.state import GameState
@@ -51,6 +50,7 @@ from tui.chart import GameChart
 from tui.colors import BLUNDER, MISTAKE
 from tui.layout import FOOTER, PaneSwitched
 from tui.session import Timeline
+from tui.spinner import Spinner
 
 log = logging.getLogger(__name__)
 

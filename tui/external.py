@@ -15,8 +15,8 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from ai.base import Player
-from ai.players import default_player
+from ai.players.base import Player
+from ai.players.registry import default_player
 from model.pieces import Team
 from model.season import DEFAULT_SEASON
 from net.external import HOST, HostedGame, HostedSeat, program_command

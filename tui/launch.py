@@ -9,8 +9,8 @@ import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ai.base import Player
-from ai.players import PlayerKind, PlayerSpec, default_player
+from ai.players.base import Player
+from ai.players.registry import PlayerKind, PlayerSpec, default_player
 from model.pieces import Shape, Team
 from model.season import DEFAULT_PORT, DEFAULT_SEASON, Season
 from tui.ai_runner import AISeats

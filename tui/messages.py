@@ -6,7 +6,7 @@ from enum import Enum
 
 from textual.message import Message
 
-from ai.controller import Decision
+from ai.players.controller import Decision
 from model.moves import Move
 from model.pieces import Shape
 
@@ -53,7 +53,7 @@ class AIPurpose(Enum):
 
 class AIMoveReady(Message):
     """The AI answered for timeline position ``index``: ``decision`` says which move and where it came from
-    (the engine, or the one fallback of ``ai.controller`` after an error, an illegal answer or a timeout)."""
+    (the engine, or the one fallback of ``ai.players.controller`` after an error, an illegal answer or a timeout)."""
 
     def __init__(self, decision: Decision, index: int, purpose: AIPurpose) -> None:
         super().__init__()

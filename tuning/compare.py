@@ -3,7 +3,7 @@
     .venv/bin/python tuning/compare.py --a '{"params": {"width": 8}}' --b '{}' --games 40 --move-time 200
 
 A spec is ``{"player": "lookahead"|"greedy", "weights": {...}, "weights_file": "...", "params": {...}}``;
-missing entries take the defaults of ``ai.evaluate.Weights`` and ``ai.search.SearchParams``. The result
+missing entries take the defaults of ``ai.search.evaluate.Weights`` and ``ai.search.lookahead.SearchParams``. The result
 line (JSON) is printed and appended to ``--log``.
 """
 
@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ai.arena import format_table, make_specs, run_match, summary  # noqa: E402
-from ai.evaluate import DEFAULT_WEIGHTS, Weights  # noqa: E402
-from ai.greedy import GreedyPlayer  # noqa: E402
-from ai.search import LookaheadPlayer, SearchParams  # noqa: E402
+from ai.arena.match import format_table, make_specs, run_match, summary  # noqa: E402
+from ai.players.greedy import GreedyPlayer  # noqa: E402
+from ai.search.evaluate import DEFAULT_WEIGHTS, Weights  # noqa: E402
+from ai.search.lookahead import LookaheadPlayer, SearchParams  # noqa: E402
 
 
 def build(spec: dict):

@@ -23,7 +23,7 @@ import os
 import numpy as np
 from teacher import _move_values  # tuning/ is the script's directory
 
-from ai.gtp import GtpError, GtpPlayer
+from ai.players.gtp import GtpError, GtpPlayer
 from model.pieces import Team
 from model.replay import load_replay
 

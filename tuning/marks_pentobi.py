@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from teacher import _move_values  # noqa: E402
 
 from ai.analysis import replay_moves  # noqa: E402
-from ai.gtp import GtpError, GtpPlayer  # noqa: E402
+from ai.players.gtp import GtpError, GtpPlayer  # noqa: E402
 from model.moves import SkipMove, parse_move  # noqa: E402
 from model.pieces import Team  # noqa: E402
 from model.replay import load_replay  # noqa: E402

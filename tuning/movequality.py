@@ -33,10 +33,10 @@ import numpy as np
 from teacher import _move_values, worker_engine  # tuning/ is the script's directory
 
 from ai import compile_ahead, make_player, parse_player
-from ai.base import Engine
-from ai.evaluate import Weights
-from ai.fastsearch import FastLookaheadPlayer, FastSearchParams
-from ai.gtp import GtpError, GtpPlayer
+from ai.players.base import Engine
+from ai.players.gtp import GtpError, GtpPlayer
+from ai.search.evaluate import Weights
+from ai.search.fastsearch import FastLookaheadPlayer, FastSearchParams
 from model.moves import SkipMove
 from model.pieces import Team
 from model.replay import load_replay

@@ -25,11 +25,11 @@ import random
 import numpy as np
 from teacher import _load, _move_values, worker_engine  # tuning/ is the script's directory
 
-from ai import evaluate as E
-from ai import fasteval as FE
-from ai import movefeatures as MF
-from ai.gtp import GtpError, parse_cells, placement_of_mask
-from ai.tables import TABLES
+from ai.players.gtp import GtpError, parse_cells, placement_of_mask
+from ai.search import evaluate as E
+from ai.search import fasteval as FE
+from ai.search import movefeatures as MF
+from ai.search.tables import TABLES
 from model.fast import FastState
 from model.moves import SkipMove
 from model.pieces import Shape
@@ -197,7 +197,7 @@ def fit(args: argparse.Namespace) -> None:
 
 
 def prior_features(data: dict) -> tuple[np.ndarray, ...]:
-    """Per legal move of every position: the move-prior features (``ai.movefeatures``) before it; the
+    """Per legal move of every position: the move-prior features (``ai.search.movefeatures``) before it; the
     teacher's visit share; the position's index, turn and game."""
     games = _load(data["source"])
     feats, shares, segment, turns, gids = [], [], [], [], []
@@ -351,7 +351,7 @@ def main() -> None:
     f.add_argument("--phases", default="16,20,24,28,32,36,40")
     f.add_argument("--window", type=int, default=4)
     f.add_argument("--out")
-    q = sub.add_parser("prior", help="weights of the move prior (ai.movefeatures) per phase")
+    q = sub.add_parser("prior", help="weights of the move prior (ai.search.movefeatures) per phase")
     q.add_argument("data")
     q.add_argument("--phases", default="12,16,20,24,28,32,36,40,44")
     q.add_argument("--window", type=int, default=3)

@@ -10,7 +10,7 @@ targets).
 1. ``gen``: games of the engine against itself (the first round at random, as in the arena; a quarter of
    the later moves drawn among its most visited ones so that games differ); each game is stored as its
    start piece, its moves and the engine's value of every position from turn 4.
-2. ``fit``: replays the stored games, computes the evaluation's terms (``ai.fasteval.team_features``)
+2. ``fit``: replays the stored games, computes the evaluation's terms (``ai.search.fasteval.team_features``)
    and fits one weight vector per phase; prints held-out log-loss against the engine's values for the
    fitted and the current weights, and writes the fitted weights as a ``Weights.as_dict()`` JSON.
 
@@ -36,10 +36,10 @@ import numpy as np
 from texel import _logistic_fit as texel_fit  # tuning/ is the script's directory
 from texel import _logloss
 
-from ai import evaluate as E
-from ai import fasteval as FE
-from ai.gtp import GtpError, GtpPlayer, parse_cells, placement_of_mask
-from ai.tables import TABLES
+from ai.players.gtp import GtpError, GtpPlayer, parse_cells, placement_of_mask
+from ai.search import evaluate as E
+from ai.search import fasteval as FE
+from ai.search.tables import TABLES
 from model.fast import FastState
 from model.moves import SkipMove
 from model.pieces import Shape

@@ -2,7 +2,7 @@
 
 1. ``gen``: self-play games of the compiled lookahead (a short time per move, the first round at random
    so that games differ); every position is stored with the raw evaluation terms per team
-   (``ai.fasteval.team_features``) and, at the end, the game's result.
+   (``ai.search.fasteval.team_features``) and, at the end, the game's result.
 2. ``fit``: a logistic regression of "team ONE won" on the term differences (team ONE minus team TWO),
    one set of weights per phase (turn ranges), with the points weight of the last phase fixed to 1 by
    scaling; prints the weights, the log-loss on held-out games and the evaluation scale.
@@ -21,10 +21,10 @@ import time
 
 import numpy as np
 
-from ai import evaluate as E
-from ai import fasteval as FE
-from ai.fastsearch import FastLookaheadPlayer
-from ai.tables import TABLES
+from ai.search import evaluate as E
+from ai.search import fasteval as FE
+from ai.search.fastsearch import FastLookaheadPlayer
+from ai.search.tables import TABLES
 from model.fast import FastState
 from model.moves import SkipMove
 from model.pieces import Shape

@@ -1,11 +1,11 @@
 """A digest of the MCTS's trees at fixed simulation counts: two versions that print the same searched the same.
 
-For seeded random positions of both seasons, ``MctsPlayer`` runs a fixed number of simulations with the default
-settings and with variants that take the other paths of the kernels (the compiled prior instead of the move
-model, stopped playouts judged by the evaluation, graded sizes, shape priors, the score weight instead of the
-z bonus), then a second search after the move chosen and the reply searched most (the kept subtree, its root
-expanded afresh). The digest covers every used node and edge of each tree and the move chosen. Run it in two checkouts
-(e.g. ``PYTHONPATH=OLD python OLD/tuning/tree_digest.py``) and compare the last line.
+For seeded random positions of both seasons, ``MctsPlayer`` runs a fixed number of simulations in one thread
+(``threads=1``) with the default settings and with variants that take the other paths of the kernels (the compiled
+prior instead of the move model, stopped playouts judged by the evaluation, graded sizes, shape priors, the score
+weight instead of the z bonus), then a second search after the move chosen and the reply searched most (the kept
+subtree, its root expanded afresh). The digest covers every used node and edge of each tree and the move chosen. Run
+it in two checkouts (e.g. ``PYTHONPATH=OLD python OLD/tuning/tree_digest.py``) and compare the last line.
 
 Usage: python tuning/tree_digest.py [--simulations 300] [--verbose]
 """
@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from ai.mcts import MctsParams, MctsPlayer, prepare
+from ai.search.mcts import MctsParams, MctsPlayer, prepare
 from model.pieces import Shape
 from model.season import SEASONS
 from model.state import GameState, placement_of
@@ -85,7 +85,7 @@ def main() -> None:
         for turns, seed in ((4, 1), (20, 2), (36, 3), (52, 4)):
             for name, settings in VARIANTS.items():
                 state = position(season, turns, seed)
-                player = MctsPlayer(seed, params=MctsParams(**settings), max_simulations=args.simulations)
+                player = MctsPlayer(seed, params=MctsParams(**settings, threads=1), max_simulations=args.simulations)
                 line, pid = think(player, state)
                 lines = [line]
                 reply = None if pid is None else most_searched_reply(player, pid)

@@ -1,7 +1,7 @@
-"""Tune the evaluation weights (ai.evaluate.Weights) by self-play: coordinate-wise hill climbing.
+"""Tune the evaluation weights (ai.search.evaluate.Weights) by self-play: coordinate-wise hill climbing.
 
 Each step changes one weight of the current best (times 0.5 / times 2, or a step for integers) and
-plays a paired match (every opening from both seats, ``ai.arena``) of the candidate against the current
+plays a paired match (every opening from both seats, ``ai.arena.match``) of the candidate against the current
 best; a candidate that scores more than ``--accept`` (default 55 %) becomes the new best. Every
 match is appended to ``--log`` (one JSON line), the final weights go to ``--out``.
 
@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ai.arena import make_specs, run_match, summary  # noqa: E402
-from ai.evaluate import DEFAULT_WEIGHTS, Weights  # noqa: E402
-from ai.greedy import GreedyPlayer  # noqa: E402
-from ai.search import LookaheadPlayer  # noqa: E402
+from ai.arena.match import make_specs, run_match, summary  # noqa: E402
+from ai.players.greedy import GreedyPlayer  # noqa: E402
+from ai.search.evaluate import DEFAULT_WEIGHTS, Weights  # noqa: E402
+from ai.search.lookahead import LookaheadPlayer  # noqa: E402
 
 FLOAT_PARAMS = ["points", "anchors", "area", "overlap", "awkward", "centre", "dead"]
 
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=1, help="passes over all weights")
     ap.add_argument("--accept", type=float, default=0.55)
-    ap.add_argument("--start", help="JSON file with starting weights (default: ai.evaluate defaults)")
+    ap.add_argument("--start", help="JSON file with starting weights (default: ai.search.evaluate defaults)")
     ap.add_argument("--log", default="tuning/tune_log.jsonl")
     ap.add_argument("--out", default="tuning/tuned_weights.json")
     args = ap.parse_args(argv)

@@ -8,12 +8,12 @@ point difference: the points now plus a linear estimate of the points still to c
 
 1. ``gen``: games of the compiled lookahead against itself (a short time per move, the first round at random so
    that games differ), both seasons; the first position of every round (where the yardstick's searches end:
-   BLUE to move, ``ai.analysis.horizon_turn``) is stored with its terms (``ai.fasteval.team_features``, team ONE
+   BLUE to move, ``ai.analysis.horizon_turn``) is stored with its terms (``ai.search.fasteval.team_features``, team ONE
    minus team TWO), and, at the end, the game's final point difference.
 2. ``fit``: per phase (turns ``PHASES``), a least-squares fit (ridge) of "final difference − difference now" on
    the terms other than the points, whose weight stays 1. Held out: every fifth game. Prints the error of the
    final difference predicted by the points alone, by the default weights and by the fit, and the fitted
-   weights as ``ai.evaluate.Weights`` phases (``ai.analysis.VALUE_WEIGHTS``).
+   weights as ``ai.search.evaluate.Weights`` phases (``ai.analysis.VALUE_WEIGHTS``).
 
 3. ``check``: are the losses of ``blokus analyse --json`` points? For marked and unmarked moves of the files, the
    game is played on to its end from the position after the best move and after the move played, by the same
@@ -37,9 +37,9 @@ import time
 
 import numpy as np
 
-from ai import evaluate as E
-from ai import fasteval as FE
-from ai.tables import TABLES
+from ai.search import evaluate as E
+from ai.search import fasteval as FE
+from ai.search.tables import TABLES
 from model.fast import FastState
 from model.moves import SkipMove
 from model.pieces import Shape, Team
@@ -59,8 +59,8 @@ LEFT_OUT = ("exclusive", "centre")
 def play_one(args: tuple[int, float, str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, str]:
     """One game: (terms ONE − TWO, turns, point differences now) of the first position of every round, the
     final point difference and the season."""
-    from ai.fastsearch import FastLookaheadPlayer
-    from ai.players import compile_ahead, parse_player
+    from ai.players.registry import compile_ahead, parse_player
+    from ai.search.fastsearch import FastLookaheadPlayer
 
     compile_ahead(parse_player("lookahead"))
     seed, move_time, season_name = args
@@ -186,8 +186,8 @@ def weights_code(phases: list[tuple[int, dict[str, float]]]) -> str:
 def rollout(args: tuple[str, int, str, int, float]) -> float:
     """The final point difference (team ONE minus TWO) of the game ``path`` from its state ``index`` after
     ``move``, played on by the compiled lookahead against itself (``seed``, ``move_time`` seconds a move)."""
-    from ai.fastsearch import FastLookaheadPlayer
-    from ai.players import compile_ahead, parse_player
+    from ai.players.registry import compile_ahead, parse_player
+    from ai.search.fastsearch import FastLookaheadPlayer
     from model.moves import parse_move
     from model.replay import load_replay
 

@@ -2,7 +2,7 @@
 
 Each simulation walks down the tree from the root (the move with the best blend of its own mean result
 and its RAVE value — the mean result of the simulations in which the same colour played the same
-placement later — plus a small exploration term and the move model's guidance, ``ai.movefeatures``),
+placement later — plus a small exploration term and the move model's guidance, ``ai.search.movefeatures``),
 adds one node, and plays the game to its end with a cheap biased policy: among the moves that cover the
 most of the opponents' newest attach points (blocking them), large pieces are preferred (weight
 ``size_base ** size``). A simulation counts 1 for a win of a team, 0.5 for a draw, plus a bonus for a
@@ -22,10 +22,10 @@ The package: ``params`` (``MctsParams``, the settings, and the indices ``R`` of 
 
 from __future__ import annotations
 
-from ai.mcts.buffers import NCOUNT, Root, Scratch, Tree
-from ai.mcts.kernels import seed_rng
-from ai.mcts.params import MctsParams, R
-from ai.mcts.player import (
+from ai.search.mcts.buffers import NCOUNT, Root, Scratch, Tree
+from ai.search.mcts.kernels import seed_rng
+from ai.search.mcts.params import MctsParams, R
+from ai.search.mcts.player import (
     KERNELS,
     PONDER_LIMIT_S,
     STOP_RESERVE_S,

@@ -1,5 +1,5 @@
 """Tournaments (the library of ``blokus tournament``, whose options ``cli.tournament`` reads): every pairing of
-a round-robin (or of a gauntlet: one player against each other one) plays the arena's game pairs (``ai.arena``:
+a round-robin (or of a gauntlet: one player against each other one) plays the arena's game pairs (``ai.arena.match``:
 each opening from both seats, the same openings for every pairing), the games are written one by one to an
 append-only journal (so a stopped or crashed tournament goes on where it stopped, nothing played twice), and
 the result is a ratings table: maximum-likelihood Elo with 95 % intervals, anchored at one player, and the
@@ -24,7 +24,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ai.arena import ArenaGame, GameSpec
+from ai.arena.match import ArenaGame, GameSpec
 
 JOURNAL_FORMAT = "blokus-tournament-journal/1"
 ELO_PER_NAT = 400.0 / math.log(10.0)  # logistic Elo: p = 1 / (1 + 10 ** (-d / 400))
@@ -59,7 +59,7 @@ def pairings(players: list[str], gauntlet: str | None = None) -> list[tuple[str,
 
 def schedule(pairs: list[tuple[str, str]], base: list[GameSpec]) -> list[Scheduled]:
     """Every game of the tournament, round by round (so a stopped tournament has played every pairing about
-    equally): the games of ``base`` (``ai.arena.make_specs``) for every pairing (the same openings and seeds),
+    equally): the games of ``base`` (``ai.arena.match.make_specs``) for every pairing (the same openings and seeds),
     renumbered so that each game has an index of its own and the two
     games of a pair stay ``2k`` and ``2k + 1``."""
     out = []

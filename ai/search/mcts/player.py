@@ -3,31 +3,38 @@ of the moves played since the last search."""
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
-from ai.base import Engine, StopFlag, TimeKeeper
-from ai.compiled import Kernels
-from ai.evaluate import evaluate
-from ai.greedy import no_placement_move
-from ai.mcts.buffers import Root, Scratch, Tree
-from ai.mcts.kernels import copy_subtree, expand_root, keep_root_statistics, run, seed_rng
-from ai.mcts.params import MctsParams
-from ai.movefeatures import PRIOR_WEIGHTS
-from ai.search import LookaheadPlayer
-from ai.tables import TABLES
+from ai.players.base import Engine, StopFlag, TimeKeeper
+from ai.players.compiled import Kernels
+from ai.players.greedy import no_placement_move
+from ai.search.cores import search_threads
+from ai.search.evaluate import evaluate
+from ai.search.lookahead import LookaheadPlayer
+from ai.search.mcts.buffers import Root, Scratch, Tree
+from ai.search.mcts.kernels import copy_subtree, expand_root, keep_root_statistics, run, seed_rng
+from ai.search.mcts.params import MctsParams
+from ai.search.movefeatures import PRIOR_WEIGHTS
+from ai.search.tables import TABLES
 from model import fast as F
 from model.fast import M_TURN, MAX_MOVES, NCELLS, NSHAPES, P_CELLS, FastState
 from model.moves import Move, SetMove, SkipMove
 from model.state import GameState, move_of_placement, placement_of
 
-# compiled ahead of time in a child process (``ai.compiled``); until ready the player answers with the
+# compiled ahead of time in a child process (``ai.players.compiled``); until ready the player answers with the
 # Python lookahead search
-KERNELS = Kernels("ai.mcts", "ai.mcts.kernels", "model.fast", "ai.fasteval", "ai.movefeatures")
+log = logging.getLogger(__name__)
+
+KERNELS = Kernels(
+    "ai.search.mcts", "ai.search.mcts.kernels", "model.fast", "ai.search.fasteval", "ai.search.movefeatures"
+)
 
 
 def prepare(wait: float | None = 0.0) -> bool:
@@ -47,6 +54,18 @@ STOP_RESERVE_S = 0.05
 # is used (in the middle game after 5-10 s: ~200 edges a node): an opponent that thinks for minutes (a human)
 # would gain the search little more
 PONDER_LIMIT_S = 30.0
+# the first thread of a parallel search waits this long (real time) for each other thread's last slice
+HELPER_JOIN_S = 0.03
+
+
+class _Either:
+    """A stop flag set when either of two is (a helper thread stops with the search or with the first thread)."""
+
+    def __init__(self, first: StopFlag, second: StopFlag) -> None:
+        self.first, self.second = first, second
+
+    def is_set(self) -> bool:
+        return self.first.is_set() or self.second.is_set()
 
 
 def counted_simulations(count: int, placed: int) -> int:
@@ -54,6 +73,20 @@ def counted_simulations(count: int, placed: int) -> int:
     the simulations get faster as the board fills, so the count grows)."""
     weight = 0.7 * math.exp(0.1 * placed) * {0: 0.2, 1: 0.2, 2: 0.3}.get(placed, 1.0)
     return max(1, math.ceil(count * weight))
+
+
+@dataclass
+class _Worker:
+    """One search thread's tree and work arrays (a root-parallel search has one per thread)."""
+
+    tree: Tree
+    scratch: Scratch
+    spare: Tree | None = None  # the other tree when a subtree is kept (copied over)
+    searched: FastState | None = None  # the root position of the search in ``tree``
+
+    @classmethod
+    def allocate(cls) -> _Worker:
+        return cls(Tree.allocate(), Scratch.allocate())
 
 
 class MctsPlayer(Engine):
@@ -70,14 +103,25 @@ class MctsPlayer(Engine):
         super().__init__(seed, clock=clock)
         self.params = params or MctsParams()  # a variant by name: ``mcts:KEY=VALUE,...`` (``ai.make_player``)
         self.max_simulations = max_simulations  # a fixed budget (weaker levels, reproducible tests)
-        self.tree = Tree.allocate()  # allocated here, not in the first timed search
-        self._spare: Tree | None = None  # the other tree when a subtree is kept (copied over)
-        self._searched: FastState | None = None  # the root position of the search in ``self.tree``
+        self.threads = search_threads(self.params.threads)
+        # allocated here, not in the first timed search (the arrays take memory only where written)
+        self.workers = [_Worker.allocate() for _ in range(self.threads)]
         self._pondered = 0  # simulations of the last ponder (thinking on the opponent's time)
-        self._tree_lock = threading.Lock()  # one search at a time in the tree (a think, a ponder)
-        self.scratch = Scratch.allocate()
+        self._stragglers: list[threading.Thread] = []  # helper threads of the last search still in a slice
+        self._tree_lock = threading.Lock()  # one search at a time in the trees (a think, a ponder)
+        self._failure = ""  # why a helper thread failed ("": none did)
+        self.degraded = ""  # the fallback to one thread after a helper failed, as a move's info says it
         self._fallback = LookaheadPlayer(seed, clock=clock)
         prepare()  # compile in the background from the start, not at the first move
+
+    @property
+    def tree(self) -> Tree:
+        """The (first thread's) search tree."""
+        return self.workers[0].tree
+
+    @property
+    def scratch(self) -> Scratch:
+        return self.workers[0].scratch
 
     def think(self, state: GameState, deadline: float, stop: StopFlag) -> Move:
         self.stop_pondering()  # within this move's time: at most one slice of the search
@@ -95,27 +139,52 @@ class MctsPlayer(Engine):
         with self._tree_lock:
             pondered, self._pondered = self._pondered, 0
             kept = self._search(state, timer)
-            tree = self.tree
-            first, count = int(tree.node_first[0]), int(tree.node_count[0])
-            sims = int(tree.counters[2])
-            if first < 0 or count == 0:
+            root_pids, visits, values = self.root_statistics()
+            trees = [w.tree for w in self.workers]
+            sims = sum(int(tree.counters[2]) for tree in trees)
+            depth = max(int(tree.counters[3]) for tree in trees)
+            if not len(root_pids):
                 best_pid = int(pids[self.rng.randrange(len(pids))])
             else:
-                visits = tree.edge_n[first : first + count]
-                values = (tree.edge_w[first : first + count] + 1e-3) / (visits + 1e-3)
-                best = int(np.lexsort((values, visits))[-1])
-                best_pid = int(tree.edge_pid[first + best])
+                best_pid = int(root_pids[np.lexsort((values, visits))[-1]])
         self.last_info = {
             "simulations": sims,
             "moves": len(pids),
             "time": timer.elapsed(),
-            "depth": int(tree.counters[3]),
+            "depth": depth,
             "cpu_share": round(timer.share, 2),
             "kept": kept,
         }
+        if self.threads > 1:
+            self.last_info["threads"] = self.threads
+        if self.degraded:
+            self.last_info["fallback"] = self.degraded
         if pondered:
             self.last_info["pondered"] = pondered
         return move_of_placement(color, best_pid)
+
+    def root_statistics(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The root moves of the last search, their visits and mean values (for the team to move), summed over
+        the threads' trees (the same moves in each)."""
+        pids, visits, wins = [], [], []
+        for worker in self.workers:
+            tree = worker.tree
+            first, count = int(tree.node_first[0]), int(tree.node_count[0])
+            if first >= 0 and count > 0:
+                pids.append(tree.edge_pid[first : first + count])
+                visits.append(tree.edge_n[first : first + count])
+                wins.append(tree.edge_w[first : first + count])
+        if not pids:
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.float32)
+        if len(pids) == 1:  # one thread: its own arrays (the same float32 sums as always)
+            n, w = visits[0], wins[0]
+            return pids[0], n, (w + 1e-3) / (n + 1e-3)
+        root_pids, index = np.unique(np.concatenate(pids), return_inverse=True)
+        n = np.zeros(len(root_pids), dtype=np.float64)
+        w = np.zeros(len(root_pids), dtype=np.float64)
+        np.add.at(n, index, np.concatenate(visits))
+        np.add.at(w, index, np.concatenate(wins))
+        return root_pids, n, (w + 1e-3) / (n + 1e-3)
 
     def ponder(self, state: GameState, stop: StopFlag) -> None:
         """Grow the tree of ``state`` (the position after our move) while the opponent thinks: until ``stop``,
@@ -131,21 +200,87 @@ class MctsPlayer(Engine):
         with self._tree_lock:
             timer = TimeKeeper(self.clock, self.clock() + PONDER_LIMIT_S, stop, self.cpu_clock, reserve=0.0)
             self._search(state, timer, room=0.5)
-            self._pondered = int(self.tree.counters[2])
+            self._pondered = sum(int(w.tree.counters[2]) for w in self.workers)
 
     def _search(self, state: GameState, timer: TimeKeeper, room: float = 1.0) -> int:
-        """Simulations from ``state`` into ``self.tree`` (its kept subtree, if any) until ``timer`` expires,
-        ``max_simulations`` are done or ``room`` (a share) of the tree's nodes or edges are used. Returns the
-        simulations kept from the last search."""
+        """Simulations from ``state`` into the threads' trees (their kept subtrees, if any) until ``timer``
+        expires, ``max_simulations`` are done (split among the threads) or ``room`` (a share) of a tree's nodes or
+        edges are used. One thread searches in the caller's; more search root-parallel, each its own tree from
+        its own random seed. Returns the simulations kept from the last search."""
+        for thread in self._stragglers:
+            thread.join()
+        self._stragglers = []
+        if self._failure:  # a helper of the last search failed after its move was chosen
+            self._single_thread()
         root = FastState.from_state(state)
-        kept = self._keep_subtree(root) if self.params.reuse else 0
-        tree, scratch = self.tree, self.scratch
         last_root = np.full(4, -1, dtype=np.int32)
         if isinstance(state.last_move, SetMove):
             pid = placement_of(state.last_move)
             if pid is not None:
                 last_root[state.last_move.color] = pid
-        seed_rng(self.rng.randrange(2**31))
+        start = Root.of(root, last_root)
+        params = self.params.vector()
+        seed = self.rng.randrange(2**31)
+        kept = [self._prepare_tree(worker, state, root, start, params, timer) for worker in self.workers]
+        limit = self.max_simulations
+        if self.params.count > 0:
+            limit = counted_simulations(self.params.count, NSHAPES - len(state.undeployed(state.current_color)))
+        n = len(self.workers)
+        seed_rng(seed)
+        if n == 1:
+            self._run(self.workers[0], start, params, timer, room, limit)
+            return kept[0]
+        shares = [None if limit is None else limit // n + (i < limit % n) for i in range(n)]
+        halt = threading.Event()  # the first thread is done: the others stop at their next slice
+
+        def helper(i: int) -> None:
+            try:
+                seed_rng((seed + 7919 * i) % 2**31)  # numba's generator is per thread
+                stop = _Either(timer.stop, halt)
+                own = TimeKeeper(self.clock, timer.deadline, stop, self.cpu_clock, timer.base_reserve)
+                self._run(self.workers[i], start, params, own, room, shares[i])
+            except BaseException as exc:  # noqa: BLE001 - any failure of a helper: the search goes on in one thread
+                self._failure = self._failure or f"thread {i + 1} failed: {type(exc).__name__}: {exc}"
+
+        helpers = [threading.Thread(target=helper, args=(i,), daemon=True, name=f"mcts-{i}") for i in range(1, n)]
+        started: list[threading.Thread] = []
+        try:
+            for thread in helpers:
+                thread.start()
+                started.append(thread)
+        except RuntimeError as exc:  # no thread to be had (a process or memory limit)
+            halt.set()
+            self._failure = f"cannot start a thread: {exc}"
+        try:
+            self._run(self.workers[0], start, params, timer, room, shares[0])
+        finally:
+            if limit is None:
+                halt.set()
+            for thread in started:  # each stops at its next clock check (a slice of 5-20 ms) ...
+                thread.join(HELPER_JOIN_S if limit is None else None)
+            # ... or, descheduled on a loaded machine, is left to finish on its own: the move is chosen from what
+            # its tree holds now (its root's counts are only read) and the next search waits for it
+            self._stragglers = [thread for thread in started if thread.is_alive()]
+            if self._failure:
+                self._single_thread()
+        return sum(kept)
+
+    def _single_thread(self) -> None:
+        """A helper thread failed: search in one thread from now on (its tree is dropped), and say so once in the
+        log and with every move (``last_info["fallback"]``)."""
+        if self.threads > 1:
+            log.warning("mcts: searching in one thread instead of %d: %s", self.threads, self._failure)
+            self.threads, self.workers = 1, self.workers[:1]
+            self.degraded = f"mcts 1 thread ({self._failure})"
+        self._stragglers = []
+
+    def _prepare_tree(
+        self, worker: _Worker, state: GameState, root: FastState, start: Root, params: np.ndarray, timer: TimeKeeper
+    ) -> int:
+        """Make ``worker``'s tree ready to search ``root`` (its kept subtree, or a new root; the root's moves and
+        priors); returns the simulations kept."""
+        kept = self._keep_subtree(worker, root) if self.params.reuse else 0
+        tree, scratch = worker.tree, worker.scratch
         scratch.walk.margins[:] = 0.0
         if kept:
             tree.counters[2:] = 0  # simulations and depth of this search
@@ -155,8 +290,6 @@ class MctsPlayer(Engine):
             tree.node_first[0] = -1
             tree.node_count[0] = 0
             tree.node_n[0] = 0.0  # both columns
-        start = Root.of(root, last_root)
-        params = self.params.vector()
         # a kept node lists only the moves its prior did not prune, with the prior of an inner node: the root
         # gets all its moves and the root's priors, with the statistics gathered so far
         old_first, old_count = int(tree.node_first[0]), int(tree.node_count[0])
@@ -165,11 +298,16 @@ class MctsPlayer(Engine):
                 keep_root_statistics(old_first, old_count, tree)
             if self.params.root_eval > 0:
                 self._root_prior(state, tree, timer)
-        self._searched = root
+        worker.searched = root
+        return kept
+
+    def _run(
+        self, worker: _Worker, start: Root, params: np.ndarray, timer: TimeKeeper, room: float, limit: int | None
+    ) -> None:
+        """Simulations into ``worker``'s tree in slices of 5-20 ms until ``timer`` expires, ``limit`` simulations
+        are done or ``room`` of its nodes or edges are used."""
+        tree, scratch = worker.tree, worker.scratch
         max_nodes, max_edges = room * len(tree.node_first), room * len(tree.edge_pid)
-        limit = self.max_simulations
-        if self.params.count > 0:
-            limit = counted_simulations(self.params.count, NSHAPES - len(state.undeployed(state.current_color)))
         batch = 8
         while True:
             budget = batch
@@ -188,13 +326,12 @@ class MctsPlayer(Engine):
                 batch = min(batch * 2, 4096)
             elif spent > 0.02 and batch > 1:
                 batch //= 2
-        return kept
 
-    def _keep_subtree(self, root: FastState) -> int:
-        """If the last search's tree holds ``root`` (the moves played since its root were searched), make
+    def _keep_subtree(self, worker: _Worker, root: FastState) -> int:
+        """If the worker's last search's tree holds ``root`` (the moves played since its root were searched), make
         that node the tree's root, dropping the rest; returns the simulations kept there (0: start afresh)."""
-        searched, self._searched = self._searched, None
-        tree = self.tree
+        searched, worker.searched = worker.searched, None
+        tree = worker.tree
         if searched is None or not np.array_equal(searched.first_cells, root.first_cells):
             return 0
         b, m = searched.b.copy(), searched.m.copy()
@@ -223,10 +360,12 @@ class MctsPlayer(Engine):
         if not (np.array_equal(b, root.b) and np.array_equal(m, root.m)) or tree.node_first[node] < 0:
             return 0
         if node != 0:
-            spare = self._spare if self._spare is not None else Tree.allocate(len(tree.node_first), len(tree.edge_pid))
+            spare = worker.spare
+            if spare is None:
+                spare = Tree.allocate(len(tree.node_first), len(tree.edge_pid))
             copy_subtree(node, tree, spare)
-            self.tree, self._spare = spare, tree
-        return int(self.tree.node_n[0, 0])
+            worker.tree, worker.spare = spare, tree
+        return int(worker.tree.node_n[0, 0])
 
     def _root_prior(self, state: GameState, tree: Tree, timer: TimeKeeper) -> None:
         """Priors of the root moves from the tuned evaluation one ply ahead (the greedy player's view)."""

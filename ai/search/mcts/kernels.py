@@ -1,7 +1,7 @@
 """The MCTS's compiled parts: a simulation (selection, expansion, playout, backpropagation), the root's
 expansion, and keeping a subtree for the next search.
 
-The kernels take the arrays in named groups (``ai.mcts.buffers``: ``Tree``, ``Root``, ``Scratch``'s ``Sim``,
+The kernels take the arrays in named groups (``ai.search.mcts.buffers``: ``Tree``, ``Root``, ``Scratch``'s ``Sim``,
 ``Playout`` and ``Walk``), numba named tuples: ~10 µs to type at a call from Python (once per slice of 5-20 ms).
 Inside compiled code every array passed to a kernel that is not inlined costs a little at each call, and reading a
 field may cost a reference count: the hot kernels take only the groups they use and read their fields once, at
@@ -15,11 +15,11 @@ import math
 import numpy as np
 from numba import njit
 
-from ai import movefeatures as MF
-from ai.fasteval import evaluate as fast_evaluate
-from ai.mcts.buffers import NCOUNT
-from ai.mcts.params import R
-from ai.tables import T_AWK, T_P_CENTRE
+from ai.search import movefeatures as MF
+from ai.search.fasteval import evaluate as fast_evaluate
+from ai.search.mcts.buffers import NCOUNT
+from ai.search.mcts.params import R
+from ai.search.tables import T_AWK, T_P_CENTRE
 from model import fast as F
 from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
 from model.fast import (

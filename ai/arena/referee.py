@@ -1,5 +1,5 @@
 """The one referee of a game in progress: each move judged against the clock and the rules, and the line that
-says a forfeit — for the arena's in-process games (``ai.arena``), the server's rooms (``net.rooms.Room``) and the
+says a forfeit — for the arena's in-process games (``ai.arena.match``), the server's rooms (``net.rooms.Room``) and the
 games of programs it hosts (``net.external.HostedGame``).
 
 The clock is the caller's: it passes the seconds a move took (from the request to its arrival, as the

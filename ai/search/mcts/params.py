@@ -8,8 +8,9 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from ai.evaluate import DEFAULT_WEIGHTS
-from ai.fasteval import weight_vector
+from ai.search.cores import MAX_THREADS
+from ai.search.evaluate import DEFAULT_WEIGHTS
+from ai.search.fasteval import weight_vector
 
 # a field marked so is a setting of the player, not an input of the compiled search (not in the vector)
 PLAYER_ONLY = {"player_only": True}
@@ -24,12 +25,12 @@ class MctsParams:
     score_weight: float = 0.1  # share of the score margin in a simulation's value
     early_rounds: int = 8  # pentominoes only before this round ...
     early_pentos: int = 3  # ... while the colour holds at least this many
-    root_eval: float = 0.03  # > 0: root moves get their prior from ``ai.evaluate`` (value drop per point)
+    root_eval: float = 0.03  # > 0: root moves get their prior from ``ai.search.evaluate`` (value drop per point)
     graded: bool = False  # instead: the smallest size considered falls with the pieces placed (5, 4, 3, all)
     shape_prior: float = 0.0  # > 0: node priors also count awkward shapes and (early) the centre
     playout_moves: int = 0  # > 0: a playout stops after this many moves and the evaluation judges it
     eval_scale: float = 12.0  # evaluation points per unit of the logistic value of a stopped playout
-    move_prior: float = 0.4  # > 0: node priors from the fitted move model (``ai.movefeatures``): exploration
+    move_prior: float = 0.4  # > 0: node priors from the fitted move model (``ai.search.movefeatures``): exploration
     #                          constant of its probabilities (c P sqrt(N) log(N + 1) / n) ...
     prior_value: float = 0.5  # ... and a move's start value below the node's mean: this x (1 - sqrt(P / P_max))
     score_z: float = 0.3  # > 0: instead of score_weight, a bonus of up to this for a margin above the search's
@@ -41,6 +42,13 @@ class MctsParams:
     # for a colour that placed k pieces (x 0.2, 0.2, 0.3 for k = 0, 1, 2), the schedule of Pentobi's levels
     # (count=5028: level 6's budget, 69809: level 7's)
     count: int = field(default=0, metadata=PLAYER_ONLY)
+    # search threads (> 1: root-parallel, one tree each, their root statistics merged); 0: the cores this process
+    # may use (``ai.search.cores.available_cores``)
+    threads: int = field(default=0, metadata=PLAYER_ONLY)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.threads <= MAX_THREADS:
+            raise ValueError(f"threads needs 0 (all cores) to {MAX_THREADS}, not {self.threads}")
 
     def vector(self) -> np.ndarray:
         """The compiled search's parameters: the search inputs in field order (``R``), then the evaluation's

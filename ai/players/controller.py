@@ -18,7 +18,7 @@ sent as it is (``strict-illegal``), and an exception or an answer that is no mov
 
 The fallback (a placement of the largest available piece) is computed *before* the player starts,
 so that it is ready even on a loaded machine. The player runs in a worker process
-(``ai.engine_process``, the bot's default) or a worker thread (``Engine.choose_move``), so the event
+(``ai.players.engine_process``, the bot's default) or a worker thread (``Engine.choose_move``), so the event
 loop — and with it the socket reader — is never blocked.
 """
 
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ai.base import EngineError, Player, fallback_move
+from ai.players.base import EngineError, Player, fallback_move
 from model import placements as P
 from model.moves import Move, NotAMove, SkipMove, as_move
 from model.pieces import SHAPES

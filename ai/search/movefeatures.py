@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ai import tables as AT
-from ai.tables import T_CENTRE_DIST
+from ai.search import tables as AT
+from ai.search.tables import T_CENTRE_DIST
 from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
 from model import placements as P
 from model.fast import (

@@ -31,11 +31,11 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, Thr
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
-from ai import processes
-from ai.base import Engine
-from ai.players import PlayerSpec, compile_ahead
-from ai.referee import Referee
-from ai.sprt import SprtSpec, SprtState, Verdict
+from ai.arena.referee import Referee
+from ai.arena.sprt import SprtSpec, SprtState, Verdict
+from ai.players import processes
+from ai.players.base import Engine
+from ai.players.registry import PlayerSpec, compile_ahead
 from model.moves import Move
 from model.pieces import Shape, Team
 from model.record import GameRecord
@@ -435,7 +435,7 @@ def _run_in_processes(work: list[GameJob], jobs: int, finished: Callable[[ArenaG
 
 
 class PairedSprt:
-    """The SPRT of a match (``ai.sprt``), fed game by game (``run_match``'s ``enough``): a pair (games 2k and
+    """The SPRT of a match (``ai.arena.sprt``), fed game by game (``run_match``'s ``enough``): a pair (games 2k and
     2k+1: one opening from both seats) counts once both games are done, in whatever order they finish; a
     pair with a void game is not counted (``void_pairs``). True once H0 or H1 is accepted.
 

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ai import movefeatures as MF
+from ai.search import movefeatures as MF
 from model import fast as F
 from model.fast import MAX_MOVES, NCELLS, P_CELLS
 

@@ -1,9 +1,9 @@
-"""The lookahead search (``ai.search``) in compiled code: the same pruned alpha-beta, ~30 times faster.
+"""The lookahead search (``ai.search.lookahead``) in compiled code: the same pruned alpha-beta, ~30 times faster.
 
-The algorithm is the one of ``ai.search`` — at every node the legal placements are ranked by a cheap
+The algorithm is the one of ``ai.search.lookahead`` — at every node the legal placements are ranked by a cheap
 static score, the best ``prefilter`` are applied and evaluated, the ``width`` best of those are searched
 deeper; iterative deepening over the ``root_width`` best root moves — but positions are the compiled
-engine's arrays (``model.fast``) and the evaluation is ``ai.fasteval``. The compiled code releases the
+engine's arrays (``model.fast``) and the evaluation is ``ai.search.fasteval``. The compiled code releases the
 GIL and polls a stop flag that a watchdog thread sets at the deadline (or when the caller cancels), so
 the search stays anytime and cancellable.
 """
@@ -19,13 +19,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ai import fasteval as FE
-from ai.base import Engine, StopFlag, TimeKeeper
-from ai.compiled import Kernels
-from ai.evaluate import TUNED_WEIGHTS, Weights
-from ai.greedy import no_placement_move
-from ai.search import LookaheadPlayer
-from ai.tables import T_P_AWK, T_P_CENTRE, TABLES
+from ai.players.base import Engine, StopFlag, TimeKeeper
+from ai.players.compiled import Kernels
+from ai.players.greedy import no_placement_move
+from ai.search import fasteval as FE
+from ai.search.evaluate import TUNED_WEIGHTS, Weights
+from ai.search.lookahead import LookaheadPlayer
+from ai.search.tables import T_P_AWK, T_P_CENTRE, TABLES
 from model import fast as F
 from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
 from model import placements as P
@@ -72,7 +72,7 @@ class FastSearchParams:
 
 @njit(cache=True)
 def static_score(t, tf, b, m, color, pid, opp_anchor, mark):
-    """``ai.evaluate.static_scores`` of one placement (``opp_anchor[q] == mark``: an opponent's anchor; ``tf``:
+    """``ai.search.evaluate.static_scores`` of one placement (``opp_anchor[q] == mark``: an opponent's anchor; ``tf``:
     ``t.view(np.float64)``)."""
     fbase = FORB + color * FSTRIDE
     corners = 0
@@ -360,9 +360,9 @@ class _Watchdog:
         self.thread.join()
 
 
-# compiled ahead of time in a child process (``ai.compiled``); until ready the player answers with the
+# compiled ahead of time in a child process (``ai.players.compiled``); until ready the player answers with the
 # Python lookahead search
-KERNELS = Kernels("ai.fastsearch", "model.fast", "ai.fasteval")
+KERNELS = Kernels("ai.search.fastsearch", "model.fast", "ai.search.fasteval")
 
 
 class FastLookaheadPlayer(Engine):
@@ -456,7 +456,7 @@ class FastLookaheadPlayer(Engine):
     def _iteration(
         self, pos: Position, val: Valuation, widths: Widths, candidates: list[int], depth: int, ranked: list[int]
     ) -> tuple[list[int], bool]:
-        """One root iteration; returns the new ranking and whether it completed (as ``ai.search``)."""
+        """One root iteration; returns the new ranking and whether it completed (as ``ai.search.lookahead``)."""
         ctx = self.ctx
         results: list[tuple[float, int]] = []
         ctx.counters[2] = 0

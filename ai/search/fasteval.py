@@ -1,4 +1,4 @@
-"""``ai.evaluate.evaluate`` in compiled code, on the compiled engine's position arrays (``model.fast``).
+"""``ai.search.evaluate.evaluate`` in compiled code, on the compiled engine's position arrays (``model.fast``).
 
 The same features and weights as the reference (``tests/test_fasteval.py`` compares both on many
 positions of both seasons), ~100 times faster: a board is held as 20 row bitmasks (uint32, bit x of
@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ai import evaluate as E
-from ai.tables import T_AWK, T_CENTRE_CELLS
+from ai.search import evaluate as E
+from ai.search.tables import T_AWK, T_CENTRE_CELLS
 from model import fast as F
 from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
 from model.fast import ALL_SHAPES, ANCH, CELL, FORB, FSTRIDE, M_HAND, M_TURN, M_VALID, NCELLS, NSHAPES, T_SIZE
@@ -115,7 +115,7 @@ def colour_rows(b, m, color, first_cells, anchors, reach, steps, far_steps):
 
 @njit(cache=True)
 def stranded_squares(t, b, m, color, first_cells):
-    """``ai.evaluate.stranded_squares``: squares in hand of shapes that fit nowhere now."""
+    """``ai.search.evaluate.stranded_squares``: squares in hand of shapes that fit nowhere now."""
     hand = m[M_HAND + color]
     if hand == ALL_SHAPES or hand == 0:
         return 0
@@ -129,8 +129,8 @@ def stranded_squares(t, b, m, color, first_cells):
 
 @njit(cache=True)
 def team_features(t, b, m, first_cells, steps, colour_steps, mobility, stranded, out):
-    """Fill ``out`` (2 x NF) with the terms of ``ai.evaluate.FEATURES`` per team, as
-    ``ai.evaluate.team_features``."""
+    """Fill ``out`` (2 x NF) with the terms of ``ai.search.evaluate.FEATURES`` per team, as
+    ``ai.search.evaluate.team_features``."""
     for team in range(2):
         for i in range(NF):
             out[team, i] = 0.0
@@ -181,7 +181,7 @@ def team_features(t, b, m, first_cells, steps, colour_steps, mobility, stranded,
 
 @njit(cache=True)
 def evaluate(t, b, m, first_cells, w):
-    """Heuristic value of the position for team ONE (BLUE+RED), as ``ai.evaluate.evaluate``."""
+    """Heuristic value of the position for team ONE (BLUE+RED), as ``ai.search.evaluate.evaluate``."""
     k = np.int64(w[2])
     base = 3 + k
     # the phase weights at this turn
@@ -212,7 +212,7 @@ def evaluate(t, b, m, first_cells, w):
 @njit(cache=True)
 def leaf_value(t, b, m, first_cells, w, sign):
     """A search leaf's value for the side with ``sign`` (+1 team ONE): a finished game is decided
-    (``ai.evaluate.decided_value``), an unfinished one evaluated."""
+    (``ai.search.evaluate.decided_value``), an unfinished one evaluated."""
     if F.is_over(m):
         diff = F.margin(t, m)
         return sign * (diff + (E.WIN if diff > 0 else (-E.WIN if diff < 0 else 0.0)))

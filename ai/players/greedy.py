@@ -1,4 +1,4 @@
-"""The greedy player: the legal move with the best one-ply evaluation (``ai.evaluate``)."""
+"""The greedy player: the legal move with the best one-ply evaluation (``ai.search.evaluate``)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ai.base import Engine, StopFlag, TimeKeeper, fallback_move
-from ai.evaluate import DEFAULT_WEIGHTS, Weights, evaluate, static_scores
+from ai.players.base import Engine, StopFlag, TimeKeeper, fallback_move
+from ai.search.evaluate import DEFAULT_WEIGHTS, Weights, evaluate, static_scores
 from model.moves import Move, SkipMove
 from model.state import GameState, move_of_placement
 

@@ -1,8 +1,9 @@
 """``py:PATH[:CLASS]``: a team's player written in Python on ``blokus.player`` — the side of it that runs in
-a process of its own (``python -P -m ai.pyplayer PATH CLASS MEMORY_MIB [check]``, started by ``ai.team_process``).
+a process of its own (``python -P -m ai.players.pyplayer PATH CLASS MEMORY_MIB [check]``, started by
+``ai.players.team_process``).
 
 ``load_player_class`` imports the file (its folder first on ``sys.path``, so that its helper modules import)
-and finds the class: the one named, else the file's one subclass of ``ai.player_api.Player``, else the one
+and finds the class: the one named, else the file's one subclass of ``ai.players.player_api.Player``, else the one
 called ``Logic`` (the socha template's name). It is only ever called in this child process: a team's file is
 never imported in one of our commands' own processes.
 
@@ -49,9 +50,9 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-import ai.player_api as api
-from ai.base import EngineError
-from ai.players import PlayerKind, PlayerSpec
+import ai.players.player_api as api
+from ai.players.base import EngineError
+from ai.players.registry import PlayerKind, PlayerSpec
 from model.moves import NotAMove, as_move
 
 HEADER = struct.Struct(">I")

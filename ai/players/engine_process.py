@@ -4,11 +4,11 @@ With the engine in a worker *thread* the event loop (socket reader, watchdog) co
 for the GIL; on a machine with many more busy threads than cores (20 games on two cores) the thread
 holding the GIL is often descheduled and the loop wakes up hundreds of milliseconds late. In a
 separate process the bot's loop is a mostly idle process that the OS scheduler wakes promptly; the
-hard cut-off of ``ai.controller`` then holds even when the engine itself is starved. The worker also
+hard cut-off of ``ai.players.controller`` then holds even when the engine itself is starved. The worker also
 lowers its own scheduling priority (``nice`` 10): on a dedicated machine (a contest container) that
 changes nothing, on a shared one it keeps the I/O loops and a local game server responsive.
 
-``ProcessPlayer`` implements the ``ai.base.Player`` interface: ``choose_move`` sends the state and the
+``ProcessPlayer`` implements the ``ai.players.base.Player`` interface: ``choose_move`` sends the state and the
 deadline to the worker (``Engine.think`` with a shared stop flag), ``cancel`` sets the flag. Answers
 to abandoned requests are discarded by request id.
 """
@@ -27,10 +27,10 @@ import time
 from collections.abc import Callable
 from multiprocessing.sharedctypes import RawValue
 
-from ai import processes
-from ai.base import Engine, EngineError, Player
-from ai.compiled import fallback_label
-from ai.players import PlayerSpec, kernels_of
+from ai.players import processes
+from ai.players.base import Engine, EngineError, Player
+from ai.players.compiled import fallback_label
+from ai.players.registry import PlayerSpec, kernels_of
 from model.moves import Move
 from model.state import GameState
 
@@ -212,7 +212,7 @@ class ProcessPlayer(Player):
         # until the worker's compiled search is ready (or if it failed, or the worker died) the Python search
         # answers here: the worker, busy loading or compiling, could answer late
         if self._fallback is None:
-            from ai.search import LookaheadPlayer
+            from ai.search.lookahead import LookaheadPlayer
 
             self._fallback = LookaheadPlayer()
         move = await self._fallback.choose_move(state, deadline)

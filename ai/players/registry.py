@@ -7,10 +7,10 @@ Accepted forms (:func:`accepted`):
 
 * ``level1`` .. ``level5`` — strengths for beginners up to the default AI (:data:`LEVELS`);
 * ``random``, ``greedy``, ``lookahead``, ``lookahead-py``, ``mcts`` — the built-in players (:data:`BUILTINS`);
-* ``mcts:KEY=VALUE,...`` — the default search with other settings (``ai.mcts.MctsParams``);
-* ``gtp:PATH:LEVEL`` — an external GTP engine such as Pentobi, played in-process (``ai.gtp``);
+* ``mcts:KEY=VALUE,...`` — the default search with other settings (``ai.search.mcts.MctsParams``);
+* ``gtp:PATH:LEVEL`` — an external GTP engine such as Pentobi, played in-process (``ai.players.gtp``);
 * ``cmd:COMMAND`` — a program of one's own, started per game with ``-h HOST -p PORT -r CODE`` (``net.external``);
-* ``py:PATH[:CLASS]`` — a team's Python player on ``blokus.player`` (``ai.pyplayer``), always in a process
+* ``py:PATH[:CLASS]`` — a team's Python player on ``blokus.player`` (``ai.players.pyplayer``), always in a process
   of its own;
 * ``human`` — a person at the terminal (``blokus play --opponent human``: hotseat).
 
@@ -40,11 +40,12 @@ from enum import Enum
 from functools import partial
 from typing import Any
 
-from ai.base import Engine, RandomPlayer
-from ai.compiled import LazyCompiledPlayer
-from ai.greedy import GreedyPlayer
-from ai.levels import CappedTime
-from ai.search import LookaheadPlayer
+from ai.players.base import Engine, RandomPlayer
+from ai.players.compiled import LazyCompiledPlayer
+from ai.players.greedy import GreedyPlayer
+from ai.players.levels import CappedTime
+from ai.search.cores import MAX_THREADS, search_threads
+from ai.search.lookahead import LookaheadPlayer
 
 DEFAULT_AI = "mcts"  # the bot's, the TUI's and level 5's player
 ANALYSIS_AI = "lookahead"  # game analyses: deterministic, so the same game always gets the same verdicts
@@ -81,24 +82,24 @@ class Registered:
 
 
 def _compiled_mcts(seed: int | None, clock: Callable[[], float] | None, settings: dict | None = None) -> Engine:
-    from ai.mcts import MctsParams, MctsPlayer
+    from ai.search.mcts import MctsParams, MctsPlayer
 
     return MctsPlayer(seed=seed, clock=clock, params=MctsParams(**settings) if settings else None)
 
 
 def _compiled_lookahead(seed: int | None, clock: Callable[[], float] | None) -> Engine:
-    from ai.fastsearch import FastLookaheadPlayer
+    from ai.search.fastsearch import FastLookaheadPlayer
 
     return FastLookaheadPlayer(seed=seed, clock=clock)
 
 
 def _mcts(seed: int | None = None, settings: tuple[tuple[str, Any], ...] = (), name: str = "mcts") -> Engine:
     factory = partial(_compiled_mcts, settings=dict(settings)) if settings else _compiled_mcts
-    return LazyCompiledPlayer(name, "ai.mcts", factory, LookaheadPlayer(seed), seed)
+    return LazyCompiledPlayer(name, "ai.search.mcts", factory, LookaheadPlayer(seed), seed)
 
 
 def _lookahead(seed: int | None = None) -> Engine:
-    return LazyCompiledPlayer("lookahead", "ai.fastsearch", _compiled_lookahead, LookaheadPlayer(seed), seed)
+    return LazyCompiledPlayer("lookahead", "ai.search.fastsearch", _compiled_lookahead, LookaheadPlayer(seed), seed)
 
 
 def _python_lookahead(seed: int | None = None) -> Engine:
@@ -110,9 +111,9 @@ def _python_lookahead(seed: int | None = None) -> Engine:
 BUILTINS: dict[str, Registered] = {
     "random": Registered(RandomPlayer),
     "greedy": Registered(GreedyPlayer),
-    "lookahead": Registered(_lookahead, "ai.fastsearch"),
+    "lookahead": Registered(_lookahead, "ai.search.fastsearch"),
     "lookahead-py": Registered(_python_lookahead),
-    DEFAULT_AI: Registered(_mcts, "ai.mcts"),
+    DEFAULT_AI: Registered(_mcts, "ai.search.mcts"),
 }
 
 LEVELS: dict[int, Registered] = {
@@ -133,8 +134,8 @@ def accepted() -> str:
 
 
 def mcts_settings(text: str) -> tuple[tuple[str, float | int | bool], ...]:
-    """``KEY=VALUE,...`` as settings of ``ai.mcts.MctsParams`` (checked against its fields; ValueError)."""
-    from ai.mcts import MctsParams  # imports numba: only for these names, which are for measuring
+    """``KEY=VALUE,...`` as settings of ``ai.search.mcts.MctsParams`` (checked against its fields; ValueError)."""
+    from ai.search.mcts import MctsParams  # imports numba: only for these names, which are for measuring
 
     kinds = {name: type(value) for name, value in vars(MctsParams()).items()}
     settings: dict[str, float | int | bool] = {}
@@ -153,6 +154,10 @@ def mcts_settings(text: str) -> tuple[tuple[str, float | int | bool], ...]:
         except ValueError:
             wanted = {bool: "0 or 1", int: "a whole number"}.get(kinds[key], "a number")
             raise ValueError(f"mcts:{text}: {key} needs {wanted}, not {value!r}") from None
+    try:
+        MctsParams(**settings)  # type: ignore[arg-type]  # (its own checks: a value in range)
+    except ValueError as exc:
+        raise ValueError(f"mcts:{text}: {exc}") from None
     return tuple(settings.items())
 
 
@@ -220,7 +225,7 @@ class PlayerSpec:
     def build(self, seed: int | None = None) -> Engine:
         """The in-process player (ValueError with one line if it cannot be built)."""
         if self.kind is PlayerKind.GTP:
-            from ai.gtp import GtpPlayer
+            from ai.players.gtp import GtpPlayer
 
             return GtpPlayer(self.path, self.level, seed=seed)
         if self.kind is PlayerKind.MCTS:
@@ -312,8 +317,33 @@ def make_player(name: str, seed: int | None = None) -> Engine:
     return parse_player(name, "AI").build(seed)
 
 
+def _searches(spec: PlayerSpec) -> bool:
+    """Whether ``spec`` is our MCTS (the default AI, its level, ``mcts:...``): a search with threads."""
+    return spec.registered is BUILTINS[DEFAULT_AI]
+
+
+def search_threads_of(spec: PlayerSpec) -> int | None:
+    """The threads the search of ``spec`` runs (None: not our MCTS). Light: no numba."""
+    return search_threads(int(dict(spec.settings).get("threads", 0))) if _searches(spec) else None
+
+
+def capped_threads(spec: PlayerSpec, threads: int) -> PlayerSpec:
+    """``spec`` searching with at most ``threads`` threads (``blokus bot --threads``); PlayerNameError (one line)
+    for a player that is not our MCTS, or ``threads`` out of 1..MAX_THREADS."""
+    if not 1 <= threads <= MAX_THREADS:
+        raise PlayerNameError(f"--threads needs 1 to {MAX_THREADS}, not {threads}")
+    if not _searches(spec):
+        raise PlayerNameError(f"--threads: {spec.name!r} is not our search ({DEFAULT_AI}): it runs as it does")
+    settings = dict(spec.settings)
+    settings["threads"] = min(threads, search_threads(int(settings.get("threads", 0))))
+    text = ",".join(f"{key}={int(value) if isinstance(value, bool) else value}" for key, value in settings.items())
+    name = f"{DEFAULT_AI}:{text}"
+    return PlayerSpec(PlayerKind.MCTS, name, settings=tuple(settings.items()))
+
+
 def kernels_of(spec: PlayerSpec):
-    """The compiled kernels (``ai.compiled.Kernels``) a player needs, or None (a Python player). Imports numba."""
+    """The compiled kernels (``ai.players.compiled.Kernels``) a player needs, or None (a Python player).
+    Imports numba."""
     module = spec.kernels_module
     return None if module is None else importlib.import_module(module).KERNELS
 

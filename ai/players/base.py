@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 class StopFlag(Protocol):
     """What an engine reads of its stop signal: a ``threading.Event``, or a flag another process sets
-    (``ai.engine_process``)."""
+    (``ai.players.engine_process``)."""
 
     def is_set(self) -> bool: ...
 

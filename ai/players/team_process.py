@@ -2,13 +2,13 @@
 plays with :class:`TeamPlayer`; every command that needs to know whether a team's file loads asks
 :func:`check_team_player`. The team's file is never imported in our own process.
 
-The child (``ai.pyplayer``, started with ``ai.processes``: its own session, a token, the subreaper, a group
-kill) is started warm — when the bot starts, before it joins — and answers each move request over a pipe
-(a small pickled request, a small JSON answer: ``bench/bench_team_process.py`` measures the cost). Whatever
-the child does, the caller (``ai.controller.decide``) gets an answer or an exception in time and sends a
-legal move by its deadline:
+The child (``ai.players.pyplayer``, started with ``ai.players.processes``: its own session, a token, the subreaper,
+a group kill) is started warm — when the bot starts, before it joins — and answers each move request over a pipe (a
+small pickled request, a small JSON answer: ``bench/bench_team_process.py`` measures the cost). Whatever the child
+does, the caller (``ai.players.controller.decide``) gets an answer or an exception in time and sends a legal move by
+its deadline:
 
-* an exception or an answer that is no move: :class:`~ai.pyplayer.PlayerCodeError` (its traceback shown
+* an exception or an answer that is no move: :class:`~ai.players.pyplayer.PlayerCodeError` (its traceback shown
   once per kind); an illegal move is judged by the controller;
 * holding the interpreter in C, a loop, a wait: the controller's cut-off sends a fallback; if the child is
   still busy when the next request comes, a **standby** child (started warm beside it, with the same file)
@@ -39,10 +39,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ai import processes
-from ai.base import Player
-from ai.players import PlayerSpec
-from ai.pyplayer import (
+from ai.players import processes
+from ai.players.base import Player
+from ai.players.pyplayer import (
     END_IDLE,
     GAME_OVER,
     IDLE,
@@ -57,6 +56,7 @@ from ai.pyplayer import (
     PlayerLoadError,
     frame,
 )
+from ai.players.registry import PlayerSpec
 from model.moves import Move, parse_move
 from model.pieces import Team
 from model.result import GameResult
@@ -72,7 +72,7 @@ ANSWER_LIMIT_BYTES = 64 * 1024  # one message from the child
 MAX_STARTS = 20  # processes of the team's player per game (a player that dies at every move stops here)
 DRAIN_PAUSE_S = 0.005  # between two reads of output beyond the limit: the child waits, not the bot
 # the folder that holds this project's packages: the child imports exactly this project, whatever its folder
-PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
+PROJECT_ROOT = str(Path(__file__).resolve().parents[2])  # the folder of the packages: ai/players/ is two down
 
 
 class Output:
@@ -153,7 +153,7 @@ class TeamChild:
         self, spec: PlayerSpec, output: Output, *, memory_mib: int = MEMORY_LIMIT_MIB, check: bool = False
     ) -> None:
         self.spec = spec
-        argv = [sys.executable, "-P", "-m", "ai.pyplayer", spec.path, spec.class_name, str(memory_mib)]
+        argv = [sys.executable, "-P", "-m", "ai.players.pyplayer", spec.path, spec.class_name, str(memory_mib)]
         argv += ["check"] if check else []
         path = os.environ.get("PYTHONPATH", "")
         env = {**os.environ, "PYTHONPATH": PROJECT_ROOT + (os.pathsep + path if path else "")}

@@ -1,7 +1,7 @@
 """The player API's implementation: a team's ``Player`` base class and the ``GameState`` it searches on.
 
 The public face is ``blokus.player`` (it re-exports these names with the reference in
-``docs/player-api.md``). They live here, below ``net`` and ``cli``, so that ``ai.pyplayer`` (the loader of
+``docs/player-api.md``). They live here, below ``net`` and ``cli``, so that ``ai.players.pyplayer`` (the loader of
 ``py:PATH[:CLASS]`` players) can build them while imports keep pointing one way.
 
 ``GameState`` is a thin façade over the compiled engine (``model.fast.FastState``: legal moves of any colour,

@@ -1,18 +1,18 @@
 """The compiled AI's lookup tables: ``model.fast.TABLES`` extended by the evaluation's numbers.
 
-Every compiled AI kernel (``ai.fasteval``, ``ai.movefeatures``, ``ai.fastsearch``, ``ai.mcts``) takes
-``TABLES`` as its first argument ``t`` and hands it to the engine's kernels, which read their own sections
-of it (it begins with ``model.fast.TABLES``). Tables reach compiled code only this way: numba would copy a
-global array into every kernel that reads it. ``T_*``: the sections' offsets, in units of their type
-(float64 sections are read through ``tf = t.view(np.float64)``, made once per position: a view is a new array,
-and numba counts references to it).
+Every compiled AI kernel (``ai.search.fasteval``, ``ai.search.movefeatures``, ``ai.search.fastsearch``,
+``ai.search.mcts``) takes ``TABLES`` as its first argument ``t`` and hands it to the engine's kernels, which read
+their own sections of it (it begins with ``model.fast.TABLES``). Tables reach compiled code only this way: numba
+would copy a global array into every kernel that reads it. ``T_*``: the sections' offsets, in units of their type
+(float64 sections are read through ``tf = t.view(np.float64)``, made once per position: a view is a new array, and
+numba counts references to it).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ai import evaluate as E
+from ai.search import evaluate as E
 from model import fast as F
 from model.fast import NCELLS, N
 

@@ -1,9 +1,9 @@
-"""What the weaker levels are made of (the levels themselves are in the registry of ``ai.players``:
+"""What the weaker levels are made of (the levels themselves are in the registry of ``ai.players.registry``:
 ``LEVELS``): :class:`CappedTime`, another engine with less time per move."""
 
 from __future__ import annotations
 
-from ai.base import Engine, StopFlag
+from ai.players.base import Engine, StopFlag
 from model.moves import Move
 from model.state import GameState
 

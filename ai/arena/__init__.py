@@ -1,0 +1,1 @@
+"""Games between players and their verdicts: matches (``match``), the referee, SPRT, tournaments."""

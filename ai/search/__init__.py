@@ -1,0 +1,1 @@
+"""The engines' thinking: evaluation, the alpha-beta lookahead, the move model, the MCTS (``mcts``)."""
