@@ -441,3 +441,51 @@ async def test_a_player_file_plays_a_game_on_its_own_with_the_options_in_any_ord
     log = _log(tmp_path)
     assert log[0].startswith("joined ") and log[-1] == "over", log
     assert sum(line.startswith("waiting at turn") for line in log) >= 5 and "not stopped" not in log
+
+
+def test_a_player_file_with_bad_options_says_one_line_and_exits_2(tmp_path: Path) -> None:
+    path = write(tmp_path, "hooked.py", HOOKED)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, str(path), "-p", "13050", "--reservaton", "code"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=CAP, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == "", done
+    assert done.stderr.splitlines() == ["blokus bot: unrecognized arguments: --reservaton code"], done.stderr
+    assert _log(tmp_path) == []  # the team's player never started
+
+
+async def test_a_player_file_hears_of_the_servers_error(tmp_path: Path) -> None:
+    path = write(tmp_path, "hooked.py", HOOKED)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    async with running_server() as server:
+        ours = await asyncio.create_subprocess_exec(
+            sys.executable, str(path), "-h", HOST, "-p", str(server.port), "-r", "no-such-code",
+            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        out, err = await asyncio.wait_for(ours.communicate(), CAP)
+    text = out.decode() + err.decode()
+    assert ours.returncode not in (0, 2) and "Traceback" not in text, text
+    assert [line for line in _log(tmp_path) if line.startswith("error ")], (_log(tmp_path), text)  # on_error
+
+
+def test_the_starter_hands_its_options_to_the_bot_unchanged(tmp_path: Path, monkeypatch) -> None:
+    import blokus.player
+
+    started: list[list[str]] = []
+
+    def execv(program: str, command: list[str]) -> None:
+        started.append(command)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(os, "execv", execv)
+    monkeypatch.setattr(sys, "argv", ["player.py", "-h", HOST, "-p", "13051", "-r", "code"])
+    with pytest.raises(SystemExit):
+        blokus.player.run(tmp_path / "player.py")
+    with pytest.raises(SystemExit):
+        blokus.player.run("player.py", [])  # no options: the bot's defaults (localhost:13050, any open game)
+    bot = [sys.executable, "-P", "-m", "blokus", "bot", "--player"]
+    assert started[0] == [*bot, str(tmp_path / "player.py"), "-h", HOST, "-p", "13051", "-r", "code"]
+    assert started[1] == [*bot, os.path.abspath("player.py")]
+    default = parse_options(["--player", "p.py"])  # what no options mean: socha's Starter's defaults
+    assert (default.host, default.port, default.reservation) == ("localhost", 13050, None)
