@@ -142,7 +142,7 @@ def test_a_worker_of_another_version_is_refused_by_name(head, tmp_path):
     other = tmp_path / "other"
     for package in ("blokus", "model", "ai", "net", "tui", "cli"):
         shutil.copytree(ROOT / package, other / package, ignore=shutil.ignore_patterns("__pycache__"))
-    with open(other / "ai" / "arena.py", "a") as fh:
+    with open(other / "ai" / "arena" / "match.py", "a") as fh:
         fh.write("# another version\n")
     head.worker("old-pc", env={**ENV, "PYTHONPATH": str(other)})
     head.client.wait_for_workers(1, timeout=CAP_S)

@@ -45,7 +45,7 @@ def test_its_tests_pass_and_its_code_is_lint_clean(tmp_path: Path) -> None:
         [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist"], cwd=tmp_path, env=env, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "6 passed" in done.stdout
+    assert "7 passed" in done.stdout
     lint = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated", "--line-length", "120", "."],
         cwd=tmp_path,

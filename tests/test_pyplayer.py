@@ -363,7 +363,7 @@ class Hooked(Player):
     def while_waiting(self, stop) -> None:
         note(f"waiting at turn {self.game_state.turn}")
         if os.path.exists(os.path.join(os.path.dirname(LOG), "ignore-the-stop")):
-            end = time.monotonic() + 3
+            end = time.monotonic() + 20
             while time.monotonic() < end:  # Python that never looks at the stop: it only slows the next move
                 pass
             note("ignored")
@@ -403,7 +403,8 @@ async def test_the_hooks_teams_know_think_on_the_opponents_time_and_hear_of_join
         player._team = state.current_team
         player.start_pondering(state)
         await wait_until(lambda: "waiting at turn 20" in _log(tmp_path), message=str(_log(tmp_path)))
-        assert _log(tmp_path)[:2] == ["joined room-7", "error Fehler: ungültiger Zug"]
+        log = _log(tmp_path)  # (the standby hears of the join too: it may take over)
+        assert "joined room-7" in log and log.index("joined room-7") < log.index("error Fehler: ungültiger Zug")
         decision = await decide(player, state, time.monotonic(), think_ms=1600, hard_ms=1900)
         assert decision.source == "engine" and check_move(state, decision.move) is None
         await wait_until(lambda: "stopped" in _log(tmp_path), message=str(_log(tmp_path)))  # stopped by the request
@@ -414,7 +415,7 @@ async def test_the_hooks_teams_know_think_on_the_opponents_time_and_hear_of_join
         started = time.monotonic()
         late = await decide(player, state, started, think_ms=1600, hard_ms=1900)
         assert check_move(state, late.move) is None and late.source in ("engine", "fallback-timeout")
-        assert "ignored" not in _log(tmp_path)  # it was still running while the move was asked
+        assert "ignored" not in _log(tmp_path)  # it was still running (for 20 s) while the move was asked
     finally:
         player.close()
     assert any("while_waiting raised KeyError: 'after the stop'" in line for line in said), said
@@ -441,3 +442,51 @@ async def test_a_player_file_plays_a_game_on_its_own_with_the_options_in_any_ord
     log = _log(tmp_path)
     assert log[0].startswith("joined ") and log[-1] == "over", log
     assert sum(line.startswith("waiting at turn") for line in log) >= 5 and "not stopped" not in log
+
+
+def test_a_player_file_with_bad_options_says_one_line_and_exits_2(tmp_path: Path) -> None:
+    path = write(tmp_path, "hooked.py", HOOKED)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, str(path), "-p", "13050", "--reservaton", "code"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=CAP, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == "", done
+    assert done.stderr.splitlines() == ["blokus bot: unrecognized arguments: --reservaton code"], done.stderr
+    assert _log(tmp_path) == []  # the team's player never started
+
+
+async def test_a_player_file_hears_of_the_servers_error(tmp_path: Path) -> None:
+    path = write(tmp_path, "hooked.py", HOOKED)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    async with running_server() as server:
+        ours = await asyncio.create_subprocess_exec(
+            sys.executable, str(path), "-h", HOST, "-p", str(server.port), "-r", "no-such-code",
+            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        out, err = await asyncio.wait_for(ours.communicate(), CAP)
+    text = out.decode() + err.decode()
+    assert ours.returncode not in (0, 2) and "Traceback" not in text, text
+    assert [line for line in _log(tmp_path) if line.startswith("error ")], (_log(tmp_path), text)  # on_error
+
+
+def test_the_starter_hands_its_options_to_the_bot_unchanged(tmp_path: Path, monkeypatch) -> None:
+    import blokus.player
+
+    started: list[list[str]] = []
+
+    def execv(program: str, command: list[str]) -> None:
+        started.append(command)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(os, "execv", execv)
+    monkeypatch.setattr(sys, "argv", ["player.py", "-h", HOST, "-p", "13051", "-r", "code"])
+    with pytest.raises(SystemExit):
+        blokus.player.run(tmp_path / "player.py")
+    with pytest.raises(SystemExit):
+        blokus.player.run("player.py", [])  # no options: the bot's defaults (localhost:13050, any open game)
+    bot = [sys.executable, "-P", "-m", "blokus", "bot", "--player"]
+    assert started[0] == [*bot, str(tmp_path / "player.py"), "-h", HOST, "-p", "13051", "-r", "code"]
+    assert started[1] == [*bot, os.path.abspath("player.py")]
+    default = parse_options(["--player", "p.py"])  # what no options mean: socha's Starter's defaults
+    assert (default.host, default.port, default.reservation) == ("localhost", 13050, None)
