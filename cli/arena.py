@@ -29,6 +29,7 @@ from ai.arena.match import (
     make_specs,
     run_match,
     summary,
+    threads_per_game,
 )
 from ai.arena.sprt import SprtSpec
 from ai.players.registry import compile_ahead
@@ -213,12 +214,19 @@ def _play(
     )
     progress = None if args.quiet else Progress(len(specs), sprt=sprt)
     stopped, why = False, ""
+    share = None if site is not None else threads_per_game(args.jobs)  # games side by side share the cores
     try:
         if runner is not None:
             results = run_match(specs, None, None, args.jobs, progress, runner=runner, enough=sprt, site=site)
         else:
             results = run_match(
-                specs, PlayerFactory(players[0]), PlayerFactory(players[1]), args.jobs, progress, enough=sprt, site=site
+                specs,
+                PlayerFactory(players[0], share),
+                PlayerFactory(players[1], share),
+                args.jobs,
+                progress,
+                enough=sprt,
+                site=site,
             )
     except BrokenProcessPool:
         print("blokus arena: a game process died (crashed or killed); the match is incomplete", file=sys.stderr)

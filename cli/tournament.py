@@ -20,7 +20,16 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
 
-from ai.arena.match import ArenaGame, GameJob, GameSite, MatchStopped, PlayerFactory, make_specs, run_jobs
+from ai.arena.match import (
+    ArenaGame,
+    GameJob,
+    GameSite,
+    MatchStopped,
+    PlayerFactory,
+    make_specs,
+    run_jobs,
+    threads_per_game,
+)
 from ai.arena.tournament import (
     GameKey,
     Journal,
@@ -192,10 +201,11 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                 runners[a, b] = ExternalGames(
                     spec_of[a], spec_of[b], str(log_dir), join_timeout=args.join_timeout, logs=budget
                 )
+        share = None if site is not None else threads_per_game(args.jobs)  # games side by side share the cores
         work = [
             GameJob(g.spec, runner=runners[g.key.a, g.key.b])
             if external
-            else GameJob(g.spec, PlayerFactory(spec_of[g.key.a]), PlayerFactory(spec_of[g.key.b]))
+            else GameJob(g.spec, PlayerFactory(spec_of[g.key.a], share), PlayerFactory(spec_of[g.key.b], share))
             for g in missing
         ]
         return _play(args, journal, games, work, site, opening)

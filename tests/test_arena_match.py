@@ -215,3 +215,21 @@ def test_a_bad_sprt_is_one_line(capsys):
         arena_main(["random", "random", "--sprt", "5"])
     assert exc.value.code == 2
     assert "write ELO0,ELO1" in capsys.readouterr().err
+
+
+def test_games_side_by_side_share_the_cores(monkeypatch) -> None:
+    # arena --jobs N: each game's search gets its share of the cores, a spec that names its threads keeps them
+    from ai.arena import match
+    from ai.players.registry import parse_player
+    from ai.search.cores import search_threads
+
+    monkeypatch.setattr(match, "available_cores", lambda: 8)
+    assert match.threads_per_game(1) is None and match.threads_per_game(2) == 4 and match.threads_per_game(16) == 1
+    built = []
+    monkeypatch.setattr(match.PlayerSpec, "build", lambda spec, seed: built.append(spec) or spec)
+    monkeypatch.setattr(match, "compile_ahead", lambda spec: None)
+    match.PlayerFactory(parse_player("mcts"), 4)(0)
+    match.PlayerFactory(parse_player("mcts:threads=1"), 4)(0)
+    match.PlayerFactory(parse_player("greedy"), 4)(0)
+    match.PlayerFactory(parse_player("mcts"))(0)
+    assert [dict(spec.settings).get("threads") for spec in built] == [min(4, search_threads(0)), 1, None, None]

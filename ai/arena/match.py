@@ -35,7 +35,8 @@ from ai.arena.referee import Referee
 from ai.arena.sprt import SprtSpec, SprtState, Verdict
 from ai.players import processes
 from ai.players.base import Engine
-from ai.players.registry import PlayerSpec, compile_ahead
+from ai.players.registry import PlayerSpec, capped_threads, compile_ahead, search_threads_of
+from ai.search.cores import available_cores
 from model.moves import Move
 from model.pieces import Shape, Team
 from model.record import GameRecord
@@ -196,13 +197,18 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
 
 
 class PlayerFactory:
-    """A picklable factory for an in-process player of a spec."""
+    """A picklable factory for an in-process player of a spec. ``threads``: the search threads a game may use
+    (games side by side share the cores: ``threads_per_game``); a spec that names its threads keeps them."""
 
-    def __init__(self, spec: PlayerSpec) -> None:
+    def __init__(self, spec: PlayerSpec, threads: int | None = None) -> None:
         self.spec = spec
+        self.threads = threads
 
     def __call__(self, seed: int) -> Engine:
-        player = self.spec.build(seed)
+        spec = self.spec
+        if self.threads is not None and search_threads_of(spec) is not None and "threads" not in dict(spec.settings):
+            spec = capped_threads(spec, self.threads)
+        player = spec.build(seed)
         # a game process loads the compiled search now, not in its first move (where the player would
         # answer with its slow fallback while the loading thread holds the interpreter)
         compile_ahead(self.spec)
@@ -295,6 +301,12 @@ class MatchStopped(Exception):
         super().__init__(f"stopped after {len(results)} games")
         self.results = results
         self.reason = reason
+
+
+def threads_per_game(jobs: int) -> int | None:
+    """The search threads of each of ``jobs`` games played side by side on this machine (None: one game at a
+    time, all cores): more threads than cores would slow every move past the clock."""
+    return max(1, available_cores() // jobs) if jobs > 1 else None
 
 
 class SiteLost(Exception):
