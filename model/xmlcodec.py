@@ -405,12 +405,7 @@ def _reader(schema: _Schema) -> Callable[[etree._Element], BaseModel]:
                 values[name] = reads[raw]  # type: ignore[index]
             if len(values) != count:
                 raise _Decline
-            instance = _new(model)
-            _set_dict(instance, values)
-            _set_fields_set(instance, set(values))
-            _set_extra(instance, None)
-            _set_private(instance, None)
-            return instance
+            return _instance(model, values, set(values))
 
         return flat
 
@@ -491,6 +486,16 @@ _set_extra = BaseModel.__pydantic_extra__.__set__  # type: ignore[union-attr]
 _set_private = BaseModel.__pydantic_private__.__set__  # type: ignore[union-attr]
 
 
+def _instance(model: type[BaseModel], values: dict[str, Any], fields_set: set[str]) -> BaseModel:
+    """An instance of ``model`` holding ``values`` (already valid), as pydantic's own constructor leaves it."""
+    instance = _new(model)
+    _set_dict(instance, values)
+    _set_fields_set(instance, fields_set)
+    _set_extra(instance, None)
+    _set_private(instance, None)
+    return instance
+
+
 def _maker(schema: _Schema) -> Callable[[dict[str, Any]], BaseModel]:
     """Values -> an instance without validation: defaults for the fields not given, ``model_fields_set`` = the
     given ones (what ``model_construct`` does, which cannot take a field named ``cls``)."""
@@ -503,12 +508,7 @@ def _maker(schema: _Schema) -> Callable[[dict[str, Any]], BaseModel]:
                 if values.keys() != required:
                     raise TypeError(f"{model.__name__}: fields {sorted(values)} (declared: {sorted(defaults)})")
                 values = {name: values[name] for name in names}
-            instance = _new(model)
-            _set_dict(instance, values)  # the caller's new dict, taken over
-            _set_fields_set(instance, set(required))
-            _set_extra(instance, None)
-            _set_private(instance, None)
-            return instance
+            return _instance(model, values, set(required))  # the caller's new dict, taken over
 
         return make_all
 
@@ -520,12 +520,7 @@ def _maker(schema: _Schema) -> Callable[[dict[str, Any]], BaseModel]:
             for name, factory in factories.items():
                 if name not in values:
                     full[name] = factory()
-        instance = _new(model)
-        _set_dict(instance, full)
-        _set_fields_set(instance, set(values))
-        _set_extra(instance, None)
-        _set_private(instance, None)
-        return instance
+        return _instance(model, full, set(values))
 
     return make
 
