@@ -416,6 +416,10 @@ async def test_the_hooks_teams_know_think_on_the_opponents_time_and_hear_of_join
         late = await decide(player, state, started, think_ms=1600, hard_ms=1900)
         assert check_move(state, late.move) is None and late.source in ("engine", "fallback-timeout")
         assert "ignored" not in _log(tmp_path)  # it was still running (for 20 s) while the move was asked
+        player.start_pondering(state)  # while that one runs on, no second one beside it
+        player.server_error("after")  # handled in order, after the idle request
+        await wait_until(lambda: "error after" in _log(tmp_path))
+        assert _log(tmp_path).count("waiting at turn 20") == 2
     finally:
         player.close()
     assert any("while_waiting raised KeyError: 'after the stop'" in line for line in said), said

@@ -62,6 +62,7 @@ EXIT_LOAD_FAILED = 4
 # message kinds, parent → child
 MOVE, STOP, GAME_OVER, QUIT = "move", "stop", "game_over", "quit"
 JOINED, IDLE, END_IDLE, SERVER_ERROR = "joined", "idle", "end_idle", "error"
+STOPS_IDLE = (MOVE, END_IDLE, GAME_OVER, QUIT)  # what ends a while_waiting
 IDLE_JOIN_S = 0.05  # how long a move request waits for while_waiting to return after its stop is set
 
 
@@ -233,7 +234,7 @@ class _Channel:
                 if message[0] == STOP:
                     self.stopped.add(message[1])
                     continue
-                if message[0] in (MOVE, END_IDLE, GAME_OVER, QUIT):
+                if message[0] in STOPS_IDLE:
                     self.idle_stop.set()  # at once, from this thread: the main one may be busy
                 self.inbox.put(message)
 
@@ -344,13 +345,14 @@ def serve(argv: list[str]) -> int:
     idle: threading.Thread | None = None
     while True:
         message = channel.inbox.get()
-        if idle is not None and message[0] != IDLE:
+        if idle is not None and message[0] in STOPS_IDLE:
             idle.join(IDLE_JOIN_S)  # its stop is set (by the reader): a well-behaved hook has returned
-            idle = None
+        if idle is not None and not idle.is_alive():
+            idle = None  # (one that ignores its stop runs on: never a second one beside it)
         if message[0] == MOVE:
             _answer(channel, player, message, Path(path))
         elif message[0] == IDLE:
-            if idle is None or not idle.is_alive():
+            if idle is None:
                 idle = _start_idle(channel, player, message)
         elif message[0] == JOINED:
             _hook("on_game_joined", functools.partial(player.on_game_joined, str(message[1])))
