@@ -384,6 +384,7 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
     path_edges = np.zeros(256, dtype=np.int32)
     path_colors = np.zeros(256, dtype=np.int32)
     score_w = params[R.score_weight]
+    expand_inc = params[R.expand_inc]
     size_w = np.zeros(6, dtype=np.float64)
     for size in range(6):
         size_w[size] = params[R.size_base] ** size
@@ -412,7 +413,7 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
             ply += 1
             child = edge_child[e]
             if child < 0:
-                if edge_n[e] >= 1.0 and counters[0] < node_first.shape[0] and depth < 200:
+                if edge_n[e] >= 1.0 + expand_inc * (depth - 1) and counters[0] < node_first.shape[0] and depth < 200:
                     child = counters[0]
                     counters[0] += 1
                     node_first[child] = -1

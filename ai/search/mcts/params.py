@@ -36,6 +36,9 @@ class MctsParams:
     score_z: float = 0.3  # > 0: instead of score_weight, a bonus of up to this for a margin above the search's
     #                       mean margin (in standard deviations; "quality-based rewards", as Pentobi does)
     prune: float = 0.01  # > 0: below the root, keep only the moves the model rates at least this x the best
+    # a node is added (and expanded) at the visit of its move after 1 + expand_inc x (its depth - 1) earlier ones:
+    # 0 adds every node at its second visit; Pentobi waits longer deeper (0.5: its expansion_threshold_inc)
+    expand_inc: float = 0.0
     # keep the subtree of the position reached since the last search
     reuse: bool = field(default=True, metadata=PLAYER_ONLY)
     # > 0: a count of simulations a move (the clock still stops it), to measure per simulation: this x 0.7 e^(0.1 k)
