@@ -265,7 +265,7 @@ def game_key(states: Sequence[GameState], moves: Sequence[Move | None]) -> str:
 
 
 def _team_one_sign(state: GameState) -> float:
-    return 1.0 if state.current_color.team is Team.ONE else -1.0
+    return 1.0 if state.color.team is Team.ONE else -1.0
 
 
 def chart_points(states: Sequence[GameState], start: int = 0) -> list[ChartPoint]:
@@ -306,7 +306,7 @@ class _YardstickSearcher(Searcher):
         game takes no ply but its turn passes, so the search still ends at the same point of the round)."""
         self.check()
         state = self.state
-        maximize = state.current_color % 2 == self.team
+        maximize = state.color % 2 == self.team
         pids = state.legal_placements()
         if not len(pids):  # only with a hand-built state: the colour can only skip
             return self.value()
@@ -368,7 +368,7 @@ def analyse_position(
     state: GameState, played: Move, index: int, engine, settings: AnalysisSettings, stop: threading.Event
 ) -> PositionAnalysis:
     """Analyse one position: the engine's best move, both values, the loss of ``played``."""
-    color = state.current_color
+    color = state.color
     choices = len(state.legal_placements())
     sign = _team_one_sign(state)
     if choices == 0:
@@ -416,7 +416,7 @@ def positions_to_analyse(states: Sequence[GameState], moves: Sequence[Move | Non
     out = []
     for i, state in enumerate(states[:-1] if len(states) == len(moves) + 1 else states):
         move = moves[i] if i < len(moves) else None
-        if move is None or state.is_over or move.color != state.current_color:
+        if move is None or state.is_over or move.color != state.color:
             continue
         if isinstance(move, SetMove | SkipMove) and (isinstance(move, SkipMove) or state.is_legal(move)):
             out.append(i)

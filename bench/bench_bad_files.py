@@ -44,7 +44,7 @@ def a_game() -> bytes:
     states = [state.copy()]
     while not state.is_over:
         moves = state.legal_moves()
-        state.push(moves[0] if moves else SkipMove(state.current_color))
+        state.push(moves[0] if moves else SkipMove(state.color))
         states.append(state.copy())
     return dump_replay(states)
 

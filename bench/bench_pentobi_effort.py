@@ -51,7 +51,7 @@ class VerbosePentobi(GtpPlayer):
         self.log.seek(0, 2)
         start_at = self.log.tell()
         started = time.perf_counter()
-        self.command(f"genmove {state.current_color + 1}")
+        self.command(f"genmove {state.color + 1}")
         seconds = time.perf_counter() - started
         self.log.seek(start_at)
         text = self.log.read()

@@ -228,7 +228,7 @@ def socha_worker() -> None:
         state = S.GameState(start_piece=shape_of(spec["start"]))
         for text, turn in spec["moves"]:
             while state.turn < turn:  # a colour we took out of the game (it cannot place): socha's passes
-                S.GameRuleLogic.perform_move(state, S.Move.skip_move(state.current_color()))
+                S.GameRuleLogic.perform_move(state, S.Move.skip_move(state.color()))
             S.GameRuleLogic.perform_move(state, move_of(text))
         moves = state.possible_moves()
         counts.append(len(moves))
@@ -244,7 +244,7 @@ def socha_worker() -> None:
             return len(state.possible_moves())
 
         valid = [i for i, c in enumerate(colors) if state.is_valid_color(c)]
-        mover = colors.index(state.current_color())
+        mover = colors.index(state.color())
         other = min(valid, key=lambda c: (c - mover - 1) % 4)
         turn = state.turn + (other - mover) % 4
 

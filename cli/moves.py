@@ -122,7 +122,7 @@ def main(argv: list[str]) -> int:
             return 2
         started = time.perf_counter()
         moves: list | LegalMoves = (
-            [] if state.is_over else LegalMoves(state.current_color, FastState.from_state(state).legal_placements())
+            [] if state.is_over else LegalMoves(state.color, FastState.from_state(state).legal_placements())
         )
         micros = (time.perf_counter() - started) * 1e6
         prefix = f"{path} " if several else ""

@@ -340,7 +340,7 @@ def state_to_model(state: GameState, names: tuple[str, str] = ("", ""), *, with_
     else:
         parts["start_team"] = build(M.TeamRef, text=Team.ONE.name)
     for color, name in zip(COLORS, ("blue_shapes", "yellow_shapes", "red_shapes", "green_shapes"), strict=True):
-        parts[name] = build(M.ShapeList, shapes=list(state.undeployed(color)))
+        parts[name] = build(M.ShapeList, shapes=list(state.pieces_left(color)))
     parts["valid_colors"] = build(M.ColorList, colors=list(state.valid_colors))
     if not state.season.state_attribute_layout:
         for key, name, team in (("first", names[0], Team.ONE), ("second", names[1], Team.TWO)):

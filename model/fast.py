@@ -673,7 +673,7 @@ class FastState:
         return int(self.m[M_VALID])
 
     @property
-    def current_color(self) -> int:
+    def color(self) -> int:
         return int(self.m[M_TURN]) & 3
 
     @property
@@ -682,7 +682,7 @@ class FastState:
 
     def legal_placements(self, color: int | None = None) -> np.ndarray:
         """Sorted placement ids, as ``GameState.legal_placements``."""
-        color = self.current_color if color is None else int(color)  # a Color would compile another variant
+        color = self.color if color is None else int(color)  # a Color would compile another variant
         if not 0 <= color < 4:
             raise ValueError(f"no colour {color}")
         scratch = _SCRATCH

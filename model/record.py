@@ -82,7 +82,7 @@ def events_between(before: GameState, after: GameState) -> tuple[list[ReplayEven
         if isinstance(last, SetMove) and last.color == color and last.cells == cells:
             events.append(MoveEvent(t0, last))
         else:
-            gone = set(before.undeployed(color)) - set(after.undeployed(color))
+            gone = set(before.pieces_left(color)) - set(after.pieces_left(color))
             move = derive_set_move(color, cells, sorted(gone) or None) or derive_set_move(color, cells)
             if move is None:
                 warnings.append(f"turn {t0}: the new {color.name} fields {sorted(cells)} are no piece")

@@ -422,8 +422,8 @@ def end_texts(
         cause = p.cause
         if cause is Cause.SOFT_TIMEOUT and p.reason == season.irregular_reason(Cause.HARD_TIMEOUT, ""):
             cause = Cause.HARD_TIMEOUT  # a 21.x server that labelled a hard timeout soft
-        if p.team is not None and state is not None and not state.is_over and state.current_team == p.team:
-            name = ", ".join(x for x in (name, f"{state.current_color.name} to move") if x)
+        if p.team is not None and state is not None and not state.is_over and state.team == p.team:
+            name = ", ".join(x for x in (name, f"{state.color.name} to move") if x)
         team = p.team.name if p.team is not None else "?"
         lines.append(f"Irregular end: team {team}{f' ({name})' if name else ''} {_cause_text(cause, season)}.")
         reason = (p.reason or "").strip()

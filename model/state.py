@@ -128,12 +128,12 @@ class GameState:
         return 1 + self.turn // 4
 
     @property
-    def current_color(self) -> Color:
+    def color(self) -> Color:
         return COLORS[self.turn & 3]
 
     @property
-    def current_team(self) -> Team:
-        return self.current_color.team
+    def team(self) -> Team:
+        return self.color.team
 
     @property
     def valid_colors(self) -> tuple[Color, ...]:
@@ -146,7 +146,7 @@ class GameState:
     def is_over(self) -> bool:
         return self.valid == 0 or self.turn >= self.season.turn_limit
 
-    def undeployed(self, color: Color) -> tuple[Shape, ...]:
+    def pieces_left(self, color: Color) -> tuple[Shape, ...]:
         bits = self.shapes[color]
         return tuple(s for s in SHAPES if bits >> s & 1)
 
@@ -155,7 +155,7 @@ class GameState:
 
     def is_first_move(self, color: Color | None = None) -> bool:
         """True while the colour still holds all 21 shapes (``GameRuleLogic.isFirstMove``)."""
-        return self.shapes[self.current_color if color is None else color] == ALL_SHAPES
+        return self.shapes[self.color if color is None else color] == ALL_SHAPES
 
     @property
     def last_mono(self) -> dict[Color, bool]:
@@ -184,7 +184,7 @@ class GameState:
             occ ^= low
         return out
 
-    def board_array(self) -> np.ndarray:
+    def board(self) -> np.ndarray:
         """A 20×20 int8 array indexed [y, x]: colour index, or -1 for an empty field."""
         arr = np.full(P.NCELLS, -1, dtype=np.int8)
         for color in COLORS:
@@ -232,7 +232,7 @@ class GameState:
         The colour defaults to the colour to move; for another colour the answer is "what it could
         place if it were its turn" (used by evaluation and the UI).
         """
-        color = self.current_color if color is None else color
+        color = self.color if color is None else color
         anchors, forbidden = self._anchors_and_forbidden(color)
         avail = self._available_shapes(color)
         if not anchors or not avail:
@@ -248,12 +248,12 @@ class GameState:
 
     def legal_moves(self, color: Color | None = None) -> LegalMoves:
         """Every distinct legal SetMove of ``color`` (default: the colour to move), lazily built."""
-        color = self.current_color if color is None else color
+        color = self.color if color is None else color
         return LegalMoves(color, self.legal_placements(color))
 
     def has_legal_placement(self, color: Color | None = None) -> bool:
         """Whether ``color`` can place any piece (early exit; cheaper than listing all moves)."""
-        color = self.current_color if color is None else color
+        color = self.color if color is None else color
         anchors, forbidden = self._anchors_and_forbidden(color)
         avail = self._available_shapes(color)
         if not avail:
@@ -275,7 +275,7 @@ class GameState:
 
     def validate(self, move: Move) -> MoveMistake | None:
         """The mistake the official server would report for ``move``, or None if it is legal."""
-        color = self.current_color
+        color = self.color
         if move.color != color:
             return MoveMistake.WRONG_COLOR
         first = self.is_first_move(color)
@@ -370,7 +370,7 @@ class GameState:
     def push_placement(self, pid: int) -> None:
         """Apply legal placement ``pid`` for the colour to move (the search's fast path)."""
         self._stack.append(self._undo_record())
-        color = self.current_color
+        color = self.color
         self._place(color, P.P_SHAPE_LIST[pid], P.MASKS[pid])
         self.last_move = move_of_placement(color, pid)
         self._advance_and_remove()
@@ -393,7 +393,7 @@ class GameState:
     def _advance_and_remove(self) -> None:
         self._advance()
         # Remove colours that cannot place a piece; removals consume turn numbers (rules.md §9).
-        while self.valid and not self.has_legal_placement(self.current_color):
+        while self.valid and not self.has_legal_placement(self.color):
             self.valid &= ~(1 << (self.turn & 3))
             self._advance()
 
@@ -430,13 +430,13 @@ class GameState:
 
     def __repr__(self) -> str:
         return (
-            f"<GameState {self.season.name} turn={self.turn} round={self.round} to_move={self.current_color.name} "
+            f"<GameState {self.season.name} turn={self.turn} round={self.round} to_move={self.color.name} "
             f"valid={[c.name for c in self.valid_colors]} start={self.start_piece.name}>"
         )
 
     def render(self) -> str:
         """A plain-text board (B/Y/R/G, '.' empty), row 0 at the top; handy in tests and logs."""
-        arr = self.board_array()
+        arr = self.board()
         return "\n".join("".join(".BYRG"[v + 1] for v in row) for row in arr)
 
 

@@ -389,11 +389,11 @@ class Bot:
             self.unanswered = "no state before it" if state is None else "the game in the last state is over"
             log.error("move request: cannot answer (%s)", self.unanswered)
             return
-        if request.for_team is not None and state.current_team != request.for_team and not self.contradicted:
+        if request.for_team is not None and state.team != request.for_team and not self.contradicted:
             self.contradicted = True  # said once per game: a server that keeps doing it is not worth more lines
             self.lines.say(
                 f"a move request for team {request.for_team.name}, but the state says "
-                f"{state.current_color.name} (team {state.current_team.name}) is to move; answering as the state says"
+                f"{state.color.name} (team {state.team.name}) is to move; answering as the state says"
             )
         decision = await decide(
             self.player,
@@ -437,7 +437,7 @@ class Bot:
         log.info(
             "turn %d %s: %s (%s, %.0f ms%s)",
             state.turn,
-            state.current_color.name,
+            state.color.name,
             decision.move,
             decision.source,
             decision.elapsed * 1000,

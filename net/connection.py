@@ -90,7 +90,7 @@ class StateChanged(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class MoveRequested(Event):
-    """The server wants a move for ``state.current_color``; the clock started at ``at``."""
+    """The server wants a move for ``state.color``; the clock started at ``at``."""
 
     room_id: str
     state: GameState | None  # the latest state (a copy); None if no memento came first
@@ -476,12 +476,12 @@ class Connection:
                 self.state.season = self.season
             self.move_pending = True
             state = self.state.copy() if self.state is not None else None
-            if state is not None and self.team is not None and state.current_team != self.team:
+            if state is not None and self.team is not None and state.team != self.team:
                 log.warning(
                     "move request for %s, but the state says %s (%s) is to move",
                     self.team.name,
-                    state.current_color.name,
-                    state.current_team.name,
+                    state.color.name,
+                    state.team.name,
                 )
             return [MoveRequested(raw=raw, at=at, room_id=room_id, state=state, for_team=self.team)]
         if isinstance(data, M.ResultData):

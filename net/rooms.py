@@ -260,7 +260,7 @@ class Room:
 
     def _request_move(self) -> None:
         assert self.state is not None, "moves are requested only once the game has started"
-        team = self.state.current_team
+        team = self.state.team
         slot = self.slots[team]
         if self._players_behind:
             xml = self.history_xml[-1]

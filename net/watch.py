@@ -277,7 +277,7 @@ class TextReport:
         settings = AnalysisSettings(engine=self.ai, time_per_position=self.analyse_time or 0.3)
         if self._engine is None:
             self._engine = settings.engine_spec().build(seed=0)
-        if state.is_over or move.color != state.current_color:
+        if state.is_over or move.color != state.color:
             return ""
         try:
             p = await asyncio.to_thread(analyse_position, state, move, index, self._engine, settings, self._stop)

@@ -180,14 +180,14 @@ def largest_piece(state: GameState, rng: random.Random):
     sizes = [SHAPES[int(P.P_SHAPE[i])].size for i in ids]
     best = max(sizes)
     choices = [i for i, size in zip(ids, sizes, strict=True) if size == best]
-    return move_of_placement(state.current_color, int(rng.choice(choices)))
+    return move_of_placement(state.color, int(rng.choice(choices)))
 
 
 def smallest_piece(state: GameState):
     ids = state.legal_placements()
     if len(ids) == 0:
         return None
-    return move_of_placement(state.current_color, int(min(ids, key=lambda i: SHAPES[int(P.P_SHAPE[i])].size)))
+    return move_of_placement(state.color, int(min(ids, key=lambda i: SHAPES[int(P.P_SHAPE[i])].size)))
 
 
 async def play_badly(conn: Connection) -> None:

@@ -71,7 +71,7 @@ def random_state(seed: int, plies: int) -> GameState:
         if len(ids) and rng.random() > 0.03:
             state.push_placement(int(ids[rng.randrange(len(ids))]))
         else:
-            state.push(SkipMove(state.current_color))
+            state.push(SkipMove(state.color))
     return state
 
 

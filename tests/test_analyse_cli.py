@@ -24,7 +24,7 @@ def game_file(tmp_path_factory):
     state = GameState.new(Shape.PENTO_L)
     states = [state.copy()]
     for ply in range(12):
-        move = SkipMove(state.current_color) if ply == SKIP_AT else engine.choose_move_sync(state, move_time=5.0)
+        move = SkipMove(state.color) if ply == SKIP_AT else engine.choose_move_sync(state, move_time=5.0)
         state.play(move)
         states.append(state.copy())
     path = tmp_path_factory.mktemp("games") / "game.xml"

@@ -48,14 +48,14 @@ def test_skipping_with_a_pentomino_to_place_is_found_as_a_blunder():
     state = states[9]  # YELLOW in round 3, hundreds of placements, a pentomino in hand
     assert len(state.legal_placements()) > 50
     engine = make_player("greedy", seed=0)
-    result = analyse_position(state, SkipMove(state.current_color), 9, engine, FAST, threading.Event())
+    result = analyse_position(state, SkipMove(state.color), 9, engine, FAST, threading.Event())
     assert result.mark is Mark.BLUNDER
     assert result.loss >= BLUNDER_LOSS
     assert isinstance(result.best, SetMove) and state.is_legal(result.best)
-    sign = 1 if state.current_color.team is Team.ONE else -1
+    sign = 1 if state.color.team is Team.ONE else -1
     assert result.loss == pytest.approx(sign * (result.value - result.value_played), abs=0.02)
     assert result.value_played == pytest.approx(
-        position_value(_after(state, SkipMove(state.current_color)), FAST.value_depth), abs=0.01
+        position_value(_after(state, SkipMove(state.color)), FAST.value_depth), abs=0.01
     )
 
 
@@ -180,7 +180,7 @@ def test_chart_mobility_and_points_match_the_official_game():
         row = by_turn.get(point.turn)
         if row is None or state.is_over:
             continue
-        assert point.mobility[state.current_color] == int(row[4])
+        assert point.mobility[state.color] == int(row[4])
         checked += 1
     assert checked > 40
     final = replay.states[-1]
@@ -258,10 +258,10 @@ def test_the_last_values_of_an_official_game_are_close_to_its_final_result():
 
 
 def _position(index: int, state: GameState, value: float, played: float) -> PositionAnalysis:
-    sign = 1.0 if state.current_color.team is Team.ONE else -1.0
+    sign = 1.0 if state.color.team is Team.ONE else -1.0
     loss = max(0.0, sign * (value - played))
-    move = SkipMove(state.current_color)
-    return PositionAnalysis(index, state.turn, state.current_color, move, move, value, played, loss, Mark.NONE, 9)
+    move = SkipMove(state.color)
+    return PositionAnalysis(index, state.turn, state.color, move, move, value, played, loss, Mark.NONE, 9)
 
 
 def test_a_step_of_the_value_without_a_marked_move_is_explained():

@@ -37,7 +37,7 @@ BOARDS, SEQUENCES, UNCHECKED = 150, 75, 75
 def _same(state: GameState, fast: FastState) -> None:
     assert fast.key() == state.key()[1:]
     assert fast.is_over == state.is_over
-    assert fast.current_color == state.current_color
+    assert fast.color == state.color
     for color in range(4):
         ids = fast.legal_placements(color)
         assert np.array_equal(ids, state.legal_placements(color))
@@ -112,7 +112,7 @@ def test_move_sequences_from_any_board_agree_and_undo(state, seed, plies):
             break
         ids = state.legal_placements()
         if not len(ids) or rng.random() < 0.1:
-            state.push(SkipMove(state.current_color))
+            state.push(SkipMove(state.color))
             fast.push_skip()
         else:
             pid = int(ids[rng.randrange(len(ids))])

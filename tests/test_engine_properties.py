@@ -20,7 +20,7 @@ def random_state(seed: int, plies: int) -> GameState:
             break
         moves = list(state.legal_moves())
         if state.can_skip() and rng.random() < 0.05:
-            state.play(SkipMove(state.current_color))
+            state.play(SkipMove(state.color))
         else:
             state.play(rng.choice(moves))
     return state
@@ -46,7 +46,7 @@ def brute_force_moves(state: GameState, color: Color) -> set[SetMove]:
 @given(seed=st.integers(0, 10**6), plies=st.integers(0, 60))
 def test_generator_equals_validator(seed, plies):
     state = random_state(seed, plies)
-    color = state.current_color
+    color = state.color
     generated = list(state.legal_moves())
     assert len(set(generated)) == len(generated), "every cell set once"
     assert set(generated) == brute_force_moves(state, color)
@@ -114,7 +114,7 @@ def test_canonical_pair_round_trips_through_xml(seed, plies):
     state = random_state(seed, plies)
     if state.is_over:
         return
-    moves = list(state.legal_moves())[:40] + [SkipMove(state.current_color)]
+    moves = list(state.legal_moves())[:40] + [SkipMove(state.color)]
     for move in moves:
         back = move_from_message(parse_xml(to_xml(move_to_message(move, "r")).encode()))
         assert back == move and str(back) == str(move)  # same cells and the same (rotation, flip) pair

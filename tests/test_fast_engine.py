@@ -21,7 +21,7 @@ from model.state import GameState
 def _same(state: GameState, fast: FastState) -> None:
     assert fast.key() == state.key()[1:]
     assert fast.is_over == state.is_over
-    assert fast.current_color == state.current_color
+    assert fast.color == state.color
     for color in range(4):
         assert np.array_equal(fast.legal_placements(color), state.legal_placements(color))
         assert fast.points(color) == state.points(color)
@@ -38,7 +38,7 @@ def test_random_games_agree_move_by_move(seed, season):
         _same(state, fast)
         ids = state.legal_placements()
         if state.can_skip() and rng.random() < 0.15:
-            state.push(SkipMove(state.current_color))
+            state.push(SkipMove(state.color))
             fast.push_skip()
         else:
             pid = int(ids[rng.randrange(len(ids))])

@@ -34,7 +34,7 @@ def _random_game(seed: int, season, stop_turn: int = 200) -> GameState:
     while not state.is_over and state.turn < stop_turn:
         ids = state.legal_placements()
         if state.can_skip() and rng.random() < 0.05:
-            state.push(SkipMove(state.current_color))
+            state.push(SkipMove(state.color))
         else:
             state.push_placement(int(ids[rng.randrange(len(ids))]))
     return state
@@ -78,7 +78,7 @@ def test_compiled_evaluation_equals_the_reference(season, weights):
                 break
             ids = state.legal_placements()
             if state.can_skip() and rng.random() < 0.05:
-                state.push(SkipMove(state.current_color))
+                state.push(SkipMove(state.color))
             else:
                 state.push_placement(int(ids[rng.randrange(len(ids))]))
     assert checked > 100
@@ -140,7 +140,7 @@ def test_placeable_shapes_are_the_shapes_of_the_legal_placements(season):
             some_stranded |= state.valid >> color & 1 and state.shapes[color] & ~expected != 0
         ids = state.legal_placements()
         if len(ids) == 0:
-            state.push(SkipMove(state.current_color))
+            state.push(SkipMove(state.color))
         else:
             state.push_placement(int(ids[rng.randrange(len(ids))]))
     assert some_stranded  # the game reached positions where some shape in hand fits nowhere
@@ -195,7 +195,7 @@ def _minimax(state: GameState, depth: int, team: int) -> float:
         state.push_placement(pid)
         values.append(_minimax(state, depth - 1, team))
         state.pop()
-    return max(values) if state.current_color % 2 == team else min(values)
+    return max(values) if state.color % 2 == team else min(values)
 
 
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
@@ -206,7 +206,7 @@ def test_unpruned_search_is_exact_minimax(season, depth):
     while not state.is_over and len(state.legal_placements()) > 12:
         state.push_placement(int(state.legal_placements()[0]))
     assert not state.is_over
-    team = state.current_color % 2
+    team = state.color % 2
     sign = 1.0 if team == 0 else -1.0
     fast = FastState.from_state(state)
     ctx = FS.Ctx.allocate()
@@ -223,7 +223,7 @@ def test_shallow_prefilter_evaluates_every_move_near_the_root(season):
     state = _random_game(7, season, stop_turn=44)
     while not state.is_over and len(state.legal_placements()) > 60:
         state.push_placement(int(state.legal_placements()[0]))
-    team = state.current_color % 2
+    team = state.color % 2
     sign = 1.0 if team == 0 else -1.0
     fast = FastState.from_state(state)
     ctx = FS.Ctx.allocate()
@@ -320,14 +320,14 @@ def test_endgame_widening_finds_the_exact_best_move(season, seed):
     # positions where a one-wide search that reaches the end of the game misses the best move; with the
     # widening rounds the same narrow start ends with a full-width search to the end: the exact best
     state = _random_game(seed, season, stop_turn=60)
-    team = state.current_color % 2
+    team = state.color % 2
 
     def exact(move) -> float:
         after = state.copy()
         after.push(move)
         return _minimax(after, 99, team)
 
-    best = max(exact(FS.move_of_placement(state.current_color, pid)) for pid in state.legal_placements().tolist())
+    best = max(exact(FS.move_of_placement(state.color, pid)) for pid in state.legal_placements().tolist())
     values, widths = {}, {}
     widening = FS.FastSearchParams().widening
     for name, rounds, opponents in (("narrow", (), False), ("widened", widening, True), ("own", widening, False)):

@@ -45,7 +45,7 @@ def test_a_whole_game_of_legal_moves(season):
     players = [MctsPlayer(seed=1, max_simulations=30), MctsPlayer(seed=2, max_simulations=30)]
     state = GameState.new(Shape.PENTO_X if season.year == 2027 else Shape.PENTO_T, season=season)
     while not state.is_over:
-        move = players[state.current_color % 2].choose_move_sync(state, move_time=5.0)
+        move = players[state.color % 2].choose_move_sync(state, move_time=5.0)
         state.play(move)  # raises on an illegal move (the season's first-move rule included)
     assert state.turn > 40
 
@@ -161,7 +161,7 @@ def test_the_move_model_guides_a_whole_game_of_legal_moves():
     players = [MctsPlayer(seed=1, max_simulations=40, params=params), MctsPlayer(seed=2, max_simulations=40)]
     state = GameState.new(Shape.PENTO_T)
     while not state.is_over:
-        state.play(players[state.current_color % 2].choose_move_sync(state, move_time=5.0))
+        state.play(players[state.color % 2].choose_move_sync(state, move_time=5.0))
     assert state.turn > 40
     # the root's moves carry the model's probabilities
     tree = players[0].tree
@@ -288,7 +288,7 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first():
     moves = step = 0
     while not state.is_over:
         step += 1  # a fresh mark for every call
-        color = int(state.current_color)  # an int, as the search passes it (a Color: another compiled variant)
+        color = int(state.color)  # an int, as the search passes it (a Color: another compiled variant)
         assert int(fast.m[M_TURN]) & 3 == color
         legal = state.legal_placements().tolist()
         MF.mark_local(TABLES, fast.b, last, color, marks, np.int32(step))
@@ -326,10 +326,10 @@ def test_the_playout_policy_draws_by_size_among_the_best_blockers(turn, sizes, k
     last = np.full(4, -1, dtype=np.int32)
     while state.turn < turn:
         ids = state.legal_placements()
-        last[state.current_color] = pid = int(ids[rng.randrange(len(ids))])
+        last[state.color] = pid = int(ids[rng.randrange(len(ids))])
         state.push_placement(pid)
     fast = FastState.from_state(state)
-    color = int(state.current_color)
+    color = int(state.color)
     sim, playout = Sim(fast.b, fast.m, last), Playout.allocate()  # the policy plays on ``fast``
     params = mcts.MctsParams().vector()
     size_w = params[R.size_base] ** np.arange(6)
@@ -386,7 +386,7 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
             assert state.is_over or state.turn > turn  # the state had dropped the colour already
             left_the_game += 1
             continue
-        assert (state.turn, state.current_color) == (turn, color)
+        assert (state.turn, state.color) == (turn, color)
         assert pid in state.legal_placements().tolist()
         state.push_placement(pid)
     assert state.is_over and left_the_game == 4 - bin(int(fast.m[M_VALID])).count("1")
@@ -566,7 +566,7 @@ def test_a_count_budget_grows_with_the_pieces_placed_as_pentobis_levels_do():
     player = make_player("mcts:count=200", seed=4)
     for turns in (20, 36):
         state = _position(turns)
-        placed = 21 - len(state.undeployed(state.current_color))
+        placed = 21 - len(state.pieces_left(state.color))
         move = player.choose_move_sync(state, move_time=600.0)
         assert state.is_legal(move)
         assert player.last_info["simulations"] == mcts.counted_simulations(200, placed)

@@ -120,7 +120,7 @@ def test_wire_stream_as_typed_messages() -> None:
     for before, request in zip(rooms, rooms[1:], strict=False):
         if isinstance(request, M.MoveRequest):
             assert isinstance(before, M.Memento)
-            assert state_from_message(before).current_color.team is Team.ONE
+            assert state_from_message(before).color.team is Team.ONE
     assert result_from_message(rooms[-1]).winner is Team.ONE
 
 
@@ -281,7 +281,7 @@ def test_unknown_attributes_and_children_are_ignored() -> None:
     state.find("board").insert(0, etree.fromstring(b"<unknown/>"))
     changed = read_state(parse_message(tree)).state
     assert changed.color_at(3, 4) is Color.GREEN and changed.turn == plain.turn
-    assert changed.valid_colors == plain.valid_colors and changed.undeployed(Color.RED) == SHAPES
+    assert changed.valid_colors == plain.valid_colors and changed.pieces_left(Color.RED) == SHAPES
 
 
 def test_welcome_in_any_case() -> None:
@@ -445,7 +445,7 @@ def test_all_state_dialects_give_the_same_model() -> None:
         )
     ]
     assert ruby[0].state == ruby[1].state and ruby[0].names == ("OwO", "UwU")
-    assert ruby[0].state.current_color is Color.RED and ruby[0].state.valid_colors == (
+    assert ruby[0].state.color is Color.RED and ruby[0].state.valid_colors == (
         Color.BLUE,
         Color.RED,
         Color.GREEN,
@@ -472,9 +472,9 @@ def test_all_state_dialects_give_the_same_model() -> None:
     ]
     assert turn70[0].state == turn70[1].state == turn70[2].state
     s = turn70[0].state
-    assert (s.turn, s.round, s.current_color) == (70, 18, Color.RED)
-    assert s.valid_colors == (Color.YELLOW, Color.RED, Color.GREEN) and s.undeployed(Color.BLUE) == ()
-    assert s.undeployed(Color.GREEN) == (Shape.MONO, Shape.DOMINO, Shape.TRIO_L, Shape.TRIO_I)
+    assert (s.turn, s.round, s.color) == (70, 18, Color.RED)
+    assert s.valid_colors == (Color.YELLOW, Color.RED, Color.GREEN) and s.pieces_left(Color.BLUE) == ()
+    assert s.pieces_left(Color.GREEN) == (Shape.MONO, Shape.DOMINO, Shape.TRIO_L, Shape.TRIO_I)
     assert s.last_move == SetMove(Color.BLUE, Shape.MONO, Rotation.NONE, False, 0, 0)
     assert s.last_mono == {Color.BLUE: True} and s.points(Color.BLUE) == 109
 
@@ -488,7 +488,7 @@ def test_legacy_current_color_index_mapping() -> None:
     for index, turn, expected_turn in ((0, 0, 0), (1, 5, 6), (2, 5, 7), (0, 3, 4), (1, 2, 2)):
         read = state_from_xml(xml.format(i=index, t=turn))
         assert read.state.turn == expected_turn, (index, turn)
-        assert read.state.current_color is (Color.BLUE, Color.RED, Color.GREEN)[index]
+        assert read.state.color is (Color.BLUE, Color.RED, Color.GREEN)[index]
         assert read.state.valid_colors == (Color.BLUE, Color.RED, Color.GREEN)
         assert read.state.round == 1 + expected_turn // 4
         assert not [w for w in read.warnings if "Shapes" not in w]

@@ -37,8 +37,8 @@ def cells_of(pid: int) -> list[int]:
 
 def reference(state: GameState, last: list[int], pid: int) -> np.ndarray:
     """The features of placement ``pid`` for the colour to move, read off the board cell by cell."""
-    owner = state.board_array().reshape(-1)
-    color = state.current_color
+    owner = state.board().reshape(-1)
+    color = state.color
     partner = (color + 2) % 4
     opps = [c for c in range(4) if c % 2 != color % 2]
 
@@ -101,11 +101,11 @@ def test_features_match_the_board(seed, turns):
     while state.turn < turns and not state.is_over:
         ids = state.legal_placements()
         pid = int(ids[rng.randrange(len(ids))])
-        last[state.current_color] = pid
+        last[state.color] = pid
         state.push_placement(pid)
     pids = state.legal_placements()
     assert len(pids)
-    got = MF.features_of(FastState.from_state(state), state.current_color, np.array(last), pids)
+    got = MF.features_of(FastState.from_state(state), state.color, np.array(last), pids)
     sample = rng.sample(range(len(pids)), min(40, len(pids)))
     for i in sample:
         np.testing.assert_allclose(got[i], reference(state, last, int(pids[i])), err_msg=f"placement {pids[i]}")
@@ -122,13 +122,13 @@ def test_logits_follow_the_weights_of_the_turn():
     fs = FastState.from_state(state)
     pids = fs.legal_placements().astype(np.int32)
     last = np.full(4, -1, dtype=np.int32)
-    feats = MF.features_of(fs, state.current_color, last, pids)
+    feats = MF.features_of(fs, state.color, last, pids)
     out = np.zeros(len(pids))
     MF.move_logits(
         TABLES,
         fs.b,
         fs.m,
-        int(state.current_color),
+        int(state.color),
         last,
         pids,
         len(pids),

@@ -53,7 +53,7 @@ class Stubborn(Engine):
 
     def think(self, state, deadline, stop):
         threading.Event().wait(0.5)
-        return SkipMove(state.current_color)
+        return SkipMove(state.color)
 
 
 class Answers(Player):
@@ -99,7 +99,7 @@ async def test_decide_never_skips_while_a_placement_exists():
     import time
 
     state = _midgame()
-    decision = await decide(Answers(SkipMove(state.current_color)), state, time.monotonic(), think_ms=5, hard_ms=30)
+    decision = await decide(Answers(SkipMove(state.color)), state, time.monotonic(), think_ms=5, hard_ms=30)
     assert decision.source == "fallback-illegal" and isinstance(decision.move, SetMove)
     first = GameState.new(Shape.PENTO_L)
     assert check_move(first, SkipMove(Color.BLUE)) is not None  # never on a first move
@@ -355,9 +355,7 @@ async def test_process_player_ponders_until_the_next_request_and_answers_it(monk
             state.play(move)
             player.start_pondering(state)
             ids = state.legal_placements()
-            state.play(
-                move_of_placement(state.current_color, int(ids[0])) if len(ids) else SkipMove(state.current_color)
-            )
+            state.play(move_of_placement(state.color, int(ids[0])) if len(ids) else SkipMove(state.color))
         # the pondering worker takes the next request (not after its own limit, an hour here): the answer is
         # the engine's, not the fallback's; the cut-off is generous, for a loaded machine
         decision = await decide(player, state, time.monotonic(), think_ms=200, hard_ms=120_000)

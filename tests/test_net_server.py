@@ -45,7 +45,7 @@ async def test_two_clients_play_a_complete_game():
         assert states[0].turn == 0 and states[0].start_piece is Shape.PENTO_L
         assert states[-1].is_over
         # every move request came for our team
-        assert all(e.state.current_team is team for e in log.of(MoveRequested))
+        assert all(e.state.team is team for e in log.of(MoveRequested))
     result = log1.result
     final = log1.of(StateChanged)[-1].state
     assert [p.points for p in result.players] == [final.team_points(Team.ONE), final.team_points(Team.TWO)]

@@ -41,7 +41,7 @@ def test_official_game(name, start, final_turn, final_valid, points):
     for turn, rnd, color, valid, count, move_text, cells, p1, p2 in rows:
         assert state.turn == int(turn)
         assert state.round == int(rnd)
-        assert state.current_color.name == color
+        assert state.color.name == color
         assert ",".join(c.name for c in state.valid_colors) == valid
         assert len(state.legal_moves()) == int(count), f"legal-move count at turn {turn}"
         assert state.has_legal_placement()
@@ -68,11 +68,11 @@ def test_third_party_complete_game():
         color = Color[m["color"]]
         if m["type"] == "skip":
             # The source writes skips for colours the server would already have removed.
-            if not state.is_over and state.current_color == color:
+            if not state.is_over and state.color == color:
                 state.play(SkipMove(color))
             continue
         # colours removed by the server consume their turns; the next move must be this colour's
-        assert state.current_color == color
+        assert state.color == color
         move = SetMove(color, Shape[m["kind"]], Rotation[m["rotation"]], m["isFlipped"], m["x"], m["y"])
         state.play(move)
         placed += 1

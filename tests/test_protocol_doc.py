@@ -97,10 +97,10 @@ def test_the_states_read_as_the_text_says() -> None:
             state = convert.state_from_message(convert.parse_xml(block))
             states[state.season.year] = state
     s27, s21 = states[2027], states[2021]
-    assert (s27.turn, s27.start_piece, s27.current_color.name) == (1, Shape.PENTO_X, "YELLOW")
+    assert (s27.turn, s27.start_piece, s27.color.name) == (1, Shape.PENTO_X, "YELLOW")
     assert {(x, y) for x, y, _ in s27.cells()} == {(7, 17), (6, 18), (7, 18), (8, 18), (7, 19)}
     assert str(s27.last_move) == "BLUE PENTO_X NONE false 6 17"
-    assert (s21.turn, s21.round, s21.current_color.name) == (70, 18, "RED")
+    assert (s21.turn, s21.round, s21.color.name) == (70, 18, "RED")
     assert isinstance(s21.last_move, SkipMove) and s21.last_mono == {0: True}
 
 

@@ -400,7 +400,7 @@ async def test_the_hooks_teams_know_think_on_the_opponents_time_and_hear_of_join
         player.joined("room-7")
         player.server_error("Fehler: ungültiger Zug")
         state = _midgame()
-        player._team = state.current_team
+        player._team = state.team
         player.start_pondering(state)
         await wait_until(lambda: "waiting at turn 20" in _log(tmp_path), message=str(_log(tmp_path)))
         log = _log(tmp_path)  # (the standby hears of the join too: it may take over)

@@ -34,7 +34,7 @@ def u4() -> GameState:
 
 def test_u4_position():
     state = u4()
-    assert (state.turn, state.round, state.current_color) == (4, 2, B)
+    assert (state.turn, state.round, state.color) == (4, 2, B)
     rows = state.render().splitlines()
     assert rows[0] == "B.B..............Y.Y"
     assert rows[1] == "BBB..............YYY"
@@ -123,7 +123,7 @@ def test_w1_to_w5_opening_sets():
     remaining = W1[2:]
     for move in plays:
         state.play(move)
-        color = state.current_color
+        color = state.color
         assert set(state.legal_moves()) == {mv(color, "PENTO_W", rot, False, *pos) for pos, rot in remaining}
         remaining = remaining[2:]
     for start in Shape:  # W5: generator ⊆ validator, on every fresh state
@@ -168,9 +168,9 @@ def i4() -> GameState:
 def test_l13_to_l15():
     state = i4()
     assert mv(B, "PENTO_I", RIGHT, True, 0, 0).cells == {(0, 0), (1, 0), (2, 0), (3, 0), (4, 0)}
-    assert len(state.undeployed(B)) == 20
+    assert len(state.pieces_left(B)) == 20
     assert state.validate(mv(B, "PENTO_I", RIGHT, True, 0, 0)) is M.DUPLICATE_SHAPE
-    assert len(state.undeployed(B)) == 20
+    assert len(state.pieces_left(B)) == 20
     state.play(SkipMove(B))
     assert state.last_move == SkipMove(B)
 
@@ -308,11 +308,11 @@ def test_g1_everyone_skips_until_round_limit():
     for _ in range(4):
         state.play(next(iter(state.legal_moves())))
     while not state.is_over:
-        state.play(SkipMove(state.current_color))
+        state.play(SkipMove(state.color))
     assert (state.turn, state.round) == (100, 26)
     assert isinstance(state.last_move, SkipMove)
     with pytest.raises(ValueError):
-        state.play(SkipMove(state.current_color))
+        state.play(SkipMove(state.color))
     assert state.outcome().winner is None
 
 

@@ -64,7 +64,7 @@ def test_wrong_first_shape_and_x_start():
     assert state.validate(SetMove(Color.BLUE, Shape.PENTO_L, Rotation.NONE, False, 0, 0)) is MoveMistake.WRONG_SHAPE
     # X touching the bottom border (the docs' captured memento) is legal
     state.play(SetMove(Color.BLUE, Shape.PENTO_X, Rotation.NONE, False, 6, 17))
-    assert state.turn == 1 and state.current_color is Color.YELLOW
+    assert state.turn == 1 and state.color is Color.YELLOW
     assert "PENTO_X" in SEASON_2027.start_pieces and "PENTO_X" not in SEASON_2021.start_pieces
     drawn = {GameState.new(rng=random.Random(i), season=SEASON_2027).start_piece for i in range(300)}
     assert Shape.PENTO_X in drawn and len(drawn) == 12
@@ -113,7 +113,7 @@ def test_a_random_2027_game_never_passes_turn_96():
     state = GameState.new(Shape.PENTO_X, season=SEASON_2027)
     while not state.is_over:
         moves = state.legal_moves()
-        state.play(moves[rng.randrange(len(moves))] if len(moves) else SkipMove(state.current_color))
+        state.play(moves[rng.randrange(len(moves))] if len(moves) else SkipMove(state.color))
     assert state.turn <= 96 and state.copy().season is SEASON_2027
 
 

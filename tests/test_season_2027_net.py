@@ -110,12 +110,12 @@ async def test_a_2021_class_on_a_2027_server_is_dropped_and_loses():
             if isinstance(event, MoveRequested):
                 assert conn.season is SEASON_2027 and event.state.season is SEASON_2027
                 move = SetMove(
-                    event.state.current_color,
+                    event.state.color,
                     Shape.PENTO_L,
                     Rotation.NONE,
                     False,
                     6,
-                    0 if event.state.current_color is Color.BLUE else 19,
+                    0 if event.state.color is Color.BLUE else 19,
                 )
                 await conn.send_message(convert.move_to_message(move, conn.room_id, SEASON_2021))
         assert isinstance(events[-1], Closed)

@@ -62,7 +62,7 @@ def test_a_2027_replay_loads_in_the_viewer(tmp_path):
     states = [state.copy()]
     while not state.is_over:
         moves = state.legal_moves()
-        state.play(moves[rng.randrange(len(moves))] if len(moves) else SkipMove(state.current_color))
+        state.play(moves[rng.randrange(len(moves))] if len(moves) else SkipMove(state.color))
         states.append(state.copy())
     final = states[-1]
     result = regular_result(final.outcome().points, ("ann", "ben"), SEASON_2027)

@@ -60,7 +60,7 @@ def _game(season: str, piece: Shape, length: int = 30) -> list[GameState]:
     states, rng = [state.copy()], random.Random(1)
     while not state.is_over and len(states) < length:
         moves = list(state.legal_moves())
-        state.play(rng.choice(moves) if moves else SkipMove(state.current_color))
+        state.play(rng.choice(moves) if moves else SkipMove(state.color))
         states.append(state.copy())
     return states
 

@@ -239,7 +239,7 @@ async def test_replay_viewer_analysis_pane_marks_ghost_and_chart(tmp_path, monke
     state = states_with_skip[-1].copy()
     from model.moves import SkipMove
 
-    skip = SkipMove(state.current_color)
+    skip = SkipMove(state.color)
     state.play(skip)
     record = GameRecord.from_states([*states_with_skip, state], [None, *moves[:9], skip])
     data = ReplayData(Timeline.of(record), ("alice", "bob"))

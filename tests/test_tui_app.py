@@ -117,7 +117,7 @@ async def test_legal_placement_then_the_ai_answers():
         await pilot.press("H", "H", "K", "K", "space")
         await settle(pilot)
         assert s.timeline.move_before(1) == SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0)
-        assert s.state.turn == 2 and s.state.current_color is Color.RED  # YELLOW (AI) has answered
+        assert s.state.turn == 2 and s.state.color is Color.RED  # YELLOW (AI) has answered
         assert [e.color for e in s.timeline.entries] == [Color.BLUE, Color.YELLOW]
         assert s.is_human_turn() and s.ghost.shape is Shape.PENTO_L
 
@@ -207,7 +207,7 @@ async def test_keys_work_while_the_ai_thinks():
         s = screen_of(app).session
         await pilot.press("H", "H", "K", "K", "enter")
         await pilot.pause()
-        assert s.ai_thinking and s.state.current_color is Color.YELLOW
+        assert s.ai_thinking and s.state.color is Color.YELLOW
         assert "AI thinking" in str(app.screen.query_one("#status").render())
         await pilot.press("left_square_bracket")  # step the view back while the AI thinks
         assert s.view == 0
@@ -217,7 +217,7 @@ async def test_keys_work_while_the_ai_thinks():
         assert s.ai_thinking  # still thinking: nothing waited for it
         ai.release()
         await settle(pilot)
-        assert s.state.current_color is Color.RED and not s.ai_thinking
+        assert s.state.color is Color.RED and not s.ai_thinking
 
 
 async def test_history_view_and_back_to_live():
@@ -380,7 +380,7 @@ async def test_cli_builds_a_local_game():
         s = screen_of(app).session
         assert s.seats[Team.TWO].value == "human"
         await wait_until(s.is_human_turn, pilot=pilot)
-        assert s.state.current_color is Color.YELLOW and s.ghost.shape is s.state.start_piece
+        assert s.state.color is Color.YELLOW and s.ghost.shape is s.state.start_piece
 
 
 async def test_unexpected_error_is_one_readable_line(tmp_path):
@@ -486,7 +486,7 @@ class _BrokenPlayer(InstantPlayer):
     async def choose_move(self, state, deadline):
         if self.mode == "raise":
             raise RuntimeError("engine bug")
-        return SetMove(state.current_color, Shape.MONO, x=10, y=10)  # illegal
+        return SetMove(state.color, Shape.MONO, x=10, y=10)  # illegal
 
 
 @pytest.mark.parametrize("mode", ["raise", "illegal"])
@@ -549,12 +549,12 @@ async def test_hotseat_both_teams_play_with_keys():
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
         await pilot.press("H", "H", "K", "K", "enter")  # BLUE at (0, 0)
-        assert s.state.current_color is Color.YELLOW and s.is_human_turn()
+        assert s.state.color is Color.YELLOW and s.is_human_turn()
         assert s.ghost.shape is Shape.PENTO_L  # YELLOW's first move: the start piece again
         await pilot.press("J", "J", "J", "J", "enter")  # y clamps to 16: covers the corner (0, 19)
-        assert s.state.current_color is Color.RED, s.feedback.text
+        assert s.state.color is Color.RED, s.feedback.text
         await pilot.press("u")  # hotseat undo: one move back
-        assert s.state.current_color is Color.YELLOW
+        assert s.state.color is Color.YELLOW
 
 
 async def test_cli_watch_mode_ai_against_ai():

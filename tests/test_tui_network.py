@@ -47,27 +47,27 @@ async def test_network_game_keyboard_then_autopilot():
             opp = asyncio.create_task(opponent(server.port, hold=hold, hold_at=4))
             s = screen.session
             await wait_until(lambda: s.is_human_turn(), pilot=pilot)
-            assert screen.link.team is Team.ONE and s.state.current_color is Color.BLUE
+            assert screen.link.team is Team.ONE and s.state.color is Color.BLUE
             assert s.ghost is not None and s.ghost.shape is Shape.PENTO_L  # the start piece
             await pilot.press("J", "L", "enter")  # illegal in the middle: refused, nothing sent
             assert s.feedback.error and s.move_requested
             await pilot.press("H", "H", "K", "K", "enter")
             await wait_until(lambda: s.state.turn >= 2 and s.is_human_turn(), pilot=pilot)
-            assert s.state.current_color is Color.RED
+            assert s.state.color is Color.RED
             pane = screen.query_one(XmlPane)
             assert pane.count >= 6  # protocol, join, joined, welcome, states, requests, our move
             await pilot.press("u")  # no undo on a server, and it says so
             assert len(s.timeline) == 3 and "only possible in local games" in s.feedback.text
             await pilot.press("o")  # autopilot: the AI plays RED, BLUE, RED … on its own
             await wait_until(lambda: s.state.turn >= 9, pilot=pilot)
-            assert s.state.turn == 9 and s.state.current_team is Team.TWO  # the opponent holds
+            assert s.state.turn == 9 and s.state.team is Team.TWO  # the opponent holds
             await pilot.press("o")
             hold.set()
             await wait_until(lambda: s.is_human_turn(), pilot=pilot)
             assert s.state.turn == 10
             turn = s.state.turn
             await pilot.pause(0.1)
-            assert s.state.turn == turn and s.state.current_team is Team.ONE  # autopilot is off again
+            assert s.state.turn == turn and s.state.team is Team.ONE  # autopilot is off again
             await pilot.press("x")
             assert not pane.has_class("shown")
             await pilot.press("q")  # the game is running: asks first

@@ -73,7 +73,7 @@ def test_a_session_tells_its_end_from_one_result():
     assert s.end_texts() is None and s.final_result() is None  # the game runs
     while not s.state.is_over:
         moves = s.state.legal_moves()
-        s.apply(moves[0] if len(moves) else SkipMove(s.state.current_color))
+        s.apply(moves[0] if len(moves) else SkipMove(s.state.color))
     result = s.final_result()
     one, two = result.points(Team.ONE), result.points(Team.TWO)
     assert result.regular and (one, two) == s.state.outcome().points

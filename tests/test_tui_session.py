@@ -93,18 +93,18 @@ def test_pass_only_when_allowed_and_undo_back_to_human_turn():
     assert s.pass_turn() == SkipMove(Color.BLUE)
     assert s.timeline.entries[-1].text == "BLUE passed"
     s.apply(SkipMove(Color.YELLOW))  # the AI's answer
-    assert s.state.current_color is Color.RED and s.is_human_turn()
+    assert s.state.color is Color.RED and s.is_human_turn()
     assert s.undo()
     # YELLOW's answer is the AI's: undo goes back to BLUE's turn (the human's previous turn)
-    assert s.state.turn == 4 and s.state.current_color is Color.BLUE
+    assert s.state.turn == 4 and s.state.color is Color.BLUE
 
 
 def test_undo_skips_ai_moves():
     s = GameSession.new_local(Shape.PENTO_L)
     play_openings(s, 6)  # BLUE, YELLOW, RED, GREEN, BLUE, YELLOW -> RED (human) to move
-    assert s.state.current_color is Color.RED
+    assert s.state.color is Color.RED
     assert s.undo()
-    assert s.state.current_color is Color.BLUE and s.state.turn == 4
+    assert s.state.color is Color.BLUE and s.state.turn == 4
     assert s.undo() and s.state.turn == 2
     assert s.undo() and s.state.turn == 0
     assert not s.undo()

@@ -25,12 +25,12 @@ from tui.session import GameSession
 
 def first_move(state: GameState) -> Move:
     moves = state.legal_moves()
-    return moves[0] if len(moves) else SkipMove(state.current_color)
+    return moves[0] if len(moves) else SkipMove(state.color)
 
 
 def last_move(state: GameState) -> Move:
     moves = state.legal_moves()
-    return moves[len(moves) - 1] if len(moves) else SkipMove(state.current_color)
+    return moves[len(moves) - 1] if len(moves) else SkipMove(state.color)
 
 
 class InstantPlayer(Player):
@@ -201,7 +201,7 @@ class ScriptedConnection:
         while True:
             self._in(state_to_message(self.state, self.ROOM, ("alice", "bob")))
             self.queue.put_nowait(StateChanged(room_id=self.ROOM, state=self.state.copy(), names=("alice", "bob")))
-            if self.state.is_over or self.state.current_team is Team.ONE:
+            if self.state.is_over or self.state.team is Team.ONE:
                 break
             self.state.play(first_move(self.state))
         if not self.state.is_over:

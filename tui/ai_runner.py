@@ -68,7 +68,7 @@ class AIRunner:
         s = self.session
         if self.busy or not s.wants_ai():
             return
-        player = self.players.get(s.state.current_team) or self.hint_player
+        player = self.players.get(s.state.team) or self.hint_player
         if player is not None:
             self.think(player, AIPurpose.PLAY)
 
@@ -120,7 +120,7 @@ class AIRunner:
             if s.is_human_turn():
                 s.placing.show_hint(message.move)
         elif purpose is AIPurpose.PLAY:
-            player = self.players.get(s.state.current_team)
+            player = self.players.get(s.state.team)
             if s.wants_ai() and s.make_move(message.move):
                 s.feedback = Feedback(f"{failed}AI: {describe_move(message.move)}", bool(failed))
                 if self.ponder and player is not None and s.is_human_turn() and not s.state.is_over:

@@ -91,7 +91,7 @@ class BoardView:
         gs = s.placing.status()
         ghost = tuple(s.ghost.cells()) if gs is not None and s.ghost is not None else ()
         overlay = s.placing.overlay_cells() if s.show_overlay else 0
-        color = s.shown.current_color
+        color = s.shown.color
         return cls(s.shown, last if isinstance(last, SetMove) else None, ghost, color, gs and gs[0], overlay, color)
 
 
@@ -104,7 +104,7 @@ _GHOST_KIND = {GhostStatus.BLOCKED: "gB", GhostStatus.NO_CONTACT: "gF", GhostSta
 def field_keys(view: BoardView) -> list[tuple[Key, ...]]:
     """The key of every field, row by row."""
     st = view.state
-    arr = st.board_array()
+    arr = st.board()
     # where first pieces go: 2021's corners always; 2027's border while the colour to move opens
     marks = st.season.first_move_cells
     if st.season.first_move is not FirstMove.CORNER and (st.is_over or not st.is_first_move()):

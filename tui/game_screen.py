@@ -229,7 +229,7 @@ class GameScreen(Screen):
     @on(AutopilotSwitched)
     def _autopilot_switched(self) -> None:
         s = self.session
-        was_on = s.state.current_team in s.autopilot
+        was_on = s.state.team in s.autopilot
         s.toggle_autopilot()
         if was_on and self.ai.purpose is AIPurpose.PLAY:
             self.ai.cancel()

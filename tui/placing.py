@@ -151,12 +151,12 @@ class Placement:
         """The ghost's state and the rule it breaks (None: no ghost, or not the human's turn)."""
         if self.ghost is None or not self.session.is_human_turn() or not self.session.is_live:
             return None
-        return classify(self.state, self.ghost.move(self.state.current_color))
+        return classify(self.state, self.ghost.move(self.state.color))
 
     def placeable_shapes(self, color: Color | None = None) -> set[Shape]:
         """Shapes of ``color`` (default: the colour to move) with at least one legal placement now."""
         st = self.session.shown
-        color = st.current_color if color is None else color
+        color = st.color if color is None else color
         if not st.is_valid(color) or st.is_over:
             return set()
         ids = st.legal_placements(color)
@@ -194,7 +194,7 @@ class Placement:
         exists."""
         old = self.ghost
         st = self.state
-        color = st.current_color
+        color = st.color
         ids = st.legal_placements(color)
         ids = ids[P.P_SHAPE[ids] == int(shape)]
         if not len(ids):
@@ -232,7 +232,7 @@ class Placement:
         if self.session.refusal():
             return False
         st = self.state
-        if not st.has_shape(st.current_color, shape):
+        if not st.has_shape(st.color, shape):
             self._say(f"{shape.name} has already been placed", True)
             return False
         if st.is_first_move() and shape != st.start_piece:
@@ -306,7 +306,7 @@ class Placement:
         if self.ghost is None:
             self._say("select a piece first (tab / n)", True)
             return None
-        move = self.ghost.move(self.state.current_color)
+        move = self.ghost.move(self.state.color)
         try:
             self.session.apply(move)
         except InvalidMove as exc:

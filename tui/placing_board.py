@@ -219,7 +219,7 @@ class PlayArea(Vertical):
                 s.feedback = Feedback("not passed")
                 self.post_message(PlacementChanged())
 
-        question = f"Pass with {s.state.current_color.name}? (You keep your pieces; the colour stays in the game.)"
+        question = f"Pass with {s.state.color.name}? (You keep your pieces; the colour stays in the game.)"
         self.app.push_screen(ConfirmScreen(question), answer)
 
     def action_undo(self) -> None:

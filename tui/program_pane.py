@@ -89,7 +89,7 @@ class ProgramSeat:
 
     def waiting_text(self, session: GameSession) -> str | None:
         """The status's last line while the program thinks (None: it is not the program's turn)."""
-        if session.state.current_team != self.team:
+        if session.state.team != self.team:
             return None
         times = self.times_text()
         return f"{self.label} thinking …" + (f" ({times})" if times else "")

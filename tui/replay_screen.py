@@ -90,11 +90,7 @@ class ReplayStatus(StatusBar):
         if st.is_over:
             turn.append(Text("game over"))
         else:
-            turn.append(
-                Text.assemble(
-                    "next: ", (st.current_color.name, Style(color=pal.piece_text(st.current_color), bold=True))
-                )
-            )
+            turn.append(Text.assemble("next: ", (st.color.name, Style(color=pal.piece_text(st.color), bold=True))))
         score = Text(f"ONE {st.team_points(Team.ONE)} : {st.team_points(Team.TWO)} TWO", Style(bold=True))
         points = Text("  ".join(f"{c.name[0]} {st.points(c)}" for c in Color), Style(color=pal.label))
         move = timeline.move_before(index)

@@ -199,7 +199,7 @@ class GameSession:
             return None
         if self.send is not None and not self.move_requested:
             return None
-        return self.state.current_team
+        return self.state.team
 
     def is_human_turn(self) -> bool:
         """The human decides the next move (not the AI, not autopilot, not a remote opponent)."""
@@ -223,7 +223,7 @@ class GameSession:
         if not self.is_human_turn():
             self.ghost = None
             return
-        color = st.current_color
+        color = st.color
         if self.ghost is not None and not st.has_shape(color, self.ghost.shape):
             self.ghost = None
         if st.is_first_move(color):
@@ -282,7 +282,7 @@ class GameSession:
         if not self.state.can_skip():
             self.feedback = Feedback(f"{REFUSAL}{MoveMistake.SKIP_FIRST_TURN.english}.", True)
             return None
-        move = SkipMove(self.state.current_color)
+        move = SkipMove(self.state.color)
         self.apply(move)
         self.feedback = Feedback(describe_move(move))
         return move
@@ -299,7 +299,7 @@ class GameSession:
         while n > 0:
             n -= 1
             st = self.timeline.states[n]
-            if self.seats[st.current_team] is SeatKind.HUMAN and st.current_team not in self.autopilot:
+            if self.seats[st.team] is SeatKind.HUMAN and st.team not in self.autopilot:
                 break
         self.timeline.truncate(n + 1)
         self.view = None
@@ -315,7 +315,7 @@ class GameSession:
             humans = self.human_teams()
             if not humans:
                 return False
-            cur = self.state.current_team
+            cur = self.state.team
             team = cur if cur in humans else humans[0]
         if self.seats.get(team) is not SeatKind.HUMAN:
             return False

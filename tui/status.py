@@ -77,7 +77,7 @@ def to_move_line(s: GameSession, ctx: StatusContext) -> Text:
     if end is not None:
         t.append(fit(end.short, ctx.width), Style(bold=True))
         return t
-    color = st.current_color
+    color = st.color
     team = color.team
     rest = f" (team {team.name}) to move" if ctx.width >= WIDE else " to move"
     extras = (11 if team in s.autopilot else 0) + (10 if ctx.clock_left is not None else 0)
@@ -165,7 +165,7 @@ def activity_lines(s: GameSession, ctx: StatusContext) -> list[Text]:
 
 def waiting_for(s: GameSession) -> str:
     """The status's last line while another player is to move."""
-    team = s.state.current_color.team
+    team = s.state.color.team
     return f"waiting for {fit(s.names.get(team, team.name), 20)} …"
 
 

@@ -94,9 +94,9 @@ class PanelView:
     @classmethod
     def of_state(cls, st: GameState, color: Color, placeable: frozenset[Shape] | None = None) -> PanelView:
         """``color``'s panel in ``st`` (``placeable``: the shapes it can place now; default: every one it has)."""
-        remaining = frozenset(st.undeployed(color))
+        remaining = frozenset(st.pieces_left(color))
         usable = (remaining if placeable is None else placeable) if st.is_valid(color) else frozenset()
-        to_move = not st.is_over and color == st.current_color
+        to_move = not st.is_over and color == st.color
         return cls(color, remaining, usable, None, to_move, not st.is_valid(color), st.points(color))
 
     @classmethod
@@ -106,7 +106,7 @@ class PanelView:
         view = cls.of_state(
             shown, color, frozenset(s.placing.placeable_shapes(color)) if shown.is_valid(color) else None
         )
-        selected = s.ghost.shape if s.ghost is not None and s.is_live and color == shown.current_color else None
+        selected = s.ghost.shape if s.ghost is not None and s.is_live and color == shown.color else None
         return replace(view, selected=selected)
 
 

@@ -42,7 +42,7 @@ def judge_game(args: tuple[str, str, int]) -> tuple[str, int, list[tuple[int, in
         for state in record.states:
             if state.turn < 4 or state.is_over or not len(state.legal_placements()):
                 continue
-            color = state.current_color
+            color = state.color
             engine._sync(state)
             try:
                 rows = _move_values(engine, color)

@@ -36,18 +36,18 @@ from model.state import GameState  # noqa: E402
 def judge_value(engine: GtpPlayer, state: GameState, move_text: str) -> float | None:
     """The judge's winning chance, for the team that moves in ``state``, after ``move_text`` ("" = before any
     move: the value of the judge's own choice)."""
-    mover = state.current_color
+    mover = state.color
     after = state.copy()
     if move_text:
         after.push(parse_move(move_text))
     while not after.is_over and not len(after.legal_placements()):
-        after.push(SkipMove(after.current_color))
+        after.push(SkipMove(after.color))
     if after.is_over:
         one, two = after.team_points(Team.ONE), after.team_points(Team.TWO)
         margin = (one - two) if mover.team is Team.ONE else (two - one)
         return 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
     engine.load_position(after)
-    color = after.current_color
+    color = after.color
     try:
         rows = _move_values(engine, color)
     except GtpError:

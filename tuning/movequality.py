@@ -146,16 +146,16 @@ def _judge_one(args: tuple[str, str, int, str, int, int]) -> tuple[str, float | 
     key = job_key.rpartition("@")[0]
     turn = int(key.rpartition("#")[2])
     state = next(s for s in load_replay(path).states if s.turn == turn).copy()
-    mover = state.current_color
+    mover = state.color
     state.push(SkipMove(mover) if pid < 0 else move_of_placement(mover, pid))
     while not state.is_over and not len(state.legal_placements()):
-        state.push(SkipMove(state.current_color))
+        state.push(SkipMove(state.color))
     if state.is_over:
         margin = state.team_points(Team(mover % 2)) - state.team_points(Team(1 - mover % 2))
         return job_key, 0.5 + 0.5 * float(np.sign(margin))
     engine = worker_engine(engine_path, level, seed)
     engine.load_position(state)
-    color = state.current_color
+    color = state.color
     try:
         rows = _move_values(engine, color)
     except GtpError:

@@ -48,7 +48,7 @@ def _visits_one(args: tuple[dict, int, int, str, int, int]) -> dict | None:
     state = _replay_to(game, index)
     engine = worker_engine(engine_path, level, seed)
     engine.load_position(state)
-    color = state.current_color
+    color = state.color
     try:
         found = _move_values(engine, color)
     except GtpError:

@@ -83,7 +83,7 @@ def play_one(args: tuple[str, int, int, float]) -> dict:
     failures = 0
     try:
         while not state.is_over:
-            color = state.current_color
+            color = state.color
             ids = state.legal_placements()
             if not len(ids):
                 state.push(SkipMove(color))

@@ -47,10 +47,10 @@ def play_one(args: tuple[int, float]) -> tuple[np.ndarray, np.ndarray, float]:
             turns.append(state.turn)
         ids = state.legal_placements()
         if not len(ids):
-            state.push(SkipMove(state.current_color))
+            state.push(SkipMove(state.color))
             continue
         if state.turn < 4:
-            move = move_of_placement(state.current_color, int(ids[rng.randrange(len(ids))]))
+            move = move_of_placement(state.color, int(ids[rng.randrange(len(ids))]))
         else:
             move = player.think(state.copy(), time.monotonic() + move_time, threading.Event())
         state.push(move)

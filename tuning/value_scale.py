@@ -81,10 +81,10 @@ def play_one(args: tuple[int, float, str]) -> tuple[np.ndarray, np.ndarray, np.n
             diffs.append(f[0, 0] - f[1, 0])
         ids = state.legal_placements()
         if not len(ids):
-            state.push(SkipMove(state.current_color))
+            state.push(SkipMove(state.color))
             continue
         if state.turn < 4:
-            move = move_of_placement(state.current_color, int(ids[rng.randrange(len(ids))]))
+            move = move_of_placement(state.color, int(ids[rng.randrange(len(ids))]))
         else:
             move = player.think(state.copy(), time.monotonic() + move_time, threading.Event())
         state.push(move)
@@ -198,7 +198,7 @@ def rollout(args: tuple[str, int, str, int, float]) -> float:
     player = FastLookaheadPlayer(seed)
     while not state.is_over:
         if not len(state.legal_placements()):
-            state.push(SkipMove(state.current_color))
+            state.push(SkipMove(state.color))
             continue
         state.push(player.think(state.copy(), time.monotonic() + move_time, threading.Event()))
     return float(state.team_points(Team.ONE) - state.team_points(Team.TWO))

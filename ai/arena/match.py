@@ -141,7 +141,7 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
     opening = random.Random(spec.seed)  # the same for both games of a pair
     while not state.is_over and state.turn < spec.opening_turns:
         ids = state.legal_placements()
-        move: Move = move_of_placement(state.current_color, int(ids[opening.randrange(len(ids))]))
+        move: Move = move_of_placement(state.color, int(ids[opening.randrange(len(ids))]))
         state.play(move)
         record.append(state.copy(), move)
     result = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)
@@ -149,7 +149,7 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
     cause = Cause.REGULAR
     referee = Referee(state, season.soft_timeout_ms / 1000 if spec.timed else None)
     while not state.is_over:
-        team = state.current_color % 2
+        team = state.color % 2
         is_a = team == spec.a_team
         side = "A" if is_a else "B"
         engine = a if is_a else b

@@ -43,7 +43,7 @@ class Player(ABC):
 
     @abstractmethod
     async def choose_move(self, state: GameState, deadline: float) -> Move:
-        """Return a legal move for ``state.current_color`` before ``deadline`` (monotonic seconds)."""
+        """Return a legal move for ``state.color`` before ``deadline`` (monotonic seconds)."""
 
     def cancel(self) -> None:  # noqa: B027 - optional hook, a no-op for players that do not think
         """Stop thinking as soon as possible (the answer is no longer wanted)."""
@@ -179,8 +179,8 @@ def fallback_move(state: GameState, rng: random.Random | None = None) -> Move:
     ids = state.legal_placements()
     if len(ids):
         pid = int(ids[(rng or random).randrange(len(ids))])
-        return move_of_placement(state.current_color, pid)
-    return SkipMove(state.current_color)
+        return move_of_placement(state.color, pid)
+    return SkipMove(state.color)
 
 
 class RandomPlayer(Engine):

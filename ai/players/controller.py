@@ -115,9 +115,9 @@ async def decide(
     think_ms = max(1.0, min(think_ms, hard_ms - min(STOP_MARGIN_MS, hard_ms / 4)))
     ids = state.legal_placements()
     if len(ids) == 0:  # nothing to think about
-        fallback: Move = SkipMove(state.current_color)
+        fallback: Move = SkipMove(state.color)
         return Decision(fallback, "forced", time.monotonic() - received_at, "no placement exists")
-    fallback = move_of_placement(state.current_color, _largest_piece(ids, rng))
+    fallback = move_of_placement(state.color, _largest_piece(ids, rng))
     if len(ids) == 1:
         return Decision(fallback, "forced", time.monotonic() - received_at, "only one placement")
 

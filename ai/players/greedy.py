@@ -15,7 +15,7 @@ from model.state import GameState, move_of_placement
 def no_placement_move(state: GameState, rng) -> Move:
     """The move when the colour to move has no placement: a skip (or any move if skipping is illegal)."""
     if state.can_skip():
-        return SkipMove(state.current_color)
+        return SkipMove(state.color)
     return fallback_move(state, rng)
 
 
@@ -23,7 +23,7 @@ def ordered(state: GameState, pids: np.ndarray) -> list[int]:
     """Placements sorted by the cheap static score, best first."""
     if len(pids) <= 1:
         return pids.tolist()
-    scores = static_scores(state, pids, state.current_color)
+    scores = static_scores(state, pids, state.color)
     return pids[np.argsort(-scores, kind="stable")].tolist()
 
 
@@ -47,7 +47,7 @@ class GreedyPlayer(Engine):
         pids = state.legal_placements()
         if state.is_over or not len(pids):
             return no_placement_move(state, self.rng)
-        sign = 1.0 if state.current_color % 2 == 0 else -1.0
+        sign = 1.0 if state.color % 2 == 0 else -1.0
         w = self.weights
         best, best_pids = -float("inf"), []
         for i, pid in enumerate(ordered(state, pids)):
@@ -63,4 +63,4 @@ class GreedyPlayer(Engine):
             elif v > best - 1e-9:
                 best_pids.append(pid)
         self.last_info = {"moves": len(pids), "value": best}
-        return move_of_placement(state.current_color, self.rng.choice(best_pids))
+        return move_of_placement(state.color, self.rng.choice(best_pids))

@@ -136,7 +136,7 @@ class GtpPlayer(Engine):
             self._load_opening(state)
             return
         # every other colour moved at most once since our last move: tell those moves in turn order
-        me = state.current_color
+        me = state.color
         for step in range(1, 5):
             color = (me + step) % 4
             new = state.boards[color] & ~self._known[color]
@@ -167,7 +167,7 @@ class GtpPlayer(Engine):
     # --- playing ------------------------------------------------------------------------------------------
 
     def think(self, state: GameState, deadline: float, stop: StopFlag) -> Move:
-        color = state.current_color
+        color = state.color
         if state.is_first_move(color) or state.is_over:  # the engine does not know the SC start piece
             return fallback_move(state, self.rng)
         self._sync(state)

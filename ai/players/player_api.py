@@ -169,12 +169,12 @@ class GameState:
     @property
     def color(self) -> Color:
         """The colour to move (socha: ``current_color()``)."""
-        return COLORS[self._fast.current_color]
+        return COLORS[self._fast.color]
 
     @property
     def team(self) -> Team:
         """The team to move: ``Team.ONE`` (BLUE and RED) or ``Team.TWO`` (YELLOW and GREEN)."""
-        return Team(self._fast.current_color & 1)
+        return Team(self._fast.color & 1)
 
     @property
     def turn(self) -> int:
@@ -272,7 +272,7 @@ class GameState:
         arrays hold every position's moves, tests/test_engine_fuzz.py).
         """
         move = as_move(move, "push got")
-        color = self._fast.current_color
+        color = self._fast.color
         if move.color != color:
             raise ValueError(f"{move}: {COLORS[color].name} is to move")
         if isinstance(move, SkipMove):

@@ -474,8 +474,8 @@ class TeamPlayer(Player):
             raise PlayerCodeError("starting", f"starting at turn {turn}: your player's new process is not ready yet")
         self._rid += 1
         rid = self._rid
-        self._team = state.current_team
-        if not child.ask(rid, state, deadline, state.current_team):
+        self._team = state.team
+        if not child.ask(rid, state, deadline, state.team):
             raise PlayerCodeError("process ended", f"process ended at turn {turn}: {child.failure}")
         await self._until(lambda: rid in child.answers or not child.alive, None)
         answer = child.answers.pop(rid, None)

@@ -398,7 +398,7 @@ class FastLookaheadPlayer(Engine):
     def think_compiled(self, state: GameState, deadline: float, stop: StopFlag) -> Move:
         """``think`` with the compiled kernels, ready or not (``warm_up`` compiles them this way)."""
         timer = TimeKeeper(self.clock, deadline, stop, self.cpu_clock)
-        color = state.current_color
+        color = state.color
         pids = state.legal_placements()
         if state.is_over or not len(pids):
             return no_placement_move(state, self.rng)

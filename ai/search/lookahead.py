@@ -50,7 +50,7 @@ class Searcher:
         self.w = weights
         self.p = params
         self.timer = timer
-        self.team = state.current_color % 2
+        self.team = state.color % 2
         self.sign = 1.0 if self.team == 0 else -1.0
         self.nodes = 0
 
@@ -68,7 +68,7 @@ class Searcher:
         """(value for the root team, pid) after each of the best ``limit`` placements by static score."""
         state = self.state
         if limit is not None and len(pids) > limit:
-            scores = static_scores(state, pids, state.current_color)
+            scores = static_scores(state, pids, state.color)
             pids = pids[np.argpartition(-scores, limit)[:limit]]
         out = []
         push, pop, value = state.push_placement, state.pop, self.value
@@ -85,7 +85,7 @@ class Searcher:
         """Minimax value (for the root team) of the current, not finished position, ``depth`` plies deep."""
         self.check()
         state = self.state
-        maximize = state.current_color % 2 == self.team
+        maximize = state.color % 2 == self.team
         pids = state.legal_placements()
         if not len(pids):  # only with a hand-built state: the colour can only skip
             return self.value()
@@ -132,7 +132,7 @@ class LookaheadPlayer(Engine):
 
     def think(self, state: GameState, deadline: float, stop: StopFlag) -> Move:
         timer = TimeKeeper(self.clock, deadline, stop, self.cpu_clock)
-        color = state.current_color
+        color = state.color
         pids = state.legal_placements()
         if state.is_over or not len(pids):
             return no_placement_move(state, self.rng)

@@ -145,7 +145,7 @@ class MctsPlayer(Engine):
             self.last_info = {**self._fallback.last_info, "fallback": "lookahead (compiling)"}
             return move
         timer = TimeKeeper(self.clock, deadline, stop, self.cpu_clock, reserve=STOP_RESERVE_S)
-        color = state.current_color
+        color = state.color
         pids = state.legal_placements()
         if state.is_over or not len(pids):
             return no_placement_move(state, self.rng)
@@ -208,7 +208,7 @@ class MctsPlayer(Engine):
             return
         state = state.copy()
         while not state.is_over and not len(state.legal_placements()):
-            state.push(SkipMove(state.current_color))
+            state.push(SkipMove(state.color))
         if state.is_over:
             return
         # a think that was given up on (its answer came too late) may still be returning: wait for it
@@ -239,7 +239,7 @@ class MctsPlayer(Engine):
         kept = [self._prepare_tree(worker, state, root, start, params, timer) for worker in self.workers]
         limit = self.max_simulations
         if self.params.count > 0:
-            limit = counted_simulations(self.params.count, NSHAPES - len(state.undeployed(state.current_color)))
+            limit = counted_simulations(self.params.count, NSHAPES - len(state.pieces_left(state.color)))
         n = len(self.workers)
         seed_rng(seed)
         if n == 1:
@@ -387,7 +387,7 @@ class MctsPlayer(Engine):
     def _root_prior(self, state: GameState, tree: Tree, timer: TimeKeeper) -> None:
         """Priors of the root moves from the tuned evaluation one ply ahead (the greedy player's view)."""
         first, count = int(tree.node_first[0]), int(tree.node_count[0])
-        sign = 1.0 if state.current_color % 2 == 0 else -1.0
+        sign = 1.0 if state.color % 2 == 0 else -1.0
         values = np.empty(count)
         for i, pid in enumerate(tree.edge_pid[first : first + count].tolist()):
             if i & 15 == 15 and timer.expired():
