@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from cli.bundle.build import _installed_name, bundle
 from cli.watch import watch_text
 from model.exits import EXIT_OK
-from net.bundle import _installed_name, bundle
 from net.watch import Watcher
 from tests.helpers import HOST, PASSWORD, run_bot, start_server, watch_args
 
@@ -177,8 +177,8 @@ class Mine(Player):
 def test_a_team_upload_packs_what_the_player_imports_and_is_tried_before_it_is_ready(tmp_path, wheels, monkeypatch):
     # issue 49 item 6: a player reached through a link, a package only in the team's environment, a
     # secrets_config.py beside the player; the upload is started and plays before the build calls it ready
+    from cli.bundle import build as B
     from cli.players import parse_python_player
-    from net import bundle as B
 
     monkeypatch.setattr(B, "ZIP_LEVEL", 1)  # the contents are under test here, not the size (~30 s of CPU less)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cli.bundle import main
-from net.bundle import BundleError, failed, target_python
+from cli.bundle.build import BundleError, failed, target_python
 
 VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 SHIM = """#!/bin/sh

@@ -1,6 +1,6 @@
 """``blokus bundle --player``: what goes into the upload of a team's player (issue 49 item 6), found by reading the
-team's files (``net.team_files``), and a bad output path or a failed trial leaving nothing behind. The full build and
-its trial: tests/test_bundle.py's slow tests; the trial alone: tests/test_upload_trial.py."""
+team's files (``cli.bundle.team_files``), and a bad output path or a failed trial leaving nothing behind. The full
+build and its trial: tests/test_bundle.py's slow tests; the trial alone: tests/test_upload_trial.py."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
+from cli.bundle import build as B
 from cli.bundle import main as bundle_main
 from cli.bundle import team_player
+from cli.bundle.build import BundleError, pack_team, write_start
+from cli.bundle.team_files import PackError, closure, find_team_files
 from cli.players import parse_python_player
-from net import bundle as B
-from net.bundle import BundleError, pack_team, write_start
-from net.team_files import PackError, closure, find_team_files
 
 VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 BUNDLED = frozenset(closure(["numpy", "numba", "lxml", "pydantic", "pydantic-xml"]))

@@ -1,4 +1,4 @@
-"""The upload's ``start.sh`` (``net.bundle.START_SH``) on its own, with a stand-in project: it clears the
+"""The upload's ``start.sh`` (``cli.bundle.build.START_SH``) on its own, with a stand-in project: it clears the
 caller's ``NUMBA_*``/``PYTHON*`` settings, finds its folder through symbolic links, and names the real cause
 when no interpreter starts (issue 46.6). The whole upload is tested in ``test_bundle.py`` (slow)."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from net.bundle import write_start
+from cli.bundle.build import write_start
 
 VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 SHOW = """\

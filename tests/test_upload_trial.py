@@ -1,4 +1,4 @@
-"""The trial of an upload before ``blokus bundle`` calls it ready (``net.upload_trial``): unpacked read-only, started
+"""The trial of an upload before ``blokus bundle`` calls it ready (``cli.bundle.trial``): unpacked read-only, started
 as the contest starts it in an empty environment with the target Python, judged by an embedded server. Small
 hand-made zips here; a real upload's trial: tests/test_bundle.py."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from net.upload_trial import TrialError, base_interpreter, first_error_line, try_upload
+from cli.bundle.trial import TrialError, base_interpreter, first_error_line, try_upload
 
 VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 

@@ -1,4 +1,4 @@
-"""``blokus bundle FILE.zip [-- BOT ARGS]``: build the contest upload (``net.bundle``): a zip with start.sh,
+"""``blokus bundle FILE.zip [-- BOT ARGS]``: build the contest upload (``cli.bundle.build``): a zip with start.sh,
 the project, its dependencies and the compiled AI."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 from ai import DEFAULT_AI
+from cli.bundle.build import MAX_ZIP_MIB, BundleError, bundle
 from cli.options import Parser
 from cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
 from model.exits import EXIT_OK
-from net.bundle import MAX_ZIP_MIB, BundleError, bundle
 
 EXIT_FAIL = 1
 

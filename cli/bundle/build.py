@@ -15,10 +15,10 @@ The contest system unpacks the zip into a fresh container with a plain ``python3
 * ``numba-cache/``: the AI's kernels compiled for a generic x86-64 CPU by running their warm-up against
   this very copy (``model.numba_cache`` finds it wherever the zip is unpacked);
 * with ``--player``: the team's player file and the modules of its folder it imports, in ``player/``, and the
-  packages it imports from the team's environment, in ``deps/`` (``net.team_files``: found by reading the files,
+  packages it imports from the team's environment, in ``deps/`` (``cli.bundle.team_files``: found by reading the files,
   nothing else of the folder unless ``--include`` names it).
 
-The zip is written as ``FILE.zip.part`` and tried before it takes its name (``net.upload_trial``: unpacked
+The zip is written as ``FILE.zip.part`` and tried before it takes its name (``cli.bundle.trial``: unpacked
 read-only, started in an empty environment with the target Python against an embedded server, a few moves
 played); a failed build or trial leaves no file. A bad output path is refused before anything is built.
 """
@@ -40,8 +40,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ai.players.registry import PlayerKind, PlayerSpec, default_player
-from net.team_files import PackError, TeamFiles, closure, find_team_files
-from net.upload_trial import TrialError, try_upload
+from cli.bundle.team_files import PackError, TeamFiles, closure, find_team_files
+from cli.bundle.trial import TrialError, try_upload
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("blokus", "model", "ai", "net", "tui", "cli")
@@ -317,7 +317,7 @@ def write_start(stage: Path, version: str, bot_args: list[str], player: str | No
 
 
 def team_files(player: PlayerSpec, includes: list[str], version: str, python: str, say: Say = log.info) -> TeamFiles:
-    """What the upload takes of the team's player (``net.team_files``); BundleError naming what cannot be packed."""
+    """What the upload takes of the team's player (``cli.bundle.team_files``); BundleError: what cannot be packed."""
     try:
         team = find_team_files(
             Path(player.path),
