@@ -1,7 +1,9 @@
-"""Computer players, in four rooms: ``ai.players`` (who plays: the name parser and registry, the ``Player``
-interface, the built-in players, programs and a team's code in processes of their own, the clock),
-``ai.search`` (how our engines think: evaluation, lookahead, move model, MCTS), ``ai.arena`` (games between
-players and their verdicts: matches, the referee, SPRT, tournaments) and ``ai.analysis`` (a game's analysis).
+"""Computer players, from the bottom up: ``ai.interface`` (the one ``Player`` interface, ``Engine``, the clock a
+search reads), ``ai.processes`` (the one way to start and stop a process), ``ai.search`` (how our engines think:
+evaluation, greedy, lookahead, move model, MCTS, their compiled kernels), ``ai.players`` (who plays: the name
+parser and registry, levels, programs and a team's code in processes of their own, the clock of a move),
+``ai.arena`` (games between players and their verdicts: matches, the referee, SPRT, tournaments) and
+``ai.analysis`` (a game's analysis). Each imports only those before it.
 ``parse_player(name)`` (``ai.players.registry``) gives a player's spec, ``spec.build(seed)`` the player.
 
 Public API:
@@ -11,15 +13,15 @@ Public API:
 * ``Engine`` (a Player that thinks in a worker thread): ``think(state, deadline, stop)`` (sync),
   ``choose_move_sync(state, deadline=None, move_time=1.0)``, ``last_info`` (depth, nodes, ... of the
   last think).
-* Players: ``random`` (``RandomPlayer``), ``greedy`` (``ai.players.greedy.GreedyPlayer``: best one-ply
+* Players: ``random`` (``RandomPlayer``), ``greedy`` (``ai.search.greedy.GreedyPlayer``: best one-ply
   evaluation), ``lookahead`` (``ai.search.fastsearch.FastLookaheadPlayer``: the pruned alpha-beta search in
   compiled code with the outcome-fitted weights; ``ANALYSIS_AI``, the engine of game analyses: fast and
   deterministic), ``lookahead-py`` (``ai.search.lookahead.LookaheadPlayer``: the same search in Python, the
   reference and the fallback while compiling).
 * ``mcts`` (``ai.search.mcts.MctsPlayer``): the default, ``DEFAULT_AI``, the strongest: Monte-Carlo tree search
   with RAVE over the compiled engine, guided by a move model fitted to Pentobi's choices.
-* The compiled players are loaded on the first move by ``ai.players.compiled.LazyCompiledPlayer`` (numba is
-  not imported before) and compiled in a child process on the first start (``ai.players.compiled.Kernels``).
+* The compiled players are loaded on the first move by ``ai.search.compiled.LazyCompiledPlayer`` (numba is
+  not imported before) and compiled in a child process on the first start (``ai.search.compiled.Kernels``).
 * ``level1`` .. ``level5`` (``ai.players.registry.LEVELS``): strengths for beginners up to the default AI.
 * ``gtp:PATH:LEVEL`` (``ai.players.gtp``): an external GTP engine such as Pentobi, for measuring.
 * ``mcts:KEY=VALUE,...``: the default search with other settings (``ai.search.mcts.MctsParams``), for measuring a
@@ -27,7 +29,7 @@ Public API:
 * ``ai.players.controller``: ``decide(player, state, received_at, think_ms=, hard_ms=)`` — any player's move
   under a clock (stop signal, hard cut-off, rule check, one fallback); used by the bot and the TUI.
 * ``ai.players.engine_process``: ``ProcessPlayer``, any of these thinking in a worker process (the bot's default).
-* ``ai.players.processes``: the one way to start and stop a process (its own session, ask/terminate/kill/reap,
+* ``ai.processes``: the one way to start and stop a process (its own session, ask/terminate/kill/reap,
   capped logs, detached descendants found) and to keep helper processes from outliving their parent.
 * ``ai.search.evaluate``: ``evaluate(state, weights)``, ``Weights``; ``ai.arena.match``: the games and table of
   ``blokus arena`` (``cli.arena``). Player names are parsed once, by ``ai.players.registry`` (``parse_player`` ->
@@ -37,9 +39,7 @@ Public API:
 
 from __future__ import annotations
 
-from ai.players.base import Engine, Player, RandomPlayer
-from ai.players.compiled import LazyCompiledPlayer
-from ai.players.greedy import GreedyPlayer
+from ai.interface import Engine, Player, RandomPlayer
 from ai.players.registry import (
     ANALYSIS_AI,
     DEFAULT_AI,
@@ -51,6 +51,8 @@ from ai.players.registry import (
     mcts_settings,
     parse_player,
 )
+from ai.search.compiled import LazyCompiledPlayer
+from ai.search.greedy import GreedyPlayer
 from ai.search.lookahead import LookaheadPlayer
 
 __all__ = [

@@ -50,8 +50,8 @@ from enum import Enum
 from pathlib import Path
 from typing import cast
 
-from ai.players import processes
-from ai.players.base import TimeKeeper
+from ai import processes
+from ai.interface import TimeKeeper
 from ai.players.registry import ANALYSIS_AI, PlayerSpec, capped_threads, compile_ahead, parse_player, search_threads_of
 from ai.search.evaluate import VALUE_WEIGHTS, Weights, terminal_value
 from ai.search.lookahead import Searcher, SearchParams, _Timeout

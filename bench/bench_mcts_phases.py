@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_mcts import position  # noqa: E402
 
-from ai.players import processes  # noqa: E402
+from ai import processes  # noqa: E402
 from ai.players.gtp import GTP_ARGS, GtpPlayer  # noqa: E402
 from ai.search.fasteval import evaluate as fast_evaluate  # noqa: E402
 from ai.search.mcts import MctsParams, MctsPlayer, R, Root, prepare, seed_rng  # noqa: E402

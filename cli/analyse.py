@@ -171,7 +171,7 @@ def _prepare_engine(spec: PlayerSpec, stream: TextIO, quiet: bool) -> None:
     """Load the compiled engine (a second), or compile it on the first start (a child process, a minute):
     a spinner says so on a terminal meanwhile, instead of a progress line stuck at 0."""
     from ai import kernels_of
-    from ai.players.compiled import preparing_text
+    from ai.search.compiled import preparing_text
     from tui.spinner import Spinner
 
     kernels = kernels_of(spec)

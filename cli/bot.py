@@ -17,8 +17,7 @@ import socket
 import sys
 from pathlib import Path
 
-from ai import DEFAULT_AI
-from ai.players import processes
+from ai import DEFAULT_AI, processes
 from ai.players.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
 from ai.players.registry import capped_threads, default_player, search_threads_of
 from ai.players.team_process import MEMORY_LIMIT_MIB

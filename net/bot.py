@@ -22,12 +22,12 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ai.players.base import Engine, fallback_move
-from ai.players.compiled import not_ready_line
+from ai.interface import Engine, fallback_move
 from ai.players.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide, warm_up
 from ai.players.pyplayer import PlayerLoadError
 from ai.players.registry import PlayerKind, PlayerSpec, compile_ahead, default_player
 from ai.players.team_process import MEMORY_LIMIT_MIB, TeamPlayer
+from ai.search.compiled import not_ready_line
 from model import server_texts
 from model.exits import plural
 from model.record import GameRecord

@@ -22,7 +22,7 @@ socket that the server seats, so no code of it exists outside this process; any 
 lines above, a stop by a signal, its seat taken, a fallback move or an unclean end, told by its exit code) makes
 the game void (:attr:`HostedOutcome.void`), never a result.
 
-Nothing is left behind (``ai.players.processes``): at the end a program gets a moment to leave by itself, then it
+Nothing is left behind (``ai.processes``): at the end a program gets a moment to leave by itself, then it
 and everything it started (its group, whatever carries its token, detached descendants adopted by this
 process as their subreaper) get SIGTERM and, after a grace period, SIGKILL; a program whose process ended
 while a child of it still holds its connection loses with LEFT a second later; its log files are capped
@@ -46,12 +46,12 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ai import processes
 from ai.arena.referee import hard_timeout_line, illegal_line, timeout_line
-from ai.players import processes
-from ai.players.processes import describe_exit
 from ai.players.pyplayer import PlayerLoadError
 from ai.players.registry import PlayerKind, PlayerSpec
 from ai.players.team_process import check_team_player
+from ai.processes import describe_exit
 from model.exits import EXIT_FALLBACK
 from model.moves import Move, MoveMistake
 from model.pieces import Shape, Team
@@ -123,7 +123,7 @@ def clean_line(text: str, width: int = 200) -> str:
 
 
 class Program:
-    """One started program (``ai.players.processes``: its own session, everything it starts found at the end) with
+    """One started program (``ai.processes``: its own session, everything it starts found at the end) with
     its two log files."""
 
     def __init__(self, argv: list[str], log_stem: Path, *, log_limit: int = LOG_LIMIT_BYTES) -> None:

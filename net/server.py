@@ -32,7 +32,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from ai.players import processes
+from ai import processes
 from model import convert
 from model import messages as M
 from model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer

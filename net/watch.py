@@ -40,7 +40,7 @@ from net.connection import (
 )
 
 if TYPE_CHECKING:
-    from ai.players.base import Engine
+    from ai.interface import Engine
 
 log = logging.getLogger("blokus.watch")
 

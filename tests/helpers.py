@@ -18,7 +18,7 @@ from pathlib import Path
 from lxml import etree
 
 from ai import make_player
-from ai.players.base import fallback_move
+from ai.interface import fallback_move
 from ai.players.controller import check_move
 from cli.bot import EXIT_CODES, bot_lines
 from cli.bot import parse_options as parse_bot_options

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from ai import DEFAULT_AI, Engine, RandomPlayer, make_player
 from ai.arena.match import make_specs, summary, wilson
-from ai.players.base import TimeKeeper
+from ai.interface import TimeKeeper
 from ai.players.registry import BUILTINS
 from ai.search.evaluate import evaluate, terminal_value
 from cli.arena import main as arena_main
@@ -388,7 +388,7 @@ class _DyingEngine:
     """A picklable factory whose engine kills its process at the first move (a crash in compiled code)."""
 
     def __call__(self, seed: int):
-        from ai.players.base import RandomPlayer
+        from ai.interface import RandomPlayer
 
         class Dying(RandomPlayer):
             def think(self, state, deadline, stop):
@@ -401,7 +401,7 @@ class _DyingEngine:
 
 class _RandomFactory:
     def __call__(self, seed: int):
-        from ai.players.base import RandomPlayer
+        from ai.interface import RandomPlayer
 
         return RandomPlayer(seed)
 

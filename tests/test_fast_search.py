@@ -272,8 +272,8 @@ def test_stop_signal_ends_the_search():
 
 def test_compiling_in_a_child_process_spawns_exactly_one_child(monkeypatch, tmp_path):
     """The child's warm_up must not ask for a compile itself (that was a chain of processes)."""
-    from ai.players import processes
-    from ai.players.compiled import Kernels
+    from ai import processes
+    from ai.search.compiled import Kernels
 
     calls = []
     real_start = processes.start

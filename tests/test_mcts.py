@@ -88,7 +88,7 @@ def test_stops_at_the_deadline_and_on_cancel():
 
 
 def test_answers_with_the_lookahead_while_compiling(monkeypatch):
-    from ai.players.compiled import Kernels
+    from ai.search.compiled import Kernels
 
     monkeypatch.setattr(ai.search.mcts.player, "KERNELS", Kernels("ai.search.mcts"))  # not ready
     monkeypatch.setattr(ai.search.mcts.player, "prepare", lambda wait=0.0: False)

@@ -12,7 +12,7 @@ import threading
 import pytest
 from lxml import etree
 
-from ai.players.base import Engine, Player
+from ai.interface import Engine, Player
 from ai.players.controller import check_move, decide
 from ai.players.registry import parse_player
 from cli.bot import EXIT_CODES, bot_lines, build_parser, parse_options
@@ -155,7 +155,7 @@ async def test_bot_plays_the_recorded_stream(seed, mutate, dialect, capsys, tmp_
 
 @pytest.mark.parametrize("ponder", [False, True])
 async def test_bot_ponders_after_each_move_it_sent_when_asked_to(ponder, monkeypatch):
-    from ai.players.base import RandomPlayer
+    from ai.interface import RandomPlayer
 
     pondered: list[GameState] = []
     monkeypatch.setattr(RandomPlayer, "start_pondering", lambda self, state: pondered.append(state.copy()))

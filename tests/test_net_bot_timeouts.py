@@ -7,7 +7,7 @@ import asyncio
 import random
 import sys
 
-from ai.players.base import fallback_move
+from ai.interface import fallback_move
 from model.pieces import Shape, Team
 from model.season import SEASON_2021
 from model.state import GameState

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from ai.players.base import fallback_move
+from ai.interface import fallback_move
 from model import convert
 from model import messages as M
 from model.framing import parse_stream

@@ -10,7 +10,7 @@ import signal
 import socket
 import sys
 
-from ai.players.base import fallback_move
+from ai.interface import fallback_move
 from model import convert
 from model import messages as M
 from model.pieces import Shape, Team

@@ -1,4 +1,4 @@
-"""``ai.players.processes``: a started program and everything it starts end with it (also detached ones); helper
+"""``ai.processes``: a started program and everything it starts end with it (also detached ones); helper
 processes of ``blokus serve`` and ``blokus bot`` end when their parent is killed and hold none of its streams."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ai.players import processes
+from ai import processes
 
 CAP = 30.0  # seconds: a cap on every wait (a bug fails the test instead of hanging it)
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc, uses prctl")
@@ -121,7 +121,7 @@ def test_a_stop_of_a_child_is_seen_after_it_was_continued():
 
 @linux_only
 def test_a_process_kept_private_is_not_dumpable():
-    code = "import ctypes, ai.players.processes as p; print(p.keep_private(), ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))"
+    code = "import ctypes, ai.processes as p; print(p.keep_private(), ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))"
     done = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,

@@ -182,7 +182,7 @@ def test_the_checks_see_what_they_look_for():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]
     modules = product_modules()
-    assert {"model.moves", "ai.players.base", "net.server", "tui.app", "blokus"} <= set(modules)
+    assert {"model.moves", "ai.interface", "net.server", "tui.app", "blokus"} <= set(modules)
     graph = import_graph(modules)
     assert "model.pieces" in graph["model.moves"] and "model" not in graph["model.moves"]
     counts = parameter_counts(modules)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import ai.players.player_api as api
-from ai.players import processes
+from ai import processes
 from ai.players.controller import check_move, decide
 from ai.players.pyplayer import PlayerLoadError, load_player_class
 from ai.players.registry import parse_player, parse_python_player

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from ai.players.base import Player
+from ai.interface import Player
 from model.moves import Move, SkipMove
 from model.pieces import Shape, Team
 from model.season import DEFAULT_SEASON

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from ai.players.base import Player
+from ai.interface import Player
 from ai.players.controller import decide
 from model.moves import describe_move
 from model.pieces import Team

@@ -41,8 +41,8 @@ from ai.analysis import (
     game_key,
     positions_to_analyse,
 )
-from ai.players.base import Engine
-from ai.players.compiled import preparing_text
+from ai.interface import Engine
+from ai.search.compiled import preparing_text
 from model.moves import Move, SetMove, describe_move
 from model.pieces import Color, Team
 from model.state import GameState

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from ai.players.base import Player
+from ai.interface import Player
 from ai.players.registry import default_player
 from model.pieces import Team
 from model.season import DEFAULT_SEASON

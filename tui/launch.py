@@ -9,7 +9,7 @@ import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ai.players.base import Player
+from ai.interface import Player
 from ai.players.registry import PlayerKind, PlayerSpec, default_player
 from model.pieces import Shape, Team
 from model.season import DEFAULT_PORT, DEFAULT_SEASON, Season

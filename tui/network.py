@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rich.style import Style
 from rich.text import Text
 
-from ai.players.base import Player
+from ai.interface import Player
 from model import server_texts
 from model.pieces import Shape, Team
 from model.result import GameResult, end_texts

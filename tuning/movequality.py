@@ -33,7 +33,7 @@ import numpy as np
 from teacher import _move_values, worker_engine  # tuning/ is the script's directory
 
 from ai import compile_ahead, make_player, parse_player
-from ai.players.base import Engine
+from ai.interface import Engine
 from ai.players.gtp import GtpError, GtpPlayer
 from ai.search.evaluate import Weights
 from ai.search.fastsearch import FastLookaheadPlayer, FastSearchParams

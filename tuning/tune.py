@@ -23,8 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ai.arena.match import make_specs, run_match, summary  # noqa: E402
-from ai.players.greedy import GreedyPlayer  # noqa: E402
 from ai.search.evaluate import DEFAULT_WEIGHTS, Weights  # noqa: E402
+from ai.search.greedy import GreedyPlayer  # noqa: E402
 from ai.search.lookahead import LookaheadPlayer  # noqa: E402
 
 FLOAT_PARAMS = ["points", "anchors", "area", "overlap", "awkward", "centre", "dead"]

@@ -31,10 +31,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, Thr
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
+from ai import processes
 from ai.arena.referee import Referee
 from ai.arena.sprt import SprtSpec, SprtState, Verdict
-from ai.players import processes
-from ai.players.base import Engine
+from ai.interface import Engine
 from ai.players.registry import PlayerSpec, capped_threads, compile_ahead, search_threads_of
 from ai.search.cores import available_cores
 from model.moves import Move

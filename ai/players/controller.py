@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ai.players.base import EngineError, Player, fallback_move
+from ai.interface import EngineError, Player, fallback_move
 from model import placements as P
 from model.moves import Move, NotAMove, SkipMove, as_move
 from model.pieces import SHAPES

@@ -8,7 +8,7 @@ hard cut-off of ``ai.players.controller`` then holds even when the engine itself
 lowers its own scheduling priority (``nice`` 10): on a dedicated machine (a contest container) that
 changes nothing, on a shared one it keeps the I/O loops and a local game server responsive.
 
-``ProcessPlayer`` implements the ``ai.players.base.Player`` interface: ``choose_move`` sends the state and the
+``ProcessPlayer`` implements the ``ai.interface.Player`` interface: ``choose_move`` sends the state and the
 deadline to the worker (``Engine.think`` with a shared stop flag), ``cancel`` sets the flag. Answers
 to abandoned requests are discarded by request id.
 """
@@ -27,10 +27,10 @@ import time
 from collections.abc import Callable
 from multiprocessing.sharedctypes import RawValue
 
-from ai.players import processes
-from ai.players.base import Engine, EngineError, Player
-from ai.players.compiled import fallback_label
+from ai import processes
+from ai.interface import Engine, EngineError, Player
 from ai.players.registry import PlayerSpec, kernels_of
+from ai.search.compiled import fallback_label
 from model.moves import Move
 from model.state import GameState
 

@@ -17,9 +17,9 @@ import os
 import tempfile
 from collections.abc import Callable
 
-from ai.players import processes
-from ai.players.base import Engine, StopFlag, fallback_move
-from ai.players.greedy import GreedyPlayer
+from ai import processes
+from ai.interface import Engine, StopFlag, fallback_move
+from ai.search.greedy import GreedyPlayer
 from model import placements as P
 from model.moves import Move, SetMove, SkipMove
 from model.state import GameState, move_of_placement, placement_of

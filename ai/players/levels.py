@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ai.players.base import Engine, StopFlag
+from ai.interface import Engine, StopFlag
 from model.moves import Move
 from model.state import GameState
 

@@ -51,7 +51,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import ai.players.player_api as api
-from ai.players.base import EngineError
+from ai.interface import EngineError
 from ai.players.registry import PlayerKind, PlayerSpec
 from model.moves import NotAMove, as_move
 

@@ -40,11 +40,11 @@ from enum import Enum
 from functools import partial
 from typing import Any
 
-from ai.players.base import Engine, RandomPlayer
-from ai.players.compiled import LazyCompiledPlayer
-from ai.players.greedy import GreedyPlayer
+from ai.interface import Engine, RandomPlayer
 from ai.players.levels import CappedTime
+from ai.search.compiled import LazyCompiledPlayer
 from ai.search.cores import MAX_THREADS, search_threads
+from ai.search.greedy import GreedyPlayer
 from ai.search.lookahead import LookaheadPlayer
 
 DEFAULT_AI = "mcts"  # the bot's, the TUI's and level 5's player
@@ -342,7 +342,7 @@ def capped_threads(spec: PlayerSpec, threads: int) -> PlayerSpec:
 
 
 def kernels_of(spec: PlayerSpec):
-    """The compiled kernels (``ai.players.compiled.Kernels``) a player needs, or None (a Python player).
+    """The compiled kernels (``ai.search.compiled.Kernels``) a player needs, or None (a Python player).
     Imports numba."""
     module = spec.kernels_module
     return None if module is None else importlib.import_module(module).KERNELS

@@ -2,7 +2,7 @@
 plays with :class:`TeamPlayer`; every command that needs to know whether a team's file loads asks
 :func:`check_team_player`. The team's file is never imported in our own process.
 
-The child (``ai.players.pyplayer``, started with ``ai.players.processes``: its own session, a token, the subreaper,
+The child (``ai.players.pyplayer``, started with ``ai.processes``: its own session, a token, the subreaper,
 a group kill) is started warm — when the bot starts, before it joins — and answers each move request over a pipe (a
 small pickled request, a small JSON answer: ``bench/bench_team_process.py`` measures the cost). Whatever the child
 does, the caller (``ai.players.controller.decide``) gets an answer or an exception in time and sends a legal move by
@@ -39,8 +39,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ai.players import processes
-from ai.players.base import Player
+from ai import processes
+from ai.interface import Player
 from ai.players.pyplayer import (
     END_IDLE,
     GAME_OVER,

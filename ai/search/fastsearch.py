@@ -19,11 +19,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ai.players.base import Engine, StopFlag, TimeKeeper
-from ai.players.compiled import Kernels
-from ai.players.greedy import no_placement_move
+from ai.interface import Engine, StopFlag, TimeKeeper
 from ai.search import fasteval as FE
+from ai.search.compiled import Kernels
 from ai.search.evaluate import TUNED_WEIGHTS, Weights
+from ai.search.greedy import no_placement_move
 from ai.search.lookahead import LookaheadPlayer
 from ai.search.tables import T_P_AWK, T_P_CENTRE, TABLES
 from model import fast as F
@@ -360,7 +360,7 @@ class _Watchdog:
         self.thread.join()
 
 
-# compiled ahead of time in a child process (``ai.players.compiled``); until ready the player answers with the
+# compiled ahead of time in a child process (``ai.search.compiled``); until ready the player answers with the
 # Python lookahead search
 KERNELS = Kernels("ai.search.fastsearch", "model.fast", "ai.search.fasteval")
 

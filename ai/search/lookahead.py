@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ai.players.base import Engine, StopFlag, TimeKeeper
-from ai.players.greedy import no_placement_move
+from ai.interface import Engine, StopFlag, TimeKeeper
 from ai.search.evaluate import DEFAULT_WEIGHTS, Weights, decided_value, evaluate, static_scores
+from ai.search.greedy import no_placement_move
 from model.moves import Move
 from model.state import GameState, move_of_placement
 

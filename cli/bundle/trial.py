@@ -22,7 +22,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ai.players.processes import TOKEN_ENV
+from ai.processes import TOKEN_ENV
 from model.pieces import Team
 from model.season import DEFAULT_SEASON, Season
 from net.external import HostedGame, HostedOutcome, HostedSeat, ProgramError
@@ -101,7 +101,7 @@ def first_error_line(path: Path) -> str:
 def upload_command(start: Path, python: str, version: str, work: Path, extra: list[str]) -> list[str]:
     """``start.sh EXTRA`` (the host adds ``-h -p -r``) run in ``work`` with an empty environment but ``PATH``:
     the system's folders after one that holds the target Python as ``python3.X`` (start.sh looks for it first).
-    The process token of ``ai.players.processes`` is handed on, so that everything the upload starts is found."""
+    The process token of ``ai.processes`` is handed on, so that everything the upload starts is found."""
     bin_dir = work.parent / "bin"
     bin_dir.mkdir(exist_ok=True)
     link = bin_dir / f"python{version}"

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ai.players.base import Engine, StopFlag, TimeKeeper
-from ai.players.compiled import Kernels
-from ai.players.greedy import no_placement_move
+from ai.interface import Engine, StopFlag, TimeKeeper
+from ai.search.compiled import Kernels
 from ai.search.cores import search_threads
 from ai.search.evaluate import evaluate
+from ai.search.greedy import no_placement_move
 from ai.search.lookahead import LookaheadPlayer
 from ai.search.mcts.buffers import Root, Scratch, Tree
 from ai.search.mcts.kernels import copy_subtree, expand_root, keep_root_statistics, run, seed_rng
@@ -29,7 +29,7 @@ from model.fast import M_TURN, MAX_MOVES, NCELLS, NSHAPES, P_CELLS, FastState
 from model.moves import Move, SetMove, SkipMove
 from model.state import GameState, move_of_placement, placement_of
 
-# compiled ahead of time in a child process (``ai.players.compiled``); until ready the player answers with the
+# compiled ahead of time in a child process (``ai.search.compiled``); until ready the player answers with the
 # Python lookahead search
 log = logging.getLogger(__name__)
 

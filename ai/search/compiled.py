@@ -18,8 +18,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from ai.players import processes
-from ai.players.base import Engine, StopFlag
+from ai import processes
+from ai.interface import Engine, StopFlag
 from model.moves import Move
 from model.state import GameState
 

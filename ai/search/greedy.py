@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ai.players.base import Engine, StopFlag, TimeKeeper, fallback_move
+from ai.interface import Engine, StopFlag, TimeKeeper, fallback_move
 from ai.search.evaluate import DEFAULT_WEIGHTS, Weights, evaluate, static_scores
 from model.moves import Move, SkipMove
 from model.state import GameState, move_of_placement
