@@ -188,6 +188,40 @@ def test_pruning_keeps_the_root_whole_and_cuts_below_it():
     assert cut > 10
 
 
+def _edges_by_depth(tree):
+    """(depth of the edge's child, edge) for every edge of the tree, from the root down."""
+    stack, out = [(0, 1)], []
+    while stack:
+        node, depth = stack.pop()
+        first, count = int(tree.node_first[node]), int(tree.node_count[node])
+        for e in range(first, first + count) if first >= 0 else ():
+            out.append((depth, e))
+            if int(tree.edge_child[e]) >= 0:
+                stack.append((int(tree.edge_child[e]), depth + 1))
+    return out
+
+
+@pytest.mark.parametrize("expand_inc", [0.0, 1.0])
+def test_a_node_is_added_after_more_visits_the_deeper_it_is(expand_inc):
+    """``expand_inc`` (Pentobi's expansion threshold increment): the node a move leads to is added at the visit
+    after 1 + expand_inc x (depth - 1) earlier ones, and then at once."""
+    state = _position(20)
+    players = {}
+    for inc in (0.0, expand_inc):
+        players[inc] = MctsPlayer(seed=4, max_simulations=1500, params=mcts.MctsParams(threads=1, expand_inc=inc))
+        assert state.is_legal(players[inc].choose_move_sync(state, move_time=30.0))
+    tree = players[expand_inc].tree
+    checked = 0
+    for depth, e in _edges_by_depth(tree):
+        visits, has_child = float(tree.edge_n[e]), int(tree.edge_child[e]) >= 0
+        threshold = 1 + expand_inc * (depth - 1)
+        assert has_child == (visits >= threshold + 1), (depth, visits, has_child)
+        checked += has_child and depth > 2
+    assert checked > 10  # nodes deep enough for the increment to matter
+    if expand_inc:
+        assert int(tree.counters[0]) < int(players[0.0].tree.counters[0])  # fewer nodes for the same simulations
+
+
 def _edge_of(tree, node: int, pid: int) -> int | None:
     first, count = int(tree.node_first[node]), int(tree.node_count[node])
     edges = [e for e in range(first, first + count) if int(tree.edge_pid[e]) == pid]
