@@ -1,14 +1,15 @@
 """Where a simulation of the MCTS spends its time, phase by phase (not a test), beside Pentobi's.
 
-Ours: for positions of seeded random games at the given turns (those of ``bench_mcts.py``), the default
-MCTS's simulation loop (``ai.search.mcts.kernels.run``, copied here with a time-stamp counter read at each
-phase boundary: the kernel itself stays as it is) runs ``--simulations`` simulations into a fresh tree, in one
-thread, after a warm-up. Phases: *start* (the root position copied), *select* (choosing an edge, playing it,
-growing a node), *expand* (a node's moves generated and given priors by the move model), *playout* (the
-playout policy's moves to the end), *score* (the final margin, or the evaluation of a stopped playout) and
-*backup* (the counts, RAVE, clearing the played marks). The shares are of time-stamp counter ticks, the
-microseconds per simulation are the thread's CPU time over the simulations (the counter reads included: a
-few ticks per phase). Both sides' times are CPU time, so a busy machine changes them less than real time would.
+Ours: for positions of seeded random games at the given turns (those of ``bench_mcts.py``), the default MCTS's
+simulation loop (``ai.search.mcts.kernels.run``, copied here with a time-stamp counter read at each phase boundary:
+the kernel itself stays as it is; the copy must grow the same tree as the kernel from the same seed, checked first)
+runs ``--simulations`` simulations into a fresh tree, in one thread, after a warm-up. Phases: *start* (the root
+position copied), *select* (choosing an edge, playing it, growing a node), *expand* (a node's moves generated and
+given priors by the move model), *playout* (the playout policy's moves to the end), *score* (the final margin, or
+the evaluation of a stopped playout) and *backup* (the counts, RAVE, clearing the played marks). The shares are of
+time-stamp counter ticks, the microseconds per simulation are the thread's CPU time over the simulations (the
+counter reads included: a few ticks per phase). Both sides' times are CPU time, so a busy machine changes them less
+than real time would.
 
 Pentobi (``--pentobi PATH``, its GTP engine built outside the project as the README says): the same positions,
 one ``genmove`` at ``--level`` each, under ``perf record -e cpu-clock`` (a sampling profile; perf must be
@@ -54,7 +55,7 @@ from ai.players.gtp import GTP_ARGS, GtpPlayer  # noqa: E402
 from ai.search.fasteval import evaluate as fast_evaluate  # noqa: E402
 from ai.search.mcts import MctsParams, MctsPlayer, R, Root, prepare, seed_rng  # noqa: E402
 from ai.search.mcts.buffers import NCOUNT  # noqa: E402
-from ai.search.mcts.kernels import _expand, _mark, _playout_turn, _select, _start, _z_bonus, expand_root  # noqa: E402
+from ai.search.mcts.kernels import _expand, _mark, _playout_turn, _select, _start, _z_bonus, expand_root, run  # noqa: E402
 from ai.search.mcts.player import PRIOR_WEIGHTS  # noqa: E402
 from ai.search.tables import TABLES  # noqa: E402
 from model import fast as F  # noqa: E402
@@ -200,36 +201,47 @@ def _run_phases(t, sims, root, params, prior_weights, scratch, tree, ticks):
         ticks[BACKUP] += t5 - t4
 
 
+def _fresh_tree(tree, scratch, start, params, seed: int) -> None:
+    """An empty tree with its root expanded, the generator seeded (as a search of a new position starts)."""
+    tree.counters[:] = 0
+    tree.counters[0] = 1
+    tree.node_first[0] = -1
+    tree.node_count[0] = 0
+    tree.node_n[0] = 0.0
+    scratch.walk.margins[:] = 0.0
+    seed_rng(seed)
+    expand_root(TABLES, start, params, PRIOR_WEIGHTS, scratch, tree)
+
+
+def _tree_digest(tree) -> bytes:
+    nodes, edges = int(tree.counters[0]), int(tree.counters[1])
+    parts = [tree.counters, tree.node_first[:nodes], tree.node_count[:nodes], tree.node_n[:nodes]]
+    parts += [tree.edge_pid[:edges], tree.edge_child[:edges], tree.edge_n[:edges], tree.edge_w[:edges]]
+    return b"".join(np.ascontiguousarray(a).tobytes() for a in parts)
+
+
 def ours(state: GameState, simulations: int, seed: int, settings: MctsParams) -> tuple[dict[str, float], float]:
-    """Shares of the phases and CPU microseconds a simulation, for ``simulations`` into a fresh tree."""
+    """Shares of the phases and CPU microseconds a simulation, for ``simulations`` into a fresh tree. Exits if the
+    copied loop grows another tree than the kernel's (the copy has drifted from ``kernels.run``)."""
     player = MctsPlayer(1, params=settings, max_simulations=200)
     player.think(state.copy(), time.monotonic() + 600, threading.Event())  # allocates the tree, warms caches
     worker = player.workers[0]
     tree, scratch = worker.tree, worker.scratch
     start, params = Root.of(FastState.from_state(state)), settings.vector()
     ticks = np.zeros(len(PHASES), dtype=np.int64)
-    for warm_up in (True, False):
-        tree.counters[:] = 0
-        tree.counters[0] = 1
-        tree.node_first[0] = -1
-        tree.node_count[0] = 0
-        tree.node_n[0] = 0.0
-        scratch.walk.margins[:] = 0.0
-        seed_rng(seed)
-        expand_root(TABLES, start, params, PRIOR_WEIGHTS, scratch, tree)
-        ticks[:] = 0
-        cpu = time.thread_time()
-        _run_phases(
-            TABLES,
-            simulations if not warm_up else max(1, simulations // 10),
-            start,
-            params,
-            PRIOR_WEIGHTS,
-            scratch,
-            tree,
-            ticks,
-        )
-        cpu = time.thread_time() - cpu
+    check = max(1, min(simulations, 300))
+    _fresh_tree(tree, scratch, start, params, seed)
+    run(TABLES, check, start, params, PRIOR_WEIGHTS, scratch, tree)
+    expected = _tree_digest(tree)
+    _fresh_tree(tree, scratch, start, params, seed)
+    _run_phases(TABLES, check, start, params, PRIOR_WEIGHTS, scratch, tree, ticks)
+    if _tree_digest(tree) != expected:
+        sys.exit("bench_mcts_phases: the timed copy of the simulation loop grows another tree than kernels.run")
+    _fresh_tree(tree, scratch, start, params, seed)
+    ticks[:] = 0
+    cpu = time.thread_time()
+    _run_phases(TABLES, simulations, start, params, PRIOR_WEIGHTS, scratch, tree, ticks)
+    cpu = time.thread_time() - cpu
     total = float(ticks.sum())
     return {name: ticks[i] / total for i, name in enumerate(PHASES)}, cpu / simulations * 1e6
 
