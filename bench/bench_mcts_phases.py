@@ -12,13 +12,14 @@ counter reads included: a few ticks per phase). Both sides' times are CPU time, 
 than real time would.
 
 Pentobi (``--pentobi PATH``, its GTP engine built outside the project as the README says): the same positions,
-one ``genmove`` at ``--level`` each, under ``perf record -e cpu-clock`` (a sampling profile; perf must be
-installed and allowed); its log gives the simulations and their time, the profile's symbols are put into the
-same phases by their own symbol (the table ``PENTOBI_PHASES``; inlined code counts with the function it was
-inlined into). Pentobi keeps each colour's legal moves up to date move by move in a playout
-(``init_moves_with_gamma`` at its start, ``update_moves`` after each move): both count as *playout*; its
-in-tree moves update no move lists. What matches no phase (starting the engine, the GTP loop, the kernel's page
-faults) is left out of its shares. Ours then searches Pentobi's mean count of simulations at that position.
+``--repeat`` moves at ``--level`` each (the position loaded afresh for each), under ``perf record -e cpu-clock`` (a
+sampling profile; perf must be installed and allowed to profile the user's processes). Its functions are put into
+the phases by name (the table ``PENTOBI_PHASES``; inlined code counts with the function it was inlined into):
+Pentobi keeps each colour's legal moves up to date move by move in a playout (``init_moves_with_gamma`` at its
+start, ``update_moves`` after each move), both *playout*; its in-tree moves update no move lists. What matches no
+phase (starting the engine, the GTP loop, page faults) is left out. Its time a simulation is the CPU time of the
+samples in the phases over the simulations its log counts. Ours then searches Pentobi's mean count of simulations
+at that position. ``--set expand_inc=0.5``: our search with another setting (``mcts:KEY=VALUE``).
 
 Usage: python bench/bench_mcts_phases.py [--turns 8,16,24,32,40] [--simulations 4000] [--seed 3]
        [--set K=V ...] [--pentobi PATH [--level 6] [--repeat 3] [--symbols N]]
