@@ -43,7 +43,7 @@ from ai.players.registry import PlayerKind, PlayerSpec, default_player
 from cli.bundle.team_files import PackError, TeamFiles, closure, find_team_files
 from cli.bundle.trial import TrialError, try_upload
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # cli/bundle/build.py -> the project
 PACKAGES = ("blokus", "model", "ai", "net", "tui", "cli")
 PROJECT_SUFFIXES = (".py", ".tcss")
 UI_ONLY = {"textual"}  # dependencies only the terminal UI needs: not in the bot's upload
