@@ -17,14 +17,14 @@ from __future__ import annotations
 import argparse
 import random
 import re
+import shutil
 import statistics
-import subprocess
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-from ai import make_player
+from ai import make_player, processes
 from ai.players.gtp import GTP_ARGS, GtpPlayer
 from ai.search.mcts import prepare
 from model.pieces import Shape
@@ -38,23 +38,26 @@ class VerbosePentobi(GtpPlayer):
     """The GTP player with Pentobi's search log (stderr) kept in a file, to read its statistics."""
 
     def _start(self) -> None:
-        self.log = tempfile.TemporaryFile("w+")
+        self.log_path = Path(tempfile.mkdtemp(prefix="pentobi-log-")) / "stderr.log"
         args = [a for a in GTP_ARGS if a != "--quiet"]
         cmd = [self.path, *args, "--level", str(self.level), "--seed", str(self.seed)]
-        self._proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True, bufsize=1
-        )
+        self._proc = processes.start(cmd, stdin="pipe", stdout="pipe", stderr=self.log_path, text=True)
+
+    def close(self) -> None:
+        super().close()
+        if hasattr(self, "log_path"):
+            shutil.rmtree(self.log_path.parent, ignore_errors=True)
 
     def search_stats(self, state: GameState) -> dict[str, float]:
         """Load ``state``, let Pentobi pick a move for the colour to move; its count, simulations, time."""
         self.load_position(state)
-        self.log.seek(0, 2)
-        start_at = self.log.tell()
+        start_at = self.log_path.stat().st_size
         started = time.perf_counter()
         self.command(f"genmove {state.color + 1}")
         seconds = time.perf_counter() - started
-        self.log.seek(start_at)
-        text = self.log.read()
+        with self.log_path.open() as log:
+            log.seek(start_at)
+            text = log.read()
         max_count = re.search(r"MaxCnt " + NUMBER, text)
         sims = re.search(r"\bSim " + NUMBER, text)
         return {

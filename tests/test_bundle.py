@@ -11,7 +11,6 @@ import io
 import os
 import re
 import shutil
-import stat
 import sys
 import zipfile
 from pathlib import Path
@@ -20,6 +19,7 @@ import pytest
 
 from cli.bundle import build as B
 from cli.bundle.build import _installed_name, bundle
+from cli.bundle.trial import make_writable, unpack_read_only
 from cli.watch import watch_text
 from model.exits import EXIT_OK
 from net.watch import Watcher
@@ -62,18 +62,6 @@ def upload(tmp_path_factory, wheels) -> Path:
     return target
 
 
-def _unpack_read_only(upload: Path, folder: Path) -> Path:
-    with zipfile.ZipFile(upload) as zf:
-        zf.extractall(folder)
-        for info in zf.infolist():  # zipfile does not restore the modes
-            mode = info.external_attr >> 16
-            if mode:
-                (folder / info.filename).chmod(mode & 0o555)
-    for path in [folder, *folder.rglob("*")]:
-        path.chmod(path.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
-    return folder
-
-
 def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
     return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*")}
 
@@ -101,7 +89,7 @@ def test_wheel_members_go_where_an_install_puts_them():
 async def test_a_read_only_upload_started_bare_joins_a_prepared_game_and_plays(upload, tmp_path, season):
     from model.season import season_named
 
-    folder = _unpack_read_only(upload, tmp_path / "unpacked")
+    folder = unpack_read_only(upload, tmp_path / "unpacked")  # as the contest does, and the trial
     before = _snapshot(folder)
     server = await start_server(password=PASSWORD, seed=5, season=season_named(season))
     procs: list[asyncio.Task] = []
@@ -143,8 +131,7 @@ async def test_a_read_only_upload_started_bare_joins_a_prepared_game_and_plays(u
         assert await bots[0] == 0
     finally:
         await server.close()
-        for path in [folder, *folder.rglob("*")]:
-            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+        make_writable(folder)
     log = stderr.decode()
     assert code == EXIT_OK and proc.returncode == 0, log[-2000:]
     summary = stdout.decode().strip().splitlines()[-1]
