@@ -9,9 +9,10 @@ microseconds per playout move, the part of a simulation that takes most of its t
 With ``--threads 1,2`` it runs a timed search of ``--seconds`` per position with each number of threads
 (``mcts:threads=N``, root-parallel) instead: simulations per second of real time (what the threads gain: this
 depends on the machine's load, say it), per second of the process's CPU time (all threads: what a thread costs)
-and the ratio to the first number of threads.
+and the ratio to the first number of threads; with ``--shared`` each number of threads above one is also run
+tree-parallel (``mcts:shared_tree=1``: one tree the threads share), with the tree's depth.
 Usage: python bench/bench_mcts.py [--turns 8,16,24,32,40] [--simulations 4000] [--seed 3] [--playouts N]
-       [--threads 1,2 [--seconds 1.5]]
+       [--threads 1,2 [--seconds 1.5] [--shared]]
 """
 
 from __future__ import annotations
@@ -74,13 +75,17 @@ def bare_playouts(turns: list[int], count: int, seed: int) -> None:
         print(f"{turn:>4} {spent / placed * 1e6:>8.2f} {placed / count:>13.1f}")
 
 
-def threaded(turns: list[int], threads: list[int], seconds: float, seed: int) -> None:
-    print(f"{'turn':>4} {'threads':>7} {'sims':>7} {'sims/s':>7} {'sims/cpu-s':>10} {'cpu/real':>8} {'ratio':>5}")
+def threaded(turns: list[int], threads: list[int], seconds: float, seed: int, shared: bool) -> None:
+    print(
+        f"{'turn':>4} {'threads':>7} {'tree':>6} {'sims':>7} {'sims/s':>7} {'sims/cpu-s':>10} {'cpu/real':>8} "
+        f"{'ratio':>5} {'depth':>5}"
+    )
+    modes = [(n, False) for n in threads] + [(n, True) for n in threads if shared and n > 1]
     for turn in turns:
         state = position(turn, seed)
         first = 0.0
-        for n in threads:
-            params = MctsParams(threads=n)
+        for n, one_tree in modes:
+            params = MctsParams(threads=n, shared_tree=one_tree)
             MctsPlayer(1, params=params, max_simulations=200).think(  # warm-up: threads, caches
                 state.copy(), time.monotonic() + 600, threading.Event()
             )
@@ -90,9 +95,10 @@ def threaded(turns: list[int], threads: list[int], seconds: float, seed: int) ->
             real, cpu = time.monotonic() - start, time.process_time() - cpu
             sims = player.last_info["simulations"]
             first = first or sims / real
+            kind = "shared" if one_tree else ("one" if n == 1 else "each")
             print(
-                f"{state.turn:>4} {n:>7} {sims:>7} {sims / real:>7.0f} {sims / cpu:>10.0f} {cpu / real:>8.2f} "
-                f"{sims / real / first:>5.2f}"
+                f"{state.turn:>4} {n:>7} {kind:>6} {sims:>7} {sims / real:>7.0f} {sims / cpu:>10.0f} "
+                f"{cpu / real:>8.2f} {sims / real / first:>5.2f} {player.last_info['depth']:>5}"
             )
 
 
@@ -104,11 +110,12 @@ def main() -> None:
     p.add_argument("--playouts", type=int, default=0, help="time this many bare playouts per position instead")
     p.add_argument("--threads", default="", help="timed searches with these numbers of threads instead (1,2)")
     p.add_argument("--seconds", type=float, default=1.5, help="real time a timed search (--threads)")
+    p.add_argument("--shared", action="store_true", help="also tree-parallel: the threads share one tree (--threads)")
     args = p.parse_args()
     prepare(None)
     turns = [int(t) for t in args.turns.split(",")]
     if args.threads:
-        threaded(turns, [int(n) for n in args.threads.split(",")], args.seconds, args.seed)
+        threaded(turns, [int(n) for n in args.threads.split(",")], args.seconds, args.seed, args.shared)
         return
     if args.playouts:
         bare_playouts([int(t) for t in args.turns.split(",")], args.playouts, args.seed)

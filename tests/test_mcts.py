@@ -490,6 +490,91 @@ def test_two_threads_search_a_tree_each_and_merge_their_root_statistics():
     assert state.is_legal(player.choose_move_sync(state, move_time=60.0))
 
 
+def _whole_tree(tree, *, lost: float = 0.0) -> int:
+    """Check the structure of ``tree`` from its root: every node expanded or not (none left claimed), its edges a
+    block among those taken, each child reached by one edge only, no visit left counted as a virtual loss, and a
+    node's visits the sum of its edges' (but for a share ``lost`` of them: threads sharing a tree add without
+    locks, as Pentobi does). Returns the nodes reached."""
+    nodes, edges = min(int(tree.counters[0]), len(tree.node_first)), min(int(tree.counters[1]), len(tree.edge_pid))
+    reached, todo = {0}, [0]
+    while todo:
+        node = todo.pop()
+        first, count = int(tree.node_first[node]), int(tree.node_count[node])
+        assert first >= -1, f"node {node} left claimed"
+        if first < 0:
+            continue
+        assert 0 <= first and first + count <= edges
+        visits = tree.edge_n[first : first + count]
+        assert np.array_equal(visits, np.round(visits)), "a virtual loss left in the counts"
+        assert abs(float(visits.sum()) - float(tree.node_n[node, 0])) <= lost * float(tree.node_n[node, 0]) + 1e-6
+        for child in tree.edge_child[first : first + count].tolist():
+            if child >= 0:
+                assert child < nodes and child not in reached
+                reached.add(child)
+                todo.append(child)
+    return len(reached)
+
+
+@pytest.mark.parametrize("threads", [2, 4])
+def test_threads_sharing_one_tree_grow_it_whole(threads):
+    state = _position(16)
+    params = mcts.MctsParams(threads=threads, shared_tree=True)
+    player = MctsPlayer(seed=3, max_simulations=1500, params=params)
+    move = player.choose_move_sync(state, move_time=60.0)
+    assert state.is_legal(move) and player.last_info["threads"] == threads
+    tree = player.tree
+    # one tree: the budget is the threads' together (each may finish its last slice), the other trees unused
+    assert 1500 <= tree.counters[2] == player.last_info["simulations"] < 1500 + threads * 4096
+    assert all(not w.tree.counters.any() for w in player.workers[1:])
+    assert _whole_tree(tree, lost=0.02) > 20
+    pids, visits, _ = player.root_statistics()
+    assert abs(visits.sum() - tree.counters[2]) <= 0.02 * tree.counters[2]
+    assert visits[pids == placement_of(move)][0] == visits.max()
+    # the next search keeps the subtree of the reply searched most, in the shared tree
+    reply, _ = _searched_reply(player, move)
+    state.play(move)
+    state.push_placement(reply)
+    assert state.is_legal(player.choose_move_sync(state, move_time=60.0))
+    assert player.last_info["kept"] > 0 and _whole_tree(player.tree, lost=0.02) > 20
+
+
+def test_one_thread_grows_a_whole_tree_with_exact_counts():
+    player = MctsPlayer(seed=5, max_simulations=800, params=ONE_THREAD)
+    player.choose_move_sync(_position(12), move_time=60.0)
+    assert _whole_tree(player.tree) > 20  # no lost visit: ``_whole_tree`` checks itself here
+
+
+def test_atomic_operations_count_every_thread_and_check_their_index():
+    from numba import njit
+
+    from ai.search.mcts import atomics
+
+    @njit(nogil=True)
+    def add_many(counts, times):
+        for _ in range(times):
+            atomics.fetch_add(counts, 1, 1)
+
+    counts = np.zeros(3, dtype=np.int64)
+    add_many(counts, 1)
+    counts[:] = 0
+    threads = [threading.Thread(target=add_many, args=(counts, 200_000)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert counts.tolist() == [0, 800_000, 0]
+    flags = np.full(2, -1, dtype=np.int32)
+    assert atomics.compare_swap(flags, 1, -1, 7) == -1 and atomics.compare_swap(flags, 1, -1, 8) == 7
+    assert flags.tolist() == [-1, 7] and atomics.load(flags, 1) == 7
+    atomics.store(flags, 0, 3)
+    assert flags.tolist() == [3, 7]
+    for bad in (-1, 2):
+        with pytest.raises(IndexError):
+            atomics.fetch_add(flags, bad, 1)
+        with pytest.raises(IndexError):
+            atomics.compare_swap(flags, bad, -1, 1)
+
+
 def _root_visits(tree) -> np.ndarray:
     first, count = int(tree.node_first[0]), int(tree.node_count[0])
     order = np.argsort(tree.edge_pid[first : first + count])
@@ -500,10 +585,10 @@ def test_a_failing_thread_leaves_the_search_to_one_thread_and_says_so(monkeypatc
     player = MctsPlayer(seed=4, max_simulations=300, params=mcts.MctsParams(threads=2))
     run = player._run
 
-    def failing(worker, *args):
-        if worker is not player.workers[0]:
+    def failing(tree, scratch, *args):
+        if scratch is not player.workers[0].scratch:
             raise MemoryError("no room")
-        return run(worker, *args)
+        return run(tree, scratch, *args)
 
     monkeypatch.setattr(player, "_run", failing)
     state = _position(12)
@@ -622,6 +707,8 @@ def test_the_parameter_vector_follows_the_fields():
     assert vector[R.explore] == 0.25 and vector[R.graded] == 1.0 and vector[R.prune] == 0.5
     assert R.weights == len(R) - 1 and "count" not in R._fields and "reuse" not in R._fields
     assert vector[R.weights :].tolist() == mcts.MctsParams().vector()[R.weights :].tolist()
+    # a virtual loss only where threads share the tree: one thread's searches stay as they were
+    assert vector[R.virtual_loss] == 0.0 and params.vector(shared_tree=True)[R.virtual_loss] == 1.0
 
 
 def test_no_kernel_or_search_function_takes_more_than_twelve_parameters():

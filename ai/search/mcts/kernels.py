@@ -17,6 +17,7 @@ from numba import njit
 
 from ai.search import movefeatures as MF
 from ai.search.fasteval import evaluate as fast_evaluate
+from ai.search.mcts import atomics
 from ai.search.mcts.buffers import NCOUNT
 from ai.search.mcts.params import R
 from ai.search.tables import T_AWK, T_P_CENTRE
@@ -226,9 +227,9 @@ def _prior(t, b, m, color, pid, local, mark, params):
 @njit(cache=True)
 def _expand(t, node, sim, playout, walk, first_cells, params, prior_weights, tree):
     """Give ``node`` (the simulation's position) its edges: the legal moves (only the big pieces early), with
-    their priors; False if the tree has no room for them."""
-    first = tree.counters[1]
-    if first + MAX_MOVES > tree.edge_pid.shape[0]:
+    their priors; False if the tree has no room for them. The caller has claimed the node (``_claim``): its edges
+    are published (``node_first`` set) only once written, for threads that share the tree."""
+    if tree.counters[1] + MAX_MOVES > tree.edge_pid.shape[0]:
         return False  # the tree is full (checked first: a failed expansion would cost a move generation)
     b, m, last, moves, logits, local = sim.b, sim.m, sim.last, walk.moves, playout.weights, playout.local
     edge_pid, edge_child, edge_n, edge_w = tree.edge_pid, tree.edge_child, tree.edge_n, tree.edge_w
@@ -255,6 +256,9 @@ def _expand(t, node, sim, playout, walk, first_cells, params, prior_weights, tre
                     logits[k] = logits[i]
                     k += 1
             n = k
+        first = _take_edges(tree, n)
+        if first < 0:
+            return False
         total = 0.0
         for i in range(n):
             logits[i] = math.exp(logits[i] - top)
@@ -265,6 +269,9 @@ def _expand(t, node, sim, playout, walk, first_cells, params, prior_weights, tre
             edge_p[e] = logits[i] / total
             edge_pw[e] = -scale * (1.0 - math.sqrt(logits[i]))
     else:
+        first = _take_edges(tree, n)
+        if first < 0:
+            return False
         mark = np.int32(playout.stamp[0])
         MF.mark_local(t, b, last, color, local, mark)
         best = 0.0
@@ -287,10 +294,42 @@ def _expand(t, node, sim, playout, walk, first_cells, params, prior_weights, tre
         edge_w[e] = 0.0
         edge_rn[e] = 0.0
         edge_rw[e] = 0.0
-    tree.node_first[node] = first
     tree.node_count[node] = n
-    tree.counters[1] = first + n
+    atomics.store(tree.node_first, node, first)  # published: after every write above
     return True
+
+
+@njit(cache=True)
+def _take_edges(tree, n):
+    """The first of ``n`` edges taken for one node (one atomic addition: threads sharing the tree take blocks
+    apart), or -1 if they would not fit."""
+    first = atomics.fetch_add(tree.counters, 1, n)
+    if first + n > tree.edge_pid.shape[0]:
+        return np.int64(-1)
+    return np.int64(first)
+
+
+@njit(cache=True)
+def _claim(tree, node):
+    """Whether this thread may expand ``node`` (not expanded yet): it is marked -2 until expanded, so a thread
+    sharing the tree that reaches it meanwhile plays out from there instead."""
+    return atomics.compare_swap(tree.node_first, node, -1, -2) == -1
+
+
+@njit(cache=True)
+def _new_node(tree, e):
+    """The node edge ``e`` leads to, added to the tree now; -1 if the tree is full. If another thread added one
+    first, that one (the node taken here is left unused)."""
+    node_first = tree.node_first
+    child = atomics.fetch_add(tree.counters, 0, 1)
+    if child >= node_first.shape[0]:
+        return np.int64(-1)
+    node_first[child] = -1
+    tree.node_count[child] = 0
+    tree.node_n[child, 0] = 0.0
+    tree.node_n[child, 1] = 0.0
+    linked = atomics.compare_swap(tree.edge_child, e, -1, child)  # publishes the node's fields
+    return np.int64(child if linked == -1 else linked)
 
 
 @njit(cache=True)
@@ -385,6 +424,8 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
     path_colors = np.zeros(256, dtype=np.int32)
     score_w = params[R.score_weight]
     expand_inc = params[R.expand_inc]
+    # > 0 only when threads share the tree: a simulation's visits count as losses until its result is known
+    vl = params[R.virtual_loss]
     size_w = np.zeros(6, dtype=np.float64)
     for size in range(6):
         size_w[size] = params[R.size_base] ** size
@@ -396,8 +437,12 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
         node = np.int64(0)
         # --- selection and expansion
         while not F.is_over(m):
-            if node_first[node] < 0:
+            if atomics.load(node_first, node) < 0:
+                # not expanded: expand it here, unless another thread sharing the tree does (play out from here)
+                if not _claim(tree, node):
+                    break
                 if not _expand(t, node, sim, playout, walk, first_cells, params, prior_weights, tree):
+                    node_first[node] = -1  # no room: unclaimed
                     break
             if node_count[node] == 0:
                 break
@@ -406,6 +451,9 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
             path_edges[depth] = e
             path_colors[depth] = m[M_TURN] & 3
             depth += 1
+            if vl > 0:
+                node_n[node, 0] += vl
+                edge_n[e] += vl
             mover, pid = m[M_TURN] & 3, np.int64(edge_pid[e])
             last[mover] = pid
             F.play(t, b, m, pid, first_cells)
@@ -413,16 +461,12 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
             ply += 1
             child = edge_child[e]
             if child < 0:
-                if edge_n[e] >= 1.0 + expand_inc * (depth - 1) and counters[0] < node_first.shape[0] and depth < 200:
-                    child = counters[0]
-                    counters[0] += 1
-                    node_first[child] = -1
-                    node_count[child] = 0
-                    node_n[child, 0] = 0.0
-                    node_n[child, 1] = 0.0
-                    edge_child[e] = child
-                    node = child
-                    continue
+                visits = edge_n[e] - vl  # this simulation's own virtual loss not counted
+                if visits >= 1.0 + expand_inc * (depth - 1) and counters[0] < node_first.shape[0] and depth < 200:
+                    child = _new_node(tree, e)
+                    if child >= 0:
+                        node = child
+                        continue
                 break
             node = child
         if depth > counters[3]:
@@ -454,11 +498,11 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
         for d in range(depth):
             node = path_nodes[d]
             e = path_edges[d]
-            node_n[node, 0] += 1.0
+            node_n[node, 0] += 1.0 - vl
             color = path_colors[d]
             v = v1 if (color & 1) == 0 else 1.0 - v1
             node_n[node, 1] += v
-            edge_n[e] += 1.0
+            edge_n[e] += 1.0 - vl
             edge_w[e] += v
             first = node_first[node]
             for f in range(first, first + node_count[node]):
@@ -466,7 +510,7 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
                 if k > d:
                     edge_rn[f] += 1.0
                     edge_rw[f] += v
-        counters[2] += 1
+        atomics.fetch_add(counters, 2, 1)
         for i in range(n_played):
             amaf[played[i]] = 0
 

@@ -39,6 +39,9 @@ class MctsParams:
     # a node is added (and expanded) at the visit of its move after 1 + expand_inc x (its depth - 1) earlier ones:
     # 0 adds every node at its second visit; Pentobi waits longer deeper (0.5: its expansion_threshold_inc)
     expand_inc: float = 0.0
+    # in a tree the threads share (shared_tree): the visits a simulation counts as losses on its way down, until
+    # its result is known (a "virtual loss": the other threads go elsewhere meanwhile); not used by one thread
+    virtual_loss: float = 1.0
     # keep the subtree of the position reached since the last search
     reuse: bool = field(default=True, metadata=PLAYER_ONLY)
     # > 0: a count of simulations a move (the clock still stops it), to measure per simulation: this x 0.7 e^(0.1 k)
@@ -48,15 +51,22 @@ class MctsParams:
     # search threads (> 1: root-parallel, one tree each, their root statistics merged); 0: the cores this process
     # may use (``ai.search.cores.available_cores``)
     threads: int = field(default=0, metadata=PLAYER_ONLY)
+    # the threads search one tree instead (tree-parallel: atomic node and edge allocation, virtual loss)
+    shared_tree: bool = field(default=False, metadata=PLAYER_ONLY)
 
     def __post_init__(self) -> None:
         if not 0 <= self.threads <= MAX_THREADS:
             raise ValueError(f"threads needs 0 (all cores) to {MAX_THREADS}, not {self.threads}")
+        if not 0 <= self.virtual_loss <= 100:
+            raise ValueError(f"virtual_loss needs 0 to 100, not {self.virtual_loss}")
 
-    def vector(self) -> np.ndarray:
+    def vector(self, shared_tree: bool = False) -> np.ndarray:
         """The compiled search's parameters: the search inputs in field order (``R``), then the evaluation's
-        weights (from ``R.weights`` on)."""
-        head = np.array([float(getattr(self, name)) for name in SEARCH_INPUTS], dtype=np.float64)
+        weights (from ``R.weights`` on). ``virtual_loss`` is 0 unless the threads share the tree (``shared_tree``)."""
+        values = {name: float(getattr(self, name)) for name in SEARCH_INPUTS}
+        if not shared_tree:
+            values["virtual_loss"] = 0.0
+        head = np.array([values[name] for name in SEARCH_INPUTS], dtype=np.float64)
         return np.concatenate([head, weight_vector(DEFAULT_WEIGHTS)])
 
 

@@ -92,7 +92,8 @@ def counted_simulations(count: int, placed: int) -> int:
 
 @dataclass
 class _Worker:
-    """One search thread's tree and work arrays (a root-parallel search has one per thread)."""
+    """One search thread's tree and work arrays (a root-parallel search has one per thread; threads sharing a tree
+    search the first worker's, each with its own work arrays)."""
 
     tree: Tree
     scratch: Scratch
@@ -135,6 +136,15 @@ class MctsPlayer(Engine):
         return self.workers[0].tree
 
     @property
+    def shared(self) -> bool:
+        """Whether the threads search one tree (``mcts:shared_tree=1``, more than one thread)."""
+        return self.params.shared_tree and self.threads > 1
+
+    def _trees(self) -> list[Tree]:
+        """The trees the last search grew: the first worker's if the threads share it, else one a thread."""
+        return [self.workers[0].tree] if self.shared else [w.tree for w in self.workers]
+
+    @property
     def scratch(self) -> Scratch:
         return self.workers[0].scratch
 
@@ -155,7 +165,7 @@ class MctsPlayer(Engine):
             pondered, self._pondered = self._pondered, 0
             kept = self._search(state, timer)
             root_pids, visits, values = self.root_statistics()
-            trees = [w.tree for w in self.workers]
+            trees = self._trees()
             sims = sum(int(tree.counters[2]) for tree in trees)
             depth = max(int(tree.counters[3]) for tree in trees)
             if not len(root_pids):
@@ -182,8 +192,7 @@ class MctsPlayer(Engine):
         """The root moves of the last search, their visits and mean values (for the team to move), summed over
         the threads' trees (the same moves in each)."""
         pids, visits, wins = [], [], []
-        for worker in self.workers:
-            tree = worker.tree
+        for tree in self._trees():
             first, count = int(tree.node_first[0]), int(tree.node_count[0])
             if first >= 0 and count > 0:
                 pids.append(tree.edge_pid[first : first + count])
@@ -215,13 +224,14 @@ class MctsPlayer(Engine):
         with self._tree_lock:
             timer = TimeKeeper(self.clock, self.clock() + PONDER_LIMIT_S, stop, self.cpu_clock, reserve=0.0)
             self._search(state, timer, room=0.5)
-            self._pondered = sum(int(w.tree.counters[2]) for w in self.workers)
+            self._pondered = sum(int(tree.counters[2]) for tree in self._trees())
 
     def _search(self, state: GameState, timer: TimeKeeper, room: float = 1.0) -> int:
         """Simulations from ``state`` into the threads' trees (their kept subtrees, if any) until ``timer``
         expires, ``max_simulations`` are done (split among the threads) or ``room`` (a share) of a tree's nodes or
         edges are used. One thread searches in the caller's; more search root-parallel, each its own tree from
-        its own random seed. Returns the simulations kept from the last search."""
+        its own random seed; with ``shared_tree``, in the first worker's tree, each with its own work arrays.
+        Returns the simulations kept from the last search."""
         for thread in self._stragglers:
             thread.join()
         self._stragglers = []
@@ -234,18 +244,25 @@ class MctsPlayer(Engine):
             if pid is not None:
                 last_root[state.last_move.color] = pid
         start = Root.of(root, last_root)
-        params = self.params.vector()
+        params = self.params.vector(shared_tree=self.shared)
         seed = self.rng.randrange(2**31)
-        kept = [self._prepare_tree(worker, state, root, start, params, timer) for worker in self.workers]
+        searched = self.workers[:1] if self.shared else self.workers
+        kept = [self._prepare_tree(worker, state, root, start, params, timer) for worker in searched]
+        for worker in self.workers:
+            worker.scratch.walk.margins[:] = 0.0
         limit = self.max_simulations
         if self.params.count > 0:
             limit = counted_simulations(self.params.count, NSHAPES - len(state.pieces_left(state.color)))
         n = len(self.workers)
         seed_rng(seed)
+        tree = self.workers[0].tree
         if n == 1:
-            self._run(self.workers[0], start, params, timer, room, limit)
+            self._run(tree, self.workers[0].scratch, start, params, timer, room, limit)
             return kept[0]
-        shares = [None if limit is None else limit // n + (i < limit % n) for i in range(n)]
+        if self.shared:  # the tree's count of simulations is the threads' together
+            shares = [limit] * n
+        else:
+            shares = [None if limit is None else limit // n + (i < limit % n) for i in range(n)]
         halt = threading.Event()  # the first thread is done: the others stop at their next slice
 
         def helper(i: int) -> None:
@@ -255,7 +272,8 @@ class MctsPlayer(Engine):
                 stop = _Either(timer.stop, halt)
                 deadline = timer.deadline - HELPER_LEAD_S
                 own = TimeKeeper(self.clock, deadline, stop, self.cpu_clock, timer.base_reserve)
-                self._run(self.workers[i], start, params, own, room, shares[i])
+                worker = self.workers[i]
+                self._run(tree if self.shared else worker.tree, worker.scratch, start, params, own, room, shares[i])
             except BaseException as exc:  # noqa: BLE001 - any failure of a helper: the search goes on in one thread
                 self._failure = self._failure or f"thread {i + 1} failed: {type(exc).__name__}: {exc}"
 
@@ -269,7 +287,7 @@ class MctsPlayer(Engine):
             halt.set()
             self._failure = f"cannot start a thread: {exc}"
         try:
-            self._run(self.workers[0], start, params, timer, room, shares[0])
+            self._run(tree, self.workers[0].scratch, start, params, timer, room, shares[0])
         finally:
             if limit is None:
                 halt.set()
@@ -298,7 +316,6 @@ class MctsPlayer(Engine):
         priors); returns the simulations kept."""
         kept = self._keep_subtree(worker, root) if self.params.reuse else 0
         tree, scratch = worker.tree, worker.scratch
-        scratch.walk.margins[:] = 0.0
         if kept:
             tree.counters[2:] = 0  # simulations and depth of this search
         else:
@@ -319,11 +336,17 @@ class MctsPlayer(Engine):
         return kept
 
     def _run(
-        self, worker: _Worker, start: Root, params: np.ndarray, timer: TimeKeeper, room: float, limit: int | None
+        self,
+        tree: Tree,
+        scratch: Scratch,
+        start: Root,
+        params: np.ndarray,
+        timer: TimeKeeper,
+        room: float,
+        limit: int | None,
     ) -> None:
-        """Simulations into ``worker``'s tree in slices of 5-20 ms until ``timer`` expires, ``limit`` simulations
-        are done or ``room`` of its nodes or edges are used."""
-        tree, scratch = worker.tree, worker.scratch
+        """Simulations into ``tree`` (with the work arrays ``scratch``) in slices of 5-20 ms until ``timer``
+        expires, ``limit`` simulations are done in the tree or ``room`` of its nodes or edges are used."""
         max_nodes, max_edges = room * len(tree.node_first), room * len(tree.edge_pid)
         batch = 8
         while True:
