@@ -171,7 +171,7 @@ def test_a_team_upload_packs_what_the_player_imports_and_is_tried_before_it_is_r
     # secrets_config.py beside the player; the upload is started and plays before the build calls it ready
     from cli.players import parse_python_player
 
-    monkeypatch.setattr(B, "ZIP_LEVEL", 0)  # the contents are under test here, not the size (~30 s of CPU less)
+    monkeypatch.setattr(B, "ZIP_LEVEL", 0)  # the contents are under test here, not the size (~10 s of CPU less)
 
     team = tmp_path / "team"
     team.mkdir()
