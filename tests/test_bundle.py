@@ -55,10 +55,11 @@ def upload(tmp_path_factory, wheels) -> Path:
         pytest.skip(f"no system {BARE_PYTHON} of Python {VERSION} to start the upload with")
     target = tmp_path_factory.mktemp("bundle") / "upload.zip"
     # tried before it takes its name (a failed trial raises); its size limit is the command's to enforce: see main.
-    # The contents are under test, not the compression (level 9 costs ~30 s more CPU)
+    # The contents are under test, not the compression: level 0 (deflate's stored blocks) spends no CPU on it,
+    # in the build and in every unpacking. The baked-in move time is short: the games below play ~40 moves each
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(B, "ZIP_LEVEL", 1)
-        bundle(target, VERSION, ["--move-time", "400"], wheels=wheels)
+        patch.setattr(B, "ZIP_LEVEL", 0)
+        bundle(target, VERSION, ["--move-time", "100"], wheels=wheels)
     return target
 
 
@@ -75,7 +76,7 @@ def test_the_upload_holds_start_sh_the_project_the_dependencies_and_the_compiled
     assert any(n.startswith("numba-cache/ai.search.mcts.kernels/") and n.endswith(".nbc") for n in names)
     assert "numba-cache/ai.search.mcts/ai.search.mcts.ready" in names
     assert not any("/tests/" in n for n in names)
-    assert "--move-time 400" in start and "NUMBA_CPU_NAME=generic" in start and "PYTHONDONTWRITEBYTECODE=1" in start
+    assert "--move-time 100" in start and "NUMBA_CPU_NAME=generic" in start and "PYTHONDONTWRITEBYTECODE=1" in start
 
 
 def test_wheel_members_go_where_an_install_puts_them():
@@ -170,7 +171,7 @@ def test_a_team_upload_packs_what_the_player_imports_and_is_tried_before_it_is_r
     # secrets_config.py beside the player; the upload is started and plays before the build calls it ready
     from cli.players import parse_python_player
 
-    monkeypatch.setattr(B, "ZIP_LEVEL", 1)  # the contents are under test here, not the size (~30 s of CPU less)
+    monkeypatch.setattr(B, "ZIP_LEVEL", 0)  # the contents are under test here, not the size (~10 s of CPU less)
 
     team = tmp_path / "team"
     team.mkdir()
