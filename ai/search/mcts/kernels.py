@@ -495,14 +495,16 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
             value = fast_evaluate(t, b, m, first_cells, params[R.weights :])
             v1 = 1.0 / (1.0 + math.exp(-value / params[R.eval_scale]))
         # --- backpropagation (values for the team that made the move) and RAVE
+        visit = 1.0 - vl  # the visit, less what the way down counted already (0 with a virtual loss of 1: no write)
         for d in range(depth):
             node = path_nodes[d]
             e = path_edges[d]
-            node_n[node, 0] += 1.0 - vl
             color = path_colors[d]
             v = v1 if (color & 1) == 0 else 1.0 - v1
+            if visit != 0.0:
+                node_n[node, 0] += visit
+                edge_n[e] += visit
             node_n[node, 1] += v
-            edge_n[e] += 1.0 - vl
             edge_w[e] += v
             first = node_first[node]
             for f in range(first, first + node_count[node]):
