@@ -23,6 +23,7 @@ from model.state import GameState, placement_of
 
 P_SIZE = SIZES[P_SHAPE]  # squares per placement
 ONE_THREAD = mcts.MctsParams(threads=1)  # the tests that read ``player.tree``: the whole search is in it
+ROOT_PARALLEL = mcts.MctsParams(threads=2, shared_tree=False)  # a tree a thread
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -473,7 +474,7 @@ def test_threads_default_to_the_cores_this_process_may_use(monkeypatch):
 
 def test_two_threads_search_a_tree_each_and_merge_their_root_statistics():
     state = _position(16)
-    player = MctsPlayer(seed=3, max_simulations=401, params=mcts.MctsParams(threads=2))
+    player = MctsPlayer(seed=3, max_simulations=401, params=ROOT_PARALLEL)
     move = player.choose_move_sync(state, move_time=60.0)
     assert state.is_legal(move)
     assert player.last_info["simulations"] == 401 and player.last_info["threads"] == 2
@@ -482,7 +483,7 @@ def test_two_threads_search_a_tree_each_and_merge_their_root_statistics():
     pids, visits, _ = player.root_statistics()
     assert visits.sum() == 401 and set(pids.tolist()) <= set(state.legal_placements().tolist())
     assert visits[pids == placement_of(move)][0] == visits.max()  # the most visits over both trees
-    again = MctsPlayer(seed=3, max_simulations=401, params=mcts.MctsParams(threads=2))
+    again = MctsPlayer(seed=3, max_simulations=401, params=ROOT_PARALLEL)
     assert again.choose_move_sync(state, move_time=60.0) == move  # a fixed budget: reproducible with threads
     # the next search keeps each tree's subtree
     state.play(move)
@@ -493,10 +494,11 @@ def test_two_threads_search_a_tree_each_and_merge_their_root_statistics():
 def _whole_tree(tree, *, lost: float = 0.0) -> int:
     """Check the structure of ``tree`` from its root: every node expanded or not (none left claimed), its edges a
     block among those taken, each child reached by one edge only, no visit left counted as a virtual loss, and a
-    node's visits the sum of its edges' (but for a share ``lost`` of them: threads sharing a tree add without
-    locks, as Pentobi does). Returns the nodes reached."""
+    node's visits the sum of its edges' (but for a share ``lost`` of all visits: threads sharing a tree add without
+    locks, as Pentobi does, and a race may drop a visit anywhere). Returns the nodes reached."""
     nodes, edges = min(int(tree.counters[0]), len(tree.node_first)), min(int(tree.counters[1]), len(tree.edge_pid))
     reached, todo = {0}, [0]
+    mismatch = total = 0.0
     while todo:
         node = todo.pop()
         first, count = int(tree.node_first[node]), int(tree.node_count[node])
@@ -506,27 +508,30 @@ def _whole_tree(tree, *, lost: float = 0.0) -> int:
         assert 0 <= first and first + count <= edges
         visits = tree.edge_n[first : first + count]
         assert np.array_equal(visits, np.round(visits)), "a virtual loss left in the counts"
-        assert abs(float(visits.sum()) - float(tree.node_n[node, 0])) <= lost * float(tree.node_n[node, 0]) + 1e-6
+        mismatch += abs(float(visits.sum()) - float(tree.node_n[node, 0]))
+        total += float(tree.node_n[node, 0])
         for child in tree.edge_child[first : first + count].tolist():
             if child >= 0:
                 assert child < nodes and child not in reached
                 reached.add(child)
                 todo.append(child)
+    assert mismatch <= lost * total
     return len(reached)
 
 
 @pytest.mark.parametrize("threads", [2, 4])
 def test_threads_sharing_one_tree_grow_it_whole(threads):
     state = _position(16)
-    params = mcts.MctsParams(threads=threads, shared_tree=True)
-    player = MctsPlayer(seed=3, max_simulations=1500, params=params)
-    move = player.choose_move_sync(state, move_time=60.0)
+    params = mcts.MctsParams(threads=threads)  # by default the threads share one tree (a search against the clock)
+    player = MctsPlayer(seed=3, params=params)
+    assert player.shared and not MctsPlayer(seed=3, params=params, max_simulations=100).shared  # a fixed budget
+    move = player.choose_move_sync(state, move_time=1.0)
     assert state.is_legal(move) and player.last_info["threads"] == threads
     tree = player.tree
-    # one tree: the budget is the threads' together (each may finish its last slice), the other trees unused
-    assert 1500 <= tree.counters[2] == player.last_info["simulations"] < 1500 + threads * 4096
+    # one tree: the simulations are the threads' together, the other trees unused
+    assert tree.counters[2] == player.last_info["simulations"] > 0
     assert all(not w.tree.counters.any() for w in player.workers[1:])
-    assert _whole_tree(tree, lost=0.02) > 20
+    assert _whole_tree(tree, lost=0.02) > 10
     pids, visits, _ = player.root_statistics()
     assert abs(visits.sum() - tree.counters[2]) <= 0.02 * tree.counters[2]
     assert visits[pids == placement_of(move)][0] == visits.max()
@@ -534,8 +539,8 @@ def test_threads_sharing_one_tree_grow_it_whole(threads):
     reply, _ = _searched_reply(player, move)
     state.play(move)
     state.push_placement(reply)
-    assert state.is_legal(player.choose_move_sync(state, move_time=60.0))
-    assert player.last_info["kept"] > 0 and _whole_tree(player.tree, lost=0.02) > 20
+    assert state.is_legal(player.choose_move_sync(state, move_time=1.0))
+    assert player.last_info["kept"] > 0 and _whole_tree(player.tree, lost=0.02) > 10
 
 
 def test_one_thread_grows_a_whole_tree_with_exact_counts():

@@ -137,8 +137,10 @@ class MctsPlayer(Engine):
 
     @property
     def shared(self) -> bool:
-        """Whether the threads search one tree (``mcts:shared_tree=1``, more than one thread)."""
-        return self.params.shared_tree and self.threads > 1
+        """Whether the threads search one tree (``mcts:shared_tree=1``, more than one thread, no fixed budget: a
+        fixed number of simulations is searched a tree a thread, so that it gives the same move every time)."""
+        fixed = self.max_simulations is not None or self.params.count > 0
+        return self.params.shared_tree and self.threads > 1 and not fixed
 
     def _trees(self) -> list[Tree]:
         """The trees the last search grew: the first worker's if the threads share it, else one a thread."""
