@@ -26,10 +26,10 @@ import numpy as np
 from numba import njit
 
 from ai.search.mcts import MctsParams, MctsPlayer, R, Root, Scratch, prepare, seed_rng
-from ai.search.mcts.kernels import _playout_turn
+from ai.search.mcts.kernels import _end_playout_turn, _playout_move
 from ai.search.tables import TABLES
 from model import fast as F
-from model.fast import FastState
+from model.fast import M_TURN, FastState
 from model.pieces import Shape
 from model.state import GameState
 
@@ -55,8 +55,12 @@ def _playouts(t, count, root, params, sim, playout):
         sim.m[:] = root.m
         sim.last[:] = -1
         playout.lcount[:] = -1
-        while not F.is_over(sim.m):
-            if _playout_turn(t, sim, playout, root.first_cells, params, size_w) >= 0:
+        b, m, last = sim.b, sim.m, sim.last
+        while not F.is_over(m):  # as ``run`` plays them
+            color = m[M_TURN] & 3
+            pid = _playout_move(t, sim, playout, color, root, params, size_w)
+            _end_playout_turn(t, b, m, last, color, pid)
+            if pid >= 0:
                 placed += 1
     return placed
 

@@ -56,7 +56,17 @@ from ai.players.gtp import GTP_ARGS, GtpPlayer  # noqa: E402
 from ai.search.fasteval import evaluate as fast_evaluate  # noqa: E402
 from ai.search.mcts import MctsParams, MctsPlayer, R, Root, prepare, seed_rng  # noqa: E402
 from ai.search.mcts.buffers import NCOUNT  # noqa: E402
-from ai.search.mcts.kernels import _expand, _mark, _playout_turn, _select, _start, _z_bonus, expand_root, run  # noqa: E402
+from ai.search.mcts.kernels import (  # noqa: E402
+    _end_playout_turn,
+    _expand,
+    _mark,
+    _playout_move,
+    _select,
+    _start,
+    _z_bonus,
+    expand_root,
+    run,
+)
 from ai.search.mcts.player import PRIOR_WEIGHTS  # noqa: E402
 from ai.search.tables import TABLES  # noqa: E402
 from model import fast as F  # noqa: E402
@@ -160,7 +170,8 @@ def _run_phases(t, sims, root, params, prior_weights, scratch, tree, ticks):
         while not F.is_over(m) and n_played < played.shape[0] - 1 and budget > 0:
             budget -= 1
             color = m[M_TURN] & 3
-            pid = _playout_turn(t, sim, playout, first_cells, params, size_w)
+            pid = _playout_move(t, sim, playout, color, root, params, size_w)
+            _end_playout_turn(t, b, m, last, color, pid)
             if pid >= 0:
                 n_played = _mark(color, pid, amaf, played, n_played, ply)
                 ply += 1

@@ -1,5 +1,7 @@
 """Atomic operations on array elements for compiled code (numba has none on the CPU): what threads searching one
-tree (``mcts:shared_tree=1``) need to take a tree node or a block of edges each and to claim a node's expansion.
+tree (``mcts:shared_tree=1``) need to take a tree node or a block of edges each, to claim a node's expansion and to
+add to the counts that every simulation passes (a plain ``+=`` of a thread stopped between its read and its write
+would undo every other thread's additions in between: on a busy machine, hundreds of a root move's visits).
 
 Each is one LLVM instruction (``atomicrmw``, ``cmpxchg``, an atomic load or store, sequentially consistent: a full
 barrier on x86 and ARM, so what a thread wrote before it publishes a node is seen by any thread that reads it
@@ -24,6 +26,10 @@ def _integer_vector(array_type) -> bool:
     return isinstance(array_type, types.Array) and array_type.ndim == 1 and isinstance(array_type.dtype, types.Integer)
 
 
+def _float_vector(array_type) -> bool:
+    return isinstance(array_type, types.Array) and array_type.ndim == 1 and isinstance(array_type.dtype, types.Float)
+
+
 @intrinsic
 def _fetch_add(typingctx, array, index, value):
     if not _integer_vector(array):
@@ -33,6 +39,20 @@ def _fetch_add(typingctx, array, index, value):
     def codegen(context, builder, signature, args):
         ptr = _element_pointer(context, builder, signature.args[0], args[0], args[1])
         return builder.atomic_rmw("add", ptr, args[2], "seq_cst")
+
+    return sig, codegen
+
+
+@intrinsic
+def _float_add(typingctx, array, index, value):
+    if not _float_vector(array) or value != array.dtype:
+        return None
+    sig = types.void(array, types.intp, array.dtype)
+
+    def codegen(context, builder, signature, args):
+        ptr = _element_pointer(context, builder, signature.args[0], args[0], args[1])
+        builder.atomic_rmw("fadd", ptr, args[2], "monotonic")  # a count: no order with other memory needed
+        return context.get_dummy_value()
 
     return sig, codegen
 
@@ -89,6 +109,13 @@ def fetch_add(array, index, value):
     """``array[index] += value`` at once; returns the value before."""
     _check(array, index)
     return _fetch_add(array, index, value)
+
+
+@njit(cache=True)
+def add(array, index, value):
+    """``array[index] += value`` at once, for an array of floats (``value`` of the array's type)."""
+    _check(array, index)
+    _float_add(array, index, value)
 
 
 @njit(cache=True)

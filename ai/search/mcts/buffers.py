@@ -8,6 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ai.search import movefeatures as MF
+from ai.search.tables import TABLES
 from model import fast as F
 from model.fast import MAX_MOVES, NCELLS, P_CELLS
 
@@ -130,14 +131,24 @@ class Scratch(NamedTuple):
 
 
 class Root(NamedTuple):
-    """The searched position: where every simulation starts."""
+    """The searched position: where every simulation starts, with every colour's legal placements there (a
+    playout's move lists start from them: RESULTS §37)."""
 
     b: np.ndarray
     m: np.ndarray
     first_cells: np.ndarray
     last: np.ndarray  # the last placement per colour (-1: none known)
+    lists: np.ndarray  # (colour, MAX_MOVES): the legal placements per colour, ...
+    lcount: np.ndarray  # ... and how many
 
     @classmethod
     def of(cls, position: F.FastState, last: np.ndarray | None = None) -> Root:
         no_last = np.full(4, -1, dtype=np.int32)
-        return cls(position.b, position.m, position.first_cells, no_last if last is None else last)
+        lists = np.zeros((4, MAX_MOVES), dtype=np.int32)
+        lcount = np.zeros(4, dtype=np.int64)
+        seen = np.zeros(NCOUNT, dtype=np.int32)
+        for color in range(4):
+            lcount[color] = F.gen_moves(
+                TABLES, position.b, position.m, color, position.first_cells, lists[color], seen, color + 1
+            )
+        return cls(position.b, position.m, position.first_cells, no_last if last is None else last, lists, lcount)

@@ -47,14 +47,21 @@ def seed_rng(seed):
 
 
 @njit(cache=True)
-def _gen(t, sim, playout, color, first_cells, out):
-    """The legal placements of ``color`` in the simulation's position, into ``out``; returns how many."""
-    seen, stamp = playout.seen, playout.stamp
+def _fresh_mark(stamp, seen, local):
+    """A new mark for ``seen`` and ``local`` (the playout's marks: both are cleared before an int32 would wrap)."""
     stamp[0] += 1
     if stamp[0] >= 2_000_000_000:
         seen[:] = 0
+        local[:] = 0
         stamp[0] = 1
-    return F.gen_moves(t, sim.b, sim.m, color, first_cells, out, seen, stamp[0])
+    return np.int32(stamp[0])
+
+
+@njit(cache=True)
+def _gen(t, sim, playout, color, first_cells, out):
+    """The legal placements of ``color`` in the simulation's position, into ``out``; returns how many."""
+    mark = _fresh_mark(playout.stamp, playout.seen, playout.local)
+    return F.gen_moves(t, sim.b, sim.m, color, first_cells, out, playout.seen, mark)
 
 
 @njit(cache=True)
@@ -136,14 +143,50 @@ def _candidates(t, row, n, floor, local, mark, size_w, cands, weights):
 
 
 @njit(cache=True)
-def _playout_move(t, sim, playout, color, first_cells, params, size_w):
+def _lists_from_root(t, b, m, color, root, row, seen, mark):
+    """The legal placements of ``color`` in the simulation's position, into ``row``, from those at the root (a
+    placement stays legal until the colour places its shape or a cell it covers becomes forbidden; a new one
+    touches an attach point the colour did not have at the root): the root's list filtered, then the placements
+    at the new attach points (marked ``mark`` in ``seen``). Returns how many. A full generation instead cost
+    14-36 % of a playout's time in turns 24-48 (RESULTS §37)."""
+    hand = m[M_HAND + color]
+    fbase = FORB + color * FSTRIDE
+    root_row = root.lists[color]
+    k = np.int64(0)
+    for i in range(root.lcount[color]):
+        pid = root_row[np.uint64(i)]
+        if (hand >> t[np.uint64(T_SHAPE + pid)]) & 1 and F.fits(t, b, fbase, np.int64(pid)):
+            row[np.uint64(k)] = pid
+            k += 1
+            seen[np.uint64(pid)] = mark
+    if hand == F.ALL_SHAPES:  # before its first piece: the first-move cells, the same as at the root
+        return k
+    abase = np.int64(ANCH + color * NCELLS)
+    root_b = root.b
+    words, root_words = b.view(np.uint64), root_b.view(np.uint64)
+    a = np.int64(0)
+    while a < NCELLS:  # a word (8 cells) at a time where a word begins: most hold no new attach point
+        if a & 7 == 0:
+            w = np.uint64((abase + a) >> 3)
+            if words[w] & ~root_words[w] == 0:
+                a += 8
+                continue
+        if b[np.uint64(abase + a)] != 0 and root_b[np.uint64(abase + a)] == 0:
+            k = F.add_anchor_moves(t, b, fbase, a, hand, row, k, seen, mark)
+        a += 1
+    return k
+
+
+@njit(cache=True)
+def _playout_move(t, sim, playout, color, root, params, size_w):
     """A placement for ``color`` in the simulation's position by the biased playout policy, or -1 if it has none:
     among the placements of at least ``_min_size`` squares that cover the most of the opponents' newest attach
     points (blocking them), one drawn with weight ``size_base ** size``.
 
-    The colour's legal placements live in ``playout.lists[color]``: built once per playout (``lcount[color]`` < 0),
-    then kept up to date (drop what became illegal, add what fits at the attach points of the colour's own last
-    piece), then scored (two passes over the list per move: most of a playout's time).
+    The colour's legal placements live in ``playout.lists[color]``: built once per playout (``lcount[color]`` < 0)
+    from the root's (``_lists_from_root``), then kept up to date (drop what became illegal, add what fits at the
+    attach points of the colour's own last piece), then scored (two passes over the list per move: most of a
+    playout's time).
     """
     b, m, last = sim.b, sim.m, sim.last
     lcount, stamp, seen, local = playout.lcount, playout.stamp, playout.seen, playout.local
@@ -152,14 +195,12 @@ def _playout_move(t, sim, playout, color, first_cells, params, size_w):
     hand = m[M_HAND + color]
     fbase = FORB + color * FSTRIDE
     min_size = _min_size(t, m, color, params)
-    stamp[0] += 1
-    lmark = np.int32(stamp[0])
+    lmark = _fresh_mark(stamp, seen, local)
     MF.mark_local(t, b, last, color, local, lmark)
+    mark = _fresh_mark(stamp, seen, local)
     if lcount[color] < 0:
-        k = _gen(t, sim, playout, color, first_cells, row)
+        k = _lists_from_root(t, b, m, color, root, row, seen, mark)
     else:
-        stamp[0] += 1
-        mark = np.int32(stamp[0])
         k = np.int64(0)
         for i in range(lcount[color]):
             pid = row[np.uint64(i)]
@@ -374,20 +415,26 @@ def _mark(color, pid, amaf, played, n_played, ply):
 
 
 @njit(cache=True)
-def _playout_turn(t, sim, playout, first_cells, params, size_w):
-    """One turn of a playout: the colour to move places a piece by the playout policy (``_playout_move``) or,
-    with none left, leaves the game. The turn then passes on with ``F.next_turn``, without ``F.play``'s check
-    that the next colour can place: that check cost a third to two thirds of a playout's time, and the next
-    colour's move list answers it anyway. Returns the placement, or -1."""
-    m = sim.m
-    color = m[M_TURN] & 3
-    pid = _playout_move(t, sim, playout, color, first_cells, params, size_w)
+def _end_playout_turn(t, b, m, last, color, pid):
+    """After the playout policy's choice ``pid`` for ``color``: the piece placed or, with none (-1), the colour out
+    of the game. The turn then passes on with ``F.next_turn``, without ``F.play``'s check that the next colour
+    can place: that check cost a third to two thirds of a playout's time, and the next colour's move list answers
+    it anyway."""
     if pid < 0:
         m[M_VALID] &= ~(1 << color)
     else:
-        sim.last[color] = pid
-        F.place(t, sim.b, m, color, pid)
+        last[color] = pid
+        F.place(t, b, m, color, pid)
     F.next_turn(m)
+
+
+@njit(cache=True)
+def _playout_turn(t, sim, playout, root, params, size_w):
+    """One turn of a playout (as ``run`` plays it): the colour to move places a piece by the playout policy
+    (``_playout_move``) or leaves the game. Returns the placement, or -1."""
+    color = sim.m[M_TURN] & 3
+    pid = _playout_move(t, sim, playout, color, root, params, size_w)
+    _end_playout_turn(t, sim.b, sim.m, sim.last, color, pid)
     return pid
 
 
@@ -426,6 +473,9 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
     expand_inc = params[R.expand_inc]
     # > 0 only when threads share the tree: a simulation's visits count as losses until its result is known
     vl = params[R.virtual_loss]
+    # threads share the tree: the counts every simulation passes are added atomically (``atomics.add``)
+    shared = params[R.shared] > 0
+    node_visits = node_n.reshape(-1)  # node i's visits at 2 i, its value sum at 2 i + 1: one index for the atomics
     size_w = np.zeros(6, dtype=np.float64)
     for size in range(6):
         size_w[size] = params[R.size_base] ** size
@@ -452,8 +502,8 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
             path_colors[depth] = m[M_TURN] & 3
             depth += 1
             if vl > 0:
-                node_n[node, 0] += vl
-                edge_n[e] += vl
+                atomics.add(node_visits, 2 * node, np.float32(vl))
+                atomics.add(edge_n, e, np.float32(vl))
             mover, pid = m[M_TURN] & 3, np.int64(edge_pid[e])
             last[mover] = pid
             F.play(t, b, m, pid, first_cells)
@@ -478,7 +528,9 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
         while not F.is_over(m) and n_played < played.shape[0] - 1 and budget > 0:
             budget -= 1
             color = m[M_TURN] & 3
-            pid = _playout_turn(t, sim, playout, first_cells, params, size_w)
+            # ``_playout_turn``'s two steps, called from here: a call in between cost 10-15 % of a playout's time
+            pid = _playout_move(t, sim, playout, color, root, params, size_w)
+            _end_playout_turn(t, b, m, last, color, pid)
             if pid >= 0:
                 n_played = _mark(color, pid, amaf, played, n_played, ply)
                 ply += 1
@@ -501,12 +553,18 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
             e = path_edges[d]
             color = path_colors[d]
             v = v1 if (color & 1) == 0 else 1.0 - v1
-            if visit != 0.0:
+            if shared:
+                if visit != 0.0:
+                    atomics.add(node_visits, 2 * node, np.float32(visit))
+                    atomics.add(edge_n, e, np.float32(visit))
+                atomics.add(node_visits, 2 * node + 1, np.float32(v))
+                atomics.add(edge_w, e, np.float32(v))
+            else:
                 node_n[node, 0] += visit
                 edge_n[e] += visit
-            node_n[node, 1] += v
-            edge_w[e] += v
-            first = node_first[node]
+                node_n[node, 1] += v
+                edge_w[e] += v
+            first = node_first[node]  # RAVE: many edges, added without locks (a race may drop one)
             for f in range(first, first + node_count[node]):
                 k = amaf[color * NCOUNT + edge_pid[f]]
                 if k > d:

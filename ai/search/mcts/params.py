@@ -63,15 +63,18 @@ class MctsParams:
 
     def vector(self, shared_tree: bool = False) -> np.ndarray:
         """The compiled search's parameters: the search inputs in field order (``R``), then the evaluation's
-        weights (from ``R.weights`` on). ``virtual_loss`` is 0 unless the threads share the tree (``shared_tree``)."""
-        values = {name: float(getattr(self, name)) for name in SEARCH_INPUTS}
+        weights (from ``R.weights`` on). ``virtual_loss`` is 0 unless the threads share the tree (``shared_tree``),
+        ``shared`` 1 where they do (their counts are added atomically)."""
+        values = {name: float(getattr(self, name)) for name in SEARCH_INPUTS if name != "shared"}
+        values["shared"] = 1.0 if shared_tree else 0.0
         if not shared_tree:
             values["virtual_loss"] = 0.0
         head = np.array([values[name] for name in SEARCH_INPUTS], dtype=np.float64)
         return np.concatenate([head, weight_vector(DEFAULT_WEIGHTS)])
 
 
-SEARCH_INPUTS = tuple(f.name for f in fields(MctsParams) if not f.metadata.get("player_only"))
+# the fields that are search inputs, and whether the threads share the tree (from the player's ``shared_tree``)
+SEARCH_INPUTS = (*(f.name for f in fields(MctsParams) if not f.metadata.get("player_only")), "shared")
 ParamIndex = namedtuple("ParamIndex", [*SEARCH_INPUTS, "weights"])  # type: ignore[misc]  # (names from a list)
 # the position of each search input in ``MctsParams.vector()``; the kernels read ``params[R.explore]`` (numba
 # takes a global named tuple as a constant)
