@@ -507,14 +507,12 @@ def test_two_threads_search_a_tree_each_and_merge_their_root_statistics():
     assert state.is_legal(player.choose_move_sync(state, move_time=60.0))
 
 
-def _whole_tree(tree, *, lost: float = 0.0) -> int:
+def _whole_tree(tree) -> int:
     """Check the structure of ``tree`` from its root: every node expanded or not (none left claimed), its edges a
     block among those taken, each child reached by one edge only, no visit left counted as a virtual loss, and a
-    node's visits the sum of its edges' (but for a share ``lost`` of all visits: threads sharing a tree add without
-    locks, as Pentobi does, and a race may drop a visit anywhere). Returns the nodes reached."""
+    node's visits the sum of its edges' (threads sharing a tree add them atomically). Returns the nodes reached."""
     nodes, edges = min(int(tree.counters[0]), len(tree.node_first)), min(int(tree.counters[1]), len(tree.edge_pid))
     reached, todo = {0}, [0]
-    mismatch = total = 0.0
     while todo:
         node = todo.pop()
         first, count = int(tree.node_first[node]), int(tree.node_count[node])
@@ -524,14 +522,12 @@ def _whole_tree(tree, *, lost: float = 0.0) -> int:
         assert 0 <= first and first + count <= edges
         visits = tree.edge_n[first : first + count]
         assert np.array_equal(visits, np.round(visits)), "a virtual loss left in the counts"
-        mismatch += abs(float(visits.sum()) - float(tree.node_n[node, 0]))
-        total += float(tree.node_n[node, 0])
+        assert visits.sum() == tree.node_n[node, 0], f"node {node}: {tree.node_n[node, 0]} visits, edges {visits.sum()}"
         for child in tree.edge_child[first : first + count].tolist():
             if child >= 0:
                 assert child < nodes and child not in reached
                 reached.add(child)
                 todo.append(child)
-    assert mismatch <= lost * total
     return len(reached)
 
 
@@ -543,6 +539,7 @@ def test_threads_sharing_one_tree_grow_it_whole(threads):
     assert player.shared and not MctsPlayer(seed=3, params=params, max_simulations=100).shared  # a fixed budget
     move = player.choose_move_sync(state, move_time=1.0)
     assert state.is_legal(move) and player.last_info["threads"] == threads
+    player.settle()  # a helper thread descheduled on a loaded machine may still be in its last slice
     tree = player.tree
     # one tree: the simulations are the threads' together, the other trees unused
     assert tree.counters[2] == player.last_info["simulations"] > 0
@@ -556,6 +553,7 @@ def test_threads_sharing_one_tree_grow_it_whole(threads):
     state.play(move)
     state.push_placement(reply)
     assert state.is_legal(player.choose_move_sync(state, move_time=1.0))
+    player.settle()
     assert player.last_info["kept"] > 0 and _whole_tree(player.tree) > 10
 
 

@@ -234,9 +234,7 @@ class MctsPlayer(Engine):
         edges are used. One thread searches in the caller's; more search root-parallel, each its own tree from
         its own random seed; with ``shared_tree``, in the first worker's tree, each with its own work arrays.
         Returns the simulations kept from the last search."""
-        for thread in self._stragglers:
-            thread.join()
-        self._stragglers = []
+        self.settle()
         if self._failure:  # a helper of the last search failed after its move was chosen
             self._single_thread()
         root = FastState.from_state(state)
@@ -301,6 +299,14 @@ class MctsPlayer(Engine):
             if self._failure:
                 self._single_thread()
         return sum(kept)
+
+    def settle(self) -> None:
+        """Wait for the helper threads of the last search that are still in their last slice (on a loaded machine
+        one may run past the move's return): then the tree holds all the search added. The next search does so
+        first; a reader of the tree between searches (a test, a tool) does it before."""
+        for thread in self._stragglers:
+            thread.join()
+        self._stragglers = []
 
     def _single_thread(self) -> None:
         """A helper thread failed: search in one thread from now on (its tree is dropped), and say so once in the
