@@ -66,9 +66,9 @@ VALUE_DEPTH = 5  # at most this many plies of the yardstick search (it ends at t
 MISTAKE_LOSS = 4.0
 BLUNDER_LOSS = 10.0
 MAX_TIME = 60.0
-# fewer positions to analyse are analysed in this process alone even with ``workers``: a process takes ~1 s of a
-# core to start (it imports the engine), the time of ~3 positions, while this one analyses the first ones
-PARALLEL_MIN = 8
+# fewer positions to analyse are analysed in this process even with ``workers``: a pool of processes takes a few
+# seconds to start (each imports the engine), the time of ~5 positions
+PARALLEL_MIN = 20
 
 
 class AnalysisCancelled(Exception):
@@ -442,8 +442,8 @@ def analyse_game(
     ``progress(done, total, position)`` is called after every position; ``stop`` cancels (raises
     :class:`AnalysisCancelled` with the partial result); ``previous`` (a partial analysis of the
     same game and settings) is resumed. ``workers`` > 1 (and no ``engine`` given): the positions are analysed
-    ``workers`` at once, in this process and ``workers`` - 1 others, an engine each (the yardstick is a Python
-    search: threads would share one core); the same results, reported as each is done.
+    in that many processes at once, an engine each (the yardstick is a Python search: threads would share one
+    core); the same results, reported as each is done.
     """
     settings = settings or AnalysisSettings()
     stop = stop or threading.Event()
@@ -457,15 +457,15 @@ def analyse_game(
     result.total = len(todo)
     remaining = [i for i in todo if i not in result.positions]
     workers = min(workers, len(remaining)) if len(remaining) >= PARALLEL_MIN else 1
-    parallel = engine is None and workers > 1
-    pool = _start_pool(workers - 1, settings) if parallel else None  # they start while this process gets ready
+    if engine is None and workers <= 1:
+        spec = settings.engine_spec()
+        compile_ahead(spec)  # every position by the compiled search, not its fallback
+        engine = spec.build(seed=0)
     started = time.monotonic()
     try:
         if engine is None:
-            engine = _build_engine(settings, one_thread=parallel)
-        if pool is not None:
-            _analyse_in_parallel(states, moves, remaining, result, pool, workers - 1, engine, stop, progress)
-        for i in todo if pool is None else ():
+            _analyse_in_processes(states, moves, remaining, result, workers, stop, progress)
+        for i in todo if engine is not None else ():
             if i in result.positions:
                 continue
             if stop.is_set():
@@ -479,23 +479,10 @@ def analyse_game(
         result.seconds += time.monotonic() - started
         fill_evaluation(result, states)
         raise AnalysisCancelled(result) from None
-    finally:
-        if pool is not None:
-            _close_pool(pool, abort=result.done < result.total)
     result.seconds += time.monotonic() - started
     result.complete = True
     fill_evaluation(result, states)
     return result
-
-
-def _build_engine(settings: AnalysisSettings, one_thread: bool):
-    """The settings' engine, loaded before the first position (every position by the compiled search, not its
-    fallback); ``one_thread``: our MCTS in one thread (the processes are the parallelism)."""
-    spec = settings.engine_spec()
-    if one_thread and search_threads_of(spec) is not None:
-        spec = capped_threads(spec, 1)
-    compile_ahead(spec)
-    return spec.build(seed=0)
 
 
 _worker_engine = None  # an analysis worker process's engine (``_start_worker``)
@@ -503,11 +490,16 @@ _worker_settings: AnalysisSettings | None = None
 
 
 def _start_worker(settings: AnalysisSettings) -> None:
-    """An analysis process: ends with its parent, Ctrl-C is the parent's; its engine is built once."""
+    """An analysis process: ends with its parent, Ctrl-C is the parent's; its engine is built once (our MCTS in
+    one thread: the processes are the parallelism)."""
     global _worker_engine, _worker_settings
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     processes.die_with_parent(release_streams=False)
-    _worker_engine, _worker_settings = _build_engine(settings, one_thread=True), settings
+    spec = settings.engine_spec()
+    if search_threads_of(spec) is not None:
+        spec = capped_threads(spec, 1)
+    compile_ahead(spec)
+    _worker_engine, _worker_settings = spec.build(seed=0), settings
 
 
 def _analyse_in_worker(state: GameState, played: Move, index: int) -> PositionAnalysis:
@@ -515,74 +507,51 @@ def _analyse_in_worker(state: GameState, played: Move, index: int) -> PositionAn
     return analyse_position(state, played, index, _worker_engine, _worker_settings, threading.Event())
 
 
-def _start_pool(processes_count: int, settings: AnalysisSettings) -> ProcessPoolExecutor:
-    """``processes_count`` analysis processes, started now (each takes ~1 s to import and load the engine)."""
-    context = multiprocessing.get_context("spawn")  # no fork of a process with threads (the TUI's)
-    previous = (
-        signal.signal(signal.SIGINT, signal.SIG_IGN) if threading.current_thread() is threading.main_thread() else None
-    )
-    try:  # the children start with Ctrl-C ignored (it is the parent's to handle)
-        pool = ProcessPoolExecutor(processes_count, mp_context=context, initializer=_start_worker, initargs=(settings,))
-        for _ in range(processes_count):
-            pool.submit(int)  # a spawn pool starts a process a task (while none is idle), not all at once
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
-    return pool
-
-
-def _analyse_in_parallel(
+def _analyse_in_processes(
     states: Sequence[GameState],
     moves: Sequence[Move | None],
     todo: list[int],
     result: GameAnalysis,
-    pool: ProcessPoolExecutor,
-    pool_size: int,
-    engine,
+    workers: int,
     stop: threading.Event,
     progress: Progress | None,
 ) -> None:
-    """The positions ``todo`` analysed by ``pool`` and, at the same time, by ``engine`` in this thread (so that
-    the first positions are done while the processes still start), into ``result`` (sorted by index, as one
-    process would have added them); ``stop`` ends them (``_Timeout``), as does an error (the caller closes the
-    pool)."""
-    queue = list(reversed(todo))  # the next position to analyse at the end
-    pending: dict[Future, int] = {}
-
-    def report(i: int, position: PositionAnalysis) -> None:
-        result.positions[i] = position
-        if progress is not None:
-            progress(result.done, result.total, position)
-
+    """The positions ``todo`` analysed in ``workers`` processes into ``result`` (in the order of ``todo``:
+    ``result.positions`` stays sorted); ``stop`` ends them (``_Timeout``), as does an error."""
+    context = multiprocessing.get_context("spawn")  # no fork of a process with threads (the TUI's)
+    previous = (
+        signal.signal(signal.SIGINT, signal.SIG_IGN) if threading.current_thread() is threading.main_thread() else None
+    )
     try:
-        while queue or pending:
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(result.settings,))
+        pending: dict[Future, int] = {}
+        for i in todo:
+            played = moves[i]
+            assert played is not None  # positions_to_analyse took only positions with a move
+            pending[pool.submit(_analyse_in_worker, states[i], played, i)] = i
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    try:
+        while pending:
             if stop.is_set():
                 raise _Timeout
-            while queue and len(pending) < 2 * pool_size:  # one being analysed and one waiting, a process
-                i = queue.pop()
-                played = moves[i]
-                assert played is not None  # positions_to_analyse took only positions with a move
-                pending[pool.submit(_analyse_in_worker, states[i], played, i)] = i
-            if queue:  # this thread's share
-                i = queue.pop()
-                played = moves[i]
-                assert played is not None
-                report(i, analyse_position(states[i], played, i, engine, result.settings, stop))
-            finished, _ = wait(pending, timeout=0 if queue else 0.1, return_when=FIRST_COMPLETED)
+            finished, _ = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
             for future in finished:
-                report(pending.pop(future), future.result())
+                i = pending.pop(future)
+                result.positions[i] = position = future.result()
+                if progress is not None:
+                    progress(result.done, result.total, position)
+    except BaseException:
+        for worker in list(getattr(pool, "_processes", {}).values()):
+            processes.stop_worker(worker, term_grace=processes.TERM_GRACE_S)
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
     finally:  # in the order of the states, as one process would have added them
         positions = sorted(result.positions.items())
         result.positions.clear()
         result.positions.update(positions)
-
-
-def _close_pool(pool: ProcessPoolExecutor, abort: bool) -> None:
-    """Shut the analysis processes down; ``abort`` (cancelled, failed): stopped at once, not after their position."""
-    if abort:
-        for worker in list(getattr(pool, "_processes", {}).values()):
-            processes.stop_worker(worker, term_grace=processes.TERM_GRACE_S)
-    pool.shutdown(wait=True, cancel_futures=abort)
+    pool.shutdown(wait=True)
 
 
 def evaluation_at(result: GameAnalysis, index: int) -> float | None:
