@@ -148,7 +148,7 @@ def _lists_from_root(t, b, m, color, root, row, seen, mark):
     placement stays legal until the colour places its shape or a cell it covers becomes forbidden; a new one
     touches an attach point the colour did not have at the root): the root's list filtered, then the placements
     at the new attach points (marked ``mark`` in ``seen``). Returns how many. A full generation instead cost
-    14-36 % of a playout's time in turns 24-48 (RESULTS §37)."""
+    14-31 % of a playout's time in turns 24-48 (RESULTS §37)."""
     hand = m[M_HAND + color]
     fbase = FORB + color * FSTRIDE
     root_row = root.lists[color]
