@@ -142,6 +142,21 @@ def _candidates(t, row, n, floor, local, mark, size_w, cands, weights):
     return nc, total
 
 
+@njit(cache=True, inline="always")  # the playout's hottest loop: no call
+def _still_legal(t, b, fbase, hand, src, n, row, seen, mark):
+    """The placements of ``src[:n]`` still legal for the colour (its shape in ``hand``, no cell forbidden by the
+    flags from ``fbase``), into ``row`` (may be ``src``: written behind what is read), each marked ``mark`` in
+    ``seen``; returns how many."""
+    k = np.int64(0)
+    for i in range(n):
+        pid = src[np.uint64(i)]
+        if (hand >> t[np.uint64(T_SHAPE + pid)]) & 1 and F.fits(t, b, fbase, np.int64(pid)):
+            row[np.uint64(k)] = pid
+            k += 1
+            seen[np.uint64(pid)] = mark
+    return k
+
+
 @njit(cache=True)
 def _lists_from_root(t, b, m, color, root, row, seen, mark):
     """The legal placements of ``color`` in the simulation's position, into ``row``, from those at the root (a
@@ -151,14 +166,7 @@ def _lists_from_root(t, b, m, color, root, row, seen, mark):
     14-31 % of a playout's time in turns 24-48 (RESULTS §37)."""
     hand = m[M_HAND + color]
     fbase = FORB + color * FSTRIDE
-    root_row = root.lists[color]
-    k = np.int64(0)
-    for i in range(root.lcount[color]):
-        pid = root_row[np.uint64(i)]
-        if (hand >> t[np.uint64(T_SHAPE + pid)]) & 1 and F.fits(t, b, fbase, np.int64(pid)):
-            row[np.uint64(k)] = pid
-            k += 1
-            seen[np.uint64(pid)] = mark
+    k = _still_legal(t, b, fbase, hand, root.lists[color], root.lcount[color], row, seen, mark)
     if hand == F.ALL_SHAPES:  # before its first piece: the first-move cells, the same as at the root
         return k
     abase = np.int64(ANCH + color * NCELLS)
@@ -201,13 +209,7 @@ def _playout_move(t, sim, playout, color, root, params, size_w):
     if lcount[color] < 0:
         k = _lists_from_root(t, b, m, color, root, row, seen, mark)
     else:
-        k = np.int64(0)
-        for i in range(lcount[color]):
-            pid = row[np.uint64(i)]
-            if (hand >> t[np.uint64(T_SHAPE + pid)]) & 1 and F.fits(t, b, fbase, np.int64(pid)):
-                row[np.uint64(k)] = pid
-                k += 1
-                seen[np.uint64(pid)] = mark
+        k = _still_legal(t, b, fbase, hand, row, lcount[color], row, seen, mark)
         placed = last[color]
         if placed >= 0:
             for j in range(5):
