@@ -13,7 +13,7 @@ import ai.search.mcts as mcts
 import ai.search.mcts.player
 from ai.search.mcts import MctsPlayer, R
 from ai.search.mcts.buffers import Playout, Root, Sim
-from ai.search.mcts.kernels import _min_size, _playout_move, _playout_turn, seed_rng
+from ai.search.mcts.kernels import _end_playout_turn, _min_size, _playout_move, seed_rng
 from ai.search.tables import TABLES
 from model import fast as F
 from model.fast import M_VALID, NCELLS, P_CELLS, P_SHAPE, SIZES
@@ -432,7 +432,8 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
     left_the_game = 0
     while not F.is_over(fast.m):
         turn, color = int(fast.m[M_TURN]), int(fast.m[M_TURN]) & 3
-        pid = int(_playout_turn(TABLES, sim, playout, root, params, size_w))
+        pid = int(_playout_move(TABLES, sim, playout, color, root, params, size_w))  # a turn as ``run`` plays it
+        _end_playout_turn(TABLES, fast.b, fast.m, sim.last, color, pid)
         if pid < 0:
             assert state.is_over or state.turn > turn  # the state had dropped the colour already
             left_the_game += 1

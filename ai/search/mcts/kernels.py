@@ -418,26 +418,16 @@ def _mark(color, pid, amaf, played, n_played, ply):
 
 @njit(cache=True)
 def _end_playout_turn(t, b, m, last, color, pid):
-    """After the playout policy's choice ``pid`` for ``color``: the piece placed or, with none (-1), the colour out
-    of the game. The turn then passes on with ``F.next_turn``, without ``F.play``'s check that the next colour
-    can place: that check cost a third to two thirds of a playout's time, and the next colour's move list answers
-    it anyway."""
+    """A playout's turn after the policy's choice ``pid`` for ``color`` (``_playout_move``): the piece placed or,
+    with none (-1), the colour out of the game. The turn then passes on with ``F.next_turn``, without ``F.play``'s
+    check that the next colour can place: that check cost a third to two thirds of a playout's time, and the next
+    colour's move list answers it anyway."""
     if pid < 0:
         m[M_VALID] &= ~(1 << color)
     else:
         last[color] = pid
         F.place(t, b, m, color, pid)
     F.next_turn(m)
-
-
-@njit(cache=True)
-def _playout_turn(t, sim, playout, root, params, size_w):
-    """One turn of a playout (as ``run`` plays it): the colour to move places a piece by the playout policy
-    (``_playout_move``) or leaves the game. Returns the placement, or -1."""
-    color = sim.m[M_TURN] & 3
-    pid = _playout_move(t, sim, playout, color, root, params, size_w)
-    _end_playout_turn(t, sim.b, sim.m, sim.last, color, pid)
-    return pid
 
 
 @njit(cache=True)
@@ -530,7 +520,8 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
         while not F.is_over(m) and n_played < played.shape[0] - 1 and budget > 0:
             budget -= 1
             color = m[M_TURN] & 3
-            # ``_playout_turn``'s two steps, called from here: a call in between cost 10-15 % of a playout's time
+            # a playout's turn in two steps called from here: a function for both in between cost 10-15 % of a
+            # playout's time (each call level read two groups' arrays again, a reference count each)
             pid = _playout_move(t, sim, playout, color, root, params, size_w)
             _end_playout_turn(t, b, m, last, color, pid)
             if pid >= 0:

@@ -50,9 +50,10 @@ class MctsParams:
     count: int = field(default=0, metadata=PLAYER_ONLY)
     # search threads; 0: the cores this process may use (``ai.search.cores.available_cores``)
     threads: int = field(default=0, metadata=PLAYER_ONLY)
-    # the threads grow one tree (tree-parallel: atomic node and edge allocation, virtual loss; 80 % against level 6
-    # where a tree each scored 68 %, RESULTS §36); 0: a tree each, root statistics merged (root-parallel). A fixed
-    # budget (``count``, a player's max_simulations) is always searched a tree a thread: the same move every time
+    # the threads grow one tree (tree-parallel: atomic node and edge allocation, atomic counts, virtual loss; 74.5 %
+    # against level 6 in 96 games where a tree each scored 68 % in 48, RESULTS §36-37); 0: a tree each, root
+    # statistics merged (root-parallel). A fixed budget (``count``, a player's max_simulations) is always searched a
+    # tree a thread: the same move every time
     shared_tree: bool = field(default=True, metadata=PLAYER_ONLY)
 
     def __post_init__(self) -> None:
