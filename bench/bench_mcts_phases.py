@@ -60,6 +60,7 @@ from ai.search.mcts.kernels import (  # noqa: E402
     _end_playout_turn,
     _expand,
     _mark,
+    _new_node,
     _playout_move,
     _select,
     _start,
@@ -70,7 +71,7 @@ from ai.search.mcts.kernels import (  # noqa: E402
 from ai.search.mcts.player import PRIOR_WEIGHTS  # noqa: E402
 from ai.search.tables import TABLES  # noqa: E402
 from model import fast as F  # noqa: E402
-from model.fast import M_TURN, FastState  # noqa: E402
+from model.fast import M_TURN, M_VALID, FastState  # noqa: E402
 from model.state import GameState  # noqa: E402
 
 PHASES = ("start", "select", "expand", "playout", "score", "backup")
@@ -107,7 +108,7 @@ def _run_phases(t, sims, root, params, prior_weights, scratch, tree, ticks):
     sim, playout, walk = scratch.sim, scratch.playout, scratch.walk
     first_cells, b, m, last, lcount = root.first_cells, sim.b, sim.m, sim.last, playout.lcount
     amaf, played, margins = walk.amaf, walk.played, walk.margins
-    node_first, node_count, node_n = tree.node_first, tree.node_count, tree.node_n
+    node_first, node_count, node_n, node_turn = tree.node_first, tree.node_count, tree.node_n, tree.node_turn
     edge_pid, edge_child, edge_n, edge_w = tree.edge_pid, tree.edge_child, tree.edge_n, tree.edge_w
     edge_rn, edge_rw, counters = tree.edge_rn, tree.edge_rw, tree.counters
     path_nodes = np.zeros(256, dtype=np.int32)
@@ -115,6 +116,7 @@ def _run_phases(t, sims, root, params, prior_weights, scratch, tree, ticks):
     path_colors = np.zeros(256, dtype=np.int32)
     score_w = params[R.score_weight]
     expand_inc = params[R.expand_inc]
+    exact_turns = params[R.playout_moves] > 0
     size_w = np.zeros(6, dtype=np.float64)
     for size in range(6):
         size_w[size] = params[R.size_base] ** size
@@ -144,23 +146,26 @@ def _run_phases(t, sims, root, params, prior_weights, scratch, tree, ticks):
             depth += 1
             mover, pid = m[M_TURN] & 3, np.int64(edge_pid[e])
             last[mover] = pid
-            F.play(t, b, m, pid, first_cells)
             n_played = _mark(mover, pid, amaf, played, n_played, ply)
             ply += 1
             child = edge_child[e]
-            if child < 0:
-                if edge_n[e] >= 1.0 + expand_inc * (depth - 1) and counters[0] < node_first.shape[0] and depth < 200:
-                    child = counters[0]
-                    counters[0] += 1
-                    node_first[child] = -1
-                    node_count[child] = 0
-                    node_n[child, 0] = 0.0
-                    node_n[child, 1] = 0.0
-                    edge_child[e] = child
+            if child >= 0:
+                F.place(t, b, m, mover, pid)
+                m[M_TURN] = node_turn[child, 0]
+                m[M_VALID] = node_turn[child, 1]
+                node = child
+                continue
+            if edge_n[e] >= 1.0 + expand_inc * (depth - 1) and counters[0] < node_first.shape[0] and depth < 200:
+                F.play(t, b, m, pid, first_cells)
+                child = _new_node(tree, e, m)
+                if child >= 0:
                     node = child
                     continue
-                break
-            node = child
+            elif exact_turns:
+                F.play(t, b, m, pid, first_cells)
+            else:
+                _end_playout_turn(t, b, m, last, mover, pid)
+            break
         if depth > counters[3]:
             counters[3] = depth
         t2 = _ticks()

@@ -546,6 +546,7 @@ def test_threads_sharing_one_tree_grow_it_whole(threads):
     assert tree.counters[2] == player.last_info["simulations"] > 0
     assert all(not w.tree.counters.any() for w in player.workers[1:])
     assert _whole_tree(tree) > 10  # the counts added atomically: none lost, even with a thread stopped mid-way
+    _check_turns(tree, state)  # each node's turn written before another thread could reach it
     pids, visits, _ = player.root_statistics()
     assert visits.sum() == tree.counters[2]  # every simulation passed the root: counted once, none lost
     assert visits[pids == placement_of(move)][0] == visits.max()
@@ -556,6 +557,39 @@ def test_threads_sharing_one_tree_grow_it_whole(threads):
     assert state.is_legal(player.choose_move_sync(state, move_time=1.0))
     player.settle()
     assert player.last_info["kept"] > 0 and _whole_tree(player.tree) > 10
+    _check_turns(player.tree, state)  # the kept subtree copied with its nodes' turns
+
+
+def _check_turns(tree, state: GameState) -> int:
+    """Every node's turn and colours still in (``node_turn``, read instead of ``F.play``'s check in the tree) are
+    those of the position its moves lead to from ``state``; returns the nodes where a colour left the game."""
+    root = F.FastState.from_state(state)
+    todo, left = [(0, root.b.copy(), root.m.copy())], 0
+    while todo:
+        node, b, m = todo.pop()
+        first, count = int(tree.node_first[node]), int(tree.node_count[node])
+        for e in range(first, first + count) if first >= 0 else ():
+            child = int(tree.edge_child[e])
+            if child < 0:
+                continue
+            b2, m2 = b.copy(), m.copy()
+            F.play(TABLES, b2, m2, int(tree.edge_pid[e]), root.first_cells)
+            assert (int(tree.node_turn[child, 0]), int(tree.node_turn[child, 1])) == (m2[F.M_TURN], m2[M_VALID])
+            left += m2[M_VALID] != m[M_VALID]
+            todo.append((child, b2, m2))
+    return left
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_a_node_holds_the_turn_after_its_move_as_the_check_would_find_it(season):
+    """The way down the tree reads a node's turn and the colours still in from the node (found once, when it was
+    added) instead of searching whether the next colour can place at every move; late in a game, where colours
+    leave the game inside the tree, that must be what ``F.play`` finds, node by node. The trees are those of
+    ``F.play`` at every move (tuning/tree_digest.py printed the same digest before and after)."""
+    state = _position(44, seed=2, season=season)
+    player = MctsPlayer(seed=7, max_simulations=3000, params=ONE_THREAD)
+    assert state.is_legal(player.choose_move_sync(state, move_time=60.0))
+    assert _check_turns(player.tree, state) > 2  # nodes where a colour left the game
 
 
 def test_one_thread_grows_a_whole_tree_with_exact_counts():

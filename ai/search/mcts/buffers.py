@@ -21,6 +21,7 @@ class Tree(NamedTuple):
     node_first: np.ndarray  # first edge; -1: not expanded
     node_count: np.ndarray
     node_n: np.ndarray  # (node, 2): visits, value sum for the team to move
+    node_turn: np.ndarray  # (node, 2): the turn and the colours still in (``model.fast``'s meta) at the node
     edge_pid: np.ndarray
     edge_child: np.ndarray
     edge_n: np.ndarray  # real visits
@@ -43,6 +44,7 @@ class Tree(NamedTuple):
             node_first=np.zeros(max_nodes, dtype=np.int32),
             node_count=np.zeros(max_nodes, dtype=np.int32),
             node_n=np.zeros((max_nodes, 2), dtype=np.float32),
+            node_turn=np.zeros((max_nodes, 2), dtype=np.int32),
             edge_pid=edges(np.int32),
             edge_child=edges(np.int32),
             edge_n=edges(np.float32),

@@ -360,9 +360,10 @@ def _claim(tree, node):
 
 
 @njit(cache=True)
-def _new_node(tree, e):
-    """The node edge ``e`` leads to, added to the tree now; -1 if the tree is full. If another thread added one
-    first, that one (the node taken here is left unused)."""
+def _new_node(tree, e, m):
+    """The node edge ``e`` leads to, added to the tree now (``m``: the simulation's meta after the edge's move, as
+    ``F.play`` left it); -1 if the tree is full. If another thread added one first, that one (the node taken here
+    is left unused)."""
     node_first = tree.node_first
     child = atomics.fetch_add(tree.counters, 0, 1)
     if child >= node_first.shape[0]:
@@ -371,6 +372,8 @@ def _new_node(tree, e):
     tree.node_count[child] = 0
     tree.node_n[child, 0] = 0.0
     tree.node_n[child, 1] = 0.0
+    tree.node_turn[child, 0] = m[M_TURN]
+    tree.node_turn[child, 1] = m[M_VALID]
     linked = atomics.compare_swap(tree.edge_child, e, -1, child)  # publishes the node's fields
     return np.int64(child if linked == -1 else linked)
 
@@ -455,7 +458,7 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
     sim, playout, walk = scratch.sim, scratch.playout, scratch.walk
     first_cells, b, m, last, lcount = root.first_cells, sim.b, sim.m, sim.last, playout.lcount
     amaf, played, margins = walk.amaf, walk.played, walk.margins
-    node_first, node_count, node_n = tree.node_first, tree.node_count, tree.node_n
+    node_first, node_count, node_n, node_turn = tree.node_first, tree.node_count, tree.node_n, tree.node_turn
     edge_pid, edge_child, edge_n, edge_w = tree.edge_pid, tree.edge_child, tree.edge_n, tree.edge_w
     edge_rn, edge_rw, counters = tree.edge_rn, tree.edge_rw, tree.counters
     path_nodes = np.zeros(256, dtype=np.int32)
@@ -463,6 +466,9 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
     path_colors = np.zeros(256, dtype=np.int32)
     score_w = params[R.score_weight]
     expand_inc = params[R.expand_inc]
+    # a playout stopped after a number of moves counts a colour's leaving as one: the turn into it passed as the
+    # tree does, so that it stops where it always did
+    exact_turns = params[R.playout_moves] > 0
     # > 0 only when threads share the tree: a simulation's visits count as losses until its result is known
     vl = params[R.virtual_loss]
     # threads share the tree: the counts every simulation passes are added atomically (``atomics.add``)
@@ -498,19 +504,31 @@ def run(t, sims, root, params, prior_weights, scratch, tree):
                 atomics.add(edge_n, e, np.float32(vl))
             mover, pid = m[M_TURN] & 3, np.int64(edge_pid[e])
             last[mover] = pid
-            F.play(t, b, m, pid, first_cells)
             n_played = _mark(mover, pid, amaf, played, n_played, ply)
             ply += 1
             child = edge_child[e]
-            if child < 0:
-                visits = edge_n[e] - vl  # this simulation's own virtual loss not counted
-                if visits >= 1.0 + expand_inc * (depth - 1) and counters[0] < node_first.shape[0] and depth < 200:
-                    child = _new_node(tree, e)
-                    if child >= 0:
-                        node = child
-                        continue
-                break
-            node = child
+            if child >= 0:
+                # the move's turn and who is still in were found when the child was added: F.play's check that
+                # the next colour can place (a search of its moves) is not repeated (up to 10 % of a simulation)
+                F.place(t, b, m, mover, pid)
+                m[M_TURN] = node_turn[child, 0]
+                m[M_VALID] = node_turn[child, 1]
+                node = child
+                continue
+            visits = edge_n[e] - vl  # this simulation's own virtual loss not counted
+            if visits >= 1.0 + expand_inc * (depth - 1) and counters[0] < node_first.shape[0] and depth < 200:
+                F.play(t, b, m, pid, first_cells)
+                child = _new_node(tree, e, m)
+                if child >= 0:
+                    node = child
+                    continue
+            elif exact_turns:
+                F.play(t, b, m, pid, first_cells)
+            else:
+                # into the playout, which passes the turn without the check (``_end_playout_turn``): a colour
+                # without a placement leaves the game at its turn there, with the same turns and score
+                _end_playout_turn(t, b, m, last, mover, pid)
+            break
         if depth > counters[3]:
             counters[3] = depth
         # --- playout
@@ -583,6 +601,8 @@ def copy_subtree(root, src, dst):
         old = order[i]
         d_n[i, 0] = s_n[old, 0]
         d_n[i, 1] = s_n[old, 1]
+        dst.node_turn[i, 0] = src.node_turn[old, 0]
+        dst.node_turn[i, 1] = src.node_turn[old, 1]
         first = s_first[old]
         if first < 0:
             d_first[i] = -1
