@@ -13,6 +13,7 @@ from ai.search.tables import TABLES
 from model import placements as P
 from model.fast import FastState
 from model.pieces import Shape
+from model.season import SEASONS
 from model.state import GameState
 
 N = P.N
@@ -113,33 +114,48 @@ def test_features_match_the_board(seed, turns):
         assert got[:, MF.X_BLOCK].max() > 0 and got[:, MF.X_ADJ_OPP].max() > 0 and got[:, MF.X_CORNER_FREE2 :].max() > 0
 
 
-def test_logits_follow_the_weights_of_the_turn():
-    state = GameState.new(Shape.PENTO_W)
-    rng = random.Random(7)
-    while state.turn < 30:
+@pytest.mark.parametrize("turn", [10, 30, 38])
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_logits_follow_the_weights_of_the_turn(season, turn):
+    """``move_logits`` sums per-cell weights worked out once a call: the features' dot product with the turn's
+    weights (between two fitted phases), for every legal placement, the last placements known."""
+    state = GameState.new(Shape.PENTO_W, season=season)
+    rng = random.Random(turn)
+    last = np.full(4, -1, dtype=np.int32)
+    while state.turn < turn:
         ids = state.legal_placements()
-        state.push_placement(int(ids[rng.randrange(len(ids))]))
+        last[state.color] = int(ids[rng.randrange(len(ids))])
+        state.push_placement(int(last[state.color]))
     fs = FastState.from_state(state)
     pids = fs.legal_placements().astype(np.int32)
-    last = np.full(4, -1, dtype=np.int32)
+    assert len(pids) > 5
     feats = MF.features_of(fs, state.color, last, pids)
     out = np.zeros(len(pids))
-    MF.move_logits(
-        TABLES,
-        fs.b,
-        fs.m,
-        int(state.color),
-        last,
-        pids,
-        len(pids),
-        MF.PRIOR_WEIGHTS,
-        np.zeros(P.NCELLS + 1, dtype=np.uint8),
-        np.zeros(P.NCELLS + 1, dtype=np.int32),
-        np.zeros(MF.NFEAT),
-        out,
-    )
-    table = MF.PRIOR_WEIGHTS
-    k = int(np.searchsorted(table[:, 0], 30, side="right")) - 1  # turn 30 lies between two phases
-    a = (30 - table[k, 0]) / (table[k + 1, 0] - table[k, 0])
-    expected = feats @ ((1 - a) * table[k, 1:] + a * table[k + 1, 1:])
-    np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-9)
+    cells = np.full((4, P.NCELLS + 1), 7.0)  # left over from an earlier call: must not count
+    for _ in range(2):
+        MF.move_logits(
+            TABLES,
+            fs.b,
+            fs.m,
+            int(state.color),
+            last,
+            pids,
+            len(pids),
+            MF.PRIOR_WEIGHTS,
+            np.zeros(P.NCELLS + 1, dtype=np.uint8),
+            np.zeros(P.NCELLS + 1, dtype=np.int32),
+            cells,
+            out,
+        )
+        table = MF.PRIOR_WEIGHTS
+        k = max(0, int(np.searchsorted(table[:, 0], state.turn, side="right")) - 1)  # before the first phase: it
+        w = table[k, 1:]
+        if k + 1 < len(table) and state.turn > table[k, 0]:  # between two phases: linear
+            a = (state.turn - table[k, 0]) / (table[k + 1, 0] - table[k, 0])
+            w = (1 - a) * table[k, 1:] + a * table[k + 1, 1:]
+        np.testing.assert_allclose(out, feats @ w, rtol=1e-9, atol=1e-9)
+    # for fewer placements than KEEP_CELL_WEIGHTS the cells' weights are not kept: the same sums
+    few = np.zeros(min(len(pids), MF.KEEP_CELL_WEIGHTS - 1))
+    args = (MF.PRIOR_WEIGHTS, np.zeros(P.NCELLS + 1, dtype=np.uint8), np.zeros(P.NCELLS + 1, dtype=np.int32), cells)
+    MF.move_logits(TABLES, fs.b, fs.m, int(state.color), last, pids, len(few), *args, few)
+    np.testing.assert_array_equal(few, out[: len(few)])  # the same terms added in the same order

@@ -7,7 +7,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ai.search import movefeatures as MF
 from ai.search.tables import TABLES
 from model import fast as F
 from model.fast import MAX_MOVES, NCELLS, P_CELLS
@@ -101,7 +100,7 @@ class Walk(NamedTuple):
     moves: np.ndarray
     marks: np.ndarray  # the move model's work arrays
     mscratch: np.ndarray
-    feats: np.ndarray
+    cells: np.ndarray  # the move model's weights per cell (``MF.move_logits``)
     amaf: np.ndarray  # ply + 1 at which (colour, pid) was first played
     played: np.ndarray  # (colour * NCOUNT + pid) of this simulation
     margins: np.ndarray  # the search's final margins: count, mean, sum of squares
@@ -112,7 +111,7 @@ class Walk(NamedTuple):
             moves=np.zeros(MAX_MOVES, dtype=np.int32),
             marks=np.zeros(NCELLS + 1, dtype=np.uint8),
             mscratch=np.zeros(NCELLS + 1, dtype=np.int32),
-            feats=np.zeros(MF.NFEAT, dtype=np.float64),
+            cells=np.zeros((4, NCELLS + 1), dtype=np.float64),
             amaf=np.zeros(4 * NCOUNT, dtype=np.int32),
             played=np.zeros(512, dtype=np.int64),
             margins=np.zeros(3, dtype=np.float64),

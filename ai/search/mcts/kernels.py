@@ -284,7 +284,7 @@ def _expand(t, node, sim, playout, walk, first_cells, params, prior_weights, tre
     if params[R.move_prior] > 0 and n > 0:
         # the fitted move model: probabilities for the exploration term, start values below the node's mean
         # for the moves it rates far below the best
-        MF.move_logits(t, b, m, color, last, moves, n, prior_weights, walk.marks, walk.mscratch, walk.feats, logits)
+        MF.move_logits(t, b, m, color, last, moves, n, prior_weights, walk.marks, walk.mscratch, walk.cells, logits)
         top = logits[0]
         for i in range(n):
             top = max(top, logits[i])
