@@ -19,7 +19,7 @@ Pentobi keeps each colour's legal moves up to date move by move in a playout (``
 start, ``update_moves`` after each move), both *playout*; its in-tree moves update no move lists. What matches no
 phase (starting the engine, the GTP loop, page faults) is left out. Its time a simulation is the CPU time of the
 samples in the phases over the simulations its log counts. Ours then searches Pentobi's mean count of simulations
-at that position. ``--set expand_inc=0.5``: our search with another setting (``mcts:KEY=VALUE``).
+at that position. ``--set expand_inc=0``: our search with another setting (``mcts:KEY=VALUE``).
 
 Usage: python bench/bench_mcts_phases.py [--turns 8,16,24,32,40] [--simulations 4000] [--seed 3]
        [--set K=V ...] [--pentobi PATH [--level 6] [--repeat 3] [--symbols N]]
@@ -341,7 +341,7 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=3)
     p.add_argument("--pentobi", help="path of pentobi-gtp (profiled with perf)")
     p.add_argument("--level", type=int, default=6)
-    p.add_argument("--set", action="append", default=[], metavar="K=V", help="an MCTS setting, e.g. expand_inc=0.5")
+    p.add_argument("--set", action="append", default=[], metavar="K=V", help="an MCTS setting, e.g. expand_inc=0")
     p.add_argument("--repeat", type=int, default=3, help="Pentobi's moves per position")
     p.add_argument("--symbols", type=int, default=0, help="print Pentobi's top N symbols per position")
     args = p.parse_args()

@@ -202,7 +202,7 @@ def _edges_by_depth(tree):
     return out
 
 
-@pytest.mark.parametrize("expand_inc", [0.0, 1.0])
+@pytest.mark.parametrize("expand_inc", [0.0, 0.5, 1.0])
 def test_a_node_is_added_after_more_visits_the_deeper_it_is(expand_inc):
     """``expand_inc`` (Pentobi's expansion threshold increment): the node a move leads to is added at the visit
     after 1 + expand_inc x (depth - 1) earlier ones, and then at once."""
@@ -587,7 +587,8 @@ def test_a_node_holds_the_turn_after_its_move_as_the_check_would_find_it(season)
     leave the game inside the tree, that must be what ``F.play`` finds, node by node. The trees are those of
     ``F.play`` at every move (tuning/tree_digest.py printed the same digest before and after)."""
     state = _position(44, seed=2, season=season)
-    player = MctsPlayer(seed=7, max_simulations=3000, params=ONE_THREAD)
+    every_node = mcts.MctsParams(threads=1, expand_inc=0.0)  # each node added at its second visit: a deep tree
+    player = MctsPlayer(seed=7, max_simulations=3000, params=every_node)
     assert state.is_legal(player.choose_move_sync(state, move_time=60.0))
     assert _check_turns(player.tree, state) > 2  # nodes where a colour left the game
 

@@ -37,8 +37,9 @@ class MctsParams:
     #                       mean margin (in standard deviations; "quality-based rewards", as Pentobi does)
     prune: float = 0.01  # > 0: below the root, keep only the moves the model rates at least this x the best
     # a node is added (and expanded) at the visit of its move after 1 + expand_inc x (its depth - 1) earlier ones:
-    # 0 adds every node at its second visit; Pentobi waits longer deeper (0.5: its expansion_threshold_inc)
-    expand_inc: float = 0.0
+    # 0 adds every node at its second visit; Pentobi waits longer deeper (0.5: its expansion_threshold_inc). 0.5
+    # takes 13-18 % less time a simulation at turns 24-40 for the same strength against level 6 (RESULTS §38)
+    expand_inc: float = 0.5
     # in a tree the threads share (shared_tree): the visits a simulation counts as losses on its way down, until
     # its result is known (a "virtual loss": the other threads go elsewhere meanwhile); not used by one thread
     virtual_loss: float = 1.0
