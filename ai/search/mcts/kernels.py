@@ -378,18 +378,13 @@ def _new_node(tree, e, m):
     return np.int64(child if linked == -1 else linked)
 
 
-# 1 / sqrt(k + 1) for an edge of k visits (fewer than the table's size, as most edges have): the exploration
-# term without a square root and a division per edge
-_INV_SQRT = 1.0 / np.sqrt(np.arange(1, 257, dtype=np.float64))
-
-
 @njit(cache=True)
 def _select(node, tree, params):
     """The edge of ``node`` to follow: the best blend of its mean value and its RAVE value, plus exploration.
 
     Per edge n = visits + prior visits, q = its mean with the prior's, blended with the RAVE mean by
     beta = rn / (rn + n + bias rn n); value q + explore sqrt(log(N + 1) / (visits + 1)) + guide P / n. Written with
-    one division for the mean and one for RAVE (three more and a square root before: RESULTS §38)."""
+    one division for the mean's two terms, one for RAVE and one for exploration (five before: RESULTS §38)."""
     node_n, edge_n, edge_w, edge_pn, edge_pw = tree.node_n, tree.edge_n, tree.edge_w, tree.edge_pn, tree.edge_pw
     edge_rn, edge_rw, edge_p = tree.edge_rn, tree.edge_rw, tree.edge_p
     first = tree.node_first[node]
@@ -401,7 +396,6 @@ def _select(node, tree, params):
     bias = params[R.rave_bias]
     # the move model's exploration term (as in AlphaGo and Pentobi): c P sqrt(N) log(N + 1) / n
     guide = params[R.move_prior] * math.sqrt(parent_n) * log_n
-    inv_sqrt = _INV_SQRT
     best = -1e9
     best_e = first
     for e in range(first, first + count):
@@ -415,12 +409,7 @@ def _select(node, tree, params):
             # (1 - beta) q + beta rw / rn, with beta = rn d, d = 1 / (rn + n + bias rn n)
             d = 1.0 / (rn + n + bias * rn * n)
             q += d * (edge_rw[e] - rn * q)
-        k = np.int64(visits)
-        if k < 256 and k == visits:  # whole visits (a virtual loss may be a fraction)
-            spread = inv_sqrt[k]
-        else:
-            spread = 1.0 / math.sqrt(visits + 1.0)
-        v = q + explore * spread + guide * edge_p[e] * inv_n
+        v = q + explore / math.sqrt(visits + 1.0) + guide * edge_p[e] * inv_n
         if v > best:
             best = v
             best_e = e
