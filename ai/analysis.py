@@ -458,9 +458,7 @@ def analyse_game(
     remaining = [i for i in todo if i not in result.positions]
     workers = min(workers, len(remaining)) if len(remaining) >= PARALLEL_MIN else 1
     if engine is None and workers <= 1:
-        spec = settings.engine_spec()
-        compile_ahead(spec)  # every position by the compiled search, not its fallback
-        engine = spec.build(seed=0)
+        engine = _build_engine(settings, one_thread=False)
     started = time.monotonic()
     try:
         if engine is None:
@@ -489,17 +487,22 @@ _worker_engine = None  # an analysis worker process's engine (``_start_worker``)
 _worker_settings: AnalysisSettings | None = None
 
 
+def _build_engine(settings: AnalysisSettings, one_thread: bool):
+    """The settings' engine, loaded before the first position (every position by the compiled search, not its
+    fallback); ``one_thread``: our MCTS in one thread (in an analysis process: the processes are the parallelism)."""
+    spec = settings.engine_spec()
+    if one_thread and search_threads_of(spec) is not None:
+        spec = capped_threads(spec, 1)
+    compile_ahead(spec)
+    return spec.build(seed=0)
+
+
 def _start_worker(settings: AnalysisSettings) -> None:
-    """An analysis process: ends with its parent, Ctrl-C is the parent's; its engine is built once (our MCTS in
-    one thread: the processes are the parallelism)."""
+    """An analysis process: ends with its parent, Ctrl-C is the parent's; its engine is built once."""
     global _worker_engine, _worker_settings
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     processes.die_with_parent(release_streams=False)
-    spec = settings.engine_spec()
-    if search_threads_of(spec) is not None:
-        spec = capped_threads(spec, 1)
-    compile_ahead(spec)
-    _worker_engine, _worker_settings = spec.build(seed=0), settings
+    _worker_engine, _worker_settings = _build_engine(settings, one_thread=True), settings
 
 
 def _analyse_in_worker(state: GameState, played: Move, index: int) -> PositionAnalysis:
