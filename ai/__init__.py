@@ -39,8 +39,8 @@ Public API:
 
 from __future__ import annotations
 
-from ai.interface import Engine, Player, RandomPlayer
-from ai.players.registry import (
+from blokus.ai.interface import Engine, Player, RandomPlayer
+from blokus.ai.players.registry import (
     ANALYSIS_AI,
     DEFAULT_AI,
     PlayerKind,
@@ -51,9 +51,9 @@ from ai.players.registry import (
     mcts_settings,
     parse_player,
 )
-from ai.search.compiled import LazyCompiledPlayer
-from ai.search.greedy import GreedyPlayer
-from ai.search.lookahead import LookaheadPlayer
+from blokus.ai.search.compiled import LazyCompiledPlayer
+from blokus.ai.search.greedy import GreedyPlayer
+from blokus.ai.search.lookahead import LookaheadPlayer
 
 __all__ = [
     "Engine",

@@ -50,14 +50,21 @@ from enum import Enum
 from pathlib import Path
 from typing import cast
 
-from ai import processes
-from ai.interface import TimeKeeper
-from ai.players.registry import ANALYSIS_AI, PlayerSpec, capped_threads, compile_ahead, parse_player, search_threads_of
-from ai.search.evaluate import VALUE_WEIGHTS, Weights, terminal_value
-from ai.search.lookahead import Searcher, SearchParams, _Timeout
-from model.moves import Move, SetMove, SkipMove, parse_move
-from model.pieces import COLORS, Color, Team
-from model.state import GameState
+from blokus.ai import processes
+from blokus.ai.interface import TimeKeeper
+from blokus.ai.players.registry import (
+    ANALYSIS_AI,
+    PlayerSpec,
+    capped_threads,
+    compile_ahead,
+    parse_player,
+    search_threads_of,
+)
+from blokus.ai.search.evaluate import VALUE_WEIGHTS, Weights, terminal_value
+from blokus.ai.search.lookahead import Searcher, SearchParams, _Timeout
+from blokus.model.moves import Move, SetMove, SkipMove, parse_move
+from blokus.model.pieces import COLORS, Color, Team
+from blokus.model.state import GameState
 
 ANALYSIS_VERSION = 4  # bump when values change meaning: old cache entries are then ignored (3: round-end horizon;
 # 4: leaves valued by VALUE_WEIGHTS, the expected final point difference)
@@ -694,7 +701,7 @@ def analyse_cached(
 
 def replay_moves(replay) -> list[Move | None]:
     """``moves[i]`` = the move played in ``replay.states[i]`` (a ``model.replay.Replay``)."""
-    from model.replay import MoveEvent
+    from blokus.model.replay import MoveEvent
 
     return [next((e.move for e in step if isinstance(e, MoveEvent)), None) for step in replay.steps]
 

@@ -20,11 +20,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from model.moves import Move, SkipMove
-from model.state import GameState, move_of_placement
+from blokus.model.moves import Move, SkipMove
+from blokus.model.state import GameState, move_of_placement
 
 if TYPE_CHECKING:
-    from model.result import GameResult
+    from blokus.model.result import GameResult
 
 
 class StopFlag(Protocol):

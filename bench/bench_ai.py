@@ -15,11 +15,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ai.search.evaluate import evaluate  # noqa: E402
-from ai.search.lookahead import LookaheadPlayer  # noqa: E402
-from model.pieces import Shape  # noqa: E402
-from model.season import DEFAULT_SEASON  # noqa: E402
-from model.state import GameState  # noqa: E402
+from blokus.ai.search.evaluate import evaluate  # noqa: E402
+from blokus.ai.search.lookahead import LookaheadPlayer  # noqa: E402
+from blokus.model.pieces import Shape  # noqa: E402
+from blokus.model.season import DEFAULT_SEASON  # noqa: E402
+from blokus.model.state import GameState  # noqa: E402
 
 
 def positions(n: int, seed: int) -> list[GameState]:

@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ai.analysis import DEFAULT_TIME, VALUE_DEPTH, AnalysisSettings, analyse_game, replay_moves  # noqa: E402
-from model.pieces import Team  # noqa: E402
-from model.replay import load_replay  # noqa: E402
+from blokus.ai.analysis import DEFAULT_TIME, VALUE_DEPTH, AnalysisSettings, analyse_game, replay_moves  # noqa: E402
+from blokus.model.pieces import Team  # noqa: E402
+from blokus.model.replay import load_replay  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "sc2021"
 GAMES = [FIXTURES / "gen-21.3.3-game1-replay-regular-end.xml", FIXTURES / "gen-21.3.3-game2-replay-round-limit-end.xml"]

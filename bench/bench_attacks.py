@@ -41,8 +41,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from model import messages as M  # noqa: E402
-from model.framing import END_OF_STREAM, StreamFramer  # noqa: E402
+from blokus.model import messages as M  # noqa: E402
+from blokus.model.framing import END_OF_STREAM, StreamFramer  # noqa: E402
 
 HOST = "127.0.0.1"
 PASSWORD = "bench"

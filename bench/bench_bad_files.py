@@ -25,14 +25,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from model.moves import SkipMove  # noqa: E402
-from model.pieces import Shape  # noqa: E402
-from model.replay import dump_replay  # noqa: E402
-from model.state import GameState  # noqa: E402
+from blokus.model.moves import SkipMove  # noqa: E402
+from blokus.model.pieces import Shape  # noqa: E402
+from blokus.model.replay import dump_replay  # noqa: E402
+from blokus.model.state import GameState  # noqa: E402
 
 MIB = 1 << 20
 LOAD = (
-    "import sys; from tui.replays import ReplayError, load_replay\n"
+    "import sys; from blokus.tui.replays import ReplayError, load_replay\n"
     "try:\n    d = load_replay(__import__('pathlib').Path(sys.argv[1]))\n"
     "    print(len(d.timeline), 'states,', len(d.warnings), 'warnings', file=sys.stderr)\n"
     "except ReplayError as e:\n    print(e, file=sys.stderr); sys.exit(2)"

@@ -43,7 +43,7 @@ def fresh_compile(tree: Path) -> None:
     for pattern in ("*.nbi", "*.nbc", "*.numba-sources"):
         for path in tree.rglob(pattern):
             path.unlink()
-    run_in(tree, "-c", "from ai import compile_ahead, parse_player; compile_ahead(parse_player('mcts'))")
+    run_in(tree, "-c", "from blokus.ai import compile_ahead, parse_player; compile_ahead(parse_player('mcts'))")
 
 
 def bench(tree: Path, turns: str, simulations: int) -> dict[int, tuple[float, tuple[int, ...]]]:

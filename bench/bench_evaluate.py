@@ -13,10 +13,10 @@ from collections import defaultdict
 
 from bench_movegen import positions  # bench/ is the script's directory
 
-from ai.search import fasteval as FE
-from ai.search.evaluate import TUNED_WEIGHTS
-from model.fast import FastState
-from model.season import SEASONS
+from blokus.ai.search import fasteval as FE
+from blokus.ai.search.evaluate import TUNED_WEIGHTS
+from blokus.model.fast import FastState
+from blokus.model.season import SEASONS
 
 REPEAT = 50
 

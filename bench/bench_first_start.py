@@ -38,17 +38,17 @@ import time
 import zipfile
 from pathlib import Path
 
-from model.convert import state_to_message
-from model.messages import to_xml
-from model.state import GameState
+from blokus.model.convert import state_to_message
+from blokus.model.messages import to_xml
+from blokus.model.state import GameState
 
 ROOT = Path(__file__).resolve().parent.parent
 
 FIRST_FRAME = """
 import asyncio, sys, time
 t0 = time.perf_counter()
-from cli.play import play_options
-from tui.launch import build_local_app
+from blokus.cli.play import play_options
+from blokus.tui.launch import build_local_app
 args = play_options(sys.argv[1:])
 app = build_local_app(args)
 async def main():
@@ -61,9 +61,9 @@ asyncio.run(main())
 
 FIRST_MOVE = """
 import time
-from ai import compile_ahead, make_player, parse_player
-from model.pieces import Shape
-from model.state import GameState
+from blokus.ai import compile_ahead, make_player, parse_player
+from blokus.model.pieces import Shape
+from blokus.model.state import GameState
 compile_ahead(parse_player("mcts"))
 state = GameState(Shape.PENTO_L)
 for _ in range(4):
@@ -218,7 +218,7 @@ def main() -> None:
             print(f"blokus moves ({run} start): {t:.1f} s")
         for ai in ("mcts", "lookahead"):  # the default first: its first start compiles everything it needs
             for run in ("first", "second"):
-                code = f"from ai import compile_ahead, parse_player; compile_ahead(parse_player({ai!r}))"
+                code = f"from blokus.ai import compile_ahead, parse_player; compile_ahead(parse_player({ai!r}))"
                 t, _ = timed([py, "-c", code], env, fresh)
                 print(f"compiled {ai} search ready ({run} start): {t:.1f} s")
             t, _ = timed([py, "-m", "blokus", "bot", "--ai", ai, "-p", "1"], env, fresh)

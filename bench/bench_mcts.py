@@ -25,13 +25,13 @@ import time
 import numpy as np
 from numba import njit
 
-from ai.search.mcts import MctsParams, MctsPlayer, R, Root, Scratch, prepare, seed_rng
-from ai.search.mcts.kernels import _end_playout_turn, _playout_move
-from ai.search.tables import TABLES
-from model import fast as F
-from model.fast import M_TURN, FastState
-from model.pieces import Shape
-from model.state import GameState
+from blokus.ai.search.mcts import MctsParams, MctsPlayer, R, Root, Scratch, prepare, seed_rng
+from blokus.ai.search.mcts.kernels import _end_playout_turn, _playout_move
+from blokus.ai.search.tables import TABLES
+from blokus.model import fast as F
+from blokus.model.fast import M_TURN, FastState
+from blokus.model.pieces import Shape
+from blokus.model.state import GameState
 
 
 def position(turns: int, seed: int) -> GameState:

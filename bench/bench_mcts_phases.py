@@ -51,12 +51,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_mcts import position  # noqa: E402
 
-from ai import processes  # noqa: E402
-from ai.players.gtp import GTP_ARGS, GtpPlayer  # noqa: E402
-from ai.search.fasteval import evaluate as fast_evaluate  # noqa: E402
-from ai.search.mcts import MctsParams, MctsPlayer, R, Root, prepare, seed_rng  # noqa: E402
-from ai.search.mcts.buffers import NCOUNT  # noqa: E402
-from ai.search.mcts.kernels import (  # noqa: E402
+from blokus.ai import processes  # noqa: E402
+from blokus.ai.players.gtp import GTP_ARGS, GtpPlayer  # noqa: E402
+from blokus.ai.search.fasteval import evaluate as fast_evaluate  # noqa: E402
+from blokus.ai.search.mcts import MctsParams, MctsPlayer, R, Root, prepare, seed_rng  # noqa: E402
+from blokus.ai.search.mcts.buffers import NCOUNT  # noqa: E402
+from blokus.ai.search.mcts.kernels import (  # noqa: E402
     _end_playout_turn,
     _expand,
     _mark,
@@ -68,11 +68,11 @@ from ai.search.mcts.kernels import (  # noqa: E402
     expand_root,
     run,
 )
-from ai.search.mcts.player import PRIOR_WEIGHTS  # noqa: E402
-from ai.search.tables import TABLES  # noqa: E402
-from model import fast as F  # noqa: E402
-from model.fast import M_TURN, M_VALID, FastState  # noqa: E402
-from model.state import GameState  # noqa: E402
+from blokus.ai.search.mcts.player import PRIOR_WEIGHTS  # noqa: E402
+from blokus.ai.search.tables import TABLES  # noqa: E402
+from blokus.model import fast as F  # noqa: E402
+from blokus.model.fast import M_TURN, M_VALID, FastState  # noqa: E402
+from blokus.model.state import GameState  # noqa: E402
 
 PHASES = ("start", "select", "expand", "playout", "score", "backup")
 START, SELECT, EXPAND, PLAYOUT, SCORE, BACKUP = range(len(PHASES))

@@ -14,10 +14,10 @@ import random
 import statistics
 import time
 
-from model.fast import TABLES, FastState, push_pop_loop, warm_up
-from model.pieces import Shape
-from model.season import SEASONS, season_named
-from model.state import GameState
+from blokus.model.fast import TABLES, FastState, push_pop_loop, warm_up
+from blokus.model.pieces import Shape
+from blokus.model.season import SEASONS, season_named
+from blokus.model.state import GameState
 
 
 def positions(games: int, seed: int, season_name: str = "2021") -> list[GameState]:

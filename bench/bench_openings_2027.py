@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ai import make_player  # noqa: E402
-from model.pieces import Shape  # noqa: E402
-from model.season import SEASON_2027  # noqa: E402
-from model.state import GameState  # noqa: E402
+from blokus.ai import make_player  # noqa: E402
+from blokus.model.pieces import Shape  # noqa: E402
+from blokus.model.season import SEASON_2027  # noqa: E402
+from blokus.model.state import GameState  # noqa: E402
 
 
 def main() -> int:

@@ -24,12 +24,12 @@ import threading
 import time
 from pathlib import Path
 
-from ai import make_player, processes
-from ai.players.gtp import GTP_ARGS, GtpPlayer
-from ai.search.mcts import prepare
-from model.pieces import Shape
-from model.replay import load_replay
-from model.state import GameState
+from blokus.ai import make_player, processes
+from blokus.ai.players.gtp import GTP_ARGS, GtpPlayer
+from blokus.ai.search.mcts import prepare
+from blokus.model.pieces import Shape
+from blokus.model.replay import load_replay
+from blokus.model.state import GameState
 
 NUMBER = r"([0-9.]+)"
 

@@ -312,7 +312,7 @@ def main() -> None:
     if args.socha_worker:
         socha_worker()
         return
-    from model.fast import warm_up
+    from blokus.model.fast import warm_up
 
     warm_up()
     states, specs = our_positions(args.games, args.seed)

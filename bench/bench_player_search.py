@@ -116,7 +116,7 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=4, help="our moves searched (the biggest first)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    from model.fast import warm_up
+    from blokus.model.fast import warm_up
 
     warm_up()
     states = positions(args.games, args.seed)

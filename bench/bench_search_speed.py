@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ai.search import fastsearch as FS  # noqa: E402
-from model.pieces import Shape  # noqa: E402
-from model.state import GameState  # noqa: E402
+from blokus.ai.search import fastsearch as FS  # noqa: E402
+from blokus.model.pieces import Shape  # noqa: E402
+from blokus.model.state import GameState  # noqa: E402
 
 TURNS = (12, 28, 44, 56)
 

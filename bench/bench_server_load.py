@@ -27,10 +27,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ai import DEFAULT_AI  # noqa: E402
-from model.pieces import Team  # noqa: E402
-from net.rooms import Room, RoomSeat, Timeouts  # noqa: E402
-from net.server import GameServer, ServerConfig  # noqa: E402
+from blokus.ai import DEFAULT_AI  # noqa: E402
+from blokus.model.pieces import Team  # noqa: E402
+from blokus.net.rooms import Room, RoomSeat, Timeouts  # noqa: E402
+from blokus.net.server import GameServer, ServerConfig  # noqa: E402
 
 HANDLING: list[float] = []  # seconds the server's loop spent handling one move (validate, apply, send)
 

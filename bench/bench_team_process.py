@@ -24,11 +24,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import ai.players.player_api as api  # noqa: E402
-from ai.players.registry import parse_player  # noqa: E402
-from ai.players.team_process import TeamPlayer  # noqa: E402
-from model.season import season_named  # noqa: E402
-from model.state import GameState  # noqa: E402
+import blokus.ai.players.player_api as api  # noqa: E402
+from blokus.ai.players.registry import parse_player  # noqa: E402
+from blokus.ai.players.team_process import TeamPlayer  # noqa: E402
+from blokus.model.season import season_named  # noqa: E402
+from blokus.model.state import GameState  # noqa: E402
 
 PLAYER = """
 from blokus.player import Move, Player
@@ -100,7 +100,7 @@ async def main() -> None:
             walls, cpus = await through_process(player, states)
         finally:
             player.close()
-        from ai.players.pyplayer import load_player_class  # the benchmark's own file: imported here on purpose
+        from blokus.ai.players.pyplayer import load_player_class  # the benchmark's own file: imported here on purpose
 
         local = in_process(load_player_class(spec), states)
     print(f"{len(states)} positions (2021 and 2027, turns 0-60), ms per move:")

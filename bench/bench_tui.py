@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test helpers live in tests/ (not installed)
 
-from model.pieces import Shape  # noqa: E402
+from blokus.model.pieces import Shape  # noqa: E402
+from blokus.tui.board import Board  # noqa: E402
 from tests.tui_helpers import game_app, settle  # noqa: E402
-from tui.board import Board  # noqa: E402
 
 
 async def run(keys: int) -> dict[str, float]:

@@ -36,9 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # the code measured: this tree's, or (in a run of --against) the one named by BENCH_XML_CODE
 sys.path.insert(0, os.environ.get("BENCH_XML_CODE") or str(ROOT))
 
-from model.convert import MessageReader, parse_xml, read_state, state_to_message  # noqa: E402
-from model.framing import parse_stream  # noqa: E402
-from model.messages import PROTOCOL_OPEN, to_bytes, to_xml  # noqa: E402
+from blokus.model.convert import MessageReader, parse_xml, read_state, state_to_message  # noqa: E402
+from blokus.model.framing import parse_stream  # noqa: E402
+from blokus.model.messages import PROTOCOL_OPEN, to_bytes, to_xml  # noqa: E402
 
 DEFAULT_REPLAY = ROOT / "tests/fixtures/sc2021/gen-21.3.3-game1-replay-regular-end.xml"
 

@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    func = importlib.import_module(f"cli.{name.replace('-', '_')}").main
+    func = importlib.import_module(f"blokus.cli.{name.replace('-', '_')}").main
     try:
         return int(func(args) or 0)
     except KeyboardInterrupt:

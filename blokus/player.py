@@ -36,10 +36,10 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from ai.players.player_api import GameState, Player, StopSignal, move_of_text
-from model.moves import Move, SetMove, SkipMove
-from model.pieces import Color, Rotation, Shape, Team
-from model.result import GameResult as Result
+from blokus.ai.players.player_api import GameState, Player, StopSignal, move_of_text
+from blokus.model.moves import Move, SetMove, SkipMove
+from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.model.result import GameResult as Result
 
 parse_move = move_of_text
 

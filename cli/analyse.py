@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import TextIO
 
-from ai.analysis import (
+from blokus.ai.analysis import (
     BLUNDER_LOSS,
     DEFAULT_TIME,
     MISTAKE_LOSS,
@@ -29,13 +29,13 @@ from ai.analysis import (
     analyse_cached,
     replay_moves,
 )
-from ai.search.cores import available_cores
-from cli.options import Parser, milliseconds
-from cli.players import PlayerSpec, accepted, check_analysis_options
-from model.exits import plural
-from model.moves import Move, describe_move
-from model.pieces import Team
-from model.text import printable
+from blokus.ai.search.cores import available_cores
+from blokus.cli.options import Parser, milliseconds
+from blokus.cli.players import PlayerSpec, accepted, check_analysis_options
+from blokus.model.exits import plural
+from blokus.model.moves import Move, describe_move
+from blokus.model.pieces import Team
+from blokus.model.text import printable
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
@@ -45,7 +45,7 @@ class BadFile(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ai import ANALYSIS_AI
+    from blokus.ai import ANALYSIS_AI
 
     p = Parser(
         "blokus analyse",
@@ -79,8 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def read_game(path: Path):
     """The replay in ``path`` (``model.replay.Replay``), or ``BadFile``."""
-    from model.replay import UnreadableReplay
-    from model.replay import read_game as read_replay_file
+    from blokus.model.replay import UnreadableReplay
+    from blokus.model.replay import read_game as read_replay_file
 
     try:
         return read_replay_file(path, max_unpacked=MAX_FILE_BYTES)  # bounded: gzip bombs, /dev/zero
@@ -170,9 +170,9 @@ def report_dict(path: str, replay, analysis: GameAnalysis) -> dict:
 def _prepare_engine(spec: PlayerSpec, stream: TextIO, quiet: bool) -> None:
     """Load the compiled engine (a second), or compile it on the first start (a child process, a minute):
     a spinner says so on a terminal meanwhile, instead of a progress line stuck at 0."""
-    from ai import kernels_of
-    from ai.search.compiled import preparing_text
-    from tui.spinner import Spinner
+    from blokus.ai import kernels_of
+    from blokus.ai.search.compiled import preparing_text
+    from blokus.tui.spinner import Spinner
 
     kernels = kernels_of(spec)
     if kernels is None or kernels.prepare(wait=0.5) or kernels.error is not None:
@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         moves = replay_moves(replay) + [None]
         try:
             if cache is None:
-                from ai.analysis import analyse_game
+                from blokus.ai.analysis import analyse_game
 
                 analysis = analyse_game(replay.states, moves, settings, stop=stop, progress=progress, workers=workers)
             else:

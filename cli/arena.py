@@ -19,7 +19,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
 
-from ai.arena.match import (
+from blokus.ai.arena.match import (
     GameSite,
     MatchStopped,
     PairedSprt,
@@ -31,12 +31,12 @@ from ai.arena.match import (
     summary,
     threads_per_game,
 )
-from ai.arena.sprt import SprtSpec
-from ai.players.registry import compile_ahead
-from cli.options import Parser, add_cluster, add_season, milliseconds, open_cluster
-from cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
-from model.season import DEFAULT_SEASON
-from net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget, settle_logs
+from blokus.ai.arena.sprt import SprtSpec
+from blokus.ai.players.registry import compile_ahead
+from blokus.cli.options import Parser, add_cluster, add_season, milliseconds, open_cluster
+from blokus.cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
+from blokus.model.season import DEFAULT_SEASON
+from blokus.net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget, settle_logs
 
 SPRT_CAP = 400  # games at most of an --sprt run without --games
 

@@ -17,17 +17,17 @@ import socket
 import sys
 from pathlib import Path
 
-from ai import DEFAULT_AI, processes
-from ai.players.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
-from ai.players.registry import capped_threads, default_player, search_threads_of
-from ai.players.team_process import MEMORY_LIMIT_MIB
-from ai.search.cores import MAX_THREADS, available_cores
-from cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
-from cli.output import report_dropped
-from cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
-from model.exits import EXIT_CONNECTION, EXIT_FALLBACK, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL
-from net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotEnd, BotLines, BotOptions
-from net.lines import LineHandler, LineWriter
+from blokus.ai import DEFAULT_AI, processes
+from blokus.ai.players.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
+from blokus.ai.players.registry import capped_threads, default_player, search_threads_of
+from blokus.ai.players.team_process import MEMORY_LIMIT_MIB
+from blokus.ai.search.cores import MAX_THREADS, available_cores
+from blokus.cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
+from blokus.cli.output import report_dropped
+from blokus.cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
+from blokus.model.exits import EXIT_CONNECTION, EXIT_FALLBACK, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL
+from blokus.net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotEnd, BotLines, BotOptions
+from blokus.net.lines import LineHandler, LineWriter
 
 REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
 

@@ -14,16 +14,16 @@ from __future__ import annotations
 import sys
 import time
 
-from cli.options import Parser
-from model import numba_cache
-from model.convert import state_from_xml
-from model.fast import FastState, warm_up
-from model.files import Unpacker, file_chunks, read_bounded
-from model.framing import DEFAULT_MAX_MESSAGE_SIZE
-from model.season import SEASONS, Season, season_named
-from model.state import GameState, LegalMoves
-from model.text import printable
-from tui.spinner import Spinner
+from blokus.cli.options import Parser
+from blokus.model import numba_cache
+from blokus.model.convert import state_from_xml
+from blokus.model.fast import FastState, warm_up
+from blokus.model.files import Unpacker, file_chunks, read_bounded
+from blokus.model.framing import DEFAULT_MAX_MESSAGE_SIZE
+from blokus.model.season import SEASONS, Season, season_named
+from blokus.model.state import GameState, LegalMoves
+from blokus.model.text import printable
+from blokus.tui.spinner import Spinner
 
 REPLAY_BYTES = 64 * 1024 * 1024  # unpacked bytes of a replay read for --turn (a game is below 2 MiB)
 
@@ -67,7 +67,7 @@ def _read_state(path: str, season: Season | None = None) -> GameState:
 
 def _replay_state(path: str, turn: int, season: Season | None = None) -> GameState:
     """The state at ``turn`` of the replay in ``path``."""
-    from model.replay import load_replay
+    from blokus.model.replay import load_replay
 
     if not _looks_like_replay(_head(path)):
         raise NotAState("not a replay (--turn picks a state of a whole game; a state file needs no --turn)")
@@ -104,11 +104,11 @@ def main(argv: list[str]) -> int:
         parser.error(f"--turn must be 0 or more, not {args.turn}")
     season = season_named(args.season) if args.season else None
     several = len(args.files) > 1
-    cold = not numba_cache.is_warm(["model.fast"])
+    cold = not numba_cache.is_warm(["blokus.model.fast"])
     with Spinner("preparing the engine (first start only)", enabled=cold):
         warm_up(play=False)  # compile (or load) the move generator, so --timing shows the steady-state cost
     if cold:
-        numba_cache.mark_warm(["model.fast"])
+        numba_cache.mark_warm(["blokus.model.fast"])
     out = sys.stdout
     for path in args.files:
         try:

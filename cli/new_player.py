@@ -14,8 +14,8 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from cli.options import Parser
-from model.exits import EXIT_OK, EXIT_USAGE
+from blokus.cli.options import Parser
+from blokus.model.exits import EXIT_OK, EXIT_USAGE
 
 TEMPLATES = "templates/new_player"
 SUFFIX = ".template"

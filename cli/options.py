@@ -14,14 +14,14 @@ import re
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
-from model.exits import EXIT_USAGE
-from model.pieces import Shape
-from model.season import DEFAULT_PORT, Season, season_named
-from model.text import printable
+from blokus.model.exits import EXIT_USAGE
+from blokus.model.pieces import Shape
+from blokus.model.season import DEFAULT_PORT, Season, season_named
+from blokus.model.text import printable
 
 if TYPE_CHECKING:
-    from ai.arena.match import GameSite
-    from ai.players.registry import PlayerSpec
+    from blokus.ai.arena.match import GameSite
+    from blokus.ai.players.registry import PlayerSpec
 
 
 def fail(prog: str, message: str) -> int:
@@ -179,7 +179,7 @@ def open_cluster(parser: argparse.ArgumentParser, address: str, players: list[Pl
     cluster that cannot be used ends the command with one line."""
     import sys
 
-    from net.cluster import ClusterError, connect
+    from blokus.net.cluster import ClusterError, connect
 
     def say(line: str) -> None:  # a line said during the games starts with a newline (after the progress bar)
         text = line.lstrip("\n")

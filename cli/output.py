@@ -7,8 +7,8 @@ import logging
 import sys
 from typing import TYPE_CHECKING
 
-from model.exits import EXIT_USAGE
-from net.lines import LineWriter
+from blokus.model.exits import EXIT_USAGE
+from blokus.net.lines import LineWriter
 
 if TYPE_CHECKING:
     from textual.app import App

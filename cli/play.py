@@ -7,10 +7,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ai import DEFAULT_AI
-from cli.options import Parser, add_season, add_server_address, check_start_piece, fail, milliseconds, shape
-from cli.output import run_app
-from cli.players import (
+from blokus.ai import DEFAULT_AI
+from blokus.cli.options import Parser, add_season, add_server_address, check_start_piece, fail, milliseconds, shape
+from blokus.cli.output import run_app
+from blokus.cli.players import (
     LEVELS,
     PlayerKind,
     accepted,
@@ -19,10 +19,10 @@ from cli.players import (
     level_option,
     player_option,
 )
-from model.pieces import Team
-from model.season import DEFAULT_PORT, DEFAULT_SEASON
-from tui.app import LOG_FILE_ENV, setup_logging
-from tui.launch import (
+from blokus.model.pieces import Team
+from blokus.model.season import DEFAULT_PORT, DEFAULT_SEASON
+from blokus.tui.app import LOG_FILE_ENV, setup_logging
+from blokus.tui.launch import (
     DEFAULT_MOVE_TIME_MS,
     NETWORK_MOVE_TIME_MS,
     PlayOptions,
@@ -163,8 +163,8 @@ def play_options(argv: list[str]) -> PlayOptions:
 
 def play_external(options: PlayOptions) -> int:
     """``blokus --opponent cmd:COMMAND``: one game against the program; it is stopped when the app ends."""
-    from net.external import ProgramError, check_program
-    from tui.external import build_external_app
+    from blokus.net.external import ProgramError, check_program
+    from blokus.tui.external import build_external_app
 
     assert options.opponent is not None
     try:

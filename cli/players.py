@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from ai.players.registry import (
+from blokus.ai.players.registry import (
     LEVELS,
     PlayerKind,
     PlayerNameError,
@@ -62,14 +62,14 @@ def check_player(spec: PlayerSpec) -> None:
     limit, never imported here; the player API's compiled engine is made ready here, before any clock runs);
     building an in-process player checks the rest."""
     if spec.external:
-        from net.external import ProgramError, check_program
+        from blokus.net.external import ProgramError, check_program
 
         try:
             check_program(spec)
         except ProgramError as exc:
             raise PlayerUnavailable(str(exc)) from None
     if spec.kind is PlayerKind.PY:
-        from model.fast import warm_up
+        from blokus.model.fast import warm_up
 
         warm_up()  # the player API's compiled engine, before any clock runs
 
@@ -87,7 +87,7 @@ def in_process_engine(spec: PlayerSpec, what: str = "AI") -> PlayerSpec:
 def check_analysis_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """The options of a command that analyses (``analyse``, ``watch``): ``--ai`` an in-process player and
     ``--time`` (ms per position) within the analysis's limit; a bad one ends the command with one line."""
-    from ai.analysis import MAX_TIME
+    from blokus.ai.analysis import MAX_TIME
 
     if args.ai is not None:
         try:

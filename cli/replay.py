@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cli.options import Parser, add_season, fail
-from cli.output import run_app
-from tui.app import setup_logging
-from tui.launch import ReplayOptions, replay_app
-from tui.replays import ReplayError, load_replay
+from blokus.cli.options import Parser, add_season, fail
+from blokus.cli.output import run_app
+from blokus.tui.app import setup_logging
+from blokus.tui.launch import ReplayOptions, replay_app
+from blokus.tui.replays import ReplayError, load_replay
 
 
 def replay_parser() -> argparse.ArgumentParser:

@@ -10,7 +10,7 @@ import signal
 import sys
 from pathlib import Path
 
-from cli.options import (
+from blokus.cli.options import (
     Parser,
     add_season,
     add_server_address,
@@ -20,13 +20,13 @@ from cli.options import (
     shape,
     wait_time,
 )
-from cli.output import report_dropped
-from model.exits import EXIT_CONNECTION, EXIT_OK, plural
-from model.season import DEFAULT_PORT, DEFAULT_SEASON
-from net.guard import ConnectionLimits
-from net.lines import LineWriter, log_to
-from net.rooms import Timeouts
-from net.server import GameServer, ServerConfig
+from blokus.cli.output import report_dropped
+from blokus.model.exits import EXIT_CONNECTION, EXIT_OK, plural
+from blokus.model.season import DEFAULT_PORT, DEFAULT_SEASON
+from blokus.net.guard import ConnectionLimits
+from blokus.net.lines import LineWriter, log_to
+from blokus.net.rooms import Timeouts
+from blokus.net.server import GameServer, ServerConfig
 
 
 def build_parser() -> argparse.ArgumentParser:

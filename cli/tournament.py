@@ -20,7 +20,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
 
-from ai.arena.match import (
+from blokus.ai.arena.match import (
     ArenaGame,
     GameJob,
     GameSite,
@@ -30,7 +30,7 @@ from ai.arena.match import (
     run_jobs,
     threads_per_game,
 )
-from ai.arena.tournament import (
+from blokus.ai.arena.tournament import (
     GameKey,
     Journal,
     JournalError,
@@ -40,11 +40,11 @@ from ai.arena.tournament import (
     rate,
     schedule,
 )
-from ai.players.registry import compile_ahead
-from cli.options import Parser, add_cluster, add_season, milliseconds, open_cluster
-from cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
-from model.season import DEFAULT_SEASON
-from net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget
+from blokus.ai.players.registry import compile_ahead
+from blokus.cli.options import Parser, add_cluster, add_season, milliseconds, open_cluster
+from blokus.cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
+from blokus.model.season import DEFAULT_SEASON
+from blokus.net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,16 +11,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from ai import ANALYSIS_AI
-from cli.options import Parser, add_season, add_server_address, milliseconds
-from cli.players import accepted, check_analysis_options
-from model import server_texts
-from model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL
-from model.result import end_texts
-from model.season import DEFAULT_SEASON
-from model.text import printable
-from net.connection import Closed, GameOver, ServerError
-from net.watch import TextReport, Watcher, WatchFailed, WatchOptions, make_watcher, reservation_lines
+from blokus.ai import ANALYSIS_AI
+from blokus.cli.options import Parser, add_season, add_server_address, milliseconds
+from blokus.cli.players import accepted, check_analysis_options
+from blokus.model import server_texts
+from blokus.model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL
+from blokus.model.result import end_texts
+from blokus.model.season import DEFAULT_SEASON
+from blokus.model.text import printable
+from blokus.net.connection import Closed, GameOver, ServerError
+from blokus.net.watch import TextReport, Watcher, WatchFailed, WatchOptions, make_watcher, reservation_lines
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -160,7 +160,7 @@ async def watch_tui(
     options: WatchOptions, *, light: bool = False, out: TextIO = sys.stdout, err: TextIO = sys.stderr
 ) -> int:
     """The live viewer: the reservation codes and a wait for the first state as lines, then the TUI."""
-    from tui.watch import watch_app
+    from blokus.tui.watch import watch_app
 
     watcher = make_watcher(options)
     try:
@@ -207,7 +207,7 @@ def main(argv: list[str]) -> int:
             return asyncio.run(watch_text(options))
         except KeyboardInterrupt:
             return 130
-    from tui.app import setup_logging
+    from blokus.tui.app import setup_logging
 
     setup_logging(args.log)
     try:

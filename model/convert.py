@@ -22,16 +22,16 @@ from lxml import etree
 from pydantic import ValidationError
 from pydantic_xml import BaseXmlModel, ParsingError
 
-from model import messages as M
-from model import placements as P
-from model import xmlcodec
-from model.framing import DEFAULT_MAX_MESSAGE_SIZE, END_OF_STREAM, EndOfStream, StreamFramer, parse_document
-from model.messages import UnknownMessage, to_bytes, to_xml
-from model.moves import Move, SetMove, SkipMove
-from model.pieces import COLORS, SHAPES, Color, Shape, Team, orientations
-from model.result import GameResult, PlayerResult, result_from_data, result_to_message
-from model.season import DEFAULT_SEASON, SEASONS, Season, season_of_class
-from model.state import GameState
+from blokus.model import messages as M
+from blokus.model import placements as P
+from blokus.model import xmlcodec
+from blokus.model.framing import DEFAULT_MAX_MESSAGE_SIZE, END_OF_STREAM, EndOfStream, StreamFramer, parse_document
+from blokus.model.messages import UnknownMessage, to_bytes, to_xml
+from blokus.model.moves import Move, SetMove, SkipMove
+from blokus.model.pieces import COLORS, SHAPES, Color, Shape, Team, orientations
+from blokus.model.result import GameResult, PlayerResult, result_from_data, result_to_message
+from blokus.model.season import DEFAULT_SEASON, SEASONS, Season, season_of_class
+from blokus.model.state import GameState
 
 log = logging.getLogger(__name__)
 

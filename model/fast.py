@@ -29,9 +29,9 @@ import threading
 import numpy as np
 from numba import njit
 
-from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
-from model import placements as P
-from model.pieces import SHAPES, TOTAL_SQUARES
+from blokus.model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
+from blokus.model import placements as P
+from blokus.model.pieces import SHAPES, TOTAL_SQUARES
 
 N = P.N
 NCELLS = P.NCELLS
@@ -772,8 +772,8 @@ class FastState:
 def warm_up(play: bool = True) -> None:
     """Compile (or load from numba's cache) every kernel: call before the first timed move. ``play=False``:
     only those that list moves (``blokus moves``; apply/undo is most of the compile)."""
-    from model.pieces import Shape
-    from model.state import GameState
+    from blokus.model.pieces import Shape
+    from blokus.model.state import GameState
 
     fs = FastState.from_state(GameState(Shape.PENTO_L))
     ids = fs.legal_placements()

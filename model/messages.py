@@ -28,9 +28,9 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BeforeValidator, Field, PlainSerializer, model_validator
 from pydantic_xml import BaseXmlModel, attr, element, xml_field_validator
 
-from model import xmlcodec
-from model.pieces import Color, Rotation, Shape, Team
-from model.season import (
+from blokus.model import xmlcodec
+from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.model.season import (
     CLOSE_CONNECTION_21_3,
     CLOSE_CONNECTION_21_4,
     GAME_TYPE,

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from model.pieces import Cell, Color, Rotation, Shape, canonical, transform
+from blokus.model.pieces import Cell, Color, Rotation, Shape, canonical, transform
 
 
 @dataclass(frozen=True, eq=False)

@@ -42,8 +42,8 @@ from numba.core import caching, dispatcher
 
 log = logging.getLogger(__name__)
 
-ROOT = Path(__file__).resolve().parent.parent  # the folder holding the packages
-PACKAGES = ("blokus", "model", "ai", "net", "tui", "cli")
+ROOT = Path(__file__).parents[2].resolve()  # the folder holding the package (this file is blokus/model/numba_cache.py)
+PACKAGES = ("blokus",)
 ENV = "BLOKUS_NUMBA_CACHE"
 BUNDLED = ROOT / "numba-cache"  # written by ``blokus bundle``
 NOWHERE = Path(tempfile.gettempdir()) / "blokus-numba-nowhere"  # a path that is never created: nothing loads

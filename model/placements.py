@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from model.pieces import SHAPES, Orientation, Shape, orientations
-from model.season import BOARD_SIZE
+from blokus.model.pieces import SHAPES, Orientation, Shape, orientations
+from blokus.model.season import BOARD_SIZE
 
 N = BOARD_SIZE
 NCELLS = N * N

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from model.convert import derive_set_move
-from model.moves import Move, SetMove, SkipMove
-from model.pieces import COLORS, Color
-from model.season import Season
-from model.state import GameState
+from blokus.model.convert import derive_set_move
+from blokus.model.moves import Move, SetMove, SkipMove
+from blokus.model.pieces import COLORS, Color
+from blokus.model.season import Season
+from blokus.model.state import GameState
 
 # --- events between two states -----------------------------------------------------------------------
 

@@ -18,14 +18,14 @@ from pathlib import Path
 
 from lxml import etree
 
-from model import messages as M
-from model.convert import parse_message, read_state, state_to_message, to_xml
-from model.files import DEFAULT_MAX_UNPACKED, FileReadError, Unpacker, file_chunks
-from model.framing import END_OF_STREAM, ForbiddenDoctype, ProtocolError, StreamFramer, TruncatedStream
-from model.record import ColorRemoved, GameRecord, MoveEvent, ReplayEvent, events_between
-from model.result import GameResult, result_from_data, result_to_data
-from model.season import DEFAULT_SEASON, Season
-from model.state import GameState
+from blokus.model import messages as M
+from blokus.model.convert import parse_message, read_state, state_to_message, to_xml
+from blokus.model.files import DEFAULT_MAX_UNPACKED, FileReadError, Unpacker, file_chunks
+from blokus.model.framing import END_OF_STREAM, ForbiddenDoctype, ProtocolError, StreamFramer, TruncatedStream
+from blokus.model.record import ColorRemoved, GameRecord, MoveEvent, ReplayEvent, events_between
+from blokus.model.result import GameResult, result_from_data, result_to_data
+from blokus.model.season import DEFAULT_SEASON, Season
+from blokus.model.state import GameState
 
 log = logging.getLogger(__name__)
 

@@ -20,14 +20,14 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from model import messages as M
-from model import server_texts
-from model.pieces import Color, Team
-from model.season import DEFAULT_SEASON, SEASONS, Season
-from model.text import printable
+from blokus.model import messages as M
+from blokus.model import server_texts
+from blokus.model.pieces import Color, Team
+from blokus.model.season import DEFAULT_SEASON, SEASONS, Season
+from blokus.model.text import printable
 
 if TYPE_CHECKING:
-    from model.state import GameState
+    from blokus.model.state import GameState
 
 
 class Cause(StrEnum):

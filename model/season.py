@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 
-from model.moves import Move, MoveMistake
+from blokus.model.moves import Move, MoveMistake
 
 
 class FirstMove(Enum):

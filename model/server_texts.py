@@ -15,9 +15,9 @@ import re
 from collections.abc import Callable
 from functools import cache
 
-from model.moves import MoveMistake, SetMove, SkipMove, describe_move
-from model.pieces import Color, Rotation, Shape
-from model.season import SEASONS, Season
+from blokus.model.moves import MoveMistake, SetMove, SkipMove, describe_move
+from blokus.model.pieces import Color, Rotation, Shape
+from blokus.model.season import SEASONS, Season
 
 UNKNOWN_PREFIX = "server says: "
 

@@ -14,10 +14,10 @@ from typing import NamedTuple, cast
 
 import numpy as np
 
-from model import placements as P
-from model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove
-from model.pieces import ALL_PLACED_BONUS, COLORS, MONO_LAST_BONUS, SHAPES, TOTAL_SQUARES, Color, Shape, Team
-from model.season import DEFAULT_SEASON, Season
+from blokus.model import placements as P
+from blokus.model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove
+from blokus.model.pieces import ALL_PLACED_BONUS, COLORS, MONO_LAST_BONUS, SHAPES, TOTAL_SQUARES, Color, Shape, Team
+from blokus.model.season import DEFAULT_SEASON, Season
 
 ALL_SHAPES = (1 << len(SHAPES)) - 1  # bit s set: shape s not yet placed
 ALL_COLORS = 0b1111

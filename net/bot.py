@@ -22,19 +22,19 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ai.interface import Engine, fallback_move
-from ai.players.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide, warm_up
-from ai.players.pyplayer import PlayerLoadError
-from ai.players.registry import PlayerKind, PlayerSpec, compile_ahead, default_player
-from ai.players.team_process import MEMORY_LIMIT_MIB, TeamPlayer
-from ai.search.compiled import not_ready_line
-from model import server_texts
-from model.exits import plural
-from model.record import GameRecord
-from model.result import GameResult, end_texts
-from model.season import DEFAULT_PORT, Season
-from model.text import printable
-from net.connection import (
+from blokus.ai.interface import Engine, fallback_move
+from blokus.ai.players.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, decide, warm_up
+from blokus.ai.players.pyplayer import PlayerLoadError
+from blokus.ai.players.registry import PlayerKind, PlayerSpec, compile_ahead, default_player
+from blokus.ai.players.team_process import MEMORY_LIMIT_MIB, TeamPlayer
+from blokus.ai.search.compiled import not_ready_line
+from blokus.model import server_texts
+from blokus.model.exits import plural
+from blokus.model.record import GameRecord
+from blokus.model.result import GameResult, end_texts
+from blokus.model.season import DEFAULT_PORT, Season
+from blokus.model.text import printable
+from blokus.net.connection import (
     Closed,
     Connection,
     ConnectionFailed,
@@ -50,7 +50,7 @@ from net.connection import (
 )
 
 if TYPE_CHECKING:
-    from ai.players.engine_process import ProcessPlayer
+    from blokus.ai.players.engine_process import ProcessPlayer
 
 log = logging.getLogger("blokus.bot")
 
@@ -136,7 +136,7 @@ class Bot:
                 spec, memory_mib=args.memory_limit, say=lines.say, show=lines.raw, strict=args.strict
             )
         elif args.engine == "process":
-            from ai.players.engine_process import ProcessPlayer
+            from blokus.ai.players.engine_process import ProcessPlayer
 
             self.player = ProcessPlayer(spec, seed=args.seed)
         else:
@@ -506,7 +506,7 @@ class Bot:
             return
         if directory is None or not self.record.states:
             return
-        from model.replay import new_replay_path, write_replay
+        from blokus.model.replay import new_replay_path, write_replay
 
         try:
             directory.mkdir(parents=True, exist_ok=True)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import os
 import signal
 import threading
 import time
@@ -35,12 +36,11 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from ai.arena.match import ArenaGame, GameJob, GameSpec, SiteLost
-from ai.players.registry import PlayerSpec
-from net.external_arena import PROJECT_ROOT, ExternalGames, LogBudget
+from blokus.ai.arena.match import ArenaGame, GameJob, GameSpec, SiteLost
+from blokus.ai.players.registry import PlayerSpec
+from blokus.net.external_arena import PROJECT_ROOT, ExternalGames, LogBudget
 
 EXTRA = "pip install -e '.[cluster]'"
-PACKAGES = ("blokus", "model", "ai", "net", "tui", "cli")  # the project's code: what a version fingerprint covers
 CHECK_TIMEOUT_S = 600.0  # a worker compiles the search on its first start (tens of seconds, more under load)
 CONNECT_TIMEOUT_S = 30.0
 POLL_S = 0.1  # how often the waiting loop looks up (Ctrl-C, finished games, lost workers)
@@ -65,8 +65,11 @@ def project_version() -> str:
     fingerprint play the same games (an edited file, another commit or release makes another one)."""
     digest = hashlib.sha256()
     root = Path(PROJECT_ROOT)
-    for package in PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
+    # the project's code, blokus/ and its subpackages (links in a checkout: blokus/model -> ../model, ...)
+    for folder, subfolders, files in os.walk(root / "blokus", followlinks=True):
+        subfolders.sort()
+        for name in sorted(f for f in files if f.endswith(".py")):
+            path = Path(folder, name)
             digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     try:
         release = version("blokus-tui")
@@ -84,8 +87,8 @@ def _worker_label() -> str:
 
 def _check_worker(expected: str, players: list[PlayerSpec]) -> tuple[str, str, str]:
     """On a worker: (its label, its version, what is wrong with a player there or "")."""
-    from ai.players.registry import compile_ahead
-    from net.external import ProgramError, check_program
+    from blokus.ai.players.registry import compile_ahead
+    from blokus.net.external import ProgramError, check_program
 
     label, mine = _worker_label(), project_version()
     if mine != expected:

@@ -37,14 +37,14 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from model import convert
-from model import messages as M
-from model.framing import DEFAULT_MAX_MESSAGE_SIZE, END_OF_STREAM, ProtocolError, StreamFramer, TruncatedStream
-from model.moves import Move
-from model.pieces import Team
-from model.result import GameResult
-from model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season, season_of_class
-from model.state import GameState
+from blokus.model import convert
+from blokus.model import messages as M
+from blokus.model.framing import DEFAULT_MAX_MESSAGE_SIZE, END_OF_STREAM, ProtocolError, StreamFramer, TruncatedStream
+from blokus.model.moves import Move
+from blokus.model.pieces import Team
+from blokus.model.result import GameResult
+from blokus.model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season, season_of_class
+from blokus.model.state import GameState
 
 log = logging.getLogger("blokus.net")
 

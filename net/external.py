@@ -46,21 +46,21 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ai import processes
-from ai.arena.referee import hard_timeout_line, illegal_line, timeout_line
-from ai.players.pyplayer import PlayerLoadError
-from ai.players.registry import PlayerKind, PlayerSpec
-from ai.players.team_process import check_team_player
-from ai.processes import describe_exit
-from model.exits import EXIT_FALLBACK
-from model.moves import Move, MoveMistake
-from model.pieces import Shape, Team
-from model.result import Cause, GameResult, irregular_result
-from model.season import DEFAULT_SEASON, Season
-from model.text import printable
-from net.guard import ConnectionLimits
-from net.rooms import Room, RoomSeat, Timeouts
-from net.server import GameServer, ServerConfig, room_replay
+from blokus.ai import processes
+from blokus.ai.arena.referee import hard_timeout_line, illegal_line, timeout_line
+from blokus.ai.players.pyplayer import PlayerLoadError
+from blokus.ai.players.registry import PlayerKind, PlayerSpec
+from blokus.ai.players.team_process import check_team_player
+from blokus.ai.processes import describe_exit
+from blokus.model.exits import EXIT_FALLBACK
+from blokus.model.moves import Move, MoveMistake
+from blokus.model.pieces import Shape, Team
+from blokus.model.result import Cause, GameResult, irregular_result
+from blokus.model.season import DEFAULT_SEASON, Season
+from blokus.model.text import printable
+from blokus.net.guard import ConnectionLimits
+from blokus.net.rooms import Room, RoomSeat, Timeouts
+from blokus.net.server import GameServer, ServerConfig, room_replay
 
 log = logging.getLogger("blokus.external")
 

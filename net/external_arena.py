@@ -25,23 +25,23 @@ import sys
 import threading
 from pathlib import Path
 
-from ai.arena.match import ArenaGame, GameSpec
-from ai.players.registry import PlayerKind, PlayerSpec
-from model.pieces import Shape, Team
-from model.replay import new_replay_path
-from model.season import season_named
-from net.external import (
+from blokus.ai.arena.match import ArenaGame, GameSpec
+from blokus.ai.players.registry import PlayerKind, PlayerSpec
+from blokus.model.pieces import Shape, Team
+from blokus.model.replay import new_replay_path
+from blokus.model.season import season_named
+from blokus.net.external import (
     LOG_LIMIT_BYTES,
     HostedGame,
     HostedSeat,
     ProgramError,
     program_command,
 )
-from net.rooms import Timeouts
+from blokus.net.rooms import Timeouts
 
 BOT_IDLE_TIMEOUT = "120s"  # our bot gives up if the server says nothing for this long (it never hangs)
 # the folder that holds this project's packages (``blokus``, ``net`` …): our side imports exactly this project
-PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
+PROJECT_ROOT = str(Path(__file__).parents[2].resolve())  # the folder of the package (blokus/net/...)
 
 
 def our_command(*args: str) -> list[str]:

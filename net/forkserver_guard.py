@@ -8,7 +8,7 @@ then sees its pipe close and ends by itself.
 
 import os
 
-from ai import processes
+from blokus.ai import processes
 
 PID = os.getpid()  # the fork server's: its children inherit this module, imported
 processes.die_with_parent()

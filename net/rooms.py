@@ -25,14 +25,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ai.arena.referee import Referee
-from model.moves import Move, MoveMistake
-from model.pieces import Shape, Team
-from model.record import GameRecord
-from model.result import GENERIC_NAMES, Cause, GameResult, end_texts, irregular_result, regular_result
-from model.season import DEFAULT_SEASON, Season
-from model.state import GameState
-from model.text import printable
+from blokus.ai.arena.referee import Referee
+from blokus.model.moves import Move, MoveMistake
+from blokus.model.pieces import Shape, Team
+from blokus.model.record import GameRecord
+from blokus.model.result import GENERIC_NAMES, Cause, GameResult, end_texts, irregular_result, regular_result
+from blokus.model.season import DEFAULT_SEASON, Season
+from blokus.model.state import GameState
+from blokus.model.text import printable
 
 log = logging.getLogger("blokus.server")
 

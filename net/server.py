@@ -32,19 +32,19 @@ from pathlib import Path
 
 from lxml import etree
 
-from ai import processes
-from model import convert
-from model import messages as M
-from model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer
-from model.moves import MoveMistake
-from model.pieces import Shape, Team
-from model.replay import new_replay_path, replay_layout
-from model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season
-from model.text import printable
-from net import wire
-from net.guard import ConnectionCounter, ConnectionLimits, WorkBudget
-from net.lines import LineWriter
-from net.rooms import FinishedGame, Lobby, Room, RoomSeat, Timeouts
+from blokus.ai import processes
+from blokus.model import convert
+from blokus.model import messages as M
+from blokus.model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer
+from blokus.model.moves import MoveMistake
+from blokus.model.pieces import Shape, Team
+from blokus.model.replay import new_replay_path, replay_layout
+from blokus.model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season
+from blokus.model.text import printable
+from blokus.net import wire
+from blokus.net.guard import ConnectionCounter, ConnectionLimits, WorkBudget
+from blokus.net.lines import LineWriter
+from blokus.net.rooms import FinishedGame, Lobby, Room, RoomSeat, Timeouts
 
 log = logging.getLogger("blokus.server")
 
@@ -359,7 +359,7 @@ def _start_encoder(server: int) -> None:
     """Encoder workers leave Ctrl-C to the server (which shuts them down) instead of printing tracebacks,
     end with their parent (the fork server, or the server) and hold none of the server's standard streams."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    guard = sys.modules.get("net.forkserver_guard")
+    guard = sys.modules.get("blokus.net.forkserver_guard")
     processes.die_with_parent(getattr(guard, "PID", server))
 
 
@@ -415,7 +415,7 @@ class GameServer:
         context = multiprocessing.get_context(method)
         if method == "forkserver":
             # imported once, in the fork server (the guard first: it ends with this process)
-            context.set_forkserver_preload(["net.forkserver_guard", "net.wire"])
+            context.set_forkserver_preload(["blokus.net.forkserver_guard", "blokus.net.wire"])
         self._pool = concurrent.futures.ProcessPoolExecutor(
             self.config.encode_workers,
             mp_context=context,

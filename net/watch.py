@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from model import convert
-from model import messages as M
-from model.moves import describe_move
-from model.pieces import Team
-from model.replay import ColorRemoved, MoveEvent, Replay, new_replay_path
-from model.result import result_to_data
-from model.season import DEFAULT_SEASON, GAME_TYPE, SEASONS, Season, season_of_game_type
-from net.connection import (
+from blokus.model import convert
+from blokus.model import messages as M
+from blokus.model.moves import describe_move
+from blokus.model.pieces import Team
+from blokus.model.replay import ColorRemoved, MoveEvent, Replay, new_replay_path
+from blokus.model.result import result_to_data
+from blokus.model.season import DEFAULT_SEASON, GAME_TYPE, SEASONS, Season, season_of_game_type
+from blokus.net.connection import (
     Closed,
     Connection,
     ConnectionFailed,
@@ -40,7 +40,7 @@ from net.connection import (
 )
 
 if TYPE_CHECKING:
-    from ai.interface import Engine
+    from blokus.ai.interface import Engine
 
 log = logging.getLogger("blokus.watch")
 
@@ -272,7 +272,7 @@ class TextReport:
             self.steps_done += 1
 
     async def _analysis(self, state, move, index: int) -> str:
-        from ai.analysis import AnalysisSettings, analyse_position
+        from blokus.ai.analysis import AnalysisSettings, analyse_position
 
         settings = AnalysisSettings(engine=self.ai, time_per_position=self.analyse_time or 0.3)
         if self._engine is None:

@@ -9,13 +9,13 @@ functions are the 2021 ones.
 
 from __future__ import annotations
 
-from model import convert
-from model import messages as M
-from model.moves import Move
-from model.pieces import Team
-from model.result import GameResult, result_to_data
-from model.season import DEFAULT_SEASON, Season
-from model.state import GameState
+from blokus.model import convert
+from blokus.model import messages as M
+from blokus.model.moves import Move
+from blokus.model.pieces import Team
+from blokus.model.result import GameResult, result_to_data
+from blokus.model.season import DEFAULT_SEASON, Season
+from blokus.model.state import GameState
 
 PRETTY = True
 

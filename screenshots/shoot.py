@@ -22,10 +22,10 @@ from typing import TypeVar
 
 from textual.screen import Screen
 
-from model.pieces import Shape
+from blokus.model.pieces import Shape
+from blokus.tui.app import BlokusApp
+from blokus.tui.game_screen import GameScreen
 from tests.tui_helpers import InstantPlayer, game_app, settle
-from tui.app import BlokusApp
-from tui.game_screen import GameScreen
 
 GAME1 = Path(__file__).resolve().parents[1] / "tests/fixtures/sc2021/gen-21.3.3-game1-replay-regular-end.xml"
 
@@ -104,8 +104,8 @@ async def shoot_local(out: Path, size: tuple[int, int]) -> None:
 
 
 async def shoot_replay(out: Path, size: tuple[int, int]) -> None:
-    from tui.replay_screen import ReplayScreen
-    from tui.replays import load_replay
+    from blokus.tui.replay_screen import ReplayScreen
+    from blokus.tui.replays import load_replay
 
     data = load_replay(GAME1)
     app = BlokusApp(lambda: ReplayScreen(data))
@@ -117,8 +117,8 @@ async def shoot_replay(out: Path, size: tuple[int, int]) -> None:
 
 async def shoot_analysis(out: Path, size: tuple[int, int]) -> None:
     """The replay viewer with the analysis pane (best move as ghost, loss, marks) and the chart."""
-    from tui.replay_screen import ReplayScreen
-    from tui.replays import load_replay
+    from blokus.tui.replay_screen import ReplayScreen
+    from blokus.tui.replays import load_replay
 
     data = load_replay(GAME1)
     app = BlokusApp(lambda: ReplayScreen(data, analyse=True))
@@ -135,13 +135,13 @@ async def shoot_analysis(out: Path, size: tuple[int, int]) -> None:
 
 async def shoot_watch(out: Path, size: tuple[int, int]) -> None:
     """blokus watch: a prepared game on an in-process blokus serve, two bots playing, watched live."""
-    from cli.bot import parse_options
-    from net.bot import Bot
-    from net.rooms import Timeouts
-    from net.server import GameServer, ServerConfig
-    from net.watch import Watcher
-    from tui.replay_screen import ReplayScreen
-    from tui.watch import watch_screen
+    from blokus.cli.bot import parse_options
+    from blokus.net.bot import Bot
+    from blokus.net.rooms import Timeouts
+    from blokus.net.server import GameServer, ServerConfig
+    from blokus.net.watch import Watcher
+    from blokus.tui.replay_screen import ReplayScreen
+    from blokus.tui.watch import watch_screen
 
     server = GameServer(
         ServerConfig(
@@ -187,12 +187,12 @@ async def shoot_watch(out: Path, size: tuple[int, int]) -> None:
 
 
 async def shoot_network(out: Path, size: tuple[int, int]) -> None:
-    from net.connection import Closed, Connection, GameOver, MoveRequested
-    from net.rooms import Timeouts
-    from net.server import GameServer, ServerConfig
+    from blokus.net.connection import Closed, Connection, GameOver, MoveRequested
+    from blokus.net.rooms import Timeouts
+    from blokus.net.server import GameServer, ServerConfig
+    from blokus.tui.game_screen import GameScreen, network_screen
+    from blokus.tui.network import NetworkOptions
     from tests.tui_helpers import first_move
-    from tui.game_screen import GameScreen, network_screen
-    from tui.network import NetworkOptions
 
     server = GameServer(
         ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None), start_piece=Shape.PENTO_Z, seed=3)

@@ -15,15 +15,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ai import make_player
-from model.pieces import Shape, Team
-from net.external import HostedGame, HostedSeat
-from net.rooms import Timeouts
+from blokus.ai import make_player
+from blokus.model.pieces import Shape, Team
+from blokus.net.external import HostedGame, HostedSeat
+from blokus.net.rooms import Timeouts
+from blokus.tui.external import external_app
+from blokus.tui.game_screen import GameScreen
+from blokus.tui.program_pane import ProgramLog
 from screenshots.shoot import _write, main_screen
 from tests.tui_helpers import InstantPlayer, settle
-from tui.external import external_app
-from tui.game_screen import GameScreen
-from tui.program_pane import ProgramLog
 
 CLIENT = Path(__file__).resolve().parents[1] / "tests" / "ext_client.py"
 

@@ -53,10 +53,10 @@ def pytest_configure(config: pytest.Config) -> None:
         folder = cache.mkdir("numba") if cache is not None else Path(tempfile.mkdtemp(prefix="blokus-numba-"))
         os.environ["BLOKUS_NUMBA_CACHE"] = str(folder)
     if config.getoption("numprocesses", None):
-        from model import numba_cache
+        from blokus.model import numba_cache
 
-        if not numba_cache.is_warm(["ai.search.mcts", "ai.search.fastsearch"]):
-            code = "from ai import compile_ahead as c, parse_player as p; c(p('mcts')); c(p('lookahead'))"
+        if not numba_cache.is_warm(["blokus.ai.search.mcts", "blokus.ai.search.fastsearch"]):
+            code = "from blokus.ai import compile_ahead as c, parse_player as p; c(p('mcts')); c(p('lookahead'))"
             subprocess.run([sys.executable, "-c", code], check=False, timeout=1800)
 
 

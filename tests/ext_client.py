@@ -135,11 +135,11 @@ STOLEN = (
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from model import placements as P  # noqa: E402
-from model.moves import SetMove  # noqa: E402
-from model.pieces import SHAPES  # noqa: E402
-from model.state import GameState, move_of_placement  # noqa: E402
-from net.connection import Closed, Connection, MoveRequested  # noqa: E402
+from blokus.model import placements as P  # noqa: E402
+from blokus.model.moves import SetMove  # noqa: E402
+from blokus.model.pieces import SHAPES  # noqa: E402
+from blokus.model.state import GameState, move_of_placement  # noqa: E402
+from blokus.net.connection import Closed, Connection, MoveRequested  # noqa: E402
 
 KINDS = (
     "none",

@@ -11,10 +11,10 @@ import os
 import re
 import sys
 
-from ai.players.gtp import mask_text, parse_cells
-from model import placements as P
-from model.pieces import COLORS, SHAPES
-from model.state import GameState
+from blokus.ai.players.gtp import mask_text, parse_cells
+from blokus.model import placements as P
+from blokus.model.pieces import COLORS, SHAPES
+from blokus.model.state import GameState
 
 
 def main() -> None:

@@ -17,23 +17,23 @@ from pathlib import Path
 
 from lxml import etree
 
-from ai import make_player
-from ai.interface import fallback_move
-from ai.players.controller import check_move
-from cli.bot import EXIT_CODES, bot_lines
-from cli.bot import parse_options as parse_bot_options
-from cli.watch import watch_options
-from model import convert
-from model import messages as M
-from model.framing import END_OF_STREAM, MalformedXml, StreamFramer, parse_document, parse_stream
-from model.moves import Move
-from model.pieces import Shape
-from model.season import season_named
-from model.state import GameState
-from net.bot import Bot
-from net.connection import Closed, Connection, Event, GameOver, MoveRequested
-from net.rooms import Timeouts
-from net.server import GameServer, ServerConfig
+from blokus.ai import make_player
+from blokus.ai.interface import fallback_move
+from blokus.ai.players.controller import check_move
+from blokus.cli.bot import EXIT_CODES, bot_lines
+from blokus.cli.bot import parse_options as parse_bot_options
+from blokus.cli.watch import watch_options
+from blokus.model import convert
+from blokus.model import messages as M
+from blokus.model.framing import END_OF_STREAM, MalformedXml, StreamFramer, parse_document, parse_stream
+from blokus.model.moves import Move
+from blokus.model.pieces import Shape
+from blokus.model.season import season_named
+from blokus.model.state import GameState
+from blokus.net.bot import Bot
+from blokus.net.connection import Closed, Connection, Event, GameOver, MoveRequested
+from blokus.net.rooms import Timeouts
+from blokus.net.server import GameServer, ServerConfig
 
 # --- waiting ----------------------------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from model.pieces import SHAPES, Cell, Rotation, Shape, transform
+from blokus.model.pieces import SHAPES, Cell, Rotation, Shape, transform
 
 
 def _rows(cells: set[Cell]) -> list[str]:

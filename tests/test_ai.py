@@ -18,27 +18,27 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ai import DEFAULT_AI, Engine, RandomPlayer, make_player
-from ai.arena.match import make_specs, summary, wilson
-from ai.interface import TimeKeeper
-from ai.players.registry import BUILTINS
-from ai.search.evaluate import evaluate, terminal_value
-from cli.arena import main as arena_main
-from model.moves import SetMove, SkipMove
-from model.pieces import COLORS, SHAPES, Color, Shape
-from model.season import DEFAULT_SEASON
-from model.state import GameState
+from blokus.ai import DEFAULT_AI, Engine, RandomPlayer, make_player
+from blokus.ai.arena.match import make_specs, summary, wilson
+from blokus.ai.interface import TimeKeeper
+from blokus.ai.players.registry import BUILTINS
+from blokus.ai.search.evaluate import evaluate, terminal_value
+from blokus.cli.arena import main as arena_main
+from blokus.model.moves import SetMove, SkipMove
+from blokus.model.pieces import COLORS, SHAPES, Color, Shape
+from blokus.model.season import DEFAULT_SEASON
+from blokus.model.state import GameState
 
 ENGINES = ["random", "greedy", "lookahead", "lookahead-py", "mcts"]
 
 
 @pytest.fixture(scope="module", autouse=True)
 def compiled_search():
-    import ai.search.fastsearch
-    import ai.search.mcts
+    import blokus.ai.search.fastsearch
+    import blokus.ai.search.mcts
 
-    ai.search.mcts.prepare(wait=None)  # the real searches, not their fallback while compiling
-    ai.search.fastsearch.KERNELS.prepare(wait=None)
+    blokus.ai.search.mcts.prepare(wait=None)  # the real searches, not their fallback while compiling
+    blokus.ai.search.fastsearch.KERNELS.prepare(wait=None)
 
 
 class CountingClock:
@@ -220,7 +220,7 @@ def test_time_keeper_stops_its_reserve_before_the_deadline():
 
 def test_mcts_thinks_until_close_to_the_deadline():
     # its clock checks are milliseconds apart, so it stops STOP_RESERVE_S before the deadline, not 0.2 s
-    from ai.search.mcts import STOP_RESERVE_S
+    from blokus.ai.search.mcts import STOP_RESERVE_S
 
     state = random_state(9, 16)
     clock = CountingClock(step=0.01)  # each look at the clock: 10 ms (a few dozen slices in all)
@@ -234,7 +234,8 @@ def test_mcts_thinks_until_close_to_the_deadline():
 def test_an_arena_game_process_has_the_compiled_search_before_its_first_move():
     # a fresh process, as the arena's workers are: the factory returns only once the search is loaded
     code = (
-        "from ai import parse_player; from ai.search import mcts; from ai.arena.match import PlayerFactory; "
+        "from blokus.ai import parse_player; from blokus.ai.search import mcts; "
+        "from blokus.ai.arena.match import PlayerFactory; "
         "PlayerFactory(parse_player('mcts'))(0); print(mcts.is_ready())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
@@ -244,13 +245,14 @@ def test_an_arena_game_process_has_the_compiled_search_before_its_first_move():
 _NO_COMPILE_IN_A_MOVE = """
 import json, sys
 import numba
-from ai import compile_ahead, make_player, parse_player
-from model.pieces import Shape
-from model.state import GameState
+from blokus.ai import compile_ahead, make_player, parse_player
+from blokus.model.pieces import Shape
+from blokus.model.state import GameState
 
 name = sys.argv[1]
 compile_ahead(parse_player(name))
-modules = [m for m in list(sys.modules.values()) if getattr(m, "__name__", "").startswith(("ai.", "model."))]
+ours = ("blokus.ai.", "blokus.model.")
+modules = [m for m in list(sys.modules.values()) if getattr(m, "__name__", "").startswith(ours)]
 kernels = {f"{m.__name__}.{k}": v for m in modules for k, v in vars(m).items()
            if isinstance(v, numba.core.registry.CPUDispatcher)}
 before = {k: len(v.signatures) for k, v in kernels.items()}
@@ -373,7 +375,7 @@ def test_arena_replays_are_named_like_every_replay(tmp_path):
 
 
 def test_arena_summary_counts():
-    from ai.arena.match import ArenaGame as GameResult
+    from blokus.ai.arena.match import ArenaGame as GameResult
 
     results = [
         GameResult(0, "PENTO_L", 0, 100, 90, 1.0, 80, [0.1, 0.2], [0.3]),
@@ -388,7 +390,7 @@ class _DyingEngine:
     """A picklable factory whose engine kills its process at the first move (a crash in compiled code)."""
 
     def __call__(self, seed: int):
-        from ai.interface import RandomPlayer
+        from blokus.ai.interface import RandomPlayer
 
         class Dying(RandomPlayer):
             def think(self, state, deadline, stop):
@@ -401,7 +403,7 @@ class _DyingEngine:
 
 class _RandomFactory:
     def __call__(self, seed: int):
-        from ai.interface import RandomPlayer
+        from blokus.ai.interface import RandomPlayer
 
         return RandomPlayer(seed)
 
@@ -409,7 +411,7 @@ class _RandomFactory:
 def test_arena_match_with_a_dying_game_process_ends_with_an_error():
     from concurrent.futures.process import BrokenProcessPool
 
-    from ai.arena.match import run_match
+    from blokus.ai.arena.match import run_match
 
     with pytest.raises(BrokenProcessPool):
         run_match(make_specs(2, seed=1, move_time=0.1), _DyingEngine(), _RandomFactory(), jobs=2)
@@ -425,7 +427,7 @@ class _PonderRecorder(RandomPlayer):
 
 
 def test_the_arena_lets_the_pondering_side_think_on_the_opponents_time():
-    from ai.arena.match import _play
+    from blokus.ai.arena.match import _play
 
     spec = make_specs(2, seed=3, move_time=0.05, ponder=(True, False))[1]  # A plays team TWO
     a, b = _PonderRecorder(1), _PonderRecorder(2)
@@ -452,7 +454,7 @@ def test_an_untimed_arena_game_lets_a_slow_player_finish(monkeypatch):
     import time
     import types
 
-    import ai.arena.match as arena
+    import blokus.ai.arena.match as arena
 
     real = time.monotonic
     calls = []

@@ -8,11 +8,11 @@ import re
 import pytest
 
 import blokus
-from ai import make_player
-from model.moves import SkipMove
-from model.pieces import Shape
-from model.replay import write_replay
-from model.state import GameState
+from blokus.ai import make_player
+from blokus.model.moves import SkipMove
+from blokus.model.pieces import Shape
+from blokus.model.replay import write_replay
+from blokus.model.state import GameState
 
 FAST = ["--ai", "greedy", "--time", "50", "--depth", "2"]
 SKIP_AT = 9  # YELLOW skips in round 3 with a full hand: a blunder
@@ -153,7 +153,7 @@ def test_progress_line_fits_the_terminal():
     """A progress line that wraps cannot be rewritten in place: on 80 columns it stays below 80."""
     import io
 
-    from cli.analyse import _Progress
+    from blokus.cli.analyse import _Progress
 
     progress = _Progress("replays/" + "very-long-name-" * 8 + ".xml", io.StringIO(), quiet=False)
     for columns in (80, 40, 24):

@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from ai import make_player
-from ai.analysis import (
+from blokus.ai import make_player
+from blokus.ai.analysis import (
     BLUNDER_LOSS,
     AnalysisCache,
     AnalysisCancelled,
@@ -28,10 +28,10 @@ from ai.analysis import (
     position_value,
     replay_moves,
 )
-from model.moves import SetMove, SkipMove
-from model.pieces import COLORS, Color, Team
-from model.replay import load_replay
-from model.state import GameState
+from blokus.model.moves import SetMove, SkipMove
+from blokus.model.pieces import COLORS, Color, Team
+from blokus.model.replay import load_replay
+from blokus.model.state import GameState
 from tests.helpers import fixture_path, greedy_game
 
 FAST = AnalysisSettings(engine="greedy", time_per_position=0.05, value_depth=2)
@@ -111,7 +111,7 @@ def test_cancel_returns_the_part_done_and_resuming_finishes_it():
 
 def test_positions_analysed_in_two_processes_are_the_same_and_cancel_as_in_one(monkeypatch):
     states, moves = greedy_game(10)
-    monkeypatch.setattr("ai.analysis.PARALLEL_MIN", 2)  # (a real game has ~70 positions)
+    monkeypatch.setattr("blokus.ai.analysis.PARALLEL_MIN", 2)  # (a real game has ~70 positions)
     one = analyse_game(states, moves, FAST)
     stop = threading.Event()
     dones = []
@@ -144,7 +144,7 @@ def test_cache_makes_reopening_instant_and_survives_damage(tmp_path, monkeypatch
     def no_engine(*args, **kwargs):
         raise AssertionError("the cached analysis must be used")
 
-    monkeypatch.setattr("ai.analysis.analyse_game", no_engine)
+    monkeypatch.setattr("blokus.ai.analysis.analyse_game", no_engine)
     again = analyse_cached(states, moves, FAST, cache=cache)
     assert again.to_dict() == first.to_dict()
     # other settings are another entry

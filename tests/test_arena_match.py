@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from ai.arena.match import ArenaGame, PairedSprt, Progress
-from ai.arena.sprt import SprtSpec, Verdict
-from cli.arena import main as arena_main
-from net.external_arena import LogBudget
+from blokus.ai.arena.match import ArenaGame, PairedSprt, Progress
+from blokus.ai.arena.sprt import SprtSpec, Verdict
+from blokus.cli.arena import main as arena_main
+from blokus.net.external_arena import LogBudget
 
 ROOT = Path(__file__).resolve().parent.parent
 CMD = f"cmd:{sys.executable} {Path(__file__).with_name('ext_client.py')}"
@@ -219,9 +219,9 @@ def test_a_bad_sprt_is_one_line(capsys):
 
 def test_games_side_by_side_share_the_cores(monkeypatch) -> None:
     # arena --jobs N: each game's search gets its share of the cores, a spec that names its threads keeps them
-    from ai.arena import match
-    from ai.players.registry import parse_player
-    from ai.search.cores import search_threads
+    from blokus.ai.arena import match
+    from blokus.ai.players.registry import parse_player
+    from blokus.ai.search.cores import search_threads
 
     monkeypatch.setattr(match, "available_cores", lambda: 8)
     assert match.threads_per_game(1) is None and match.threads_per_game(2) == 4 and match.threads_per_game(16) == 1

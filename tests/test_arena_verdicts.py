@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-import net.external_arena
-from ai.arena.match import make_specs
-from ai.players.registry import parse_player
-from cli.arena import main as arena_main
-from model.pieces import Team
-from net.connection import Connection
-from net.external import HostedGame, HostedSeat
-from net.external_arena import OUR_ENV, ExternalGames, our_command
-from net.rooms import Timeouts
+import blokus.net.external_arena
+from blokus.ai.arena.match import make_specs
+from blokus.ai.players.registry import parse_player
+from blokus.cli.arena import main as arena_main
+from blokus.model.pieces import Team
+from blokus.net.connection import Connection
+from blokus.net.external import HostedGame, HostedSeat
+from blokus.net.external_arena import OUR_ENV, ExternalGames, our_command
+from blokus.net.rooms import Timeouts
 from tests.helpers import wait_until_sync as wait_until
 
 CLIENT = Path(__file__).with_name("ext_client.py")
@@ -66,7 +66,7 @@ def test_a_program_that_cannot_start_is_void_not_a_draw(tmp_path, capsys):
 
 
 def test_our_side_that_cannot_start_is_void(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(net.external_arena, "our_command", lambda *args: [str(tmp_path / "no-python"), *args])
+    monkeypatch.setattr(blokus.net.external_arena, "our_command", lambda *args: [str(tmp_path / "no-python"), *args])
     code, data = arena(tmp_path, CMD)
     assert code == 1
     assert data["summary"]["void"] == 2 and data["summary"]["wins"] == 0
@@ -223,9 +223,9 @@ def test_our_seat_taken_by_another_connection_voids_the_game(tmp_path):
 
 
 def test_a_refusal_names_the_rule_and_the_fields():
-    from model.moves import MoveMistake, SetMove
-    from model.pieces import Color, Rotation, Shape
-    from model.state import GameState
+    from blokus.model.moves import MoveMistake, SetMove
+    from blokus.model.pieces import Color, Rotation, Shape
+    from blokus.model.state import GameState
 
     state = GameState.new(Shape.MONO)
     state.play(SetMove(Color.BLUE, Shape.MONO, Rotation.NONE, False, 0, 0))

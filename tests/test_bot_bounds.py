@@ -4,11 +4,11 @@ and a non-zero exit."""
 
 from __future__ import annotations
 
-from model.pieces import Shape, Team
-from model.season import season_named
-from model.state import GameState
-from net.bot import MAX_MESSAGES_WITHOUT_REQUEST
-from net.wire import SeasonWire
+from blokus.model.pieces import Shape, Team
+from blokus.model.season import season_named
+from blokus.model.state import GameState
+from blokus.net.bot import MAX_MESSAGES_WITHOUT_REQUEST
+from blokus.net.wire import SeasonWire
 from tests.helpers import run_bot_against
 
 ROOM = "r1"

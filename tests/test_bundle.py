@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from cli.bundle import build as B
-from cli.bundle.build import _installed_name, bundle
-from cli.bundle.trial import make_writable, unpack_read_only
-from cli.watch import watch_text
-from model.exits import EXIT_OK
-from net.watch import Watcher
+from blokus.cli.bundle import build as B
+from blokus.cli.bundle.build import _installed_name, bundle
+from blokus.cli.bundle.trial import make_writable, unpack_read_only
+from blokus.cli.watch import watch_text
+from blokus.model.exits import EXIT_OK
+from blokus.net.watch import Watcher
 from tests.helpers import HOST, PASSWORD, run_bot, start_server, watch_args
 
 BARE_PYTHON = Path("/usr/bin/python3")
@@ -71,10 +71,16 @@ def test_the_upload_holds_start_sh_the_project_the_dependencies_and_the_compiled
     with zipfile.ZipFile(upload) as zf:
         names = set(zf.namelist())
         start = zf.read("start.sh").decode()
-    assert {"start.sh", "blokus/__init__.py", "ai/search/mcts/kernels.py", "model/numba_cache.py"} <= names
+    assert {
+        "start.sh",
+        "blokus/__init__.py",
+        "blokus/ai/search/mcts/kernels.py",
+        "blokus/model/numba_cache.py",
+    } <= names
+    assert not any(n.startswith(("model/", "ai/", "net/", "tui/", "cli/")) for n in names)  # one package: blokus
     assert any(n.startswith("deps/numba/") for n in names) and any(n.startswith("deps/numpy/") for n in names)
-    assert any(n.startswith("numba-cache/ai.search.mcts.kernels/") and n.endswith(".nbc") for n in names)
-    assert "numba-cache/ai.search.mcts/ai.search.mcts.ready" in names
+    assert any(n.startswith("numba-cache/blokus.ai.search.mcts.kernels/") and n.endswith(".nbc") for n in names)
+    assert "numba-cache/blokus.ai.search.mcts/blokus.ai.search.mcts.ready" in names
     assert not any("/tests/" in n for n in names)
     assert "--move-time 100" in start and "NUMBA_CPU_NAME=generic" in start and "PYTHONDONTWRITEBYTECODE=1" in start
 
@@ -88,7 +94,7 @@ def test_wheel_members_go_where_an_install_puts_them():
 
 @pytest.mark.parametrize("season", ["2021", "2027"])
 async def test_a_read_only_upload_started_bare_joins_a_prepared_game_and_plays(upload, tmp_path, season):
-    from model.season import season_named
+    from blokus.model.season import season_named
 
     folder = unpack_read_only(upload, tmp_path / "unpacked")  # as the contest does, and the trial
     before = _snapshot(folder)
@@ -144,7 +150,7 @@ async def test_a_read_only_upload_started_bare_joins_a_prepared_game_and_plays(u
 
 
 def test_bad_baked_in_arguments_fail_before_anything_is_built(tmp_path, capsys):
-    from cli.bundle import main as bundle_main
+    from blokus.cli.bundle import main as bundle_main
 
     assert bundle_main([str(tmp_path / "x.zip"), "--", "--ai", "nobody"]) == 1
     assert "unknown AI 'nobody'" in capsys.readouterr().err
@@ -169,7 +175,7 @@ class Mine(Player):
 def test_a_team_upload_packs_what_the_player_imports_and_is_tried_before_it_is_ready(tmp_path, wheels, monkeypatch):
     # issue 49 item 6: a player reached through a link, a package only in the team's environment, a
     # secrets_config.py beside the player; the upload is started and plays before the build calls it ready
-    from cli.players import parse_python_player
+    from blokus.cli.players import parse_python_player
 
     monkeypatch.setattr(B, "ZIP_LEVEL", 0)  # the contents are under test here, not the size (~10 s of CPU less)
 
@@ -184,7 +190,8 @@ def test_a_team_upload_packs_what_the_player_imports_and_is_tried_before_it_is_r
     said: list[str] = []
     bundle(target, VERSION, [], wheels=wheels, player=parse_python_player(str(tmp_path / "mine.py")), say=said.append)
     err = "\n".join(said)
-    assert "the player's files: helper.py, player.py" in err and "from your environment: sortedcontainers" in err
+    assert "the player's files: helper.py, player.py" in err
+    assert "from your environment: sortedcontainers" in err
     played = re.search(r"tried: it played (\d+) moves", err)
     assert played is not None and int(played[1]) >= 4, err
     with zipfile.ZipFile(target) as zf:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.bundle import main
-from cli.bundle.build import BundleError, failed, target_python
+from blokus.cli.bundle import main
+from blokus.cli.bundle.build import BundleError, failed, target_python
 
 VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 SHIM = """#!/bin/sh

@@ -10,12 +10,12 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from cli.bundle import build as B
-from cli.bundle import main as bundle_main
-from cli.bundle import team_player
-from cli.bundle.build import BundleError, pack_team, write_start
-from cli.bundle.team_files import PackError, closure, find_team_files
-from cli.players import parse_python_player
+from blokus.cli.bundle import build as B
+from blokus.cli.bundle import main as bundle_main
+from blokus.cli.bundle import team_player
+from blokus.cli.bundle.build import BundleError, pack_team, write_start
+from blokus.cli.bundle.team_files import PackError, closure, find_team_files
+from blokus.cli.players import parse_python_player
 
 VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 BUNDLED = frozenset(closure(["numpy", "numba", "lxml", "pydantic", "pydantic-xml"]))

@@ -7,10 +7,10 @@ import subprocess
 import sys
 
 import blokus
-from cli.moves import main as moves_main
-from model.moves import parse_move
-from model.pieces import Shape
-from model.state import GameState
+from blokus.cli.moves import main as moves_main
+from blokus.model.moves import parse_move
+from blokus.model.pieces import Shape
+from blokus.model.state import GameState
 from tests.helpers import fixture_path
 
 MEMENTO = "sc2021/gen-21.3.3-s2c-memento-initial-PENTO_V.xml"
@@ -81,7 +81,7 @@ def test_a_replay_is_named_as_one_and_turn_picks_its_state(tmp_path):
         assert run.returncode == 2 and run.stdout == ""
         assert run.stderr.count("\n") == 1 and "a replay" in run.stderr
         assert f"blokus moves {path} --turn N" in run.stderr and "elements" not in run.stderr
-    from model.replay import load_replay
+    from blokus.model.replay import load_replay
 
     state = next(s for s in load_replay(replay).states if s.turn == 20)
     run = _blokus("moves", str(gz), "--turn", "20")
@@ -114,7 +114,7 @@ def test_the_first_start_spinner_turns_on_a_terminal_only():
     import io
     import threading
 
-    from tui.spinner import Spinner
+    from blokus.tui.spinner import Spinner
 
     class Terminal(io.StringIO):
         def __init__(self) -> None:

@@ -140,9 +140,9 @@ def test_a_tournament_on_the_cluster_records_each_games_worker(head, tmp_path):
 
 def test_a_worker_of_another_version_is_refused_by_name(head, tmp_path):
     other = tmp_path / "other"
-    for package in ("blokus", "model", "ai", "net", "tui", "cli"):
-        shutil.copytree(ROOT / package, other / package, ignore=shutil.ignore_patterns("__pycache__"))
-    with open(other / "ai" / "arena" / "match.py", "a") as fh:
+    # the package with its linked subpackages copied as folders (copytree follows the links)
+    shutil.copytree(ROOT / "blokus", other / "blokus", ignore=shutil.ignore_patterns("__pycache__"))
+    with open(other / "blokus" / "ai" / "arena" / "match.py", "a") as fh:
         fh.write("# another version\n")
     head.worker("old-pc", env={**ENV, "PYTHONPATH": str(other)})
     head.client.wait_for_workers(1, timeout=CAP_S)
@@ -154,7 +154,7 @@ def test_a_worker_of_another_version_is_refused_by_name(head, tmp_path):
 
 
 def test_without_the_extra_cluster_is_one_line_naming_it(monkeypatch, capsys):
-    from cli.arena import main as arena_main
+    from blokus.cli.arena import main as arena_main
 
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails as if not installed
     with pytest.raises(SystemExit) as exc:

@@ -17,16 +17,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from blokus.cli.moves import main as moves_main
+from blokus.model import fast as F
+from blokus.model import placements as P
+from blokus.model.fast import MAX_MOVES, TABLES, FastState
+from blokus.model.moves import SkipMove, parse_move
+from blokus.model.pieces import SHAPES, Color, Rotation, Shape
+from blokus.model.season import SEASONS
+from blokus.model.state import ALL_SHAPES, GameState
 from blokus.player import GameState as ApiState
 from blokus.player import SetMove
-from cli.moves import main as moves_main
-from model import fast as F
-from model import placements as P
-from model.fast import MAX_MOVES, TABLES, FastState
-from model.moves import SkipMove, parse_move
-from model.pieces import SHAPES, Color, Rotation, Shape
-from model.season import SEASONS
-from model.state import ALL_SHAPES, GameState
 from tests.helpers import fixture_path
 
 SEASON_LIST = list(SEASONS.values())

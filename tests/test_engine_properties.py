@@ -7,9 +7,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.moves import SetMove, SkipMove, parse_move
-from model.pieces import Color, Rotation, Shape, orientations
-from model.state import GameState, placement_of
+from blokus.model.moves import SetMove, SkipMove, parse_move
+from blokus.model.pieces import Color, Rotation, Shape, orientations
+from blokus.model.state import GameState, placement_of
 
 
 def random_state(seed: int, plies: int) -> GameState:
@@ -109,7 +109,7 @@ def test_move_text_round_trip():
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**6), plies=st.integers(0, 70))
 def test_canonical_pair_round_trips_through_xml(seed, plies):
-    from model.convert import move_from_message, move_to_message, parse_xml, to_xml
+    from blokus.model.convert import move_from_message, move_to_message, parse_xml, to_xml
 
     state = random_state(seed, plies)
     if state.is_over:

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from ai.players.registry import PlayerNameError, parse_player
-from cli.arena import main as arena_main
-from model.pieces import Team
-from model.replay import load_replay
-from model.result import Cause
-from model.season import season_named
-from net.external import (
+from blokus.ai.players.registry import PlayerNameError, parse_player
+from blokus.cli.arena import main as arena_main
+from blokus.model.pieces import Team
+from blokus.model.replay import load_replay
+from blokus.model.result import Cause
+from blokus.model.season import season_named
+from blokus.net.external import (
     HostedGame,
     HostedSeat,
     ProgramError,
@@ -26,7 +26,7 @@ from net.external import (
     live_members,
     program_command,
 )
-from net.rooms import Timeouts
+from blokus.net.rooms import Timeouts
 
 CLIENT = [sys.executable, str(Path(__file__).with_name("ext_client.py"))]
 CMD = f"cmd:{sys.executable} {Path(__file__).with_name('ext_client.py')}"
@@ -209,7 +209,7 @@ def test_the_arena_refuses_a_program_it_cannot_start(capsys):
 
 
 def test_the_player_name_chooses_where_a_game_is_played():
-    from cli.players import PlayerKind, parse_player
+    from blokus.cli.players import PlayerKind, parse_player
 
     program, ours = parse_player(CMD), parse_player("level1")
     assert (program.kind, program.external) == (PlayerKind.CMD, True)  # on an embedded server, per game

@@ -8,18 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from model.pieces import Team
-from model.season import season_named
-from net.external import HostedGame, HostedSeat
-from net.rooms import Timeouts
+from blokus.model.pieces import Team
+from blokus.model.season import season_named
+from blokus.net.external import HostedGame, HostedSeat
+from blokus.net.rooms import Timeouts
+from blokus.tui import game_screen
+from blokus.tui.dialogs import EndScreen
+from blokus.tui.external import external_app
+from blokus.tui.game_screen import GameScreen
+from blokus.tui.program_pane import ProgramLog
+from blokus.tui.widgets import XmlPane
 from tests.helpers import wait_until
 from tests.tui_helpers import HoldingPlayer, InstantPlayer
-from tui import game_screen
-from tui.dialogs import EndScreen
-from tui.external import external_app
-from tui.game_screen import GameScreen
-from tui.program_pane import ProgramLog
-from tui.widgets import XmlPane
 
 CLIENT = [sys.executable, str(Path(__file__).with_name("ext_client.py"))]
 SIZE = (120, 40)
@@ -135,9 +135,9 @@ async def test_a_program_that_never_joins_is_named_in_the_end_dialog(tmp_path, m
 
 
 def test_the_command_line_starts_the_program_on_the_other_seat(tmp_path, monkeypatch):
-    from cli.play import main as play_main
-    from cli.play import play_options
-    from tui.external import build_external_app
+    from blokus.cli.play import main as play_main
+    from blokus.cli.play import play_options
+    from blokus.tui.external import build_external_app
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     program = f"cmd:{sys.executable} {CLIENT[1]} --misbehave never-join"

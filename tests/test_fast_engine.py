@@ -11,11 +11,11 @@ import random
 import numpy as np
 import pytest
 
-from model.fast import FastState
-from model.moves import SkipMove
-from model.pieces import Color, Shape
-from model.season import SEASON_2021, SEASON_2027, SEASONS
-from model.state import GameState
+from blokus.model.fast import FastState
+from blokus.model.moves import SkipMove
+from blokus.model.pieces import Color, Shape
+from blokus.model.season import SEASON_2021, SEASON_2027, SEASONS
+from blokus.model.state import GameState
 
 
 def _same(state: GameState, fast: FastState) -> None:
@@ -119,7 +119,7 @@ def test_the_2027_game_ends_at_turn_96():
 def test_attach_points_are_found_word_by_word_as_cell_by_cell(season):
     # next_attach_point skips the flags 8 cells at a time; it must visit exactly the cells is_attach_point
     # names, for every colour, before and after its first piece, up to the end of a random game
-    from model import fast as F
+    from blokus.model import fast as F
 
     rng = random.Random(5)
     state = GameState.new(Shape.PENTO_W, season=season)
@@ -145,7 +145,13 @@ def test_attach_points_are_found_word_by_word_as_cell_by_cell(season):
 
 @pytest.mark.parametrize(
     "module",
-    ["model.fast", "ai.search.fasteval", "ai.search.movefeatures", "ai.search.fastsearch", "ai.search.mcts.kernels"],
+    [
+        "blokus.model.fast",
+        "blokus.ai.search.fasteval",
+        "blokus.ai.search.movefeatures",
+        "blokus.ai.search.fastsearch",
+        "blokus.ai.search.mcts.kernels",
+    ],
 )
 def test_kernels_read_no_global_array(module):
     # numba copies a global array into the machine code of every kernel that reads it, once per compiled

@@ -16,16 +16,24 @@ import time
 import numpy as np
 import pytest
 
-from ai.search import fasteval as FE
-from ai.search import fastsearch as FS
-from ai.search.evaluate import DEFAULT_WEIGHTS, FEATURES, TUNED_WEIGHTS, Weights, decided_value, evaluate, team_features
-from ai.search.tables import TABLES
-from model.fast import FastState, count_moves, placeable_shapes
-from model.moves import SkipMove
-from model.pieces import SHAPES, Shape
-from model.placements import P_SHAPE_LIST
-from model.season import SEASONS
-from model.state import GameState
+from blokus.ai.search import fasteval as FE
+from blokus.ai.search import fastsearch as FS
+from blokus.ai.search.evaluate import (
+    DEFAULT_WEIGHTS,
+    FEATURES,
+    TUNED_WEIGHTS,
+    Weights,
+    decided_value,
+    evaluate,
+    team_features,
+)
+from blokus.ai.search.tables import TABLES
+from blokus.model.fast import FastState, count_moves, placeable_shapes
+from blokus.model.moves import SkipMove
+from blokus.model.pieces import SHAPES, Shape
+from blokus.model.placements import P_SHAPE_LIST
+from blokus.model.season import SEASONS
+from blokus.model.state import GameState
 
 
 def _random_game(seed: int, season, stop_turn: int = 200) -> GameState:
@@ -272,8 +280,8 @@ def test_stop_signal_ends_the_search():
 
 def test_compiling_in_a_child_process_spawns_exactly_one_child(monkeypatch, tmp_path):
     """The child's warm_up must not ask for a compile itself (that was a chain of processes)."""
-    from ai import processes
-    from ai.search.compiled import Kernels
+    from blokus.ai import processes
+    from blokus.ai.search.compiled import Kernels
 
     calls = []
     real_start = processes.start
@@ -283,7 +291,7 @@ def test_compiling_in_a_child_process_spawns_exactly_one_child(monkeypatch, tmp_
         return real_start(cmd, **kwargs)
 
     monkeypatch.setattr(processes, "start", counting_start)
-    kernels = Kernels("ai.search.fastsearch", "model.fast", "ai.search.fasteval")
+    kernels = Kernels("blokus.ai.search.fastsearch", "blokus.model.fast", "blokus.ai.search.fasteval")
     assert kernels.compile_in_child(timeout=300)
     assert len(calls) == 1
     assert kernels.cache_is_warm()
@@ -293,8 +301,8 @@ def test_compiling_in_a_child_process_spawns_exactly_one_child(monkeypatch, tmp_
 def test_finished_games_are_decided_values_in_both_searches(season):
     """A finished game is worth its point difference plus WIN for the winner (however narrow): more than
     any evaluation of an unfinished position; the compiled leaf value and the Python search agree."""
-    from ai.search.evaluate import WIN
-    from ai.search.lookahead import Searcher, SearchParams
+    from blokus.ai.search.evaluate import WIN
+    from blokus.ai.search.lookahead import Searcher, SearchParams
 
     wv = FE.weight_vector(DEFAULT_WEIGHTS)
     decided = 0

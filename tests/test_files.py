@@ -10,11 +10,11 @@ import zlib
 
 import pytest
 
-from cli.moves import main as moves_main
-from model.files import FileTooLarge, NotARegularFile, Unpacker, file_chunks, read_bounded
-from model.pieces import Shape
-from model.replay import dump_replay, load_replay, read_replay
-from model.state import GameState
+from blokus.cli.moves import main as moves_main
+from blokus.model.files import FileTooLarge, NotARegularFile, Unpacker, file_chunks, read_bounded
+from blokus.model.pieces import Shape
+from blokus.model.replay import dump_replay, load_replay, read_replay
+from blokus.model.state import GameState
 
 MIB = 1 << 20
 
@@ -137,9 +137,9 @@ def test_unreadable_states_are_counted_with_the_first_reason() -> None:
 
 
 async def test_viewer_shows_unreadable_states(tmp_path) -> None:
-    from tui.app import BlokusApp
-    from tui.replay_screen import ReplayScreen
-    from tui.replays import load_replay as load_for_viewer
+    from blokus.tui.app import BlokusApp
+    from blokus.tui.replay_screen import ReplayScreen
+    from blokus.tui.replays import load_replay as load_for_viewer
 
     path = tmp_path / "broken.xml"
     path.write_bytes(unreadable_replay())
@@ -154,7 +154,7 @@ async def test_viewer_shows_unreadable_states(tmp_path) -> None:
 
 
 def test_replay_command_gives_one_line_for_a_bomb(tmp_path, capsys) -> None:
-    from cli.replay import main as replay_main
+    from blokus.cli.replay import main as replay_main
 
     bomb = tmp_path / "bomb.xml.gz"  # well-formed: 900 kB comments between messages, 70 MB in all
     member = gzip.compress(b"<!--" + b"z" * 900_000 + b"--><x/>", compresslevel=9)

@@ -7,7 +7,7 @@ import random
 import pytest
 from lxml import etree
 
-from model.framing import (
+from blokus.model.framing import (
     END_OF_STREAM,
     ForbiddenDoctype,
     MalformedXml,

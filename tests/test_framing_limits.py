@@ -9,8 +9,8 @@ import weakref
 
 import pytest
 
-from model.convert import parse_message, state_from_xml
-from model.framing import (
+from blokus.model.convert import parse_message, state_from_xml
+from blokus.model.framing import (
     END_OF_STREAM,
     Limits,
     MessageTooLarge,

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from ai import make_player
-from ai.arena.match import GameSpec, format_table, play_game, summary
-from ai.players.gtp import GtpPlayer, cell_name, mask_text, parse_cells
-from model import placements as P
-from model.moves import SkipMove
-from model.pieces import Shape
-from model.state import GameState, placement_of
+from blokus.ai import make_player
+from blokus.ai.arena.match import GameSpec, format_table, play_game, summary
+from blokus.ai.players.gtp import GtpPlayer, cell_name, mask_text, parse_cells
+from blokus.model import placements as P
+from blokus.model.moves import SkipMove
+from blokus.model.pieces import Shape
+from blokus.model.state import GameState, placement_of
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from ai.players.registry import LEVELS, PlayerNameError, parse_player
-from model.pieces import Shape
-from model.state import GameState
+from blokus.ai.players.registry import LEVELS, PlayerNameError, parse_player
+from blokus.model.pieces import Shape
+from blokus.model.state import GameState
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -9,17 +9,17 @@ import threading
 import numpy as np
 import pytest
 
-import ai.search.mcts as mcts
-import ai.search.mcts.player
-from ai.search.mcts import MctsPlayer, R
-from ai.search.mcts.buffers import Playout, Root, Sim
-from ai.search.mcts.kernels import _end_playout_turn, _min_size, _playout_move, seed_rng
-from ai.search.tables import TABLES
-from model import fast as F
-from model.fast import M_VALID, NCELLS, P_CELLS, P_SHAPE, SIZES
-from model.pieces import Shape
-from model.season import SEASONS
-from model.state import GameState, placement_of
+import blokus.ai.search.mcts as mcts
+import blokus.ai.search.mcts.player
+from blokus.ai.search.mcts import MctsPlayer, R
+from blokus.ai.search.mcts.buffers import Playout, Root, Sim
+from blokus.ai.search.mcts.kernels import _end_playout_turn, _min_size, _playout_move, seed_rng
+from blokus.ai.search.tables import TABLES
+from blokus.model import fast as F
+from blokus.model.fast import M_VALID, NCELLS, P_CELLS, P_SHAPE, SIZES
+from blokus.model.pieces import Shape
+from blokus.model.season import SEASONS
+from blokus.model.state import GameState, placement_of
 
 P_SIZE = SIZES[P_SHAPE]  # squares per placement
 ONE_THREAD = mcts.MctsParams(threads=1)  # the tests that read ``player.tree``: the whole search is in it
@@ -89,10 +89,10 @@ def test_stops_at_the_deadline_and_on_cancel():
 
 
 def test_answers_with_the_lookahead_while_compiling(monkeypatch):
-    from ai.search.compiled import Kernels
+    from blokus.ai.search.compiled import Kernels
 
-    monkeypatch.setattr(ai.search.mcts.player, "KERNELS", Kernels("ai.search.mcts"))  # not ready
-    monkeypatch.setattr(ai.search.mcts.player, "prepare", lambda wait=0.0: False)
+    monkeypatch.setattr(blokus.ai.search.mcts.player, "KERNELS", Kernels("blokus.ai.search.mcts"))  # not ready
+    monkeypatch.setattr(blokus.ai.search.mcts.player, "prepare", lambda wait=0.0: False)
     state = _position(8)
     player = MctsPlayer(seed=4)
     move = player.choose_move_sync(state, move_time=0.2)
@@ -105,7 +105,10 @@ def test_the_default_players_do_not_import_numba():
     import subprocess
     import sys
 
-    code = "import sys, ai; ai.make_player('lookahead'); ai.make_player('level2'); print('numba' in sys.modules)"
+    code = (
+        "import sys, blokus.ai as ai; ai.make_player('lookahead'); ai.make_player('level2'); "
+        "print('numba' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
@@ -117,9 +120,9 @@ def test_the_tui_with_the_mcts_opponent_loads_numba_only_when_a_move_is_asked_fo
 
     code = """
 import asyncio, sys, threading
-from model.pieces import Team
-from cli.play import play_options
-from tui.launch import build_local_app
+from blokus.model.pieces import Team
+from blokus.cli.play import play_options
+from blokus.tui.launch import build_local_app
 
 async def main():
     app = build_local_app(play_options(["--opponent", "mcts", "--seed", "1"]))
@@ -140,7 +143,7 @@ asyncio.run(main())
 
 
 def test_the_lazy_mcts_player_plays_as_the_mcts_player():
-    from ai import LazyCompiledPlayer, make_player
+    from blokus.ai import LazyCompiledPlayer, make_player
 
     state = GameState.new(Shape.PENTO_L)
     for _ in range(6):
@@ -314,8 +317,8 @@ def test_the_playout_policy_keeps_its_lists_exact_and_blocks_first(season, root_
     # list and kept up to date, is exactly its legal placements (also where a colour placed its first piece or
     # several pieces on the way down), and the move drawn covers the most opponents' newest attach points among
     # the placements big enough for the phase (``mark_local`` marks them; test_movefeatures checks its marks)
-    from ai.search import movefeatures as MF
-    from model.fast import M_TURN, FastState
+    from blokus.ai.search import movefeatures as MF
+    from blokus.model.fast import M_TURN, FastState
 
     state = _position(root_turn, seed=7, season=season)
     root = Root.of(FastState.from_state(state))  # arrays of its own: the simulation plays on ``fast``
@@ -368,8 +371,8 @@ def test_the_playout_policy_draws_by_size_among_the_best_blockers(turn, sizes, k
     # that cover the most opponents' newest attach points, each with weight size_base ** size; checked on a
     # list built afresh and on a kept list, at turn 10 (pentominoes only, six of them block most) and at turn 34
     # (none blocks; four sizes). Seeded: the same draws every run
-    from ai.search import movefeatures as MF
-    from model.fast import FastState
+    from blokus.ai.search import movefeatures as MF
+    from blokus.model.fast import FastState
 
     rng = random.Random(5)
     state = GameState.new(Shape.PENTO_W)
@@ -416,7 +419,7 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
     # colour without a placement leaves the game at its turn. Mirrored on the plain game state (which drops
     # such colours at once, as the server does), every placement comes at the same turn from the same colour,
     # and the game ends at the same turn with the same points
-    from model.fast import M_TURN, FastState
+    from blokus.model.fast import M_TURN, FastState
 
     state = GameState.new(Shape.PENTO_X if season.year == 2027 else Shape.PENTO_V, season=season)
     rng = random.Random(seed)
@@ -447,7 +450,7 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
 
 
 def test_a_variant_by_name_has_the_settings_and_the_rest_of_the_default():
-    from ai import compile_ahead, make_player, parse_player
+    from blokus.ai import compile_ahead, make_player, parse_player
 
     player = make_player("mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1", seed=3)
     assert player.name == "mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1"
@@ -473,7 +476,7 @@ def test_a_variant_by_name_has_the_settings_and_the_rest_of_the_default():
     ],
 )
 def test_a_variant_with_bad_settings_is_refused_in_one_line(name, message):
-    from ai import make_player
+    from blokus.ai import make_player
 
     with pytest.raises(ValueError, match=message) as info:
         make_player(name)
@@ -481,7 +484,7 @@ def test_a_variant_with_bad_settings_is_refused_in_one_line(name, message):
 
 
 def test_threads_default_to_the_cores_this_process_may_use(monkeypatch):
-    from ai.search import cores
+    from blokus.ai.search import cores
 
     monkeypatch.setattr(cores.os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
     assert MctsPlayer(seed=1).threads == 3 and len(MctsPlayer(seed=1).workers) == 3
@@ -602,7 +605,7 @@ def test_one_thread_grows_a_whole_tree_with_exact_counts():
 def test_atomic_operations_count_every_thread_and_check_their_index():
     from numba import njit
 
-    from ai.search.mcts import atomics
+    from blokus.ai.search.mcts import atomics
 
     @njit(nogil=True)
     def add_many(counts, visits, times):
@@ -651,7 +654,7 @@ def test_a_failing_thread_leaves_the_search_to_one_thread_and_says_so(monkeypatc
 
     monkeypatch.setattr(player, "_run", failing)
     state = _position(12)
-    with caplog.at_level("WARNING", logger="ai.search.mcts.player"):
+    with caplog.at_level("WARNING", logger="blokus.ai.search.mcts.player"):
         move = player.choose_move_sync(state, move_time=60.0)
     assert state.is_legal(move)
     assert player.threads == 1 and len(player.workers) == 1
@@ -706,7 +709,7 @@ def test_pondering_grows_the_tree_that_the_next_move_keeps(season):
 
 
 def test_the_next_move_stops_pondering_and_so_does_cancel(monkeypatch):
-    monkeypatch.setattr(ai.search.mcts.player, "PONDER_LIMIT_S", 600.0)  # only the stop ends it
+    monkeypatch.setattr(blokus.ai.search.mcts.player, "PONDER_LIMIT_S", 600.0)  # only the stop ends it
     state = _position(20)
     player = MctsPlayer(seed=8)
     move = player.choose_move_sync(state, move_time=0.2)
@@ -739,7 +742,7 @@ def test_a_count_budget_grows_with_the_pieces_placed_as_pentobis_levels_do():
     """``mcts:count=N`` searches a number of simulations, not a time (to compare searches per simulation):
     N x 0.7 e^(0.1 k) for a colour that placed k pieces, less for its first three."""
     assert [mcts.counted_simulations(1000, k) for k in (0, 1, 2, 3, 10)] == [140, 155, 257, 945, 1903]
-    from ai import make_player
+    from blokus.ai import make_player
 
     player = make_player("mcts:count=200", seed=4)
     for turns in (20, 36):

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from model import messages as M
-from model.convert import (
+from blokus.model import messages as M
+from blokus.model.convert import (
     GameResult,
     MessageReader,
     derive_set_move,
@@ -27,11 +27,11 @@ from model.convert import (
     state_to_model,
     to_xml,
 )
-from model.framing import END_OF_STREAM, MalformedXml, parse_document, parse_stream
-from model.moves import SetMove, SkipMove
-from model.pieces import COLORS, SHAPES, Color, Rotation, Shape, Team
-from model.season import DEFAULT_SEASON, GAME_TYPE, SEASON_2027
-from model.state import GameState
+from blokus.model.framing import END_OF_STREAM, MalformedXml, parse_document, parse_stream
+from blokus.model.moves import SetMove, SkipMove
+from blokus.model.pieces import COLORS, SHAPES, Color, Rotation, Shape, Team
+from blokus.model.season import DEFAULT_SEASON, GAME_TYPE, SEASON_2027
+from blokus.model.state import GameState
 from tests.helpers import elements_of, fixture_files, fixture_path
 
 ROOM = "cb3bc426-5c70-48b9-9307-943bc328b503"

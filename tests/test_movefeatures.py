@@ -8,13 +8,13 @@ import random
 import numpy as np
 import pytest
 
-from ai.search import movefeatures as MF
-from ai.search.tables import TABLES
-from model import placements as P
-from model.fast import FastState
-from model.pieces import Shape
-from model.season import SEASONS
-from model.state import GameState
+from blokus.ai.search import movefeatures as MF
+from blokus.ai.search.tables import TABLES
+from blokus.model import placements as P
+from blokus.model.fast import FastState
+from blokus.model.pieces import Shape
+from blokus.model.season import SEASONS
+from blokus.model.state import GameState
 
 N = P.N
 

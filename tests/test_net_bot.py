@@ -12,15 +12,15 @@ import threading
 import pytest
 from lxml import etree
 
-from ai.interface import Engine, Player
-from ai.players.controller import check_move, decide
-from ai.players.registry import parse_player
-from cli.bot import EXIT_CODES, bot_lines, build_parser, parse_options
-from model.framing import parse_stream
-from model.moves import SetMove, SkipMove
-from model.pieces import Color, Rotation, Shape
-from model.state import GameState, move_of_placement
-from net.bot import Bot
+from blokus.ai.interface import Engine, Player
+from blokus.ai.players.controller import check_move, decide
+from blokus.ai.players.registry import parse_player
+from blokus.cli.bot import EXIT_CODES, bot_lines, build_parser, parse_options
+from blokus.model.framing import parse_stream
+from blokus.model.moves import SetMove, SkipMove
+from blokus.model.pieces import Color, Rotation, Shape
+from blokus.model.state import GameState, move_of_placement
+from blokus.net.bot import Bot
 from tests.helpers import HOST, ScriptedServer, run_bot_against, wire_messages
 
 # --- move timing --------------------------------------------------------------------------------------
@@ -155,7 +155,7 @@ async def test_bot_plays_the_recorded_stream(seed, mutate, dialect, capsys, tmp_
 
 @pytest.mark.parametrize("ponder", [False, True])
 async def test_bot_ponders_after_each_move_it_sent_when_asked_to(ponder, monkeypatch):
-    from ai.interface import RandomPlayer
+    from blokus.ai.interface import RandomPlayer
 
     pondered: list[GameState] = []
     monkeypatch.setattr(RandomPlayer, "start_pondering", lambda self, state: pondered.append(state.copy()))
@@ -263,7 +263,7 @@ def test_the_bot_says_how_many_threads_it_searches_with_and_threads_caps_them():
     import subprocess
     import sys
 
-    from ai.search.cores import available_cores
+    from blokus.ai.search.cores import available_cores
 
     assert parse_options(["--threads", "1"]).ai == parse_player("mcts:threads=1")
     assert parse_options(["--threads", "64", "--ai", "level5"]).ai == parse_player(f"mcts:threads={available_cores()}")
@@ -297,7 +297,7 @@ def test_bot_help_and_host_flag():
 async def test_process_player_thinks_in_a_worker_process():
     import time
 
-    from ai.players.engine_process import ProcessPlayer
+    from blokus.ai.players.engine_process import ProcessPlayer
 
     player = ProcessPlayer(parse_player("greedy"), seed=1)
     try:
@@ -321,7 +321,7 @@ def _ended(player) -> bool:
 async def test_process_player_is_ready_before_its_first_move():
     import time
 
-    from ai.players.engine_process import ProcessPlayer
+    from blokus.ai.players.engine_process import ProcessPlayer
 
     player = ProcessPlayer(parse_player("mcts"), seed=1)
     try:
@@ -339,12 +339,12 @@ async def test_process_player_is_ready_before_its_first_move():
 async def test_process_player_ponders_until_the_next_request_and_answers_it(monkeypatch):
     import time
 
-    import ai.search.mcts.player
-    from ai.players.engine_process import ProcessPlayer
+    import blokus.ai.search.mcts.player
+    from blokus.ai.players.engine_process import ProcessPlayer
 
     # Only the next request can end the worker's pondering in time (the worker is forked: it inherits this),
     # and the worker runs at normal priority, so that a loaded machine does not starve it.
-    monkeypatch.setattr(ai.search.mcts.player, "PONDER_LIMIT_S", 3600.0)
+    monkeypatch.setattr(blokus.ai.search.mcts.player, "PONDER_LIMIT_S", 3600.0)
     player = ProcessPlayer(parse_player("mcts"), seed=2, nice=0)
     try:
         assert await asyncio.to_thread(player.wait_ready, 600)
@@ -369,7 +369,7 @@ async def test_process_player_ponders_until_the_next_request_and_answers_it(monk
 def test_pondering_in_the_worker_ends_with_the_next_request_or_a_stop():
     import multiprocessing
 
-    from ai.players.engine_process import SharedFlag, _UntilNextRequest
+    from blokus.ai.players.engine_process import SharedFlag, _UntilNextRequest
 
     ours, theirs = multiprocessing.Pipe()
     stop = SharedFlag(None)
@@ -389,7 +389,7 @@ def test_pondering_in_the_worker_ends_with_the_next_request_or_a_stop():
 async def test_process_player_that_died_answers_with_the_python_search_and_says_so():
     import time
 
-    from ai.players.engine_process import ProcessPlayer
+    from blokus.ai.players.engine_process import ProcessPlayer
 
     player = ProcessPlayer(parse_player("random"), seed=1)
     try:
@@ -420,9 +420,11 @@ def _dying_worker(spec, send):
 async def test_a_broken_compiled_engine_leaves_the_python_search_playing_and_says_so(
     target, broken, label, monkeypatch, capsys
 ):
-    import ai.players.engine_process
+    import blokus.ai.players.engine_process
 
-    monkeypatch.setattr(ai.players.engine_process, target, broken)  # the engine process is forked: it inherits it
+    monkeypatch.setattr(
+        blokus.ai.players.engine_process, target, broken
+    )  # the engine process is forked: it inherits it
     script = ScriptedServer(wire_messages(), random.Random(8))
     code, _ = await run_bot_against(script.handle, "--engine", "process", "--ai", "mcts", "--move-time", "150")
     out, err = capsys.readouterr()
@@ -441,7 +443,7 @@ def _boom(*args, **kwargs):
 async def test_a_failure_in_any_task_of_the_bot_is_one_line_and_the_game_goes_on(task, monkeypatch, capsys):
     """A bug of ours in the task that answers a move request (a fallback move is sent for it), in the one that
     handles the server's messages, or in a callback of the event loop: one line, counted, never silence."""
-    import net.bot
+    import blokus.net.bot
 
     injected = []
 
@@ -455,7 +457,7 @@ async def test_a_failure_in_any_task_of_the_bot_is_one_line_and_the_game_goes_on
         return wrapper
 
     if task == "answer":
-        monkeypatch.setattr(net.bot, "decide", once(net.bot.decide))
+        monkeypatch.setattr(blokus.net.bot, "decide", once(blokus.net.bot.decide))
     elif task == "event":
         monkeypatch.setattr(Bot, "_on_event", once(Bot._on_event))
     else:

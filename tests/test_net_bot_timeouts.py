@@ -7,11 +7,11 @@ import asyncio
 import random
 import sys
 
-from ai.interface import fallback_move
-from model.pieces import Shape, Team
-from model.season import SEASON_2021
-from model.state import GameState
-from net.wire import SeasonWire
+from blokus.ai.interface import fallback_move
+from blokus.model.pieces import Shape, Team
+from blokus.model.season import SEASON_2021
+from blokus.model.state import GameState
+from blokus.net.wire import SeasonWire
 from tests.helpers import (
     HOST,
     ScriptedServer,
@@ -140,7 +140,7 @@ def test_idle_timeout_values():
 
     import pytest
 
-    from cli.options import wait_time
+    from blokus.cli.options import wait_time
 
     assert wait_time("300s") == 300 and wait_time("300000") == 300 and wait_time("1500ms") == 1.5
     assert wait_time("0") is None and wait_time("0s") is None  # no limit

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from model.framing import parse_stream
+from blokus.model.framing import parse_stream
 from tests.helpers import ROOT, spawn
 
 

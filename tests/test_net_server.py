@@ -5,16 +5,16 @@ from __future__ import annotations
 import asyncio
 import re
 
-from ai.interface import fallback_move
-from model import convert
-from model import messages as M
-from model.framing import parse_stream
-from model.moves import MoveMistake, SetMove, SkipMove
-from model.pieces import Color, Rotation, Shape, Team
-from model.replay import dump_replay
-from model.season import SEASON_2021
-from net.connection import Closed, Connection, Joined, Left, MoveRequested, ServerError, StateChanged, Welcome
-from net.rooms import Timeouts
+from blokus.ai.interface import fallback_move
+from blokus.model import convert
+from blokus.model import messages as M
+from blokus.model.framing import parse_stream
+from blokus.model.moves import MoveMistake, SetMove, SkipMove
+from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.model.replay import dump_replay
+from blokus.model.season import SEASON_2021
+from blokus.net.connection import Closed, Connection, Joined, Left, MoveRequested, ServerError, StateChanged, Welcome
+from blokus.net.rooms import Timeouts
 from tests.helpers import (
     RawClient,
     admin_with_prepared_game,
@@ -311,7 +311,7 @@ async def test_connection_refuses_to_send_unrequested_or_illegal_moves():
 
 
 def test_serve_command_line():
-    from cli.serve import build_parser, config_from_args
+    from blokus.cli.serve import build_parser, config_from_args
 
     config = config_from_args(
         build_parser().parse_args(

@@ -10,15 +10,15 @@ import signal
 import socket
 import sys
 
-from ai.interface import fallback_move
-from model import convert
-from model import messages as M
-from model.pieces import Shape, Team
-from model.season import SEASON_2021, SEASON_2027
-from net.connection import Closed, Connection
-from net.guard import ConnectionCounter, ConnectionLimits, Rate, WorkBudget
-from net.rooms import FinishedGame, Room, RoomSeat, Timeouts
-from net.server import GameHistory, HistoryLimits
+from blokus.ai.interface import fallback_move
+from blokus.model import convert
+from blokus.model import messages as M
+from blokus.model.pieces import Shape, Team
+from blokus.model.season import SEASON_2021, SEASON_2027
+from blokus.net.connection import Closed, Connection
+from blokus.net.guard import ConnectionCounter, ConnectionLimits, Rate, WorkBudget
+from blokus.net.rooms import FinishedGame, Room, RoomSeat, Timeouts
+from blokus.net.server import GameHistory, HistoryLimits
 from tests.helpers import (
     HOST,
     RawClient,
@@ -192,7 +192,7 @@ async def test_a_move_is_judged_by_its_arrival_not_by_when_it_is_handled():
         def close(self, reason: str = "") -> None:
             pass
 
-    from net.wire import SeasonWire
+    from blokus.net.wire import SeasonWire
 
     one, two = Peer(), Peer()
     room = Room(
@@ -224,7 +224,7 @@ async def test_stopping_the_server_cancels_running_games_instead_of_reporting_le
 
 
 async def test_a_move_read_in_the_same_loop_turn_as_the_hard_timeout_counts():
-    from net.wire import SeasonWire
+    from blokus.net.wire import SeasonWire
 
     class Peer:
         name = "peer"

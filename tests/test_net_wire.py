@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from model import messages as M
-from model.moves import MoveMistake, SetMove
-from model.pieces import Color, Rotation, Shape, Team
-from model.season import SEASON_2021
-from net.rooms import Cause, Room, RoomSeat
-from net.wire import SeasonWire
+from blokus.model import messages as M
+from blokus.model.moves import MoveMistake, SetMove
+from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.model.season import SEASON_2021
+from blokus.net.rooms import Cause, Room, RoomSeat
+from blokus.net.wire import SeasonWire
 from tests.helpers import Recorder, fixture_path
 
 wire = SeasonWire(SEASON_2021)  # the 2021 season's forms
@@ -131,9 +131,9 @@ def _normalized(element) -> str:
 async def test_a_whole_game_reproduces_the_official_stream_to_player_one():
     """Official game 1 played through a room: player ONE receives exactly the 97 messages of the
     recorded 21.3.3 stream (joined, welcome, 62 mementos, 31 move requests, result, left)."""
-    from model.framing import parse_document, parse_stream
-    from model.moves import parse_move
-    from net.rooms import Timeouts
+    from blokus.model.framing import parse_document, parse_stream
+    from blokus.model.moves import parse_move
+    from blokus.net.rooms import Timeouts
 
     expected = parse_stream(fixture_path("sc2021/gen-21.3.3-game1-wire-stream-to-player-one.xml").read_bytes())
     alice, bob = Recorder("alice"), Recorder("bob")

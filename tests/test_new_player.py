@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ai.players.pyplayer import load_player_class
-from ai.players.registry import parse_python_player
+from blokus.ai.players.pyplayer import load_player_class
+from blokus.ai.players.registry import parse_python_player
+from blokus.cli.new_player import main as new_player_main
 from blokus.player import GameState
-from cli.new_player import main as new_player_main
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-import model.numba_cache
+import blokus.model.numba_cache
 
 HELPER = """\
 from numba import njit
 
-from model import numba_cache  # noqa: F401
+from blokus.model import numba_cache  # noqa: F401
 
 
 @njit(cache=True)
@@ -32,8 +32,8 @@ def add(a, b):
 TINY = """\
 from numba import njit
 
-from model import helper
-from model import numba_cache  # noqa: F401
+from blokus.model import helper
+from blokus.model import numba_cache  # noqa: F401
 
 
 @njit(cache=True)
@@ -44,7 +44,7 @@ def twice(x):
 RUN = """\
 import json
 import os
-from model import helper, tiny
+from blokus.model import helper, tiny
 value = tiny.twice(3)
 stats = [f.stats for f in (tiny.twice, helper.add)]
 print(json.dumps({"value": value, "hits": sum(sum(s.cache_hits.values()) for s in stats),
@@ -54,11 +54,12 @@ print(json.dumps({"value": value, "hits": sum(sum(s.cache_hits.values()) for s i
 
 
 def _project(root: Path, extra: str = "") -> Path:
-    (root / "model").mkdir(parents=True)
-    (root / "model" / "__init__.py").write_text("")
-    shutil.copy(model.numba_cache.__file__, root / "model" / "numba_cache.py")
-    (root / "model" / "helper.py").write_text(HELPER.format(extra=extra))
-    (root / "model" / "tiny.py").write_text(TINY)
+    (root / "blokus" / "model").mkdir(parents=True)
+    (root / "blokus" / "__init__.py").write_text("")
+    (root / "blokus" / "model" / "__init__.py").write_text("")
+    shutil.copy(blokus.model.numba_cache.__file__, root / "blokus" / "model" / "numba_cache.py")
+    (root / "blokus" / "model" / "helper.py").write_text(HELPER.format(extra=extra))
+    (root / "blokus" / "model" / "tiny.py").write_text(TINY)
     return root
 
 
@@ -109,7 +110,7 @@ def test_a_prebuilt_cache_is_found_elsewhere_read_only_and_not_written(tmp_path)
     built = _project(tmp_path / "built")
     first = _run(built, tmp_path, BLOKUS_NUMBA_CACHE=str(built / "numba-cache"))  # as ``blokus bundle`` builds it
     assert first["value"] == 6 and first["misses"] == 2 and first["hits"] == 0
-    assert (built / "numba-cache" / "model.tiny").is_dir()  # keyed by module name
+    assert (built / "numba-cache" / "blokus.model.tiny").is_dir()  # keyed by module name
 
     moved = _copy(built, tmp_path / "elsewhere" / "unpacked")  # another path, other file times
     _read_only(moved)
@@ -119,7 +120,7 @@ def test_a_prebuilt_cache_is_found_elsewhere_read_only_and_not_written(tmp_path)
     finally:
         _writable(moved)
     assert again["value"] == 6 and again["hits"] >= 1 and again["misses"] == 0  # twice holds add
-    assert again["path"] == str(moved / "numba-cache" / "model.tiny")
+    assert again["path"] == str(moved / "numba-cache" / "blokus.model.tiny")
     assert _files(moved) == before  # nothing written into the upload
     assert not (tmp_path / "home").exists()  # nor anywhere else: nothing was compiled
 
@@ -128,7 +129,7 @@ def test_a_changed_dependency_makes_the_caller_compile_again(tmp_path):
     built = _project(tmp_path / "built")
     cache = str(tmp_path / "cache")
     assert _run(built, tmp_path, BLOKUS_NUMBA_CACHE=cache)["value"] == 6
-    (built / "model" / "helper.py").write_text(HELPER.format(extra=" + 1"))  # only the called module changes
+    (built / "blokus" / "model" / "helper.py").write_text(HELPER.format(extra=" + 1"))  # only the called module changes
     changed = _run(built, tmp_path, BLOKUS_NUMBA_CACHE=cache)
     assert changed["value"] == 7 and changed["misses"] == 2  # numba alone would reuse twice's stale copy
 
@@ -161,15 +162,15 @@ def test_a_miss_in_a_read_only_bundle_compiles_into_the_user_cache(tmp_path):
     finally:
         _writable(built)
     assert first["misses"] == 2 and second["hits"] >= 1 and second["misses"] == 0
-    assert os.path.realpath(second["path"]) == str(home / ".cache" / "blokus-numba" / "model.tiny")
+    assert os.path.realpath(second["path"]) == str(home / ".cache" / "blokus-numba" / "blokus.model.tiny")
     assert not any((built / "numba-cache").iterdir())
 
 
-@pytest.mark.parametrize("module", ["model.fast", "ai.search.mcts", "ai.search.fastsearch"])
+@pytest.mark.parametrize("module", ["blokus.model.fast", "blokus.ai.search.mcts", "blokus.ai.search.fastsearch"])
 def test_the_stamp_covers_the_kernels_a_module_calls(module):
-    from model.numba_cache import dependencies
+    from blokus.model.numba_cache import dependencies
 
-    assert {"model.fast", "model.placements", "model.pieces", module} <= set(dependencies(module))
+    assert {"blokus.model.fast", "blokus.model.placements", "blokus.model.pieces", module} <= set(dependencies(module))
 
 
 # --- the user's cache folder is private, checked through its descriptor at every use (issue 46.6) -------
@@ -177,7 +178,7 @@ def test_the_stamp_covers_the_kernels_a_module_calls(module):
 
 @pytest.fixture
 def fresh_folders(monkeypatch):
-    from model import numba_cache
+    from blokus.model import numba_cache
 
     monkeypatch.setattr(numba_cache, "_folders", {})
     monkeypatch.setattr(numba_cache, "_refused", set())
@@ -225,4 +226,4 @@ def test_another_users_folder_is_not_used_even_after_a_first_good_look(tmp_path,
     monkeypatch.setattr(os, "getuid", lambda: os.stat(root).st_uid + 1)  # as if another user owned it now
     assert fresh_folders.private_folder(root, create=False) is None  # checked again at every use
     folder = Path(f"/proc/self/fd/{fresh_folders._folders[str(root)]}")
-    assert not fresh_folders._verified(folder / "model.fast") or not fresh_folders._FD_PATHS
+    assert not fresh_folders._verified(folder / "blokus.model.fast") or not fresh_folders._FD_PATHS

@@ -12,9 +12,9 @@ import re
 
 import pytest
 
-from model.moves import SetMove, SkipMove, parse_move
-from model.pieces import Color, Rotation, Shape, Team
-from model.state import GameState
+from blokus.model.moves import SetMove, SkipMove, parse_move
+from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.model.state import GameState
 from tests.helpers import fixture_path
 
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import blokus.player as api
+from blokus.model.state import GameState as ModelState
 from blokus.player import Color, GameState, Player, Rotation, SetMove, Shape, SkipMove, Team, parse_move
-from model.state import GameState as ModelState
 
 
 def random_game(season: int, seed: int) -> tuple[GameState, ModelState]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cli.players import PlayerKind, PlayerNameError, PlayerUnavailable, check_player, parse_player
+from blokus.cli.players import PlayerKind, PlayerNameError, PlayerUnavailable, check_player, parse_player
 
 
 @pytest.mark.parametrize(

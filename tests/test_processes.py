@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ai import processes
+from blokus.ai import processes
 
 CAP = 30.0  # seconds: a cap on every wait (a bug fails the test instead of hanging it)
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc, uses prctl")
@@ -121,7 +121,7 @@ def test_a_stop_of_a_child_is_seen_after_it_was_continued():
 
 @linux_only
 def test_a_process_kept_private_is_not_dumpable():
-    code = "import ctypes, ai.processes as p; print(p.keep_private(), ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))"
+    code = "import ctypes, blokus.ai.processes as p; print(p.keep_private(), ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))"
     done = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
@@ -224,8 +224,8 @@ def with_cleanup(proc: subprocess.Popen) -> None:
 
 @linux_only
 def test_nothing_a_cmd_program_detached_outlives_its_game(tmp_path: Path):
-    from model.season import season_named
-    from net.external import HostedGame, HostedSeat
+    from blokus.model.season import season_named
+    from blokus.net.external import HostedGame, HostedSeat
 
     client = [sys.executable, str(Path(__file__).with_name("ext_client.py"))]
     stem = tmp_path / "pid"

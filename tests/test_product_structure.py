@@ -27,6 +27,7 @@ def product_modules() -> dict[str, Path]:
     for package in PRODUCT:
         for path in sorted((ROOT / package).rglob("*.py")):
             parts = path.relative_to(ROOT).with_suffix("").parts
+            parts = parts if package == "blokus" else ("blokus", *parts)  # installed as blokus.model, ...
             modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return modules
 
@@ -169,7 +170,7 @@ def test_the_command_line_stays_in_cli():
     found = {
         f"command output: {name}"
         for name, path in modules.items()
-        if name.partition(".")[0] in BELOW_CLI and command_line_uses(path)
+        if name.removeprefix("blokus.").partition(".")[0] in BELOW_CLI and command_line_uses(path)
     }
     offending = {entry: command_line_uses(modules[entry.removeprefix("command output: ")]) for entry in found}
     new = {f"{entry} {sorted(uses)}" for entry, uses in offending.items() if entry not in _known("command output")}
@@ -182,11 +183,13 @@ def test_the_checks_see_what_they_look_for():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]
     modules = product_modules()
-    assert {"model.moves", "ai.interface", "net.server", "tui.app", "blokus"} <= set(modules)
+    assert {"blokus.model.moves", "blokus.ai.interface", "blokus.net.server", "blokus.tui.app", "blokus"} <= set(
+        modules
+    )
     graph = import_graph(modules)
-    assert "model.pieces" in graph["model.moves"] and "model" not in graph["model.moves"]
+    assert "blokus.model.pieces" in graph["blokus.model.moves"] and "blokus.model" not in graph["blokus.model.moves"]
     counts = parameter_counts(modules)
-    assert counts["model.moves.InvalidMove.__init__"] == 3  # mistake, move, text (self not counted)
+    assert counts["blokus.model.moves.InvalidMove.__init__"] == 3  # mistake, move, text (self not counted)
 
 
 def test_the_command_line_check_sees_each_use(tmp_path):

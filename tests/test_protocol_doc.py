@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from model import convert
-from model import messages as M
-from model.convert import UnknownMessage
-from model.framing import parse_stream
-from model.moves import SetMove, SkipMove, parse_move
-from model.pieces import Rotation, Shape, Team, transform
-from model.season import SEASON_2021
+from blokus.model import convert
+from blokus.model import messages as M
+from blokus.model.convert import UnknownMessage
+from blokus.model.framing import parse_stream
+from blokus.model.moves import SetMove, SkipMove, parse_move
+from blokus.model.pieces import Rotation, Shape, Team, transform
+from blokus.model.season import SEASON_2021
 from tests.helpers import RawClient, is_room, start_server
 from tests.protocol_doc import orientations_picture, shapes_picture
 

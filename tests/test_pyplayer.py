@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-import ai.players.player_api as api
-from ai import processes
-from ai.players.controller import check_move, decide
-from ai.players.pyplayer import PlayerLoadError, load_player_class
-from ai.players.registry import parse_player, parse_python_player
-from ai.players.team_process import TeamPlayer, check_team_player
-from cli.bot import EXIT_CODES, bot_lines, parse_options
-from model.pieces import Shape
-from model.result import regular_result
-from model.state import GameState
-from net.bot import Bot
+import blokus.ai.players.player_api as api
+from blokus.ai import processes
+from blokus.ai.players.controller import check_move, decide
+from blokus.ai.players.pyplayer import PlayerLoadError, load_player_class
+from blokus.ai.players.registry import parse_player, parse_python_player
+from blokus.ai.players.team_process import TeamPlayer, check_team_player
+from blokus.cli.bot import EXIT_CODES, bot_lines, parse_options
+from blokus.model.pieces import Shape
+from blokus.model.result import regular_result
+from blokus.model.state import GameState
+from blokus.net.bot import Bot
 from tests.helpers import (
     CAP,
     HOST,
@@ -330,7 +330,7 @@ async def test_strict_bot_leaves_the_game_when_the_team_player_raises(tmp_path: 
 
 
 def test_bot_refuses_an_unloadable_player_in_one_line(tmp_path: Path, capsys) -> None:
-    from cli.bot import main
+    from blokus.cli.bot import main
 
     assert main(["--player", str(write(tmp_path, "bad.py", "x = (\n"))]) == 4
     err = capsys.readouterr().err

@@ -6,16 +6,16 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from ai.players.registry import parse_player
-from model.pieces import Team
-from model.season import season_named
-from net.external import HostedGame, HostedSeat, check_program, program_command
-from net.rooms import Timeouts
+from blokus.ai.players.registry import parse_player
+from blokus.model.pieces import Team
+from blokus.model.season import season_named
+from blokus.net.external import HostedGame, HostedSeat, check_program, program_command
+from blokus.net.rooms import Timeouts
+from blokus.tui.external import external_app
+from blokus.tui.game_screen import GameScreen
 from tests.helpers import wait_until
 from tests.test_external_tui import end_screen
 from tests.tui_helpers import InstantPlayer
-from tui.external import external_app
-from tui.game_screen import GameScreen
 
 PLAYER = """
 from blokus.player import Move, Player

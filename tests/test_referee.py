@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from ai.arena.referee import Referee, hard_timeout_line
-from model.moves import MoveMistake, SkipMove, parse_move
-from model.pieces import Color, Shape
-from model.result import Cause
-from model.season import SEASON_2021, SEASON_2027
-from model.state import GameState
+from blokus.ai.arena.referee import Referee, hard_timeout_line
+from blokus.model.moves import MoveMistake, SkipMove, parse_move
+from blokus.model.pieces import Color, Shape
+from blokus.model.result import Cause
+from blokus.model.season import SEASON_2021, SEASON_2027
+from blokus.model.state import GameState
 
 
 @pytest.mark.parametrize("season", [SEASON_2021, SEASON_2027], ids=["2021", "2027"])

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from model import messages as M
-from model.convert import result_from_message
-from model.framing import ForbiddenDoctype, MalformedXml
-from model.moves import SetMove, SkipMove, parse_move
-from model.pieces import Color, Rotation, Shape, Team
-from model.replay import (
+from blokus.model import messages as M
+from blokus.model.convert import result_from_message
+from blokus.model.framing import ForbiddenDoctype, MalformedXml
+from blokus.model.moves import SetMove, SkipMove, parse_move
+from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.model.replay import (
     ColorRemoved,
     MoveEvent,
     Replay,
@@ -27,8 +27,8 @@ from model.replay import (
     replay_file_name,
     write_replay,
 )
-from model.season import SEASON_2027
-from model.state import GameState
+from blokus.model.season import SEASON_2027
+from blokus.model.state import GameState
 from tests.helpers import fixture_path
 
 GAME1 = "sc2021/gen-21.3.3-game1-replay-regular-end.xml"

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from model.moves import InvalidMove, MoveMistake, SetMove, SkipMove
-from model.pieces import Color, Rotation, Shape, Team, orientations, transform
-from model.season import SEASON_2021
-from model.state import GameState
+from blokus.model.moves import InvalidMove, MoveMistake, SetMove, SkipMove
+from blokus.model.pieces import Color, Rotation, Shape, Team, orientations, transform
+from blokus.model.season import SEASON_2021
+from blokus.model.state import GameState
 
 B, Y, R, G = Color.BLUE, Color.YELLOW, Color.RED, Color.GREEN
 NONE, RIGHT, MIRROR, LEFT = Rotation.NONE, Rotation.RIGHT, Rotation.MIRROR, Rotation.LEFT

@@ -8,14 +8,14 @@ import random
 
 import pytest
 
-from model import messages as M
-from model.convert import detect_season, move_to_message, parse_xml, read_state, state_from_xml, state_to_message
-from model.framing import parse_document
-from model.moves import InvalidMove, MoveMistake, SetMove, SkipMove
-from model.pieces import COLORS, SHAPES, Color, Rotation, Shape, Team
-from model.result import Cause, irregular_result, regular_result, result_from_data, result_to_data
-from model.season import SEASON_2021, SEASON_2027, season_named
-from model.state import GameState
+from blokus.model import messages as M
+from blokus.model.convert import detect_season, move_to_message, parse_xml, read_state, state_from_xml, state_to_message
+from blokus.model.framing import parse_document
+from blokus.model.moves import InvalidMove, MoveMistake, SetMove, SkipMove
+from blokus.model.pieces import COLORS, SHAPES, Color, Rotation, Shape, Team
+from blokus.model.result import Cause, irregular_result, regular_result, result_from_data, result_to_data
+from blokus.model.season import SEASON_2021, SEASON_2027, season_named
+from blokus.model.state import GameState
 from tests.helpers import canonical, fixture_path
 
 FIXTURES = "sc2027"
@@ -186,7 +186,7 @@ def test_a_2027_state_is_judged_by_2027_rules_and_first_piece_x_detects_2027():
 )
 def test_hand_written_partial_states(name, move):
     """Partial states (only ``turn`` and ``lastMove``): the model reads them; no position can be built."""
-    from model.convert import move_from_message
+    from blokus.model.convert import move_from_message
 
     model = M.State.from_xml_tree(parse_document(_text(name)))
     assert move_from_message(model.last_move) == move and detect_season(model) is SEASON_2027
@@ -243,7 +243,7 @@ def test_every_protocol_fixture_is_read(name):
 
 
 def test_written_protocol_forms_equal_the_fixtures():
-    from net.wire import SeasonWire
+    from blokus.net.wire import SeasonWire
 
     wire = SeasonWire(SEASON_2027)
     assert canonical(wire.move_request("12345")) == canonical(_text("test-27.0.4-sdk-room-moveRequest.xml"))
@@ -267,7 +267,7 @@ def test_written_protocol_forms_equal_the_fixtures():
 
 
 def test_the_minimal_replay_layout_is_read_without_a_blokus_state():
-    from model.replay import read_replay
+    from blokus.model.replay import read_replay
 
     replay = read_replay(_text("test-27.0.4-server-minimal-replay-TestGame.xml"))
     assert replay.states == [] and replay.result is not None and replay.result.winner is Team.TWO
@@ -348,7 +348,7 @@ def test_irregular_2027_result_zeroes_the_violator():
 
 
 def test_the_compiled_engine_follows_the_season():
-    from model.fast import FastState
+    from blokus.model.fast import FastState
 
     for piece in ("PENTO_W", "PENTO_X"):
         for season in (SEASON_2021, SEASON_2027):
@@ -357,7 +357,7 @@ def test_the_compiled_engine_follows_the_season():
 
 
 def test_blokus_moves_detects_the_season_and_the_option_overrides(capsys):
-    from cli.moves import main as moves_main
+    from blokus.cli.moves import main as moves_main
 
     path = str(fixture_path(f"{FIXTURES}/player_rust-s2c-memento-turn0-PENTO_W.xml"))
     assert moves_main([path, "--count"]) == 0
@@ -366,7 +366,7 @@ def test_blokus_moves_detects_the_season_and_the_option_overrides(capsys):
     assert capsys.readouterr().out.strip() == "8"
     assert moves_main([path]) == 0
     lines = capsys.readouterr().out.splitlines()
-    from model.moves import parse_move
+    from blokus.model.moves import parse_move
 
     state = state_from_xml(_text("player_rust-s2c-memento-turn0-PENTO_W.xml")).state
     assert len(lines) == 272 and all(state.validate(parse_move(line)) is None for line in lines)
@@ -393,8 +393,8 @@ def test_a_state_keeps_its_season_through_pickling():
 
 
 def test_arena_plays_2027_and_writes_its_games_as_2027_replays(tmp_path, capsys):
-    from cli.arena import main as arena_main
-    from model.replay import load_replay
+    from blokus.cli.arena import main as arena_main
+    from blokus.model.replay import load_replay
 
     assert (
         arena_main(

@@ -14,18 +14,18 @@ import sys
 
 import pytest
 
-from cli.bot import bot_lines, parse_options
-from model import convert
-from model import messages as M
-from model.moves import SetMove
-from model.pieces import Color, Rotation, Shape, Team
-from model.replay import load_replay
-from model.result import Cause
-from model.season import SEASON_2021, SEASON_2027
-from net.bot import Bot, BotEnd
-from net.connection import Closed, Connection, GameOver, MoveRequested, Prepared, StateChanged
-from net.rooms import Room, RoomSeat, Timeouts
-from net.wire import SeasonWire
+from blokus.cli.bot import bot_lines, parse_options
+from blokus.model import convert
+from blokus.model import messages as M
+from blokus.model.moves import SetMove
+from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.model.replay import load_replay
+from blokus.model.result import Cause
+from blokus.model.season import SEASON_2021, SEASON_2027
+from blokus.net.bot import Bot, BotEnd
+from blokus.net.connection import Closed, Connection, GameOver, MoveRequested, Prepared, StateChanged
+from blokus.net.rooms import Room, RoomSeat, Timeouts
+from blokus.net.wire import SeasonWire
 from tests.helpers import (
     HOST,
     Recorder,
@@ -292,7 +292,7 @@ def test_observers_of_a_2027_room_see_pauses():
 
 
 def test_serve_options_of_2027():
-    from cli.serve import build_parser, config_from_args
+    from blokus.cli.serve import build_parser, config_from_args
 
     config = config_from_args(build_parser().parse_args(["--season", "2027", "--start-piece", "PENTO_X"]))
     assert config.season is SEASON_2027 and config.start_piece is Shape.PENTO_X

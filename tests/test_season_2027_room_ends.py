@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import asyncio
 
-from model import convert
-from model.moves import SetMove
-from model.pieces import Color, Rotation, Shape, Team
-from model.result import Cause, GameResult
-from model.season import SEASON_2027
-from net.rooms import Room, RoomSeat, Timeouts
-from net.wire import SeasonWire
+from blokus.model import convert
+from blokus.model.moves import SetMove
+from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.model.result import Cause, GameResult
+from blokus.model.season import SEASON_2027
+from blokus.net.rooms import Room, RoomSeat, Timeouts
+from blokus.net.wire import SeasonWire
 from tests.helpers import Recorder
 
 BORDER_MOVE = SetMove(Color.BLUE, Shape.PENTO_L, Rotation.NONE, False, 6, 0)  # legal: on the border

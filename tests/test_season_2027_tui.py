@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from cli.play import main as play_main
-from cli.play import play_options
-from model.moves import MoveMistake
-from model.pieces import Shape
-from model.season import SEASON_2027
+from blokus.cli.play import main as play_main
+from blokus.cli.play import play_options
+from blokus.model.moves import MoveMistake
+from blokus.model.pieces import Shape
+from blokus.model.season import SEASON_2027
+from blokus.tui.launch import build_local_app
+from blokus.tui.session import GhostStatus
 from tests.tui_helpers import exit_code, keep_logging, screen_of  # noqa: F401  (keep_logging: an autouse fixture)
-from tui.launch import build_local_app
-from tui.session import GhostStatus
 
 SIZE = (140, 44)
 
@@ -51,11 +51,11 @@ def test_bad_season_options_are_one_line(argv, message, capsys):
 def test_a_2027_replay_loads_in_the_viewer(tmp_path):
     import random
 
-    from model.moves import SkipMove
-    from model.replay import write_replay
-    from model.result import regular_result
-    from model.state import GameState
-    from tui.replays import load_replay, result_texts
+    from blokus.model.moves import SkipMove
+    from blokus.model.replay import write_replay
+    from blokus.model.result import regular_result
+    from blokus.model.state import GameState
+    from blokus.tui.replays import load_replay, result_texts
 
     rng = random.Random(3)
     state = GameState.new(Shape.PENTO_X, season=SEASON_2027)
@@ -77,11 +77,11 @@ def test_a_2027_replay_loads_in_the_viewer(tmp_path):
 
 
 def test_a_2027_rule_violation_is_explained_in_english():
-    from model.moves import SetMove
-    from model.pieces import Color, Rotation, Team
-    from model.result import Cause, irregular_result
-    from model.state import GameState
-    from tui.replays import result_texts
+    from blokus.model.moves import SetMove
+    from blokus.model.pieces import Color, Rotation, Team
+    from blokus.model.result import Cause, irregular_result
+    from blokus.model.state import GameState
+    from blokus.tui.replays import result_texts
 
     move = SetMove(Color.BLUE, Shape.PENTO_L, Rotation.NONE, False, 6, 6)
     reason = SEASON_2027.irregular_reason(

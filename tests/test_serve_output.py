@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from net.lines import LineWriter
+from blokus.net.lines import LineWriter
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENT = [sys.executable, str(Path(__file__).with_name("ext_client.py"))]

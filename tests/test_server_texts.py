@@ -8,11 +8,11 @@ import re
 
 import pytest
 
-from model.moves import MoveMistake, SetMove, SkipMove
-from model.pieces import Color, Rotation, Shape, Team
-from model.result import Cause, end_texts, irregular_result
-from model.season import SEASON_2021, SEASON_2027, SEASONS
-from model.server_texts import UNKNOWN_PREFIX, english, english_move, shown
+from blokus.model.moves import MoveMistake, SetMove, SkipMove
+from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.model.result import Cause, end_texts, irregular_result
+from blokus.model.season import SEASON_2021, SEASON_2027, SEASONS
+from blokus.model.server_texts import UNKNOWN_PREFIX, english, english_move, shown
 from tests.helpers import fixture_path
 
 GERMAN = re.compile(r"Spieler|Setze|Farbe|Zug|verlassen|Sekunden|Stein|Regelverletzung|Ungueltig|überlagern")

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from ai.arena.sprt import SprtSpec, SprtState, Verdict, elo_of, expected_score
+from blokus.ai.arena.sprt import SprtSpec, SprtState, Verdict, elo_of, expected_score
 
 
 def test_bounds_are_walds_for_five_percent_errors():
@@ -102,7 +102,7 @@ def test_any_finite_bounds_give_a_finite_ratio_and_infinite_ones_are_refused():
 
 
 def test_the_arena_takes_negative_bounds_as_written_and_keeps_its_table(capsys):
-    from cli.arena import main as arena_main
+    from blokus.cli.arena import main as arena_main
 
     # the usual non-regression bounds, as a separate word (argparse took "-10,0" for an option) and with "="
     for option, bounds in ((["--sprt", "-10,0"], "[-10, 0]"), (["--sprt=-200000,0"], "[-200000, 0]")):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.bundle.build import write_start
+from blokus.cli.bundle.build import write_start
 
 VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 SHOW = """\

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from model import convert
-from model.moves import SkipMove
-from model.pieces import Shape
-from model.replay import UnreadableReplay, read_game, write_replay
-from model.season import season_named
-from model.state import GameState
-from model.text import printable
+from blokus.model import convert
+from blokus.model.moves import SkipMove
+from blokus.model.pieces import Shape
+from blokus.model.replay import UnreadableReplay, read_game, write_replay
+from blokus.model.season import season_named
+from blokus.model.state import GameState
+from blokus.model.text import printable
 
 ROOT = Path(__file__).resolve().parent.parent
 MOVE = (

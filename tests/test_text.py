@@ -3,10 +3,10 @@ errors of the commands and the texts the TUI shows."""
 
 from __future__ import annotations
 
-from model.pieces import Shape, Team
-from model.result import Cause, irregular_result
-from model.state import GameState
-from model.text import printable
+from blokus.model.pieces import Shape, Team
+from blokus.model.result import Cause, irregular_result
+from blokus.model.state import GameState
+from blokus.model.text import printable
 
 
 def test_printable_escapes_every_control_character_and_bounds_the_length():
@@ -23,9 +23,9 @@ def test_printable_escapes_every_control_character_and_bounds_the_length():
 
 
 def test_no_terminal_escapes_in_the_errors_of_moves_analyse_and_replay(tmp_path, capsys):
-    from cli import analyse as analyse_cli
-    from cli import moves as cli
-    from cli import replay as replay_cli
+    from blokus.cli import analyse as analyse_cli
+    from blokus.cli import moves as cli
+    from blokus.cli import replay as replay_cli
 
     bad = tmp_path / "evil\x1b[2J.xml"
     bad.write_bytes(b"<state>&\x1b]0;owned\x07\x1b[31m;</state>")
@@ -41,7 +41,7 @@ def test_no_terminal_escapes_in_the_errors_of_moves_analyse_and_replay(tmp_path,
 
 
 def test_result_texts_shown_in_the_tui_are_printable():
-    from tui.replays import result_texts
+    from blokus.tui.replays import result_texts
 
     state = GameState.new(Shape.PENTO_L)
     result = irregular_result(Team.ONE, Cause.LEFT, "gone \x1b[5m\x07", (0, 0), ("\x1b[31mevil", "b"))

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from ai.arena.match import ArenaGame, make_specs
-from ai.arena.tournament import GameKey, Journal, JournalError, format_ratings, pairings, rate, schedule
-from cli.tournament import main as tournament_main
+from blokus.ai.arena.match import ArenaGame, make_specs
+from blokus.ai.arena.tournament import GameKey, Journal, JournalError, format_ratings, pairings, rate, schedule
+from blokus.cli.tournament import main as tournament_main
 from tests.test_arena_match import CAP_S, read_until
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from ai.analysis import (
+from blokus.ai.analysis import (
     AnalysisCache,
     AnalysisSettings,
     GameAnalysis,
@@ -19,9 +19,14 @@ from ai.analysis import (
     chart_points,
     evaluation_at,
 )
-from model.moves import parse_move
-from model.pieces import Color, Shape
-from model.replay import load_replay
+from blokus.model.moves import parse_move
+from blokus.model.pieces import Color, Shape
+from blokus.model.replay import load_replay
+from blokus.tui.analysis_view import AnalysisNews, AnalysisPane, AnalysisRunner, ghost_of, pane_text
+from blokus.tui.chart import GameChart
+from blokus.tui.dialogs import EndScreen
+from blokus.tui.replay_screen import ReplayScreen
+from blokus.tui.widgets import StatusBar
 from tests.helpers import CAP, fixture_path, greedy_game, wait_until
 from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture)
     GAME1,
@@ -37,11 +42,6 @@ from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture
     settle,
     widget_lines,
 )
-from tui.analysis_view import AnalysisNews, AnalysisPane, AnalysisRunner, ghost_of, pane_text
-from tui.chart import GameChart
-from tui.dialogs import EndScreen
-from tui.replay_screen import ReplayScreen
-from tui.widgets import StatusBar
 
 FAST = AnalysisSettings(engine="greedy", time_per_position=0.02, value_depth=1)
 
@@ -95,7 +95,7 @@ async def test_runner_analyses_in_the_background_and_caches(tmp_path):
 
 
 async def test_cancel_keeps_the_part_done(tmp_path, monkeypatch):
-    import tui.analysis_view as view
+    import blokus.tui.analysis_view as view
 
     states, moves = greedy_game(12)
     first = view.positions_to_analyse(states, moves)[0]
@@ -225,19 +225,19 @@ async def test_clicking_the_chart_selects_that_turn_and_keys_step():
 
 
 async def test_replay_viewer_analysis_pane_marks_ghost_and_chart(tmp_path, monkeypatch):
-    from model.record import GameRecord
-    from tui.app import BlokusApp
-    from tui.board import Board
-    from tui.replay_screen import ReplayScreen
-    from tui.replays import ReplayData
-    from tui.session import Timeline
-    from tui.widgets import MoveLog
+    from blokus.model.record import GameRecord
+    from blokus.tui.app import BlokusApp
+    from blokus.tui.board import Board
+    from blokus.tui.replay_screen import ReplayScreen
+    from blokus.tui.replays import ReplayData
+    from blokus.tui.session import Timeline
+    from blokus.tui.widgets import MoveLog
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     states, moves = greedy_game(12)
     states_with_skip = states[:10]  # YELLOW skips at turn 9 with a full hand: a blunder
     state = states_with_skip[-1].copy()
-    from model.moves import SkipMove
+    from blokus.model.moves import SkipMove
 
     skip = SkipMove(state.color)
     state.play(skip)
@@ -273,8 +273,8 @@ async def test_replay_viewer_analysis_pane_marks_ghost_and_chart(tmp_path, monke
 
 
 async def test_a_finished_local_game_opens_in_the_viewer_with_the_analysis(tmp_path, monkeypatch):
-    from model.pieces import Shape
-    from tui.replay_screen import ReplayScreen
+    from blokus.model.pieces import Shape
+    from blokus.tui.replay_screen import ReplayScreen
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     app = game_app(Shape.PENTO_L, plies=24)
@@ -302,9 +302,9 @@ async def test_a_finished_local_game_opens_in_the_viewer_with_the_analysis(tmp_p
 
 def _replay_app(tmp_path, monkeypatch):
     """The viewer of the official game 1 with the fast analysis, its cache under ``tmp_path``."""
-    from tui.app import BlokusApp
-    from tui.replay_screen import ReplayScreen
-    from tui.replays import load_replay as load_for_viewer
+    from blokus.tui.app import BlokusApp
+    from blokus.tui.replay_screen import ReplayScreen
+    from blokus.tui.replays import load_replay as load_for_viewer
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     data = load_for_viewer(fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml"))
@@ -320,7 +320,7 @@ SIZES = [(80, 24), (90, 32), (100, 30), (120, 40)]
 async def test_the_whole_board_stays_in_view_beside_the_analysis_the_chart_and_the_xml(
     tmp_path, monkeypatch, key, size
 ):
-    from tui.board import Board
+    from blokus.tui.board import Board
 
     app = _replay_app(tmp_path, monkeypatch)
     async with app.run_test(size=size) as pilot:
@@ -354,7 +354,7 @@ async def test_no_room_below_the_board_says_how_many_lines_are_needed(tmp_path, 
 async def test_the_analysis_keys_work_after_its_panes_were_hidden(tmp_path, monkeypatch):
     """The analysis panel holds the viewer's focus, also with nothing of it shown (a hidden widget would lose it):
     its keys work after the pane and the chart were switched off, even from the focused chart."""
-    from tui.analysis_view import AnalysisPanel
+    from blokus.tui.analysis_view import AnalysisPanel
 
     app = _replay_app(tmp_path, monkeypatch)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -368,7 +368,7 @@ async def test_the_analysis_keys_work_after_its_panes_were_hidden(tmp_path, monk
 
 async def test_the_result_on_the_last_state_is_whole_at_80x24(tmp_path, monkeypatch):
     """The result below the board takes more lines than the status leaves it: the status gives way."""
-    from tui.replay_screen import ReplayResult
+    from blokus.tui.replay_screen import ReplayResult
 
     app = _replay_app(tmp_path, monkeypatch)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -382,8 +382,8 @@ async def test_the_result_on_the_last_state_is_whole_at_80x24(tmp_path, monkeypa
 
 
 async def test_blokus_replay_analyse_opens_with_the_analysis_running(tmp_path, monkeypatch):
-    from tui.launch import ReplayOptions, replay_app
-    from tui.replays import load_replay as load_for_viewer
+    from blokus.tui.launch import ReplayOptions, replay_app
+    from blokus.tui.replays import load_replay as load_for_viewer
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     path = fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml")
@@ -398,7 +398,7 @@ async def test_blokus_replay_analyse_opens_with_the_analysis_running(tmp_path, m
 async def test_the_pane_says_the_engine_is_being_prepared_while_it_compiles(monkeypatch):
     import threading
 
-    import ai
+    import blokus.ai
 
     class Compiling:  # the first start: the compiled engine is not ready until ``done`` is set
         error = None
@@ -413,7 +413,7 @@ async def test_the_pane_says_the_engine_is_being_prepared_while_it_compiles(monk
             return "ready" if self.done.is_set() else "compiling"
 
     kernels = Compiling()
-    monkeypatch.setattr(ai, "kernels_of", lambda name: kernels)
+    monkeypatch.setattr(blokus.ai, "kernels_of", lambda name: kernels)
     states, moves = greedy_game(4)
     app = Host({"settings": AnalysisSettings(engine="greedy", time_per_position=0.05, value_depth=1)})
     async with app.run_test() as pilot:
@@ -445,7 +445,7 @@ def test_analysis_pane_keeps_the_verdict_when_lines_are_few():
         def at(self, index: int):
             return analysis.positions.get(index)
 
-    from model.replay import load_replay as load_model_replay
+    from blokus.model.replay import load_replay as load_model_replay
 
     state = next(s for s in load_model_replay(fixture_path(GAME1)).states if s.turn == 4)
     full = pane_text(Runner(), 4, state).plain.splitlines()

@@ -9,10 +9,18 @@ import pytest
 from textual import events
 from textual.widgets._footer import FooterKey
 
-from cli.play import main as play_main
-from cli.replay import main as replay_main
-from model.moves import MoveMistake, SetMove, SkipMove
-from model.pieces import Color, Rotation, Shape, Team
+from blokus.cli.play import main as play_main
+from blokus.cli.replay import main as replay_main
+from blokus.model.moves import MoveMistake, SetMove, SkipMove
+from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.tui.app import BlokusApp
+from blokus.tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, QuitScreen, TurnScreen
+from blokus.tui.game_screen import GameScreen
+from blokus.tui.messages import ShapePicked
+from blokus.tui.replay_screen import ReplayScreen
+from blokus.tui.replays import load_replay
+from blokus.tui.session import GhostStatus
+from blokus.tui.widgets import FeedbackView, StatusBar
 from tests.helpers import fixture_path, wait_until
 from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture)
     GAME1,
@@ -27,14 +35,6 @@ from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture
     settle,
     widget_lines,
 )
-from tui.app import BlokusApp
-from tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, QuitScreen, TurnScreen
-from tui.game_screen import GameScreen
-from tui.messages import ShapePicked
-from tui.replay_screen import ReplayScreen
-from tui.replays import load_replay
-from tui.session import GhostStatus
-from tui.widgets import FeedbackView, StatusBar
 
 SIZE = (140, 44)
 SMALL = (80, 24)  # the smallest terminal we support
@@ -259,7 +259,7 @@ async def test_ctrl_q_quits_while_the_ai_thinks():
 
 
 async def test_save_replay_and_load_it_back(tmp_path, monkeypatch):
-    from tui.launch import save_game_replay
+    from blokus.tui.launch import save_game_replay
 
     monkeypatch.chdir(tmp_path)
     app = game_app(Shape.PENTO_L, plies=5, save_replay=save_game_replay)
@@ -371,8 +371,8 @@ def test_play_help_mentions_host(capsys):
 
 
 async def test_cli_builds_a_local_game():
-    from cli.play import play_options
-    from tui.launch import build_local_app
+    from blokus.cli.play import play_options
+    from blokus.tui.launch import build_local_app
 
     args = play_options(["--seed", "3", "--opponent", "random", "--team", "TWO", "--move-time", "50"])
     app = build_local_app(args)
@@ -384,7 +384,7 @@ async def test_cli_builds_a_local_game():
 
 
 async def test_unexpected_error_is_one_readable_line(tmp_path):
-    from tui.app import setup_logging
+    from blokus.tui.app import setup_logging
 
     setup_logging(str(tmp_path / "blokus.log"))
     app = game_app(Shape.PENTO_L)
@@ -433,8 +433,8 @@ async def test_command_palette_runs_actions_and_selects_pieces():
 
 
 async def test_mouse_click_selects_in_panel_and_places_on_board():
-    from tui.board import Board
-    from tui.widgets import ShapePanel
+    from blokus.tui.board import Board
+    from blokus.tui.widgets import ShapePanel
 
     app = game_app(Shape.PENTO_L)
     async with app.run_test(size=SIZE) as pilot:
@@ -449,7 +449,7 @@ async def test_mouse_click_selects_in_panel_and_places_on_board():
 
 
 async def test_theme_toggle_repaints():
-    from tui.board import Board
+    from blokus.tui.board import Board
 
     app = game_app(Shape.PENTO_L)
     async with app.run_test(size=SIZE) as pilot:
@@ -461,8 +461,8 @@ async def test_theme_toggle_repaints():
 
 
 async def test_open_saved_replay_from_the_game_and_come_back(tmp_path, monkeypatch):
-    from tui.dialogs import ReplayPicker
-    from tui.launch import save_game_replay
+    from blokus.tui.dialogs import ReplayPicker
+    from blokus.tui.launch import save_game_replay
 
     monkeypatch.chdir(tmp_path)
     app = game_app(Shape.PENTO_L, plies=6, save_replay=save_game_replay)
@@ -530,7 +530,7 @@ async def test_the_ai_opponent_ponders_during_the_humans_turn_when_asked(ponder)
 
 
 async def test_a_ghost_move_repaints_only_the_changed_board_rows():
-    from tui.board import HEIGHT, Board
+    from blokus.tui.board import HEIGHT, Board
 
     app = game_app(Shape.PENTO_L, plies=4)
     async with app.run_test(size=SIZE) as pilot:
@@ -558,8 +558,8 @@ async def test_hotseat_both_teams_play_with_keys():
 
 
 async def test_cli_watch_mode_ai_against_ai():
-    from cli.play import play_options
-    from tui.launch import build_local_app
+    from blokus.cli.play import play_options
+    from blokus.tui.launch import build_local_app
 
     args = play_options(["--watch", "--seed", "5", "--opponent", "random", "--ai", "random", "--move-time", "50ms"])
     app = build_local_app(args)
@@ -612,8 +612,8 @@ async def test_footer_follows_a_resize():
 
 
 def test_level_option_picks_the_opponent_strength(capsys):
-    from cli.play import play_options, play_parser
-    from tui.launch import build_local_app
+    from blokus.cli.play import play_options, play_parser
+    from blokus.tui.launch import build_local_app
 
     app = build_local_app(play_options(["--seed", "3", "--level", "2", "--team", "TWO"]))
     screen = app._make_screen()
@@ -670,8 +670,8 @@ async def test_footer_offers_no_playing_keys_after_a_local_game_ends():
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 async def test_the_season_is_on_screen(size):
-    from cli.play import play_options
-    from tui.launch import build_local_app
+    from blokus.cli.play import play_options
+    from blokus.tui.launch import build_local_app
 
     app = build_local_app(play_options(["--season", "2027", "--opponent", "random"]))
     async with app.run_test(size=size) as pilot:
@@ -681,7 +681,7 @@ async def test_the_season_is_on_screen(size):
 
 
 async def test_a_long_last_move_takes_two_lines_at_80x24():
-    from model.moves import SetMove, describe_move
+    from blokus.model.moves import SetMove, describe_move
 
     data = load_replay(fixture_path("sc2021/gen-21.3.3-game2-replay-round-limit-end.xml"))
     app = BlokusApp(lambda: ReplayScreen(data))

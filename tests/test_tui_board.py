@@ -8,9 +8,13 @@ import pytest
 from rich.color import Color as RichColor
 from rich.color import ColorSystem
 
-from model.moves import MoveMistake, SetMove
-from model.pieces import Color, Rotation, Shape, Team
-from model.season import SEASON_2021, SEASON_2027
+from blokus.model.moves import MoveMistake, SetMove
+from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.model.season import SEASON_2021, SEASON_2027
+from blokus.tui.board import Board, Scale
+from blokus.tui.colors import DARK, LIGHT
+from blokus.tui.session import GameSession, Ghost, GhostStatus, ghost_word
+from blokus.tui.status import StatusContext, activity_lines
 from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture)
     GAME1,
     BlockingPlayer,
@@ -25,10 +29,6 @@ from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture
     settle,
     widget_lines,
 )
-from tui.board import Board, Scale
-from tui.colors import DARK, LIGHT
-from tui.session import GameSession, Ghost, GhostStatus, ghost_word
-from tui.status import StatusContext, activity_lines
 
 
 def _hue(number: int) -> str:
@@ -127,7 +127,7 @@ def test_the_words_of_the_ghost():
 
 
 def test_a_move_is_named_without_turns_that_change_nothing():
-    from model.moves import describe_move
+    from blokus.model.moves import describe_move
 
     assert describe_move(SetMove(Team.ONE.colors[0], Shape.PENTO_I, Rotation.LEFT, True, 3, 4)) == (
         "BLUE PENTO_I 90° @ (3,4)"
@@ -140,7 +140,7 @@ def test_a_move_is_named_without_turns_that_change_nothing():
 def test_blank_board_lines_carry_a_style_for_no_color():
     """NO_COLOR's monochrome filter reads every segment's colour: a blank line without a style crashed the
     game against a cmd: program at 120×40 (``AttributeError: 'NoneType' object has no attribute 'color'``)."""
-    from tui.board import Board, Scale
+    from blokus.tui.board import Board, Scale
 
     for scale in Scale:
         board = Board()

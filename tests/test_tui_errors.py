@@ -7,7 +7,7 @@ import logging
 import pytest
 from textual.screen import Screen
 
-from tui.app import BlokusApp
+from blokus.tui.app import BlokusApp
 
 
 class Failing(Screen):
@@ -20,7 +20,7 @@ async def test_unexpected_error_is_one_line_and_logged(capsys, caplog, monkeypat
     if columns is not None:
         monkeypatch.setenv("COLUMNS", columns)
     app = BlokusApp(Failing)
-    with caplog.at_level(logging.ERROR, logger="tui.app"), pytest.raises(RuntimeError, match="boom"):
+    with caplog.at_level(logging.ERROR, logger="blokus.tui.app"), pytest.raises(RuntimeError, match="boom"):
         async with app.run_test():
             pass  # run_test raises the app's error again after the shutdown
     err = capsys.readouterr().err

@@ -10,23 +10,23 @@ from rich.color import Color as RichColor
 from rich.color import ColorSystem
 from textual.color import Color as TextualColor
 
-from cli.output import run_app
-from cli.play import main as play_main
-from cli.replay import main as replay_main
-from model.moves import MoveMistake, SetMove
-from model.pieces import Color, Shape
-from model.state import GameState
+from blokus.cli.output import run_app
+from blokus.cli.play import main as play_main
+from blokus.cli.replay import main as replay_main
+from blokus.model.moves import MoveMistake, SetMove
+from blokus.model.pieces import Color, Shape
+from blokus.model.state import GameState
+from blokus.tui.app import BlokusApp
+from blokus.tui.board import Board, Scale
+from blokus.tui.colors import DARK, LETTER, LIGHT
+from blokus.tui.dialogs import EndScreen, HelpScreen, QuitScreen
+from blokus.tui.game_screen import network_screen
+from blokus.tui.layout import BoardLayout, plan_layout
+from blokus.tui.network import NetworkOptions
+from blokus.tui.placing_board import PlacingBoard
+from blokus.tui.widgets import ShapePanel
 from tests.helpers import greedy_game, wait_until
 from tests.tui_helpers import InstantPlayer, exit_code, game_app, keep_logging, settle  # noqa: F401  (keep_logging: an autouse fixture)
-from tui.app import BlokusApp
-from tui.board import Board, Scale
-from tui.colors import DARK, LETTER, LIGHT
-from tui.dialogs import EndScreen, HelpScreen, QuitScreen
-from tui.game_screen import network_screen
-from tui.layout import BoardLayout, plan_layout
-from tui.network import NetworkOptions
-from tui.placing_board import PlacingBoard
-from tui.widgets import ShapePanel
 
 SIZE = (120, 40)
 
@@ -132,7 +132,7 @@ def test_a_stdout_that_is_not_a_terminal_is_one_line_of_error(capsys):
 
 def test_replay_h_is_help_and_serve_h_is_the_host(capsys):
     assert exit_code(replay_main, ["-h"]) == 0 and "usage: blokus replay" in capsys.readouterr().out
-    from cli.serve import build_parser
+    from blokus.cli.serve import build_parser
 
     assert build_parser().parse_args(["-h", "localhost"]).host == "localhost"
 
@@ -232,7 +232,7 @@ async def test_too_small_shows_a_notice_and_the_game_comes_back():
 
 
 def test_light_theme_yellow_text_is_darker_than_the_piece():
-    from tui.colors import LIGHT, PIECE_HEX
+    from blokus.tui.colors import LIGHT, PIECE_HEX
 
     assert LIGHT.piece_text(Color.YELLOW) != PIECE_HEX[Color.YELLOW]
     assert DARK.piece_text(Color.YELLOW) == PIECE_HEX[Color.YELLOW]
@@ -254,8 +254,8 @@ async def test_shape_panels_use_full_blocks_where_there_is_room(size, large):
 async def test_a_long_move_log_entry_keeps_its_wrapped_line(size):
     """Entries just longer than the log is wide wrap onto a second line, also after the log is rebuilt (as
     the analysis does when it marks moves) and a scrollbar has appeared: no coordinates are lost."""
-    from tui.session import LogEntry
-    from tui.widgets import MoveLog
+    from blokus.tui.session import LogEntry
+    from blokus.tui.widgets import MoveLog
 
     app = game_app(Shape.PENTO_L, plies=4)
     async with app.run_test(size=size) as pilot:
@@ -279,9 +279,9 @@ async def test_a_long_move_log_entry_keeps_its_wrapped_line(size):
 def test_help_wraps_a_long_text_under_its_own_column_and_shows_brackets_as_keys():
     from rich.console import Console
 
-    from tui.game_screen import GAME_BINDINGS
-    from tui.keys import help_renderable
-    from tui.replay_screen import VIEWER_BINDINGS
+    from blokus.tui.game_screen import GAME_BINDINGS
+    from blokus.tui.keys import help_renderable
+    from blokus.tui.replay_screen import VIEWER_BINDINGS
 
     console = Console(width=72, record=True, color_system=None)
     console.print(help_renderable([("Playing", GAME_BINDINGS), ("Replays", VIEWER_BINDINGS)]))
@@ -305,8 +305,8 @@ def test_the_score_line_never_cuts_the_score(width, late_state):
     TWO's score."""
     from types import SimpleNamespace
 
-    from model.pieces import Team
-    from tui.status import score_line
+    from blokus.model.pieces import Team
+    from blokus.tui.status import score_line
 
     state = late_state
     one, two = state.team_points(Team.ONE), state.team_points(Team.TWO)
@@ -320,7 +320,7 @@ def test_the_score_line_never_cuts_the_score(width, late_state):
 def test_the_keys_after_the_end_fit_the_status_column(width):
     from types import SimpleNamespace
 
-    from tui.status import StatusContext, activity_lines
+    from blokus.tui.status import StatusContext, activity_lines
 
     over = SimpleNamespace(
         is_live=True,
@@ -341,7 +341,7 @@ def test_the_keys_after_the_end_fit_the_status_column(width):
 def test_the_view_line_keeps_how_to_return(width):
     from types import SimpleNamespace
 
-    from tui.status import StatusContext, activity_lines
+    from blokus.tui.status import StatusContext, activity_lines
 
     viewing = SimpleNamespace(is_live=False, shown_index=37, timeline=[None] * 101)
     (line,) = activity_lines(viewing, StatusContext(DARK, width))
@@ -352,7 +352,7 @@ def test_the_view_line_keeps_how_to_return(width):
 def test_no_piece_selected_fits_the_status_column(width):
     from types import SimpleNamespace
 
-    from tui.status import StatusContext, activity_lines
+    from blokus.tui.status import StatusContext, activity_lines
 
     idle = SimpleNamespace(is_live=True, ghost=None, is_human_turn=lambda: True, ai_thinking=False)
     (line,) = activity_lines(idle, StatusContext(DARK, width))

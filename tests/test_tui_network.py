@@ -9,7 +9,12 @@ import warnings
 import pytest
 from textual import events
 
-from model.pieces import Color, Shape, Team
+from blokus.model.pieces import Color, Shape, Team
+from blokus.tui.app import BlokusApp
+from blokus.tui.dialogs import EndScreen, QuitScreen
+from blokus.tui.game_screen import GameScreen, network_screen
+from blokus.tui.network import NetworkOptions
+from blokus.tui.widgets import StatusBar, XmlPane
 from tests.helpers import running_server, wait_until
 from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture)
     GAME1,
@@ -26,11 +31,6 @@ from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture
     settle,
     widget_lines,
 )
-from tui.app import BlokusApp
-from tui.dialogs import EndScreen, QuitScreen
-from tui.game_screen import GameScreen, network_screen
-from tui.network import NetworkOptions
-from tui.widgets import StatusBar, XmlPane
 
 SIZE = (140, 44)
 SMALL = (80, 24)  # the smallest terminal we support
@@ -107,7 +107,7 @@ async def test_network_connection_refused_shows_reason():
 
 @pytest.mark.parametrize("argv", [["-p", "0"], ["-p", "70000"]])
 def test_network_bad_port_exit_2(argv, capsys):
-    from cli.play import main as play_main
+    from blokus.cli.play import main as play_main
 
     with pytest.raises(SystemExit) as exc:
         play_main(argv)
@@ -117,8 +117,8 @@ def test_network_bad_port_exit_2(argv, capsys):
 
 
 async def test_network_game_saved_with_xml_log(tmp_path, monkeypatch):
-    from tui.launch import save_network_replay
-    from tui.replays import load_replay
+    from blokus.tui.launch import save_network_replay
+    from blokus.tui.replays import load_replay
 
     monkeypatch.chdir(tmp_path)
     app = scripted_net_app(save_replay=save_network_replay)
@@ -188,8 +188,8 @@ def status_text(app) -> str:
 
 
 async def test_waiting_for_an_opponent_while_the_room_is_not_full():
-    from net.rooms import Timeouts
-    from net.server import GameServer, ServerConfig
+    from blokus.net.rooms import Timeouts
+    from blokus.net.server import GameServer, ServerConfig
 
     server = GameServer(ServerConfig(host="127.0.0.1", port=0, timeouts=Timeouts(None, None)))
     await server.start()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from model.convert import parse_xml, result_from_message
-from model.moves import SetMove
-from model.pieces import Color, Shape, Team
-from model.state import GameState
+from blokus.model.convert import parse_xml, result_from_message
+from blokus.model.moves import SetMove
+from blokus.model.pieces import Color, Shape, Team
+from blokus.model.state import GameState
+from blokus.tui.replays import result_texts
 from tests.helpers import fixture_path
-from tui.replays import result_texts
 
 NAMES = {Team.ONE: "alice", Team.TWO: "bob"}
 
@@ -65,9 +65,9 @@ def test_result_text_without_result_message():
 
 
 def test_a_session_tells_its_end_from_one_result():
-    from model.moves import SkipMove
-    from model.result import Cause, end_texts, irregular_result
-    from tui.session import Aborted, GameSession
+    from blokus.model.moves import SkipMove
+    from blokus.model.result import Cause, end_texts, irregular_result
+    from blokus.tui.session import Aborted, GameSession
 
     s = GameSession.new_local(Shape.PENTO_L, human=None, seed=1)
     assert s.end_texts() is None and s.final_result() is None  # the game runs

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from model.moves import MoveMistake, SetMove, SkipMove
-from model.pieces import Color, Rotation, Shape, Team
-from model.state import GameState
+from blokus.model.moves import MoveMistake, SetMove, SkipMove
+from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.model.state import GameState
+from blokus.tui.session import GameSession, Ghost, GhostStatus, SeatKind, Timeline, classify, move_between
 from tests.tui_helpers import play_openings
-from tui.session import GameSession, Ghost, GhostStatus, SeatKind, Timeline, classify, move_between
 
 
 def _norm(cells):
@@ -144,7 +144,7 @@ def test_hotseat_and_watch_seats():
 
 
 def test_xml_pane_pretty_prints_and_flags_problems():
-    from tui.widgets import pretty_xml
+    from blokus.tui.widgets import pretty_xml
 
     pretty = '<room roomId="r">\n  <data class="x"/>\n</room>'
     assert pretty_xml('<room roomId="r"><data class="x"/></room>') == (pretty, None)

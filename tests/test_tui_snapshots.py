@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from model.pieces import Shape
+from blokus.model.pieces import Shape
+from blokus.tui.app import BlokusApp
+from blokus.tui.replay_screen import ReplayScreen
+from blokus.tui.replays import load_replay
 from tests.helpers import fixture_path, wait_until
 from tests.tui_helpers import game_app, scripted_net_app, settle
-from tui.app import BlokusApp
-from tui.replay_screen import ReplayScreen
-from tui.replays import load_replay
 
 SIZE = (140, 44)
 

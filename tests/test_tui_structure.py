@@ -16,17 +16,17 @@ MAX_CLASS_LINES = 260
 @functools.cache
 def _modules() -> dict[str, ast.Module]:
     """Every module of ``tui/``, parsed once."""
-    return {f"tui.{p.stem}": ast.parse(p.read_text(encoding="utf-8")) for p in TUI.glob("*.py")}
+    return {f"blokus.tui.{p.stem}": ast.parse(p.read_text(encoding="utf-8")) for p in TUI.glob("*.py")}
 
 
 def _tui_imports(tree: ast.Module) -> set[str]:
     """Every ``tui.*`` module imported anywhere in the file (module level and inside functions)."""
     out = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tui."):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("blokus.tui."):
             out.add(node.module)
         elif isinstance(node, ast.Import):
-            out |= {a.name for a in node.names if a.name.startswith("tui.")}
+            out |= {a.name for a in node.names if a.name.startswith("blokus.tui.")}
     return out
 
 
@@ -91,10 +91,12 @@ def test_screens_are_composed_not_inherited():
     inheriting = [
         f"{cls.__module__}.{cls.__name__} <- "
         + ", ".join(
-            f"{base.__module__}.{base.__name__}" for base in cls.__mro__[1:] if base.__module__.startswith("tui.")
+            f"{base.__module__}.{base.__name__}"
+            for base in cls.__mro__[1:]
+            if base.__module__.startswith("blokus.tui.")
         )
         for cls in _project_classes()
-        if issubclass(cls, Screen) and any(base.__module__.startswith("tui.") for base in cls.__mro__[1:])
+        if issubclass(cls, Screen) and any(base.__module__.startswith("blokus.tui.") for base in cls.__mro__[1:])
     ]
     assert not inheriting, inheriting
 
@@ -113,8 +115,10 @@ def test_colour_literals_only_in_colors_py():
 
 
 def test_readme_key_tables_are_the_bindings():
-    from tui.keytables import readme_tables
+    from blokus.tui.keytables import readme_tables
 
     readme = (TUI.parent / "README.md").read_text(encoding="utf-8")
     block = readme.split("<!-- keys:start -->\n", 1)[1].split("<!-- keys:end -->", 1)[0]
-    assert block == readme_tables(), "README key tables differ from the bindings: paste `python -m tui.keytables`"
+    assert block == readme_tables(), (
+        "README key tables differ from the bindings: paste `python -m blokus.tui.keytables`"
+    )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.bundle.trial import TrialError, base_interpreter, first_error_line, try_upload
+from blokus.cli.bundle.trial import TrialError, base_interpreter, first_error_line, try_upload
 
 VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 

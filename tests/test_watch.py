@@ -11,12 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from cli.watch import watch_options, watch_text
-from model.exits import EXIT_OK
-from model.pieces import Team
-from model.replay import load_replay
-from model.season import season_named
-from net.watch import Watcher, WatchFailed
+from blokus.cli.watch import watch_options, watch_text
+from blokus.model.exits import EXIT_OK
+from blokus.model.pieces import Team
+from blokus.model.replay import load_replay
+from blokus.model.season import season_named
+from blokus.net.watch import Watcher, WatchFailed
+from blokus.tui.app import BlokusApp
+from blokus.tui.replay_screen import ReplayScreen
+from blokus.tui.replays import load_replay as load_viewer_replay
 from tests.helpers import (
     HOST,
     PASSWORD,
@@ -42,9 +45,6 @@ from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture
     settle,
     widget_lines,
 )
-from tui.app import BlokusApp
-from tui.replay_screen import ReplayScreen
-from tui.replays import load_replay as load_viewer_replay
 
 
 @pytest.mark.parametrize("season", ["2021", "2027"])
@@ -170,8 +170,8 @@ def test_bad_options_exit_2(argv, capsys):
 async def test_live_viewer_follows_the_game_steps_back_and_shows_the_result(tmp_path, monkeypatch):
     from textual.widgets import Static
 
-    from tui.app import BlokusApp
-    from tui.watch import watch_screen
+    from blokus.tui.app import BlokusApp
+    from blokus.tui.watch import watch_screen
 
     monkeypatch.chdir(tmp_path)  # ctrl+s saves under ./replays
     async with running_server(password=PASSWORD, seed=13) as server:
@@ -205,9 +205,9 @@ async def test_live_viewer_follows_the_game_steps_back_and_shows_the_result(tmp_
 
 
 def test_a_server_sending_endless_states_cannot_grow_the_record():
-    from model.state import GameState
-    from net import watch
-    from net.connection import StateChanged
+    from blokus.model.state import GameState
+    from blokus.net import watch
+    from blokus.net.connection import StateChanged
 
     watcher = Watcher(HOST, 1, PASSWORD, room="r")
     state = GameState.new()
@@ -237,11 +237,11 @@ async def test_live_viewer_says_it_follows_instead_of_paused():
 
 def test_watching_names_our_ai_not_you(tmp_path, monkeypatch):
     """``blokus --watch --opponent cmd:…``: our seat is played by the AI, so it is not "you"."""
-    from tui import external
-    from tui.launch import PlayOptions
+    from blokus.tui import external
+    from blokus.tui.launch import PlayOptions
 
     monkeypatch.setattr(external, "program_log_dir", lambda: tmp_path)
-    from ai.players.registry import parse_player
+    from blokus.ai.players.registry import parse_player
 
     client = parse_player(f"cmd:{sys.executable} {Path(__file__).with_name('ext_client.py')}")
     args = PlayOptions(opponent=client, time_limit=None, seed=1, ai=parse_player("random"), watch=True)

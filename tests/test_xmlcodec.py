@@ -21,13 +21,13 @@ from pydantic_xml import element as xml_element
 from pydantic_xml.fields import XmlEntityInfo
 from pydantic_xml.typedefs import EntityLocation
 
-from model import messages as M
-from model import xmlcodec
-from model.convert import parse_message, read_state, state_to_message, state_to_model, to_xml
-from model.framing import parse_document
-from model.moves import SetMove, SkipMove
-from model.pieces import Color, Rotation, Shape, Team
-from model.state import GameState
+from blokus.model import messages as M
+from blokus.model import xmlcodec
+from blokus.model.convert import parse_message, read_state, state_to_message, state_to_model, to_xml
+from blokus.model.framing import parse_document
+from blokus.model.moves import SetMove, SkipMove
+from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.model.state import GameState
 from tests.helpers import elements_of, fixture_files, fixture_path
 
 ALL_FIXTURES = fixture_files("sc2021") + fixture_files("replays") + fixture_files("sc2027")

@@ -9,18 +9,18 @@ import threading
 
 import pytest
 
-from ai.interface import Player
-from model.moves import Move, SkipMove
-from model.pieces import Shape, Team
-from model.season import DEFAULT_SEASON
-from model.state import GameState
-from net.connection import Closed, Connection, GameOver, MoveRequested
+from blokus.ai.interface import Player
+from blokus.model.moves import Move, SkipMove
+from blokus.model.pieces import Shape, Team
+from blokus.model.season import DEFAULT_SEASON
+from blokus.model.state import GameState
+from blokus.net.connection import Closed, Connection, GameOver, MoveRequested
+from blokus.tui.ai_runner import AISeats
+from blokus.tui.app import BlokusApp
+from blokus.tui.game_screen import GameScreen, network_screen
+from blokus.tui.network import NetworkOptions
+from blokus.tui.session import GameSession
 from tests.helpers import CAP, wait_until
-from tui.ai_runner import AISeats
-from tui.app import BlokusApp
-from tui.game_screen import GameScreen, network_screen
-from tui.network import NetworkOptions
-from tui.session import GameSession
 
 
 def first_move(state: GameState) -> Move:
@@ -155,7 +155,7 @@ class ScriptedConnection:
     ROOM = "00000000-0000-4000-8000-000000000000"
 
     def __init__(self, host: str, port: int, *, on_traffic=None, start_piece: Shape = Shape.PENTO_L) -> None:
-        from model import messages as M
+        from blokus.model import messages as M
 
         self.M = M
         self.on_traffic = on_traffic or (lambda d, x: None)
@@ -179,8 +179,8 @@ class ScriptedConnection:
         self._out(self.M.PROTOCOL_OPEN)
 
     async def join(self, *, reservation=None, room=None) -> None:
-        from model.convert import state_to_message
-        from net.connection import Joined, MoveRequested, StateChanged, Welcome
+        from blokus.model.convert import state_to_message
+        from blokus.net.connection import Joined, MoveRequested, StateChanged, Welcome
 
         self._out(self.M.Join(game_type=DEFAULT_SEASON.game_type))
         self._in(self.M.Joined(room_id=self.ROOM))
@@ -193,8 +193,8 @@ class ScriptedConnection:
         self.queue.put_nowait(MoveRequested(room_id=self.ROOM, state=self.state.copy(), for_team=Team.ONE))
 
     async def send_move(self, move: Move) -> None:
-        from model.convert import move_to_message, state_to_message
-        from net.connection import MoveRequested, StateChanged
+        from blokus.model.convert import move_to_message, state_to_message
+        from blokus.net.connection import MoveRequested, StateChanged
 
         self._out(move_to_message(move, self.ROOM))
         self.state.play(move)
@@ -209,7 +209,7 @@ class ScriptedConnection:
             self.queue.put_nowait(MoveRequested(room_id=self.ROOM, state=self.state.copy(), for_team=Team.ONE))
 
     async def close(self) -> None:
-        from net.connection import Closed
+        from blokus.net.connection import Closed
 
         if not self.closed:
             self.closed = True
@@ -223,7 +223,7 @@ class ScriptedConnection:
         return self._iterate()
 
     async def _iterate(self):
-        from net.connection import Closed
+        from blokus.net.connection import Closed
 
         while True:
             event = await self.queue.get()

@@ -13,14 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from ai.interface import Player
-from ai.players.controller import decide
-from model.moves import describe_move
-from model.pieces import Team
-from model.state import GameState
-from tui.jobs import Jobs
-from tui.messages import AIMoveReady, AIPurpose
-from tui.session import Feedback, GameSession
+from blokus.ai.interface import Player
+from blokus.ai.players.controller import decide
+from blokus.model.moves import describe_move
+from blokus.model.pieces import Team
+from blokus.model.state import GameState
+from blokus.tui.jobs import Jobs
+from blokus.tui.messages import AIMoveReady, AIPurpose
+from blokus.tui.session import Feedback, GameSession
 
 log = logging.getLogger(__name__)
 

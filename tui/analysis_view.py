@@ -28,7 +28,7 @@ from textual.dom import DOMNode
 from textual.message import Message
 from textual.widgets import Static
 
-from ai.analysis import (
+from blokus.ai.analysis import (
     AnalysisCache,
     AnalysisSettings,
     GameAnalysis,
@@ -41,16 +41,16 @@ from ai.analysis import (
     game_key,
     positions_to_analyse,
 )
-from ai.interface import Engine
-from ai.search.compiled import preparing_text
-from model.moves import Move, SetMove, describe_move
-from model.pieces import Color, Team
-from model.state import GameState
-from tui.chart import GameChart
-from tui.colors import BLUNDER, MISTAKE
-from tui.layout import FOOTER, PaneSwitched
-from tui.session import Timeline
-from tui.spinner import Spinner
+from blokus.ai.interface import Engine
+from blokus.ai.search.compiled import preparing_text
+from blokus.model.moves import Move, SetMove, describe_move
+from blokus.model.pieces import Color, Team
+from blokus.model.state import GameState
+from blokus.tui.chart import GameChart
+from blokus.tui.colors import BLUNDER, MISTAKE
+from blokus.tui.layout import FOOTER, PaneSwitched
+from blokus.tui.session import Timeline
+from blokus.tui.spinner import Spinner
 
 log = logging.getLogger(__name__)
 
@@ -191,7 +191,7 @@ class AnalysisRunner:
     def _prepare_engine(self, stop: threading.Event) -> None:
         """Load the compiled engine, or compile it (first start: a minute, in a child process); the pane
         shows a turning "preparing the engine" meanwhile."""
-        from ai import kernels_of
+        from blokus.ai import kernels_of
 
         kernels = kernels_of(self.settings.engine_spec())
         if kernels is None:

@@ -13,7 +13,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from tui.commands import BlokusCommands
+from blokus.tui.commands import BlokusCommands
 
 log = logging.getLogger(__name__)
 

@@ -23,14 +23,14 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from model import placements as P
-from model.moves import SetMove
-from model.pieces import Color
-from model.season import FirstMove
-from model.state import GameState
-from tui.colors import DARK, LETTER, Palette, mix, palette_for
-from tui.messages import BoardClicked, BoardHover, BoardWheel
-from tui.session import GameSession, GhostStatus
+from blokus.model import placements as P
+from blokus.model.moves import SetMove
+from blokus.model.pieces import Color
+from blokus.model.season import FirstMove
+from blokus.model.state import GameState
+from blokus.tui.colors import DARK, LETTER, Palette, mix, palette_for
+from blokus.tui.messages import BoardClicked, BoardHover, BoardWheel
+from blokus.tui.session import GameSession, GhostStatus
 
 N = P.N
 LABEL_W = 3  # "19 " left, " 19" right

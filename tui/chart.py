@@ -22,9 +22,9 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ai.analysis import ChartPoint
-from model.pieces import COLORS
-from tui.colors import (
+from blokus.ai.analysis import ChartPoint
+from blokus.model.pieces import COLORS
+from blokus.tui.colors import (
     CHART_CURSOR_DARK,
     CHART_CURSOR_LIGHT,
     CHART_EVAL,

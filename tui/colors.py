@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from rich.color import Color as RichColor
 
-from model.pieces import Color
+from blokus.model.pieces import Color
 
 # Chosen to stay distinct on dark and light backgrounds and when reduced to 16 colours
 # (blue, yellow, red, green keep their hue family).

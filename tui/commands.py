@@ -9,7 +9,7 @@ from typing import Protocol, runtime_checkable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from tui.keys import key_help
+from blokus.tui.keys import key_help
 
 
 @runtime_checkable

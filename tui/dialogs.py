@@ -14,7 +14,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 
-from tui.keys import help_renderable
+from blokus.tui.keys import help_renderable
 
 MOUSE_HELP = (
     "hover moves the piece, click places it, right-click flips, the wheel rotates; click a piece in a "

@@ -15,19 +15,19 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from ai.interface import Player
-from ai.players.registry import default_player
-from model.pieces import Team
-from model.season import DEFAULT_SEASON
-from net.external import HOST, HostedGame, HostedSeat, program_command
-from net.rooms import Timeouts
-from tui.ai_runner import AISeats
-from tui.app import BlokusApp
-from tui.game_screen import GameScreen, SaveReplay
-from tui.launch import PlayOptions, theme_name
-from tui.network import network_session
-from tui.program_pane import ProgramSeat
-from tui.server_link import ServerLink
+from blokus.ai.interface import Player
+from blokus.ai.players.registry import default_player
+from blokus.model.pieces import Team
+from blokus.model.season import DEFAULT_SEASON
+from blokus.net.external import HOST, HostedGame, HostedSeat, program_command
+from blokus.net.rooms import Timeouts
+from blokus.tui.ai_runner import AISeats
+from blokus.tui.app import BlokusApp
+from blokus.tui.game_screen import GameScreen, SaveReplay
+from blokus.tui.launch import PlayOptions, theme_name
+from blokus.tui.network import network_session
+from blokus.tui.program_pane import ProgramSeat
+from blokus.tui.server_link import ServerLink
 
 
 def program_log_dir() -> Path:

@@ -18,15 +18,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from model.pieces import Color, Team
-from model.text import printable
-from tui.ai_runner import AIRunner, AISeats
-from tui.board import Board, BoardView
-from tui.colors import palette_for
-from tui.jobs import Jobs
-from tui.layout import BoardLayout
-from tui.menu_actions import GameChanged, GameMenu, LeaveAsked, MenuSaid, NewGameAsked
-from tui.messages import (
+from blokus.model.pieces import Color, Team
+from blokus.model.text import printable
+from blokus.tui.ai_runner import AIRunner, AISeats
+from blokus.tui.board import Board, BoardView
+from blokus.tui.colors import palette_for
+from blokus.tui.jobs import Jobs
+from blokus.tui.layout import BoardLayout
+from blokus.tui.menu_actions import GameChanged, GameMenu, LeaveAsked, MenuSaid, NewGameAsked
+from blokus.tui.messages import (
     AIAsked,
     AIMoveReady,
     AIPurpose,
@@ -37,13 +37,20 @@ from tui.messages import (
     ShapePicked,
     UndoAsked,
 )
-from tui.network import XML_PANE_MIN_HEIGHT, NetworkOptions, apply_news, clock_left, network_session, waiting_status
-from tui.placing_board import PLACING_BINDINGS, PLAYING_BINDINGS, PlacingBoard, PlayArea
-from tui.program_pane import POLL_S, PROGRAM_LOG_BINDING, ProgramLog, ProgramSeat
-from tui.server_link import MessageIgnored, ServerLink, ServerNews, Traffic, TrafficLogged
-from tui.session import Feedback, GameSession
-from tui.status import StatusContext, game_status, waiting_for
-from tui.widgets import FeedbackView, MoveLog, PanelView, StatusBar, XmlPane
+from blokus.tui.network import (
+    XML_PANE_MIN_HEIGHT,
+    NetworkOptions,
+    apply_news,
+    clock_left,
+    network_session,
+    waiting_status,
+)
+from blokus.tui.placing_board import PLACING_BINDINGS, PLAYING_BINDINGS, PlacingBoard, PlayArea
+from blokus.tui.program_pane import POLL_S, PROGRAM_LOG_BINDING, ProgramLog, ProgramSeat
+from blokus.tui.server_link import MessageIgnored, ServerLink, ServerNews, Traffic, TrafficLogged
+from blokus.tui.session import Feedback, GameSession
+from blokus.tui.status import StatusContext, game_status, waiting_for
+from blokus.tui.widgets import FeedbackView, MoveLog, PanelView, StatusBar, XmlPane
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ so a key is written once: in a ``Binding`` (its ``description`` is the footer la
 longer text for help and palette). Bindings that share a description (the four arrow keys) are one
 line of help and no palette entry.
 
-``python -m tui.keytables`` prints the README's key tables.
+``python -m blokus.tui.keytables`` prints the README's key tables.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""The README's key tables, generated from the bindings: ``python -m tui.keytables``."""
+"""The README's key tables, generated from the bindings: ``python -m blokus.tui.keytables``."""
 
 from __future__ import annotations
 
-from tui.app import BlokusApp
-from tui.game_screen import GAME_BINDINGS
-from tui.keys import markdown_table
-from tui.replay_screen import VIEWER_BINDINGS
+from blokus.tui.app import BlokusApp
+from blokus.tui.game_screen import GAME_BINDINGS
+from blokus.tui.keys import markdown_table
+from blokus.tui.replay_screen import VIEWER_BINDINGS
 
 
 def readme_tables() -> str:

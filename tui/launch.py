@@ -9,18 +9,18 @@ import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ai.interface import Player
-from ai.players.registry import PlayerKind, PlayerSpec, default_player
-from model.pieces import Shape, Team
-from model.season import DEFAULT_PORT, DEFAULT_SEASON, Season
-from tui.ai_runner import AISeats
-from tui.app import BlokusApp
-from tui.game_screen import GameScreen, network_screen
-from tui.network import NetworkOptions
-from tui.replay_screen import ReplayScreen
-from tui.replays import ReplayData, save_session
-from tui.server_link import Traffic
-from tui.session import GameSession
+from blokus.ai.interface import Player
+from blokus.ai.players.registry import PlayerKind, PlayerSpec, default_player
+from blokus.model.pieces import Shape, Team
+from blokus.model.season import DEFAULT_PORT, DEFAULT_SEASON, Season
+from blokus.tui.ai_runner import AISeats
+from blokus.tui.app import BlokusApp
+from blokus.tui.game_screen import GameScreen, network_screen
+from blokus.tui.network import NetworkOptions
+from blokus.tui.replay_screen import ReplayScreen
+from blokus.tui.replays import ReplayData, save_session
+from blokus.tui.server_link import Traffic
+from blokus.tui.session import GameSession
 
 DEFAULT_MOVE_TIME_MS = 1000
 NETWORK_MOVE_TIME_MS = 1500  # the AI's move for you on a server with the official 2 s limit

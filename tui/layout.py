@@ -19,9 +19,9 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
-from model.pieces import Color
-from tui.board import Board, Scale
-from tui.widgets import MoveLog, PanelView, ShapePanel, StatusBar, XmlPane, large_panel_lines
+from blokus.model.pieces import Color
+from blokus.tui.board import Board, Scale
+from blokus.tui.widgets import MoveLog, PanelView, ShapePanel, StatusBar, XmlPane, large_panel_lines
 
 MIN_WIDTH, MIN_HEIGHT = 40, 20  # below this nothing useful fits: a notice instead
 STATUS_LINES = 4  # status lines (a fifth only on narrow centre columns, where the board is small)

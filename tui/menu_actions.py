@@ -13,13 +13,13 @@ from collections.abc import Callable
 from textual.binding import BindingType
 from textual.message import Message
 
-from model.pieces import Team
-from tui.dialogs import EndScreen, HelpScreen, QuitScreen
-from tui.jobs import Jobs
-from tui.program_pane import ProgramSeat
-from tui.replay_screen import ReplayScreen, open_replay_picker
-from tui.replays import ReplayData
-from tui.session import Feedback, GameSession, Timeline
+from blokus.model.pieces import Team
+from blokus.tui.dialogs import EndScreen, HelpScreen, QuitScreen
+from blokus.tui.jobs import Jobs
+from blokus.tui.program_pane import ProgramSeat
+from blokus.tui.replay_screen import ReplayScreen, open_replay_picker
+from blokus.tui.replays import ReplayData
+from blokus.tui.session import Feedback, GameSession, Timeline
 
 log = logging.getLogger(__name__)
 

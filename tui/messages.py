@@ -6,9 +6,9 @@ from enum import Enum
 
 from textual.message import Message
 
-from ai.players.controller import Decision
-from model.moves import Move
-from model.pieces import Shape
+from blokus.ai.players.controller import Decision
+from blokus.model.moves import Move
+from blokus.model.pieces import Shape
 
 
 class BoardHover(Message):

@@ -13,16 +13,16 @@ from dataclasses import dataclass
 from rich.style import Style
 from rich.text import Text
 
-from ai.interface import Player
-from model import server_texts
-from model.pieces import Shape, Team
-from model.result import GameResult, end_texts
-from model.season import Season
-from model.state import GameState
-from model.text import printable
-from net.connection import Connection
-from tui.colors import Palette
-from tui.server_link import (
+from blokus.ai.interface import Player
+from blokus.model import server_texts
+from blokus.model.pieces import Shape, Team
+from blokus.model.result import GameResult, end_texts
+from blokus.model.season import Season
+from blokus.model.state import GameState
+from blokus.model.text import printable
+from blokus.net.connection import Connection
+from blokus.tui.colors import Palette
+from blokus.tui.server_link import (
     ConnectFailed,
     Connecting,
     GameEnded,
@@ -36,7 +36,7 @@ from tui.server_link import (
     StateArrived,
     wall_stamp,
 )
-from tui.session import Aborted, Feedback, GameSession, SeatKind, Timeline
+from blokus.tui.session import Aborted, Feedback, GameSession, SeatKind, Timeline
 
 XML_PANE_MIN_HEIGHT = 44  # terminal lines from which the XML pane is shown at the start
 

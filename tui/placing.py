@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol
 
-from model import placements as P
-from model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove, describe_move
-from model.pieces import Color, Rotation, Shape, transform
-from model.record import GameRecord
-from model.state import GameState, move_of_placement
+from blokus.model import placements as P
+from blokus.model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove, describe_move
+from blokus.model.pieces import Color, Rotation, Shape, transform
+from blokus.model.record import GameRecord
+from blokus.model.state import GameState, move_of_placement
 
 N = P.N
 

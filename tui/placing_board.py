@@ -12,9 +12,9 @@ from functools import partial
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 
-from tui.board import Board
-from tui.dialogs import ConfirmScreen
-from tui.messages import (
+from blokus.tui.board import Board
+from blokus.tui.dialogs import ConfirmScreen
+from blokus.tui.messages import (
     AIAsked,
     AIPurpose,
     AutopilotSwitched,
@@ -27,7 +27,7 @@ from tui.messages import (
     ShapePicked,
     UndoAsked,
 )
-from tui.session import Feedback, GameSession
+from blokus.tui.session import Feedback, GameSession
 
 # The keys of the piece being placed (the help screen, the palette and the README's key table list them first).
 PLACING_BINDINGS: list[BindingType] = [

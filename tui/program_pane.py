@@ -16,15 +16,15 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import Static
 
-from model.moves import describe_move
-from model.pieces import Team
-from model.result import EndTexts
-from tui.colors import palette_for
-from tui.layout import FOOTER, PaneSwitched
-from tui.session import Feedback, GameSession
+from blokus.model.moves import describe_move
+from blokus.model.pieces import Team
+from blokus.model.result import EndTexts
+from blokus.tui.colors import palette_for
+from blokus.tui.layout import FOOTER, PaneSwitched
+from blokus.tui.session import Feedback, GameSession
 
 if TYPE_CHECKING:  # net.external loads the compiled engine's modules: only games against a program need it
-    from net.external import HostedGame, HostedOutcome, Program
+    from blokus.net.external import HostedGame, HostedOutcome, Program
 
 PANE_HEIGHT = 10  # lines with the border, where the terminal has them
 PANE_MIN_HEIGHT = 4  # below this the pane is not worth its lines: it stays closed (the board first)

@@ -19,26 +19,26 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
 
-from ai.analysis import AnalysisSettings
-from model import server_texts
-from model.convert import state_to_message
-from model.messages import to_xml
-from model.moves import SetMove
-from model.pieces import Color, Team
-from model.text import printable
-from tui.analysis_view import AnalysisPanel
-from tui.board import Board, BoardView, Scale
-from tui.chart import GameChart
-from tui.colors import palette_for
-from tui.dialogs import HelpScreen, ReplayPicker, TurnScreen
-from tui.jobs import Jobs
-from tui.keys import in_order
-from tui.layout import CENTRE_MIN, COMPACT_STATUS_LINES, BoardLayout
-from tui.replays import REPLAY_DIR, ReplayData, ReplayError, load_replay, result_texts
-from tui.server_link import GameEnded, LinkClosed, ServerComplained, StateArrived, WatchLink
-from tui.session import GhostStatus, describe_move
-from tui.status import WIDE, pack
-from tui.widgets import MoveLog, PanelView, StatusBar, XmlPane
+from blokus.ai.analysis import AnalysisSettings
+from blokus.model import server_texts
+from blokus.model.convert import state_to_message
+from blokus.model.messages import to_xml
+from blokus.model.moves import SetMove
+from blokus.model.pieces import Color, Team
+from blokus.model.text import printable
+from blokus.tui.analysis_view import AnalysisPanel
+from blokus.tui.board import Board, BoardView, Scale
+from blokus.tui.chart import GameChart
+from blokus.tui.colors import palette_for
+from blokus.tui.dialogs import HelpScreen, ReplayPicker, TurnScreen
+from blokus.tui.jobs import Jobs
+from blokus.tui.keys import in_order
+from blokus.tui.layout import CENTRE_MIN, COMPACT_STATUS_LINES, BoardLayout
+from blokus.tui.replays import REPLAY_DIR, ReplayData, ReplayError, load_replay, result_texts
+from blokus.tui.server_link import GameEnded, LinkClosed, ServerComplained, StateArrived, WatchLink
+from blokus.tui.session import GhostStatus, describe_move
+from blokus.tui.status import WIDE, pack
+from blokus.tui.widgets import MoveLog, PanelView, StatusBar, XmlPane
 
 SPEEDS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)  # turns per second
 

@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from model.pieces import Team
-from model.result import GameResult, colour_points, end_texts, state_result
-from model.season import Season
-from model.state import GameState
-from tui.session import GameSession, Timeline
+from blokus.model.pieces import Team
+from blokus.model.result import GameResult, colour_points, end_texts, state_result
+from blokus.model.season import Season
+from blokus.model.state import GameState
+from blokus.tui.session import GameSession, Timeline
 
 REPLAY_DIR = Path("replays")
 
@@ -34,7 +34,7 @@ class ReplayData:
 
 
 def load_replay(path: Path, season: Season | None = None) -> ReplayData:
-    from model.replay import UnreadableReplay, read_game
+    from blokus.model.replay import UnreadableReplay, read_game
 
     try:
         replay = read_game(path, season)
@@ -76,7 +76,7 @@ def result_texts(
 
 def save_session(session: GameSession, directory: Path | None = None, when: datetime | None = None) -> Path:
     """Write the game (finished or not) in the official replay format under ``replays/``."""
-    from model.replay import new_replay_path, write_replay
+    from blokus.model.replay import new_replay_path, write_replay
 
     directory = directory or REPLAY_DIR
     directory.mkdir(parents=True, exist_ok=True)

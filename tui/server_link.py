@@ -18,14 +18,14 @@ from typing import Any
 
 from textual.message import Message
 
-from model.moves import Move
-from model.pieces import Team
-from model.result import GameResult
-from model.season import Season
-from model.state import GameState
-from net import connection as net
-from net.watch import Watcher
-from tui.jobs import Jobs
+from blokus.model.moves import Move
+from blokus.model.pieces import Team
+from blokus.model.result import GameResult
+from blokus.model.season import Season
+from blokus.model.state import GameState
+from blokus.net import connection as net
+from blokus.net.watch import Watcher
+from blokus.tui.jobs import Jobs
 
 log = logging.getLogger(__name__)
 

@@ -12,14 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
-from model import placements as P
-from model.moves import InvalidMove, Move, MoveMistake, SkipMove
-from model.pieces import Color, Shape, Team
-from model.record import ColorRemoved, GameRecord, MoveEvent, events_between
-from model.result import EndTexts, GameResult, end_texts, state_result
-from model.season import DEFAULT_SEASON, Season
-from model.state import GameState
-from tui.placing import REFUSAL, Feedback, Ghost, GhostStatus, Placement, classify, describe_move, ghost_word
+from blokus.model import placements as P
+from blokus.model.moves import InvalidMove, Move, MoveMistake, SkipMove
+from blokus.model.pieces import Color, Shape, Team
+from blokus.model.record import ColorRemoved, GameRecord, MoveEvent, events_between
+from blokus.model.result import EndTexts, GameResult, end_texts, state_result
+from blokus.model.season import DEFAULT_SEASON, Season
+from blokus.model.state import GameState
+from blokus.tui.placing import REFUSAL, Feedback, Ghost, GhostStatus, Placement, classify, describe_move, ghost_word
 
 N = P.N
 __all__ = [

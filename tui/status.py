@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from rich.style import Style
 from rich.text import Text
 
-from model.moves import describe_piece
-from model.pieces import Color, Team
-from tui.colors import Palette
-from tui.session import GameSession, GhostStatus, ghost_word
+from blokus.model.moves import describe_piece
+from blokus.model.pieces import Color, Team
+from blokus.tui.colors import Palette
+from blokus.tui.session import GameSession, GhostStatus, ghost_word
 
 WIDE = 44  # columns from which the long forms fit
 

@@ -10,13 +10,13 @@ saves the game as a replay. Without a terminal (or with ``--text``) the moves ar
 
 from __future__ import annotations
 
-from ai.analysis import AnalysisSettings
-from net.watch import Watcher, WatchOptions
-from tui.app import BlokusApp
-from tui.replay_screen import ReplayScreen
-from tui.replays import ReplayData
-from tui.server_link import WatchLink
-from tui.session import Timeline
+from blokus.ai.analysis import AnalysisSettings
+from blokus.net.watch import Watcher, WatchOptions
+from blokus.tui.app import BlokusApp
+from blokus.tui.replay_screen import ReplayScreen
+from blokus.tui.replays import ReplayData
+from blokus.tui.server_link import WatchLink
+from blokus.tui.session import Timeline
 
 
 def live_data(watcher: Watcher) -> ReplayData:

@@ -12,12 +12,12 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ai.analysis import Mark
-from model.pieces import SHAPES, Color, Shape, orientations
-from model.state import GameState
-from tui.colors import Palette, palette_for
-from tui.messages import ShapePicked
-from tui.session import GameSession, LogEntry
+from blokus.ai.analysis import Mark
+from blokus.model.pieces import SHAPES, Color, Shape, orientations
+from blokus.model.state import GameState
+from blokus.tui.colors import Palette, palette_for
+from blokus.tui.messages import ShapePicked
+from blokus.tui.session import GameSession, LogEntry
 
 # --- shape panels ----------------------------------------------------------------------------------
 

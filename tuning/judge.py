@@ -23,9 +23,9 @@ import os
 import numpy as np
 from teacher import _move_values  # tuning/ is the script's directory
 
-from ai.players.gtp import GtpError, GtpPlayer
-from model.pieces import Team
-from model.replay import load_replay
+from blokus.ai.players.gtp import GtpError, GtpPlayer
+from blokus.model.pieces import Team
+from blokus.model.replay import load_replay
 
 EDGES = (4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 72, 101)
 PHASES = ((4, 16), (16, 28), (28, 40), (40, 56), (56, 101))

@@ -25,12 +25,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from teacher import _move_values  # noqa: E402
 
-from ai.analysis import replay_moves  # noqa: E402
-from ai.players.gtp import GtpError, GtpPlayer  # noqa: E402
-from model.moves import SkipMove, parse_move  # noqa: E402
-from model.pieces import Team  # noqa: E402
-from model.replay import load_replay  # noqa: E402
-from model.state import GameState  # noqa: E402
+from blokus.ai.analysis import replay_moves  # noqa: E402
+from blokus.ai.players.gtp import GtpError, GtpPlayer  # noqa: E402
+from blokus.model.moves import SkipMove, parse_move  # noqa: E402
+from blokus.model.pieces import Team  # noqa: E402
+from blokus.model.replay import load_replay  # noqa: E402
+from blokus.model.state import GameState  # noqa: E402
 
 
 def judge_value(engine: GtpPlayer, state: GameState, move_text: str) -> float | None:

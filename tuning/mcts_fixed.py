@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ai import make_player  # noqa: E402
-from ai.arena.match import format_table, make_specs, play_game, summary  # noqa: E402
-from ai.search.mcts import MctsParams, MctsPlayer, prepare  # noqa: E402
+from blokus.ai import make_player  # noqa: E402
+from blokus.ai.arena.match import format_table, make_specs, play_game, summary  # noqa: E402
+from blokus.ai.search.mcts import MctsParams, MctsPlayer, prepare  # noqa: E402
 
 
 def factory(text: str):

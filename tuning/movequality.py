@@ -32,15 +32,15 @@ import random
 import numpy as np
 from teacher import _move_values, worker_engine  # tuning/ is the script's directory
 
-from ai import compile_ahead, make_player, parse_player
-from ai.interface import Engine
-from ai.players.gtp import GtpError, GtpPlayer
-from ai.search.evaluate import Weights
-from ai.search.fastsearch import FastLookaheadPlayer, FastSearchParams
-from model.moves import SkipMove
-from model.pieces import Team
-from model.replay import load_replay
-from model.state import move_of_placement, placement_of
+from blokus.ai import compile_ahead, make_player, parse_player
+from blokus.ai.interface import Engine
+from blokus.ai.players.gtp import GtpError, GtpPlayer
+from blokus.ai.search.evaluate import Weights
+from blokus.ai.search.fastsearch import FastLookaheadPlayer, FastSearchParams
+from blokus.model.moves import SkipMove
+from blokus.model.pieces import Team
+from blokus.model.replay import load_replay
+from blokus.model.state import move_of_placement, placement_of
 
 BANDS = ((16, 22), (22, 28), (28, 34), (34, 41))
 

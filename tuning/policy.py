@@ -25,15 +25,15 @@ import random
 import numpy as np
 from teacher import _load, _move_values, worker_engine  # tuning/ is the script's directory
 
-from ai.players.gtp import GtpError, parse_cells, placement_of_mask
-from ai.search import evaluate as E
-from ai.search import fasteval as FE
-from ai.search import movefeatures as MF
-from ai.search.tables import TABLES
-from model.fast import FastState
-from model.moves import SkipMove
-from model.pieces import Shape
-from model.state import GameState, move_of_placement
+from blokus.ai.players.gtp import GtpError, parse_cells, placement_of_mask
+from blokus.ai.search import evaluate as E
+from blokus.ai.search import fasteval as FE
+from blokus.ai.search import movefeatures as MF
+from blokus.ai.search.tables import TABLES
+from blokus.model.fast import FastState
+from blokus.model.moves import SkipMove
+from blokus.model.pieces import Shape
+from blokus.model.state import GameState, move_of_placement
 
 
 def _replay_to(game: dict, index: int) -> GameState:

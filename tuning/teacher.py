@@ -36,15 +36,15 @@ import numpy as np
 from texel import _logistic_fit as texel_fit  # tuning/ is the script's directory
 from texel import _logloss
 
-from ai.players.gtp import GtpError, GtpPlayer, parse_cells, placement_of_mask
-from ai.search import evaluate as E
-from ai.search import fasteval as FE
-from ai.search.tables import TABLES
-from model.fast import FastState
-from model.moves import SkipMove
-from model.pieces import Shape
-from model.season import SEASON_2021
-from model.state import GameState, move_of_placement
+from blokus.ai.players.gtp import GtpError, GtpPlayer, parse_cells, placement_of_mask
+from blokus.ai.search import evaluate as E
+from blokus.ai.search import fasteval as FE
+from blokus.ai.search.tables import TABLES
+from blokus.model.fast import FastState
+from blokus.model.moves import SkipMove
+from blokus.model.pieces import Shape
+from blokus.model.season import SEASON_2021
+from blokus.model.state import GameState, move_of_placement
 
 OPENING_TURNS = 4
 

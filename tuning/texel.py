@@ -21,15 +21,15 @@ import time
 
 import numpy as np
 
-from ai.search import evaluate as E
-from ai.search import fasteval as FE
-from ai.search.fastsearch import FastLookaheadPlayer
-from ai.search.tables import TABLES
-from model.fast import FastState
-from model.moves import SkipMove
-from model.pieces import Shape
-from model.season import SEASON_2021
-from model.state import GameState, move_of_placement
+from blokus.ai.search import evaluate as E
+from blokus.ai.search import fasteval as FE
+from blokus.ai.search.fastsearch import FastLookaheadPlayer
+from blokus.ai.search.tables import TABLES
+from blokus.model.fast import FastState
+from blokus.model.moves import SkipMove
+from blokus.model.pieces import Shape
+from blokus.model.season import SEASON_2021
+from blokus.model.state import GameState, move_of_placement
 
 
 def play_one(args: tuple[int, float]) -> tuple[np.ndarray, np.ndarray, float]:

@@ -20,10 +20,10 @@ import time
 
 import numpy as np
 
-from ai.search.mcts import MctsParams, MctsPlayer, prepare
-from model.pieces import Shape
-from model.season import SEASONS
-from model.state import GameState, placement_of
+from blokus.ai.search.mcts import MctsParams, MctsPlayer, prepare
+from blokus.model.pieces import Shape
+from blokus.model.season import SEASONS
+from blokus.model.state import GameState, placement_of
 
 VARIANTS = {
     "default": {},

@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ai.arena.match import make_specs, run_match, summary  # noqa: E402
-from ai.search.evaluate import DEFAULT_WEIGHTS, Weights  # noqa: E402
-from ai.search.greedy import GreedyPlayer  # noqa: E402
-from ai.search.lookahead import LookaheadPlayer  # noqa: E402
+from blokus.ai.arena.match import make_specs, run_match, summary  # noqa: E402
+from blokus.ai.search.evaluate import DEFAULT_WEIGHTS, Weights  # noqa: E402
+from blokus.ai.search.greedy import GreedyPlayer  # noqa: E402
+from blokus.ai.search.lookahead import LookaheadPlayer  # noqa: E402
 
 FLOAT_PARAMS = ["points", "anchors", "area", "overlap", "awkward", "centre", "dead"]
 

@@ -37,14 +37,14 @@ import time
 
 import numpy as np
 
-from ai.search import evaluate as E
-from ai.search import fasteval as FE
-from ai.search.tables import TABLES
-from model.fast import FastState
-from model.moves import SkipMove
-from model.pieces import Shape, Team
-from model.season import season_named
-from model.state import GameState, move_of_placement
+from blokus.ai.search import evaluate as E
+from blokus.ai.search import fasteval as FE
+from blokus.ai.search.tables import TABLES
+from blokus.model.fast import FastState
+from blokus.model.moves import SkipMove
+from blokus.model.pieces import Shape, Team
+from blokus.model.season import season_named
+from blokus.model.state import GameState, move_of_placement
 
 # the turns of each phase's positions, and the turn its weights are placed at (between two, they are
 # interpolated by ``Weights.at_turn``)
@@ -59,8 +59,8 @@ LEFT_OUT = ("exclusive", "centre")
 def play_one(args: tuple[int, float, str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, str]:
     """One game: (terms ONE − TWO, turns, point differences now) of the first position of every round, the
     final point difference and the season."""
-    from ai.players.registry import compile_ahead, parse_player
-    from ai.search.fastsearch import FastLookaheadPlayer
+    from blokus.ai.players.registry import compile_ahead, parse_player
+    from blokus.ai.search.fastsearch import FastLookaheadPlayer
 
     compile_ahead(parse_player("lookahead"))
     seed, move_time, season_name = args
@@ -186,10 +186,10 @@ def weights_code(phases: list[tuple[int, dict[str, float]]]) -> str:
 def rollout(args: tuple[str, int, str, int, float]) -> float:
     """The final point difference (team ONE minus TWO) of the game ``path`` from its state ``index`` after
     ``move``, played on by the compiled lookahead against itself (``seed``, ``move_time`` seconds a move)."""
-    from ai.players.registry import compile_ahead, parse_player
-    from ai.search.fastsearch import FastLookaheadPlayer
-    from model.moves import parse_move
-    from model.replay import load_replay
+    from blokus.ai.players.registry import compile_ahead, parse_player
+    from blokus.ai.search.fastsearch import FastLookaheadPlayer
+    from blokus.model.moves import parse_move
+    from blokus.model.replay import load_replay
 
     compile_ahead(parse_player("lookahead"))
     path, index, move, seed, move_time = args

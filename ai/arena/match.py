@@ -31,18 +31,18 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, Thr
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
-from ai import processes
-from ai.arena.referee import Referee
-from ai.arena.sprt import SprtSpec, SprtState, Verdict
-from ai.interface import Engine
-from ai.players.registry import PlayerSpec, capped_threads, compile_ahead, search_threads_of
-from ai.search.cores import available_cores
-from model.moves import Move
-from model.pieces import Shape, Team
-from model.record import GameRecord
-from model.result import Cause, GameResult, irregular_result, regular_result
-from model.season import DEFAULT_SEASON, season_named
-from model.state import GameState, move_of_placement
+from blokus.ai import processes
+from blokus.ai.arena.referee import Referee
+from blokus.ai.arena.sprt import SprtSpec, SprtState, Verdict
+from blokus.ai.interface import Engine
+from blokus.ai.players.registry import PlayerSpec, capped_threads, compile_ahead, search_threads_of
+from blokus.ai.search.cores import available_cores
+from blokus.model.moves import Move
+from blokus.model.pieces import Shape, Team
+from blokus.model.record import GameRecord
+from blokus.model.result import Cause, GameResult, irregular_result, regular_result
+from blokus.model.season import DEFAULT_SEASON, season_named
+from blokus.model.state import GameState, move_of_placement
 
 EngineFactory = Callable[[int], Engine]  # seed -> engine
 
@@ -180,7 +180,7 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
         else irregular_result(Team(forfeit_team), cause, result.forfeit, pts, names, season)
     )
     if spec.replay_dir is not None:
-        from model.replay import new_replay_path, write_replay
+        from blokus.model.replay import new_replay_path, write_replay
 
         path = new_replay_path(spec.replay_dir, names, season, number=spec.index)
         write_replay(path, record.states, result.result, names=names)

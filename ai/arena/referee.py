@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model.moves import Move, MoveMistake
-from model.result import Cause
-from model.state import GameState
+from blokus.model.moves import Move, MoveMistake
+from blokus.model.result import Cause
+from blokus.model.state import GameState
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ai.arena.match import ArenaGame, GameSpec
+from blokus.ai.arena.match import ArenaGame, GameSpec
 
 JOURNAL_FORMAT = "blokus-tournament-journal/1"
 ELO_PER_NAT = 400.0 / math.log(10.0)  # logistic Elo: p = 1 / (1 + 10 ** (-d / 400))

@@ -32,11 +32,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ai.interface import EngineError, Player, fallback_move
-from model import placements as P
-from model.moves import Move, NotAMove, SkipMove, as_move
-from model.pieces import SHAPES
-from model.state import GameState, move_of_placement
+from blokus.ai.interface import EngineError, Player, fallback_move
+from blokus.model import placements as P
+from blokus.model.moves import Move, NotAMove, SkipMove, as_move
+from blokus.model.pieces import SHAPES
+from blokus.model.state import GameState, move_of_placement
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +71,9 @@ def _largest_piece(ids: np.ndarray, rng: random.Random | None) -> int:
 def warm_up() -> None:
     """Run the first-call paths once (numpy move generation, message models), so that the first move
     request of a game does not pay for them."""
-    from model import convert
-    from model.messages import to_xml
-    from model.pieces import Shape
+    from blokus.model import convert
+    from blokus.model.messages import to_xml
+    from blokus.model.pieces import Shape
 
     state = GameState.new(Shape.PENTO_L)
     move = fallback_move(state, random.Random(0))

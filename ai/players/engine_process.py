@@ -27,12 +27,12 @@ import time
 from collections.abc import Callable
 from multiprocessing.sharedctypes import RawValue
 
-from ai import processes
-from ai.interface import Engine, EngineError, Player
-from ai.players.registry import PlayerSpec, kernels_of
-from ai.search.compiled import fallback_label
-from model.moves import Move
-from model.state import GameState
+from blokus.ai import processes
+from blokus.ai.interface import Engine, EngineError, Player
+from blokus.ai.players.registry import PlayerSpec, kernels_of
+from blokus.ai.search.compiled import fallback_label
+from blokus.model.moves import Move
+from blokus.model.state import GameState
 
 log = logging.getLogger(__name__)
 
@@ -212,7 +212,7 @@ class ProcessPlayer(Player):
         # until the worker's compiled search is ready (or if it failed, or the worker died) the Python search
         # answers here: the worker, busy loading or compiling, could answer late
         if self._fallback is None:
-            from ai.search.lookahead import LookaheadPlayer
+            from blokus.ai.search.lookahead import LookaheadPlayer
 
             self._fallback = LookaheadPlayer()
         move = await self._fallback.choose_move(state, deadline)

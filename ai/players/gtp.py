@@ -17,12 +17,12 @@ import os
 import tempfile
 from collections.abc import Callable
 
-from ai import processes
-from ai.interface import Engine, StopFlag, fallback_move
-from ai.search.greedy import GreedyPlayer
-from model import placements as P
-from model.moves import Move, SetMove, SkipMove
-from model.state import GameState, move_of_placement, placement_of
+from blokus.ai import processes
+from blokus.ai.interface import Engine, StopFlag, fallback_move
+from blokus.ai.search.greedy import GreedyPlayer
+from blokus.model import placements as P
+from blokus.model.moves import Move, SetMove, SkipMove
+from blokus.model.state import GameState, move_of_placement, placement_of
 
 GTP_ARGS = ("--game", "classic_2", "--threads", "1", "--nobook", "--noresign", "--quiet")
 _CELLS_TO_PID: dict[int, int] = {}

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from ai.interface import Engine, StopFlag
-from model.moves import Move
-from model.state import GameState
+from blokus.ai.interface import Engine, StopFlag
+from blokus.model.moves import Move
+from blokus.model.state import GameState
 
 
 class CappedTime(Engine):

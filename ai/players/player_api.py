@@ -22,16 +22,16 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from model import fast as F
-from model import placements as P
-from model.moves import Move, SetMove, SkipMove, as_move, parse_move
-from model.pieces import COLORS, SHAPES, Color, Shape, Team
-from model.season import DEFAULT_SEASON, Season, season_named
-from model.state import ALL_COLORS
-from model.state import GameState as ModelState
+from blokus.model import fast as F
+from blokus.model import placements as P
+from blokus.model.moves import Move, SetMove, SkipMove, as_move, parse_move
+from blokus.model.pieces import COLORS, SHAPES, Color, Shape, Team
+from blokus.model.season import DEFAULT_SEASON, Season, season_named
+from blokus.model.state import ALL_COLORS
+from blokus.model.state import GameState as ModelState
 
 if TYPE_CHECKING:
-    from model.result import GameResult
+    from blokus.model.result import GameResult
 
 __all__ = ["GameState", "Player", "move_of_text"]
 
@@ -55,7 +55,7 @@ def _pid(move: SetMove) -> int | None:
     """The placement id of ``move`` (any rotation/flip pair that gives the same cells), None if off the board."""
     pid = _PID.get(move)
     if pid is None:
-        from model.state import placement_of
+        from blokus.model.state import placement_of
 
         pid = placement_of(move)
     return pid

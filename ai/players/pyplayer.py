@@ -1,5 +1,5 @@
 """``py:PATH[:CLASS]``: a team's player written in Python on ``blokus.player`` — the side of it that runs in
-a process of its own (``python -P -m ai.players.pyplayer PATH CLASS MEMORY_MIB [check]``, started by
+a process of its own (``python -P -m blokus.ai.players.pyplayer PATH CLASS MEMORY_MIB [check]``, started by
 ``ai.players.team_process``).
 
 ``load_player_class`` imports the file (its folder first on ``sys.path``, so that its helper modules import)
@@ -50,10 +50,10 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-import ai.players.player_api as api
-from ai.interface import EngineError
-from ai.players.registry import PlayerKind, PlayerSpec
-from model.moves import NotAMove, as_move
+import blokus.ai.players.player_api as api
+from blokus.ai.interface import EngineError
+from blokus.ai.players.registry import PlayerKind, PlayerSpec
+from blokus.model.moves import NotAMove, as_move
 
 HEADER = struct.Struct(">I")
 TRACE_LIMIT = 8 * 1024  # characters of a traceback sent to the parent
@@ -323,7 +323,7 @@ def serve(argv: list[str]) -> int:
         sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     channel = _Channel(read_fd, write_fd)
     if mode != ["check"]:
-        from model.fast import warm_up
+        from blokus.model.fast import warm_up
 
         warm_up()  # the compiled engine behind the API's GameState: loaded (or compiled) before any clock runs
     channel.send(t="engine")

@@ -40,12 +40,12 @@ from enum import Enum
 from functools import partial
 from typing import Any
 
-from ai.interface import Engine, RandomPlayer
-from ai.players.levels import CappedTime
-from ai.search.compiled import LazyCompiledPlayer
-from ai.search.cores import MAX_THREADS, search_threads
-from ai.search.greedy import GreedyPlayer
-from ai.search.lookahead import LookaheadPlayer
+from blokus.ai.interface import Engine, RandomPlayer
+from blokus.ai.players.levels import CappedTime
+from blokus.ai.search.compiled import LazyCompiledPlayer
+from blokus.ai.search.cores import MAX_THREADS, search_threads
+from blokus.ai.search.greedy import GreedyPlayer
+from blokus.ai.search.lookahead import LookaheadPlayer
 
 DEFAULT_AI = "mcts"  # the bot's, the TUI's and level 5's player
 ANALYSIS_AI = "lookahead"  # game analyses: deterministic, so the same game always gets the same verdicts
@@ -82,24 +82,26 @@ class Registered:
 
 
 def _compiled_mcts(seed: int | None, clock: Callable[[], float] | None, settings: dict | None = None) -> Engine:
-    from ai.search.mcts import MctsParams, MctsPlayer
+    from blokus.ai.search.mcts import MctsParams, MctsPlayer
 
     return MctsPlayer(seed=seed, clock=clock, params=MctsParams(**settings) if settings else None)
 
 
 def _compiled_lookahead(seed: int | None, clock: Callable[[], float] | None) -> Engine:
-    from ai.search.fastsearch import FastLookaheadPlayer
+    from blokus.ai.search.fastsearch import FastLookaheadPlayer
 
     return FastLookaheadPlayer(seed=seed, clock=clock)
 
 
 def _mcts(seed: int | None = None, settings: tuple[tuple[str, Any], ...] = (), name: str = "mcts") -> Engine:
     factory = partial(_compiled_mcts, settings=dict(settings)) if settings else _compiled_mcts
-    return LazyCompiledPlayer(name, "ai.search.mcts", factory, LookaheadPlayer(seed), seed)
+    return LazyCompiledPlayer(name, "blokus.ai.search.mcts", factory, LookaheadPlayer(seed), seed)
 
 
 def _lookahead(seed: int | None = None) -> Engine:
-    return LazyCompiledPlayer("lookahead", "ai.search.fastsearch", _compiled_lookahead, LookaheadPlayer(seed), seed)
+    return LazyCompiledPlayer(
+        "lookahead", "blokus.ai.search.fastsearch", _compiled_lookahead, LookaheadPlayer(seed), seed
+    )
 
 
 def _python_lookahead(seed: int | None = None) -> Engine:
@@ -111,9 +113,9 @@ def _python_lookahead(seed: int | None = None) -> Engine:
 BUILTINS: dict[str, Registered] = {
     "random": Registered(RandomPlayer),
     "greedy": Registered(GreedyPlayer),
-    "lookahead": Registered(_lookahead, "ai.search.fastsearch"),
+    "lookahead": Registered(_lookahead, "blokus.ai.search.fastsearch"),
     "lookahead-py": Registered(_python_lookahead),
-    DEFAULT_AI: Registered(_mcts, "ai.search.mcts"),
+    DEFAULT_AI: Registered(_mcts, "blokus.ai.search.mcts"),
 }
 
 LEVELS: dict[int, Registered] = {
@@ -135,7 +137,7 @@ def accepted() -> str:
 
 def mcts_settings(text: str) -> tuple[tuple[str, float | int | bool], ...]:
     """``KEY=VALUE,...`` as settings of ``ai.search.mcts.MctsParams`` (checked against its fields; ValueError)."""
-    from ai.search.mcts import MctsParams  # imports numba: only for these names, which are for measuring
+    from blokus.ai.search.mcts import MctsParams  # imports numba: only for these names, which are for measuring
 
     kinds = {name: type(value) for name, value in vars(MctsParams()).items()}
     settings: dict[str, float | int | bool] = {}
@@ -225,7 +227,7 @@ class PlayerSpec:
     def build(self, seed: int | None = None) -> Engine:
         """The in-process player (ValueError with one line if it cannot be built)."""
         if self.kind is PlayerKind.GTP:
-            from ai.players.gtp import GtpPlayer
+            from blokus.ai.players.gtp import GtpPlayer
 
             return GtpPlayer(self.path, self.level, seed=seed)
         if self.kind is PlayerKind.MCTS:

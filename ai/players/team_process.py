@@ -39,9 +39,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ai import processes
-from ai.interface import Player
-from ai.players.pyplayer import (
+from blokus.ai import processes
+from blokus.ai.interface import Player
+from blokus.ai.players.pyplayer import (
     END_IDLE,
     GAME_OVER,
     IDLE,
@@ -56,12 +56,12 @@ from ai.players.pyplayer import (
     PlayerLoadError,
     frame,
 )
-from ai.players.registry import PlayerSpec
-from model.moves import Move, parse_move
-from model.pieces import Team
-from model.result import GameResult
-from model.state import GameState
-from model.text import printable
+from blokus.ai.players.registry import PlayerSpec
+from blokus.model.moves import Move, parse_move
+from blokus.model.pieces import Team
+from blokus.model.result import GameResult
+from blokus.model.state import GameState
+from blokus.model.text import printable
 
 MEMORY_LIMIT_MIB = 2048  # the team's process's data (RLIMIT_DATA): numpy and numba need some headroom
 OUTPUT_LIMIT_BYTES = 1 << 20  # of the team's output forwarded per game; the rest is dropped (and said once)
@@ -72,7 +72,7 @@ ANSWER_LIMIT_BYTES = 64 * 1024  # one message from the child
 MAX_STARTS = 20  # processes of the team's player per game (a player that dies at every move stops here)
 DRAIN_PAUSE_S = 0.005  # between two reads of output beyond the limit: the child waits, not the bot
 # the folder that holds this project's packages: the child imports exactly this project, whatever its folder
-PROJECT_ROOT = str(Path(__file__).resolve().parents[2])  # the folder of the packages: ai/players/ is two down
+PROJECT_ROOT = str(Path(__file__).parents[3].resolve())  # the folder of the package: blokus/ai/players/ is three down
 
 
 class Output:
@@ -153,7 +153,7 @@ class TeamChild:
         self, spec: PlayerSpec, output: Output, *, memory_mib: int = MEMORY_LIMIT_MIB, check: bool = False
     ) -> None:
         self.spec = spec
-        argv = [sys.executable, "-P", "-m", "ai.players.pyplayer", spec.path, spec.class_name, str(memory_mib)]
+        argv = [sys.executable, "-P", "-m", "blokus.ai.players.pyplayer", spec.path, spec.class_name, str(memory_mib)]
         argv += ["check"] if check else []
         path = os.environ.get("PYTHONPATH", "")
         env = {**os.environ, "PYTHONPATH": PROJECT_ROOT + (os.pathsep + path if path else "")}

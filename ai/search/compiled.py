@@ -18,10 +18,10 @@ import threading
 import time
 from collections.abc import Callable
 
-from ai import processes
-from ai.interface import Engine, StopFlag
-from model.moves import Move
-from model.state import GameState
+from blokus.ai import processes
+from blokus.ai.interface import Engine, StopFlag
+from blokus.model.moves import Move
+from blokus.model.state import GameState
 
 _CHILD = "BLOKUS_COMPILE_CHILD"  # set in the compiling child process
 
@@ -70,7 +70,7 @@ class Kernels:
 
     def cache_is_warm(self) -> bool:
         """Whether a numba cache holds a complete warm-up of the module for these sources (``model.numba_cache``)."""
-        from model import numba_cache
+        from blokus.model import numba_cache
 
         return numba_cache.is_warm([self.module])
 
@@ -79,7 +79,9 @@ class Kernels:
         if os.environ.get(_CHILD):  # never a chain of children (a warm_up that asks for a compile itself)
             return False
         marks = [self.module, *self.depends_on]
-        code = f"import {self.module} as m; m.warm_up(); from model import numba_cache as c; c.mark_warm({marks})"
+        code = (
+            f"import {self.module} as m; m.warm_up(); from blokus.model import numba_cache as c; c.mark_warm({marks})"
+        )
         try:
             done = processes.run([sys.executable, "-c", code], timeout=timeout, env={**os.environ, _CHILD: "1"})
         except OSError:
@@ -88,7 +90,7 @@ class Kernels:
 
     def _prepare(self) -> None:
         try:
-            from model import numba_cache
+            from blokus.model import numba_cache
 
             warm = numba_cache.is_warm([self.module])
             self.compiling = not warm

@@ -31,9 +31,9 @@ from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 
-from model import placements as P
-from model.pieces import SHAPES, TOTAL_SQUARES, Shape
-from model.state import ALL_SHAPES, GameState
+from blokus.model import placements as P
+from blokus.model.pieces import SHAPES, TOTAL_SQUARES, Shape
+from blokus.model.state import ALL_SHAPES, GameState
 
 FULL = P.FULL
 N = P.N

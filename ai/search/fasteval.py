@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ai.search import evaluate as E
-from ai.search.tables import T_AWK, T_CENTRE_CELLS
-from model import fast as F
-from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
-from model.fast import ALL_SHAPES, ANCH, CELL, FORB, FSTRIDE, M_HAND, M_TURN, M_VALID, NCELLS, NSHAPES, T_SIZE
+from blokus.ai.search import evaluate as E
+from blokus.ai.search.tables import T_AWK, T_CENTRE_CELLS
+from blokus.model import fast as F
+from blokus.model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
+from blokus.model.fast import ALL_SHAPES, ANCH, CELL, FORB, FSTRIDE, M_HAND, M_TURN, M_VALID, NCELLS, NSHAPES, T_SIZE
 
 N = F.N
 ROW_MASK = (1 << N) - 1

@@ -19,17 +19,17 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ai.interface import Engine, StopFlag, TimeKeeper
-from ai.search import fasteval as FE
-from ai.search.compiled import Kernels
-from ai.search.evaluate import TUNED_WEIGHTS, Weights
-from ai.search.greedy import no_placement_move
-from ai.search.lookahead import LookaheadPlayer
-from ai.search.tables import T_P_AWK, T_P_CENTRE, TABLES
-from model import fast as F
-from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
-from model import placements as P
-from model.fast import (
+from blokus.ai.interface import Engine, StopFlag, TimeKeeper
+from blokus.ai.search import fasteval as FE
+from blokus.ai.search.compiled import Kernels
+from blokus.ai.search.evaluate import TUNED_WEIGHTS, Weights
+from blokus.ai.search.greedy import no_placement_move
+from blokus.ai.search.lookahead import LookaheadPlayer
+from blokus.ai.search.tables import T_P_AWK, T_P_CENTRE, TABLES
+from blokus.model import fast as F
+from blokus.model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
+from blokus.model import placements as P
+from blokus.model.fast import (
     ALL_SHAPES,
     ANCH,
     CORNERS_W,
@@ -43,8 +43,8 @@ from model.fast import (
     T_CORNERS,
     T_PSIZE,
 )
-from model.moves import Move
-from model.state import GameState, move_of_placement
+from blokus.model.moves import Move
+from blokus.model.state import GameState, move_of_placement
 
 ABORTED = 1e30  # returned through the recursion once the stop flag is set
 MAX_PLY = 32
@@ -362,7 +362,7 @@ class _Watchdog:
 
 # compiled ahead of time in a child process (``ai.search.compiled``); until ready the player answers with the
 # Python lookahead search
-KERNELS = Kernels("ai.search.fastsearch", "model.fast", "ai.search.fasteval")
+KERNELS = Kernels("blokus.ai.search.fastsearch", "blokus.model.fast", "blokus.ai.search.fasteval")
 
 
 class FastLookaheadPlayer(Engine):
@@ -480,7 +480,7 @@ class FastLookaheadPlayer(Engine):
 
 def warm_up() -> None:
     """Compile (or load from numba's cache) every kernel of the search: a two-ply think without a clock."""
-    from model.pieces import Shape
+    from blokus.model.pieces import Shape
 
     state = GameState(Shape.PENTO_L)
     state.push_placement(int(state.legal_placements()[0]))

@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ai.interface import Engine, StopFlag, TimeKeeper, fallback_move
-from ai.search.evaluate import DEFAULT_WEIGHTS, Weights, evaluate, static_scores
-from model.moves import Move, SkipMove
-from model.state import GameState, move_of_placement
+from blokus.ai.interface import Engine, StopFlag, TimeKeeper, fallback_move
+from blokus.ai.search.evaluate import DEFAULT_WEIGHTS, Weights, evaluate, static_scores
+from blokus.model.moves import Move, SkipMove
+from blokus.model.state import GameState, move_of_placement
 
 
 def no_placement_move(state: GameState, rng) -> Move:

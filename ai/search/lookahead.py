@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ai.interface import Engine, StopFlag, TimeKeeper
-from ai.search.evaluate import DEFAULT_WEIGHTS, Weights, decided_value, evaluate, static_scores
-from ai.search.greedy import no_placement_move
-from model.moves import Move
-from model.state import GameState, move_of_placement
+from blokus.ai.interface import Engine, StopFlag, TimeKeeper
+from blokus.ai.search.evaluate import DEFAULT_WEIGHTS, Weights, decided_value, evaluate, static_scores
+from blokus.ai.search.greedy import no_placement_move
+from blokus.model.moves import Move
+from blokus.model.state import GameState, move_of_placement
 
 INF = float("inf")
 

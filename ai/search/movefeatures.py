@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ai.search import tables as AT
-from ai.search.tables import T_CENTRE_DIST
-from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
-from model import placements as P
-from model.fast import (
+from blokus.ai.search import tables as AT
+from blokus.ai.search.tables import T_CENTRE_DIST
+from blokus.model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
+from blokus.model import placements as P
+from blokus.model.fast import (
     ADJ_W,
     ANCH,
     CELL,

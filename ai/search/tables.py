@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ai.search import evaluate as E
-from model import fast as F
-from model.fast import NCELLS, N
+from blokus.ai.search import evaluate as E
+from blokus.model import fast as F
+from blokus.model.fast import NCELLS, N
 
 # per cell: 1 in the central 14x14, 2 in the central 8x8 (the evaluation's centre term)
 CENTRE_CELLS = np.array([((E.CENTRE_IN >> q) & 1) + ((E.CENTRE_MID >> q) & 1) for q in range(NCELLS)], dtype=np.int16)

@@ -7,11 +7,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from ai import DEFAULT_AI
-from cli.bundle.build import MAX_ZIP_MIB, BundleError, bundle
-from cli.options import Parser
-from cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
-from model.exits import EXIT_OK
+from blokus.ai import DEFAULT_AI
+from blokus.cli.bundle.build import MAX_ZIP_MIB, BundleError, bundle
+from blokus.cli.options import Parser
+from blokus.cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
+from blokus.model.exits import EXIT_OK
 
 EXIT_FAIL = 1
 
@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
 def bot_ai(bot_args: list[str]) -> PlayerSpec:
     """The player the bot's baked-in arguments name; BundleError (one line) for a bad argument or a player the
     contest bot cannot play, so that it fails now, not in the contest."""
-    from cli.bot import build_parser as bot_parser
+    from blokus.cli.bot import build_parser as bot_parser
 
     parsed = bot_parser().parse_args(bot_args)
     ai = parsed.ai or DEFAULT_AI
@@ -79,8 +79,8 @@ def bot_ai(bot_args: list[str]) -> PlayerSpec:
 def team_player(text: str, bot_args: list[str]) -> PlayerSpec:
     """``--player PATH[:CLASS]`` as a spec; BundleError (one line) if it cannot be loaded or the bot's
     arguments name another player."""
-    from ai.players.pyplayer import PlayerLoadError
-    from ai.players.team_process import check_team_player
+    from blokus.ai.players.pyplayer import PlayerLoadError
+    from blokus.ai.players.team_process import check_team_player
 
     if any(arg in ("--ai", "--player") or arg.startswith(("--ai=", "--player=")) for arg in bot_args):
         raise BundleError("--player and a player in the bot's arguments: give one")

@@ -39,12 +39,11 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from ai.players.registry import PlayerKind, PlayerSpec, default_player
-from cli.bundle.team_files import PackError, TeamFiles, closure, find_team_files
-from cli.bundle.trial import TrialError, try_upload
+from blokus.ai.players.registry import PlayerKind, PlayerSpec, default_player
+from blokus.cli.bundle.team_files import PackError, TeamFiles, closure, find_team_files
+from blokus.cli.bundle.trial import TrialError, try_upload
 
-ROOT = Path(__file__).resolve().parents[2]  # cli/bundle/build.py -> the project
-PACKAGES = ("blokus", "model", "ai", "net", "tui", "cli")
+ROOT = Path(__file__).parents[3].resolve()  # blokus/cli/bundle/build.py -> the folder holding the package
 PROJECT_SUFFIXES = (".py", ".tcss")
 UI_ONLY = {"textual"}  # dependencies only the terminal UI needs: not in the bot's upload
 PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64")  # glibc 2.17 and up; numpy and numba need 2.28
@@ -194,11 +193,13 @@ def failed(what: str, cmd: list[str], done: subprocess.CompletedProcess) -> Bund
 
 
 def copy_project(stage: Path) -> None:
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*")):
-            relative = path.relative_to(ROOT)
-            if path.is_file() and path.suffix in PROJECT_SUFFIXES and "__pycache__" not in relative.parts:
-                target = stage / relative
+    # os.walk follows the links of a checkout (blokus/model -> ../model, ...): the upload holds real folders
+    for folder, subfolders, files in os.walk(ROOT / "blokus", followlinks=True):
+        subfolders[:] = sorted(s for s in subfolders if s != "__pycache__")
+        for name in sorted(files):
+            path = Path(folder, name)
+            if path.suffix in PROJECT_SUFFIXES:
+                target = stage / path.relative_to(ROOT)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(path, target)
 
@@ -252,7 +253,7 @@ def _installed_name(name: str) -> str | None:
 def build_cache(version: str) -> Path:
     """The builder's own cache of generic kernels (kept between builds: a rebuild with unchanged sources
     only loads them); in ``$BLOKUS_NUMBA_CACHE`` when set (the tests), else beside the user's cache."""
-    from model import numba_cache
+    from blokus.model import numba_cache
 
     root = os.environ.get(numba_cache.ENV)
     base = Path(root) if root else numba_cache.user_roots()[0]
@@ -262,16 +263,16 @@ def build_cache(version: str) -> Path:
 def compile_ai(stage: Path, python: str, ai: PlayerSpec, cache: Path) -> None:
     """Compile the AI's kernels for a generic x86-64 CPU into ``cache`` (or load them from there), running the
     warm-up of the bundle's own copy, then copy those of today's sources into ``numba-cache/``."""
-    from model import numba_cache
+    from blokus.model import numba_cache
 
-    code = "import importlib; from model import numba_cache\n"
+    code = "import importlib; from blokus.model import numba_cache\n"
     if ai.kernels_module is not None:
         code += (
             f"k = importlib.import_module({ai.kernels_module!r}).KERNELS\n"
             "importlib.import_module(k.module).warm_up(); numba_cache.mark_warm([k.module])\n"
         )
     if ai.kind is PlayerKind.PY:  # a team's player: the compiled engine behind blokus.player's GameState
-        code += "import model.fast as f; f.warm_up(); numba_cache.mark_warm(['model.fast'])\n"
+        code += "import blokus.model.fast as f; f.warm_up(); numba_cache.mark_warm(['blokus.model.fast'])\n"
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", "/"),

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from model.numba_cache import PACKAGES
+from blokus.model.numba_cache import PACKAGES
 
 COMPILED_SUFFIXES = (".so", ".pyd", ".dylib")
 IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}

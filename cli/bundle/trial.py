@@ -22,12 +22,12 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ai.processes import TOKEN_ENV
-from model.pieces import Team
-from model.season import DEFAULT_SEASON, Season
-from net.external import HostedGame, HostedOutcome, HostedSeat, ProgramError
-from net.external_arena import OUR_ENV, our_command
-from net.rooms import Timeouts
+from blokus.ai.processes import TOKEN_ENV
+from blokus.model.pieces import Team
+from blokus.model.season import DEFAULT_SEASON, Season
+from blokus.net.external import HostedGame, HostedOutcome, HostedSeat, ProgramError
+from blokus.net.external_arena import OUR_ENV, our_command
+from blokus.net.rooms import Timeouts
 
 MOVES = 4  # the upload's own moves: both its colours, each twice (a first move and a later one)
 JOIN_S = 120.0  # from its start to its join (it loads numpy, numba and the compiled AI)

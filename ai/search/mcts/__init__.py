@@ -22,10 +22,10 @@ The package: ``params`` (``MctsParams``, the settings, and the indices ``R`` of 
 
 from __future__ import annotations
 
-from ai.search.mcts.buffers import NCOUNT, Root, Scratch, Tree
-from ai.search.mcts.kernels import seed_rng
-from ai.search.mcts.params import MctsParams, R
-from ai.search.mcts.player import (
+from blokus.ai.search.mcts.buffers import NCOUNT, Root, Scratch, Tree
+from blokus.ai.search.mcts.kernels import seed_rng
+from blokus.ai.search.mcts.params import MctsParams, R
+from blokus.ai.search.mcts.player import (
     KERNELS,
     PONDER_LIMIT_S,
     STOP_RESERVE_S,

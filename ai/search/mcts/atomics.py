@@ -14,7 +14,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
+from blokus.model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
 
 
 def _element_pointer(context, builder, array_type, array, index):

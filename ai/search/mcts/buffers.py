@@ -7,9 +7,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ai.search.tables import TABLES
-from model import fast as F
-from model.fast import MAX_MOVES, NCELLS, P_CELLS
+from blokus.ai.search.tables import TABLES
+from blokus.model import fast as F
+from blokus.model.fast import MAX_MOVES, NCELLS, P_CELLS
 
 NCOUNT = P_CELLS.shape[0]  # placements
 

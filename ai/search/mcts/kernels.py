@@ -15,15 +15,15 @@ import math
 import numpy as np
 from numba import njit
 
-from ai.search import movefeatures as MF
-from ai.search.fasteval import evaluate as fast_evaluate
-from ai.search.mcts import atomics
-from ai.search.mcts.buffers import NCOUNT
-from ai.search.mcts.params import R
-from ai.search.tables import T_AWK, T_P_CENTRE
-from model import fast as F
-from model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
-from model.fast import (
+from blokus.ai.search import movefeatures as MF
+from blokus.ai.search.fasteval import evaluate as fast_evaluate
+from blokus.ai.search.mcts import atomics
+from blokus.ai.search.mcts.buffers import NCOUNT
+from blokus.ai.search.mcts.params import R
+from blokus.ai.search.tables import T_AWK, T_P_CENTRE
+from blokus.model import fast as F
+from blokus.model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
+from blokus.model.fast import (
     ANCH,
     FORB,
     FSTRIDE,

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from ai.search.cores import MAX_THREADS
-from ai.search.evaluate import DEFAULT_WEIGHTS
-from ai.search.fasteval import weight_vector
+from blokus.ai.search.cores import MAX_THREADS
+from blokus.ai.search.evaluate import DEFAULT_WEIGHTS
+from blokus.ai.search.fasteval import weight_vector
 
 # a field marked so is a setting of the player, not an input of the compiled search (not in the vector)
 PLAYER_ONLY = {"player_only": True}

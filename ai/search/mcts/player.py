@@ -13,28 +13,32 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ai.interface import Engine, StopFlag, TimeKeeper
-from ai.search.compiled import Kernels
-from ai.search.cores import search_threads
-from ai.search.evaluate import evaluate
-from ai.search.greedy import no_placement_move
-from ai.search.lookahead import LookaheadPlayer
-from ai.search.mcts.buffers import Root, Scratch, Tree
-from ai.search.mcts.kernels import copy_subtree, expand_root, keep_root_statistics, run, seed_rng
-from ai.search.mcts.params import MctsParams
-from ai.search.movefeatures import PRIOR_WEIGHTS
-from ai.search.tables import TABLES
-from model import fast as F
-from model.fast import M_TURN, MAX_MOVES, NCELLS, NSHAPES, P_CELLS, FastState
-from model.moves import Move, SetMove, SkipMove
-from model.state import GameState, move_of_placement, placement_of
+from blokus.ai.interface import Engine, StopFlag, TimeKeeper
+from blokus.ai.search.compiled import Kernels
+from blokus.ai.search.cores import search_threads
+from blokus.ai.search.evaluate import evaluate
+from blokus.ai.search.greedy import no_placement_move
+from blokus.ai.search.lookahead import LookaheadPlayer
+from blokus.ai.search.mcts.buffers import Root, Scratch, Tree
+from blokus.ai.search.mcts.kernels import copy_subtree, expand_root, keep_root_statistics, run, seed_rng
+from blokus.ai.search.mcts.params import MctsParams
+from blokus.ai.search.movefeatures import PRIOR_WEIGHTS
+from blokus.ai.search.tables import TABLES
+from blokus.model import fast as F
+from blokus.model.fast import M_TURN, MAX_MOVES, NCELLS, NSHAPES, P_CELLS, FastState
+from blokus.model.moves import Move, SetMove, SkipMove
+from blokus.model.state import GameState, move_of_placement, placement_of
 
 # compiled ahead of time in a child process (``ai.search.compiled``); until ready the player answers with the
 # Python lookahead search
 log = logging.getLogger(__name__)
 
 KERNELS = Kernels(
-    "ai.search.mcts", "ai.search.mcts.kernels", "model.fast", "ai.search.fasteval", "ai.search.movefeatures"
+    "blokus.ai.search.mcts",
+    "blokus.ai.search.mcts.kernels",
+    "blokus.model.fast",
+    "blokus.ai.search.fasteval",
+    "blokus.ai.search.movefeatures",
 )
 
 
@@ -432,7 +436,7 @@ class MctsPlayer(Engine):
 def warm_up() -> None:
     """Compile (or load from numba's cache) every kernel a move calls, with the argument types it calls
     them with (a kernel first met in a move would be compiled there: a second or more, past the deadline)."""
-    from model.pieces import Shape
+    from blokus.model.pieces import Shape
 
     F.warm_up()
     tree, scratch = Tree.allocate(max_nodes=16, max_edges=2 * MAX_MOVES), Scratch.allocate()
