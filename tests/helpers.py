@@ -530,3 +530,38 @@ async def run_bot(port: int, code: str, ai: str, season: str = "2021") -> int:
         ]
     )
     return EXIT_CODES[await Bot(args, lines=bot_lines()).run()]
+
+
+TEAM_MODULES = ("model", "ai", "net", "cli", "tui")  # a team's own modules, named as our subpackages
+
+TEAM_PLAYER = """\
+import ai
+import cli
+import model
+import net
+import tui
+
+from blokus.player import Player
+
+
+class Mine(Player):
+    def calculate_move(self):
+        # each of these is the team's module (ours are blokus.model, ...): an AttributeError otherwise
+        assert [m.TEAM for m in (model, ai, net, cli, tui)] == ["model", "ai", "net", "cli", "tui"]
+        return max(self.game_state.legal_moves(), key=lambda move: move.shape.size)
+
+
+if __name__ == "__main__":
+    from blokus.player import run
+
+    run(__file__)
+"""
+
+
+def write_team_folder(folder: Path) -> Path:
+    """A team's folder: ``player.py`` importing its own ``model.py``, ``ai.py``, ... beside it; returns the file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in TEAM_MODULES:
+        (folder / f"{name}.py").write_text(f"TEAM = {name!r}\n")
+    (folder / "player.py").write_text(TEAM_PLAYER)
+    return folder / "player.py"

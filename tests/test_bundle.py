@@ -161,12 +161,15 @@ def test_bad_baked_in_arguments_fail_before_anything_is_built(tmp_path, capsys):
 TEAM_PLAYER = """\
 import sortedcontainers
 
+import ai
 import helper
+import model
 from blokus.player import Player
 
 
 class Mine(Player):
     def calculate_move(self):
+        assert (model.TEAM, ai.TEAM) == ("model", "ai")  # the team's own modules, named as our subpackages
         moves = sortedcontainers.SortedList(self.game_state.legal_moves(), key=helper.size)
         return moves[-1]
 """
@@ -183,6 +186,8 @@ def test_a_team_upload_packs_what_the_player_imports_and_is_tried_before_it_is_r
     team.mkdir()
     (team / "player.py").write_text(TEAM_PLAYER)
     (team / "helper.py").write_text("def size(move):\n    return move.shape.size\n")
+    for name in ("model", "ai"):
+        (team / f"{name}.py").write_text(f"TEAM = {name!r}\n")
     (team / "secrets_config.py").write_text("TOKEN = 'not for the contest'\n")
     (team / "test_player.py").write_text("def test():\n    pass\n")
     (tmp_path / "mine.py").symlink_to(team / "player.py")
@@ -190,14 +195,15 @@ def test_a_team_upload_packs_what_the_player_imports_and_is_tried_before_it_is_r
     said: list[str] = []
     bundle(target, VERSION, [], wheels=wheels, player=parse_python_player(str(tmp_path / "mine.py")), say=said.append)
     err = "\n".join(said)
-    assert "the player's files: helper.py, player.py" in err
+    assert "the player's files: ai.py, helper.py, model.py, player.py" in err
     assert "from your environment: sortedcontainers" in err
     played = re.search(r"tried: it played (\d+) moves", err)
     assert played is not None and int(played[1]) >= 4, err
     with zipfile.ZipFile(target) as zf:
         names = set(zf.namelist())
         start = zf.read("start.sh").decode()
-    assert {"player/player.py", "player/helper.py", "deps/sortedcontainers/__init__.py"} <= names
+    assert {"player/player.py", "player/helper.py", "player/model.py", "player/ai.py"} <= names
+    assert "deps/sortedcontainers/__init__.py" in names
     assert not any(n.endswith(("secrets_config.py", "test_player.py")) for n in names)
     assert '--player "$DIR"/player/player.py "$@"' in start
     assert os.listdir(target.parent) == ["team.zip"]

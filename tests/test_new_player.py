@@ -13,6 +13,7 @@ from blokus.ai.players.pyplayer import load_player_class
 from blokus.ai.players.registry import parse_python_player
 from blokus.cli.new_player import main as new_player_main
 from blokus.player import GameState
+from tests.helpers import TEAM_MODULES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,9 +38,26 @@ def test_writes_a_player_that_plays_and_never_overwrites(tmp_path: Path, capsys)
     assert (folder / "player.py").read_text().endswith("# mine\n")
 
 
+OWN_MODULES = """
+import ai
+import cli
+import model
+import net
+import tui
+
+assert [m.TEAM for m in (model, ai, net, cli, tui)] == ["model", "ai", "net", "cli", "tui"]  # the team's own
+"""
+
+
 @pytest.mark.slow
 def test_its_tests_pass_and_its_code_is_lint_clean(tmp_path: Path) -> None:
     assert new_player_main([str(tmp_path)]) == 0
+    # with the team's own modules named as our subpackages beside it (issue 62 item 1)
+    for name in TEAM_MODULES:
+        (tmp_path / f"{name}.py").write_text(f"TEAM = {name!r}\n")
+    player = tmp_path / "player.py"
+    head, sep, rest = player.read_text().partition("from blokus.player import GameState, Move, Player, SetMove\n")
+    player.write_text(head + sep + OWN_MODULES + rest)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist"], cwd=tmp_path, env=env, capture_output=True, text=True
