@@ -18,9 +18,9 @@ import tempfile
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from blokus.ai.arena.match import (
-    GameSite,
     MatchStopped,
     PairedSprt,
     PlayerFactory,
@@ -37,6 +37,9 @@ from blokus.cli.options import Parser, add_cluster, add_season, milliseconds, op
 from blokus.cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
 from blokus.model.season import DEFAULT_SEASON
 from blokus.net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget, settle_logs
+
+if TYPE_CHECKING:
+    from blokus.net.cluster import DaskSite
 
 SPRT_CAP = 400  # games at most of an --sprt run without --games
 
@@ -182,7 +185,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
             print(f"blokus arena: the programs' output goes to {log_dir}", file=sys.stderr)
         budget = LogBudget(str(log_dir), args.log_budget * 2**20, args.jobs)
         runner = ExternalGames(players[0], players[1], str(log_dir), join_timeout=args.join_timeout, logs=budget)
-    site = open_cluster(parser, args.cluster, players) if args.cluster is not None else None
+    site = open_cluster(parser, args, players) if args.cluster is not None else None
     try:
         return _play(args, (players[0], players[1]), runner, opening, sprt, site, temporary is not None)
     finally:
@@ -198,7 +201,7 @@ def _play(
     runner: ExternalGames | None,
     opening: int,
     sprt: PairedSprt | None,
-    site: GameSite | None,
+    site: DaskSite | None,
     temporary_logs: bool = False,
 ) -> int:
     ponder = (args.ponder in ("a", "both"), args.ponder in ("b", "both"))
@@ -255,12 +258,17 @@ def _play(
         print(sprt.games_line(len(results), args.games))
         if not sprt.decided and not stopped:
             print(f"undecided within the cap of {args.games} games (--games)")
+    lost = site.accounting_line() if site is not None else ""
+    if lost:
+        print(lost)
     if stopped:
         print(f"stopped after {len(results)} of {args.games} games ({why})")
     if args.json:
         with open(args.json, "w") as fh:
             games = [{**asdict(r), "result": None} for r in results]  # the model result is not JSON
             summary_json = s.to_dict() | ({"sprt": sprt.as_dict()} if sprt is not None else {})
+            if site is not None:
+                summary_json["cluster"] = site.accounting()
             json.dump({"args": vars(args), "summary": summary_json, "games": games, "stopped": stopped}, fh, indent=1)
     if runner is not None and temporary_logs and kept:
         print(

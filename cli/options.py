@@ -10,6 +10,7 @@ carry its unit (``1600``, ``1600ms``, ``1.6s``).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from typing import TYPE_CHECKING, NoReturn
@@ -20,8 +21,8 @@ from blokus.model.season import DEFAULT_PORT, Season, season_named
 from blokus.model.text import printable
 
 if TYPE_CHECKING:
-    from blokus.ai.arena.match import GameSite
     from blokus.ai.players.registry import PlayerSpec
+    from blokus.net.cluster import DaskSite
 
 
 def fail(prog: str, message: str) -> int:
@@ -165,20 +166,29 @@ def add_player(p: argparse.ArgumentParser, *flags: str, help: str, metavar: str 
 
 
 def add_cluster(parser: argparse.ArgumentParser) -> None:
-    """``--cluster ADDRESS``: the games on a Dask cluster (``net.cluster``; the optional extra ``cluster``)."""
+    """``--cluster ADDRESS`` and ``--cluster-certs DIR``: the games on a Dask cluster (``net.cluster``; the optional
+    extra ``cluster``), mutual TLS with the certificates of ``blokus cluster-certs``."""
+    from blokus.net.cluster import CERTS_ENV
+
     parser.add_argument(
         "--cluster",
         metavar="ADDRESS",
-        help="play the games on a Dask cluster: tcp://HOST:8786 (dask scheduler; dask worker on each machine), "
-        "or local:N to start N workers here (needs pip install -e '.[cluster]')",
+        help="play the games on a Dask cluster: tls://HOST:8786 (dask scheduler and a dask worker on each machine, "
+        "started with the certificates of blokus cluster-certs), or local:N to start N workers here (loopback "
+        "only); needs pip install -e '.[cluster]'",
+    )
+    parser.add_argument(
+        "--cluster-certs",
+        metavar="DIR",
+        default=os.environ.get(CERTS_ENV) or None,
+        help=f"the folder of blokus cluster-certs with the client's certificate, for --cluster tls://… "
+        f"(default: ${CERTS_ENV})",
     )
 
 
-def open_cluster(parser: argparse.ArgumentParser, address: str, players: list[PlayerSpec]) -> GameSite:
-    """The cluster of ``--cluster`` with its workers checked (``net.cluster.connect``); its lines on stderr, a
-    cluster that cannot be used ends the command with one line."""
-    import sys
-
+def open_cluster(parser: argparse.ArgumentParser, args: argparse.Namespace, players: list[PlayerSpec]) -> DaskSite:
+    """The cluster of ``--cluster`` (``--cluster-certs``) with its workers checked (``net.cluster.connect``); its
+    lines on stderr, a cluster that cannot be used ends the command with one line."""
     from blokus.net.cluster import ClusterError, connect
 
     def say(line: str) -> None:  # a line said during the games starts with a newline (after the progress bar)
@@ -186,6 +196,6 @@ def open_cluster(parser: argparse.ArgumentParser, address: str, players: list[Pl
         print(f"{line[: len(line) - len(text)]}{parser.prog}: {text}", file=sys.stderr)
 
     try:
-        return connect(address, players, say)
+        return connect(args.cluster, players, say, args.cluster_certs)
     except ClusterError as exc:
         parser.error(str(exc))

@@ -185,7 +185,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.cluster is None and not external:
         for spec in specs:
             compile_ahead(spec)  # before the clock runs, not in a move
-    site = open_cluster(parser, args.cluster, specs) if args.cluster is not None else None
+    site = open_cluster(parser, args, specs) if args.cluster is not None else None
     temporary = None
     spec_of = dict(zip(args.players, specs, strict=True))
     try:
