@@ -367,4 +367,4 @@ def test_a_lost_scheduler_stops_the_series_in_one_line_with_the_finished_games(h
     err += rest
     assert arena.returncode == 1, err.decode()
     assert b"the connection to the cluster's scheduler was lost)" in out and b"stopped after " in out
-    assert b"Traceback" not in err and b"distributed" not in err
+    assert b"Traceback" not in err and b"distributed" not in err, err.decode()
