@@ -49,5 +49,5 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {CA_FILE:<{width}}  every machine")
     for role, where in WHERE.items():
         print(f"  {', '.join(cert_files(role)):<{width}}  {where}")
-    print("a key (-key.pem) lets its holder into the cluster: copy it only to those machines, readable by its user only")
+    print("a key (-key.pem) lets its holder into the cluster: copy each only to its machines, readable by its user")
     return 0
