@@ -36,7 +36,7 @@ from blokus.ai.players.registry import compile_ahead
 from blokus.cli.options import Parser, add_cluster, add_season, milliseconds, open_cluster
 from blokus.cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
 from blokus.model.season import DEFAULT_SEASON
-from blokus.net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget, settle_logs
+from blokus.net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget, kept_logs_text, settle_logs
 
 SPRT_CAP = 400  # games at most of an --sprt run without --games
 
@@ -172,9 +172,10 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
         log_dir = args.logs or args.save_replay
         if log_dir is None:
             log_dir = temporary = tempfile.mkdtemp(prefix="blokus-arena-logs-")
+            kept = kept_logs_text((players[0].external, players[1].external))
             print(
-                f"blokus arena: the programs' output goes to {log_dir} (at the end only the logs of games with a "
-                "forfeit, a loss of the program under test or no result stay: --logs DIR keeps all)",
+                f"blokus arena: the programs' output goes to {log_dir} (at the end only the logs of games with "
+                f"{kept} stay: --logs DIR keeps all)",
                 file=sys.stderr,
             )
         else:
@@ -249,7 +250,7 @@ def _play(
         + (f", pondering {args.ponder}" if args.ponder else "")
         + (", untimed" if args.untimed else "")
     )
-    print(format_table(s))
+    print(format_table(s, pairs=sprt is None or sprt.state.counts != s.pentanomial))  # else the SPRT's say it
     if sprt is not None:
         print(sprt.describe())
         print(sprt.games_line(len(results), args.games))
@@ -263,9 +264,9 @@ def _play(
             summary_json = s.to_dict() | ({"sprt": sprt.as_dict()} if sprt is not None else {})
             json.dump({"args": vars(args), "summary": summary_json, "games": games, "stopped": stopped}, fh, indent=1)
     if runner is not None and temporary_logs and kept:
+        which = kept_logs_text((players[0].external, players[1].external))
         print(
-            f"blokus arena: the logs of {kept} game(s) with a forfeit, a loss of the program under test or no "
-            f"result are kept in {runner.log_dir}",
+            f"blokus arena: the logs of {kept} game(s) with {which} are kept in {runner.log_dir}",
             file=sys.stderr,
         )
     if stopped:

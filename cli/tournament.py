@@ -35,7 +35,9 @@ from blokus.ai.arena.tournament import (
     Journal,
     JournalError,
     TournamentProgress,
+    format_pairings,
     format_ratings,
+    pairing_pairs,
     pairings,
     rate,
     schedule,
@@ -251,6 +253,7 @@ def _play(
                 print(file=sys.stderr)
     finished = [(g.key, journal.games[g.key]) for g in games if g.key in journal.games]
     ratings = rate(args.players, finished, args.anchor)
+    pairs = pairing_pairs(pairings(args.players, args.gauntlet), finished, args.gauntlet)
     void = [(k, g) for k, g in finished if g.void]
     forfeits = [(k, g) for k, g in finished if g.forfeit and not g.void]
     kind = f"gauntlet of {args.gauntlet}" if args.gauntlet else "round-robin"
@@ -263,6 +266,8 @@ def _play(
     )
     print(f"{len(finished)} of {len(games)} games played ({before} from the journal {journal.path}, {len(played)} now)")
     print(format_ratings(ratings))
+    print()
+    print(format_pairings(pairs))
     if void:
         print("void games (no result, not rated):\n  " + "\n  ".join(_line(k, g, g.void) for k, g in void))
     if forfeits:
@@ -282,6 +287,7 @@ def _play(
                     "games_now": len(played),
                     "stopped": stopped,
                     **ratings.as_dict(),
+                    "pairings": [p.as_dict() for p in pairs],
                     "void_games": [_line(k, g, g.void) for k, g in void],
                     "games": [{"key": k.as_dict(), **asdict(g), "result": None} for k, g in finished],
                 },

@@ -88,10 +88,18 @@ class LogBudget:
 
 
 def worth_a_look(game: ArenaGame, external: tuple[bool, bool]) -> bool:
-    """A game whose logs a team wants to read: no result, a forfeit, or a loss of a program under test
-    (``external``: A's and B's)."""
-    lost = (external[0] and game.score == 0.0) or (external[1] and game.score == 1.0)
+    """A game whose logs a team wants to read: no result, a forfeit (a crash among them), or a loss of the
+    program under test (``external``: A's and B's). When both sides are the team's programs one of them loses
+    every game that is not a draw: then only no result and forfeits count (``kept_logs_text``)."""
+    lost = external[0] != external[1] and ((external[0] and game.score == 0.0) or (external[1] and game.score == 1.0))
     return bool(game.void or game.forfeit or lost)
+
+
+def kept_logs_text(external: tuple[bool, bool]) -> str:
+    """Which games' logs :func:`settle_logs` keeps in a temporary folder, in words (``game(s) with …``)."""
+    if all(external):
+        return "a forfeit (a crash, a timeout, an illegal move) or no result (both sides are your programs)"
+    return "a forfeit, a loss of the program under test or no result"
 
 
 def settle_logs(results: list[ArenaGame], folder: str, external: tuple[bool, bool], temporary: bool) -> int:

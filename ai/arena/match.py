@@ -33,7 +33,7 @@ from typing import Protocol
 
 from blokus.ai import processes
 from blokus.ai.arena.referee import Referee
-from blokus.ai.arena.sprt import SprtSpec, SprtState, Verdict
+from blokus.ai.arena.sprt import Pentanomial, SprtSpec, SprtState, Verdict
 from blokus.ai.interface import Engine
 from blokus.ai.players.registry import PlayerSpec, capped_threads, compile_ahead, search_threads_of
 from blokus.ai.search.cores import available_cores
@@ -516,13 +516,10 @@ class PairedSprt:
         return f"{line}; undecided"
 
     def as_dict(self) -> dict:
-        """``SprtState.as_dict`` for JSON (an infinite Elo, all pairs won or lost, is null) and the count of the
-        games: in the test, in void pairs, after the verdict, without their pair."""
-        data = self.state.as_dict()
-        data["elo"] = _finite(data["elo"])
-        data["elo_ci95"] = [_finite(x) for x in data["elo_ci95"]]
+        """``SprtState.as_dict`` (an infinite Elo, all pairs won or lost, is null) and the count of the games: in
+        the test, in void pairs, after the verdict, without their pair."""
         return {
-            **data,
+            **self.state.as_dict(),
             "void_pairs": self.void_pairs,
             "games_in_test": self.games_in_test,
             "games_after_verdict": self.after_verdict,
@@ -532,10 +529,6 @@ class PairedSprt:
     def describe(self) -> str:
         void = f"; {self.void_pairs} pair(s) with a void game not counted" if self.void_pairs else ""
         return self.state.describe() + void
-
-
-def _finite(x: float) -> float | None:
-    return x if math.isfinite(x) else None
 
 
 def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -576,9 +569,28 @@ class ArenaSummary:
     # the replays of the games each side lost (to open with blokus replay / blokus analyse)
     a_lost_replays: list[str]
     b_lost_replays: list[str]
+    # the game pairs (an opening from both seats) whose two games both have a result: A's pair scores
+    pentanomial: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
+    unpaired: int = 0  # games with a result whose pair's other game is void or missing: not in the pairs
+
+    @property
+    def pairs(self) -> Pentanomial:
+        return Pentanomial(self.pentanomial)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The full names, every count, and the pairs' figures (``Pentanomial.as_dict``) under ``pairs``."""
+        return asdict(self) | {"pairs": self.pairs.as_dict()}
+
+
+def scored_pairs(results: list[ArenaGame]) -> tuple[list[tuple[float, float]], int]:
+    """A's scores in the two games (2k, 2k + 1: one opening from both seats) of every pair that has both with a
+    result, and the number of games with a result left out (the other game of their pair void or missing)."""
+    by_pair: dict[int, dict[int, ArenaGame]] = {}
+    for game in results:
+        if not game.void:
+            by_pair.setdefault(game.index // 2, {})[game.index] = game
+    pairs = [(games[2 * k].score, games[2 * k + 1].score) for k, games in sorted(by_pair.items()) if len(games) == 2]
+    return pairs, sum(len(games) for games in by_pair.values()) - 2 * len(pairs)
 
 
 def summary(results: list[ArenaGame], name_a: str, name_b: str) -> ArenaSummary:
@@ -590,6 +602,7 @@ def summary(results: list[ArenaGame], name_a: str, name_b: str) -> ArenaSummary:
     score = sum(r.score for r in results) / n if n else 0.0
     a_times = [t for r in results for t in r.a_times]
     b_times = [t for r in results for t in r.b_times]
+    pairs, unpaired = scored_pairs(results)
     return ArenaSummary(
         a=name_a,
         b=name_b,
@@ -613,6 +626,8 @@ def summary(results: list[ArenaGame], name_a: str, name_b: str) -> ArenaSummary:
         b_forfeits=_forfeit_counts(results, "B"),
         a_lost_replays=[r.replay for r in results if r.replay and r.score == 0.0],
         b_lost_replays=[r.replay for r in results if r.replay and r.score == 1.0],
+        pentanomial=Pentanomial.of_pairs(pairs).counts,
+        unpaired=unpaired,
     )
 
 
@@ -629,12 +644,85 @@ def _forfeit_cell(counts: dict[str, int]) -> str:
     return ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items())) or "-"
 
 
-def format_table(s: ArenaSummary) -> str:
+NAME_WIDTH = 24  # a player's name in a table at most
+TABLE_WIDTH = 100  # the arena's and the tournament's tables fit this many columns (their names shortened to fit)
+
+
+def short_name(name: str, width: int = NAME_WIDTH) -> str:
+    """A player's name for a table: each path in it as its folder and file (``py:…/team/player.py``), else its
+    file alone, then, if still longer than ``width``, with its middle cut out (``…``). Names of ``width`` or
+    fewer characters stay as they are."""
+    if len(name) <= width:
+        return name
+    short = name
+    for keep in (2, 1):
+        words = []
+        for word in name.split(" "):
+            start = word.find("/")
+            parts = word[start:].split("/") if start >= 0 else []
+            words.append(word[:start] + "…/" + "/".join(parts[-keep:]) if len(parts) > keep + 1 else word)
+        short = " ".join(words)
+        if len(short) <= width:
+            return short
+    head = (width - 1) // 2
+    return short[:head] + "…" + short[len(short) - (width - 1 - head) :]
+
+
+def short_names(names: list[str], width: int = NAME_WIDTH) -> list[str]:
+    """``short_name`` of each, told apart: different names that would read alike get their place in ``names``
+    (``py:…/team/player.py #2``)."""
+    short = [short_name(n, width) for n in names]
+    clash = {s for s in short if len({n for n, x in zip(names, short, strict=True) if x == s}) > 1}
+    return [
+        f"{short_name(n, width - 4)} #{i + 1}" if s in clash else s
+        for i, (n, s) in enumerate(zip(names, short, strict=True))
+    ]
+
+
+def fitted_table(names: list[str], render: Callable[[list[str]], str]) -> str:
+    """``render(short names)``: a table of these players with their names as long as let it fit
+    ``TABLE_WIDTH`` columns (down to 12 characters a name; a table wider even so is left so)."""
+    text = ""
+    for width in range(NAME_WIDTH, 11, -1):
+        text = render(short_names(names, width))
+        if max(map(len, text.splitlines()), default=0) <= TABLE_WIDTH:
+            break
+    return text
+
+
+def format_table(s: ArenaSummary, pairs: bool = True) -> str:
+    """The score table (the players' names shortened to fit: ``fitted_table``), the pairs' figures (pentanomial
+    counts, Elo and normalised Elo; ``pairs`` False: not, e.g. when the SPRT's report gives them) and the lists
+    of void games, forfeits and lost replays (full names)."""
+    out = fitted_table([s.a, s.b], lambda names: _score_rows(s, names[0], names[1]))
+    void = s.void
+    out += f"\n{s.games} games" + (f" with a result, {void} void (no result, no point)" if void else "")
+    if pairs and s.pairs.pairs:
+        unpaired = f"; {s.unpaired} game(s) without the other game of their pair" if s.unpaired else ""
+        out += f"\nA's game pairs (an opening from both seats{unpaired}):\n  {s.pairs.describe()}"
+    if s.void_games:
+        out += "\nvoid games:\n  " + "\n  ".join(s.void_games)
+    if s.forfeits:
+        out += "\nforfeits:\n  " + "\n  ".join(s.forfeits)
+    for side in ("a", "b"):
+        if getattr(s, f"{side}_lost_replays"):
+            out += f"\ngames {getattr(s, side)} lost (blokus replay FILE, blokus analyse FILE):\n  " + "\n  ".join(
+                getattr(s, f"{side}_lost_replays")
+            )
+    if s.substitutes:
+        out += (
+            f"\n{s.substitutes} moves the external engine did not find (it passed with placements left) "
+            "were played for it by greedy"
+        )
+    return out
+
+
+def _score_rows(s: ArenaSummary, name_a: str, name_b: str) -> str:
     lo, hi = s.ci95
     rows = [
-        ("player", "W", "D", "L", "Void", "mean pts", "score %", "95% CI", "mean ms/move", "max ms/move", "forfeits"),
+        ("player", "W", "D", "L", "Void", "mean pts", "score %", "95% CI", "ms/move", "max ms", "forfeits"),
         (
-            s.a,
+            name_a,
             s.wins,
             s.draws,
             s.losses,
@@ -647,7 +735,7 @@ def format_table(s: ArenaSummary) -> str:
             _forfeit_cell(s.a_forfeits),
         ),
         (
-            s.b,
+            name_b,
             s.losses,
             s.draws,
             s.wins,
@@ -666,25 +754,7 @@ def format_table(s: ArenaSummary) -> str:
         for row in rows
     ]
     lines.insert(1, "-" * len(lines[0]))
-    void = s.void
-    out = (
-        "\n".join(lines) + f"\n{s.games} games" + (f" with a result, {void} void (no result, no point)" if void else "")
-    )
-    if s.void_games:
-        out += "\nvoid games:\n  " + "\n  ".join(s.void_games)
-    if s.forfeits:
-        out += "\nforfeits:\n  " + "\n  ".join(s.forfeits)
-    for side in ("a", "b"):
-        if getattr(s, f"{side}_lost_replays"):
-            out += f"\ngames {getattr(s, side)} lost (blokus replay FILE, blokus analyse FILE):\n  " + "\n  ".join(
-                getattr(s, f"{side}_lost_replays")
-            )
-    if s.substitutes:
-        out += (
-            f"\n{s.substitutes} moves the external engine did not find (it passed with placements left) "
-            "were played for it by greedy"
-        )
-    return out
+    return "\n".join(lines)
 
 
 class Progress:
