@@ -17,7 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from blokus.ai.arena.match import ArenaGame, PairedSprt, Progress
+from blokus.ai.arena.match import (
+    TABLE_WIDTH,
+    ArenaGame,
+    PairedSprt,
+    Progress,
+    format_table,
+    short_name,
+    short_names,
+    summary,
+)
 from blokus.ai.arena.sprt import SprtSpec, Verdict
 from blokus.cli.arena import main as arena_main
 from blokus.net.external_arena import LogBudget
@@ -233,3 +242,50 @@ def test_games_side_by_side_share_the_cores(monkeypatch) -> None:
     match.PlayerFactory(parse_player("greedy"), 4)(0)
     match.PlayerFactory(parse_player("mcts"))(0)
     assert [dict(spec.settings).get("threads") for spec in built] == [min(4, search_threads(0)), 1, None, None]
+
+
+# --- the pairs in the table (65.3), names that fit it (64.8) -----------------------------------------------------
+
+
+def test_the_table_counts_the_pairs_with_both_games_scored_and_gives_elo_and_normalised_elo():
+    results = [
+        game(0, 1.0),
+        game(1, 0.5),  # a pair scoring 3/4
+        game(2, 0.0),
+        game(3, 1.0),  # 1/2
+        game(4, 1.0),
+        game(5, 0.0, void="B did not join"),  # a void game: its pair is not counted, game 4 is "unpaired"
+        game(6, 1.0),
+        game(7, 1.0),  # 1
+        game(9, 0.0),  # the other game of its pair was not played
+    ]
+    s = summary(results, "a", "b")
+    assert s.pentanomial == (0, 0, 1, 1, 1) and s.unpaired == 2
+    data = s.to_dict()["pairs"]
+    assert data["pairs"] == 3 and data["pentanomial"] == [0, 0, 1, 1, 1]
+    # pair scores 1/2, 3/4, 1: mean 3/4, variance (1/16 + 0 + 1/16) / 3 = 1/24; nElo 0.25 / sqrt(1/12) * 347.4356
+    assert data["nelo"] == pytest.approx(0.25 * math.sqrt(12) * 800 / math.log(10))
+    table = format_table(s)
+    assert "A's game pairs (an opening from both seats; 2 game(s) without the other game of their pair):" in table
+    assert "  3 pairs 0/¼/½/¾/1: 0-0-1-1-1; Elo +191 (95 % " in table and "; nElo +301 (95 % " in table
+    assert "pairs 0/¼/½/¾/1" not in format_table(s, pairs=False)
+
+
+def test_long_player_names_are_shortened_in_the_table_and_kept_whole_in_json():
+    team = "py:/home/someone/projects/contest-2027/our-team/players/player.py"
+    program = f"cmd:{sys.executable} /home/someone/projects/contest-2027/our-team/client/start.py --fast"
+    assert short_name(team) == "py:…/players/player.py"
+    assert short_name("gtp:/opt/pentobi/bin/pentobi-gtp:3") == "gtp:…/bin/pentobi-gtp:3"
+    assert short_name("level2") == "level2" and short_name("py:./player.py") == "py:./player.py"
+    assert len(short_name(program)) == 24 and "…" in short_name(program)
+    # two names that would read alike are told apart
+    other = team.replace("our-team", "their-team")
+    assert short_names([team, other, "random"]) == ["py:…/player.py #1", "py:…/player.py #2", "random"]
+    forfeits = [game(0, 0.0), game(1, 1.0)]
+    forfeits[0].forfeit_side, forfeits[0].forfeit_class = "A", "crashed"
+    forfeits[1].forfeit_side, forfeits[1].forfeit_class = "B", "did not join"
+    s = summary(forfeits, team, program)
+    table = format_table(s).splitlines()
+    assert max(len(line) for line in table[:4]) <= TABLE_WIDTH
+    assert table[2].startswith("py:…/players/player.py ") and "crashed 1" in table[2]
+    assert s.to_dict()["a"] == team and s.to_dict()["b"] == program

@@ -669,14 +669,23 @@ def short_name(name: str, width: int = NAME_WIDTH) -> str:
 
 
 def short_names(names: list[str], width: int = NAME_WIDTH) -> list[str]:
-    """``short_name`` of each, told apart: different names that would read alike get their place in ``names``
-    (``py:…/team/player.py #2``)."""
+    """``short_name`` of each, told apart: different names that would read alike keep the last folder in which
+    they differ (``py:…/team-a/…/player.py``), or else get their place in ``names`` (``py:…/player.py #2``)."""
     short = [short_name(n, width) for n in names]
-    clash = {s for s in short if len({n for n, x in zip(names, short, strict=True) if x == s}) > 1}
-    return [
-        f"{short_name(n, width - 4)} #{i + 1}" if s in clash else s
-        for i, (n, s) in enumerate(zip(names, short, strict=True))
-    ]
+    for s in set(short):
+        group = [i for i, x in enumerate(short) if x == s]
+        if len({names[i] for i in group}) < 2:
+            continue
+        parts = [names[i].split("/") for i in group]
+        same = 0  # trailing parts all of them share
+        while all(len(p) > same + 1 for p in parts) and len({p[-1 - same] for p in parts}) == 1:
+            same += 1
+        told = [p[0] + "…/" + p[-1 - same] + ("/…/" if same > 1 else "/") + p[-1] if same else "" for p in parts]
+        if not all(told) or len(set(told)) < len(told) or max(map(len, told)) > width:
+            told = [f"{short_name(names[i], width - 4)} #{i + 1}" for i in group]
+        for i, name in zip(group, told, strict=True):
+            short[i] = name
+    return short
 
 
 def fitted_table(names: list[str], render: Callable[[list[str]], str]) -> str:

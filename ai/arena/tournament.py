@@ -25,7 +25,7 @@ from typing import IO, Any
 import numpy as np
 
 from blokus.ai.arena.match import ArenaGame, GameSpec, fitted_table
-from blokus.ai.arena.sprt import Pentanomial, plus_minus
+from blokus.ai.arena.sprt import Pentanomial, plus_minus, signed
 
 JOURNAL_FORMAT = "blokus-tournament-journal/1"
 ELO_PER_NAT = 400.0 / math.log(10.0)  # logistic Elo: p = 1 / (1 + 10 ** (-d / 400))
@@ -413,14 +413,14 @@ def pairing_pairs(
 
 
 def format_pairings(stats: list[PairingPairs]) -> str:
-    """A table of the pairings' game pairs: counts, score, Elo and normalised Elo of the first player over the
-    second, each ± its 95 % interval (names shortened to fit: ``ai.arena.match.fitted_table``)."""
+    """A table of the pairings' game pairs: counts, Elo and normalised Elo of the first player over the second,
+    each with its 95 % interval (names shortened to fit: ``ai.arena.match.fitted_table``)."""
     names = list(dict.fromkeys(name for p in stats for name in (p.a, p.b) if name != ALL))
     table = fitted_table(names, lambda short: _pairing_rows(stats, dict(zip(names, short, strict=True))))
     unpaired = sum(p.unpaired for p in stats if p.b != ALL)
     return (
-        "game pairs (an opening from both seats: the player's pair scores 0, ¼, ½, ¾, 1; Elo and normalised "
-        "Elo ± 95 %):\n"
+        "game pairs (each opening from both seats): the player's pair scores 0, ¼, ½, ¾, 1, its Elo and "
+        "normalised Elo:\n"
         + table
         + (
             f"\n{unpaired} game(s) without the other game of their pair with a result: not in the pairs"
@@ -432,17 +432,18 @@ def format_pairings(stats: list[PairingPairs]) -> str:
 
 def _pairing_rows(stats: list[PairingPairs], short: dict[str, str]) -> str:
     short = short | {ALL: ALL}
-    rows: list[tuple[str, ...]] = [("player", "against", "pairs", "0/¼/½/¾/1", "score %", "Elo", "nElo")]
+    rows: list[tuple[str, ...]] = [("player", "against", "pairs", "0/¼/½/¾/1", "Elo", "95% CI", "nElo")]
     for p in stats:
         pent = p.pentanomial
+        elo, lo, hi = pent.elo()
         rows.append(
             (
                 short[p.a],
                 short[p.b],
                 str(pent.pairs),
                 pent.cell(),
-                f"{100 * pent.moments()[0]:.1f}" if pent.pairs else "-",
-                plus_minus(pent.elo()) if pent.pairs else "-",
+                signed(elo) if pent.pairs else "-",
+                f"{signed(lo)}..{signed(hi)}" if pent.pairs else "-",
                 plus_minus(pent.nelo()),
             )
         )
