@@ -212,7 +212,7 @@ def test_the_arena_reports_an_sprt_that_cannot_decide_within_its_cap(tmp_path, c
     code = arena_main(["random", "random", "--sprt", "0,5", "--games", "4", "--quiet", "--json", str(out)])
     assert code == 0
     text = capsys.readouterr().out
-    assert "SPRT [0, 5] after 2 pairs: LLR" in text and "undecided within the cap of 4 games" in text
+    assert "SPRT [0, 5] after 2 pairs: pentanomial LLR" in text and "undecided within the cap of 4 games" in text
     assert "the SPRT counted 4 of the 4 games played (2 pairs); undecided" in text
     sprt = json.loads(out.read_text())["summary"]["sprt"]
     assert sprt["pairs"] == 2 and sprt["verdict"] == "continue"

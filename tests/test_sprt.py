@@ -137,6 +137,8 @@ def test_the_pairs_give_elo_and_normalised_elo_by_hand():
 def test_pairs_that_do_not_vary_have_no_normalised_elo_and_json_has_no_infinity():
     for counts in ((0, 0, 0, 0, 3), (0, 0, 2, 0, 0), (0, 0, 0, 0, 0)):
         assert Pentanomial(counts).nelo() is None
+        assert Pentanomial(counts).elo()[1:] == (-math.inf, math.inf)  # no interval to tell either
+    assert Pentanomial((0, 0, 2, 0, 0)).elo()[0] == 0.0 and Pentanomial((0, 0, 0, 1, 0)).elo()[0] > 0
     data = Pentanomial((0, 0, 0, 0, 3)).as_dict()
     assert data == {
         "pairs": 3,

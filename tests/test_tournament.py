@@ -150,7 +150,7 @@ def test_a_tournament_prints_ratings_and_matrix_and_writes_json(tmp_path, capsys
     assert sum(r["games"] for r in data["ratings"]) == 12  # each game counts for both its players
     assert next(r for r in data["ratings"] if r["player"] == "random")["elo"] == 0.0  # the anchor: the first
     # every pairing's game pair, in the report and in --json
-    assert "game pairs (an opening from both seats" in out and "0/¼/½/¾/1" in out
+    assert "game pairs (each opening from both seats)" in out and "0/¼/½/¾/1" in out
     assert [(p["a"], p["b"], p["pairs"]) for p in data["pairings"]] == [
         ("random", "greedy", 1),
         ("random", "level2", 1),

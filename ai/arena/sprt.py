@@ -90,6 +90,11 @@ class Pentanomial:
             counts[pentanomial_index(first, second)] += 1
         return cls((counts[0], counts[1], counts[2], counts[3], counts[4]))
 
+    def __add__(self, other: Pentanomial) -> Pentanomial:
+        """The counts of both (e.g. a gauntlet's player over all its pairings)."""
+        a, b = self.counts, other.counts
+        return Pentanomial((a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4]))
+
     @property
     def pairs(self) -> int:
         return sum(self.counts)
@@ -110,10 +115,14 @@ class Pentanomial:
         return mean, mean - half, mean + half
 
     def elo(self) -> tuple[float, float, float]:
-        """A's logistic Elo over B with its 95 % interval (infinite where every pair was won or lost)."""
+        """A's logistic Elo over B with its 95 % interval (infinite where every pair was won or lost); the
+        interval is unknown, -inf .. +inf, while the pairs do not vary (one pair, or all alike)."""
         if self.pairs == 0:
             return 0.0, -math.inf, math.inf
-        return tuple(elo_of(x) for x in self._score_interval())  # type: ignore[return-value]
+        mean, lo, hi = self._score_interval()
+        if lo == hi:
+            return elo_of(mean), -math.inf, math.inf
+        return elo_of(mean), elo_of(lo), elo_of(hi)
 
     def nelo(self) -> tuple[float, float, float] | None:
         """A's normalised Elo over B with its 95 % interval; None while the pairs do not vary (no pair, or all
@@ -122,7 +131,8 @@ class Pentanomial:
         if self.pairs == 0 or variance <= 0.0:
             return None
         scale = NELO_PER_SIGMA / math.sqrt(2.0 * variance)
-        return tuple((x - 0.5) * scale for x in self._score_interval())  # type: ignore[return-value]
+        mean, lo, hi = self._score_interval()
+        return (mean - 0.5) * scale, (lo - 0.5) * scale, (hi - 0.5) * scale
 
     def cell(self) -> str:
         """The counts as one table cell: ``0-1-2-1-2`` (pairs scoring 0, 1/4, 1/2, 3/4, 1)."""

@@ -407,8 +407,8 @@ def pairing_pairs(
         whole = [(seats[0].score, seats[1].score) for seats in mine if len(seats) == 2]
         out.append(PairingPairs(a, b, Pentanomial.of_pairs(whole), sum(len(s) for s in mine) - 2 * len(whole)))
     if gauntlet is not None and len(out) > 1:
-        counts = tuple(sum(p.pentanomial.counts[i] for p in out) for i in range(5))
-        out.append(PairingPairs(gauntlet, ALL, Pentanomial(counts), sum(p.unpaired for p in out)))  # type: ignore[arg-type]
+        total = sum((p.pentanomial for p in out), Pentanomial())
+        out.append(PairingPairs(gauntlet, ALL, total, sum(p.unpaired for p in out)))
     return out
 
 
