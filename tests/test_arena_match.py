@@ -17,12 +17,15 @@ from pathlib import Path
 
 import pytest
 
+from blokus.ai import make_player
 from blokus.ai.arena.match import (
     TABLE_WIDTH,
     ArenaGame,
     PairedSprt,
     Progress,
     format_table,
+    make_specs,
+    run_match,
     short_name,
     short_names,
     summary,
@@ -262,7 +265,7 @@ def test_the_table_counts_the_pairs_with_both_games_scored_and_gives_elo_and_nor
     s = summary(results, "a", "b")
     assert s.pentanomial == (0, 0, 1, 1, 1) and s.unpaired == 2
     data = s.to_dict()["pairs"]
-    assert data["pairs"] == 3 and data["pentanomial"] == [0, 0, 1, 1, 1]
+    assert data["pairs"] == 3 and data["pentanomial"] == [0, 0, 1, 1, 1] and data["unpaired"] == 2
     # pair scores 1/2, 3/4, 1: mean 3/4, variance (1/16 + 0 + 1/16) / 3 = 1/24; nElo 0.25 / sqrt(1/12) * 347.4356
     assert data["nelo"] == pytest.approx(0.25 * math.sqrt(12) * 800 / math.log(10))
     table = format_table(s)
@@ -289,3 +292,23 @@ def test_long_player_names_are_shortened_in_the_table_and_kept_whole_in_json():
     assert max(len(line) for line in table[:4]) <= TABLE_WIDTH
     assert table[2].startswith("py:…/players/player.py ") and "crashed 1" in table[2]
     assert s.to_dict()["a"] == team and s.to_dict()["b"] == program
+
+
+def test_an_in_process_player_that_crashes_in_one_game_is_built_anew_for_the_next():
+    built = []
+
+    def flaky(seed: int):
+        engine = make_player("greedy", seed)
+        built.append(engine)
+        if len(built) == 1:  # the first game's engine has a bug
+
+            def broken(*args, **kwargs):
+                raise RuntimeError("a bug in the first game only")
+
+            engine.think = broken
+        return engine
+
+    results = run_match(make_specs(4, seed=2, move_time=0.05), flaky, lambda seed: make_player("random", seed))
+    first, *rest = results
+    assert first.forfeit_side == "A" and first.forfeit_class == "crashed" and "RuntimeError" in first.forfeit
+    assert len(built) == 4 and all(not g.forfeit and g.turns > 20 for g in rest)

@@ -578,8 +578,11 @@ class ArenaSummary:
         return Pentanomial(self.pentanomial)
 
     def to_dict(self) -> dict:
-        """The full names, every count, and the pairs' figures (``Pentanomial.as_dict``) under ``pairs``."""
-        return asdict(self) | {"pairs": self.pairs.as_dict()}
+        """The full names, every count, and the pairs' counts and figures (``Pentanomial.as_dict``) under
+        ``pairs``."""
+        data = asdict(self)
+        del data["pentanomial"], data["unpaired"]
+        return data | {"pairs": self.pairs.as_dict() | {"unpaired": self.unpaired}}
 
 
 def scored_pairs(results: list[ArenaGame]) -> tuple[list[tuple[float, float]], int]:

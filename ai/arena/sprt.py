@@ -63,7 +63,7 @@ def elo_of(score: float) -> float:
         return -math.inf
     if score >= 1.0:
         return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # + 0.0: never -0.0
 
 
 NELO_PER_SIGMA = 800.0 / math.log(10.0)  # nElo of a score one standard deviation (of a game) above 1/2
