@@ -155,6 +155,9 @@ class Room:
         self.observers: list[Peer] = []
         self.rng = rng or random.Random()
         self.start_piece = start_piece
+        # moves made before the first request (an arena's opening, the same for both games of a pair): the game
+        # starts from the position after them, and that is the first state the players and the record see
+        self.opening: tuple[Move, ...] = ()
         self.timeouts = timeouts or Timeouts()
         self.on_finish = on_finish
         self.clock = clock  # injectable: tests make a move "late" without waiting
@@ -230,6 +233,8 @@ class Room:
             return
         piece = self.start_piece or GameState.new(rng=self.rng, season=self.season).start_piece
         self.state = GameState.new(piece, season=self.season)
+        for move in self.opening:
+            self.state.play(move)  # checked when the opening was read: InvalidMove here is a bug
         self.referee = Referee(self.state, self.timeouts.soft)  # judges every move on this state
         self.started_at = time.monotonic()
         for slot in self.slots:
