@@ -36,6 +36,7 @@ from blokus.ai.arena.sprt import SprtSpec
 from blokus.ai.players.registry import compile_ahead
 from blokus.cli.options import (
     Parser,
+    add_adjudication,
     add_cluster,
     add_openings,
     add_season,
@@ -96,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         "4 with a gtp: player, which does not know the start piece)",
     )
     add_openings(parser)
+    add_adjudication(parser)
     parser.add_argument(
         "--ponder",
         choices=("a", "b", "both"),
@@ -233,6 +235,7 @@ def _play(
         not args.untimed,
         openings,
         shuffle_openings=args.openings_order == "random",
+        adjudicate=not args.no_adjudication,
     )
     progress = None if args.quiet else Progress(len(specs), sprt=sprt)
     stopped, why = False, ""
@@ -269,10 +272,17 @@ def _play(
         + (f"cluster {args.cluster}" if args.cluster else f"jobs {args.jobs}")
         + f", opening turns {opening}"
         + (f", {len(openings)} openings of {args.openings} ({args.openings_order})" if openings else "")
+        + (", no adjudication" if args.no_adjudication else "")
         + (f", pondering {args.ponder}" if args.ponder else "")
         + (", untimed" if args.untimed else "")
     )
     print(format_table(s))
+    adjudicated = [r for r in results if r.adjudicated]
+    if adjudicated:
+        print(
+            f"{len(adjudicated)} of {len(results)} games adjudicated: ended once the winner could no longer change "
+            f"(--no-adjudication plays them out)"
+        )
     if sprt is not None:
         print(sprt.describe())
         print(sprt.games_line(len(results), args.games))

@@ -44,6 +44,7 @@ from blokus.ai.arena.tournament import (
 from blokus.ai.players.registry import compile_ahead
 from blokus.cli.options import (
     Parser,
+    add_adjudication,
     add_cluster,
     add_openings,
     add_season,
@@ -92,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save-replay", metavar="DIR", help="write every game as a replay file into DIR")
     add_season(parser, "rules of the games (default 2021)", DEFAULT_SEASON)
     add_openings(parser)
+    add_adjudication(parser)
     parser.add_argument(
         "--opening-turns", type=int, default=None, help="turns played at random first (default 0, 4 with gtp:)"
     )
@@ -174,6 +176,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         "opening_turns": opening,
         # the openings themselves (a digest), not the file's name: a resumed tournament plays the same games
         "openings": openings_digest(openings, args.openings_order) if openings else None,
+        "adjudication": not args.no_adjudication,
         "untimed": args.untimed,
     }
     path = args.resume or time.strftime("tournament-%Y%m%d-%H%M%S.jsonl")
@@ -200,6 +203,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         not args.untimed,
         openings,
         shuffle_openings=args.openings_order == "random",
+        adjudicate=not args.no_adjudication,
     )
     games = schedule(pairings(args.players, args.gauntlet), base)
     missing = [g for g in games if g.key not in journal.games]

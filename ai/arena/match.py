@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 from blokus.ai import processes
+from blokus.ai.arena.adjudication import decided
 from blokus.ai.arena.referee import Referee
 from blokus.ai.arena.sprt import SprtSpec, SprtState, Verdict
 from blokus.ai.interface import Engine
@@ -61,6 +62,7 @@ class GameSpec:
     ponder: tuple[bool, bool] = (False, False)  # A, B think on the opponent's time
     timed: bool = True  # False: no time limit per move (players with a count budget; measuring only)
     opening: tuple[str, ...] = ()  # an opening's moves (``str(move)``), made for both games of the pair first
+    adjudicate: bool = True  # end the game once its winner can no longer change (``ai.arena.adjudication``)
 
 
 @dataclass
@@ -88,6 +90,7 @@ class ArenaGame:
     void: str = ""
     worker: str = ""  # the cluster worker that played it (``net.cluster``); "" on this machine
     traceback: str = ""  # a program that crashed: the last frames of the Python traceback on its stderr
+    adjudicated: str = ""  # ended early, its winner decided: the rule and the points then ("" if played out)
 
 
 def make_specs(
@@ -101,6 +104,7 @@ def make_specs(
     timed: bool = True,
     openings: Sequence[Opening] = (),
     shuffle_openings: bool = False,
+    adjudicate: bool = True,
 ) -> list[GameSpec]:
     """The games of a match in pairs (the same start, the seats swapped). With ``openings`` (of ``season``),
     pair k starts from opening k (in the file's order, or shuffled by ``seed``), the list repeated as needed."""
@@ -127,6 +131,7 @@ def make_specs(
                 ponder,
                 timed,
                 tuple(str(m) for m in opening.moves) if opening else (),
+                adjudicate,
             )
         )
     return specs
@@ -183,6 +188,9 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
             cause, result.forfeit_class = verdict.cause, verdict.kind
             break
         record.append(state.copy(), move)
+        if spec.adjudicate and (why := decided(state)):
+            result.adjudicated = why
+            break
         if spec.ponder[0 if is_a else 1] and not state.is_over:
             engine.start_pondering(state)
     pts = (state.team_points(Team.ONE), state.team_points(Team.TWO))
