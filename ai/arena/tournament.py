@@ -419,8 +419,7 @@ def format_pairings(stats: list[PairingPairs]) -> str:
     table = fitted_table(names, lambda short: _pairing_rows(stats, dict(zip(names, short, strict=True))))
     unpaired = sum(p.unpaired for p in stats if p.b != ALL)
     return (
-        "game pairs (each opening from both seats): how many the player scored 0, ¼, ½, ¾, 1 in; its Elo and "
-        "normalised Elo:\n"
+        "game pairs (each opening from both seats): the player's pairs that scored 0/¼/½/¾/1, Elo, nElo:\n"
         + table
         + (
             f"\n{unpaired} game(s) without the other game of their pair with a result: not in the pairs"
