@@ -187,21 +187,16 @@ def player_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Play
 
 def resource_lines(spec: PlayerSpec | None, memory_limit: int | None, cores: str, memory: Memory | None) -> list[str]:
     """What the bot says it uses before it joins: its search's threads and the cores and memory it may use (``cores``:
-    ``Cores.describe``), or a team's player's memory limit (``memory_limit``: ``--memory-limit``, None: the
-    default, what is left of ``memory`` after the bot), with a note when that is small."""
+    ``Cores.describe``); for a team's player, its process's default memory limit (what is left of ``memory`` after
+    the bot) when that is less than on a big machine (none with ``--memory-limit``: ``memory_limit``), with a note
+    when it is at the floor."""
     memory_text = "not known" if memory is None else memory.describe()
     if spec is not None and spec.kind is PlayerKind.PY:
-        if memory_limit is not None:
-            limit = "no limit" if memory_limit == 0 else f"{memory_limit} MiB"
-            return [f"your player's process may use {limit} (--memory-limit); the bot: {cores}, memory {memory_text}"]
-        if memory is None:
-            return [
-                f"your player's process may use {MEMORY_LIMIT_MIB} MiB (this machine's memory is not known); {cores}"
-            ]
+        if memory_limit is not None or memory is None or default_memory_mib(memory.bytes) >= MEMORY_LIMIT_MIB:
+            return []  # the team's own choice, or no less than the most by default: the team's stderr stays its own
         mib, left = default_memory_mib(memory.bytes), memory.mib - BOT_MEMORY_MIB
         what = f"what is left of {memory_text}, after the bot's {BOT_MEMORY_MIB} MiB"
-        why = f"the most by default; memory {memory_text}" if left > mib else what
-        lines = [f"your player's process may use {mib} MiB ({why}; --memory-limit MIB sets it); the bot: {cores}"]
+        lines = [f"your player's process may use {mib} MiB ({what}; --memory-limit MIB sets it); the bot: {cores}"]
         if left < MEMORY_FLOOR_MIB:
             lines.append(
                 f"note: only {max(0, left)} MiB are left for your player: it gets {MEMORY_FLOOR_MIB} MiB, and this "

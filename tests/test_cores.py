@@ -151,7 +151,7 @@ def test_the_bot_says_its_threads_cores_and_memory_and_a_team_players_limit():
         f"note: only {512 - BOT_MEMORY_MIB} MiB are left for your player: it gets {MEMORY_FLOOR_MIB} MiB, and this "
         "machine may run out of memory"
     )
-    assert resource_lines(team, 100, quota, contest) == [
-        f"your player's process may use 100 MiB (--memory-limit); the bot: {quota}, memory 1.5 GiB, the machine's"
-    ]
+    assert resource_lines(team, 100, quota, contest) == []  # the team's own limit: nothing to say
+    assert resource_lines(team, None, quota, Memory(64 * GIB, MACHINE, 64 * GIB)) == []  # the most: nothing either
+    assert resource_lines(team, None, quota, None) == []
     assert resource_lines(PlayerSpec(PlayerKind.BUILTIN, "greedy"), None, quota, contest) == []
