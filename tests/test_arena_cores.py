@@ -6,6 +6,7 @@ side keeps one pair of cores; the options are checked and the report says the co
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import threading
 
@@ -164,3 +165,29 @@ def test_arena_reports_the_cores_each_side_had(capsys, tmp_path):
     games = json.loads(out.read_text())["games"]
     assert [(g["a_cores"], g["b_cores"]) for g in games] == [([first], [second])] * 2
     assert sys.platform.startswith("linux")
+
+
+@two_cores
+def test_a_program_of_a_side_runs_on_that_sides_core(capsys, tmp_path):
+    first, second = sorted(os.sched_getaffinity(0))[:2]
+    said = tmp_path / "cores.txt"
+    program = f"import os; open({str(said)!r}, 'a').write(str(sorted(os.sched_getaffinity(0))) + chr(10))"
+    name = f"cmd:{sys.executable} -c {shlex.quote(program)}"  # it says where it runs and leaves without joining
+    code = arena_main(
+        [
+            name,
+            "random",
+            "--games",
+            "2",
+            "--cores-per-player",
+            "1",
+            "--quiet",
+            "--join-timeout",
+            "20",
+            "--logs",
+            str(tmp_path / "logs"),
+        ]
+    )
+    assert code == 1  # no game had a result: the program never joined
+    assert said.read_text().splitlines() == [f"[{first}]", f"[{first}]"]  # A's core, in both seats
+    assert f"A on core {first}, B on core {second}" in capsys.readouterr().out
