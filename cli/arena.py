@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
@@ -36,14 +37,18 @@ from blokus.ai.arena.sprt import SprtSpec
 from blokus.ai.players.registry import compile_ahead, search_threads_of
 from blokus.cli.options import (
     Parser,
+    add_adjudication,
     add_cluster,
     add_cores_per_player,
+    add_openings,
     add_season,
     cores_of,
     milliseconds,
     open_cluster,
+    read_openings_option,
 )
 from blokus.cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
+from blokus.model.openings import Opening
 from blokus.model.season import DEFAULT_SEASON
 from blokus.net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget, settle_logs
 
@@ -95,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         help="turns played at random by the arena before the players take over (default 0, "
         "4 with a gtp: player, which does not know the start piece)",
     )
+    add_openings(parser)
+    add_adjudication(parser)
     parser.add_argument(
         "--ponder",
         choices=("a", "b", "both"),
@@ -153,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: PairedSprt | None) -> int:
     limit_ms = args.season.soft_timeout_ms
+    openings = read_openings_option(parser, args.openings, args.season)
     args.season = args.season.name  # by name from here on: the games' specs, the table and --json carry it
     # every game would be lost on time (the arena keeps the server's limit)
     if args.move_time > limit_ms and not args.untimed:
@@ -195,7 +203,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
         runner = ExternalGames(players[0], players[1], str(log_dir), join_timeout=args.join_timeout, logs=budget)
     site = open_cluster(parser, args.cluster, players) if args.cluster is not None else None
     try:
-        return _play(args, (players[0], players[1]), runner, opening, sprt, site, temporary is not None)
+        return _play(args, (players[0], players[1]), runner, opening, sprt, site, temporary is not None, openings)
     finally:
         if site is not None:
             site.close()
@@ -231,6 +239,7 @@ def _play(
     sprt: PairedSprt | None,
     site: GameSite | None,
     temporary_logs: bool = False,
+    openings: Sequence[Opening] = (),
 ) -> int:
     ponder = (args.ponder in ("a", "both"), args.ponder in ("b", "both"))
     cores = os.cpu_count() or 1
@@ -241,7 +250,17 @@ def _play(
             file=sys.stderr,
         )
     specs = make_specs(
-        args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening, ponder, not args.untimed
+        args.games,
+        args.seed,
+        args.move_time / 1000,
+        args.season,
+        args.save_replay,
+        opening,
+        ponder,
+        not args.untimed,
+        openings,
+        shuffle_openings=args.openings_order == "random",
+        adjudicate=not args.no_adjudication,
     )
     progress = None if args.quiet else Progress(len(specs), sprt=sprt)
     stopped, why = False, ""
@@ -282,12 +301,20 @@ def _play(
         f"seed {args.seed}, "
         + (f"cluster {args.cluster}" if args.cluster else f"jobs {args.jobs}")
         + f", opening turns {opening}"
+        + (f", {len(openings)} openings of {args.openings} ({args.openings_order})" if openings else "")
+        + (", no adjudication" if args.no_adjudication else "")
         + (f", pondering {args.ponder}" if args.ponder else "")
         + (", untimed" if args.untimed else "")
     )
     if cores is not None:
         print(side_cores_line(args.cores_per_player, players, share, results))
     print(format_table(s))
+    adjudicated = [r for r in results if r.adjudicated]
+    if adjudicated:
+        print(
+            f"{len(adjudicated)} of {len(results)} games adjudicated: ended once the winner could no longer change "
+            f"(--no-adjudication plays them out)"
+        )
     if sprt is not None:
         print(sprt.describe())
         print(sprt.games_line(len(results), args.games))

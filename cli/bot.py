@@ -22,7 +22,7 @@ from blokus.ai.players.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_
 from blokus.ai.players.registry import capped_threads, default_player, search_threads_of
 from blokus.ai.players.team_process import BOT_MEMORY_MIB, MEMORY_FLOOR_MIB, MEMORY_LIMIT_MIB, default_memory_mib
 from blokus.ai.search.cores import MAX_THREADS, Memory, available_cores, core_budget, memory_budget
-from blokus.cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
+from blokus.cli.options import Parser, add_season, add_server_address, milliseconds, options_from, wait_time
 from blokus.cli.output import report_dropped
 from blokus.cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
 from blokus.model.exits import EXIT_CONNECTION, EXIT_FALLBACK, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL
@@ -141,24 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def options_from_args(args: argparse.Namespace, player: PlayerSpec | None) -> BotOptions:
     """The bot's options from its parsed command line and its player (None: the default AI)."""
-    return BotOptions(
-        host=args.host,
-        port=args.port,
-        reservation=args.reservation,
-        socket_fd=args.socket_fd,
-        room=args.room,
-        season=args.season,
-        ai=player,
-        seed=args.seed,
-        move_time=args.move_time,
-        ponder=args.ponder,
-        engine=args.engine,
-        hard_limit=args.hard_limit,
-        idle_timeout=args.idle_timeout,
-        save_replay=args.save_replay,
-        strict=args.strict,
-        memory_limit=default_memory_mib(_memory_bytes()) if args.memory_limit is None else args.memory_limit,
-    )
+    memory = default_memory_mib(_memory_bytes()) if args.memory_limit is None else args.memory_limit
+    return options_from(BotOptions, args, ai=player, memory_limit=memory)
 
 
 def parse_options(argv: list[str]) -> BotOptions:

@@ -299,6 +299,7 @@ class HostedOutcome:
     # way the program under test could have caused; the reason in one line ("" for a real result)
     void: str = ""
     traceback: str = ""  # a side that crashed: the last frames of the Python traceback on its stderr, if any
+    adjudicated: str = ""  # ended early, its winner decided (``ai.arena.adjudication``): why
 
 
 class HostedGame:
@@ -312,6 +313,8 @@ class HostedGame:
         season: Season = DEFAULT_SEASON,
         timeouts: Timeouts | None = None,
         start_piece: Shape | None = None,
+        opening: tuple[Move, ...] = (),
+        adjudicate: bool = False,
         seed: int | None = None,
         log_dir: Path | str | None = None,
         log_prefix: str = "game",
@@ -323,6 +326,8 @@ class HostedGame:
         self.season = season
         self.timeouts = timeouts or Timeouts.of(season)
         self.start_piece = start_piece
+        self.opening = opening  # moves made before the programs' first move (an arena's opening)
+        self.adjudicate = adjudicate  # end the game once its winner can no longer change
         self.seed = seed
         self.join_timeout = join_timeout
         self.stop_grace = stop_grace
@@ -438,6 +443,7 @@ class HostedGame:
                 for team, seat, code in zip(Team, self.seats, self.reservations, strict=True)
             ]
             self.room = room = server.prepare_game(slots)
+            room.opening, room.adjudicate = self.opening, self.adjudicate
             self._watch_moves(room)
             self._watch_seats(room)
             for team, program in self.programs.items():
@@ -591,7 +597,10 @@ class HostedGame:
             void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
         if result is None or result.regular or result.offender is None:
             void = void or (self._our_end() if result is not None else "")
-            return HostedOutcome(result, "", "", None, turn, times, replay, self._logs(), void=void)
+            adjudicated = room.adjudicated if result is not None and result.regular else ""
+            return HostedOutcome(
+                result, "", "", None, turn, times, replay, self._logs(), void=void, adjudicated=adjudicated
+            )
         team = result.offender
         kind, line = self._forfeit_line(team, result.cause, turn)
         if self.seats[team].ours and not void:  # our side's failure is never a result, whatever caused it

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from blokus.ai.arena.match import ArenaGame, GameSpec, SideCores
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
+from blokus.model.moves import parse_move
 from blokus.model.pieces import Shape, Team
 from blokus.model.replay import new_replay_path
 from blokus.model.season import season_named
@@ -189,6 +190,8 @@ class ExternalGames:
             season=season,
             timeouts=timeouts,
             start_piece=Shape[spec.start_piece],
+            opening=tuple(parse_move(text) for text in spec.opening),
+            adjudicate=spec.adjudicate,
             log_dir=self.log_dir,
             log_prefix=f"game-{spec.index:03d}",
             join_timeout=self.join_timeout,
@@ -230,6 +233,7 @@ class ExternalGames:
         arena.b_points = result.points(a_team.opponent) or 0
         arena.score = 0.5 if result.winner is None else 1.0 if result.winner == a_team else 0.0
         arena.turns = outcome.turn
+        arena.adjudicated = outcome.adjudicated
         arena.a_times, arena.b_times = outcome.times.get(a_team, []), outcome.times.get(a_team.opponent, [])
         if outcome.forfeit and outcome.offender is not None:
             arena.forfeit_side = "A" if outcome.offender == a_team else "B"

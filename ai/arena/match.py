@@ -28,18 +28,20 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 from blokus.ai import processes
+from blokus.ai.arena.adjudication import decided
 from blokus.ai.arena.referee import Referee
 from blokus.ai.arena.sprt import SprtSpec, SprtState, Verdict
 from blokus.ai.interface import Engine
 from blokus.ai.players.registry import PlayerSpec, capped_threads, compile_ahead, search_threads_of
 from blokus.ai.search.cores import available_cores
-from blokus.model.moves import Move
+from blokus.model.moves import Move, parse_move
+from blokus.model.openings import Opening
 from blokus.model.pieces import Shape, Team
 from blokus.model.record import GameRecord
 from blokus.model.result import Cause, GameResult, irregular_result, regular_result
@@ -62,6 +64,8 @@ class GameSpec:
     opening_turns: int = 0  # turns at the start played by the arena (random placements, the same for both seats)
     ponder: tuple[bool, bool] = (False, False)  # A, B think on the opponent's time
     timed: bool = True  # False: no time limit per move (players with a count budget; measuring only)
+    opening: tuple[str, ...] = ()  # an opening's moves (``str(move)``), made for both games of the pair first
+    adjudicate: bool = True  # end the game once its winner can no longer change (``ai.arena.adjudication``)
 
 
 @dataclass
@@ -91,6 +95,7 @@ class ArenaGame:
     traceback: str = ""  # a program that crashed: the last frames of the Python traceback on its stderr
     a_cores: list[int] = field(default_factory=list)  # the cores each side had of its own ([]: not pinned)
     b_cores: list[int] = field(default_factory=list)
+    adjudicated: str = ""  # ended early, its winner decided: the rule and the points then ("" if played out)
 
 
 def make_specs(
@@ -102,17 +107,26 @@ def make_specs(
     opening_turns: int = 0,
     ponder: tuple[bool, bool] = (False, False),
     timed: bool = True,
+    openings: Sequence[Opening] = (),
+    shuffle_openings: bool = False,
+    adjudicate: bool = True,
 ) -> list[GameSpec]:
+    """The games of a match in pairs (the same start, the seats swapped). With ``openings`` (of ``season``),
+    pair k starts from opening k (in the file's order, or shuffled by ``seed``), the list repeated as needed."""
     rng = random.Random(seed)
     pieces = list(season_named(season).start_pieces)
     rng.shuffle(pieces)
+    order = list(openings)
+    if shuffle_openings:
+        random.Random(seed).shuffle(order)
     specs = []
     for i in range(games):
         pair = i // 2
+        opening = order[pair % len(order)] if order else None
         specs.append(
             GameSpec(
                 i,
-                pieces[pair % len(pieces)],
+                opening.start_piece.name if opening else pieces[pair % len(pieces)],
                 i % 2,
                 seed * 1_000_003 + pair,
                 move_time,
@@ -121,6 +135,8 @@ def make_specs(
                 opening_turns,
                 ponder,
                 timed,
+                tuple(str(m) for m in opening.moves) if opening else (),
+                adjudicate,
             )
         )
     return specs
@@ -156,6 +172,8 @@ def play_game(
 def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) -> ArenaGame:
     season = season_named(spec.season)
     state = GameState.new(Shape[spec.start_piece], season=season)
+    for text in spec.opening:  # the pair's opening (read and checked from its file), then the game
+        state.play(parse_move(text))
     record = GameRecord(state.copy())  # the one game record: states and moves, for the replay
     opening = random.Random(spec.seed)  # the same for both games of a pair
     while not state.is_over and state.turn < spec.opening_turns:
@@ -191,6 +209,9 @@ def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) 
             cause, result.forfeit_class = verdict.cause, verdict.kind
             break
         record.append(state.copy(), move)
+        if spec.adjudicate and (why := decided(state)):
+            result.adjudicated = why
+            break
         if spec.ponder[0 if is_a else 1] and not state.is_over:
             engine.start_pondering(state)
     pts = (state.team_points(Team.ONE), state.team_points(Team.TWO))
