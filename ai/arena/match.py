@@ -370,12 +370,13 @@ def player_cores(per_player: int, jobs: int, cores: list[int] | None = None) -> 
         raise ValueError(f"--cores-per-player needs at least 1, not {per_player}")
     mine = sorted(cores if cores is not None else processes.thread_cores() or range(available_cores()))
     have = min(len(mine), available_cores()) if cores is None else len(mine)
-    need = 2 * per_player * jobs
+    need_one = 2 * per_player
+    need = need_one * jobs
     if need > have:
         games = f"{jobs} games side by side" if jobs > 1 else "a game"
         raise ValueError(
             f"--cores-per-player {per_player}: {games} need{'s' if jobs == 1 else ''} {need} cores, "
-            f"{have} available here (--jobs at most {max(0, have // (2 * per_player))})"
+            f"{have} available here" + (f" (--jobs at most {have // need_one})" if have >= need_one else "")
         )
     chunks = [tuple(mine[i * per_player : (i + 1) * per_player]) for i in range(2 * jobs)]
     return [(chunks[2 * k], chunks[2 * k + 1]) for k in range(jobs)]
