@@ -180,6 +180,8 @@ def resource_lines(spec: PlayerSpec | None, memory_limit: int | None, cores: str
             return []  # the team's own choice, or no less than the most by default: the team's stderr stays its own
         mib, left = default_memory_mib(memory.bytes), memory.mib - BOT_MEMORY_MIB
         what = f"what is left of {memory_text}, after the bot's {BOT_MEMORY_MIB} MiB"
+        if left < MEMORY_FLOOR_MIB:
+            what = f"the least by default; memory {memory_text}"
         lines = [f"your player's process may use {mib} MiB ({what}; --memory-limit MIB sets it); the bot: {cores}"]
         if left < MEMORY_FLOOR_MIB:
             lines.append(

@@ -146,7 +146,9 @@ def test_the_bot_says_its_threads_cores_and_memory_and_a_team_players_limit():
         f"the bot's {BOT_MEMORY_MIB} MiB; --memory-limit MIB sets it); the bot: {quota}"
     ]
     small = resource_lines(team, None, quota, Memory(512 * 2**20, CGROUP, 16 * GIB))
-    assert small[0].startswith(f"your player's process may use {MEMORY_FLOOR_MIB} MiB (what is left of 512 MiB by")
+    assert small[0].startswith(
+        f"your player's process may use {MEMORY_FLOOR_MIB} MiB (the least by default; memory 512 MiB by"
+    )
     assert small[1] == (
         f"note: only {512 - BOT_MEMORY_MIB} MiB are left for your player: it gets {MEMORY_FLOOR_MIB} MiB, and this "
         "machine may run out of memory"
