@@ -26,6 +26,7 @@ from blokus.ai.arena.match import (
     PairedSprt,
     PlayerFactory,
     Progress,
+    cores_line,
     format_table,
     make_specs,
     run_match,
@@ -33,13 +34,15 @@ from blokus.ai.arena.match import (
     threads_per_game,
 )
 from blokus.ai.arena.sprt import SprtSpec
-from blokus.ai.players.registry import compile_ahead
+from blokus.ai.players.registry import compile_ahead, search_threads_of
 from blokus.cli.options import (
     Parser,
     add_adjudication,
     add_cluster,
+    add_cores_per_player,
     add_openings,
     add_season,
+    cores_of,
     milliseconds,
     open_cluster,
     read_openings_option,
@@ -84,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
+    add_cores_per_player(parser)
     add_cluster(parser)
     parser.add_argument("--json", metavar="FILE", help="also write the summary and every game to FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -146,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--jobs and --cluster: on a cluster each worker plays as many games at once as it has threads")
     if sprt is not None and args.games < 2:
         parser.error("--sprt plays game pairs: --games must be at least 2")
+    args.cores = cores_of(parser, args)
     try:
         return _run(parser, args, sprt)
     except KeyboardInterrupt:  # before the first game (compiling, starting)
@@ -207,6 +212,26 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
             shutil.rmtree(temporary, ignore_errors=True)
 
 
+def threads_said(spec: PlayerSpec, share: int | None) -> str:
+    """The threads a side thinks with (our search's under ``share``, a GTP engine's, a program's own)."""
+    if spec.kind is PlayerKind.GTP:
+        return "1 thread (GTP --threads 1)"
+    if spec.external:
+        return "a program: its own threads (our bot: one a core)"
+    threads = search_threads_of(spec)
+    if threads is None:
+        return "1 thread"
+    if share is not None and "threads" not in dict(spec.settings):
+        threads = min(threads, share)
+    return f"{threads} search thread{'s' if threads > 1 else ''}"
+
+
+def side_cores_line(per_player: int, players: tuple[PlayerSpec, PlayerSpec], share: int | None, results: list) -> str:
+    """``--cores-per-player``: the cores each side had of its own and the threads it thought with."""
+    a, b = (f"{side} {spec.name}: {threads_said(spec, share)}" for side, spec in zip("AB", players, strict=True))
+    return f"cores per player {per_player}, pinned ({cores_line(results) or 'no game played'}); {a}; {b}"
+
+
 def _play(
     args: argparse.Namespace,
     players: tuple[PlayerSpec, PlayerSpec],
@@ -240,10 +265,14 @@ def _play(
     )
     progress = None if args.quiet else Progress(len(specs), sprt=sprt)
     stopped, why = False, ""
-    share = None if site is not None else threads_per_game(args.jobs)  # games side by side share the cores
+    cores = args.cores
+    # games side by side share the cores; with cores of its own a side's search runs a thread on each
+    share = None if site is not None else threads_per_game(args.jobs) if cores is None else args.cores_per_player
     try:
         if runner is not None:
-            results = run_match(specs, None, None, args.jobs, progress, runner=runner, enough=sprt, site=site)
+            results = run_match(
+                specs, None, None, args.jobs, progress, runner=runner, enough=sprt, site=site, cores=cores
+            )
         else:
             results = run_match(
                 specs,
@@ -253,6 +282,7 @@ def _play(
                 progress,
                 enough=sprt,
                 site=site,
+                cores=cores,
             )
     except BrokenProcessPool:
         print("blokus arena: a game process died (crashed or killed); the match is incomplete", file=sys.stderr)
@@ -277,6 +307,8 @@ def _play(
         + (f", pondering {args.ponder}" if args.ponder else "")
         + (", untimed" if args.untimed else "")
     )
+    if cores is not None:
+        print(side_cores_line(args.cores_per_player, players, share, results))
     print(format_table(s, pairs=sprt is None or sprt.state.counts != s.pentanomial))  # else the SPRT's say it
     adjudicated = [r for r in results if r.adjudicated]
     if adjudicated:

@@ -25,7 +25,7 @@ from blokus.model.text import printable
 _Options = TypeVar("_Options")
 
 if TYPE_CHECKING:
-    from blokus.ai.arena.match import GameSite
+    from blokus.ai.arena.match import GameSite, SideCores
     from blokus.ai.players.registry import PlayerSpec
 
 
@@ -193,6 +193,33 @@ def open_cluster(parser: argparse.ArgumentParser, address: str, players: list[Pl
     try:
         return connect(address, players, say)
     except ClusterError as exc:
+        parser.error(str(exc))
+
+
+def add_cores_per_player(parser: argparse.ArgumentParser) -> None:
+    """``--cores-per-player N``: each side of a game on N cores of its own (``ai.arena.match.player_cores``)."""
+    parser.add_argument(
+        "--cores-per-player",
+        type=int,
+        metavar="N",
+        help="give each side of a game N cores of its own (pinned, as fastchess's -use-affinity; our search then "
+        "runs N threads): the contest's conditions are 1. Needs 2 x N x --jobs cores (on 2 cores: one game at a "
+        "time, each side one core)",
+    )
+
+
+def cores_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[SideCores] | None:
+    """The cores of each of the ``--jobs`` games side by side under ``--cores-per-player`` (None without it); too
+    few cores, or ``--cluster``, end the command with one line."""
+    if args.cores_per_player is None:
+        return None
+    if args.cluster is not None:
+        parser.error("--cores-per-player and --cluster: a cluster's workers run their games on their own cores")
+    from blokus.ai.arena.match import player_cores
+
+    try:
+        return player_cores(args.cores_per_player, args.jobs)
+    except ValueError as exc:
         parser.error(str(exc))
 
 

@@ -27,6 +27,7 @@ from blokus.ai.arena.match import (
     GameSite,
     MatchStopped,
     PlayerFactory,
+    cores_line,
     make_specs,
     run_jobs,
     threads_per_game,
@@ -48,8 +49,10 @@ from blokus.cli.options import (
     Parser,
     add_adjudication,
     add_cluster,
+    add_cores_per_player,
     add_openings,
     add_season,
+    cores_of,
     milliseconds,
     open_cluster,
     read_openings_option,
@@ -89,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
+    add_cores_per_player(parser)
     add_cluster(parser)
     parser.add_argument("--json", metavar="FILE", help="also write the ratings, the matrix and every game to FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -139,6 +143,7 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         parser.error(f"--anchor {args.anchor!r} is none of the players")
     if args.cluster is not None and args.jobs != 1:
         parser.error("--jobs and --cluster: on a cluster each worker plays as many games at once as it has threads")
+    args.cores = cores_of(parser, args)
 
 
 def _check_players(parser: argparse.ArgumentParser, names: list[str]) -> list[PlayerSpec]:
@@ -228,7 +233,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                 runners[a, b] = ExternalGames(
                     spec_of[a], spec_of[b], str(log_dir), join_timeout=args.join_timeout, logs=budget
                 )
-        share = None if site is not None else threads_per_game(args.jobs)  # games side by side share the cores
+        # games side by side share the cores; with cores of its own a side's search runs a thread on each
+        share = None if site is not None else args.cores_per_player or threads_per_game(args.jobs)
         work = [
             GameJob(g.spec, runner=runners[g.key.a, g.key.b])
             if external
@@ -265,7 +271,7 @@ def _play(
     played: list[ArenaGame] = []
     if work:
         try:
-            played = run_jobs(work, args.jobs, progress, site=site)
+            played = run_jobs(work, args.jobs, progress, site=site, cores=args.cores)
         except BrokenProcessPool:
             print(
                 "blokus tournament: a game process died (crashed or killed); the finished games are in the journal",
@@ -289,6 +295,8 @@ def _play(
         + f", opening turns {opening}"
         + (", untimed" if args.untimed else "")
     )
+    if args.cores is not None:
+        print(f"cores per player {args.cores_per_player}, pinned ({cores_line(played) or 'no game played now'})")
     print(f"{len(finished)} of {len(games)} games played ({before} from the journal {journal.path}, {len(played)} now)")
     print(format_ratings(ratings))
     print()

@@ -126,8 +126,11 @@ class Program:
     """One started program (``ai.processes``: its own session, everything it starts found at the end) with
     its two log files."""
 
-    def __init__(self, argv: list[str], log_stem: Path, *, log_limit: int = LOG_LIMIT_BYTES) -> None:
+    def __init__(
+        self, argv: list[str], log_stem: Path, *, log_limit: int = LOG_LIMIT_BYTES, cores: tuple[int, ...] | None = None
+    ) -> None:
         self.argv = list(argv)
+        self.cores = cores  # its CPU affinity (None: this process's)
         self.out_path = log_stem.with_name(log_stem.name + ".out.log")
         self.err_path = log_stem.with_name(log_stem.name + ".err.log")
         self.log_limit = log_limit
@@ -152,6 +155,7 @@ class Program:
                 log_limit=self.log_limit,
                 env=None if env is None else {**os.environ, **env},
                 pass_fds=() if fd is None else (fd,),
+                cores=self.cores,
             )
         except OSError as exc:
             raise ProgramError(_start_failure(self.argv[0], exc)) from None
@@ -267,6 +271,7 @@ class HostedSeat:
     # the program under test runs as the same user and could have caused it
     ours: bool = False
     env: dict[str, str] | None = None  # added to the environment of ``command``
+    cores: tuple[int, ...] | None = None  # the cores ``command`` runs on (its CPU affinity; None: this process's)
 
 
 @dataclass(frozen=True)
@@ -333,7 +338,7 @@ class HostedGame:
                 if self.log_dir is None:
                     raise ValueError("a seat with a program needs a log directory")
                 stem = self.log_dir / f"{log_prefix}-{team.name}-{_file_part(seat.name)}"
-                self.programs[team] = Program(seat.command, stem, log_limit=log_limit)
+                self.programs[team] = Program(seat.command, stem, log_limit=log_limit, cores=seat.cores)
         self.reservations: tuple[str, str] = (str(uuid.uuid4()), str(uuid.uuid4()))
         self.port = 0
         self.room: Room | None = None

@@ -25,7 +25,7 @@ import sys
 import threading
 from pathlib import Path
 
-from blokus.ai.arena.match import ArenaGame, GameSpec
+from blokus.ai.arena.match import ArenaGame, GameSpec, SideCores
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
 from blokus.model.moves import parse_move
 from blokus.model.pieces import Shape, Team
@@ -172,11 +172,12 @@ class ExternalGames:
         for game in running:
             game.cancel()
 
-    def __call__(self, spec: GameSpec) -> ArenaGame:
+    def __call__(self, spec: GameSpec, cores: SideCores | None = None) -> ArenaGame:
+        """One game; ``cores``: A's and B's own (each side's program runs there: our bot's search threads follow)."""
         season = season_named(spec.season)
         sides = [
-            (self.a, self.labels[0], spec.seed * 2 + 1, spec.ponder[0]),
-            (self.b, self.labels[1], spec.seed * 2 + 2, spec.ponder[1]),
+            (self.a, self.labels[0], spec.seed * 2 + 1, spec.ponder[0], None if cores is None else cores[0]),
+            (self.b, self.labels[1], spec.seed * 2 + 2, spec.ponder[1], None if cores is None else cores[1]),
         ]
         if spec.a_team == 1:
             sides.reverse()  # team ONE first
@@ -187,8 +188,9 @@ class ExternalGames:
                 self.command(player, spec, seed, ponder),
                 ours=not player.external,
                 env=None if player.kind is PlayerKind.CMD else OUR_ENV,
+                cores=side_cores,
             )
-            for player, label, seed, ponder in sides
+            for player, label, seed, ponder, side_cores in sides
         )
         timeouts = self.timeouts or (Timeouts.of(season) if spec.timed else Timeouts(None, None))
         game = HostedGame(
@@ -228,6 +230,8 @@ class ExternalGames:
         result = outcome.result if outcome is not None else None
         arena = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0, result=result)
         arena.traceback = outcome.traceback if outcome is not None else ""
+        if cores is not None:
+            arena.a_cores, arena.b_cores = list(cores[0]), list(cores[1])
         if outcome is None or result is None or outcome.void:
             # no result, and no point to anyone: a side that never played, or our side hurt by the program
             arena.void = (outcome.void if outcome is not None else "") or failure or "the game was cancelled"

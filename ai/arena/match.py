@@ -19,8 +19,10 @@ import contextlib
 import math
 import multiprocessing
 import multiprocessing.process
+import multiprocessing.queues
 import multiprocessing.synchronize
 import os
+import queue
 import random
 import signal
 import sys
@@ -47,6 +49,7 @@ from blokus.model.season import DEFAULT_SEASON, season_named
 from blokus.model.state import GameState, move_of_placement
 
 EngineFactory = Callable[[int], Engine]  # seed -> engine
+SideCores = tuple[tuple[int, ...], tuple[int, ...]]  # the cores of A and of B in a game (``--cores-per-player``)
 
 
 @dataclass
@@ -90,6 +93,8 @@ class ArenaGame:
     void: str = ""
     worker: str = ""  # the cluster worker that played it (``net.cluster``); "" on this machine
     traceback: str = ""  # a program that crashed: the last frames of the Python traceback on its stderr
+    a_cores: list[int] = field(default_factory=list)  # the cores each side had of its own ([]: not pinned)
+    b_cores: list[int] = field(default_factory=list)
     adjudicated: str = ""  # ended early, its winner decided: the rule and the points then ("" if played out)
 
 
@@ -137,20 +142,34 @@ def make_specs(
     return specs
 
 
-def play_game(spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory) -> ArenaGame:
-    a = factory_a(spec.seed * 2 + 1)
-    b = factory_b(spec.seed * 2 + 2)
+def play_game(
+    spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory, cores: SideCores | None = None
+) -> ArenaGame:
+    """One game in this thread. ``cores``: each side's own, A's and B's: the thread runs on a side's cores while it
+    makes that side's engine and thinks for it, so the threads and programs the side starts (its search's
+    threads, its pondering, a GTP engine) run there too."""
+    before = processes.thread_cores() if cores is not None else None
+    engines: list[Engine] = []
     try:
-        return _play(spec, a, b)
+        for factory, seed, side in ((factory_a, spec.seed * 2 + 1, 0), (factory_b, spec.seed * 2 + 2, 1)):
+            if cores is not None:
+                processes.pin_thread(cores[side])
+            engines.append(factory(seed))
+        game = _play(spec, engines[0], engines[1], cores)
+        if cores is not None:
+            game.a_cores, game.b_cores = list(cores[0]), list(cores[1])
+        return game
     finally:
-        for engine in (a, b):
+        for engine in engines:
             engine.stop_pondering()
             close = getattr(engine, "close", None)
             if close is not None:
                 close()
+        if before is not None:
+            processes.pin_thread(before)
 
 
-def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
+def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) -> ArenaGame:
     season = season_named(spec.season)
     state = GameState.new(Shape[spec.start_piece], season=season)
     for text in spec.opening:  # the pair's opening (read and checked from its file), then the game
@@ -171,6 +190,8 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
         is_a = team == spec.a_team
         side = "A" if is_a else "B"
         engine = a if is_a else b
+        if cores is not None:
+            processes.pin_thread(cores[0 if is_a else 1])
         start = time.monotonic()
         stop = threading.Event()
         try:
@@ -237,23 +258,31 @@ class PlayerFactory:
 
 
 _enough: multiprocessing.synchronize.Event | None = None  # in a game process: the match needs no more games
+_slot = threading.local()  # a game process's or a game thread's cores (``cores``: SideCores, or none)
 
 
 def _run_one(job: GameJob) -> ArenaGame | None:
-    """A game in a game process; None if the match was decided before it started (the pool hands out a few
-    games ahead, which can no longer be cancelled)."""
+    """A game in a game process (or a game thread); None if the match was decided before it started (the pool
+    hands out a few games ahead, which can no longer be cancelled)."""
     if _enough is not None and _enough.is_set():
         return None
-    return job()
+    return job(getattr(_slot, "cores", None))
 
 
-def _start_worker(enough: multiprocessing.synchronize.Event) -> None:
-    """A game process: Ctrl-C is the parent's to handle (it stops the match and ends this process), and it
-    ends with the parent."""
+def _take_slot(slots: multiprocessing.queues.Queue | queue.Queue | None) -> None:
+    """A game process or thread takes the cores of one of the games side by side (it keeps them)."""
+    if slots is not None:
+        _slot.cores = slots.get()
+
+
+def _start_worker(enough: multiprocessing.synchronize.Event, slots: multiprocessing.queues.Queue | None = None) -> None:
+    """A game process: Ctrl-C is the parent's to handle (it stops the match and ends this process), it ends with
+    the parent, and it takes its cores (``slots``)."""
     global _enough
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     processes.die_with_parent(release_streams=False)
     _enough = enough
+    _take_slot(slots)
 
 
 class _Flag(Protocol):
@@ -262,7 +291,10 @@ class _Flag(Protocol):
     def set(self) -> None: ...
 
 
-GameRunner = Callable[[GameSpec], ArenaGame]  # plays one game by other means (e.g. net.external_arena)
+class GameRunner(Protocol):
+    """Plays one game by other means (e.g. ``net.external_arena``), each side on its ``cores`` when given."""
+
+    def __call__(self, spec: GameSpec, cores: SideCores | None = None) -> ArenaGame: ...
 
 
 @dataclass(frozen=True)
@@ -275,11 +307,11 @@ class GameJob:
     b: EngineFactory | None = None
     runner: GameRunner | None = None
 
-    def __call__(self) -> ArenaGame:
+    def __call__(self, cores: SideCores | None = None) -> ArenaGame:
         if self.runner is not None:
-            return self.runner(self.spec)
+            return self.runner(self.spec, cores)
         assert self.a is not None and self.b is not None
-        return play_game(self.spec, self.a, self.b)
+        return play_game(self.spec, self.a, self.b, cores)
 
 
 class GameSite(Protocol):
@@ -330,6 +362,37 @@ def threads_per_game(jobs: int) -> int | None:
     return max(1, available_cores() // jobs) if jobs > 1 else None
 
 
+def player_cores(per_player: int, jobs: int, cores: list[int] | None = None) -> list[SideCores]:
+    """``--cores-per-player N``: the cores of A and of B in each of ``jobs`` games side by side, ``per_player`` of
+    its own each (as fastchess's ``-use-affinity``), from ``cores`` (default: the cores this process runs on).
+    ValueError with one line when there are not enough (``available_cores``: the affinity and the CPU quota)."""
+    if per_player < 1:
+        raise ValueError(f"--cores-per-player needs at least 1, not {per_player}")
+    mine = sorted(cores if cores is not None else processes.thread_cores() or range(available_cores()))
+    have = min(len(mine), available_cores()) if cores is None else len(mine)
+    need_one = 2 * per_player
+    need = need_one * jobs
+    if need > have:
+        games = f"{jobs} games side by side" if jobs > 1 else "a game"
+        raise ValueError(
+            f"--cores-per-player {per_player}: {games} need{'s' if jobs == 1 else ''} {need} cores, "
+            f"{have} available here" + (f" (--jobs at most {have // need_one})" if have >= need_one else "")
+        )
+    chunks = [tuple(mine[i * per_player : (i + 1) * per_player]) for i in range(2 * jobs)]
+    return [(chunks[2 * k], chunks[2 * k + 1]) for k in range(jobs)]
+
+
+def cores_line(results: list[ArenaGame]) -> str:
+    """The cores each side had of its own in ``results`` (``A on core 0, B on core 1``; games side by side: each
+    pair of cores); "" when no game was pinned."""
+    seen = sorted({(tuple(r.a_cores), tuple(r.b_cores)) for r in results if r.a_cores})
+    return "; ".join(f"A on {_core_list(a)}, B on {_core_list(b)}" for a, b in seen)
+
+
+def _core_list(cores: tuple[int, ...]) -> str:
+    return ("core " if len(cores) == 1 else "cores ") + ",".join(map(str, cores))
+
+
 class SiteLost(Exception):
     """A ``GameSite`` can play no more games (a cluster's scheduler lost): one line; the finished games stand."""
 
@@ -343,14 +406,16 @@ def run_match(
     runner: GameRunner | None = None,
     enough: Callable[[list[ArenaGame]], bool] | None = None,
     site: GameSite | None = None,
+    cores: list[SideCores] | None = None,
 ) -> list[ArenaGame]:
     """Every game of ``specs`` (sorted by index): by the engines of the factories (in this process, or in
     ``jobs`` game processes), or by ``runner`` in ``jobs`` threads (its games are processes on an embedded
     server: ``net.external_arena``), or on ``site`` (a cluster). ``enough(results)`` after each game: True
-    starts no further game (the running ones finish). Ctrl-C (KeyboardInterrupt) stops the running games,
+    starts no further game (the running ones finish). ``cores``: each of the ``jobs`` games side by side
+    plays on its own (``player_cores``). Ctrl-C (KeyboardInterrupt) stops the running games,
     ends every process they started and raises :class:`MatchStopped` with the finished games."""
     work = [GameJob(spec, factory_a, factory_b, runner) for spec in specs]
-    return run_jobs(work, jobs, progress, enough, site)
+    return run_jobs(work, jobs, progress, enough, site, cores)
 
 
 def run_jobs(
@@ -359,9 +424,13 @@ def run_jobs(
     progress: Callable[[list[ArenaGame]], None] | None = None,
     enough: Callable[[list[ArenaGame]], bool] | None = None,
     site: GameSite | None = None,
+    cores: list[SideCores] | None = None,
 ) -> list[ArenaGame]:
     """``run_match`` for games whose players differ from game to game (a tournament): the jobs with a runner
-    play in threads, the others in game processes (all of one kind, as ``run_match``), or all on ``site``."""
+    play in threads, the others in game processes (all of one kind, as ``run_match``), or all on ``site``;
+    ``cores``: the cores of each of the ``jobs`` games side by side (``player_cores``; not on a site)."""
+    if cores is not None and len(cores) < max(1, jobs):
+        raise ValueError(f"{jobs} games side by side need {jobs} sets of cores, not {len(cores)}")
     results: list[ArenaGame] = []
 
     def finished(game: ArenaGame) -> bool:
@@ -375,13 +444,13 @@ def run_jobs(
         if site is not None:
             site.run(work, finished)
         elif any(job.runner is not None for job in work):
-            _run_in_threads(work, jobs, finished)
+            _run_in_threads(work, jobs, finished, cores)
         elif jobs <= 1:
             for job in work:
-                if finished(job()):
+                if finished(job(None if cores is None else cores[0])):
                     break
         else:
-            _run_in_processes(work, jobs, finished)
+            _run_in_processes(work, jobs, finished, cores)
     except KeyboardInterrupt:
         raise MatchStopped(sorted(results, key=lambda r: r.index)) from None
     except SiteLost as exc:
@@ -423,9 +492,21 @@ def _collect_until(
                     other.cancel()
 
 
-def _run_in_threads(work: list[GameJob], jobs: int, finished: Callable[[ArenaGame], bool]) -> None:
-    pool = ThreadPoolExecutor(max(1, jobs), thread_name_prefix="blokus-arena-game")
-    pending = {pool.submit(job) for job in work}
+def _slots(cores: list[SideCores] | None, into: multiprocessing.queues.Queue | queue.Queue) -> None:
+    for side_cores in cores or []:
+        into.put(side_cores)
+
+
+def _run_in_threads(
+    work: list[GameJob], jobs: int, finished: Callable[[ArenaGame], bool], cores: list[SideCores] | None = None
+) -> None:
+    slots: queue.Queue | None = None
+    if cores is not None:
+        _slots(cores, slots := queue.Queue())
+    pool = ThreadPoolExecutor(
+        max(1, jobs), thread_name_prefix="blokus-arena-game", initializer=_take_slot, initargs=(slots,)
+    )
+    pending = {pool.submit(_run_one, job) for job in work}
     try:
         _collect(pending, finished)
     except BaseException:
@@ -441,15 +522,20 @@ def _run_in_threads(work: list[GameJob], jobs: int, finished: Callable[[ArenaGam
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _run_in_processes(work: list[GameJob], jobs: int, finished: Callable[[ArenaGame], bool]) -> None:
+def _run_in_processes(
+    work: list[GameJob], jobs: int, finished: Callable[[ArenaGame], bool], cores: list[SideCores] | None = None
+) -> None:
     # an executor, not a multiprocessing.Pool: a worker that dies (a crash in compiled code, the OOM killer)
     # breaks the match with an error instead of leaving it waiting for ever. The workers start with Ctrl-C
     # ignored (inherited through exec, so also before their initializer runs): the parent stops them.
     context = multiprocessing.get_context("spawn")
     enough = context.Event()
+    slots = None
+    if cores is not None:
+        _slots(cores, slots := context.Queue())
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=(enough,))
+        pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=(enough, slots))
         pending = {pool.submit(_run_one, job) for job in work}  # starts the workers
     finally:
         signal.signal(signal.SIGINT, previous)
