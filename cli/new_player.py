@@ -24,7 +24,7 @@ EXIT_EXISTS = 1
 
 def template_files() -> dict[str, str]:
     """The files to write: name -> text."""
-    folder = resources.files("cli").joinpath(TEMPLATES)
+    folder = resources.files("blokus.cli").joinpath(TEMPLATES)
     return {
         entry.name.removesuffix(SUFFIX): entry.read_text(encoding="utf-8")
         for entry in sorted(folder.iterdir(), key=lambda e: e.name)

@@ -50,7 +50,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from blokus.ai.arena.match import ArenaGame, GameJob, GameSpec, SiteLost
+from blokus.ai.arena.match import ArenaGame, GameJob, GameSpec, SideCores, SiteLost
 from blokus.ai.players.registry import PlayerSpec
 from blokus.model.text import printable
 from blokus.net.external_arena import PROJECT_ROOT, ExternalGames, LogBudget
@@ -300,8 +300,8 @@ class RemoteExternal:
     join_timeout: float
     log_budget: int
 
-    def __call__(self, spec: GameSpec) -> ArenaGame:
-        return _external_games(self)(spec)
+    def __call__(self, spec: GameSpec, cores: SideCores | None = None) -> ArenaGame:
+        return _external_games(self)(spec, cores)
 
 
 _EXTERNAL: dict[RemoteExternal, ExternalGames] = {}
