@@ -281,7 +281,7 @@ def test_a_local_cluster_plays_an_sprt_pair_by_pair(tmp_path):
 class DeepError:
     """A runner whose error Dask cannot pickle (a chain of causes far deeper than the recursion limit)."""
 
-    def __call__(self, spec: object) -> object:
+    def __call__(self, spec: object, cores: object = None) -> object:
         error = top = RuntimeError("the top")
         for i in range(50_000):
             error.__cause__ = RuntimeError(f"cause {i}\nwith a second line")
