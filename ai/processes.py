@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
 
+from blokus.ai import sandbox
+
 log = logging.getLogger(__name__)
 
 TOKEN_ENV = "BLOKUS_PROCESS_TOKEN"  # inherited by a child's descendants: how they are found at its end
@@ -375,21 +377,31 @@ def start(
     text: bool = False,
     end_with_parent: bool = True,
     pass_fds: tuple[int, ...] = (),
+    walls: sandbox.Walls | None = None,
 ) -> Child:
     """Start ``argv`` in its own session (see the module's doc). A :class:`Path` as a stream is a file
     (written from the start, capped at ``log_limit`` bytes); ``pass_fds``: descriptors it inherits (under
-    the same numbers). StartError with one line if it cannot start."""
+    the same numbers); ``walls``: it runs walled in (``ai.sandbox``: built here, entered between fork and
+    exec; where Landlock is missing it runs as it is). StartError with one line if it cannot start."""
     token = uuid.uuid4().hex
     environment = {**(os.environ if env is None else env), TOKEN_ENV: token}
     limit = log_limit
+    ruleset: list[int] = []  # the walls' ruleset, built in the spawner thread, entered by the child
 
     def in_child() -> None:  # after fork, before exec: only async-signal-safe work
         if limit is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
         if end_with_parent and _PRCTL is not None:
             _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if ruleset and not sandbox.enter(ruleset[0]):
+            os._exit(126)  # walls that were built but cannot be entered: never run without them
 
     def spawn() -> subprocess.Popen:
+        if walls is not None:
+            built = sandbox.prepare(walls)
+            ruleset[:] = [] if built is None else [built]
+            if sandbox.missing_line():
+                _once(sandbox.missing_line())
         streams = [_open(stdin, False), _open(stdout, True), _open(stderr, True)]
         try:
             return subprocess.Popen(
@@ -404,9 +416,13 @@ def start(
                 start_new_session=True,
                 close_fds=True,
                 pass_fds=pass_fds,
-                preexec_fn=in_child if limit is not None or (end_with_parent and _PRCTL is not None) else None,
+                preexec_fn=in_child
+                if limit is not None or ruleset or (end_with_parent and _PRCTL is not None)
+                else None,
             )
         finally:
+            for fd in ruleset:
+                os.close(fd)  # the child holds it no more either (closed with its other descriptors at exec)
             for stream in streams:
                 if hasattr(stream, "close"):
                     stream.close()  # type: ignore[union-attr]
@@ -421,10 +437,12 @@ def start(
     return child
 
 
-def run(argv: list[str], *, timeout: float, env: dict[str, str] | None = None) -> int | None:
-    """Start ``argv`` (no streams), wait up to ``timeout`` seconds, stop it (with all it started). Its exit
-    code, None if it had to be stopped; StartError if it could not start."""
-    child = start(argv, env=env)
+def run(
+    argv: list[str], *, timeout: float, env: dict[str, str] | None = None, walls: sandbox.Walls | None = None
+) -> int | None:
+    """Start ``argv`` (no streams; ``walls``: walled in), wait up to ``timeout`` seconds, stop it (with all it
+    started). Its exit code, None if it had to be stopped; StartError if it could not start."""
+    child = start(argv, env=env, walls=walls)
     code = child.wait(timeout)
     child.stop(term_grace=0.5)
     return code
@@ -461,9 +479,11 @@ def adopted_orphans() -> list[int]:
 
 
 def end_orphans(grace: float = 0.5) -> int:
-    """SIGTERM, then SIGKILL, the adopted orphans (:func:`adopted_orphans`) and reap them; their number."""
+    """SIGTERM, then SIGKILL, the adopted orphans (:func:`adopted_orphans`) and reap them; then sweep again
+    until none is left (SIGKILL at once: a fork loop's next generation, adopted while the last one was
+    ended), for up to ``REAP_S`` s. Their number."""
     orphans = adopted_orphans()
-    count = len(orphans)
+    seen = set(orphans)
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, REAP_S)):
         for pid in orphans:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -475,6 +495,18 @@ def end_orphans(grace: float = 0.5) -> int:
                 time.sleep(POLL_S)
         if not orphans:
             break
+    until = time.monotonic() + REAP_S
+    while seen and time.monotonic() < until:  # the sweeps: whatever was adopted meanwhile
+        more = adopted_orphans()
+        if not more:
+            break
+        seen.update(more)
+        for pid in more:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in more:
+            _reaped(pid)
+    count = len(seen)
     if count:
         log.info("ended %d detached process(es) left behind by a program", count)
     return count

@@ -178,6 +178,7 @@ class ExternalGames:
                 self.command(player, spec, seed, ponder),
                 ours=not player.external,
                 env=None if player.kind is PlayerKind.CMD else OUR_ENV,
+                walled=player.kind is PlayerKind.CMD,  # a py: player's team process is walled in by our bot
             )
             for player, label, seed, ponder in sides
         )

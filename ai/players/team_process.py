@@ -33,13 +33,15 @@ import json
 import os
 import pickle
 import select
+import shutil
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from blokus.ai import processes
+from blokus.ai import processes, sandbox
 from blokus.ai.interface import Player
 from blokus.ai.players.pyplayer import (
     END_IDLE,
@@ -150,13 +152,21 @@ class TeamChild:
     (from an event loop's reader, or :meth:`poll` without one)."""
 
     def __init__(
-        self, spec: PlayerSpec, output: Output, *, memory_mib: int = MEMORY_LIMIT_MIB, check: bool = False
+        self,
+        spec: PlayerSpec,
+        output: Output,
+        scratch: Path,
+        *,
+        memory_mib: int = MEMORY_LIMIT_MIB,
+        check: bool = False,
     ) -> None:
         self.spec = spec
-        argv = [sys.executable, "-P", "-m", "blokus.ai.players.pyplayer", spec.path, spec.class_name, str(memory_mib)]
+        module = "blokus.ai.players.pyplayer"
+        argv = [sys.executable, "-P", "-m", module, spec.path, spec.class_name, str(memory_mib), str(scratch)]
         argv += ["check"] if check else []
         path = os.environ.get("PYTHONPATH", "")
         env = {**os.environ, "PYTHONPATH": PROJECT_ROOT + (os.pathsep + path if path else "")}
+        env.update(sandbox.scratch_env(scratch))  # its temporary files: in the scratch folder, as its own files
         self.child = processes.start(argv, stdin="pipe", stdout="pipe", stderr="pipe", env=env)
         popen = self.child.popen
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
@@ -303,7 +313,8 @@ def check_team_player(
     if not Path(spec.path).is_file():
         raise PlayerLoadError(f"{spec.path}: no such file (write py:PATH[:CLASS], e.g. py:player.py)")
     output = Output(None)
-    child = TeamChild(spec, output, check=True)
+    scratch = Path(tempfile.mkdtemp(prefix="blokus-check-"))
+    child = TeamChild(spec, output, scratch, check=True)
     try:
         while child.alive and not child.ready:
             now = time.monotonic()
@@ -320,6 +331,7 @@ def check_team_player(
         return child.class_name
     finally:
         child.stop(grace=0.2)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 class TeamPlayer(Player):
@@ -334,8 +346,16 @@ class TeamPlayer(Player):
         show: Callable[[str], None] | None = None,
         strict: bool = False,
         output_limit: int = OUTPUT_LIMIT_BYTES,
+        scratch: Path | None = None,
+        scratch_limit: int = sandbox.SCRATCH_LIMIT_BYTES,
     ) -> None:
         self.spec = spec
+        # the one folder its processes may write in (``ai.sandbox``): the given one (the host's, beside the
+        # game's logs: $BLOKUS_SCRATCH, removed by the host), else a temporary one, removed at the end
+        given = scratch or (Path(os.environ[sandbox.SCRATCH_ENV]) if os.environ.get(sandbox.SCRATCH_ENV) else None)
+        self.scratch = given or Path(tempfile.mkdtemp(prefix="blokus-player-"))
+        self._own_scratch = given is None  # ours to remove at the end (a given one is its host's)
+        self.scratch_limit = scratch_limit
         self.name = spec.label
         self.memory_mib = memory_mib
         # show: the team's output and tracebacks, as they are; say: our notices in one line, which the command
@@ -361,6 +381,9 @@ class TeamPlayer(Player):
     def start(self) -> None:
         """Start the team's process (and, not strict, its standby): call once, before the game."""
         processes.adopt_orphans()  # what the team's code detaches comes back to us, to be ended
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        if sandbox.missing_line():
+            self.say(sandbox.missing_line())
         self.active = self._spawn()
         if not self.strict:
             self.standby = self._spawn()
@@ -370,7 +393,7 @@ class TeamPlayer(Player):
             return None
         self.starts += 1
         try:
-            child = TeamChild(self.spec, self.output, memory_mib=self.memory_mib)
+            child = TeamChild(self.spec, self.output, self.scratch, memory_mib=self.memory_mib)
         except OSError as exc:  # processes.StartError: one line
             self.say(f"cannot start your player's process: {exc}")
             return None
@@ -479,6 +502,7 @@ class TeamPlayer(Player):
             raise PlayerCodeError("process ended", f"process ended at turn {turn}: {child.failure}")
         await self._until(lambda: rid in child.answers or not child.alive, None)
         answer = child.answers.pop(rid, None)
+        self._check_scratch(turn)
         if answer is None:
             raise PlayerCodeError("process ended", f"process ended at turn {turn}: {child.failure}")
         if answer["t"] == "error":
@@ -490,6 +514,25 @@ class TeamPlayer(Player):
         except ValueError:
             child._fail("your player's process broke the protocol (an answer that is no move)")
             raise PlayerCodeError("protocol", f"protocol at turn {turn}: an answer that is no move") from None
+
+    def _check_scratch(self, turn: int) -> None:
+        """After each move: a scratch folder over its bounds ends the team's processes (their move is lost, a
+        new process plays on, given an empty folder), PlayerCodeError."""
+        why = sandbox.scratch_over(self.scratch, self.scratch_limit)
+        if not why:
+            return
+        children = [c for c in (self.active, self.standby) if c is not None]
+        for child in children:
+            child._fail(f"your player's process was ended: {why}")
+        for child in children:
+            child.stop(grace=0)
+        self.active = self.standby = None
+        sandbox.clear(self.scratch)
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        if not self.strict:
+            self.active = self._spawn()
+            self.standby = self._spawn()
+        raise PlayerCodeError("scratch", f"scratch at turn {turn}: {why}: your player's processes were ended")
 
     def _show(self, kind: str, turn: int, trace: str) -> None:
         """The traceback of the team's code on stderr, once per kind of exception."""
@@ -564,3 +607,5 @@ class TeamPlayer(Player):
         for thread in self._stopping:
             thread.join(processes.ASK_GRACE_S + processes.TERM_GRACE_S + processes.REAP_S)
         processes.end_orphans()
+        if self._own_scratch:
+            sandbox.clear(self.scratch)
