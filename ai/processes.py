@@ -386,6 +386,9 @@ def start(
     token = uuid.uuid4().hex
     environment = {**(os.environ if env is None else env), TOKEN_ENV: token}
     limit = log_limit
+    if limit is not None:  # never above a limit this process has itself (raising it would fail in the child)
+        _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
     ruleset: list[int] = []  # the walls' ruleset, built in the spawner thread, entered by the child
 
     def in_child() -> None:  # after fork, before exec: only async-signal-safe work

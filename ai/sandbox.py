@@ -16,7 +16,12 @@ Where a wall is missing (no Landlock: an old kernel, macOS; an ABI without TCP r
 says which in one line (:func:`missing_line`) and the game plays as before. ``BLOKUS_SANDBOX=off`` turns the
 walls off (tests of that line). ``bench/bench_sandbox.py`` measures the cost (microseconds per start).
 
-Not walled by Landlock (on ABI 7): UDP and named Unix sockets, and reading the command lines of processes.
+Not walled by Landlock (ABI 7, measured on Linux 6.18): UDP and named Unix sockets; a ``cmd:`` program (all of
+/proc readable: its runtime's need) still reads other processes' command lines and, of our processes that are
+dumpable or when it runs as root, their environment and descriptor lists (``/proc/PID/environ``, ``fd/``; not
+their memory, not the descriptors themselves). Our bot is undumpable (``ai.processes.keep_private``) and keeps
+no secret in its environment. The process walls need no Landlock: what a program starts ends with it
+(``ai.processes``: its group, its token, the subreaper's sweeps).
 """
 
 from __future__ import annotations

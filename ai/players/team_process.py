@@ -159,6 +159,7 @@ class TeamChild:
         *,
         memory_mib: int = MEMORY_LIMIT_MIB,
         check: bool = False,
+        file_limit: int = sandbox.SCRATCH_LIMIT_BYTES,
     ) -> None:
         self.spec = spec
         module = "blokus.ai.players.pyplayer"
@@ -167,7 +168,8 @@ class TeamChild:
         path = os.environ.get("PYTHONPATH", "")
         env = {**os.environ, "PYTHONPATH": PROJECT_ROOT + (os.pathsep + path if path else "")}
         env.update(sandbox.scratch_env(scratch))  # its temporary files: in the scratch folder, as its own files
-        self.child = processes.start(argv, stdin="pipe", stdout="pipe", stderr="pipe", env=env)
+        # a file of its own is at most as big as its scratch folder (RLIMIT_FSIZE: beyond, SIGXFSZ or write errors)
+        self.child = processes.start(argv, stdin="pipe", stdout="pipe", stderr="pipe", env=env, log_limit=file_limit)
         popen = self.child.popen
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
         self._to = popen.stdin.fileno()
@@ -393,7 +395,9 @@ class TeamPlayer(Player):
             return None
         self.starts += 1
         try:
-            child = TeamChild(self.spec, self.output, self.scratch, memory_mib=self.memory_mib)
+            child = TeamChild(
+                self.spec, self.output, self.scratch, memory_mib=self.memory_mib, file_limit=self.scratch_limit
+            )
         except OSError as exc:  # processes.StartError: one line
             self.say(f"cannot start your player's process: {exc}")
             return None
@@ -439,7 +443,7 @@ class TeamPlayer(Player):
                 return False
             self._changed.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), None if left is None else min(left, 0.5))
+                await asyncio.wait_for(self._changed.wait(), 0.5 if left is None else min(left, 0.5))
         return True
 
     async def wait_ready(self, timeout: float = IMPORT_TIMEOUT_S, engine_timeout: float = ENGINE_TIMEOUT_S) -> None:
@@ -500,7 +504,8 @@ class TeamPlayer(Player):
         self._team = state.team
         if not child.ask(rid, state, deadline, state.team):
             raise PlayerCodeError("process ended", f"process ended at turn {turn}: {child.failure}")
-        await self._until(lambda: rid in child.answers or not child.alive, None)
+        # looked at twice a second, and at every word of the child: its scratch folder, while it thinks
+        await self._until(lambda: rid in child.answers or not child.alive or self._scratch_full(), None)
         answer = child.answers.pop(rid, None)
         self._check_scratch(turn)
         if answer is None:
@@ -514,6 +519,9 @@ class TeamPlayer(Player):
         except ValueError:
             child._fail("your player's process broke the protocol (an answer that is no move)")
             raise PlayerCodeError("protocol", f"protocol at turn {turn}: an answer that is no move") from None
+
+    def _scratch_full(self) -> bool:
+        return bool(sandbox.scratch_over(self.scratch, self.scratch_limit))
 
     def _check_scratch(self, turn: int) -> None:
         """After each move: a scratch folder over its bounds ends the team's processes (their move is lost, a
