@@ -1,7 +1,8 @@
 """Benchmark of the walls around a team's program (``ai.sandbox``; not a test): what they cost per process start,
 per game start and per move, against bubblewrap, the other mechanism at hand.
 
-* **per process start**: ``/bin/true`` started and reaped through ``ai.processes.start`` ``--starts`` times:
+* **per process start**: the walls entered by a fresh Python process (``sandbox.confine``, as the team's process
+  does), and ``/bin/true`` started and reaped through ``ai.processes.start`` ``--starts`` times:
   plain, walled by Landlock (the ruleset built in this process, entered between fork and exec), and inside
   bubblewrap (``bwrap``: user, PID, IPC, UTS and cgroup namespaces, the root read-only, a scratch folder
   writable; skipped if ``bwrap`` is not on the PATH);
@@ -20,6 +21,7 @@ import asyncio
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -48,15 +50,35 @@ def timed(count: int, start: Callable[[], None]) -> list[float]:
     return found
 
 
+CONFINE = """
+import sys, time
+from pathlib import Path
+from blokus.ai import sandbox
+sandbox.abi()
+began = time.perf_counter()
+sandbox.confine(sandbox.Walls(Path(sys.argv[1]), (Path(sys.argv[1]).parent,)))
+print(time.perf_counter() - began)
+"""
+
+
+def confine_times(count: int, scratch: Path) -> list[float]:
+    """``sandbox.confine`` (the ruleset built and entered) in a fresh Python process, as the team's process does."""
+    found = []
+    for _ in range(count):
+        done = subprocess.run([sys.executable, "-c", CONFINE, str(scratch)], capture_output=True, text=True, check=True)
+        found.append(float(done.stdout))
+    return found
+
+
 def process_starts(count: int, scratch: Path) -> None:
     print(f"per process start (/bin/true, started and reaped), Landlock ABI {sandbox.abi()}:")
     walls = sandbox.Walls(scratch, sandbox.program_reads(["/bin/true"]), (13050,))
 
     def plain() -> None:
-        processes.start(["/bin/true"]).wait(30)
+        processes.start(["/bin/true"]).wait(None)
 
     def walled() -> None:
-        processes.start(["/bin/true"], walls=walls).wait(30)
+        processes.start(["/bin/true"], walls=walls).wait(None)
 
     def ruleset() -> None:
         fd = sandbox.prepare(walls)
@@ -64,6 +86,7 @@ def process_starts(count: int, scratch: Path) -> None:
             os.close(fd)
 
     timed(3, plain)
+    print(line("the walls in a Python process", confine_times(count, scratch)))
     print(line("plain", timed(count, plain)))
     print(line("Landlock (build + enter)", timed(count, walled)))
     print(line("  of which building the ruleset", timed(count, ruleset)))
@@ -76,7 +99,7 @@ def process_starts(count: int, scratch: Path) -> None:
     argv += ["--die-with-parent", "--new-session", "/bin/true"]
 
     def wrapped() -> None:
-        processes.start(argv).wait(30)
+        processes.start(argv).wait(None)
 
     print(line("bubblewrap (namespaces)", timed(count, wrapped)))
 
@@ -99,8 +122,10 @@ async def games(count: int, moves: int) -> None:
         spec = parse_player(f"py:{path}")
         starts: dict[bool, list[float]] = {True: [], False: []}
         per_move: dict[bool, list[float]] = {True: [], False: []}
+        _, warm = await game_start(spec, False)  # a first start may compile our engine: not counted
+        warm.close()
         for round_ in range(count):
-            for walls in (True, False):
+            for walls in (True, False) if round_ % 2 else (False, True):
                 took, player = await game_start(spec, walls)
                 starts[walls].append(took)
                 try:

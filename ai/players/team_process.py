@@ -19,7 +19,12 @@ its deadline:
 * exiting, being killed: the request fails at once (``process ended``), the standby takes over;
 * printing megabytes: its stdout and stderr are forwarded line by line up to ``OUTPUT_LIMIT_BYTES`` a game,
   then dropped (read on, slowly: a child that floods its output waits for us, never the bot for it);
-* forking: whatever it started ends with it (its group, its token, the subreaper at the end).
+* forking: whatever it started ends with it (its group, its token, the subreaper's sweeps at the end);
+* writing, connecting, signalling: it is walled in (``ai.sandbox``): it writes only in the player's scratch folder
+  (its working directory and ``$TMPDIR``: the host's beside the game's logs, ``$BLOKUS_SCRATCH``, else a temporary
+  one), whose size is looked at while it thinks and after each move (over ``SCRATCH_LIMIT_BYTES``: its processes
+  are ended, that move is lost, a new process plays on with an empty folder), connects to nothing and cannot
+  reach our processes.
 
 ``strict`` (``blokus bot --strict``, the arena's way): no standby — a late answer is sent late and a child
 that ends is a crashed client, as the contest would judge it.
