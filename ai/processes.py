@@ -400,13 +400,13 @@ def start(
             os._exit(126)  # walls that were built but cannot be entered: never run without them
 
     def spawn() -> subprocess.Popen:
-        if walls is not None:
-            built = sandbox.prepare(walls)
-            ruleset[:] = [] if built is None else [built]
-            if sandbox.missing_line():
-                _once(sandbox.missing_line())
-        streams = [_open(stdin, False), _open(stdout, True), _open(stderr, True)]
+        streams = [_open(stdin, False), _open(stdout, True), _open(stderr, True)]  # its log files exist now
         try:
+            if walls is not None:
+                built = sandbox.prepare(walls)
+                ruleset[:] = [] if built is None else [built]
+                if sandbox.missing_line():
+                    _once(sandbox.missing_line())
             return subprocess.Popen(
                 argv,
                 stdin=streams[0],

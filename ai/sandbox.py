@@ -156,6 +156,7 @@ class Walls:
     reads: tuple[Path, ...] = ()
     ports: tuple[int, ...] = ()
     whole_proc: bool = True  # all of /proc (a program's runtime); False: its own /proc/PID only (:func:`confine`)
+    writes: tuple[Path, ...] = ()  # files it may also write (its own logs: ``> /dev/stderr`` opens them anew)
 
 
 def _project_root() -> Path:
@@ -221,7 +222,8 @@ def prepare(walls: Walls) -> int | None:
             _allow_path(fd, place, _READ)
         walls.scratch.mkdir(parents=True, exist_ok=True)
         _allow_path(fd, str(walls.scratch), everything)
-        _allow_path(fd, os.devnull, (FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE) & everything)
+        for file in (os.devnull, *map(str, walls.writes)):
+            _allow_path(fd, file, (FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE) & everything)
         if version >= 4:
             for port in walls.ports:
                 rule = _NetPortAttr(NET_CONNECT_TCP, port)

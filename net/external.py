@@ -152,7 +152,8 @@ class Program:
         only in its scratch folder, connects only to ``port``, cannot reach our processes)."""
         self.scratch.mkdir(parents=True, exist_ok=True)
         own = {**sandbox.scratch_env(self.scratch), sandbox.SCRATCH_ENV: str(self.scratch)}
-        walls = sandbox.Walls(self.scratch, sandbox.program_reads(self.argv), (port,)) if self.walled else None
+        reads = sandbox.program_reads(self.argv)
+        walls = sandbox.Walls(self.scratch, reads, (port,), writes=self.paths) if self.walled else None
         self._start([*self.argv, "-h", host, "-p", str(port), "-r", reservation], {**own, **(env or {})}, walls=walls)
 
     def start_seated(self, sock: socket.socket, season: Season, env: dict[str, str] | None = None) -> None:

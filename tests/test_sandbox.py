@@ -211,7 +211,7 @@ def test_a_cmd_program_reaches_only_its_server(tmp_path: Path):
         with pytest.raises(BlockingIOError):
             listener.accept()
     line = next(line for line in err.splitlines() if "ext_client: walls:" in line)
-    assert line.endswith("write=denied signal=denied ptrace=denied connect=denied server=ok scratch=ok"), line
+    assert line.endswith("write=denied signal=denied ptrace=denied connect=denied server=ok scratch=ok stderr=ok"), line
     assert journal.read_text() == "ours\n"
     assert outcome.result is not None and outcome.result.regular, outcome  # it played on to the end
 
