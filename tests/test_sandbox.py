@@ -285,6 +285,7 @@ def test_without_walls_one_line_says_so_and_the_game_plays_as_before(tmp_path: P
     monkeypatch.setenv(sandbox.ENV, "off")
     monkeypatch.setattr(sandbox, "abi", lambda: 0)
     monkeypatch.setattr(processes, "_said", set())
+    caplog.clear()
     with caplog.at_level(logging.WARNING, logger="blokus.ai.processes"):
         for _ in range(2):
             walls = sandbox.Walls(tmp_path / "scratch")
