@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
 
+from blokus.ai import sandbox
+
 log = logging.getLogger(__name__)
 
 TOKEN_ENV = "BLOKUS_PROCESS_TOKEN"  # inherited by a child's descendants: how they are found at its end
@@ -393,14 +395,21 @@ def start(
     end_with_parent: bool = True,
     pass_fds: tuple[int, ...] = (),
     cores: Cores | None = None,
+    walls: sandbox.Walls | None = None,
 ) -> Child:
     """Start ``argv`` in its own session (see the module's doc). A :class:`Path` as a stream is a file
     (written from the start, capped at ``log_limit`` bytes); ``pass_fds``: descriptors it inherits (under
     the same numbers); ``cores``: the cores it runs on (its CPU affinity; None: those of the thread that asks,
-    as a fork from that thread would give). StartError with one line if it cannot start."""
+    as a fork from that thread would give); ``walls``: it runs walled in (``ai.sandbox``: built here, entered
+    between fork and exec; where Landlock is missing it runs as it is). StartError with one line if it cannot
+    start."""
     token = uuid.uuid4().hex
     environment = {**(os.environ if env is None else env), TOKEN_ENV: token}
     limit = log_limit
+    if limit is not None:  # never above a limit this process has itself (raising it would fail in the child)
+        _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+    ruleset: list[int] = []  # the walls' ruleset, built in the spawner thread, entered by the child
     mask = set(cores) if cores is not None else thread_cores()
     pin = False
 
@@ -411,12 +420,19 @@ def start(
             _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
         if pin:
             os.sched_setaffinity(0, mask)  # type: ignore[arg-type]
+        if ruleset and not sandbox.enter(ruleset[0]):
+            os._exit(126)  # walls that were built but cannot be entered: never run without them
 
     def spawn() -> subprocess.Popen:
         nonlocal pin
         pin = mask is not None and mask != thread_cores()  # the spawner's thread runs elsewhere
-        streams = [_open(stdin, False), _open(stdout, True), _open(stderr, True)]
+        streams = [_open(stdin, False), _open(stdout, True), _open(stderr, True)]  # its log files exist now
         try:
+            if walls is not None:
+                built = sandbox.prepare(walls)
+                ruleset[:] = [] if built is None else [built]
+                if sandbox.missing_line():
+                    _once(sandbox.missing_line())
             return subprocess.Popen(
                 argv,
                 stdin=streams[0],
@@ -429,9 +445,13 @@ def start(
                 start_new_session=True,
                 close_fds=True,
                 pass_fds=pass_fds,
-                preexec_fn=in_child if limit is not None or pin or (end_with_parent and _PRCTL is not None) else None,
+                preexec_fn=in_child
+                if limit is not None or ruleset or pin or (end_with_parent and _PRCTL is not None)
+                else None,
             )
         finally:
+            for fd in ruleset:
+                os.close(fd)  # the child holds it no more either (closed with its other descriptors at exec)
             for stream in streams:
                 if hasattr(stream, "close"):
                     stream.close()  # type: ignore[union-attr]
@@ -446,10 +466,12 @@ def start(
     return child
 
 
-def run(argv: list[str], *, timeout: float, env: dict[str, str] | None = None) -> int | None:
-    """Start ``argv`` (no streams), wait up to ``timeout`` seconds, stop it (with all it started). Its exit
-    code, None if it had to be stopped; StartError if it could not start."""
-    child = start(argv, env=env)
+def run(
+    argv: list[str], *, timeout: float, env: dict[str, str] | None = None, walls: sandbox.Walls | None = None
+) -> int | None:
+    """Start ``argv`` (no streams; ``walls``: walled in), wait up to ``timeout`` seconds, stop it (with all it
+    started). Its exit code, None if it had to be stopped; StartError if it could not start."""
+    child = start(argv, env=env, walls=walls)
     code = child.wait(timeout)
     child.stop(term_grace=0.5)
     return code
@@ -486,9 +508,11 @@ def adopted_orphans() -> list[int]:
 
 
 def end_orphans(grace: float = 0.5) -> int:
-    """SIGTERM, then SIGKILL, the adopted orphans (:func:`adopted_orphans`) and reap them; their number."""
+    """SIGTERM, then SIGKILL, the adopted orphans (:func:`adopted_orphans`) and reap them; then sweep again
+    until none is left (SIGKILL at once: a fork loop's next generation, adopted while the last one was
+    ended), for up to ``REAP_S`` s. Their number."""
     orphans = adopted_orphans()
-    count = len(orphans)
+    seen = set(orphans)
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, REAP_S)):
         for pid in orphans:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -500,6 +524,18 @@ def end_orphans(grace: float = 0.5) -> int:
                 time.sleep(POLL_S)
         if not orphans:
             break
+    until = time.monotonic() + REAP_S
+    while seen and time.monotonic() < until:  # the sweeps: whatever was adopted meanwhile
+        more = adopted_orphans()
+        if not more:
+            break
+        seen.update(more)
+        for pid in more:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in more:
+            _reaped(pid)
+    count = len(seen)
     if count:
         log.info("ended %d detached process(es) left behind by a program", count)
     return count

@@ -272,8 +272,10 @@ def _setup_logging(args: argparse.Namespace) -> LineWriter:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # the socket, the bot's memory, environment and descriptors: not for the user's other processes (a team's
+    # program among them; ``ai.sandbox`` walls those in where Landlock is there, this holds without it)
+    processes.keep_private()
     if args.socket_fd is not None:
-        processes.keep_private()  # the socket and the bot's memory: not for the user's other processes
         try:
             socket.socket(fileno=args.socket_fd).detach()
         except OSError as exc:

@@ -25,6 +25,7 @@ another CPU name is not loaded (numba's key), it is compiled.
 from __future__ import annotations
 
 import ast
+import contextlib
 import errno
 import functools
 import hashlib
@@ -130,6 +131,18 @@ _FD_PATHS = os.path.isdir("/proc/self/fd")  # a path bound to a descriptor (Linu
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_DIRECTORY", 0)
 _folders: dict[str, int] = {}  # user cache root -> the descriptor of the folder verified when it was opened
 _refused: set[str] = set()
+_closed = False  # close_folders was called: no user cache folder any more
+
+
+def close_folders() -> None:
+    """Close the descriptors of the user's cache folders for good (in a process about to run a team's code:
+    it holds none of ours); kernels not loaded yet are compiled, never loaded or cached, from then on."""
+    global _closed
+    _closed = True
+    for fd in _folders.values():
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _folders.clear()
 
 
 def _problem(fd: int) -> str | None:
@@ -160,6 +173,8 @@ def private_folder(root: Path, *, create: bool) -> Path | None:
     cache there (said in one line) or, without ``create``, none yet."""
     key = str(root)
     fd = _folders.get(key)
+    if _closed:
+        return None
     if fd is None:
         if create:
             try:
@@ -261,8 +276,29 @@ def _magic_tuple() -> tuple:
     return cpu_target.target_context.codegen().magic_tuple()
 
 
+def trusted(path: Path, *, folder: bool = False) -> bool:
+    """Whether a cache file (or ``folder``) is ours to load: owned by this user (or root), no link (a file),
+    not writable by other users (nor by a group that is not this user's own). numba unpickles what it
+    loads: anything another user (or a walled team program, which cannot write here) could have written
+    is compiled afresh instead."""
+    if not hasattr(os, "getuid"):
+        return True
+    try:
+        st = os.stat(path) if folder else os.lstat(path)
+    except OSError:
+        return False
+    if (stat.S_ISDIR(st.st_mode) if folder else stat.S_ISREG(st.st_mode)) is False:
+        return False
+    if st.st_uid not in (os.getuid(), 0) or st.st_mode & 0o002:
+        return False
+    return not (st.st_mode & 0o020 and st.st_gid != os.getgid())
+
+
 def _index_is_fresh(index: Path, stamp: str) -> bool:
-    """Whether numba's index file for a kernel holds an entry of this source and this CPU target."""
+    """Whether numba's index file for a kernel holds an entry of this source and this CPU target, in a
+    folder, an index and data files that are ours (:func:`trusted`)."""
+    if not (trusted(index.parent, folder=True) and trusted(index)):
+        return False
     try:
         with open(index, "rb") as f:
             if pickle.load(f) != numba.__version__:
@@ -271,7 +307,8 @@ def _index_is_fresh(index: Path, stamp: str) -> bool:
     except Exception:  # missing, truncated or from another version: not fresh
         return False
     magic = _magic_tuple()
-    return saved == stamp and any(key[1] == magic for key in overloads)
+    fresh = [name for key, name in overloads.items() if key[1] == magic]
+    return saved == stamp and bool(fresh) and all(trusted(index.parent / name) for name in fresh)
 
 
 class ProjectLocator(caching._CacheLocator):
@@ -286,6 +323,7 @@ class ProjectLocator(caching._CacheLocator):
         qualname = py_func.__qualname__.replace("<", "").replace(">", "")
         v = sys.version_info
         index = f"{stem}.{qualname}-{self._lineno}.py{v[0]}{v[1]}{getattr(sys, 'abiflags', '')}.nbi"
+        self.index = index
         fresh = next((p for p in locations(module) if _index_is_fresh(p / index, self.stamp)), None)
         # numba takes the path once, here: a user folder's is bound to its verified descriptor
         self.target = writable_location(module) if fresh is None else None
@@ -296,7 +334,12 @@ class ProjectLocator(caching._CacheLocator):
         return self.target is not None and self.path == self.target and _verified(self.path)
 
     def verified(self) -> bool:
-        return _verified(self.path)
+        """Whether its folder may be read now: still the private folder verified (a user's), and the
+        folder and the kernel's index ours (:func:`trusted`)."""
+        if not _verified(self.path):
+            return False
+        index = self.path / self.index
+        return not index.exists() or (trusted(self.path, folder=True) and trusted(index))
 
     @classmethod
     def from_function(cls, py_func, py_file):

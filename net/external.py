@@ -46,7 +46,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from blokus.ai import processes
+from blokus.ai import processes, sandbox
 from blokus.ai.arena.referee import hard_timeout_line, illegal_line, timeout_line
 from blokus.ai.players.pyplayer import PlayerLoadError
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
@@ -127,25 +127,45 @@ class Program:
     its two log files."""
 
     def __init__(
-        self, argv: list[str], log_stem: Path, *, log_limit: int = LOG_LIMIT_BYTES, cores: tuple[int, ...] | None = None
+        self,
+        argv: list[str],
+        log_stem: Path,
+        *,
+        log_limit: int = LOG_LIMIT_BYTES,
+        cores: tuple[int, ...] | None = None,
+        walled: bool = True,
+        scratch_limit: int = sandbox.SCRATCH_LIMIT_BYTES,
     ) -> None:
         self.argv = list(argv)
         self.cores = cores  # its CPU affinity (None: this process's)
         self.out_path = log_stem.with_name(log_stem.name + ".out.log")
         self.err_path = log_stem.with_name(log_stem.name + ".err.log")
+        # the one folder it may write in (its $TMPDIR; a py: seat's bot gives it to the team's processes):
+        # beside its logs, removed when it is stopped
+        self.scratch = log_stem.with_name(log_stem.name + ".scratch")
         self.log_limit = log_limit
+        self.walled = walled  # a team's program: walled in (``ai.sandbox``); our own bot: not
+        self.scratch_limit = scratch_limit
+        self.scratch_full = ""  # why it was stopped for its scratch folder ("" if it was not)
         self.child: processes.Child | None = None
 
     def start(self, host: str, port: int, reservation: str, *, env: dict[str, str] | None = None) -> None:
-        """Start it as the contest does: with ``-h HOST -p PORT -r CODE``."""
-        self._start([*self.argv, "-h", host, "-p", str(port), "-r", reservation], env)
+        """Start it as the contest does: with ``-h HOST -p PORT -r CODE``; walled in (``walled``: it writes
+        only in its scratch folder, connects only to ``port``, cannot reach our processes)."""
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        own = {**sandbox.scratch_env(self.scratch), sandbox.SCRATCH_ENV: str(self.scratch)}
+        reads = sandbox.program_reads(self.argv)
+        walls = sandbox.Walls(self.scratch, reads, (port,), writes=self.paths) if self.walled else None
+        self._start([*self.argv, "-h", host, "-p", str(port), "-r", reservation], {**own, **(env or {})}, walls=walls)
 
     def start_seated(self, sock: socket.socket, season: Season, env: dict[str, str] | None = None) -> None:
         """Start a player of ours (``blokus bot``) on an inherited socket that the host's server seats
         (``GameServer.seat_connection``): ``--socket-fd N``, no code anywhere for another process to read."""
         self._start([*self.argv, "--socket-fd", str(sock.fileno()), "--season", season.name], env, sock.fileno())
 
-    def _start(self, argv: list[str], env: dict[str, str] | None, fd: int | None = None) -> None:
+    def _start(
+        self, argv: list[str], env: dict[str, str] | None, fd: int | None = None, walls: sandbox.Walls | None = None
+    ) -> None:
         try:
             # the logs are files, so a program that floods its output costs this process nothing
             self.child = processes.start(
@@ -156,6 +176,7 @@ class Program:
                 env=None if env is None else {**os.environ, **env},
                 pass_fds=() if fd is None else (fd,),
                 cores=self.cores,
+                walls=walls,
             )
         except OSError as exc:
             raise ProgramError(_start_failure(self.argv[0], exc)) from None
@@ -184,9 +205,21 @@ class Program:
         return None if self.child is None else self.child.wait(timeout)
 
     def stop(self, grace: float = STOP_GRACE_S) -> None:
-        """SIGTERM to the program and everything it started, SIGKILL to whatever is left after ``grace`` s."""
+        """SIGTERM to the program and everything it started, SIGKILL to whatever is left after ``grace`` s;
+        its scratch folder is removed."""
         if self.child is not None:
             self.child.stop(term_grace=grace)
+        sandbox.clear(self.scratch)
+
+    def check_scratch(self) -> bool:
+        """While it runs: a scratch folder over its bounds stops it (``scratch_full`` says why). True if so."""
+        if self.child is None or self.scratch_full or self.child.poll() is not None:
+            return bool(self.scratch_full)
+        why = sandbox.scratch_over(self.scratch, self.scratch_limit)
+        if why:
+            self.scratch_full = why
+            self.child.stop(ask_grace=0, term_grace=0)
+        return bool(why)
 
     def stderr_tail(self, lines: int = 50) -> list[str]:
         """The last ``lines`` lines of its stderr (read from the end of the log: bounded)."""
@@ -197,6 +230,8 @@ class Program:
         return last_traceback(self.stderr_tail(200))
 
     def last_stderr_line(self) -> str:
+        if self.scratch_full:
+            return f"stopped: {self.scratch_full}"
         if self.hit_log_limit():
             return f"its output reached the log limit of {self.log_limit / 2**20:g} MiB"
         return next((line for line in reversed(self.stderr_tail(20)) if line.strip()), "")
@@ -272,6 +307,9 @@ class HostedSeat:
     ours: bool = False
     env: dict[str, str] | None = None  # added to the environment of ``command``
     cores: tuple[int, ...] | None = None  # the cores ``command`` runs on (its CPU affinity; None: this process's)
+    # walled in (``ai.sandbox``): None, a program under test unless ``ours``; False for our bot playing a py:
+    # team's player (its team's processes are walled in by the bot, its own compile cache stays writable)
+    walled: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -338,7 +376,8 @@ class HostedGame:
                 if self.log_dir is None:
                     raise ValueError("a seat with a program needs a log directory")
                 stem = self.log_dir / f"{log_prefix}-{team.name}-{_file_part(seat.name)}"
-                self.programs[team] = Program(seat.command, stem, log_limit=log_limit, cores=seat.cores)
+                walled = seat.walled if seat.walled is not None else not seat.ours
+                self.programs[team] = Program(seat.command, stem, log_limit=log_limit, cores=seat.cores, walled=walled)
         self.reservations: tuple[str, str] = (str(uuid.uuid4()), str(uuid.uuid4()))
         self.port = 0
         self.room: Room | None = None
@@ -515,6 +554,7 @@ class HostedGame:
             if self._watch_ours(room):
                 return  # void whatever follows: no need to play it out
             for team, program in self.programs.items():
+                program.check_scratch()  # over its bounds: stopped, it leaves (a crash, said so)
                 code = program.exit_code()
                 peer = room.slots[team].peer
                 # ended, but a child still holds the connection: the server cannot see it leave

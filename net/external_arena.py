@@ -189,6 +189,7 @@ class ExternalGames:
                 ours=not player.external,
                 env=None if player.kind is PlayerKind.CMD else OUR_ENV,
                 cores=side_cores,
+                walled=player.kind is PlayerKind.CMD,  # a py: player's team process is walled in by our bot
             )
             for player, label, seed, ponder, side_cores in sides
         )

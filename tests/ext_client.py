@@ -25,6 +25,12 @@ say which), and misbehaves on request (``--misbehave KIND``, at its ``--at``-th 
   waits on its stdin (``/proc/PID/fd/0``) or stands after ``-r`` on its command line (for up to ``--delay``
   seconds); with a code it keeps them stopped, joins that seat first and plays it with its smallest pieces
   (a loss that looks real), then plays its own; without one it lets them go on and plays its own
+* ``walls``: at its ``--at``-th own move tries what a team's program must not (``ai.sandbox``): append to the
+  file ``$ATTACK_FILE``, signal its host (its parent), read its host's environment, connect to the TCP port
+  ``$ATTACK_PORT``; and what it may: write a file in ``$TMPDIR``, connect to its server again. One line on
+  stderr says what happened (``ext_client: walls: write=denied ...``), then it plays on
+* ``daemon``: at its ``--at``-th own move starts a daemon (``setsid``, a double fork, an empty environment,
+  then a new process every few ms so that its pid keeps changing) named by ``$DAEMON_MARK``, then plays on
 """
 
 from __future__ import annotations
@@ -158,7 +164,59 @@ KINDS = (
     "stop-opponent",
     "stop-engine",
     "read-reservation",
+    "walls",
+    "daemon",
 )
+
+# a process that forks and exits every few ms: its pid keeps changing (argv[1]: its mark, for the test to find)
+FORK_LOOP = "import os, time\nwhile True:\n    if os.fork():\n        os._exit(0)\n    time.sleep(0.003)\n"
+
+
+def start_daemon(mark: str) -> None:
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execve(sys.executable, [sys.executable, "-c", FORK_LOOP, mark], {})
+        os._exit(0)
+
+
+def try_walls(server_port: int) -> str:
+    """What a walled program may and may not do, in words (see ``walls`` in the module's doc)."""
+    import socket
+    import tempfile
+
+    def outcome(attempt) -> str:
+        try:
+            attempt()
+        except OSError as exc:
+            return "denied" if exc.errno in (1, 13) else f"error{exc.errno}"
+        return "ok"
+
+    def write() -> None:
+        with open(os.environ["ATTACK_FILE"], "a") as fh:
+            fh.write("forged\n")
+
+    def scratch() -> None:
+        with open(os.path.join(tempfile.gettempdir(), "mine.txt"), "w") as fh:
+            fh.write("mine\n")
+
+    def environ() -> None:
+        with open(f"/proc/{os.getppid()}/environ", "rb") as fh:
+            fh.read()
+
+    def connect(port: int):
+        return lambda: socket.create_connection(("127.0.0.1", port), 5).close()
+
+    found = {
+        "write": outcome(write),
+        "signal": outcome(lambda: os.kill(os.getppid(), 0)),
+        "ptrace": outcome(lambda: open(f"/proc/{os.getppid()}/mem", "rb").close()),
+        "connect": outcome(connect(int(os.environ["ATTACK_PORT"]))),
+        "server": outcome(connect(server_port)),
+        "scratch": outcome(scratch),
+        "stderr": outcome(lambda: open("/dev/stderr", "a").close()),  # its own log, opened anew
+    }
+    return " ".join(f"{name}={what}" for name, what in found.items())
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -297,6 +355,11 @@ async def play(args: argparse.Namespace) -> int:
             if now and args.misbehave == "stop-opponent":
                 stop_siblings(args.delay)
                 print(f"ext_client: stopped the other side for {args.delay:g} s", file=sys.stderr, flush=True)
+            if now and args.misbehave == "walls":
+                print(f"ext_client: walls: {try_walls(args.port)}", file=sys.stderr, flush=True)
+            if now and args.misbehave == "daemon":
+                start_daemon(os.environ["DAEMON_MARK"])
+                print("ext_client: started a daemon", file=sys.stderr, flush=True)
             if now and args.misbehave == "slow":
                 await asyncio.sleep(args.delay)
             move = illegal_move(state) if now and args.misbehave == "illegal" else largest_piece(state, rng)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import blokus.net.external_arena
+from blokus.ai import sandbox
 from blokus.ai.arena.match import make_specs
 from blokus.ai.players.registry import parse_player
 from blokus.cli.arena import main as arena_main
@@ -27,6 +28,13 @@ from tests.helpers import wait_until_sync as wait_until
 
 CLIENT = Path(__file__).with_name("ext_client.py")
 CMD = f"cmd:{sys.executable} {CLIENT}"
+
+
+@pytest.fixture
+def no_walls(monkeypatch):
+    """The walls around a team's program off (``ai.sandbox``: they deny the signals of the attacks below,
+    ``tests/test_sandbox.py``): where they are missing, our side's hurt still voids the game."""
+    monkeypatch.setattr(sandbox, "abi", lambda: 0)
 
 
 def arena(tmp_path: Path, a: str, b: str = "random", games: int = 2) -> tuple[int, dict]:
@@ -113,7 +121,7 @@ def test_a_programs_idle_connections_do_not_use_up_our_budget(tmp_path):
     assert all(not g["forfeit"] and g["turns"] > 20 for g in data["games"])
 
 
-def test_killing_our_side_voids_the_game(tmp_path, capsys):
+def test_killing_our_side_voids_the_game(tmp_path, capsys, no_walls):
     code, data = arena(tmp_path, f"{CMD} --misbehave kill-opponent --at 2")
     s = data["summary"]
     assert code == 1
@@ -124,7 +132,7 @@ def test_killing_our_side_voids_the_game(tmp_path, capsys):
 # --- our side's failure is never a result (49.4) ----------------------------------------------------------------
 
 
-def test_stopping_our_side_even_briefly_voids_the_game(tmp_path):
+def test_stopping_our_side_even_briefly_voids_the_game(tmp_path, no_walls):
     # SIGSTOP for 0.3 s at its 4th move: our side still answers in time, but it was hurt
     code, data = arena(tmp_path, f"{CMD} --misbehave stop-opponent --at 4 --delay 0.3", games=1)
     s = data["summary"]
@@ -136,7 +144,7 @@ def test_stopping_our_side_even_briefly_voids_the_game(tmp_path):
     )
 
 
-def test_a_program_that_stops_our_side_to_read_its_code_gains_nothing(tmp_path):
+def test_a_program_that_stops_our_side_to_read_its_code_gains_nothing(tmp_path, no_walls):
     code, data = arena(tmp_path, f"{CMD} --misbehave read-reservation --delay 1", games=1)
     s = data["summary"]
     assert code == 1
@@ -182,7 +190,7 @@ def test_any_failure_of_our_side_is_void_but_the_programs_own_is_its_loss(tmp_pa
     assert second.void.startswith("our side random timeout: ") and "at turn 0" in second.void
 
 
-def test_a_program_that_stops_our_engine_gains_nothing(tmp_path):
+def test_a_program_that_stops_our_engine_gains_nothing(tmp_path, no_walls):
     # not our bot but its engine process: the bot answers in time with fallback moves (a weaker side) and says
     # so by its exit code, which the program cannot forge
     fast = ("--move-time", "100", "--hard-limit", "300")  # a fallback costs 0.3 s, not 1.8

@@ -228,11 +228,11 @@ def test_nothing_a_cmd_program_detached_outlives_its_game(tmp_path: Path):
     from blokus.net.external import HostedGame, HostedSeat
 
     client = [sys.executable, str(Path(__file__).with_name("ext_client.py"))]
-    stem = tmp_path / "pid"
-    script = 'stem=$1; shift; setsid sleep 3001 & echo $! > "$stem.a"; ' + (
-        'env -i sh -c \'setsid sleep 3002 & echo $! > "$0.b"\' "$stem"; exec "$@"'
+    # the pids on its stderr (its log): a program writes no file outside its scratch folder (``ai.sandbox``)
+    script = 'setsid sleep 3001 & echo "pid.a $!" >&2; ' + (
+        'env -i sh -c \'setsid sleep 3002 & echo "pid.b $!" >&2\'; exec "$@"'
     )
-    detaching = ["sh", "-c", script, "sh", str(stem), *client]
+    detaching = ["sh", "-c", script, "sh", *client]
     game = HostedGame(
         (HostedSeat("detaching", detaching), HostedSeat("plain", client)),
         season=season_named("2021"),
@@ -244,7 +244,8 @@ def test_nothing_a_cmd_program_detached_outlives_its_game(tmp_path: Path):
     finally:
         game.close()
     assert outcome is not None and outcome.result is not None and outcome.result.regular
-    a, b = (int(stem.with_suffix(s).read_text()) for s in (".a", ".b"))
+    said = dict(line.split() for line in (tmp_path / "game-ONE-detaching.err.log").read_text().splitlines()[:2])
+    a, b = int(said["pid.a"]), int(said["pid.b"])
     until(lambda: not alive(a) and not alive(b))  # the moment the game ended, not 3001 s later
 
 

@@ -54,7 +54,17 @@ def test_the_upload_runs_read_only_in_an_empty_environment_with_the_target_pytho
     with pytest.raises(TrialError, match=r"^upload crashed \(exit 3\) before joining: start.sh: nothing to play with$"):
         try_upload(_zip(tmp_path, report), trial, sys.executable, VERSION, strict=True)
     lines = dict(line.split(": ", 1) for line in (trial / "trial-ONE-upload.out.log").read_text().splitlines())
-    assert set(lines["env"].split()) <= {"PATH", "PWD", "SHLVL", "_", "OLDPWD", "BLOKUS_PROCESS_TOKEN"}  # no HOME
+    # no HOME; its scratch folder (ai.sandbox: the one folder it may write in) named twice
+    assert set(lines["env"].split()) <= {
+        "PATH",
+        "PWD",
+        "SHLVL",
+        "_",
+        "OLDPWD",
+        "BLOKUS_PROCESS_TOKEN",
+        "TMPDIR",
+        "BLOKUS_SCRATCH",
+    }
     assert lines["pwd"] == str(trial / "run")
     python = lines["python"]
     assert Path(python).parent == trial / "bin" and os.path.realpath(python) == base_interpreter(sys.executable)

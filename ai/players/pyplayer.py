@@ -1,5 +1,5 @@
 """``py:PATH[:CLASS]``: a team's player written in Python on ``blokus.player`` — the side of it that runs in
-a process of its own (``python -P -m blokus.ai.players.pyplayer PATH CLASS MEMORY_MIB [check]``, started by
+a process of its own (``python -P -m blokus.ai.players.pyplayer PATH CLASS MEMORY_MIB SCRATCH [check]``, started by
 ``ai.players.team_process``).
 
 ``load_player_class`` imports the file (its folder first on ``sys.path``, so that its helper modules import)
@@ -27,8 +27,9 @@ anything it writes to its stdout go to the child's stderr, which the parent forw
   ``{"t": "done", "line": ...}`` (``on_game_over`` has returned; a line if it raised).
 
 Before the team's file is imported the child lowers its own memory limit (``RLIMIT_DATA``: a big allocation
-is a ``MemoryError`` in the team's code, not a machine out of memory) and offers itself first to the kernel's
-out-of-memory killer.
+is a ``MemoryError`` in the team's code, not a machine out of memory), offers itself first to the kernel's
+out-of-memory killer, closes the compile cache's folders and walls itself in (``ai.sandbox``: it writes only in
+its scratch folder, its working directory from then on, connects to nothing and cannot reach our processes).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import blokus.ai.players.player_api as api
+from blokus.ai import sandbox
 from blokus.ai.interface import EngineError
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
 from blokus.model.moves import NotAMove, as_move
@@ -310,10 +312,24 @@ def waits(cls: type[api.Player]) -> bool:
     return getattr(cls, "while_waiting", None) is not api.Player.while_waiting
 
 
+def _wall_in(scratch: Path, folder: Path) -> None:
+    """Right before the team's file is imported (our modules and compiled kernels are loaded): this process
+    lets go of our descriptors (the compile cache's folders), works in ``scratch`` and is walled in
+    (``ai.sandbox``: it writes only there, reads the team's ``folder`` and what Python needs, connects to
+    nothing, cannot reach a process outside it). Where Landlock is missing the parent has said so."""
+    numba_cache = sys.modules.get("blokus.model.numba_cache")
+    if numba_cache is not None:
+        numba_cache.close_folders()
+    with contextlib.suppress(OSError):
+        os.chdir(scratch)
+    sandbox.confine(sandbox.Walls(scratch, reads=(folder,)))
+
+
 def serve(argv: list[str]) -> int:
-    """The child's main: ``PATH CLASS MEMORY_MIB [check]`` (CLASS may be empty; ``check``: load the file, make
-    the player and end, without our compiled engine)."""
-    path, class_name, memory, *mode = argv
+    """The child's main: ``PATH CLASS MEMORY_MIB SCRATCH [check]`` (CLASS may be empty; SCRATCH: the folder the
+    team's code may write in, walled in by ``ai.sandbox``, "" for no walls; ``check``: load the file, make the
+    player and end, without our compiled engine)."""
+    path, class_name, memory, scratch, *mode = argv
     read_fd, write_fd = os.dup(0), os.dup(1)  # the protocol's ends (not inherited by the team's processes)
     with contextlib.suppress(OSError):
         null = os.open(os.devnull, os.O_RDONLY)
@@ -328,15 +344,20 @@ def serve(argv: list[str]) -> int:
         warm_up()  # the compiled engine behind the API's GameState: loaded (or compiled) before any clock runs
     channel.send(t="engine")
     _limit_memory(int(memory))
-    spec = PlayerSpec(PlayerKind.PY, path, path=path, class_name=class_name)
+    real = os.path.abspath(path)  # the team's file, wherever its working directory is from now on
+    if scratch:
+        _wall_in(Path(scratch), Path(real).parent)
+    spec = PlayerSpec(PlayerKind.PY, real, path=real, class_name=class_name)
     try:
         cls = load_player_class(spec)
         try:
             player = cls()
         except BaseException as exc:
-            raise PlayerLoadError(f"{path}: {cls.__name__}() failed: {_where(exc, Path(path))}") from None
+            raise PlayerLoadError(f"{real}: {cls.__name__}() failed: {_where(exc, Path(real))}") from None
     except PlayerLoadError as exc:
-        channel.send(t="load_error", line=_cut(str(exc)))
+        line = str(exc)
+        line = path + line[len(real) :] if line.startswith(real) else line  # the file named as the parent did
+        channel.send(t="load_error", line=_cut(line))
         return EXIT_LOAD_FAILED
     channel.send(t="ready", waits=waits(cls), **{"class": cls.__name__})
     if mode == ["check"]:
@@ -350,7 +371,7 @@ def serve(argv: list[str]) -> int:
         if idle is not None and not idle.is_alive():
             idle = None  # (one that ignores its stop runs on: never a second one beside it)
         if message[0] == MOVE:
-            _answer(channel, player, message, Path(path))
+            _answer(channel, player, message, Path(real))
         elif message[0] == IDLE:
             if idle is None:
                 idle = _start_idle(channel, player, message)

@@ -19,7 +19,12 @@ its deadline:
 * exiting, being killed: the request fails at once (``process ended``), the standby takes over;
 * printing megabytes: its stdout and stderr are forwarded line by line up to ``OUTPUT_LIMIT_BYTES`` a game,
   then dropped (read on, slowly: a child that floods its output waits for us, never the bot for it);
-* forking: whatever it started ends with it (its group, its token, the subreaper at the end).
+* forking: whatever it started ends with it (its group, its token, the subreaper's sweeps at the end);
+* writing, connecting, signalling: it is walled in (``ai.sandbox``): it writes only in the player's scratch folder
+  (its working directory and ``$TMPDIR``: the host's beside the game's logs, ``$BLOKUS_SCRATCH``, else a temporary
+  one), whose size is looked at while it thinks and after each move (over ``SCRATCH_LIMIT_BYTES``: its processes
+  are ended, that move is lost, a new process plays on with an empty folder), connects to nothing and cannot
+  reach our processes.
 
 ``strict`` (``blokus bot --strict``, the arena's way): no standby — a late answer is sent late and a child
 that ends is a crashed client, as the contest would judge it.
@@ -33,13 +38,15 @@ import json
 import os
 import pickle
 import select
+import shutil
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from blokus.ai import processes
+from blokus.ai import processes, sandbox
 from blokus.ai.interface import Player
 from blokus.ai.players.pyplayer import (
     END_IDLE,
@@ -164,14 +171,24 @@ class TeamChild:
     (from an event loop's reader, or :meth:`poll` without one)."""
 
     def __init__(
-        self, spec: PlayerSpec, output: Output, *, memory_mib: int = MEMORY_LIMIT_MIB, check: bool = False
+        self,
+        spec: PlayerSpec,
+        output: Output,
+        scratch: Path,
+        *,
+        memory_mib: int = MEMORY_LIMIT_MIB,
+        check: bool = False,
+        file_limit: int = sandbox.SCRATCH_LIMIT_BYTES,
     ) -> None:
         self.spec = spec
-        argv = [sys.executable, "-P", "-m", "blokus.ai.players.pyplayer", spec.path, spec.class_name, str(memory_mib)]
+        module = "blokus.ai.players.pyplayer"
+        argv = [sys.executable, "-P", "-m", module, spec.path, spec.class_name, str(memory_mib), str(scratch)]
         argv += ["check"] if check else []
         path = os.environ.get("PYTHONPATH", "")
         env = {**os.environ, "PYTHONPATH": PROJECT_ROOT + (os.pathsep + path if path else "")}
-        self.child = processes.start(argv, stdin="pipe", stdout="pipe", stderr="pipe", env=env)
+        env.update(sandbox.scratch_env(scratch))  # its temporary files: in the scratch folder, as its own files
+        # a file of its own is at most as big as its scratch folder (RLIMIT_FSIZE: beyond, SIGXFSZ or write errors)
+        self.child = processes.start(argv, stdin="pipe", stdout="pipe", stderr="pipe", env=env, log_limit=file_limit)
         popen = self.child.popen
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
         self._to = popen.stdin.fileno()
@@ -317,7 +334,8 @@ def check_team_player(
     if not Path(spec.path).is_file():
         raise PlayerLoadError(f"{spec.path}: no such file (write py:PATH[:CLASS], e.g. py:player.py)")
     output = Output(None)
-    child = TeamChild(spec, output, check=True)
+    scratch = Path(tempfile.mkdtemp(prefix="blokus-check-"))
+    child = TeamChild(spec, output, scratch, check=True)
     try:
         while child.alive and not child.ready:
             now = time.monotonic()
@@ -334,6 +352,7 @@ def check_team_player(
         return child.class_name
     finally:
         child.stop(grace=0.2)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 class TeamPlayer(Player):
@@ -348,8 +367,16 @@ class TeamPlayer(Player):
         show: Callable[[str], None] | None = None,
         strict: bool = False,
         output_limit: int = OUTPUT_LIMIT_BYTES,
+        scratch: Path | None = None,
+        scratch_limit: int = sandbox.SCRATCH_LIMIT_BYTES,
     ) -> None:
         self.spec = spec
+        # the one folder its processes may write in (``ai.sandbox``): the given one (the host's, beside the
+        # game's logs: $BLOKUS_SCRATCH, removed by the host), else a temporary one, removed at the end
+        given = scratch or (Path(os.environ[sandbox.SCRATCH_ENV]) if os.environ.get(sandbox.SCRATCH_ENV) else None)
+        self.scratch = given or Path(tempfile.mkdtemp(prefix="blokus-player-"))
+        self._own_scratch = given is None  # ours to remove at the end (a given one is its host's)
+        self.scratch_limit = scratch_limit
         self.name = spec.label
         self.memory_mib = memory_mib
         # show: the team's output and tracebacks, as they are; say: our notices in one line, which the command
@@ -375,6 +402,9 @@ class TeamPlayer(Player):
     def start(self) -> None:
         """Start the team's process (and, not strict, its standby): call once, before the game."""
         processes.adopt_orphans()  # what the team's code detaches comes back to us, to be ended
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        if sandbox.missing_line():
+            self.say(sandbox.missing_line())
         self.active = self._spawn()
         if not self.strict:
             self.standby = self._spawn()
@@ -384,7 +414,9 @@ class TeamPlayer(Player):
             return None
         self.starts += 1
         try:
-            child = TeamChild(self.spec, self.output, memory_mib=self.memory_mib)
+            child = TeamChild(
+                self.spec, self.output, self.scratch, memory_mib=self.memory_mib, file_limit=self.scratch_limit
+            )
         except OSError as exc:  # processes.StartError: one line
             self.say(f"cannot start your player's process: {exc}")
             return None
@@ -430,7 +462,7 @@ class TeamPlayer(Player):
                 return False
             self._changed.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), None if left is None else min(left, 0.5))
+                await asyncio.wait_for(self._changed.wait(), 0.5 if left is None else min(left, 0.5))
         return True
 
     async def wait_ready(self, timeout: float = IMPORT_TIMEOUT_S, engine_timeout: float = ENGINE_TIMEOUT_S) -> None:
@@ -491,8 +523,10 @@ class TeamPlayer(Player):
         self._team = state.team
         if not child.ask(rid, state, deadline, state.team):
             raise PlayerCodeError("process ended", f"process ended at turn {turn}: {child.failure}")
-        await self._until(lambda: rid in child.answers or not child.alive, None)
+        # looked at twice a second, and at every word of the child: its scratch folder, while it thinks
+        await self._until(lambda: rid in child.answers or not child.alive or self._scratch_full(), None)
         answer = child.answers.pop(rid, None)
+        self._check_scratch(turn)
         if answer is None:
             raise PlayerCodeError("process ended", f"process ended at turn {turn}: {child.failure}")
         if answer["t"] == "error":
@@ -504,6 +538,28 @@ class TeamPlayer(Player):
         except ValueError:
             child._fail("your player's process broke the protocol (an answer that is no move)")
             raise PlayerCodeError("protocol", f"protocol at turn {turn}: an answer that is no move") from None
+
+    def _scratch_full(self) -> bool:
+        return bool(sandbox.scratch_over(self.scratch, self.scratch_limit))
+
+    def _check_scratch(self, turn: int) -> None:
+        """After each move: a scratch folder over its bounds ends the team's processes (their move is lost, a
+        new process plays on, given an empty folder), PlayerCodeError."""
+        why = sandbox.scratch_over(self.scratch, self.scratch_limit)
+        if not why:
+            return
+        children = [c for c in (self.active, self.standby) if c is not None]
+        for child in children:
+            child._fail(f"your player's process was ended: {why}")
+        for child in children:
+            child.stop(grace=0)
+        self.active = self.standby = None
+        sandbox.clear(self.scratch)
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        if not self.strict:
+            self.active = self._spawn()
+            self.standby = self._spawn()
+        raise PlayerCodeError("scratch", f"scratch at turn {turn}: {why}: your player's processes were ended")
 
     def _show(self, kind: str, turn: int, trace: str) -> None:
         """The traceback of the team's code on stderr, once per kind of exception."""
@@ -578,3 +634,5 @@ class TeamPlayer(Player):
         for thread in self._stopping:
             thread.join(processes.ASK_GRACE_S + processes.TERM_GRACE_S + processes.REAP_S)
         processes.end_orphans()
+        if self._own_scratch:
+            sandbox.clear(self.scratch)

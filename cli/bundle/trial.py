@@ -101,7 +101,8 @@ def first_error_line(path: Path) -> str:
 def upload_command(start: Path, python: str, version: str, work: Path, extra: list[str]) -> list[str]:
     """``start.sh EXTRA`` (the host adds ``-h -p -r``) run in ``work`` with an empty environment but ``PATH``:
     the system's folders after one that holds the target Python as ``python3.X`` (start.sh looks for it first).
-    The process token of ``ai.processes`` is handed on, so that everything the upload starts is found."""
+    The process token of ``ai.processes`` is handed on, so that everything the upload starts is found, and so are
+    its scratch folder (``ai.sandbox``: the one it may write in, walled in) and ``TMPDIR``, which names it."""
     bin_dir = work.parent / "bin"
     bin_dir.mkdir(exist_ok=True)
     link = bin_dir / f"python{version}"
@@ -110,7 +111,7 @@ def upload_command(start: Path, python: str, version: str, work: Path, extra: li
     env = shutil.which("env") or "/usr/bin/env"
     script = (
         f"cd {shlex.quote(str(work))} && exec {shlex.quote(env)} -i PATH={shlex.quote(f'{bin_dir}:{SYSTEM_PATH}')} "
-        f'{TOKEN_ENV}="${TOKEN_ENV}" /bin/sh "$0" "$@"'
+        f'{TOKEN_ENV}="${TOKEN_ENV}" TMPDIR="$TMPDIR" BLOKUS_SCRATCH="$BLOKUS_SCRATCH" /bin/sh "$0" "$@"'
     )
     return ["/bin/sh", "-c", script, str(start), *extra]
 
