@@ -25,7 +25,7 @@ import sys
 import threading
 from pathlib import Path
 
-from blokus.ai.arena.match import ArenaGame, GameSpec
+from blokus.ai.arena.match import ArenaGame, GameSpec, move_code
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
 from blokus.model.pieces import Shape, Team
 from blokus.model.replay import new_replay_path
@@ -226,6 +226,7 @@ class ExternalGames:
         arena.b_points = result.points(a_team.opponent) or 0
         arena.score = 0.5 if result.winner is None else 1.0 if result.winner == a_team else 0.0
         arena.turns = outcome.turn
+        arena.moves = [move_code(move) for move in game.room.record.moves] if game.room is not None else []
         arena.a_times, arena.b_times = outcome.times.get(a_team, []), outcome.times.get(a_team.opponent, [])
         if outcome.forfeit and outcome.offender is not None:
             arena.forfeit_side = "A" if outcome.offender == a_team else "B"

@@ -37,12 +37,12 @@ from blokus.ai.arena.sprt import SprtSpec, SprtState, Verdict
 from blokus.ai.interface import Engine
 from blokus.ai.players.registry import PlayerSpec, capped_threads, compile_ahead, search_threads_of
 from blokus.ai.search.cores import available_cores
-from blokus.model.moves import Move
+from blokus.model.moves import Move, SkipMove
 from blokus.model.pieces import Shape, Team
 from blokus.model.record import GameRecord
 from blokus.model.result import Cause, GameResult, irregular_result, regular_result
 from blokus.model.season import DEFAULT_SEASON, season_named
-from blokus.model.state import GameState, move_of_placement
+from blokus.model.state import GameState, move_of_placement, placement_of
 
 EngineFactory = Callable[[int], Engine]  # seed -> engine
 
@@ -86,6 +86,22 @@ class ArenaGame:
     void: str = ""
     worker: str = ""  # the cluster worker that played it (``net.cluster``); "" on this machine
     traceback: str = ""  # a program that crashed: the last frames of the Python traceback on its stderr
+    # every move played, in order, from the start piece (opening turns included): ``move_code``; what the
+    # game is judged by before it counts (``ai.arena.audit``)
+    moves: list[int] = field(default_factory=list)
+
+
+SKIP = -1  # a pass in ``ArenaGame.moves``
+
+
+def move_code(move: Move) -> int:
+    """A move as ``ArenaGame.moves`` keeps it: the placement id of a piece (in the colour to move), SKIP for a pass."""
+    if isinstance(move, SkipMove):
+        return SKIP
+    code = placement_of(move)
+    if code is None:
+        raise ValueError(f"{move} is off the board")
+    return code
 
 
 def make_specs(
@@ -144,7 +160,7 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
         move: Move = move_of_placement(state.color, int(ids[opening.randrange(len(ids))]))
         state.play(move)
         record.append(state.copy(), move)
-    result = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)
+    result = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0, moves=[move_code(m) for m in record.moves])
     forfeit_team: int | None = None
     cause = Cause.REGULAR
     referee = Referee(state, season.soft_timeout_ms / 1000 if spec.timed else None)
@@ -170,6 +186,7 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
             cause, result.forfeit_class = verdict.cause, verdict.kind
             break
         record.append(state.copy(), move)
+        result.moves.append(move_code(move))
         if spec.ponder[0 if is_a else 1] and not state.is_over:
             engine.start_pondering(state)
     pts = (state.team_points(Team.ONE), state.team_points(Team.TWO))
@@ -340,10 +357,21 @@ def run_jobs(
     site: GameSite | None = None,
 ) -> list[ArenaGame]:
     """``run_match`` for games whose players differ from game to game (a tournament): the jobs with a runner
-    play in threads, the others in game processes (all of one kind, as ``run_match``), or all on ``site``."""
-    results: list[ArenaGame] = []
+    play in threads, the others in game processes (all of one kind, as ``run_match``), or all on ``site``.
 
-    def finished(game: ArenaGame) -> bool:
+    Every game handed back counts as ``ai.arena.audit.judged`` says: void unless it replays; a game that is none
+    of those asked for (or one handed back twice) ends the match (``SiteLost``: that site is not to be trusted)."""
+    from blokus.ai.arena.audit import judged  # (it imports this module)
+
+    results: list[ArenaGame] = []
+    asked = {job.spec.index: job.spec for job in work}
+
+    def finished(reported: ArenaGame) -> bool:
+        index = getattr(reported, "index", None)
+        spec = asked.pop(index, None) if type(index) is int else None
+        if spec is None:
+            raise SiteLost("a game was handed back that was none of the games asked for (or one handed back twice)")
+        game = judged(spec, reported)
         results.append(game)
         stop = enough is not None and enough(results)  # first: the progress line shows the test with this game
         if progress:
