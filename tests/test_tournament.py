@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from blokus.ai.arena.match import ArenaGame, make_specs
+from blokus.ai.arena.audit import report_of
+from blokus.ai.arena.match import ArenaGame, GameSpec, make_specs, play_game
+from blokus.ai.interface import RandomPlayer
+from blokus.ai.search.greedy import GreedyPlayer
 from blokus.ai.arena.tournament import GameKey, Journal, JournalError, format_ratings, pairings, rate, schedule
 from blokus.cli.tournament import main as tournament_main
 from tests.test_arena_match import CAP_S, read_until
@@ -23,6 +26,23 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def game(score: float, void: str = "") -> ArenaGame:
     return ArenaGame(0, "PENTO_L", 0, 0, 0, score, 0, void=void)
+
+
+SPECS = make_specs(2, seed=1, move_time=0.05)
+SCHEDULE = {g.key: g.spec for g in schedule(pairings(["a", "b"]), SPECS)}
+KEY = GameKey("a", "b", 0, 0)
+
+
+def played(spec: GameSpec) -> ArenaGame:
+    """A real game of ``spec`` (random against greedy, quickly), moves and all."""
+    return PLAYED.setdefault(spec.index, play_game(spec, RandomPlayer, GreedyPlayer))
+
+
+PLAYED: dict[int, ArenaGame] = {}
+
+
+def void(spec: GameSpec, why: str) -> ArenaGame:
+    return ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0, void=why)
 
 
 def simulated(elos: dict[str, float], per_pairing: int, seed: int) -> list[tuple[GameKey, ArenaGame]]:
@@ -100,24 +120,27 @@ def test_void_games_are_listed_but_never_rated_and_unconnected_players_get_no_ra
 def test_the_journal_drops_a_cut_off_line_counts_a_key_once_and_refuses_another_tournament(tmp_path):
     path = tmp_path / "t.jsonl"
     settings = {"players": ["a", "b"], "seed": 1}
-    journal = Journal(path, settings).open()
-    journal.record(GameKey("a", "b", 0, 0), game(1.0))
-    journal.record(GameKey("a", "b", 0, 0), game(0.0))  # the same key again: not written
+    plan = SCHEDULE
+    journal = Journal(path, settings, plan).open()
+    journal.record(KEY, played(plan[KEY]))
+    journal.record(KEY, void(plan[KEY], "B did not join"))  # the same key again: not written
     journal.close()
     line = path.read_text().splitlines()[1]
     with open(path, "a") as fh:
         fh.write(line + "\n" + line[:20])  # a duplicate (by hand) and a line cut off by a crash
-    again = Journal(path, settings).open()
-    assert list(again.games) == [GameKey("a", "b", 0, 0)] and again.games[GameKey("a", "b", 0, 0)].score == 1.0
+    again = Journal(path, settings, plan).open()
+    assert list(again.games) == [KEY] and report_of(again.games[KEY]) == report_of(played(plan[KEY]))
     assert any("incomplete" in n for n in again.notes) and any("twice" in n for n in again.notes)
-    again.record(GameKey("a", "b", 0, 1), game(0.5))
+    other = GameKey("a", "b", 0, 1)
+    again.record(other, void(plan[other], "B did not join"))
     again.close()
     assert all(json.loads(x) for x in path.read_text().splitlines())  # every line whole again
     with pytest.raises(JournalError, match="seed was 1, now 2"):
-        Journal(path, {**settings, "seed": 2}).open()
+        Journal(path, {**settings, "seed": 2}, plan).open()
     (tmp_path / "other.txt").write_text("hello\n")
     with pytest.raises(JournalError, match="not a tournament journal"):
-        Journal(tmp_path / "other.txt", settings).open()
+        Journal(tmp_path / "other.txt", settings, plan).open()
+    assert (tmp_path / "other.txt").read_text() == "hello\n"  # not touched
 
 
 def test_a_tournament_prints_ratings_and_matrix_and_writes_json(tmp_path, capsys):

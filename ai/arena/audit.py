@@ -185,4 +185,3 @@ def judged(spec: GameSpec, game: object) -> ArenaGame:
 
 def _void(spec: GameSpec, why: str) -> ArenaGame:
     return ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0, void=why)
-

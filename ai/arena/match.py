@@ -160,7 +160,8 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
         move: Move = move_of_placement(state.color, int(ids[opening.randrange(len(ids))]))
         state.play(move)
         record.append(state.copy(), move)
-    result = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0, moves=[move_code(m) for m in record.moves])
+    result = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)
+    result.moves = [move_code(m) for m in record.moves]  # the opening's
     forfeit_team: int | None = None
     cause = Cause.REGULAR
     referee = Referee(state, season.soft_timeout_ms / 1000 if spec.timed else None)
