@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -15,9 +16,9 @@ import pytest
 
 from blokus.ai.arena.audit import report_of
 from blokus.ai.arena.match import ArenaGame, GameSpec, make_specs, play_game
+from blokus.ai.arena.tournament import GameKey, Journal, JournalError, format_ratings, pairings, rate, schedule
 from blokus.ai.interface import RandomPlayer
 from blokus.ai.search.greedy import GreedyPlayer
-from blokus.ai.arena.tournament import GameKey, Journal, JournalError, format_ratings, pairings, rate, schedule
 from blokus.cli.tournament import main as tournament_main
 from tests.test_arena_match import CAP_S, read_until
 
@@ -204,3 +205,163 @@ def test_ctrl_c_then_resume_plays_only_the_missing_games(tmp_path):
     keys = [tuple(e["key"].values()) for e in entries]
     assert len(keys) == 6 and len(set(keys)) == 6  # nothing twice, nothing lost
     assert entries[:before] == [json.loads(x) for x in lines[1:]]  # the first run's games kept as they were
+
+
+# --- issue 61: forged journals, a second tournament on one journal, results judged by their replay ----------
+
+TOURNAMENT = ["random", "greedy", "--games", "2", "--move-time", "50", "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def good_journal(tmp_path_factory) -> list[str]:
+    """The lines of a finished tournament's journal (random against greedy, two games)."""
+    path = tmp_path_factory.mktemp("good") / "j.jsonl"
+    assert tournament_main([*TOURNAMENT, "--resume", str(path)]) == 0
+    return path.read_text().splitlines()
+
+
+def resumed(path: Path, capsys) -> tuple[int | str | None, str, str]:
+    """``blokus tournament … --resume path``: its exit code, stdout and stderr."""
+    try:
+        code: int | str | None = tournament_main([*TOURNAMENT, "--resume", str(path)])
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def with_game(line: str, **fields: object) -> str:
+    entry = json.loads(line)
+    entry["game"].update(fields)
+    return json.dumps(entry)
+
+
+def test_the_good_journal_resumes_without_playing(good_journal, tmp_path, capsys):
+    path = tmp_path / "j.jsonl"
+    path.write_text("\n".join(good_journal) + "\n")
+    code, out, _ = resumed(path, capsys)
+    assert code == 0 and "2 of 2 games played (2 from the journal" in out and "void" not in out.split("score matrix")[1]
+    assert path.read_text().splitlines() == good_journal  # read, not rewritten
+    entry = json.loads(good_journal[1])
+    assert entry["game"]["moves"] and len(entry["game"]["moves"]) <= entry["game"]["turns"]
+
+
+@pytest.mark.parametrize(
+    ("forge", "words"),
+    [
+        (lambda line: with_game(line, score=7), "line 2 cannot be read: game.score: a score is 0, 0.5 or 1, not 7"),
+        (lambda line: with_game(line, score="x"), "line 2 cannot be read: game.score: Input should be a valid number"),
+        (lambda line: '"x"', "line 2 cannot be read: Input should be an object"),
+        (lambda line: "x", "line 2 cannot be read: Invalid JSON: expected value"),
+        (
+            lambda line: re.sub('"score":[0-9.]+', '"score":NaN', line),
+            "line 2 cannot be read: game.score: Input should be a finite number",
+        ),
+        (
+            lambda line: with_game(line, turns=2**70),
+            "line 2 cannot be read: game.turns: Input should be less than or equal to 100",
+        ),
+        (
+            lambda line: re.sub('"a_points":[0-9]+', '"a_points":' + "9" * 5000, line),
+            "line 2 cannot be read: Invalid JSON: number out of range",
+        ),
+        (
+            lambda line: line[:-1] + ',"deep":' + "[" * 30_000 + "]" * 30_000 + "}",
+            "line 2 cannot be read: Invalid JSON: recursion limit exceeded",
+        ),
+        (lambda line: line[:-1] + ',"deep":' + "[" * 200_000 + "]" * 200_000 + "}", "line 2 is longer than 64 KiB"),
+        (
+            lambda line: line.replace('"key":{"a":"random"', '"key":{"a":"level2"', 1),
+            "line 2: level2 vs greedy round 0",
+        ),
+        (
+            lambda line: with_game(line, result={"winner": 1}),
+            "line 2 cannot be read: game.result: Input should be null",
+        ),
+    ],
+)
+def test_a_forged_line_is_one_line_naming_the_file_the_line_and_why(good_journal, tmp_path, capsys, forge, words):
+    path = tmp_path / "j.jsonl"
+    path.write_text("\n".join([good_journal[0], forge(good_journal[1]), *good_journal[2:]]) + "\n")
+    code, out, err = resumed(path, capsys)
+    assert code == 2 and not out, out
+    assert err.startswith(f"blokus tournament: {path} {words}") and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_50_mib_line_is_refused_after_64_kib_not_read_whole(good_journal, tmp_path, capsys):
+    path = tmp_path / "j.jsonl"
+    with open(path, "w") as fh:
+        fh.write("\n".join(good_journal) + "\n")
+        fh.write('{"key":{"a":"random","b":"greedy","round":0,"seat":0},"game":{"forfeit":"')
+        chunk = "x" * 2**20
+        for _ in range(50):
+            fh.write(chunk)
+        fh.write('"}}\n')
+    try:
+        assert path.stat().st_size > 50 * 2**20
+        code, out, err = resumed(path, capsys)
+        assert code == 2 and err.strip() == f"blokus tournament: {path} line 4 is longer than 64 KiB: no game is"
+    finally:
+        path.unlink()
+
+
+def test_a_journal_of_the_old_format_or_too_many_lines_is_one_line(good_journal, tmp_path, capsys):
+    path = tmp_path / "j.jsonl"
+    path.write_text(good_journal[0].replace("journal/2", "journal/1") + "\n")
+    code, _, err = resumed(path, capsys)
+    assert code == 2 and "is a journal of an older blokus (blokus-tournament-journal/1" in err
+    path.write_text("\n".join([good_journal[0], *[good_journal[1]] * 5]) + "\n")
+    code, _, err = resumed(path, capsys)
+    assert code == 2 and "has more lines than twice the 2 games of this tournament" in err
+
+
+def test_a_score_that_its_points_do_not_make_is_a_void_game_with_the_reason(good_journal, tmp_path, capsys):
+    path = tmp_path / "j.jsonl"
+    lines = list(good_journal)
+    lost = next(i for i, line in enumerate(lines[1:], 1) if json.loads(line)["game"]["score"] == 0.0)
+    game = json.loads(lines[lost])["game"]
+    lines[lost] = with_game(lines[lost], score=1.0)  # a win with fewer points
+    path.write_text("\n".join(lines) + "\n")
+    out_json = tmp_path / "t.json"
+    try:
+        code: int | str | None = tournament_main([*TOURNAMENT, "--resume", str(path), "--json", str(out_json)])
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr().out
+    why = f"it does not replay: it says a score of 1 for A, its points {game['a_points']}:{game['b_points']} make 0"
+    assert code == 0 and f"void games (no result, not rated):\n  random vs greedy round 0 seat {lost - 1}: {why}" in out
+    data = json.loads(out_json.read_text())
+    assert data["void_games"] == [f"random vs greedy round 0 seat {lost - 1}: {why}"]
+    assert sum(r["games"] for r in data["ratings"]) == 2  # one scored game, counted for both players
+
+
+def test_a_second_tournament_on_a_journal_in_use_is_refused(good_journal, tmp_path, capsys):
+    path = tmp_path / "j.jsonl"
+    path.write_text("\n".join(good_journal) + "\n")
+    settings = json.loads(good_journal[0])["settings"]
+    plan = {g.key: g.spec for g in schedule(pairings(["random", "greedy"]), make_specs(2, seed=1, move_time=0.05))}
+    first = Journal(path, settings, plan).open()  # a tournament running on it
+    try:
+        code, out, err = resumed(path, capsys)
+        assert code == 2 and not out
+        assert err.strip() == (
+            f"blokus tournament: {path} is in use by another blokus tournament (it would play the same games): "
+            "wait for it to end, or give another journal"
+        )
+    finally:
+        first.close()
+    assert resumed(path, capsys)[0] == 0  # once it has ended
+
+
+def test_what_another_process_appends_to_an_open_journal_is_cut_off(tmp_path):
+    path = tmp_path / "t.jsonl"
+    journal = Journal(path, {"seed": 1}, SCHEDULE).open()
+    journal.record(KEY, played(SCHEDULE[KEY]))
+    mine = path.read_bytes()
+    forged = json.loads(mine.splitlines()[1])
+    forged["key"]["seat"] = 1
+    with open(path, "a") as fh:  # as a player that found the journal through /proc/<pid>/fd would
+        fh.write(json.dumps(forged) + "\n")
+    journal.close()
+    assert path.read_bytes() == mine and journal.intruded == len(json.dumps(forged)) + 1
