@@ -25,7 +25,7 @@ import sys
 import threading
 from pathlib import Path
 
-from blokus.ai.arena.match import ArenaGame, GameSpec, move_code
+from blokus.ai.arena.game import ArenaGame, GameSpec, move_code
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
 from blokus.model.pieces import Shape, Team
 from blokus.model.replay import new_replay_path

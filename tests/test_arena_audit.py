@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from blokus.ai.arena.audit import GameReport, judged, replay_fault, report_of
-from blokus.ai.arena.match import SKIP, ArenaGame, GameJob, GameSpec, MatchStopped, make_specs, play_game, run_jobs
+from blokus.ai.arena.game import SKIP, ArenaGame, GameSpec
+from blokus.ai.arena.match import GameJob, MatchStopped, make_specs, play_game, run_jobs
 from blokus.ai.interface import Engine, RandomPlayer
 from blokus.ai.search.greedy import GreedyPlayer
 from blokus.cli.players import parse_player

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from blokus.ai.arena.match import SKIP, ArenaGame, GameSpec
+from blokus.ai.arena.game import SKIP, ArenaGame, GameSpec
 from blokus.model import placements as P
 from blokus.model.moves import Move, SkipMove
 from blokus.model.pieces import ALL_PLACED_BONUS, MONO_LAST_BONUS, TOTAL_SQUARES, Shape, Team

@@ -28,80 +28,25 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Protocol
 
 from blokus.ai import processes
+from blokus.ai.arena.audit import judged
+from blokus.ai.arena.game import ArenaGame, GameSpec, move_code
 from blokus.ai.arena.referee import Referee
 from blokus.ai.arena.sprt import SprtSpec, SprtState, Verdict
 from blokus.ai.interface import Engine
 from blokus.ai.players.registry import PlayerSpec, capped_threads, compile_ahead, search_threads_of
 from blokus.ai.search.cores import available_cores
-from blokus.model.moves import Move, SkipMove
+from blokus.model.moves import Move
 from blokus.model.pieces import Shape, Team
 from blokus.model.record import GameRecord
-from blokus.model.result import Cause, GameResult, irregular_result, regular_result
+from blokus.model.result import Cause, irregular_result, regular_result
 from blokus.model.season import DEFAULT_SEASON, season_named
-from blokus.model.state import GameState, move_of_placement, placement_of
+from blokus.model.state import GameState, move_of_placement
 
 EngineFactory = Callable[[int], Engine]  # seed -> engine
-
-
-@dataclass
-class GameSpec:
-    index: int
-    start_piece: str
-    a_team: int  # 0: A plays team ONE (BLUE+RED), 1: A plays team TWO
-    seed: int
-    move_time: float
-    season: str = DEFAULT_SEASON.name
-    replay_dir: str | None = None  # write the game there as a replay (the season's form)
-    opening_turns: int = 0  # turns at the start played by the arena (random placements, the same for both seats)
-    ponder: tuple[bool, bool] = (False, False)  # A, B think on the opponent's time
-    timed: bool = True  # False: no time limit per move (players with a count budget; measuring only)
-
-
-@dataclass
-class ArenaGame:
-    """One arena game from A's point of view (``result``: the game's result, team ONE first)."""
-
-    index: int
-    start_piece: str
-    a_team: int
-    a_points: int
-    b_points: int
-    score: float  # for A: 1 win, 0.5 draw, 0 loss
-    turns: int
-    a_times: list[float] = field(default_factory=list)
-    b_times: list[float] = field(default_factory=list)
-    forfeit: str = ""  # why a side lost by a rule violation / timeout / crash, if it did: "B timeout: …"
-    result: GameResult | None = None
-    substitutes: int = 0  # moves an external engine did not find (it passed with placements left): greedy's
-    forfeit_side: str = ""  # "A" or "B": who lost by the forfeit
-    forfeit_class: str = ""  # illegal move, timeout, crashed, did not join, left, protocol
-    replay: str = ""  # the replay file, with --save-replay
-    logs: list[str] = field(default_factory=list)  # log files of cmd: programs (stdout, stderr)
-    # not a result: why (a side never joined or could not start, our side was hurt by the program under test);
-    # a void game gives no point to anyone and is counted in its own column
-    void: str = ""
-    worker: str = ""  # the cluster worker that played it (``net.cluster``); "" on this machine
-    traceback: str = ""  # a program that crashed: the last frames of the Python traceback on its stderr
-    # every move played, in order, from the start piece (opening turns included): ``move_code``; what the
-    # game is judged by before it counts (``ai.arena.audit``)
-    moves: list[int] = field(default_factory=list)
-
-
-SKIP = -1  # a pass in ``ArenaGame.moves``
-
-
-def move_code(move: Move) -> int:
-    """A move as ``ArenaGame.moves`` keeps it: the placement id of a piece (in the colour to move), SKIP for a pass."""
-    if isinstance(move, SkipMove):
-        return SKIP
-    code = placement_of(move)
-    if code is None:
-        raise ValueError(f"{move} is off the board")
-    return code
 
 
 def make_specs(
@@ -362,8 +307,6 @@ def run_jobs(
 
     Every game handed back counts as ``ai.arena.audit.judged`` says: void unless it replays; a game that is none
     of those asked for (or one handed back twice) ends the match (``SiteLost``: that site is not to be trusted)."""
-    from blokus.ai.arena.audit import judged  # (it imports this module)
-
     results: list[ArenaGame] = []
     asked = {job.spec.index: job.spec for job in work}
 
