@@ -236,8 +236,8 @@ class Journal:
         assert self._fh is not None
         self._fh.flush()
         size = os.fstat(self._fh.fileno()).st_size
-        if size != self._end:
-            self.intruded += abs(size - self._end)
+        if size > self._end:
+            self.intruded += size - self._end
             self._fh.truncate(self._end)
 
     def record(self, key: GameKey, game: ArenaGame) -> None:
