@@ -18,9 +18,9 @@ import sys
 import tempfile
 import time
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict
 from pathlib import Path
 
+from blokus.ai.arena.audit import report_of
 from blokus.ai.arena.match import (
     ArenaGame,
     GameJob,
@@ -37,6 +37,7 @@ from blokus.ai.arena.tournament import (
     Journal,
     JournalError,
     TournamentProgress,
+    describe_key,
     format_pairings,
     format_ratings,
     pairing_pairs,
@@ -186,19 +187,6 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         "adjudication": not args.no_adjudication,
         "untimed": args.untimed,
     }
-    path = args.resume or time.strftime("tournament-%Y%m%d-%H%M%S.jsonl")
-    try:
-        journal = Journal(path, settings).open()
-    except (JournalError, OSError) as exc:
-        parser.error(str(exc))
-    for note in journal.notes:
-        print(f"blokus tournament: {note}", file=sys.stderr)
-    print(
-        f"blokus tournament: journal {path} (after a stop the same command with --resume {path} goes on)",
-        file=sys.stderr,
-    )
-    if args.save_replay:
-        Path(args.save_replay).mkdir(parents=True, exist_ok=True)
     base = make_specs(
         args.games,
         args.seed,
@@ -213,6 +201,19 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         adjudicate=not args.no_adjudication,
     )
     games = schedule(pairings(args.players, args.gauntlet), base)
+    path = args.resume or time.strftime("tournament-%Y%m%d-%H%M%S.jsonl")
+    try:
+        journal = Journal(path, settings, {g.key: g.spec for g in games}).open()
+    except (JournalError, OSError) as exc:
+        parser.error(str(exc))
+    for note in journal.notes:
+        print(f"blokus tournament: {note}", file=sys.stderr)
+    print(
+        f"blokus tournament: journal {path} (after a stop the same command with --resume {path} goes on)",
+        file=sys.stderr,
+    )
+    if args.save_replay:
+        Path(args.save_replay).mkdir(parents=True, exist_ok=True)
     missing = [g for g in games if g.key not in journal.games]
     if args.cluster is None and not external:
         for spec in specs:
@@ -244,6 +245,12 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return _play(args, journal, games, work, site, opening)
     finally:
         journal.close()
+        if journal.intruded:
+            print(
+                f"blokus tournament: something else wrote {journal.intruded} bytes to the journal {path} while the "
+                "tournament ran: cut off (only the tournament writes it)",
+                file=sys.stderr,
+            )
         if site is not None:
             site.close()
         if temporary is not None:
@@ -322,7 +329,7 @@ def _play(
                     **ratings.as_dict(),
                     "pairings": [p.as_dict() for p in pairs],
                     "void_games": [_line(k, g, g.void) for k, g in void],
-                    "games": [{"key": k.as_dict(), **asdict(g), "result": None} for k, g in finished],
+                    "games": [{"key": k.as_dict(), **report_of(g)} for k, g in finished],
                 },
                 fh,
                 indent=1,
@@ -337,4 +344,4 @@ def _play(
 
 def _line(key: GameKey, game: ArenaGame, why: str) -> str:
     worker = f" (worker {game.worker})" if game.worker else ""
-    return f"{key.a} vs {key.b} round {key.round} seat {key.seat}{worker}: {why}"
+    return f"{describe_key(key)}{worker}: {why}"

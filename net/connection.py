@@ -142,10 +142,12 @@ class Ignored(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Closed(Event):
-    """The last event. ``error``: lost connection, unexpected end of stream, protocol error."""
+    """The last event. ``error``: lost connection, unexpected end of stream, protocol error; ``broken``: the server
+    sent what the protocol does not allow (a DOCTYPE, malformed XML, too much): its answer, not a dropped join."""
 
     reason: str
     error: bool = False
+    broken: bool = False
 
 
 class ConnectionFailed(Exception):
@@ -319,13 +321,13 @@ class Connection:
             self._done = True
         return event
 
-    def _emit_closed(self, reason: str, *, error: bool) -> None:
+    def _emit_closed(self, reason: str, *, error: bool, broken: bool = False) -> None:
         if self._closing and error:
-            reason, error = "connection closed by the client", False
+            reason, error, broken = "connection closed by the client", False, False
         if not self._closed_sent:
             self._closed_sent = True
             self.move_pending = False
-            self._events.put_nowait(Closed(reason=reason, error=error))
+            self._events.put_nowait(Closed(reason=reason, error=error, broken=broken))
 
     async def _read_loop(self) -> None:
         framer = StreamFramer(self.max_message_size)
@@ -365,7 +367,7 @@ class Connection:
                     for frame in exc.frames:  # the messages completed before the error come first
                         if frame is not END_OF_STREAM:
                             self._handle(frame, at)
-                    self._emit_closed(f"protocol error: {reason}", error=True)
+                    self._emit_closed(f"protocol error: {reason}", error=True, broken=True)
                     self._abort()
                     return
                 for frame in frames:
@@ -554,6 +556,8 @@ async def open_and_join(
         except TimeoutError:  # a slow server: go on waiting in the caller's loop
             return conn, seen
         seen.append(event)
+        if isinstance(event, Closed) and event.broken:  # not a drop: the server's answer is the reason
+            return conn, seen
         if isinstance(event, Closed):
             break
         if len(seen) > FIRST_EVENTS_KEPT:  # a flood before the first real answer: the caller's loop judges it

@@ -25,7 +25,8 @@ import sys
 import threading
 from pathlib import Path
 
-from blokus.ai.arena.match import ArenaGame, GameSpec, SideCores
+from blokus.ai.arena.game import ArenaGame, GameSpec, move_code
+from blokus.ai.arena.match import SideCores
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
 from blokus.model.moves import parse_move
 from blokus.model.pieces import Shape, Team
@@ -243,6 +244,9 @@ class ExternalGames:
         arena.score = 0.5 if result.winner is None else 1.0 if result.winner == a_team else 0.0
         arena.turns = outcome.turn
         arena.adjudicated = outcome.adjudicated
+        # every move from the start piece: the opening's (made by the room before the first request), then the game's
+        played = [move_code(move) for move in game.room.record.moves] if game.room is not None else []
+        arena.moves = [move_code(parse_move(text)) for text in spec.opening] + played
         arena.a_times, arena.b_times = outcome.times.get(a_team, []), outcome.times.get(a_team.opponent, [])
         if outcome.forfeit and outcome.offender is not None:
             arena.forfeit_side = "A" if outcome.offender == a_team else "B"

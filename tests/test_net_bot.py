@@ -190,6 +190,25 @@ async def test_bot_exits_on_protocol_error(capsys):
     assert code == 3 and err.startswith("blokus bot: protocol error") and "Traceback" not in err
 
 
+async def test_a_doctype_after_a_plain_join_is_the_reason_not_a_second_join(capsys):
+    """A server that answers a plain join with a DOCTYPE broke the protocol: that is the one line (issue 61),
+    not the "Connection refused" of a second join for the other season on a server that has gone."""
+    connections = []
+
+    async def doctype_server(reader, writer):
+        connections.append(writer)
+        await reader.read(1000)
+        writer.write(b'<protocol><!DOCTYPE x [<!ENTITY a "b">]><room roomId="r"/>')
+        await writer.drain()
+        await reader.read(1000)
+        writer.close()
+
+    code, _ = await run_bot_against(doctype_server)
+    _, err = capsys.readouterr()
+    assert err == "blokus bot: protocol error: <!DOCTYPE is not allowed in the protocol stream\n" and code == 3
+    assert len(connections) == 1
+
+
 async def test_bot_exits_on_lobby_error(capsys):
     async def handler(reader, writer):
         await reader.read(1000)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -13,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from blokus.ai.arena.match import TABLE_WIDTH, ArenaGame, make_specs
+from blokus.ai.arena.audit import report_of
+from blokus.ai.arena.match import TABLE_WIDTH, ArenaGame, GameSpec, make_specs, play_game
 from blokus.ai.arena.tournament import (
     ALL,
     GameKey,
@@ -26,6 +28,8 @@ from blokus.ai.arena.tournament import (
     rate,
     schedule,
 )
+from blokus.ai.interface import RandomPlayer
+from blokus.ai.search.greedy import GreedyPlayer
 from blokus.cli.tournament import main as tournament_main
 from tests.test_arena_match import CAP_S, read_until
 
@@ -34,6 +38,23 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def game(score: float, void: str = "") -> ArenaGame:
     return ArenaGame(0, "PENTO_L", 0, 0, 0, score, 0, void=void)
+
+
+SPECS = make_specs(2, seed=1, move_time=0.05)
+SCHEDULE = {g.key: g.spec for g in schedule(pairings(["a", "b"]), SPECS)}
+KEY = GameKey("a", "b", 0, 0)
+
+
+def played(spec: GameSpec) -> ArenaGame:
+    """A real game of ``spec`` (random against greedy, quickly), moves and all."""
+    return PLAYED.setdefault(spec.index, play_game(spec, RandomPlayer, GreedyPlayer))
+
+
+PLAYED: dict[int, ArenaGame] = {}
+
+
+def void(spec: GameSpec, why: str) -> ArenaGame:
+    return ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0, void=why)
 
 
 def simulated(elos: dict[str, float], per_pairing: int, seed: int) -> list[tuple[GameKey, ArenaGame]]:
@@ -111,24 +132,27 @@ def test_void_games_are_listed_but_never_rated_and_unconnected_players_get_no_ra
 def test_the_journal_drops_a_cut_off_line_counts_a_key_once_and_refuses_another_tournament(tmp_path):
     path = tmp_path / "t.jsonl"
     settings = {"players": ["a", "b"], "seed": 1}
-    journal = Journal(path, settings).open()
-    journal.record(GameKey("a", "b", 0, 0), game(1.0))
-    journal.record(GameKey("a", "b", 0, 0), game(0.0))  # the same key again: not written
+    plan = SCHEDULE
+    journal = Journal(path, settings, plan).open()
+    journal.record(KEY, played(plan[KEY]))
+    journal.record(KEY, void(plan[KEY], "B did not join"))  # the same key again: not written
     journal.close()
     line = path.read_text().splitlines()[1]
     with open(path, "a") as fh:
         fh.write(line + "\n" + line[:20])  # a duplicate (by hand) and a line cut off by a crash
-    again = Journal(path, settings).open()
-    assert list(again.games) == [GameKey("a", "b", 0, 0)] and again.games[GameKey("a", "b", 0, 0)].score == 1.0
+    again = Journal(path, settings, plan).open()
+    assert list(again.games) == [KEY] and report_of(again.games[KEY]) == report_of(played(plan[KEY]))
     assert any("incomplete" in n for n in again.notes) and any("twice" in n for n in again.notes)
-    again.record(GameKey("a", "b", 0, 1), game(0.5))
+    other = GameKey("a", "b", 0, 1)
+    again.record(other, void(plan[other], "B did not join"))
     again.close()
     assert all(json.loads(x) for x in path.read_text().splitlines())  # every line whole again
     with pytest.raises(JournalError, match="seed was 1, now 2"):
-        Journal(path, {**settings, "seed": 2}).open()
+        Journal(path, {**settings, "seed": 2}, plan).open()
     (tmp_path / "other.txt").write_text("hello\n")
     with pytest.raises(JournalError, match="not a tournament journal"):
-        Journal(tmp_path / "other.txt", settings).open()
+        Journal(tmp_path / "other.txt", settings, plan).open()
+    assert (tmp_path / "other.txt").read_text() == "hello\n"  # not touched
 
 
 def test_a_tournament_prints_ratings_and_matrix_and_writes_json(tmp_path, capsys):
@@ -244,3 +268,163 @@ def test_tournament_tables_of_long_names_fit_100_columns():
     # the names told apart by the folder they differ in, the same in every table; the matrix's rows numbered
     assert "py:…/team-0/…/player.py (anchor)" in ratings and "4 level2" in ratings
     assert pairs.splitlines()[3].startswith("py:…/team-0/…/player.py  py:…/team-1/…/player.py ")
+
+
+# --- issue 61: forged journals, a second tournament on one journal, results judged by their replay ----------
+
+TOURNAMENT = ["random", "greedy", "--games", "2", "--move-time", "50", "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def good_journal(tmp_path_factory) -> list[str]:
+    """The lines of a finished tournament's journal (random against greedy, two games)."""
+    path = tmp_path_factory.mktemp("good") / "j.jsonl"
+    assert tournament_main([*TOURNAMENT, "--resume", str(path)]) == 0
+    return path.read_text().splitlines()
+
+
+def resumed(path: Path, capsys) -> tuple[int | str | None, str, str]:
+    """``blokus tournament … --resume path``: its exit code, stdout and stderr."""
+    try:
+        code: int | str | None = tournament_main([*TOURNAMENT, "--resume", str(path)])
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def with_game(line: str, **fields: object) -> str:
+    entry = json.loads(line)
+    entry["game"].update(fields)
+    return json.dumps(entry)
+
+
+def test_the_good_journal_resumes_without_playing(good_journal, tmp_path, capsys):
+    path = tmp_path / "j.jsonl"
+    path.write_text("\n".join(good_journal) + "\n")
+    code, out, _ = resumed(path, capsys)
+    assert code == 0 and "2 of 2 games played (2 from the journal" in out and "void" not in out.split("score matrix")[1]
+    assert path.read_text().splitlines() == good_journal  # read, not rewritten
+    entry = json.loads(good_journal[1])
+    assert entry["game"]["moves"] and len(entry["game"]["moves"]) <= entry["game"]["turns"]
+
+
+@pytest.mark.parametrize(
+    ("forge", "words"),
+    [
+        (lambda line: with_game(line, score=7), "line 2 cannot be read: game.score: a score is 0, 0.5 or 1, not 7"),
+        (lambda line: with_game(line, score="x"), "line 2 cannot be read: game.score: Input should be a valid number"),
+        (lambda line: '"x"', "line 2 cannot be read: Input should be an object"),
+        (lambda line: "x", "line 2 cannot be read: Invalid JSON: expected value"),
+        (
+            lambda line: re.sub('"score":[0-9.]+', '"score":NaN', line),
+            "line 2 cannot be read: game.score: Input should be a finite number",
+        ),
+        (
+            lambda line: with_game(line, turns=2**70),
+            "line 2 cannot be read: game.turns: Input should be less than or equal to 100",
+        ),
+        (
+            lambda line: re.sub('"a_points":[0-9]+', '"a_points":' + "9" * 5000, line),
+            "line 2 cannot be read: Invalid JSON: number out of range",
+        ),
+        (
+            lambda line: line[:-1] + ',"deep":' + "[" * 30_000 + "]" * 30_000 + "}",
+            "line 2 cannot be read: Invalid JSON: recursion limit exceeded",
+        ),
+        (lambda line: line[:-1] + ',"deep":' + "[" * 200_000 + "]" * 200_000 + "}", "line 2 is longer than 64 KiB"),
+        (
+            lambda line: line.replace('"key":{"a":"random"', '"key":{"a":"level2"', 1),
+            "line 2: level2 vs greedy round 0",
+        ),
+        (
+            lambda line: with_game(line, result={"winner": 1}),
+            "line 2 cannot be read: game.result: Input should be null",
+        ),
+    ],
+)
+def test_a_forged_line_is_one_line_naming_the_file_the_line_and_why(good_journal, tmp_path, capsys, forge, words):
+    path = tmp_path / "j.jsonl"
+    path.write_text("\n".join([good_journal[0], forge(good_journal[1]), *good_journal[2:]]) + "\n")
+    code, out, err = resumed(path, capsys)
+    assert code == 2 and not out, out
+    assert err.startswith(f"blokus tournament: {path} {words}") and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_50_mib_line_is_refused_after_64_kib_not_read_whole(good_journal, tmp_path, capsys):
+    path = tmp_path / "j.jsonl"
+    with open(path, "w") as fh:
+        fh.write("\n".join(good_journal) + "\n")
+        fh.write('{"key":{"a":"random","b":"greedy","round":0,"seat":0},"game":{"forfeit":"')
+        chunk = "x" * 2**20
+        for _ in range(50):
+            fh.write(chunk)
+        fh.write('"}}\n')
+    try:
+        assert path.stat().st_size > 50 * 2**20
+        code, out, err = resumed(path, capsys)
+        assert code == 2 and err.strip() == f"blokus tournament: {path} line 4 is longer than 64 KiB: no game is"
+    finally:
+        path.unlink()
+
+
+def test_a_journal_of_the_old_format_or_too_many_lines_is_one_line(good_journal, tmp_path, capsys):
+    path = tmp_path / "j.jsonl"
+    path.write_text(good_journal[0].replace("journal/2", "journal/1") + "\n")
+    code, _, err = resumed(path, capsys)
+    assert code == 2 and "is a journal of an older blokus (blokus-tournament-journal/1" in err
+    path.write_text("\n".join([good_journal[0], *[good_journal[1]] * 5]) + "\n")
+    code, _, err = resumed(path, capsys)
+    assert code == 2 and "has more lines than twice the 2 games of this tournament" in err
+
+
+def test_a_score_that_its_points_do_not_make_is_a_void_game_with_the_reason(good_journal, tmp_path, capsys):
+    path = tmp_path / "j.jsonl"
+    lines = list(good_journal)
+    lost = next(i for i, line in enumerate(lines[1:], 1) if json.loads(line)["game"]["score"] == 0.0)
+    game = json.loads(lines[lost])["game"]
+    lines[lost] = with_game(lines[lost], score=1.0)  # a win with fewer points
+    path.write_text("\n".join(lines) + "\n")
+    out_json = tmp_path / "t.json"
+    try:
+        code: int | str | None = tournament_main([*TOURNAMENT, "--resume", str(path), "--json", str(out_json)])
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr().out
+    why = f"it does not replay: it says a score of 1 for A, its points {game['a_points']}:{game['b_points']} make 0"
+    assert code == 0 and f"void games (no result, not rated):\n  random vs greedy round 0 seat {lost - 1}: {why}" in out
+    data = json.loads(out_json.read_text())
+    assert data["void_games"] == [f"random vs greedy round 0 seat {lost - 1}: {why}"]
+    assert sum(r["games"] for r in data["ratings"]) == 2  # one scored game, counted for both players
+
+
+def test_a_second_tournament_on_a_journal_in_use_is_refused(good_journal, tmp_path, capsys):
+    path = tmp_path / "j.jsonl"
+    path.write_text("\n".join(good_journal) + "\n")
+    settings = json.loads(good_journal[0])["settings"]
+    plan = {g.key: g.spec for g in schedule(pairings(["random", "greedy"]), make_specs(2, seed=1, move_time=0.05))}
+    first = Journal(path, settings, plan).open()  # a tournament running on it
+    try:
+        code, out, err = resumed(path, capsys)
+        assert code == 2 and not out
+        assert err.strip() == (
+            f"blokus tournament: {path} is in use by another blokus tournament (it would play the same games): "
+            "wait for it to end, or give another journal"
+        )
+    finally:
+        first.close()
+    assert resumed(path, capsys)[0] == 0  # once it has ended
+
+
+def test_what_another_process_appends_to_an_open_journal_is_cut_off(tmp_path):
+    path = tmp_path / "t.jsonl"
+    journal = Journal(path, {"seed": 1}, SCHEDULE).open()
+    journal.record(KEY, played(SCHEDULE[KEY]))
+    mine = path.read_bytes()
+    forged = json.loads(mine.splitlines()[1])
+    forged["key"]["seat"] = 1
+    with open(path, "a") as fh:  # as a player that found the journal through /proc/<pid>/fd would
+        fh.write(json.dumps(forged) + "\n")
+    journal.close()
+    assert path.read_bytes() == mine and journal.intruded == len(json.dumps(forged)) + 1

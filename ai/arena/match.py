@@ -30,11 +30,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Protocol
 
 from blokus.ai import processes
 from blokus.ai.arena.adjudication import decided
+from blokus.ai.arena.audit import judged
+from blokus.ai.arena.game import ArenaGame, GameSpec, move_code
 from blokus.ai.arena.referee import Referee
 from blokus.ai.arena.sprt import Pentanomial, SprtSpec, SprtState, Verdict
 from blokus.ai.interface import Engine
@@ -44,58 +46,12 @@ from blokus.model.moves import Move, parse_move
 from blokus.model.openings import Opening
 from blokus.model.pieces import Shape, Team
 from blokus.model.record import GameRecord
-from blokus.model.result import Cause, GameResult, irregular_result, regular_result
+from blokus.model.result import Cause, irregular_result, regular_result
 from blokus.model.season import DEFAULT_SEASON, season_named
 from blokus.model.state import GameState, move_of_placement
 
 EngineFactory = Callable[[int], Engine]  # seed -> engine
 SideCores = tuple[tuple[int, ...], tuple[int, ...]]  # the cores of A and of B in a game (``--cores-per-player``)
-
-
-@dataclass
-class GameSpec:
-    index: int
-    start_piece: str
-    a_team: int  # 0: A plays team ONE (BLUE+RED), 1: A plays team TWO
-    seed: int
-    move_time: float
-    season: str = DEFAULT_SEASON.name
-    replay_dir: str | None = None  # write the game there as a replay (the season's form)
-    opening_turns: int = 0  # turns at the start played by the arena (random placements, the same for both seats)
-    ponder: tuple[bool, bool] = (False, False)  # A, B think on the opponent's time
-    timed: bool = True  # False: no time limit per move (players with a count budget; measuring only)
-    opening: tuple[str, ...] = ()  # an opening's moves (``str(move)``), made for both games of the pair first
-    adjudicate: bool = True  # end the game once its winner can no longer change (``ai.arena.adjudication``)
-
-
-@dataclass
-class ArenaGame:
-    """One arena game from A's point of view (``result``: the game's result, team ONE first)."""
-
-    index: int
-    start_piece: str
-    a_team: int
-    a_points: int
-    b_points: int
-    score: float  # for A: 1 win, 0.5 draw, 0 loss
-    turns: int
-    a_times: list[float] = field(default_factory=list)
-    b_times: list[float] = field(default_factory=list)
-    forfeit: str = ""  # why a side lost by a rule violation / timeout / crash, if it did: "B timeout: …"
-    result: GameResult | None = None
-    substitutes: int = 0  # moves an external engine did not find (it passed with placements left): greedy's
-    forfeit_side: str = ""  # "A" or "B": who lost by the forfeit
-    forfeit_class: str = ""  # illegal move, timeout, crashed, did not join, left, protocol
-    replay: str = ""  # the replay file, with --save-replay
-    logs: list[str] = field(default_factory=list)  # log files of cmd: programs (stdout, stderr)
-    # not a result: why (a side never joined or could not start, our side was hurt by the program under test);
-    # a void game gives no point to anyone and is counted in its own column
-    void: str = ""
-    worker: str = ""  # the cluster worker that played it (``net.cluster``); "" on this machine
-    traceback: str = ""  # a program that crashed: the last frames of the Python traceback on its stderr
-    a_cores: list[int] = field(default_factory=list)  # the cores each side had of its own ([]: not pinned)
-    b_cores: list[int] = field(default_factory=list)
-    adjudicated: str = ""  # ended early, its winner decided: the rule and the points then ("" if played out)
 
 
 def make_specs(
@@ -182,6 +138,8 @@ def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) 
         state.play(move)
         record.append(state.copy(), move)
     result = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)
+    # every move from the start piece: the file's opening, the arena's opening turns (the game's follow)
+    result.moves = [move_code(parse_move(text)) for text in spec.opening] + [move_code(m) for m in record.moves]
     forfeit_team: int | None = None
     cause = Cause.REGULAR
     referee = Referee(state, season.soft_timeout_ms / 1000 if spec.timed else None)
@@ -209,6 +167,7 @@ def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) 
             cause, result.forfeit_class = verdict.cause, verdict.kind
             break
         record.append(state.copy(), move)
+        result.moves.append(move_code(move))
         if spec.adjudicate and (why := decided(state)):
             result.adjudicated = why
             break
@@ -428,12 +387,20 @@ def run_jobs(
 ) -> list[ArenaGame]:
     """``run_match`` for games whose players differ from game to game (a tournament): the jobs with a runner
     play in threads, the others in game processes (all of one kind, as ``run_match``), or all on ``site``;
-    ``cores``: the cores of each of the ``jobs`` games side by side (``player_cores``; not on a site)."""
+    ``cores``: the cores of each of the ``jobs`` games side by side (``player_cores``; not on a site).
+    Every game handed back counts as ``ai.arena.audit.judged`` says: void unless it replays; a game that is none
+    of those asked for (or one handed back twice) ends the match (``SiteLost``: that site is not to be trusted)."""
     if cores is not None and len(cores) < max(1, jobs):
         raise ValueError(f"{jobs} games side by side need {jobs} sets of cores, not {len(cores)}")
     results: list[ArenaGame] = []
+    asked = {job.spec.index: job.spec for job in work}
 
-    def finished(game: ArenaGame) -> bool:
+    def finished(reported: ArenaGame) -> bool:
+        index = getattr(reported, "index", None)
+        spec = asked.pop(index, None) if type(index) is int else None
+        if spec is None:
+            raise SiteLost("a game was handed back that was none of the games asked for (or one handed back twice)")
+        game = judged(spec, reported)
         results.append(game)
         stop = enough is not None and enough(results)  # first: the progress line shows the test with this game
         if progress:

@@ -12,22 +12,24 @@ function of the settings alone, so the same command finds the same keys again.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Annotated, Any, BinaryIO, Literal
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from blokus.ai.arena.audit import MAX_GAMES, GameReport, first_error, judged, report_of
 from blokus.ai.arena.match import ArenaGame, GameSpec, fitted_table
 from blokus.ai.arena.sprt import Pentanomial, plus_minus, signed
 
-JOURNAL_FORMAT = "blokus-tournament-journal/1"
 ELO_PER_NAT = 400.0 / math.log(10.0)  # logistic Elo: p = 1 / (1 + 10 ** (-d / 400))
 Z95 = 1.959963984540054
 
@@ -72,96 +74,196 @@ def schedule(pairs: list[tuple[str, str]], base: list[GameSpec]) -> list[Schedul
 
 # --- the journal --------------------------------------------------------------------------------------------
 
+JOURNAL_FORMAT = "blokus-tournament-journal/2"  # 2: every game with its moves (issue 61)
+OLD_FORMATS = ("blokus-tournament-journal/1",)
+MAX_LINE_BYTES = 64 * 1024  # a game's line is a few KiB (its moves, its times, a forfeit's line)
+NAME_MAX = 4_096  # a player's name (a cmd: player's command line)
+
+Name = Annotated[str, Field(max_length=NAME_MAX)]
+Names = Annotated[list[Name], Field(max_length=256)]
+Setting = bool | Annotated[int, Field(ge=-(2**63), le=2**63)] | Name | None | Names
+_STRICT = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+
+
+class JournalHeader(BaseModel):
+    """The first line: the journal's format and the tournament's settings."""
+
+    model_config = _STRICT
+    format: Annotated[str, Field(max_length=64)]
+    settings: Annotated[dict[Annotated[str, Field(max_length=64)], Setting], Field(max_length=64)]
+
+
+class JournalKey(BaseModel):
+    model_config = _STRICT
+    a: Name
+    b: Name
+    round: Annotated[int, Field(ge=0, le=MAX_GAMES)]
+    seat: Literal[0, 1]
+
+
+class JournalEntry(BaseModel):
+    """Every other line: one finished game, its key and its report (``ai.arena.audit.GameReport``)."""
+
+    model_config = _STRICT
+    key: JournalKey
+    game: GameReport
+
 
 class JournalError(ValueError):
-    """A journal that does not belong to this tournament or cannot be read: one line."""
+    """A journal that does not belong to this tournament, cannot be read or is in use: one line."""
 
 
 class Journal:
     """An append-only file of JSON lines: a header with the tournament's settings, then one line per finished
-    game (its key and the game), each written and fsynced as the game finishes. A last line cut off by a
-    crash is dropped (and said); a key met twice counts once (and is said)."""
+    game (its key and its report, moves included), each written and fsynced as the game finishes.
 
-    def __init__(self, path: str | Path, settings: dict[str, Any]) -> None:
+    Read as a stream, every line bounded (``MAX_LINE_BYTES``) and validated (``JournalEntry``), the file too (at
+    most two lines per game of ``schedule``): anything else is a :class:`JournalError` naming the line and why. A
+    game read back counts as ``ai.arena.audit.judged`` says (void unless it replays); a key met twice counts once
+    (said), a last line cut off by a crash is dropped (said). The file is locked (``flock``) from ``open`` to
+    ``close``: a second tournament on it is refused; bytes another process appends meanwhile are cut off
+    (``intruded``)."""
+
+    def __init__(self, path: str | Path, settings: dict[str, Any], schedule: Mapping[GameKey, GameSpec]) -> None:
         self.path = Path(path)
         self.settings = settings
+        self.schedule = schedule
         self.games: dict[GameKey, ArenaGame] = {}
         self.notes: list[str] = []  # what was repaired on reading, one line each
-        self._fh: IO[str] | None = None
+        self.intruded = 0  # bytes that something else wrote to the file while it was open (cut off)
+        self._fh: BinaryIO | None = None
+        self._end = 0  # the file's length as this journal wrote it
 
     def open(self) -> Journal:
-        """Read what the file holds (if it exists) and open it for appending; a new file gets the header."""
-        if self.path.exists():
-            self._read()
-        else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._append({"format": JOURNAL_FORMAT, "settings": self.settings})
-        if self._fh is None:
-            self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (closed by close())
+        """Lock the file (made if missing), read what it holds and keep it open for appending; a new file gets
+        the header."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(self.path, "a+b", opener=_private)  # noqa: SIM115 (closed by close())
+        try:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise JournalError(
+                    f"{self.path} is in use by another blokus tournament (it would play the same games): "
+                    "wait for it to end, or give another journal"
+                ) from None
+            self._fh = fh
+            if os.fstat(fh.fileno()).st_size:
+                self._read(fh)
+            else:
+                self._append({"format": JOURNAL_FORMAT, "settings": self.settings})
+        except BaseException:
+            self._fh = None
+            fh.close()
+            raise
         return self
 
-    def _read(self) -> None:
-        data = self.path.read_bytes()
-        end = data.rfind(b"\n") + 1
-        if end < len(data):  # a line cut off by a crash: dropped, so the next line starts on a line of its own
-            self.notes.append(f"the last line of {self.path} was incomplete (a crash while writing): dropped")
-            with open(self.path, "r+b") as fh:
-                fh.truncate(end)
+    def _read(self, fh: BinaryIO) -> None:
+        fh.seek(0)
+        limit = 1 + 2 * len(self.schedule)
+        offset = number = twice = 0
+        while line := fh.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(line) > MAX_LINE_BYTES:
+                raise JournalError(f"{self.path} line {number} is longer than {MAX_LINE_BYTES // 1024} KiB: no game is")
+            if not line.endswith(b"\n"):  # the last line, cut off by a crash: dropped, the next starts on its own
+                if number == 1:
+                    raise JournalError(f"{self.path} is not a tournament journal (its first line is not whole)")
+                self.notes.append(f"the last line of {self.path} was incomplete (a crash while writing): dropped")
+                fh.truncate(offset)
                 fh.flush()
                 os.fsync(fh.fileno())
-            data = data[:end]
-        lines = data.decode("utf-8", errors="replace").splitlines()
+                break
+            if number > limit:
+                raise JournalError(
+                    f"{self.path} has more lines than twice the {len(self.schedule)} games of this tournament: "
+                    "not its journal"
+                )
+            if number == 1:
+                self._check_header(line)
+            elif self._read_game(number, line):
+                twice += 1
+            offset += len(line)
+        self._end = offset
+        if twice:
+            self.notes.append(f"{twice} game(s) found twice in {self.path}: each counted once")
+
+    def _check_header(self, line: bytes) -> None:
         try:
-            header = json.loads(lines[0]) if lines else None
-        except json.JSONDecodeError:
-            header = None
-        if not isinstance(header, dict) or header.get("format") != JOURNAL_FORMAT:
-            raise JournalError(f"{self.path} is not a tournament journal")
-        theirs = header.get("settings", {})
+            header = JournalHeader.model_validate_json(line)
+        except ValidationError:
+            raise JournalError(f"{self.path} is not a tournament journal") from None
+        if header.format in OLD_FORMATS:
+            raise JournalError(
+                f"{self.path} is a journal of an older blokus ({header.format}: without the moves its games are "
+                "checked by): give a new journal"
+            )
+        if header.format != JOURNAL_FORMAT:
+            raise JournalError(f"{self.path} is not a tournament journal (format {header.format!r})")
+        theirs = header.settings
         for name in sorted(set(theirs) | set(self.settings)):
             if theirs.get(name) != self.settings.get(name):
                 raise JournalError(
                     f"{self.path} belongs to another tournament: {name} was {theirs.get(name)!r}, "
                     f"now {self.settings.get(name)!r}"
                 )
-        twice = 0
-        for number, line in enumerate(lines[1:], start=2):
-            try:
-                entry = json.loads(line)
-                key = GameKey(**entry["key"])
-                game = ArenaGame(**{**entry["game"], "result": None})
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise JournalError(f"{self.path} line {number} cannot be read: {exc}") from None
-            if key in self.games:
-                twice += 1
-                continue
-            self.games[key] = game
-        if twice:
-            self.notes.append(f"{twice} game(s) found twice in {self.path}: each counted once")
+
+    def _read_game(self, number: int, line: bytes) -> bool:
+        """One game's line; True if its key was there already (not counted again)."""
+        try:
+            entry = JournalEntry.model_validate_json(line)
+        except ValidationError as exc:
+            raise JournalError(f"{self.path} line {number} cannot be read: {first_error(exc)}") from None
+        key = GameKey(**entry.key.model_dump())
+        spec = self.schedule.get(key)
+        if spec is None:
+            raise JournalError(f"{self.path} line {number}: {describe_key(key)} is no game of this tournament")
+        if key in self.games:
+            return True
+        self.games[key] = judged(spec, entry.game.game())
+        return False
 
     def _append(self, entry: dict[str, Any]) -> None:
-        line = json.dumps(entry, separators=(",", ":")) + "\n"
-        if self._fh is None:
-            with open(self.path, "a", encoding="utf-8") as fh:
-                fh.write(line)
-                fh.flush()
-                os.fsync(fh.fileno())
-            return
+        assert self._fh is not None, "the journal is open"
+        line = json.dumps(entry, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+        self._cut_intruders()
         self._fh.write(line)
         self._fh.flush()
         os.fsync(self._fh.fileno())
+        self._end += len(line)
+
+    def _cut_intruders(self) -> None:
+        """Only the tournament writes its journal: what another process appended since our last line goes."""
+        assert self._fh is not None
+        self._fh.flush()
+        size = os.fstat(self._fh.fileno()).st_size
+        if size > self._end:
+            self.intruded += size - self._end
+            self._fh.truncate(self._end)
 
     def record(self, key: GameKey, game: ArenaGame) -> None:
         """One finished game, on disk before this returns (a key already there is not written again)."""
         if key in self.games:
             return
         self.games[key] = game
-        self._append({"key": key.as_dict(), "game": {**asdict(game), "result": None}})
+        entry = {"key": key.as_dict(), "game": report_of(game)}
+        JournalEntry.model_validate(entry)  # it reads back (our own report: a failure is a bug)
+        self._append(entry)
 
     def close(self) -> None:
         if self._fh is not None:
+            self._cut_intruders()
             self._fh.close()
             self._fh = None
+
+
+def describe_key(key: GameKey) -> str:
+    """A game of the tournament in a few words: ``a vs b round 2 seat 1``."""
+    return f"{key.a} vs {key.b} round {key.round} seat {key.seat}"
+
+
+def _private(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_CLOEXEC, 0o600)
 
 
 # --- ratings ------------------------------------------------------------------------------------------------
