@@ -19,6 +19,7 @@ from blokus.cli.bot import EXIT_CODES, bot_lines, build_parser, parse_options
 from blokus.model.framing import parse_stream
 from blokus.model.moves import SetMove, SkipMove
 from blokus.model.pieces import Color, Rotation, Shape
+from blokus.model.season import SEASON_2021
 from blokus.model.state import GameState, move_of_placement
 from blokus.net.bot import Bot
 from tests.helpers import HOST, ScriptedServer, run_bot_against, wire_messages
@@ -28,7 +29,7 @@ from tests.helpers import HOST, ScriptedServer, run_bot_against, wire_messages
 
 def _midgame(seed: int = 3, turn: int = 20) -> GameState:
     rng = random.Random(seed)
-    state = GameState.new(Shape.PENTO_L)
+    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
     while state.turn < turn:
         ids = state.legal_placements()
         state.push_placement(int(ids[rng.randrange(len(ids))]))
@@ -101,7 +102,7 @@ async def test_decide_never_skips_while_a_placement_exists():
     state = _midgame()
     decision = await decide(Answers(SkipMove(state.color)), state, time.monotonic(), think_ms=5, hard_ms=30)
     assert decision.source == "fallback-illegal" and isinstance(decision.move, SetMove)
-    first = GameState.new(Shape.PENTO_L)
+    first = GameState.new(Shape.PENTO_L, season=SEASON_2021)
     assert check_move(first, SkipMove(Color.BLUE)) is not None  # never on a first move
 
 

@@ -101,7 +101,8 @@ async def test_a_2021_class_on_a_2027_server_is_dropped_and_loses():
         await first.open()
         good = asyncio.create_task(play_client(server.port, seed=1, connection=first))
         await wait_until(lambda: server.lobby.rooms)
-        conn = Connection(HOST, server.port)  # asks for 2021 and gets the open room (its type is not checked)
+        # asks for 2021 and gets the open room (its type is not checked)
+        conn = Connection(HOST, server.port, season=SEASON_2021)
         await conn.open()
         await conn.join()
         events = []
@@ -163,7 +164,7 @@ async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_pa
         match = re.search(r"listening on 127\.0\.0\.1:(\d+) \(swc_2027_blokus", banner)
         assert match, banner
         port = match.group(1)
-        admin = Connection(HOST, int(port))
+        admin = Connection(HOST, int(port), season=SEASON_2021)
         await admin.open()
         await admin.send_message(M.Authenticate(password="pw"))
         await admin.send_message(
@@ -264,7 +265,7 @@ async def test_connection_learns_the_season_before_the_first_request():
 
 async def test_a_2027_server_drops_a_2021_join_that_would_open_a_room():
     async with running_server(season=SEASON_2027) as server:
-        conn = Connection(HOST, server.port)  # no season asked for: joins swc_2021_blokus
+        conn = Connection(HOST, server.port, season=SEASON_2021)  # joins swc_2021_blokus
         await conn.open()
         await conn.join()
         events = []

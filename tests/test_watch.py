@@ -15,7 +15,7 @@ from blokus.cli.watch import watch_options, watch_text
 from blokus.model.exits import EXIT_OK
 from blokus.model.pieces import Team
 from blokus.model.replay import load_replay
-from blokus.model.season import season_named
+from blokus.model.season import SEASON_2021, season_named
 from blokus.net.watch import Watcher, WatchFailed
 from blokus.tui.app import BlokusApp
 from blokus.tui.replay_screen import ReplayScreen
@@ -210,7 +210,7 @@ def test_a_server_sending_endless_states_cannot_grow_the_record():
     from blokus.net.connection import StateChanged
 
     watcher = Watcher(HOST, 1, PASSWORD, room="r")
-    state = GameState.new()
+    state = GameState.new(season=SEASON_2021)
     for turn in range(watch.MAX_STATES + 50):
         state = state.copy()
         state.turn = turn  # distinct states (a misbehaving server)
