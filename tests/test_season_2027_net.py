@@ -22,6 +22,7 @@ from blokus.model.pieces import Color, Rotation, Shape, Team
 from blokus.model.replay import load_replay
 from blokus.model.result import Cause
 from blokus.model.season import SEASON_2021, SEASON_2027
+from blokus.net import connection as connection_module
 from blokus.net.bot import Bot, BotEnd
 from blokus.net.connection import Closed, Connection, GameOver, MoveRequested, Prepared, StateChanged
 from blokus.net.rooms import Room, RoomSeat, Timeouts
@@ -300,9 +301,14 @@ def test_serve_options_of_2027():
     assert (config.timeouts.soft, config.timeouts.hard) == (2.0, 10.0)
 
 
-async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(caplog):
-    """A 27.x server drops a 2021 join that would open a room; a bot that was not told the season then
-    joins again with the 2027 game type, and the second bot joins the room the first one opened."""
+@pytest.mark.parametrize("default", [SEASON_2027, SEASON_2021])
+async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(caplog, monkeypatch, default):
+    """A plain join asks for the default season's game type: 2027's joins a 27.x server at once. A 27.x server
+    drops a 2021 join that would open a room (the default of old, and what another season's server could do);
+    a bot that was not told the season then joins again with the 2027 game type, and the second bot joins the
+    room the first one opened."""
+    monkeypatch.setattr(connection_module, "DEFAULT_SEASON", default)  # what a Connection without a season asks
+    retried = default is not SEASON_2027
     async with running_server(season=SEASON_2027, start_piece=Shape.PENTO_X) as server:
         bots = [
             Bot(
@@ -330,9 +336,10 @@ async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(capl
         await wait_until(lambda: server.lobby.rooms)
         codes = await asyncio.wait_for(asyncio.gather(first, bots[1].run()), 60)
     assert codes == [BotEnd.PLAYED, BotEnd.PLAYED], caplog.text
-    # the first bot was dropped once and asked again for 2027; the second joined the open room at once
-    assert caplog.text.count("trying season 2027") == 1
-    assert bots[0].conn.requested_season is SEASON_2027 and bots[1].conn.requested_season is None
+    # a 2021 join: the first bot was dropped once and asked again for 2027; the second joined the open room at once
+    assert caplog.text.count("trying season 2027") == int(retried)
+    assert bots[0].conn.requested_season is (SEASON_2027 if retried else None)
+    assert bots[1].conn.requested_season is None
     for bot in bots:
         assert bot.conn.season is SEASON_2027 and bot.result is not None and bot.result.regular
         assert bot.moves > 0 and all(s.season is SEASON_2027 for s in bot.record.states)
