@@ -1,4 +1,4 @@
-"""Time per move of an AI on every 2027 opening (season-2027.md §1.2: up to 560 first placements).
+"""Time per move of an AI on every 2027 opening (docs/spec/season-2027.md §1.2: up to 560 first placements).
 
 For every 2027 start piece (12), the four colours' first moves are played by the AI under test with
 ``--move-time`` each; prints per start piece the number of legal first placements of each colour, the

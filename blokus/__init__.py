@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, str] = {
     "moves": "list the legal moves of the colour to move in a state file or, with --turn N, in a replay",
     "bundle": "build the contest upload (zip: start.sh, dependencies, compiled AI)",
     "new-player": "write a Python player of your own (player.py, its tests, a README)",
+    "openings": "write a balanced opening suite for arena and tournament (--openings FILE)",
 }
 
 USAGE = """usage: blokus [SUBCOMMAND] [ARGS...]

@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
@@ -33,8 +34,17 @@ from blokus.ai.arena.match import (
 )
 from blokus.ai.arena.sprt import SprtSpec
 from blokus.ai.players.registry import compile_ahead
-from blokus.cli.options import Parser, add_cluster, add_season, milliseconds, open_cluster
+from blokus.cli.options import (
+    Parser,
+    add_cluster,
+    add_openings,
+    add_season,
+    milliseconds,
+    open_cluster,
+    read_openings_option,
+)
 from blokus.cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
+from blokus.model.openings import Opening
 from blokus.model.season import DEFAULT_SEASON
 from blokus.net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget, settle_logs
 
@@ -89,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         help="turns played at random by the arena before the players take over (default 0, "
         "4 with a gtp: player, which does not know the start piece)",
     )
+    add_openings(parser)
     parser.add_argument(
         "--ponder",
         choices=("a", "b", "both"),
@@ -146,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: PairedSprt | None) -> int:
     limit_ms = args.season.soft_timeout_ms
+    openings = read_openings_option(parser, args.openings, args.season)
     args.season = args.season.name  # by name from here on: the games' specs, the table and --json carry it
     # every game would be lost on time (the arena keeps the server's limit)
     if args.move_time > limit_ms and not args.untimed:
@@ -188,7 +200,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
         runner = ExternalGames(players[0], players[1], str(log_dir), join_timeout=args.join_timeout, logs=budget)
     site = open_cluster(parser, args.cluster, players) if args.cluster is not None else None
     try:
-        return _play(args, (players[0], players[1]), runner, opening, sprt, site, temporary is not None)
+        return _play(args, (players[0], players[1]), runner, opening, sprt, site, temporary is not None, openings)
     finally:
         if site is not None:
             site.close()
@@ -204,6 +216,7 @@ def _play(
     sprt: PairedSprt | None,
     site: GameSite | None,
     temporary_logs: bool = False,
+    openings: Sequence[Opening] = (),
 ) -> int:
     ponder = (args.ponder in ("a", "both"), args.ponder in ("b", "both"))
     cores = os.cpu_count() or 1
@@ -214,7 +227,16 @@ def _play(
             file=sys.stderr,
         )
     specs = make_specs(
-        args.games, args.seed, args.move_time / 1000, args.season, args.save_replay, opening, ponder, not args.untimed
+        args.games,
+        args.seed,
+        args.move_time / 1000,
+        args.season,
+        args.save_replay,
+        opening,
+        ponder,
+        not args.untimed,
+        openings,
+        shuffle_openings=args.openings_order == "random",
     )
     progress = None if args.quiet else Progress(len(specs), sprt=sprt)
     stopped, why = False, ""
@@ -250,6 +272,7 @@ def _play(
         f"seed {args.seed}, "
         + (f"cluster {args.cluster}" if args.cluster else f"jobs {args.jobs}")
         + f", opening turns {opening}"
+        + (f", {len(openings)} openings of {args.openings} ({args.openings_order})" if openings else "")
         + (f", pondering {args.ponder}" if args.ponder else "")
         + (", untimed" if args.untimed else "")
     )

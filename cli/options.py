@@ -12,9 +12,11 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from blokus.model.exits import EXIT_USAGE
+from blokus.model.openings import Opening, OpeningsError, read_openings
 from blokus.model.pieces import Shape
 from blokus.model.season import DEFAULT_PORT, Season, season_named
 from blokus.model.text import printable
@@ -188,4 +190,30 @@ def open_cluster(parser: argparse.ArgumentParser, address: str, players: list[Pl
     try:
         return connect(address, players, say)
     except ClusterError as exc:
+        parser.error(str(exc))
+
+
+def add_openings(p: argparse.ArgumentParser) -> None:
+    """``--openings FILE`` and ``--openings-order``: the game pairs start from a file's openings."""
+    p.add_argument(
+        "--openings",
+        metavar="FILE",
+        help="start the game pairs from the openings of FILE, each from both seats (blokus openings writes one; "
+        "docs/openings.md)",
+    )
+    p.add_argument(
+        "--openings-order",
+        choices=("sequential", "random"),
+        default="sequential",
+        help="the openings in the file's order (default) or shuffled by --seed",
+    )
+
+
+def read_openings_option(parser: argparse.ArgumentParser, path: str | None, of_season: Season) -> list[Opening]:
+    """The openings of ``--openings`` (none without it); a bad file is the parser's one-line error."""
+    if path is None:
+        return []
+    try:
+        return read_openings(Path(path), of_season)
+    except OpeningsError as exc:
         parser.error(str(exc))

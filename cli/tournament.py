@@ -11,6 +11,7 @@ games.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shutil
 import sys
@@ -41,10 +42,24 @@ from blokus.ai.arena.tournament import (
     schedule,
 )
 from blokus.ai.players.registry import compile_ahead
-from blokus.cli.options import Parser, add_cluster, add_season, milliseconds, open_cluster
+from blokus.cli.options import (
+    Parser,
+    add_cluster,
+    add_openings,
+    add_season,
+    milliseconds,
+    open_cluster,
+    read_openings_option,
+)
 from blokus.cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
+from blokus.model.openings import Opening
 from blokus.model.season import DEFAULT_SEASON
 from blokus.net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget
+
+
+def openings_digest(openings: list[Opening], order: str) -> str:
+    text = "\n".join(o.line() for o in openings)
+    return f"{len(openings)} openings, {order}, sha256 {hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--save-replay", metavar="DIR", help="write every game as a replay file into DIR")
     add_season(parser, f"rules of the games (default {DEFAULT_SEASON.name})", DEFAULT_SEASON)
+    add_openings(parser)
     parser.add_argument(
         "--opening-turns", type=int, default=None, help="turns played at random first (default 0, 4 with gtp:)"
     )
@@ -138,6 +154,7 @@ def _check_players(parser: argparse.ArgumentParser, names: list[str]) -> list[Pl
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     limit_ms = args.season.soft_timeout_ms
+    openings = read_openings_option(parser, args.openings, args.season)
     args.season = args.season.name
     if args.move_time > limit_ms and not args.untimed:
         parser.error(f"--move-time must be at most {limit_ms} ms, the season's time limit per move")
@@ -155,6 +172,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         "season": args.season,
         "move_time_ms": args.move_time,
         "opening_turns": opening,
+        # the openings themselves (a digest), not the file's name: a resumed tournament plays the same games
+        "openings": openings_digest(openings, args.openings_order) if openings else None,
         "untimed": args.untimed,
     }
     path = args.resume or time.strftime("tournament-%Y%m%d-%H%M%S.jsonl")
@@ -179,6 +198,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         opening,
         (False, False),
         not args.untimed,
+        openings,
+        shuffle_openings=args.openings_order == "random",
     )
     games = schedule(pairings(args.players, args.gauntlet), base)
     missing = [g for g in games if g.key not in journal.games]

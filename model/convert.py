@@ -3,7 +3,7 @@
 * :func:`parse_message`: a raw depth-1 element → a typed message of :mod:`model.messages`, or an
   :class:`~model.messages.UnknownMessage` (never an exception).
 * :func:`state_from_message` / :func:`read_state` / :func:`state_to_message`: mementos ↔ ``GameState``
-  in every state dialect (protocol.md §4.3, §7, §12).
+  in every state dialect (docs/spec/protocol.md §4.3, §7, §12).
 * :func:`move_from_message` / :func:`move_to_message`: move messages ↔ ``SetMove``/``SkipMove``.
 * :func:`result_from_message` / :func:`result_to_message`: every result form ↔ :class:`GameResult`
   (``model.result``).
@@ -75,7 +75,7 @@ def parse_message(element: etree._Element) -> M.Message:
 
     Dispatch on the tag and, for ``<room>``, on ``data@class``. Unknown tags or classes, mementos with
     a state of another game, and invalid content give an :class:`UnknownMessage` with the raw XML and
-    the reason, which the caller logs and drops (protocol.md §9).
+    the reason, which the caller logs and drops (docs/spec/protocol.md §9).
     """
     tag = element.tag if isinstance(element.tag, str) else "?"
     model = M.TOP_LEVEL.get(tag)
@@ -169,7 +169,7 @@ def _state_model(message: M.Room | M.Memento | M.State) -> tuple[M.State, str | 
 def detect_season(model: M.State) -> Season | None:
     """The season whose server writes a state like this one, or None if the form does not tell.
 
-    2027 (season-2027.md §4.2): ``startTeam`` as an attribute, an ``sc.plugin2027.`` lastMove, start
+    2027 (docs/spec/season-2027.md §4.2): ``startTeam`` as an attribute, an ``sc.plugin2027.`` lastMove, start
     piece PENTO_X. 2021: a ``<startTeam>`` child, ``<first>``/``<second>``, legacy 21.0–21.2 parts, an
     ``sc.plugin2021.`` lastMove.
     """
@@ -195,7 +195,7 @@ def detect_season(model: M.State) -> Season | None:
 
 
 def read_state(message: M.Room | M.Memento | M.State, season: Season | None = None) -> StateRead:
-    """Interpret a state in any dialect of either season (protocol.md §7, §9; season-2027.md §3.3).
+    """Interpret a state in any dialect of either season (docs/spec/protocol.md §7, §9; docs/spec/season-2027.md §3.3).
 
     The state's season is ``season`` if given (an explicit choice), else the one its form shows
     (:func:`detect_season`), else the default season (:data:`~model.season.DEFAULT_SEASON`).
@@ -427,8 +427,8 @@ def move_element(
 
 
 def move_to_message(move: Move, room_id: str, season: Season = DEFAULT_SEASON) -> M.Room:
-    """The room message that sends ``move`` in the season's form (protocol.md §3.1–§3.2,
-    season-2027.md §3.4: only the class differs)."""
+    """The room message that sends ``move`` in the season's form (docs/spec/protocol.md §3.1–§3.2,
+    docs/spec/season-2027.md §3.4: only the class differs)."""
     if isinstance(move, SetMove):
         return M.Room(room_id=room_id, data=M.SetMoveData(cls=season.set_move_class, piece=_piece(move)))
     if isinstance(move, SkipMove):

@@ -31,7 +31,7 @@ from numba import njit
 
 from blokus.model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
 from blokus.model import placements as P
-from blokus.model.pieces import SHAPES, TOTAL_SQUARES
+from blokus.model.pieces import ALL_PLACED_BONUS, MONO_LAST_BONUS, SHAPES, TOTAL_SQUARES
 
 N = P.N
 NCELLS = P.NCELLS
@@ -562,7 +562,7 @@ def is_over(m):
 def points(t, m, color):
     hand = m[M_HAND + color]
     if hand == 0:
-        return TOTAL_SQUARES + 15 + (5 if (m[M_MONO_FLAG] >> color) & 1 else 0)
+        return TOTAL_SQUARES + ALL_PLACED_BONUS + (MONO_LAST_BONUS if (m[M_MONO_FLAG] >> color) & 1 else 0)
     left = 0
     for s in range(NSHAPES):
         if (hand >> s) & 1:

@@ -1,4 +1,4 @@
-"""Incremental framing of the protocol stream (protocol.md §1): one message = one child of ``<protocol>``.
+"""Incremental framing of the protocol stream (docs/spec/protocol.md §1): one message = one child of ``<protocol>``.
 
 :class:`StreamFramer` takes raw bytes as they arrive (any split, also inside multi-byte UTF-8
 characters) and returns every complete depth-1 element as soon as its last byte is there. It rejects a
@@ -63,7 +63,7 @@ class MalformedXml(ProtocolError):
 
 
 class ForbiddenDoctype(ProtocolError):
-    """A DOCTYPE or entity declaration (never sent by the server; protocol.md §1.2)."""
+    """A DOCTYPE or entity declaration (never sent by the server; docs/spec/protocol.md §1.2)."""
 
 
 class MessageTooLarge(ProtocolError):

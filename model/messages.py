@@ -1,5 +1,5 @@
-"""pydantic-xml models of every protocol message of ``swc_2021_blokus`` (protocol.md §2–§7, §12) and
-``swc_2027_blokus`` (season-2027.md §3).
+"""pydantic-xml models of every protocol message of ``swc_2021_blokus`` (docs/spec/protocol.md §2–§7, §12) and
+``swc_2027_blokus`` (docs/spec/season-2027.md §3).
 
 One model per XML element. Input is read leniently (``search_mode="unordered"``: children are found by
 name in any order; unknown attributes, children and ``class`` attributes are ignored; enumeration
@@ -43,7 +43,7 @@ from blokus.model.season import (
 PROTOCOL_OPEN = "<protocol>"
 PROTOCOL_CLOSE = "</protocol>"
 
-# ``class`` values of ``<data>`` (protocol.md §6). Move classes come from the seasons; the default
+# ``class`` values of ``<data>`` (docs/spec/protocol.md §6). Move classes come from the seasons; the default
 # (2021) ones are written unless a season says otherwise.
 SET_MOVE_CLASS = SEASON_2021.set_move_class
 SKIP_MOVE_CLASS = SEASON_2021.skip_move_class
@@ -199,7 +199,7 @@ class FieldsWrapper(XmlModel, tag="fields"):
 
 class Board(XmlModel, tag="board"):
     """Occupied fields. The server writes ``<field>`` directly; the documentation wraps them in
-    ``<fields>`` (protocol.md §8). Both are read; :attr:`all_fields` merges them."""
+    ``<fields>`` (docs/spec/protocol.md §8). Both are read; :attr:`all_fields` merges them."""
 
     fields: list[BoardField] = element(tag="field", default_factory=list)
     wrapped_fields: FieldsWrapper | None = element(tag="fields", default=None)
@@ -233,7 +233,7 @@ class OriginalRequest(MoveElement):
 
 class MonoEntry(XmlModel, tag="entry"):
     """``<entry><color>BLUE</color><boolean>true</boolean></entry>``; the key element may also be
-    ``<sc.plugin2027.Color>`` (what socha 5.1.0 expects; season-2027.md §8), read into ``color``."""
+    ``<sc.plugin2027.Color>`` (what socha 5.1.0 expects; docs/spec/season-2027.md §8), read into ``color``."""
 
     color: ColorName | None = element(tag="color", default=None)
     qualified_color: ColorName | None = element(tag="sc.plugin2027.Color", default=None, exclude=True)
@@ -253,10 +253,10 @@ class LastMoveMono(XmlModel):
 
 
 class State(XmlModel, tag="state"):
-    """A game state in every 2021 dialect (protocol.md §4.3, §7) and the newer one of §12.
+    """A game state in every 2021 dialect (docs/spec/protocol.md §4.3, §7) and the newer one of §12.
 
     Declaration order = the 21.3.3 order, used on output; a state with the ``startTeam`` attribute is written
-    in the 2027 order (season-2027.md §3.3: ``xml_layouts``). Legacy parts (``currentColorIndex``,
+    in the 2027 order (docs/spec/season-2027.md §3.3: ``xml_layouts``). Legacy parts (``currentColorIndex``,
     ``orderedColors``, ``startColor``) and the newer ``startTeam`` attribute are read, and written only
     when set. Interpreting the dialects is :func:`model.convert.state_from_message`.
     """
@@ -294,7 +294,7 @@ class State(XmlModel, tag="state"):
         return (self.blue_shapes, self.yellow_shapes, self.red_shapes, self.green_shapes)[color]
 
 
-# --- result (protocol.md §4.5, §12) ------------------------------------------------------------------
+# --- result (docs/spec/protocol.md §4.5, §12) ------------------------------------------------------------------
 
 
 class Fragment(XmlModel, tag="fragment"):
@@ -378,7 +378,7 @@ class SetMoveData(XmlModel, tag="data"):
 
 
 class SkipMoveData(XmlModel, tag="data"):
-    """The colour is a child element; without it the server judges WRONG_COLOR (protocol.md §3.2)."""
+    """The colour is a child element; without it the server judges WRONG_COLOR (docs/spec/protocol.md §3.2)."""
 
     cls: Literal[SKIP_MOVE_CLASS, SKIP_MOVE_CLASS_2027] = attr(  # type: ignore[valid-type]
         name="class", default=SKIP_MOVE_CLASS
@@ -499,7 +499,7 @@ class Close(CloseConnection, tag="close"):
     """``<close/>`` as a 2027 client or server writes it."""
 
 
-# --- top-level messages: administrator and observer (protocol.md §5) ---------------------------------
+# --- top-level messages: administrator and observer (docs/spec/protocol.md §5) ---------------------------------
 
 
 class Authenticate(XmlModel, tag="authenticate"):
@@ -672,7 +672,7 @@ def to_xml(message: BaseXmlModel, *, pretty: bool = False) -> str:
     optional parts left out; attribute values escaped like XStream (``&`` ``<`` ``>`` ``"`` and ``'`` →
     ``&apos;``, newline → ``&#xa;``); a 2027 state in the 2027 layout.
 
-    ``pretty``: 2-space indentation, no trailing newline (replay files, protocol.md §10).
+    ``pretty``: 2-space indentation, no trailing newline (replay files, docs/spec/protocol.md §10).
     """
     if isinstance(message, CloseShort):
         raise ValueError("<close/> is not understood by 2021 servers; send CloseConnection()")

@@ -1,4 +1,4 @@
-"""Moves, and the mistakes that make a move illegal (rules.md §5–§6)."""
+"""Moves, and the mistakes that make a move illegal (docs/spec/rules.md §5–§6)."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ class SetMove:
         return f"{self.color.name} {self.shape.name} {self.rotation.name} {flip} {self.x} {self.y}"
 
     def german(self) -> str:
-        """The server's move text (rules.md §6.5), used in error messages and result reasons."""
+        """The server's move text (docs/spec/rules.md §6.5), used in error messages and result reasons."""
         extra = ""
         if self.rotation is not Rotation.NONE:
             extra += f", gedreht um {90 * self.rotation}°"
@@ -260,7 +260,7 @@ class MoveMistake(Enum):
 
     @property
     def carries_move(self) -> bool:
-        """WRONG_SHAPE and DUPLICATE_SHAPE are raised without the move (rules.md §6.5)."""
+        """WRONG_SHAPE and DUPLICATE_SHAPE are raised without the move (docs/spec/rules.md §6.5)."""
         return self not in (MoveMistake.WRONG_SHAPE, MoveMistake.DUPLICATE_SHAPE)
 
 

@@ -1,6 +1,6 @@
 """Colours, teams, the 21 shapes and their transformations, exactly as the official server defines them.
 
-Source: rules.md §2–§4 (``Color.kt``, ``Team.kt``, ``PieceShape.kt``, ``Rotation.kt``, ``Piece.kt``).
+Source: docs/spec/rules.md §2–§4 (``Color.kt``, ``Team.kt``, ``PieceShape.kt``, ``Rotation.kt``, ``Piece.kt``).
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ class Shape(NamedEnum):
 
 SHAPES: tuple[Shape, ...] = tuple(Shape)
 
-# rules.md §3, the server's base cells (x, y).
+# docs/spec/rules.md §3, the server's base cells (x, y).
 _BASE_CELLS: dict[Shape, tuple[Cell, ...]] = {
     Shape.MONO: ((0, 0),),
     Shape.DOMINO: ((0, 0), (1, 0)),
@@ -172,7 +172,7 @@ _BASE_CELLS: dict[Shape, tuple[Cell, ...]] = {
 }
 
 TOTAL_SQUARES = sum(len(c) for c in _BASE_CELLS.values())  # 89
-ALL_PLACED_BONUS = 15  # a colour that placed every piece (rules.md §11)
+ALL_PLACED_BONUS = 15  # a colour that placed every piece (docs/spec/rules.md §11)
 MONO_LAST_BONUS = 5  # ... and placed the monomino last
 
 
@@ -192,7 +192,7 @@ _ROTATE = {
 
 @cache
 def transform(shape: Shape, rotation: Rotation, flipped: bool) -> tuple[Cell, ...]:
-    """Cells of a shape relative to its position: rotate, normalise, flip, normalise (rules.md §4).
+    """Cells of a shape relative to its position: rotate, normalise, flip, normalise (docs/spec/rules.md §4).
 
     Sorted row by row (y, then x), so that equal cell sets give equal tuples.
     """
@@ -220,7 +220,7 @@ class Orientation:
         return 1 + max(y for _, y in self.cells)
 
 
-# The order in which the server's ``variants`` map tries the pairs (rules.md §4).
+# The order in which the server's ``variants`` map tries the pairs (docs/spec/rules.md §4).
 TRANSFORM_ORDER: tuple[tuple[Rotation, bool], ...] = tuple(
     (rotation, flipped) for rotation in Rotation for flipped in (False, True)
 )

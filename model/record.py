@@ -32,7 +32,7 @@ class MoveEvent:
 
 @dataclass(frozen=True)
 class ColorRemoved:
-    """``color`` could not place a piece at ``turn`` and left the game (rules.md §9). Not a move."""
+    """``color`` could not place a piece at ``turn`` and left the game (docs/spec/rules.md §9). Not a move."""
 
     turn: int
     color: Color

@@ -1,4 +1,4 @@
-"""Replay files of the official servers (protocol.md §10, season-2027.md §5): reading and writing.
+"""Replay files of the official servers (docs/spec/protocol.md §10, docs/spec/season-2027.md §5): reading and writing.
 
 A replay is ``<protocol>`` + one memento per state (+ in 21.4.0/27.x the in-room errors) + the result +
 ``</protocol>``, plain (``.xml``) or gzipped (``.xml.gz``, also detected by the magic bytes ``1f 8b``).
@@ -316,7 +316,7 @@ def format_message(message: M.XmlModel) -> str:
 
 
 def replay_layout(messages: Iterable[str]) -> bytes:
-    """The replay file (protocol.md §10): ``<protocol>``, newline, every message pretty-printed
+    """The replay file (docs/spec/protocol.md §10): ``<protocol>``, newline, every message pretty-printed
     (:func:`format_message`, or as a server sent it) with a newline, ``</protocol>``."""
     body = "".join(m if m.endswith("\n") else m + "\n" for m in messages)
     return (M.PROTOCOL_OPEN + "\n" + body + M.PROTOCOL_CLOSE).encode("utf-8")
@@ -330,7 +330,7 @@ def dump_replay(
     names: tuple[str, str] = ("", ""),
     errors: Sequence[tuple[int, M.ErrorData]] = (),
 ) -> bytes:
-    """The replay file content (protocol.md §10): ``<protocol>``, newline, every memento (and in-room
+    """The replay file content (docs/spec/protocol.md §10): ``<protocol>``, newline, every memento (and in-room
     error, after the given number of states) pretty-printed with a newline, the result, ``</protocol>``.
     Mementos are written in their states' season; a :class:`GameResult` in the first state's season."""
     states = list(states)

@@ -6,9 +6,9 @@ end (:class:`Cause`) and the reason text. The server builds it (:func:`regular_r
 :func:`irregular_result`), the client reads it (:func:`result_from_data`), replays store it, the TUI
 shows it, and :func:`result_to_data` writes it in the form of a season:
 
-* 2021 (protocol.md §4.5): fragments ``Gewinner`` / ``∅ Punkte``; one ``<score cause reason>`` per player
+* 2021 (docs/spec/protocol.md §4.5): fragments ``Gewinner`` / ``∅ Punkte``; one ``<score cause reason>`` per player
   in team order; ``<winner displayName><color class="team">…`` per winner (none or both on a draw).
-* 2027 (season-2027.md §3.6): fragments ``Siegpunkte`` / ``Punkte``; ``<scores><entry><player name? team/>
+* 2027 (docs/spec/season-2027.md §3.6): fragments ``Siegpunkte`` / ``Punkte``; ``<scores><entry><player name? team/>
   <score><part/>…``; one ``<winner team? regular reason/>``; a violator scores 0 in every part.
 """
 
@@ -113,7 +113,7 @@ class GameResult:
     winner_names: tuple[str, ...] = ()  # display names of 2021's <winner> elements
     cause: Cause = Cause.REGULAR
     offender: Team | None = None  # who ended the game irregularly
-    winners: tuple[Team, ...] = ()  # teams named by 2021's <winner> elements (21.3.3 rules, rules.md §12)
+    winners: tuple[Team, ...] = ()  # teams named by 2021's <winner> elements (21.3.3 rules, docs/spec/rules.md §12)
 
     @property
     def scores(self) -> tuple[PlayerResult, ...]:
@@ -431,7 +431,8 @@ def end_texts(
             season.irregular_reason(c, result.name_of(p.team) if p.team is not None else "")
             for c in (Cause.SOFT_TIMEOUT, Cause.HARD_TIMEOUT, Cause.LEFT)
         } | {"Player left"}
-        if reason and reason not in plain:  # a reason that only restates the cause is said once (rules.md §12)
+        # a reason that only restates the cause is said once (docs/spec/rules.md §12)
+        if reason and reason not in plain:
             lines.append(f"Reason: {server_texts.shown(reason, season)}")  # the original: in the XML pane, the log
     if result.regular:
         lines.append(

@@ -48,7 +48,7 @@ class Season:
     left_detail: str  # {detail} of a LEFT reason that names none
     violation_move_prefix: str  # between a violation's text and the move: "bei Zug" (2021), "bei" (2027)
     regular_reasons: bool  # 2027 writes a reason for a regular end (the winner, or a tie); 2021 none
-    # --- the wire form (protocol.md for 2021, season-2027.md §3 for 2027) ---
+    # --- the wire form (docs/spec/protocol.md for 2021, docs/spec/season-2027.md §3 for 2027) ---
     state_attribute_layout: bool  # 2027: startTeam as an attribute and no players (§3.3); 2021: <startTeam>, <first>
     result_entries: bool  # 2027: <scores><entry> and one <winner team regular reason/>; 2021: <score cause> each
     error_names_original_message: bool  # in-room error: 2027's originalMessage, 2021's originalRequest (§3.5)
@@ -106,7 +106,8 @@ class Season:
         return f"{text} {self.violation_move_prefix} '{move.german()}'"
 
     def invalid_move_error(self, player: str, mistake: MoveMistake, move: Move | None) -> str:
-        """The message of the in-room error the violator gets (protocol.md §4.6, season-2027.md §3.5)."""
+        """The message of the in-room error the violator gets (docs/spec/protocol.md §4.6,
+        docs/spec/season-2027.md §3.5)."""
         shown = move if mistake.carries_move else None
         return (
             f"Ungueltiger Zug von '{player}'.\n"
@@ -125,8 +126,8 @@ class Season:
     def irregular_reason(self, cause: str, player: str, detail: str = "") -> str:
         """The result reason of an irregular end caused by ``player`` (a Cause value).
 
-        2021 (21.3.3) writes fixed texts (rules.md §12); 2027 names the player (sdk ``Violation.kt``,
-        season-2027.md §3.6: derived, never seen on a wire).
+        2021 (21.3.3) writes fixed texts (docs/spec/rules.md §12); 2027 names the player (sdk ``Violation.kt``,
+        docs/spec/season-2027.md §3.6: derived, never seen on a wire).
         """
         template = dict(self.irregular_reasons).get(cause)
         if template is None:
@@ -161,14 +162,14 @@ SEASON_2021 = Season(
     first_move_mistake=MoveMistake.NOT_IN_CORNER,
     board_size=20,
     round_limit=25,
-    start_pieces=_PENTOMINOES_BUT_X,  # rules.md §6.1: every pentomino except PENTO_X
+    start_pieces=_PENTOMINOES_BUT_X,  # docs/spec/rules.md §6.1: every pentomino except PENTO_X
     result_fragments=("Gewinner", "\u2205 Punkte"),
     violator_keeps_points=True,
     close_tag="sc.protocol.responses.CloseConnection",
     join_display_name="Unknown",
     soft_timeout_ms=2000,
     hard_timeout_ms=10000,
-    irregular_reasons=(  # fixed texts (rules.md §12)
+    irregular_reasons=(  # fixed texts (docs/spec/rules.md §12)
         ("SOFT_TIMEOUT", "Der Spieler hat innerhalb von {soft_s} Sekunden nach Aufforderung keinen Zug gesendet"),
         ("HARD_TIMEOUT", "Der Spieler hat innerhalb von {hard_s} Sekunden nach Aufforderung keinen Zug gesendet"),
         ("LEFT", "Der Spieler hat das Spiel verlassen"),
@@ -203,7 +204,8 @@ SEASON_2027 = Season(
     join_display_name="",
     soft_timeout_ms=2000,
     hard_timeout_ms=10000,
-    irregular_reasons=(  # sdk Violation.kt; the hard timeout really names the soft limit (season-2027.md §3.6)
+    # sdk Violation.kt; the hard timeout really names the soft limit (docs/spec/season-2027.md §3.6)
+    irregular_reasons=(
         (
             "SOFT_TIMEOUT",
             "{player} hat fuer die Antwort auf die Zugaufforderung laenger als {soft_s} Sekunden gebraucht.",

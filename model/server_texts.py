@@ -1,7 +1,7 @@
 """The official server's texts in English: the one place that renders them (issue 45).
 
 The server writes German (and some English) texts into results and error messages: the reasons of an
-irregular end (``Violation.kt``, rules.md §12), the rule a move broke with the move in German
+irregular end (``Violation.kt``, docs/spec/rules.md §12), the rule a move broke with the move in German
 (``MoveMistake.kt``: ``Setze PENTO_I(Farbe Rot)[19,17]``), the win reasons of 2027, the in-room and lobby
 error messages of both seasons. :func:`english` renders the cases we know in our own words, with every
 field of the original (player, rule, move, seconds); :func:`shown` is what a screen or a summary prints:

@@ -1,7 +1,7 @@
 """The game state and the rules: legal moves, validation, applying and undoing moves, scoring.
 
-Exactly as the official servers judge (rules.md §6–§12; season-2027.md §1 for 2027). The season profile
-(``model.season``) travels with the state: it decides the first-move cells, the start-piece pool and the
+Exactly as the official servers judge (docs/spec/rules.md §6–§12; docs/spec/season-2027.md §1 for 2027). The season
+profile (``model.season``) travels with the state: it decides the first-move cells, the start-piece pool and the
 turn limit. Boards are Python-int bitboards (one per colour, bit ``y * 20 + x``); move generation uses the
 placement tables of ``model.placements``.
 """
@@ -193,7 +193,7 @@ class GameState:
             ] = color
         return arr.reshape(P.N, P.N)
 
-    # --- scoring (rules.md §11–§12) ---------------------------------------------------------------
+    # --- scoring (docs/spec/rules.md §11–§12) ---------------------------------------------------------------
 
     def points(self, color: Color) -> int:
         bits = self.shapes[color]
@@ -271,7 +271,7 @@ class GameState:
         """A SkipMove of the colour to move is legal (always, except on its first move)."""
         return not self.is_over and not self.is_first_move()
 
-    # --- validation (rules.md §6.4) ---------------------------------------------------------------
+    # --- validation (docs/spec/rules.md §6.4) ---------------------------------------------------------------
 
     def validate(self, move: Move) -> MoveMistake | None:
         """The mistake the official server would report for ``move``, or None if it is legal."""
@@ -332,7 +332,7 @@ class GameState:
             return [c for c in on_board if edge & P.bit(*c)]
         return []
 
-    # --- applying moves (rules.md §8–§10) ---------------------------------------------------------
+    # --- applying moves (docs/spec/rules.md §8–§10) ---------------------------------------------------------
 
     def play(self, move: Move) -> None:
         """Validate and apply a move; raises ``InvalidMove`` naming the official mistake."""
@@ -392,7 +392,7 @@ class GameState:
 
     def _advance_and_remove(self) -> None:
         self._advance()
-        # Remove colours that cannot place a piece; removals consume turn numbers (rules.md §9).
+        # Remove colours that cannot place a piece; removals consume turn numbers (docs/spec/rules.md §9).
         while self.valid and not self.has_legal_placement(self.color):
             self.valid &= ~(1 << (self.turn & 3))
             self._advance()

@@ -135,7 +135,7 @@ class Observed(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Ignored(Event):
-    """A message that was read but not understood (logged and dropped, protocol.md §9)."""
+    """A message that was read but not understood (logged and dropped, docs/spec/protocol.md §9)."""
 
     reason: str
 
@@ -171,7 +171,7 @@ class Connection:
         self.host, self.port = host, port
         self.sock = sock  # an inherited, already connected socket to use instead of host and port
         # The season: the one asked for (``--season``), until the server's first memento (which comes
-        # before the first move request) shows another; then the wire wins (season-2027.md §4.2).
+        # before the first move request) shows another; then the wire wins (docs/spec/season-2027.md §4.2).
         self.requested_season = season
         self.season: Season = season or DEFAULT_SEASON
         self.season_detected = False
@@ -394,8 +394,8 @@ class Connection:
             self._abort()
 
     def _leave(self) -> None:
-        """After ``left``: ``</protocol>`` (2027: ``<close/>`` first, season-2027.md §3.1), close the socket,
-        end the event stream (protocol.md §2)."""
+        """After ``left``: ``</protocol>`` (2027: ``<close/>`` first, docs/spec/season-2027.md §3.1), close the socket,
+        end the event stream (docs/spec/protocol.md §2)."""
         writer = self._writer
         if writer is not None and not writer.is_closing():
             if not self._protocol_closed:
@@ -529,7 +529,7 @@ async def open_and_join(
 
     With no season asked for, a plain join asks for the default season's game type. A server of the
     other season that has no open room drops a connection asking for a type it does not play (a 27.x
-    server bundles one plugin: season-2027.md §3.2); then this connects once more and asks for the other
+    server bundles one plugin: docs/spec/season-2027.md §3.2); then this connects once more and asks for the other
     season's type, so that a plain ``blokus bot`` finds its game on either server. Raises
     :class:`ConnectionFailed` or ``ConnectionError`` like ``open`` and ``join``.
     """

@@ -307,6 +307,7 @@ class HostedGame:
         season: Season = DEFAULT_SEASON,
         timeouts: Timeouts | None = None,
         start_piece: Shape | None = None,
+        opening: tuple[Move, ...] = (),
         seed: int | None = None,
         log_dir: Path | str | None = None,
         log_prefix: str = "game",
@@ -318,6 +319,7 @@ class HostedGame:
         self.season = season
         self.timeouts = timeouts or Timeouts.of(season)
         self.start_piece = start_piece
+        self.opening = opening  # moves made before the programs' first move (an arena's opening)
         self.seed = seed
         self.join_timeout = join_timeout
         self.stop_grace = stop_grace
@@ -433,6 +435,7 @@ class HostedGame:
                 for team, seat, code in zip(Team, self.seats, self.reservations, strict=True)
             ]
             self.room = room = server.prepare_game(slots)
+            room.opening = self.opening
             self._watch_moves(room)
             self._watch_seats(room)
             for team, program in self.programs.items():

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from blokus.ai.arena.match import ArenaGame, GameSpec
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
+from blokus.model.moves import parse_move
 from blokus.model.pieces import Shape, Team
 from blokus.model.replay import new_replay_path
 from blokus.model.season import season_named
@@ -187,6 +188,7 @@ class ExternalGames:
             season=season,
             timeouts=timeouts,
             start_piece=Shape[spec.start_piece],
+            opening=tuple(parse_move(text) for text in spec.opening),
             log_dir=self.log_dir,
             log_prefix=f"game-{spec.index:03d}",
             join_timeout=self.join_timeout,

@@ -1,7 +1,7 @@
 """Game rooms of the local server: slots, the game on the rule engine, time limits, results.
 
-Behaviour of the official 21.3.3 server (``rules.md`` §8–§14, ``protocol.md`` §2, §5, §13), or of the
-27.0.4 server for a room of season 2027 (``season-2027.md``: result form, violator scores 0, reasons that
+Behaviour of the official 21.3.3 server (``docs/spec/rules.md`` §8–§14, ``docs/spec/protocol.md`` §2, §5, §13), or of
+the 27.0.4 server for a room of season 2027 (``docs/spec/season-2027.md``: result form, violator scores 0, reasons that
 name the player, a move that was not requested is a PROCESS_VIOLATION), on the project's rule engine.
 A room talks to its clients only through the ``Peer`` interface (``send`` a serialized message,
 ``close``), so it can be driven without sockets in tests.
@@ -155,6 +155,9 @@ class Room:
         self.observers: list[Peer] = []
         self.rng = rng or random.Random()
         self.start_piece = start_piece
+        # moves made before the first request (an arena's opening, the same for both games of a pair): the game
+        # starts from the position after them, and that is the first state the players and the record see
+        self.opening: tuple[Move, ...] = ()
         self.timeouts = timeouts or Timeouts()
         self.on_finish = on_finish
         self.clock = clock  # injectable: tests make a move "late" without waiting
@@ -230,6 +233,8 @@ class Room:
             return
         piece = self.start_piece or GameState.new(rng=self.rng, season=self.season).start_piece
         self.state = GameState.new(piece, season=self.season)
+        for move in self.opening:
+            self.state.play(move)  # checked when the opening was read: InvalidMove here is a bug
         self.referee = Referee(self.state, self.timeouts.soft)  # judges every move on this state
         self.started_at = time.monotonic()
         for slot in self.slots:
@@ -310,7 +315,7 @@ class Room:
             return
         if self._pending is not slot.team:
             self._send(peer, self.wire.room_error(self.id, NOT_REQUESTED, None))
-            if self.season.unrequested_move_violates:  # 27.x: the game is cancelled (season-2027.md §3.5)
+            if self.season.unrequested_move_violates:  # 27.x: the game is cancelled (docs/spec/season-2027.md §3.5)
                 self._end_irregular(
                     slot.team, Cause.PROCESS_VIOLATION, self._reason(Cause.PROCESS_VIOLATION, slot, NOT_REQUESTED)
                 )

@@ -1,12 +1,12 @@
 """``blokus serve``: a local game server that speaks the official protocol of a season: the 21.3.3 wire
-form (default) or, with ``--season 2027``, the 27.0.4 form (season-2027.md §3).
+form (default) or, with ``--season 2027``, the 27.0.4 form (docs/spec/season-2027.md §3).
 
 Clients connect over TCP (default port 13050), send ``<protocol>`` and join: ``<join>`` pairs clients
 into rooms (first come = team ONE), ``<joinPrepared>`` takes a slot of a game prepared by an
 administrator, ``<joinRoom>`` (21.4.0) a free slot of a room by id. Any number of rooms run at once on
 one asyncio loop. Administrators (``<authenticate>`` with the ``--password``) can ``prepare``,
 ``observe``, ``pause``/``step`` and ``cancel`` games. Every move is judged by the rule engine; time
-limits, rule violations, disconnects and malformed input end a game as ``rules.md`` §12–§14 describe
+limits, rule violations, disconnects and malformed input end a game as ``docs/spec/rules.md`` §12–§14 describe
 (game logic: ``net.rooms``). One line per finished game goes to stdout; ``--save-replay DIR`` writes
 each game in the official replay format.
 """
@@ -49,7 +49,7 @@ from blokus.net.rooms import FinishedGame, Lobby, Room, RoomSeat, Timeouts
 log = logging.getLogger("blokus.server")
 
 UNKNOWN_RESERVATION = "Couldn't find a reservation for the provided token."
-# Children a move may have (protocol.md §3.3: any other child makes the server drop the connection).
+# Children a move may have (docs/spec/protocol.md §3.3: any other child makes the server drop the connection).
 _MOVE_CHILDREN = {s.set_move_class: {"piece"} for s in SEASONS.values()} | {
     s.skip_move_class: {"color"} for s in SEASONS.values()
 }
@@ -534,7 +534,8 @@ class GameServer:
         existing = room is not None
         season = self.config.season
         if room is None and season.one_game_type and game_type not in (None, season.game_type):
-            # 27.x bundles one plugin: a new room of another type is a non-rescuable error (season-2027.md §3.2)
+            # 27.x bundles one plugin: a new room of another type is a non-rescuable error
+            # (docs/spec/season-2027.md §3.2)
             client.drop(f"unknown game type {game_type!r}: this server plays {season.game_type}")
             return
         if room is None:

@@ -3,7 +3,7 @@
 ``<authenticate password/>``, then either ``<observe roomId/>`` of a running room, or first
 ``<prepare>`` (two reserved slots; the server answers ``<prepared>`` with the reservation codes the
 two players join with) and then ``observe``. The server then sends every memento, error and the
-result of the room (protocol.md §5, season-2027.md §3.7). :class:`Watcher` turns that into a growing
+result of the room (docs/spec/protocol.md §5, docs/spec/season-2027.md §3.7). :class:`Watcher` turns that into a growing
 game record (``model.replay.Replay``: states, moves, removals, result) that the text output here
 (:class:`TextReport`) and the TUI's live viewer show, that can be analysed while the game runs, and saved as a
 replay. ``cli.watch`` drives both, says what went wrong (:class:`WatchFailed`) and picks the exit code.

@@ -50,7 +50,7 @@ class SeasonWire:
 
     def room_error(self, room_id: str, message: str, move: Move | None) -> str:
         """In-room error: ``originalRequest`` as 21.3.3 writes it; 2027 names it ``originalMessage``
-        (season-2027.md §3.5, derived)."""
+        (docs/spec/season-2027.md §3.5, derived)."""
         original = self.move_element(move) if move is not None else None
         if self.season.error_names_original_message:
             data = M.ErrorData(message=message, original_message=original)

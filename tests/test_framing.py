@@ -1,4 +1,4 @@
-"""The incremental framer (protocol.md §1): real wire stream split anywhere, negative cases."""
+"""The incremental framer (docs/spec/protocol.md §1): real wire stream split anywhere, negative cases."""
 
 from __future__ import annotations
 

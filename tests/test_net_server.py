@@ -26,7 +26,7 @@ from tests.helpers import (
     wait_until,
 )
 
-# 21.3.3's fixed reasons (rules.md §12), as the gen-21.3.3 result fixtures carry them
+# 21.3.3's fixed reasons (docs/spec/rules.md §12), as the gen-21.3.3 result fixtures carry them
 REASON_SOFT_TIMEOUT = "Der Spieler hat innerhalb von 2 Sekunden nach Aufforderung keinen Zug gesendet"
 REASON_HARD_TIMEOUT = "Der Spieler hat innerhalb von 10 Sekunden nach Aufforderung keinen Zug gesendet"
 REASON_LEFT = "Der Spieler hat das Spiel verlassen"

@@ -14,7 +14,7 @@ from tests.helpers import Recorder, fixture_path
 
 wire = SeasonWire(SEASON_2021)  # the 2021 season's forms
 
-# 21.3.3's fixed reasons (rules.md §12), as the gen-21.3.3 result fixtures carry them
+# 21.3.3's fixed reasons (docs/spec/rules.md §12), as the gen-21.3.3 result fixtures carry them
 REASON_SOFT_TIMEOUT = "Der Spieler hat innerhalb von 2 Sekunden nach Aufforderung keinen Zug gesendet"
 REASON_HARD_TIMEOUT = "Der Spieler hat innerhalb von 10 Sekunden nach Aufforderung keinen Zug gesendet"
 REASON_LEFT = "Der Spieler hat das Spiel verlassen"

@@ -1,4 +1,4 @@
-"""Perft-style tests: the two complete games played by the official 21.3.3 engine (rules.md §15.7).
+"""Perft-style tests: the two complete games played by the official 21.3.3 engine (docs/spec/rules.md §15.7).
 
 Before every ply the engine must agree with the official engine on turn, round, colour to move,
 validColors and the number of distinct legal SetMoves; after it, on the team points; at the end, on

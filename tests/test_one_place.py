@@ -40,3 +40,27 @@ def test_no_code_outside_the_season_profile_compares_seasons():
 def test_the_check_finds_a_comparison():
     assert _season_tests(ast.parse("if state.season.year == 2021: pass")) == [1, 1]
     assert _season_tests(ast.parse("reserved = None if game_type == 'swc_2021_blokus' else True")) == [1]
+
+
+def _bonus_literals(tree: ast.AST) -> list[int]:
+    """Lines that add a number to ``TOTAL_SQUARES`` (a score bonus written as a literal, not by its name)."""
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Add)
+        and isinstance(node.left, ast.Name)
+        and node.left.id == "TOTAL_SQUARES"
+        and isinstance(node.right, ast.Constant)
+    ]
+
+
+def test_the_score_bonuses_are_named_where_points_are_counted():
+    # the rule is one place: ALL_PLACED_BONUS and MONO_LAST_BONUS of model/pieces.py (docs/spec/rules.md §11)
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in _sources()
+        for line in _bonus_literals(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+    assert _bonus_literals(ast.parse("x = TOTAL_SQUARES + 15 + 5")) == [1]

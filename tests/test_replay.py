@@ -1,4 +1,4 @@
-"""Replay files (protocol.md §10): loading, move reconstruction, gzip, writing, truncated files."""
+"""Replay files (docs/spec/protocol.md §10): loading, move reconstruction, gzip, writing, truncated files."""
 
 from __future__ import annotations
 

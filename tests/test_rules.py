@@ -1,4 +1,4 @@
-"""The rule examples of rules.md §15 (official plugin tests and official engine output)."""
+"""The rule examples of docs/spec/rules.md §15 (official plugin tests and official engine output)."""
 
 from __future__ import annotations
 

@@ -83,7 +83,7 @@ def test_wrong_first_shape_and_x_start():
     ],
 )
 def test_opening_sizes_match_the_spec(piece, count):
-    """season-2027.md §1.2 (PENTO_W's 272 is the backend's own test)."""
+    """docs/spec/season-2027.md §1.2 (PENTO_W's 272 is the backend's own test)."""
     assert len(_new(Shape[piece]).legal_moves()) == count
     if piece != "PENTO_X":
         assert len(_new(Shape[piece], SEASON_2021).legal_moves()) < 30
@@ -331,7 +331,7 @@ def test_tie_and_sdk_results():
 
 
 def test_irregular_2027_result_zeroes_the_violator():
-    """DERIVED (season-2027.md §3.6): no 2027 capture of an irregular result exists."""
+    """DERIVED (docs/spec/season-2027.md §3.6): no 2027 capture of an irregular result exists."""
     reason = SEASON_2027.irregular_reason(Cause.SOFT_TIMEOUT, "alice")
     assert reason == "alice hat fuer die Antwort auf die Zugaufforderung laenger als 2 Sekunden gebraucht."
     result = irregular_result(Team.ONE, Cause.SOFT_TIMEOUT, reason, (40, 30), ("alice", "bob"), SEASON_2027)

@@ -1,6 +1,6 @@
 """Season 2027 over the wire: ``blokus serve --season 2027`` with bots, rooms in the 2027 dialect.
 
-The room error, the irregular results and ``errorpacket`` are DERIVED forms (season-2027.md §3.5–§3.7: no
+The room error, the irregular results and ``errorpacket`` are DERIVED forms (docs/spec/season-2027.md §3.5–§3.7: no
 verbatim 2027 capture exists); the regular result, the move request and the mementos are checked
 against captured fixtures in tests/test_season_2027.py.
 """

@@ -1,4 +1,5 @@
-"""A 2027 room ends every irregular game with the 27.x reason texts (sdk ``Violation.kt``, season-2027.md §3.6).
+"""A 2027 room ends every irregular game with the 27.x reason texts (sdk ``Violation.kt``,
+docs/spec/season-2027.md §3.6).
 
 The texts are DERIVED forms (no verbatim 2027 capture of an irregular end exists; the rule-violation layout
 is the one of ``sc2027/test-27.0.4-sdk-gameresult-rule-violation-TWO.xml``). Each result is read back from
@@ -56,7 +57,7 @@ async def test_a_hard_timeout_has_the_27_text():
         if room.finished:
             break
         await asyncio.sleep(0)
-    # 27.x divides the soft limit here: the text really says 2 seconds (season-2027.md §3.6)
+    # 27.x divides the soft limit here: the text really says 2 seconds (docs/spec/season-2027.md §3.6)
     _check(
         _result_sent(bob),
         Cause.HARD_TIMEOUT,

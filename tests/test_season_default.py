@@ -80,7 +80,7 @@ def test_moves_of_a_state_that_does_not_tell_its_season(tmp_path, capsys) -> Non
     for season in (None, "2021", "2027"):
         assert moves_main(["--count", str(path), *(["--season", season] if season else [])]) == 0
         counts[season] = int(capsys.readouterr().out)
-    assert counts["2021"] == 12  # PENTO_V in a corner (rules.md §16)
+    assert counts["2021"] == 12  # PENTO_V in a corner (docs/spec/rules.md §16)
     assert counts[None] == counts["2027"] == len(GameState.new(Shape.PENTO_V, season=SEASON_2027).legal_moves()) > 12
 
 

@@ -20,6 +20,8 @@ def test_the_installed_package_is_blokus_alone() -> None:
     # a fresh interpreter: importing the whole product puts no top-level name of ours but ``blokus`` in sys.modules
     code = (
         "import sys, blokus.cli.play, blokus.cli.bot, blokus.net.server, blokus.ai.search.mcts, blokus.player\n"
+        "from blokus.cli.new_player import template_files\n"
+        "assert 'player.py' in template_files()  # package data found by the package's name\n"
         "print(sorted({n.partition('.')[0] for n in sys.modules} & {'model', 'ai', 'net', 'tui', 'cli', 'blokus'}))"
     )
     done = subprocess.run([sys.executable, "-P", "-c", code], cwd="/", capture_output=True, text=True, timeout=CAP)

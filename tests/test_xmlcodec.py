@@ -77,7 +77,7 @@ def xml_names(model: type[BaseXmlModel], location: EntityLocation) -> dict[str, 
 
 
 def in_2027_order(state: etree._Element) -> None:
-    """Reorder a <state> with the startTeam attribute as the 2027 server writes it (season-2027.md §3.3): the
+    """Reorder a <state> with the startTeam attribute as the 2027 server writes it (docs/spec/season-2027.md §3.3): the
     fields of the layout first, in its order, then the others in declaration order."""
     layout = M.State.xml_layouts["start_team_attr"]
 

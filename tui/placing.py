@@ -31,7 +31,8 @@ class GhostStatus(Enum):
 
 REFUSAL = "Not allowed: "
 
-# the ghost's word where the state's name is not the rule: a first piece (rules.md §6.1, season-2027.md)
+# the ghost's word where the state's name is not the rule: a first piece (docs/spec/rules.md §6.1,
+# docs/spec/season-2027.md)
 _FIRST_MOVE_WORDS = {MoveMistake.NOT_IN_CORNER: "not in a board corner", MoveMistake.NOT_ON_BORDER: "not on the border"}
 
 

@@ -26,7 +26,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
@@ -37,7 +37,8 @@ from blokus.ai.arena.sprt import SprtSpec, SprtState, Verdict
 from blokus.ai.interface import Engine
 from blokus.ai.players.registry import PlayerSpec, capped_threads, compile_ahead, search_threads_of
 from blokus.ai.search.cores import available_cores
-from blokus.model.moves import Move
+from blokus.model.moves import Move, parse_move
+from blokus.model.openings import Opening
 from blokus.model.pieces import Shape, Team
 from blokus.model.record import GameRecord
 from blokus.model.result import Cause, GameResult, irregular_result, regular_result
@@ -59,6 +60,7 @@ class GameSpec:
     opening_turns: int = 0  # turns at the start played by the arena (random placements, the same for both seats)
     ponder: tuple[bool, bool] = (False, False)  # A, B think on the opponent's time
     timed: bool = True  # False: no time limit per move (players with a count budget; measuring only)
+    opening: tuple[str, ...] = ()  # an opening's moves (``str(move)``), made for both games of the pair first
 
 
 @dataclass
@@ -97,17 +99,25 @@ def make_specs(
     opening_turns: int = 0,
     ponder: tuple[bool, bool] = (False, False),
     timed: bool = True,
+    openings: Sequence[Opening] = (),
+    shuffle_openings: bool = False,
 ) -> list[GameSpec]:
+    """The games of a match in pairs (the same start, the seats swapped). With ``openings`` (of ``season``),
+    pair k starts from opening k (in the file's order, or shuffled by ``seed``), the list repeated as needed."""
     rng = random.Random(seed)
     pieces = list(season_named(season).start_pieces)
     rng.shuffle(pieces)
+    order = list(openings)
+    if shuffle_openings:
+        random.Random(seed).shuffle(order)
     specs = []
     for i in range(games):
         pair = i // 2
+        opening = order[pair % len(order)] if order else None
         specs.append(
             GameSpec(
                 i,
-                pieces[pair % len(pieces)],
+                opening.start_piece.name if opening else pieces[pair % len(pieces)],
                 i % 2,
                 seed * 1_000_003 + pair,
                 move_time,
@@ -116,6 +126,7 @@ def make_specs(
                 opening_turns,
                 ponder,
                 timed,
+                tuple(str(m) for m in opening.moves) if opening else (),
             )
         )
     return specs
@@ -137,6 +148,8 @@ def play_game(spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory
 def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
     season = season_named(spec.season)
     state = GameState.new(Shape[spec.start_piece], season=season)
+    for text in spec.opening:  # the pair's opening (read and checked from its file), then the game
+        state.play(parse_move(text))
     record = GameRecord(state.copy())  # the one game record: states and moves, for the replay
     opening = random.Random(spec.seed)  # the same for both games of a pair
     while not state.is_over and state.turn < spec.opening_turns:

@@ -1,7 +1,7 @@
 """Asking any ``Player`` for a move under a clock, with one fallback (used by the bot and the TUI).
 
 The official server discards a move that arrives more than 2000 ms after it issued the move request
-(``rules.md`` §13). The clock here starts at the *arrival* of the move request (``received_at``, a
+(``docs/spec/rules.md`` §13). The clock here starts at the *arrival* of the move request (``received_at``, a
 ``time.monotonic()`` value taken when the bytes were read from the socket):
 
 * the player thinks until ``received_at + think`` and is then asked to stop (``Player.cancel``) and to

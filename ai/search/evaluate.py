@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, fields, replace
 import numpy as np
 
 from blokus.model import placements as P
-from blokus.model.pieces import SHAPES, TOTAL_SQUARES, Shape
+from blokus.model.pieces import ALL_PLACED_BONUS, MONO_LAST_BONUS, SHAPES, TOTAL_SQUARES, Shape
 from blokus.model.state import ALL_SHAPES, GameState
 
 FULL = P.FULL
@@ -259,7 +259,7 @@ def points(state: GameState, c: int) -> int:
     """``state.points(c)`` through lookup tables (the search's hot path)."""
     hand = state.shapes[c]
     if hand == 0:
-        return TOTAL_SQUARES + 15 + (5 if state.mono_flag >> c & 1 else 0)
+        return TOTAL_SQUARES + ALL_PLACED_BONUS + (MONO_LAST_BONUS if state.mono_flag >> c & 1 else 0)
     return TOTAL_SQUARES - _SQ_LO[hand & 2047] - _SQ_HI[hand >> 11]
 
 
@@ -354,7 +354,7 @@ def team_features(
         for c in (c1, c2):
             hand = state.shapes[c]
             f[0] += (
-                TOTAL_SQUARES + 15 + (5 if state.mono_flag >> c & 1 else 0)
+                TOTAL_SQUARES + ALL_PLACED_BONUS + (MONO_LAST_BONUS if state.mono_flag >> c & 1 else 0)
                 if hand == 0
                 else TOTAL_SQUARES - _SQ_LO[hand & 2047] - _SQ_HI[hand >> 11]
             )
