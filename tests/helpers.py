@@ -28,7 +28,7 @@ from blokus.model import messages as M
 from blokus.model.framing import END_OF_STREAM, MalformedXml, StreamFramer, parse_document, parse_stream
 from blokus.model.moves import Move
 from blokus.model.pieces import Shape
-from blokus.model.season import SEASON_2021, season_named
+from blokus.model.season import SEASON_2021, Season, season_named
 from blokus.model.state import GameState
 from blokus.net.bot import Bot
 from blokus.net.connection import Closed, Connection, Event, GameOver, MoveRequested
@@ -253,8 +253,8 @@ def is_room(data_type):
     return lambda m: isinstance(m, M.Room) and isinstance(m.data, data_type)
 
 
-def move_xml(move: Move, room_id: str) -> str:
-    return M.to_xml(convert.move_to_message(move, room_id))
+def move_xml(move: Move, room_id: str, season: Season = SEASON_2021) -> str:
+    return M.to_xml(convert.move_to_message(move, room_id, season))
 
 
 def element_text(element: etree._Element) -> str:

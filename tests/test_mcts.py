@@ -125,7 +125,7 @@ from blokus.cli.play import play_options
 from blokus.tui.launch import build_local_app
 
 async def main():
-    app = build_local_app(play_options(["--opponent", "mcts", "--seed", "1"]))
+    app = build_local_app(play_options(["--season", "2021", "--opponent", "mcts", "--seed", "1"]))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.main_screen

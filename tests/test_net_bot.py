@@ -143,7 +143,8 @@ async def test_bot_plays_the_recorded_stream(seed, mutate, dialect, capsys, tmp_
     code, bot = await run_bot_against(script.handle, "--save-replay", str(tmp_path))
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert script.join.tag == "join" and script.join.get("gameType") == "swc_2021_blokus"
+    # a plain bot asks for the default season's game (2027); the 2021 server's states decide: 2021 moves
+    assert script.join.tag == "join" and script.join.get("gameType") == "swc_2027_blokus"
     assert len(script.moves) == 31 and not script.illegal
     assert out.strip().splitlines()[-1] == (
         "blokus bot: ONE (alice) [us] 122 : TWO (bob) 105, winner ONE (we won), cause REGULAR; "
@@ -231,7 +232,7 @@ async def test_bot_says_when_the_port_is_no_game_server(capsys):
         (["bot", "--threads", "2", "--ai", "greedy"], "blokus bot: --threads: 'greedy' is not our search"),
         (["serve", "-p", "99999"], "blokus serve: argument -p/--port: invalid port 99999"),
         (["serve", "-h"], "blokus serve: -h is the server host and needs a name (-h localhost); --help shows the help"),
-        (["serve", "--start-piece", "PENTO_X"], "PENTO_X is never a start piece"),
+        (["serve", "--season", "2021", "--start-piece", "PENTO_X"], "PENTO_X is never a start piece in 2021"),
         (["serve", "--soft-timeout", "0"], "blokus serve: --soft-timeout"),
         (["arena", "foo", "random"], "blokus arena: unknown AI 'foo'"),
         (["frobnicate"], "blokus: unknown subcommand 'frobnicate'"),

@@ -94,7 +94,7 @@ async def test_prepare_prints_the_codes_and_watches_two_bots_play(tmp_path, seas
 @pytest.mark.slow  # a whole game end to end
 async def test_observe_a_running_room_with_analysis():
     async with running_server(password=PASSWORD, seed=12) as server:
-        watcher = Watcher(HOST, server.port, PASSWORD, prepare=("p1", "p2"))
+        watcher = Watcher(HOST, server.port, PASSWORD, prepare=("p1", "p2"), game_type=SEASON_2021.game_type)
         await watcher.start()
         codes = watcher.reservations
         await watcher.close()
@@ -175,7 +175,7 @@ async def test_live_viewer_follows_the_game_steps_back_and_shows_the_result(tmp_
 
     monkeypatch.chdir(tmp_path)  # ctrl+s saves under ./replays
     async with running_server(password=PASSWORD, seed=13) as server:
-        watcher = Watcher(HOST, server.port, PASSWORD, prepare=("alice", "bob"))
+        watcher = Watcher(HOST, server.port, PASSWORD, prepare=("alice", "bob"), game_type=SEASON_2021.game_type)
         await watcher.start()
         bots = [asyncio.create_task(run_bot(server.port, code, "random")) for code in watcher.reservations]
         async for _ in watcher.events():
