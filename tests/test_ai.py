@@ -366,6 +366,7 @@ def test_arena_replays_are_named_like_every_replay(tmp_path):
     assert (
         arena_main(
             ["greedy", "random", "--games", "2", "--move-time", "20", "--seed", "3", "--save-replay", str(tmp_path)]
+            + ["--season", "2021"]
         )
         == 0
     )
