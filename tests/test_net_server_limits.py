@@ -433,6 +433,8 @@ async def test_ctrl_c_stops_the_server_without_a_traceback():
         "-m",
         "blokus",
         "serve",
+        "--season",
+        "2021",  # play_client's season
         "-p",
         "0",
         "--encode-workers",
