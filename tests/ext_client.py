@@ -138,7 +138,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from blokus.model import placements as P  # noqa: E402
 from blokus.model.moves import SetMove  # noqa: E402
 from blokus.model.pieces import SHAPES  # noqa: E402
-from blokus.model.season import SEASON_2021  # noqa: E402
 from blokus.model.state import GameState, move_of_placement  # noqa: E402
 from blokus.net.connection import Closed, Connection, MoveRequested  # noqa: E402
 
@@ -256,7 +255,7 @@ async def play(args: argparse.Namespace) -> int:
         code = stolen_code(args.reservation, args.delay) if args.misbehave == "steal-seat" else STOLEN
         print(f"ext_client: stolen code: {code}", file=sys.stderr, flush=True)
         if code is not None:
-            thief = Connection(args.host, args.port, season=SEASON_2021)
+            thief = Connection(args.host, args.port)
             await thief.open()
             await thief.join(reservation=code)
             kept.append(thief)
@@ -266,7 +265,7 @@ async def play(args: argparse.Namespace) -> int:
         for _ in range(63):
             kept.append(await asyncio.open_connection(args.host, args.port))
         print("ext_client: 63 idle connections open", file=sys.stderr, flush=True)
-    conn = Connection(args.host, args.port, season=SEASON_2021)
+    conn = Connection(args.host, args.port)
     await conn.open()
     await conn.join(reservation=args.reservation)
     print(f"ext_client: joined with {args.reservation}", file=sys.stderr, flush=True)
