@@ -363,6 +363,23 @@ def stop_worker(
     return process.exitcode
 
 
+Cores = tuple[int, ...] | frozenset[int] | set[int]  # CPU numbers (``os.sched_setaffinity``)
+
+
+def thread_cores() -> set[int] | None:
+    """The cores the calling thread may run on (Linux: a thread has an affinity of its own), None elsewhere."""
+    getter = getattr(os, "sched_getaffinity", None)
+    return None if getter is None else set(getter(0))
+
+
+def pin_thread(cores: Cores) -> None:
+    """Run the calling thread, and the threads and programs it starts from now on, on ``cores`` only (Linux's
+    ``sched_setaffinity`` of thread 0 is the calling thread's; elsewhere nothing)."""
+    setter = getattr(os, "sched_setaffinity", None)
+    if setter is not None:
+        setter(0, set(cores))
+
+
 def start(
     argv: list[str],
     *,
@@ -375,21 +392,29 @@ def start(
     text: bool = False,
     end_with_parent: bool = True,
     pass_fds: tuple[int, ...] = (),
+    cores: Cores | None = None,
 ) -> Child:
     """Start ``argv`` in its own session (see the module's doc). A :class:`Path` as a stream is a file
     (written from the start, capped at ``log_limit`` bytes); ``pass_fds``: descriptors it inherits (under
-    the same numbers). StartError with one line if it cannot start."""
+    the same numbers); ``cores``: the cores it runs on (its CPU affinity; None: those of the thread that asks,
+    as a fork from that thread would give). StartError with one line if it cannot start."""
     token = uuid.uuid4().hex
     environment = {**(os.environ if env is None else env), TOKEN_ENV: token}
     limit = log_limit
+    mask = set(cores) if cores is not None else thread_cores()
+    pin = False
 
     def in_child() -> None:  # after fork, before exec: only async-signal-safe work
         if limit is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
         if end_with_parent and _PRCTL is not None:
             _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if pin:
+            os.sched_setaffinity(0, mask)  # type: ignore[arg-type]
 
     def spawn() -> subprocess.Popen:
+        nonlocal pin
+        pin = mask is not None and mask != thread_cores()  # the spawner's thread runs elsewhere
         streams = [_open(stdin, False), _open(stdout, True), _open(stderr, True)]
         try:
             return subprocess.Popen(
@@ -404,7 +429,7 @@ def start(
                 start_new_session=True,
                 close_fds=True,
                 pass_fds=pass_fds,
-                preexec_fn=in_child if limit is not None or (end_with_parent and _PRCTL is not None) else None,
+                preexec_fn=in_child if limit is not None or pin or (end_with_parent and _PRCTL is not None) else None,
             )
         finally:
             for stream in streams:

@@ -18,6 +18,7 @@ SUBCOMMANDS: dict[str, str] = {
     "serve": "run a local game server speaking the official protocol",
     "arena": "AI against AI, or your own client (cmd:COMMAND) or player (py:PATH): score table",
     "tournament": "round-robin or gauntlet of many players: Elo ratings, resumable, on a cluster too",
+    "cluster-certs": "make the TLS certificates of a cluster of machines (arena/tournament --cluster tls://…)",
     "analyse": "find the mistakes and blunders of each team in replay files",
     "watch": "watch a live game on a server (admin protocol: observe, prepare)",
     "moves": "list the legal moves of the colour to move in a state file or, with --turn N, in a replay",
@@ -42,7 +43,8 @@ season where it cannot be read from a server or a file (default {default}).
 def usage() -> str:
     from blokus.model.season import DEFAULT_SEASON  # here: the package's own import stays light
 
-    lines = "\n".join(f"  {name:<10} {desc}" for name, desc in SUBCOMMANDS.items())
+    width = max(map(len, SUBCOMMANDS))
+    lines = "\n".join(f"  {name:<{width}} {desc}" for name, desc in SUBCOMMANDS.items())
     return USAGE.format(lines=lines, default=DEFAULT_SEASON.name)
 
 

@@ -19,13 +19,14 @@ from collections.abc import Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from blokus.ai.arena.match import (
-    GameSite,
     MatchStopped,
     PairedSprt,
     PlayerFactory,
     Progress,
+    cores_line,
     format_table,
     make_specs,
     run_match,
@@ -33,12 +34,15 @@ from blokus.ai.arena.match import (
     threads_per_game,
 )
 from blokus.ai.arena.sprt import SprtSpec
-from blokus.ai.players.registry import compile_ahead
+from blokus.ai.players.registry import compile_ahead, search_threads_of
 from blokus.cli.options import (
     Parser,
+    add_adjudication,
     add_cluster,
+    add_cores_per_player,
     add_openings,
     add_season,
+    cores_of,
     milliseconds,
     open_cluster,
     read_openings_option,
@@ -46,7 +50,10 @@ from blokus.cli.options import (
 from blokus.cli.players import PlayerKind, PlayerSpec, accepted, check_player, parse_player
 from blokus.model.openings import Opening
 from blokus.model.season import DEFAULT_SEASON
-from blokus.net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget, settle_logs
+from blokus.net.external_arena import LOG_BUDGET_BYTES, ExternalGames, LogBudget, kept_logs_text, settle_logs
+
+if TYPE_CHECKING:
+    from blokus.net.cluster import DaskSite
 
 SPRT_CAP = 400  # games at most of an --sprt run without --games
 
@@ -83,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
+    add_cores_per_player(parser)
     add_cluster(parser)
     parser.add_argument("--json", metavar="FILE", help="also write the summary and every game to FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -100,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         "4 with a gtp: player, which does not know the start piece)",
     )
     add_openings(parser)
+    add_adjudication(parser)
     parser.add_argument(
         "--ponder",
         choices=("a", "b", "both"),
@@ -148,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--jobs and --cluster: on a cluster each worker plays as many games at once as it has threads")
     if sprt is not None and args.games < 2:
         parser.error("--sprt plays game pairs: --games must be at least 2")
+    args.cores = cores_of(parser, args)
     try:
         return _run(parser, args, sprt)
     except KeyboardInterrupt:  # before the first game (compiling, starting)
@@ -188,9 +198,10 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
         log_dir = args.logs or args.save_replay
         if log_dir is None:
             log_dir = temporary = tempfile.mkdtemp(prefix="blokus-arena-logs-")
+            kept = kept_logs_text((players[0].external, players[1].external))
             print(
-                f"blokus arena: the programs' output goes to {log_dir} (at the end only the logs of games with a "
-                "forfeit, a loss of the program under test or no result stay: --logs DIR keeps all)",
+                f"blokus arena: the programs' output goes to {log_dir} (at the end only the logs of games with "
+                f"{kept} stay: --logs DIR keeps all)",
                 file=sys.stderr,
             )
         else:
@@ -198,7 +209,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
             print(f"blokus arena: the programs' output goes to {log_dir}", file=sys.stderr)
         budget = LogBudget(str(log_dir), args.log_budget * 2**20, args.jobs)
         runner = ExternalGames(players[0], players[1], str(log_dir), join_timeout=args.join_timeout, logs=budget)
-    site = open_cluster(parser, args.cluster, players) if args.cluster is not None else None
+    site = open_cluster(parser, args, players) if args.cluster is not None else None
     try:
         return _play(args, (players[0], players[1]), runner, opening, sprt, site, temporary is not None, openings)
     finally:
@@ -208,13 +219,33 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
             shutil.rmtree(temporary, ignore_errors=True)
 
 
+def threads_said(spec: PlayerSpec, share: int | None) -> str:
+    """The threads a side thinks with (our search's under ``share``, a GTP engine's, a program's own)."""
+    if spec.kind is PlayerKind.GTP:
+        return "1 thread (GTP --threads 1)"
+    if spec.external:
+        return "a program: its own threads (our bot: one a core)"
+    threads = search_threads_of(spec)
+    if threads is None:
+        return "1 thread"
+    if share is not None and "threads" not in dict(spec.settings):
+        threads = min(threads, share)
+    return f"{threads} search thread{'s' if threads > 1 else ''}"
+
+
+def side_cores_line(per_player: int, players: tuple[PlayerSpec, PlayerSpec], share: int | None, results: list) -> str:
+    """``--cores-per-player``: the cores each side had of its own and the threads it thought with."""
+    a, b = (f"{side} {spec.name}: {threads_said(spec, share)}" for side, spec in zip("AB", players, strict=True))
+    return f"cores per player {per_player}, pinned ({cores_line(results) or 'no game played'}); {a}; {b}"
+
+
 def _play(
     args: argparse.Namespace,
     players: tuple[PlayerSpec, PlayerSpec],
     runner: ExternalGames | None,
     opening: int,
     sprt: PairedSprt | None,
-    site: GameSite | None,
+    site: DaskSite | None,
     temporary_logs: bool = False,
     openings: Sequence[Opening] = (),
 ) -> int:
@@ -237,13 +268,18 @@ def _play(
         not args.untimed,
         openings,
         shuffle_openings=args.openings_order == "random",
+        adjudicate=not args.no_adjudication,
     )
     progress = None if args.quiet else Progress(len(specs), sprt=sprt)
     stopped, why = False, ""
-    share = None if site is not None else threads_per_game(args.jobs)  # games side by side share the cores
+    cores = args.cores
+    # games side by side share the cores; with cores of its own a side's search runs a thread on each
+    share = None if site is not None else threads_per_game(args.jobs) if cores is None else args.cores_per_player
     try:
         if runner is not None:
-            results = run_match(specs, None, None, args.jobs, progress, runner=runner, enough=sprt, site=site)
+            results = run_match(
+                specs, None, None, args.jobs, progress, runner=runner, enough=sprt, site=site, cores=cores
+            )
         else:
             results = run_match(
                 specs,
@@ -253,6 +289,7 @@ def _play(
                 progress,
                 enough=sprt,
                 site=site,
+                cores=cores,
             )
     except BrokenProcessPool:
         print("blokus arena: a game process died (crashed or killed); the match is incomplete", file=sys.stderr)
@@ -273,26 +310,40 @@ def _play(
         + (f"cluster {args.cluster}" if args.cluster else f"jobs {args.jobs}")
         + f", opening turns {opening}"
         + (f", {len(openings)} openings of {args.openings} ({args.openings_order})" if openings else "")
+        + (", no adjudication" if args.no_adjudication else "")
         + (f", pondering {args.ponder}" if args.ponder else "")
         + (", untimed" if args.untimed else "")
     )
-    print(format_table(s))
+    if cores is not None:
+        print(side_cores_line(args.cores_per_player, players, share, results))
+    print(format_table(s, pairs=sprt is None or sprt.state.counts != s.pentanomial))  # else the SPRT's say it
+    adjudicated = [r for r in results if r.adjudicated]
+    if adjudicated:
+        print(
+            f"{len(adjudicated)} of {len(results)} games adjudicated: ended once the winner could no longer change "
+            f"(--no-adjudication plays them out)"
+        )
     if sprt is not None:
         print(sprt.describe())
         print(sprt.games_line(len(results), args.games))
         if not sprt.decided and not stopped:
             print(f"undecided within the cap of {args.games} games (--games)")
+    lost = site.accounting_line() if site is not None else ""
+    if lost:
+        print(lost)
     if stopped:
         print(f"stopped after {len(results)} of {args.games} games ({why})")
     if args.json:
         with open(args.json, "w") as fh:
             games = [{**asdict(r), "result": None} for r in results]  # the model result is not JSON
             summary_json = s.to_dict() | ({"sprt": sprt.as_dict()} if sprt is not None else {})
+            if site is not None:
+                summary_json["cluster"] = site.accounting()
             json.dump({"args": vars(args), "summary": summary_json, "games": games, "stopped": stopped}, fh, indent=1)
     if runner is not None and temporary_logs and kept:
+        which = kept_logs_text((players[0].external, players[1].external))
         print(
-            f"blokus arena: the logs of {kept} game(s) with a forfeit, a loss of the program under test or no "
-            f"result are kept in {runner.log_dir}",
+            f"blokus arena: the logs of {kept} game(s) with {which} are kept in {runner.log_dir}",
             file=sys.stderr,
         )
     if stopped:

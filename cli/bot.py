@@ -20,9 +20,9 @@ from pathlib import Path
 from blokus.ai import DEFAULT_AI, processes
 from blokus.ai.players.controller import DEFAULT_THINK_MS, HARD_CUTOFF_MS, STOP_MARGIN_MS
 from blokus.ai.players.registry import capped_threads, default_player, search_threads_of
-from blokus.ai.players.team_process import MEMORY_LIMIT_MIB
-from blokus.ai.search.cores import MAX_THREADS, available_cores
-from blokus.cli.options import Parser, add_season, add_server_address, milliseconds, wait_time
+from blokus.ai.players.team_process import BOT_MEMORY_MIB, MEMORY_FLOOR_MIB, MEMORY_LIMIT_MIB, default_memory_mib
+from blokus.ai.search.cores import MAX_THREADS, Memory, available_cores, core_budget, memory_budget
+from blokus.cli.options import Parser, add_season, add_server_address, milliseconds, options_from, wait_time
 from blokus.cli.output import report_dropped
 from blokus.cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
 from blokus.model.exits import EXIT_CONNECTION, EXIT_FALLBACK, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL
@@ -31,6 +31,11 @@ from blokus.net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotEnd, 
 from blokus.net.lines import LineHandler, LineWriter
 
 REPEATS_SHOWN = 3  # log lines of one kind on stderr (-v); the rest go to --log only
+
+
+def _memory_bytes() -> int | None:
+    memory = memory_budget()
+    return None if memory is None else memory.bytes
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,9 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--memory-limit",
         type=int,
-        default=MEMORY_LIMIT_MIB,
         metavar="MIB",
-        help=f"the memory your player's process may use, in MiB (default {MEMORY_LIMIT_MIB}; 0: no limit): a "
+        help=f"the memory your player's process may use, in MiB (default: what is left of the memory the bot may "
+        f"use, the machine's or its cgroup's limit, after the bot's own {BOT_MEMORY_MIB}, between "
+        f"{MEMORY_FLOOR_MIB} and {MEMORY_LIMIT_MIB}: here {default_memory_mib(_memory_bytes())}; 0: no limit): a "
         "bigger allocation is a MemoryError in your code, never a machine out of memory",
     )
     p.add_argument("--seed", type=int, help="seed of the computer player")
@@ -136,24 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def options_from_args(args: argparse.Namespace, player: PlayerSpec | None) -> BotOptions:
     """The bot's options from its parsed command line and its player (None: the default AI)."""
-    return BotOptions(
-        host=args.host,
-        port=args.port,
-        reservation=args.reservation,
-        socket_fd=args.socket_fd,
-        room=args.room,
-        season=args.season,
-        ai=player,
-        seed=args.seed,
-        move_time=args.move_time,
-        ponder=args.ponder,
-        engine=args.engine,
-        hard_limit=args.hard_limit,
-        idle_timeout=args.idle_timeout,
-        save_replay=args.save_replay,
-        strict=args.strict,
-        memory_limit=args.memory_limit,
-    )
+    memory = default_memory_mib(_memory_bytes()) if args.memory_limit is None else args.memory_limit
+    return options_from(BotOptions, args, ai=player, memory_limit=memory)
 
 
 def parse_options(argv: list[str]) -> BotOptions:
@@ -178,6 +168,36 @@ def player_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Play
         return spec
     except ValueError as exc:
         parser.error(str(exc))
+
+
+def resource_lines(spec: PlayerSpec | None, memory_limit: int | None, cores: str, memory: Memory | None) -> list[str]:
+    """What the bot says it uses before it joins: its search's threads and the cores and memory it may use (``cores``:
+    ``Cores.describe``); for a team's player, its process's default memory limit (what is left of ``memory`` after
+    the bot) when that is less than on a big machine (none with ``--memory-limit``: ``memory_limit``), with a note
+    when it is at the floor."""
+    memory_text = "not known" if memory is None else memory.describe()
+    if spec is not None and spec.kind is PlayerKind.PY:
+        if memory_limit is not None or memory is None or default_memory_mib(memory.bytes) >= MEMORY_LIMIT_MIB:
+            return []  # the team's own choice, or no less than the most by default: the team's stderr stays its own
+        mib, left = default_memory_mib(memory.bytes), memory.mib - BOT_MEMORY_MIB
+        what = f"what is left of {memory_text}, after the bot's {BOT_MEMORY_MIB} MiB"
+        if left < MEMORY_FLOOR_MIB:
+            what = f"the least by default; memory {memory_text}"
+        lines = [f"your player's process may use {mib} MiB ({what}; --memory-limit MIB sets it); the bot: {cores}"]
+        if left < MEMORY_FLOOR_MIB:
+            lines.append(
+                f"note: only {max(0, left)} MiB are left for your player: it gets {MEMORY_FLOOR_MIB} MiB, and this "
+                "machine may run out of memory"
+            )
+        return lines
+    player = spec or default_player()
+    threads = search_threads_of(player)
+    if threads is None:
+        return []
+    plural = "s" if threads > 1 else ""
+    return [
+        f"{player.name} searches with {threads} thread{plural} ({cores}; memory {memory_text}; --threads N caps it)"
+    ]
 
 
 class _Repeats(logging.Filter):
@@ -274,13 +294,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
         os._exit(EXIT_CODES[end])
 
-    threads = search_threads_of(spec or default_player())
-    if threads is not None:  # one line: a contest machine's cores are not known beforehand
-        plural = "s" if threads > 1 else ""
-        console.write(
-            f"blokus bot: {(spec or default_player()).name} searches with {threads} thread{plural} "
-            f"({available_cores()} cores available; --threads N caps it)"
-        )
+    for line in resource_lines(spec, args.memory_limit, core_budget().describe(), memory_budget()):
+        console.write(f"blokus bot: {line}")  # a contest machine's cores and memory are not known beforehand
     try:
         # --strict: a failing team player ends the process at once, as a crashed contest client (its exit code
         # is what the arena names)

@@ -10,10 +10,12 @@ carry its unit (``1600``, ``1600ms``, ``1.6s``).
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from blokus.model.exits import EXIT_USAGE
 from blokus.model.openings import Opening, OpeningsError, read_openings
@@ -21,9 +23,12 @@ from blokus.model.pieces import Shape
 from blokus.model.season import DEFAULT_PORT, Season, season_named
 from blokus.model.text import printable
 
+_Options = TypeVar("_Options")
+
 if TYPE_CHECKING:
-    from blokus.ai.arena.match import GameSite
+    from blokus.ai.arena.match import SideCores
     from blokus.ai.players.registry import PlayerSpec
+    from blokus.net.cluster import DaskSite
 
 
 def fail(prog: str, message: str) -> int:
@@ -167,20 +172,29 @@ def add_player(p: argparse.ArgumentParser, *flags: str, help: str, metavar: str 
 
 
 def add_cluster(parser: argparse.ArgumentParser) -> None:
-    """``--cluster ADDRESS``: the games on a Dask cluster (``net.cluster``; the optional extra ``cluster``)."""
+    """``--cluster ADDRESS`` and ``--cluster-certs DIR``: the games on a Dask cluster (``net.cluster``; the optional
+    extra ``cluster``), mutual TLS with the certificates of ``blokus cluster-certs``."""
+    from blokus.net.cluster import CERTS_ENV
+
     parser.add_argument(
         "--cluster",
         metavar="ADDRESS",
-        help="play the games on a Dask cluster: tcp://HOST:8786 (dask scheduler; dask worker on each machine), "
-        "or local:N to start N workers here (needs pip install -e '.[cluster]')",
+        help="play the games on a Dask cluster: tls://HOST:8786 (dask scheduler and a dask worker on each machine, "
+        "started with the certificates of blokus cluster-certs), or local:N to start N workers here (loopback "
+        "only); needs pip install -e '.[cluster]'",
+    )
+    parser.add_argument(
+        "--cluster-certs",
+        metavar="DIR",
+        default=os.environ.get(CERTS_ENV) or None,
+        help=f"the folder of blokus cluster-certs with the client's certificate, for --cluster tls://… "
+        f"(default: ${CERTS_ENV})",
     )
 
 
-def open_cluster(parser: argparse.ArgumentParser, address: str, players: list[PlayerSpec]) -> GameSite:
-    """The cluster of ``--cluster`` with its workers checked (``net.cluster.connect``); its lines on stderr, a
-    cluster that cannot be used ends the command with one line."""
-    import sys
-
+def open_cluster(parser: argparse.ArgumentParser, args: argparse.Namespace, players: list[PlayerSpec]) -> DaskSite:
+    """The cluster of ``--cluster`` (``--cluster-certs``) with its workers checked (``net.cluster.connect``); its
+    lines on stderr, a cluster that cannot be used ends the command with one line."""
     from blokus.net.cluster import ClusterError, connect
 
     def say(line: str) -> None:  # a line said during the games starts with a newline (after the progress bar)
@@ -188,8 +202,35 @@ def open_cluster(parser: argparse.ArgumentParser, address: str, players: list[Pl
         print(f"{line[: len(line) - len(text)]}{parser.prog}: {text}", file=sys.stderr)
 
     try:
-        return connect(address, players, say)
+        return connect(args.cluster, players, say, args.cluster_certs)
     except ClusterError as exc:
+        parser.error(str(exc))
+
+
+def add_cores_per_player(parser: argparse.ArgumentParser) -> None:
+    """``--cores-per-player N``: each side of a game on N cores of its own (``ai.arena.match.player_cores``)."""
+    parser.add_argument(
+        "--cores-per-player",
+        type=int,
+        metavar="N",
+        help="give each side of a game N cores of its own (pinned, as fastchess's -use-affinity; our search then "
+        "runs N threads): the contest's conditions are 1. Needs 2 x N x --jobs cores (on 2 cores: one game at a "
+        "time, each side one core)",
+    )
+
+
+def cores_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[SideCores] | None:
+    """The cores of each of the ``--jobs`` games side by side under ``--cores-per-player`` (None without it); too
+    few cores, or ``--cluster``, end the command with one line."""
+    if args.cores_per_player is None:
+        return None
+    if args.cluster is not None:
+        parser.error("--cores-per-player and --cluster: a cluster's workers run their games on their own cores")
+    from blokus.ai.arena.match import player_cores
+
+    try:
+        return player_cores(args.cores_per_player, args.jobs)
+    except ValueError as exc:
         parser.error(str(exc))
 
 
@@ -209,6 +250,15 @@ def add_openings(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_adjudication(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--no-adjudication",
+        action="store_true",
+        help="play every game to its end (default: a game ends once its winner can no longer change, scored as "
+        "it stands then)",
+    )
+
+
 def read_openings_option(parser: argparse.ArgumentParser, path: str | None, of_season: Season) -> list[Opening]:
     """The openings of ``--openings`` (none without it); a bad file is the parser's one-line error."""
     if path is None:
@@ -217,3 +267,21 @@ def read_openings_option(parser: argparse.ArgumentParser, path: str | None, of_s
         return read_openings(Path(path), of_season)
     except OpeningsError as exc:
         parser.error(str(exc))
+
+
+def options_from(cls: type[_Options], args: argparse.Namespace, **derived: Any) -> _Options:
+    """The options object ``cls`` (a dataclass) of a command, from its parsed command line: each field takes the
+    option of its name (``--move-time`` fills ``move_time``), so an option is declared once, in the parser;
+    ``derived`` gives the fields computed from several options (or named otherwise). A field that neither
+    names is a mistake of the command (TypeError), not a default taken silently."""
+    values = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if f.name in derived:
+            values[f.name] = derived.pop(f.name)
+        elif hasattr(args, f.name):
+            values[f.name] = getattr(args, f.name)
+        else:
+            raise TypeError(f"{cls.__name__}.{f.name}: no option --{f.name.replace('_', '-')} and no value given")
+    if derived:
+        raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(derived))}")
+    return cls(**values)

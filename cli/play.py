@@ -8,7 +8,16 @@ import argparse
 import sys
 
 from blokus.ai import DEFAULT_AI
-from blokus.cli.options import Parser, add_season, add_server_address, check_start_piece, fail, milliseconds, shape
+from blokus.cli.options import (
+    Parser,
+    add_season,
+    add_server_address,
+    check_start_piece,
+    fail,
+    milliseconds,
+    options_from,
+    shape,
+)
 from blokus.cli.output import run_app
 from blokus.cli.players import (
     LEVELS,
@@ -135,25 +144,7 @@ def play_parser() -> argparse.ArgumentParser:
 
 def options_of(args: argparse.Namespace) -> PlayOptions:
     """The parsed command line as the options the game is built from."""
-    return PlayOptions(
-        team=args.team,
-        opponent=args.opponent,
-        level=args.level,
-        ponder=args.ponder,
-        ai=args.ai,
-        move_time=args.move_time,
-        start_piece=args.start_piece,
-        season=args.season,
-        seed=args.seed,
-        watch=args.watch,
-        name=args.name,
-        light=args.light,
-        host=args.host,
-        port=args.port,
-        reservation=args.reservation,
-        room=args.room,
-        time_limit=args.time_limit,
-    )
+    return options_from(PlayOptions, args)
 
 
 def play_options(argv: list[str]) -> PlayOptions:

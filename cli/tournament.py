@@ -27,6 +27,7 @@ from blokus.ai.arena.match import (
     GameSite,
     MatchStopped,
     PlayerFactory,
+    cores_line,
     make_specs,
     run_jobs,
     threads_per_game,
@@ -36,7 +37,9 @@ from blokus.ai.arena.tournament import (
     Journal,
     JournalError,
     TournamentProgress,
+    format_pairings,
     format_ratings,
+    pairing_pairs,
     pairings,
     rate,
     schedule,
@@ -44,9 +47,12 @@ from blokus.ai.arena.tournament import (
 from blokus.ai.players.registry import compile_ahead
 from blokus.cli.options import (
     Parser,
+    add_adjudication,
     add_cluster,
+    add_cores_per_player,
     add_openings,
     add_season,
+    cores_of,
     milliseconds,
     open_cluster,
     read_openings_option,
@@ -86,12 +92,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
+    add_cores_per_player(parser)
     add_cluster(parser)
     parser.add_argument("--json", metavar="FILE", help="also write the ratings, the matrix and every game to FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--save-replay", metavar="DIR", help="write every game as a replay file into DIR")
     add_season(parser, f"rules of the games (default {DEFAULT_SEASON.name})", DEFAULT_SEASON)
     add_openings(parser)
+    add_adjudication(parser)
     parser.add_argument(
         "--opening-turns", type=int, default=None, help="turns played at random first (default 0, 4 with gtp:)"
     )
@@ -135,6 +143,7 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         parser.error(f"--anchor {args.anchor!r} is none of the players")
     if args.cluster is not None and args.jobs != 1:
         parser.error("--jobs and --cluster: on a cluster each worker plays as many games at once as it has threads")
+    args.cores = cores_of(parser, args)
 
 
 def _check_players(parser: argparse.ArgumentParser, names: list[str]) -> list[PlayerSpec]:
@@ -174,6 +183,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         "opening_turns": opening,
         # the openings themselves (a digest), not the file's name: a resumed tournament plays the same games
         "openings": openings_digest(openings, args.openings_order) if openings else None,
+        "adjudication": not args.no_adjudication,
         "untimed": args.untimed,
     }
     path = args.resume or time.strftime("tournament-%Y%m%d-%H%M%S.jsonl")
@@ -200,13 +210,14 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         not args.untimed,
         openings,
         shuffle_openings=args.openings_order == "random",
+        adjudicate=not args.no_adjudication,
     )
     games = schedule(pairings(args.players, args.gauntlet), base)
     missing = [g for g in games if g.key not in journal.games]
     if args.cluster is None and not external:
         for spec in specs:
             compile_ahead(spec)  # before the clock runs, not in a move
-    site = open_cluster(parser, args.cluster, specs) if args.cluster is not None else None
+    site = open_cluster(parser, args, specs) if args.cluster is not None else None
     temporary = None
     spec_of = dict(zip(args.players, specs, strict=True))
     try:
@@ -222,7 +233,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                 runners[a, b] = ExternalGames(
                     spec_of[a], spec_of[b], str(log_dir), join_timeout=args.join_timeout, logs=budget
                 )
-        share = None if site is not None else threads_per_game(args.jobs)  # games side by side share the cores
+        # games side by side share the cores; with cores of its own a side's search runs a thread on each
+        share = None if site is not None else args.cores_per_player or threads_per_game(args.jobs)
         work = [
             GameJob(g.spec, runner=runners[g.key.a, g.key.b])
             if external
@@ -259,7 +271,7 @@ def _play(
     played: list[ArenaGame] = []
     if work:
         try:
-            played = run_jobs(work, args.jobs, progress, site=site)
+            played = run_jobs(work, args.jobs, progress, site=site, cores=args.cores)
         except BrokenProcessPool:
             print(
                 "blokus tournament: a game process died (crashed or killed); the finished games are in the journal",
@@ -272,6 +284,7 @@ def _play(
                 print(file=sys.stderr)
     finished = [(g.key, journal.games[g.key]) for g in games if g.key in journal.games]
     ratings = rate(args.players, finished, args.anchor)
+    pairs = pairing_pairs(pairings(args.players, args.gauntlet), finished, args.gauntlet)
     void = [(k, g) for k, g in finished if g.void]
     forfeits = [(k, g) for k, g in finished if g.forfeit and not g.void]
     kind = f"gauntlet of {args.gauntlet}" if args.gauntlet else "round-robin"
@@ -282,8 +295,12 @@ def _play(
         + f", opening turns {opening}"
         + (", untimed" if args.untimed else "")
     )
+    if args.cores is not None:
+        print(f"cores per player {args.cores_per_player}, pinned ({cores_line(played) or 'no game played now'})")
     print(f"{len(finished)} of {len(games)} games played ({before} from the journal {journal.path}, {len(played)} now)")
     print(format_ratings(ratings))
+    print()
+    print(format_pairings(pairs))
     if void:
         print("void games (no result, not rated):\n  " + "\n  ".join(_line(k, g, g.void) for k, g in void))
     if forfeits:
@@ -303,6 +320,7 @@ def _play(
                     "games_now": len(played),
                     "stopped": stopped,
                     **ratings.as_dict(),
+                    "pairings": [p.as_dict() for p in pairs],
                     "void_games": [_line(k, g, g.void) for k, g in void],
                     "games": [{"key": k.as_dict(), **asdict(g), "result": None} for k, g in finished],
                 },

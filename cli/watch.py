@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from blokus.ai import ANALYSIS_AI
-from blokus.cli.options import Parser, add_season, add_server_address, milliseconds
+from blokus.cli.options import Parser, add_season, add_server_address, milliseconds, options_from
 from blokus.cli.players import accepted, check_analysis_options
 from blokus.model import server_texts
 from blokus.model.exits import EXIT_CONNECTION, EXIT_OK, EXIT_PROTOCOL
@@ -80,18 +80,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def options_of(args: argparse.Namespace) -> WatchOptions:
-    return WatchOptions(
-        host=args.host,
-        port=args.port,
-        password=args.password,
-        room=args.room,
-        prepare=(args.prepare[0], args.prepare[1]) if args.prepare else None,
-        season=args.season,
-        analyse=args.analyse,
-        time_ms=args.time,
-        ai=args.ai,
-        save_replay=args.save_replay,
-    )
+    prepare = (args.prepare[0], args.prepare[1]) if args.prepare else None
+    return options_from(WatchOptions, args, prepare=prepare, time_ms=args.time)
 
 
 def watch_options(argv: list[str]) -> WatchOptions:

@@ -126,8 +126,11 @@ class Program:
     """One started program (``ai.processes``: its own session, everything it starts found at the end) with
     its two log files."""
 
-    def __init__(self, argv: list[str], log_stem: Path, *, log_limit: int = LOG_LIMIT_BYTES) -> None:
+    def __init__(
+        self, argv: list[str], log_stem: Path, *, log_limit: int = LOG_LIMIT_BYTES, cores: tuple[int, ...] | None = None
+    ) -> None:
         self.argv = list(argv)
+        self.cores = cores  # its CPU affinity (None: this process's)
         self.out_path = log_stem.with_name(log_stem.name + ".out.log")
         self.err_path = log_stem.with_name(log_stem.name + ".err.log")
         self.log_limit = log_limit
@@ -152,6 +155,7 @@ class Program:
                 log_limit=self.log_limit,
                 env=None if env is None else {**os.environ, **env},
                 pass_fds=() if fd is None else (fd,),
+                cores=self.cores,
             )
         except OSError as exc:
             raise ProgramError(_start_failure(self.argv[0], exc)) from None
@@ -267,6 +271,7 @@ class HostedSeat:
     # the program under test runs as the same user and could have caused it
     ours: bool = False
     env: dict[str, str] | None = None  # added to the environment of ``command``
+    cores: tuple[int, ...] | None = None  # the cores ``command`` runs on (its CPU affinity; None: this process's)
 
 
 @dataclass(frozen=True)
@@ -294,6 +299,7 @@ class HostedOutcome:
     # way the program under test could have caused; the reason in one line ("" for a real result)
     void: str = ""
     traceback: str = ""  # a side that crashed: the last frames of the Python traceback on its stderr, if any
+    adjudicated: str = ""  # ended early, its winner decided (``ai.arena.adjudication``): why
 
 
 class HostedGame:
@@ -308,6 +314,7 @@ class HostedGame:
         timeouts: Timeouts | None = None,
         start_piece: Shape | None = None,
         opening: tuple[Move, ...] = (),
+        adjudicate: bool = False,
         seed: int | None = None,
         log_dir: Path | str | None = None,
         log_prefix: str = "game",
@@ -320,6 +327,7 @@ class HostedGame:
         self.timeouts = timeouts or Timeouts.of(season)
         self.start_piece = start_piece
         self.opening = opening  # moves made before the programs' first move (an arena's opening)
+        self.adjudicate = adjudicate  # end the game once its winner can no longer change
         self.seed = seed
         self.join_timeout = join_timeout
         self.stop_grace = stop_grace
@@ -330,7 +338,7 @@ class HostedGame:
                 if self.log_dir is None:
                     raise ValueError("a seat with a program needs a log directory")
                 stem = self.log_dir / f"{log_prefix}-{team.name}-{_file_part(seat.name)}"
-                self.programs[team] = Program(seat.command, stem, log_limit=log_limit)
+                self.programs[team] = Program(seat.command, stem, log_limit=log_limit, cores=seat.cores)
         self.reservations: tuple[str, str] = (str(uuid.uuid4()), str(uuid.uuid4()))
         self.port = 0
         self.room: Room | None = None
@@ -435,7 +443,7 @@ class HostedGame:
                 for team, seat, code in zip(Team, self.seats, self.reservations, strict=True)
             ]
             self.room = room = server.prepare_game(slots)
-            room.opening = self.opening
+            room.opening, room.adjudicate = self.opening, self.adjudicate
             self._watch_moves(room)
             self._watch_seats(room)
             for team, program in self.programs.items():
@@ -589,7 +597,10 @@ class HostedGame:
             void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
         if result is None or result.regular or result.offender is None:
             void = void or (self._our_end() if result is not None else "")
-            return HostedOutcome(result, "", "", None, turn, times, replay, self._logs(), void=void)
+            adjudicated = room.adjudicated if result is not None and result.regular else ""
+            return HostedOutcome(
+                result, "", "", None, turn, times, replay, self._logs(), void=void, adjudicated=adjudicated
+            )
         team = result.offender
         kind, line = self._forfeit_line(team, result.cause, turn)
         if self.seats[team].ours and not void:  # our side's failure is never a result, whatever caused it

@@ -25,7 +25,7 @@ import sys
 import threading
 from pathlib import Path
 
-from blokus.ai.arena.match import ArenaGame, GameSpec
+from blokus.ai.arena.match import ArenaGame, GameSpec, SideCores
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
 from blokus.model.moves import parse_move
 from blokus.model.pieces import Shape, Team
@@ -89,10 +89,18 @@ class LogBudget:
 
 
 def worth_a_look(game: ArenaGame, external: tuple[bool, bool]) -> bool:
-    """A game whose logs a team wants to read: no result, a forfeit, or a loss of a program under test
-    (``external``: A's and B's)."""
-    lost = (external[0] and game.score == 0.0) or (external[1] and game.score == 1.0)
+    """A game whose logs a team wants to read: no result, a forfeit (a crash among them), or a loss of the
+    program under test (``external``: A's and B's). When both sides are the team's programs one of them loses
+    every game that is not a draw: then only no result and forfeits count (``kept_logs_text``)."""
+    lost = external[0] != external[1] and ((external[0] and game.score == 0.0) or (external[1] and game.score == 1.0))
     return bool(game.void or game.forfeit or lost)
+
+
+def kept_logs_text(external: tuple[bool, bool]) -> str:
+    """Which games' logs :func:`settle_logs` keeps in a temporary folder, in words (``game(s) with …``)."""
+    if all(external):
+        return "a forfeit (a crash, a timeout, an illegal move) or no result (both sides are your programs)"
+    return "a forfeit, a loss of the program under test or no result"
 
 
 def settle_logs(results: list[ArenaGame], folder: str, external: tuple[bool, bool], temporary: bool) -> int:
@@ -164,11 +172,12 @@ class ExternalGames:
         for game in running:
             game.cancel()
 
-    def __call__(self, spec: GameSpec) -> ArenaGame:
+    def __call__(self, spec: GameSpec, cores: SideCores | None = None) -> ArenaGame:
+        """One game; ``cores``: A's and B's own (each side's program runs there: our bot's search threads follow)."""
         season = season_named(spec.season)
         sides = [
-            (self.a, self.labels[0], spec.seed * 2 + 1, spec.ponder[0]),
-            (self.b, self.labels[1], spec.seed * 2 + 2, spec.ponder[1]),
+            (self.a, self.labels[0], spec.seed * 2 + 1, spec.ponder[0], None if cores is None else cores[0]),
+            (self.b, self.labels[1], spec.seed * 2 + 2, spec.ponder[1], None if cores is None else cores[1]),
         ]
         if spec.a_team == 1:
             sides.reverse()  # team ONE first
@@ -179,8 +188,9 @@ class ExternalGames:
                 self.command(player, spec, seed, ponder),
                 ours=not player.external,
                 env=None if player.kind is PlayerKind.CMD else OUR_ENV,
+                cores=side_cores,
             )
-            for player, label, seed, ponder in sides
+            for player, label, seed, ponder, side_cores in sides
         )
         timeouts = self.timeouts or (Timeouts.of(season) if spec.timed else Timeouts(None, None))
         game = HostedGame(
@@ -189,6 +199,7 @@ class ExternalGames:
             timeouts=timeouts,
             start_piece=Shape[spec.start_piece],
             opening=tuple(parse_move(text) for text in spec.opening),
+            adjudicate=spec.adjudicate,
             log_dir=self.log_dir,
             log_prefix=f"game-{spec.index:03d}",
             join_timeout=self.join_timeout,
@@ -219,6 +230,8 @@ class ExternalGames:
         result = outcome.result if outcome is not None else None
         arena = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0, result=result)
         arena.traceback = outcome.traceback if outcome is not None else ""
+        if cores is not None:
+            arena.a_cores, arena.b_cores = list(cores[0]), list(cores[1])
         if outcome is None or result is None or outcome.void:
             # no result, and no point to anyone: a side that never played, or our side hurt by the program
             arena.void = (outcome.void if outcome is not None else "") or failure or "the game was cancelled"
@@ -228,6 +241,7 @@ class ExternalGames:
         arena.b_points = result.points(a_team.opponent) or 0
         arena.score = 0.5 if result.winner is None else 1.0 if result.winner == a_team else 0.0
         arena.turns = outcome.turn
+        arena.adjudicated = outcome.adjudicated
         arena.a_times, arena.b_times = outcome.times.get(a_team, []), outcome.times.get(a_team.opponent, [])
         if outcome.forfeit and outcome.offender is not None:
             arena.forfeit_side = "A" if outcome.offender == a_team else "B"

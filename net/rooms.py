@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from blokus.ai.arena.adjudication import decided
 from blokus.ai.arena.referee import Referee
 from blokus.model.moves import Move, MoveMistake
 from blokus.model.pieces import Shape, Team
@@ -158,6 +159,9 @@ class Room:
         # moves made before the first request (an arena's opening, the same for both games of a pair): the game
         # starts from the position after them, and that is the first state the players and the record see
         self.opening: tuple[Move, ...] = ()
+        # an arena's room ends a game whose winner can no longer change (never a room of ``blokus serve``)
+        self.adjudicate = False
+        self.adjudicated = ""  # why it ended early ("" if played out)
         self.timeouts = timeouts or Timeouts()
         self.on_finish = on_finish
         self.clock = clock  # injectable: tests make a move "late" without waiting
@@ -369,7 +373,9 @@ class Room:
 
     def _proceed(self) -> None:
         assert self.state is not None, "a move was made, so the game has started"
-        if self.state.is_over:
+        if self.adjudicate and not self.state.is_over:
+            self.adjudicated = decided(self.state)
+        if self.state.is_over or self.adjudicated:
             self._finish(self._regular_result())
         elif not self.paused:
             self._request_move()

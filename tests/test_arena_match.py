@@ -17,7 +17,19 @@ from pathlib import Path
 
 import pytest
 
-from blokus.ai.arena.match import ArenaGame, PairedSprt, Progress
+from blokus.ai import make_player
+from blokus.ai.arena.match import (
+    TABLE_WIDTH,
+    ArenaGame,
+    PairedSprt,
+    Progress,
+    format_table,
+    make_specs,
+    run_match,
+    short_name,
+    short_names,
+    summary,
+)
 from blokus.ai.arena.sprt import SprtSpec, Verdict
 from blokus.cli.arena import main as arena_main
 from blokus.net.external_arena import LogBudget
@@ -203,7 +215,7 @@ def test_the_arena_reports_an_sprt_that_cannot_decide_within_its_cap(tmp_path, c
     code = arena_main(["random", "random", "--sprt", "0,5", "--games", "4", "--quiet", "--json", str(out)])
     assert code == 0
     text = capsys.readouterr().out
-    assert "SPRT [0, 5] after 2 pairs: LLR" in text and "undecided within the cap of 4 games" in text
+    assert "SPRT [0, 5] after 2 pairs: pentanomial LLR" in text and "undecided within the cap of 4 games" in text
     assert "the SPRT counted 4 of the 4 games played (2 pairs); undecided" in text
     sprt = json.loads(out.read_text())["summary"]["sprt"]
     assert sprt["pairs"] == 2 and sprt["verdict"] == "continue"
@@ -233,3 +245,70 @@ def test_games_side_by_side_share_the_cores(monkeypatch) -> None:
     match.PlayerFactory(parse_player("greedy"), 4)(0)
     match.PlayerFactory(parse_player("mcts"))(0)
     assert [dict(spec.settings).get("threads") for spec in built] == [min(4, search_threads(0)), 1, None, None]
+
+
+# --- the pairs in the table (65.3), names that fit it (64.8) -----------------------------------------------------
+
+
+def test_the_table_counts_the_pairs_with_both_games_scored_and_gives_elo_and_normalised_elo():
+    results = [
+        game(0, 1.0),
+        game(1, 0.5),  # a pair scoring 3/4
+        game(2, 0.0),
+        game(3, 1.0),  # 1/2
+        game(4, 1.0),
+        game(5, 0.0, void="B did not join"),  # a void game: its pair is not counted, game 4 is "unpaired"
+        game(6, 1.0),
+        game(7, 1.0),  # 1
+        game(9, 0.0),  # the other game of its pair was not played
+    ]
+    s = summary(results, "a", "b")
+    assert s.pentanomial == (0, 0, 1, 1, 1) and s.unpaired == 2
+    data = s.to_dict()["pairs"]
+    assert data["pairs"] == 3 and data["pentanomial"] == [0, 0, 1, 1, 1] and data["unpaired"] == 2
+    # pair scores 1/2, 3/4, 1: mean 3/4, variance (1/16 + 0 + 1/16) / 3 = 1/24; nElo 0.25 / sqrt(1/12) * 347.4356
+    assert data["nelo"] == pytest.approx(0.25 * math.sqrt(12) * 800 / math.log(10))
+    table = format_table(s)
+    assert "A's game pairs (an opening from both seats; 2 game(s) without the other game of their pair):" in table
+    assert "  3 pairs 0/¼/½/¾/1: 0-0-1-1-1; Elo +191 (95 % " in table and "; nElo +301 (95 % " in table
+    assert "pairs 0/¼/½/¾/1" not in format_table(s, pairs=False)
+
+
+def test_long_player_names_are_shortened_in_the_table_and_kept_whole_in_json():
+    team = "py:/home/someone/projects/contest-2027/our-team/players/player.py"
+    program = f"cmd:{sys.executable} /home/someone/projects/contest-2027/our-team/client/start.py --fast"
+    assert short_name(team) == "py:…/players/player.py"
+    assert short_name("gtp:/opt/pentobi/bin/pentobi-gtp:3") == "gtp:…/bin/pentobi-gtp:3"
+    assert short_name("level2") == "level2" and short_name("py:./player.py") == "py:./player.py"
+    assert len(short_name(program)) == 24 and "…" in short_name(program)
+    # two names that would read alike are told apart
+    other = team.replace("our-team", "their-team")
+    assert short_names([team, other, "random"]) == ["py:…/player.py #1", "py:…/player.py #2", "random"]
+    forfeits = [game(0, 0.0), game(1, 1.0)]
+    forfeits[0].forfeit_side, forfeits[0].forfeit_class = "A", "crashed"
+    forfeits[1].forfeit_side, forfeits[1].forfeit_class = "B", "did not join"
+    s = summary(forfeits, team, program)
+    table = format_table(s).splitlines()
+    assert max(len(line) for line in table[:4]) <= TABLE_WIDTH
+    assert table[2].startswith("py:…/players/player.py ") and "crashed 1" in table[2]
+    assert s.to_dict()["a"] == team and s.to_dict()["b"] == program
+
+
+def test_an_in_process_player_that_crashes_in_one_game_is_built_anew_for_the_next():
+    built = []
+
+    def flaky(seed: int):
+        engine = make_player("greedy", seed)
+        built.append(engine)
+        if len(built) == 1:  # the first game's engine has a bug
+
+            def broken(*args, **kwargs):
+                raise RuntimeError("a bug in the first game only")
+
+            engine.think = broken
+        return engine
+
+    results = run_match(make_specs(4, seed=2, move_time=0.05), flaky, lambda seed: make_player("random", seed))
+    first, *rest = results
+    assert first.forfeit_side == "A" and first.forfeit_class == "crashed" and "RuntimeError" in first.forfeit
+    assert len(built) == 4 and all(not g.forfeit and g.turns > 20 for g in rest)

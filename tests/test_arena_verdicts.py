@@ -311,3 +311,71 @@ def test_the_logs_of_a_game_that_needs_no_look_go_and_are_not_listed(tmp_path, m
     assert data["summary"]["wins"] == 1  # the program won on its merits: nothing to look at
     assert data["games"][0]["logs"] == [] and list((tmp_path / "tmp").iterdir()) == []
     assert "kept in" not in capsys.readouterr().err
+
+
+# --- a crash counts for its game only (65.5); two programs of the team's keep only the logs worth a look (64.7) ---
+
+ONCE = """
+from pathlib import Path
+
+from blokus.player import Move, Player
+
+MARK = Path({mark!r})
+
+
+class Once(Player):
+    def calculate_move(self) -> Move:
+        if not MARK.exists():  # the first game's process: a bug, once
+            MARK.write_text("crashed")
+            raise RuntimeError("a bug in the first game only")
+        return max(self.game_state.legal_moves(), key=lambda m: m.shape.size)
+"""
+
+
+def test_a_player_that_crashes_in_one_game_is_started_again_for_the_next(tmp_path, monkeypatch, capsys):
+    player = tmp_path / "once.py"
+    player.write_text(ONCE.format(mark=str(tmp_path / "crashed.mark")))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the arena's own log folder: in here
+    out = tmp_path / "match.json"
+    # both sides are the team's own programs (a py: player and a cmd: client)
+    assert arena_main([f"py:{player}", CMD, "--games", "4", "--quiet", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    first, *rest = data["games"]
+    assert first["forfeit_side"] == "A" and first["forfeit_class"] == "crashed"
+    assert "RuntimeError" in first["forfeit"] and first["score"] == 0.0
+    # the next games are played by a new process of the player: whole games, no forfeit
+    assert all(not g["forfeit"] and not g["void"] and g["turns"] > 20 for g in rest)
+    assert data["summary"]["a_forfeits"] == {"crashed": 1} and data["summary"]["void"] == 0
+    # one of the two loses every game that is no draw: only the crash's logs stay, and the arena says so
+    assert len(first["logs"]) == 4 and all(Path(p).is_file() for p in first["logs"])
+    assert all(g["logs"] == [] for g in rest)
+    folder = Path(first["logs"][0]).parent
+    assert sorted(p.name for p in folder.iterdir()) == sorted(Path(p).name for p in first["logs"])
+    err = capsys.readouterr().err
+    assert "at the end only the logs of games with a forfeit (a crash, a timeout, an illegal move) or no result " in err
+    assert err.strip().splitlines()[-1] == (
+        "blokus arena: the logs of 1 game(s) with a forfeit (a crash, a timeout, an illegal move) or no result "
+        f"(both sides are your programs) are kept in {folder}"
+    )
+
+
+EXITS_ONCE = f"""
+import os
+import sys
+from pathlib import Path
+
+mark = Path(sys.argv[1])
+extra = [] if mark.exists() else ["--misbehave", "crash", "--at", "3"]  # the first game: exits at its 3rd move
+mark.touch()
+os.execv(sys.executable, [sys.executable, {str(CLIENT)!r}, *extra, *sys.argv[2:]])
+"""
+
+
+def test_a_program_that_exits_in_one_game_is_started_again_for_the_next(tmp_path):
+    program = tmp_path / "exits_once.py"
+    program.write_text(EXITS_ONCE)
+    code, data = arena(tmp_path, f"cmd:{sys.executable} {program} {tmp_path / 'exited.mark'}", games=2)
+    assert code == 0
+    first, second = data["games"]
+    assert first["forfeit_side"] == "A" and first["forfeit_class"] == "crashed" and "exit 3" in first["forfeit"]
+    assert not second["forfeit"] and not second["void"] and second["turns"] > 20

@@ -1,6 +1,9 @@
-"""Games on a real Dask cluster (issue 53.2/53.3): a scheduler and two workers as processes of their own on this
-machine, a series through it, a worker killed mid-series (the series completes, every game once), a worker of
-another version refused by name, ``--cluster`` without the extra, ``--cluster local:N``.
+"""Games on a real Dask cluster (issues 53.2/53.3, 61.5/61.6, 64.2): a scheduler and workers as processes of their
+own on this machine's loopback, mutual TLS with the certificates of ``blokus cluster-certs``; a series through
+it, a worker killed mid-game (every game it held played again, every game once, the report names them), a
+worker of another version refused by name, a worker or a client without the cluster's certificate refused, a
+tcp:// address refused, the scheduler lost during the workers' check or mid-series in one line, an error the
+worker cannot pickle back a void game in one line, ``--cluster local:N`` on loopback only.
 
 Needs the optional extra ``cluster`` (the ``test`` extra pulls it in, so CI runs these)."""
 
@@ -10,6 +13,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,24 +25,58 @@ from tests.helpers import wait_until_sync as wait_until
 from tests.test_arena_match import CAP_S, read_until
 
 distributed = pytest.importorskip("distributed")
+pytest.importorskip("cryptography")
+
+from blokus.net.cluster import make_certificates  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "DASK_DISTRIBUTED__LOGGING__DISTRIBUTED": "error"}
+ENV.pop("BLOKUS_CLUSTER_CERTS", None)
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("certs") / "cluster"
+    make_certificates(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def stranger(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The certificates of another cluster (a CA of its own): what an attacker can make."""
+    folder = tmp_path_factory.mktemp("certs") / "stranger"
+    make_certificates(folder)
+    return folder
+
+
+def tls(folder: Path, role: str) -> list[str]:
+    return ["--tls-ca-file", str(folder / "ca.pem"), "--tls-cert", str(folder / f"{role}.pem"),
+            "--tls-key", str(folder / f"{role}-key.pem")]  # fmt: skip
+
+
+def security(folder: Path) -> distributed.security.Security:
+    return distributed.security.Security(
+        tls_ca_file=str(folder / "ca.pem"), tls_client_cert=str(folder / "client.pem"),
+        tls_client_key=str(folder / "client-key.pem"), require_encryption=True,
+    )  # fmt: skip
 
 
 class Head:
     """A scheduler and its workers, each a process (group) of its own."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, certs: Path) -> None:
         self.folder = folder
+        self.certs = certs
         self.file = folder / "scheduler.json"
         self.procs: dict[str, subprocess.Popen] = {}
         self.client: distributed.Client | None = None
-        self.start("scheduler", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0")
+        self.start("scheduler", "distributed.cli.dask_scheduler", "--host", "tls://127.0.0.1", "--port", "0",
+                   *tls(certs, "scheduler"))  # fmt: skip
         try:
             wait_until(self._written, timeout=CAP_S, message="the scheduler wrote its address")
             self.address = json.loads(self.file.read_text())["address"]
-            self.client = distributed.Client(self.address, timeout=CAP_S)
+            assert self.address.startswith("tls://127.0.0.1:")
+            self.client = distributed.Client(self.address, timeout=CAP_S, security=security(certs))
         except BaseException:
             self.close()
             raise
@@ -59,8 +97,9 @@ class Head:
             start_new_session=True,
         )
 
-    def worker(self, name: str, env: dict[str, str] | None = None) -> None:
-        self.start(name, "distributed.cli.dask_worker", "--nthreads", "1", "--no-nanny", "--name", name, env=env)
+    def worker(self, name: str, *args: str, env: dict[str, str] | None = None, certs: Path | None = None) -> None:
+        self.start(name, "distributed.cli.dask_worker", "--nthreads", "1", "--name", name, "--host", "127.0.0.1",
+                   *tls(certs or self.certs, "worker"), *args, env=env)  # fmt: skip
 
     def address_of(self, name: str) -> str:
         return next(a for a, w in self.client.scheduler_info(n_workers=-1)["workers"].items() if w["name"] == name)
@@ -75,61 +114,73 @@ class Head:
 
 
 @pytest.fixture
-def head(tmp_path: Path) -> Iterator[Head]:
-    h = Head(tmp_path)
+def head(tmp_path: Path, certs: Path) -> Iterator[Head]:
+    h = Head(tmp_path, certs)
     try:
         yield h
     finally:
         h.close()
 
 
-def blokus(*args: str, cwd: Path) -> subprocess.Popen:
+def blokus(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "blokus", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=ENV,
+        env=env or ENV,
         cwd=cwd,
         start_new_session=True,
     )
 
 
-def test_a_worker_killed_mid_series_its_game_is_played_again_and_every_game_counts_once(head, tmp_path):
-    head.worker("w1")
-    head.worker("w2")
+def certs_of(head: Head) -> list[str]:
+    return ["--cluster", head.address, "--cluster-certs", str(head.certs)]
+
+
+def test_a_worker_killed_mid_game_its_games_are_played_again_first_and_every_game_counts_once(head, tmp_path):
+    head.worker("w1")  # with its nanny, which starts it again when it dies
+    head.worker("w2", "--no-nanny")
     head.client.wait_for_workers(2, timeout=CAP_S)
     out_json = tmp_path / "series.json"
     # lookahead-py thinks its whole move time: a game lasts a second or two, long enough to be killed in
-    arena = blokus("arena", "lookahead-py", "greedy", "--games", "8", "--move-time", "30", "--cluster", head.address,
-                   "--json", str(out_json), cwd=tmp_path)  # fmt: skip
+    arena = blokus("arena", "lookahead-py", "greedy", "--games", "8", "--move-time", "30", "--json", str(out_json),
+                   *certs_of(head), cwd=tmp_path)  # fmt: skip
     try:
         err = read_until(arena.stderr, b"] 1/8", CAP_S)  # a game finished
         victim = head.address_of("w1")
+        # in the middle of a game: the scheduler has given w1 one
         wait_until(lambda: head.client.processing(workers=[victim]).get(victim), timeout=CAP_S)
-        os.killpg(head.procs["w1"].pid, signal.SIGKILL)  # in the middle of a game
+        held = {int(k.split("-")[-2]) for k in head.client.processing(workers=[victim])[victim]}
+        os.kill(head.client.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
         out, rest = arena.communicate(timeout=CAP_S * 2)
     finally:
         if arena.poll() is None:
             os.killpg(arena.pid, signal.SIGKILL)
     err += rest
     assert arena.returncode == 0, err.decode()
-    assert f"worker {victim} left the cluster (a game it was playing is played again".encode() in err
+    assert f"worker {victim} left the cluster with game(s) ".encode() in err
     data = json.loads(out_json.read_text())
     games = data["games"]
     assert sorted(g["index"] for g in games) == list(range(8))  # every game once: none lost, none twice
     assert not any(g["void"] for g in games)
     assert {g["worker"] for g in games} <= {"w1", "w2"} and "w2" in {g["worker"] for g in games}
     assert data["summary"]["games"] == 8
+    lost = data["summary"]["cluster"]
+    assert held <= set(lost["games_lost"]) and lost["played_again"] == lost["games_lost"] and not lost["not_counted"]
+    assert lost["workers_lost"] == [victim]
+    listed = ", ".join(map(str, lost["games_lost"]))
+    assert f"cluster: games lost with 1 worker(s): {len(lost['games_lost'])} ({listed}); played again: ".encode() in out
+    assert b"not counted (the series ended before they were played again): 0" in out
     assert b"8 games" in out
 
 
 def test_a_tournament_on_the_cluster_records_each_games_worker(head, tmp_path):
-    head.worker("w1")
-    head.worker("w2")
+    head.worker("w1", "--no-nanny")
+    head.worker("w2", "--no-nanny")
     head.client.wait_for_workers(2, timeout=CAP_S)
     out_json = tmp_path / "t.json"
-    run = blokus("tournament", "random", "greedy", "level2", "--games", "2", "--cluster", head.address,
-                 "--json", str(out_json), "--resume", str(tmp_path / "j.jsonl"), cwd=tmp_path)  # fmt: skip
+    run = blokus("tournament", "random", "greedy", "level2", "--games", "2", "--json", str(out_json),
+                 "--resume", str(tmp_path / "j.jsonl"), *certs_of(head), cwd=tmp_path)  # fmt: skip
     out, err = run.communicate(timeout=CAP_S * 2)
     assert run.returncode == 0, err.decode()
     assert b"cluster: 2 workers (w1, w2)" in err and f"cluster {head.address}".encode() in out
@@ -144,13 +195,62 @@ def test_a_worker_of_another_version_is_refused_by_name(head, tmp_path):
     shutil.copytree(ROOT / "blokus", other / "blokus", ignore=shutil.ignore_patterns("__pycache__"))
     with open(other / "blokus" / "ai" / "arena" / "match.py", "a") as fh:
         fh.write("# another version\n")
-    head.worker("old-pc", env={**ENV, "PYTHONPATH": str(other)})
+    head.worker("old-pc", "--no-nanny", env={**ENV, "PYTHONPATH": str(other)})
     head.client.wait_for_workers(1, timeout=CAP_S)
-    run = blokus("arena", "random", "greedy", "--cluster", head.address, cwd=tmp_path)
+    run = blokus("arena", "random", "greedy", *certs_of(head), cwd=tmp_path)
     out, err = run.communicate(timeout=CAP_S)
     line = err.decode().strip()
     assert run.returncode == 2 and len(line.splitlines()) == 1, line
     assert line.startswith("blokus arena: worker old-pc runs blokus-tui") and "install this version there" in line
+
+
+def test_a_worker_without_the_clusters_certificate_never_joins(head, stranger):
+    # one with the certificate of another CA (any attacker can make one), one with none at all: each tries
+    # until its death timeout and ends; the scheduler never had a worker
+    head.worker("rogue", "--no-nanny", "--death-timeout", "3", certs=stranger)
+    head.start("anonymous", "distributed.cli.dask_worker", "--no-nanny", "--death-timeout", "3", "--name", "anonymous")
+    for name in ("rogue", "anonymous"):
+        assert head.procs[name].wait(timeout=CAP_S) != 0
+    assert head.client.scheduler_info(n_workers=-1)["workers"] == {}
+    head.worker("ours", "--no-nanny")  # the same scheduler takes a worker with the cluster's certificate
+    head.client.wait_for_workers(1, timeout=CAP_S)
+    assert [w["name"] for w in head.client.scheduler_info(n_workers=-1)["workers"].values()] == ["ours"]
+
+
+def test_a_client_without_the_clusters_certificate_cannot_connect(head, stranger, tmp_path):
+    for attempt in (security(stranger), None):  # another CA's certificate; plain tcp to the TLS port
+        address = head.address if attempt is not None else head.address.replace("tls://", "tcp://")
+        with pytest.raises((OSError, TimeoutError)):
+            distributed.Client(address, security=attempt, timeout=3).close()
+    # blokus without the folder, or with a tcp:// address: one line each, before any connection
+    for args in (["--cluster", head.address], ["--cluster", head.address.replace("tls://", "tcp://")]):
+        run = blokus("arena", "random", "greedy", *args, cwd=tmp_path)
+        out, err = run.communicate(timeout=CAP_S)
+        line = err.decode().strip()
+        assert run.returncode == 2 and len(line.splitlines()) == 1 and b"Traceback" not in err, line
+    assert "--cluster-certs DIR" in line or "write tls://HOST:PORT" in line
+    run = blokus("arena", "random", "greedy", "--cluster", head.address, "--cluster-certs", str(tmp_path), cwd=tmp_path)
+    out, err = run.communicate(timeout=CAP_S)
+    assert run.returncode == 2 and err.decode().strip() == (
+        f"blokus arena: --cluster-certs {tmp_path}: no ca.pem, client.pem, client-key.pem there "
+        "(made by blokus cluster-certs DIR)"
+    )
+
+
+def test_cluster_certs_makes_a_ca_and_the_three_certificates_once(tmp_path):
+    from blokus.cli.cluster_certs import main
+
+    folder = tmp_path / "c"
+    assert main([str(folder)]) == 0
+    names = {p.name for p in folder.iterdir()}
+    assert names == {"ca.pem", *(f"{r}{e}" for r in ("scheduler", "worker", "client") for e in (".pem", "-key.pem"))}
+    for name in names:  # the keys readable by their owner only; no CA key kept
+        mode = stat.S_IMODE((folder / name).stat().st_mode)
+        assert mode == (0o600 if name.endswith("-key.pem") else 0o644), name
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    ctx = security(folder).get_connection_args("client")["ssl_context"]  # Dask loads them
+    assert ctx.verify_mode.name == "CERT_REQUIRED"
+    assert main([str(folder)]) == 2  # never over an existing cluster's
 
 
 def test_without_the_extra_cluster_is_one_line_naming_it(monkeypatch, capsys):
@@ -174,14 +274,88 @@ def test_a_local_cluster_plays_an_sprt_pair_by_pair(tmp_path):
     sprt = data["summary"]["sprt"]
     finished = [g for g in data["games"] if not g["void"]]
     assert sum(sprt["pentanomial"]) == sprt["pairs"] <= len(finished) // 2
-    assert all(g["worker"].startswith("tcp://127.0.0.1:") for g in data["games"])
+    assert all(g["worker"].startswith("tls://127.0.0.1:") for g in data["games"])
     assert b"cluster local:2" in out
 
 
-def test_a_lost_scheduler_stops_the_series_in_one_line_with_the_finished_games(head, tmp_path):
-    head.worker("w1")
+class DeepError:
+    """A runner whose error Dask cannot pickle (a chain of causes far deeper than the recursion limit)."""
+
+    def __call__(self, spec: object, cores: object = None) -> object:
+        error = top = RuntimeError("the top")
+        for i in range(50_000):
+            error.__cause__ = RuntimeError(f"cause {i}\nwith a second line")
+            error = error.__cause__
+        raise top
+
+
+def test_local_cluster_listens_on_loopback_only_and_an_error_it_cannot_pickle_is_a_void_game(capsys):
+    import psutil
+
+    from blokus.ai.arena.match import GameJob, GameSpec
+    from blokus.net.cluster import connect
+
+    site = connect("local:1", [], print)
+    try:
+        us = psutil.Process()
+        listening = [
+            c.laddr
+            for p in (us, *us.children(recursive=True))
+            for c in p.net_connections(kind="inet")
+            if c.status == psutil.CONN_LISTEN
+        ]
+        assert len(listening) >= 4  # the scheduler, its HTTP server, the nanny, the worker and its HTTP server
+        assert {a.ip for a in listening} == {"127.0.0.1"}, listening
+        assert all(a.startswith("tls://127.0.0.1:") for a in site.client.scheduler_info(n_workers=-1)["workers"])
+        games = []
+        site.run([GameJob(GameSpec(0, "PENTO_X", 0, 1, 0.1), runner=DeepError())], lambda g: games.append(g) or False)
+    finally:
+        site.close()
+    [game] = games
+    assert game.void.startswith("it failed on worker tls://127.0.0.1:") and "RuntimeError: the top" in game.void
+    assert "\n" not in game.void and len(game.void) < 400
+
+
+HANGS_ON_THE_WORKER = """\
+import os
+import time
+
+from blokus.player import Player
+
+if os.environ.get("BLOKUS_TEST_HANG"):
+    time.sleep(3600)
+
+
+class Mine(Player):
+    def calculate_move(self):
+        return next(iter(self.game_state.legal_moves()))
+"""
+
+
+def test_a_lost_scheduler_during_the_workers_check_is_one_line(head, tmp_path):
+    # a player whose file loads here but never finishes loading on the worker: its check waits for it
+    head.worker("w1", "--no-nanny", env={**ENV, "BLOKUS_TEST_HANG": "1"})
     head.client.wait_for_workers(1, timeout=CAP_S)
-    arena = blokus("arena", "lookahead-py", "greedy", "--games", "8", "--move-time", "30", "--cluster", head.address,
+    hangs = tmp_path / "hangs.py"
+    hangs.write_text(HANGS_ON_THE_WORKER)
+    arena = blokus("arena", f"py:{hangs}", "greedy", *certs_of(head), cwd=tmp_path)
+    try:
+        worker = head.address_of("w1")
+        wait_until(lambda: head.client.processing(workers=[worker]).get(worker), timeout=CAP_S)  # the check runs
+        os.killpg(head.procs["scheduler"].pid, signal.SIGKILL)
+        out, err = arena.communicate(timeout=CAP_S)
+    finally:
+        if arena.poll() is None:
+            os.killpg(arena.pid, signal.SIGKILL)
+    *said, line = err.decode().strip().splitlines()  # (said first: where the programs' logs go)
+    assert arena.returncode == 2 and b"Traceback" not in err, err.decode()
+    assert line == "blokus arena: the connection to the cluster's scheduler was lost during the workers' check"
+
+
+def test_a_lost_scheduler_stops_the_series_in_one_line_with_the_finished_games(head, tmp_path):
+    head.worker("w1", "--no-nanny")
+    head.client.wait_for_workers(1, timeout=CAP_S)
+    arena = blokus("arena", "lookahead-py", "greedy", "--games", "8", "--move-time", "30", *certs_of(head),
                    cwd=tmp_path)  # fmt: skip
     try:
         err = read_until(arena.stderr, b"] 1/8", CAP_S)
@@ -193,4 +367,4 @@ def test_a_lost_scheduler_stops_the_series_in_one_line_with_the_finished_games(h
     err += rest
     assert arena.returncode == 1, err.decode()
     assert b"the connection to the cluster's scheduler was lost)" in out and b"stopped after " in out
-    assert b"Traceback" not in err and b"distributed" not in err
+    assert b"Traceback" not in err and b"distributed" not in err, err.decode()

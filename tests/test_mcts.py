@@ -483,10 +483,11 @@ def test_a_variant_with_bad_settings_is_refused_in_one_line(name, message):
     assert "\n" not in str(info.value)
 
 
-def test_threads_default_to_the_cores_this_process_may_use(monkeypatch):
+def test_threads_default_to_the_cores_this_process_may_use(monkeypatch, tmp_path):
     from blokus.ai.search import cores
 
     monkeypatch.setattr(cores.os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    monkeypatch.setattr(cores, "ROOT", tmp_path)  # no cgroup quota (this machine's is not the test's)
     assert MctsPlayer(seed=1).threads == 3 and len(MctsPlayer(seed=1).workers) == 3
     assert MctsPlayer(seed=1, params=mcts.MctsParams(threads=2)).threads == 2
     assert MctsPlayer(seed=1, params=ONE_THREAD).threads == 1

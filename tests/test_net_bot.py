@@ -265,7 +265,7 @@ def test_the_bot_says_how_many_threads_it_searches_with_and_threads_caps_them():
     import subprocess
     import sys
 
-    from blokus.ai.search.cores import available_cores
+    from blokus.ai.search.cores import available_cores, core_budget, memory_budget
 
     assert parse_options(["--threads", "1"]).ai == parse_player("mcts:threads=1")
     assert parse_options(["--threads", "64", "--ai", "level5"]).ai == parse_player(f"mcts:threads={available_cores()}")
@@ -283,8 +283,10 @@ def test_the_bot_says_how_many_threads_it_searches_with_and_threads_caps_them():
     sock.close()
     lines = run.stderr.strip().splitlines()
     assert run.returncode == 1 and all(line.startswith("blokus bot: ") for line in lines), run.stderr
-    cores = available_cores()
-    said = f"blokus bot: mcts:threads=1 searches with 1 thread ({cores} cores available; --threads N caps it)"
+    said = (
+        f"blokus bot: mcts:threads=1 searches with 1 thread ({core_budget().describe()}; memory "
+        f"{memory_budget().describe()}; --threads N caps it)"
+    )
     assert lines[0] == said, run.stderr  # (a cold compile cache may add its own line before the end)
     assert lines[-1].startswith(f"blokus bot: cannot connect to {HOST}:{port}"), run.stderr
 

@@ -246,3 +246,28 @@ def test_nothing_a_cmd_program_detached_outlives_its_game(tmp_path: Path):
     assert outcome is not None and outcome.result is not None and outcome.result.regular
     a, b = (int(stem.with_suffix(s).read_text()) for s in (".a", ".b"))
     until(lambda: not alive(a) and not alive(b))  # the moment the game ended, not 3001 s later
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2, reason="two cores")
+def test_a_program_runs_on_the_cores_given_or_on_those_of_the_thread_that_starts_it(tmp_path: Path):
+    first, second = sorted(os.sched_getaffinity(0))[:2]
+    show = [sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"]
+
+    def cores_of_child(**kwargs) -> str:
+        out = tmp_path / f"out-{len(list(tmp_path.iterdir()))}"
+        child = processes.start(show, stdout=out, **kwargs)
+        assert child.wait(CAP) == 0
+        return out.read_text().strip()
+
+    assert cores_of_child(cores=(second,)) == f"[{second}]"
+    before = processes.thread_cores()
+    seen: list[str] = []
+
+    def pinned() -> None:  # a thread pinned to one core: what it starts runs there (as a fork from it would)
+        processes.pin_thread((first,))
+        seen.append(cores_of_child())
+
+    thread = __import__("threading").Thread(target=pinned)
+    thread.start()
+    thread.join()
+    assert seen == [f"[{first}]"] and processes.thread_cores() == before  # this thread was not pinned

@@ -248,7 +248,7 @@ async def test_connection_learns_the_season_before_the_first_request():
         await first.open()
         one = asyncio.create_task(play_client(server.port, seed=1, connection=first))
         await wait_until(lambda: server.lobby.rooms)
-        # the second asks for nothing (2021 by default), joins the open room, learns 2027 from the stream
+        # the second asks for 2021 (play_client's season), joins the open room, learns 2027 from the stream
         logs = await asyncio.wait_for(asyncio.gather(one, play_client(server.port, seed=2)), 60)
         for log in logs:
             states = [e.state for e in log.of(StateChanged)]

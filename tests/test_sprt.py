@@ -1,4 +1,5 @@
-"""The SPRT over game pairs (ai/arena/sprt.py): Wald's bounds, the pentanomial LLR, and its error rates."""
+"""The statistics of game pairs (ai/arena/sprt.py): the pentanomial counts, Elo and normalised Elo, and the SPRT
+over them: Wald's bounds, the pentanomial LLR, and its error rates."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import random
 
 import pytest
 
-from blokus.ai.arena.sprt import SprtSpec, SprtState, Verdict, elo_of, expected_score
+from blokus.ai.arena.sprt import Pentanomial, SprtSpec, SprtState, Verdict, elo_of, expected_score
 
 
 def test_bounds_are_walds_for_five_percent_errors():
@@ -110,3 +111,56 @@ def test_the_arena_takes_negative_bounds_as_written_and_keeps_its_table(capsys):
         captured = capsys.readouterr()
         assert "Traceback" not in captured.err and "mean pts" in captured.out  # the table
         assert f"SPRT {bounds} after 1 pairs" in captured.out
+
+
+# --- pentanomial counts and normalised Elo (issue 65.3) ---------------------------------------------------------
+
+
+def test_the_pairs_give_elo_and_normalised_elo_by_hand():
+    pairs = Pentanomial.of_pairs([(1, 1), (1, 0), (1, 0.5), (0, 0), (1, 1), (0.5, 0.5)])
+    assert pairs.counts == (1, 0, 2, 1, 2) and pairs.cell() == "1-0-2-1-2" and pairs.pairs == 6
+    # pair scores 0, 1/2, 1/2, 3/4, 1, 1: mean 3.75 / 6 = 0.625; squared deviations 0.390625 + 3 * 0.015625
+    # + 2 * 0.140625 = 0.71875, variance 0.71875 / 6 = 0.1197917
+    assert pairs.moments() == pytest.approx((0.625, 0.71875 / 6))
+    # Elo: -400 log10(1 / 0.625 - 1) = 400 log10(5 / 3) = 88.74
+    assert pairs.elo()[0] == pytest.approx(88.7395, abs=1e-3)
+    # nElo: 0.125 / sqrt(2 * 0.1197917) * 800 / ln 10 = 0.125 / 0.489472 * 347.4356 = 88.73; the interval:
+    # 0.625 -+ 1.96 * sqrt(0.1197917 / 6) = 0.625 -+ 0.276941, i.e. -0.151941 and 0.401941 above 1/2
+    nelo = pairs.nelo()
+    assert nelo is not None
+    assert nelo == pytest.approx((88.727, -107.850, 285.304), abs=1e-2)
+    # an even split: mean 1/2, variance 1/16; 1/2 -+ 1.96 * sqrt(1/32) and 347.4356 / sqrt(1/8) = 982.69 a point
+    even = Pentanomial((0, 1, 0, 1, 0)).nelo()
+    assert even == pytest.approx((0.0, -340.48, 340.48), abs=1e-2)
+
+
+def test_pairs_that_do_not_vary_have_no_normalised_elo_and_json_has_no_infinity():
+    for counts in ((0, 0, 0, 0, 3), (0, 0, 2, 0, 0), (0, 0, 0, 0, 0)):
+        assert Pentanomial(counts).nelo() is None
+        assert Pentanomial(counts).elo()[1:] == (-math.inf, math.inf)  # no interval to tell either
+    assert Pentanomial((0, 0, 2, 0, 0)).elo()[0] == 0.0 and Pentanomial((0, 0, 0, 1, 0)).elo()[0] > 0
+    data = Pentanomial((0, 0, 0, 0, 3)).as_dict()
+    assert data == {
+        "pairs": 3,
+        "pentanomial": [0, 0, 0, 0, 3],
+        "elo": None,
+        "elo_ci95": [None, None],
+        "nelo": None,
+        "nelo_ci95": [None, None],
+    }
+    assert "nElo - (the pairs do not vary)" in Pentanomial((0, 0, 0, 0, 3)).describe()
+
+
+def test_the_sprt_report_gives_the_pairs_elo_and_normalised_elo():
+    state = SprtState(SprtSpec(0, 50))
+    for first, second in [(1, 1), (1, 0), (1, 0.5), (0, 0), (1, 1), (0.5, 0.5)]:
+        state = state.add_pair(first, second)
+    head, pairs = state.describe().splitlines()
+    assert head.startswith("SPRT [0, 50] after 6 pairs: pentanomial LLR ")
+    # the Elo interval: the logistic Elo of 0.625 -+ 0.276941, -400 log10(1 / 0.348059 - 1) = -109 and
+    # -400 log10(1 / 0.901941 - 1) = +385
+    assert pairs == "  6 pairs 0/¼/½/¾/1: 1-0-2-1-2; Elo +89 (95 % -109 .. +385); nElo +89 (95 % -108 .. +285)"
+    data = state.as_dict()
+    assert data["pentanomial"] == [1, 0, 2, 1, 2] and data["nelo"] == pytest.approx(88.727, abs=1e-2)
+    assert data["nelo_ci95"] == pytest.approx([-107.850, 285.304], abs=1e-2)
+    assert data["llr"] == state.llr and data["llr_model"].startswith("pentanomial")

@@ -13,8 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from blokus.ai.arena.match import ArenaGame, make_specs
-from blokus.ai.arena.tournament import GameKey, Journal, JournalError, format_ratings, pairings, rate, schedule
+from blokus.ai.arena.match import TABLE_WIDTH, ArenaGame, make_specs
+from blokus.ai.arena.tournament import (
+    ALL,
+    GameKey,
+    Journal,
+    JournalError,
+    format_pairings,
+    format_ratings,
+    pairing_pairs,
+    pairings,
+    rate,
+    schedule,
+)
 from blokus.cli.tournament import main as tournament_main
 from tests.test_arena_match import CAP_S, read_until
 
@@ -138,6 +149,14 @@ def test_a_tournament_prints_ratings_and_matrix_and_writes_json(tmp_path, capsys
     }
     assert sum(r["games"] for r in data["ratings"]) == 12  # each game counts for both its players
     assert next(r for r in data["ratings"] if r["player"] == "random")["elo"] == 0.0  # the anchor: the first
+    # every pairing's game pair, in the report and in --json
+    assert "game pairs (each opening from both seats)" in out and "0/¼/½/¾/1" in out
+    assert [(p["a"], p["b"], p["pairs"]) for p in data["pairings"]] == [
+        ("random", "greedy", 1),
+        ("random", "level2", 1),
+        ("greedy", "level2", 1),
+    ]
+    assert all(sum(p["pentanomial"]) == 1 and "nelo" in p for p in data["pairings"])
 
 
 def test_bad_tournaments_are_one_line(capsys):
@@ -181,3 +200,47 @@ def test_ctrl_c_then_resume_plays_only_the_missing_games(tmp_path):
     keys = [tuple(e["key"].values()) for e in entries]
     assert len(keys) == 6 and len(set(keys)) == 6  # nothing twice, nothing lost
     assert entries[:before] == [json.loads(x) for x in lines[1:]]  # the first run's games kept as they were
+
+
+# --- game pairs per pairing (65.3), names that fit the tables (64.8) ---------------------------------------------
+
+
+def test_each_pairing_counts_its_pairs_and_a_gauntlet_all_of_its_players():
+    def scored(a: str, b: str, r: int, seat: int, score: float, void: str = "") -> tuple[GameKey, ArenaGame]:
+        return GameKey(a, b, r, seat), game(score, void)
+
+    games = [
+        scored("g", "x", 0, 0, 1.0),
+        scored("g", "x", 0, 1, 1.0),  # a pair scoring 1
+        scored("g", "x", 1, 1, 0.5),
+        scored("g", "x", 1, 0, 0.0),  # 1/4, its games in any order
+        scored("g", "y", 0, 0, 0.5),
+        scored("g", "y", 0, 1, 0.0, void="y did not join"),  # a void game: no pair, one game unpaired
+        scored("g", "y", 1, 0, 0.5),
+        scored("g", "y", 1, 1, 0.5),  # 1/2
+    ]
+    stats = pairing_pairs(pairings(["g", "x", "y"], "g"), games, "g")
+    assert [(p.a, p.b, p.pentanomial.counts, p.unpaired) for p in stats] == [
+        ("g", "x", (0, 1, 0, 0, 1), 0),
+        ("g", "y", (0, 0, 1, 0, 0), 1),
+        ("g", ALL, (0, 1, 1, 0, 1), 1),
+    ]
+    assert stats[1].as_dict()["nelo"] is None  # one pair: no spread to measure by
+    text = format_pairings(stats)
+    assert "1 game(s) without the other game of their pair with a result" in text
+    # g against x: pair scores 1/4 and 1, mean 5/8 (Elo +89), variance 9/64; nElo 0.125 / sqrt(9/32) * 347.4356
+    row = next(line for line in text.splitlines() if line.startswith("g       x"))
+    assert row.split()[2:5] == ["2", "0-1-0-0-1", "+89"] and "+82 ±" in row
+
+
+def test_tournament_tables_of_long_names_fit_100_columns():
+    names = [f"py:/home/someone/projects/contest-2027/team-{k}/players/player.py" for k in range(4)]
+    names[3] = "level2"
+    games = simulated(dict(zip(names, [0, 30, 60, 90], strict=True)), 8, seed=3)
+    ratings = format_ratings(rate(names, games, names[0]))
+    pairs = format_pairings(pairing_pairs(pairings(names), games))
+    for text in (ratings, pairs):
+        assert max(len(line) for line in text.splitlines()) <= TABLE_WIDTH, text
+    # the names told apart by the folder they differ in, the same in every table; the matrix's rows numbered
+    assert "py:…/team-0/…/player.py (anchor)" in ratings and "4 level2" in ratings
+    assert pairs.splitlines()[3].startswith("py:…/team-0/…/player.py  py:…/team-1/…/player.py ")

@@ -19,8 +19,10 @@ import contextlib
 import math
 import multiprocessing
 import multiprocessing.process
+import multiprocessing.queues
 import multiprocessing.synchronize
 import os
+import queue
 import random
 import signal
 import sys
@@ -32,8 +34,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 from blokus.ai import processes
+from blokus.ai.arena.adjudication import decided
 from blokus.ai.arena.referee import Referee
-from blokus.ai.arena.sprt import SprtSpec, SprtState, Verdict
+from blokus.ai.arena.sprt import Pentanomial, SprtSpec, SprtState, Verdict
 from blokus.ai.interface import Engine
 from blokus.ai.players.registry import PlayerSpec, capped_threads, compile_ahead, search_threads_of
 from blokus.ai.search.cores import available_cores
@@ -46,6 +49,7 @@ from blokus.model.season import DEFAULT_SEASON, season_named
 from blokus.model.state import GameState, move_of_placement
 
 EngineFactory = Callable[[int], Engine]  # seed -> engine
+SideCores = tuple[tuple[int, ...], tuple[int, ...]]  # the cores of A and of B in a game (``--cores-per-player``)
 
 
 @dataclass
@@ -61,6 +65,7 @@ class GameSpec:
     ponder: tuple[bool, bool] = (False, False)  # A, B think on the opponent's time
     timed: bool = True  # False: no time limit per move (players with a count budget; measuring only)
     opening: tuple[str, ...] = ()  # an opening's moves (``str(move)``), made for both games of the pair first
+    adjudicate: bool = True  # end the game once its winner can no longer change (``ai.arena.adjudication``)
 
 
 @dataclass
@@ -88,6 +93,9 @@ class ArenaGame:
     void: str = ""
     worker: str = ""  # the cluster worker that played it (``net.cluster``); "" on this machine
     traceback: str = ""  # a program that crashed: the last frames of the Python traceback on its stderr
+    a_cores: list[int] = field(default_factory=list)  # the cores each side had of its own ([]: not pinned)
+    b_cores: list[int] = field(default_factory=list)
+    adjudicated: str = ""  # ended early, its winner decided: the rule and the points then ("" if played out)
 
 
 def make_specs(
@@ -101,6 +109,7 @@ def make_specs(
     timed: bool = True,
     openings: Sequence[Opening] = (),
     shuffle_openings: bool = False,
+    adjudicate: bool = True,
 ) -> list[GameSpec]:
     """The games of a match in pairs (the same start, the seats swapped). With ``openings`` (of ``season``),
     pair k starts from opening k (in the file's order, or shuffled by ``seed``), the list repeated as needed."""
@@ -127,25 +136,40 @@ def make_specs(
                 ponder,
                 timed,
                 tuple(str(m) for m in opening.moves) if opening else (),
+                adjudicate,
             )
         )
     return specs
 
 
-def play_game(spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory) -> ArenaGame:
-    a = factory_a(spec.seed * 2 + 1)
-    b = factory_b(spec.seed * 2 + 2)
+def play_game(
+    spec: GameSpec, factory_a: EngineFactory, factory_b: EngineFactory, cores: SideCores | None = None
+) -> ArenaGame:
+    """One game in this thread. ``cores``: each side's own, A's and B's: the thread runs on a side's cores while it
+    makes that side's engine and thinks for it, so the threads and programs the side starts (its search's
+    threads, its pondering, a GTP engine) run there too."""
+    before = processes.thread_cores() if cores is not None else None
+    engines: list[Engine] = []
     try:
-        return _play(spec, a, b)
+        for factory, seed, side in ((factory_a, spec.seed * 2 + 1, 0), (factory_b, spec.seed * 2 + 2, 1)):
+            if cores is not None:
+                processes.pin_thread(cores[side])
+            engines.append(factory(seed))
+        game = _play(spec, engines[0], engines[1], cores)
+        if cores is not None:
+            game.a_cores, game.b_cores = list(cores[0]), list(cores[1])
+        return game
     finally:
-        for engine in (a, b):
+        for engine in engines:
             engine.stop_pondering()
             close = getattr(engine, "close", None)
             if close is not None:
                 close()
+        if before is not None:
+            processes.pin_thread(before)
 
 
-def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
+def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) -> ArenaGame:
     season = season_named(spec.season)
     state = GameState.new(Shape[spec.start_piece], season=season)
     for text in spec.opening:  # the pair's opening (read and checked from its file), then the game
@@ -166,6 +190,8 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
         is_a = team == spec.a_team
         side = "A" if is_a else "B"
         engine = a if is_a else b
+        if cores is not None:
+            processes.pin_thread(cores[0 if is_a else 1])
         start = time.monotonic()
         stop = threading.Event()
         try:
@@ -183,6 +209,9 @@ def _play(spec: GameSpec, a: Engine, b: Engine) -> ArenaGame:
             cause, result.forfeit_class = verdict.cause, verdict.kind
             break
         record.append(state.copy(), move)
+        if spec.adjudicate and (why := decided(state)):
+            result.adjudicated = why
+            break
         if spec.ponder[0 if is_a else 1] and not state.is_over:
             engine.start_pondering(state)
     pts = (state.team_points(Team.ONE), state.team_points(Team.TWO))
@@ -229,23 +258,31 @@ class PlayerFactory:
 
 
 _enough: multiprocessing.synchronize.Event | None = None  # in a game process: the match needs no more games
+_slot = threading.local()  # a game process's or a game thread's cores (``cores``: SideCores, or none)
 
 
 def _run_one(job: GameJob) -> ArenaGame | None:
-    """A game in a game process; None if the match was decided before it started (the pool hands out a few
-    games ahead, which can no longer be cancelled)."""
+    """A game in a game process (or a game thread); None if the match was decided before it started (the pool
+    hands out a few games ahead, which can no longer be cancelled)."""
     if _enough is not None and _enough.is_set():
         return None
-    return job()
+    return job(getattr(_slot, "cores", None))
 
 
-def _start_worker(enough: multiprocessing.synchronize.Event) -> None:
-    """A game process: Ctrl-C is the parent's to handle (it stops the match and ends this process), and it
-    ends with the parent."""
+def _take_slot(slots: multiprocessing.queues.Queue | queue.Queue | None) -> None:
+    """A game process or thread takes the cores of one of the games side by side (it keeps them)."""
+    if slots is not None:
+        _slot.cores = slots.get()
+
+
+def _start_worker(enough: multiprocessing.synchronize.Event, slots: multiprocessing.queues.Queue | None = None) -> None:
+    """A game process: Ctrl-C is the parent's to handle (it stops the match and ends this process), it ends with
+    the parent, and it takes its cores (``slots``)."""
     global _enough
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     processes.die_with_parent(release_streams=False)
     _enough = enough
+    _take_slot(slots)
 
 
 class _Flag(Protocol):
@@ -254,7 +291,10 @@ class _Flag(Protocol):
     def set(self) -> None: ...
 
 
-GameRunner = Callable[[GameSpec], ArenaGame]  # plays one game by other means (e.g. net.external_arena)
+class GameRunner(Protocol):
+    """Plays one game by other means (e.g. ``net.external_arena``), each side on its ``cores`` when given."""
+
+    def __call__(self, spec: GameSpec, cores: SideCores | None = None) -> ArenaGame: ...
 
 
 @dataclass(frozen=True)
@@ -267,11 +307,11 @@ class GameJob:
     b: EngineFactory | None = None
     runner: GameRunner | None = None
 
-    def __call__(self) -> ArenaGame:
+    def __call__(self, cores: SideCores | None = None) -> ArenaGame:
         if self.runner is not None:
-            return self.runner(self.spec)
+            return self.runner(self.spec, cores)
         assert self.a is not None and self.b is not None
-        return play_game(self.spec, self.a, self.b)
+        return play_game(self.spec, self.a, self.b, cores)
 
 
 class GameSite(Protocol):
@@ -322,6 +362,37 @@ def threads_per_game(jobs: int) -> int | None:
     return max(1, available_cores() // jobs) if jobs > 1 else None
 
 
+def player_cores(per_player: int, jobs: int, cores: list[int] | None = None) -> list[SideCores]:
+    """``--cores-per-player N``: the cores of A and of B in each of ``jobs`` games side by side, ``per_player`` of
+    its own each (as fastchess's ``-use-affinity``), from ``cores`` (default: the cores this process runs on).
+    ValueError with one line when there are not enough (``available_cores``: the affinity and the CPU quota)."""
+    if per_player < 1:
+        raise ValueError(f"--cores-per-player needs at least 1, not {per_player}")
+    mine = sorted(cores if cores is not None else processes.thread_cores() or range(available_cores()))
+    have = min(len(mine), available_cores()) if cores is None else len(mine)
+    need_one = 2 * per_player
+    need = need_one * jobs
+    if need > have:
+        games = f"{jobs} games side by side" if jobs > 1 else "a game"
+        raise ValueError(
+            f"--cores-per-player {per_player}: {games} need{'s' if jobs == 1 else ''} {need} cores, "
+            f"{have} available here" + (f" (--jobs at most {have // need_one})" if have >= need_one else "")
+        )
+    chunks = [tuple(mine[i * per_player : (i + 1) * per_player]) for i in range(2 * jobs)]
+    return [(chunks[2 * k], chunks[2 * k + 1]) for k in range(jobs)]
+
+
+def cores_line(results: list[ArenaGame]) -> str:
+    """The cores each side had of its own in ``results`` (``A on core 0, B on core 1``; games side by side: each
+    pair of cores); "" when no game was pinned."""
+    seen = sorted({(tuple(r.a_cores), tuple(r.b_cores)) for r in results if r.a_cores})
+    return "; ".join(f"A on {_core_list(a)}, B on {_core_list(b)}" for a, b in seen)
+
+
+def _core_list(cores: tuple[int, ...]) -> str:
+    return ("core " if len(cores) == 1 else "cores ") + ",".join(map(str, cores))
+
+
 class SiteLost(Exception):
     """A ``GameSite`` can play no more games (a cluster's scheduler lost): one line; the finished games stand."""
 
@@ -335,14 +406,16 @@ def run_match(
     runner: GameRunner | None = None,
     enough: Callable[[list[ArenaGame]], bool] | None = None,
     site: GameSite | None = None,
+    cores: list[SideCores] | None = None,
 ) -> list[ArenaGame]:
     """Every game of ``specs`` (sorted by index): by the engines of the factories (in this process, or in
     ``jobs`` game processes), or by ``runner`` in ``jobs`` threads (its games are processes on an embedded
     server: ``net.external_arena``), or on ``site`` (a cluster). ``enough(results)`` after each game: True
-    starts no further game (the running ones finish). Ctrl-C (KeyboardInterrupt) stops the running games,
+    starts no further game (the running ones finish). ``cores``: each of the ``jobs`` games side by side
+    plays on its own (``player_cores``). Ctrl-C (KeyboardInterrupt) stops the running games,
     ends every process they started and raises :class:`MatchStopped` with the finished games."""
     work = [GameJob(spec, factory_a, factory_b, runner) for spec in specs]
-    return run_jobs(work, jobs, progress, enough, site)
+    return run_jobs(work, jobs, progress, enough, site, cores)
 
 
 def run_jobs(
@@ -351,9 +424,13 @@ def run_jobs(
     progress: Callable[[list[ArenaGame]], None] | None = None,
     enough: Callable[[list[ArenaGame]], bool] | None = None,
     site: GameSite | None = None,
+    cores: list[SideCores] | None = None,
 ) -> list[ArenaGame]:
     """``run_match`` for games whose players differ from game to game (a tournament): the jobs with a runner
-    play in threads, the others in game processes (all of one kind, as ``run_match``), or all on ``site``."""
+    play in threads, the others in game processes (all of one kind, as ``run_match``), or all on ``site``;
+    ``cores``: the cores of each of the ``jobs`` games side by side (``player_cores``; not on a site)."""
+    if cores is not None and len(cores) < max(1, jobs):
+        raise ValueError(f"{jobs} games side by side need {jobs} sets of cores, not {len(cores)}")
     results: list[ArenaGame] = []
 
     def finished(game: ArenaGame) -> bool:
@@ -367,13 +444,13 @@ def run_jobs(
         if site is not None:
             site.run(work, finished)
         elif any(job.runner is not None for job in work):
-            _run_in_threads(work, jobs, finished)
+            _run_in_threads(work, jobs, finished, cores)
         elif jobs <= 1:
             for job in work:
-                if finished(job()):
+                if finished(job(None if cores is None else cores[0])):
                     break
         else:
-            _run_in_processes(work, jobs, finished)
+            _run_in_processes(work, jobs, finished, cores)
     except KeyboardInterrupt:
         raise MatchStopped(sorted(results, key=lambda r: r.index)) from None
     except SiteLost as exc:
@@ -415,9 +492,21 @@ def _collect_until(
                     other.cancel()
 
 
-def _run_in_threads(work: list[GameJob], jobs: int, finished: Callable[[ArenaGame], bool]) -> None:
-    pool = ThreadPoolExecutor(max(1, jobs), thread_name_prefix="blokus-arena-game")
-    pending = {pool.submit(job) for job in work}
+def _slots(cores: list[SideCores] | None, into: multiprocessing.queues.Queue | queue.Queue) -> None:
+    for side_cores in cores or []:
+        into.put(side_cores)
+
+
+def _run_in_threads(
+    work: list[GameJob], jobs: int, finished: Callable[[ArenaGame], bool], cores: list[SideCores] | None = None
+) -> None:
+    slots: queue.Queue | None = None
+    if cores is not None:
+        _slots(cores, slots := queue.Queue())
+    pool = ThreadPoolExecutor(
+        max(1, jobs), thread_name_prefix="blokus-arena-game", initializer=_take_slot, initargs=(slots,)
+    )
+    pending = {pool.submit(_run_one, job) for job in work}
     try:
         _collect(pending, finished)
     except BaseException:
@@ -433,15 +522,20 @@ def _run_in_threads(work: list[GameJob], jobs: int, finished: Callable[[ArenaGam
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _run_in_processes(work: list[GameJob], jobs: int, finished: Callable[[ArenaGame], bool]) -> None:
+def _run_in_processes(
+    work: list[GameJob], jobs: int, finished: Callable[[ArenaGame], bool], cores: list[SideCores] | None = None
+) -> None:
     # an executor, not a multiprocessing.Pool: a worker that dies (a crash in compiled code, the OOM killer)
     # breaks the match with an error instead of leaving it waiting for ever. The workers start with Ctrl-C
     # ignored (inherited through exec, so also before their initializer runs): the parent stops them.
     context = multiprocessing.get_context("spawn")
     enough = context.Event()
+    slots = None
+    if cores is not None:
+        _slots(cores, slots := context.Queue())
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=(enough,))
+        pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=(enough, slots))
         pending = {pool.submit(_run_one, job) for job in work}  # starts the workers
     finally:
         signal.signal(signal.SIGINT, previous)
@@ -529,13 +623,10 @@ class PairedSprt:
         return f"{line}; undecided"
 
     def as_dict(self) -> dict:
-        """``SprtState.as_dict`` for JSON (an infinite Elo, all pairs won or lost, is null) and the count of the
-        games: in the test, in void pairs, after the verdict, without their pair."""
-        data = self.state.as_dict()
-        data["elo"] = _finite(data["elo"])
-        data["elo_ci95"] = [_finite(x) for x in data["elo_ci95"]]
+        """``SprtState.as_dict`` (an infinite Elo, all pairs won or lost, is null) and the count of the games: in
+        the test, in void pairs, after the verdict, without their pair."""
         return {
-            **data,
+            **self.state.as_dict(),
             "void_pairs": self.void_pairs,
             "games_in_test": self.games_in_test,
             "games_after_verdict": self.after_verdict,
@@ -545,10 +636,6 @@ class PairedSprt:
     def describe(self) -> str:
         void = f"; {self.void_pairs} pair(s) with a void game not counted" if self.void_pairs else ""
         return self.state.describe() + void
-
-
-def _finite(x: float) -> float | None:
-    return x if math.isfinite(x) else None
 
 
 def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -589,9 +676,31 @@ class ArenaSummary:
     # the replays of the games each side lost (to open with blokus replay / blokus analyse)
     a_lost_replays: list[str]
     b_lost_replays: list[str]
+    # the game pairs (an opening from both seats) whose two games both have a result: A's pair scores
+    pentanomial: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
+    unpaired: int = 0  # games with a result whose pair's other game is void or missing: not in the pairs
+
+    @property
+    def pairs(self) -> Pentanomial:
+        return Pentanomial(self.pentanomial)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The full names, every count, and the pairs' counts and figures (``Pentanomial.as_dict``) under
+        ``pairs``."""
+        data = asdict(self)
+        del data["pentanomial"], data["unpaired"]
+        return data | {"pairs": self.pairs.as_dict() | {"unpaired": self.unpaired}}
+
+
+def scored_pairs(results: list[ArenaGame]) -> tuple[list[tuple[float, float]], int]:
+    """A's scores in the two games (2k, 2k + 1: one opening from both seats) of every pair that has both with a
+    result, and the number of games with a result left out (the other game of their pair void or missing)."""
+    by_pair: dict[int, dict[int, ArenaGame]] = {}
+    for game in results:
+        if not game.void:
+            by_pair.setdefault(game.index // 2, {})[game.index] = game
+    pairs = [(games[2 * k].score, games[2 * k + 1].score) for k, games in sorted(by_pair.items()) if len(games) == 2]
+    return pairs, sum(len(games) for games in by_pair.values()) - 2 * len(pairs)
 
 
 def summary(results: list[ArenaGame], name_a: str, name_b: str) -> ArenaSummary:
@@ -603,6 +712,7 @@ def summary(results: list[ArenaGame], name_a: str, name_b: str) -> ArenaSummary:
     score = sum(r.score for r in results) / n if n else 0.0
     a_times = [t for r in results for t in r.a_times]
     b_times = [t for r in results for t in r.b_times]
+    pairs, unpaired = scored_pairs(results)
     return ArenaSummary(
         a=name_a,
         b=name_b,
@@ -626,6 +736,8 @@ def summary(results: list[ArenaGame], name_a: str, name_b: str) -> ArenaSummary:
         b_forfeits=_forfeit_counts(results, "B"),
         a_lost_replays=[r.replay for r in results if r.replay and r.score == 0.0],
         b_lost_replays=[r.replay for r in results if r.replay and r.score == 1.0],
+        pentanomial=Pentanomial.of_pairs(pairs).counts,
+        unpaired=unpaired,
     )
 
 
@@ -642,12 +754,94 @@ def _forfeit_cell(counts: dict[str, int]) -> str:
     return ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items())) or "-"
 
 
-def format_table(s: ArenaSummary) -> str:
+NAME_WIDTH = 24  # a player's name in a table at most
+TABLE_WIDTH = 100  # the arena's and the tournament's tables fit this many columns (their names shortened to fit)
+
+
+def short_name(name: str, width: int = NAME_WIDTH) -> str:
+    """A player's name for a table: each path in it as its folder and file (``py:…/team/player.py``), else its
+    file alone, then, if still longer than ``width``, with its middle cut out (``…``). Names of ``width`` or
+    fewer characters stay as they are."""
+    if len(name) <= width:
+        return name
+    short = name
+    for keep in (2, 1):
+        words = []
+        for word in name.split(" "):
+            start = word.find("/")
+            parts = word[start:].split("/") if start >= 0 else []
+            words.append(word[:start] + "…/" + "/".join(parts[-keep:]) if len(parts) > keep + 1 else word)
+        short = " ".join(words)
+        if len(short) <= width:
+            return short
+    head = (width - 1) // 2
+    return short[:head] + "…" + short[len(short) - (width - 1 - head) :]
+
+
+def short_names(names: list[str], width: int = NAME_WIDTH) -> list[str]:
+    """``short_name`` of each, told apart: different names that would read alike keep the last folder in which
+    they differ (``py:…/team-a/…/player.py``), or else get their place in ``names`` (``py:…/player.py #2``)."""
+    short = [short_name(n, width) for n in names]
+    for s in set(short):
+        group = [i for i, x in enumerate(short) if x == s]
+        if len({names[i] for i in group}) < 2:
+            continue
+        parts = [names[i].split("/") for i in group]
+        same = 0  # trailing parts all of them share
+        while all(len(p) > same + 1 for p in parts) and len({p[-1 - same] for p in parts}) == 1:
+            same += 1
+        told = [p[0] + "…/" + p[-1 - same] + ("/…/" if same > 1 else "/") + p[-1] if same else "" for p in parts]
+        if not all(told) or len(set(told)) < len(told) or max(map(len, told)) > width:
+            told = [f"{short_name(names[i], width - 4)} #{i + 1}" for i in group]
+        for i, name in zip(group, told, strict=True):
+            short[i] = name
+    return short
+
+
+def fitted_table(names: list[str], render: Callable[[list[str]], str]) -> str:
+    """``render(short names)``: a table of these players with their names as long as let it fit
+    ``TABLE_WIDTH`` columns (down to 12 characters a name; a table wider even so is left so)."""
+    text = ""
+    for width in range(NAME_WIDTH, 11, -1):
+        text = render(short_names(names, width))
+        if max(map(len, text.splitlines()), default=0) <= TABLE_WIDTH:
+            break
+    return text
+
+
+def format_table(s: ArenaSummary, pairs: bool = True) -> str:
+    """The score table (the players' names shortened to fit: ``fitted_table``), the pairs' figures (pentanomial
+    counts, Elo and normalised Elo; ``pairs`` False: not, e.g. when the SPRT's report gives them) and the lists
+    of void games, forfeits and lost replays (full names)."""
+    out = fitted_table([s.a, s.b], lambda names: _score_rows(s, names[0], names[1]))
+    void = s.void
+    out += f"\n{s.games} games" + (f" with a result, {void} void (no result, no point)" if void else "")
+    if pairs and s.pairs.pairs:
+        unpaired = f"; {s.unpaired} game(s) without the other game of their pair" if s.unpaired else ""
+        out += f"\nA's game pairs (an opening from both seats{unpaired}):\n  {s.pairs.describe()}"
+    if s.void_games:
+        out += "\nvoid games:\n  " + "\n  ".join(s.void_games)
+    if s.forfeits:
+        out += "\nforfeits:\n  " + "\n  ".join(s.forfeits)
+    for side in ("a", "b"):
+        if getattr(s, f"{side}_lost_replays"):
+            out += f"\ngames {getattr(s, side)} lost (blokus replay FILE, blokus analyse FILE):\n  " + "\n  ".join(
+                getattr(s, f"{side}_lost_replays")
+            )
+    if s.substitutes:
+        out += (
+            f"\n{s.substitutes} moves the external engine did not find (it passed with placements left) "
+            "were played for it by greedy"
+        )
+    return out
+
+
+def _score_rows(s: ArenaSummary, name_a: str, name_b: str) -> str:
     lo, hi = s.ci95
     rows = [
-        ("player", "W", "D", "L", "Void", "mean pts", "score %", "95% CI", "mean ms/move", "max ms/move", "forfeits"),
+        ("player", "W", "D", "L", "Void", "mean pts", "score %", "95% CI", "ms/move", "max ms", "forfeits"),
         (
-            s.a,
+            name_a,
             s.wins,
             s.draws,
             s.losses,
@@ -660,7 +854,7 @@ def format_table(s: ArenaSummary) -> str:
             _forfeit_cell(s.a_forfeits),
         ),
         (
-            s.b,
+            name_b,
             s.losses,
             s.draws,
             s.wins,
@@ -679,25 +873,7 @@ def format_table(s: ArenaSummary) -> str:
         for row in rows
     ]
     lines.insert(1, "-" * len(lines[0]))
-    void = s.void
-    out = (
-        "\n".join(lines) + f"\n{s.games} games" + (f" with a result, {void} void (no result, no point)" if void else "")
-    )
-    if s.void_games:
-        out += "\nvoid games:\n  " + "\n  ".join(s.void_games)
-    if s.forfeits:
-        out += "\nforfeits:\n  " + "\n  ".join(s.forfeits)
-    for side in ("a", "b"):
-        if getattr(s, f"{side}_lost_replays"):
-            out += f"\ngames {getattr(s, side)} lost (blokus replay FILE, blokus analyse FILE):\n  " + "\n  ".join(
-                getattr(s, f"{side}_lost_replays")
-            )
-    if s.substitutes:
-        out += (
-            f"\n{s.substitutes} moves the external engine did not find (it passed with placements left) "
-            "were played for it by greedy"
-        )
-    return out
+    return "\n".join(lines)
 
 
 class Progress:

@@ -1,22 +1,37 @@
-"""Sequential probability ratio test over game pairs: "is A stronger than B by ELO1 rather than ELO0?".
+"""The statistics of game pairs, and the sequential probability ratio test over them: "is A stronger than B by
+ELO1 rather than ELO0?".
 
 The arena plays each opening twice, once from each seat; a *pair* scores 0, 0.25, 0.5, 0.75 or 1 (the mean
 of its two games for A, draws half). The five counts form the pentanomial model that chess engine testers
-(fishtest, OpenBench) use: it takes the opening's bias out of the variance, so fewer games decide.
+(fishtest, OpenBench, fastchess) use: it takes the opening's bias out of the variance, so fewer games decide.
+:class:`Pentanomial` holds the counts and what they give (the one place of these figures, for the arena's
+table, its SPRT and the tournament's pairings):
 
-After each pair the log-likelihood ratio of H1 (A is ELO1 stronger) against H0 (A is ELO0 stronger) is
-updated with the usual normal approximation of the generalised SPRT:
+- the score ``mu`` (the mean pair score) and the variance ``var`` of the pair scores, per pair;
+- Elo: the logistic Elo of ``mu``, with the 95 % interval of ``mu +- 1.96 * sqrt(var / pairs)``;
+- normalised Elo (fishtest's nElo): ``(mu - 0.5) / sqrt(2 * var) * 800 / ln(10)``, the score's distance from
+  an even match in standard deviations of one game (a pair's variance is half a game's: ``sqrt(2 * var)``),
+  scaled so that a small logistic Elo difference between players who never draw is about as many nElo; its
+  95 % interval is that of ``mu`` mapped the same (linear) way. It does not depend on the draw rate: an Elo
+  difference needs fewer games to show where most games are draws, an nElo difference the same number.
 
-    LLR = pairs * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
+The SPRT is pentanomial: after each pair the log-likelihood ratio of H1 (A is ELO1 stronger, logistic Elo)
+against H0 (A is ELO0 stronger) is the normal approximation of the generalised SPRT (the likelihood of each
+hypothesis at its maximum: pair scores of mean ``s0`` or ``s1``, the expected scores of the bounds, and the
+observed variance):
 
-where ``s0``, ``s1`` are the expected pair scores of the two hypotheses (logistic Elo), ``mean`` and
-``variance`` those of the observed pair scores. The test stops when the LLR leaves ``[lower, upper]``:
-``upper`` accepts H1, ``lower`` accepts H0 (Wald's bounds from the error rates alpha and beta).
+    LLR = pairs * ((mu - s0) ** 2 - (mu - s1) ** 2) / (2 * var)
+        = pairs * (s1 - s0) * (2 * mu - s0 - s1) / (2 * var)
+
+with ``mu`` and ``var`` of the pairs (and half a pseudo-pair of each result: ``PSEUDO_PAIRS``). The test
+stops when the LLR leaves ``[lower, upper]``: ``upper`` accepts H1, ``lower`` accepts H0 (Wald's bounds from
+the error rates alpha and beta).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -48,7 +63,123 @@ def elo_of(score: float) -> float:
         return -math.inf
     if score >= 1.0:
         return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # + 0.0: never -0.0
+
+
+NELO_PER_SIGMA = 800.0 / math.log(10.0)  # nElo of a score one standard deviation (of a game) above 1/2
+Z95 = 1.959963984540054  # the 97.5 % quantile of the standard normal distribution
+
+
+def pentanomial_index(score_first: float, score_second: float) -> int:
+    """Which of the five pair results (0 .. 4: the pair scored 0, 1/4, 1/2, 3/4, 1) two games' scores give."""
+    return round((score_first + score_second) * 2)
+
+
+@dataclass(frozen=True)
+class Pentanomial:
+    """The counts of game pairs that scored 0, 1/4, 1/2, 3/4 and 1 for A, and the figures they give (module
+    docstring): Elo and normalised Elo, each with its 95 % interval."""
+
+    counts: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
+
+    @classmethod
+    def of_pairs(cls, pairs: Iterable[tuple[float, float]]) -> Pentanomial:
+        """The counts of pairs given as A's scores (1 win, 0.5 draw, 0 loss) in their two games."""
+        counts = [0] * 5
+        for first, second in pairs:
+            counts[pentanomial_index(first, second)] += 1
+        return cls((counts[0], counts[1], counts[2], counts[3], counts[4]))
+
+    def __add__(self, other: Pentanomial) -> Pentanomial:
+        """The counts of both (e.g. a gauntlet's player over all its pairings)."""
+        a, b = self.counts, other.counts
+        return Pentanomial((a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4]))
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.counts)
+
+    def moments(self, prior: float = 0.0) -> tuple[float, float]:
+        """The mean and the variance of the pair scores, with ``prior`` pseudo-pairs of each result added."""
+        weights = [c + prior for c in self.counts]
+        total = sum(weights)
+        if total == 0:
+            return 0.5, 0.0
+        mean = sum(w * s for w, s in zip(weights, PAIR_SCORES, strict=True)) / total
+        variance = sum(w * (s - mean) ** 2 for w, s in zip(weights, PAIR_SCORES, strict=True)) / total
+        return mean, variance
+
+    def _score_interval(self) -> tuple[float, float, float]:
+        mean, variance = self.moments()
+        half = Z95 * math.sqrt(variance / self.pairs)
+        return mean, mean - half, mean + half
+
+    def elo(self) -> tuple[float, float, float]:
+        """A's logistic Elo over B with its 95 % interval (infinite where every pair was won or lost); the
+        interval is unknown, -inf .. +inf, while the pairs do not vary (one pair, or all alike)."""
+        if self.pairs == 0:
+            return 0.0, -math.inf, math.inf
+        mean, lo, hi = self._score_interval()
+        if lo == hi:
+            return elo_of(mean), -math.inf, math.inf
+        return elo_of(mean), elo_of(lo), elo_of(hi)
+
+    def nelo(self) -> tuple[float, float, float] | None:
+        """A's normalised Elo over B with its 95 % interval; None while the pairs do not vary (no pair, or all
+        alike: no standard deviation to measure by)."""
+        mean, variance = self.moments()
+        if self.pairs == 0 or variance <= 0.0:
+            return None
+        scale = NELO_PER_SIGMA / math.sqrt(2.0 * variance)
+        mean, lo, hi = self._score_interval()
+        return (mean - 0.5) * scale, (lo - 0.5) * scale, (hi - 0.5) * scale
+
+    def cell(self) -> str:
+        """The counts as one table cell: ``0-1-2-1-2`` (pairs scoring 0, 1/4, 1/2, 3/4, 1)."""
+        return "-".join(map(str, self.counts))
+
+    def describe(self) -> str:
+        """``6 pairs 0/¼/½/¾/1: 1-0-2-1-2; Elo +42 (95 % -10 .. +98); nElo +51 (95 % -12 .. +114)``."""
+        elo, lo, hi = self.elo()
+        return (
+            f"{self.pairs} pairs 0/¼/½/¾/1: {self.cell()}; Elo {signed(elo)} (95 % {signed(lo)} .. {signed(hi)}); "
+            f"nElo {nelo_text(self.nelo())}"
+        )
+
+    def as_dict(self) -> dict:
+        """For JSON: the counts, Elo and nElo with their intervals (null where infinite or undefined)."""
+        elo, lo, hi = self.elo()
+        nelo = self.nelo()
+        return {
+            "pairs": self.pairs,
+            "pentanomial": list(self.counts),
+            "elo": finite(elo),
+            "elo_ci95": [finite(lo), finite(hi)],
+            "nelo": nelo[0] if nelo is not None else None,
+            "nelo_ci95": [nelo[1], nelo[2]] if nelo is not None else [None, None],
+        }
+
+
+def nelo_text(nelo: tuple[float, float, float] | None) -> str:
+    """``+51 (95 % -12 .. +114)``, or ``- (the pairs do not vary)``."""
+    if nelo is None:
+        return "- (the pairs do not vary)"
+    return f"{signed(nelo[0])} (95 % {signed(nelo[1])} .. {signed(nelo[2])})"
+
+
+def plus_minus(figures: tuple[float, float, float] | None) -> str:
+    """``+51 ±63`` (the half width of the interval; the larger side where it is not symmetric), ``-`` if None."""
+    if figures is None:
+        return "-"
+    value, lo, hi = figures
+    if not math.isfinite(value):
+        return signed(value)
+    half = max(value - lo, hi - value)
+    return f"{signed(value)} ±{half:.0f}" if math.isfinite(half) else f"{signed(value)} ±inf"
+
+
+def finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
 
 
 @dataclass(frozen=True)
@@ -98,27 +229,24 @@ class SprtState:
 
     def add_pair(self, score_first: float, score_second: float) -> SprtState:
         """The state after one more pair; scores are A's (1 win, 0.5 draw, 0 loss) in its two games."""
-        index = round((score_first + score_second) * 2)
         counts = list(self.counts)
-        counts[index] += 1
+        counts[pentanomial_index(score_first, score_second)] += 1
         return SprtState(self.spec, (counts[0], counts[1], counts[2], counts[3], counts[4]))
+
+    @property
+    def pentanomial(self) -> Pentanomial:
+        return Pentanomial(self.counts)
 
     @property
     def pairs(self) -> int:
         return sum(self.counts)
 
-    def _moments(self, prior: float = PSEUDO_PAIRS) -> tuple[float, float]:
-        weights = [c + prior for c in self.counts]
-        total = sum(weights)
-        mean = sum(w * s for w, s in zip(weights, PAIR_SCORES, strict=True)) / total
-        variance = sum(w * (s - mean) ** 2 for w, s in zip(weights, PAIR_SCORES, strict=True)) / total
-        return mean, variance
-
     @property
     def llr(self) -> float:
+        """The pentanomial LLR (module docstring: the normal approximation of the generalised SPRT)."""
         if self.pairs == 0:
             return 0.0
-        mean, variance = self._moments()
+        mean, variance = self.pentanomial.moments(prior=PSEUDO_PAIRS)
         s0, s1 = expected_score(self.spec.elo0), expected_score(self.spec.elo1)
         return self.pairs * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance)
 
@@ -132,45 +260,43 @@ class SprtState:
         return Verdict.CONTINUE
 
     def elo(self) -> tuple[float, float, float]:
-        """A's Elo over B with its 95 % interval (from the pair scores' mean and standard error)."""
-        if self.pairs == 0:
-            return 0.0, -math.inf, math.inf
-        mean, variance = self._moments(prior=0.0)  # the games alone
-        half = 1.96 * math.sqrt(variance / self.pairs)
-        return elo_of(mean), elo_of(mean - half), elo_of(mean + half)
+        """A's Elo over B with its 95 % interval (from the pair scores' mean and standard error: the games alone)."""
+        return self.pentanomial.elo()
+
+    def nelo(self) -> tuple[float, float, float] | None:
+        """A's normalised Elo over B with its 95 % interval (``Pentanomial.nelo``)."""
+        return self.pentanomial.nelo()
 
     def as_dict(self) -> dict:
-        elo, lo, hi = self.elo()
+        """For JSON: the test, then the pairs' figures (``Pentanomial.as_dict``: null where infinite)."""
         return {
             "elo0": self.spec.elo0,
             "elo1": self.spec.elo1,
             "alpha": self.spec.alpha,
             "beta": self.spec.beta,
-            "pairs": self.pairs,
-            "pentanomial": list(self.counts),
             "llr": self.llr,
+            "llr_model": "pentanomial, normal approximation of the GSPRT",
             "lower": self.spec.lower,
             "upper": self.spec.upper,
             "verdict": self.verdict.value,
-            "elo": elo,
-            "elo_ci95": [lo, hi],
+            **self.pentanomial.as_dict(),
         }
 
     def describe(self) -> str:
-        elo, lo, hi = self.elo()
+        """Two lines: the test (LLR, bounds, verdict), then the pairs' figures (``Pentanomial.describe``)."""
         words = {
             Verdict.H1: f"H1 accepted: A is stronger by {self.spec.elo1:g} Elo rather than {self.spec.elo0:g}",
             Verdict.H0: f"H0 accepted: A is not stronger by {self.spec.elo1:g} Elo (rather {self.spec.elo0:g})",
             Verdict.CONTINUE: "undecided",
         }[self.verdict]
         return (
-            f"SPRT [{self.spec.elo0:g}, {self.spec.elo1:g}] after {self.pairs} pairs: LLR {self.llr:.2f} "
-            f"(bounds {self.spec.lower:.2f}, {self.spec.upper:.2f}): {words}; Elo {_signed(elo)} "
-            f"(95 % {_signed(lo)} .. {_signed(hi)}); pairs 0/¼/½/¾/1: {'-'.join(map(str, self.counts))}"
+            f"SPRT [{self.spec.elo0:g}, {self.spec.elo1:g}] after {self.pairs} pairs: pentanomial LLR "
+            f"{self.llr:.2f} (bounds {self.spec.lower:.2f}, {self.spec.upper:.2f}): {words}\n"
+            f"  {self.pentanomial.describe()}"
         )
 
 
-def _signed(elo: float) -> str:
+def signed(elo: float) -> str:
     if math.isinf(elo):
         return "+inf" if elo > 0 else "-inf"
     return f"{round(elo):+d}"  # never "-0"

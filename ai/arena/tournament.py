@@ -24,7 +24,8 @@ from typing import IO, Any
 
 import numpy as np
 
-from blokus.ai.arena.match import ArenaGame, GameSpec
+from blokus.ai.arena.match import ArenaGame, GameSpec, fitted_table
+from blokus.ai.arena.sprt import Pentanomial, plus_minus, signed
 
 JOURNAL_FORMAT = "blokus-tournament-journal/1"
 ELO_PER_NAT = 400.0 / math.log(10.0)  # logistic Elo: p = 1 / (1 + 10 ** (-d / 400))
@@ -324,13 +325,25 @@ def _fit(s: np.ndarray, m: np.ndarray, anchor: int) -> tuple[list[float], list[f
 
 
 def format_ratings(r: Ratings) -> str:
-    """The ratings table, then the score matrix (row's points against column / scored games)."""
+    """The ratings table, then the score matrix (row's points against column / scored games); the players'
+    names shortened to fit (``ai.arena.match.fitted_table``), the matrix's columns numbered as its rows."""
+    out = fitted_table(r.players, lambda names: _ratings_rows(r, dict(zip(r.players, names, strict=True))))
+    if r.note:
+        out += "\n" + r.note
+    unrated = [x.player for x in r.ratings if x.elo is None]
+    if unrated:
+        out += f"\nnot rated (no scored game connects them with {r.anchor}): {', '.join(unrated)}"
+    matrix = fitted_table(r.players, lambda names: _matrix_rows(r, names))
+    return out + "\n\nscore matrix (the row's points against column N / scored games):\n" + matrix
+
+
+def _ratings_rows(r: Ratings, short: dict[str, str]) -> str:
     rows: list[tuple[str, ...]] = [("rank", "player", "Elo", "95% CI", "games", "score %", "W", "D", "L", "void")]
     for rank, x in enumerate(r.ratings, start=1):
         rows.append(
             (
                 str(rank) if x.elo is not None else "-",
-                x.player + (" (anchor)" if x.player == r.anchor else ""),
+                short[x.player] + (" (anchor)" if x.player == r.anchor else ""),
                 f"{x.elo:+.0f}" if x.elo is not None else "-",
                 ("0" if x.player == r.anchor else f"±{x.ci95:.0f}") if x.ci95 is not None else "-",
                 str(x.games),
@@ -341,15 +354,12 @@ def format_ratings(r: Ratings) -> str:
                 str(x.void),
             )
         )
-    out = _table(rows, left=2)
-    if r.note:
-        out += "\n" + r.note
-    unrated = [x.player for x in r.ratings if x.elo is None]
-    if unrated:
-        out += f"\nnot rated (no scored game connects them with {r.anchor}): {', '.join(unrated)}"
-    names = r.players
-    matrix: list[tuple[str, ...]] = [("", *names)]
-    for i, p in enumerate(names):
+    return _table(rows, left=2)
+
+
+def _matrix_rows(r: Ratings, names: list[str]) -> str:
+    matrix: list[tuple[str, ...]] = [("", *(str(j) for j in range(1, len(names) + 1)))]
+    for i, name in enumerate(names):
         cells = []
         for j in range(len(names)):
             if i == j:
@@ -358,8 +368,85 @@ def format_ratings(r: Ratings) -> str:
                 cells.append(f"{_half(r.points[i][j])}/{r.games[i][j]}")
             else:
                 cells.append("")
-        matrix.append((p, *cells))
-    return out + "\n\nscore matrix (the row's points against the column / scored games):\n" + _table(matrix)
+        matrix.append((f"{i + 1} {name}", *cells))
+    return _table(matrix)
+
+
+# --- game pairs ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairingPairs:
+    """The game pairs of one pairing (``a`` against ``b``; for a gauntlet also its player against all the
+    others together, ``b`` = ``ALL``): the pentanomial counts of ``a``'s pair scores (``ai.arena.sprt``)."""
+
+    a: str
+    b: str
+    pentanomial: Pentanomial
+    unpaired: int  # games with a result whose pair's other game is void or not played yet
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, **self.pentanomial.as_dict(), "unpaired": self.unpaired}
+
+
+ALL = "(all)"  # the gauntlet's player against every other player together
+
+
+def pairing_pairs(
+    pairs: list[tuple[str, str]], games: Iterable[tuple[GameKey, ArenaGame]], gauntlet: str | None = None
+) -> list[PairingPairs]:
+    """Per pairing (in ``pairs``' order) the pairs whose two games (a round from both seats) have a result;
+    for a gauntlet a last line with all of its player's pairs."""
+    rounds: dict[tuple[str, str, int], dict[int, ArenaGame]] = {}
+    for key, game in games:
+        if not game.void:
+            rounds.setdefault((key.a, key.b, key.round), {})[key.seat] = game
+    out = []
+    for a, b in pairs:
+        mine = [seats for (x, y, _), seats in sorted(rounds.items()) if (x, y) == (a, b)]
+        whole = [(seats[0].score, seats[1].score) for seats in mine if len(seats) == 2]
+        out.append(PairingPairs(a, b, Pentanomial.of_pairs(whole), sum(len(s) for s in mine) - 2 * len(whole)))
+    if gauntlet is not None and len(out) > 1:
+        total = sum((p.pentanomial for p in out), Pentanomial())
+        out.append(PairingPairs(gauntlet, ALL, total, sum(p.unpaired for p in out)))
+    return out
+
+
+def format_pairings(stats: list[PairingPairs]) -> str:
+    """A table of the pairings' game pairs: counts, Elo and normalised Elo of the first player over the second,
+    each with its 95 % interval (names shortened to fit: ``ai.arena.match.fitted_table``)."""
+    names = list(dict.fromkeys(name for p in stats for name in (p.a, p.b) if name != ALL))
+    table = fitted_table(names, lambda short: _pairing_rows(stats, dict(zip(names, short, strict=True))))
+    unpaired = sum(p.unpaired for p in stats if p.b != ALL)
+    return (
+        "game pairs (each opening from both seats): the player's pairs that scored 0/¼/½/¾/1, Elo, nElo:\n"
+        + table
+        + (
+            f"\n{unpaired} game(s) without the other game of their pair with a result: not in the pairs"
+            if unpaired
+            else ""
+        )
+    )
+
+
+def _pairing_rows(stats: list[PairingPairs], short: dict[str, str]) -> str:
+    short = short | {ALL: ALL}
+    rows: list[tuple[str, ...]] = [("player", "against", "pairs", "0/¼/½/¾/1", "Elo", "95% CI", "nElo")]
+    for p in stats:
+        pent = p.pentanomial
+        elo, lo, hi = pent.elo()
+        rows.append(
+            (
+                short[p.a],
+                short[p.b],
+                str(pent.pairs),
+                pent.cell(),
+                signed(elo) if pent.pairs else "-",
+                f"{signed(lo)}..{signed(hi)}" if pent.pairs else "-",
+                plus_minus(pent.nelo()),
+            )
+        )
+    return _table(rows, left=2)
 
 
 def _half(x: float) -> str:

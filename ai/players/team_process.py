@@ -63,7 +63,12 @@ from blokus.model.result import GameResult
 from blokus.model.state import GameState
 from blokus.model.text import printable
 
-MEMORY_LIMIT_MIB = 2048  # the team's process's data (RLIMIT_DATA): numpy and numba need some headroom
+MEMORY_LIMIT_MIB = 2048  # the team's process's data (RLIMIT_DATA) at most by default: numpy and numba need headroom
+MEMORY_FLOOR_MIB = 384  # ... and at least: its data with our engine loaded is ~190 MiB (bench/bench_memory.py)
+# our bot's own processes beside the team's: the bot (~130 MiB PSS), the standby (~120 MiB) and the playing one's code
+# (its shared libraries: not in its data limit), bench/bench_memory.py; on the contest's 1.5 GB (1536 MiB) the team's
+# process gets 1216 MiB
+BOT_MEMORY_MIB = 320
 OUTPUT_LIMIT_BYTES = 1 << 20  # of the team's output forwarded per game; the rest is dropped (and said once)
 LINE_LIMIT = 1000  # characters of one forwarded line
 IMPORT_TIMEOUT_S = 10.0  # loading the team's file and making its player, once our engine is ready
@@ -73,6 +78,15 @@ MAX_STARTS = 20  # processes of the team's player per game (a player that dies a
 DRAIN_PAUSE_S = 0.005  # between two reads of output beyond the limit: the child waits, not the bot
 # the folder that holds this project's packages: the child imports exactly this project, whatever its folder
 PROJECT_ROOT = str(Path(__file__).parents[3].resolve())  # the folder of the package: blokus/ai/players/ is three down
+
+
+def default_memory_mib(available: int | None) -> int:
+    """The team's process's memory limit (MiB) by default, given the memory the bot may use (``available`` bytes,
+    ``ai.search.cores.memory_budget``; None: not known): what is left after our bot's own processes, between
+    ``MEMORY_FLOOR_MIB`` and ``MEMORY_LIMIT_MIB``."""
+    if available is None:
+        return MEMORY_LIMIT_MIB
+    return max(MEMORY_FLOOR_MIB, min(MEMORY_LIMIT_MIB, available // 2**20 - BOT_MEMORY_MIB))
 
 
 class Output:
