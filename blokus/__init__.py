@@ -29,21 +29,23 @@ SUBCOMMANDS: dict[str, str] = {
 
 USAGE = """usage: blokus [SUBCOMMAND] [ARGS...]
 
-Software-Challenge Blokus in the terminal: season 2021 (swc_2021_blokus) or 2027 (swc_2027_blokus).
-Without a subcommand, starts a local game against the AI at once (same as `blokus play`).
+Software-Challenge Blokus in the terminal: season 2027 (swc_2027_blokus, the current contest) or 2021
+(swc_2021_blokus). Without a subcommand, starts a local game against the AI at once (same as `blokus play`).
 
 subcommands:
 {lines}
 
 `blokus SUBCOMMAND --help` shows the options of one subcommand; --season 2021|2027 picks the
-season where it cannot be read from a server or a file (default 2021).
+season where it cannot be read from a server or a file (default {default}).
 """
 
 
 def usage() -> str:
+    from blokus.model.season import DEFAULT_SEASON  # here: the package's own import stays light
+
     width = max(map(len, SUBCOMMANDS))
     lines = "\n".join(f"  {name:<{width}} {desc}" for name, desc in SUBCOMMANDS.items())
-    return USAGE.format(lines=lines)
+    return USAGE.format(lines=lines, default=DEFAULT_SEASON.name)
 
 
 def main(argv: list[str] | None = None) -> int:

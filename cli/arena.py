@@ -95,7 +95,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="also write the summary and every game to FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--save-replay", metavar="DIR", help="write every game as a replay file into DIR")
-    add_season(parser, "rules of the games: start pieces, first-move rule, turn limit (default 2021)", DEFAULT_SEASON)
+    add_season(
+        parser,
+        f"rules of the games: start pieces, first-move rule, turn limit (default {DEFAULT_SEASON.name})",
+        DEFAULT_SEASON,
+    )
     parser.add_argument(
         "--opening-turns",
         type=int,

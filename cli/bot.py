@@ -26,6 +26,7 @@ from blokus.cli.options import Parser, add_season, add_server_address, milliseco
 from blokus.cli.output import report_dropped
 from blokus.cli.players import PlayerKind, PlayerSpec, accepted, parse_player, parse_python_player
 from blokus.model.exits import EXIT_CONNECTION, EXIT_FALLBACK, EXIT_OK, EXIT_PLAYER, EXIT_PROTOCOL
+from blokus.model.season import DEFAULT_SEASON
 from blokus.net.bot import DEFAULT_IDLE_TIMEOUT_S, RESULT_GRACE_S, Bot, BotEnd, BotLines, BotOptions
 from blokus.net.lines import LineHandler, LineWriter
 
@@ -40,8 +41,8 @@ def _memory_bytes() -> int | None:
 def build_parser() -> argparse.ArgumentParser:
     p = Parser(
         "blokus bot",
-        "Headless computer player for a Software-Challenge Blokus server (season 2021 or "
-        "2027; the season is read from the server's first state).",
+        "Headless computer player for a Software-Challenge Blokus server (season 2027 or "
+        "2021; the season is read from the server's first state).",
     )
     p.add_argument("-?", action="help", help=argparse.SUPPRESS)
     add_server_address(p)
@@ -62,8 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--room", help="join this room id (joinRoom, 21.4.0 servers)")
     add_season(
         p,
-        "the season to ask for: a plain join sends its gameType (default: 2021's, then 2027's if "
-        "the server drops that join); the server's states decide in the end",
+        f"the season to ask for: a plain join sends its gameType (default: {DEFAULT_SEASON.name}'s, then the "
+        "other season's if the server drops that join); the server's states decide in the end",
     )
     p.add_argument(
         "--ai",

@@ -4,9 +4,9 @@ Each FILE holds a ``<state>`` or a memento ``<room>`` (plain or gzipped). One mo
 ``COLOR KIND ROTATION isFlipped X Y``; ``--count`` prints only the number; ``--timing`` adds the
 microseconds spent generating (after the number; when listing moves, as ``COUNT MICROSECONDS`` on
 stderr). With several files each line starts with the file name (``FILE COUNT [MICROSECONDS]``).
-The season (first-move rule) is read from the file's form (2021 where it does not tell); ``--season``
-overrides it. ``--turn N`` reads each FILE as a replay (a whole game) and lists the moves of its state at turn
-N; a replay given without ``--turn`` is said to be one, with that hint.
+The season (first-move rule) is read from the file's form (the default season, 2027, where it does not
+tell); ``--season`` overrides it. ``--turn N`` reads each FILE as a replay (a whole game) and lists the moves of
+its state at turn N; a replay given without ``--turn`` is said to be one, with that hint.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from blokus.model.convert import state_from_xml
 from blokus.model.fast import FastState, warm_up
 from blokus.model.files import Unpacker, file_chunks, read_bounded
 from blokus.model.framing import DEFAULT_MAX_MESSAGE_SIZE
-from blokus.model.season import SEASONS, Season, season_named
+from blokus.model.season import DEFAULT_SEASON, SEASONS, Season, season_named
 from blokus.model.state import GameState, LegalMoves
 from blokus.model.text import printable
 from blokus.tui.spinner import Spinner
@@ -94,7 +94,7 @@ def main(argv: list[str]) -> int:
         "--season",
         choices=sorted(SEASONS),
         metavar="2021|2027",
-        help="judge by this season's rules (default: the season the file's form shows, else 2021)",
+        help=f"judge by this season's rules (default: the season the file's form shows, else {DEFAULT_SEASON.name})",
     )
     parser.add_argument(
         "--turn", type=int, default=None, metavar="N", help="FILE is a replay: the moves of its state at turn N"

@@ -13,20 +13,28 @@ import os
 import sys
 from importlib import resources
 from pathlib import Path
+from string import Template
 
 from blokus.cli.options import Parser
 from blokus.model.exits import EXIT_OK, EXIT_USAGE
+from blokus.model.season import DEFAULT_SEASON, SEASONS
 
 TEMPLATES = "templates/new_player"
 SUFFIX = ".template"
 EXIT_EXISTS = 1
 
 
+def _other_season() -> str:
+    return next(name for name, season in SEASONS.items() if season is not DEFAULT_SEASON)
+
+
 def template_files() -> dict[str, str]:
     """The files to write: name -> text."""
     folder = resources.files("blokus.cli").joinpath(TEMPLATES)
+    # the templates name the default season (``$season``, ``$game_type``) and the other one (``$other``)
+    names = {"season": DEFAULT_SEASON.name, "game_type": DEFAULT_SEASON.game_type, "other": _other_season()}
     return {
-        entry.name.removesuffix(SUFFIX): entry.read_text(encoding="utf-8")
+        entry.name.removesuffix(SUFFIX): Template(entry.read_text(encoding="utf-8")).substitute(names)
         for entry in sorted(folder.iterdir(), key=lambda e: e.name)
         if entry.name.endswith(SUFFIX)
     }
@@ -59,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE if isinstance(exc, NotADirectoryError) else EXIT_EXISTS
     print(f"blokus new-player: wrote {', '.join(files)} into {folder}")
     print(f"  cd {folder}")
-    print("  blokus arena py:player.py level2 --games 2   # play")
+    season, other = DEFAULT_SEASON.name, _other_season()
+    print(f"  blokus arena py:player.py level2 --games 2   # play season {season} (--season {other}: {other}'s rules)")
     print("  python -m pytest                             # test")
     print("  blokus bundle upload.zip --player player.py  # the contest upload")
     return EXIT_OK

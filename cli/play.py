@@ -112,8 +112,8 @@ def play_parser() -> argparse.ArgumentParser:
     )
     add_season(
         p,
-        "season of a local game (default 2021: first piece in a corner; 2027: on the border, "
-        "24 rounds); on a server: the game type a plain join asks for (the server's states decide)",
+        f"season of a local game (default {DEFAULT_SEASON.name}; 2021: first piece in a corner, 25 rounds; 2027: on "
+        "the border, 24 rounds); on a server: the game type a plain join asks for (the server's states decide)",
     )
     p.add_argument("--seed", type=int, default=None, help="seed for the start piece and the AI")
     p.add_argument("--watch", action="store_true", help="AI against AI; you watch")

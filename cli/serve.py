@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_season(
         p,
-        "the game and its wire form: 2021 (swc_2021_blokus, default) or 2027 (swc_2027_blokus)",
+        f"the game and its wire form: 2021 (swc_2021_blokus) or 2027 (swc_2027_blokus); default {DEFAULT_SEASON.name}",
         default=DEFAULT_SEASON,
     )
     add_server_address(

@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="also write the ratings, the matrix and every game to FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--save-replay", metavar="DIR", help="write every game as a replay file into DIR")
-    add_season(parser, "rules of the games (default 2021)", DEFAULT_SEASON)
+    add_season(parser, f"rules of the games (default {DEFAULT_SEASON.name})", DEFAULT_SEASON)
     add_openings(parser)
     add_adjudication(parser)
     parser.add_argument(

@@ -44,7 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar=("NAME1", "NAME2"),
         help="prepare a game for two players (NAME1 = team ONE) and watch it",
     )
-    add_season(p, "game type of a prepared game (default 2021 = swc_2021_blokus)", default=DEFAULT_SEASON)
+    add_season(
+        p,
+        f"game type of a prepared game (default {DEFAULT_SEASON.name} = {DEFAULT_SEASON.game_type})",
+        default=DEFAULT_SEASON,
+    )
     p.add_argument("--text", action="store_true", help="print the moves as lines instead of the TUI")
     p.add_argument("--analyse", action="store_true", help="analyse every move as it is played")
     p.add_argument(

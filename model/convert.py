@@ -198,7 +198,7 @@ def read_state(message: M.Room | M.Memento | M.State, season: Season | None = No
     """Interpret a state in any dialect of either season (docs/spec/protocol.md §7, §9; docs/spec/season-2027.md §3.3).
 
     The state's season is ``season`` if given (an explicit choice), else the one its form shows
-    (:func:`detect_season`), else the default (2021).
+    (:func:`detect_season`), else the default season (:data:`~model.season.DEFAULT_SEASON`).
 
     * ``round`` is always recomputed from ``turn`` (the attribute may lag behind in 21.2.0–21.3.1).
     * 21.0/21.1 (``currentColorIndex`` into ``orderedColors``): that list holds the colours still in

@@ -188,8 +188,8 @@ def read_replay(
     data: bytes, season: Season | None = None, *, max_unpacked: int = DEFAULT_MAX_UNPACKED, max_states: int = MAX_STATES
 ) -> Replay:
     """Read a replay from bytes (plain or gzip); ``season`` overrides the season the states' form shows
-    (else: detected from the first state that tells, else 2021). Never raises for a cut-off or partly damaged file:
-    everything up to the last complete message is loaded and the problem is put in ``warnings``.
+    (else: detected from the first state that tells, else the default season). Never raises for a cut-off or partly
+    damaged file: everything up to the last complete message is loaded and the problem is put in ``warnings``.
     Raises :class:`~model.framing.ProtocolError` only if nothing at all could be read (or for a
     DOCTYPE), :class:`~model.files.FileTooLarge` if the data unpacks to more than ``max_unpacked``."""
     unpacker = Unpacker(max_unpacked=max_unpacked)

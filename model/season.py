@@ -4,8 +4,9 @@ Two seasons share one engine: 2021 (``swc_2021_blokus``, official server 21.3.3/
 (``swc_2027_blokus``, the official backend 27.0.4). A :class:`Season` is a small
 immutable profile of every difference: names on the wire, the first-move rule and its mistake, the
 start-piece pool, the turn limit, the result form and its texts, the time limits. The profile travels
-with the game state (``GameState.season``); there is no global switch. :data:`DEFAULT_SEASON` (2021) is
-used only where nothing says otherwise.
+with the game state (``GameState.season``); there is no global switch. :data:`DEFAULT_SEASON` (2027, the
+current contest season) is used only where nothing says otherwise (no ``--season``, and no server, state or
+replay that tells).
 """
 
 from __future__ import annotations
@@ -231,7 +232,7 @@ SEASON_2027 = Season(
 )
 
 SEASONS: dict[str, Season] = {"2021": SEASON_2021, "2027": SEASON_2027}
-DEFAULT_SEASON = SEASON_2021
+DEFAULT_SEASON = SEASON_2027  # the current contest season; 2021 is one --season away
 
 
 def season_named(name: str | int) -> Season:

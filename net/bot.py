@@ -77,7 +77,7 @@ class BotOptions:
     # then ends with BotEnd.FALLBACK after a game in which a move was not its player's own
     socket_fd: int | None = None
     room: str | None = None  # joinRoom
-    season: Season | None = None  # the season a plain join asks for (None: 2021's, then 2027's)
+    season: Season | None = None  # the season a plain join asks for (None: the default season's, then the other's)
     ai: PlayerSpec | None = None  # the player (``cli.players`` parses its name); None: the default AI
     seed: int | None = None
     move_time: int = DEFAULT_THINK_MS  # ms from the arrival of a move request

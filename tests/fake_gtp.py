@@ -14,6 +14,7 @@ import sys
 from blokus.ai.players.gtp import mask_text, parse_cells
 from blokus.model import placements as P
 from blokus.model.pieces import COLORS, SHAPES
+from blokus.model.season import SEASON_2021
 from blokus.model.state import GameState
 
 
@@ -56,6 +57,7 @@ def main() -> None:
                 cells=[(i % P.N, i // P.N, COLORS[c]) for c in range(4) for i in range(P.NCELLS) if boards[c] >> i & 1],
                 undeployed={c: [s for s in SHAPES if s not in used[c]] for c in COLORS},
                 valid_colors=COLORS,
+                season=SEASON_2021,
             )
             ids = state.legal_placements(COLORS[color])
             if len(ids) and not os.environ.get("FAKE_GTP_PASS"):  # FAKE_GTP_PASS: pass always (as a faulty engine)

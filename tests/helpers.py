@@ -28,7 +28,7 @@ from blokus.model import messages as M
 from blokus.model.framing import END_OF_STREAM, MalformedXml, StreamFramer, parse_document, parse_stream
 from blokus.model.moves import Move
 from blokus.model.pieces import Shape
-from blokus.model.season import season_named
+from blokus.model.season import SEASON_2021, Season, season_named
 from blokus.model.state import GameState
 from blokus.net.bot import Bot
 from blokus.net.connection import Closed, Connection, Event, GameOver, MoveRequested
@@ -119,9 +119,10 @@ HOST = "127.0.0.1"
 
 
 async def start_server(**config) -> GameServer:
-    """A started game server on a free port (no clock unless ``timeouts`` is given); the caller closes it.
-    Most tests want ``running_server``."""
+    """A started game server on a free port (no clock unless ``timeouts`` is given; season 2021, the wire of
+    the 21.3.3 fixtures, unless ``season`` is given); the caller closes it. Most tests want ``running_server``."""
     config.setdefault("timeouts", Timeouts(soft=None, hard=None))
+    config.setdefault("season", SEASON_2021)
     server = GameServer(ServerConfig(host=HOST, port=0, **config))
     await server.start()
     return server
@@ -170,7 +171,7 @@ async def play_client(
     ``stop_after``: close the connection (leave) after that many own moves.
     """
     rng = random.Random(seed)
-    conn = connection or Connection(HOST, port)
+    conn = connection or Connection(HOST, port, season=SEASON_2021)
     if connection is None:
         await conn.open()
     await conn.join(reservation=reservation, room=room)
@@ -252,8 +253,8 @@ def is_room(data_type):
     return lambda m: isinstance(m, M.Room) and isinstance(m.data, data_type)
 
 
-def move_xml(move: Move, room_id: str) -> str:
-    return M.to_xml(convert.move_to_message(move, room_id))
+def move_xml(move: Move, room_id: str, season: Season = SEASON_2021) -> str:
+    return M.to_xml(convert.move_to_message(move, room_id, season))
 
 
 def element_text(element: etree._Element) -> str:
@@ -266,7 +267,13 @@ async def admin_with_prepared_game(
     """An authenticated admin client and the answer to its ``<prepare>`` of a two-seat game."""
     admin = await RawClient().connect(port)
     await admin.write(f'<protocol><authenticate password="{password}"/>')
-    await admin.send(M.Prepare(pause=pause, slots=[M.Slot(display_name=n, can_timeout=False) for n in names]))
+    await admin.send(
+        M.Prepare(
+            pause=pause,
+            slots=[M.Slot(display_name=n, can_timeout=False) for n in names],
+            game_type=SEASON_2021.game_type,
+        )
+    )
     return admin, await admin.read_until(lambda m: isinstance(m, M.Prepared))
 
 

@@ -26,7 +26,7 @@ from blokus.ai.search.evaluate import evaluate, terminal_value
 from blokus.cli.arena import main as arena_main
 from blokus.model.moves import SetMove, SkipMove
 from blokus.model.pieces import COLORS, SHAPES, Color, Shape
-from blokus.model.season import DEFAULT_SEASON
+from blokus.model.season import DEFAULT_SEASON, SEASON_2021
 from blokus.model.state import GameState
 
 ENGINES = ["random", "greedy", "lookahead", "lookahead-py", "mcts"]
@@ -90,7 +90,9 @@ def filled_state(
                 board.append((x, y, cells[(x, y)]))
             elif (x, y) not in holes:
                 board.append((x, y, Color.GREEN))
-    return GameState.from_parts(start_piece=Shape.PENTO_L, turn=turn, cells=board, undeployed=hands, valid_colors=valid)
+    return GameState.from_parts(
+        start_piece=Shape.PENTO_L, turn=turn, cells=board, undeployed=hands, valid_colors=valid, season=SEASON_2021
+    )
 
 
 def test_registry():
@@ -102,7 +104,7 @@ def test_registry():
 
 @pytest.mark.parametrize("name", ENGINES)
 def test_first_move_is_legal_start_piece_in_a_corner(name):
-    state = GameState.new(Shape.PENTO_W)
+    state = GameState.new(Shape.PENTO_W, season=SEASON_2021)
     move = engine(name, CountingClock()).think(state, 1000.3, threading.Event())
     assert isinstance(move, SetMove) and move.shape == Shape.PENTO_W
     assert state.validate(move) is None
@@ -257,7 +259,7 @@ kernels = {f"{m.__name__}.{k}": v for m in modules for k, v in vars(m).items()
            if isinstance(v, numba.core.registry.CPUDispatcher)}
 before = {k: len(v.signatures) for k, v in kernels.items()}
 player = make_player(name, 1)
-state = GameState(Shape.PENTO_L)
+state = GameState(Shape.PENTO_L, season=SEASON_2021)
 while state.turn < 12:  # one player for all colours: the search's tree is kept from move to move
     state.play(player.choose_move_sync(state, move_time=0.15))
 state.push_placement(int(state.legal_placements()[0]))
@@ -319,7 +321,7 @@ def test_blocks_the_opponents_last_corner(name):
 
 
 def test_evaluation_and_final_score():
-    start = GameState.new(Shape.PENTO_L)
+    start = GameState.new(Shape.PENTO_L, season=SEASON_2021)
     assert evaluate(start) == 0.0  # the empty board is the same for both teams
     blue_placed = start.copy()
     blue_placed.play(blue_placed.legal_moves()[0])
@@ -333,11 +335,11 @@ def test_evaluation_and_final_score():
 
 
 def test_arena_specs_pair_openings_and_swap_seats():
-    specs = make_specs(6, seed=4, move_time=0.1)
+    specs = make_specs(6, seed=4, move_time=0.1, season="2021")
     assert [s.a_team for s in specs] == [0, 1, 0, 1, 0, 1]
     assert specs[0].start_piece == specs[1].start_piece and specs[0].seed == specs[1].seed
     assert len({s.start_piece for s in specs}) == 3
-    assert make_specs(6, seed=4, move_time=0.1) == specs
+    assert make_specs(6, seed=4, move_time=0.1, season="2021") == specs
 
 
 def test_wilson_interval():
@@ -364,6 +366,7 @@ def test_arena_replays_are_named_like_every_replay(tmp_path):
     assert (
         arena_main(
             ["greedy", "random", "--games", "2", "--move-time", "20", "--seed", "3", "--save-replay", str(tmp_path)]
+            + ["--season", "2021"]
         )
         == 0
     )
@@ -414,7 +417,7 @@ def test_arena_match_with_a_dying_game_process_ends_with_an_error():
     from blokus.ai.arena.match import run_match
 
     with pytest.raises(BrokenProcessPool):
-        run_match(make_specs(2, seed=1, move_time=0.1), _DyingEngine(), _RandomFactory(), jobs=2)
+        run_match(make_specs(2, seed=1, move_time=0.1, season="2021"), _DyingEngine(), _RandomFactory(), jobs=2)
 
 
 class _PonderRecorder(RandomPlayer):
@@ -429,7 +432,7 @@ class _PonderRecorder(RandomPlayer):
 def test_the_arena_lets_the_pondering_side_think_on_the_opponents_time():
     from blokus.ai.arena.match import _play
 
-    spec = make_specs(2, seed=3, move_time=0.05, ponder=(True, False))[1]  # A plays team TWO
+    spec = make_specs(2, seed=3, move_time=0.05, ponder=(True, False), season="2021")[1]  # A plays team TWO
     a, b = _PonderRecorder(1), _PonderRecorder(2)
     result = _play(spec, a, b)
     assert not b.pondered
@@ -464,7 +467,7 @@ def test_an_untimed_arena_game_lets_a_slow_player_finish(monkeypatch):
         return real() + 2.5 * len(calls)
 
     monkeypatch.setattr(arena, "time", types.SimpleNamespace(monotonic=slow_clock))
-    timed, untimed = (make_specs(2, seed=3, move_time=0.05, timed=t)[0] for t in (True, False))
+    timed, untimed = (make_specs(2, seed=3, move_time=0.05, timed=t, season="2021")[0] for t in (True, False))
     lost = arena._play(timed, make_player("greedy", 1), make_player("random", 2))
     assert re.match(r"A timeout: 25\d\d ms at turn 0$", lost.forfeit) and lost.score == 0.0 and lost.turns < 8
     assert lost.forfeit_class == "timeout" and lost.result.cause.name == "SOFT_TIMEOUT"

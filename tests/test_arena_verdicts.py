@@ -20,6 +20,7 @@ from blokus.ai.arena.match import make_specs
 from blokus.ai.players.registry import parse_player
 from blokus.cli.arena import main as arena_main
 from blokus.model.pieces import Team
+from blokus.model.season import SEASON_2021
 from blokus.net.connection import Connection
 from blokus.net.external import HostedGame, HostedSeat
 from blokus.net.external_arena import OUR_ENV, ExternalGames, our_command
@@ -170,6 +171,7 @@ def test_no_other_process_can_read_our_sides_code(tmp_path):
         (HostedSeat("ours", [sys.executable, "-c", script], ours=True), HostedSeat("theirs")),
         log_dir=tmp_path,
         join_timeout=60,
+        season=SEASON_2021,
     )
     try:
         game.start()
@@ -185,7 +187,7 @@ def test_any_failure_of_our_side_is_void_but_the_programs_own_is_its_loss(tmp_pa
     # 1 ms per move: whoever moves first is late. Game 0: the program moves first and loses; game 1: our side
     # moves first: void, not the program's win
     runner = ExternalGames(parse_player(CMD), parse_player("random"), str(tmp_path), timeouts=Timeouts(0.001, 5.0))
-    first, second = (runner(spec) for spec in make_specs(2, 1, 0.2))
+    first, second = (runner(spec) for spec in make_specs(2, 1, 0.2, season="2021"))
     assert not first.void and first.score == 0.0 and first.forfeit.startswith("A timeout")
     assert second.void.startswith("our side random timeout: ") and "at turn 0" in second.void
 
@@ -196,7 +198,7 @@ def test_a_program_that_stops_our_engine_gains_nothing(tmp_path, no_walls):
     fast = ("--move-time", "100", "--hard-limit", "300")  # a fallback costs 0.3 s, not 1.8
     ours = HostedSeat("random", our_command("bot", "--ai", "random", *fast), ours=True, env=OUR_ENV)
     client = HostedSeat("client", [sys.executable, str(CLIENT), "--misbehave", "stop-engine", "--at", "12"])
-    game = HostedGame((ours, client), log_dir=tmp_path)
+    game = HostedGame((ours, client), log_dir=tmp_path, season=SEASON_2021)
     try:
         game.start()
         outcome = game.wait(120)
@@ -208,12 +210,12 @@ def test_a_program_that_stops_our_engine_gains_nothing(tmp_path, no_walls):
 
 def test_our_seat_taken_by_another_connection_voids_the_game(tmp_path):
     ours = HostedSeat("random", our_command("bot", "--ai", "random"), ours=True, env=OUR_ENV)
-    game = HostedGame((ours, HostedSeat("theirs")), log_dir=tmp_path, join_timeout=60)
+    game = HostedGame((ours, HostedSeat("theirs")), log_dir=tmp_path, join_timeout=60, season=SEASON_2021)
     try:
         game.start()
 
         async def take_the_seat() -> None:  # with a code that leaked (the host never gives it out)
-            thief = Connection("127.0.0.1", game.port)
+            thief = Connection("127.0.0.1", game.port, season=SEASON_2021)
             await thief.open()
             await thief.join(reservation=game.reservations[Team.ONE])
             await thief.next_event()  # the join was sent
@@ -235,7 +237,7 @@ def test_a_refusal_names_the_rule_and_the_fields():
     from blokus.model.pieces import Color, Rotation, Shape
     from blokus.model.state import GameState
 
-    state = GameState.new(Shape.MONO)
+    state = GameState.new(Shape.MONO, season=SEASON_2021)
     state.play(SetMove(Color.BLUE, Shape.MONO, Rotation.NONE, False, 0, 0))
     for color, x, y in ((Color.YELLOW, 19, 0), (Color.RED, 19, 19), (Color.GREEN, 0, 19)):
         state.play(SetMove(color, Shape.MONO, Rotation.NONE, False, x, y))

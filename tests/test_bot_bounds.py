@@ -5,7 +5,7 @@ and a non-zero exit."""
 from __future__ import annotations
 
 from blokus.model.pieces import Shape, Team
-from blokus.model.season import season_named
+from blokus.model.season import SEASON_2021, season_named
 from blokus.model.state import GameState
 from blokus.net.bot import MAX_MESSAGES_WITHOUT_REQUEST
 from blokus.net.wire import SeasonWire
@@ -16,7 +16,7 @@ ROOM = "r1"
 
 async def test_a_memento_stream_without_move_requests_ends_the_bot_with_one_line(capsys):
     wire = SeasonWire(season_named("2021"))
-    memento = wire.memento(ROOM, GameState.new(Shape.PENTO_L), ("a", "b")).encode()
+    memento = wire.memento(ROOM, GameState.new(Shape.PENTO_L, season=SEASON_2021), ("a", "b")).encode()
     sent = 0
 
     async def flood(reader, writer):

@@ -16,7 +16,7 @@ from blokus.cli.arena import main as arena_main
 from blokus.model.pieces import Team
 from blokus.model.replay import load_replay
 from blokus.model.result import Cause
-from blokus.model.season import season_named
+from blokus.model.season import SEASON_2021, season_named
 from blokus.net.external import (
     HostedGame,
     HostedSeat,
@@ -142,7 +142,11 @@ def test_a_program_that_floods_its_output_is_stopped_by_its_log_limit(tmp_path):
 
 
 def test_a_program_that_cannot_start_is_one_line(tmp_path):
-    game = HostedGame((HostedSeat("one", [str(tmp_path / "missing")]), HostedSeat("two", CLIENT)), log_dir=tmp_path)
+    game = HostedGame(
+        (HostedSeat("one", [str(tmp_path / "missing")]), HostedSeat("two", CLIENT)),
+        log_dir=tmp_path,
+        season=SEASON_2021,
+    )
     with pytest.raises(ProgramError, match="cannot start"):
         game.start()
     game.close()

@@ -73,6 +73,7 @@ def test_last_pieces_bonus_and_removal():
         cells=[(0, 0, Color.BLUE), (19, 0, Color.YELLOW), (19, 19, Color.RED), (0, 19, Color.GREEN)],
         undeployed=hands,
         valid_colors=list(Color),
+        season=SEASON_2021,
     )
     fast = FastState.from_state(state)
     _same(state, fast)

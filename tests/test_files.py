@@ -14,13 +14,14 @@ from blokus.cli.moves import main as moves_main
 from blokus.model.files import FileTooLarge, NotARegularFile, Unpacker, file_chunks, read_bounded
 from blokus.model.pieces import Shape
 from blokus.model.replay import dump_replay, load_replay, read_replay
+from blokus.model.season import SEASON_2021
 from blokus.model.state import GameState
 
 MIB = 1 << 20
 
 
 def game_states(plies: int) -> list[GameState]:
-    state = GameState.new(Shape.PENTO_L)
+    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
     states = [state.copy()]
     for _ in range(plies):
         state.push(state.legal_moves()[0])

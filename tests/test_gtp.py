@@ -15,6 +15,7 @@ from blokus.ai.players.gtp import GtpPlayer, cell_name, mask_text, parse_cells
 from blokus.model import placements as P
 from blokus.model.moves import SkipMove
 from blokus.model.pieces import Shape
+from blokus.model.season import SEASON_2021
 from blokus.model.state import GameState, placement_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +43,7 @@ def test_cell_names_follow_gtp():
 
 def test_a_whole_game_against_the_external_engine(fake_engine):
     path, log = fake_engine
-    spec = GameSpec(0, "PENTO_V", 0, 7, 0.2, opening_turns=4)
+    spec = GameSpec(0, "PENTO_V", 0, 7, 0.2, opening_turns=4, season="2021")
     result = play_game(spec, lambda seed: make_player("greedy", seed), lambda seed: make_player(f"gtp:{path}:3", seed))
     assert result.forfeit == ""
     assert result.b_times, "the external engine moved"
@@ -54,7 +55,7 @@ def test_a_whole_game_against_the_external_engine(fake_engine):
 
 def _engine_move_after_five_placements(path: str) -> tuple[GameState, object, GtpPlayer]:
     """The engine's answer (YELLOW to move) after five placements; the engine is closed again."""
-    state = GameState.new(Shape.PENTO_L)
+    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
     for _ in range(5):
         state.push_placement(int(state.legal_placements()[0]))
     player = GtpPlayer(path, 5, seed=1)
@@ -81,7 +82,7 @@ def test_positions_of_different_games_are_loaded_afresh(fake_engine):
     player = GtpPlayer(path, 5, seed=1)
     try:
         for start, steps in ((Shape.PENTO_L, 9), (Shape.PENTO_V, 6)):
-            state = GameState.new(start)
+            state = GameState.new(start, season=SEASON_2021)
             for _ in range(steps):
                 ids = state.legal_placements()
                 state.push_placement(int(ids[len(ids) // 2]))
@@ -110,7 +111,7 @@ def test_a_pass_with_placements_left_is_replaced_by_a_move(fake_engine, monkeypa
 def test_the_arena_counts_the_substituted_moves(fake_engine, monkeypatch):
     path, _ = fake_engine
     monkeypatch.setenv("FAKE_GTP_PASS", "1")
-    spec = GameSpec(0, "PENTO_V", 0, 7, 0.2, opening_turns=4)
+    spec = GameSpec(0, "PENTO_V", 0, 7, 0.2, opening_turns=4, season="2021")
     result = play_game(spec, lambda seed: make_player("greedy", seed), lambda seed: make_player(f"gtp:{path}:3", seed))
     assert result.forfeit == "" and 0 < result.substitutes <= len(result.b_times)
     table = format_table(summary([result], "greedy", "gtp"))
@@ -121,7 +122,7 @@ def test_bad_names_and_missing_engines():
     with pytest.raises(ValueError, match="gtp:PATH:LEVEL"):
         make_player("gtp:nolevel")
     player = make_player("gtp:/nonexistent/engine:5", 1)
-    state = GameState.new(Shape.PENTO_L)
+    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
     for _ in range(4):
         state.push_placement(int(state.legal_placements()[0]))
     with pytest.raises(RuntimeError, match="cannot start"):

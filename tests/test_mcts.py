@@ -18,7 +18,7 @@ from blokus.ai.search.tables import TABLES
 from blokus.model import fast as F
 from blokus.model.fast import M_VALID, NCELLS, P_CELLS, P_SHAPE, SIZES
 from blokus.model.pieces import Shape
-from blokus.model.season import SEASONS
+from blokus.model.season import SEASON_2021, SEASONS
 from blokus.model.state import GameState, placement_of
 
 P_SIZE = SIZES[P_SHAPE]  # squares per placement
@@ -34,7 +34,7 @@ def compiled():
 
 def _position(turns: int, seed: int = 1, season=None) -> GameState:
     rng = random.Random(seed)
-    state = GameState.new(Shape.PENTO_W) if season is None else GameState.new(Shape.PENTO_W, season=season)
+    state = GameState.new(Shape.PENTO_W, season=season or SEASON_2021)
     while state.turn < turns and not state.is_over:
         ids = state.legal_placements()
         state.push_placement(int(ids[rng.randrange(len(ids))]))
@@ -125,7 +125,7 @@ from blokus.cli.play import play_options
 from blokus.tui.launch import build_local_app
 
 async def main():
-    app = build_local_app(play_options(["--opponent", "mcts", "--seed", "1"]))
+    app = build_local_app(play_options(["--season", "2021", "--opponent", "mcts", "--seed", "1"]))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.main_screen
@@ -145,7 +145,7 @@ asyncio.run(main())
 def test_the_lazy_mcts_player_plays_as_the_mcts_player():
     from blokus.ai import LazyCompiledPlayer, make_player
 
-    state = GameState.new(Shape.PENTO_L)
+    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
     for _ in range(6):
         state.push_placement(int(state.legal_placements()[0]))
     lazy = make_player("mcts", 5)
@@ -163,7 +163,7 @@ def test_the_lazy_mcts_player_plays_as_the_mcts_player():
 def test_the_move_model_guides_a_whole_game_of_legal_moves():
     params = mcts.MctsParams(move_prior=0.4, score_z=0.3)
     players = [MctsPlayer(seed=1, max_simulations=40, params=params), MctsPlayer(seed=2, max_simulations=40)]
-    state = GameState.new(Shape.PENTO_T)
+    state = GameState.new(Shape.PENTO_T, season=SEASON_2021)
     while not state.is_over:
         state.play(players[state.color % 2].choose_move_sync(state, move_time=5.0))
     assert state.turn > 40
@@ -375,7 +375,7 @@ def test_the_playout_policy_draws_by_size_among_the_best_blockers(turn, sizes, k
     from blokus.model.fast import FastState
 
     rng = random.Random(5)
-    state = GameState.new(Shape.PENTO_W)
+    state = GameState.new(Shape.PENTO_W, season=SEASON_2021)
     last = np.full(4, -1, dtype=np.int32)
     while state.turn < turn:
         ids = state.legal_placements()
@@ -455,7 +455,7 @@ def test_a_variant_by_name_has_the_settings_and_the_rest_of_the_default():
     player = make_player("mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1", seed=3)
     assert player.name == "mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1"
     compile_ahead(parse_player("mcts:root_eval=0"))  # the same kernels as the default: already compiled here
-    state = GameState.new(Shape.PENTO_V)
+    state = GameState.new(Shape.PENTO_V, season=SEASON_2021)
     move = player.choose_move_sync(state, move_time=0.3)
     assert state.is_legal(move)
     params = player._ready_player().params

@@ -30,7 +30,7 @@ from blokus.model.convert import (
 from blokus.model.framing import END_OF_STREAM, MalformedXml, parse_document, parse_stream
 from blokus.model.moves import SetMove, SkipMove
 from blokus.model.pieces import COLORS, SHAPES, Color, Rotation, Shape, Team
-from blokus.model.season import DEFAULT_SEASON, GAME_TYPE, SEASON_2027
+from blokus.model.season import GAME_TYPE, SEASON_2021, SEASON_2027
 from blokus.model.state import GameState
 from tests.helpers import elements_of, fixture_files, fixture_path
 
@@ -132,12 +132,14 @@ def test_fixtures_present() -> None:
 
 
 def test_client_messages_match_the_server_form() -> None:
-    setmove = move_to_message(SetMove(Color.BLUE, Shape.PENTO_V, Rotation.RIGHT, False, 17, 0), ROOM)
-    skipmove = move_to_message(SkipMove(Color.BLUE), ROOM)
+    setmove = move_to_message(
+        SetMove(Color.BLUE, Shape.PENTO_V, Rotation.RIGHT, False, 17, 0), ROOM, season=SEASON_2021
+    )
+    skipmove = move_to_message(SkipMove(Color.BLUE), ROOM, season=SEASON_2021)
     cases = {
         "gen-21.3.3-c2s-setmove.xml": setmove,
         "gen-21.3.3-c2s-skipmove.xml": skipmove,
-        "gen-21.3.3-c2s-join.xml": M.Join(),
+        "gen-21.3.3-c2s-join.xml": M.Join(game_type=SEASON_2021.game_type),
         "gen-21.3.3-c2s-joinPrepared.xml": M.JoinPrepared(reservation_code="RC1"),
         "gen-21.3.3-both-closeconnection.xml": M.CloseConnection(),
     }
@@ -146,8 +148,8 @@ def test_client_messages_match_the_server_form() -> None:
         assert same_structure(to_xml(message), path), name
         assert to_xml(message, pretty=True) == path.read_text(encoding="utf-8").rstrip("\n"), name
     assert 'class="sc.plugin2021.SetMove"' in to_xml(setmove)
-    assert DEFAULT_SEASON.skip_move_class in to_xml(skipmove) and "<color>BLUE</color>" in to_xml(skipmove)
-    assert to_xml(M.Join()) == f'<join gameType="{GAME_TYPE}"/>'
+    assert SEASON_2021.skip_move_class in to_xml(skipmove) and "<color>BLUE</color>" in to_xml(skipmove)
+    assert to_xml(M.Join()) == f'<join gameType="{GAME_TYPE}"/>' == '<join gameType="swc_2027_blokus"/>'
 
 
 def test_admin_and_server_messages_match_the_server_form() -> None:
@@ -167,6 +169,7 @@ def test_admin_and_server_messages_match_the_server_form() -> None:
         "gen-21.3.3-admin-prepare.xml": M.Prepare(
             pause=True,
             slots=[M.Slot(display_name="p1", can_timeout=False), M.Slot(display_name="p2", can_timeout=False)],
+            game_type=SEASON_2021.game_type,
         ),
         "gen-21.3.3-admin-prepared.xml": M.Prepared(room_id=ROOM, reservations=["RC1", "RC2"]),
         "gen-21.3.3-admin-paused-event.xml": M.Room(
@@ -178,7 +181,7 @@ def test_admin_and_server_messages_match_the_server_form() -> None:
         "gen-21.3.3-s2c-welcomeMessage-TWO.xml": M.Room(room_id=ROOM, data=M.WelcomeMessage(color=Team.TWO)),
         "gen-21.3.3-s2c-moverequest.xml": M.Room(room_id=ROOM, data=M.MoveRequest()),
         "gen-21.3.3-s2c-memento-initial-PENTO_V.xml": state_to_message(
-            GameState.new(Shape.PENTO_V), ROOM, ("One", "Two")
+            GameState.new(Shape.PENTO_V, season=SEASON_2021), ROOM, ("One", "Two")
         ),
         "gen-21.3.3-s2c-error-lobby-example.xml": M.LobbyError(
             message="Couldn't find a reservation for the provided token.",
@@ -213,13 +216,13 @@ def test_results_written_from_the_model() -> None:
     for name in ("gen-21.3.3-s2c-result-example-win.xml", "gen-21.3.3-s2c-result-example-draw.xml"):
         path = fixture_path(f"sc2021/{name}")
         message = parse_xml(path.read_bytes())
-        rebuilt = result_to_message(result_from_message(message), ROOM)
+        rebuilt = result_to_message(result_from_message(message), ROOM, season=SEASON_2021)
         assert to_xml(rebuilt, pretty=True) == path.read_text(encoding="utf-8").rstrip("\n")
 
 
 def test_strict_output() -> None:
     move = SetMove(Color.GREEN, Shape.TRIO_L, Rotation.NONE, True, 5, 9)
-    text = to_xml(move_to_message(move, "r"))
+    text = to_xml(move_to_message(move, "r", season=SEASON_2021))
     assert 'isFlipped="true"' in text and "hint" not in text
     # an input move with a debug hint is read, the hint is never written back
     hinted = parse_xml(
@@ -232,7 +235,7 @@ def test_strict_output() -> None:
     with pytest.raises(ValueError):
         to_xml(M.CloseShort())
     with pytest.raises(TypeError):
-        move_to_message("BLUE SKIP", "r")  # type: ignore[arg-type]
+        move_to_message("BLUE SKIP", "r", season=SEASON_2021)  # type: ignore[arg-type]
     assert "<color/>" not in to_xml(M.Room(room_id="r", data=M.SkipMoveData()))
 
 
@@ -241,7 +244,7 @@ def test_attribute_values_are_escaped() -> None:
     text = to_xml(M.Joined(room_id=nasty))
     assert text == '<joined roomId="a&apos;b&quot;c&lt;d&gt;e&amp;f&#xa;g"/>'
     assert parse_xml(text) == M.Joined(room_id=nasty)
-    memento = state_to_message(GameState.new(Shape.PENTO_L), nasty, (nasty, "ü∅"))
+    memento = state_to_message(GameState.new(Shape.PENTO_L, season=SEASON_2021), nasty, (nasty, "ü∅"))
     again = read_state(parse_xml(to_xml(memento).encode()))
     assert again.names == (nasty, "ü∅") and again.room_id == nasty
 
@@ -310,7 +313,7 @@ def test_move_requests_old_and_new() -> None:
 def test_join_forms() -> None:
     assert parse_xml(b"<join/>") == M.Join(game_type=None)
     assert parse_xml(b"<join />").game_type is None
-    assert parse_xml(b'<join gameType="swc_2021_blokus"/>') == M.Join()
+    assert parse_xml(b'<join gameType="swc_2021_blokus"/>') == M.Join(game_type=SEASON_2021.game_type)
     assert parse_xml(b'<joinRoom roomId="ROOM_ID" />') == M.JoinRoom(room_id="ROOM_ID")
     assert parse_xml(b'<joinPrepared reservationCode="RC"/>') == M.JoinPrepared(reservation_code="RC")
 
@@ -379,7 +382,10 @@ def test_piece_fixtures(path: Path) -> None:
     color, kind, rotation = path.stem.split("-piece-")[1].split("-")[:3]
     assert (move.color.name, move.shape.name, move.rotation.name) == (color, kind, rotation)
     assert move.flipped == ("flipped" in path.name)
-    assert M.Piece.from_xml_tree(etree.fromstring(M.to_bytes(move_to_message(move, "r").data.piece))) == piece
+    assert (
+        M.Piece.from_xml_tree(etree.fromstring(M.to_bytes(move_to_message(move, "r", season=SEASON_2021).data.piece)))
+        == piece
+    )
     assert derive_set_move(move.color, move.cells) == move
 
 
@@ -392,7 +398,7 @@ def test_skip_without_colour_is_no_move() -> None:
 
 def test_moves_round_trip() -> None:
     for move in (SetMove(Color.YELLOW, Shape.PENTO_Y, Rotation.LEFT, True, 3, 12), SkipMove(Color.GREEN)):
-        assert move_from_message(parse_xml(to_xml(move_to_message(move, "r")))) == move
+        assert move_from_message(parse_xml(to_xml(move_to_message(move, "r", season=SEASON_2021)))) == move
 
 
 # --- states ------------------------------------------------------------------------------------------
@@ -424,6 +430,7 @@ def test_all_state_dialects_give_the_same_model() -> None:
         undeployed={c: SHAPES for c in COLORS},
         valid_colors=COLORS,
         cells=[(0, 0, Color.RED), (1, 3, Color.GREEN), (8, 6, Color.YELLOW), (5, 9, Color.BLUE)],
+        season=SEASON_2021,
     )
     assert initial[0].state == expected and not initial[0].warnings
 
@@ -434,7 +441,7 @@ def test_all_state_dialects_give_the_same_model() -> None:
             "sc2021/docs-2021-welcome-and-memento-initial-21.2-format.xml",
         )
     ]
-    assert pento_v[0].state == pento_v[1].state == GameState.new(Shape.PENTO_V)
+    assert pento_v[0].state == pento_v[1].state == GameState.new(Shape.PENTO_V, season=SEASON_2021)
     assert pento_v[0].names == pento_v[1].names == ("One", "Two")
 
     ruby = [
@@ -459,7 +466,7 @@ def test_all_state_dialects_give_the_same_model() -> None:
             "sc2027/test-27.0.4-state-turn0-PENTO_I.xml",
         )
     ]
-    assert turn0[0].state == turn0[1].state == turn0[2].state == GameState.new(Shape.PENTO_I)
+    assert turn0[0].state == turn0[1].state == turn0[2].state == GameState.new(Shape.PENTO_I, season=SEASON_2021)
     assert turn0[0].names == ("Bob", "Alice")
 
     turn70 = [
@@ -538,7 +545,7 @@ def test_non_empty_board_never_reads_as_empty() -> None:
 
 def test_state_round_trip() -> None:
     turn70 = state_of("sc2021/test-21.4.0-state-complete-turn70.xml").state
-    for state in (GameState.new(Shape.PENTO_W), turn70):
+    for state in (GameState.new(Shape.PENTO_W, season=SEASON_2021), turn70):
         message = state_to_message(state, "room", ("a", "b"))
         again = read_state(parse_xml(to_xml(message)))
         assert again.state == state and again.names == ("a", "b") and again.room_id == "room"

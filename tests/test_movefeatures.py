@@ -13,7 +13,7 @@ from blokus.ai.search.tables import TABLES
 from blokus.model import placements as P
 from blokus.model.fast import FastState
 from blokus.model.pieces import Shape
-from blokus.model.season import SEASONS
+from blokus.model.season import SEASON_2021, SEASONS
 from blokus.model.state import GameState
 
 N = P.N
@@ -97,7 +97,7 @@ def reference(state: GameState, last: list[int], pid: int) -> np.ndarray:
 @pytest.mark.parametrize("seed,turns", [(1, 9), (2, 22), (3, 35), (4, 50)])
 def test_features_match_the_board(seed, turns):
     rng = random.Random(seed)
-    state = GameState.new(Shape.PENTO_W)
+    state = GameState.new(Shape.PENTO_W, season=SEASON_2021)
     last = [-1] * 4
     while state.turn < turns and not state.is_over:
         ids = state.legal_placements()

@@ -19,6 +19,7 @@ from blokus.cli.bot import EXIT_CODES, bot_lines, build_parser, parse_options
 from blokus.model.framing import parse_stream
 from blokus.model.moves import SetMove, SkipMove
 from blokus.model.pieces import Color, Rotation, Shape
+from blokus.model.season import SEASON_2021
 from blokus.model.state import GameState, move_of_placement
 from blokus.net.bot import Bot
 from tests.helpers import HOST, ScriptedServer, run_bot_against, wire_messages
@@ -28,7 +29,7 @@ from tests.helpers import HOST, ScriptedServer, run_bot_against, wire_messages
 
 def _midgame(seed: int = 3, turn: int = 20) -> GameState:
     rng = random.Random(seed)
-    state = GameState.new(Shape.PENTO_L)
+    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
     while state.turn < turn:
         ids = state.legal_placements()
         state.push_placement(int(ids[rng.randrange(len(ids))]))
@@ -101,7 +102,7 @@ async def test_decide_never_skips_while_a_placement_exists():
     state = _midgame()
     decision = await decide(Answers(SkipMove(state.color)), state, time.monotonic(), think_ms=5, hard_ms=30)
     assert decision.source == "fallback-illegal" and isinstance(decision.move, SetMove)
-    first = GameState.new(Shape.PENTO_L)
+    first = GameState.new(Shape.PENTO_L, season=SEASON_2021)
     assert check_move(first, SkipMove(Color.BLUE)) is not None  # never on a first move
 
 
@@ -142,7 +143,8 @@ async def test_bot_plays_the_recorded_stream(seed, mutate, dialect, capsys, tmp_
     code, bot = await run_bot_against(script.handle, "--save-replay", str(tmp_path))
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert script.join.tag == "join" and script.join.get("gameType") == "swc_2021_blokus"
+    # a plain bot asks for the default season's game (2027); the 2021 server's states decide: 2021 moves
+    assert script.join.tag == "join" and script.join.get("gameType") == "swc_2027_blokus"
     assert len(script.moves) == 31 and not script.illegal
     assert out.strip().splitlines()[-1] == (
         "blokus bot: ONE (alice) [us] 122 : TWO (bob) 105, winner ONE (we won), cause REGULAR; "
@@ -249,7 +251,7 @@ async def test_bot_says_when_the_port_is_no_game_server(capsys):
         (["bot", "--threads", "2", "--ai", "greedy"], "blokus bot: --threads: 'greedy' is not our search"),
         (["serve", "-p", "99999"], "blokus serve: argument -p/--port: invalid port 99999"),
         (["serve", "-h"], "blokus serve: -h is the server host and needs a name (-h localhost); --help shows the help"),
-        (["serve", "--start-piece", "PENTO_X"], "PENTO_X is never a start piece"),
+        (["serve", "--season", "2021", "--start-piece", "PENTO_X"], "PENTO_X is never a start piece in 2021"),
         (["serve", "--soft-timeout", "0"], "blokus serve: --soft-timeout"),
         (["arena", "foo", "random"], "blokus arena: unknown AI 'foo'"),
         (["frobnicate"], "blokus: unknown subcommand 'frobnicate'"),

@@ -15,7 +15,10 @@ from tests.helpers import ROOT, spawn
 
 
 @pytest.mark.slow  # a whole game end to end
-async def test_serve_and_two_bot_processes_play_a_game(tmp_path):
+@pytest.mark.parametrize("season", ["2027", "2021"])
+async def test_serve_and_two_bot_processes_play_a_game(tmp_path, season):
+    # 2027, the default, without a flag; 2021 with --season 2021 for the server and the bots
+    flag = ["--season", season] if season != "2027" else []
     server = await spawn(
         sys.executable,
         "-m",
@@ -29,13 +32,14 @@ async def test_serve_and_two_bot_processes_play_a_game(tmp_path):
         "PENTO_V",
         "--save-replay",
         str(tmp_path),
+        *flag,
     )
     try:
         banner = (await asyncio.wait_for(server.stdout.readline(), 30)).decode()
         match = re.search(r"listening on 127\.0\.0\.1:(\d+)", banner)
         assert match, banner
         port = match.group(1)
-        bot_args = ["-p", port, "--ai", "random", "--move-time", "50", "-v"]
+        bot_args = ["-p", port, "--ai", "random", "--move-time", "50", "-v", *flag]
         one = await spawn(sys.executable, "-m", "blokus", "bot", *bot_args, "--log", str(tmp_path / "one.log"))
         # the second player through the contest entry point
         two = await spawn("sh", str(ROOT / "start.sh"), "--host", "127.0.0.1", *bot_args)
@@ -49,14 +53,15 @@ async def test_serve_and_two_bot_processes_play_a_game(tmp_path):
             return re.sub(r" \[us\]| \(we (won|lost)\)|; moves: .*", "", line)  # each counts its own moves
 
         assert neutral(line1) == neutral(line2)
-        # "Unknown" is 21.3.3's name of a slot nobody named: not shown
+        # "Unknown" is 21.3.3's name of a slot nobody named (2027's is blank): not shown
         assert sorted(["ONE [us]" in line1, "ONE [us]" in line2]) == [False, True] and "Unknown" not in line1
         assert line1.startswith("blokus bot: ONE ") and "cause REGULAR" in line1
         assert "(fallback-" not in err1.decode() + err2.decode()
         game_line = (await asyncio.wait_for(server.stdout.readline(), 30)).decode()
         assert game_line.startswith("game ") and "PENTO_V" in game_line and "REGULAR" in game_line
         log_text = (tmp_path / "one.log").read_text()
-        assert '<join gameType="swc_2021_blokus"/>' in log_text and "sc.plugin2021.SetMove" in log_text
+        assert f'<join gameType="swc_{season}_blokus"/>' in log_text and f"sc.plugin{season}.SetMove" in log_text
+        assert banner.split("(", 1)[1].startswith(f"swc_{season}_blokus")
     finally:
         if server.returncode is None:
             server.send_signal(signal.SIGTERM)

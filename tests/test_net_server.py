@@ -221,7 +221,10 @@ async def test_admin_prepare_observe_pause_step_and_reservations():
         assert err.message == "Couldn't find a reservation for the provided token."
         assert err.original_request.reservation_code == "wrong"
 
-        c1, c2 = Connection("127.0.0.1", server.port), Connection("127.0.0.1", server.port)
+        c1, c2 = (
+            Connection("127.0.0.1", server.port, season=SEASON_2021),
+            Connection("127.0.0.1", server.port, season=SEASON_2021),
+        )
         await c1.open()
         await c2.open()
         p1 = asyncio.create_task(play_client(server.port, reservation=prepared.reservations[0], connection=c1))
@@ -265,7 +268,10 @@ async def test_join_room_by_id_and_error_event_for_lobby():
         await admin.write('<protocol><authenticate password="pw"/>')
         # joinRoom takes only seats without a reservation (issue 39)
         await admin.send(
-            M.Prepare(slots=[M.Slot(display_name="a", reserved=False), M.Slot(display_name="b", reserved=False)])
+            M.Prepare(
+                slots=[M.Slot(display_name="a", reserved=False), M.Slot(display_name="b", reserved=False)],
+                game_type=SEASON_2021.game_type,
+            )
         )
         prepared = await admin.read_until(lambda m: isinstance(m, M.Prepared))
         logs = await asyncio.wait_for(
@@ -276,7 +282,7 @@ async def test_join_room_by_id_and_error_event_for_lobby():
         )
         assert all(log.result is not None for log in logs)
 
-        conn = Connection("127.0.0.1", server.port)
+        conn = Connection("127.0.0.1", server.port, season=SEASON_2021)
         await conn.open()
         await conn.join(reservation="nope")
         event = None
@@ -289,7 +295,7 @@ async def test_join_room_by_id_and_error_event_for_lobby():
 
 async def test_connection_refuses_to_send_unrequested_or_illegal_moves():
     async with running_server(start_piece=Shape.PENTO_V) as server:
-        conn = Connection("127.0.0.1", server.port)
+        conn = Connection("127.0.0.1", server.port, season=SEASON_2021)
         await conn.open()
         await conn.join()
         move = SetMove(Color.BLUE, Shape.PENTO_V, Rotation.NONE, False, 0, 0)
@@ -326,7 +332,7 @@ def test_serve_command_line():
 
 async def test_closing_the_connection_yourself_is_no_error():
     async with running_server() as server:
-        conn = Connection("127.0.0.1", server.port)
+        conn = Connection("127.0.0.1", server.port, season=SEASON_2021)
         await conn.open()
         await conn.join()
         await conn.close()

@@ -151,7 +151,7 @@ async def test_one_slot_per_connection():
 
         admin = await RawClient().connect(server.port)
         await admin.write('<protocol><authenticate password="pw"/>')
-        await admin.send(M.Prepare(slots=[M.Slot(), M.Slot()]))
+        await admin.send(M.Prepare(slots=[M.Slot(), M.Slot()], game_type=SEASON_2021.game_type))
         prepared = await admin.read_until(lambda m: isinstance(m, M.Prepared))
         both = await RawClient().connect(server.port)
         codes = prepared.reservations
@@ -165,7 +165,7 @@ async def test_one_slot_per_connection():
 
 async def test_players_are_disconnected_after_left():
     async with running_server() as server:
-        conns = [Connection("127.0.0.1", server.port, close_on_left=False) for _ in range(2)]
+        conns = [Connection("127.0.0.1", server.port, close_on_left=False, season=SEASON_2021) for _ in range(2)]
         for conn in conns:
             await conn.open()
         logs = await asyncio.wait_for(
@@ -352,7 +352,11 @@ async def test_join_room_never_takes_a_reserved_seat_and_the_code_holders_get_th
     async with running_server(password="pw") as server:
         admin = await RawClient().connect(server.port)
         await admin.write('<protocol><authenticate password="pw"/>')
-        await admin.send(M.Prepare(pause=False, slots=[M.Slot(display_name="a"), M.Slot(display_name="b")]))
+        await admin.send(
+            M.Prepare(
+                pause=False, slots=[M.Slot(display_name="a"), M.Slot(display_name="b")], game_type=SEASON_2021.game_type
+            )
+        )
         prepared = await admin.read_until(lambda m: isinstance(m, M.Prepared))
         assert len(prepared.reservations) == 2
         outsider = await RawClient().connect(server.port)
@@ -429,6 +433,8 @@ async def test_ctrl_c_stops_the_server_without_a_traceback():
         "-m",
         "blokus",
         "serve",
+        "--season",
+        "2021",  # play_client's season
         "-p",
         "0",
         "--encode-workers",

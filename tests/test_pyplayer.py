@@ -22,6 +22,7 @@ from blokus.ai.players.team_process import TeamPlayer, check_team_player
 from blokus.cli.bot import EXIT_CODES, bot_lines, parse_options
 from blokus.model.pieces import Shape
 from blokus.model.result import regular_result
+from blokus.model.season import SEASON_2021
 from blokus.model.state import GameState
 from blokus.net.bot import Bot
 from tests.helpers import (
@@ -86,7 +87,7 @@ def test_loading_finds_the_class_and_its_helpers(tmp_path: Path) -> None:
     assert load_player_class(parse_player(f"py:{path}")).__name__ == "Logic"
     assert load_player_class(parse_player(f"py:{path}:Base")).__name__ == "Base"
     player = load_player_class(parse_player(f"py:{path}"))()
-    move = player.answer(api.GameState(GameState.new(Shape.PENTO_L)))
+    move = player.answer(api.GameState(GameState.new(Shape.PENTO_L, season=SEASON_2021)))
     assert move.shape is Shape.PENTO_L
 
 
@@ -223,7 +224,7 @@ async def test_every_answer_of_the_team_player_is_judged_in_its_own_process(tmp_
         # 3 GiB: a MemoryError in the team's code (its process's memory limit), not a machine out of memory
         alloc = await _ask(player, tmp_path, "alloc")
         assert alloc.source == "fallback-error" and alloc.detail.startswith("MemoryError at turn 20")
-        player.game_over(regular_result((50, 40), ("a", "b")))
+        player.game_over(regular_result((50, 40), ("a", "b"), season=SEASON_2021))
         await player.finish(10)
         assert any("on_game_over raised KeyError" in line for line in said)
     finally:

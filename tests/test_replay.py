@@ -27,7 +27,7 @@ from blokus.model.replay import (
     replay_file_name,
     write_replay,
 )
-from blokus.model.season import SEASON_2027
+from blokus.model.season import SEASON_2021, SEASON_2027
 from blokus.model.state import GameState
 from tests.helpers import fixture_path
 
@@ -203,37 +203,41 @@ def test_replay_writer(game1: Replay, tmp_path: Path) -> None:
 def test_file_names() -> None:
     when = datetime(2021, 3, 4, 5, 6, 7)
     assert (
-        replay_file_name("alice", "bob smith", when) == "replay_swc_2021_blokus_2021-03-04_05-06-07_alice_bob_smith.xml"
+        replay_file_name("alice", "bob smith", when, season=SEASON_2021)
+        == "replay_swc_2021_blokus_2021-03-04_05-06-07_alice_bob_smith.xml"
     )
-    assert replay_file_name("a/b", "c", when, gz=True).endswith("_a_b_c.xml.gz")
-    assert re.fullmatch(r"replay_swc_2021_blokus_\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d_x_y\.xml", replay_file_name("x", "y"))
+    assert replay_file_name("a/b", "c", when, gz=True, season=SEASON_2021).endswith("_a_b_c.xml.gz")
+    assert re.fullmatch(
+        r"replay_swc_2021_blokus_\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d_x_y\.xml",
+        replay_file_name("x", "y", season=SEASON_2021),
+    )
     # no brackets or spaces; runs of them become one "_"; the season's game type; a number for arena games
     assert (
         replay_file_name("AI mcts (level 3)", "Jürgen  [team]", when, season=SEASON_2027, number=7)
         == "replay_swc_2027_blokus_2021-03-04_05-06-07_AI_mcts_level_3_Jürgen_team_007.xml"
     )
     # a missing name, or the server's placeholder, is the team; a known name is kept
-    assert replay_file_name("", "Unknown", when).endswith("_ONE_TWO.xml")
-    assert replay_file_name("Unknown", "bob", when).endswith("_ONE_bob.xml")
-    assert len(replay_file_name("x" * 5000, "../../etc", when)) < 120
-    assert "/" not in replay_file_name("x", "../../etc", when)
+    assert replay_file_name("", "Unknown", when, season=SEASON_2021).endswith("_ONE_TWO.xml")
+    assert replay_file_name("Unknown", "bob", when, season=SEASON_2021).endswith("_ONE_bob.xml")
+    assert len(replay_file_name("x" * 5000, "../../etc", when, season=SEASON_2021)) < 120
+    assert "/" not in replay_file_name("x", "../../etc", when, season=SEASON_2021)
 
 
 def test_new_replay_path_never_overwrites(tmp_path) -> None:
     when = datetime(2021, 3, 4, 5, 6, 7)
-    first = new_replay_path(tmp_path, ("a", "b"), when=when)
+    first = new_replay_path(tmp_path, ("a", "b"), when=when, season=SEASON_2021)
     first.write_text("")
-    second = new_replay_path(tmp_path, ("a", "b"), when=when)
+    second = new_replay_path(tmp_path, ("a", "b"), when=when, season=SEASON_2021)
     assert first.name == "replay_swc_2021_blokus_2021-03-04_05-06-07_a_b.xml"
     assert second.name == "replay_swc_2021_blokus_2021-03-04_05-06-07_a_b_2.xml"
-    assert new_replay_path(tmp_path, ("a", "b"), when=when, gz=True).name.endswith("_a_b.xml.gz")
+    assert new_replay_path(tmp_path, ("a", "b"), when=when, gz=True, season=SEASON_2021).name.endswith("_a_b.xml.gz")
 
 
 # --- reconstruction from boards ------------------------------------------------------------------------
 
 
 def test_set_move_is_derived_when_last_move_disagrees() -> None:
-    before = GameState.new(Shape.PENTO_L)
+    before = GameState.new(Shape.PENTO_L, season=SEASON_2021)
     move = SetMove(Color.BLUE, Shape.PENTO_L, Rotation.NONE, True, 0, 16)
     after = before.copy()
     after.play(move)
@@ -256,9 +260,16 @@ def test_skip_is_derived_when_the_board_is_unchanged(game1: Replay) -> None:
 
 def test_round_limit_emptying_of_old_servers() -> None:
     before = GameState.from_parts(
-        start_piece=Shape.PENTO_L, turn=99, cells=[], undeployed={}, valid_colors=[Color.GREEN, Color.BLUE]
+        start_piece=Shape.PENTO_L,
+        turn=99,
+        cells=[],
+        undeployed={},
+        valid_colors=[Color.GREEN, Color.BLUE],
+        season=SEASON_2021,
     )
-    after = GameState.from_parts(start_piece=Shape.PENTO_L, turn=100, cells=[], undeployed={}, valid_colors=[])
+    after = GameState.from_parts(
+        start_piece=Shape.PENTO_L, turn=100, cells=[], undeployed={}, valid_colors=[], season=SEASON_2021
+    )
     events, _ = events_between(before, after)
     assert events[0] == MoveEvent(99, SkipMove(Color.GREEN), derived=True)
     assert set(events[1:]) == {ColorRemoved(100, Color.BLUE), ColorRemoved(100, Color.GREEN)}

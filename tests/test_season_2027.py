@@ -215,7 +215,8 @@ def test_client_moves_are_written_as_2027():
     assert canonical(
         M.to_xml(move_to_message(SkipMove(Color.BLUE), parse_xml(skip_raw).room_id, SEASON_2027))
     ) == canonical(skip_raw)
-    assert "sc.plugin2021.SetMove" in M.to_xml(move_to_message(move, "r"))  # the default stays 2021
+    assert "sc.plugin2021.SetMove" in M.to_xml(move_to_message(move, "r", season=SEASON_2021))
+    assert "sc.plugin2027.SetMove" in M.to_xml(move_to_message(move, "r"))  # the default season is 2027
 
 
 @pytest.mark.parametrize(

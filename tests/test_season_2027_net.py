@@ -22,6 +22,7 @@ from blokus.model.pieces import Color, Rotation, Shape, Team
 from blokus.model.replay import load_replay
 from blokus.model.result import Cause
 from blokus.model.season import SEASON_2021, SEASON_2027
+from blokus.net import connection as connection_module
 from blokus.net.bot import Bot, BotEnd
 from blokus.net.connection import Closed, Connection, GameOver, MoveRequested, Prepared, StateChanged
 from blokus.net.rooms import Room, RoomSeat, Timeouts
@@ -101,7 +102,8 @@ async def test_a_2021_class_on_a_2027_server_is_dropped_and_loses():
         await first.open()
         good = asyncio.create_task(play_client(server.port, seed=1, connection=first))
         await wait_until(lambda: server.lobby.rooms)
-        conn = Connection(HOST, server.port)  # asks for 2021 and gets the open room (its type is not checked)
+        # asks for 2021 and gets the open room (its type is not checked)
+        conn = Connection(HOST, server.port, season=SEASON_2021)
         await conn.open()
         await conn.join()
         events = []
@@ -163,7 +165,7 @@ async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_pa
         match = re.search(r"listening on 127\.0\.0\.1:(\d+) \(swc_2027_blokus", banner)
         assert match, banner
         port = match.group(1)
-        admin = Connection(HOST, int(port))
+        admin = Connection(HOST, int(port), season=SEASON_2021)
         await admin.open()
         await admin.send_message(M.Authenticate(password="pw"))
         await admin.send_message(
@@ -246,7 +248,7 @@ async def test_connection_learns_the_season_before_the_first_request():
         await first.open()
         one = asyncio.create_task(play_client(server.port, seed=1, connection=first))
         await wait_until(lambda: server.lobby.rooms)
-        # the second asks for nothing (2021 by default), joins the open room, learns 2027 from the stream
+        # the second asks for 2021 (play_client's season), joins the open room, learns 2027 from the stream
         logs = await asyncio.wait_for(asyncio.gather(one, play_client(server.port, seed=2)), 60)
         for log in logs:
             states = [e.state for e in log.of(StateChanged)]
@@ -264,7 +266,7 @@ async def test_connection_learns_the_season_before_the_first_request():
 
 async def test_a_2027_server_drops_a_2021_join_that_would_open_a_room():
     async with running_server(season=SEASON_2027) as server:
-        conn = Connection(HOST, server.port)  # no season asked for: joins swc_2021_blokus
+        conn = Connection(HOST, server.port, season=SEASON_2021)  # joins swc_2021_blokus
         await conn.open()
         await conn.join()
         events = []
@@ -299,9 +301,14 @@ def test_serve_options_of_2027():
     assert (config.timeouts.soft, config.timeouts.hard) == (2.0, 10.0)
 
 
-async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(caplog):
-    """A 27.x server drops a 2021 join that would open a room; a bot that was not told the season then
-    joins again with the 2027 game type, and the second bot joins the room the first one opened."""
+@pytest.mark.parametrize("default", [SEASON_2027, SEASON_2021])
+async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(caplog, monkeypatch, default):
+    """A plain join asks for the default season's game type: 2027's joins a 27.x server at once. A 27.x server
+    drops a 2021 join that would open a room (the default of old, and what another season's server could do);
+    a bot that was not told the season then joins again with the 2027 game type, and the second bot joins the
+    room the first one opened."""
+    monkeypatch.setattr(connection_module, "DEFAULT_SEASON", default)  # what a Connection without a season asks
+    retried = default is not SEASON_2027
     async with running_server(season=SEASON_2027, start_piece=Shape.PENTO_X) as server:
         bots = [
             Bot(
@@ -329,9 +336,10 @@ async def test_plain_bots_without_a_season_find_their_game_on_a_2027_server(capl
         await wait_until(lambda: server.lobby.rooms)
         codes = await asyncio.wait_for(asyncio.gather(first, bots[1].run()), 60)
     assert codes == [BotEnd.PLAYED, BotEnd.PLAYED], caplog.text
-    # the first bot was dropped once and asked again for 2027; the second joined the open room at once
-    assert caplog.text.count("trying season 2027") == 1
-    assert bots[0].conn.requested_season is SEASON_2027 and bots[1].conn.requested_season is None
+    # a 2021 join: the first bot was dropped once and asked again for 2027; the second joined the open room at once
+    assert caplog.text.count("trying season 2027") == int(retried)
+    assert bots[0].conn.requested_season is (SEASON_2027 if retried else None)
+    assert bots[1].conn.requested_season is None
     for bot in bots:
         assert bot.conn.season is SEASON_2027 and bot.result is not None and bot.result.regular
         assert bot.moves > 0 and all(s.season is SEASON_2027 for s in bot.record.states)

@@ -41,7 +41,10 @@ async def test_local_2027_game_with_x_start_and_border_rule():
 
 @pytest.mark.parametrize(
     "argv,message",
-    [(["--season", "2026"], "unknown season"), (["--start-piece", "PENTO_X"], "never a start piece in 2021")],
+    [
+        (["--season", "2026"], "unknown season"),
+        (["--season", "2021", "--start-piece", "PENTO_X"], "never a start piece in 2021"),
+    ],
 )
 def test_bad_season_options_are_one_line(argv, message, capsys):
     assert exit_code(play_main, argv) == 2

@@ -136,7 +136,9 @@ def test_end_texts_and_the_summary_are_english():
         "(move YELLOW MONO @ (10,10))"
     )
     assert "Reason: NO_SHARED_CORNER: the piece must touch" in "\n".join(texts.lines)
-    left = irregular_result(Team.ONE, Cause.LEFT, "Der Spieler hat das Spiel verlassen", (1, 2), ("a", "b"))
+    left = irregular_result(
+        Team.ONE, Cause.LEFT, "Der Spieler hat das Spiel verlassen", (1, 2), ("a", "b"), season=SEASON_2021
+    )
     assert end_texts(left).summary.endswith("cause LEFT by ONE: the player left the game")
     odd = irregular_result(Team.TWO, Cause.LEFT, "rad hat gewonnän", (1, 2), ("a", "b"), SEASON_2027)
     assert "Reason: server says: rad hat gewonnän" in end_texts(odd).lines

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from blokus.model.pieces import Shape, Team
 from blokus.model.result import Cause, irregular_result
+from blokus.model.season import SEASON_2021
 from blokus.model.state import GameState
 from blokus.model.text import printable
 
@@ -43,8 +44,10 @@ def test_no_terminal_escapes_in_the_errors_of_moves_analyse_and_replay(tmp_path,
 def test_result_texts_shown_in_the_tui_are_printable():
     from blokus.tui.replays import result_texts
 
-    state = GameState.new(Shape.PENTO_L)
-    result = irregular_result(Team.ONE, Cause.LEFT, "gone \x1b[5m\x07", (0, 0), ("\x1b[31mevil", "b"))
+    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    result = irregular_result(
+        Team.ONE, Cause.LEFT, "gone \x1b[5m\x07", (0, 0), ("\x1b[31mevil", "b"), season=SEASON_2021
+    )
     title, lines = result_texts(result, state, {Team.ONE: "\x1b[31mevil", Team.TWO: "b"})
     assert not any("\x1b" in t or "\x07" in t for t in (title, *lines))
     assert any("\\x1b[5m\\x07" in line for line in lines)

@@ -69,7 +69,7 @@ def simulated(elos: dict[str, float], per_pairing: int, seed: int) -> list[tuple
 
 
 def test_the_schedule_plays_each_opening_from_both_seats_in_every_pairing():
-    base = make_specs(4, seed=3, move_time=0.1)
+    base = make_specs(4, seed=3, move_time=0.1, season="2021")
     games = schedule(pairings(["a", "b", "c"]), base)
     assert len(games) == 12 and len({g.spec.index for g in games}) == 12
     assert len({g.key for g in games}) == 12

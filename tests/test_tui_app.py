@@ -342,7 +342,7 @@ def test_replay_bad_input_exit_2(tmp_path, capsys):
     "argv",
     [
         ["--start-piece", "FOO"],
-        ["--start-piece", "PENTO_X"],
+        ["--season", "2021", "--start-piece", "PENTO_X"],
         ["--opponent", "nobody"],
         ["--ai", "nobody"],
         ["--move-time", "-1"],
@@ -358,8 +358,8 @@ def test_play_bad_options_exit_2(argv, capsys):
 
 
 def test_pento_x_is_never_a_start_piece(capsys):
-    assert exit_code(play_main, ["--start-piece", "pento_x"]) == 2
-    assert "PENTO_X is never a start piece" in capsys.readouterr().err
+    assert exit_code(play_main, ["--season", "2021", "--start-piece", "pento_x"]) == 2
+    assert "PENTO_X is never a start piece in 2021" in capsys.readouterr().err
 
 
 def test_play_help_mentions_host(capsys):
@@ -374,7 +374,9 @@ async def test_cli_builds_a_local_game():
     from blokus.cli.play import play_options
     from blokus.tui.launch import build_local_app
 
-    args = play_options(["--seed", "3", "--opponent", "random", "--team", "TWO", "--move-time", "50"])
+    args = play_options(
+        ["--season", "2021", "--seed", "3", "--opponent", "random", "--team", "TWO", "--move-time", "50"]
+    )
     app = build_local_app(args)
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
@@ -561,7 +563,9 @@ async def test_cli_watch_mode_ai_against_ai():
     from blokus.cli.play import play_options
     from blokus.tui.launch import build_local_app
 
-    args = play_options(["--watch", "--seed", "5", "--opponent", "random", "--ai", "random", "--move-time", "50ms"])
+    args = play_options(
+        ["--season", "2021", "--watch", "--seed", "5", "--opponent", "random", "--ai", "random", "--move-time", "50ms"]
+    )
     app = build_local_app(args)
     async with app.run_test(size=SIZE) as pilot:
         s = screen_of(app).session
@@ -615,7 +619,7 @@ def test_level_option_picks_the_opponent_strength(capsys):
     from blokus.cli.play import play_options, play_parser
     from blokus.tui.launch import build_local_app
 
-    app = build_local_app(play_options(["--seed", "3", "--level", "2", "--team", "TWO"]))
+    app = build_local_app(play_options(["--season", "2021", "--seed", "3", "--level", "2", "--team", "TWO"]))
     screen = app._make_screen()
     assert screen.session.names[Team.ONE] == "AI level2"
     assert screen.ai.players[Team.ONE].name == "level2"

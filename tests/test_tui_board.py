@@ -119,7 +119,7 @@ def test_the_words_of_the_ghost():
     assert ghost_word(GhostStatus.LEGAL, None) == "legal"
     assert ghost_word(GhostStatus.NO_CONTACT, MoveMistake.NO_SHARED_CORNER) == "no corner contact"
     assert ghost_word(GhostStatus.BLOCKED, MoveMistake.OBSTRUCTED) == "not placeable"
-    s = GameSession.new_local(Shape.MONO)
+    s = GameSession.new_local(Shape.MONO, season=SEASON_2021)
     play = s.state.legal_moves()[0]
     s.ghost = Ghost(Shape.MONO, Rotation.RIGHT, True, play.x, play.y)  # turned and flipped: the same cells
     (line,) = activity_lines(s, StatusContext(DARK, 34))

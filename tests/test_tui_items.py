@@ -15,6 +15,7 @@ from blokus.cli.play import main as play_main
 from blokus.cli.replay import main as replay_main
 from blokus.model.moves import MoveMistake, SetMove
 from blokus.model.pieces import Color, Shape
+from blokus.model.season import SEASON_2021
 from blokus.model.state import GameState
 from blokus.tui.app import BlokusApp
 from blokus.tui.board import Board, Scale
@@ -150,7 +151,7 @@ async def test_new_game_after_the_end():
 
 
 def test_refusals_name_the_cells():
-    state = GameState.new(Shape.PENTO_L)
+    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
     state.play(SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0))
     play_openings_state = state  # YELLOW to move: cover BLUE's cells
     mistake = play_openings_state.validate(SetMove(Color.YELLOW, Shape.PENTO_L, x=0, y=0))

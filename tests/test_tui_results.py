@@ -7,6 +7,7 @@ import pytest
 from blokus.model.convert import parse_xml, result_from_message
 from blokus.model.moves import SetMove
 from blokus.model.pieces import Color, Shape, Team
+from blokus.model.season import SEASON_2021
 from blokus.model.state import GameState
 from blokus.tui.replays import result_texts
 from tests.helpers import fixture_path
@@ -15,7 +16,7 @@ NAMES = {Team.ONE: "alice", Team.TWO: "bob"}
 
 
 def _state_after(plies: int) -> GameState:
-    st = GameState.new(Shape.PENTO_L)
+    st = GameState.new(Shape.PENTO_L, season=SEASON_2021)
     for _ in range(plies):
         st.play(st.legal_moves()[0])
     return st
@@ -58,7 +59,7 @@ def test_result_texts(name, title, expected):
 
 
 def test_result_text_without_result_message():
-    st = GameState.new(Shape.PENTO_L)
+    st = GameState.new(Shape.PENTO_L, season=SEASON_2021)
     st.play(SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0))
     title, lines = result_texts(None, st, NAMES)
     assert title == "Game not finished"
@@ -69,7 +70,7 @@ def test_a_session_tells_its_end_from_one_result():
     from blokus.model.result import Cause, end_texts, irregular_result
     from blokus.tui.session import Aborted, GameSession
 
-    s = GameSession.new_local(Shape.PENTO_L, human=None, seed=1)
+    s = GameSession.new_local(Shape.PENTO_L, human=None, seed=1, season=SEASON_2021)
     assert s.end_texts() is None and s.final_result() is None  # the game runs
     while not s.state.is_over:
         moves = s.state.legal_moves()
@@ -82,7 +83,9 @@ def test_a_session_tells_its_end_from_one_result():
     winner = "draw" if result.winner is None else f"{result.winner.name} wins"
     assert texts.short == f"Game over — {winner} {one} : {two}" and texts.summary.endswith("cause REGULAR")
     # a server's result is the session's end, whatever the board says
-    s.end = irregular_result(Team.TWO, Cause.LEFT, "Der Spieler hat das Spiel verlassen", (one, two), ("a", "b"))
+    s.end = irregular_result(
+        Team.TWO, Cause.LEFT, "Der Spieler hat das Spiel verlassen", (one, two), ("a", "b"), season=SEASON_2021
+    )
     assert s.final_result() is s.end and (
         "Irregular end: team TWO (AI) left the game (disconnected)." in s.end_texts().lines
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from blokus.model.moves import MoveMistake, SetMove, SkipMove
 from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.model.season import SEASON_2021
 from blokus.model.state import GameState
 from blokus.tui.session import GameSession, Ghost, GhostStatus, SeatKind, Timeline, classify, move_between
 from tests.tui_helpers import play_openings
@@ -48,7 +49,7 @@ def test_flip_mirrors_and_ghost_stays_on_board():
 
 
 def test_classify_three_states():
-    st = GameState.new(Shape.PENTO_L)
+    st = GameState.new(Shape.PENTO_L, season=SEASON_2021)
     assert classify(st, SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0))[0] is GhostStatus.LEGAL
     status, mistake = classify(st, SetMove(Color.BLUE, Shape.PENTO_L, x=8, y=8))
     assert status is GhostStatus.NO_CONTACT and mistake is MoveMistake.NOT_IN_CORNER
@@ -58,7 +59,7 @@ def test_classify_three_states():
 
 
 def test_new_game_preselects_only_the_start_piece():
-    s = GameSession.new_local(Shape.PENTO_V)
+    s = GameSession.new_local(Shape.PENTO_V, season=SEASON_2021)
     assert s.seats == {Team.ONE: SeatKind.HUMAN, Team.TWO: SeatKind.AI}
     assert s.is_human_turn() and s.ghost is not None and s.ghost.shape is Shape.PENTO_V
     assert not s.placing.select(Shape.MONO)  # not the start piece
@@ -73,7 +74,7 @@ def test_new_game_preselects_only_the_start_piece():
 
 
 def test_place_illegal_gives_reason_and_legal_plays():
-    s = GameSession.new_local(Shape.PENTO_L)
+    s = GameSession.new_local(Shape.PENTO_L, season=SEASON_2021)
     s.ghost.x, s.ghost.y = 8, 8
     assert s.placing.place() is None
     assert s.feedback.error and MoveMistake.NOT_IN_CORNER.english in s.feedback.text
@@ -85,7 +86,7 @@ def test_place_illegal_gives_reason_and_legal_plays():
 
 
 def test_pass_only_when_allowed_and_undo_back_to_human_turn():
-    s = GameSession.new_local(Shape.PENTO_L)
+    s = GameSession.new_local(Shape.PENTO_L, season=SEASON_2021)
     assert not s.can_pass()
     assert s.pass_turn() is None and MoveMistake.SKIP_FIRST_TURN.english in s.feedback.text
     play_openings(s, 4)
@@ -100,7 +101,7 @@ def test_pass_only_when_allowed_and_undo_back_to_human_turn():
 
 
 def test_undo_skips_ai_moves():
-    s = GameSession.new_local(Shape.PENTO_L)
+    s = GameSession.new_local(Shape.PENTO_L, season=SEASON_2021)
     play_openings(s, 6)  # BLUE, YELLOW, RED, GREEN, BLUE, YELLOW -> RED (human) to move
     assert s.state.color is Color.RED
     assert s.undo()
@@ -111,7 +112,7 @@ def test_undo_skips_ai_moves():
 
 
 def test_autopilot_hands_the_turn_to_the_ai():
-    s = GameSession.new_local(Shape.PENTO_L)
+    s = GameSession.new_local(Shape.PENTO_L, season=SEASON_2021)
     assert s.is_human_turn()
     s.toggle_autopilot()
     assert not s.is_human_turn() and s.wants_ai() and s.ghost is None
@@ -120,7 +121,7 @@ def test_autopilot_hands_the_turn_to_the_ai():
 
 
 def test_log_entries_moves_skips_and_removals():
-    a = GameState.new(Shape.PENTO_L)
+    a = GameState.new(Shape.PENTO_L, season=SEASON_2021)
     b = a.copy()
     b.play(SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0))
     tl = Timeline.from_states([a, b])
@@ -135,11 +136,11 @@ def test_log_entries_moves_skips_and_removals():
 
 
 def test_hotseat_and_watch_seats():
-    assert GameSession.new_local(Shape.PENTO_L, hotseat=True).seats == {
+    assert GameSession.new_local(Shape.PENTO_L, hotseat=True, season=SEASON_2021).seats == {
         Team.ONE: SeatKind.HUMAN,
         Team.TWO: SeatKind.HUMAN,
     }
-    w = GameSession.new_local(Shape.PENTO_L, human=None)
+    w = GameSession.new_local(Shape.PENTO_L, human=None, season=SEASON_2021)
     assert w.seats == {Team.ONE: SeatKind.AI, Team.TWO: SeatKind.AI} and w.wants_ai() and not w.is_human_turn()
 
 

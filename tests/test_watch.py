@@ -15,7 +15,7 @@ from blokus.cli.watch import watch_options, watch_text
 from blokus.model.exits import EXIT_OK
 from blokus.model.pieces import Team
 from blokus.model.replay import load_replay
-from blokus.model.season import season_named
+from blokus.model.season import SEASON_2021, season_named
 from blokus.net.watch import Watcher, WatchFailed
 from blokus.tui.app import BlokusApp
 from blokus.tui.replay_screen import ReplayScreen
@@ -94,7 +94,7 @@ async def test_prepare_prints_the_codes_and_watches_two_bots_play(tmp_path, seas
 @pytest.mark.slow  # a whole game end to end
 async def test_observe_a_running_room_with_analysis():
     async with running_server(password=PASSWORD, seed=12) as server:
-        watcher = Watcher(HOST, server.port, PASSWORD, prepare=("p1", "p2"))
+        watcher = Watcher(HOST, server.port, PASSWORD, prepare=("p1", "p2"), game_type=SEASON_2021.game_type)
         await watcher.start()
         codes = watcher.reservations
         await watcher.close()
@@ -175,7 +175,7 @@ async def test_live_viewer_follows_the_game_steps_back_and_shows_the_result(tmp_
 
     monkeypatch.chdir(tmp_path)  # ctrl+s saves under ./replays
     async with running_server(password=PASSWORD, seed=13) as server:
-        watcher = Watcher(HOST, server.port, PASSWORD, prepare=("alice", "bob"))
+        watcher = Watcher(HOST, server.port, PASSWORD, prepare=("alice", "bob"), game_type=SEASON_2021.game_type)
         await watcher.start()
         bots = [asyncio.create_task(run_bot(server.port, code, "random")) for code in watcher.reservations]
         async for _ in watcher.events():
@@ -210,7 +210,7 @@ def test_a_server_sending_endless_states_cannot_grow_the_record():
     from blokus.net.connection import StateChanged
 
     watcher = Watcher(HOST, 1, PASSWORD, room="r")
-    state = GameState.new()
+    state = GameState.new(season=SEASON_2021)
     for turn in range(watch.MAX_STATES + 50):
         state = state.copy()
         state.turn = turn  # distinct states (a misbehaving server)

@@ -12,7 +12,7 @@ import pytest
 from blokus.ai.interface import Player
 from blokus.model.moves import Move, SkipMove
 from blokus.model.pieces import Shape, Team
-from blokus.model.season import DEFAULT_SEASON
+from blokus.model.season import DEFAULT_SEASON, SEASON_2021
 from blokus.model.state import GameState
 from blokus.net.connection import Closed, Connection, GameOver, MoveRequested
 from blokus.tui.ai_runner import AISeats
@@ -120,7 +120,7 @@ def game_app(
     the end) starts the same opening again."""
 
     def make() -> GameScreen:
-        session = GameSession.new_local(start_piece, human=human, hotseat=hotseat)
+        session = GameSession.new_local(start_piece, human=human, hotseat=hotseat, season=SEASON_2021)
         if plies:
             play_openings(session, plies)
             session.begin_turn()
@@ -159,7 +159,7 @@ class ScriptedConnection:
 
         self.M = M
         self.on_traffic = on_traffic or (lambda d, x: None)
-        self.state = GameState.new(start_piece)
+        self.state = GameState.new(start_piece, season=SEASON_2021)
         self.queue: asyncio.Queue = asyncio.Queue()
         self.closed = False
 
@@ -196,7 +196,7 @@ class ScriptedConnection:
         from blokus.model.convert import move_to_message, state_to_message
         from blokus.net.connection import MoveRequested, StateChanged
 
-        self._out(move_to_message(move, self.ROOM))
+        self._out(move_to_message(move, self.ROOM, season=SEASON_2021))
         self.state.play(move)
         while True:
             self._in(state_to_message(self.state, self.ROOM, ("alice", "bob")))
@@ -299,7 +299,7 @@ async def opponent(
 ) -> None:
     """A client that joins any game and plays the first legal move (or leaves after some moves; or waits
     for ``hold`` before its move number ``hold_at``)."""
-    conn = Connection("127.0.0.1", port)
+    conn = Connection("127.0.0.1", port, season=SEASON_2021)
     await conn.open()
     await conn.join()
     moves = 0

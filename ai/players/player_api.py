@@ -148,8 +148,8 @@ class GameState:
     def new(
         cls, season: int | str = DEFAULT_SEASON.name, start_piece: Shape | str | None = None, seed: int | None = None
     ) -> GameState:
-        """A new game of ``season`` (2021 or 2027). Without ``start_piece`` it is drawn from the season's
-        pool as the server does (reproducibly with ``seed``)."""
+        """A new game of ``season`` (2027, the current contest season, unless 2021 is asked for). Without
+        ``start_piece`` it is drawn from the season's pool as the server does (reproducibly with ``seed``)."""
         profile = season_named(season)
         shape = Shape.parse(start_piece) if isinstance(start_piece, str) else start_piece
         return cls(ModelState.new(shape, random.Random(seed), profile))
