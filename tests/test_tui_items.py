@@ -26,7 +26,15 @@ from blokus.tui.network import NetworkOptions
 from blokus.tui.placing_board import PlacingBoard
 from blokus.tui.widgets import ShapePanel
 from tests.helpers import greedy_game, wait_until
-from tests.tui_helpers import InstantPlayer, exit_code, game_app, keep_logging, settle  # noqa: F401  (keep_logging: an autouse fixture)
+from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture)
+    InstantPlayer,
+    exit_code,
+    footer_keys_visible,
+    game_app,
+    keep_logging,
+    settle,
+    widget_lines,
+)
 
 SIZE = (120, 40)
 
@@ -46,6 +54,8 @@ async def test_q_asks_during_a_game_and_saves_before_quitting(tmp_path):
         await pilot.press("q", "s")  # save and quit
         await pilot.pause()
     assert saved == [5] and app.return_value in (0, None)
+    # the screen is gone: the terminal is told where the game went (cli.output prints it, issue 64)
+    assert app.farewell == [f"saved the game to {tmp_path / 'game.xml'} (blokus replay FILE opens it)"]
 
 
 async def test_q_quits_at_once_before_the_first_move():
@@ -55,6 +65,27 @@ async def test_q_quits_at_once_before_the_first_move():
         await pilot.pause()
         assert not isinstance(app.screen, QuitScreen)
     assert not app.is_running
+
+
+@pytest.mark.parametrize("size", [(80, 24), (90, 28), (100, 30), (120, 40), (160, 50), (200, 60)])
+async def test_no_color_writes_every_colour_s_letter_at_every_size(monkeypatch, size):
+    """Under NO_COLOR every field carries its colour's letter from 80×24 on: where the half blocks would show only
+    greys, a board of one letter per field takes their place, with two status lines (issue 64)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = game_app(Shape.PENTO_L, plies=4)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        board = app.screen.query_one(Board)
+        assert board.scale is not Scale.HALF
+        text = "\n".join(board.render_line(y).text for y in range(board.scale.size[1]))
+        for color in Color:
+            assert LETTER[color] in text or LETTER[color].lower() in text
+        if size == (80, 24):
+            assert board.scale is Scale.LETTERS
+            status = widget_lines(app.screen.query_one("#status"))
+            assert len(status) == 2 and status[0].endswith("BLUE to move") and "tab/n" in status[1]
+            assert {"q", "question_mark"} <= await footer_keys_visible(pilot)
+            assert board.field_at(3, 19) == (0, 19) and board.field_at(22, 0) == (19, 0)
 
 
 async def test_no_color_keeps_the_four_colours_apart(monkeypatch):

@@ -21,10 +21,10 @@ from textual.screen import Screen
 from blokus.model.pieces import Color, Team
 from blokus.model.text import printable
 from blokus.tui.ai_runner import AIRunner, AISeats
-from blokus.tui.board import Board, BoardView
+from blokus.tui.board import Board, BoardView, Scale
 from blokus.tui.colors import palette_for
 from blokus.tui.jobs import Jobs
-from blokus.tui.layout import BoardLayout
+from blokus.tui.layout import LETTERS_STATUS_LINES, BoardLayout
 from blokus.tui.menu_actions import GameChanged, GameMenu, LeaveAsked, MenuSaid, NewGameAsked
 from blokus.tui.messages import (
     AIAsked,
@@ -38,16 +38,18 @@ from blokus.tui.messages import (
     UndoAsked,
 )
 from blokus.tui.network import (
+    TIME_LIMIT_TITLE,
     XML_PANE_MIN_HEIGHT,
     NetworkOptions,
     apply_news,
     clock_left,
     network_session,
+    time_limit_notice,
     waiting_status,
 )
 from blokus.tui.placing_board import PLACING_BINDINGS, PLAYING_BINDINGS, PlacingBoard, PlayArea
 from blokus.tui.program_pane import POLL_S, PROGRAM_LOG_BINDING, ProgramLog, ProgramSeat
-from blokus.tui.server_link import MessageIgnored, ServerLink, ServerNews, Traffic, TrafficLogged
+from blokus.tui.server_link import Connecting, MessageIgnored, ServerLink, ServerNews, Traffic, TrafficLogged
 from blokus.tui.session import Feedback, GameSession
 from blokus.tui.status import StatusContext, game_status, waiting_for
 from blokus.tui.widgets import FeedbackView, MoveLog, PanelView, StatusBar, XmlPane
@@ -70,6 +72,8 @@ SCREEN_BINDINGS: list[BindingType] = [
 
 
 GAME_BINDINGS: list[BindingType] = [*PLACING_BINDINGS, *PLAYING_BINDINGS, *SCREEN_BINDINGS]
+
+TIME_LIMIT_NOTICE_S = 30  # the notice of a timed server stays this long (or until clicked): the first moves go by
 
 SaveReplay = Callable[[GameSession, Sequence[Traffic]], str]  # the game and its messages → where it was saved
 
@@ -105,6 +109,7 @@ class GameScreen(Screen):
         )
         self._change_pending = False
         self._followed = False  # the program's pane had its first look
+        self._feedback_shown = ""
 
     def compose(self) -> ComposeResult:
         program = self.program
@@ -112,7 +117,12 @@ class GameScreen(Screen):
         centre = PlayArea(self.session, id="centre")
         xml_from = None if self.link is None else XML_PANE_MIN_HEIGHT  # on a shorter terminal it would cover the board
         yield BoardLayout(
-            FeedbackView(id="feedback"), board=PlacingBoard(id="board"), centre=centre, panes=panes, xml_from=xml_from
+            FeedbackView(id="feedback"),
+            board=PlacingBoard(id="board"),
+            centre=centre,
+            panes=panes,
+            xml_from=xml_from,
+            letters=True,
         )
 
     @property
@@ -144,7 +154,9 @@ class GameScreen(Screen):
         status = self.query_one(StatusBar)
         left = None if link is None else clock_left(link, s, time.monotonic())
         waiting = (self.program.waiting_text(s) if self.program is not None else None) or waiting_for(s)
-        status.show(game_status(s, StatusContext(palette, status.content_size.width or 50, left, waiting)))
+        plan = self.board_layout.plan
+        lines = LETTERS_STATUS_LINES if plan is not None and plan.scale is Scale.LETTERS else None
+        status.show(game_status(s, StatusContext(palette, status.content_size.width or 50, left, waiting, lines)))
 
     def refresh_view(self) -> None:
         """Repaint everything from the session (after moves; ghost moves only repaint the board)."""
@@ -158,8 +170,15 @@ class GameScreen(Screen):
 
     def show_feedback(self) -> None:
         fb = self.query_one(FeedbackView)
-        fb.update(self.session.feedback.text)
-        fb.set_class(self.session.feedback.error, "error")
+        feedback = self.session.feedback
+        if feedback.text != self._feedback_shown:
+            self._feedback_shown = feedback.text
+            plan = self.board_layout.plan
+            width = fb.content_size.width or 32
+            if feedback.error and plan is not None and plan.scale is Scale.LETTERS and len(feedback.text) > width:
+                self.notify(feedback.text, severity="error")  # beside the letter board the line has no room for it
+        fb.update(feedback.text)
+        fb.set_class(feedback.error, "error")
 
     def after_change(self) -> None:
         self.refresh_view()
@@ -187,6 +206,8 @@ class GameScreen(Screen):
             if isinstance(news, MessageIgnored):
                 self.query_one(XmlPane).add_note(f"ignored: {printable(news.reason)}")
             apply_news(self.session, news, self.link)
+            if isinstance(news, Connecting) and (notice := time_limit_notice(self.link)) is not None:
+                self.notify(notice, title=TIME_LIMIT_TITLE, severity="warning", timeout=TIME_LIMIT_NOTICE_S)
             if self.program is not None:
                 self.program.after_news(self.session, self.link.team)
         except Exception:  # never crash on a server message

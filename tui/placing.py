@@ -190,8 +190,9 @@ class Placement:
     def new_ghost(self, shape: Shape) -> Ghost:
         """A ghost of ``shape`` at a legal placement: the one nearest to the previous ghost of this turn
         (tab through the pieces and each lands where it fits, close to where you were), else near the
-        colour's last piece (on a first move: near the top-left corner), unrotated if one such placement
-        exists."""
+        colour's last piece, unrotated if one such placement exists. A first piece starts nearest to the board's
+        middle (2027: the middle of a side, not a corner, where a piece has the least room to grow); where the AI
+        gives hints, its suggestion then takes the ghost's place (``AIPurpose.FIRST_GHOST``)."""
         old = self.ghost
         st = self.state
         color = st.color
@@ -213,7 +214,7 @@ class Placement:
             best = min(moves, key=near_old)
             return Ghost(shape, best.rotation, best.flipped, best.x, best.y)
         last = self.last_cells(color)
-        cx, cy = _centre(last) if last else (0.0, 0.0)
+        cx, cy = _centre(last) if last else ((N - 1) / 2, (N - 1) / 2)
 
         def distance(m: SetMove) -> tuple[bool, float]:
             return (m.rotation != Rotation.NONE or m.flipped), (m.x - cx) ** 2 + (m.y - cy) ** 2
@@ -322,6 +323,16 @@ class Placement:
             return
         self.ghost = Ghost(move.shape, move.rotation, move.flipped, move.x, move.y)
         self._say(f"hint: {describe_move(move)} (enter places it)")
+
+    def start_on(self, move: Move, untouched: Ghost) -> bool:
+        """The AI's suggestion for a first piece becomes the ghost, if the ghost is still ``untouched`` (as it
+        started: a piece the human moved, turned or flipped stays where they put it)."""
+        if not isinstance(move, SetMove) or self.ghost != untouched or not self.session.is_human_turn():
+            return False
+        self.ghost = Ghost(move.shape, move.rotation, move.flipped, move.x, move.y)
+        if not self.session.feedback.text:  # a word of the server's (the clock) stays
+            self._say("the piece starts where the AI would place it (i: hint, enter: place)")
+        return True
 
     def forget_stale_refusal(self) -> bool:
         """After the ghost moved: drop a refusal about its old position (True if one was dropped)."""
