@@ -68,7 +68,7 @@ class ReplayStatus(StatusBar):
         self, replay: ReplayData, index: int, speed: float, autoplaying: bool, max_lines: int | None = None
     ) -> None:
         timeline = replay.timeline
-        st, last = timeline.states[index], timeline.states[-1]
+        st = timeline.states[index]
         pal = palette_for(self.app)
         names = replay_names(replay)
         width = self.content_size.width or 46
@@ -82,10 +82,10 @@ class ReplayStatus(StatusBar):
             warning.append("LIVE ", Style(color=pal.bad, bold=True))
         kind = f"{'Watching' if replay.live else 'Replay'} {st.season.name}"
         head = Text.assemble(warning, (f"{kind} — {names[Team.ONE]} vs {names[Team.TWO]}", Style(bold=True)))
+        # one count on screen: the states of the file (← → step them); the turn is the game's number of this state
+        # (it counts the colours that were skipped too, so "turn 0 / 12" beside "state 1/11" read as a contradiction)
         turn = (
-            [Text(f"Turn {st.turn} / {last.turn}"), Text(f"round {st.round}")]
-            if wide
-            else [Text(f"Round {st.round} · t {st.turn}/{last.turn}")]
+            [Text(f"Turn {st.turn}"), Text(f"round {st.round}")] if wide else [Text(f"Round {st.round} · t {st.turn}")]
         )
         if st.is_over:
             turn.append(Text("game over"))
@@ -118,7 +118,10 @@ class ReplayStatus(StatusBar):
         lines += [(t, 1 if i == 0 else 3) for i, t in enumerate(pack([score, points], width, "   "))]
         lines += [
             *((t, 1) for t in whats),
-            *((t, 5) for t in pack([Text(f"state {index + 1}/{len(timeline)}", Style(color=pal.label)), play], width)),
+            *(
+                (t, 5)
+                for t in pack([Text(f"state {index + 1} of {len(timeline)}", Style(color=pal.label)), play], width)
+            ),
         ]
         if max_lines is not None and len(lines) > max_lines:
             keep = sorted(range(len(lines)), key=lambda i: lines[i][1])[: max(max_lines, 1)]
