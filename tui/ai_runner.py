@@ -33,13 +33,15 @@ CLOCK_MARGIN_MS = 250  # with a server clock: answer this long before it runs ou
 class AISeats:
     """Who the AI is in a game: the player of each team it may play (its seat, or a human's on autopilot), the
     one that gives hints and plays for the human, its time per move; ``min_delay``: --watch, at least this long
-    per move, so that a human can follow; ``ponder``: the AI opponent thinks on during the human's turn."""
+    per move, so that a human can follow; ``ponder``: the AI opponent thinks on during the human's turn;
+    ``first_ghost``: the ghost of a colour's first piece moves to the hint's move (``AIPurpose.FIRST_GHOST``)."""
 
     players: dict[Team, Player] = field(default_factory=dict)
     hint_player: Player | None = None
     move_time_ms: int = 1000
     min_delay: float = 0.0
     ponder: bool = False
+    first_ghost: bool = True
 
 
 class AIRunner:
@@ -54,6 +56,7 @@ class AIRunner:
         self.move_time_ms = seats.move_time_ms
         self.min_delay = seats.min_delay
         self.ponder = seats.ponder
+        self.first_ghost = seats.first_ghost
         self.jobs = jobs
         self.clock: Callable[[], tuple[float | None, float | None]] = lambda: (None, None)
         self.purpose: AIPurpose | None = None
@@ -87,6 +90,7 @@ class AIRunner:
         index = len(s.timeline)
         if (
             self.busy
+            or not self.first_ghost
             or self.hint_player is None
             or ghost is None
             or not s.is_live

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from textual import on
 from textual.app import ComposeResult
@@ -73,6 +74,7 @@ SCREEN_BINDINGS: list[BindingType] = [
 
 GAME_BINDINGS: list[BindingType] = [*PLACING_BINDINGS, *PLAYING_BINDINGS, *SCREEN_BINDINGS]
 
+PROGRAM_KEY_WIDTH = 92  # columns from which the footer has room for "e Program log" beside the keys of playing
 TIME_LIMIT_NOTICE_S = 30  # the notice of a timed server stays this long (or until clicked): the first moves go by
 
 SaveReplay = Callable[[GameSession, Sequence[Traffic]], str]  # the game and its messages → where it was saved
@@ -229,7 +231,19 @@ class GameScreen(Screen):
     def _fitted(self) -> None:
         if self.focused is None:  # a terminal too small hid the board, which lost the focus: the keys come back
             self.query_one(PlacingBoard).focus()
+        self._fit_program_key()
         self.refresh_view()
+
+    def _fit_program_key(self) -> None:
+        """The program's log key in the footer only where the footer has room for it beside the keys of playing
+        (below ``PROGRAM_KEY_WIDTH`` columns it would be cut to "e P"; it works all the same, and ? lists it)."""
+        if self.program is None:
+            return
+        shown = self.app.size.width >= PROGRAM_KEY_WIDTH
+        key = PROGRAM_LOG_BINDING.key
+        if [b.show for b in self._bindings.key_to_bindings.get(key, [])] != [shown]:
+            self._bindings.key_to_bindings[key] = [replace(PROGRAM_LOG_BINDING, show=shown)]
+            self.refresh_bindings()
 
     @on(Placed)
     @on(GameChanged)
