@@ -388,3 +388,26 @@ def test_no_piece_selected_fits_the_status_column(width):
     idle = SimpleNamespace(is_live=True, ghost=None, is_human_turn=lambda: True, ai_thinking=False)
     (line,) = activity_lines(idle, StatusContext(DARK, width))
     assert len(line) <= width and line.plain.endswith("tab/n picks one")
+
+
+async def test_no_color_replay_viewer_writes_the_letters_at_80x24(monkeypatch):
+    """The replay viewer too: the letter board with the turn and the score above it, the result below (issue 64)."""
+    from blokus.tui.replay_screen import ReplayScreen
+    from blokus.tui.replays import load_replay
+    from tests.helpers import fixture_path
+    from tests.tui_helpers import GAME1
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = BlokusApp(lambda: ReplayScreen(load_replay(fixture_path(GAME1)), start_turn=30))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        board = app.screen.query_one(Board)
+        assert board.scale is Scale.LETTERS
+        text = "\n".join(board.render_line(y).text for y in range(board.scale.size[1]))
+        assert all(LETTER[color] in text for color in Color)
+        status = widget_lines(app.screen.query_one("#status"))
+        assert len(status) == 2 and status[0].startswith("Round 8 · t 30") and status[1].startswith("ONE ")
+        await pilot.press("end")
+        await pilot.pause()
+        assert "Game over" in widget_lines(app.screen.query_one("#result"))[0]
+        assert {"q", "question_mark"} <= await footer_keys_visible(pilot)
