@@ -49,6 +49,9 @@ async def test_network_game_keyboard_then_autopilot():
             await wait_until(lambda: s.is_human_turn(), pilot=pilot)
             assert screen.link.team is Team.ONE and s.state.color is Color.BLUE
             assert s.ghost is not None and s.ghost.shape is Shape.PENTO_L  # the start piece
+            await settle(pilot)  # the ghost took the hint's move (a first piece); the keys start from the corner
+            s.ghost = None  # where it starts by itself (near no earlier ghost)
+            s.ghost = s.placing.new_ghost(Shape.PENTO_L)
             await pilot.press("J", "L", "enter")  # illegal in the middle: refused, nothing sent
             assert s.feedback.error and s.move_requested
             await pilot.press("H", "H", "K", "K", "enter")

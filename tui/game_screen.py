@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from textual import on
 from textual.app import ComposeResult
@@ -49,7 +48,7 @@ from blokus.tui.network import (
     waiting_status,
 )
 from blokus.tui.placing_board import PLACING_BINDINGS, PLAYING_BINDINGS, PlacingBoard, PlayArea
-from blokus.tui.program_pane import POLL_S, PROGRAM_LOG_BINDING, ProgramLog, ProgramSeat
+from blokus.tui.program_pane import POLL_S, PROGRAM_LOG_BINDING, ProgramLog, ProgramSeat, fit_program_key
 from blokus.tui.server_link import Connecting, MessageIgnored, ServerLink, ServerNews, Traffic, TrafficLogged
 from blokus.tui.session import Feedback, GameSession
 from blokus.tui.status import StatusContext, game_status, waiting_for
@@ -74,7 +73,6 @@ SCREEN_BINDINGS: list[BindingType] = [
 
 GAME_BINDINGS: list[BindingType] = [*PLACING_BINDINGS, *PLAYING_BINDINGS, *SCREEN_BINDINGS]
 
-PROGRAM_KEY_WIDTH = 92  # columns from which the footer has room for "e Program log" beside the keys of playing
 TIME_LIMIT_NOTICE_S = 30  # the notice of a timed server stays this long (or until clicked): the first moves go by
 
 SaveReplay = Callable[[GameSession, Sequence[Traffic]], str]  # the game and its messages → where it was saved
@@ -111,21 +109,14 @@ class GameScreen(Screen):
         )
         self._change_pending = False
         self._followed = False  # the program's pane had its first look
-        self._feedback_shown = ""
 
     def compose(self) -> ComposeResult:
         program = self.program
         panes = [] if program is None else [ProgramLog(f"{program.label} · stderr (e hides)", id="program-log")]
         centre = PlayArea(self.session, id="centre")
         xml_from = None if self.link is None else XML_PANE_MIN_HEIGHT  # on a shorter terminal it would cover the board
-        yield BoardLayout(
-            FeedbackView(id="feedback"),
-            board=PlacingBoard(id="board"),
-            centre=centre,
-            panes=panes,
-            xml_from=xml_from,
-            letters=True,
-        )
+        board, feedback = PlacingBoard(id="board"), FeedbackView(id="feedback")
+        yield BoardLayout(feedback, board=board, centre=centre, panes=panes, xml_from=xml_from, letters=True)
 
     @property
     def board_layout(self) -> BoardLayout:
@@ -156,8 +147,7 @@ class GameScreen(Screen):
         status = self.query_one(StatusBar)
         left = None if link is None else clock_left(link, s, time.monotonic())
         waiting = (self.program.waiting_text(s) if self.program is not None else None) or waiting_for(s)
-        plan = self.board_layout.plan
-        lines = LETTERS_STATUS_LINES if plan is not None and plan.scale is Scale.LETTERS else None
+        lines = LETTERS_STATUS_LINES if one_feedback_line(self.board_layout) else None
         status.show(game_status(s, StatusContext(palette, status.content_size.width or 50, left, waiting, lines)))
 
     def refresh_view(self) -> None:
@@ -171,16 +161,8 @@ class GameScreen(Screen):
             self.refresh_bindings()  # the footer rebuilds its keys on every refresh_bindings(): only on a change
 
     def show_feedback(self) -> None:
-        fb = self.query_one(FeedbackView)
         feedback = self.session.feedback
-        if feedback.text != self._feedback_shown:
-            self._feedback_shown = feedback.text
-            plan = self.board_layout.plan
-            width = fb.content_size.width or 32
-            if feedback.error and plan is not None and plan.scale is Scale.LETTERS and len(feedback.text) > width:
-                self.notify(feedback.text, severity="error")  # beside the letter board the line has no room for it
-        fb.update(feedback.text)
-        fb.set_class(feedback.error, "error")
+        self.query_one(FeedbackView).tell(feedback.text, feedback.error, one_feedback_line(self.board_layout))
 
     def after_change(self) -> None:
         self.refresh_view()
@@ -208,8 +190,7 @@ class GameScreen(Screen):
             if isinstance(news, MessageIgnored):
                 self.query_one(XmlPane).add_note(f"ignored: {printable(news.reason)}")
             apply_news(self.session, news, self.link)
-            if isinstance(news, Connecting) and (notice := time_limit_notice(self.link)) is not None:
-                self.notify(notice, title=TIME_LIMIT_TITLE, severity="warning", timeout=TIME_LIMIT_NOTICE_S)
+            tell_time_limit(self, news, self.link)
             if self.program is not None:
                 self.program.after_news(self.session, self.link.team)
         except Exception:  # never crash on a server message
@@ -231,19 +212,8 @@ class GameScreen(Screen):
     def _fitted(self) -> None:
         if self.focused is None:  # a terminal too small hid the board, which lost the focus: the keys come back
             self.query_one(PlacingBoard).focus()
-        self._fit_program_key()
+        fit_program_key(self, self.program is not None)
         self.refresh_view()
-
-    def _fit_program_key(self) -> None:
-        """The program's log key in the footer only where the footer has room for it beside the keys of playing
-        (below ``PROGRAM_KEY_WIDTH`` columns it would be cut to "e P"; it works all the same, and ? lists it)."""
-        if self.program is None:
-            return
-        shown = self.app.size.width >= PROGRAM_KEY_WIDTH
-        key = PROGRAM_LOG_BINDING.key
-        if [b.show for b in self._bindings.key_to_bindings.get(key, [])] != [shown]:
-            self._bindings.key_to_bindings[key] = [replace(PROGRAM_LOG_BINDING, show=shown)]
-            self.refresh_bindings()
 
     @on(Placed)
     @on(GameChanged)
@@ -367,6 +337,17 @@ class GameScreen(Screen):
 
     def action_quit(self) -> None:
         self.menu.quit()
+
+
+def tell_time_limit(screen: Screen, news: ServerNews, link: ServerLink) -> None:
+    """Once joined on a timed server: a notice of the limit and the ways out, which stays a while."""
+    if isinstance(news, Connecting) and (notice := time_limit_notice(link)) is not None:
+        screen.notify(notice, title=TIME_LIMIT_TITLE, severity="warning", timeout=TIME_LIMIT_NOTICE_S)
+
+
+def one_feedback_line(layout: BoardLayout) -> bool:
+    """The letter board (NO_COLOR, 80×24) is shown: two status lines above it, one line of feedback below."""
+    return layout.plan is not None and layout.plan.scale is Scale.LETTERS
 
 
 def network_screen(options: NetworkOptions) -> GameScreen:

@@ -70,6 +70,12 @@ def plan_layout(width: int, height: int, reserved_lines: int = 0, letters_status
     return LayoutPlan(scale, centre, panels, log, False)
 
 
+def shortest_status(plan: LayoutPlan | None) -> int:
+    """The replay viewer's status at its shortest: beside the letter board two lines (the turn and the score; the
+    board marks the move), else ``COMPACT_STATUS_LINES``."""
+    return LETTERS_STATUS_LINES if plan is not None and plan.scale is Scale.LETTERS else COMPACT_STATUS_LINES
+
+
 def side_content_width(width: int, plan: LayoutPlan) -> int:
     """Columns inside a shape panel (the two side columns share what the centre and the log leave)."""
     log = (LARGE_LOG_WIDTH if plan.scale is Scale.LARGE else LOG_WIDTH) if plan.log else 0

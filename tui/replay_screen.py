@@ -33,7 +33,7 @@ from blokus.tui.colors import palette_for
 from blokus.tui.dialogs import HelpScreen, ReplayPicker, TurnScreen
 from blokus.tui.jobs import Jobs
 from blokus.tui.keys import in_order
-from blokus.tui.layout import CENTRE_MIN, COMPACT_STATUS_LINES, LETTERS_STATUS_LINES, BoardLayout
+from blokus.tui.layout import CENTRE_MIN, COMPACT_STATUS_LINES, BoardLayout, shortest_status
 from blokus.tui.replays import REPLAY_DIR, ReplayData, ReplayError, load_replay, result_texts
 from blokus.tui.server_link import GameEnded, LinkClosed, ServerComplained, StateArrived, WatchLink
 from blokus.tui.session import GhostStatus, describe_move
@@ -218,13 +218,8 @@ class ReplayScreen(Screen):
     def compose(self) -> ComposeResult:
         analysis = AnalysisPanel(self.timeline, self.analysis_settings, id="analysis-area")
         min_centre = COMPACT_STATUS_LINES + Scale.HALF.size[1] + 1  # the shortest status, the board, the result
-        yield BoardLayout(
-            ReplayResult(id="result"),
-            status=ReplayStatus(id="status"),
-            panes=[analysis],
-            min_centre_lines=min_centre,
-            letters=True,
-        )
+        status, result = ReplayStatus(id="status"), ReplayResult(id="result")
+        yield BoardLayout(result, status=status, panes=[analysis], min_centre_lines=min_centre, letters=True)
 
     @property
     def board_layout(self) -> BoardLayout:
@@ -299,9 +294,7 @@ class ReplayScreen(Screen):
 
     def refresh_status(self) -> None:
         """The status in the lines the board and the result leave (at least its shortest form)."""
-        status_room, plan = self.board_layout.status_room, self.board_layout.plan
-        # beside the letter board (NO_COLOR, 80×24) two lines: the turn and the score (the board marks the move)
-        least = LETTERS_STATUS_LINES if plan is not None and plan.scale is Scale.LETTERS else COMPACT_STATUS_LINES
+        status_room, least = self.board_layout.status_room, shortest_status(self.board_layout.plan)
         room = None if status_room is None else max(least, status_room - (self.query_one(ReplayResult).lines - 1))
         self.query_one(ReplayStatus).show_state(
             self.replay, self.index, SPEEDS[self.speed_index], self.autoplaying, room
