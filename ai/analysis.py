@@ -603,25 +603,28 @@ def jump_note(result: GameAnalysis, states: Sequence[GameState], index: int) -> 
     state = states[index]
     moved = result.positions.get(index - 1)
     if state.is_over:
-        return "the game is over: its final point difference replaces the estimate"
+        return "the game ended here: the real final score replaces the estimate"
     here = result.positions.get(index)
     if moved is None or here is None:
         return "the move before was not analysed"
     parts = []
     if moved.loss >= 0.5:
-        parts.append(f"{moved.color}'s move gave away {moved.loss:.1f} (less than a mistake)")
+        parts.append(f"{moved.color}'s move lost {moved.loss:.1f} points (too few to mark it a mistake)")
     gap = here.value - moved.value_played
     if abs(gap) >= 0.5:
         depth = result.settings.value_depth
         seen, now = horizon_turn(state.turn, depth), horizon_turn(state.turn + 1, depth)
         if now > seen:
             parts.append(
-                f"from here the yardstick looks to turn {now}, a round further than to turn {seen} ({gap:+.1f})"
+                f"the estimate looks one round further ahead from here (to turn {now}, not {seen}) and sees "
+                f"{gap:+.1f} points that the shorter look missed: no mistake, a longer view"
             )
         else:
             sign = 1.0 if here.team is Team.ONE else -1.0
             better = "better" if sign * gap > 0 else "worse"
-            parts.append(f"{here.color}'s best move found here is {better} than the search before foresaw ({gap:+.1f})")
+            parts.append(
+                f"{here.color} has a {better} move here than the search one move earlier expected ({gap:+.1f} points)"
+            )
     return "; ".join(parts)
 
 

@@ -125,9 +125,12 @@ def format_report(path: str, replay, analysis: GameAnalysis, *, every_move: bool
     jumps = [(before, point) for before, point in zip(analysis.chart, analysis.chart[1:], strict=False) if point.note]
     if jumps:
         lines.append("")
-        lines.append(f"  steps of the value by {MISTAKE_LOSS:g} or more without a marked move:")
+        lines.append(
+            f"  where the estimate (team ONE's expected lead in points) jumps by {MISTAKE_LOSS:g} or more without a"
+            " marked move, and why:"
+        )
         lines.extend(
-            f"  {before.turn:>4} -> {point.turn:<4} {before.evaluation:+.1f} -> {point.evaluation:+.1f}: {point.note}"
+            f"  turn {before.turn} to {point.turn}: {before.evaluation:+.1f} to {point.evaluation:+.1f}, {point.note}"
             for before, point in jumps
         )
     lines.append("")

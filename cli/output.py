@@ -29,6 +29,8 @@ def run_app(app: App, prog: str = "blokus") -> int:
         log.exception("unexpected error")
         print(f"blokus: unexpected error: {exc} (details in the log file)", file=sys.stderr)
         return 1
+    for line in getattr(app, "farewell", ()):  # what the screen can no longer show (a game saved on quitting)
+        print(f"{prog}: {line}")
     if app.return_code not in (0, None):
         return int(app.return_code or 1)
     return int(result or 0)

@@ -371,6 +371,9 @@ def _season_of(result: GameResult, state: GameState | None) -> Season:
     return next((s for s in SEASONS.values() if s.result_fragments == result.fragments[:2]), DEFAULT_SEASON)
 
 
+_TIMEOUTS = (Cause.SOFT_TIMEOUT.value, Cause.HARD_TIMEOUT.value)
+
+
 def _cause_text(cause: Cause, season: Season) -> str:
     return {
         Cause.LEFT: "left the game (disconnected)",
@@ -431,8 +434,10 @@ def end_texts(
             season.irregular_reason(c, result.name_of(p.team) if p.team is not None else "")
             for c in (Cause.SOFT_TIMEOUT, Cause.HARD_TIMEOUT, Cause.LEFT)
         } | {"Player left"}
-        # a reason that only restates the cause is said once (docs/spec/rules.md §12)
-        if reason and reason not in plain:
+        restates = reason in plain or (
+            server_texts.reason_cause(reason) in _TIMEOUTS and cause in (Cause.SOFT_TIMEOUT, Cause.HARD_TIMEOUT)
+        )
+        if reason and not restates:  # a reason that only restates the cause is said once (docs/spec/rules.md §12)
             lines.append(f"Reason: {server_texts.shown(reason, season)}")  # the original: in the XML pane, the log
     if result.regular:
         lines.append(

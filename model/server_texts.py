@@ -124,6 +124,13 @@ def _reason_patterns() -> tuple[tuple[re.Pattern[str], str, Season], ...]:
     return tuple(out)
 
 
+def reason_cause(text: str) -> str | None:
+    """The cause (a Cause value) whose result reason ``text`` is, of either season and naming any player; None for
+    another text. A reason that only restates its end's cause is told once (2027's hard timeout names the soft
+    limit: "… within 2 seconds …" after 10 s)."""
+    return next((cause for pattern, cause, _ in _reason_patterns() if pattern.fullmatch(text)), None)
+
+
 def _reason(text: str) -> str | None:
     """An irregular end's reason (both seasons' templates) in English; None for another text."""
     for pattern, cause, season in _reason_patterns():

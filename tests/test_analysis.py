@@ -277,10 +277,10 @@ def test_a_step_of_the_value_without_a_marked_move_is_explained():
     fill_evaluation(result, states)
     notes = {c.index: c.note for c in result.chart if c.note}
     assert notes == {
-        4: "BLUE's best move found here is better than the search before foresaw (+5.0)",
-        6: "YELLOW's move gave away 2.0 (less than a mistake); from here the yardstick looks to turn 12, a round "
-        "further than to turn 8 (-8.0)",
-        8: "the game is over: its final point difference replaces the estimate",
+        4: "BLUE has a better move here than the search one move earlier expected (+5.0 points)",
+        6: "YELLOW's move lost 2.0 points (too few to mark it a mistake); the estimate looks one round further ahead "
+        "from here (to turn 12, not 8) and sees -8.0 points that the shorter look missed: no mistake, a longer view",
+        8: "the game ended here: the real final score replaces the estimate",
     }
     positions[5].mark = "?"  # a marked move explains its step
     fill_evaluation(result, states)

@@ -154,3 +154,24 @@ def test_the_command_line_starts_the_program_on_the_other_seat(tmp_path, monkeyp
         game.close()
     assert game.programs[Team.ONE].exit_code() is not None  # stopped with the app
     assert play_main(["--opponent", "cmd:./no/such/start.sh"]) == 2
+
+
+async def test_the_footer_against_a_program_is_never_cut(tmp_path):
+    """At 80×24 the footer has no room for "e Program log" beside the keys of playing: it leaves it out (e works,
+    ? lists it) instead of ending in a cut "e P"; from 92 columns it is there (issue 64)."""
+    from textual.widgets._footer import FooterKey
+
+    from tests.tui_helpers import footer_keys_visible
+
+    game = hosted(tmp_path, ["--misbehave", "never-join"], join_timeout=120)
+    app = external_app(game, Team.TWO, player=InstantPlayer("first"), hint_player=InstantPlayer("last"))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            keys = await footer_keys_visible(pilot)
+            cut = [k.key for k in app.screen.query(FooterKey) if k.region.width and k.region.right > app.size.width]
+            assert {"q", "question_mark"} <= keys and "e" not in keys and not cut
+            await pilot.resize_terminal(120, 40)
+            await pilot.pause()
+            assert "e" in await footer_keys_visible(pilot)
+    finally:
+        game.close()

@@ -583,7 +583,9 @@ async def test_replay_status_lines_never_wrap_and_quit_stays_in_the_footer(size)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         lines = widget_lines(app.main_screen.query_one("#status"))
-        assert lines[1].startswith("Turn 31 / 65") and lines[1].endswith("next: GREEN")  # not "next:" / "GREEN"
+        assert (
+            lines[1].startswith("Turn 31 ") and "/" not in lines[1] and lines[1].endswith("next: GREEN")
+        )  # not "next:" / "GREEN"
         assert lines[2].startswith("ONE 67 : 54 TWO") and lines[3] == "move: RED passed"
         assert {"q", "question_mark"} <= await footer_keys_visible(pilot)
 
@@ -760,3 +762,44 @@ async def test_no_warning_on_a_quick_way_out(keys, opponent, tmp_path):
             player.release()
         gc.collect()
     assert not [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("season_name", ["2021", "2027"])
+async def test_the_first_piece_s_ghost_starts_on_the_hint_s_move(season_name):
+    """A colour's first piece starts where ``i`` would put it (the hint player is asked without a word), in both
+    seasons; before the answer, and without a hint player, 2027's starts in the middle of a side, not in a corner
+    (a trap: the piece there has the least room to grow) (issue 64)."""
+    from blokus.model.season import season_named
+    from tests.tui_helpers import last_move
+
+    season = season_named(season_name)
+    start = Shape[season.start_pieces[0]]
+    app = game_app(start, first_ghost=True, season=season)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        s = screen_of(app).session
+        hint = last_move(s.state)
+        g = s.ghost
+        assert (g.shape, g.rotation, g.flipped, g.x, g.y) == (hint.shape, hint.rotation, hint.flipped, hint.x, hint.y)
+        assert s.placing.status()[0] is GhostStatus.LEGAL and "where the AI would place it" in s.feedback.text
+    corners = {(0, 0), (0, 19), (19, 0), (19, 19)}
+    if season_name == "2027":
+        app = game_app(start, season=season)  # no first-ghost hint: where it starts by itself
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            s = screen_of(app).session
+            assert s.placing.status()[0] is GhostStatus.LEGAL and not corners & set(s.ghost.cells())
+
+
+async def test_a_first_ghost_the_human_moved_stays_where_they_put_it():
+    hint = BlockingPlayer()
+    app = game_app(Shape.PENTO_L, hint=hint, first_ghost=True)
+    async with app.run_test(size=SIZE) as pilot:
+        s = screen_of(app).session
+        await wait_until(hint.started.is_set, pilot=pilot)
+        assert not s.ai_thinking  # asked without "AI thinking…": the keys work
+        await pilot.press("J")
+        before = (s.ghost.x, s.ghost.y)
+        hint.release()
+        await settle(pilot)
+        assert (s.ghost.x, s.ghost.y) == before == (0, 5)

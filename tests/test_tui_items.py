@@ -27,7 +27,15 @@ from blokus.tui.network import NetworkOptions
 from blokus.tui.placing_board import PlacingBoard
 from blokus.tui.widgets import ShapePanel
 from tests.helpers import greedy_game, wait_until
-from tests.tui_helpers import InstantPlayer, exit_code, game_app, keep_logging, settle  # noqa: F401  (keep_logging: an autouse fixture)
+from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture)
+    InstantPlayer,
+    exit_code,
+    footer_keys_visible,
+    game_app,
+    keep_logging,
+    settle,
+    widget_lines,
+)
 
 SIZE = (120, 40)
 
@@ -47,6 +55,8 @@ async def test_q_asks_during_a_game_and_saves_before_quitting(tmp_path):
         await pilot.press("q", "s")  # save and quit
         await pilot.pause()
     assert saved == [5] and app.return_value in (0, None)
+    # the screen is gone: the terminal is told where the game went (cli.output prints it, issue 64)
+    assert app.farewell == [f"saved the game to {tmp_path / 'game.xml'} (blokus replay FILE opens it)"]
 
 
 async def test_q_quits_at_once_before_the_first_move():
@@ -56,6 +66,27 @@ async def test_q_quits_at_once_before_the_first_move():
         await pilot.pause()
         assert not isinstance(app.screen, QuitScreen)
     assert not app.is_running
+
+
+@pytest.mark.parametrize("size", [(80, 24), (90, 28), (100, 30), (120, 40), (160, 50), (200, 60)])
+async def test_no_color_writes_every_colour_s_letter_at_every_size(monkeypatch, size):
+    """Under NO_COLOR every field carries its colour's letter from 80×24 on: where the half blocks would show only
+    greys, a board of one letter per field takes their place, with two status lines (issue 64)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = game_app(Shape.PENTO_L, plies=4)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        board = app.screen.query_one(Board)
+        assert board.scale is not Scale.HALF
+        text = "\n".join(board.render_line(y).text for y in range(board.scale.size[1]))
+        for color in Color:
+            assert LETTER[color] in text or LETTER[color].lower() in text
+        if size == (80, 24):
+            assert board.scale is Scale.LETTERS
+            status = widget_lines(app.screen.query_one("#status"))
+            assert len(status) == 2 and status[0].endswith("BLUE to move") and "tab/n" in status[1]
+            assert {"q", "question_mark"} <= await footer_keys_visible(pilot)
+            assert board.field_at(3, 19) == (0, 19) and board.field_at(22, 0) == (19, 0)
 
 
 async def test_no_color_keeps_the_four_colours_apart(monkeypatch):
@@ -358,3 +389,26 @@ def test_no_piece_selected_fits_the_status_column(width):
     idle = SimpleNamespace(is_live=True, ghost=None, is_human_turn=lambda: True, ai_thinking=False)
     (line,) = activity_lines(idle, StatusContext(DARK, width))
     assert len(line) <= width and line.plain.endswith("tab/n picks one")
+
+
+async def test_no_color_replay_viewer_writes_the_letters_at_80x24(monkeypatch):
+    """The replay viewer too: the letter board with the turn and the score above it, the result below (issue 64)."""
+    from blokus.tui.replay_screen import ReplayScreen
+    from blokus.tui.replays import load_replay
+    from tests.helpers import fixture_path
+    from tests.tui_helpers import GAME1
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = BlokusApp(lambda: ReplayScreen(load_replay(fixture_path(GAME1)), start_turn=30))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        board = app.screen.query_one(Board)
+        assert board.scale is Scale.LETTERS
+        text = "\n".join(board.render_line(y).text for y in range(board.scale.size[1]))
+        assert all(LETTER[color] in text for color in Color)
+        status = widget_lines(app.screen.query_one("#status"))
+        assert len(status) == 2 and status[0].startswith("Round 8 · t 30") and status[1].startswith("ONE ")
+        await pilot.press("end")
+        await pilot.pause()
+        assert "Game over" in widget_lines(app.screen.query_one("#result"))[0]
+        assert {"q", "question_mark"} <= await footer_keys_visible(pilot)

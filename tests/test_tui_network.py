@@ -13,7 +13,7 @@ from blokus.model.pieces import Color, Shape, Team
 from blokus.tui.app import BlokusApp
 from blokus.tui.dialogs import EndScreen, QuitScreen
 from blokus.tui.game_screen import GameScreen, network_screen
-from blokus.tui.network import NetworkOptions
+from blokus.tui.network import TIME_LIMIT_TITLE, NetworkOptions
 from blokus.tui.widgets import StatusBar, XmlPane
 from tests.helpers import running_server, wait_until
 from tests.tui_helpers import (  # noqa: F401  (keep_logging: an autouse fixture)
@@ -49,6 +49,9 @@ async def test_network_game_keyboard_then_autopilot():
             await wait_until(lambda: s.is_human_turn(), pilot=pilot)
             assert screen.link.team is Team.ONE and s.state.color is Color.BLUE
             assert s.ghost is not None and s.ghost.shape is Shape.PENTO_L  # the start piece
+            await settle(pilot)  # the ghost took the hint's move (a first piece); the keys start from the corner
+            s.ghost = None  # where it starts by itself (near no earlier ghost)
+            s.ghost = s.placing.new_ghost(Shape.PENTO_L)
             await pilot.press("J", "L", "enter")  # illegal in the middle: refused, nothing sent
             assert s.feedback.error and s.move_requested
             await pilot.press("H", "H", "K", "K", "enter")
@@ -155,6 +158,20 @@ async def test_network_clock_shows_a_countdown():
         await wait_until(lambda: s.is_human_turn(), pilot=pilot)
         assert "⏱" in str(app.screen.query_one("#status").render())
         assert "2 s" in s.feedback.text  # the warning about the server's limit
+        # told once, in a notice that stays a while: the limit and the ways out (issue 64)
+        notices = [n for n in app._notifications if n.title == TIME_LIMIT_TITLE]
+        assert len(notices) == 1 and notices[0].timeout >= 20
+        text = notices[0].message
+        assert "2 s per move" in text and "blokus serve --no-timeout" in text
+        assert "m: the AI plays this move" in text and "o: autopilot" in text
+
+
+async def test_an_untimed_server_gives_no_time_limit_notice():
+    app = scripted_net_app()
+    async with app.run_test(size=SIZE) as pilot:
+        s = app.main_screen.session
+        await wait_until(lambda: s.is_human_turn(), pilot=pilot)
+        assert s.started and not [n for n in app._notifications if n.title == TIME_LIMIT_TITLE]
 
 
 PLAYING_KEYS = {"tab", "d", "f", "i", "m", "o"}

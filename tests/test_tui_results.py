@@ -93,3 +93,22 @@ def test_a_session_tells_its_end_from_one_result():
     s.end = Aborted("Game aborted", why)
     assert s.final_result() is None and s.ended
     assert (s.end_texts().title, s.end_texts().lines) == ("Game aborted", (why,))
+
+
+@pytest.mark.parametrize("season_name", ["2021", "2027"])
+@pytest.mark.parametrize("cause_name", ["SOFT_TIMEOUT", "HARD_TIMEOUT"])
+def test_a_timeout_end_gives_one_cause(season_name, cause_name):
+    """2027's hard timeout reason names the soft limit ("… within 2 seconds …" after 10 s) and a player name of the
+    server's ("ONE"): the end text gives the cause once, not a second, contradicting time (issue 64)."""
+    from blokus.model.result import Cause, end_texts, irregular_result
+    from blokus.model.season import season_named
+
+    season = season_named(season_name)
+    cause = Cause(cause_name)
+    reason = season.irregular_reason(cause_name, "ONE")
+    result = irregular_result(Team.ONE, cause, reason, (0, 0), ("", ""), season)
+    state = GameState.new(Shape[season.start_pieces[0]], season=season)
+    text = "\n".join(end_texts(result, state, NAMES).lines)
+    seconds = (season.soft_timeout_ms if cause is Cause.SOFT_TIMEOUT else season.hard_timeout_ms) // 1000
+    assert f"did not move within {seconds} seconds" in text
+    assert "Reason" not in text and "sent no move" not in text and "longer than" not in text

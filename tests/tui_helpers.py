@@ -12,7 +12,7 @@ import pytest
 from blokus.ai.interface import Player
 from blokus.model.moves import Move, SkipMove
 from blokus.model.pieces import Shape, Team
-from blokus.model.season import DEFAULT_SEASON, SEASON_2021
+from blokus.model.season import DEFAULT_SEASON, SEASON_2021, Season
 from blokus.model.state import GameState
 from blokus.net.connection import Closed, Connection, GameOver, MoveRequested
 from blokus.tui.ai_runner import AISeats
@@ -115,12 +115,15 @@ def game_app(
     save_replay=None,
     move_time_ms: int = 500,
     ponder: bool = False,
+    first_ghost: bool = False,
+    season: Season = SEASON_2021,  # the snapshots' season: name another explicitly
 ) -> BlokusApp:
     """A local game with deterministic players: the human (team ONE) against ``opponent``; "new game" (after
-    the end) starts the same opening again."""
+    the end) starts the same opening again. ``first_ghost``: the first piece's ghost moves to the hint's move (off:
+    the tests that drive the ghost by keys start from where it starts without the AI)."""
 
     def make() -> GameScreen:
-        session = GameSession.new_local(start_piece, human=human, hotseat=hotseat, season=SEASON_2021)
+        session = GameSession.new_local(start_piece, human=human, hotseat=hotseat, season=season)
         if plies:
             play_openings(session, plies)
             session.begin_turn()
@@ -130,7 +133,7 @@ def game_app(
                 players[team] = opponent or InstantPlayer("first")
             else:
                 players[team] = own or InstantPlayer("first")
-        seats = AISeats(players, hint or InstantPlayer("last"), move_time_ms, ponder=ponder)
+        seats = AISeats(players, hint or InstantPlayer("last"), move_time_ms, ponder=ponder, first_ghost=first_ghost)
         return GameScreen(session, seats, save_replay=save_replay, new_game=app.restart)
 
     app = BlokusApp(make, theme=theme)

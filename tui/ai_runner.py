@@ -10,7 +10,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from blokus.ai.interface import Player
@@ -20,6 +20,7 @@ from blokus.model.pieces import Team
 from blokus.model.state import GameState
 from blokus.tui.jobs import Jobs
 from blokus.tui.messages import AIMoveReady, AIPurpose
+from blokus.tui.placing import Ghost
 from blokus.tui.session import Feedback, GameSession
 
 log = logging.getLogger(__name__)
@@ -32,13 +33,15 @@ CLOCK_MARGIN_MS = 250  # with a server clock: answer this long before it runs ou
 class AISeats:
     """Who the AI is in a game: the player of each team it may play (its seat, or a human's on autopilot), the
     one that gives hints and plays for the human, its time per move; ``min_delay``: --watch, at least this long
-    per move, so that a human can follow; ``ponder``: the AI opponent thinks on during the human's turn."""
+    per move, so that a human can follow; ``ponder``: the AI opponent thinks on during the human's turn;
+    ``first_ghost``: the ghost of a colour's first piece moves to the hint's move (``AIPurpose.FIRST_GHOST``)."""
 
     players: dict[Team, Player] = field(default_factory=dict)
     hint_player: Player | None = None
     move_time_ms: int = 1000
     min_delay: float = 0.0
     ponder: bool = False
+    first_ghost: bool = True
 
 
 class AIRunner:
@@ -53,30 +56,58 @@ class AIRunner:
         self.move_time_ms = seats.move_time_ms
         self.min_delay = seats.min_delay
         self.ponder = seats.ponder
+        self.first_ghost = seats.first_ghost
         self.jobs = jobs
         self.clock: Callable[[], tuple[float | None, float | None]] = lambda: (None, None)
         self.purpose: AIPurpose | None = None
         self._player: Player | None = None
         self._pondering: Player | None = None
+        self._first_ghost_asked = -1  # the timeline length of the turn whose first ghost the hint was asked about
+        self._untouched: Ghost | None = None  # that ghost as it started
 
     @property
     def busy(self) -> bool:
         return self.purpose is not None
 
     def maybe_start(self) -> None:
-        """Ask the AI for the next move if it is the AI's (an AI seat, or a human seat on autopilot)."""
+        """Ask the AI for the next move if it is the AI's (an AI seat, or a human seat on autopilot); on a human's
+        first piece, where the ghost starts (the hint's move)."""
         s = self.session
-        if self.busy or not s.wants_ai():
+        if self.busy and self.purpose is not AIPurpose.FIRST_GHOST:
+            return
+        if not s.wants_ai():
+            self._maybe_place_first_ghost()
             return
         player = self.players.get(s.state.team) or self.hint_player
         if player is not None:
             self.think(player, AIPurpose.PLAY)
 
+    def _maybe_place_first_ghost(self) -> None:
+        """On a colour's first piece the ghost starts where the hint would put it: the hint player is asked (once
+        per turn, without "AI thinking…": the ghost can be moved meanwhile, and then stays where it was put)."""
+        s = self.session
+        ghost = s.placing.ghost
+        index = len(s.timeline)
+        if (
+            self.busy
+            or not self.first_ghost
+            or self.hint_player is None
+            or ghost is None
+            or not s.is_live
+            or not s.is_human_turn()
+            or not s.state.is_first_move()
+            or self._first_ghost_asked == index
+        ):
+            return
+        self._first_ghost_asked = index
+        self._untouched = replace(ghost)
+        self.think(self.hint_player, AIPurpose.FIRST_GHOST)
+
     def think(self, player: Player, purpose: AIPurpose) -> None:
         """Ask ``player`` about the live state; with a server clock the answer comes before it runs out."""
         if player is self._pondering:
             self._pondering = None  # its think stops the pondering first
-        self.session.ai_thinking = True
+        self.session.ai_thinking = purpose is not AIPurpose.FIRST_GHOST
         self.purpose = purpose
         self._player = player
         clock_started, clock_limit = self.clock()
@@ -119,6 +150,9 @@ class AIRunner:
         if purpose is AIPurpose.HINT:
             if s.is_human_turn():
                 s.placing.show_hint(message.move)
+        elif purpose is AIPurpose.FIRST_GHOST:
+            if not failed and self._untouched is not None:
+                s.placing.start_on(message.move, self._untouched)
         elif purpose is AIPurpose.PLAY:
             player = self.players.get(s.state.team)
             if s.wants_ai() and s.make_move(message.move):

@@ -38,6 +38,7 @@ class BlokusApp(App[int]):
         self._make_screen = make_screen
         self._initial_theme = theme
         self.main_screen: Screen | None = None
+        self.farewell: list[str] = []  # said on the terminal after the app has closed (where a game was saved)
 
     def on_mount(self) -> None:
         self.theme = self._initial_theme

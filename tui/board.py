@@ -4,6 +4,9 @@
   line), 26×12 cells: the board, both shape panels, status and footer fit 80×24. Column numbers are
   two header lines (tens, units); the left label names the upper row of a line, the right label the
   lower one.
+* ``Scale.LETTERS`` — one column and one line per field, 26×20, no column numbers: under ``NO_COLOR``, where a
+  half block has no room for a letter and the board would show only greys, a game at 80×24 takes this one (the
+  status shrinks to two lines; ``tui.layout``), so that every field carries its colour's letter.
 * ``Scale.NORMAL`` — two columns and one line per field (square on most terminals), 46×22.
 * ``Scale.LARGE`` — four columns and two lines per field, 86×42 (large terminals, e.g. 200×60).
 
@@ -42,6 +45,7 @@ class Scale(Enum):
     """Terminal columns and lines per field (HALF: half a line)."""
 
     HALF = (1, 0)
+    LETTERS = (1, 1)
     NORMAL = (2, 1)
     LARGE = (4, 2)
 
@@ -51,7 +55,7 @@ class Scale(Enum):
 
     @property
     def header_lines(self) -> int:
-        return 2 if self is Scale.HALF else 1
+        return 2 if self is Scale.HALF else 0 if self is Scale.LETTERS else 1
 
     @property
     def size(self) -> tuple[int, int]:
@@ -59,6 +63,8 @@ class Scale(Enum):
         width = 2 * LABEL_W + N * self.field_width
         if self is Scale.HALF:
             return width, N // 2 + 2
+        if self is Scale.LETTERS:
+            return width, N
         return width, N * self.value[1] + 2
 
     def lines_of_row(self, y: int) -> range:
@@ -66,7 +72,8 @@ class Scale(Enum):
         if self is Scale.HALF:
             return range(2 + y // 2, 3 + y // 2)
         h = self.value[1]
-        return range(1 + y * h, 1 + (y + 1) * h)
+        top = 1 + y * h if self.header_lines else y
+        return range(top, top + h)
 
 
 HEIGHT = Scale.NORMAL.size[1]  # the usual height (tests)
@@ -166,10 +173,8 @@ def field_segment(key: Key, pal: Palette, width: int) -> Segment:
         return Segment("╳" * width, Style(color=pal.blocked_fg, bgcolor=pal.blocked_bg, bold=True))
     if kind == "gF":
         return Segment("░" * width, Style(color=pal.piece(color), bgcolor=pal.ghost_fit(color)))
-    return Segment(
-        ("[" + "]" * (width - 1)) if width == 2 else "[" + " " * (width - 2) + "]",
-        Style(color=pal.on_ghost(color), bgcolor=pal.ghost_legal(color), bold=True),
-    )
+    glyph = "▣" if width == 1 else ("[" + "]" * (width - 1)) if width == 2 else "[" + " " * (width - 2) + "]"
+    return Segment(glyph, Style(color=pal.on_ghost(color), bgcolor=pal.ghost_legal(color), bold=True))
 
 
 def field_colour(key: Key, pal: Palette) -> str:
@@ -244,13 +249,13 @@ class Board(Widget):
         width, height = scale.size
         if y < scale.header_lines:
             return self._header(y)
-        if y == height - 1 and scale is not Scale.HALF:
+        if y == height - 1 and scale.header_lines == 1:
             return self._header(BOTTOM_HEADER)
         if scale is Scale.HALF:
             if y - 2 < N // 2:
                 return self._half_line(y - 2)
             return Strip.blank(width, NO_STYLE)
-        row, sub = divmod(y - 1, scale.value[1])
+        row, sub = divmod(y - scale.header_lines, scale.value[1])
         if 0 <= row < N:
             return self._row(row, sub)
         return Strip.blank(width, NO_STYLE)
@@ -330,7 +335,8 @@ class Board(Widget):
         if cx < LABEL_W:
             return None
         x = (cx - LABEL_W) // scale.field_width
-        y = (cy - 2) * 2 if scale is Scale.HALF else (cy - 1) // scale.value[1] if cy >= 1 else -1
+        top = scale.header_lines
+        y = (cy - 2) * 2 if scale is Scale.HALF else (cy - top) // scale.value[1] if cy >= top else -1
         if not (0 <= x < N and 0 <= y < N):
             return None
         return x, y

@@ -74,7 +74,7 @@ class QuitScreen(ModalScreen[str]):
         self.can_save = can_save
 
     def compose(self) -> ComposeResult:
-        save = "[b]s[/b] save and quit   " if self.can_save else ""
+        save = "[b]s[/b] save under replays/ and quit   " if self.can_save else ""
         with Vertical(classes="dialog warning"):
             yield Static(
                 Text.from_markup(f"{self.question}\n\n{save}[b]q[/b] quit without saving   [b]esc[/b] back to the game")

@@ -21,10 +21,10 @@ from textual.screen import Screen
 from blokus.model.pieces import Color, Team
 from blokus.model.text import printable
 from blokus.tui.ai_runner import AIRunner, AISeats
-from blokus.tui.board import Board, BoardView
+from blokus.tui.board import Board, BoardView, Scale
 from blokus.tui.colors import palette_for
 from blokus.tui.jobs import Jobs
-from blokus.tui.layout import BoardLayout
+from blokus.tui.layout import LETTERS_STATUS_LINES, BoardLayout
 from blokus.tui.menu_actions import GameChanged, GameMenu, LeaveAsked, MenuSaid, NewGameAsked
 from blokus.tui.messages import (
     AIAsked,
@@ -38,16 +38,18 @@ from blokus.tui.messages import (
     UndoAsked,
 )
 from blokus.tui.network import (
+    TIME_LIMIT_TITLE,
     XML_PANE_MIN_HEIGHT,
     NetworkOptions,
     apply_news,
     clock_left,
     network_session,
+    time_limit_notice,
     waiting_status,
 )
 from blokus.tui.placing_board import PLACING_BINDINGS, PLAYING_BINDINGS, PlacingBoard, PlayArea
-from blokus.tui.program_pane import POLL_S, PROGRAM_LOG_BINDING, ProgramLog, ProgramSeat
-from blokus.tui.server_link import MessageIgnored, ServerLink, ServerNews, Traffic, TrafficLogged
+from blokus.tui.program_pane import POLL_S, PROGRAM_LOG_BINDING, ProgramLog, ProgramSeat, fit_program_key
+from blokus.tui.server_link import Connecting, MessageIgnored, ServerLink, ServerNews, Traffic, TrafficLogged
 from blokus.tui.session import Feedback, GameSession
 from blokus.tui.status import StatusContext, game_status, waiting_for
 from blokus.tui.widgets import FeedbackView, MoveLog, PanelView, StatusBar, XmlPane
@@ -70,6 +72,8 @@ SCREEN_BINDINGS: list[BindingType] = [
 
 
 GAME_BINDINGS: list[BindingType] = [*PLACING_BINDINGS, *PLAYING_BINDINGS, *SCREEN_BINDINGS]
+
+TIME_LIMIT_NOTICE_S = 30  # the notice of a timed server stays this long (or until clicked): the first moves go by
 
 SaveReplay = Callable[[GameSession, Sequence[Traffic]], str]  # the game and its messages → where it was saved
 
@@ -111,9 +115,8 @@ class GameScreen(Screen):
         panes = [] if program is None else [ProgramLog(f"{program.label} · stderr (e hides)", id="program-log")]
         centre = PlayArea(self.session, id="centre")
         xml_from = None if self.link is None else XML_PANE_MIN_HEIGHT  # on a shorter terminal it would cover the board
-        yield BoardLayout(
-            FeedbackView(id="feedback"), board=PlacingBoard(id="board"), centre=centre, panes=panes, xml_from=xml_from
-        )
+        board, feedback = PlacingBoard(id="board"), FeedbackView(id="feedback")
+        yield BoardLayout(feedback, board=board, centre=centre, panes=panes, xml_from=xml_from, letters=True)
 
     @property
     def board_layout(self) -> BoardLayout:
@@ -144,7 +147,8 @@ class GameScreen(Screen):
         status = self.query_one(StatusBar)
         left = None if link is None else clock_left(link, s, time.monotonic())
         waiting = (self.program.waiting_text(s) if self.program is not None else None) or waiting_for(s)
-        status.show(game_status(s, StatusContext(palette, status.content_size.width or 50, left, waiting)))
+        lines = LETTERS_STATUS_LINES if one_feedback_line(self.board_layout) else None
+        status.show(game_status(s, StatusContext(palette, status.content_size.width or 50, left, waiting, lines)))
 
     def refresh_view(self) -> None:
         """Repaint everything from the session (after moves; ghost moves only repaint the board)."""
@@ -157,9 +161,8 @@ class GameScreen(Screen):
             self.refresh_bindings()  # the footer rebuilds its keys on every refresh_bindings(): only on a change
 
     def show_feedback(self) -> None:
-        fb = self.query_one(FeedbackView)
-        fb.update(self.session.feedback.text)
-        fb.set_class(self.session.feedback.error, "error")
+        feedback = self.session.feedback
+        self.query_one(FeedbackView).tell(feedback.text, feedback.error, one_feedback_line(self.board_layout))
 
     def after_change(self) -> None:
         self.refresh_view()
@@ -187,6 +190,7 @@ class GameScreen(Screen):
             if isinstance(news, MessageIgnored):
                 self.query_one(XmlPane).add_note(f"ignored: {printable(news.reason)}")
             apply_news(self.session, news, self.link)
+            tell_time_limit(self, news, self.link)
             if self.program is not None:
                 self.program.after_news(self.session, self.link.team)
         except Exception:  # never crash on a server message
@@ -208,6 +212,7 @@ class GameScreen(Screen):
     def _fitted(self) -> None:
         if self.focused is None:  # a terminal too small hid the board, which lost the focus: the keys come back
             self.query_one(PlacingBoard).focus()
+        fit_program_key(self, self.program is not None)
         self.refresh_view()
 
     @on(Placed)
@@ -332,6 +337,17 @@ class GameScreen(Screen):
 
     def action_quit(self) -> None:
         self.menu.quit()
+
+
+def tell_time_limit(screen: Screen, news: ServerNews, link: ServerLink) -> None:
+    """Once joined on a timed server: a notice of the limit and the ways out, which stays a while."""
+    if isinstance(news, Connecting) and (notice := time_limit_notice(link)) is not None:
+        screen.notify(notice, title=TIME_LIMIT_TITLE, severity="warning", timeout=TIME_LIMIT_NOTICE_S)
+
+
+def one_feedback_line(layout: BoardLayout) -> bool:
+    """The letter board (NO_COLOR, 80×24) is shown: two status lines above it, one line of feedback below."""
+    return layout.plan is not None and layout.plan.scale is Scale.LETTERS
 
 
 def network_screen(options: NetworkOptions) -> GameScreen:

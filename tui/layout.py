@@ -34,6 +34,8 @@ LARGE_LOG_WIDTH = 44  # blokus.tcss: .-large #log-column
 XML_HEIGHT = 14
 XML_MIN_HEIGHT = 6  # below this the XML pane is not worth its lines: it closes (the board first)
 COMPACT_STATUS_LINES = 3  # the replay viewer's status at its shortest: the turn, the score, the move
+LETTERS_STATUS_LINES = 2  # a game's status beside the letter board (NO_COLOR, 80×24): who is to move, the piece
+LETTERS_BELOW_BOARD = 1  # its feedback line
 
 
 @dataclass(frozen=True)
@@ -45,8 +47,11 @@ class LayoutPlan:
     too_small: bool
 
 
-def plan_layout(width: int, height: int, reserved_lines: int = 0) -> LayoutPlan:
-    """The layout for a terminal of ``width`` × ``height`` (``reserved_lines``: e.g. the XML pane)."""
+def plan_layout(width: int, height: int, reserved_lines: int = 0, letters_status: int | None = None) -> LayoutPlan:
+    """The layout for a terminal of ``width`` × ``height`` (``reserved_lines``: e.g. the XML pane).
+    ``letters_status``: the status lines of the letter board (NO_COLOR: where the half-block board would show only
+    greys, the board of one letter per field takes its place if it fits with that many status lines and one line
+    of feedback; None: never)."""
     if width < MIN_WIDTH or height < MIN_HEIGHT:
         return LayoutPlan(Scale.HALF, CENTRE_MIN, False, False, True)
     free = height - reserved_lines - STATUS_LINES - BELOW_BOARD - FOOTER
@@ -56,10 +61,19 @@ def plan_layout(width: int, height: int, reserved_lines: int = 0) -> LayoutPlan:
         if board_h <= free and board_w + 2 + 2 * SIDE_MIN <= width:
             scale = candidate
             break
-    centre = max(scale.size[0] + (0 if scale is Scale.HALF else 2), CENTRE_MIN)
+    if scale is Scale.HALF and letters_status is not None:
+        if height - reserved_lines - FOOTER - letters_status - LETTERS_BELOW_BOARD >= Scale.LETTERS.size[1]:
+            scale = Scale.LETTERS
+    centre = max(scale.size[0] + (0 if scale.field_width == 1 else 2), CENTRE_MIN)
     panels = width >= centre + 2 * SIDE_MIN
     log = panels and width >= centre + 2 * (SIDE_MIN + 2) + LOG_WIDTH
     return LayoutPlan(scale, centre, panels, log, False)
+
+
+def shortest_status(plan: LayoutPlan | None) -> int:
+    """The replay viewer's status at its shortest: beside the letter board two lines (the turn and the score; the
+    board marks the move), else ``COMPACT_STATUS_LINES``."""
+    return LETTERS_STATUS_LINES if plan is not None and plan.scale is Scale.LETTERS else COMPACT_STATUS_LINES
 
 
 def side_content_width(width: int, plan: LayoutPlan) -> int:
@@ -118,8 +132,10 @@ class BoardLayout(Vertical):
         panes: Sequence[Widget] = (),
         min_centre_lines: int = STATUS_LINES + 1 + Scale.HALF.size[1] + BELOW_BOARD,
         xml_from: int | None = None,
+        letters: bool = False,
     ) -> None:
         super().__init__()
+        self._letters = letters  # under NO_COLOR the letter board may replace the half blocks (a game's status)
         self._below_board, self._status, self._board, self._centre = below_board, status, board, centre
         self._panes, self._xml_from = panes, xml_from
         self.min_centre_lines = min_centre_lines
@@ -202,7 +218,8 @@ class BoardLayout(Vertical):
             else:
                 xml.styles.height = lines
                 reserved += lines
-        plan = plan_layout(width, height, reserved)
+        mono = self._letters and bool(getattr(self.app, "no_color", False))
+        plan = plan_layout(width, height, reserved, LETTERS_STATUS_LINES if mono else None)
         self.plan = plan
         self.status_room = height - FOOTER - reserved - plan.scale.size[1] - 1  # 1: the line below the board
         for scale in Scale:
@@ -219,8 +236,9 @@ class BoardLayout(Vertical):
             and 2 * (large_panel_lines(side_content_width(width, plan)) + 1) <= height - FOOTER - reserved
         )
         for panel in self.query(ShapePanel):
-            if panel.compact != (plan.scale is Scale.HALF) or panel.large != large:
-                panel.compact = plan.scale is Scale.HALF
+            compact = plan.scale.field_width == 1
+            if panel.compact != compact or panel.large != large:
+                panel.compact = compact
                 panel.large = large
                 panel.refresh(layout=True)
         self.query_one("#too-small", Static).update(

@@ -73,15 +73,19 @@ class GameMenu:
     def open_replay(self) -> None:
         open_replay_picker(self.jobs.app)
 
-    def save(self) -> None:
+    def save(self) -> str | None:
+        """Save the game; returns where (None: not saved, the feedback says why)."""
         if self.save_fn is None or not self.session.has_game():
             self.say("nothing to save" if self.save_fn else "saving is not available", True)
-            return
+            return None
         try:
-            self.say(f"saved {self.save_fn()}")
+            where = self.save_fn()
         except Exception as exc:
             log.exception("saving failed")
             self.say(f"saving failed: {exc}", True)
+            return None
+        self.say(f"saved {where}")
+        return where
 
     def analyse_game(self) -> None:
         """A finished game in the replay viewer, with the analysis pane open (q comes back here)."""
@@ -113,9 +117,12 @@ class GameMenu:
 
         def answer(choice: str | None) -> None:
             if choice == "save":
-                self.save()
-                if self.session.feedback.error:
+                where = self.save()
+                if where is None:
                     return  # not saved: stay, the message says why
+                farewell = getattr(self.jobs.app, "farewell", None)
+                if farewell is not None:  # the screen closes: the terminal says where the game is
+                    farewell.append(f"saved the game to {where} (blokus replay FILE opens it)")
             if choice in ("save", "quit"):
                 self.jobs.post(LeaveAsked())
 

@@ -44,11 +44,13 @@ class ShapePicked(Message):
 
 
 class AIPurpose(Enum):
-    """Why the AI was asked: to play its seat, to suggest a move (hint), or to play for the human."""
+    """Why the AI was asked: to play its seat, to suggest a move (hint), to play for the human, or where the ghost of
+    a colour's first piece starts (the hint's move, asked for without a word while the human looks)."""
 
     PLAY = "play"
     HINT = "hint"
     PLAY_FOR_HUMAN = "ai_move"
+    FIRST_GHOST = "first_ghost"
 
 
 class AIMoveReady(Message):

@@ -120,9 +120,7 @@ def apply_news(session: GameSession, news: ServerNews, link: ServerLink) -> None
     elif isinstance(news, MoveRequested):
         s.move_requested = True
         if link.clock_limit is not None and s.is_human_turn():
-            s.feedback = Feedback(
-                f"your move — the server allows {link.clock_limit:g} s (m lets the AI move, o switches on autopilot)"
-            )
+            s.feedback = Feedback(f"your move — {link.clock_limit:g} s on the clock (m: the AI moves, o: autopilot)")
         s.begin_turn()
     elif isinstance(news, GameEnded):
         s.end = news.result
@@ -153,6 +151,22 @@ def _state_arrived(s: GameSession, news: StateArrived, link: ServerLink) -> None
             s.names[team] = printable(news.names[team], 60)
     s.move_requested = False
     s.begin_turn()
+
+
+TIME_LIMIT_TITLE = "This server has a time limit"
+
+
+def time_limit_notice(link: ServerLink) -> str | None:
+    """What a human on a timed server is told once, when it has joined (before the game and its clock start): the
+    limit and the ways out. None on an untimed server (``--no-timeout``)."""
+    if link.clock_limit is None:
+        return None
+    return (
+        f"You have {link.clock_limit:g} s per move; a later move loses the game.\n"
+        "m: the AI plays this move for you · o: autopilot (the AI plays on)\n"
+        "To think as long as you like, play on an untimed server:\n"
+        "blokus serve --no-timeout, and join with --no-timeout"
+    )
 
 
 def clock_left(link: ServerLink, session: GameSession, now: float) -> float | None:

@@ -11,6 +11,7 @@ from blokus.model import placements as P
 from blokus.model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove, describe_move
 from blokus.model.pieces import Color, Rotation, Shape, transform
 from blokus.model.record import GameRecord
+from blokus.model.season import FirstMove
 from blokus.model.state import GameState, move_of_placement
 
 N = P.N
@@ -191,8 +192,9 @@ class Placement:
     def new_ghost(self, shape: Shape) -> Ghost:
         """A ghost of ``shape`` at a legal placement: the one nearest to the previous ghost of this turn
         (tab through the pieces and each lands where it fits, close to where you were), else near the
-        colour's last piece (on a first move: near the top-left corner), unrotated if one such placement
-        exists."""
+        colour's last piece, unrotated if one such placement exists. A first piece starts in the top-left corner
+        (2021) or nearest to the board's middle (2027: the middle of a side, not a corner, where a piece has the
+        least room to grow); where the AI gives hints, its suggestion takes its place (``AIPurpose.FIRST_GHOST``)."""
         old = self.ghost
         st = self.state
         color = st.color
@@ -214,10 +216,16 @@ class Placement:
             best = min(moves, key=near_old)
             return Ghost(shape, best.rotation, best.flipped, best.x, best.y)
         last = self.last_cells(color)
-        cx, cy = _centre(last) if last else (0.0, 0.0)
+        if last or st.season.first_move is FirstMove.CORNER:
+            cx, cy = _centre(last) if last else (0.0, 0.0)
 
-        def distance(m: SetMove) -> tuple[bool, float]:
-            return (m.rotation != Rotation.NONE or m.flipped), (m.x - cx) ** 2 + (m.y - cy) ** 2
+            def distance(m: SetMove) -> tuple[bool, float]:
+                return (m.rotation != Rotation.NONE or m.flipped), (m.x - cx) ** 2 + (m.y - cy) ** 2
+        else:  # a first piece on the border: the middle of a side, not a corner
+
+            def distance(m: SetMove) -> tuple[bool, float]:
+                mx, my = _centre(m.cells)
+                return (m.rotation != Rotation.NONE or m.flipped), (mx - (N - 1) / 2) ** 2 + (my - (N - 1) / 2) ** 2
 
         best = min(moves, key=distance)
         return Ghost(shape, best.rotation, best.flipped, best.x, best.y)
@@ -323,6 +331,16 @@ class Placement:
             return
         self.ghost = Ghost(move.shape, move.rotation, move.flipped, move.x, move.y)
         self._say(f"hint: {describe_move(move)} (enter places it)")
+
+    def start_on(self, move: Move, untouched: Ghost) -> bool:
+        """The AI's suggestion for a first piece becomes the ghost, if the ghost is still ``untouched`` (as it
+        started: a piece the human moved, turned or flipped stays where they put it)."""
+        if not isinstance(move, SetMove) or self.ghost != untouched or not self.session.is_human_turn():
+            return False
+        self.ghost = Ghost(move.shape, move.rotation, move.flipped, move.x, move.y)
+        if not self.session.feedback.text:  # a word of the server's (the clock) stays
+            self._say("the piece starts where the AI would place it (i: hint, enter: place)")
+        return True
 
     def forget_stale_refusal(self) -> bool:
         """After the ghost moved: drop a refusal about its old position (True if one was dropped)."""

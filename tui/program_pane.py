@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.widgets import Static
 
 from blokus.model.moves import describe_move
@@ -32,6 +33,18 @@ POLL_S = 0.3  # how often the pane and the move times follow the program
 JUDGE_WAIT_S = 30.0  # after the game: the longest wait for the program's end before the dialog comes anyway
 
 PROGRAM_LOG_BINDING = Binding("e", "program_log", "Program log", tooltip="pane with the cmd: opponent's stderr on/off")
+PROGRAM_KEY_WIDTH = 92  # columns from which the footer has room for "e Program log" beside the keys of playing
+
+
+def fit_program_key(screen: Screen, program: bool) -> None:
+    """The program's log key (a game against a ``program``) in the screen's footer only where the footer has room
+    for it beside the keys of playing: below ``PROGRAM_KEY_WIDTH`` columns it would be cut to "e P" (it works all
+    the same, and ? lists it)."""
+    shown = screen.app.size.width >= PROGRAM_KEY_WIDTH
+    bindings, key = screen._bindings, PROGRAM_LOG_BINDING.key
+    if program and [b.show for b in bindings.key_to_bindings.get(key, [])] != [shown]:
+        bindings.key_to_bindings[key] = [replace(PROGRAM_LOG_BINDING, show=shown)]
+        screen.refresh_bindings()  # the footer lays its keys out anew
 
 
 class ProgramSeat:

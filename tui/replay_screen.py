@@ -33,7 +33,7 @@ from blokus.tui.colors import palette_for
 from blokus.tui.dialogs import HelpScreen, ReplayPicker, TurnScreen
 from blokus.tui.jobs import Jobs
 from blokus.tui.keys import in_order
-from blokus.tui.layout import CENTRE_MIN, COMPACT_STATUS_LINES, BoardLayout
+from blokus.tui.layout import CENTRE_MIN, COMPACT_STATUS_LINES, BoardLayout, shortest_status
 from blokus.tui.replays import REPLAY_DIR, ReplayData, ReplayError, load_replay, result_texts
 from blokus.tui.server_link import GameEnded, LinkClosed, ServerComplained, StateArrived, WatchLink
 from blokus.tui.session import GhostStatus, describe_move
@@ -68,7 +68,7 @@ class ReplayStatus(StatusBar):
         self, replay: ReplayData, index: int, speed: float, autoplaying: bool, max_lines: int | None = None
     ) -> None:
         timeline = replay.timeline
-        st, last = timeline.states[index], timeline.states[-1]
+        st = timeline.states[index]
         pal = palette_for(self.app)
         names = replay_names(replay)
         width = self.content_size.width or 46
@@ -82,10 +82,10 @@ class ReplayStatus(StatusBar):
             warning.append("LIVE ", Style(color=pal.bad, bold=True))
         kind = f"{'Watching' if replay.live else 'Replay'} {st.season.name}"
         head = Text.assemble(warning, (f"{kind} — {names[Team.ONE]} vs {names[Team.TWO]}", Style(bold=True)))
+        # one count on screen: the states of the file (← → step them); the turn is the game's number of this state
+        # (it counts the colours that were skipped too, so "turn 0 / 12" beside "state 1/11" read as a contradiction)
         turn = (
-            [Text(f"Turn {st.turn} / {last.turn}"), Text(f"round {st.round}")]
-            if wide
-            else [Text(f"Round {st.round} · t {st.turn}/{last.turn}")]
+            [Text(f"Turn {st.turn}"), Text(f"round {st.round}")] if wide else [Text(f"Round {st.round} · t {st.turn}")]
         )
         if st.is_over:
             turn.append(Text("game over"))
@@ -118,7 +118,10 @@ class ReplayStatus(StatusBar):
         lines += [(t, 1 if i == 0 else 3) for i, t in enumerate(pack([score, points], width, "   "))]
         lines += [
             *((t, 1) for t in whats),
-            *((t, 5) for t in pack([Text(f"state {index + 1}/{len(timeline)}", Style(color=pal.label)), play], width)),
+            *(
+                (t, 5)
+                for t in pack([Text(f"state {index + 1} of {len(timeline)}", Style(color=pal.label)), play], width)
+            ),
         ]
         if max_lines is not None and len(lines) > max_lines:
             keep = sorted(range(len(lines)), key=lambda i: lines[i][1])[: max(max_lines, 1)]
@@ -215,9 +218,8 @@ class ReplayScreen(Screen):
     def compose(self) -> ComposeResult:
         analysis = AnalysisPanel(self.timeline, self.analysis_settings, id="analysis-area")
         min_centre = COMPACT_STATUS_LINES + Scale.HALF.size[1] + 1  # the shortest status, the board, the result
-        yield BoardLayout(
-            ReplayResult(id="result"), status=ReplayStatus(id="status"), panes=[analysis], min_centre_lines=min_centre
-        )
+        status, result = ReplayStatus(id="status"), ReplayResult(id="result")
+        yield BoardLayout(result, status=status, panes=[analysis], min_centre_lines=min_centre, letters=True)
 
     @property
     def board_layout(self) -> BoardLayout:
@@ -292,12 +294,8 @@ class ReplayScreen(Screen):
 
     def refresh_status(self) -> None:
         """The status in the lines the board and the result leave (at least its shortest form)."""
-        status_room = self.board_layout.status_room
-        room = (
-            None
-            if status_room is None
-            else max(COMPACT_STATUS_LINES, status_room - (self.query_one(ReplayResult).lines - 1))
-        )
+        status_room, least = self.board_layout.status_room, shortest_status(self.board_layout.plan)
+        room = None if status_room is None else max(least, status_room - (self.query_one(ReplayResult).lines - 1))
         self.query_one(ReplayStatus).show_state(
             self.replay, self.index, SPEEDS[self.speed_index], self.autoplaying, room
         )

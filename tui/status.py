@@ -47,6 +47,7 @@ class StatusContext:
     width: int  # columns of one line
     clock_left: float | None = None  # seconds left on the server's clock for the human's move
     waiting: str = ""  # the last line while another player is to move
+    lines: int | None = None  # at most this many lines (beside the letter board): who is to move, then what goes on
 
 
 def score_line(s: GameSession, width: int) -> Text:
@@ -170,5 +171,7 @@ def waiting_for(s: GameSession) -> str:
 
 
 def game_status(s: GameSession, ctx: StatusContext) -> Text:
+    if ctx.lines is not None:  # the panels' headers show the points; the round and the score give way
+        return Text("\n").join([to_move_line(s, ctx), *activity_lines(s, ctx)][: ctx.lines])
     lines = [score_line(s, ctx.width), to_move_line(s, ctx), points_line(s, ctx), *activity_lines(s, ctx)]
     return Text("\n").join(lines)

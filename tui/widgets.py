@@ -233,6 +233,17 @@ class StatusBar(Static):
 class FeedbackView(Static):
     """The answer to the last action (red and bold for a refusal or an error)."""
 
+    _told = ""
+
+    def tell(self, text: str, error: bool, one_line: bool) -> None:
+        """Show ``text``; where the view has one line (beside the letter board) a long error is a notice as well."""
+        if text != self._told:
+            self._told = text
+            if one_line and error and len(text) > self.content_size.width:
+                self.notify(text, severity="error")
+        self.update(text)
+        self.set_class(error, "error")
+
 
 # --- move log --------------------------------------------------------------------------------------
 
