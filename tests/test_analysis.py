@@ -134,7 +134,7 @@ def test_positions_analysed_in_two_processes_are_the_same_and_cancel_as_in_one(m
 
 def test_cache_makes_reopening_instant_and_survives_damage(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert cache_dir() == tmp_path / "blokus-tui" / "analysis"
+    assert cache_dir() == tmp_path / "blokus" / "analysis"
     states, moves = greedy_game(6)
     cache = AnalysisCache()
     first = analyse_cached(states, moves, FAST, cache=cache)
