@@ -29,7 +29,7 @@ The scale (used everywhere: the CLI, the viewer, the chart, the JSON):
   yardstick, a piece placed where it blocks nothing or loses a whole corner area loses 4–10.
 
 Results are cached as JSON per game (a hash of the game's content + the settings) in
-``$XDG_CACHE_HOME/blokus-tui/analysis`` (default ``~/.cache/blokus-tui/analysis``), so that opening
+``$XDG_CACHE_HOME/blokus/analysis`` (default ``~/.cache/blokus/analysis``, ``model.user_cache``), so that opening
 the same replay again is instant; a cancelled analysis is cached as far as it got and resumes there.
 """
 
@@ -65,6 +65,7 @@ from blokus.ai.search.lookahead import Searcher, SearchParams, _Timeout
 from blokus.model.moves import Move, SetMove, SkipMove, parse_move
 from blokus.model.pieces import COLORS, Color, Team
 from blokus.model.state import GameState
+from blokus.model.user_cache import cache_folder
 
 ANALYSIS_VERSION = 4  # bump when values change meaning: old cache entries are then ignored (3: round-end horizon;
 # 4: leaves valued by VALUE_WEIGHTS, the expected final point difference)
@@ -632,8 +633,7 @@ def jump_note(result: GameAnalysis, states: Sequence[GameState], index: int) -> 
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "blokus-tui" / "analysis"
+    return cache_folder("analysis")
 
 
 class AnalysisCache:

@@ -16,11 +16,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast, get_args
 
 from lxml import etree
 from pydantic import ValidationError
 from pydantic_xml import BaseXmlModel, ParsingError
+from pydantic_xml.fields import EntityLocation, XmlEntityInfo
 
 from blokus.model import messages as M
 from blokus.model import placements as P
@@ -108,8 +109,54 @@ def parse_message(element: etree._Element) -> M.Message:
 
 
 def _first_line(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return invalid_content(exc)
     text = str(exc).strip().splitlines()
     return " ".join(line.strip() for line in text[:3]) if text else type(exc).__name__
+
+
+def _xml_models(annotation: Any) -> list[type[BaseXmlModel]]:
+    """The XML models a field's annotation holds (``Board``, ``list[BoardField]``, ``Memento | Result | None``)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseXmlModel):
+        return [annotation]
+    return [model for arg in get_args(annotation) for model in _xml_models(arg)]
+
+
+def _xml_path(model: type[BaseXmlModel] | None, loc: tuple[int | str, ...]) -> str:
+    """A pydantic error location as the XML names it: ``board/field/@x`` for ``('board', 'fields', 2, 'x')``."""
+    names: list[str] = []
+    candidates = [model] if model is not None else []
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        owner = next((m for m in candidates if part in m.model_fields), None)
+        if owner is None:  # a name of pydantic's own (a union member's tag): not an XML name
+            candidates = []
+            continue
+        info = owner.model_fields[part]
+        entity = next((m for m in info.metadata if isinstance(m, XmlEntityInfo)), None)
+        candidates = _xml_models(info.annotation)
+        tag = getattr(candidates[0], "__xml_tag__", None) if len(candidates) == 1 else None
+        name = (entity.path if entity is not None else None) or tag or part
+        attribute = entity is not None and entity.location is EntityLocation.ATTRIBUTE
+        names.append(f"@{name}" if attribute else name)
+    return "/".join(names)
+
+
+def invalid_content(exc: ValidationError) -> str:
+    """One line naming the first invalid field of a message as the XML names it, its line and the problem:
+    ``<state> line 1, @turn: not an integer: 'x'`` (pydantic says ``1 validation error for State``)."""
+    errors = exc.errors(include_url=False)
+    if not errors:
+        return str(exc).strip().splitlines()[0]
+    first = errors[0]
+    ctx = first.get("ctx") or {}
+    problem = str(ctx.get("orig", first["msg"])).removeprefix("Value error, ")
+    model = next((m for m in vars(M).values() if _xml_models(m) == [m] and m.__name__ == exc.title), None)
+    tag = f"<{model.__xml_tag__}>" if model is not None and model.__xml_tag__ else exc.title
+    where = f" line {ctx['sourceline']}," if "sourceline" in ctx else ""
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{tag}{where} {_xml_path(model, tuple(first['loc'])) or 'content'}: {problem}{more}"
 
 
 def parse_xml(source: bytes | str) -> M.Message:
@@ -366,10 +413,16 @@ def state_from_xml(source: bytes | str, season: Season | None = None) -> StateRe
     data = source.encode("utf-8") if isinstance(source, str) else source
     root = parse_document(data)
     if root.tag == "state":
-        return read_state(xmlcodec.read(M.State, root) or M.State.from_xml_tree(root), season)
+        try:
+            model = xmlcodec.read(M.State, root) or M.State.from_xml_tree(root)
+        except ValidationError as exc:
+            raise ValueError(invalid_content(exc)) from None
+        return read_state(model, season)
     message = parse_message(root)
     if isinstance(message, M.Room) and isinstance(message.data, M.Memento):
         return read_state(message, season)
+    if isinstance(message, UnknownMessage) and message.reason.startswith("unreadable"):
+        raise ValueError(message.reason)
     raise ValueError(f"not a state or memento: {message}")
 
 

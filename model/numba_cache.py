@@ -11,7 +11,7 @@ its own in front of numba's for the project's modules (``model``, ``ai``, ``net`
   With ``NUMBA_BOUNDSCHECK=1`` (CI's engine run) the stamp differs: bounds-checked kernels are kept apart.
 * **Where**: ``$BLOKUS_NUMBA_CACHE`` if set (tests, CI, the bundle builder: read and written); else a
   bundle's prebuilt ``numba-cache/`` beside the packages (only read, never written), then a writable
-  user cache (``$XDG_CACHE_HOME`` or ``~/.cache``, else the temporary folder); in a checkout (no bundle)
+  user cache (``numba/`` of ``model.user_cache``'s folder, else the temporary folder); in a checkout (no bundle)
   the package's ``__pycache__`` comes first, one cache per checkout. A kernel is loaded from the first
   folder holding it fresh (same sources, same numba, same CPU target), compiled into the first writable one.
 * **Never a failure**: with nowhere to write, kernels are compiled and used without being cached (numba
@@ -40,6 +40,8 @@ from typing import Any
 
 import numba
 from numba.core import caching, dispatcher
+
+from blokus.model.user_cache import cache_home
 
 log = logging.getLogger(__name__)
 
@@ -178,9 +180,10 @@ def private_folder(root: Path, *, create: bool) -> Path | None:
     if fd is None:
         if create:
             try:
-                # ``~/.cache`` may be made, never the home folder itself (HOME=/nonexistent is a common
-                # way to say "no home": the temporary folder's root is used then)
-                root.parent.mkdir(exist_ok=True)
+                # ``~/.cache`` and ``~/.cache/blokus`` may be made, never the home folder itself
+                # (HOME=/nonexistent is a common way to say "no home": the temporary folder's root is used then)
+                for parent in (root.parent.parent, root.parent):
+                    parent.mkdir(exist_ok=True)
                 os.mkdir(root, 0o700)
             except FileExistsError:
                 pass
@@ -221,10 +224,9 @@ def _verified(path: Path) -> bool:
 def user_roots() -> list[Path]:
     """The user's cache folders by name: ``$XDG_CACHE_HOME`` or ``~/.cache``, then one in the temporary
     folder (used only through :func:`private_folder`)."""
-    xdg, home = os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME")
-    base = Path(xdg) if xdg else Path(home) / ".cache" if home else None
+    home = cache_home()
     uid = os.getuid() if hasattr(os, "getuid") else 0
-    roots = [base / "blokus-numba"] if base is not None and base.is_absolute() else []
+    roots = [home / "numba"] if home is not None else []
     return [*roots, Path(tempfile.gettempdir()) / f"blokus-numba-{uid}"]
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,6 +52,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if not os.environ.get("BLOKUS_NUMBA_CACHE"):
         cache = getattr(config, "cache", None)
         folder = cache.mkdir("numba") if cache is not None else Path(tempfile.mkdtemp(prefix="blokus-numba-"))
+        if cache is None:  # -p no:cacheprovider: a folder of this session only, removed at its end
+            config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
         os.environ["BLOKUS_NUMBA_CACHE"] = str(folder)
     if config.getoption("numprocesses", None):
         from blokus.model import numba_cache

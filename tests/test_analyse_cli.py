@@ -36,7 +36,7 @@ def game_file(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    return tmp_path / "cache" / "blokus-tui" / "analysis"
+    return tmp_path / "cache" / "blokus" / "analysis"
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -35,6 +35,9 @@ from blokus.model.state import GameState
 from tests.helpers import fixture_path, greedy_game
 
 FAST = AnalysisSettings(engine="greedy", time_per_position=0.05, value_depth=2)
+# greedy looks at every placement once (one ply, milliseconds): with a minute per position it is never cut short,
+# so its best moves, and the analysis, do not depend on the machine's load (FAST's 0.05 s cuts it on a busy one)
+UNHURRIED = AnalysisSettings(engine="greedy", time_per_position=60.0, value_depth=2)
 
 
 def test_marks_follow_the_documented_thresholds():
@@ -112,7 +115,7 @@ def test_cancel_returns_the_part_done_and_resuming_finishes_it():
 def test_positions_analysed_in_two_processes_are_the_same_and_cancel_as_in_one(monkeypatch):
     states, moves = greedy_game(10)
     monkeypatch.setattr("blokus.ai.analysis.PARALLEL_MIN", 2)  # (a real game has ~70 positions)
-    one = analyse_game(states, moves, FAST)
+    one = analyse_game(states, moves, UNHURRIED)
     stop = threading.Event()
     dones = []
 
@@ -122,19 +125,19 @@ def test_positions_analysed_in_two_processes_are_the_same_and_cancel_as_in_one(m
             stop.set()
 
     with pytest.raises(AnalysisCancelled) as info:
-        analyse_game(states, moves, FAST, stop=stop, progress=progress, workers=2)
+        analyse_game(states, moves, UNHURRIED, stop=stop, progress=progress, workers=2)
     partial = info.value.partial
     assert dones[:4] == [1, 2, 3, 4] and 4 <= partial.done < 10 and not partial.complete
     assert list(partial.positions) == sorted(partial.positions)
     assert all(partial.positions[i] == one.positions[i] for i in partial.positions)
-    both = analyse_game(states, moves, FAST, previous=partial)  # (one process: a pool costs seconds to start)
+    both = analyse_game(states, moves, UNHURRIED, previous=partial)  # (one process: a pool costs seconds to start)
     assert both.complete and both.positions == one.positions
     assert both.summaries() == one.summaries()
 
 
 def test_cache_makes_reopening_instant_and_survives_damage(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert cache_dir() == tmp_path / "blokus-tui" / "analysis"
+    assert cache_dir() == tmp_path / "blokus" / "analysis"
     states, moves = greedy_game(6)
     cache = AnalysisCache()
     first = analyse_cached(states, moves, FAST, cache=cache)

@@ -13,6 +13,7 @@ import re
 import shutil
 import sys
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,7 @@ VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 
 # the upload's module fixture compiles the AI from cold for a bare Python: minutes on a loaded machine, more
 # than the suite's per-test cap (pyproject.toml), which it is charged to
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200), pytest.mark.xdist_group("bundle")]  # one build a session
 
 
 def _bare_python_fits() -> bool:
@@ -45,22 +46,25 @@ def _bare_python_fits() -> bool:
 
 
 @pytest.fixture(scope="module")
-def wheels(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("wheels")  # downloaded once for the module's uploads
+def wheels(tmp_path_factory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("wheels")  # downloaded once for the module's uploads (~85 MB)
+    yield folder
+    shutil.rmtree(folder)  # removed after the module, passed or failed (pytest keeps a failed run's folders)
 
 
 @pytest.fixture(scope="module")
-def upload(tmp_path_factory, wheels) -> Path:
+def upload(tmp_path_factory, wheels) -> Iterator[Path]:
     if not _bare_python_fits():
         pytest.skip(f"no system {BARE_PYTHON} of Python {VERSION} to start the upload with")
-    target = tmp_path_factory.mktemp("bundle") / "upload.zip"
+    target = tmp_path_factory.mktemp("bundle") / "upload.zip"  # ~270 MB (stored, not compressed): removed after
     # tried before it takes its name (a failed trial raises); its size limit is the command's to enforce: see main.
     # The contents are under test, not the compression: level 0 (deflate's stored blocks) spends no CPU on it,
     # in the build and in every unpacking. The baked-in move time is short: the games below play ~40 moves each
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(B, "ZIP_LEVEL", 0)
         bundle(target, VERSION, ["--move-time", "100"], wheels=wheels)
-    return target
+    yield target
+    shutil.rmtree(target.parent)
 
 
 def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
@@ -139,14 +143,15 @@ async def test_a_read_only_upload_started_bare_joins_a_prepared_game_and_plays(u
     finally:
         await server.close()
         make_writable(folder)
+        after = _snapshot(folder)
+        shutil.rmtree(folder)  # ~270 MB unpacked: removed, passed or failed
     log = stderr.decode()
     assert code == EXIT_OK and proc.returncode == 0, log[-2000:]
     summary = stdout.decode().strip().splitlines()[-1]
     assert summary.startswith("blokus bot: ONE (up) [us]") and "; moves: " in summary, summary
     assert "(fallback-" not in log and "compiling" not in log  # the prebuilt cache was found
     assert "Traceback" not in log
-    assert _snapshot(folder) == before  # nothing written into the upload
-    shutil.rmtree(folder)
+    assert after == before  # nothing written into the upload
 
 
 def test_bad_baked_in_arguments_fail_before_anything_is_built(tmp_path, capsys):
@@ -194,16 +199,19 @@ def test_a_team_upload_packs_what_the_player_imports_and_is_tried_before_it_is_r
     target = tmp_path / "out" / "team.zip"
     said: list[str] = []
     bundle(target, VERSION, [], wheels=wheels, player=parse_python_player(str(tmp_path / "mine.py")), say=said.append)
-    err = "\n".join(said)
-    assert "the player's files: ai.py, helper.py, model.py, player.py" in err
-    assert "from your environment: sortedcontainers" in err
-    played = re.search(r"tried: it played (\d+) moves", err)
-    assert played is not None and int(played[1]) >= 4, err
-    with zipfile.ZipFile(target) as zf:
-        names = set(zf.namelist())
-        start = zf.read("start.sh").decode()
-    assert {"player/player.py", "player/helper.py", "player/model.py", "player/ai.py"} <= names
-    assert "deps/sortedcontainers/__init__.py" in names
-    assert not any(n.endswith(("secrets_config.py", "test_player.py")) for n in names)
-    assert '--player "$DIR"/player/player.py "$@"' in start
-    assert os.listdir(target.parent) == ["team.zip"]
+    try:
+        err = "\n".join(said)
+        assert "the player's files: ai.py, helper.py, model.py, player.py" in err
+        assert "from your environment: sortedcontainers" in err
+        played = re.search(r"tried: it played (\d+) moves", err)
+        assert played is not None and int(played[1]) >= 4, err
+        with zipfile.ZipFile(target) as zf:
+            names = set(zf.namelist())
+            start = zf.read("start.sh").decode()
+        assert {"player/player.py", "player/helper.py", "player/model.py", "player/ai.py"} <= names
+        assert "deps/sortedcontainers/__init__.py" in names
+        assert not any(n.endswith(("secrets_config.py", "test_player.py")) for n in names)
+        assert '--player "$DIR"/player/player.py "$@"' in start
+        assert os.listdir(target.parent) == ["team.zip"]
+    finally:
+        target.unlink(missing_ok=True)  # ~270 MB (stored): removed, passed or failed

@@ -47,6 +47,26 @@ def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path):
         assert err.count("\n") == 1 and str(path) in err and "Traceback" not in err
 
 
+def test_an_invalid_field_is_named_as_the_xml_names_it_with_its_line(capsys, tmp_path):
+    state = fixture_path("sc2021/test-21.3.0-state-initial-with-board.xml").read_text()
+    memento = fixture_path(MEMENTO).read_text()
+    cases = {
+        "turn.xml": (state.replace('turn="0"', 'turn="x"'), "<state> line 1, @turn: not an integer: 'x'"),
+        "cell.xml": (state.replace('x="8"', 'x="zz"', 1), "board/field/@x: not an integer: 'zz'"),
+        "shape.xml": (
+            state.replace("<shape>TETRO_Z<", "<shape>BOGUS<"),
+            "blueShapes/shape: unknown Shape value 'BOGUS' (and 3 more)",
+        ),
+        "memento.xml": (memento.replace('startPiece="PENTO_V"', 'startPiece="NOPE"'), "data/state/@startPiece: "),
+    }
+    for name, (text, expected) in cases.items():
+        assert text != (memento if name == "memento.xml" else state)  # the fixture holds what is replaced
+        (tmp_path / name).write_text(text)
+        assert moves_main([str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and expected in err and "validation error" not in err, err
+
+
 def test_dispatcher_help_lists_subcommands(capsys):
     assert blokus.main(["--help"]) == 0
     out = capsys.readouterr().out

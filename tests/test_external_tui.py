@@ -147,9 +147,7 @@ def test_the_command_line_starts_the_program_on_the_other_seat(tmp_path, monkeyp
         assert game.seats[0].name == "ext_client.py" and game.seats[0].command is not None
         assert game.seats[1].command is None and not game.seats[1].can_timeout
         assert game.timeouts.soft is None and game.season.year == 2027
-        assert (
-            app.main_screen is None and game.programs[Team.ONE].err_path.parent == tmp_path / "blokus-tui" / "programs"
-        )
+        assert app.main_screen is None and game.programs[Team.ONE].err_path.parent == tmp_path / "blokus" / "programs"
     finally:
         game.close()
     assert game.programs[Team.ONE].exit_code() is not None  # stopped with the app

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import blokus.model.numba_cache
+import blokus.model.user_cache
 
 HELPER = """\
 from numba import njit
@@ -58,6 +59,7 @@ def _project(root: Path, extra: str = "") -> Path:
     (root / "blokus" / "__init__.py").write_text("")
     (root / "blokus" / "model" / "__init__.py").write_text("")
     shutil.copy(blokus.model.numba_cache.__file__, root / "blokus" / "model" / "numba_cache.py")
+    shutil.copy(blokus.model.user_cache.__file__, root / "blokus" / "model" / "user_cache.py")  # it imports that
     (root / "blokus" / "model" / "helper.py").write_text(HELPER.format(extra=extra))
     (root / "blokus" / "model" / "tiny.py").write_text(TINY)
     return root
@@ -156,13 +158,13 @@ def test_a_miss_in_a_read_only_bundle_compiles_into_the_user_cache(tmp_path):
     _read_only(built)
     try:
         home = tmp_path / "home"
-        home.mkdir()  # a home without .cache: that one is made (a missing home is not)
+        home.mkdir()  # a home without .cache: .cache/blokus/numba is made (a missing home is not)
         first = _run(built, tmp_path, HOME=str(home))
         second = _run(built, tmp_path, HOME=str(home))
     finally:
         _writable(built)
     assert first["misses"] == 2 and second["hits"] >= 1 and second["misses"] == 0
-    assert os.path.realpath(second["path"]) == str(home / ".cache" / "blokus-numba" / "blokus.model.tiny")
+    assert os.path.realpath(second["path"]) == str(home / ".cache" / "blokus" / "numba" / "blokus.model.tiny")
     assert not any((built / "numba-cache").iterdir())
 
 

@@ -64,3 +64,25 @@ def test_the_score_bonuses_are_named_where_points_are_counted():
     ]
     assert found == []
     assert _bonus_literals(ast.parse("x = TOTAL_SQUARES + 15 + 5")) == [1]
+
+
+def test_the_user_cache_folder_is_named_in_one_place(tmp_path, monkeypatch):
+    """``~/.cache/blokus`` with a subfolder per use (``model/user_cache.py``); no other source names a cache home."""
+    from blokus.ai.analysis import cache_dir
+    from blokus.model.numba_cache import user_roots
+    from blokus.tui.app import default_log_path
+    from blokus.tui.external import program_log_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("BLOKUS_LOG", raising=False)
+    folders = [cache_dir(), program_log_dir(), user_roots()[0], default_log_path()]
+    assert folders == [tmp_path / "blokus" / name for name in ("analysis", "programs", "numba", "blokus.log")]
+    words = {"XDG_CACHE_HOME", ".cache", "blokus-numba"}
+    named = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in _sources()
+        if path.name != "user_cache.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and node.value in words
+    ]
+    assert named == []

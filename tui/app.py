@@ -13,6 +13,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from blokus.model.user_cache import cache_folder
 from blokus.tui.commands import BlokusCommands
 
 log = logging.getLogger(__name__)
@@ -107,10 +108,15 @@ def log_file_path() -> str:
     return str(_LOG_PATH) if _LOG_PATH is not None else "the log file"
 
 
+def default_log_path() -> Path:
+    """$BLOKUS_LOG or ~/.cache/blokus/blokus.log."""
+    return Path(os.environ.get(LOG_FILE_ENV) or cache_folder("blokus.log"))
+
+
 def setup_logging(path: str | None = None) -> None:
-    """Logs go to a file (never onto the screen): $BLOKUS_LOG or ~/.cache/blokus/blokus.log."""
+    """Logs go to a file (never onto the screen): ``path`` or :func:`default_log_path`."""
     global _LOG_PATH
-    target = Path(path or os.environ.get(LOG_FILE_ENV) or Path.home() / ".cache" / "blokus" / "blokus.log")
+    target = Path(path) if path else default_log_path()
     _LOG_PATH = target
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,6 @@ timeout, crash with its exit code and last stderr line, …) with the path of it
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -19,6 +18,7 @@ from blokus.ai.interface import Player
 from blokus.ai.players.registry import default_player
 from blokus.model.pieces import Team
 from blokus.model.season import DEFAULT_SEASON
+from blokus.model.user_cache import cache_folder
 from blokus.net.external import HOST, HostedGame, HostedSeat, program_command
 from blokus.net.rooms import Timeouts
 from blokus.tui.ai_runner import AISeats
@@ -31,9 +31,8 @@ from blokus.tui.server_link import ServerLink
 
 
 def program_log_dir() -> Path:
-    """Where the TUI keeps the output of cmd: opponents: $XDG_CACHE_HOME/blokus-tui/programs."""
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "blokus-tui" / "programs"
+    """Where the TUI keeps the output of cmd: opponents: $XDG_CACHE_HOME/blokus/programs."""
+    return cache_folder("programs")
 
 
 def external_screen(
