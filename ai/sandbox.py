@@ -222,6 +222,8 @@ def prepare(walls: Walls) -> int | None:
             _allow_path(fd, place, _READ)
         walls.scratch.mkdir(parents=True, exist_ok=True)
         _allow_path(fd, str(walls.scratch), everything)
+        if os.path.isdir("/dev/shm"):  # POSIX shared memory: multiprocessing's locks and heaps, a JVM's need it
+            _allow_path(fd, "/dev/shm", everything)
         for file in (os.devnull, *map(str, walls.writes)):
             _allow_path(fd, file, (FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE) & everything)
         if version >= 4:

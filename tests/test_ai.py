@@ -249,6 +249,7 @@ import json, sys
 import numba
 from blokus.ai import compile_ahead, make_player, parse_player
 from blokus.model.pieces import Shape
+from blokus.model.season import SEASON_2021
 from blokus.model.state import GameState
 
 name = sys.argv[1]

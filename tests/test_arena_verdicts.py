@@ -341,6 +341,8 @@ class Once(Player):
 
 
 def test_a_player_that_crashes_in_one_game_is_started_again_for_the_next(tmp_path, monkeypatch, capsys):
+    # a mark outside its walls carries "crashed once" from game to game: the restart is under test, not the walls
+    monkeypatch.setenv("BLOKUS_SANDBOX", "off")
     player = tmp_path / "once.py"
     player.write_text(ONCE.format(mark=str(tmp_path / "crashed.mark")))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the arena's own log folder: in here
@@ -379,7 +381,8 @@ os.execv(sys.executable, [sys.executable, {str(CLIENT)!r}, *extra, *sys.argv[2:]
 """
 
 
-def test_a_program_that_exits_in_one_game_is_started_again_for_the_next(tmp_path):
+def test_a_program_that_exits_in_one_game_is_started_again_for_the_next(tmp_path, monkeypatch):
+    monkeypatch.setenv("BLOKUS_SANDBOX", "off")  # its mark outside its walls: the restart is under test, not the walls
     program = tmp_path / "exits_once.py"
     program.write_text(EXITS_ONCE)
     code, data = arena(tmp_path, f"cmd:{sys.executable} {program} {tmp_path / 'exited.mark'}", games=2)

@@ -411,6 +411,7 @@ def test_arena_plays_2027_and_writes_its_games_as_2027_replays(tmp_path, capsys)
                 "--quiet",
                 "--save-replay",
                 str(tmp_path),
+                "--no-adjudication",  # played out: the replay's last state is the game's end
             ]
         )
         == 0
