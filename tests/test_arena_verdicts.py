@@ -340,9 +340,9 @@ class Once(Player):
 """
 
 
-def test_a_player_that_crashes_in_one_game_is_started_again_for_the_next(tmp_path, monkeypatch, capsys):
+def test_a_player_that_crashes_in_one_game_is_started_again_for_the_next(tmp_path, monkeypatch, capsys, no_walls):
     # a mark outside its walls carries "crashed once" from game to game: the restart is under test, not the walls
-    monkeypatch.setenv("BLOKUS_SANDBOX", "off")
+    monkeypatch.setenv("BLOKUS_SANDBOX", "off")  # the py: player's process walls itself in: told by the environment
     player = tmp_path / "once.py"
     player.write_text(ONCE.format(mark=str(tmp_path / "crashed.mark")))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the arena's own log folder: in here
@@ -381,8 +381,8 @@ os.execv(sys.executable, [sys.executable, {str(CLIENT)!r}, *extra, *sys.argv[2:]
 """
 
 
-def test_a_program_that_exits_in_one_game_is_started_again_for_the_next(tmp_path, monkeypatch):
-    monkeypatch.setenv("BLOKUS_SANDBOX", "off")  # its mark outside its walls: the restart is under test, not the walls
+def test_a_program_that_exits_in_one_game_is_started_again_for_the_next(tmp_path, no_walls):
+    # its mark outside its walls carries "exited once" from game to game: the restart is under test, not the walls
     program = tmp_path / "exits_once.py"
     program.write_text(EXITS_ONCE)
     code, data = arena(tmp_path, f"cmd:{sys.executable} {program} {tmp_path / 'exited.mark'}", games=2)
