@@ -10,7 +10,7 @@ stands (the winner's margin then is the margin at adjudication, a lower bound of
 
 from __future__ import annotations
 
-from blokus.model.pieces import ALL_PLACED_BONUS, MONO_LAST_BONUS, SHAPES, Shape, Team
+from blokus.model.pieces import ALL_PLACED_BONUS, MONO_LAST_BONUS, SHAPES, TOTAL_SQUARES, Color, Shape, Team
 from blokus.model.state import GameState
 
 _MONO_BIT = 1 << SHAPES.index(Shape.MONO)
@@ -21,8 +21,8 @@ def most_to_gain(state: GameState, color: int) -> int:
     hand = state.shapes[color]
     if not state.valid >> color & 1 or hand == 0:
         return 0
-    squares = sum(shape.size for i, shape in enumerate(SHAPES) if hand >> i & 1)
-    return squares + ALL_PLACED_BONUS + (MONO_LAST_BONUS if hand & _MONO_BIT else 0)
+    in_hand = TOTAL_SQUARES - state.points(Color(color))  # its points are the squares placed while pieces are in hand
+    return in_hand + ALL_PLACED_BONUS + (MONO_LAST_BONUS if hand & _MONO_BIT else 0)
 
 
 def decided(state: GameState) -> str:
