@@ -45,8 +45,10 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from blokus.ai import processes, sandbox
+from blokus.ai.arena.game import ForfeitKind
 from blokus.ai.arena.referee import hard_timeout_line, illegal_line, timeout_line
 from blokus.ai.players.pyplayer import PlayerLoadError
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
@@ -327,7 +329,7 @@ class HostedOutcome:
 
     result: GameResult | None  # None: cancelled (stopped early)
     forfeit: str = ""
-    forfeit_class: str = ""  # illegal move, timeout, crashed, did not join, left, protocol
+    forfeit_class: ForfeitKind | Literal[""] = ""
     offender: Team | None = None
     turn: int = 0
     times: dict[Team, list[float]] = field(default_factory=dict)  # seconds per move, as the server measured
@@ -623,7 +625,7 @@ class HostedGame:
         turn = room.state.turn if room.state is not None else 0
         if self._no_join is not None:
             team, line = self._no_join
-            kind = "crashed" if line.startswith("crashed") else "did not join"
+            kind = ForfeitKind.CRASHED if line.startswith("crashed") else ForfeitKind.DID_NOT_JOIN
             names = (self.seats[0].name, self.seats[1].name)
             left = irregular_result(team, Cause.LEFT, line, (0, 0), names, self.season)
             void = f"{self.seats[team].name} {line}"  # a game that never started is no result for anyone
@@ -646,7 +648,7 @@ class HostedGame:
         if self.seats[team].ours and not void:  # our side's failure is never a result, whatever caused it
             void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
         void = void or self._our_end()
-        trace = self._trace(team) if kind == "crashed" else ""
+        trace = self._trace(team) if kind is ForfeitKind.CRASHED else ""
         return HostedOutcome(result, line, kind, team, turn, times, replay, self._logs(), void=void, traceback=trace)
 
     def _our_end(self) -> str:
@@ -672,7 +674,7 @@ class HostedGame:
         program = self.programs.get(team)
         return program.last_traceback() if program is not None else ""
 
-    def _forfeit_line(self, team: Team, cause: Cause, turn: int) -> tuple[str, str]:
+    def _forfeit_line(self, team: Team, cause: Cause, turn: int) -> tuple[ForfeitKind, str]:
         last = next((m for m in reversed(self.moves) if m.team == team), None)
         if cause is Cause.RULE_VIOLATION:
             mistake = last.mistake if last is not None else None
@@ -684,20 +686,20 @@ class HostedGame:
                 rule = state.refusal_text(move, mistake)  # the rule and the fields, as the TUI says it
             else:
                 rule = mistake.english if mistake is not None else ""
-            return "illegal move", illegal_line(move, rule, last.turn if last is not None else turn)
+            return ForfeitKind.ILLEGAL_MOVE, illegal_line(move, rule, last.turn if last is not None else turn)
         if cause is Cause.SOFT_TIMEOUT:
-            return "timeout", timeout_line((last.latency or 0.0) if last is not None else 0.0, turn)
+            return ForfeitKind.TIMEOUT, timeout_line((last.latency or 0.0) if last is not None else 0.0, turn)
         if cause is Cause.HARD_TIMEOUT:
             hard = self.timeouts.hard if self.timeouts.hard is not None else UNTIMED_HARD_S
-            return "timeout", hard_timeout_line(hard, turn)
+            return ForfeitKind.TIMEOUT, hard_timeout_line(hard, turn)
         if cause is Cause.PROCESS_VIOLATION:
-            return "protocol", f"protocol violation at turn {turn}: a move that was not requested"
+            return ForfeitKind.PROTOCOL, f"protocol violation at turn {turn}: a move that was not requested"
         program = self.programs.get(team)
         if cause is Cause.LEFT and program is not None:
             code = self._exit_codes.get(team)
             if code is not None and code != 0:
-                return "crashed", f"crashed ({describe_exit(code)}) at turn {turn}{_said(program)}"
-        return "left", f"left the game at turn {turn}"
+                return ForfeitKind.CRASHED, f"crashed ({describe_exit(code)}) at turn {turn}{_said(program)}"
+        return ForfeitKind.LEFT, f"left the game at turn {turn}"
 
 
 def _said(program: Program) -> str:

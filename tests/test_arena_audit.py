@@ -4,6 +4,7 @@ points, score, turns and forfeit follow from them (``ai.arena.audit``), for the 
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from blokus.ai.arena.audit import GameReport, judged, replay_fault, report_of
-from blokus.ai.arena.game import SKIP, ArenaGame, GameSpec
+from blokus.ai.arena.game import SKIP, ArenaGame, ForfeitKind, GameSpec
 from blokus.ai.arena.match import GameJob, MatchStopped, make_specs, play_game, run_jobs
 from blokus.ai.interface import Engine, RandomPlayer
 from blokus.ai.search.greedy import GreedyPlayer
@@ -116,7 +117,7 @@ def test_a_forfeit_counts_only_for_the_side_to_move_and_its_side_loses():
     for season in ("2021", "2027"):
         spec = make_specs(1, seed=3, move_time=0.05, season=season)[0]
         game = game_of(spec, lambda seed: Illegal(10), GreedyPlayer)  # A plays an illegal move at its turn >= 10
-        assert game.forfeit_side == "A" and game.forfeit_class == "illegal move" and game.score == 0.0
+        assert game.forfeit_side == "A" and game.forfeit_class is ForfeitKind.ILLEGAL_MOVE and game.score == 0.0
         assert judged(spec, game) is game
         # the same game credited to B's forfeit, or given to A, does not replay
         theirs = replace(game, forfeit_side="B", score=1.0, forfeit="B" + game.forfeit[1:])
@@ -127,6 +128,24 @@ def test_a_forfeit_counts_only_for_the_side_to_move_and_its_side_loses():
             assert (
                 judged(spec, replace(game, a_points=0)) is not None and not judged(spec, replace(game, a_points=0)).void
             )
+
+
+def test_a_forfeit_kind_is_one_enum_whose_text_the_reports_keep(games):
+    spec, game = games[0]
+    assert [kind.value for kind in ForfeitKind] == [
+        "illegal move",
+        "timeout",
+        "crashed",
+        "did not join",
+        "left",
+        "protocol",
+    ]
+    for kind in ForfeitKind:
+        line = json.dumps(report_of(replace(game, forfeit_class=kind)))
+        assert f'"forfeit_class": "{kind.value}"' in line  # a journal's, --json's text as before
+        assert GameReport.model_validate_json(line).game().forfeit_class is kind  # read back: the member
+    with pytest.raises(ValueError):
+        GameReport.model_validate_json(json.dumps(report_of(game) | {"forfeit_class": "bored"}))
 
 
 def test_a_malformed_report_is_void_and_void_games_stay_void(games):

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from blokus.ai import make_player
+from blokus.ai.arena.game import ForfeitKind
 from blokus.ai.arena.match import (
     TABLE_WIDTH,
     ArenaGame,
@@ -310,5 +311,5 @@ def test_an_in_process_player_that_crashes_in_one_game_is_built_anew_for_the_nex
 
     results = run_match(make_specs(4, seed=2, move_time=0.05), flaky, lambda seed: make_player("random", seed))
     first, *rest = results
-    assert first.forfeit_side == "A" and first.forfeit_class == "crashed" and "RuntimeError" in first.forfeit
+    assert first.forfeit_side == "A" and first.forfeit_class is ForfeitKind.CRASHED and "RuntimeError" in first.forfeit
     assert len(built) == 4 and all(not g.forfeit and g.turns > 20 for g in rest)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from blokus.ai.arena.game import ForfeitKind
 from blokus.ai.players.registry import PlayerNameError, parse_player
 from blokus.cli.arena import main as arena_main
 from blokus.model.pieces import Team
@@ -111,7 +112,7 @@ def test_a_misbehaving_program_loses_with_one_line(tmp_path, flags, kind, line):
     # never-join: seat ONE is named first when both are missing, so a short limit cannot blame TWO
     game = host(tmp_path, flags, [], timeouts=Timeouts(1.0, 2.0), join_timeout=3.0 if kind == "did not join" else WAIT)
     outcome = play(game)
-    assert outcome.offender is Team.ONE and outcome.forfeit_class == kind
+    assert outcome.offender is Team.ONE and outcome.forfeit_class is ForfeitKind(kind)  # every kind a member
     assert outcome.forfeit.startswith(line), outcome.forfeit
     assert outcome.result is not None and outcome.result.winner is Team.TWO and not outcome.result.regular
     if kind == "illegal move":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from blokus.ai.arena.game import ForfeitKind
 from blokus.ai.arena.referee import Referee, hard_timeout_line
 from blokus.model.moves import MoveMistake, SkipMove, parse_move
 from blokus.model.pieces import Color, Shape
@@ -20,7 +21,7 @@ def test_a_legal_move_in_time_is_played_and_a_late_one_is_not(season) -> None:
     move = state.legal_moves()[0]
     late = referee.judge(move, elapsed=2.001)
     assert late.cause is Cause.SOFT_TIMEOUT and not late.accepted and state.turn == 0  # not played
-    assert late.kind == "timeout" and late.line == "timeout: 2001 ms at turn 0"
+    assert late.kind is ForfeitKind.TIMEOUT and late.line == "timeout: 2001 ms at turn 0"
     untimed = referee.judge(move, elapsed=9.0, can_timeout=False)  # a seat the clock does not judge
     assert untimed.accepted and untimed.line == "" and state.turn == 1 and state.last_move == move
 
@@ -31,7 +32,7 @@ def test_an_illegal_move_names_its_rule_and_fields_and_is_not_played() -> None:
     move = parse_move("BLUE PENTO_L NONE false 5 5")  # not in a corner at the first move
     ruling = referee.judge(move, elapsed=60.0)
     assert ruling.cause is Cause.RULE_VIOLATION and ruling.mistake is not None and state.turn == 0
-    assert ruling.kind == "illegal move"
+    assert ruling.kind is ForfeitKind.ILLEGAL_MOVE
     assert ruling.line.startswith("illegal move at turn 0: BLUE PENTO_L NONE false 5 5 (")
     assert ruling.rule == state.refusal_text(move, ruling.mistake)  # the one text of the TUI and the server
 

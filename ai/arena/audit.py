@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from blokus.ai.arena.adjudication import decided
-from blokus.ai.arena.game import SKIP, ArenaGame, GameSpec
+from blokus.ai.arena.game import SKIP, ArenaGame, ForfeitKind, GameSpec
 from blokus.model import placements as P
 from blokus.model.moves import Move, SkipMove, parse_move
 from blokus.model.pieces import ALL_PLACED_BONUS, MONO_LAST_BONUS, TOTAL_SQUARES, Shape, Team
@@ -32,7 +32,7 @@ MAX_SECONDS = 24 * 3600.0  # a move's time
 TEXT_MAX = 2_000  # a forfeit's or a void game's line, a worker's label (characters)
 PATH_MAX = 4_096
 TRACEBACK_MAX = 8_000
-FORFEIT_CLASSES = ("illegal move", "timeout", "crashed", "did not join", "left", "protocol")
+FORFEIT_CLASSES = tuple(kind.value for kind in ForfeitKind)
 _CLIPPED = {"forfeit": TEXT_MAX, "void": TEXT_MAX, "worker": TEXT_MAX, "replay": PATH_MAX, "traceback": TRACEBACK_MAX}
 
 Count = Annotated[int, Field(ge=0, le=MAX_TURNS)]
@@ -165,7 +165,7 @@ def _outcome_fault(spec: GameSpec, game: ArenaGame, state: GameState) -> str:
     if state.is_over:
         return f"a forfeit ({game.forfeit_class}) after the end of the game at turn {state.turn}"
     offender = a_team if side == "A" else a_team.opponent
-    if game.forfeit_class in ("illegal move", "timeout") and state.team is not offender:
+    if game.forfeit_class in (ForfeitKind.ILLEGAL_MOVE, ForfeitKind.TIMEOUT) and state.team is not offender:
         return f"{side} forfeited by {game.forfeit_class} at turn {state.turn}, when the other side was to move"
     # the offender keeps its points (2021) or scores 0 (2027's result: ``irregular_result``)
     kept = season_named(spec.season).violator_keeps_points

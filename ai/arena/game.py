@@ -6,11 +6,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
 
 from blokus.model.moves import Move, SkipMove
 from blokus.model.result import GameResult
 from blokus.model.season import DEFAULT_SEASON
 from blokus.model.state import placement_of
+
+
+class ForfeitKind(StrEnum):
+    """Why a side lost by a forfeit, as the arena's tables, ``--json`` and the tournament's journal name it: a
+    ``str`` whose text is the value, so every file and line reads as before."""
+
+    ILLEGAL_MOVE = "illegal move"
+    TIMEOUT = "timeout"
+    CRASHED = "crashed"
+    DID_NOT_JOIN = "did not join"
+    LEFT = "left"
+    PROTOCOL = "protocol"
 
 
 @dataclass
@@ -46,7 +60,7 @@ class ArenaGame:
     result: GameResult | None = None
     substitutes: int = 0  # moves an external engine did not find (it passed with placements left): greedy's
     forfeit_side: str = ""  # "A" or "B": who lost by the forfeit
-    forfeit_class: str = ""  # illegal move, timeout, crashed, did not join, left, protocol
+    forfeit_class: ForfeitKind | Literal[""] = ""  # "": no forfeit
     replay: str = ""  # the replay file, with --save-replay
     logs: list[str] = field(default_factory=list)  # log files of cmd: programs (stdout, stderr)
     # not a result: why (a side never joined or could not start, our side was hurt by the program under test);
@@ -60,6 +74,10 @@ class ArenaGame:
     # every move played, in order, from the start piece (opening turns included): ``move_code``; what the
     # game is judged by before it counts (``ai.arena.audit``)
     moves: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.forfeit_class:  # a report read back (its text) is the member again
+            self.forfeit_class = ForfeitKind(self.forfeit_class)
 
 
 SKIP = -1  # a pass in ``ArenaGame.moves``

@@ -36,7 +36,7 @@ from typing import Protocol
 from blokus.ai import processes
 from blokus.ai.arena.adjudication import decided
 from blokus.ai.arena.audit import judged
-from blokus.ai.arena.game import ArenaGame, GameSpec, move_code
+from blokus.ai.arena.game import ArenaGame, ForfeitKind, GameSpec, move_code
 from blokus.ai.arena.referee import Referee
 from blokus.ai.arena.sprt import Pentanomial, SprtSpec, SprtState, Verdict
 from blokus.ai.interface import Engine
@@ -156,7 +156,7 @@ def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) 
             move = engine.think(state.copy(), start + spec.move_time, stop)
         except Exception as exc:  # a crash loses the game, but the match goes on
             forfeit_team, result.forfeit = team, f"{side} crashed at turn {state.turn}: {exc!r}"
-            cause, result.forfeit_class = Cause.LEFT, "crashed"
+            cause, result.forfeit_class = Cause.LEFT, ForfeitKind.CRASHED
             break
         elapsed = time.monotonic() - start
         (result.a_times if is_a else result.b_times).append(elapsed)

@@ -11,7 +11,9 @@ the move is worth and *why*, in one text everywhere.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
+from blokus.ai.arena.game import ForfeitKind
 from blokus.model.moves import Move, MoveMistake
 from blokus.model.result import Cause
 from blokus.model.state import GameState
@@ -34,9 +36,9 @@ class Ruling:
         return self.cause is Cause.REGULAR
 
     @property
-    def kind(self) -> str:
-        """The class of a forfeit as the arena tables name it ("" when accepted)."""
-        return {Cause.SOFT_TIMEOUT: "timeout", Cause.RULE_VIOLATION: "illegal move"}.get(self.cause, "")
+    def kind(self) -> ForfeitKind | Literal[""]:
+        """The kind of a forfeit ("" when accepted)."""
+        return _KINDS.get(self.cause, "")
 
     @property
     def line(self) -> str:
@@ -47,6 +49,9 @@ class Ruling:
         if self.cause is Cause.RULE_VIOLATION:
             return illegal_line(self.move, self.rule or (self.mistake.english if self.mistake else ""), self.turn)
         return ""
+
+
+_KINDS = {Cause.SOFT_TIMEOUT: ForfeitKind.TIMEOUT, Cause.RULE_VIOLATION: ForfeitKind.ILLEGAL_MOVE}
 
 
 def timeout_line(elapsed: float, turn: int) -> str:
