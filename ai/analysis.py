@@ -38,19 +38,16 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import multiprocessing
 import os
-import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import cast
 
-from blokus.ai import processes
 from blokus.ai.interface import TimeKeeper
 from blokus.ai.players.registry import (
     ANALYSIS_AI,
@@ -62,6 +59,7 @@ from blokus.ai.players.registry import (
 )
 from blokus.ai.search.evaluate import VALUE_WEIGHTS, Weights, terminal_value
 from blokus.ai.search.lookahead import Searcher, SearchParams, _Timeout
+from blokus.ai.workers import WorkerPool
 from blokus.model.moves import Move, SetMove, SkipMove, parse_move
 from blokus.model.pieces import COLORS, Color, Team
 from blokus.model.state import GameState
@@ -506,10 +504,8 @@ def _build_engine(settings: AnalysisSettings, one_thread: bool):
 
 
 def _start_worker(settings: AnalysisSettings) -> None:
-    """An analysis process: ends with its parent, Ctrl-C is the parent's; its engine is built once."""
+    """An analysis process (``ai.workers``): its engine is built once."""
     global _worker_engine, _worker_settings
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    processes.die_with_parent(release_streams=False)
     _worker_engine, _worker_settings = _build_engine(settings, one_thread=True), settings
 
 
@@ -529,20 +525,9 @@ def _analyse_in_processes(
 ) -> None:
     """The positions ``todo`` analysed in ``workers`` processes into ``result`` (in the order of ``todo``:
     ``result.positions`` stays sorted); ``stop`` ends them (``_Timeout``), as does an error."""
-    context = multiprocessing.get_context("spawn")  # no fork of a process with threads (the TUI's)
-    previous = (
-        signal.signal(signal.SIGINT, signal.SIG_IGN) if threading.current_thread() is threading.main_thread() else None
-    )
-    try:
-        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(result.settings,))
-        pending: dict[Future, int] = {}
-        for i in todo:
-            played = moves[i]
-            assert played is not None  # positions_to_analyse took only positions with a move
-            pending[pool.submit(_analyse_in_worker, states[i], played, i)] = i
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+    pool = WorkerPool(workers, _start_worker, (result.settings,))
+    futures = pool.submit_all(_analyse_in_worker, ((states[i], moves[i], i) for i in todo))
+    pending: dict[Future, int] = dict(zip(futures, todo, strict=True))
     try:
         while pending:
             if stop.is_set():
@@ -554,15 +539,13 @@ def _analyse_in_processes(
                 if progress is not None:
                     progress(result.done, result.total, position)
     except BaseException:
-        for worker in list(getattr(pool, "_processes", {}).values()):
-            processes.stop_worker(worker, term_grace=processes.TERM_GRACE_S)
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.stop()
         raise
     finally:  # in the order of the states, as one process would have added them
         positions = sorted(result.positions.items())
         result.positions.clear()
         result.positions.update(positions)
-    pool.shutdown(wait=True)
+    pool.close()
 
 
 def evaluation_at(result: GameAnalysis, index: int) -> float | None:

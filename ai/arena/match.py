@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
@@ -42,6 +42,7 @@ from blokus.ai.arena.sprt import Pentanomial, SprtSpec, SprtState, Verdict
 from blokus.ai.interface import Engine
 from blokus.ai.players.registry import PlayerSpec, capped_threads, compile_ahead, search_threads_of
 from blokus.ai.search.cores import available_cores
+from blokus.ai.workers import WorkerContext, WorkerPool
 from blokus.model.moves import Move, parse_move
 from blokus.model.openings import Opening
 from blokus.model.pieces import Shape, Team
@@ -235,11 +236,8 @@ def _take_slot(slots: multiprocessing.queues.Queue | queue.Queue | None) -> None
 
 
 def _start_worker(enough: multiprocessing.synchronize.Event, slots: multiprocessing.queues.Queue | None = None) -> None:
-    """A game process: Ctrl-C is the parent's to handle (it stops the match and ends this process), it ends with
-    the parent, and it takes its cores (``slots``)."""
+    """A game process (``ai.workers``): it takes its cores (``slots``)."""
     global _enough
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    processes.die_with_parent(release_streams=False)
     _enough = enough
     _take_slot(slots)
 
@@ -492,32 +490,20 @@ def _run_in_threads(
 def _run_in_processes(
     work: list[GameJob], jobs: int, finished: Callable[[ArenaGame], bool], cores: list[SideCores] | None = None
 ) -> None:
-    # an executor, not a multiprocessing.Pool: a worker that dies (a crash in compiled code, the OOM killer)
-    # breaks the match with an error instead of leaving it waiting for ever. The workers start with Ctrl-C
-    # ignored (inherited through exec, so also before their initializer runs): the parent stops them.
-    context = multiprocessing.get_context("spawn")
+    context = WorkerContext()
     enough = context.Event()
     slots = None
     if cores is not None:
         _slots(cores, slots := context.Queue())
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=(enough, slots))
-        pending = {pool.submit(_run_one, job) for job in work}  # starts the workers
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    pool = WorkerPool(jobs, _start_worker, (enough, slots), context)
+    pending = set(pool.submit_all(_run_one, ((job,) for job in work)))
     try:
         _collect(pending, finished, enough)
     except BaseException:
-        workers = list(getattr(pool, "_processes", {}).values())  # the running games: ended with their process
-        _end_at_once_on_a_second_interrupt(workers)
-        # the games not started are not cancelled here: the pool marks them broken when its workers end
-        # (cancelling them first makes its manager thread fail on them: CPython 3.11)
-        for worker in workers:
-            processes.stop_worker(worker, term_grace=processes.TERM_GRACE_S)
-        pool.shutdown(wait=True, cancel_futures=True)
+        _end_at_once_on_a_second_interrupt(pool.workers)  # the running games: ended with their process
+        pool.stop()
         raise
-    pool.shutdown(wait=True)
+    pool.close()
 
 
 class PairedSprt:
