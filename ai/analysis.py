@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import threading
 import time
@@ -46,9 +45,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import cast
 
-from blokus.ai.interface import TimeKeeper
 from blokus.ai.players.registry import (
     ANALYSIS_AI,
     PlayerSpec,
@@ -57,8 +54,8 @@ from blokus.ai.players.registry import (
     parse_player,
     search_threads_of,
 )
-from blokus.ai.search.evaluate import VALUE_WEIGHTS, Weights, terminal_value
-from blokus.ai.search.lookahead import Searcher, SearchParams, _Timeout
+from blokus.ai.search.evaluate import VALUE_WEIGHTS, Weights
+from blokus.ai.search.lookahead import SearchStopped, value_to_turn
 from blokus.ai.workers import WorkerPool
 from blokus.model.moves import Move, SetMove, SkipMove, parse_move
 from blokus.model.pieces import COLORS, Color, Team
@@ -297,71 +294,15 @@ def horizon_turn(turn: int, depth: int = VALUE_DEPTH) -> int:
     return end if end > turn else end + 4
 
 
-class _YardstickSearcher(Searcher):
-    """The engine's search, but to a fixed turn instead of a depth, and a finished game is worth exactly its
-    final point difference."""
-
-    def value(self) -> float:
-        if self.state.is_over:
-            return self.sign * terminal_value(self.state, self.w)
-        return super().value()
-
-    def search_to(self, horizon: int, alpha: float, beta: float) -> float:
-        """Minimax value (for the root team) of the current, not finished position, searched until the turn
-        reaches ``horizon`` (``alphabeta`` with the turn instead of a ply count: a colour that is out of the
-        game takes no ply but its turn passes, so the search still ends at the same point of the round)."""
-        self.check()
-        state = self.state
-        maximize = state.color % 2 == self.team
-        pids = state.legal_placements()
-        if not len(pids):  # only with a hand-built state: the colour can only skip
-            return self.value()
-        children = self.scored_children(pids, self.p.prefilter)
-        if state.turn + 1 >= horizon:  # every child ends the search
-            return max(children)[0] if maximize else min(children)[0]
-        children.sort(reverse=maximize)
-        best = -math.inf if maximize else math.inf
-        for child_value, pid in children[: self.p.width]:
-            state.push_placement(pid)
-            try:
-                over = state.is_over or state.turn >= horizon
-                v = child_value if over else self.search_to(horizon, alpha, beta)
-            finally:
-                state.pop()
-            if maximize:
-                best = max(best, v)
-                alpha = max(alpha, best)
-            else:
-                best = min(best, v)
-                beta = min(beta, best)
-            if alpha >= beta:
-                break
-        return best
-
-
-class _StopOnly:
-    """A timer for the yardstick search: no deadline, only the cancel event."""
-
-    def __init__(self, stop: threading.Event) -> None:
-        self.stop = stop
-
-    def expired(self) -> bool:
-        return self.stop.is_set()
-
-
 def position_value(
     state: GameState, depth: int = VALUE_DEPTH, stop: threading.Event | None = None, weights: Weights = VALUE_WEIGHTS
 ) -> float:
     """The yardstick: the value of ``state`` (team ONE minus team TWO, points) by a search to the turn
     ``horizon_turn(state.turn, depth)``.
 
-    Raises ``ai.search.lookahead._Timeout`` when ``stop`` is set.
+    Raises ``ai.search.lookahead.SearchStopped`` when ``stop`` is set.
     """
-    if state.is_over:
-        return terminal_value(state, weights)
-    timer = cast(TimeKeeper, _StopOnly(stop or threading.Event()))  # the searcher asks it only expired()
-    searcher = _YardstickSearcher(state.copy(), weights, SearchParams(), timer)
-    return _team_one_sign(state) * searcher.search_to(horizon_turn(state.turn, depth), -math.inf, math.inf)
+    return value_to_turn(state, horizon_turn(state.turn, depth), weights, stop or threading.Event())
 
 
 def _value_after(state: GameState, move: Move, depth: int, stop: threading.Event) -> float:
@@ -395,7 +336,7 @@ def analyse_position(
     deadline = time.monotonic() + settings.time_per_position
     best = engine.think(state.copy(), deadline, stop)
     if stop.is_set():
-        raise _Timeout
+        raise SearchStopped
     if not state.is_legal(best):  # never trust an engine blindly: fall back to the played move
         best = played
     value_played = _value_after(state, played, settings.value_depth, stop)
@@ -473,13 +414,13 @@ def analyse_game(
             if i in result.positions:
                 continue
             if stop.is_set():
-                raise _Timeout
+                raise SearchStopped
             played = moves[i]
             assert played is not None  # positions_to_analyse took only positions with a move
             result.positions[i] = position = analyse_position(states[i], played, i, engine, settings, stop)
             if progress is not None:
                 progress(result.done, result.total, position)
-    except _Timeout:
+    except SearchStopped:
         result.seconds += time.monotonic() - started
         fill_evaluation(result, states)
         raise AnalysisCancelled(result) from None
@@ -524,14 +465,14 @@ def _analyse_in_processes(
     progress: Progress | None,
 ) -> None:
     """The positions ``todo`` analysed in ``workers`` processes into ``result`` (in the order of ``todo``:
-    ``result.positions`` stays sorted); ``stop`` ends them (``_Timeout``), as does an error."""
+    ``result.positions`` stays sorted); ``stop`` ends them (``SearchStopped``), as does an error."""
     pool = WorkerPool(workers, _start_worker, (result.settings,))
     futures = pool.submit_all(_analyse_in_worker, ((states[i], moves[i], i) for i in todo))
     pending: dict[Future, int] = dict(zip(futures, todo, strict=True))
     try:
         while pending:
             if stop.is_set():
-                raise _Timeout
+                raise SearchStopped
             finished, _ = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
             for future in finished:
                 i = pending.pop(future)

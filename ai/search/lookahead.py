@@ -14,17 +14,28 @@ may move twice in a row). Each ply is pruned to a beam:
 Iterative deepening makes it anytime: when the deadline comes (or ``stop`` is set) the best move of
 the deepest iteration is returned; a partly searched iteration counts if it already refuted the
 previous choice. The loop checks the clock at every node (each costs well under 5 ms).
+
+The same search is the analysis's yardstick (``value_to_turn``, ``ai.analysis``): every line searched to a
+fixed turn instead of a ply count, a finished game worth its final point difference.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from blokus.ai.interface import Engine, StopFlag, TimeKeeper
-from blokus.ai.search.evaluate import DEFAULT_WEIGHTS, Weights, decided_value, evaluate, static_scores
+from blokus.ai.search.evaluate import (
+    DEFAULT_WEIGHTS,
+    Weights,
+    decided_value,
+    evaluate,
+    static_scores,
+    terminal_value,
+)
 from blokus.ai.search.greedy import no_placement_move
 from blokus.model.moves import Move
 from blokus.model.state import GameState, move_of_placement
@@ -32,8 +43,8 @@ from blokus.model.state import GameState, move_of_placement
 INF = float("inf")
 
 
-class _Timeout(Exception):
-    pass
+class SearchStopped(Exception):
+    """The search's time is up, or it was stopped."""
 
 
 @dataclass
@@ -45,23 +56,31 @@ class SearchParams:
 
 
 class Searcher:
-    def __init__(self, state: GameState, weights: Weights, params: SearchParams, timer: TimeKeeper) -> None:
+    """``horizon``: every line ends at that turn, not after a number of plies (a colour out of the game takes no
+    ply but its turn passes, so every line ends at the same point of the round) and a finished game is worth its
+    final point difference (``terminal_value``), not a certain win's value: the analysis's yardstick."""
+
+    def __init__(
+        self, state: GameState, weights: Weights, params: SearchParams, timer: TimeKeeper, horizon: int | None = None
+    ) -> None:
         self.state = state
         self.w = weights
         self.p = params
         self.timer = timer
+        self.horizon = horizon
         self.team = state.color % 2
         self.sign = 1.0 if self.team == 0 else -1.0
         self.nodes = 0
 
     def check(self) -> None:
         if self.timer.expired():
-            raise _Timeout
+            raise SearchStopped
 
     def value(self) -> float:
         """Static value of the current position for the root team (a finished game: decided)."""
         if self.state.is_over:
-            return self.sign * decided_value(self.state)
+            end = decided_value(self.state) if self.horizon is None else terminal_value(self.state, self.w)
+            return self.sign * end
         return self.sign * evaluate(self.state, self.w)
 
     def scored_children(self, pids: np.ndarray, limit: int | None) -> list[tuple[float, int]]:
@@ -82,7 +101,8 @@ class Searcher:
         return out
 
     def alphabeta(self, depth: int, alpha: float, beta: float) -> float:
-        """Minimax value (for the root team) of the current, not finished position, ``depth`` plies deep."""
+        """Minimax value (for the root team) of the current, not finished position, ``depth`` plies deep (or to
+        the ``horizon``)."""
         self.check()
         state = self.state
         maximize = state.color % 2 == self.team
@@ -90,14 +110,15 @@ class Searcher:
         if not len(pids):  # only with a hand-built state: the colour can only skip
             return self.value()
         children = self.scored_children(pids, self.p.prefilter)
-        if depth <= 1:
+        if (depth <= 1) if self.horizon is None else (state.turn + 1 >= self.horizon):  # every child is a leaf
             return max(children)[0] if maximize else min(children)[0]
         children.sort(reverse=maximize)
         best = -INF if maximize else INF
-        for _, pid in children[: self.p.width]:
+        for child_value, pid in children[: self.p.width]:
             state.push_placement(pid)
             try:
-                v = self.value() if state.is_over else self.alphabeta(depth - 1, alpha, beta)
+                leaf = state.is_over or (self.horizon is not None and state.turn >= self.horizon)
+                v = child_value if leaf else self.alphabeta(depth - 1, alpha, beta)
             finally:
                 state.pop()
             if maximize:
@@ -113,6 +134,17 @@ class Searcher:
             if alpha >= beta:
                 break
         return best
+
+
+def value_to_turn(state: GameState, horizon: int, weights: Weights, stop: StopFlag) -> float:
+    """The value of ``state`` for team ONE by the search with every line ending at the turn ``horizon`` (the
+    analysis's yardstick: no clock, a finished game worth its final point difference). SearchStopped once
+    ``stop`` is set."""
+    if state.is_over:
+        return terminal_value(state, weights)
+    timer = TimeKeeper(time.monotonic, INF, stop)  # no deadline: only ``stop`` ends it
+    searcher = Searcher(state.copy(), weights, SearchParams(), timer, horizon=horizon)
+    return searcher.sign * searcher.alphabeta(horizon - state.turn, -INF, INF)
 
 
 class LookaheadPlayer(Engine):
@@ -162,7 +194,7 @@ class LookaheadPlayer(Engine):
                         depth_done = depth
                     else:
                         break
-        except _Timeout:
+        except SearchStopped:
             if depth_done == 0 and root:
                 best_pid = max(root)[1]
         self.last_info = {
@@ -193,7 +225,7 @@ class LookaheadPlayer(Engine):
                 results.append((v, pid))
                 if v > alpha:
                     alpha = v
-        except _Timeout:
+        except SearchStopped:
             if len(results) < 2:
                 return ranked, False
             complete = False
