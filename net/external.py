@@ -7,20 +7,14 @@ stderr in two log files, against a game server of our own (``net.server``, on a 
 prepared game with one reservation per seat, the season's official time limits unless told otherwise).
 
 :class:`HostedGame` runs that server on its own event loop in a thread (so neither the arena nor the TUI
-can delay its clock), starts the programs of its seats, waits for the game and judges it: the result is
-the server's :class:`~model.result.GameResult`; a lost game is named in one line (:func:`HostedGame.outcome`):
-
-* ``illegal move at turn N: <move> (<rule>)``
-* ``timeout: <ms> ms at turn N`` (a move later than the soft limit) or ``timeout: no move within <ms> ms
-  at turn N`` (the hard limit)
-* ``crashed (exit 3) at turn N: <last stderr line>`` (the process ended with an error or a signal)
-* ``did not join within 30 s``
-* ``left the game at turn N`` (closed its connection, or exited with 0, during the game)
+can delay its clock), starts the programs of its seats, waits for the game and hands what happened (``Hosted``:
+the server's result, the moves that arrived, who never joined, the programs' exit codes and last words) to
+``ai.arena.verdict``, which judges it: the outcome (:class:`~ai.arena.verdict.HostedOutcome`), a lost game named
+in one line, a failure of our own side a void game.
 
 A seat of our own (:attr:`HostedSeat.ours`: a ``blokus bot`` against the program under test) plays on an inherited
-socket that the server seats, so no code of it exists outside this process; any failure of its side (one of the
-lines above, a stop by a signal, its seat taken, a fallback move or an unclean end, told by its exit code) makes
-the game void (:attr:`HostedOutcome.void`), never a result.
+socket that the server seats, so no code of it exists outside this process; the host watches it for a stop by a
+signal and its seat taken by another connection.
 
 Nothing is left behind (``ai.processes``): at the end a program gets a moment to leave by itself, then it
 and everything it started (its group, whatever carries its token, detached descendants adopted by this
@@ -43,21 +37,17 @@ import sys
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from blokus.ai import processes, sandbox
-from blokus.ai.arena.game import ForfeitKind
-from blokus.ai.arena.referee import hard_timeout_line, illegal_line, timeout_line
+from blokus.ai.arena.verdict import ArrivedMove, Hosted, HostedOutcome, HostedSide, judge_hosted
 from blokus.ai.players.pyplayer import PlayerLoadError
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
 from blokus.ai.players.team_process import check_team_player
 from blokus.ai.processes import describe_exit
-from blokus.model.exits import EXIT_FALLBACK
-from blokus.model.moves import Move, MoveMistake
+from blokus.model.moves import Move
 from blokus.model.pieces import Shape, Team
-from blokus.model.result import Cause, GameResult, irregular_result
 from blokus.model.season import DEFAULT_SEASON, Season
 from blokus.model.text import printable
 from blokus.net.guard import ConnectionLimits
@@ -314,34 +304,6 @@ class HostedSeat:
     walled: bool | None = None
 
 
-@dataclass(frozen=True)
-class ArrivedMove:
-    team: Team
-    turn: int
-    move: Move | None
-    mistake: MoveMistake | None
-    latency: float | None  # seconds from the move request; None: not counted by the room (not requested)
-
-
-@dataclass
-class HostedOutcome:
-    """The judged game. ``forfeit``: the one line of the side that lost irregularly ("" otherwise)."""
-
-    result: GameResult | None  # None: cancelled (stopped early)
-    forfeit: str = ""
-    forfeit_class: ForfeitKind | Literal[""] = ""
-    offender: Team | None = None
-    turn: int = 0
-    times: dict[Team, list[float]] = field(default_factory=dict)  # seconds per move, as the server measured
-    replay: bytes | None = None  # the official replay (None: the game never started)
-    logs: dict[Team, tuple[Path, Path]] = field(default_factory=dict)  # stdout and stderr log per program
-    # not a result: a side never joined (could not start, crashed before joining) or our side was hurt in a
-    # way the program under test could have caused; the reason in one line ("" for a real result)
-    void: str = ""
-    traceback: str = ""  # a side that crashed: the last frames of the Python traceback on its stderr, if any
-    adjudicated: str = ""  # ended early, its winner decided (``ai.arena.adjudication``): why
-
-
 class HostedGame:
     """An embedded server with one prepared game; programs on some seats. Use :meth:`start`, then
     :meth:`wait` (or poll :attr:`done`), then :meth:`close` (always; also to stop a game early)."""
@@ -506,7 +468,7 @@ class HostedGame:
             if room.started and not room.finished:
                 room.cancel()  # stopped early
             await asyncio.to_thread(self._stop_programs)
-            self._outcome = self._judge(room)
+            self._outcome = judge_hosted(self._hosted(room))
             self._judged.set()  # the outcome is known: nobody waits for the server's shutdown
         finally:
             await server.close()
@@ -611,7 +573,7 @@ class HostedGame:
 
         room.add_player = add_player  # type: ignore[method-assign]
 
-    # --- judging ------------------------------------------------------------------------------------
+    # --- what happened ------------------------------------------------------------------------------
 
     def times(self, team: Team) -> list[float]:
         return [m.latency for m in list(self.moves) if m.team == team and m.latency is not None]
@@ -619,87 +581,31 @@ class HostedGame:
     def _logs(self) -> dict[Team, tuple[Path, Path]]:
         return {team: (p.out_path, p.err_path) for team, p in self.programs.items()}
 
-    def _judge(self, room: Room) -> HostedOutcome:
-        times = {team: self.times(team) for team in Team}
-        replay = room_replay(room) if room.history_xml else None
-        turn = room.state.turn if room.state is not None else 0
-        if self._no_join is not None:
-            team, line = self._no_join
-            kind = ForfeitKind.CRASHED if line.startswith("crashed") else ForfeitKind.DID_NOT_JOIN
-            names = (self.seats[0].name, self.seats[1].name)
-            left = irregular_result(team, Cause.LEFT, line, (0, 0), names, self.season)
-            void = f"{self.seats[team].name} {line}"  # a game that never started is no result for anyone
-            return HostedOutcome(
-                left, line, kind, team, 0, times, replay, self._logs(), void=void, traceback=self._trace(team)
-            )
-        result = room.result
-        void = ""
-        if self._hurt is not None:  # before the result: a stopped side also times out
-            team, line = self._hurt
-            void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
-        if result is None or result.regular or result.offender is None:
-            void = void or (self._our_end() if result is not None else "")
-            adjudicated = room.adjudicated if result is not None and result.regular else ""
-            return HostedOutcome(
-                result, "", "", None, turn, times, replay, self._logs(), void=void, adjudicated=adjudicated
-            )
-        team = result.offender
-        kind, line = self._forfeit_line(team, result.cause, turn)
-        if self.seats[team].ours and not void:  # our side's failure is never a result, whatever caused it
-            void = f"our side {self.seats[team].name} {line} (the program under test could have caused it)"
-        void = void or self._our_end()
-        trace = self._trace(team) if kind is ForfeitKind.CRASHED else ""
-        return HostedOutcome(result, line, kind, team, turn, times, replay, self._logs(), void=void, traceback=trace)
-
-    def _our_end(self) -> str:
-        """Why our side's end after a played game voids it ("" if it ended well: exit 0). Its exit code is
-        the kernel's word, which the program under test cannot forge: a bot of ours that played a fallback
-        move ends with EXIT_FALLBACK; one that did not end by itself was stuck (a stopped engine, say)."""
-        for team in self.programs:
-            if not self.seats[team].ours:
-                continue
-            code = self._exit_codes.get(team)
-            if code == 0:
-                continue
-            if code is None:
-                why = f"did not end by itself within {OURS_EXIT_GRACE_S:g} s after the game"
-            elif code == EXIT_FALLBACK:
-                why = "did not play every move itself (a fallback move: its engine did not answer in time)"
+    def _hosted(self, room: Room) -> Hosted:
+        """What happened, for the verdict (``ai.arena.verdict``): after the programs were stopped."""
+        sides = []
+        for team, seat in zip(Team, self.seats, strict=True):
+            program = self.programs.get(team)
+            if program is None:
+                sides.append(HostedSide(seat.name, seat.ours))
             else:
-                why = f"ended with {describe_exit(code)} after the game"
-            return f"our side {self.seats[team].name} {why} (the program under test could have caused it)"
-        return ""
-
-    def _trace(self, team: Team) -> str:
-        program = self.programs.get(team)
-        return program.last_traceback() if program is not None else ""
-
-    def _forfeit_line(self, team: Team, cause: Cause, turn: int) -> tuple[ForfeitKind, str]:
-        last = next((m for m in reversed(self.moves) if m.team == team), None)
-        if cause is Cause.RULE_VIOLATION:
-            mistake = last.mistake if last is not None else None
-            move = last.move if last is not None else None
-            if mistake is None and move is not None and self.room is not None and self.room.state is not None:
-                mistake = self.room.state.validate(move)  # the state the move was refused in
-            state = self.room.state if self.room is not None else None  # the position it was refused in
-            if mistake is not None and move is not None and state is not None:
-                rule = state.refusal_text(move, mistake)  # the rule and the fields, as the TUI says it
-            else:
-                rule = mistake.english if mistake is not None else ""
-            return ForfeitKind.ILLEGAL_MOVE, illegal_line(move, rule, last.turn if last is not None else turn)
-        if cause is Cause.SOFT_TIMEOUT:
-            return ForfeitKind.TIMEOUT, timeout_line((last.latency or 0.0) if last is not None else 0.0, turn)
-        if cause is Cause.HARD_TIMEOUT:
-            hard = self.timeouts.hard if self.timeouts.hard is not None else UNTIMED_HARD_S
-            return ForfeitKind.TIMEOUT, hard_timeout_line(hard, turn)
-        if cause is Cause.PROCESS_VIOLATION:
-            return ForfeitKind.PROTOCOL, f"protocol violation at turn {turn}: a move that was not requested"
-        program = self.programs.get(team)
-        if cause is Cause.LEFT and program is not None:
-            code = self._exit_codes.get(team)
-            if code is not None and code != 0:
-                return ForfeitKind.CRASHED, f"crashed ({describe_exit(code)}) at turn {turn}{_said(program)}"
-        return ForfeitKind.LEFT, f"left the game at turn {turn}"
+                code, said, trace = self._exit_codes.get(team), _said(program), program.last_traceback()
+                sides.append(HostedSide(seat.name, seat.ours, True, code, said, trace))
+        return Hosted(
+            (sides[0], sides[1]),
+            self.season,
+            room.result,
+            room.state,
+            room.adjudicated,
+            list(self.moves),
+            {team: self.times(team) for team in Team},
+            room_replay(room) if room.history_xml else None,
+            self._logs(),
+            self._no_join,
+            self._hurt,
+            self.timeouts.hard if self.timeouts.hard is not None else UNTIMED_HARD_S,
+            OURS_EXIT_GRACE_S,
+        )
 
 
 def _said(program: Program) -> str:

@@ -27,9 +27,10 @@ from pathlib import Path
 
 from blokus.ai.arena.game import ArenaGame, GameSpec, move_code
 from blokus.ai.arena.match import SideCores
+from blokus.ai.arena.verdict import arena_game
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
 from blokus.model.moves import parse_move
-from blokus.model.pieces import Shape, Team
+from blokus.model.pieces import Shape
 from blokus.model.replay import new_replay_path
 from blokus.model.season import season_named
 from blokus.net.external import (
@@ -228,31 +229,13 @@ class ExternalGames:
             failure = game.failure or "the game could not be played"
         else:
             failure = game.failure or ""
-        a_team = Team(spec.a_team)
-        result = outcome.result if outcome is not None else None
-        arena = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0, result=result)
-        arena.traceback = outcome.traceback if outcome is not None else ""
-        if cores is not None:
-            arena.a_cores, arena.b_cores = list(cores[0]), list(cores[1])
-        if outcome is None or result is None or outcome.void:
-            # no result, and no point to anyone: a side that never played, or our side hurt by the program
-            arena.void = (outcome.void if outcome is not None else "") or failure or "the game was cancelled"
-            arena.logs = [str(path) for paths in (outcome.logs if outcome else {}).values() for path in paths]
-            return arena
-        arena.a_points = result.points(a_team) or 0
-        arena.b_points = result.points(a_team.opponent) or 0
-        arena.score = 0.5 if result.winner is None else 1.0 if result.winner == a_team else 0.0
-        arena.turns = outcome.turn
-        arena.adjudicated = outcome.adjudicated
         # every move from the start piece: the opening's (made by the room before the first request), then the game's
         played = [move_code(move) for move in game.room.record.moves] if game.room is not None else []
-        arena.moves = [move_code(parse_move(text)) for text in spec.opening] + played
-        arena.a_times, arena.b_times = outcome.times.get(a_team, []), outcome.times.get(a_team.opponent, [])
-        if outcome.forfeit and outcome.offender is not None:
-            arena.forfeit_side = "A" if outcome.offender == a_team else "B"
-            arena.forfeit = f"{arena.forfeit_side} {outcome.forfeit}"
-            arena.forfeit_class = outcome.forfeit_class
-        arena.logs = [str(path) for paths in outcome.logs.values() for path in paths]
+        arena = arena_game(spec, outcome, [move_code(parse_move(text)) for text in spec.opening] + played, failure)
+        if cores is not None:
+            arena.a_cores, arena.b_cores = list(cores[0]), list(cores[1])
+        if arena.void or outcome is None:
+            return arena
         if spec.replay_dir is not None and outcome.replay is not None:
             names = (one.name, two.name)
             path = new_replay_path(spec.replay_dir, names, season, number=spec.index)

@@ -25,7 +25,8 @@ from blokus.tui.layout import FOOTER, PaneSwitched
 from blokus.tui.session import Feedback, GameSession
 
 if TYPE_CHECKING:  # net.external loads the compiled engine's modules: only games against a program need it
-    from blokus.net.external import HostedGame, HostedOutcome, Program
+    from blokus.ai.arena.verdict import HostedOutcome
+    from blokus.net.external import HostedGame, Program
 
 PANE_HEIGHT = 10  # lines with the border, where the terminal has them
 PANE_MIN_HEIGHT = 4  # below this the pane is not worth its lines: it stays closed (the board first)

@@ -22,10 +22,11 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from blokus.ai.arena.verdict import HostedOutcome
 from blokus.ai.processes import TOKEN_ENV
 from blokus.model.pieces import Team
 from blokus.model.season import DEFAULT_SEASON, Season
-from blokus.net.external import HostedGame, HostedOutcome, HostedSeat, ProgramError
+from blokus.net.external import HostedGame, HostedSeat, ProgramError
 from blokus.net.external_arena import OUR_ENV, our_command
 from blokus.net.rooms import Timeouts
 
