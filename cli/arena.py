@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 
 from blokus.ai.arena.match import (
     MatchStopped,
-    PairedSprt,
     PlayerFactory,
     Progress,
     cores_line,
@@ -33,7 +32,7 @@ from blokus.ai.arena.match import (
     summary,
     threads_per_game,
 )
-from blokus.ai.arena.sprt import SprtSpec
+from blokus.ai.arena.sprt import PairedSprt, SprtSpec
 from blokus.ai.players.registry import compile_ahead, search_threads_of
 from blokus.cli.options import (
     Parser,

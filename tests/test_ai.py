@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from blokus.ai import DEFAULT_AI, Engine, RandomPlayer, make_player
-from blokus.ai.arena.match import make_specs, summary, wilson
+from blokus.ai.arena.match import make_specs, summary
+from blokus.ai.arena.sprt import wilson
 from blokus.ai.interface import TimeKeeper
 from blokus.ai.players.registry import BUILTINS
 from blokus.ai.search.evaluate import evaluate, terminal_value

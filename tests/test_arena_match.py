@@ -22,7 +22,6 @@ from blokus.ai.arena.game import ForfeitKind
 from blokus.ai.arena.match import (
     TABLE_WIDTH,
     ArenaGame,
-    PairedSprt,
     Progress,
     format_table,
     make_specs,
@@ -31,7 +30,7 @@ from blokus.ai.arena.match import (
     short_names,
     summary,
 )
-from blokus.ai.arena.sprt import SprtSpec, Verdict
+from blokus.ai.arena.sprt import PairedSprt, SprtSpec, Verdict
 from blokus.cli.arena import main as arena_main
 from blokus.net.external_arena import LogBudget
 

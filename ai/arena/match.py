@@ -38,7 +38,7 @@ from blokus.ai.arena.adjudication import decided
 from blokus.ai.arena.audit import judged
 from blokus.ai.arena.game import ArenaGame, ForfeitKind, GameSpec, move_code
 from blokus.ai.arena.referee import Referee
-from blokus.ai.arena.sprt import Pentanomial, SprtSpec, SprtState, Verdict
+from blokus.ai.arena.sprt import PairedSprt, Pentanomial, wilson
 from blokus.ai.interface import Engine
 from blokus.ai.players.registry import PlayerSpec, capped_threads, compile_ahead, search_threads_of
 from blokus.ai.search.cores import available_cores
@@ -504,101 +504,6 @@ def _run_in_processes(
         pool.stop()
         raise
     pool.close()
-
-
-class PairedSprt:
-    """The SPRT of a match (``ai.arena.sprt``), fed game by game (``run_match``'s ``enough``): a pair (games 2k and
-    2k+1: one opening from both seats) counts once both games are done, in whatever order they finish; a
-    pair with a void game is not counted (``void_pairs``). True once H0 or H1 is accepted.
-
-    Every game of the table is accounted for (``games_line``): in the test (two per counted pair), in a pair
-    with a void game, finished after the verdict (it was running then), or without the other game of its pair.
-    """
-
-    def __init__(self, spec: SprtSpec) -> None:
-        self.state = SprtState(spec)
-        self.void_pairs = 0
-        self.decided = False
-        self.after_verdict = 0  # games that finished after the verdict (running then): not in the test
-        self._waiting: dict[int, ArenaGame] = {}  # the first finished game of each open pair
-
-    def __call__(self, results: list[ArenaGame]) -> bool:
-        game = results[-1]
-        if self.decided:
-            self.after_verdict += 1
-            return True  # frozen at the verdict: a game that was running then does not change it
-        other = self._waiting.pop(game.index // 2, None)
-        if other is None:
-            self._waiting[game.index // 2] = game
-            return False
-        first, second = sorted((game, other), key=lambda g: g.index)
-        if first.void or second.void:
-            self.void_pairs += 1
-        else:
-            self.state = self.state.add_pair(first.score, second.score)
-        self.decided = self.state.verdict is not Verdict.CONTINUE
-        return self.decided
-
-    @property
-    def games_in_test(self) -> int:
-        """The games the test counted: both games of every counted pair."""
-        return 2 * self.state.pairs
-
-    @property
-    def unpaired(self) -> int:
-        """Games finished before the verdict (or the end) whose pair's other game did not."""
-        return len(self._waiting)
-
-    def pairs_left(self) -> float | None:
-        """The pairs the test needs still, if the LLR keeps its mean step per pair so far (Wald's estimate);
-        None before it has a trend."""
-        pairs, llr = self.state.pairs, self.state.llr
-        if self.decided:
-            return 0.0
-        if pairs < 2 or llr == 0.0:
-            return None
-        step = llr / pairs
-        bound = self.state.spec.upper if step > 0 else self.state.spec.lower
-        return (bound - llr) / step
-
-    def games_line(self, games: int, cap: int) -> str:
-        """One line that counts the table's ``games`` as the test did (``cap``: the most the match would play)."""
-        rest = [
-            (2 * self.void_pairs, "in pairs with a void game"),
-            (self.after_verdict, "finished after the verdict (they were running)"),
-            (self.unpaired, "without the other game of their pair"),
-        ]
-        why = "; ".join(f"{n} {text}" for n, text in rest if n)
-        counted = f"{self.games_in_test} of the {games} games played ({self.state.pairs} pairs)"
-        line = f"the SPRT counted {counted}" + (f"; not counted: {why}" if why else "")
-        if self.decided:
-            return f"{line}; decided: no game was started after the verdict (cap {cap})"
-        return f"{line}; undecided"
-
-    def as_dict(self) -> dict:
-        """``SprtState.as_dict`` (an infinite Elo, all pairs won or lost, is null) and the count of the games: in
-        the test, in void pairs, after the verdict, without their pair."""
-        return {
-            **self.state.as_dict(),
-            "void_pairs": self.void_pairs,
-            "games_in_test": self.games_in_test,
-            "games_after_verdict": self.after_verdict,
-            "games_unpaired": self.unpaired,
-        }
-
-    def describe(self) -> str:
-        void = f"; {self.void_pairs} pair(s) with a void game not counted" if self.void_pairs else ""
-        return self.state.describe() + void
-
-
-def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95 % Wilson interval for a proportion ``score`` (0..1) from ``n`` games (draws count 1/2)."""
-    if n == 0:
-        return 0.0, 1.0
-    denom = 1 + z * z / n
-    centre = (score + z * z / (2 * n)) / denom
-    half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass(frozen=True)

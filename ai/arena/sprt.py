@@ -26,6 +26,10 @@ observed variance):
 with ``mu`` and ``var`` of the pairs (and half a pseudo-pair of each result: ``PSEUDO_PAIRS``). The test
 stops when the LLR leaves ``[lower, upper]``: ``upper`` accepts H1, ``lower`` accepts H0 (Wald's bounds from
 the error rates alpha and beta).
+
+Here too the rest of a series' statistics: the SPRT of a match fed game by game (:class:`PairedSprt`), the
+Wilson interval of a score (the arena's table) and the maximum-likelihood Elo fit of the tournament's ratings
+(:func:`elo_fit`).
 """
 
 from __future__ import annotations
@@ -34,6 +38,12 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from blokus.ai.arena.game import ArenaGame
 
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 # The first pairs alone would give no variance (all alike) and an LLR that leaves the bounds at once: the
@@ -300,3 +310,175 @@ def signed(elo: float) -> str:
     if math.isinf(elo):
         return "+inf" if elo > 0 else "-inf"
     return f"{round(elo):+d}"  # never "-0"
+
+
+# --- the arena's figures: its SPRT game by game, the Wilson interval, the tournament's Elo fit ---------------
+
+
+class PairedSprt:
+    """The SPRT of a match (``ai.arena.sprt``), fed game by game (``run_match``'s ``enough``): a pair (games 2k and
+    2k+1: one opening from both seats) counts once both games are done, in whatever order they finish; a
+    pair with a void game is not counted (``void_pairs``). True once H0 or H1 is accepted.
+
+    Every game of the table is accounted for (``games_line``): in the test (two per counted pair), in a pair
+    with a void game, finished after the verdict (it was running then), or without the other game of its pair.
+    """
+
+    def __init__(self, spec: SprtSpec) -> None:
+        self.state = SprtState(spec)
+        self.void_pairs = 0
+        self.decided = False
+        self.after_verdict = 0  # games that finished after the verdict (running then): not in the test
+        self._waiting: dict[int, ArenaGame] = {}  # the first finished game of each open pair
+
+    def __call__(self, results: list[ArenaGame]) -> bool:
+        game = results[-1]
+        if self.decided:
+            self.after_verdict += 1
+            return True  # frozen at the verdict: a game that was running then does not change it
+        other = self._waiting.pop(game.index // 2, None)
+        if other is None:
+            self._waiting[game.index // 2] = game
+            return False
+        first, second = sorted((game, other), key=lambda g: g.index)
+        if first.void or second.void:
+            self.void_pairs += 1
+        else:
+            self.state = self.state.add_pair(first.score, second.score)
+        self.decided = self.state.verdict is not Verdict.CONTINUE
+        return self.decided
+
+    @property
+    def games_in_test(self) -> int:
+        """The games the test counted: both games of every counted pair."""
+        return 2 * self.state.pairs
+
+    @property
+    def unpaired(self) -> int:
+        """Games finished before the verdict (or the end) whose pair's other game did not."""
+        return len(self._waiting)
+
+    def pairs_left(self) -> float | None:
+        """The pairs the test needs still, if the LLR keeps its mean step per pair so far (Wald's estimate);
+        None before it has a trend."""
+        pairs, llr = self.state.pairs, self.state.llr
+        if self.decided:
+            return 0.0
+        if pairs < 2 or llr == 0.0:
+            return None
+        step = llr / pairs
+        bound = self.state.spec.upper if step > 0 else self.state.spec.lower
+        return (bound - llr) / step
+
+    def games_line(self, games: int, cap: int) -> str:
+        """One line that counts the table's ``games`` as the test did (``cap``: the most the match would play)."""
+        rest = [
+            (2 * self.void_pairs, "in pairs with a void game"),
+            (self.after_verdict, "finished after the verdict (they were running)"),
+            (self.unpaired, "without the other game of their pair"),
+        ]
+        why = "; ".join(f"{n} {text}" for n, text in rest if n)
+        counted = f"{self.games_in_test} of the {games} games played ({self.state.pairs} pairs)"
+        line = f"the SPRT counted {counted}" + (f"; not counted: {why}" if why else "")
+        if self.decided:
+            return f"{line}; decided: no game was started after the verdict (cap {cap})"
+        return f"{line}; undecided"
+
+    def as_dict(self) -> dict:
+        """``SprtState.as_dict`` (an infinite Elo, all pairs won or lost, is null) and the count of the games: in
+        the test, in void pairs, after the verdict, without their pair."""
+        return {
+            **self.state.as_dict(),
+            "void_pairs": self.void_pairs,
+            "games_in_test": self.games_in_test,
+            "games_after_verdict": self.after_verdict,
+            "games_unpaired": self.unpaired,
+        }
+
+    def describe(self) -> str:
+        void = f"; {self.void_pairs} pair(s) with a void game not counted" if self.void_pairs else ""
+        return self.state.describe() + void
+
+
+def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson interval for a proportion ``score`` (0..1) from ``n`` games (draws count 1/2)."""
+    if n == 0:
+        return 0.0, 1.0
+    denom = 1 + z * z / n
+    centre = (score + z * z / (2 * n)) / denom
+    half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+ELO_PER_NAT = 400.0 / math.log(10.0)  # logistic Elo: p = 1 / (1 + 10 ** (-d / 400))
+
+
+def connected(start: int, played: list[list[int]]) -> set[int]:
+    """The players reached from ``start`` along "played a game against"."""
+    seen, todo = {start}, [start]
+    while todo:
+        i = todo.pop()
+        for j, count in enumerate(played[i]):
+            if count and j not in seen:
+                seen.add(j)
+                todo.append(j)
+    return seen
+
+
+def strongly_connected(scored: np.ndarray) -> bool:
+    """Whether every player reaches every other along "scored a point against" (the condition for a finite
+    maximum of the likelihood, Zermelo/Ford)."""
+    n = len(scored)
+    for graph in (scored > 0, (scored > 0).T):
+        seen, todo = {0}, [0]
+        while todo:
+            i = todo.pop()
+            for j in np.flatnonzero(graph[i]):
+                if int(j) not in seen:
+                    seen.add(int(j))
+                    todo.append(int(j))
+        if len(seen) < n:
+            return False
+    return True
+
+
+def elo_fit(s: np.ndarray, m: np.ndarray, anchor: int) -> tuple[list[float], list[float]]:
+    """Maximum-likelihood logistic Elo of players who scored ``s[i][j]`` in ``m[i][j]`` games against each other
+    (the tournament's ratings: Bradley-Terry, a draw half a win): Newton's method on the (concave)
+    log-likelihood, the anchor fixed at 0; Elo and 95 % half widths."""
+    n = len(s)
+    x = np.zeros(n)
+    free = [k for k in range(n) if k != anchor]
+    if not free:
+        return [0.0], [0.0]
+
+    def loglik(x: np.ndarray) -> float:
+        d = x[:, None] - x[None, :]
+        return float(np.sum(s * -np.logaddexp(0.0, -d)))
+
+    for _ in range(200):
+        p = 1.0 / (1.0 + np.exp(-(x[:, None] - x[None, :])))
+        grad = (s - m * p).sum(axis=1)
+        w = m * p * (1.0 - p)
+        hess = w.copy()
+        np.fill_diagonal(hess, -w.sum(axis=1) + np.diag(w))
+        step = np.linalg.solve(hess[np.ix_(free, free)], grad[free])
+        t, before = 1.0, loglik(x)
+        while True:
+            trial = x.copy()
+            trial[free] -= t * step
+            if loglik(trial) >= before - 1e-12 or t < 1e-6:
+                break
+            t /= 2
+        x = trial
+        if np.max(np.abs(t * step)) < 1e-10:
+            break
+    p = 1.0 / (1.0 + np.exp(-(x[:, None] - x[None, :])))
+    w = m * p * (1.0 - p)
+    info = -w
+    np.fill_diagonal(info, w.sum(axis=1) - np.diag(w))
+    cov = np.linalg.inv(info[np.ix_(free, free)])
+    half = [0.0] * n
+    for k, f in enumerate(free):
+        half[f] = Z95 * math.sqrt(max(cov[k, k], 0.0)) * ELO_PER_NAT
+    return [float(v) * ELO_PER_NAT for v in x], half

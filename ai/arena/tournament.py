@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import fcntl
 import json
-import math
 import os
 import sys
 import time
@@ -28,10 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from blokus.ai.arena.audit import MAX_GAMES, GameReport, first_error, judged, report_of
 from blokus.ai.arena.match import ArenaGame, GameSpec, fitted_table
-from blokus.ai.arena.sprt import Pentanomial, plus_minus, signed
-
-ELO_PER_NAT = 400.0 / math.log(10.0)  # logistic Elo: p = 1 / (1 + 10 ** (-d / 400))
-Z95 = 1.959963984540054
+from blokus.ai.arena.sprt import Pentanomial, connected, elo_fit, plus_minus, signed, strongly_connected
 
 
 @dataclass(frozen=True)
@@ -331,11 +327,11 @@ def rate(players: list[str], games: Iterable[tuple[GameKey, ArenaGame]], anchor:
         kind = {1.0: 0, 0.5: 1, 0.0: 2}[game.score]
         tally[key.a][kind] += 1
         tally[key.b][2 - kind] += 1
-    component = _connected(index[anchor], played)
+    component = connected(index[anchor], played)
     members = sorted(component)
     s = np.array([[points[i][j] for j in members] for i in members], dtype=float)
     m = np.array([[played[i][j] for j in members] for i in members], dtype=float)
-    virtual = not _strongly_connected(s)
+    virtual = not strongly_connected(s)
     note = ""
     if virtual:
         beaten = [players[members[k]] for k in range(len(members)) if s[k].sum() == 0]
@@ -347,7 +343,7 @@ def rate(players: list[str], games: Iterable[tuple[GameKey, ArenaGame]], anchor:
         )
         s = s + 0.5 * (m > 0)
         m = m + 1.0 * (m > 0)
-    elo, half = _fit(s, m, members.index(index[anchor]))
+    elo, half = elo_fit(s, m, members.index(index[anchor]))
     rated = {members[k]: (elo[k], half[k]) for k in range(len(members))}
     out = []
     for i, p in enumerate(players):
@@ -356,74 +352,6 @@ def rate(players: list[str], games: Iterable[tuple[GameKey, ArenaGame]], anchor:
         out.append(Rating(p, e, h, wins + draws + losses, wins + 0.5 * draws, wins, draws, losses, void))
     out.sort(key=lambda r: (r.elo is None, -(r.elo or 0.0), players.index(r.player)))
     return Ratings(out, anchor, list(players), points, played, virtual, note)
-
-
-def _connected(start: int, played: list[list[int]]) -> set[int]:
-    seen, todo = {start}, [start]
-    while todo:
-        i = todo.pop()
-        for j, count in enumerate(played[i]):
-            if count and j not in seen:
-                seen.add(j)
-                todo.append(j)
-    return seen
-
-
-def _strongly_connected(scored: np.ndarray) -> bool:
-    """Whether every player reaches every other along "scored a point against" (the condition for a finite
-    maximum of the likelihood, Zermelo/Ford)."""
-    n = len(scored)
-    for graph in (scored > 0, (scored > 0).T):
-        seen, todo = {0}, [0]
-        while todo:
-            i = todo.pop()
-            for j in np.flatnonzero(graph[i]):
-                if int(j) not in seen:
-                    seen.add(int(j))
-                    todo.append(int(j))
-        if len(seen) < n:
-            return False
-    return True
-
-
-def _fit(s: np.ndarray, m: np.ndarray, anchor: int) -> tuple[list[float], list[float]]:
-    """Newton's method on the (concave) log-likelihood, the anchor fixed at 0; Elo and 95 % half widths."""
-    n = len(s)
-    x = np.zeros(n)
-    free = [k for k in range(n) if k != anchor]
-    if not free:
-        return [0.0], [0.0]
-
-    def loglik(x: np.ndarray) -> float:
-        d = x[:, None] - x[None, :]
-        return float(np.sum(s * -np.logaddexp(0.0, -d)))
-
-    for _ in range(200):
-        p = 1.0 / (1.0 + np.exp(-(x[:, None] - x[None, :])))
-        grad = (s - m * p).sum(axis=1)
-        w = m * p * (1.0 - p)
-        hess = w.copy()
-        np.fill_diagonal(hess, -w.sum(axis=1) + np.diag(w))
-        step = np.linalg.solve(hess[np.ix_(free, free)], grad[free])
-        t, before = 1.0, loglik(x)
-        while True:
-            trial = x.copy()
-            trial[free] -= t * step
-            if loglik(trial) >= before - 1e-12 or t < 1e-6:
-                break
-            t /= 2
-        x = trial
-        if np.max(np.abs(t * step)) < 1e-10:
-            break
-    p = 1.0 / (1.0 + np.exp(-(x[:, None] - x[None, :])))
-    w = m * p * (1.0 - p)
-    info = -w
-    np.fill_diagonal(info, w.sum(axis=1) - np.diag(w))
-    cov = np.linalg.inv(info[np.ix_(free, free)])
-    half = [0.0] * n
-    for k, f in enumerate(free):
-        half[f] = Z95 * math.sqrt(max(cov[k, k], 0.0)) * ELO_PER_NAT
-    return [float(v) * ELO_PER_NAT for v in x], half
 
 
 def format_ratings(r: Ratings) -> str:
