@@ -13,6 +13,7 @@ import pytest
 import blokus.ai.search.mcts as mcts
 from blokus.ai.arena.game import GameSpec
 from blokus.ai.arena.match import play_game
+from blokus.ai.interface import Player
 from blokus.ai.search.greedy import GreedyPlayer
 from blokus.ai.search.mcts import MctsPlayer
 from blokus.model.moverecords import (
@@ -27,6 +28,7 @@ from blokus.model.moverecords import (
     records_path,
     write_records,
 )
+from blokus.model.moves import Move
 from blokus.model.pieces import Shape
 from blokus.model.replay import MoveEvent, read_game, write_replay
 from blokus.model.season import SEASON_2027
@@ -36,7 +38,7 @@ from blokus.tui.replay_screen import ReplayScreen, ReplayStatus
 from blokus.tui.replays import load_replay
 from blokus.tui.widgets import MoveLog
 from tests.helpers import fixture_path
-from tests.tui_helpers import GAME1, first_move, widget_lines
+from tests.tui_helpers import GAME1, first_move, game_app, screen_of, settle, widget_lines
 
 
 def test_a_saved_arena_game_records_every_move_with_its_time_and_the_mcts_simulations(tmp_path):
@@ -156,3 +158,33 @@ async def test_the_viewer_shows_the_records_of_the_current_move(tmp_path, size):
             assert "1.2s 12k" in shown and "0.5s" in shown, shown
         elif size == (140, 44):
             pytest.fail("the move list is not shown at 140x44")
+
+
+class ReportingPlayer(Player):
+    """Answers at once with the first legal move and reports figures as an engine does (``last_info``)."""
+
+    name = "reporting"
+
+    def __init__(self) -> None:
+        self.last_info: dict = {}
+
+    async def choose_move(self, state: GameState, deadline: float) -> Move:
+        self.last_info = {"simulations": 77 + state.turn, "value": 0.25}
+        return first_move(state)
+
+
+async def test_a_tui_game_saves_each_move_with_the_ais_report(tmp_path, monkeypatch):
+    from blokus.tui.launch import save_game_replay
+
+    monkeypatch.chdir(tmp_path)
+    app = game_app(Shape.PENTO_L, opponent=ReportingPlayer(), plies=1, save_replay=save_game_replay)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(pilot)  # the AI (team TWO: YELLOW) has moved
+        session = screen_of(app).session
+        assert session.state.turn == 2
+        await pilot.press("ctrl+s")
+        assert "saved" in session.feedback.text
+    (path,) = (tmp_path / "replays").glob("*.xml")
+    records = load_replay(path).records
+    assert sorted(records) == [0, 1] and records[0].source == "human" and records[0].info == {}
+    assert records[1].source == "engine" and records[1].info == {"simulations": 78, "value": 0.25}

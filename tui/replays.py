@@ -146,11 +146,17 @@ def result_texts(
 
 def save_session(session: GameSession, directory: Path | None = None, when: datetime | None = None) -> Path:
     """Write the game (finished or not) in the official replay format under ``replays/``."""
-    from blokus.model.replay import new_replay_path, write_replay
+    from blokus.model.moverecords import write_records
+    from blokus.model.replay import MoveEvent, new_replay_path, write_replay
 
     directory = directory or REPLAY_DIR
     directory.mkdir(parents=True, exist_ok=True)
     names = (session.names.get(Team.ONE, "ONE"), session.names.get(Team.TWO, "TWO"))
     result = session.final_result()
     path = new_replay_path(directory, names, session.state.season, when)
-    return write_replay(path, session.timeline.states, result, names=names)
+    write_replay(path, session.timeline.states, result, names=names)
+    # the records of the moves the timeline holds (an undone move's record is left out, a replayed turn's is new)
+    turns = [e.turn for e in session.timeline.events if isinstance(e, MoveEvent)]
+    if records := [session.move_records[t] for t in turns if t in session.move_records]:
+        write_records(path, records)
+    return path

@@ -8,11 +8,13 @@ and runs the AI when ``wants_ai()`` says so. Nothing here imports Textual, so it
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
 from blokus.model import placements as P
+from blokus.model.moverecords import MoveRecord
 from blokus.model.moves import InvalidMove, Move, MoveMistake, SkipMove
 from blokus.model.pieces import Color, Shape, Team
 from blokus.model.record import ColorRemoved, GameRecord, MoveEvent, events_between
@@ -125,6 +127,9 @@ class GameSession:
     send: Callable[[Move], None] | None = None
     move_requested: bool = False  # the server asked us for a move and we have not answered yet
     started: bool = True  # False until a server sent the first state (the board is a placeholder)
+    # each move's time (and for the AI's, what its engine reported), by turn: saved beside the replay
+    move_records: dict[int, MoveRecord] = field(default_factory=dict)
+    turn_began: float = field(default_factory=time.monotonic)  # when the colour to move got its turn
     placing: Placement = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -244,8 +249,13 @@ class GameSession:
             self.send(move)
             return
         st = self.state.copy()
+        source = "human" if self.is_human_turn() else "engine"  # the AI's runner adds what its engine reported
+        turn, now = st.turn, time.monotonic()
         st.play(move)
         self.timeline.append(st, move)
+        seconds = round(max(now - self.turn_began, 0.0), 6)
+        self.move_records[turn] = MoveRecord(turn=turn, seconds=seconds, source=source)
+        self.turn_began = now
         if self.view is not None:
             self.view = None
         self.begin_turn()
@@ -302,6 +312,7 @@ class GameSession:
             if self.seats[st.team] is SeatKind.HUMAN and st.team not in self.autopilot:
                 break
         self.timeline.truncate(n + 1)
+        self.turn_began = time.monotonic()
         self.view = None
         self.end = None
         self.ghost = None
