@@ -93,7 +93,7 @@ def engine_report(info: Mapping[str, object]) -> dict[str, bool | int | float | 
         elif isinstance(value, float) and math.isfinite(value):
             out[key] = float(f"{value:.4g}")
         elif hasattr(value, "item"):  # a numpy scalar
-            item = value.item()  # type: ignore[attr-defined]
+            item = value.item()
             if isinstance(item, bool | int) or (isinstance(item, float) and math.isfinite(item)):
                 out[key] = item if not isinstance(item, float) else float(f"{item:.4g}")
     return out
