@@ -60,9 +60,10 @@ def open_replay_picker(app: App) -> None:
 
 
 class ReplayStatus(StatusBar):
-    """Up to six short lines: players, turn, score, the move that led here, autoplay. Where fewer lines
-    are left above the board (``max_lines``), the less needed ones go first: autoplay, the points of each
-    colour, the players; the turn, the score and the move stay."""
+    """Short lines: players, turn, score, the move that led here, its record (a saved game's: the time, what the
+    engine reported), autoplay. Where fewer lines are left above the board (``max_lines``), the less needed ones go
+    first: the rest of the record, autoplay, the points of each colour, the players; the turn, the score, the move
+    and the first line of its record stay longest."""
 
     def show_state(
         self, replay: ReplayData, index: int, speed: float, autoplaying: bool, max_lines: int | None = None
@@ -122,7 +123,7 @@ class ReplayStatus(StatusBar):
         lines += [(t, 1 if i == 0 else 3) for i, t in enumerate(pack([score, points], width, "   "))]
         lines += [
             *((t, 1) for t in whats),
-            *((t, 2 if i == 0 else 5) for i, t in enumerate(records)),
+            *((t, 2 if i == 0 else 6) for i, t in enumerate(records)),  # the rest of the record goes first
             *(
                 (t, 5)
                 for t in pack([Text(f"state {index + 1} of {len(timeline)}", Style(color=pal.label)), play], width)

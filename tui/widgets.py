@@ -320,7 +320,7 @@ class MoveLog(OptionList):
             text.append(f" {mark}", Style(color=pal.bad if mark is Mark.BLUNDER else pal.warn, bold=True))
         note = self._notes.get(e.turn) if e.kind != "removed" else None
         if note:  # right-aligned in a column of its own, so that the moves stay in line
-            row.add_column(width=len(note), justify="right", no_wrap=True)
+            row.add_column(width=max(map(len, self._notes.values())), justify="right", no_wrap=True)
             row.add_row(Text(str(e.turn), Style(color=pal.label)), text, Text(note, Style(color=pal.label)))
         else:
             row.add_row(Text(str(e.turn), Style(color=pal.label)), text)
