@@ -28,6 +28,7 @@ from pathlib import Path
 from blokus.ai.arena.game import ArenaGame, GameSpec, move_code
 from blokus.ai.arena.match import SideCores
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
+from blokus.model.moverecords import MAX_RECORDS, MoveRecord, write_records
 from blokus.model.moves import parse_move
 from blokus.model.pieces import Shape, Team
 from blokus.model.replay import new_replay_path
@@ -258,4 +259,16 @@ class ExternalGames:
             path = new_replay_path(spec.replay_dir, names, season, number=spec.index)
             path.write_bytes(outcome.replay)
             arena.replay = str(path)
+            # each move's time as the server measured it; a program reports nothing of its search
+            records = [
+                MoveRecord(
+                    turn=m.turn,
+                    seconds=round(m.latency, 6),
+                    source="engine" if game.seats[m.team].ours else "program",
+                )
+                for m in list(game.moves)[:MAX_RECORDS]
+                if m.latency is not None and m.mistake is None and m.move is not None
+            ]
+            if records:
+                write_records(path, records)
         return arena
