@@ -188,3 +188,16 @@ async def test_a_tui_game_saves_each_move_with_the_ais_report(tmp_path, monkeypa
     records = load_replay(path).records
     assert sorted(records) == [0, 1] and records[0].source == "human" and records[0].info == {}
     assert records[1].source == "engine" and records[1].info == {"simulations": 78, "value": 0.25}
+
+
+def test_blokus_replay_names_a_bad_records_file_in_one_line_and_shows_the_game(tmp_path, monkeypatch, capsys):
+    import blokus.cli.replay as cli
+
+    path, _ = _game(tmp_path)
+    records_path(path).write_bytes(BAD["too many entries"])
+    shown = []
+    monkeypatch.setattr(cli, "run_app", lambda app, prog: shown.append(app) or 0)  # not run: the terminal is a test's
+    assert cli.main([path]) == 0 and len(shown) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("blokus replay: move records not shown: replay_swc_2027_blokus_x_A_B.moves.json: records.0")
+    assert err.count("\n") == 1, err
