@@ -183,4 +183,4 @@ def record_decision(session: GameSession, turn: int, decision: Decision, player:
     """The record of an AI's move at ``turn``: the time it took and what its engine reported (saved games)."""
     info = getattr(player, "last_info", {}) if decision.source == "engine" else {}
     seconds, report = round(max(decision.elapsed, 0.0), 6), engine_report(info)
-    session.move_records[turn] = MoveRecord(turn=turn, seconds=seconds, source=decision.source, info=report)
+    session.timeline.move_records[turn] = MoveRecord(turn=turn, seconds=seconds, source=decision.source, info=report)

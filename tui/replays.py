@@ -157,6 +157,7 @@ def save_session(session: GameSession, directory: Path | None = None, when: date
     write_replay(path, session.timeline.states, result, names=names)
     # the records of the moves the timeline holds (an undone move's record is left out, a replayed turn's is new)
     turns = [e.turn for e in session.timeline.events if isinstance(e, MoveEvent)]
-    if records := [session.move_records[t] for t in turns if t in session.move_records]:
+    made = session.timeline.move_records
+    if records := [made[t] for t in turns if t in made]:
         write_records(path, records)
     return path

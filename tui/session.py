@@ -91,7 +91,26 @@ def step_entries(index: int, events: list) -> list[LogEntry]:
 
 
 class Timeline(GameRecord):
-    """The game record (``model.record``) as the TUI shows it: plus the lines of the move log."""
+    """The game record (``model.record``) as the TUI shows it: plus the lines of the move log, and the record of each
+    move made here (``move_records``, by turn: the seconds since the state before it; the AI's runner adds what its
+    engine reported), saved beside the replay."""
+
+    def __init__(self, first: GameState | None = None) -> None:
+        super().__init__(first)
+        self.move_records: dict[int, MoveRecord] = {}
+        self.turn_began = time.monotonic()  # when the last state came (the colour to move got its turn)
+
+    def append(self, state: GameState, move: Move | None = None) -> None:
+        now = time.monotonic()
+        if move is not None and self.states:  # a move made here (a state from a server says nothing of its time)
+            turn, seconds = self.states[-1].turn, round(max(now - self.turn_began, 0.0), 6)
+            self.move_records[turn] = MoveRecord(turn=turn, seconds=seconds, source="human")
+        super().append(state, move)
+        self.turn_began = now
+
+    def truncate(self, length: int) -> None:
+        super().truncate(length)
+        self.turn_began = time.monotonic()  # undo: the colour to move starts again
 
     @classmethod
     def of(cls, record: GameRecord) -> Timeline:
@@ -127,9 +146,6 @@ class GameSession:
     send: Callable[[Move], None] | None = None
     move_requested: bool = False  # the server asked us for a move and we have not answered yet
     started: bool = True  # False until a server sent the first state (the board is a placeholder)
-    # each move's time (and for the AI's, what its engine reported), by turn: saved beside the replay
-    move_records: dict[int, MoveRecord] = field(default_factory=dict)
-    turn_began: float = field(default_factory=time.monotonic)  # when the colour to move got its turn
     placing: Placement = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -249,13 +265,8 @@ class GameSession:
             self.send(move)
             return
         st = self.state.copy()
-        source = "human" if self.is_human_turn() else "engine"  # the AI's runner adds what its engine reported
-        turn, now = st.turn, time.monotonic()
         st.play(move)
         self.timeline.append(st, move)
-        seconds = round(max(now - self.turn_began, 0.0), 6)
-        self.move_records[turn] = MoveRecord(turn=turn, seconds=seconds, source=source)
-        self.turn_began = now
         if self.view is not None:
             self.view = None
         self.begin_turn()
@@ -312,7 +323,6 @@ class GameSession:
             if self.seats[st.team] is SeatKind.HUMAN and st.team not in self.autopilot:
                 break
         self.timeline.truncate(n + 1)
-        self.turn_began = time.monotonic()
         self.view = None
         self.end = None
         self.ghost = None
