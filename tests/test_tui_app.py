@@ -12,8 +12,8 @@ from textual.widgets._footer import FooterKey
 from blokus.cli.play import main as play_main
 from blokus.cli.replay import main as replay_main
 from blokus.model.moves import MoveMistake, SetMove, SkipMove
-from blokus.model.record import MoveEvent
 from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.model.record import MoveEvent
 from blokus.tui.app import BlokusApp
 from blokus.tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, QuitScreen, TurnScreen
 from blokus.tui.game_screen import GameScreen
