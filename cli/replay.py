@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from blokus.cli.options import Parser, add_season, fail
 from blokus.cli.output import run_app
+from blokus.model.text import printable
 from blokus.tui.app import setup_logging
 from blokus.tui.launch import ReplayOptions, replay_app
 from blokus.tui.replays import ReplayError, load_replay
@@ -35,5 +37,7 @@ def main(argv: list[str]) -> int:
         replay = load_replay(Path(args.file), args.season)
     except ReplayError as exc:
         return fail("blokus replay", str(exc))
+    if replay.records_error is not None:  # the game is fine: shown without them (the viewer says so too)
+        print(printable(f"blokus replay: move records not shown: {replay.records_error}"), file=sys.stderr)
     options = ReplayOptions(turn=args.turn, analyse=args.analyse, light=args.light)
     return run_app(replay_app(options, replay), "blokus replay")

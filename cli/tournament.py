@@ -300,6 +300,8 @@ def _play(
         f"season {args.season}, {args.move_time} ms/move, seed {args.seed}, "
         + (f"cluster {args.cluster}" if args.cluster else f"jobs {args.jobs}")
         + f", opening turns {opening}"
+        + (f", openings of {args.openings} ({args.openings_order})" if args.openings else "")
+        + (", no adjudication" if args.no_adjudication else "")
         + (", untimed" if args.untimed else "")
     )
     if args.cores is not None:

@@ -182,6 +182,12 @@ class GameRecord:
             return None
         return next((e.move for e in self.steps[index - 1] if isinstance(e, MoveEvent)), None)
 
+    def turn_of_move_before(self, index: int) -> int | None:
+        """The turn of the move that led to ``states[index]`` (None: no move led there)."""
+        if index <= 0 or index > len(self.steps):
+            return None
+        return next((e.turn for e in self.steps[index - 1] if isinstance(e, MoveEvent)), None)
+
     def index_for_turn(self, turn: int) -> int:
         """Stepping to turn ``turn`` shows the first state with ``turn ≥ turn`` (the last if none)."""
         for index, state in enumerate(self.states):

@@ -30,6 +30,7 @@ from blokus.ai.players.team_process import MEMORY_LIMIT_MIB, TeamPlayer
 from blokus.ai.search.compiled import not_ready_line
 from blokus.model import server_texts
 from blokus.model.exits import plural
+from blokus.model.moverecords import MAX_RECORDS, MoveRecord, engine_report
 from blokus.model.record import GameRecord
 from blokus.model.result import GameResult, end_texts
 from blokus.model.season import DEFAULT_PORT, Season
@@ -148,6 +149,7 @@ class Bot:
         self.sock = None if args.socket_fd is None else socket.socket(fileno=args.socket_fd)
         self.conn = self._connect(self.season)
         self.record = GameRecord()  # the states received, for --save-replay only (bounded)
+        self.move_records: list[MoveRecord] = []  # our moves' times and engine reports, saved beside the replay
         self.recording = args.save_replay is not None
         self.since_request = 0  # messages since the last move request (a flood is bounded)
         self.contradicted = False  # a move request for the other team's turn was reported
@@ -426,6 +428,9 @@ class Bot:
         if decision.source.startswith("fallback"):
             self.fallbacks += 1
         info = getattr(self.player, "last_info", {}) if decision.source == "engine" else {}
+        if self.recording and len(self.move_records) < MAX_RECORDS:
+            seconds, report = round(decision.elapsed, 6), engine_report(info)
+            self.move_records.append(MoveRecord(turn=state.turn, seconds=seconds, source=decision.source, info=report))
         if self.team_code:
             kind = {"engine": "yours", "forced": "forced"}.get(decision.source, decision.source.split("-")[0])
             self.engines[kind] += 1
@@ -523,6 +528,10 @@ class Bot:
                 room_id=self.conn.room_id or "",
                 names=self.conn.names,
             )
+            if self.move_records:
+                from blokus.model.moverecords import write_records
+
+                write_records(path, self.move_records)
             log.info("replay written to %s", path)
         except OSError as exc:
             self.lines.say(f"cannot write replay: {exc}")

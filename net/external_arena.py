@@ -29,8 +29,10 @@ from blokus.ai.arena.game import ArenaGame, GameSpec, move_code
 from blokus.ai.arena.match import SideCores
 from blokus.ai.arena.verdict import arena_game
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
+from blokus.model.moverecords import MAX_RECORDS, MoveRecord, write_records
 from blokus.model.moves import parse_move
 from blokus.model.pieces import Shape
+from blokus.model.record import MoveEvent
 from blokus.model.replay import new_replay_path
 from blokus.model.season import season_named
 from blokus.net.external import (
@@ -241,4 +243,14 @@ class ExternalGames:
             path = new_replay_path(spec.replay_dir, names, season, number=spec.index)
             path.write_bytes(outcome.replay)
             arena.replay = str(path)
+            # each move's time as the server measured it (the moves the game holds: not a refused one); a program
+            # reports nothing of its search
+            made = {e.turn for e in game.room.record.events if isinstance(e, MoveEvent)} if game.room else set()
+            records: dict[int, MoveRecord] = {}
+            for m in list(game.moves)[:MAX_RECORDS]:
+                if m.latency is not None and m.turn in made and m.turn not in records:
+                    source = "engine" if game.seats[m.team].ours else "program"
+                    records[m.turn] = MoveRecord(turn=m.turn, seconds=round(m.latency, 6), source=source)
+            if records:
+                write_records(path, list(records.values()))
         return arena

@@ -14,8 +14,9 @@ import pytest
 from blokus.ai.arena.game import ForfeitKind
 from blokus.ai.players.registry import PlayerNameError, parse_player
 from blokus.cli.arena import main as arena_main
+from blokus.model.moverecords import read_records
 from blokus.model.pieces import Team
-from blokus.model.replay import load_replay
+from blokus.model.replay import MoveEvent, load_replay
 from blokus.model.result import Cause
 from blokus.model.season import SEASON_2021, season_named
 from blokus.net.external import (
@@ -190,6 +191,11 @@ def test_the_arena_judges_programs_and_keeps_the_replays_of_lost_games(tmp_path,
         replay = load_replay(path)
         assert replay.result is not None and not replay.result.regular
         assert replay.detected is season_named("2027")
+        # beside it, each move's time as the server measured it (model.moverecords): programs report nothing more
+        records = read_records(path)
+        assert records is not None and records.records and {r.source for r in records.records} == {"program"}
+        moved = {e.turn for e in replay.events if isinstance(e, MoveEvent)}
+        assert {r.turn for r in records.records} <= moved and not any(r.info for r in records.records)
     assert any(name.endswith(".err.log") for name in os.listdir(tmp_path))
 
 

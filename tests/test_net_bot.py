@@ -17,6 +17,7 @@ from blokus.ai.players.controller import check_move, decide
 from blokus.ai.players.registry import parse_player
 from blokus.cli.bot import EXIT_CODES, bot_lines, build_parser, parse_options
 from blokus.model.framing import parse_stream
+from blokus.model.moverecords import read_records, records_path
 from blokus.model.moves import SetMove, SkipMove
 from blokus.model.pieces import Color, Rotation, Shape
 from blokus.model.season import SEASON_2021
@@ -150,9 +151,13 @@ async def test_bot_plays_the_recorded_stream(seed, mutate, dialect, capsys, tmp_
         "blokus bot: ONE (alice) [us] 122 : TWO (bob) 105, winner ONE (we won), cause REGULAR; "
         "moves: 30 random, 1 forced"
     )
-    (replay,) = tmp_path.iterdir()
+    replay, records = sorted(tmp_path.iterdir(), key=lambda p: p.suffix == ".json")
     parsed = parse_stream(replay.read_bytes())
     assert len(parsed.messages) == 63  # 62 states and the result
+    # beside it, our moves' records (model.moverecords): one a move sent, with its time and who made it
+    moves = read_records(replay)
+    assert moves is not None and records == records_path(replay) and len(moves.records) == 31
+    assert sorted(r.source for r in moves.records).count("forced") == 1 and all(r.seconds >= 0 for r in moves.records)
 
 
 @pytest.mark.parametrize("ponder", [False, True])

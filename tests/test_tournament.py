@@ -183,6 +183,17 @@ def test_a_tournament_prints_ratings_and_matrix_and_writes_json(tmp_path, capsys
     assert all(sum(p["pentanomial"]) == 1 and "nelo" in p for p in data["pairings"])
 
 
+def test_a_tournament_header_names_its_openings_and_adjudication(tmp_path, capsys):
+    from blokus.cli.openings import main as openings_main
+
+    suite = tmp_path / "suite.txt"
+    assert openings_main([str(suite), "--count", "1", "--plies", "4"]) == 0
+    argv = ["random", "greedy", "--games", "2", "--quiet", "--resume", str(tmp_path / "j.jsonl")]
+    assert tournament_main([*argv, "--openings", str(suite), "--no-adjudication"]) == 0
+    header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("tournament ("))
+    assert f", openings of {suite} (sequential), no adjudication" in header
+
+
 def test_bad_tournaments_are_one_line(capsys):
     for argv, words in (
         (["random"], "at least two players"),

@@ -13,6 +13,7 @@ from blokus.cli.play import main as play_main
 from blokus.cli.replay import main as replay_main
 from blokus.model.moves import MoveMistake, SetMove, SkipMove
 from blokus.model.pieces import Color, Rotation, Shape, Team
+from blokus.model.record import MoveEvent
 from blokus.tui.app import BlokusApp
 from blokus.tui.dialogs import ConfirmScreen, EndScreen, HelpScreen, QuitScreen, TurnScreen
 from blokus.tui.game_screen import GameScreen
@@ -271,6 +272,9 @@ async def test_save_replay_and_load_it_back(tmp_path, monkeypatch):
     assert len(files) == 1
     data = load_replay(files[0])
     assert [st.key() for st in data.timeline.states] == [st.key() for st in s.timeline.states]
+    # beside it, a record of each move (model.moverecords): who made it, and the time it took
+    assert sorted(data.records) == [e.turn for e in s.timeline.events if isinstance(e, MoveEvent)]
+    assert {r.source for r in data.records.values()} <= {"human", "engine"}
 
 
 # --- replay viewer -------------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from blokus.ai.interface import Player
-from blokus.ai.players.controller import decide
+from blokus.ai.players.controller import Decision, decide
+from blokus.model.moverecords import MoveRecord, engine_report
 from blokus.model.moves import describe_move
 from blokus.model.pieces import Team
 from blokus.model.state import GameState
@@ -140,11 +141,13 @@ class AIRunner:
     def answered(self, message: AIMoveReady) -> None:
         """The answer applied to the session (dropped when the game moved on: undo, a new state)."""
         s = self.session
+        asked = self._player  # the player that answered: its engine's report goes into the move's record
         self.purpose, self._player, s.ai_thinking = None, None, False
         purpose = message.purpose
         if message.index != len(s.timeline) or (not s.is_live and purpose is not AIPurpose.PLAY):
             return
         failed = f"The AI failed ({message.decision.detail}); " if message.failed else ""
+        turn = s.state.turn
         if failed:
             log.error("AI %s: %s", message.decision.source, message.decision.detail)
         if purpose is AIPurpose.HINT:
@@ -156,11 +159,13 @@ class AIRunner:
         elif purpose is AIPurpose.PLAY:
             player = self.players.get(s.state.team)
             if s.wants_ai() and s.make_move(message.move):
+                record_decision(s, turn, message.decision, asked)
                 s.feedback = Feedback(f"{failed}AI: {describe_move(message.move)}", bool(failed))
                 if self.ponder and player is not None and s.is_human_turn() and not s.state.is_over:
                     self._pondering = player  # until the human has moved (its next move stops it) or undo
                     player.start_pondering(s.state)
         elif s.is_human_turn() and s.make_move(message.move):
+            record_decision(s, turn, message.decision, asked)
             s.feedback = Feedback(f"{failed}AI played for you: {describe_move(message.move)}", bool(failed))
 
     def cancel(self) -> None:
@@ -172,3 +177,10 @@ class AIRunner:
         pondering, self._pondering = self._pondering, None
         if pondering is not None:
             pondering.cancel()  # sets its stop flag only
+
+
+def record_decision(session: GameSession, turn: int, decision: Decision, player: Player | None) -> None:
+    """The record of an AI's move at ``turn``: the time it took and what its engine reported (saved games)."""
+    info = getattr(player, "last_info", {}) if decision.source == "engine" else {}
+    seconds, report = round(max(decision.elapsed, 0.0), 6), engine_report(info)
+    session.timeline.move_records[turn] = MoveRecord(turn=turn, seconds=seconds, source=decision.source, info=report)

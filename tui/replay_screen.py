@@ -34,7 +34,7 @@ from blokus.tui.dialogs import HelpScreen, ReplayPicker, TurnScreen
 from blokus.tui.jobs import Jobs
 from blokus.tui.keys import in_order
 from blokus.tui.layout import CENTRE_MIN, COMPACT_STATUS_LINES, BoardLayout, shortest_status
-from blokus.tui.replays import REPLAY_DIR, ReplayData, ReplayError, load_replay, result_texts
+from blokus.tui.replays import REPLAY_DIR, ReplayData, ReplayError, load_replay, record_note, record_parts, result_texts
 from blokus.tui.server_link import GameEnded, LinkClosed, ServerComplained, StateArrived, WatchLink
 from blokus.tui.session import GhostStatus, describe_move
 from blokus.tui.status import WIDE, pack
@@ -60,9 +60,10 @@ def open_replay_picker(app: App) -> None:
 
 
 class ReplayStatus(StatusBar):
-    """Up to six short lines: players, turn, score, the move that led here, autoplay. Where fewer lines
-    are left above the board (``max_lines``), the less needed ones go first: autoplay, the points of each
-    colour, the players; the turn, the score and the move stay."""
+    """Short lines: players, turn, score, the move that led here, its record (a saved game's: the time, what the
+    engine reported), autoplay. Where fewer lines are left above the board (``max_lines``), the less needed ones go
+    first: the rest of the record, autoplay, the points of each colour, the players; the turn, the score, the move
+    and the first line of its record stay longest."""
 
     def show_state(
         self, replay: ReplayData, index: int, speed: float, autoplaying: bool, max_lines: int | None = None
@@ -106,6 +107,10 @@ class ReplayStatus(StatusBar):
             whats = pack([piece, where], width, " ")
         else:
             whats = [what]
+        # the saved game's record of that move: its time and what the engine reported (where the file has them)
+        event_turn = timeline.turn_of_move_before(index)
+        record = replay.records.get(event_turn) if event_turn is not None else None
+        records = [] if record is None else pack([Text(p, Style(color=pal.label)) for p in record_parts(record)], width)
         if autoplaying:
             play = Text(f"▶ autoplay {speed:g} turns/s", Style(color=pal.warn))
         elif replay.live:  # a watched game: the view follows the newest state unless the user stepped back
@@ -118,6 +123,7 @@ class ReplayStatus(StatusBar):
         lines += [(t, 1 if i == 0 else 3) for i, t in enumerate(pack([score, points], width, "   "))]
         lines += [
             *((t, 1) for t in whats),
+            *((t, 2 if i == 0 else 6) for i, t in enumerate(records)),  # the rest of the record goes first
             *(
                 (t, 5)
                 for t in pack([Text(f"state {index + 1} of {len(timeline)}", Style(color=pal.label)), play], width)
@@ -253,6 +259,8 @@ class ReplayScreen(Screen):
                 severity="warning",
                 timeout=15,
             )
+        if self.replay.records_error is not None:
+            self.notify(f"move records not shown: {self.replay.records_error}", severity="warning", timeout=15)
         if self.link is not None:
             self.link.start(Jobs(self))
             self.notify(f"watching room {self.link.watcher.room_id} live", timeout=4)
@@ -288,6 +296,7 @@ class ReplayScreen(Screen):
         self.refresh_status()
         log = self.query_one(MoveLog)
         log.set_marks(analysis.marks())
+        log.set_notes({turn: record_note(record) for turn, record in self.replay.records.items()})
         log.set_entries(self.timeline.entries, i if i > 0 else None)
         analysis.show(i)
         self._show_xml()

@@ -8,11 +8,13 @@ and runs the AI when ``wants_ai()`` says so. Nothing here imports Textual, so it
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
 from blokus.model import placements as P
+from blokus.model.moverecords import MoveRecord
 from blokus.model.moves import InvalidMove, Move, MoveMistake, SkipMove
 from blokus.model.pieces import Color, Shape, Team
 from blokus.model.record import ColorRemoved, GameRecord, MoveEvent, events_between
@@ -89,7 +91,26 @@ def step_entries(index: int, events: list) -> list[LogEntry]:
 
 
 class Timeline(GameRecord):
-    """The game record (``model.record``) as the TUI shows it: plus the lines of the move log."""
+    """The game record (``model.record``) as the TUI shows it: plus the lines of the move log, and the record of each
+    move made here (``move_records``, by turn: the seconds since the state before it; the AI's runner adds what its
+    engine reported), saved beside the replay."""
+
+    def __init__(self, first: GameState | None = None) -> None:
+        super().__init__(first)
+        self.move_records: dict[int, MoveRecord] = {}
+        self.turn_began = time.monotonic()  # when the last state came (the colour to move got its turn)
+
+    def append(self, state: GameState, move: Move | None = None) -> None:
+        now = time.monotonic()
+        if move is not None and self.states:  # a move made here (a state from a server says nothing of its time)
+            turn, seconds = self.states[-1].turn, round(max(now - self.turn_began, 0.0), 6)
+            self.move_records[turn] = MoveRecord(turn=turn, seconds=seconds, source="human")
+        super().append(state, move)
+        self.turn_began = now
+
+    def truncate(self, length: int) -> None:
+        super().truncate(length)
+        self.turn_began = time.monotonic()  # undo: the colour to move starts again
 
     @classmethod
     def of(cls, record: GameRecord) -> Timeline:

@@ -258,11 +258,20 @@ class MoveLog(OptionList):
         self.border_title = "Moves"
         self._entries: list[LogEntry] = []
         self._marks: dict[int, Mark] = {}
+        self._notes: dict[int, str] = {}
 
     def set_marks(self, marks: dict[int, Mark]) -> None:
         """Analysis marks (``?``/``??``) by the index of the state a move led to."""
         if marks != self._marks:
             self._marks = dict(marks)
+            highlighted = self.highlighted
+            self.retheme()
+            self.highlighted = highlighted
+
+    def set_notes(self, notes: dict[int, str]) -> None:
+        """Short figures beside the moves (a saved game's per-move records), by the turn of the move."""
+        if notes != self._notes:
+            self._notes = dict(notes)
             highlighted = self.highlighted
             self.retheme()
             self.highlighted = highlighted
@@ -309,7 +318,12 @@ class MoveLog(OptionList):
         mark = self._marks.get(e.index) if e.kind != "removed" else None
         if mark:
             text.append(f" {mark}", Style(color=pal.bad if mark is Mark.BLUNDER else pal.warn, bold=True))
-        row.add_row(Text(str(e.turn), Style(color=pal.label)), text)
+        note = self._notes.get(e.turn) if e.kind != "removed" else None
+        if note:  # right-aligned in a column of its own, so that the moves stay in line
+            row.add_column(width=max(map(len, self._notes.values())), justify="right", no_wrap=True)
+            row.add_row(Text(str(e.turn), Style(color=pal.label)), text, Text(note, Style(color=pal.label)))
+        else:
+            row.add_row(Text(str(e.turn), Style(color=pal.label)), text)
         return Option(row)
 
 

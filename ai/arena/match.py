@@ -43,6 +43,7 @@ from blokus.ai.interface import Engine
 from blokus.ai.players.registry import PlayerSpec, capped_threads, compile_ahead, search_threads_of
 from blokus.ai.search.cores import available_cores
 from blokus.ai.workers import WorkerContext, WorkerPool
+from blokus.model.moverecords import MoveRecord, engine_report
 from blokus.model.moves import Move, parse_move
 from blokus.model.openings import Opening
 from blokus.model.pieces import Shape, Team
@@ -132,10 +133,12 @@ def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) 
     for text in spec.opening:  # the pair's opening (read and checked from its file), then the game
         state.play(parse_move(text))
     record = GameRecord(state.copy())  # the one game record: states and moves, for the replay
+    moves_made: list[MoveRecord] = []  # each move's time and what its engine reported, saved beside the replay
     opening = random.Random(spec.seed)  # the same for both games of a pair
     while not state.is_over and state.turn < spec.opening_turns:
         ids = state.legal_placements()
         move: Move = move_of_placement(state.color, int(ids[opening.randrange(len(ids))]))
+        moves_made.append(MoveRecord(turn=state.turn, seconds=0.0, source="opening"))
         state.play(move)
         record.append(state.copy(), move)
     result = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)
@@ -153,6 +156,8 @@ def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) 
             processes.pin_thread(cores[0 if is_a else 1])
         start = time.monotonic()
         stop = threading.Event()
+        reported = engine.last_info  # an engine that returns without searching (one move) leaves it as it was
+        turn, forced = state.turn, len(state.legal_placements()) <= 1
         try:
             move = engine.think(state.copy(), start + spec.move_time, stop)
         except Exception as exc:  # a crash loses the game, but the match goes on
@@ -167,6 +172,9 @@ def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) 
             forfeit_team, result.forfeit = team, f"{side} {verdict.line}"
             cause, result.forfeit_class = verdict.cause, verdict.kind
             break
+        info = engine.last_info if engine.last_info is not reported else {}
+        source = _source(forced, info)
+        moves_made.append(MoveRecord(turn=turn, seconds=round(elapsed, 6), source=source, info=engine_report(info)))
         record.append(state.copy(), move)
         result.moves.append(move_code(move))
         if spec.adjudicate and (why := decided(state)):
@@ -182,10 +190,12 @@ def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) 
         else irregular_result(Team(forfeit_team), cause, result.forfeit, pts, names, season)
     )
     if spec.replay_dir is not None:
+        from blokus.model.moverecords import write_records
         from blokus.model.replay import new_replay_path, write_replay
 
         path = new_replay_path(spec.replay_dir, names, season, number=spec.index)
         write_replay(path, record.states, result.result, names=names)
+        write_records(path, moves_made)
         result.replay = str(path)
     result.a_points, result.b_points = pts[spec.a_team], pts[1 - spec.a_team]
     result.turns = state.turn
@@ -196,6 +206,13 @@ def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) 
     else:
         result.score = 1.0 if result.a_points > result.b_points else 0.0 if result.a_points < result.b_points else 0.5
     return result
+
+
+def _source(forced: bool, info: dict) -> str:
+    """Who made a move, as its record says: the engine, or nobody had a choice (one placement or none)."""
+    if forced and not info:
+        return "forced"
+    return "engine"
 
 
 class PlayerFactory:

@@ -174,10 +174,12 @@ class MctsPlayer(Engine):
             trees = self._trees()
             sims = sum(int(tree.counters[2]) for tree in trees)
             depth = max(int(tree.counters[3]) for tree in trees)
+            value = None
             if not len(root_pids):
                 best_pid = int(pids[self.rng.randrange(len(pids))])
             else:
-                best_pid = int(root_pids[np.lexsort((values, visits))[-1]])
+                best = np.lexsort((values, visits))[-1]
+                best_pid, value = int(root_pids[best]), float(values[best])
         self.last_info = {
             "simulations": sims,
             "moves": len(pids),
@@ -186,6 +188,8 @@ class MctsPlayer(Engine):
             "cpu_share": round(timer.share, 2),
             "kept": kept,
         }
+        if value is not None:  # the mean value of the move chosen, for the team to move (the saved game's record)
+            self.last_info["value"] = round(value, 3)
         if self.threads > 1:
             self.last_info["threads"] = self.threads
         if self.degraded:
