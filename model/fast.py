@@ -693,7 +693,7 @@ class FastState:
         n = gen_moves(TABLES, self.b, self.m, color, self.first_cells, scratch.out, scratch.seen, scratch.stamp)
         return np.sort(scratch.out[:n])
 
-    def placement_count(self, color: int) -> int:
+    def legal_move_count(self, color: int) -> int:
         """``len(legal_placements(color))``, neither sorted nor copied (a search's mobility term)."""
         scratch = _SCRATCH
         scratch.stamp += 1
@@ -702,7 +702,7 @@ class FastState:
             scratch.stamp = 1
         return int(gen_moves(TABLES, self.b, self.m, color, self.first_cells, scratch.out, scratch.seen, scratch.stamp))
 
-    def attach_cells(self, color: int) -> np.ndarray:
+    def corners(self, color: int) -> np.ndarray:
         """The cells (indices, ascending) where the next piece of ``color`` may touch it by a corner: its attach
         flags, or before its first piece the free cells of the first-move rule; none once it has no piece left."""
         hand = self.m[M_HAND + color]

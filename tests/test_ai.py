@@ -63,7 +63,7 @@ def engine(name: str, clock: CountingClock, seed: int = 0) -> Engine:
 
 def random_state(seed: int, plies: int) -> GameState:
     rng = random.Random(seed)
-    state = GameState.new(Shape[rng.choice(DEFAULT_SEASON.start_pieces)])
+    state = GameState.new(start_piece=Shape[rng.choice(DEFAULT_SEASON.start_pieces)])
     for _ in range(plies):
         if state.is_over:
             break
@@ -104,7 +104,7 @@ def test_registry():
 
 @pytest.mark.parametrize("name", ENGINES)
 def test_first_move_is_legal_start_piece_in_a_corner(name):
-    state = GameState.new(Shape.PENTO_W, season=SEASON_2021)
+    state = GameState.new(start_piece=Shape.PENTO_W, season=SEASON_2021)
     move = engine(name, CountingClock()).think(state, 1000.3, threading.Event())
     assert isinstance(move, SetMove) and move.shape == Shape.PENTO_W
     assert state.validate(move) is None
@@ -322,7 +322,7 @@ def test_blocks_the_opponents_last_corner(name):
 
 
 def test_evaluation_and_final_score():
-    start = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    start = GameState.new(start_piece=Shape.PENTO_L, season=SEASON_2021)
     assert evaluate(start) == 0.0  # the empty board is the same for both teams
     blue_placed = start.copy()
     blue_placed.play(blue_placed.legal_moves()[0])

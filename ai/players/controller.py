@@ -75,7 +75,7 @@ def warm_up() -> None:
     from blokus.model.messages import to_xml
     from blokus.model.pieces import Shape
 
-    state = GameState.new(Shape.PENTO_L)
+    state = GameState.new(start_piece=Shape.PENTO_L)
     move = fallback_move(state, random.Random(0))
     check_move(state, move)
     convert.parse_xml(to_xml(convert.state_to_message(state, "warm-up")))

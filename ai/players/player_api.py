@@ -13,7 +13,6 @@ returns.
 
 from __future__ import annotations
 
-import hashlib
 import operator
 import random
 import time
@@ -24,10 +23,11 @@ import numpy as np
 
 from blokus.model import fast as F
 from blokus.model import placements as P
-from blokus.model.moves import Move, SetMove, SkipMove, as_move, parse_move
+from blokus.model.moves import IllegalMoveError, Move, MoveMistake, SetMove, SkipMove, as_move, parse_move
 from blokus.model.pieces import COLORS, SHAPES, Color, Shape, Team
-from blokus.model.season import DEFAULT_SEASON, Season, season_named
-from blokus.model.state import ALL_COLORS
+from blokus.model.season import DEFAULT_SEASON, Season
+from blokus.model.state import ALL_COLORS, Outcome
+from blokus.model.zobrist import Z_MONO, Z_PLACE, Z_TURN, Z_VALID, board_key
 from blokus.model.state import GameState as ModelState
 
 if TYPE_CHECKING:
@@ -59,55 +59,6 @@ def _pid(move: SetMove) -> int | None:
 
         pid = placement_of(move)
     return pid
-
-
-# --- the Zobrist key ----------------------------------------------------------------------------------------
-# A position is the board (the owner of every cell), the pieces each colour has left, the turn (so the colour to
-# move and the rounds left), the colours still in the game, which colours placed the MONO last (5 points), the
-# start piece (a colour's first move) and the season (first-move cells, turn limit). The key is the XOR of one
-# fixed random 64-bit number per (colour, cell) owned, per (colour, shape) placed, and per value of the small
-# fields: a placement's number is the XOR of its cells' and its shape's, so ``push`` XORs one number and equal
-# positions have equal keys whatever order their moves came in. The numbers are drawn once from a fixed seed
-# (keys are the same in every process and run).
-
-_KEY_RNG = np.random.default_rng(0x0B10C05)
-
-
-def _randoms(*shape: int, rng: np.random.Generator = _KEY_RNG) -> np.ndarray:
-    return np.frombuffer(rng.bytes(8 * int(np.prod(shape))), dtype=np.uint64).reshape(shape).copy()
-
-
-_Z_CELL = _randoms(len(COLORS), P.NCELLS + 1)
-_Z_CELL[:, P.NCELLS] = 0  # the padding cell of short pieces
-_Z_SHAPE = _randoms(len(COLORS), len(SHAPES))
-# per colour, per placement id: the XOR of its cells' numbers and its shape's (Python ints: push reads one)
-_Z_PLACE: list[list[int]] = [
-    (np.bitwise_xor.reduce(_Z_CELL[c][P.P_CELLS], axis=1) ^ _Z_SHAPE[c][P.P_SHAPE.astype(np.intp)]).tolist()
-    for c in range(len(COLORS))
-]
-_Z_TURN: list[int] = _randoms(512).tolist()  # by turn % 512: games end by turn 100, a hand-made state may say more
-_Z_VALID: list[int] = _randoms(16).tolist()
-_Z_MONO: list[int] = _randoms(16).tolist()
-_Z_START: list[int] = _randoms(len(SHAPES)).tolist()
-
-
-def _season_key(season: Season) -> int:
-    return int.from_bytes(hashlib.blake2b(season.name.encode(), digest_size=8).digest(), "little")
-
-
-def _board_key(state: ModelState) -> int:
-    """The key's part of the board and the hands, and of the game's fixed facts (start piece, season)."""
-    key = _season_key(state.season) ^ _Z_START[int(state.start_piece)]
-    for c in range(len(COLORS)):
-        bits, cells = state.boards[c], _Z_CELL[c]
-        for cell in range(P.NCELLS):
-            if bits >> cell & 1:
-                key ^= int(cells[cell])
-        placed = ~state.shapes[c] & F.ALL_SHAPES
-        for shape in range(len(SHAPES)):
-            if placed >> shape & 1:
-                key ^= int(_Z_SHAPE[c, shape])
-    return key
 
 
 # (x, y) of every cell index
@@ -142,17 +93,21 @@ class GameState:
         self._season: Season = state.season
         self._start_piece = state.start_piece
         self._last_moves: list[Move | None] = [state.last_move]
-        self._keys: list[int] = [_board_key(state)]  # per pushed move: the key's board part (see key())
+        # per pushed move: the key's board part (see key())
+        self._keys: list[int] = [board_key(state.season, state.start_piece, state.boards, state.shapes)]
 
     @classmethod
     def new(
-        cls, season: int | str = DEFAULT_SEASON.name, start_piece: Shape | str | None = None, seed: int | None = None
+        cls,
+        season: Season | int | str = DEFAULT_SEASON,
+        start_piece: Shape | str | None = None,
+        seed: int | None = None,
+        *,
+        rng: random.Random | None = None,
     ) -> GameState:
         """A new game of ``season`` (2027, the current contest season, unless 2021 is asked for). Without
         ``start_piece`` it is drawn from the season's pool as the server does (reproducibly with ``seed``)."""
-        profile = season_named(season)
-        shape = Shape.parse(start_piece) if isinstance(start_piece, str) else start_piece
-        return cls(ModelState.new(shape, random.Random(seed), profile))
+        return cls(ModelState.new(season, start_piece, seed, rng=rng))
 
     def copy(self) -> GameState:
         """An independent copy (its own undo history starts empty)."""
@@ -187,9 +142,10 @@ class GameState:
         return 1 + self._fast.turn // 4
 
     @property
-    def season(self) -> int:
-        """The season: 2021 (first piece in a corner, 25 rounds) or 2027 (first piece on the border, 24 rounds)."""
-        return int(self._season.name)  # the profile names its season by its year
+    def season(self) -> Season:
+        """The season's profile: 2021 (first piece in a corner, 25 rounds) or 2027 (first piece on the border, 24
+        rounds); it equals its year (``state.season == 2027``, ``season.year``)."""
+        return self._season
 
     @property
     def start_piece(self) -> Shape:
@@ -232,7 +188,13 @@ class GameState:
     def legal_move_count(self, color: Color | None = None) -> int:
         """``len(legal_moves(color))`` without building the moves (a colour's mobility, compiled)."""
         c = self._colour_in_game(color)
-        return 0 if c < 0 else self._fast.placement_count(c)
+        return 0 if c < 0 else self._fast.legal_move_count(c)
+
+    def has_legal_move(self, color: Color | None = None) -> bool:
+        """Whether ``color`` (default: the colour to move) can place any piece, whether or not it is still in the
+        game (stops at the first one found)."""
+        c = self._fast.color if color is None else int(color)
+        return bool(F.has_move(F.TABLES, self._fast.b, self._fast.m, c, self._fast.first_cells))
 
     def corners(self, color: Color | None = None) -> list[tuple[int, int]]:
         """The free corners of ``color`` (default: the colour to move): the cells (x, y) its next piece may
@@ -242,7 +204,7 @@ class GameState:
         c = self._colour_in_game(color)
         if c < 0:
             return []
-        return [_XY[i] for i in self._fast.attach_cells(c).tolist()]
+        return [_XY[i] for i in self._fast.corners(c).tolist()]
 
     def _colour_in_game(self, color: Color | None) -> int:
         """The index of ``color`` (default: the colour to move), -1 if it cannot move (out, or the game is over)."""
@@ -267,33 +229,34 @@ class GameState:
     def push(self, move: Move) -> None:
         """Apply ``move``, which must be legal (from ``legal_moves()``; ``play`` checks it). ``pop()`` undoes it.
 
-        Raises ``ValueError`` for a move of another colour or off the board; for speed nothing else is
-        checked (an illegal placement gives a position no game can reach; memory-safe all the same: the engine's
-        arrays hold every position's moves, tests/test_engine_fuzz.py).
+        Raises ``IllegalMoveError`` (a ``ValueError``) for a move of another colour or off the board; for speed
+        nothing else is checked (an illegal placement gives a position no game can reach; memory-safe all the same:
+        the engine's arrays hold every position's moves, tests/test_engine_fuzz.py).
         """
         move = as_move(move, "push got")
         color = self._fast.color
         if move.color != color:
-            raise ValueError(f"{move}: {COLORS[color].name} is to move")
+            raise IllegalMoveError(MoveMistake.WRONG_COLOR, move, f"{move}: {COLORS[color].name} is to move")
         if isinstance(move, SkipMove):
             self._fast.push_skip()
             self._keys.append(self._keys[-1])
         else:
             pid = _pid(move)
             if pid is None:
-                raise ValueError(f"{move}: off the board")
+                raise IllegalMoveError(MoveMistake.OUT_OF_BOUNDS, move, f"{move}: off the board")
             self._fast.push_placement(pid)
-            self._keys.append(self._keys[-1] ^ _Z_PLACE[color][pid])
+            self._keys.append(self._keys[-1] ^ Z_PLACE[color][pid])
         self._last_moves.append(move)
 
     def play(self, move: Move | str) -> None:
-        """Check and apply ``move`` (or its text): ``ValueError`` naming the server's mistake if it is illegal."""
+        """Check and apply ``move`` (or its text): ``IllegalMoveError`` (a ``ValueError``) naming the server's mistake
+        (``.mistake``) if it is illegal."""
         move = parse_move(move) if isinstance(move, str) else as_move(move, "play got")
         if self.is_over:
-            raise ValueError(f"{move}: the game is over")
+            raise IllegalMoveError(None, move, f"{move}: the game is over")
         mistake = self.to_model().validate(move)
         if mistake is not None:
-            raise ValueError(f"{move}: {mistake.name} ({mistake.english})")
+            raise IllegalMoveError(mistake, move, f"{move}: {mistake.name} ({mistake.english})")
         self.push(move)
 
     def pop(self) -> Move | None:
@@ -315,7 +278,7 @@ class GameState:
         but for a chance of about 2^-64 per pair. The same in every process and run.
         """
         turn, valid, _, mono = self._fast.m[:4].tolist()  # F.M_TURN, M_VALID, M_MONO_DONE, M_MONO_FLAG
-        return self._keys[-1] ^ _Z_TURN[turn & 511] ^ _Z_VALID[valid & 15] ^ _Z_MONO[mono & 15]
+        return self._keys[-1] ^ Z_TURN[turn & 511] ^ Z_VALID[valid & 15] ^ Z_MONO[mono & 15]  # zobrist.position_key
 
     def __hash__(self) -> int:
         """``hash(key())``: positions hash by their key (a pushed move changes it: store ``key()`` or a ``copy()``)."""
@@ -347,6 +310,11 @@ class GameState:
         """The team with more points (None on equal points); the game's winner once ``is_over``."""
         one, two = self.team_points(Team.ONE), self.team_points(Team.TWO)
         return None if one == two else Team.ONE if one > two else Team.TWO
+
+    def outcome(self) -> Outcome:
+        """The winner (None on a tie) and the points of team ONE and team TWO."""
+        one, two = self.team_points(Team.ONE), self.team_points(Team.TWO)
+        return Outcome(None if one == two else Team.ONE if one > two else Team.TWO, (one, two))
 
     def pieces_left(self, color: Color) -> tuple[Shape, ...]:
         """The shapes ``color`` has not placed yet."""
