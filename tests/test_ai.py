@@ -104,7 +104,7 @@ def test_registry():
 
 @pytest.mark.parametrize("name", ENGINES)
 def test_first_move_is_legal_start_piece_in_a_corner(name):
-    state = GameState.new(start_piece=Shape.PENTO_W, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_W)
     move = engine(name, CountingClock()).think(state, 1000.3, threading.Event())
     assert isinstance(move, SetMove) and move.shape == Shape.PENTO_W
     assert state.validate(move) is None
@@ -322,7 +322,7 @@ def test_blocks_the_opponents_last_corner(name):
 
 
 def test_evaluation_and_final_score():
-    start = GameState.new(start_piece=Shape.PENTO_L, season=SEASON_2021)
+    start = GameState.new(SEASON_2021, Shape.PENTO_L)
     assert evaluate(start) == 0.0  # the empty board is the same for both teams
     blue_placed = start.copy()
     blue_placed.play(blue_placed.legal_moves()[0])

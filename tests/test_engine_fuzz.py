@@ -178,7 +178,7 @@ def test_blokus_moves_lists_every_move_of_the_scattered_cells_position(season, c
     path = fixture_path(f"engine/scattered-cells-{season}.xml")
     assert moves_main([str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    reference = GameState.new(start_piece=Shape.PENTO_L, season=SEASON_2021)  # the same position, built on the reference engine
+    reference = GameState.new(SEASON_2021, Shape.PENTO_L)  # the same position, built on the reference engine
     reference.season = SEASONS[season]
     for y in range(1, 20, 5):
         for x in range(1, 20, 5):

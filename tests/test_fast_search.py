@@ -38,7 +38,7 @@ from blokus.model.state import GameState
 
 def _random_game(seed: int, season, stop_turn: int = 200) -> GameState:
     rng = random.Random(seed)
-    state = GameState.new(start_piece=Shape[rng.choice(season.start_pieces)], season=season)
+    state = GameState.new(season, Shape[rng.choice(season.start_pieces)])
     while not state.is_over and state.turn < stop_turn:
         ids = state.legal_placements()
         if state.can_skip() and rng.random() < 0.05:
@@ -75,7 +75,7 @@ def test_compiled_evaluation_equals_the_reference(season, weights):
     checked = 0
     for seed in range(3):
         rng = random.Random(seed)
-        state = GameState.new(start_piece=Shape[rng.choice(season.start_pieces)], season=season)
+        state = GameState.new(season, Shape[rng.choice(season.start_pieces)])
         while True:
             fast = FastState.from_state(state)
             assert FE.evaluate(TABLES, fast.b, fast.m, fast.first_cells, wv) == pytest.approx(
@@ -136,7 +136,7 @@ def test_colour_area_is_the_room_of_each_colour_within_its_steps(steps):
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
 def test_placeable_shapes_are_the_shapes_of_the_legal_placements(season):
     rng = random.Random(12)
-    state = GameState.new(start_piece=Shape[season.start_pieces[0]], season=season)
+    state = GameState.new(season, Shape[season.start_pieces[0]])
     some_stranded = False
     while not state.is_over:
         fast = FastState.from_state(state)
@@ -172,7 +172,7 @@ def test_stranded_squares_count_the_shapes_that_fit_nowhere():
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
 def test_compiled_move_count_equals_the_legal_placements(season):
     rng = random.Random(11)
-    state = GameState.new(start_piece=Shape[season.start_pieces[-1]], season=season)
+    state = GameState.new(season, Shape[season.start_pieces[-1]])
     while not state.is_over:
         fast = FastState.from_state(state)
         for color in range(4):
@@ -259,7 +259,7 @@ def test_shallow_prefilter_evaluates_every_move_near_the_root(season):
 def test_player_answers_legal_moves_in_every_phase(season):
     player = FS.FastLookaheadPlayer(seed=1)
     rng = random.Random(5)
-    state = GameState.new(start_piece=Shape[season.start_pieces[0]], season=season)
+    state = GameState.new(season, Shape[season.start_pieces[0]])
     while not state.is_over:
         if state.turn % 9 == 0:
             move = player.think(state.copy(), time.monotonic() + 0.15, threading.Event())

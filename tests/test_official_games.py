@@ -38,7 +38,7 @@ def load_tsv(name: str):
 )
 def test_official_game(name, start, final_turn, final_valid, points):
     rows, final = load_tsv(name)
-    state = GameState.new(start_piece=start, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, start)
     for turn, rnd, color, valid, count, move_text, cells, p1, p2 in rows:
         assert state.turn == int(turn)
         assert state.round == int(rnd)
@@ -63,7 +63,7 @@ def test_official_game(name, start, final_turn, final_valid, points):
 def test_third_party_complete_game():
     """HenrikThoroe's game: 65 placements, all legal, final board as expected, 145 : 131."""
     data = json.loads(fixture_path("replays/henrikthoroe-swc2021-complete-game.json").read_text())
-    state = GameState.new(start_piece=Shape[data["start_piece"]], season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape[data["start_piece"]])
     placed = 0
     for m in data["moves"]:
         color = Color[m["color"]]

@@ -29,7 +29,7 @@ def _text(name: str) -> bytes:
 
 
 def _new(piece: Shape, season=SEASON_2027) -> GameState:
-    return GameState.new(start_piece=piece, season=season)
+    return GameState.new(season, piece)
 
 
 @pytest.mark.parametrize(
@@ -110,7 +110,7 @@ def test_game_ends_at_turn_96():
 
 def test_a_random_2027_game_never_passes_turn_96():
     rng = random.Random(5)
-    state = GameState.new(start_piece=Shape.PENTO_X, season=SEASON_2027)
+    state = GameState.new(SEASON_2027, Shape.PENTO_X)
     while not state.is_over:
         moves = state.legal_moves()
         state.play(moves[rng.randrange(len(moves))] if len(moves) else SkipMove(state.color))
@@ -353,7 +353,7 @@ def test_the_compiled_engine_follows_the_season():
 
     for piece in ("PENTO_W", "PENTO_X"):
         for season in (SEASON_2021, SEASON_2027):
-            state = GameState.new(start_piece=Shape[piece], season=season)
+            state = GameState.new(season, Shape[piece])
             assert FastState.from_state(state).legal_placements().tolist() == state.legal_placements().tolist()
 
 
@@ -388,7 +388,7 @@ def test_a_state_keeps_its_season_through_pickling():
     """Engine processes and arena workers get states by pickle: the season stays the one profile."""
     import pickle
 
-    state = GameState.new(start_piece=Shape.PENTO_X, season=SEASON_2027)
+    state = GameState.new(SEASON_2027, Shape.PENTO_X)
     again = pickle.loads(pickle.dumps(state))
     assert again.season is SEASON_2027 and len(again.legal_moves()) == 68
 

@@ -149,9 +149,7 @@ class GameSession:
         names: dict[Team, str] | None = None,
         season: Season = DEFAULT_SEASON,
     ) -> GameSession:
-        import random
-
-        state = GameState.new(start_piece=start_piece, rng=random.Random(seed) if seed is not None else None, season=season)
+        state = GameState.new(season, start_piece, seed)
         if hotseat:
             seats = {Team.ONE: SeatKind.HUMAN, Team.TWO: SeatKind.HUMAN}
         elif human is None:

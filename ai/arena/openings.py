@@ -59,7 +59,7 @@ def balanced_suite(season: Season, settings: SuiteSettings) -> list[JudgedOpenin
     for slot in range(settings.count):  # the start pieces in turn, one a slot
         piece = pieces[slot % len(pieces)]
         for _ in range(ATTEMPTS_PER_OPENING):
-            state = GameState.new(start_piece=piece, season=season)
+            state = GameState.new(season, piece)
             moves: list[Move] = []
             while len(moves) < settings.plies and not state.is_over:
                 move = _plausible_move(state, rng)

@@ -27,8 +27,8 @@ from blokus.model.moves import IllegalMoveError, Move, MoveMistake, SetMove, Ski
 from blokus.model.pieces import COLORS, SHAPES, Color, Shape, Team
 from blokus.model.season import DEFAULT_SEASON, Season
 from blokus.model.state import ALL_COLORS, Outcome
-from blokus.model.zobrist import Z_MONO, Z_PLACE, Z_TURN, Z_VALID, board_key
 from blokus.model.state import GameState as ModelState
+from blokus.model.zobrist import Z_MONO, Z_PLACE, Z_TURN, Z_VALID, board_key
 
 if TYPE_CHECKING:
     from blokus.model.result import GameResult
