@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator, Mapping
-from typing import NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from blokus.model.moves import IllegalMoveError, Move, MoveMistake, SetMove, Ski
 from blokus.model.pieces import ALL_PLACED_BONUS, COLORS, MONO_LAST_BONUS, SHAPES, TOTAL_SQUARES, Color, Shape, Team
 from blokus.model.season import DEFAULT_SEASON, Season, season_named
 from blokus.model.zobrist import board_key, position_key
+
+if TYPE_CHECKING:
+    from blokus.model.fast import FastState
 
 ALL_SHAPES = (1 << len(SHAPES)) - 1  # bit s set: shape s not yet placed
 ALL_COLORS = 0b1111
@@ -131,6 +134,14 @@ class GameState:
         other.mono_flag = self.mono_flag
         other._stack = []
         return other
+
+    def compiled(self) -> FastState:
+        """This position on the compiled engine (``model.fast``: the search's arrays, legal moves and push/pop in
+        numba), the engine underneath the player API's ``GameState`` and the AI's searches; this class is the
+        reference engine that serves before numba has loaded (numba is imported at the first call)."""
+        from blokus.model.fast import FastState
+
+        return FastState.from_state(self)
 
     # --- derived values ---------------------------------------------------------------------------
 

@@ -4,8 +4,10 @@ The public face is ``blokus.player`` (it re-exports these names with the referen
 ``docs/player-api.md``). They live here, below ``net`` and ``cli``, so that ``ai.players.pyplayer`` (the loader of
 ``py:PATH[:CLASS]`` players) can build them while imports keep pointing one way.
 
-``GameState`` is a thin façade over the compiled engine (``model.fast.FastState``: legal moves of any colour,
-push/pop, scores in numba), with a 64-bit Zobrist key kept by push/pop (``key()``), and the moves of
+``GameState`` is a thin façade over the compiled engine (``model.state.GameState.compiled()``, a
+``model.fast.FastState``, private underneath: legal moves of any colour, push/pop, scores in numba), in the one
+vocabulary of ``model.state.GameState`` (docs/position.md), with the same 64-bit Zobrist key (``model.zobrist``)
+kept by push/pop (``key()``), and the moves of
 ``model.moves`` (``SetMove``/``SkipMove``, printed and parsed by ``str(move)``/``parse_move``); the exact
 reference engine (``model.state.GameState``) checks moves in ``play``/``is_legal`` and is what ``to_model()``
 returns.
@@ -85,11 +87,11 @@ class GameState:
     (the server's rule), so the colour to move always has a legal placement until the game is over.
     """
 
-    __slots__ = ("_fast", "_season", "_start_piece", "_last_moves", "_keys")
+    __slots__ = ("_engine", "_season", "_start_piece", "_last_moves", "_keys")
 
     def __init__(self, state: ModelState) -> None:
         """The position of a ``model.state.GameState`` (the project's reference engine)."""
-        self._fast = F.FastState.from_state(state)
+        self._engine = state.compiled()
         self._season: Season = state.season
         self._start_piece = state.start_piece
         self._last_moves: list[Move | None] = [state.last_move]
@@ -112,7 +114,7 @@ class GameState:
     def copy(self) -> GameState:
         """An independent copy (its own undo history starts empty)."""
         other = GameState.__new__(GameState)
-        other._fast = self._fast.copy()
+        other._engine = self._engine.copy()
         other._season = self._season
         other._start_piece = self._start_piece
         other._last_moves = [self._last_moves[-1]]
@@ -124,22 +126,22 @@ class GameState:
     @property
     def color(self) -> Color:
         """The colour to move (socha: ``current_color()``)."""
-        return COLORS[self._fast.color]
+        return COLORS[self._engine.color]
 
     @property
     def team(self) -> Team:
         """The team to move: ``Team.ONE`` (BLUE and RED) or ``Team.TWO`` (YELLOW and GREEN)."""
-        return Team(self._fast.color & 1)
+        return Team(self._engine.color & 1)
 
     @property
     def turn(self) -> int:
         """The turn number (0 at the start; +1 per move, and +1 for each colour that leaves the game)."""
-        return self._fast.turn
+        return self._engine.turn
 
     @property
     def round(self) -> int:
         """The round: 1 + turn // 4."""
-        return 1 + self._fast.turn // 4
+        return 1 + self._engine.turn // 4
 
     @property
     def season(self) -> Season:
@@ -160,13 +162,13 @@ class GameState:
     @property
     def valid_colors(self) -> tuple[Color, ...]:
         """The colours still in the game."""
-        valid = self._fast.valid
+        valid = self._engine.valid
         return tuple(c for c in COLORS if valid >> c & 1)
 
     @property
     def is_over(self) -> bool:
         """Whether the game is over (no colour can place, or the round limit is reached)."""
-        return self._fast.is_over
+        return self._engine.is_over
 
     # --- moves ------------------------------------------------------------------------------------
 
@@ -182,19 +184,19 @@ class GameState:
         if c < 0:
             return []
         table = _MOVES[c]
-        ids = self._fast.legal_placements(c).tolist()
+        ids = self._engine.legal_placements(c).tolist()
         return [table[pid] or _move(c, pid) for pid in ids]
 
     def legal_move_count(self, color: Color | None = None) -> int:
         """``len(legal_moves(color))`` without building the moves (a colour's mobility, compiled)."""
         c = self._colour_in_game(color)
-        return 0 if c < 0 else self._fast.legal_move_count(c)
+        return 0 if c < 0 else self._engine.legal_move_count(c)
 
     def has_legal_move(self, color: Color | None = None) -> bool:
         """Whether ``color`` (default: the colour to move) can place any piece, whether or not it is still in the
         game (stops at the first one found)."""
-        c = self._fast.color if color is None else int(color)
-        return bool(F.has_move(F.TABLES, self._fast.b, self._fast.m, c, self._fast.first_cells))
+        c = self._engine.color if color is None else int(color)
+        return bool(F.has_move(F.TABLES, self._engine.b, self._engine.m, c, self._engine.first_cells))
 
     def corners(self, color: Color | None = None) -> list[tuple[int, int]]:
         """The free corners of ``color`` (default: the colour to move): the cells (x, y) its next piece may
@@ -204,11 +206,11 @@ class GameState:
         c = self._colour_in_game(color)
         if c < 0:
             return []
-        return [_XY[i] for i in self._fast.corners(c).tolist()]
+        return [_XY[i] for i in self._engine.corners(c).tolist()]
 
     def _colour_in_game(self, color: Color | None) -> int:
         """The index of ``color`` (default: the colour to move), -1 if it cannot move (out, or the game is over)."""
-        turn, valid, _, _, _, limit = self._fast.m[: F.M_HAND].tolist()  # one read: this runs at every leaf
+        turn, valid, _, _, _, limit = self._engine.m[: F.M_HAND].tolist()  # one read: this runs at every leaf
         if color is None:
             c = turn & 3
         else:
@@ -234,17 +236,17 @@ class GameState:
         the engine's arrays hold every position's moves, tests/test_engine_fuzz.py).
         """
         move = as_move(move, "push got")
-        color = self._fast.color
+        color = self._engine.color
         if move.color != color:
             raise IllegalMoveError(MoveMistake.WRONG_COLOR, move, f"{move}: {COLORS[color].name} is to move")
         if isinstance(move, SkipMove):
-            self._fast.push_skip()
+            self._engine.push_skip()
             self._keys.append(self._keys[-1])
         else:
             pid = _pid(move)
             if pid is None:
                 raise IllegalMoveError(MoveMistake.OUT_OF_BOUNDS, move, f"{move}: off the board")
-            self._fast.push_placement(pid)
+            self._engine.push_placement(pid)
             self._keys.append(self._keys[-1] ^ Z_PLACE[color][pid])
         self._last_moves.append(move)
 
@@ -263,7 +265,7 @@ class GameState:
         """Undo the last ``push``/``play`` and return its move (``IndexError`` if there is none to undo)."""
         if len(self._last_moves) <= 1:
             raise IndexError("pop from a position without pushed moves")
-        self._fast.pop()
+        self._engine.pop()
         self._keys.pop()
         return self._last_moves.pop()
 
@@ -277,7 +279,7 @@ class GameState:
         last, the start piece and the season — not the last move. Different positions get different keys
         but for a chance of about 2^-64 per pair. The same in every process and run.
         """
-        turn, valid, _, mono = self._fast.m[:4].tolist()  # F.M_TURN, M_VALID, M_MONO_DONE, M_MONO_FLAG
+        turn, valid, _, mono = self._engine.m[:4].tolist()  # F.M_TURN, M_VALID, M_MONO_DONE, M_MONO_FLAG
         return self._keys[-1] ^ Z_TURN[turn & 511] ^ Z_VALID[valid & 15] ^ Z_MONO[mono & 15]  # zobrist.position_key
 
     def __hash__(self) -> int:
@@ -288,7 +290,7 @@ class GameState:
         """The same position (see ``key()``), whatever the moves that led to it."""
         if not isinstance(other, GameState):
             return NotImplemented
-        a, b = self._fast, other._fast
+        a, b = self._engine, other._engine
         return (
             self._season == other._season
             and a.m.tobytes() == b.m.tobytes()
@@ -299,12 +301,12 @@ class GameState:
 
     def points(self, color: Color) -> int:
         """Points of ``color`` now: squares placed, +15 when all 21 pieces are placed, +5 more if the last was MONO."""
-        return self._fast.points(int(color))
+        return self._engine.points(int(color))
 
     def team_points(self, team: Team) -> int:
         """Points of ``team`` (its two colours)."""
         a, b = Team(team).colors
-        return self._fast.points(int(a)) + self._fast.points(int(b))
+        return self._engine.points(int(a)) + self._engine.points(int(b))
 
     def winner(self) -> Team | None:
         """The team with more points (None on equal points); the game's winner once ``is_over``."""
@@ -318,19 +320,19 @@ class GameState:
 
     def pieces_left(self, color: Color) -> tuple[Shape, ...]:
         """The shapes ``color`` has not placed yet."""
-        hand = int(self._fast.m[F.M_HAND + int(color)])
+        hand = int(self._engine.m[F.M_HAND + int(color)])
         return tuple(s for s in SHAPES if hand >> s & 1)
 
     def board(self) -> np.ndarray:
         """The board as a new 20×20 ``int8`` array indexed ``[y, x]``: the colour's number, or -1 for empty."""
-        owner = self._fast.b[F.CELL : F.CELL + F.NCELLS]
+        owner = self._engine.b[F.CELL : F.CELL + F.NCELLS]
         return (owner.astype(np.int8) - 1).reshape(F.N, F.N)
 
     # --- conversions ------------------------------------------------------------------------------
 
     def to_model(self) -> ModelState:
         """This position as the project's reference ``model.state.GameState`` (for its rule checks and tools)."""
-        fast = self._fast
+        fast = self._engine
         state = ModelState(self._start_piece, self._season)
         state.turn = fast.turn
         state.valid = fast.valid & ALL_COLORS
