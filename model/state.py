@@ -480,10 +480,19 @@ class GameState:
         return position_key(board, self.turn, self.valid, self.mono_flag)
 
     def __eq__(self, other: object) -> bool:
-        """The same position (see ``key()``), whatever the moves that led to it."""
+        """The same position: exactly the fields ``key()`` covers (so equal positions have equal keys), whatever the
+        moves that led to it."""
         if not isinstance(other, GameState):
             return NotImplemented
-        return self.key() == other.key()
+        return (
+            self.turn == other.turn
+            and self.valid == other.valid
+            and self.boards == other.boards
+            and self.shapes == other.shapes
+            and self.mono_flag == other.mono_flag
+            and self.start_piece == other.start_piece
+            and self.season == other.season
+        )
 
     def __hash__(self) -> int:
         return hash(self.key())

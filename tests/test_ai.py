@@ -124,7 +124,7 @@ def test_always_legal(seed, plies, name, step):
     clock = CountingClock(step)
     move = engine(name, clock, seed).think(state.copy(), clock.now + 0.2, threading.Event())
     assert state.validate(move) is None
-    if state.has_legal_placement():
+    if state.has_legal_move():
         assert isinstance(move, SetMove)  # never skips while it can place
 
 
@@ -137,7 +137,7 @@ def test_only_a_skip_is_left(name):
         hands={c: [s for s in SHAPES if s != Shape.MONO] for c in COLORS},
         valid=list(COLORS),
     )
-    assert not state.has_legal_placement()
+    assert not state.has_legal_move()
     move = engine(name, CountingClock()).think(state, 1000.2, threading.Event())
     assert move == SkipMove(Color.BLUE)
     assert state.validate(move) is None

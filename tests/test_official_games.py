@@ -45,7 +45,7 @@ def test_official_game(name, start, final_turn, final_valid, points):
         assert state.color.name == color
         assert ",".join(c.name for c in state.valid_colors) == valid
         assert len(state.legal_moves()) == int(count), f"legal-move count at turn {turn}"
-        assert state.has_legal_placement()
+        assert state.has_legal_move()
         parts = move_text.split()
         move = parse_move(move_text if parts[1] == "SKIP" else " ".join(parts[:4] + parts[4].split(",")))
         if isinstance(move, SetMove):
@@ -84,5 +84,5 @@ def test_third_party_complete_game():
         got = {(x, y) for x, y, c in state.cells() if c == color}
         want = {(c["x"], c["y"]) if isinstance(c, dict) else tuple(c) for c in cells}
         assert got == want, color_name
-    assert not any(state.has_legal_placement(c) for c in Color)
+    assert not any(state.has_legal_move(c) for c in Color)
     assert state.outcome().points == (145, 131)

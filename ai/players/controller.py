@@ -94,7 +94,7 @@ def check_move(state: GameState, move: object) -> str | None:
     mistake = state.validate(move)
     if mistake is not None:
         return f"{mistake.name}: {state.refusal_text(move, mistake)}"
-    if isinstance(move, SkipMove) and state.has_legal_placement():
+    if isinstance(move, SkipMove) and state.has_legal_move():
         # Legal, but never skip while a placement exists (it only loses points).
         return "skip although a placement exists"
     return None
