@@ -121,9 +121,7 @@ def main(argv: list[str]) -> int:
             print(printable(f"blokus moves: {path}: {reason}"), file=sys.stderr)
             return 2
         started = time.perf_counter()
-        moves: list | LegalMoves = (
-            [] if state.is_over else LegalMoves(state.color, state.compiled().legal_placements())
-        )
+        moves: list | LegalMoves = [] if state.is_over else LegalMoves(state.color, state.compiled().legal_placements())
         micros = (time.perf_counter() - started) * 1e6
         prefix = f"{path} " if several else ""
         summary = f"{prefix}{len(moves)}" + (f" {micros:.0f}" if args.timing else "")
