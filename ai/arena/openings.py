@@ -55,7 +55,7 @@ def balanced_suite(season: Season, settings: SuiteSettings) -> list[JudgedOpenin
     rng = random.Random(settings.seed)
     pieces = [Shape[name] for name in season.start_pieces]
     suite: list[JudgedOpening] = []
-    seen: set[tuple] = set()
+    seen: set[int] = set()
     for slot in range(settings.count):  # the start pieces in turn, one a slot
         piece = pieces[slot % len(pieces)]
         for _ in range(ATTEMPTS_PER_OPENING):
