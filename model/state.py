@@ -3,7 +3,8 @@
 Exactly as the official servers judge (docs/spec/rules.md §6–§12; docs/spec/season-2027.md §1 for 2027). The season
 profile (``model.season``) travels with the state: it decides the first-move cells, the start-piece pool and the
 turn limit. Boards are Python-int bitboards (one per colour, bit ``y * 20 + x``); move generation uses the
-placement tables of ``model.placements``.
+placement tables of ``model.placements``. Its vocabulary is the player API's ``GameState``'s (docs/position.md): the
+same names, the same Zobrist key (``model.zobrist``); ``compiled()`` gives the position on the compiled engine.
 """
 
 from __future__ import annotations
