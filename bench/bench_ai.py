@@ -26,7 +26,7 @@ def positions(n: int, seed: int) -> list[GameState]:
     rng = random.Random(seed)
     out = []
     while len(out) < n:
-        state = GameState.new(Shape[rng.choice(DEFAULT_SEASON.start_pieces)])
+        state = GameState.new(start_piece=Shape[rng.choice(DEFAULT_SEASON.start_pieces)])
         stop_at = rng.randrange(0, 60)
         while not state.is_over and state.turn < stop_at:
             ids = state.legal_placements()

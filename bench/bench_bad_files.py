@@ -40,7 +40,7 @@ LOAD = (
 
 
 def a_game() -> bytes:
-    state = GameState.new(Shape.PENTO_L)
+    state = GameState.new(start_piece=Shape.PENTO_L)
     states = [state.copy()]
     while not state.is_over:
         moves = state.legal_moves()

@@ -25,7 +25,7 @@ def positions(games: int, seed: int, season_name: str = "2021") -> list[GameStat
     rng = random.Random(seed)
     out = []
     for _ in range(games):
-        state = GameState.new(Shape[rng.choice(season.start_pieces)], season=season)
+        state = GameState.new(season, Shape[rng.choice(season.start_pieces)])
         while not state.is_over and state.turn <= 64:
             if 16 <= state.turn <= 64:
                 out.append(state.copy())

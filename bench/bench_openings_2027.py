@@ -32,7 +32,7 @@ def main() -> int:
     player = make_player(args.ai, args.seed)
     worst = 0.0
     for name in SEASON_2027.start_pieces:
-        state = GameState.new(Shape[name], season=SEASON_2027)
+        state = GameState.new(SEASON_2027, Shape[name])
         counts, times, moves = [], [], []
         for _ in range(4):
             counts.append(len(state.legal_moves()))

@@ -44,7 +44,7 @@ def positions(count: int) -> list[GameState]:
     rng = random.Random(1)
     found = []
     while len(found) < count:
-        state = GameState.new(None, rng, season=season_named(rng.choice(["2021", "2027"])))
+        state = GameState.new(season_named(rng.choice(["2021", "2027"])), rng=rng)
         stop = rng.choice((0, 4, 12, 24, 40, 60))
         while state.turn < stop and not state.is_over:
             ids = state.legal_placements()

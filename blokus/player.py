@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from blokus.ai.players.player_api import GameState, Player, StopSignal, move_of_text
-from blokus.model.moves import Move, SetMove, SkipMove
+from blokus.model.moves import IllegalMoveError, Move, SetMove, SkipMove
 from blokus.model.pieces import Color, Rotation, Shape, Team
 from blokus.model.result import GameResult as Result
 
@@ -68,6 +68,7 @@ def run(player_file: str | os.PathLike[str], argv: Sequence[str] | None = None) 
 __all__ = [
     "Color",
     "GameState",
+    "IllegalMoveError",
     "Move",
     "Player",
     "Result",

@@ -17,7 +17,7 @@ import time
 from blokus.cli.options import Parser
 from blokus.model import numba_cache
 from blokus.model.convert import state_from_xml
-from blokus.model.fast import FastState, warm_up
+from blokus.model.fast import warm_up
 from blokus.model.files import Unpacker, file_chunks, read_bounded
 from blokus.model.framing import DEFAULT_MAX_MESSAGE_SIZE
 from blokus.model.season import DEFAULT_SEASON, SEASONS, Season, season_named
@@ -121,9 +121,7 @@ def main(argv: list[str]) -> int:
             print(printable(f"blokus moves: {path}: {reason}"), file=sys.stderr)
             return 2
         started = time.perf_counter()
-        moves: list | LegalMoves = (
-            [] if state.is_over else LegalMoves(state.color, FastState.from_state(state).legal_placements())
-        )
+        moves: list | LegalMoves = [] if state.is_over else LegalMoves(state.color, state.compiled().legal_placements())
         micros = (time.perf_counter() - started) * 1e6
         prefix = f"{path} " if several else ""
         summary = f"{prefix}{len(moves)}" + (f" {micros:.0f}" if args.timing else "")

@@ -693,7 +693,7 @@ class FastState:
         n = gen_moves(TABLES, self.b, self.m, color, self.first_cells, scratch.out, scratch.seen, scratch.stamp)
         return np.sort(scratch.out[:n])
 
-    def placement_count(self, color: int) -> int:
+    def legal_move_count(self, color: int) -> int:
         """``len(legal_placements(color))``, neither sorted nor copied (a search's mobility term)."""
         scratch = _SCRATCH
         scratch.stamp += 1
@@ -702,7 +702,7 @@ class FastState:
             scratch.stamp = 1
         return int(gen_moves(TABLES, self.b, self.m, color, self.first_cells, scratch.out, scratch.seen, scratch.stamp))
 
-    def attach_cells(self, color: int) -> np.ndarray:
+    def corners(self, color: int) -> np.ndarray:
         """The cells (indices, ascending) where the next piece of ``color`` may touch it by a corner: its attach
         flags, or before its first piece the free cells of the first-move rule; none once it has no piece left."""
         hand = self.m[M_HAND + color]
@@ -756,8 +756,9 @@ class FastState:
             out.append(int.from_bytes(bits, "little"))
         return out
 
-    def key(self) -> tuple:
-        """The fields of ``GameState.key()`` without the start piece."""
+    def fields(self) -> tuple:
+        """The position's fields as ``fields_of`` a ``GameState`` gives them (the engines' comparison; the start piece
+        and the season are the GameState's)."""
         m = self.m
         return (
             int(m[M_TURN]),
@@ -769,13 +770,23 @@ class FastState:
         )
 
 
+def fields_of(state) -> tuple:
+    """``FastState.fields()`` of a ``model.state.GameState``: equal when both engines hold the same position."""
+    return (state.turn, state.valid, tuple(state.boards), tuple(state.shapes), state.mono_done, state.mono_flag)
+
+
 def warm_up(play: bool = True) -> None:
     """Compile (or load from numba's cache) every kernel: call before the first timed move. ``play=False``:
     only those that list moves (``blokus moves``; apply/undo is most of the compile)."""
-    from blokus.model.pieces import Shape
-    from blokus.model.state import GameState
+    from types import SimpleNamespace
 
-    fs = FastState.from_state(GameState(Shape.PENTO_L))
+    from blokus.model.pieces import Shape
+    from blokus.model.season import DEFAULT_SEASON
+
+    # a new game's fields (not a model.state.GameState: that module builds this one, imports point one way)
+    new = SimpleNamespace(turn=0, valid=15, mono_done=0, mono_flag=0, start_piece=Shape.PENTO_L, season=DEFAULT_SEASON)
+    new.shapes, new.boards = [ALL_SHAPES] * 4, [0] * 4
+    fs = FastState.from_state(new)
     ids = fs.legal_placements()
     if not play:
         return

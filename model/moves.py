@@ -279,10 +279,17 @@ _ENGLISH = {
 }
 
 
-class InvalidMove(Exception):
-    """A rule violation; ``text`` is the season's message (``Season.violation_text``), the result reason."""
+class IllegalMoveError(ValueError):
+    """A move the rules refuse: ``mistake`` is the rule broken (the server's ``MoveMistake``; None: the game is
+    over), ``move`` the move, ``text`` the season's message (``Season.violation_text``, the result reason). A
+    ``ValueError``, so ``except ValueError`` still catches it."""
 
-    def __init__(self, mistake: MoveMistake, move: Move | None, text: str) -> None:
+    def __init__(self, mistake: MoveMistake | None, move: Move | None, text: str) -> None:
         super().__init__(text)
         self.mistake = mistake
         self.move = move
+
+    @property
+    def rule(self) -> str:
+        """The rule broken, in English ("the piece must touch a piece of its own colour at a corner")."""
+        return self.mistake.english if self.mistake is not None else "the game is over"

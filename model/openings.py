@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from blokus.model.files import read_bounded
-from blokus.model.moves import InvalidMove, Move, parse_move
+from blokus.model.moves import IllegalMoveError, Move, parse_move
 from blokus.model.pieces import Shape
 from blokus.model.season import Season, season_named
 from blokus.model.state import GameState
@@ -43,8 +43,8 @@ class Opening:
     moves: tuple[Move, ...] = ()
 
     def position(self) -> GameState:
-        """The position after the opening's moves (each checked by the rule engine: ``InvalidMove``)."""
-        state = GameState.new(self.start_piece, season=self.season)
+        """The position after the opening's moves (each checked by the rule engine: ``IllegalMoveError``)."""
+        state = GameState.new(self.season, self.start_piece)
         for move in self.moves:
             state.play(move)
         return state
@@ -74,14 +74,15 @@ def parse_opening(text: str) -> Opening:
     if len(parts) > MAX_MOVES:
         raise ValueError(f"{len(parts)} moves: at most {MAX_MOVES}")
     opening = Opening(season, piece, tuple(parse_move(part) for part in parts))
-    state = GameState.new(piece, season=season)
+    state = GameState.new(season, piece)
     for number, move in enumerate(opening.moves, 1):
         if state.is_over:
             raise ValueError(f"move {number}: the game is over")
         try:
             state.play(move)
-        except InvalidMove as exc:
-            raise ValueError(f"move {number} ({move}) is illegal: {exc.mistake.name}") from None
+        except IllegalMoveError as exc:  # the game is not over here: a mistake names the rule
+            rule = exc.mistake.name if exc.mistake else exc.rule
+            raise ValueError(f"move {number} ({move}) is illegal: {rule}") from None
     if state.is_over:
         raise ValueError("the game is over after these moves")
     return opening

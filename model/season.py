@@ -65,6 +65,23 @@ class Season:
     def name(self) -> str:
         return str(self.year)
 
+    # A season equals its year (a player's ``state.season == 2027``) and prints as it; seasons are one object each.
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Season):
+            return self.year == other.year
+        if isinstance(other, int) and not isinstance(other, bool):
+            return self.year == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.year)
+
+    def __int__(self) -> int:
+        return self.year
+
+    def __str__(self) -> str:
+        return self.name
+
     def __reduce__(self) -> tuple:
         # pickled by name (engine processes, arena workers): a season stays one object per process
         return (season_named, (self.name,))

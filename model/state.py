@@ -3,21 +3,26 @@
 Exactly as the official servers judge (docs/spec/rules.md §6–§12; docs/spec/season-2027.md §1 for 2027). The season
 profile (``model.season``) travels with the state: it decides the first-move cells, the start-piece pool and the
 turn limit. Boards are Python-int bitboards (one per colour, bit ``y * 20 + x``); move generation uses the
-placement tables of ``model.placements``.
+placement tables of ``model.placements``. Its vocabulary is the player API's ``GameState``'s (docs/position.md): the
+same names, the same Zobrist key (``model.zobrist``); ``compiled()`` gives the position on the compiled engine.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator, Mapping
-from typing import NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 
 from blokus.model import placements as P
-from blokus.model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove
+from blokus.model.moves import IllegalMoveError, Move, MoveMistake, SetMove, SkipMove, parse_move
 from blokus.model.pieces import ALL_PLACED_BONUS, COLORS, MONO_LAST_BONUS, SHAPES, TOTAL_SQUARES, Color, Shape, Team
-from blokus.model.season import DEFAULT_SEASON, Season
+from blokus.model.season import DEFAULT_SEASON, Season, season_named
+from blokus.model.zobrist import board_key, position_key
+
+if TYPE_CHECKING:
+    from blokus.model.fast import FastState
 
 ALL_SHAPES = (1 << len(SHAPES)) - 1  # bit s set: shape s not yet placed
 ALL_COLORS = 0b1111
@@ -71,12 +76,22 @@ class GameState:
 
     @classmethod
     def new(
-        cls, start_piece: Shape | None = None, rng: random.Random | None = None, season: Season = DEFAULT_SEASON
+        cls,
+        season: Season | int | str = DEFAULT_SEASON,
+        start_piece: Shape | str | None = None,
+        seed: int | None = None,
+        *,
+        rng: random.Random | None = None,
     ) -> GameState:
-        """A fresh game; without ``start_piece`` one is drawn from the season's pool as the server does."""
+        """A new game of ``season`` (a ``Season``, or its year or name). Without ``start_piece`` (a ``Shape`` or its
+        name) one is drawn from the season's pool as the server does: reproducibly with ``seed`` or ``rng``."""
+        profile = season if isinstance(season, Season) else season_named(season)
         if start_piece is None:
-            start_piece = Shape[(rng or random).choice(season.start_pieces)]
-        return cls(start_piece, season)
+            draw = rng if rng is not None else random.Random(seed) if seed is not None else random
+            start_piece = Shape[draw.choice(profile.start_pieces)]
+        elif isinstance(start_piece, str):
+            start_piece = Shape.parse(start_piece)
+        return cls(start_piece, profile)
 
     @classmethod
     def from_parts(
@@ -120,6 +135,14 @@ class GameState:
         other.mono_flag = self.mono_flag
         other._stack = []
         return other
+
+    def compiled(self) -> FastState:
+        """This position on the compiled engine (``model.fast``: the search's arrays, legal moves and push/pop in
+        numba), the engine underneath the player API's ``GameState`` and the AI's searches; this class is the
+        reference engine that serves before numba has loaded (numba is imported at the first call)."""
+        from blokus.model.fast import FastState
+
+        return FastState.from_state(self)
 
     # --- derived values ---------------------------------------------------------------------------
 
@@ -205,6 +228,10 @@ class GameState:
         a, b = team.colors
         return self.points(a) + self.points(b)
 
+    def winner(self) -> Team | None:
+        """The team with more points (None on equal points); the game's winner once ``is_over``."""
+        return self.outcome().winner
+
     def outcome(self) -> Outcome:
         one, two = self.team_points(Team.ONE), self.team_points(Team.TWO)
         winner = None if one == two else (Team.ONE if one > two else Team.TWO)
@@ -246,13 +273,27 @@ class GameState:
         blocked = P.forbidden_array(forbidden)[P.P_CELLS[cand]].any(axis=1)
         return np.unique(cand[~blocked])
 
-    def legal_moves(self, color: Color | None = None) -> LegalMoves:
-        """Every distinct legal SetMove of ``color`` (default: the colour to move), lazily built."""
-        color = self.color if color is None else color
-        return LegalMoves(color, self.legal_placements(color))
+    def _in_game(self, color: Color | None) -> Color | None:
+        """``color`` (default: the colour to move) if it may still move: in the game, and the game not over."""
+        color = self.color if color is None else Color(color)
+        return color if self.valid >> color & 1 and not self.is_over else None
 
-    def has_legal_placement(self, color: Color | None = None) -> bool:
-        """Whether ``color`` can place any piece (early exit; cheaper than listing all moves)."""
+    def legal_moves(self, color: Color | None = None) -> LegalMoves:
+        """Every distinct legal SetMove of ``color`` (default: the colour to move, or another as if it were to move),
+        lazily built; none once the game is over and for a colour out of the game."""
+        c = self._in_game(color)
+        if c is None:
+            return LegalMoves(self.color if color is None else Color(color), np.empty(0, dtype=np.int32))
+        return LegalMoves(c, self.legal_placements(c))
+
+    def legal_move_count(self, color: Color | None = None) -> int:
+        """``len(legal_moves(color))``."""
+        c = self._in_game(color)
+        return 0 if c is None else len(self.legal_placements(c))
+
+    def has_legal_move(self, color: Color | None = None) -> bool:
+        """Whether ``color`` (default: the colour to move) can place any piece, whether or not it is still in the
+        game (early exit; cheaper than counting)."""
         color = self.color if color is None else color
         anchors, forbidden = self._anchors_and_forbidden(color)
         avail = self._available_shapes(color)
@@ -266,6 +307,23 @@ class GameState:
                     return True
             anchors ^= low
         return False
+
+    def corners(self, color: Color | None = None) -> list[tuple[int, int]]:
+        """The free corners (x, y) of ``color`` (default: the colour to move), where its next piece may touch it by
+        a corner: free, diagonal to one of its pieces and not next to one; before its first piece the free cells of
+        the season's first-move rule. Sorted by y, then x; none for a colour without pieces left or out of the
+        game, and once the game is over."""
+        c = self._in_game(color)
+        if c is None or not self.shapes[c]:
+            return []
+        anchors, _ = self._anchors_and_forbidden(c)
+        out = []
+        while anchors:
+            low = anchors & -anchors
+            i = low.bit_length() - 1
+            out.append((i % P.N, i // P.N))
+            anchors ^= low
+        return out
 
     def can_skip(self) -> bool:
         """A SkipMove of the colour to move is legal (always, except on its first move)."""
@@ -334,13 +392,16 @@ class GameState:
 
     # --- applying moves (docs/spec/rules.md §8–§10) ---------------------------------------------------------
 
-    def play(self, move: Move) -> None:
-        """Validate and apply a move; raises ``InvalidMove`` naming the official mistake."""
+    def play(self, move: Move | str) -> None:
+        """Validate and apply a move (or its text, ``parse_move``); raises ``IllegalMoveError`` naming the official
+        mistake (``ValueError`` for a text that is no move)."""
+        if isinstance(move, str):
+            move = parse_move(move)
         if self.is_over:
-            raise ValueError("the game is over")
+            raise IllegalMoveError(None, move, "the game is over")
         mistake = self.validate(move)
         if mistake is not None:
-            raise InvalidMove(mistake, move, self.season.violation_text(mistake, move))
+            raise IllegalMoveError(mistake, move, self.season.violation_text(mistake, move))
         self.push(move)
 
     def _undo_record(self) -> _Undo:
@@ -393,37 +454,46 @@ class GameState:
     def _advance_and_remove(self) -> None:
         self._advance()
         # Remove colours that cannot place a piece; removals consume turn numbers (docs/spec/rules.md §9).
-        while self.valid and not self.has_legal_placement(self.color):
+        while self.valid and not self.has_legal_move(self.color):
             self.valid &= ~(1 << (self.turn & 3))
             self._advance()
 
-    def pop(self) -> None:
-        """Undo the last ``push``."""
+    def pop(self) -> Move | None:
+        """Undo the last ``push`` and return its move (``IndexError`` if there is none to undo)."""
+        if not self._stack:
+            raise IndexError("pop from a position without pushed moves")
+        move = self.last_move
         u = self._stack.pop()
         self.turn, self.valid, self.last_move = u.turn, u.valid, u.last_move
         self.boards[:] = u.boards
         self.shapes[:] = u.shapes
         self.mono_done, self.mono_flag = u.mono_done, u.mono_flag
+        return move
 
     # --- comparison -------------------------------------------------------------------------------
 
-    def key(self) -> tuple:
-        """Everything that defines the position (for equality, hashing and transposition tables)."""
-        return (
-            self.start_piece,
-            self.turn,
-            self.valid,
-            tuple(self.boards),
-            tuple(self.shapes),
-            self.mono_done,
-            self.mono_flag,
-        )
+    def key(self) -> int:
+        """The 64-bit Zobrist key of the position (``model.zobrist``): the board, the pieces left, the turn, the
+        colours in the game, who placed the MONO last, the start piece and the season; not the last move. Equal
+        positions have equal keys whatever the order of their moves; the player API's ``GameState.key()`` of the
+        same position is the same number."""
+        board = board_key(self.season, self.start_piece, self.boards, self.shapes)
+        return position_key(board, self.turn, self.valid, self.mono_flag)
 
     def __eq__(self, other: object) -> bool:
+        """The same position: exactly the fields ``key()`` covers (so equal positions have equal keys), whatever the
+        moves that led to it."""
         if not isinstance(other, GameState):
             return NotImplemented
-        # positions compare equal across seasons; the season is the rule context, compare it apart
-        return self.key() == other.key() and self.last_move == other.last_move
+        return (
+            self.turn == other.turn
+            and self.valid == other.valid
+            and self.boards == other.boards
+            and self.shapes == other.shapes
+            and self.mono_flag == other.mono_flag
+            and self.start_piece == other.start_piece
+            and self.season == other.season
+        )
 
     def __hash__(self) -> int:
         return hash(self.key())

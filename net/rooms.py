@@ -236,9 +236,9 @@ class Room:
         if self.started:
             return
         piece = self.start_piece or GameState.new(rng=self.rng, season=self.season).start_piece
-        self.state = GameState.new(piece, season=self.season)
+        self.state = GameState.new(self.season, piece)
         for move in self.opening:
-            self.state.play(move)  # checked when the opening was read: InvalidMove here is a bug
+            self.state.play(move)  # checked when the opening was read: IllegalMoveError here is a bug
         self.referee = Referee(self.state, self.timeouts.soft)  # judges every move on this state
         self.started_at = time.monotonic()
         for slot in self.slots:

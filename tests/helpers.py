@@ -497,7 +497,7 @@ def canonical(xml: bytes | str) -> str:
 def greedy_game(plies: int, season: str = "2021") -> tuple[list[GameState], list]:
     """A deterministic game of ``plies`` greedy moves from a fixed start."""
     engine = make_player("greedy", seed=3)
-    state = GameState.new(Shape.PENTO_L, season=season_named(season))
+    state = GameState.new(season_named(season), Shape.PENTO_L)
     states, moves = [state.copy()], []
     for _ in range(plies):
         move = engine.choose_move_sync(state, move_time=5.0)

@@ -64,7 +64,7 @@ def engine(name: str, clock: CountingClock, seed: int = 0) -> Engine:
 
 def random_state(seed: int, plies: int) -> GameState:
     rng = random.Random(seed)
-    state = GameState.new(Shape[rng.choice(DEFAULT_SEASON.start_pieces)])
+    state = GameState.new(start_piece=Shape[rng.choice(DEFAULT_SEASON.start_pieces)])
     for _ in range(plies):
         if state.is_over:
             break
@@ -105,7 +105,7 @@ def test_registry():
 
 @pytest.mark.parametrize("name", ENGINES)
 def test_first_move_is_legal_start_piece_in_a_corner(name):
-    state = GameState.new(Shape.PENTO_W, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_W)
     move = engine(name, CountingClock()).think(state, 1000.3, threading.Event())
     assert isinstance(move, SetMove) and move.shape == Shape.PENTO_W
     assert state.validate(move) is None
@@ -125,7 +125,7 @@ def test_always_legal(seed, plies, name, step):
     clock = CountingClock(step)
     move = engine(name, clock, seed).think(state.copy(), clock.now + 0.2, threading.Event())
     assert state.validate(move) is None
-    if state.has_legal_placement():
+    if state.has_legal_move():
         assert isinstance(move, SetMove)  # never skips while it can place
 
 
@@ -138,7 +138,7 @@ def test_only_a_skip_is_left(name):
         hands={c: [s for s in SHAPES if s != Shape.MONO] for c in COLORS},
         valid=list(COLORS),
     )
-    assert not state.has_legal_placement()
+    assert not state.has_legal_move()
     move = engine(name, CountingClock()).think(state, 1000.2, threading.Event())
     assert move == SkipMove(Color.BLUE)
     assert state.validate(move) is None
@@ -323,7 +323,7 @@ def test_blocks_the_opponents_last_corner(name):
 
 
 def test_evaluation_and_final_score():
-    start = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    start = GameState.new(SEASON_2021, Shape.PENTO_L)
     assert evaluate(start) == 0.0  # the empty board is the same for both teams
     blue_placed = start.copy()
     blue_placed.play(blue_placed.legal_moves()[0])

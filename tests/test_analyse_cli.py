@@ -22,7 +22,7 @@ SKIP_AT = 9  # YELLOW skips in round 3 with a full hand: a blunder
 @pytest.fixture(scope="module")
 def game_file(tmp_path_factory):
     engine = make_player("greedy", seed=5)
-    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_L)
     states = [state.copy()]
     for ply in range(12):
         move = SkipMove(state.color) if ply == SKIP_AT else engine.choose_move_sync(state, move_time=5.0)

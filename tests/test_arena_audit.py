@@ -49,7 +49,7 @@ def game_of(spec: GameSpec, a: Callable[[int], Engine] = RandomPlayer, b: Callab
 
 def turn_after(game: ArenaGame, moves: list[int]) -> int:
     """The turn after ``moves`` from the start of ``game`` (2021)."""
-    state = GameState.new(Shape[game.start_piece], season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape[game.start_piece])
     for code in moves:
         state.push(SkipMove(state.color) if code == SKIP else move_of_placement(state.color, code))
     return state.turn

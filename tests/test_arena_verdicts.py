@@ -237,7 +237,7 @@ def test_a_refusal_names_the_rule_and_the_fields():
     from blokus.model.pieces import Color, Rotation, Shape
     from blokus.model.state import GameState
 
-    state = GameState.new(Shape.MONO, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.MONO)
     state.play(SetMove(Color.BLUE, Shape.MONO, Rotation.NONE, False, 0, 0))
     for color, x, y in ((Color.YELLOW, 19, 0), (Color.RED, 19, 19), (Color.GREEN, 0, 19)):
         state.play(SetMove(color, Shape.MONO, Rotation.NONE, False, x, y))

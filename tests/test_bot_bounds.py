@@ -16,7 +16,7 @@ ROOM = "r1"
 
 async def test_a_memento_stream_without_move_requests_ends_the_bot_with_one_line(capsys):
     wire = SeasonWire(season_named("2021"))
-    memento = wire.memento(ROOM, GameState.new(Shape.PENTO_L, season=SEASON_2021), ("a", "b")).encode()
+    memento = wire.memento(ROOM, GameState.new(SEASON_2021, Shape.PENTO_L), ("a", "b")).encode()
     sent = 0
 
     async def flood(reader, writer):

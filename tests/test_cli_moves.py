@@ -23,7 +23,7 @@ def test_lists_every_legal_move_of_the_colour_to_move(capsys):
     lines = capsys.readouterr().out.splitlines()
     moves = {parse_move(line) for line in lines}
     assert len(lines) == len(moves) == 12  # PENTO_V opening count (docs/spec/rules.md §16)
-    assert moves == set(GameState.new(Shape.PENTO_V, season=SEASON_2021).legal_moves())
+    assert moves == set(GameState.new(SEASON_2021, Shape.PENTO_V).legal_moves())
     assert "BLUE PENTO_V NONE false 0 0" in lines
 
 

@@ -83,10 +83,10 @@ def test_apply_then_undo_restores(seed, plies):
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), plies=st.integers(0, 70))
-def test_has_legal_placement_agrees_with_list(seed, plies):
+def test_has_legal_move_agrees_with_list(seed, plies):
     state = random_state(seed, plies)
     for color in Color:
-        assert state.has_legal_placement(color) == (len(state.legal_placements(color)) > 0)
+        assert state.has_legal_move(color) == (len(state.legal_placements(color)) > 0)
 
 
 def test_every_pair_maps_to_the_same_placement():

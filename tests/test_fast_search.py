@@ -28,7 +28,7 @@ from blokus.ai.search.evaluate import (
     team_features,
 )
 from blokus.ai.search.tables import TABLES
-from blokus.model.fast import FastState, count_moves, placeable_shapes
+from blokus.model.fast import FastState, count_moves, fields_of, placeable_shapes
 from blokus.model.moves import SkipMove
 from blokus.model.pieces import SHAPES, Shape
 from blokus.model.placements import P_SHAPE_LIST
@@ -38,7 +38,7 @@ from blokus.model.state import GameState
 
 def _random_game(seed: int, season, stop_turn: int = 200) -> GameState:
     rng = random.Random(seed)
-    state = GameState.new(Shape[rng.choice(season.start_pieces)], season=season)
+    state = GameState.new(season, Shape[rng.choice(season.start_pieces)])
     while not state.is_over and state.turn < stop_turn:
         ids = state.legal_placements()
         if state.can_skip() and rng.random() < 0.05:
@@ -75,7 +75,7 @@ def test_compiled_evaluation_equals_the_reference(season, weights):
     checked = 0
     for seed in range(3):
         rng = random.Random(seed)
-        state = GameState.new(Shape[rng.choice(season.start_pieces)], season=season)
+        state = GameState.new(season, Shape[rng.choice(season.start_pieces)])
         while True:
             fast = FastState.from_state(state)
             assert FE.evaluate(TABLES, fast.b, fast.m, fast.first_cells, wv) == pytest.approx(
@@ -136,7 +136,7 @@ def test_colour_area_is_the_room_of_each_colour_within_its_steps(steps):
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
 def test_placeable_shapes_are_the_shapes_of_the_legal_placements(season):
     rng = random.Random(12)
-    state = GameState.new(Shape[season.start_pieces[0]], season=season)
+    state = GameState.new(season, Shape[season.start_pieces[0]])
     some_stranded = False
     while not state.is_over:
         fast = FastState.from_state(state)
@@ -172,7 +172,7 @@ def test_stranded_squares_count_the_shapes_that_fit_nowhere():
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
 def test_compiled_move_count_equals_the_legal_placements(season):
     rng = random.Random(11)
-    state = GameState.new(Shape[season.start_pieces[-1]], season=season)
+    state = GameState.new(season, Shape[season.start_pieces[-1]])
     while not state.is_over:
         fast = FastState.from_state(state)
         for color in range(4):
@@ -223,7 +223,7 @@ def test_unpruned_search_is_exact_minimax(season, depth):
     got = FS.alphabeta(TABLES, FS.Position.of(fast), val, unpruned, depth, -1e18, 1e18, 0, ctx)
     exact = _minimax(state, depth, team)
     assert got == pytest.approx(exact, abs=1e-9)
-    assert fast.key() == state.key()[1:]  # the search left the position as it was
+    assert fast.fields() == fields_of(state)  # the search left the position as it was
 
 
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
@@ -252,14 +252,14 @@ def test_shallow_prefilter_evaluates_every_move_near_the_root(season):
     assert search((0, 0))[1] == 1  # otherwise only the best by static score
     assert search((0, FS.MAX_KEEP))[1] == 1  # ... which holds below ``plies`` only
     assert search((1, 5))[1] == 5
-    assert fast.key() == state.key()[1:]
+    assert fast.fields() == fields_of(state)
 
 
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
 def test_player_answers_legal_moves_in_every_phase(season):
     player = FS.FastLookaheadPlayer(seed=1)
     rng = random.Random(5)
-    state = GameState.new(Shape[season.start_pieces[0]], season=season)
+    state = GameState.new(season, Shape[season.start_pieces[0]])
     while not state.is_over:
         if state.turn % 9 == 0:
             move = player.think(state.copy(), time.monotonic() + 0.15, threading.Event())

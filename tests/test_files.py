@@ -21,7 +21,7 @@ MIB = 1 << 20
 
 
 def game_states(plies: int) -> list[GameState]:
-    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_L)
     states = [state.copy()]
     for _ in range(plies):
         state.push(state.legal_moves()[0])

@@ -55,7 +55,7 @@ def test_a_whole_game_against_the_external_engine(fake_engine):
 
 def _engine_move_after_five_placements(path: str) -> tuple[GameState, object, GtpPlayer]:
     """The engine's answer (YELLOW to move) after five placements; the engine is closed again."""
-    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_L)
     for _ in range(5):
         state.push_placement(int(state.legal_placements()[0]))
     player = GtpPlayer(path, 5, seed=1)
@@ -82,7 +82,7 @@ def test_positions_of_different_games_are_loaded_afresh(fake_engine):
     player = GtpPlayer(path, 5, seed=1)
     try:
         for start, steps in ((Shape.PENTO_L, 9), (Shape.PENTO_V, 6)):
-            state = GameState.new(start, season=SEASON_2021)
+            state = GameState.new(SEASON_2021, start)
             for _ in range(steps):
                 ids = state.legal_placements()
                 state.push_placement(int(ids[len(ids) // 2]))
@@ -122,7 +122,7 @@ def test_bad_names_and_missing_engines():
     with pytest.raises(ValueError, match="gtp:PATH:LEVEL"):
         make_player("gtp:nolevel")
     player = make_player("gtp:/nonexistent/engine:5", 1)
-    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_L)
     for _ in range(4):
         state.push_placement(int(state.legal_placements()[0]))
     with pytest.raises(RuntimeError, match="cannot start"):

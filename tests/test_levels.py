@@ -15,7 +15,7 @@ from blokus.model.state import GameState
 @pytest.mark.parametrize("level", LEVELS)
 def test_every_level_plays_legal_moves(level):
     rng = random.Random(level)
-    state = GameState.new(Shape.PENTO_U, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_U)
     player = make_level(level, seed=level)
     for _ in range(3):
         if state.is_over:
@@ -31,7 +31,7 @@ def test_every_level_plays_legal_moves(level):
 
 
 def test_levels_1_and_2_are_noisy_and_level_4_answers_quickly():
-    state = GameState.new(Shape.PENTO_U, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_U)
     for _ in range(8):
         state.push_placement(int(state.legal_placements()[0]))
     moves = {make_level(1, seed).choose_move_sync(state, move_time=0.5) for seed in range(8)}

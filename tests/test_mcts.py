@@ -34,7 +34,7 @@ def compiled():
 
 def _position(turns: int, seed: int = 1, season=None) -> GameState:
     rng = random.Random(seed)
-    state = GameState.new(Shape.PENTO_W, season=season or SEASON_2021)
+    state = GameState.new(season or SEASON_2021, Shape.PENTO_W)
     while state.turn < turns and not state.is_over:
         ids = state.legal_placements()
         state.push_placement(int(ids[rng.randrange(len(ids))]))
@@ -44,7 +44,7 @@ def _position(turns: int, seed: int = 1, season=None) -> GameState:
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
 def test_a_whole_game_of_legal_moves(season):
     players = [MctsPlayer(seed=1, max_simulations=30), MctsPlayer(seed=2, max_simulations=30)]
-    state = GameState.new(Shape.PENTO_X if season.year == 2027 else Shape.PENTO_T, season=season)
+    state = GameState.new(season, Shape.PENTO_X if season.year == 2027 else Shape.PENTO_T)
     while not state.is_over:
         move = players[state.color % 2].choose_move_sync(state, move_time=5.0)
         state.play(move)  # raises on an illegal move (the season's first-move rule included)
@@ -147,7 +147,7 @@ asyncio.run(main())
 def test_the_lazy_mcts_player_plays_as_the_mcts_player():
     from blokus.ai import LazyCompiledPlayer, make_player
 
-    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_L)
     for _ in range(6):
         state.push_placement(int(state.legal_placements()[0]))
     lazy = make_player("mcts", 5)
@@ -165,7 +165,7 @@ def test_the_lazy_mcts_player_plays_as_the_mcts_player():
 def test_the_move_model_guides_a_whole_game_of_legal_moves():
     params = mcts.MctsParams(move_prior=0.4, score_z=0.3)
     players = [MctsPlayer(seed=1, max_simulations=40, params=params), MctsPlayer(seed=2, max_simulations=40)]
-    state = GameState.new(Shape.PENTO_T, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_T)
     while not state.is_over:
         state.play(players[state.color % 2].choose_move_sync(state, move_time=5.0))
     assert state.turn > 40
@@ -377,7 +377,7 @@ def test_the_playout_policy_draws_by_size_among_the_best_blockers(turn, sizes, k
     from blokus.model.fast import FastState
 
     rng = random.Random(5)
-    state = GameState.new(Shape.PENTO_W, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_W)
     last = np.full(4, -1, dtype=np.int32)
     while state.turn < turn:
         ids = state.legal_placements()
@@ -423,7 +423,7 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
     # and the game ends at the same turn with the same points
     from blokus.model.fast import M_TURN, FastState
 
-    state = GameState.new(Shape.PENTO_X if season.year == 2027 else Shape.PENTO_V, season=season)
+    state = GameState.new(season, Shape.PENTO_X if season.year == 2027 else Shape.PENTO_V)
     rng = random.Random(seed)
     while state.turn < 4:
         ids = state.legal_placements()
@@ -457,7 +457,7 @@ def test_a_variant_by_name_has_the_settings_and_the_rest_of_the_default():
     player = make_player("mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1", seed=3)
     assert player.name == "mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1"
     compile_ahead(parse_player("mcts:root_eval=0"))  # the same kernels as the default: already compiled here
-    state = GameState.new(Shape.PENTO_V, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_V)
     move = player.choose_move_sync(state, move_time=0.3)
     assert state.is_legal(move)
     params = player._ready_player().params

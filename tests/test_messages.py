@@ -30,7 +30,7 @@ from blokus.model.convert import (
 from blokus.model.framing import END_OF_STREAM, MalformedXml, parse_document, parse_stream
 from blokus.model.moves import SetMove, SkipMove
 from blokus.model.pieces import COLORS, SHAPES, Color, Rotation, Shape, Team
-from blokus.model.season import GAME_TYPE, SEASON_2021, SEASON_2027
+from blokus.model.season import GAME_TYPE, SEASON_2021, SEASON_2027, Season
 from blokus.model.state import GameState
 from tests.helpers import elements_of, fixture_files, fixture_path
 
@@ -181,7 +181,7 @@ def test_admin_and_server_messages_match_the_server_form() -> None:
         "gen-21.3.3-s2c-welcomeMessage-TWO.xml": M.Room(room_id=ROOM, data=M.WelcomeMessage(color=Team.TWO)),
         "gen-21.3.3-s2c-moverequest.xml": M.Room(room_id=ROOM, data=M.MoveRequest()),
         "gen-21.3.3-s2c-memento-initial-PENTO_V.xml": state_to_message(
-            GameState.new(Shape.PENTO_V, season=SEASON_2021), ROOM, ("One", "Two")
+            GameState.new(SEASON_2021, Shape.PENTO_V), ROOM, ("One", "Two")
         ),
         "gen-21.3.3-s2c-error-lobby-example.xml": M.LobbyError(
             message="Couldn't find a reservation for the provided token.",
@@ -244,7 +244,7 @@ def test_attribute_values_are_escaped() -> None:
     text = to_xml(M.Joined(room_id=nasty))
     assert text == '<joined roomId="a&apos;b&quot;c&lt;d&gt;e&amp;f&#xa;g"/>'
     assert parse_xml(text) == M.Joined(room_id=nasty)
-    memento = state_to_message(GameState.new(Shape.PENTO_L, season=SEASON_2021), nasty, (nasty, "ü∅"))
+    memento = state_to_message(GameState.new(SEASON_2021, Shape.PENTO_L), nasty, (nasty, "ü∅"))
     again = read_state(parse_xml(to_xml(memento).encode()))
     assert again.names == (nasty, "ü∅") and again.room_id == nasty
 
@@ -414,6 +414,13 @@ def state_of(name: str):
         return read_state(parse_message(elements[-1]))
 
 
+def _in_season(state: GameState, season: Season) -> GameState:
+    """The same position in another season (a position's equality includes its season)."""
+    other = state.copy()
+    other.season = season
+    return other
+
+
 def test_all_state_dialects_give_the_same_model() -> None:
     initial = [
         state_of(n)
@@ -441,7 +448,7 @@ def test_all_state_dialects_give_the_same_model() -> None:
             "sc2021/docs-2021-welcome-and-memento-initial-21.2-format.xml",
         )
     ]
-    assert pento_v[0].state == pento_v[1].state == GameState.new(Shape.PENTO_V, season=SEASON_2021)
+    assert pento_v[0].state == pento_v[1].state == GameState.new(SEASON_2021, Shape.PENTO_V)
     assert pento_v[0].names == pento_v[1].names == ("One", "Two")
 
     ruby = [
@@ -466,7 +473,8 @@ def test_all_state_dialects_give_the_same_model() -> None:
             "sc2027/test-27.0.4-state-turn0-PENTO_I.xml",
         )
     ]
-    assert turn0[0].state == turn0[1].state == turn0[2].state == GameState.new(Shape.PENTO_I, season=SEASON_2021)
+    assert turn0[0].state == turn0[1].state == GameState.new(SEASON_2021, Shape.PENTO_I)
+    assert turn0[2].state == GameState.new(SEASON_2027, Shape.PENTO_I)  # equal but for the season
     assert turn0[0].names == ("Bob", "Alice")
 
     turn70 = [
@@ -477,7 +485,8 @@ def test_all_state_dialects_give_the_same_model() -> None:
             "sc2027/test-27.0.4-state-turn70-PENTO_L-complete.xml",
         )
     ]
-    assert turn70[0].state == turn70[1].state == turn70[2].state
+    assert turn70[0].state == turn70[1].state and turn70[2].state.season is SEASON_2027
+    assert turn70[2].state == _in_season(turn70[0].state, SEASON_2027)  # equal but for the season
     s = turn70[0].state
     assert (s.turn, s.round, s.color) == (70, 18, Color.RED)
     assert s.valid_colors == (Color.YELLOW, Color.RED, Color.GREEN) and s.pieces_left(Color.BLUE) == ()
@@ -545,7 +554,7 @@ def test_non_empty_board_never_reads_as_empty() -> None:
 
 def test_state_round_trip() -> None:
     turn70 = state_of("sc2021/test-21.4.0-state-complete-turn70.xml").state
-    for state in (GameState.new(Shape.PENTO_W, season=SEASON_2021), turn70):
+    for state in (GameState.new(SEASON_2021, Shape.PENTO_W), turn70):
         message = state_to_message(state, "room", ("a", "b"))
         again = read_state(parse_xml(to_xml(message)))
         assert again.state == state and again.names == ("a", "b") and again.room_id == "room"

@@ -69,7 +69,7 @@ def test_a_replay_without_records_loads_as_before(tmp_path):
 
 def _game(tmp_path, plies: int = 6) -> tuple[str, list[MoveRecord]]:
     """A short saved game and records of its moves (the fifth with known figures)."""
-    state = GameState.new(Shape.PENTO_X, season=SEASON_2027)
+    state = GameState.new(SEASON_2027, Shape.PENTO_X)
     states = [state.copy()]
     for _ in range(plies):
         state.play(first_move(state))

@@ -97,7 +97,7 @@ def reference(state: GameState, last: list[int], pid: int) -> np.ndarray:
 @pytest.mark.parametrize("seed,turns", [(1, 9), (2, 22), (3, 35), (4, 50)])
 def test_features_match_the_board(seed, turns):
     rng = random.Random(seed)
-    state = GameState.new(Shape.PENTO_W, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_W)
     last = [-1] * 4
     while state.turn < turns and not state.is_over:
         ids = state.legal_placements()
@@ -119,7 +119,7 @@ def test_features_match_the_board(seed, turns):
 def test_logits_follow_the_weights_of_the_turn(season, turn):
     """``move_logits`` sums per-cell weights worked out once a call: the features' dot product with the turn's
     weights (between two fitted phases), for every legal placement, the last placements known."""
-    state = GameState.new(Shape.PENTO_W, season=season)
+    state = GameState.new(season, Shape.PENTO_W)
     rng = random.Random(turn)
     last = np.full(4, -1, dtype=np.int32)
     while state.turn < turn:

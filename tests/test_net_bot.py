@@ -30,7 +30,7 @@ from tests.helpers import HOST, ScriptedServer, run_bot_against, wire_messages
 
 def _midgame(seed: int = 3, turn: int = 20) -> GameState:
     rng = random.Random(seed)
-    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_L)
     while state.turn < turn:
         ids = state.legal_placements()
         state.push_placement(int(ids[rng.randrange(len(ids))]))
@@ -103,7 +103,7 @@ async def test_decide_never_skips_while_a_placement_exists():
     state = _midgame()
     decision = await decide(Answers(SkipMove(state.color)), state, time.monotonic(), think_ms=5, hard_ms=30)
     assert decision.source == "fallback-illegal" and isinstance(decision.move, SetMove)
-    first = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    first = GameState.new(SEASON_2021, Shape.PENTO_L)
     assert check_move(first, SkipMove(Color.BLUE)) is not None  # never on a first move
 
 

@@ -38,7 +38,7 @@ async def test_a_silent_server_is_given_up_before_the_game_starts(capsys):
 
 
 async def test_a_server_that_goes_silent_after_a_move_request_is_given_up(capsys):
-    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_L)
     answered = asyncio.Event()
 
     async def goes_silent(reader, writer):
@@ -108,7 +108,7 @@ async def _stderr_of_bot_against(handler, *extra: str) -> tuple[int, str]:
 
 
 def _flooding_server():
-    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_L)
     state.push(state.legal_moves()[0])  # YELLOW (team TWO) to move, but we are ONE
 
     async def handler(reader, writer):
@@ -150,7 +150,7 @@ def test_idle_timeout_values():
 
 
 async def test_the_bot_gives_up_after_a_request_it_cannot_answer_and_silence(capsys):
-    over = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    over = GameState.new(SEASON_2021, Shape.PENTO_L)
     while not over.is_over:
         over.push(fallback_move(over))
     cases = {"no state before it": "", "the game in the last state is over": wire.memento(ROOM, over, ("a", "b"))}

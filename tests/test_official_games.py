@@ -38,14 +38,14 @@ def load_tsv(name: str):
 )
 def test_official_game(name, start, final_turn, final_valid, points):
     rows, final = load_tsv(name)
-    state = GameState.new(start, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, start)
     for turn, rnd, color, valid, count, move_text, cells, p1, p2 in rows:
         assert state.turn == int(turn)
         assert state.round == int(rnd)
         assert state.color.name == color
         assert ",".join(c.name for c in state.valid_colors) == valid
         assert len(state.legal_moves()) == int(count), f"legal-move count at turn {turn}"
-        assert state.has_legal_placement()
+        assert state.has_legal_move()
         parts = move_text.split()
         move = parse_move(move_text if parts[1] == "SKIP" else " ".join(parts[:4] + parts[4].split(",")))
         if isinstance(move, SetMove):
@@ -63,7 +63,7 @@ def test_official_game(name, start, final_turn, final_valid, points):
 def test_third_party_complete_game():
     """HenrikThoroe's game: 65 placements, all legal, final board as expected, 145 : 131."""
     data = json.loads(fixture_path("replays/henrikthoroe-swc2021-complete-game.json").read_text())
-    state = GameState.new(Shape[data["start_piece"]], season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape[data["start_piece"]])
     placed = 0
     for m in data["moves"]:
         color = Color[m["color"]]
@@ -84,5 +84,5 @@ def test_third_party_complete_game():
         got = {(x, y) for x, y, c in state.cells() if c == color}
         want = {(c["x"], c["y"]) if isinstance(c, dict) else tuple(c) for c in cells}
         assert got == want, color_name
-    assert not any(state.has_legal_placement(c) for c in Color)
+    assert not any(state.has_legal_move(c) for c in Color)
     assert state.outcome().points == (145, 131)

@@ -232,7 +232,7 @@ def test_enums_read_as_their_names_are_true_and_still_index() -> None:
 
 def test_a_hand_made_state_past_turn_511_has_a_key() -> None:
     """A state file may say any turn: the key takes it modulo its table (no IndexError), equality stays exact."""
-    far, near = ModelState.new(Shape.PENTO_L), ModelState.new(Shape.PENTO_L)
+    far, near = ModelState.new(start_piece=Shape.PENTO_L), ModelState.new(start_piece=Shape.PENTO_L)
     far.turn, near.turn = 600, 600 - 512
     a, b = GameState(far), GameState(near)
     assert a.key() == b.key() and a != b  # the same table entry, yet not the same position

@@ -189,7 +189,7 @@ def test_the_checks_see_what_they_look_for():
     graph = import_graph(modules)
     assert "blokus.model.pieces" in graph["blokus.model.moves"] and "blokus.model" not in graph["blokus.model.moves"]
     counts = parameter_counts(modules)
-    assert counts["blokus.model.moves.InvalidMove.__init__"] == 3  # mistake, move, text (self not counted)
+    assert counts["blokus.model.moves.IllegalMoveError.__init__"] == 3  # mistake, move, text (self not counted)
 
 
 def test_the_command_line_check_sees_each_use(tmp_path):

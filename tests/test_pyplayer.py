@@ -87,7 +87,7 @@ def test_loading_finds_the_class_and_its_helpers(tmp_path: Path) -> None:
     assert load_player_class(parse_player(f"py:{path}")).__name__ == "Logic"
     assert load_player_class(parse_player(f"py:{path}:Base")).__name__ == "Base"
     player = load_player_class(parse_player(f"py:{path}"))()
-    move = player.answer(api.GameState(GameState.new(Shape.PENTO_L, season=SEASON_2021)))
+    move = player.answer(api.GameState(GameState.new(SEASON_2021, Shape.PENTO_L)))
     assert move.shape is Shape.PENTO_L
 
 

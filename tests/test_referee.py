@@ -16,7 +16,7 @@ from blokus.model.state import GameState
 
 @pytest.mark.parametrize("season", [SEASON_2021, SEASON_2027], ids=["2021", "2027"])
 def test_a_legal_move_in_time_is_played_and_a_late_one_is_not(season) -> None:
-    state = GameState.new(Shape.PENTO_L, season=season)
+    state = GameState.new(season, Shape.PENTO_L)
     referee = Referee(state, soft_timeout=season.soft_timeout_ms / 1000)
     move = state.legal_moves()[0]
     late = referee.judge(move, elapsed=2.001)
@@ -27,7 +27,7 @@ def test_a_legal_move_in_time_is_played_and_a_late_one_is_not(season) -> None:
 
 
 def test_an_illegal_move_names_its_rule_and_fields_and_is_not_played() -> None:
-    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_L)
     referee = Referee(state, soft_timeout=None)  # untimed: only the rules judge
     move = parse_move("BLUE PENTO_L NONE false 5 5")  # not in a corner at the first move
     ruling = referee.judge(move, elapsed=60.0)
@@ -38,7 +38,7 @@ def test_an_illegal_move_names_its_rule_and_fields_and_is_not_played() -> None:
 
 
 def test_a_move_wrong_by_its_form_is_judged_by_its_mistake_and_the_clock_first() -> None:
-    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_L)
     referee = Referee(state, soft_timeout=2.0)
     wrong = referee.judge(None, elapsed=0.5, mistake=MoveMistake.WRONG_COLOR)
     assert wrong.mistake is MoveMistake.WRONG_COLOR and wrong.line.startswith("illegal move at turn 0: ")
@@ -48,7 +48,7 @@ def test_a_move_wrong_by_its_form_is_judged_by_its_mistake_and_the_clock_first()
 
 
 def test_a_skip_in_the_first_round_is_a_rule_violation_and_the_hard_line_names_the_limit() -> None:
-    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_L)
     ruling = Referee(state, soft_timeout=2.0).judge(SkipMove(Color.BLUE), elapsed=0.1)
     assert ruling.cause is Cause.RULE_VIOLATION and ruling.move == SkipMove(Color.BLUE)
     assert hard_timeout_line(2.0, 7) == "timeout: no move within 2000 ms at turn 7"

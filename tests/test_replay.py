@@ -237,7 +237,7 @@ def test_new_replay_path_never_overwrites(tmp_path) -> None:
 
 
 def test_set_move_is_derived_when_last_move_disagrees() -> None:
-    before = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    before = GameState.new(SEASON_2021, Shape.PENTO_L)
     move = SetMove(Color.BLUE, Shape.PENTO_L, Rotation.NONE, True, 0, 16)
     after = before.copy()
     after.play(move)

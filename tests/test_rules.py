@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from blokus.model.moves import InvalidMove, MoveMistake, SetMove, SkipMove
+from blokus.model.moves import IllegalMoveError, MoveMistake, SetMove, SkipMove
 from blokus.model.pieces import Color, Rotation, Shape, Team, orientations, transform
 from blokus.model.season import SEASON_2021
 from blokus.model.state import GameState
@@ -21,7 +21,7 @@ def mv(color, shape, rotation=NONE, flipped=False, x=0, y=0):
 
 
 def u4() -> GameState:
-    state = GameState.new(Shape.PENTO_U, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_U)
     for move in (
         mv(B, "PENTO_U", NONE, False, 0, 0),
         mv(Y, "PENTO_U", NONE, False, 17, 0),
@@ -60,7 +60,7 @@ def test_u4_position():
     ],
 )
 def test_first_moves(case, move, expected):
-    assert GameState.new(Shape.PENTO_U, season=SEASON_2021).validate(move) is expected, case
+    assert GameState.new(SEASON_2021, Shape.PENTO_U).validate(move) is expected, case
 
 
 def test_f10_f11_cells():
@@ -69,7 +69,7 @@ def test_f10_f11_cells():
 
 
 def test_f12_f13_any_free_corner():
-    state = GameState.new(Shape.PENTO_U, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_U)
     assert len(state.legal_moves()) == 16
     seq = [
         (mv(B, "PENTO_U", NONE, False, 17, 0), {(17, 0), (19, 0), (17, 1), (18, 1), (19, 1)}),
@@ -83,14 +83,14 @@ def test_f12_f13_any_free_corner():
 
 
 def test_error_texts():
-    state = GameState.new(Shape.PENTO_U, season=SEASON_2021)
-    with pytest.raises(InvalidMove) as err:
+    state = GameState.new(SEASON_2021, Shape.PENTO_U)
+    with pytest.raises(IllegalMoveError) as err:
         state.play(mv(R, "PENTO_U", NONE, False, 0, 0))
     assert str(err.value) == "Die Farbe des Zuges ist nicht an der Reihe bei Zug 'Setze PENTO_U(Farbe Rot)[0,0]'"
-    with pytest.raises(InvalidMove) as err:
+    with pytest.raises(IllegalMoveError) as err:
         state.play(SkipMove(B))
     assert str(err.value) == "Der erste Zug muss einen Stein setzen bei Zug 'Farbe Blau setzt aus'"
-    with pytest.raises(InvalidMove) as err:
+    with pytest.raises(IllegalMoveError) as err:
         state.play(mv(B, "PENTO_S", NONE, False, 0, 0))
     assert str(err.value) == "Der erste Zug muss den festgelegten Spielstein setzen"
     assert SEASON_2021.violation_text(M.OBSTRUCTED, mv(R, "PENTO_I", NONE, False, 19, 17)) == (
@@ -112,7 +112,7 @@ W1 = [
 
 
 def test_w1_to_w5_opening_sets():
-    state = GameState.new(Shape.PENTO_W, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_W)
     expected = {mv(B, "PENTO_W", rot, False, *pos) for pos, rot in W1}
     assert set(state.legal_moves()) == expected
     plays = [
@@ -127,7 +127,7 @@ def test_w1_to_w5_opening_sets():
         assert set(state.legal_moves()) == {mv(color, "PENTO_W", rot, False, *pos) for pos, rot in remaining}
         remaining = remaining[2:]
     for start in Shape:  # W5: generator ⊆ validator, on every fresh state
-        fresh = GameState.new(start, season=SEASON_2021)
+        fresh = GameState.new(SEASON_2021, start)
         assert all(fresh.validate(m) is None for m in fresh.legal_moves())
 
 
@@ -159,7 +159,7 @@ def test_l12_count():
 
 
 def i4() -> GameState:
-    state = GameState.new(Shape.PENTO_I, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_I)
     state.play(mv(B, "PENTO_I", RIGHT, True, 0, 0))
     state.turn = 4  # the official test advances the turn counter three times without moves
     return state
@@ -305,7 +305,7 @@ def test_scoring():
 
 
 def test_g1_everyone_skips_until_round_limit():
-    state = GameState.new(Shape.PENTO_P, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_P)
     for _ in range(4):
         state.play(next(iter(state.legal_moves())))
     while not state.is_over:

@@ -11,7 +11,7 @@ import pytest
 from blokus.model import messages as M
 from blokus.model.convert import detect_season, move_to_message, parse_xml, read_state, state_from_xml, state_to_message
 from blokus.model.framing import parse_document
-from blokus.model.moves import InvalidMove, MoveMistake, SetMove, SkipMove
+from blokus.model.moves import IllegalMoveError, MoveMistake, SetMove, SkipMove
 from blokus.model.pieces import COLORS, SHAPES, Color, Rotation, Shape, Team
 from blokus.model.result import Cause, irregular_result, regular_result, result_from_data, result_to_data
 from blokus.model.season import SEASON_2021, SEASON_2027, season_named
@@ -29,7 +29,7 @@ def _text(name: str) -> bytes:
 
 
 def _new(piece: Shape, season=SEASON_2027) -> GameState:
-    return GameState.new(piece, season=season)
+    return GameState.new(season, piece)
 
 
 @pytest.mark.parametrize(
@@ -52,7 +52,7 @@ def test_first_piece_off_the_border_is_not_on_border():
     state = _new(Shape.PENTO_L)
     move = SetMove(Color.BLUE, Shape.PENTO_L, Rotation.NONE, False, 5, 5)
     assert state.validate(move) is MoveMistake.NOT_ON_BORDER
-    with pytest.raises(InvalidMove) as info:
+    with pytest.raises(IllegalMoveError) as info:
         state.play(move)
     assert str(info.value) == ("Der erste Zug muss an den Rand gesetzt werden bei 'Setze PENTO_L(Farbe Blau)[5,5]'")
     assert MoveMistake.NOT_ON_BORDER.german == "Der erste Zug muss an den Rand gesetzt werden"
@@ -110,7 +110,7 @@ def test_game_ends_at_turn_96():
 
 def test_a_random_2027_game_never_passes_turn_96():
     rng = random.Random(5)
-    state = GameState.new(Shape.PENTO_X, season=SEASON_2027)
+    state = GameState.new(SEASON_2027, Shape.PENTO_X)
     while not state.is_over:
         moves = state.legal_moves()
         state.play(moves[rng.randrange(len(moves))] if len(moves) else SkipMove(state.color))
@@ -353,7 +353,7 @@ def test_the_compiled_engine_follows_the_season():
 
     for piece in ("PENTO_W", "PENTO_X"):
         for season in (SEASON_2021, SEASON_2027):
-            state = GameState.new(Shape[piece], season=season)
+            state = GameState.new(season, Shape[piece])
             assert FastState.from_state(state).legal_placements().tolist() == state.legal_placements().tolist()
 
 
@@ -388,7 +388,7 @@ def test_a_state_keeps_its_season_through_pickling():
     """Engine processes and arena workers get states by pickle: the season stays the one profile."""
     import pickle
 
-    state = GameState.new(Shape.PENTO_X, season=SEASON_2027)
+    state = GameState.new(SEASON_2027, Shape.PENTO_X)
     again = pickle.loads(pickle.dumps(state))
     assert again.season is SEASON_2027 and len(again.legal_moves()) == 68
 

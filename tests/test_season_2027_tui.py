@@ -61,7 +61,7 @@ def test_a_2027_replay_loads_in_the_viewer(tmp_path):
     from blokus.tui.replays import load_replay, result_texts
 
     rng = random.Random(3)
-    state = GameState.new(Shape.PENTO_X, season=SEASON_2027)
+    state = GameState.new(SEASON_2027, Shape.PENTO_X)
     states = [state.copy()]
     while not state.is_over:
         moves = state.legal_moves()
@@ -91,6 +91,6 @@ def test_a_2027_rule_violation_is_explained_in_english():
         Cause.RULE_VIOLATION, "alice", SEASON_2027.violation_text(MoveMistake.NOT_ON_BORDER, move)
     )
     result = irregular_result(Team.ONE, Cause.RULE_VIOLATION, reason, (0, 0), ("alice", "bob"), SEASON_2027)
-    title, lines = result_texts(result, GameState.new(Shape.PENTO_L, season=SEASON_2027), {})
+    title, lines = result_texts(result, GameState.new(SEASON_2027, Shape.PENTO_L), {})
     assert title == "Game over — team TWO (YELLOW+GREEN, bob) wins 0 : 0"
     assert any("NOT_ON_BORDER: the first piece must touch the edge of the board" in line for line in lines)

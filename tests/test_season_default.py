@@ -70,7 +70,7 @@ def test_the_player_api_starts_a_game_of_the_default_season() -> None:
 
 def test_moves_of_a_state_that_does_not_tell_its_season(tmp_path, capsys) -> None:
     """A state file without a season's marks is judged by the default season; ``--season 2021`` by 2021's."""
-    room = state_to_message(GameState.new(Shape.PENTO_V, season=SEASON_2021), "r")
+    room = state_to_message(GameState.new(SEASON_2021, Shape.PENTO_V), "r")
     tree = etree.fromstring(M.to_bytes(room))
     for mark in tree.iter("startTeam", "first", "second"):  # 2021's marks (model.convert.detect_season)
         mark.getparent().remove(mark)
@@ -81,7 +81,7 @@ def test_moves_of_a_state_that_does_not_tell_its_season(tmp_path, capsys) -> Non
         assert moves_main(["--count", str(path), *(["--season", season] if season else [])]) == 0
         counts[season] = int(capsys.readouterr().out)
     assert counts["2021"] == 12  # PENTO_V in a corner (docs/spec/rules.md §16)
-    assert counts[None] == counts["2027"] == len(GameState.new(Shape.PENTO_V, season=SEASON_2027).legal_moves()) > 12
+    assert counts[None] == counts["2027"] == len(GameState.new(SEASON_2027, Shape.PENTO_V).legal_moves()) > 12
 
 
 def test_new_player_files_name_the_season(tmp_path, capsys) -> None:

@@ -56,7 +56,7 @@ def test_printable_escapes_every_control_bidi_and_invisible_character(ch):
 
 
 def _game(season: str, piece: Shape, length: int = 30) -> list[GameState]:
-    state = GameState.new(piece, season=season_named(season))
+    state = GameState.new(season_named(season), piece)
     states, rng = [state.copy()], random.Random(1)
     while not state.is_over and len(states) < length:
         moves = list(state.legal_moves())

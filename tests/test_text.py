@@ -44,7 +44,7 @@ def test_no_terminal_escapes_in_the_errors_of_moves_analyse_and_replay(tmp_path,
 def test_result_texts_shown_in_the_tui_are_printable():
     from blokus.tui.replays import result_texts
 
-    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_L)
     result = irregular_result(
         Team.ONE, Cause.LEFT, "gone \x1b[5m\x07", (0, 0), ("\x1b[31mevil", "b"), season=SEASON_2021
     )

@@ -182,7 +182,7 @@ async def test_new_game_after_the_end():
 
 
 def test_refusals_name_the_cells():
-    state = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    state = GameState.new(SEASON_2021, Shape.PENTO_L)
     state.play(SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0))
     play_openings_state = state  # YELLOW to move: cover BLUE's cells
     mistake = play_openings_state.validate(SetMove(Color.YELLOW, Shape.PENTO_L, x=0, y=0))

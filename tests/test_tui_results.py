@@ -16,7 +16,7 @@ NAMES = {Team.ONE: "alice", Team.TWO: "bob"}
 
 
 def _state_after(plies: int) -> GameState:
-    st = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    st = GameState.new(SEASON_2021, Shape.PENTO_L)
     for _ in range(plies):
         st.play(st.legal_moves()[0])
     return st
@@ -59,7 +59,7 @@ def test_result_texts(name, title, expected):
 
 
 def test_result_text_without_result_message():
-    st = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    st = GameState.new(SEASON_2021, Shape.PENTO_L)
     st.play(SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0))
     title, lines = result_texts(None, st, NAMES)
     assert title == "Game not finished"
@@ -107,7 +107,7 @@ def test_a_timeout_end_gives_one_cause(season_name, cause_name):
     cause = Cause(cause_name)
     reason = season.irregular_reason(cause_name, "ONE")
     result = irregular_result(Team.ONE, cause, reason, (0, 0), ("", ""), season)
-    state = GameState.new(Shape[season.start_pieces[0]], season=season)
+    state = GameState.new(season, Shape[season.start_pieces[0]])
     text = "\n".join(end_texts(result, state, NAMES).lines)
     seconds = (season.soft_timeout_ms if cause is Cause.SOFT_TIMEOUT else season.hard_timeout_ms) // 1000
     assert f"did not move within {seconds} seconds" in text

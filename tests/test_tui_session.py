@@ -49,7 +49,7 @@ def test_flip_mirrors_and_ghost_stays_on_board():
 
 
 def test_classify_three_states():
-    st = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    st = GameState.new(SEASON_2021, Shape.PENTO_L)
     assert classify(st, SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0))[0] is GhostStatus.LEGAL
     status, mistake = classify(st, SetMove(Color.BLUE, Shape.PENTO_L, x=8, y=8))
     assert status is GhostStatus.NO_CONTACT and mistake is MoveMistake.NOT_IN_CORNER
@@ -121,7 +121,7 @@ def test_autopilot_hands_the_turn_to_the_ai():
 
 
 def test_log_entries_moves_skips_and_removals():
-    a = GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    a = GameState.new(SEASON_2021, Shape.PENTO_L)
     b = a.copy()
     b.play(SetMove(Color.BLUE, Shape.PENTO_L, x=0, y=0))
     tl = Timeline.from_states([a, b])

@@ -17,7 +17,7 @@ THEIRS, OURS = HostedSide("prog", program=True, exit_code=0), HostedSide("bot", 
 
 
 def hosted(result, *, seats=(THEIRS, OURS), state=None, **kw) -> Hosted:
-    state = state or GameState.new(Shape.PENTO_L, season=SEASON_2021)
+    state = state or GameState.new(SEASON_2021, Shape.PENTO_L)
     return Hosted(seats, SEASON_2021, result, state, **kw)
 
 

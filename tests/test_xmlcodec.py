@@ -263,8 +263,8 @@ def test_2027_states_are_written_in_the_2027_order() -> None:
 
 def test_names_are_validated_and_text_lxml_refuses_is_refused() -> None:
     with pytest.raises(ValidationError):  # names are validated as before
-        state_to_model(GameState.new(Shape.PENTO_V, season=SEASON_2021), (None, "b"))  # type: ignore[arg-type]
-    refused = state_to_model(GameState.new(Shape.PENTO_V, season=SEASON_2021), ("\x01", "b"))
+        state_to_model(GameState.new(SEASON_2021, Shape.PENTO_V), (None, "b"))  # type: ignore[arg-type]
+    refused = state_to_model(GameState.new(SEASON_2021, Shape.PENTO_V), ("\x01", "b"))
     with pytest.raises(ValueError, match="XML compatible"):
         to_xml(M.Room(room_id="r", data=M.Memento(state=refused)))
 
@@ -344,7 +344,7 @@ def test_lenient_variants_are_read_alike_or_declined(old: str, new: str) -> None
 
 
 def test_unusual_state_models_are_written_alike() -> None:
-    base = state_to_model(GameState.new(Shape.PENTO_V, season=SEASON_2021), ("a", "b"))
+    base = state_to_model(GameState.new(SEASON_2021, Shape.PENTO_V), ("a", "b"))
     names = "&<>\"' \n\t\r ä €"
     variants = [
         base,

@@ -162,7 +162,7 @@ class ScriptedConnection:
 
         self.M = M
         self.on_traffic = on_traffic or (lambda d, x: None)
-        self.state = GameState.new(start_piece, season=SEASON_2021)
+        self.state = GameState.new(SEASON_2021, start_piece)
         self.queue: asyncio.Queue = asyncio.Queue()
         self.closed = False
 

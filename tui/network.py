@@ -84,7 +84,7 @@ class NetworkOptions:
 def network_session(link: ServerLink) -> GameSession:
     """The session of a game on a server before it starts: a placeholder board, our moves sent by ``link``."""
     session = GameSession(
-        Timeline(GameState.new(Shape.PENTO_L)),
+        Timeline(GameState.new(start_piece=Shape.PENTO_L)),
         {Team.ONE: SeatKind.HUMAN, Team.TWO: SeatKind.REMOTE},
         {Team.ONE: link.name or "you", Team.TWO: "opponent"},
         local=False,

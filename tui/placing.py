@@ -8,7 +8,7 @@ from enum import Enum
 from typing import Protocol
 
 from blokus.model import placements as P
-from blokus.model.moves import InvalidMove, Move, MoveMistake, SetMove, SkipMove, describe_move
+from blokus.model.moves import IllegalMoveError, Move, MoveMistake, SetMove, SkipMove, describe_move
 from blokus.model.pieces import Color, Rotation, Shape, transform
 from blokus.model.record import GameRecord
 from blokus.model.season import FirstMove
@@ -130,7 +130,7 @@ class PlacementHost(Protocol):
 
     def refusal(self) -> str | None: ...  # why the human cannot act now, or None
 
-    def apply(self, move: Move) -> None: ...  # raises InvalidMove
+    def apply(self, move: Move) -> None: ...  # raises IllegalMoveError
 
 
 class Placement:
@@ -318,7 +318,7 @@ class Placement:
         move = self.ghost.move(self.state.color)
         try:
             self.session.apply(move)
-        except InvalidMove as exc:
+        except IllegalMoveError as exc:
             self._say(f"{REFUSAL}{self.state.refusal_text(move, exc.mistake)}.", True)  # the model's one text
             return None
         self._say(f"placed {describe_move(move)}")

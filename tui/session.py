@@ -15,7 +15,7 @@ from enum import Enum
 
 from blokus.model import placements as P
 from blokus.model.moverecords import MoveRecord
-from blokus.model.moves import InvalidMove, Move, MoveMistake, SkipMove
+from blokus.model.moves import IllegalMoveError, Move, MoveMistake, SkipMove
 from blokus.model.pieces import Color, Shape, Team
 from blokus.model.record import ColorRemoved, GameRecord, MoveEvent, events_between
 from blokus.model.result import EndTexts, GameResult, end_texts, state_result
@@ -170,9 +170,7 @@ class GameSession:
         names: dict[Team, str] | None = None,
         season: Season = DEFAULT_SEASON,
     ) -> GameSession:
-        import random
-
-        state = GameState.new(start_piece, rng=random.Random(seed) if seed is not None else None, season=season)
+        state = GameState.new(season, start_piece, seed)
         if hotseat:
             seats = {Team.ONE: SeatKind.HUMAN, Team.TWO: SeatKind.HUMAN}
         elif human is None:
@@ -252,13 +250,13 @@ class GameSession:
                 self.ghost = self.placing.new_ghost(st.start_piece)
 
     def apply(self, move: Move) -> None:
-        """Play a move on the live state (raises ``InvalidMove``) and append it to the timeline.
+        """Play a move on the live state (raises ``IllegalMoveError``) and append it to the timeline.
 
         In a network game the move is checked again and sent; the server's next state applies it."""
         if self.send is not None:
             mistake = self.state.validate(move)
             if mistake is not None:
-                raise InvalidMove(mistake, move, self.state.season.violation_text(mistake, move))
+                raise IllegalMoveError(mistake, move, self.state.season.violation_text(mistake, move))
             self.move_requested = False
             self.ghost = None
             self.view = None
@@ -287,8 +285,8 @@ class GameSession:
         """Play a move chosen for the human (AI suggestion, network); explains a refusal."""
         try:
             self.apply(move)
-        except (InvalidMove, ValueError) as exc:
-            reason = exc.mistake.english if isinstance(exc, InvalidMove) else str(exc)
+        except ValueError as exc:  # an IllegalMoveError names the rule broken
+            reason = exc.rule if isinstance(exc, IllegalMoveError) else str(exc)
             self.feedback = Feedback(f"{REFUSAL}{reason}.", True)
             return False
         return True

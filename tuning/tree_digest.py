@@ -37,7 +37,7 @@ VARIANTS = {
 def position(season: str, turns: int, seed: int) -> GameState:
     rng = random.Random(seed)
     first = Shape.PENTO_X if SEASONS[season].year == 2027 else Shape.PENTO_L
-    state = GameState.new(first, season=SEASONS[season])
+    state = GameState.new(SEASONS[season], first)
     while state.turn < turns and not state.is_over:
         ids = state.legal_placements()
         state.push_placement(int(ids[rng.randrange(len(ids))]))

@@ -120,7 +120,7 @@ def replay_fault(spec: GameSpec, game: ArenaGame) -> str:
             f"asked: game {spec.index}, {spec.start_piece}, A as team {spec.a_team + 1})"
         )
     season = season_named(spec.season)
-    state = GameState.new(Shape[spec.start_piece], season=season)
+    state = GameState.new(season, Shape[spec.start_piece])
     opening = random.Random(spec.seed)  # the arena's opening turns (as ``match._play`` draws them)
     for number, code in enumerate(game.moves, start=1):
         if state.is_over:

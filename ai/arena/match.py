@@ -129,7 +129,7 @@ def play_game(
 
 def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) -> ArenaGame:
     season = season_named(spec.season)
-    state = GameState.new(Shape[spec.start_piece], season=season)
+    state = GameState.new(season, Shape[spec.start_piece])
     for text in spec.opening:  # the pair's opening (read and checked from its file), then the game
         state.play(parse_move(text))
     record = GameRecord(state.copy())  # the one game record: states and moves, for the replay

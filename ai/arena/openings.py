@@ -55,11 +55,11 @@ def balanced_suite(season: Season, settings: SuiteSettings) -> list[JudgedOpenin
     rng = random.Random(settings.seed)
     pieces = [Shape[name] for name in season.start_pieces]
     suite: list[JudgedOpening] = []
-    seen: set[tuple] = set()
+    seen: set[int] = set()
     for slot in range(settings.count):  # the start pieces in turn, one a slot
         piece = pieces[slot % len(pieces)]
         for _ in range(ATTEMPTS_PER_OPENING):
-            state = GameState.new(piece, season=season)
+            state = GameState.new(season, piece)
             moves: list[Move] = []
             while len(moves) < settings.plies and not state.is_over:
                 move = _plausible_move(state, rng)

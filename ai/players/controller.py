@@ -75,7 +75,7 @@ def warm_up() -> None:
     from blokus.model.messages import to_xml
     from blokus.model.pieces import Shape
 
-    state = GameState.new(Shape.PENTO_L)
+    state = GameState.new(start_piece=Shape.PENTO_L)
     move = fallback_move(state, random.Random(0))
     check_move(state, move)
     convert.parse_xml(to_xml(convert.state_to_message(state, "warm-up")))
@@ -94,7 +94,7 @@ def check_move(state: GameState, move: object) -> str | None:
     mistake = state.validate(move)
     if mistake is not None:
         return f"{mistake.name}: {state.refusal_text(move, mistake)}"
-    if isinstance(move, SkipMove) and state.has_legal_placement():
+    if isinstance(move, SkipMove) and state.has_legal_move():
         # Legal, but never skip while a placement exists (it only loses points).
         return "skip although a placement exists"
     return None

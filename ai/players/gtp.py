@@ -173,7 +173,7 @@ class GtpPlayer(Engine):
         self._sync(state)
         answer = self.command(f"genmove {color + 1}").strip().lower()
         if answer == "pass":
-            if not state.has_legal_placement(color):
+            if not state.has_legal_move(color):
                 return SkipMove(color)
             # Pentobi sometimes finds no move for a colour that started in another corner than its own
             # rules give it (SC lets every colour start in any corner): a pass would hand the opponent a

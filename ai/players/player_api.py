@@ -4,8 +4,10 @@ The public face is ``blokus.player`` (it re-exports these names with the referen
 ``docs/player-api.md``). They live here, below ``net`` and ``cli``, so that ``ai.players.pyplayer`` (the loader of
 ``py:PATH[:CLASS]`` players) can build them while imports keep pointing one way.
 
-``GameState`` is a thin façade over the compiled engine (``model.fast.FastState``: legal moves of any colour,
-push/pop, scores in numba), with a 64-bit Zobrist key kept by push/pop (``key()``), and the moves of
+``GameState`` is a thin façade over the compiled engine (``model.state.GameState.compiled()``, a
+``model.fast.FastState``, private underneath: legal moves of any colour, push/pop, scores in numba), in the one
+vocabulary of ``model.state.GameState`` (docs/position.md), with the same 64-bit Zobrist key (``model.zobrist``)
+kept by push/pop (``key()``), and the moves of
 ``model.moves`` (``SetMove``/``SkipMove``, printed and parsed by ``str(move)``/``parse_move``); the exact
 reference engine (``model.state.GameState``) checks moves in ``play``/``is_legal`` and is what ``to_model()``
 returns.
@@ -13,7 +15,6 @@ returns.
 
 from __future__ import annotations
 
-import hashlib
 import operator
 import random
 import time
@@ -24,11 +25,12 @@ import numpy as np
 
 from blokus.model import fast as F
 from blokus.model import placements as P
-from blokus.model.moves import Move, SetMove, SkipMove, as_move, parse_move
+from blokus.model.moves import IllegalMoveError, Move, MoveMistake, SetMove, SkipMove, as_move, parse_move
 from blokus.model.pieces import COLORS, SHAPES, Color, Shape, Team
-from blokus.model.season import DEFAULT_SEASON, Season, season_named
-from blokus.model.state import ALL_COLORS
+from blokus.model.season import DEFAULT_SEASON, Season
+from blokus.model.state import ALL_COLORS, Outcome
 from blokus.model.state import GameState as ModelState
+from blokus.model.zobrist import Z_MONO, Z_PLACE, Z_TURN, Z_VALID, board_key
 
 if TYPE_CHECKING:
     from blokus.model.result import GameResult
@@ -61,55 +63,6 @@ def _pid(move: SetMove) -> int | None:
     return pid
 
 
-# --- the Zobrist key ----------------------------------------------------------------------------------------
-# A position is the board (the owner of every cell), the pieces each colour has left, the turn (so the colour to
-# move and the rounds left), the colours still in the game, which colours placed the MONO last (5 points), the
-# start piece (a colour's first move) and the season (first-move cells, turn limit). The key is the XOR of one
-# fixed random 64-bit number per (colour, cell) owned, per (colour, shape) placed, and per value of the small
-# fields: a placement's number is the XOR of its cells' and its shape's, so ``push`` XORs one number and equal
-# positions have equal keys whatever order their moves came in. The numbers are drawn once from a fixed seed
-# (keys are the same in every process and run).
-
-_KEY_RNG = np.random.default_rng(0x0B10C05)
-
-
-def _randoms(*shape: int, rng: np.random.Generator = _KEY_RNG) -> np.ndarray:
-    return np.frombuffer(rng.bytes(8 * int(np.prod(shape))), dtype=np.uint64).reshape(shape).copy()
-
-
-_Z_CELL = _randoms(len(COLORS), P.NCELLS + 1)
-_Z_CELL[:, P.NCELLS] = 0  # the padding cell of short pieces
-_Z_SHAPE = _randoms(len(COLORS), len(SHAPES))
-# per colour, per placement id: the XOR of its cells' numbers and its shape's (Python ints: push reads one)
-_Z_PLACE: list[list[int]] = [
-    (np.bitwise_xor.reduce(_Z_CELL[c][P.P_CELLS], axis=1) ^ _Z_SHAPE[c][P.P_SHAPE.astype(np.intp)]).tolist()
-    for c in range(len(COLORS))
-]
-_Z_TURN: list[int] = _randoms(512).tolist()  # by turn % 512: games end by turn 100, a hand-made state may say more
-_Z_VALID: list[int] = _randoms(16).tolist()
-_Z_MONO: list[int] = _randoms(16).tolist()
-_Z_START: list[int] = _randoms(len(SHAPES)).tolist()
-
-
-def _season_key(season: Season) -> int:
-    return int.from_bytes(hashlib.blake2b(season.name.encode(), digest_size=8).digest(), "little")
-
-
-def _board_key(state: ModelState) -> int:
-    """The key's part of the board and the hands, and of the game's fixed facts (start piece, season)."""
-    key = _season_key(state.season) ^ _Z_START[int(state.start_piece)]
-    for c in range(len(COLORS)):
-        bits, cells = state.boards[c], _Z_CELL[c]
-        for cell in range(P.NCELLS):
-            if bits >> cell & 1:
-                key ^= int(cells[cell])
-        placed = ~state.shapes[c] & F.ALL_SHAPES
-        for shape in range(len(SHAPES)):
-            if placed >> shape & 1:
-                key ^= int(_Z_SHAPE[c, shape])
-    return key
-
-
 # (x, y) of every cell index
 _XY: list[tuple[int, int]] = [(i % P.N, i // P.N) for i in range(P.NCELLS)]
 
@@ -134,30 +87,34 @@ class GameState:
     (the server's rule), so the colour to move always has a legal placement until the game is over.
     """
 
-    __slots__ = ("_fast", "_season", "_start_piece", "_last_moves", "_keys")
+    __slots__ = ("_engine", "_season", "_start_piece", "_last_moves", "_keys")
 
     def __init__(self, state: ModelState) -> None:
         """The position of a ``model.state.GameState`` (the project's reference engine)."""
-        self._fast = F.FastState.from_state(state)
+        self._engine = state.compiled()
         self._season: Season = state.season
         self._start_piece = state.start_piece
         self._last_moves: list[Move | None] = [state.last_move]
-        self._keys: list[int] = [_board_key(state)]  # per pushed move: the key's board part (see key())
+        # per pushed move: the key's board part (see key())
+        self._keys: list[int] = [board_key(state.season, state.start_piece, state.boards, state.shapes)]
 
     @classmethod
     def new(
-        cls, season: int | str = DEFAULT_SEASON.name, start_piece: Shape | str | None = None, seed: int | None = None
+        cls,
+        season: Season | int | str = DEFAULT_SEASON,
+        start_piece: Shape | str | None = None,
+        seed: int | None = None,
+        *,
+        rng: random.Random | None = None,
     ) -> GameState:
         """A new game of ``season`` (2027, the current contest season, unless 2021 is asked for). Without
         ``start_piece`` it is drawn from the season's pool as the server does (reproducibly with ``seed``)."""
-        profile = season_named(season)
-        shape = Shape.parse(start_piece) if isinstance(start_piece, str) else start_piece
-        return cls(ModelState.new(shape, random.Random(seed), profile))
+        return cls(ModelState.new(season, start_piece, seed, rng=rng))
 
     def copy(self) -> GameState:
         """An independent copy (its own undo history starts empty)."""
         other = GameState.__new__(GameState)
-        other._fast = self._fast.copy()
+        other._engine = self._engine.copy()
         other._season = self._season
         other._start_piece = self._start_piece
         other._last_moves = [self._last_moves[-1]]
@@ -169,27 +126,28 @@ class GameState:
     @property
     def color(self) -> Color:
         """The colour to move (socha: ``current_color()``)."""
-        return COLORS[self._fast.color]
+        return COLORS[self._engine.color]
 
     @property
     def team(self) -> Team:
         """The team to move: ``Team.ONE`` (BLUE and RED) or ``Team.TWO`` (YELLOW and GREEN)."""
-        return Team(self._fast.color & 1)
+        return Team(self._engine.color & 1)
 
     @property
     def turn(self) -> int:
         """The turn number (0 at the start; +1 per move, and +1 for each colour that leaves the game)."""
-        return self._fast.turn
+        return self._engine.turn
 
     @property
     def round(self) -> int:
         """The round: 1 + turn // 4."""
-        return 1 + self._fast.turn // 4
+        return 1 + self._engine.turn // 4
 
     @property
-    def season(self) -> int:
-        """The season: 2021 (first piece in a corner, 25 rounds) or 2027 (first piece on the border, 24 rounds)."""
-        return int(self._season.name)  # the profile names its season by its year
+    def season(self) -> Season:
+        """The season's profile: 2021 (first piece in a corner, 25 rounds) or 2027 (first piece on the border, 24
+        rounds); it equals its year (``state.season == 2027``, ``season.year``)."""
+        return self._season
 
     @property
     def start_piece(self) -> Shape:
@@ -204,13 +162,13 @@ class GameState:
     @property
     def valid_colors(self) -> tuple[Color, ...]:
         """The colours still in the game."""
-        valid = self._fast.valid
+        valid = self._engine.valid
         return tuple(c for c in COLORS if valid >> c & 1)
 
     @property
     def is_over(self) -> bool:
         """Whether the game is over (no colour can place, or the round limit is reached)."""
-        return self._fast.is_over
+        return self._engine.is_over
 
     # --- moves ------------------------------------------------------------------------------------
 
@@ -226,13 +184,19 @@ class GameState:
         if c < 0:
             return []
         table = _MOVES[c]
-        ids = self._fast.legal_placements(c).tolist()
+        ids = self._engine.legal_placements(c).tolist()
         return [table[pid] or _move(c, pid) for pid in ids]
 
     def legal_move_count(self, color: Color | None = None) -> int:
         """``len(legal_moves(color))`` without building the moves (a colour's mobility, compiled)."""
         c = self._colour_in_game(color)
-        return 0 if c < 0 else self._fast.placement_count(c)
+        return 0 if c < 0 else self._engine.legal_move_count(c)
+
+    def has_legal_move(self, color: Color | None = None) -> bool:
+        """Whether ``color`` (default: the colour to move) can place any piece, whether or not it is still in the
+        game (stops at the first one found)."""
+        c = self._engine.color if color is None else int(color)
+        return bool(F.has_move(F.TABLES, self._engine.b, self._engine.m, c, self._engine.first_cells))
 
     def corners(self, color: Color | None = None) -> list[tuple[int, int]]:
         """The free corners of ``color`` (default: the colour to move): the cells (x, y) its next piece may
@@ -242,11 +206,11 @@ class GameState:
         c = self._colour_in_game(color)
         if c < 0:
             return []
-        return [_XY[i] for i in self._fast.attach_cells(c).tolist()]
+        return [_XY[i] for i in self._engine.corners(c).tolist()]
 
     def _colour_in_game(self, color: Color | None) -> int:
         """The index of ``color`` (default: the colour to move), -1 if it cannot move (out, or the game is over)."""
-        turn, valid, _, _, _, limit = self._fast.m[: F.M_HAND].tolist()  # one read: this runs at every leaf
+        turn, valid, _, _, _, limit = self._engine.m[: F.M_HAND].tolist()  # one read: this runs at every leaf
         if color is None:
             c = turn & 3
         else:
@@ -267,40 +231,41 @@ class GameState:
     def push(self, move: Move) -> None:
         """Apply ``move``, which must be legal (from ``legal_moves()``; ``play`` checks it). ``pop()`` undoes it.
 
-        Raises ``ValueError`` for a move of another colour or off the board; for speed nothing else is
-        checked (an illegal placement gives a position no game can reach; memory-safe all the same: the engine's
-        arrays hold every position's moves, tests/test_engine_fuzz.py).
+        Raises ``IllegalMoveError`` (a ``ValueError``) for a move of another colour or off the board; for speed
+        nothing else is checked (an illegal placement gives a position no game can reach; memory-safe all the same:
+        the engine's arrays hold every position's moves, tests/test_engine_fuzz.py).
         """
         move = as_move(move, "push got")
-        color = self._fast.color
+        color = self._engine.color
         if move.color != color:
-            raise ValueError(f"{move}: {COLORS[color].name} is to move")
+            raise IllegalMoveError(MoveMistake.WRONG_COLOR, move, f"{move}: {COLORS[color].name} is to move")
         if isinstance(move, SkipMove):
-            self._fast.push_skip()
+            self._engine.push_skip()
             self._keys.append(self._keys[-1])
         else:
             pid = _pid(move)
             if pid is None:
-                raise ValueError(f"{move}: off the board")
-            self._fast.push_placement(pid)
-            self._keys.append(self._keys[-1] ^ _Z_PLACE[color][pid])
+                raise IllegalMoveError(MoveMistake.OUT_OF_BOUNDS, move, f"{move}: off the board")
+            self._engine.push_placement(pid)
+            self._keys.append(self._keys[-1] ^ Z_PLACE[color][pid])
         self._last_moves.append(move)
 
     def play(self, move: Move | str) -> None:
-        """Check and apply ``move`` (or its text): ``ValueError`` naming the server's mistake if it is illegal."""
+        """Check and apply ``move`` (or its text): ``IllegalMoveError`` (a ``ValueError``) naming the server's mistake
+        (``.mistake``) if it is illegal."""
         move = parse_move(move) if isinstance(move, str) else as_move(move, "play got")
         if self.is_over:
-            raise ValueError(f"{move}: the game is over")
+            raise IllegalMoveError(None, move, f"{move}: the game is over")
         mistake = self.to_model().validate(move)
         if mistake is not None:
-            raise ValueError(f"{move}: {mistake.name} ({mistake.english})")
+            raise IllegalMoveError(mistake, move, f"{move}: {mistake.name} ({mistake.english})")
         self.push(move)
 
     def pop(self) -> Move | None:
         """Undo the last ``push``/``play`` and return its move (``IndexError`` if there is none to undo)."""
         if len(self._last_moves) <= 1:
             raise IndexError("pop from a position without pushed moves")
-        self._fast.pop()
+        self._engine.pop()
         self._keys.pop()
         return self._last_moves.pop()
 
@@ -314,8 +279,8 @@ class GameState:
         last, the start piece and the season — not the last move. Different positions get different keys
         but for a chance of about 2^-64 per pair. The same in every process and run.
         """
-        turn, valid, _, mono = self._fast.m[:4].tolist()  # F.M_TURN, M_VALID, M_MONO_DONE, M_MONO_FLAG
-        return self._keys[-1] ^ _Z_TURN[turn & 511] ^ _Z_VALID[valid & 15] ^ _Z_MONO[mono & 15]
+        turn, valid, _, mono = self._engine.m[:4].tolist()  # F.M_TURN, M_VALID, M_MONO_DONE, M_MONO_FLAG
+        return self._keys[-1] ^ Z_TURN[turn & 511] ^ Z_VALID[valid & 15] ^ Z_MONO[mono & 15]  # zobrist.position_key
 
     def __hash__(self) -> int:
         """``hash(key())``: positions hash by their key (a pushed move changes it: store ``key()`` or a ``copy()``)."""
@@ -325,7 +290,7 @@ class GameState:
         """The same position (see ``key()``), whatever the moves that led to it."""
         if not isinstance(other, GameState):
             return NotImplemented
-        a, b = self._fast, other._fast
+        a, b = self._engine, other._engine
         return (
             self._season == other._season
             and a.m.tobytes() == b.m.tobytes()
@@ -336,33 +301,38 @@ class GameState:
 
     def points(self, color: Color) -> int:
         """Points of ``color`` now: squares placed, +15 when all 21 pieces are placed, +5 more if the last was MONO."""
-        return self._fast.points(int(color))
+        return self._engine.points(int(color))
 
     def team_points(self, team: Team) -> int:
         """Points of ``team`` (its two colours)."""
         a, b = Team(team).colors
-        return self._fast.points(int(a)) + self._fast.points(int(b))
+        return self._engine.points(int(a)) + self._engine.points(int(b))
 
     def winner(self) -> Team | None:
         """The team with more points (None on equal points); the game's winner once ``is_over``."""
         one, two = self.team_points(Team.ONE), self.team_points(Team.TWO)
         return None if one == two else Team.ONE if one > two else Team.TWO
 
+    def outcome(self) -> Outcome:
+        """The winner (None on a tie) and the points of team ONE and team TWO."""
+        one, two = self.team_points(Team.ONE), self.team_points(Team.TWO)
+        return Outcome(None if one == two else Team.ONE if one > two else Team.TWO, (one, two))
+
     def pieces_left(self, color: Color) -> tuple[Shape, ...]:
         """The shapes ``color`` has not placed yet."""
-        hand = int(self._fast.m[F.M_HAND + int(color)])
+        hand = int(self._engine.m[F.M_HAND + int(color)])
         return tuple(s for s in SHAPES if hand >> s & 1)
 
     def board(self) -> np.ndarray:
         """The board as a new 20×20 ``int8`` array indexed ``[y, x]``: the colour's number, or -1 for empty."""
-        owner = self._fast.b[F.CELL : F.CELL + F.NCELLS]
+        owner = self._engine.b[F.CELL : F.CELL + F.NCELLS]
         return (owner.astype(np.int8) - 1).reshape(F.N, F.N)
 
     # --- conversions ------------------------------------------------------------------------------
 
     def to_model(self) -> ModelState:
         """This position as the project's reference ``model.state.GameState`` (for its rule checks and tools)."""
-        fast = self._fast
+        fast = self._engine
         state = ModelState(self._start_piece, self._season)
         state.turn = fast.turn
         state.valid = fast.valid & ALL_COLORS

@@ -402,7 +402,7 @@ class FastLookaheadPlayer(Engine):
         pids = state.legal_placements()
         if state.is_over or not len(pids):
             return no_placement_move(state, self.rng)
-        pos = Position.of(F.FastState.from_state(state))
+        pos = Position.of(state.compiled())
         team = color % 2
         val = Valuation(FE.weight_vector(self.weights), team, 1.0 if team == 0 else -1.0)
         p = self.params

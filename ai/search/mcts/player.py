@@ -245,7 +245,7 @@ class MctsPlayer(Engine):
         self.settle()
         if self._failure:  # a helper of the last search failed after its move was chosen
             self._single_thread()
-        root = FastState.from_state(state)
+        root = state.compiled()
         last_root = np.full(4, -1, dtype=np.int32)
         if isinstance(state.last_move, SetMove):
             pid = placement_of(state.last_move)
@@ -446,7 +446,7 @@ def warm_up() -> None:
     tree, scratch = Tree.allocate(max_nodes=16, max_edges=2 * MAX_MOVES), Scratch.allocate()
     state = GameState(Shape.PENTO_L)
     state.push_placement(int(state.legal_placements()[0]))
-    root = FastState.from_state(state)
+    root = state.compiled()
     tree.node_first[0] = -1
     tree.counters[0] = 1
     seed_rng(0)
