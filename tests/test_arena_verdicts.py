@@ -53,10 +53,10 @@ def test_our_side_does_not_depend_on_the_current_folder(tmp_path, monkeypatch, c
         (here / "blokus").mkdir(parents=True)  # a checkout's parent: a package without __init__.py
     here.mkdir(exist_ok=True)
     monkeypatch.chdir(here)
-    code, data = arena(tmp_path, CMD)
+    code, data = arena(tmp_path, CMD, games=1)  # one start of our side shows it (a game costs ~3 s of CPU)
     s = data["summary"]
     assert code == 0, capsys.readouterr()
-    assert (s["games"], s["void"]) == (2, 0)
+    assert (s["games"], s["void"]) == (1, 0)
     assert all(g["turns"] > 20 and not g["forfeit"] for g in data["games"])  # real games, no crash
 
 
@@ -107,7 +107,7 @@ def test_their_side_that_never_joins_is_void(tmp_path, capsys):
 
 
 def test_a_program_cannot_take_our_seat_with_a_code_from_our_command_line(tmp_path):
-    code, data = arena(tmp_path, f"{CMD} --misbehave steal-seat --delay 3")
+    code, data = arena(tmp_path, f"{CMD} --misbehave steal-seat --delay 3", games=1)
     assert code == 0
     assert data["summary"]["void"] == 0
     assert all(not g["forfeit"] and g["turns"] > 20 for g in data["games"])  # our side played every game
@@ -116,17 +116,17 @@ def test_a_program_cannot_take_our_seat_with_a_code_from_our_command_line(tmp_pa
 
 
 def test_a_programs_idle_connections_do_not_use_up_our_budget(tmp_path):
-    code, data = arena(tmp_path, f"{CMD} --misbehave hog-connections")
+    code, data = arena(tmp_path, f"{CMD} --misbehave hog-connections", games=1)
     assert code == 0
     assert data["summary"]["void"] == 0
     assert all(not g["forfeit"] and g["turns"] > 20 for g in data["games"])
 
 
 def test_killing_our_side_voids_the_game(tmp_path, capsys, no_walls):
-    code, data = arena(tmp_path, f"{CMD} --misbehave kill-opponent --at 2")
+    code, data = arena(tmp_path, f"{CMD} --misbehave kill-opponent --at 2", games=1)
     s = data["summary"]
     assert code == 1
-    assert (s["wins"], s["draws"], s["losses"], s["void"]) == (0, 0, 0, 2)
+    assert (s["wins"], s["draws"], s["losses"], s["void"]) == (0, 0, 0, 1)
     assert all(g["void"].startswith("our side random crashed (signal SIGKILL)") for g in data["games"])
 
 
@@ -348,9 +348,11 @@ def test_a_player_that_crashes_in_one_game_is_started_again_for_the_next(tmp_pat
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the arena's own log folder: in here
     out = tmp_path / "match.json"
     # both sides are the team's own programs (a py: player and a cmd: client)
-    assert arena_main([f"py:{player}", CMD, "--games", "4", "--quiet", "--json", str(out)]) == 0
+    # two games (one pair): the crash, then a game of a new process (each game ~5 s of CPU)
+    assert arena_main([f"py:{player}", CMD, "--games", "2", "--quiet", "--json", str(out)]) == 0
     data = json.loads(out.read_text())
     first, *rest = data["games"]
+    assert len(rest) == 1
     assert first["forfeit_side"] == "A" and first["forfeit_class"] == "crashed"
     assert "RuntimeError" in first["forfeit"] and first["score"] == 0.0
     # the next games are played by a new process of the player: whole games, no forfeit

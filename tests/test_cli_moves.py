@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import subprocess
 import sys
+from functools import partial
 
 import blokus
 from blokus.cli.moves import main as moves_main
@@ -93,40 +94,54 @@ def _blokus(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "blokus", *args], capture_output=True, text=True, timeout=300)
 
 
-def test_a_replay_is_named_as_one_and_turn_picks_its_state(tmp_path):
+def _blokus_here(capsys, *args: str) -> subprocess.CompletedProcess:
+    """``blokus ARGS`` in this process, as its process would end (exit code, stdout, stderr): an interpreter's
+    start costs ~1.5 s of CPU, so each test below runs one real process (``_blokus``) and the rest here."""
+    capsys.readouterr()
+    try:
+        code = blokus.main(list(args))
+    except SystemExit as exc:  # argparse's errors, as `python -m blokus` ends with them
+        code = 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["blokus", *args], code, out, err)
+
+
+def test_a_replay_is_named_as_one_and_turn_picks_its_state(tmp_path, capsys):
     replay = fixture_path(GAME1)
     gz = tmp_path / "game1.xml.gz"
     gz.write_bytes(gzip.compress(replay.read_bytes()))
-    for path in (replay, gz):
-        run = _blokus("moves", str(path))
+    for path, blokus_run in ((replay, _blokus), (gz, partial(_blokus_here, capsys))):
+        run = blokus_run("moves", str(path))
         assert run.returncode == 2 and run.stdout == ""
         assert run.stderr.count("\n") == 1 and "a replay" in run.stderr
         assert f"blokus moves {path} --turn N" in run.stderr and "elements" not in run.stderr
     from blokus.model.replay import load_replay
 
     state = next(s for s in load_replay(replay).states if s.turn == 20)
-    run = _blokus("moves", str(gz), "--turn", "20")
+    run = _blokus_here(capsys, "moves", str(gz), "--turn", "20")
     assert run.returncode == 0, run.stderr
     assert {parse_move(line) for line in run.stdout.splitlines()} == set(state.legal_moves())
-    missing = _blokus("moves", str(replay), "--turn", "500")
+    missing = _blokus_here(capsys, "moves", str(replay), "--turn", "500")
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "no state at turn 500" in missing.stderr
-    state_file = _blokus("moves", str(fixture_path(MEMENTO)), "--turn", "3")
+    state_file = _blokus_here(capsys, "moves", str(fixture_path(MEMENTO)), "--turn", "3")
     assert state_file.returncode == 2 and "not a replay" in state_file.stderr
 
 
-def test_binary_data_is_not_echoed(tmp_path):
+def test_binary_data_is_not_echoed(tmp_path, capsys):
     junk = tmp_path / "junk.xml"
     junk.write_bytes(b"<protocol>&?.%jc#\xffhu/*\xfe{\xfd;" + bytes(range(256)))
-    for command in (["moves"], ["analyse", "-q", "--no-cache"], ["replay"]):
-        run = _blokus(*command, str(junk))
+    here = partial(_blokus_here, capsys)
+    for command, blokus_run in ((["moves"], here), (["analyse", "-q", "--no-cache"], here), (["replay"], _blokus)):
+        run = blokus_run(*command, str(junk))
         assert run.returncode == 2
         assert run.stderr.count("\n") == 1 and "binary data, not XML" in run.stderr
         assert "\ufffd" not in run.stderr and all(ch.isprintable() for ch in run.stderr.strip())
 
 
-def test_dash_h_without_a_host_points_to_help():
+def test_dash_h_without_a_host_points_to_help(capsys):
+    # as processes: test_cli_play (play -h HOST), test_net_bot (bot -h HOST)
     for command in ([], ["bot"], ["play"]):
-        run = _blokus(*command, "-h")
+        run = _blokus_here(capsys, *command, "-h")
         assert run.returncode == 2 and run.stderr.count("\n") == 1
         assert "--help shows the help" in run.stderr and "expected one argument" not in run.stderr
 

@@ -217,21 +217,37 @@ def test_a_worker_without_the_clusters_certificate_never_joins(head, stranger):
     assert [w["name"] for w in head.client.scheduler_info(n_workers=-1)["workers"].values()] == ["ours"]
 
 
-def test_a_client_without_the_clusters_certificate_cannot_connect(head, stranger, tmp_path):
+def _arena_here(capsys, *args: str) -> tuple[int, str]:
+    """``blokus arena ARGS`` in this process (its exit code and stderr): a refusal before any connection needs no
+    process of its own (an interpreter's start, ~2 s of CPU); one of them runs as one below."""
+    from blokus.cli.arena import main as arena_main
+
+    capsys.readouterr()
+    try:
+        code = arena_main(list(args))
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    return code, capsys.readouterr().err
+
+
+def test_a_client_without_the_clusters_certificate_cannot_connect(head, stranger, tmp_path, capsys, monkeypatch):
     for attempt in (security(stranger), None):  # another CA's certificate; plain tcp to the TLS port
         address = head.address if attempt is not None else head.address.replace("tls://", "tcp://")
         with pytest.raises((OSError, TimeoutError)):
             distributed.Client(address, security=attempt, timeout=3).close()
     # blokus without the folder, or with a tcp:// address: one line each, before any connection
-    for args in (["--cluster", head.address], ["--cluster", head.address.replace("tls://", "tcp://")]):
-        run = blokus("arena", "random", "greedy", *args, cwd=tmp_path)
-        out, err = run.communicate(timeout=CAP_S)
-        line = err.decode().strip()
-        assert run.returncode == 2 and len(line.splitlines()) == 1 and b"Traceback" not in err, line
-    assert "--cluster-certs DIR" in line or "write tls://HOST:PORT" in line
-    run = blokus("arena", "random", "greedy", "--cluster", head.address, "--cluster-certs", str(tmp_path), cwd=tmp_path)
+    run = blokus("arena", "random", "greedy", "--cluster", head.address, cwd=tmp_path)
     out, err = run.communicate(timeout=CAP_S)
-    assert run.returncode == 2 and err.decode().strip() == (
+    line = err.decode().strip()
+    assert run.returncode == 2 and len(line.splitlines()) == 1 and b"Traceback" not in err, line
+    assert "--cluster-certs DIR" in line
+    monkeypatch.delenv("BLOKUS_CLUSTER_CERTS", raising=False)  # as ENV, which the processes get
+    code, text = _arena_here(capsys, "random", "greedy", "--cluster", head.address.replace("tls://", "tcp://"))
+    line = text.strip()
+    assert code == 2 and len(line.splitlines()) == 1 and "Traceback" not in line, line
+    assert "write tls://HOST:PORT" in line
+    code, text = _arena_here(capsys, "random", "greedy", "--cluster", head.address, "--cluster-certs", str(tmp_path))
+    assert code == 2 and text.strip() == (
         f"blokus arena: --cluster-certs {tmp_path}: no ca.pem, client.pem, client-key.pem there "
         "(made by blokus cluster-certs DIR)"
     )

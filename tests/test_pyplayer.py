@@ -283,6 +283,10 @@ def test_checking_a_file_never_imports_it_here(tmp_path: Path, text: str, words:
         check_team_player(parse_player(f"py:{path}"), timeout=1.0)
     assert str(info.value).startswith(str(path) + words[len("bad.py") :])
     assert time.monotonic() - started < 30
+
+
+def test_checking_a_good_file_names_its_class(tmp_path: Path) -> None:
+    # once, not after each bad file above: every check starts an interpreter (~1 s of CPU)
     assert check_team_player(parse_player(f"py:{write(tmp_path, 'ok.py', BIGGEST)}")) == "Biggest"
 
 
