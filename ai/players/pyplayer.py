@@ -50,12 +50,15 @@ import threading
 import traceback
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import blokus.ai.players.player_api as api
 from blokus.ai import sandbox
 from blokus.ai.interface import EngineError
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
 from blokus.model.moves import NotAMove, as_move
+
+if TYPE_CHECKING:
+    import blokus.ai.players.player_api as api
 
 HEADER = struct.Struct(">I")
 TRACE_LIMIT = 8 * 1024  # characters of a traceback sent to the parent
@@ -124,6 +127,8 @@ def load_player_class(spec: PlayerSpec) -> type[api.Player]:
     """The team's player class of a ``py:PATH[:CLASS]`` spec (``PlayerLoadError`` in one line if there is none).
 
     Imports the team's file: call it only in the team's own process. A file is imported once per process."""
+    import blokus.ai.players.player_api as api  # (lazily: numba loads only where a team's player runs)
+
     path, class_name = Path(spec.path), spec.class_name
     if not path.is_file():
         raise PlayerLoadError(f"{path}: no such file (write py:PATH[:CLASS], e.g. py:player.py)")
@@ -254,6 +259,8 @@ def _limit_memory(mib: int) -> None:
 
 
 def _answer(channel: _Channel, player: api.Player, message: tuple, path: Path) -> None:
+    import blokus.ai.players.player_api as api  # (lazily: numba loads only where a team's player runs)
+
     _, rid, state, deadline, team = message
     turn = state.turn
     player.team = team
@@ -296,6 +303,8 @@ def _hook(name: str, call: Callable[[], object]) -> None:
 def _start_idle(channel: _Channel, player: api.Player, message: tuple) -> threading.Thread:
     """``while_waiting`` in a thread of its own, given the position after our move; it returns when the
     stop is set (a move request, the end of the game) — or the move is answered beside it, which it slows."""
+    import blokus.ai.players.player_api as api  # (lazily: numba loads only where a team's player runs)
+
     _, state, team = message
     player.team = team
     _hook("on_update", lambda: player.on_update(api.GameState(state)))
@@ -309,6 +318,8 @@ def _start_idle(channel: _Channel, player: api.Player, message: tuple) -> thread
 
 def waits(cls: type[api.Player]) -> bool:
     """Whether the class thinks on the opponent's time (overrides ``while_waiting``)."""
+    import blokus.ai.players.player_api as api  # (lazily: numba loads only where a team's player runs)
+
     return getattr(cls, "while_waiting", None) is not api.Player.while_waiting
 
 
@@ -342,6 +353,8 @@ def serve(argv: list[str]) -> int:
         from blokus.model.fast import warm_up
 
         warm_up()  # the compiled engine behind the API's GameState: loaded (or compiled) before any clock runs
+    import blokus.ai.players.player_api  # noqa: F401  (the API the team's file imports: loaded before the walls)
+
     channel.send(t="engine")
     _limit_memory(int(memory))
     real = os.path.abspath(path)  # the team's file, wherever its working directory is from now on
