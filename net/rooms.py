@@ -176,6 +176,7 @@ class Room:
         self.finished = False
         self.moves = 0
         self.latencies: list[float] = []
+        self.latency_turns: list[int] = []  # the turn each latency was measured at (the records of a saved game)
         self.started_at = 0.0
         self._pending: Team | None = None  # team asked for a move
         self._requested_at = 0.0
@@ -333,6 +334,7 @@ class Room:
         self._pending = None
         self._cancel_timer()
         self.latencies.append(elapsed)
+        self.latency_turns.append(state.turn)
         if move is None and mistake is None:
             log.info("room %s: unreadable move from %s: %s", self.id[:8], slot.team.name, printable(error))
             peer.close(error or "unreadable move")

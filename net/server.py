@@ -36,8 +36,10 @@ from blokus.ai import processes
 from blokus.model import convert
 from blokus.model import messages as M
 from blokus.model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer
+from blokus.model.moverecords import MAX_RECORDS, MAX_SECONDS, MoveRecord, write_records
 from blokus.model.moves import MoveMistake
 from blokus.model.pieces import Shape, Team
+from blokus.model.record import MoveEvent
 from blokus.model.replay import new_replay_path, replay_layout
 from blokus.model.season import DEFAULT_PORT, DEFAULT_SEASON, SEASONS, Season
 from blokus.model.text import printable
@@ -679,4 +681,18 @@ def save_replay(directory: Path, room: Room) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = new_replay_path(directory, room.names, room.season)
     path.write_bytes(room_replay(room))
+    records = room_records(room)
+    if records:
+        write_records(path, records)
     return path
+
+
+def room_records(room: Room) -> list[MoveRecord]:
+    """Each kept move's time as the server measured it (request sent to move received); a client reports
+    nothing of its search. A refused move made no turn, so it has no record."""
+    made = {event.turn for event in room.record.events if isinstance(event, MoveEvent)}
+    records: dict[int, MoveRecord] = {}
+    for turn, seconds in zip(room.latency_turns, room.latencies, strict=True):
+        if turn in made and turn not in records and len(records) < MAX_RECORDS:
+            records[turn] = MoveRecord(turn=turn, seconds=round(min(max(seconds, 0.0), MAX_SECONDS), 6), source="client")
+    return list(records.values())

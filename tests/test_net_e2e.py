@@ -68,7 +68,7 @@ async def test_serve_and_two_bot_processes_play_a_game(tmp_path, season):
         rest, _ = await asyncio.wait_for(server.communicate(), 30)
     assert server.returncode == 0
     assert "stopped after 1 game" in rest.decode() and "1 games" not in rest.decode()
-    (replay,) = [p for p in tmp_path.iterdir() if p.name.startswith("replay_")]
+    (replay,) = tmp_path.glob("replay_*.xml")  # (beside it, the moves' records)
     parsed = parse_stream(replay.read_bytes())
     assert parsed.ended and len(parsed.messages) >= 2
 

@@ -9,9 +9,11 @@ from blokus.ai.interface import fallback_move
 from blokus.model import convert
 from blokus.model import messages as M
 from blokus.model.framing import parse_stream
+from blokus.model.moverecords import read_records
 from blokus.model.moves import MoveMistake, SetMove, SkipMove
 from blokus.model.pieces import Color, Rotation, Shape, Team
-from blokus.model.replay import dump_replay
+from blokus.model.record import MoveEvent
+from blokus.model.replay import dump_replay, read_game
 from blokus.model.season import SEASON_2021
 from blokus.net.connection import Closed, Connection, Joined, Left, MoveRequested, ServerError, StateChanged, Welcome
 from blokus.net.rooms import Timeouts
@@ -66,9 +68,15 @@ async def test_many_rooms_at_once_and_replays(tmp_path):
         logs = await asyncio.wait_for(asyncio.gather(*tasks), 60)
     assert len(server.records) == 2
     assert all(log.result is not None and not log.closed.error for log in logs)
-    files = sorted(tmp_path.iterdir())
-    assert len(files) == 2
+    files = sorted(p for p in tmp_path.iterdir() if p.suffix == ".xml")
+    assert len(files) == 2 and len(list(tmp_path.iterdir())) == 4
     for path in files:
+        # beside each replay the moves' times as the server measured them: one record a move the game kept
+        records = read_records(path)
+        assert records is not None
+        made = [e.turn for e in read_game(path).events if isinstance(e, MoveEvent)]
+        assert [r.turn for r in records.records] == made and made
+        assert all(r.source == "client" and 0 <= r.seconds < 60 for r in records.records)
         # unnamed players are their teams in the name (the pattern of every writer, model.replay)
         assert re.fullmatch(r"replay_swc_2021_blokus_\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d_ONE_TWO(_2)?\.xml", path.name)
         parsed = parse_stream(path.read_bytes())

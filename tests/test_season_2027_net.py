@@ -223,7 +223,7 @@ async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_pa
         if server.returncode is None:
             server.send_signal(signal.SIGTERM)
         await asyncio.wait_for(server.communicate(), 30)
-    (path,) = [p for p in tmp_path.iterdir() if p.name.startswith("replay_swc_2027_blokus_")]
+    (path,) = tmp_path.glob("replay_swc_2027_blokus_*.xml")  # (beside it, the moves' records)
     replay = load_replay(path)
     assert replay.detected is SEASON_2027 and all(s.season is SEASON_2027 for s in replay.states)
     final = replay.states[-1]
@@ -235,7 +235,7 @@ async def test_serve_2027_two_bots_one_by_reservation_play_a_regular_game(tmp_pa
         final.team_points(Team.TWO),
     )
     assert 'fragment name="Siegpunkte"' in path.read_text()
-    (bot_replay,) = (tmp_path / "bot").iterdir()
+    (bot_replay,) = (tmp_path / "bot").glob("*.xml")
     # the server and the bot name their files alike: season, time, both players' names
     pattern = r"replay_swc_2027_blokus_\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d_alice_bob\.xml"
     assert re.fullmatch(pattern, bot_replay.name) and re.fullmatch(pattern, path.name), (bot_replay, path)
