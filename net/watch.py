@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from blokus.model import convert
 from blokus.model import messages as M
+from blokus.model.moverecords import MAX_RECORDS, MAX_SECONDS, MoveRecord, write_records
 from blokus.model.moves import describe_move
 from blokus.model.pieces import Team
 from blokus.model.replay import ColorRemoved, MoveEvent, Replay, new_replay_path
@@ -90,6 +92,7 @@ class Watcher:
         game_type: str = GAME_TYPE,
         on_traffic: Callable[[str, str], None] | None = None,
         connect_timeout: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if (room is None) == (prepare is None):
             raise ValueError("give either a room id or two player names to prepare a game")
@@ -105,6 +108,8 @@ class Watcher:
         self.errors: list[str] = []  # server error messages in the room (invalid moves ...)
         self.closed: Closed | None = None
         self._overflow = False
+        self._clock = clock
+        self._arrived: dict[int, float] = {}  # turn -> when its state arrived (the moves' times, as observed)
         if prepare is not None:
             self.replay.names = prepare
 
@@ -183,6 +188,7 @@ class Watcher:
             if any(event.names):
                 self.replay.names = event.names
             self.replay.add_state(event.state)
+            self._arrived.setdefault(event.state.turn, self._clock())
             return True
         if isinstance(event, GameOver):
             self.result = event.result
@@ -231,7 +237,23 @@ class Watcher:
         """Write the game so far as an official replay into ``directory``."""
         directory.mkdir(parents=True, exist_ok=True)
         path = new_replay_path(directory, self.replay.names, self.season)
-        return self.replay.save(path)
+        saved = self.replay.save(path)
+        records = self.move_records()
+        if records:
+            write_records(saved, records)
+        return saved
+
+    def move_records(self) -> list[MoveRecord]:
+        """Each move's time as this observer saw it: from the state that asked for it to the state it made (the
+        server's and the network's time included; a client reports nothing of its search)."""
+        states, records = self.replay.states, []
+        for index, step in enumerate(self.replay.steps[:MAX_RECORDS]):
+            before, after = self._arrived.get(states[index].turn), self._arrived.get(states[index + 1].turn)
+            for event in step:
+                if isinstance(event, MoveEvent) and before is not None and after is not None:
+                    seconds = round(min(max(after - before, 0.0), MAX_SECONDS), 6)
+                    records.append(MoveRecord(turn=event.turn, seconds=seconds, source="observed"))
+        return records
 
 
 # --- the text output -----------------------------------------------------------------------------------

@@ -13,8 +13,9 @@ import pytest
 
 from blokus.cli.watch import watch_options, watch_text
 from blokus.model.exits import EXIT_OK
+from blokus.model.moverecords import read_records
 from blokus.model.pieces import Team
-from blokus.model.replay import load_replay
+from blokus.model.replay import MoveEvent, load_replay
 from blokus.model.season import SEASON_2021, season_named
 from blokus.net.watch import Watcher, WatchFailed
 from blokus.tui.app import BlokusApp
@@ -79,8 +80,14 @@ async def test_prepare_prints_the_codes_and_watches_two_bots_play(tmp_path, seas
     assert "ONE (alice)" in result_line and "TWO (bob)" in result_line and "cause REGULAR" in result_line
     # the watcher's record is the server's game: same states as the server's own replay
     (official,) = (tmp_path / "server").glob("*.xml")  # (beside it, the server's records of the moves' times)
-    (mine,) = (tmp_path / "mine").iterdir()
+    (mine,) = (tmp_path / "mine").glob("*.xml")
     theirs, ours = load_replay(official), load_replay(mine)
+    # beside each, the moves' times: as the server measured them, and as the watcher saw the states arrive
+    made = [e.turn for e in ours.events if isinstance(e, MoveEvent)]
+    for saved, source in ((official, "client"), (mine, "observed")):
+        records = read_records(saved)
+        assert records is not None and [r.turn for r in records.records] == made, saved
+        assert all(r.source == source and r.seconds >= 0 for r in records.records)
     assert [s.key() for s in ours.states] == [s.key() for s in theirs.states]
     assert ours.result is not None and ours.result.winner == theirs.result.winner
     assert ours.states[-1].season.year == int(season) and mine.name.startswith(f"replay_swc_{season}_blokus_")
@@ -200,7 +207,7 @@ async def test_live_viewer_follows_the_game_steps_back_and_shows_the_result(tmp_
             assert "Game over" in result
             await pilot.press("ctrl+s")
         await asyncio.gather(*bots)
-        (saved,) = (tmp_path / "replays").iterdir()
+        (saved,) = (tmp_path / "replays").glob("*.xml")
         assert [s.key() for s in load_replay(saved).states] == [s.key() for s in watcher.replay.states]
 
 
