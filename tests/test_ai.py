@@ -372,9 +372,11 @@ def test_arena_replays_are_named_like_every_replay(tmp_path):
         )
         == 0
     )
-    names = sorted(p.name for p in tmp_path.iterdir())
+    names = sorted(p.name for p in tmp_path.glob("*.xml"))
     stamp = r"\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d"
     assert len(names) == 2, names
+    # beside each replay its moves' records, named after it
+    assert sorted(p.name for p in tmp_path.glob("*.moves.json")) == [n[: -len(".xml")] + ".moves.json" for n in names]
     assert re.fullmatch(rf"replay_swc_2021_blokus_{stamp}_A_B_000\.xml", names[0]), names
     assert re.fullmatch(rf"replay_swc_2021_blokus_{stamp}_B_A_001\.xml", names[1]), names
 

@@ -417,7 +417,7 @@ def test_arena_plays_2027_and_writes_its_games_as_2027_replays(tmp_path, capsys)
         == 0
     )
     assert "season 2027" in capsys.readouterr().out
-    paths = sorted(tmp_path.iterdir())
+    paths = sorted(tmp_path.glob("*.xml"))  # (beside each, its moves' records)
     assert len(paths) == 2 and all(p.name.startswith("replay_swc_2027_blokus_") for p in paths)
     for path in paths:
         replay = load_replay(path)
