@@ -194,7 +194,6 @@ def test_pruning_keeps_the_root_whole_and_cuts_below_it():
     assert cut > 10
 
 
-
 def _nearest_centre(pid: int) -> float:
     from blokus.ai.search.tables import CENTRE_DIST
 
@@ -269,6 +268,7 @@ def test_a_whole_game_with_the_opening_cut_is_legal(season):
     while not state.is_over:
         state.play(players[state.color % 2].choose_move_sync(state, move_time=5.0))
     assert state.turn > 40
+
 
 def _edges_by_depth(tree):
     """(depth of the edge's child, edge) for every edge of the tree, from the root down."""
