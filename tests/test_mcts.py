@@ -194,6 +194,82 @@ def test_pruning_keeps_the_root_whole_and_cuts_below_it():
     assert cut > 10
 
 
+def _nearest_centre(pid: int) -> float:
+    from blokus.ai.search.tables import CENTRE_DIST
+
+    return min(float(CENTRE_DIST[q]) for q in P_CELLS[pid] if q < NCELLS)
+
+
+def _expected_moves(state: GameState, cut: float, pieces: int) -> set[int]:
+    """The moves a node of ``state`` should list without the model's pruning: the legal placements, big pieces
+    early (``_min_size``, tested apart), and with ``cut`` > 0, while the board holds at most ``pieces`` pieces and
+    the colour placed its first, those within ``cut`` as near the centre as the nearest (the rule written out)."""
+    from blokus.model.fast import FastState
+
+    color = int(state.color)
+    legal = state.legal_placements().tolist()
+    min_size = _min_size(TABLES, FastState.from_state(state).m, color, mcts.MctsParams().vector())
+    moves = [p for p in legal if P_SIZE[p] >= min_size] or legal
+    if cut > 0 and _on_board(state) <= pieces and not state.is_first_move(state.color) and moves:
+        best = min(_nearest_centre(p) for p in moves)
+        moves = [p for p in moves if _nearest_centre(p) <= best + cut]
+    return set(moves)
+
+
+def _on_board(state: GameState) -> int:
+    """The pieces on the board, of every colour."""
+    from blokus.model.pieces import COLORS
+
+    return sum(21 - len(state.pieces_left(c)) for c in COLORS)
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_the_opening_keeps_only_the_moves_nearest_the_centre(season):
+    # ``centre_cut`` (Pentobi's opening rule): every node of the tree, the root included, lists exactly the
+    # moves the rule leaves (legal ones only), cut while the board holds at most ``centre_pieces`` pieces and
+    # whole after that; with the cut off, the same position lists every big piece
+    cut, pieces = 0.3, 12
+    state = _position(8, seed=3, season=season)
+    params = mcts.MctsParams(threads=1, prune=0.0, centre_cut=cut, centre_pieces=pieces)
+    player = MctsPlayer(seed=4, max_simulations=1500, params=params)
+    assert state.is_legal(player.choose_move_sync(state, move_time=30.0))
+    tree = player.tree
+    cut_nodes = whole_nodes = 0
+    stack = [(0, state.copy())]
+    while stack:
+        node, position = stack.pop()
+        first, count = int(tree.node_first[node]), int(tree.node_count[node])
+        if first < 0 or position.is_over:
+            continue
+        assert int(tree.node_turn[node, 0]) & 3 == int(position.color) or node == 0
+        edges = {int(tree.edge_pid[e]): int(tree.edge_child[e]) for e in range(first, first + count)}
+        assert set(edges) == _expected_moves(position, cut, pieces)
+        full = _expected_moves(position, 0.0, pieces)
+        if len(edges) < len(full):
+            cut_nodes += 1
+        elif _on_board(position) > pieces:
+            whole_nodes += 1
+        for pid, child in edges.items():
+            if child >= 0:
+                below = position.copy()
+                below.push_placement(pid)
+                stack.append((child, below))
+    assert cut_nodes > 10 and whole_nodes > 3
+    unpruned = MctsPlayer(seed=4, max_simulations=50, params=mcts.MctsParams(threads=1))
+    unpruned.choose_move_sync(state, move_time=30.0)
+    assert int(unpruned.tree.node_count[0]) == len(_expected_moves(state, 0.0, pieces)) > int(tree.node_count[0])
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_a_whole_game_with_the_opening_cut_is_legal(season):
+    params = mcts.MctsParams(centre_cut=0.3)
+    players = [MctsPlayer(seed=1, max_simulations=30, params=params), MctsPlayer(seed=2, max_simulations=30)]
+    state = GameState.new(Shape.PENTO_X if season.year == 2027 else Shape.PENTO_T, season=season)
+    while not state.is_over:
+        state.play(players[state.color % 2].choose_move_sync(state, move_time=5.0))
+    assert state.turn > 40
+
+
 def _edges_by_depth(tree):
     """(depth of the edge's child, edge) for every edge of the tree, from the root down."""
     stack, out = [(0, 1)], []
@@ -454,14 +530,15 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
 def test_a_variant_by_name_has_the_settings_and_the_rest_of_the_default():
     from blokus.ai import compile_ahead, make_player, parse_player
 
-    player = make_player("mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1", seed=3)
-    assert player.name == "mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1"
+    player = make_player("mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1,centre_cut=0.3", seed=3)
+    assert player.name == "mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1,centre_cut=0.3"
     compile_ahead(parse_player("mcts:root_eval=0"))  # the same kernels as the default: already compiled here
     state = GameState.new(SEASON_2021, Shape.PENTO_V)
     move = player.choose_move_sync(state, move_time=0.3)
     assert state.is_legal(move)
     params = player._ready_player().params
     assert (params.root_eval, params.prune, params.early_rounds, params.graded) == (0.0, 0.05, 6, True)
+    assert (params.centre_cut, params.centre_pieces) == (0.3, 12)
     assert params.explore == mcts.MctsParams().explore and params.move_prior == mcts.MctsParams().move_prior
 
 

@@ -20,7 +20,7 @@ from blokus.ai.search.fasteval import evaluate as fast_evaluate
 from blokus.ai.search.mcts import atomics
 from blokus.ai.search.mcts.buffers import NCOUNT
 from blokus.ai.search.mcts.params import R
-from blokus.ai.search.tables import T_AWK, T_P_CENTRE
+from blokus.ai.search.tables import T_AWK, T_CENTRE_DIST, T_P_CENTRE
 from blokus.model import fast as F
 from blokus.model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
 from blokus.model.fast import (
@@ -101,6 +101,46 @@ def _early_filter(t, m, color, moves, n, params):
             moves[k] = moves[i]
             k += 1
     return k if k > 0 else n
+
+
+@njit(cache=True)
+def _nearest_centre(t, tf, pid):
+    """How near placement ``pid`` comes to the board's centre: the least distance of its cells (at least 2)."""
+    d = np.inf
+    for j in range(5):
+        q = t[T_CELLS + 5 * pid + j]
+        if q >= NCELLS:
+            break
+        d = min(d, tf[T_CENTRE_DIST + q])
+    return d
+
+
+@njit(cache=True)
+def _centre_filter(t, m, color, moves, n, params):
+    """In the opening (at most ``centre_pieces`` pieces on the board), keep only the moves of ``color`` that come
+    within ``centre_cut`` as near the centre as the nearest of them; not before the colour's first piece (in 2027
+    a first piece nearest the centre would crowd the middle of each side, RESULTS §23)."""
+    cut = params[R.centre_cut]
+    if cut <= 0 or n == 0 or m[M_HAND + color] == F.ALL_SHAPES:
+        return n
+    placed = 0
+    for c in range(4):
+        hand = m[M_HAND + c]
+        for s in range(NSHAPES):
+            if not (hand >> s) & 1:
+                placed += 1
+    if placed > params[R.centre_pieces]:
+        return n
+    tf = t.view(np.float64)
+    best = np.inf
+    for i in range(n):
+        best = min(best, _nearest_centre(t, tf, np.int64(moves[i])))
+    k = 0
+    for i in range(n):
+        if _nearest_centre(t, tf, np.int64(moves[i])) <= best + cut:
+            moves[k] = moves[i]
+            k += 1
+    return k
 
 
 @njit(cache=True)
@@ -269,9 +309,10 @@ def _prior(t, b, m, color, pid, local, mark, params):
 
 @njit(cache=True)
 def _expand(t, node, sim, playout, walk, first_cells, params, prior_weights, tree):
-    """Give ``node`` (the simulation's position) its edges: the legal moves (only the big pieces early), with
-    their priors; False if the tree has no room for them. The caller has claimed the node (``_claim``): its edges
-    are published (``node_first`` set) only once written, for threads that share the tree."""
+    """Give ``node`` (the simulation's position) its edges: the legal moves (only the big pieces early; with
+    ``centre_cut``, in the opening only those nearest the centre), with their priors; False if the tree has no room
+    for them. The caller has claimed the node (``_claim``): its edges are published (``node_first`` set) only once
+    written, for threads that share the tree."""
     if tree.counters[1] + MAX_MOVES > tree.edge_pid.shape[0]:
         return False  # the tree is full (checked first: a failed expansion would cost a move generation)
     b, m, last, moves, logits, local = sim.b, sim.m, sim.last, walk.moves, playout.weights, playout.local
@@ -280,6 +321,7 @@ def _expand(t, node, sim, playout, walk, first_cells, params, prior_weights, tre
     color = m[M_TURN] & 3
     n = _gen(t, sim, playout, color, first_cells, moves)
     n = _early_filter(t, m, color, moves, n, params)
+    n = _centre_filter(t, m, color, moves, n, params)
     pn = params[R.prior_n]
     if params[R.move_prior] > 0 and n > 0:
         # the fitted move model: probabilities for the exploration term, start values below the node's mean

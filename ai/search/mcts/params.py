@@ -43,6 +43,11 @@ class MctsParams:
     # in a tree the threads share (shared_tree): the visits a simulation counts as losses on its way down, until
     # its result is known (a "virtual loss": the other threads go elsewhere meanwhile); not used by one thread
     virtual_loss: float = 1.0
+    # > 0: in the opening (at most centre_pieces pieces on the board), a node keeps only the moves of a colour past
+    # its first piece whose cell nearest the board's centre is at most this much farther from it than the nearest
+    # of all its moves (distances at least 2; Pentobi prunes its opening moves so, by 0.3 up to 12 pieces)
+    centre_cut: float = 0.0
+    centre_pieces: int = 12
     # keep the subtree of the position reached since the last search
     reuse: bool = field(default=True, metadata=PLAYER_ONLY)
     # > 0: a count of simulations a move (the clock still stops it), to measure per simulation: this x 0.7 e^(0.1 k)
