@@ -135,7 +135,7 @@ async def shoot_analysis(out: Path, size: tuple[int, int]) -> None:
 
 async def shoot_watch(out: Path, size: tuple[int, int]) -> None:
     """blokus watch: a prepared game on an in-process blokus serve, two bots playing, watched live."""
-    from blokus.cli.bot import parse_options
+    from blokus.cli.bot import bot_lines, parse_options
     from blokus.net.bot import Bot
     from blokus.net.rooms import Timeouts
     from blokus.net.server import GameServer, ServerConfig
@@ -158,7 +158,8 @@ async def shoot_watch(out: Path, size: tuple[int, int]) -> None:
                 parse_options(
                     ["-h", "127.0.0.1", "-p", str(server.port), "-r", code, "--ai", ai, "--move-time", "150"]
                     + ["--engine", "thread"]
-                )
+                ),
+                lines=bot_lines(),
             ).run()
         )
         for code, ai in zip(watcher.reservations, ("lookahead", "greedy"), strict=True)
