@@ -694,5 +694,6 @@ def room_records(room: Room) -> list[MoveRecord]:
     records: dict[int, MoveRecord] = {}
     for turn, seconds in zip(room.latency_turns, room.latencies, strict=True):
         if turn in made and turn not in records and len(records) < MAX_RECORDS:
-            records[turn] = MoveRecord(turn=turn, seconds=round(min(max(seconds, 0.0), MAX_SECONDS), 6), source="client")
+            seconds = round(min(max(seconds, 0.0), MAX_SECONDS), 6)
+            records[turn] = MoveRecord(turn=turn, seconds=seconds, source="client")
     return list(records.values())

@@ -264,7 +264,7 @@ def test_the_opening_keeps_only_the_moves_nearest_the_centre(season):
 def test_a_whole_game_with_the_opening_cut_is_legal(season):
     params = mcts.MctsParams(centre_cut=0.3)
     players = [MctsPlayer(seed=1, max_simulations=30, params=params), MctsPlayer(seed=2, max_simulations=30)]
-    state = GameState.new(Shape.PENTO_X if season.year == 2027 else Shape.PENTO_T, season=season)
+    state = GameState.new(season, Shape.PENTO_X if season.year == 2027 else Shape.PENTO_T)
     while not state.is_over:
         state.play(players[state.color % 2].choose_move_sync(state, move_time=5.0))
     assert state.turn > 40
