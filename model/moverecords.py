@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Final
 
@@ -97,6 +97,18 @@ def engine_report(info: Mapping[str, object]) -> dict[str, bool | int | float | 
             if isinstance(item, bool | int) or (isinstance(item, float) and math.isfinite(item)):
                 out[key] = item if not isinstance(item, float) else float(f"{item:.4g}")
     return out
+
+
+def measured_records(kept_turns: Iterable[int], timings: Iterable[tuple[int, float, str]]) -> list[MoveRecord]:
+    """Records of the moves a game kept (``kept_turns``: its moves' turns; a refused move made no turn) from times
+    measured outside the player (``timings``: turn, seconds, source): the first timing of each kept turn, at most
+    :data:`MAX_RECORDS`, the seconds within the bounds."""
+    kept = set(kept_turns)
+    records: dict[int, MoveRecord] = {}
+    for turn, seconds, source in timings:
+        if turn in kept and turn not in records and len(records) < MAX_RECORDS:
+            records[turn] = MoveRecord(turn=turn, seconds=round(min(max(seconds, 0.0), MAX_SECONDS), 6), source=source)
+    return list(records.values())
 
 
 def records_path(replay: str | Path) -> Path:

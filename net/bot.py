@@ -30,7 +30,7 @@ from blokus.ai.players.team_process import MEMORY_LIMIT_MIB, TeamPlayer
 from blokus.ai.search.compiled import not_ready_line
 from blokus.model import server_texts
 from blokus.model.exits import plural
-from blokus.model.moverecords import MAX_RECORDS, MoveRecord, engine_report
+from blokus.model.moverecords import MAX_RECORDS, MoveRecord, engine_report, write_records
 from blokus.model.record import GameRecord
 from blokus.model.result import GameResult, end_texts
 from blokus.model.season import DEFAULT_PORT, Season
@@ -529,8 +529,6 @@ class Bot:
                 names=self.conn.names,
             )
             if self.move_records:
-                from blokus.model.moverecords import write_records
-
                 write_records(path, self.move_records)
             log.info("replay written to %s", path)
         except OSError as exc:

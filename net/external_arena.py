@@ -29,7 +29,7 @@ from blokus.ai.arena.game import ArenaGame, GameSpec, move_code
 from blokus.ai.arena.match import SideCores
 from blokus.ai.arena.verdict import arena_game
 from blokus.ai.players.registry import PlayerKind, PlayerSpec
-from blokus.model.moverecords import MAX_RECORDS, MoveRecord, write_records
+from blokus.model.moverecords import measured_records, write_records
 from blokus.model.moves import parse_move
 from blokus.model.pieces import Shape
 from blokus.model.record import MoveEvent
@@ -245,12 +245,13 @@ class ExternalGames:
             arena.replay = str(path)
             # each move's time as the server measured it (the moves the game holds: not a refused one); a program
             # reports nothing of its search
-            made = {e.turn for e in game.room.record.events if isinstance(e, MoveEvent)} if game.room else set()
-            records: dict[int, MoveRecord] = {}
-            for m in list(game.moves)[:MAX_RECORDS]:
-                if m.latency is not None and m.turn in made and m.turn not in records:
-                    source = "engine" if game.seats[m.team].ours else "program"
-                    records[m.turn] = MoveRecord(turn=m.turn, seconds=round(m.latency, 6), source=source)
+            made = (e.turn for e in game.room.record.events if isinstance(e, MoveEvent)) if game.room else ()
+            timings = (
+                (m.turn, m.latency, "engine" if game.seats[m.team].ours else "program")
+                for m in list(game.moves)
+                if m.latency is not None
+            )
+            records = measured_records(made, timings)
             if records:
-                write_records(path, list(records.values()))
+                write_records(path, records)
         return arena

@@ -36,7 +36,7 @@ from blokus.ai import processes
 from blokus.model import convert
 from blokus.model import messages as M
 from blokus.model.framing import END_OF_STREAM, Limits, ProtocolError, StreamFramer
-from blokus.model.moverecords import MAX_RECORDS, MAX_SECONDS, MoveRecord, write_records
+from blokus.model.moverecords import MoveRecord, measured_records, write_records
 from blokus.model.moves import MoveMistake
 from blokus.model.pieces import Shape, Team
 from blokus.model.record import MoveEvent
@@ -690,10 +690,5 @@ def save_replay(directory: Path, room: Room) -> Path:
 def room_records(room: Room) -> list[MoveRecord]:
     """Each kept move's time as the server measured it (request sent to move received); a client reports
     nothing of its search. A refused move made no turn, so it has no record."""
-    made = {event.turn for event in room.record.events if isinstance(event, MoveEvent)}
-    records: dict[int, MoveRecord] = {}
-    for turn, seconds in zip(room.latency_turns, room.latencies, strict=True):
-        if turn in made and turn not in records and len(records) < MAX_RECORDS:
-            seconds = round(min(max(seconds, 0.0), MAX_SECONDS), 6)
-            records[turn] = MoveRecord(turn=turn, seconds=seconds, source="client")
-    return list(records.values())
+    timings = ((turn, seconds, "client") for turn, seconds in zip(room.latency_turns, room.latencies, strict=True))
+    return measured_records((e.turn for e in room.record.events if isinstance(e, MoveEvent)), timings)

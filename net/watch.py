@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from blokus.model import convert
 from blokus.model import messages as M
-from blokus.model.moverecords import MAX_RECORDS, MAX_SECONDS, MoveRecord, write_records
+from blokus.model.moverecords import MoveRecord, measured_records, write_records
 from blokus.model.moves import describe_move
 from blokus.model.pieces import Team
 from blokus.model.replay import ColorRemoved, MoveEvent, Replay, new_replay_path
@@ -246,14 +246,15 @@ class Watcher:
     def move_records(self) -> list[MoveRecord]:
         """Each move's time as this observer saw it: from the state that asked for it to the state it made (the
         server's and the network's time included; a client reports nothing of its search)."""
-        states, records = self.replay.states, []
-        for index, step in enumerate(self.replay.steps[:MAX_RECORDS]):
-            before, after = self._arrived.get(states[index].turn), self._arrived.get(states[index + 1].turn)
-            for event in step:
-                if isinstance(event, MoveEvent) and before is not None and after is not None:
-                    seconds = round(min(max(after - before, 0.0), MAX_SECONDS), 6)
-                    records.append(MoveRecord(turn=event.turn, seconds=seconds, source="observed"))
-        return records
+        states, arrived = self.replay.states, self._arrived
+        timings = [
+            (event.turn, arrived[after.turn] - arrived[before.turn], "observed")
+            for before, after, step in zip(states, states[1:], self.replay.steps, strict=False)
+            if before.turn in arrived and after.turn in arrived
+            for event in step
+            if isinstance(event, MoveEvent)
+        ]
+        return measured_records((turn for turn, _, _ in timings), timings)
 
 
 # --- the text output -----------------------------------------------------------------------------------

@@ -202,3 +202,17 @@ def test_blokus_replay_names_a_bad_records_file_in_one_line_and_shows_the_game(t
     err = capsys.readouterr().err
     assert err.startswith("blokus replay: move records not shown: replay_swc_2027_blokus_x_A_B.moves.json: records.0")
     assert err.count("\n") == 1, err
+
+
+def test_measured_records_keep_the_first_time_of_each_kept_turn_within_the_bounds():
+    from blokus.model.moverecords import MAX_RECORDS, MAX_SECONDS, measured_records
+
+    timings = [(0, 0.5, "client"), (1, 9.0, "client"), (1, 0.2, "client"), (2, -1.0, "observed"), (3, 1e9, "x")]
+    records = measured_records([0, 2, 3], timings)  # turn 1's move was refused: the game has no such turn
+    assert [(r.turn, r.seconds, r.source) for r in records] == [
+        (0, 0.5, "client"),
+        (2, 0.0, "observed"),
+        (3, MAX_SECONDS, "x"),
+    ]
+    many = measured_records(range(1000), ((t, 0.1, "client") for t in range(1000)))
+    assert len(many) == MAX_RECORDS and many[-1].turn == MAX_RECORDS - 1

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from blokus.model.moverecords import MoveRecord
+from blokus.model.moverecords import MoveRecord, write_records
 from blokus.model.pieces import Team
 from blokus.model.result import GameResult, colour_points, end_texts, state_result
 from blokus.model.season import Season
@@ -146,7 +146,6 @@ def result_texts(
 
 def save_session(session: GameSession, directory: Path | None = None, when: datetime | None = None) -> Path:
     """Write the game (finished or not) in the official replay format under ``replays/``."""
-    from blokus.model.moverecords import write_records
     from blokus.model.replay import MoveEvent, new_replay_path, write_replay
 
     directory = directory or REPLAY_DIR

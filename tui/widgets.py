@@ -264,17 +264,19 @@ class MoveLog(OptionList):
         """Analysis marks (``?``/``??``) by the index of the state a move led to."""
         if marks != self._marks:
             self._marks = dict(marks)
-            highlighted = self.highlighted
-            self.retheme()
-            self.highlighted = highlighted
+            self._redraw_in_place()
 
     def set_notes(self, notes: dict[int, str]) -> None:
         """Short figures beside the moves (a saved game's per-move records), by the turn of the move."""
         if notes != self._notes:
             self._notes = dict(notes)
-            highlighted = self.highlighted
-            self.retheme()
-            self.highlighted = highlighted
+            self._redraw_in_place()
+
+    def _redraw_in_place(self) -> None:
+        """Every entry drawn anew, the highlighted one kept."""
+        highlighted = self.highlighted
+        self.retheme()
+        self.highlighted = highlighted
 
     def set_entries(self, entries: list[LogEntry], current_index: int | None) -> None:
         if entries != self._entries:

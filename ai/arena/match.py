@@ -43,7 +43,7 @@ from blokus.ai.interface import Engine
 from blokus.ai.players.registry import PlayerSpec, capped_threads, compile_ahead, search_threads_of
 from blokus.ai.search.cores import available_cores
 from blokus.ai.workers import WorkerContext, WorkerPool
-from blokus.model.moverecords import MoveRecord, engine_report
+from blokus.model.moverecords import MoveRecord, engine_report, write_records
 from blokus.model.moves import Move, parse_move
 from blokus.model.openings import Opening
 from blokus.model.pieces import Shape, Team
@@ -190,7 +190,6 @@ def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) 
         else irregular_result(Team(forfeit_team), cause, result.forfeit, pts, names, season)
     )
     if spec.replay_dir is not None:
-        from blokus.model.moverecords import write_records
         from blokus.model.replay import new_replay_path, write_replay
 
         path = new_replay_path(spec.replay_dir, names, season, number=spec.index)
