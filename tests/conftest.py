@@ -30,6 +30,10 @@ PINNED_ENV = {
     "BLOKUS_MCTS_PARAMS": None,  # research switches of the searches
     "BLOKUS_FAST_PARAMS": None,
     "BLOKUS_FAST_WEIGHTS": None,
+    # the AI's kernels compiled once a session, for the generic x86-64 CPU the contest upload ships: the upload's
+    # build (test_bundle.py) then loads the session's kernels instead of compiling them a second time
+    "NUMBA_CPU_NAME": "generic",
+    "NUMBA_CPU_FEATURES": None,
 }
 
 

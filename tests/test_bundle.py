@@ -1,7 +1,7 @@
 """``blokus bundle``: the contest upload, unpacked read-only and started by a bare system Python.
 
-Building it downloads the dependencies (``pip download``) and compiles the AI for a generic CPU (minutes
-the first time; the build cache in the session's numba cache makes later sessions load it instead).
+Building it downloads the dependencies (``pip download``) and compiles the AI for a generic CPU: the
+suite's own kernels are compiled for that CPU (conftest.py) and seed the build's cache, so the build loads them.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from blokus.cli.bundle import build as B
 from blokus.cli.bundle.build import _installed_name, bundle
 from blokus.cli.bundle.trial import make_writable, unpack_read_only
 from blokus.cli.watch import watch_text
+from blokus.model import numba_cache
 from blokus.model.exits import EXIT_OK
 from blokus.net.watch import Watcher
 from tests.helpers import HOST, PASSWORD, run_bot, start_server, watch_args
@@ -56,6 +57,7 @@ def wheels(tmp_path_factory) -> Iterator[Path]:
 def upload(tmp_path_factory, wheels) -> Iterator[Path]:
     if not _bare_python_fits():
         pytest.skip(f"no system {BARE_PYTHON} of Python {VERSION} to start the upload with")
+    seed_build_cache()
     target = tmp_path_factory.mktemp("bundle") / "upload.zip"  # ~270 MB (stored, not compressed): removed after
     # tried before it takes its name (a failed trial raises); its size limit is the command's to enforce: see main.
     # The contents are under test, not the compression: level 0 (deflate's stored blocks) spends no CPU on it,
@@ -65,6 +67,17 @@ def upload(tmp_path_factory, wheels) -> Iterator[Path]:
         bundle(target, VERSION, ["--move-time", "100"], wheels=wheels)
     yield target
     shutil.rmtree(target.parent)
+
+
+def seed_build_cache() -> None:
+    """Put the session's kernels (compiled for the generic CPU, conftest.py) in the builder's own cache: the
+    build's warm-up then loads them, as a rebuild with unchanged sources does, instead of compiling cold."""
+    session = Path(os.environ[numba_cache.ENV])
+    build = B.build_cache(VERSION)
+    for path in numba_cache.fresh_files(session):
+        target = build / path.relative_to(session)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
 
 
 def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
