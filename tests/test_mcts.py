@@ -625,8 +625,9 @@ def test_threads_sharing_one_tree_grow_it_whole(threads):
     assert state.is_legal(move) and player.last_info["threads"] == threads
     player.settle()  # a helper thread descheduled on a loaded machine may still be in its last slice
     tree = player.tree
-    # one tree: the simulations are the threads' together, the other trees unused
-    assert tree.counters[2] == player.last_info["simulations"] > 0
+    # one tree: the simulations are the threads' together, the other trees unused. The move reports those done
+    # when it returned: a helper thread descheduled in its last slice may add its simulations after that
+    assert 0 < player.last_info["simulations"] <= tree.counters[2]
     assert all(not w.tree.counters.any() for w in player.workers[1:])
     assert _whole_tree(tree) > 10  # the counts added atomically: none lost, even with a thread stopped mid-way
     _check_turns(tree, state)  # each node's turn written before another thread could reach it
