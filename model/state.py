@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 ALL_SHAPES = (1 << len(SHAPES)) - 1  # bit s set: shape s not yet placed
 ALL_COLORS = 0b1111
 _SIZES = [s.size for s in SHAPES]
+# the squares of the shapes left, by seven bits of a hand at a time (``points``: three look-ups)
+_LEFT = [[sum(_SIZES[7 * part + s] for s in range(7) if bits >> s & 1) for bits in range(128)] for part in range(3)]
+_M_HAND, _CELL = 6, 4 * ((P.NCELLS + 1 + 7) // 8 * 8) + 4 * P.NCELLS  # model.fast.M_HAND, CELL (a test compares)
 
 
 class Outcome(NamedTuple):
@@ -38,15 +41,10 @@ class Outcome(NamedTuple):
     points: tuple[int, int]  # team ONE, team TWO
 
 
-class _Undo(NamedTuple):
-    """What ``pop`` restores of the position's own fields (the board's undo is the engines')."""
-
-    turn: int
-    valid: int
-    last_move: Move | None
-    mono_done: int
-    mono_flag: int
-    board_key: int | None
+# What ``pop`` restores of the position's own fields (the board's undo is the engines'): the turn, the colours in the
+# game, the last move, mono_done, mono_flag and the key's board part. A plain tuple: a NamedTuple's constructor is a
+# Python call, a tenth of a push.
+_Undo = tuple[int, int, "Move | None", int, int, "int | None"]
 
 
 _FAST: ModuleType | None = None  # blokus.model.fast once it has been imported: numba has loaded
@@ -232,7 +230,7 @@ class GameState:
         """The shapes ``color`` has not placed (bits)."""
         fast = self._fast
         if fast is not None:
-            return int(fast.m[cast(ModuleType, _FAST).M_HAND + color])
+            return int(fast.m[_M_HAND + color])
         self._sync()
         return self._shapes[color]
 
@@ -380,8 +378,7 @@ class GameState:
         """The board as a new 20×20 ``int8`` array indexed ``[y, x]``: the colour's number, or -1 for empty."""
         fast = self._fast
         if fast is not None:
-            cell = cast(ModuleType, _FAST).CELL
-            return (fast.b[cell : cell + P.NCELLS].astype(np.int8) - 1).reshape(P.N, P.N)
+            return (fast.b[_CELL : _CELL + P.NCELLS].astype(np.int8) - 1).reshape(P.N, P.N)
         arr = np.full(P.NCELLS, -1, dtype=np.int8)
         for color in COLORS:
             arr[
@@ -401,7 +398,7 @@ class GameState:
         bits = self._hand(color)
         if bits == 0:
             return TOTAL_SQUARES + ALL_PLACED_BONUS + (MONO_LAST_BONUS if self._mono_flag >> color & 1 else 0)
-        return TOTAL_SQUARES - sum(_SIZES[s] for s in range(len(SHAPES)) if bits >> s & 1)
+        return TOTAL_SQUARES - _LEFT[0][bits & 127] - _LEFT[1][bits >> 7 & 127] - _LEFT[2][bits >> 14]
 
     def team_points(self, team: Team) -> int:
         """Points of ``team`` (its two colours)."""
@@ -478,14 +475,17 @@ class GameState:
         c = self._colour(color)
         return c if self._valid >> c & 1 and self._turn < self.season.turn_limit else -1
 
-    def legal_moves(self, color: Color | None = None) -> LegalMoves:
-        """Every distinct legal placement of the colour to move, or of ``color`` as if it were to move, as a list
-        (one SetMove object per colour and placement: cheap to list, compare and push). A skip is never needed: a
-        colour that cannot place leaves the game. Empty once the game is over and for a colour out of the game."""
+    def legal_moves(self, color: Color | None = None) -> list[SetMove]:
+        """Every distinct legal placement of the colour to move, or of ``color`` as if it were to move, in placement
+        order: one SetMove object per colour and placement (cheap to list, compare and push). A skip is never needed:
+        a colour that cannot place leaves the game. Empty once the game is over and for a colour out of the game."""
         c = self._in_game(color)
         if c < 0:
-            return LegalMoves(COLORS[self._colour(color)], _NO_IDS)
-        return LegalMoves(COLORS[c], self.legal_placements(c))
+            return []
+        fast = self._engine()
+        ids = fast.legal_placements(c) if fast is not None else self._reference_placements(c)
+        table = _MOVES[c]
+        return [table[pid] or move_of_placement(c, pid) for pid in ids.tolist()]
 
     def legal_move_count(self, color: Color | None = None) -> int:
         """``len(legal_moves(color))`` without building the moves."""
@@ -651,7 +651,7 @@ class GameState:
         """Placement ``pid`` (-1: a skip) of ``color``, the colour to move: on the compiled engine if it is built
         (the reference's board follows when read), else on the reference."""
         key = self._board_key
-        self._stack.append(_Undo(self._turn, self._valid, self.last_move, self._mono_done, self._mono_flag, key))
+        self._stack.append((self._turn, self._valid, self.last_move, self._mono_done, self._mono_flag, key))
         if key is not None and pid >= 0:
             self._board_key = key ^ Z_PLACE[color][pid]
         fast = self._fast
@@ -766,7 +766,6 @@ class GameState:
 
 
 _XY: list[tuple[int, int]] = [(i % P.N, i // P.N) for i in range(P.NCELLS)]  # (x, y) of every cell index
-_NO_IDS = np.empty(0, dtype=np.int32)
 
 
 def on_reference(state: GameState) -> GameState:
@@ -808,25 +807,3 @@ def placement_of(move: SetMove) -> int | None:
         if (min_x, min_y) == (move.x, move.y)
         else None
     )
-
-
-class LegalMoves(list[SetMove]):
-    """The legal SetMoves of one colour, a list (in placement order), with their placement ids (``ids``, sorted)
-    for the search; ``in`` looks the id up."""
-
-    __slots__ = ("color", "ids")
-
-    def __init__(self, color: Color, ids: np.ndarray) -> None:
-        table = _MOVES[color]
-        super().__init__([table[pid] or move_of_placement(color, pid) for pid in ids.tolist()])
-        self.color = color
-        self.ids = ids
-
-    def __contains__(self, move: object) -> bool:
-        if not isinstance(move, SetMove) or move.color != self.color:
-            return False
-        pid = placement_of(move)
-        if pid is None:
-            return False
-        i = int(np.searchsorted(self.ids, pid))
-        return i < len(self.ids) and int(self.ids[i]) == pid

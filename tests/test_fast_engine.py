@@ -11,6 +11,7 @@ import random
 import numpy as np
 import pytest
 
+from blokus.model import fast as F
 from blokus.model.fast import FastState, fields_of
 from blokus.model.moves import SkipMove
 from blokus.model.pieces import Color, Shape
@@ -177,3 +178,9 @@ def test_kernels_read_no_global_array(module):
             if isinstance(value, types.ModuleType):  # F.TABLE and the like
                 arrays = [a for a in code.co_names if isinstance(getattr(value, a, None), np.ndarray)]
                 assert not arrays, f"{kernel.__name__} reads the global arrays {arrays} of {value.__name__}"
+
+
+def test_the_position_reads_the_compiled_arrays_where_they_are():
+    from blokus.model import state as S
+
+    assert (S._M_HAND, S._CELL) == (F.M_HAND, F.CELL)

@@ -77,5 +77,5 @@ def test_one_illegal_move_error_names_the_rule_broken() -> None:
     with pytest.raises(IllegalMoveError) as info:
         over.play(SkipMove(Color.BLUE))
     assert info.value.mistake is None and info.value.rule == "the game is over"
-    assert over.legal_moves(Color.BLUE).ids.size == over.legal_move_count() == 0 and over.corners() == []
+    assert over.legal_moves(Color.BLUE) == [] and over.legal_move_count() == 0 and over.corners() == []
     assert over.winner() is None and over.outcome().points == (0, 0)
