@@ -1,10 +1,12 @@
 """Benchmark of the rule engines' inner loop (not a test).
 
 Median time to list all legal moves on mid-game positions (turns 16–64 of seeded random games),
-moves per second, and the cost of apply+undo, for the numpy reference engine (``model.state``) and
-the compiled engine (``model.fast``; compiled or loaded from numba's cache before timing). A move list is timed
+moves per second, and the cost of apply+undo, for the numpy reference engine (``model.state`` on the reference alone,
+``on_reference``), the one position class as the AI and the player API use it (``position``: ``model.state.GameState``
+on the compiled engine underneath) and the compiled engine itself (``model.fast``; compiled or loaded from numba's
+cache before timing). A move list is timed
 by the best of ``--repeat`` calls, apply+undo by the thread's CPU time (a busy machine changes them less).
-Usage: python bench/bench_movegen.py [--games N] [--engine numpy|fast|both] [--season 2021|2027]
+Usage: python bench/bench_movegen.py [--games N] [--engine numpy|position|fast|both] [--season 2021|2027]
 """
 
 from __future__ import annotations
@@ -17,15 +19,17 @@ import time
 from blokus.model.fast import TABLES, FastState, push_pop_loop, warm_up
 from blokus.model.pieces import Shape
 from blokus.model.season import SEASONS, season_named
-from blokus.model.state import GameState
+from blokus.model.state import GameState, on_reference
 
 
-def positions(games: int, seed: int, season_name: str = "2021") -> list[GameState]:
+def positions(games: int, seed: int, season_name: str = "2021", reference: bool = True) -> list[GameState]:
     season = season_named(season_name)
     rng = random.Random(seed)
     out = []
     for _ in range(games):
         state = GameState.new(season, Shape[rng.choice(season.start_pieces)])
+        if reference:
+            on_reference(state)
         while not state.is_over and state.turn <= 64:
             if 16 <= state.turn <= 64:
                 out.append(state.copy())
@@ -66,13 +70,16 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--engine", choices=("numpy", "fast", "both"), default="both")
+    parser.add_argument("--engine", choices=("numpy", "position", "fast", "both"), default="both")
     parser.add_argument("--season", choices=sorted(SEASONS), default="2021")
     args = parser.parse_args()
     states = positions(args.games, args.seed, args.season)
     print(f"positions: {len(states)} (turns 16-64 of {args.games} seeded random games, season {args.season})")
     if args.engine in ("numpy", "both"):
         measure("numpy", states, args.repeat)
+    if args.engine in ("position", "both"):
+        warm_up()
+        measure("position", positions(args.games, args.seed, args.season, reference=False), args.repeat)
     if args.engine in ("fast", "both"):
         warm_up()
         fast_states = [FastState.from_state(s) for s in states]

@@ -19,10 +19,11 @@ The names (all documented with ``help(name)``):
   shaped like the official ``socha`` client's ``IClientHandler``.
 * ``run(__file__)`` — at the end of your file, ``python player.py -h HOST -p PORT -r CODE`` plays a game (as
   socha's ``Starter``), exactly as ``blokus bot --player player.py``.
-* ``GameState`` — a position: ``color``/``team`` to move, ``legal_moves(color)``, ``legal_move_count(color)``
-  and ``corners(color)`` of any colour, ``key()`` (a Zobrist key; ``==`` and ``hash`` agree with it),
-  ``push``/``pop``/``play``, ``copy()``, ``points``/``team_points``/``winner()``, ``pieces_left``,
-  ``board()`` (numpy), ``turn``, ``round``, ``season``, ``is_over``.
+* ``GameState`` — a position (the project's one class, ``blokus.model.state.GameState``): ``color``/``team`` to
+  move, ``legal_moves(color)``, ``legal_move_count(color)`` and ``corners(color)`` of any colour, ``key()`` (a
+  Zobrist key; ``==`` and ``hash`` agree with it), ``push``/``pop``/``play``, ``copy()``,
+  ``points``/``team_points``/``winner()``, ``pieces_left``, ``board()`` (numpy), ``turn``, ``round``, ``season``,
+  ``is_over``.
 * ``Move`` (``SetMove`` | ``SkipMove``) — printed by ``str(move)`` and read back by ``parse_move``:
   ``BLUE PENTO_L RIGHT false 3 0`` / ``BLUE SKIP``.
 * ``Color``, ``Team``, ``Shape``, ``Rotation`` — the enums; ``Result`` — what ``on_game_over`` gets.

@@ -21,7 +21,7 @@ from blokus.model.fast import warm_up
 from blokus.model.files import Unpacker, file_chunks, read_bounded
 from blokus.model.framing import DEFAULT_MAX_MESSAGE_SIZE
 from blokus.model.season import DEFAULT_SEASON, SEASONS, Season, season_named
-from blokus.model.state import GameState, LegalMoves
+from blokus.model.state import GameState, move_of_placement
 from blokus.model.text import printable
 from blokus.tui.spinner import Spinner
 
@@ -121,8 +121,9 @@ def main(argv: list[str]) -> int:
             print(printable(f"blokus moves: {path}: {reason}"), file=sys.stderr)
             return 2
         started = time.perf_counter()
-        moves: list | LegalMoves = [] if state.is_over else LegalMoves(state.color, state.compiled().legal_placements())
+        ids = [] if state.is_over else state.compiled().legal_placements().tolist()
         micros = (time.perf_counter() - started) * 1e6
+        moves = [move_of_placement(state.color, pid) for pid in ids]
         prefix = f"{path} " if several else ""
         summary = f"{prefix}{len(moves)}" + (f" {micros:.0f}" if args.timing else "")
         if args.count:

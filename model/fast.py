@@ -804,3 +804,6 @@ def push_pop_loop(t, b, m, stack_b, stack_m, pid, first_cells, reps):
     for _ in range(reps):
         push(t, b, m, stack_b, stack_m, np.int64(0), pid, first_cells)
         restore(b, m, stack_b, stack_m, np.int64(0))
+
+
+LOADED = True  # the module is whole: ``model.state``'s positions use this engine from now on

@@ -24,8 +24,7 @@ from blokus.model.fast import MAX_MOVES, TABLES, FastState, fields_of
 from blokus.model.moves import SkipMove, parse_move
 from blokus.model.pieces import SHAPES, Color, Rotation, Shape
 from blokus.model.season import SEASON_2021, SEASONS
-from blokus.model.state import ALL_SHAPES, GameState
-from blokus.player import GameState as ApiState
+from blokus.model.state import ALL_SHAPES, GameState, on_reference
 from blokus.player import SetMove
 from tests.helpers import fixture_path
 
@@ -58,7 +57,7 @@ def random_board(seed: int, density: float, season_index: int) -> GameState:
     in the game, start piece and the done/monomino bits."""
     rng = random.Random(seed)
     season = SEASON_LIST[season_index]
-    state = GameState(rng.choice(list(Shape)), season)
+    state = on_reference(GameState(rng.choice(list(Shape)), season))
     for cell in range(P.NCELLS):
         if rng.random() < density:
             state.boards[rng.randrange(4)] |= 1 << cell
@@ -73,7 +72,7 @@ def random_board(seed: int, density: float, season_index: int) -> GameState:
 def scattered(seed: int, season_index: int) -> GameState:
     """Single cells of the colour to move on a random lattice (the positions with the most placements)."""
     rng = random.Random(seed)
-    state = GameState(Shape.PENTO_L, SEASON_LIST[season_index])
+    state = on_reference(GameState(Shape.PENTO_L, SEASON_LIST[season_index]))
     step, ox, oy = rng.choice((3, 4, 5, 6)), rng.randrange(3), rng.randrange(3)
     color = rng.randrange(4)
     for y in range(oy, P.N, step):
@@ -158,14 +157,14 @@ def test_unchecked_pushes_of_any_placement_stay_in_bounds(state, seed, plies):
 def test_the_player_api_push_of_illegal_moves_is_memory_safe():
     # the issue's crash: BLUE's monominoes pushed unchecked on scattered fields (the others skip) until its move
     # list outgrew the old buffer; on free fields the reference can rebuild the position (an overlap would not)
-    api = ApiState.new(2021, "PENTO_L", seed=1)
+    api = GameState.new(2021, "PENTO_L", seed=1)  # on the compiled engine (numba has loaded)
     for x, y in [(x, y) for y in range(1, 20, 5) for x in range(1, 20, 5)]:
         api.push(SetMove(Color.BLUE, Shape.MONO, Rotation.NONE, False, x, y))
         while api.color != Color.BLUE:
             api.push(SkipMove(api.color))
         moves = api.legal_moves()
         assert api.legal_move_count() == len(moves) == len(set(moves))
-        assert [str(m) for m in moves] == [str(m) for m in api.to_model().legal_moves()]
+        assert [str(m) for m in moves] == [str(m) for m in on_reference(api.copy()).legal_moves()]
     assert api.legal_move_count() == 5506  # more than the old buffer held (4,096)
     with pytest.raises(ValueError, match="no placement"):
         FastState.from_state(api.to_model()).push_placement(P.COUNT)
@@ -178,7 +177,9 @@ def test_blokus_moves_lists_every_move_of_the_scattered_cells_position(season, c
     path = fixture_path(f"engine/scattered-cells-{season}.xml")
     assert moves_main([str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    reference = GameState.new(SEASON_2021, Shape.PENTO_L)  # the same position, built on the reference engine
+    reference = on_reference(
+        GameState.new(SEASON_2021, Shape.PENTO_L)
+    )  # the same position, built on the reference engine
     reference.season = SEASONS[season]
     for y in range(1, 20, 5):
         for x in range(1, 20, 5):

@@ -11,11 +11,12 @@ import random
 import numpy as np
 import pytest
 
+from blokus.model import fast as F
 from blokus.model.fast import FastState, fields_of
 from blokus.model.moves import SkipMove
 from blokus.model.pieces import Color, Shape
 from blokus.model.season import SEASON_2021, SEASON_2027, SEASONS
-from blokus.model.state import GameState
+from blokus.model.state import GameState, on_reference
 
 
 def _same(state: GameState, fast: FastState) -> None:
@@ -31,7 +32,7 @@ def _same(state: GameState, fast: FastState) -> None:
 @pytest.mark.parametrize("seed", range(4))
 def test_random_games_agree_move_by_move(seed, season):
     rng = random.Random(seed)
-    state = GameState.new(season, Shape[rng.choice(season.start_pieces)])
+    state = on_reference(GameState.new(season, Shape[rng.choice(season.start_pieces)]))
     fast = FastState.from_state(state)
     plies = 0
     while not state.is_over:
@@ -57,7 +58,7 @@ def test_random_games_agree_move_by_move(seed, season):
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
 def test_fresh_copy_of_a_mid_game_position_agrees(season):
     rng = random.Random(42)
-    state = GameState.new(season, Shape.PENTO_W)
+    state = on_reference(GameState.new(season, Shape.PENTO_W))
     while not state.is_over and state.turn < 50:
         ids = state.legal_placements()
         state.push_placement(int(ids[rng.randrange(len(ids))]))
@@ -67,13 +68,15 @@ def test_fresh_copy_of_a_mid_game_position_agrees(season):
 def test_last_pieces_bonus_and_removal():
     """A colour holding only the MONO places it (+15 +5) and the colours with no move are removed."""
     hands = {c: [Shape.MONO] for c in Color}
-    state = GameState.from_parts(
-        start_piece=Shape.PENTO_L,
-        turn=40,
-        cells=[(0, 0, Color.BLUE), (19, 0, Color.YELLOW), (19, 19, Color.RED), (0, 19, Color.GREEN)],
-        undeployed=hands,
-        valid_colors=list(Color),
-        season=SEASON_2021,
+    state = on_reference(
+        GameState.from_parts(
+            start_piece=Shape.PENTO_L,
+            turn=40,
+            cells=[(0, 0, Color.BLUE), (19, 0, Color.YELLOW), (19, 19, Color.RED), (0, 19, Color.GREEN)],
+            undeployed=hands,
+            valid_colors=list(Color),
+            season=SEASON_2021,
+        )
     )
     fast = FastState.from_state(state)
     _same(state, fast)
@@ -88,23 +91,25 @@ def test_last_pieces_bonus_and_removal():
 def test_first_moves_corner_in_2021_border_in_2027():
     for season in (SEASON_2021, SEASON_2027):
         for shape in season.start_pieces:
-            state = GameState.new(season, Shape[shape])
+            state = on_reference(GameState.new(season, Shape[shape]))
             fast = FastState.from_state(state)
             _same(state, fast)
             assert len(fast.legal_placements()) == len(state.legal_placements()) > 0
     # the 2027 border rule allows far more first placements (PENTO_X is a 2027 start piece)
-    assert len(FastState.from_state(GameState.new(SEASON_2027, Shape.PENTO_L)).legal_placements()) > 100
+    assert len(FastState.from_state(on_reference(GameState.new(SEASON_2027, Shape.PENTO_L))).legal_placements()) > 100
 
 
 def test_the_2027_game_ends_at_turn_96():
     rng = random.Random(3)
-    state = GameState.from_parts(
-        start_piece=Shape.PENTO_X,
-        turn=92,
-        cells=[(0, 0, Color.BLUE)],
-        undeployed={c: [Shape.MONO, Shape.DOMINO] for c in Color},
-        valid_colors=list(Color),
-        season=SEASON_2027,
+    state = on_reference(
+        GameState.from_parts(
+            start_piece=Shape.PENTO_X,
+            turn=92,
+            cells=[(0, 0, Color.BLUE)],
+            undeployed={c: [Shape.MONO, Shape.DOMINO] for c in Color},
+            valid_colors=list(Color),
+            season=SEASON_2027,
+        )
     )
     fast = FastState.from_state(state)
     _same(state, fast)
@@ -123,7 +128,7 @@ def test_attach_points_are_found_word_by_word_as_cell_by_cell(season):
     from blokus.model import fast as F
 
     rng = random.Random(5)
-    state = GameState.new(season, Shape.PENTO_W)
+    state = on_reference(GameState.new(season, Shape.PENTO_W))
     checked = 0
     while True:
         fast = FastState.from_state(state)
@@ -173,3 +178,9 @@ def test_kernels_read_no_global_array(module):
             if isinstance(value, types.ModuleType):  # F.TABLE and the like
                 arrays = [a for a in code.co_names if isinstance(getattr(value, a, None), np.ndarray)]
                 assert not arrays, f"{kernel.__name__} reads the global arrays {arrays} of {value.__name__}"
+
+
+def test_the_position_reads_the_compiled_arrays_where_they_are():
+    from blokus.model import state as S
+
+    assert (S._M_HAND, S._CELL) == (F.M_HAND, F.CELL)

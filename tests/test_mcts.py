@@ -58,6 +58,22 @@ def test_fixed_budget_is_reproducible():
     assert a == b
 
 
+def test_the_search_roots_at_the_positions_own_engine(monkeypatch):
+    """One position: a search from a position that has its compiled engine takes it (a snapshot of it), building no
+    FastState from the model for the move (the position pushes and pops that engine along the game)."""
+    mcts.prepare(None)
+    state = _position(12)
+    assert state.compiled() is state.compiled()  # the position's own, in step
+    built = []
+    real = F.FastState.from_state
+    monkeypatch.setattr(F.FastState, "from_state", classmethod(lambda cls, s: built.append(s) or real(s)))
+    player = MctsPlayer(seed=5, max_simulations=60)
+    for _ in range(3):
+        move = player.choose_move_sync(state, move_time=30.0)
+        state.play(move)
+    assert built == [] and player.workers[0].searched is not state.compiled()
+
+
 def _within(seconds: float, call):
     """``call()`` in a thread, waited for at most ``seconds`` (a search that does not stop fails, not hangs)."""
     result = []

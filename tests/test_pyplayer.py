@@ -23,7 +23,6 @@ from blokus.cli.bot import EXIT_CODES, bot_lines, parse_options
 from blokus.model.pieces import Shape
 from blokus.model.result import regular_result
 from blokus.model.season import SEASON_2021
-from blokus.model.state import GameState
 from blokus.net.bot import Bot
 from tests.helpers import (
     CAP,
@@ -87,7 +86,7 @@ def test_loading_finds_the_class_and_its_helpers(tmp_path: Path) -> None:
     assert load_player_class(parse_player(f"py:{path}")).__name__ == "Logic"
     assert load_player_class(parse_player(f"py:{path}:Base")).__name__ == "Base"
     player = load_player_class(parse_player(f"py:{path}"))()
-    move = player.answer(api.GameState(GameState.new(SEASON_2021, Shape.PENTO_L)))
+    move = player.answer(api.GameState.new(SEASON_2021, Shape.PENTO_L))
     assert move.shape is Shape.PENTO_L
 
 

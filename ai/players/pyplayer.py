@@ -259,7 +259,7 @@ def _limit_memory(mib: int) -> None:
 
 
 def _answer(channel: _Channel, player: api.Player, message: tuple, path: Path) -> None:
-    import blokus.ai.players.player_api as api  # (lazily: numba loads only where a team's player runs)
+    import blokus.ai.players.player_api  # noqa: F401  (lazily: numba loads only where a team's player runs)
 
     _, rid, state, deadline, team = message
     turn = state.turn
@@ -267,7 +267,7 @@ def _answer(channel: _Channel, player: api.Player, message: tuple, path: Path) -
     player._deadline = deadline
     player._stop = lambda: rid in channel.stopped
     try:
-        player.on_update(api.GameState(state))
+        player.on_update(state.copy())
         answer = player.calculate_move()
     except BaseException as exc:  # SystemExit: sys.exit() in the team's code; the child plays on
         kind = type(exc).__name__
@@ -303,11 +303,11 @@ def _hook(name: str, call: Callable[[], object]) -> None:
 def _start_idle(channel: _Channel, player: api.Player, message: tuple) -> threading.Thread:
     """``while_waiting`` in a thread of its own, given the position after our move; it returns when the
     stop is set (a move request, the end of the game) — or the move is answered beside it, which it slows."""
-    import blokus.ai.players.player_api as api  # (lazily: numba loads only where a team's player runs)
+    import blokus.ai.players.player_api  # noqa: F401  (lazily: numba loads only where a team's player runs)
 
     _, state, team = message
     player.team = team
-    _hook("on_update", lambda: player.on_update(api.GameState(state)))
+    _hook("on_update", lambda: player.on_update(state.copy()))
     channel.idle_stop.clear()
     stop = channel.idle_stop
     thread = threading.Thread(target=_hook, args=("while_waiting", lambda: player.while_waiting(stop)), daemon=True)

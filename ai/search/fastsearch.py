@@ -402,7 +402,7 @@ class FastLookaheadPlayer(Engine):
         pids = state.legal_placements()
         if state.is_over or not len(pids):
             return no_placement_move(state, self.rng)
-        pos = Position.of(state.compiled())
+        pos = Position.of(state.compiled().copy())  # the search writes in its arrays
         team = color % 2
         val = Valuation(FE.weight_vector(self.weights), team, 1.0 if team == 0 else -1.0)
         p = self.params

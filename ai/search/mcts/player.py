@@ -245,7 +245,7 @@ class MctsPlayer(Engine):
         self.settle()
         if self._failure:  # a helper of the last search failed after its move was chosen
             self._single_thread()
-        root = state.compiled()
+        root = state.compiled().copy()  # the position's own engine: a snapshot of it roots the tree
         last_root = np.full(4, -1, dtype=np.int32)
         if isinstance(state.last_move, SetMove):
             pid = placement_of(state.last_move)
