@@ -270,6 +270,67 @@ def test_a_whole_game_with_the_opening_cut_is_legal(season):
     assert state.turn > 40
 
 
+def _touches_partner(state: GameState, pid: int) -> bool:
+    """Whether placement ``pid`` of the colour to move shares an edge with a cell of its partner colour (by the
+    model's bitboards, not the kernels' tables)."""
+    from blokus.model import placements as PL
+
+    return bool(PL.edge_neighbours(PL.MASKS[pid]) & state.boards[(int(state.color) + 2) % 4])
+
+
+def _expected_partner_moves(state: GameState, pieces: int) -> set[int]:
+    """The moves a node of ``state`` should list with ``partner_pieces=pieces`` (no model pruning): the big pieces
+    early; then, while the board holds fewer than ``pieces`` pieces and the colour placed its first, only those that
+    touch the partner colour along an edge, if there are any (the rule written out)."""
+    moves = _expected_moves(state, 0.0, 0)
+    if _on_board(state) < pieces and not state.is_first_move(state.color):
+        touching = {p for p in moves if _touches_partner(state, p)}
+        return touching or moves
+    return moves
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_the_opening_keeps_only_the_moves_touching_the_partner(season):
+    # ``partner_pieces`` (Pentobi's classic_2 rule): every node of the tree, the root included, lists exactly the
+    # moves the rule leaves; nodes with a touching move are cut while the board holds fewer than ``partner_pieces``
+    # pieces, nodes with none or with that many pieces keep every move
+    pieces = 14
+    state = _position(10, seed=24 if season.year == 2021 else 8, season=season)
+    params = mcts.MctsParams(threads=1, prune=0.0, partner_pieces=pieces)
+    player = MctsPlayer(seed=4, max_simulations=1500, params=params)
+    assert state.is_legal(player.choose_move_sync(state, move_time=30.0))
+    tree = player.tree
+    cut_nodes = whole_nodes = 0
+    stack = [(0, state.copy())]
+    while stack:
+        node, position = stack.pop()
+        first, count = int(tree.node_first[node]), int(tree.node_count[node])
+        if first < 0 or position.is_over:
+            continue
+        edges = {int(tree.edge_pid[e]): int(tree.edge_child[e]) for e in range(first, first + count)}
+        assert set(edges) == _expected_partner_moves(position, pieces)
+        if len(edges) < len(_expected_moves(position, 0.0, 0)):
+            cut_nodes += 1
+        elif _on_board(position) >= pieces:
+            whole_nodes += 1
+        for pid, child in edges.items():
+            if child >= 0:
+                below = position.copy()
+                below.push_placement(pid)
+                stack.append((child, below))
+    assert cut_nodes > 10 and whole_nodes > 3
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_a_whole_game_with_the_partner_rule_is_legal(season):
+    params = mcts.MctsParams(partner_pieces=14)
+    players = [MctsPlayer(seed=1, max_simulations=30, params=params), MctsPlayer(seed=2, max_simulations=30)]
+    state = GameState.new(season, Shape.PENTO_X if season.year == 2027 else Shape.PENTO_T)
+    while not state.is_over:
+        state.play(players[state.color % 2].choose_move_sync(state, move_time=5.0))
+    assert state.turn > 40
+
+
 def _edges_by_depth(tree):
     """(depth of the edge's child, edge) for every edge of the tree, from the root down."""
     stack, out = [(0, 1)], []

@@ -48,6 +48,9 @@ class MctsParams:
     # of all its moves (distances at least 2; Pentobi prunes its opening moves so, by 0.3 up to 12 pieces)
     centre_cut: float = 0.0
     centre_pieces: int = 12
+    # > 0: while the board holds fewer than this many pieces, a node of a colour past its first piece keeps only
+    # its moves that touch its partner colour along an edge, if it has any (Pentobi's classic_2 rule: 14)
+    partner_pieces: int = 0
     # keep the subtree of the position reached since the last search
     reuse: bool = field(default=True, metadata=PLAYER_ONLY)
     # > 0: a count of simulations a move (the clock still stops it), to measure per simulation: this x 0.7 e^(0.1 k)
