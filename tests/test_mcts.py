@@ -598,8 +598,9 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
 def test_a_variant_by_name_has_the_settings_and_the_rest_of_the_default():
     from blokus.ai import compile_ahead, make_player, parse_player
 
-    player = make_player("mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1,centre_cut=0.3,partner_pieces=14", seed=3)
-    assert player.name == "mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1,centre_cut=0.3,partner_pieces=14"
+    name = "mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1,centre_cut=0.3,partner_pieces=14"
+    player = make_player(name, seed=3)
+    assert player.name == name
     compile_ahead(parse_player("mcts:root_eval=0"))  # the same kernels as the default: already compiled here
     state = GameState.new(SEASON_2021, Shape.PENTO_V)
     move = player.choose_move_sync(state, move_time=0.3)
