@@ -230,7 +230,7 @@ def test_the_opening_keeps_only_the_moves_nearest_the_centre(season):
     # whole after that; with the cut off, the same position lists every big piece
     cut, pieces = 0.3, 12
     state = _position(8, seed=3, season=season)
-    params = mcts.MctsParams(threads=1, prune=0.0, centre_cut=cut, centre_pieces=pieces)
+    params = mcts.MctsParams(threads=1, prune=0.0, centre_cut=cut, centre_pieces=pieces, partner_pieces=0)
     player = MctsPlayer(seed=4, max_simulations=1500, params=params)
     assert state.is_legal(player.choose_move_sync(state, move_time=30.0))
     tree = player.tree
@@ -255,7 +255,8 @@ def test_the_opening_keeps_only_the_moves_nearest_the_centre(season):
                 below.push_placement(pid)
                 stack.append((child, below))
     assert cut_nodes > 10 and whole_nodes > 3
-    unpruned = MctsPlayer(seed=4, max_simulations=50, params=mcts.MctsParams(threads=1))
+    off = mcts.MctsParams(threads=1, centre_cut=0.0, partner_pieces=0)
+    unpruned = MctsPlayer(seed=4, max_simulations=50, params=off)
     unpruned.choose_move_sync(state, move_time=30.0)
     assert int(unpruned.tree.node_count[0]) == len(_expected_moves(state, 0.0, pieces)) > int(tree.node_count[0])
 
