@@ -246,7 +246,7 @@ def test_the_opening_keeps_only_the_moves_nearest_the_centre(season):
     # whole after that; with the cut off, the same position lists every big piece
     cut, pieces = 0.3, 12
     state = _position(8, seed=3, season=season)
-    params = mcts.MctsParams(threads=1, prune=0.0, centre_cut=cut, centre_pieces=pieces)
+    params = mcts.MctsParams(threads=1, prune=0.0, centre_cut=cut, centre_pieces=pieces, partner_pieces=0)
     player = MctsPlayer(seed=4, max_simulations=1500, params=params)
     assert state.is_legal(player.choose_move_sync(state, move_time=30.0))
     tree = player.tree
@@ -271,7 +271,8 @@ def test_the_opening_keeps_only_the_moves_nearest_the_centre(season):
                 below.push_placement(pid)
                 stack.append((child, below))
     assert cut_nodes > 10 and whole_nodes > 3
-    unpruned = MctsPlayer(seed=4, max_simulations=50, params=mcts.MctsParams(threads=1))
+    off = mcts.MctsParams(threads=1, centre_cut=0.0, partner_pieces=0)
+    unpruned = MctsPlayer(seed=4, max_simulations=50, params=off)
     unpruned.choose_move_sync(state, move_time=30.0)
     assert int(unpruned.tree.node_count[0]) == len(_expected_moves(state, 0.0, pieces)) > int(tree.node_count[0])
 
@@ -279,6 +280,74 @@ def test_the_opening_keeps_only_the_moves_nearest_the_centre(season):
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
 def test_a_whole_game_with_the_opening_cut_is_legal(season):
     params = mcts.MctsParams(centre_cut=0.3)
+    players = [MctsPlayer(seed=1, max_simulations=30, params=params), MctsPlayer(seed=2, max_simulations=30)]
+    state = GameState.new(season, Shape.PENTO_X if season.year == 2027 else Shape.PENTO_T)
+    while not state.is_over:
+        state.play(players[state.color % 2].choose_move_sync(state, move_time=5.0))
+    assert state.turn > 40
+
+
+def _touches_partner(state: GameState, pid: int) -> bool:
+    """Whether placement ``pid`` of the colour to move shares an edge with a cell of its partner colour (by the
+    model's bitboards, not the kernels' tables)."""
+    from blokus.model import placements as PL
+
+    return bool(PL.edge_neighbours(PL.MASKS[pid]) & state.boards[(int(state.color) + 2) % 4])
+
+
+def _expected_partner_moves(state: GameState, pieces: int, cut: float) -> set[int]:
+    """The moves a node of ``state`` should list with ``partner_pieces=pieces`` and ``centre_cut=cut`` (no model
+    pruning): the big pieces early, those the centre cut leaves; then, while the board holds fewer than ``pieces``
+    pieces and the colour placed its first, only those that touch the partner colour along an edge, if there are
+    any (the rule written out)."""
+    moves = _expected_moves(state, cut, 12)
+    if _on_board(state) < pieces and not state.is_first_move(state.color):
+        touching = {p for p in moves if _touches_partner(state, p)}
+        return touching or moves
+    return moves
+
+
+@pytest.mark.parametrize("cut", [0.0, 0.3])
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_the_opening_keeps_only_the_moves_touching_the_partner(season, cut):
+    # ``partner_pieces`` (Pentobi's classic_2 rule): every node of the tree, the root included, lists exactly the
+    # moves the rule leaves; nodes with a touching move are cut while the board holds fewer than ``partner_pieces``
+    # pieces, nodes with none or with that many pieces keep every move (with the centre cut: of those it leaves)
+    # positions with moves that touch the partner (among those the centre cut leaves: later, and rare, in random
+    # games; there the rule is tried with 15 pieces)
+    pieces = 15 if cut else 14
+    turns, seed = {(2021, 0): (10, 24), (2027, 0): (10, 8), (2021, 1): (12, 39), (2027, 1): (12, 37)}[
+        (season.year, int(cut > 0))
+    ]
+    state = _position(turns, seed=seed, season=season)
+    params = mcts.MctsParams(threads=1, prune=0.0, partner_pieces=pieces, centre_cut=cut)
+    player = MctsPlayer(seed=4, max_simulations=1500, params=params)
+    assert state.is_legal(player.choose_move_sync(state, move_time=30.0))
+    tree = player.tree
+    cut_nodes = whole_nodes = 0
+    stack = [(0, state.copy())]
+    while stack:
+        node, position = stack.pop()
+        first, count = int(tree.node_first[node]), int(tree.node_count[node])
+        if first < 0 or position.is_over:
+            continue
+        edges = {int(tree.edge_pid[e]): int(tree.edge_child[e]) for e in range(first, first + count)}
+        assert set(edges) == _expected_partner_moves(position, pieces, cut)
+        if len(edges) < len(_expected_moves(position, cut, 12)):
+            cut_nodes += 1
+        elif _on_board(position) >= pieces:
+            whole_nodes += 1
+        for pid, child in edges.items():
+            if child >= 0:
+                below = position.copy()
+                below.push_placement(pid)
+                stack.append((child, below))
+    assert cut_nodes > 10 and whole_nodes > 3
+
+
+@pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
+def test_a_whole_game_with_the_partner_rule_is_legal(season):
+    params = mcts.MctsParams(partner_pieces=14, centre_cut=0.3)
     players = [MctsPlayer(seed=1, max_simulations=30, params=params), MctsPlayer(seed=2, max_simulations=30)]
     state = GameState.new(season, Shape.PENTO_X if season.year == 2027 else Shape.PENTO_T)
     while not state.is_over:
@@ -546,15 +615,16 @@ def test_playouts_pass_the_turn_as_the_server_does(season, seed):
 def test_a_variant_by_name_has_the_settings_and_the_rest_of_the_default():
     from blokus.ai import compile_ahead, make_player, parse_player
 
-    player = make_player("mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1,centre_cut=0.3", seed=3)
-    assert player.name == "mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1,centre_cut=0.3"
+    name = "mcts:root_eval=0, prune=0.05,early_rounds=6,graded=1,centre_cut=0.3,partner_pieces=14"
+    player = make_player(name, seed=3)
+    assert player.name == name
     compile_ahead(parse_player("mcts:root_eval=0"))  # the same kernels as the default: already compiled here
     state = GameState.new(SEASON_2021, Shape.PENTO_V)
     move = player.choose_move_sync(state, move_time=0.3)
     assert state.is_legal(move)
     params = player._ready_player().params
     assert (params.root_eval, params.prune, params.early_rounds, params.graded) == (0.0, 0.05, 6, True)
-    assert (params.centre_cut, params.centre_pieces) == (0.3, 12)
+    assert (params.centre_cut, params.centre_pieces, params.partner_pieces) == (0.3, 12, 14)
     assert params.explore == mcts.MctsParams().explore and params.move_prior == mcts.MctsParams().move_prior
 
 

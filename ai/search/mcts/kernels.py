@@ -24,7 +24,9 @@ from blokus.ai.search.tables import T_AWK, T_CENTRE_DIST, T_P_CENTRE
 from blokus.model import fast as F
 from blokus.model import numba_cache  # noqa: F401  (before any kernel: where numba caches them)
 from blokus.model.fast import (
+    ADJ_W,
     ANCH,
+    CELL,
     FORB,
     FSTRIDE,
     M_HAND,
@@ -33,6 +35,7 @@ from blokus.model.fast import (
     MAX_MOVES,
     NCELLS,
     NSHAPES,
+    T_ADJ,
     T_CELLS,
     T_DIAG,
     T_PSIZE,
@@ -104,6 +107,41 @@ def _early_filter(t, m, color, moves, n, params):
 
 
 @njit(cache=True)
+def _on_board(m):
+    """The pieces on the board, of every colour."""
+    placed = 0
+    for c in range(4):
+        hand = m[M_HAND + c]
+        for s in range(NSHAPES):
+            if not (hand >> s) & 1:
+                placed += 1
+    return placed
+
+
+@njit(cache=True)
+def _partner_filter(t, b, m, color, moves, n, params):
+    """While the board holds fewer than ``partner_pieces`` pieces, keep only the moves of ``color`` that touch its
+    partner colour along an edge, if any does (Pentobi's opening rule of its classic_2 game); not for the colour's
+    first piece."""
+    limit = params[R.partner_pieces]
+    if limit <= 0 or n == 0 or m[M_HAND + color] == F.ALL_SHAPES or _on_board(m) >= limit:
+        return n
+    mate = ((color + 2) & 3) + 1  # the partner's mark in the board's cells
+    k = 0
+    for i in range(n):
+        row = T_ADJ + ADJ_W * np.int64(moves[i])
+        for j in range(ADJ_W):
+            q = t[row + j]
+            if q >= NCELLS:
+                break
+            if b[CELL + q] == mate:
+                moves[k] = moves[i]
+                k += 1
+                break
+    return k if k > 0 else n
+
+
+@njit(cache=True)
 def _nearest_centre(t, tf, pid):
     """How near placement ``pid`` comes to the board's centre: the least distance of its cells (at least 2)."""
     d = np.inf
@@ -123,13 +161,7 @@ def _centre_filter(t, m, color, moves, n, params):
     cut = params[R.centre_cut]
     if cut <= 0 or n == 0 or m[M_HAND + color] == F.ALL_SHAPES:
         return n
-    placed = 0
-    for c in range(4):
-        hand = m[M_HAND + c]
-        for s in range(NSHAPES):
-            if not (hand >> s) & 1:
-                placed += 1
-    if placed > params[R.centre_pieces]:
+    if _on_board(m) > params[R.centre_pieces]:
         return n
     tf = t.view(np.float64)
     best = np.inf
@@ -322,6 +354,7 @@ def _expand(t, node, sim, playout, walk, first_cells, params, prior_weights, tre
     n = _gen(t, sim, playout, color, first_cells, moves)
     n = _early_filter(t, m, color, moves, n, params)
     n = _centre_filter(t, m, color, moves, n, params)
+    n = _partner_filter(t, b, m, color, moves, n, params)
     pn = params[R.prior_n]
     if params[R.move_prior] > 0 and n > 0:
         # the fitted move model: probabilities for the exploration term, start values below the node's mean
