@@ -46,13 +46,13 @@ class MctsParams:
     # > 0: in the opening (at most centre_pieces pieces on the board), a node keeps only the moves of a colour past
     # its first piece whose cell nearest the board's centre is at most this much farther from it than the nearest
     # of all its moves (distances at least 2; Pentobi prunes its opening moves so, by 0.3 up to 12 pieces).
-    # 0 turns it off. With partner_pieces on top, 70.8 % against level 6 at one thread where neither scored 63.5 %
-    # (RESULTS §41)
-    centre_cut: float = 0.3
+    # 0 (the default) turns it off. With partner_pieces on top: 70.8 % against level 6 at one thread in 2021 where
+    # neither scored 63.5 %, but in 2027 lower than without (RESULTS §41), so both stay off
+    centre_cut: float = 0.0
     centre_pieces: int = 12
     # > 0: while the board holds fewer than this many pieces, a node of a colour past its first piece keeps only
     # its moves that touch its partner colour along an edge, if it has any (Pentobi's classic_2 rule: 14); 0: off
-    partner_pieces: int = 14
+    partner_pieces: int = 0
     # keep the subtree of the position reached since the last search
     reuse: bool = field(default=True, metadata=PLAYER_ONLY)
     # > 0: a count of simulations a move (the clock still stops it), to measure per simulation: this x 0.7 e^(0.1 k)
