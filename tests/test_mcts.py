@@ -239,6 +239,23 @@ def _on_board(state: GameState) -> int:
     return sum(21 - len(state.pieces_left(c)) for c in COLORS)
 
 
+def _expanded_nodes(tree, state: GameState):
+    """Each expanded node of ``tree`` searched from ``state``: (node, its position, the placements its edges list)."""
+    stack = [(0, state.copy())]
+    while stack:
+        node, position = stack.pop()
+        first, count = int(tree.node_first[node]), int(tree.node_count[node])
+        if first < 0 or position.is_over:
+            continue
+        edges = {int(tree.edge_pid[e]): int(tree.edge_child[e]) for e in range(first, first + count)}
+        yield node, position, set(edges)
+        for pid, child in edges.items():
+            if child >= 0:
+                below = position.copy()
+                below.push_placement(pid)
+                stack.append((child, below))
+
+
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
 def test_the_opening_keeps_only_the_moves_nearest_the_centre(season):
     # ``centre_cut`` (Pentobi's opening rule): every node of the tree, the root included, lists exactly the
@@ -249,32 +266,19 @@ def test_the_opening_keeps_only_the_moves_nearest_the_centre(season):
     params = mcts.MctsParams(threads=1, prune=0.0, centre_cut=cut, centre_pieces=pieces, partner_pieces=0)
     player = MctsPlayer(seed=4, max_simulations=1500, params=params)
     assert state.is_legal(player.choose_move_sync(state, move_time=30.0))
-    tree = player.tree
     cut_nodes = whole_nodes = 0
-    stack = [(0, state.copy())]
-    while stack:
-        node, position = stack.pop()
-        first, count = int(tree.node_first[node]), int(tree.node_count[node])
-        if first < 0 or position.is_over:
-            continue
-        assert int(tree.node_turn[node, 0]) & 3 == int(position.color) or node == 0
-        edges = {int(tree.edge_pid[e]): int(tree.edge_child[e]) for e in range(first, first + count)}
-        assert set(edges) == _expected_moves(position, cut, pieces)
-        full = _expected_moves(position, 0.0, pieces)
-        if len(edges) < len(full):
+    for node, position, moves in _expanded_nodes(player.tree, state):
+        assert int(player.tree.node_turn[node, 0]) & 3 == int(position.color) or node == 0
+        assert moves == _expected_moves(position, cut, pieces)
+        if len(moves) < len(_expected_moves(position, 0.0, pieces)):
             cut_nodes += 1
         elif _on_board(position) > pieces:
             whole_nodes += 1
-        for pid, child in edges.items():
-            if child >= 0:
-                below = position.copy()
-                below.push_placement(pid)
-                stack.append((child, below))
     assert cut_nodes > 10 and whole_nodes > 3
     off = mcts.MctsParams(threads=1, centre_cut=0.0, partner_pieces=0)
     unpruned = MctsPlayer(seed=4, max_simulations=50, params=off)
     unpruned.choose_move_sync(state, move_time=30.0)
-    assert int(unpruned.tree.node_count[0]) == len(_expected_moves(state, 0.0, pieces)) > int(tree.node_count[0])
+    assert int(unpruned.tree.node_count[0]) == len(_expected_moves(state, 0.0, pieces)) > int(player.tree.node_count[0])
 
 
 @pytest.mark.parametrize("season", SEASONS.values(), ids=SEASONS.keys())
@@ -323,25 +327,13 @@ def test_the_opening_keeps_only_the_moves_touching_the_partner(season, cut):
     params = mcts.MctsParams(threads=1, prune=0.0, partner_pieces=pieces, centre_cut=cut)
     player = MctsPlayer(seed=4, max_simulations=1500, params=params)
     assert state.is_legal(player.choose_move_sync(state, move_time=30.0))
-    tree = player.tree
     cut_nodes = whole_nodes = 0
-    stack = [(0, state.copy())]
-    while stack:
-        node, position = stack.pop()
-        first, count = int(tree.node_first[node]), int(tree.node_count[node])
-        if first < 0 or position.is_over:
-            continue
-        edges = {int(tree.edge_pid[e]): int(tree.edge_child[e]) for e in range(first, first + count)}
-        assert set(edges) == _expected_partner_moves(position, pieces, cut)
-        if len(edges) < len(_expected_moves(position, cut, 12)):
+    for _node, position, moves in _expanded_nodes(player.tree, state):
+        assert moves == _expected_partner_moves(position, pieces, cut)
+        if len(moves) < len(_expected_moves(position, cut, 12)):
             cut_nodes += 1
         elif _on_board(position) >= pieces:
             whole_nodes += 1
-        for pid, child in edges.items():
-            if child >= 0:
-                below = position.copy()
-                below.push_placement(pid)
-                stack.append((child, below))
     assert cut_nodes > 10 and whole_nodes > 3
 
 
