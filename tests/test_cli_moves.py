@@ -76,14 +76,16 @@ def test_dispatcher_help_lists_subcommands(capsys):
     assert blokus.main(["nonsense"]) == 2
 
 
-def test_commands_without_ui_do_not_import_textual():
+def test_commands_without_ui_do_not_import_textual(tmp_path):
     code = (
-        "import sys, blokus\n"
-        "for name in ('cli.moves', 'cli.bot', 'cli.serve', 'cli.arena', 'cli.bundle', 'cli.analyse'):\n"
-        "    __import__(name)\n"
+        "import sys\n"
+        "for name in ('moves', 'bot', 'serve', 'arena', 'bundle', 'analyse'):\n"
+        "    __import__('blokus.cli.' + name)\n"
         "print('textual' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    # from another folder: the installed package, not the checkout's top-level folders
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    out = run.stdout
     assert out.strip() == "False"
 
 
