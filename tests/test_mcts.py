@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import threading
@@ -289,6 +290,42 @@ def test_a_whole_game_with_the_opening_cut_is_legal(season):
     while not state.is_over:
         state.play(players[state.color % 2].choose_move_sync(state, move_time=5.0))
     assert state.turn > 40
+
+
+def test_the_opening_rules_are_the_seasons_unless_a_player_sets_them():
+    # 2021 (corner starts) searches with both rules on, 2027 (border starts) with both off (RESULTS §41-42); a
+    # setting of its own (mcts:centre_cut=...) wins in either season
+    from blokus.ai.search.mcts.params import SEASON_DEFAULTS
+
+    assert set(SEASON_DEFAULTS) == {int(season) for season in SEASONS.values()}
+    default, mine = mcts.MctsParams(), mcts.MctsParams(centre_cut=0.2)
+    assert (default.for_season(2021).centre_cut, default.for_season(2021).partner_pieces) == (0.3, 14)
+    assert (default.for_season(2027).centre_cut, default.for_season(2027).partner_pieces) == (0.0, 0)
+    assert (mine.for_season(2021).centre_cut, mine.for_season(2021).partner_pieces) == (0.2, 14)
+    assert mine.for_season(2027).centre_cut == 0.2
+    for season, same in [
+        (2021, mcts.MctsParams(centre_cut=0.3, partner_pieces=14)),
+        (2027, mcts.MctsParams(centre_cut=0, partner_pieces=0)),
+    ]:
+        # the default's tree is the named settings' tree, node for node
+        state = _position(8, seed=3, season=SEASONS[str(season)])
+        trees = []
+        for params in (default, same):
+            player = MctsPlayer(seed=4, max_simulations=400, params=dataclasses.replace(params, threads=1))
+            player.choose_move_sync(state, move_time=30.0)
+            used = int(player.tree.counters[0])
+            trees.append(
+                (player.tree.node_count[:used].copy(), player.tree.edge_pid[: int(player.tree.counters[1])].copy())
+            )
+        assert all(np.array_equal(a, b) for a, b in zip(*trees, strict=True))
+    # and the seasons' trees differ: the rules cut the 2021 opening's nodes
+    state = _position(8, seed=3, season=SEASON_2021)
+    counts = []
+    for params in (default, mcts.MctsParams(centre_cut=0, partner_pieces=0)):
+        player = MctsPlayer(seed=4, max_simulations=400, params=dataclasses.replace(params, threads=1))
+        player.choose_move_sync(state, move_time=30.0)
+        counts.append(int(player.tree.node_count[0]))
+    assert counts[0] < counts[1]
 
 
 def _touches_partner(state: GameState, pid: int) -> bool:

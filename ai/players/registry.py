@@ -138,8 +138,10 @@ def accepted() -> str:
 def mcts_settings(text: str) -> tuple[tuple[str, float | int | bool], ...]:
     """``KEY=VALUE,...`` as settings of ``ai.search.mcts.MctsParams`` (checked against its fields; ValueError)."""
     from blokus.ai.search.mcts import MctsParams  # imports numba: only for these names, which are for measuring
+    from blokus.model.season import DEFAULT_SEASON
 
-    kinds = {name: type(value) for name, value in vars(MctsParams()).items()}
+    # a field left to the season (None by default) takes the type of its seasons' values
+    kinds = {name: type(value) for name, value in vars(MctsParams().for_season(DEFAULT_SEASON)).items()}
     settings: dict[str, float | int | bool] = {}
     for item in filter(None, text.split(",")):
         key, sep, value = item.partition("=")

@@ -4,13 +4,14 @@ indices they read it by (``R``) are derived."""
 from __future__ import annotations
 
 from collections import namedtuple
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
 from blokus.ai.search.cores import MAX_THREADS
 from blokus.ai.search.evaluate import DEFAULT_WEIGHTS
 from blokus.ai.search.fasteval import weight_vector
+from blokus.model.season import DEFAULT_SEASON, Season
 
 # a field marked so is a setting of the player, not an input of the compiled search (not in the vector)
 PLAYER_ONLY = {"player_only": True}
@@ -46,13 +47,13 @@ class MctsParams:
     # > 0: in the opening (at most centre_pieces pieces on the board), a node keeps only the moves of a colour past
     # its first piece whose cell nearest the board's centre is at most this much farther from it than the nearest
     # of all its moves (distances at least 2; Pentobi prunes its opening moves so, by 0.3 up to 12 pieces).
-    # 0 (the default) turns it off. With partner_pieces on top: 70.8 % against level 6 at one thread in 2021 where
-    # neither scored 63.5 %, but in 2027 lower than without (RESULTS §41), so both stay off
-    centre_cut: float = 0.0
+    # 0 turns it off; None (the default): the season's value (``SEASON_DEFAULTS``)
+    centre_cut: float | None = None
     centre_pieces: int = 12
     # > 0: while the board holds fewer than this many pieces, a node of a colour past its first piece keeps only
-    # its moves that touch its partner colour along an edge, if it has any (Pentobi's classic_2 rule: 14); 0: off
-    partner_pieces: int = 0
+    # its moves that touch its partner colour along an edge, if it has any (Pentobi's classic_2 rule: 14); 0: off;
+    # None (the default): the season's value
+    partner_pieces: int | None = None
     # keep the subtree of the position reached since the last search
     reuse: bool = field(default=True, metadata=PLAYER_ONLY)
     # > 0: a count of simulations a move (the clock still stops it), to measure per simulation: this x 0.7 e^(0.1 k)
@@ -73,17 +74,32 @@ class MctsParams:
         if not 0 <= self.virtual_loss <= 100:
             raise ValueError(f"virtual_loss needs 0 to 100, not {self.virtual_loss}")
 
-    def vector(self, shared_tree: bool = False) -> np.ndarray:
-        """The compiled search's parameters: the search inputs in field order (``R``), then the evaluation's
-        weights (from ``R.weights`` on). ``virtual_loss`` is 0 unless the threads share the tree (``shared_tree``),
-        ``shared`` 1 where they do (their counts are added atomically)."""
-        values = {name: float(getattr(self, name)) for name in SEARCH_INPUTS if name != "shared"}
+    def for_season(self, season: Season | int) -> MctsParams:
+        """These settings with every field left to the season (None) set to ``season``'s value."""
+        unset = {name: value for name, value in SEASON_DEFAULTS[int(season)].items() if getattr(self, name) is None}
+        return replace(self, **unset) if unset else self
+
+    def vector(self, shared_tree: bool = False, season: Season | int = DEFAULT_SEASON) -> np.ndarray:
+        """The compiled search's parameters in ``season``: the search inputs in field order (``R``), then the
+        evaluation's weights (from ``R.weights`` on). ``virtual_loss`` is 0 unless the threads share the tree
+        (``shared_tree``), ``shared`` 1 where they do (their counts are added atomically)."""
+        settings = self.for_season(season)
+        values = {name: float(getattr(settings, name)) for name in SEARCH_INPUTS if name != "shared"}
         values["shared"] = 1.0 if shared_tree else 0.0
         if not shared_tree:
             values["virtual_loss"] = 0.0
         head = np.array([values[name] for name in SEARCH_INPUTS], dtype=np.float64)
         return np.concatenate([head, weight_vector(DEFAULT_WEIGHTS)])
 
+
+# The opening rules' values where a player leaves them to the season. 2021 (the classic corner starts): both on,
+# as Pentobi plays its Classic openings, 70.8 % against level 6 at one thread where neither scored 63.5 % (48
+# games each, +7.3 % paired, s.e. 8.3). 2027 (border starts): both off, they lost 22.9 % paired there in 24 games
+# (s.e. 9.5). RESULTS §41-42
+SEASON_DEFAULTS: dict[int, dict[str, float | int]] = {
+    2021: {"centre_cut": 0.3, "partner_pieces": 14},
+    2027: {"centre_cut": 0.0, "partner_pieces": 0},
+}
 
 # the fields that are search inputs, and whether the threads share the tree (from the player's ``shared_tree``)
 SEARCH_INPUTS = (*(f.name for f in fields(MctsParams) if not f.metadata.get("player_only")), "shared")

@@ -252,7 +252,7 @@ class MctsPlayer(Engine):
             if pid is not None:
                 last_root[state.last_move.color] = pid
         start = Root.of(root, last_root)
-        params = self.params.vector(shared_tree=self.shared)
+        params = self.params.vector(shared_tree=self.shared, season=state.season)
         seed = self.rng.randrange(2**31)
         searched = self.workers[:1] if self.shared else self.workers
         kept = [self._prepare_tree(worker, state, root, start, params, timer) for worker in searched]
