@@ -17,6 +17,14 @@ from blokus.model.season import DEFAULT_SEASON, Season
 PLAYER_ONLY = {"player_only": True}
 
 
+@dataclass(frozen=True)
+class OpeningRules:
+    """A season's values of the two opening rules (``MctsParams.centre_cut``, ``partner_pieces``)."""
+
+    centre_cut: float
+    partner_pieces: int
+
+
 @dataclass
 class MctsParams:
     explore: float = 0.15  # UCT exploration constant (on top of RAVE)
@@ -76,8 +84,14 @@ class MctsParams:
 
     def for_season(self, season: Season | int) -> MctsParams:
         """These settings with every field left to the season (None) set to ``season``'s value."""
-        unset = {name: value for name, value in SEASON_DEFAULTS[int(season)].items() if getattr(self, name) is None}
-        return replace(self, **unset) if unset else self
+        if self.centre_cut is not None and self.partner_pieces is not None:
+            return self
+        rules = SEASON_DEFAULTS[int(season)]
+        return replace(
+            self,
+            centre_cut=rules.centre_cut if self.centre_cut is None else self.centre_cut,
+            partner_pieces=rules.partner_pieces if self.partner_pieces is None else self.partner_pieces,
+        )
 
     def vector(self, shared_tree: bool = False, season: Season | int = DEFAULT_SEASON) -> np.ndarray:
         """The compiled search's parameters in ``season``: the search inputs in field order (``R``), then the
@@ -96,9 +110,9 @@ class MctsParams:
 # as Pentobi plays its Classic openings, 70.8 % against level 6 at one thread where neither scored 63.5 % (48
 # games each, +7.3 % paired, s.e. 8.3). 2027 (border starts): both off, they lost 22.9 % paired there in 24 games
 # (s.e. 9.5). RESULTS §41-42
-SEASON_DEFAULTS: dict[int, dict[str, float | int]] = {
-    2021: {"centre_cut": 0.3, "partner_pieces": 14},
-    2027: {"centre_cut": 0.0, "partner_pieces": 0},
+SEASON_DEFAULTS: dict[int, OpeningRules] = {
+    2021: OpeningRules(centre_cut=0.3, partner_pieces=14),
+    2027: OpeningRules(centre_cut=0.0, partner_pieces=0),
 }
 
 # the fields that are search inputs, and whether the threads share the tree (from the player's ``shared_tree``)
