@@ -244,7 +244,7 @@ def ours(state: GameState, simulations: int, seed: int, settings: MctsParams) ->
     player.think(state.copy(), time.monotonic() + 600, threading.Event())  # allocates the tree, warms caches
     worker = player.workers[0]
     tree, scratch = worker.tree, worker.scratch
-    start, params = Root.of(FastState.from_state(state)), settings.vector()
+    start, params = Root.of(FastState.from_state(state)), settings.vector(season=state.season)
     ticks = np.zeros(len(PHASES), dtype=np.int64)
     check = max(1, min(simulations, 300))
     _fresh_tree(tree, scratch, start, params, seed)

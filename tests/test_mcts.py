@@ -303,29 +303,33 @@ def test_the_opening_rules_are_the_seasons_unless_a_player_sets_them():
     assert (default.for_season(2027).centre_cut, default.for_season(2027).partner_pieces) == (0.0, 0)
     assert (mine.for_season(2021).centre_cut, mine.for_season(2021).partner_pieces) == (0.2, 14)
     assert mine.for_season(2027).centre_cut == 0.2
-    for season, same in [
-        (2021, mcts.MctsParams(centre_cut=0.3, partner_pieces=14)),
-        (2027, mcts.MctsParams(centre_cut=0, partner_pieces=0)),
-    ]:
-        # the default's tree is the named settings' tree, node for node
-        state = _position(8, seed=3, season=SEASONS[str(season)])
-        trees = []
-        for params in (default, same):
-            player = MctsPlayer(seed=4, max_simulations=400, params=dataclasses.replace(params, threads=1))
-            player.choose_move_sync(state, move_time=30.0)
-            used = int(player.tree.counters[0])
-            trees.append(
-                (player.tree.node_count[:used].copy(), player.tree.edge_pid[: int(player.tree.counters[1])].copy())
-            )
-        assert all(np.array_equal(a, b) for a, b in zip(*trees, strict=True))
-    # and the seasons' trees differ: the rules cut the 2021 opening's nodes
-    state = _position(8, seed=3, season=SEASON_2021)
-    counts = []
-    for params in (default, mcts.MctsParams(centre_cut=0, partner_pieces=0)):
-        player = MctsPlayer(seed=4, max_simulations=400, params=dataclasses.replace(params, threads=1))
-        player.choose_move_sync(state, move_time=30.0)
-        counts.append(int(player.tree.node_count[0]))
-    assert counts[0] < counts[1]
+    off = mcts.MctsParams(centre_cut=0, partner_pieces=0)
+    # the default's tree is the named settings' tree, node for node and edge for edge; in 2021 the rules cut the
+    # opening's root, in 2027 the default is both off
+    early_2021, early_2027 = _position(8, seed=3, season=SEASON_2021), _position(8, seed=3, season=SEASONS["2027"])
+    default_2021 = _searched_tree(default, early_2021)
+    assert _same_tree(default_2021, _searched_tree(mcts.MctsParams(centre_cut=0.3, partner_pieces=14), early_2021))
+    assert int(default_2021.node_count[0]) < int(_searched_tree(off, early_2021).node_count[0])
+    assert _same_tree(_searched_tree(default, early_2027), _searched_tree(off, early_2027))
+
+
+def _searched_tree(params: mcts.MctsParams, state: GameState):
+    """The tree of one thread's 400 simulations from ``state`` with ``params``."""
+    player = MctsPlayer(seed=4, max_simulations=400, params=dataclasses.replace(params, threads=1))
+    player.choose_move_sync(state, move_time=30.0)
+    return player.tree
+
+
+def _same_tree(a, b) -> bool:
+    nodes, edges = int(a.counters[0]), int(a.counters[1])
+    return (nodes, edges) == (int(b.counters[0]), int(b.counters[1])) and all(
+        np.array_equal(x[:n], y[:n])
+        for x, y, n in (
+            (a.node_count, b.node_count, nodes),
+            (a.node_first, b.node_first, nodes),
+            (a.edge_pid, b.edge_pid, edges),
+        )
+    )
 
 
 def _touches_partner(state: GameState, pid: int) -> bool:
