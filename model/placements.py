@@ -76,6 +76,7 @@ P_SHAPE = np.array([o.shape for o in ORIENTATIONS], dtype=np.int8)[P_ORIENT]
 P_X = np.concatenate(_x_parts).astype(np.int8)
 P_Y = np.concatenate(_y_parts).astype(np.int8)
 P_SHAPE_LIST: list[int] = P_SHAPE.tolist()
+X_PARTS, Y_PARTS = tuple(_x_parts), tuple(_y_parts)  # per orientation: the x and y of its placements, in id order
 
 # placement id -> its cell indices, padded with NCELLS (an index that is never forbidden)
 P_CELLS = np.concatenate(_cells_parts)

@@ -20,13 +20,13 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from blokus.model import messages as M
 from blokus.model import server_texts
 from blokus.model.pieces import Color, Team
 from blokus.model.season import DEFAULT_SEASON, SEASONS, Season
 from blokus.model.text import printable
 
 if TYPE_CHECKING:
+    from blokus.model import messages as M  # imported where used: building the models is ~0.2 s of a start
     from blokus.model.state import GameState
 
 
@@ -217,6 +217,8 @@ def result_from_data(data: M.ResultData) -> GameResult:
     the ``<winner team regular reason/>`` element decides (no ``team`` = draw); without it the first
     score parts decide.
     """
+    from blokus.model import messages as M
+
     fragments = tuple(f.name for f in data.definition.fragments) if data.definition else ()
     players: list[PlayerResult] = []
     if data.score_entries is not None:
@@ -301,6 +303,8 @@ def _outcome_from_parts(players: list[PlayerResult]) -> tuple[Team | None, bool]
 
 
 def _definition(season: Season) -> M.Definition:
+    from blokus.model import messages as M
+
     victory, points = season.result_fragments
     return M.Definition(
         fragments=[
@@ -312,6 +316,8 @@ def _definition(season: Season) -> M.Definition:
 
 def result_to_data(result: GameResult, season: Season = DEFAULT_SEASON) -> M.ResultData:
     """The result in ``season``'s form (see the module docstring)."""
+    from blokus.model import messages as M
+
     players = sorted(result.players, key=lambda p: 99 if p.team is None else int(p.team))
     if not season.result_entries:
         scores = [
@@ -336,6 +342,8 @@ def result_to_data(result: GameResult, season: Season = DEFAULT_SEASON) -> M.Res
 
 
 def result_to_message(result: GameResult, room_id: str, season: Season = DEFAULT_SEASON) -> M.Room:
+    from blokus.model import messages as M
+
     return M.Room(room_id=room_id, data=result_to_data(result, season))
 
 

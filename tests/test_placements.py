@@ -36,3 +36,16 @@ def test_each_cell_lists_the_placements_covering_it_in_ascending_order() -> None
     assert list(P.BY_CELL) == covering
     assert [ids.tolist() for ids in P.BY_CELL_NP] == covering
     assert all(ids.dtype == np.int32 for ids in P.BY_CELL_NP)
+
+
+def test_the_evaluations_placement_tables_are_the_bitboards_own():
+    """``evaluate``'s per-placement tables, built in numpy at import, equal what the bitboards say placement by
+    placement: the new corners (diagonal neighbours off the placement and its edge neighbours) and the cells
+    in the centre's two rings."""
+    from blokus.ai.search import evaluate as E
+
+    corners = [E.diag(m) & ~E.edge(m) & ~m for m in P.MASKS]
+    assert np.array_equal(E.CORNER_WORDS, E._words(corners))
+    centre = [(m & E.CENTRE_IN).bit_count() + (m & E.CENTRE_MID).bit_count() for m in P.MASKS]
+    assert E.P_CENTRE.tolist() == centre
+    assert max(bb.bit_count() for bb in corners) == 8 and min(bb.bit_count() for bb in corners) == 1  # ranges
