@@ -419,12 +419,12 @@ def _corner_words() -> np.ndarray:
         cells = np.full((len(xs), 8), NCELLS, dtype=np.intp)  # 8: the most corners any orientation has
         cells[:, : len(corners)] = np.where(on_board, cy * N + cx, NCELLS)
         parts.append(cells)
-    bits = np.zeros((P.COUNT, P.WORDS * 64), dtype=bool)
-    bits[np.arange(P.COUNT)[:, None], np.concatenate(parts)] = True
-    bits[:, NCELLS] = False  # the padding
-    return np.frombuffer(np.packbits(bits, axis=1, bitorder="little").tobytes(), dtype=np.uint64).reshape(
-        P.COUNT, P.WORDS
-    )
+    cells = np.concatenate(parts)
+    rows = np.broadcast_to(np.arange(P.COUNT)[:, None], cells.shape)[cells < NCELLS]
+    cells = cells[cells < NCELLS]  # the padding left out
+    words = np.zeros((P.COUNT, P.WORDS), dtype=np.uint64)
+    np.bitwise_or.at(words, (rows, cells >> 6), np.left_shift(np.uint64(1), (cells & 63).astype(np.uint64)))
+    return words
 
 
 def _cells_in(region: int) -> np.ndarray:
