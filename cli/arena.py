@@ -106,6 +106,13 @@ def main(argv: list[str] | None = None) -> int:
         help="turns played at random by the arena before the players take over (default 0, "
         "4 with a gtp: player, which does not know the start piece)",
     )
+    parser.add_argument(
+        "--opening-for",
+        choices=("both", "gtp"),
+        default="both",
+        help="whose moves the arena draws in the opening turns: both sides' (default: the two games of a pair "
+        "start alike), or only the gtp: player's, the other side making its own first moves (its opening book)",
+    )
     add_openings(parser)
     add_adjudication(parser)
     parser.add_argument(
@@ -187,6 +194,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, sprt: Paired
             compile_ahead(spec)  # the first start compiles the search: before the clock runs, not in a move
     gtp = any(spec.kind is PlayerKind.GTP for spec in players)
     opening = args.opening_turns if args.opening_turns is not None else 4 if gtp else 0
+    if args.opening_for == "gtp" and not gtp:
+        parser.error("--opening-for gtp needs a gtp: player")
     if args.save_replay:
         Path(args.save_replay).mkdir(parents=True, exist_ok=True)
     runner = None
@@ -238,6 +247,13 @@ def side_cores_line(per_player: int, players: tuple[PlayerSpec, PlayerSpec], sha
     return f"cores per player {per_player}, pinned ({cores_line(results) or 'no game played'}); {a}; {b}"
 
 
+def _opening_sides(opening_for: str, players: tuple[PlayerSpec, PlayerSpec]) -> tuple[bool, bool]:
+    """Whose moves the arena draws in the opening turns, A's and B's (``--opening-for``)."""
+    if opening_for == "both":
+        return True, True
+    return players[0].kind is PlayerKind.GTP, players[1].kind is PlayerKind.GTP
+
+
 def _play(
     args: argparse.Namespace,
     players: tuple[PlayerSpec, PlayerSpec],
@@ -268,6 +284,7 @@ def _play(
         openings,
         shuffle_openings=args.openings_order == "random",
         adjudicate=not args.no_adjudication,
+        opening_sides=_opening_sides(args.opening_for, players),
     )
     progress = None if args.quiet else Progress(len(specs), sprt=sprt)
     stopped, why = False, ""
@@ -308,6 +325,7 @@ def _play(
         f"seed {args.seed}, "
         + (f"cluster {args.cluster}" if args.cluster else f"jobs {args.jobs}")
         + f", opening turns {opening}"
+        + (" (the gtp: player's)" if args.opening_for == "gtp" else "")
         + (f", {len(openings)} openings of {args.openings} ({args.openings_order})" if openings else "")
         + (", no adjudication" if args.no_adjudication else "")
         + (f", pondering {args.ponder}" if args.ponder else "")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -118,6 +119,32 @@ def test_the_arena_counts_the_substituted_moves(fake_engine, monkeypatch):
     assert f"{result.substitutes} moves the external engine did not find" in table
 
 
+@pytest.mark.parametrize("season", ["2021", "2027"])
+def test_with_the_opening_for_the_gtp_side_only_our_side_makes_its_own_first_moves(fake_engine, season):
+    """``--opening-for gtp``: the arena draws the engine's first-round moves (it does not know the start piece),
+    our side plays its own (its book); the game replays by that rule and not by the other."""
+    from dataclasses import replace
+
+    from blokus.ai.arena.audit import replay_fault
+    from blokus.ai.search.greedy import GreedyPlayer
+    from blokus.model.season import season_named
+    from blokus.model.state import move_of_placement
+
+    path, log = fake_engine
+    spec = GameSpec(0, "PENTO_V", 1, 7, 0.2, season=season, opening_turns=4, opening_sides=(False, True))
+    result = play_game(spec, lambda seed: make_player("greedy", seed), lambda seed: make_player(f"gtp:{path}:3", seed))
+    assert result.forfeit == "" and replay_fault(spec, result) == ""
+    # by the rule of both sides drawn, a first-round move differs from the draw (A's own, then the draws' order)
+    fault = replay_fault(replace(spec, opening_sides=(True, True)), result)
+    assert fault.split()[:2] in (["move", "2"], ["move", "3"], ["move", "4"]) and "the arena's opening move" in fault
+    start = GameState.new(season_named(season), Shape.PENTO_V)
+    start.push(move_of_placement(start.color, result.moves[0]))  # BLUE: the arena's draw for the engine
+    ours = GreedyPlayer(1).think(start.copy(), float("inf"), threading.Event())
+    assert result.moves[1] == placement_of(ours)  # YELLOW's first move is greedy's own
+    asked = [line.split()[0] for line in log.read_text().splitlines() if line.startswith(("genmove", "loadsgf"))]
+    assert asked[0] == "loadsgf" and asked.count("genmove") == len(result.b_times)  # no genmove in round 1
+
+
 def test_bad_names_and_missing_engines():
     with pytest.raises(ValueError, match="gtp:PATH:LEVEL"):
         make_player("gtp:nolevel")
@@ -127,3 +154,16 @@ def test_bad_names_and_missing_engines():
         state.push_placement(int(state.legal_placements()[0]))
     with pytest.raises(RuntimeError, match="cannot start"):
         player.choose_move_sync(state)
+
+
+def test_the_arena_says_whose_opening_it_draws_and_needs_a_gtp_player_for_it(fake_engine, capsys):
+    from blokus.cli.arena import main as arena_main
+
+    path, _ = fake_engine
+    args = ["--games", "2", "--season", "2021", "--move-time", "100", "--quiet", "--opening-for", "gtp"]
+    assert arena_main(["greedy", f"gtp:{path}:3", *args]) == 0
+    out = capsys.readouterr().out
+    assert "opening turns 4 (the gtp: player's)" in out and "2 games" in out
+    with pytest.raises(SystemExit) as exc:
+        arena_main(["greedy", "random", *args])
+    assert exc.value.code == 2 and "--opening-for gtp needs a gtp: player" in capsys.readouterr().err

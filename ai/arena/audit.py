@@ -130,7 +130,7 @@ def replay_fault(spec: GameSpec, game: ArenaGame) -> str:
             asked = parse_move(spec.opening[number - 1])
             if code != (SKIP if isinstance(asked, SkipMove) else placement_of(asked)):
                 return f"move {number} ({move}) is not the opening's move {number} ({asked})"
-        elif state.turn < spec.opening_turns:
+        elif spec.arena_moves(state.turn, state.color % 2 == spec.a_team):
             ids = state.legal_placements()
             drawn = move_of_placement(state.color, int(ids[opening.randrange(len(ids))]))
             if move != drawn:

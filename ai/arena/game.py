@@ -41,6 +41,13 @@ class GameSpec:
     timed: bool = True  # False: no time limit per move (players with a count budget; measuring only)
     opening: tuple[str, ...] = ()  # an opening's moves (``str(move)``), made for both games of the pair first
     adjudicate: bool = True  # end the game once its winner can no longer change (``ai.arena.adjudication``)
+    # whose moves the arena draws in the opening turns, A's and B's: both (the pair's games start alike), or only
+    # a GTP engine's (it does not know the start piece), the other side then making its own first moves
+    opening_sides: tuple[bool, bool] = (True, True)
+
+    def arena_moves(self, state_turn: int, a_moves: bool) -> bool:
+        """Whether the arena draws the move at ``state_turn`` of the side to move (A's if ``a_moves``)."""
+        return state_turn < self.opening_turns and self.opening_sides[0 if a_moves else 1]
 
 
 @dataclass

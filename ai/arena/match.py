@@ -68,6 +68,7 @@ def make_specs(
     openings: Sequence[Opening] = (),
     shuffle_openings: bool = False,
     adjudicate: bool = True,
+    opening_sides: tuple[bool, bool] = (True, True),
 ) -> list[GameSpec]:
     """The games of a match in pairs (the same start, the seats swapped). With ``openings`` (of ``season``),
     pair k starts from opening k (in the file's order, or shuffled by ``seed``), the list repeated as needed."""
@@ -95,6 +96,7 @@ def make_specs(
                 timed,
                 tuple(str(m) for m in opening.moves) if opening else (),
                 adjudicate,
+                opening_sides,
             )
         )
     return specs
@@ -134,13 +136,16 @@ def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) 
         state.play(parse_move(text))
     record = GameRecord(state.copy())  # the one game record: states and moves, for the replay
     moves_made: list[MoveRecord] = []  # each move's time and what its engine reported, saved beside the replay
-    opening = random.Random(spec.seed)  # the same for both games of a pair
-    while not state.is_over and state.turn < spec.opening_turns:
+    opening = random.Random(spec.seed)  # the same for both games of a pair (when the arena moves for both sides)
+
+    def draw_opening_move() -> Move:
         ids = state.legal_placements()
-        move: Move = move_of_placement(state.color, int(ids[opening.randrange(len(ids))]))
+        move = move_of_placement(state.color, int(ids[opening.randrange(len(ids))]))
         moves_made.append(MoveRecord(turn=state.turn, seconds=0.0, source="opening"))
         state.play(move)
         record.append(state.copy(), move)
+        return move
+
     result = ArenaGame(spec.index, spec.start_piece, spec.a_team, 0, 0, 0.5, 0)
     # every move from the start piece: the file's opening, the arena's opening turns (the game's follow)
     result.moves = [move_code(parse_move(text)) for text in spec.opening] + [move_code(m) for m in record.moves]
@@ -152,6 +157,9 @@ def _play(spec: GameSpec, a: Engine, b: Engine, cores: SideCores | None = None) 
         is_a = team == spec.a_team
         side = "A" if is_a else "B"
         engine = a if is_a else b
+        if spec.arena_moves(state.turn, is_a):  # the arena's opening turns (``opening_turns``, ``opening_sides``)
+            result.moves.append(move_code(draw_opening_move()))
+            continue
         if cores is not None:
             processes.pin_thread(cores[0 if is_a else 1])
         start = time.monotonic()
