@@ -184,8 +184,14 @@ def test_the_setting_book_is_a_typed_player_setting() -> None:
         mcts_settings("book=maybe")
 
 
-def test_the_player_plays_the_book_move_at_once_and_book_0_searches() -> None:
+def test_the_player_plays_the_book_move_at_once_and_book_0_searches(monkeypatch: pytest.MonkeyPatch) -> None:
+    import blokus.ai.search.mcts.player as mcts_player
+    from blokus.ai.search.compiled import Kernels
     from blokus.ai.search.mcts import MctsParams, MctsPlayer
+
+    # no compiled search in this test: without the book the player answers by its Python search
+    monkeypatch.setattr(mcts_player, "KERNELS", Kernels("blokus.ai.search.mcts"))
+    monkeypatch.setattr(mcts_player, "prepare", lambda wait=0.0: False)
 
     state = _random_position(2021, 1, 1)
     move = state.legal_moves()[2]
@@ -197,3 +203,4 @@ def test_the_player_plays_the_book_move_at_once_and_book_0_searches() -> None:
     assert off.book is None
     chosen = off.think(state.copy(), off.clock() + 0.5, threading.Event())
     assert state.is_legal(chosen) and "book" not in off.last_info
+    assert off.last_info.get("fallback") == "lookahead (compiling)"  # it searched
