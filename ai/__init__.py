@@ -19,7 +19,8 @@ Public API:
   deterministic), ``lookahead-py`` (``ai.search.lookahead.LookaheadPlayer``: the same search in Python, the
   reference and the fallback while compiling).
 * ``mcts`` (``ai.search.mcts.MctsPlayer``): the default, ``DEFAULT_AI``, the strongest: Monte-Carlo tree search
-  with RAVE over the compiled engine, guided by a move model fitted to Pentobi's choices.
+  with RAVE over the compiled engine, guided by a move model fitted to Pentobi's choices; its first moves come
+  from our opening book (``ai.search.book``, built by ``tuning/build_book.py``) while the position is in it.
 * The compiled players are loaded on the first move by ``ai.search.compiled.LazyCompiledPlayer`` (numba is
   not imported before) and compiled in a child process on the first start (``ai.search.compiled.Kernels``).
 * ``level1`` .. ``level5`` (``ai.players.registry.LEVELS``): strengths for beginners up to the default AI.

@@ -15,7 +15,7 @@ from blokus.ai.arena.game import GameSpec
 from blokus.ai.arena.match import play_game
 from blokus.ai.interface import Player
 from blokus.ai.search.greedy import GreedyPlayer
-from blokus.ai.search.mcts import MctsPlayer
+from blokus.ai.search.mcts import MctsParams, MctsPlayer
 from blokus.model.moverecords import (
     FORMAT,
     MAX_FILE,
@@ -45,7 +45,10 @@ def test_a_saved_arena_game_records_every_move_with_its_time_and_the_mcts_simula
     mcts.warm_up()  # the real search, not the lookahead it answers with while compiling
     mcts.KERNELS.ready.set()
     spec = GameSpec(0, "PENTO_X", 0, seed=3, move_time=10.0, season="2027", replay_dir=str(tmp_path), timed=False)
-    game = play_game(spec, lambda seed: MctsPlayer(seed, max_simulations=40), lambda seed: GreedyPlayer(seed))
+    searcher = MctsParams(book=False)  # every move searched (a book move has no simulations)
+    game = play_game(
+        spec, lambda seed: MctsPlayer(seed, params=searcher, max_simulations=40), lambda seed: GreedyPlayer(seed)
+    )
     replay = read_game(game.replay)
     records = read_records(game.replay)
     assert records is not None and records.version == 1

@@ -75,6 +75,8 @@ class MctsParams:
     # statistics merged (root-parallel). A fixed budget (``count``, a player's max_simulations) is always searched a
     # tree a thread: the same move every time
     shared_tree: bool = field(default=True, metadata=PLAYER_ONLY)
+    # play the move of our opening book (``ai.search.book``) at once while the position is in it; 0: always search
+    book: bool = field(default=True, metadata=PLAYER_ONLY)
 
     def __post_init__(self) -> None:
         if not 0 <= self.threads <= MAX_THREADS:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from blokus.ai.interface import Engine, StopFlag, TimeKeeper
+from blokus.ai.search.book import Book, default_book
 from blokus.ai.search.compiled import Kernels
 from blokus.ai.search.cores import search_threads
 from blokus.ai.search.evaluate import evaluate
@@ -132,6 +133,8 @@ class MctsPlayer(Engine):
         self._failure = ""  # why a helper thread failed ("": none did)
         self.degraded = ""  # the fallback to one thread after a helper failed, as a move's info says it
         self._fallback = LookaheadPlayer(seed, clock=clock)
+        # the opening book (read once per process; None: off, or unreadable, which the log says once)
+        self.book: Book | None = default_book() if self.params.book else None
         prepare()  # compile in the background from the start, not at the first move
 
     @property
@@ -156,6 +159,11 @@ class MctsPlayer(Engine):
 
     def think(self, state: GameState, deadline: float, stop: StopFlag) -> Move:
         self.stop_pondering()  # within this move's time: at most one slice of the search
+        if self.book is not None:
+            move = self.book.lookup(state)  # checked legal; the next search starts afresh (no tree of this move)
+            if move is not None:
+                self.last_info = {"book": True, "moves": state.legal_move_count()}
+                return move
         if not KERNELS.is_ready():  # first start: still compiling
             move = self._fallback.think(state, deadline, stop)
             self.last_info = {**self._fallback.last_info, "fallback": "lookahead (compiling)"}
