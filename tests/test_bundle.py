@@ -93,6 +93,7 @@ def test_the_upload_holds_start_sh_the_project_the_dependencies_and_the_compiled
         "blokus/__init__.py",
         "blokus/ai/search/mcts/kernels.py",
         "blokus/model/numba_cache.py",
+        "blokus/ai/search/book/book.txt",  # the opening book: the contest's games start from it
     } <= names
     assert not any(n.startswith(("model/", "ai/", "net/", "tui/", "cli/")) for n in names)  # one package: blokus
     assert any(n.startswith("deps/numba/") for n in names) and any(n.startswith("deps/numpy/") for n in names)

@@ -44,7 +44,7 @@ from blokus.cli.bundle.team_files import PackError, TeamFiles, closure, find_tea
 from blokus.cli.bundle.trial import TrialError, try_upload
 
 ROOT = Path(__file__).parents[3].resolve()  # blokus/cli/bundle/build.py -> the folder holding the package
-PROJECT_SUFFIXES = (".py", ".tcss")
+PROJECT_SUFFIXES = (".py", ".tcss", ".txt")  # .txt: the opening book (ai/search/book/)
 UI_ONLY = {"textual"}  # dependencies only the terminal UI needs: not in the bot's upload
 PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64")  # glibc 2.17 and up; numpy and numba need 2.28
 MAX_ZIP_MIB = 120  # the contest's limit
