@@ -145,3 +145,14 @@ def read_bounded(path: str | Path, *, max_unpacked: int = DEFAULT_MAX_UNPACKED) 
     """The whole unpacked content of the regular file ``path`` and the warnings (damaged gzip data)."""
     unpacker = Unpacker(max_unpacked=max_unpacked)
     return b"".join(file_chunks(path, unpacker)), unpacker.warnings
+
+
+def read_text_bounded(path: str | Path, max_bytes: int) -> str:
+    """A UTF-8 text file of at most ``max_bytes`` (``read_bounded``); ValueError with one line naming the file."""
+    try:
+        data, _ = read_bounded(path, max_unpacked=max_bytes)
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (UTF-8)") from None
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None

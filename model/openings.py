@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from blokus.model.files import read_bounded
+from blokus.model.files import read_text_bounded
 from blokus.model.moves import IllegalMoveError, Move, parse_move
 from blokus.model.pieces import Shape
 from blokus.model.season import Season, season_named
@@ -91,12 +91,9 @@ def parse_opening(text: str) -> Opening:
 def read_openings(path: Path, season: Season | None = None) -> list[Opening]:
     """The openings of a file, in order; with ``season``, every one must be of it. OpeningsError otherwise."""
     try:
-        data, _ = read_bounded(path, max_unpacked=MAX_FILE_BYTES)
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise OpeningsError(f"{path}: not a text file (UTF-8)") from None
-    except (OSError, ValueError) as exc:
-        raise OpeningsError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
+        text = read_text_bounded(path, MAX_FILE_BYTES)
+    except ValueError as exc:
+        raise OpeningsError(str(exc)) from None
     openings: list[Opening] = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.partition("#")[0].strip()

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from blokus.model import placements as P
-from blokus.model.files import read_bounded
+from blokus.model.files import read_text_bounded
 from blokus.model.moves import Move, SetMove, parse_move
 from blokus.model.pieces import Cell
 from blokus.model.state import GameState, move_of_placement
@@ -184,12 +184,9 @@ def parse_entry(text: str, line: int = 0) -> Entry:
 def read_book(path: Path) -> Book:
     """The book of a file; :class:`BookError` for a file that cannot be read or a malformed line."""
     try:
-        data, _ = read_bounded(path, max_unpacked=MAX_BOOK_BYTES)
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise BookError(f"{path}: not a text file (UTF-8)") from None
-    except (OSError, ValueError) as exc:
-        raise BookError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
+        text = read_text_bounded(path, MAX_BOOK_BYTES)
+    except ValueError as exc:
+        raise BookError(str(exc)) from None
     entries: list[Entry] = []
     for number, raw in enumerate(text.splitlines(), 1):
         if len(raw) > MAX_LINE:
