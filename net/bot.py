@@ -226,10 +226,16 @@ class Bot:
             self.lines.say(f"{self.ai_name}: {not_ready_line(status)}")
         try:
             self.conn, early = await open_and_join(
-                self._connect, self.season, reservation=args.reservation, room=args.room
+                self._connect,
+                self.season,
+                reservation=args.reservation,
+                room=args.room,
+                silence_limit=args.idle_timeout,
             )
         except (ConnectionFailed, ConnectionError) as exc:
             return self._fail(BotEnd.CONNECTION, str(exc))
+        except TimeoutError:  # not a word after our join
+            return self._fail(BotEnd.CONNECTION, self._silence_line("waiting for the game to start"))
         log.info("connected to %s:%s, ai %s", args.host, args.port, self.ai_name)
         try:
             while True:
@@ -242,11 +248,7 @@ class Bot:
                     if self.result is not None:
                         log.info("no <left> after the result: leaving")
                         break
-                    return self._fail(
-                        BotEnd.CONNECTION,
-                        f"no message from the server for {args.idle_timeout:g} s "
-                        f"({self._phase()}); giving up (see --idle-timeout)",
-                    )
+                    return self._fail(BotEnd.CONNECTION, self._silence_line(self._phase()))
                 if isinstance(event, Closed):
                     if self.failure is not None:
                         break  # we left (--strict: the team's player failed)
@@ -321,6 +323,10 @@ class Bot:
         if self._answer is not None and not self._answer.done():
             return None  # the server waits for us; our answer (a Sent event) comes first
         return idle
+
+    def _silence_line(self, phase: str) -> str:
+        limit = self.options.idle_timeout
+        return f"no message from the server for {limit:g} s ({phase}); giving up (see --idle-timeout)"
 
     def _phase(self) -> str:
         if self.unanswered:

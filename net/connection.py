@@ -526,8 +526,13 @@ async def open_and_join(
     *,
     reservation: str | None = None,
     room: str | None = None,
+    silence_limit: float | None = None,
 ) -> tuple[Connection, list[Event]]:
     """Connect and join; returns the connection and the events already read (handle them first).
+
+    ``silence_limit``: a server that answers a plain join with nothing for that long raises ``TimeoutError``
+    (the caller's idle limit, which the wait here counts against); None: after ``FIRST_ANSWER_WAIT_S`` the
+    caller's own loop goes on waiting.
 
     With no season asked for, a plain join asks for the default season's game type. A server of the
     other season that has no open room drops a connection asking for a type it does not play (a 27.x
@@ -552,9 +557,12 @@ async def open_and_join(
     seen: list[Event] = []
     while True:
         try:
-            event = await asyncio.wait_for(conn.next_event(), FIRST_ANSWER_WAIT_S)
-        except TimeoutError:  # a slow server: go on waiting in the caller's loop
-            return conn, seen
+            event = await asyncio.wait_for(conn.next_event(), silence_limit or FIRST_ANSWER_WAIT_S)
+        except TimeoutError:
+            if silence_limit is not None:
+                await conn.close()
+                raise
+            return conn, seen  # a slow server: go on waiting in the caller's loop
         seen.append(event)
         if isinstance(event, Closed) and event.broken:  # not a drop: the server's answer is the reason
             return conn, seen

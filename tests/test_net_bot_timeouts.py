@@ -11,6 +11,7 @@ from blokus.ai.interface import fallback_move
 from blokus.model.pieces import Shape, Team
 from blokus.model.season import SEASON_2021
 from blokus.model.state import GameState
+from blokus.net import connection
 from blokus.net.wire import SeasonWire
 from tests.helpers import (
     HOST,
@@ -24,10 +25,12 @@ wire = SeasonWire(SEASON_2021)  # the 2021 season's forms
 ROOM = "r1"
 
 
-async def test_a_silent_server_is_given_up_before_the_game_starts(capsys):
+async def test_a_silent_server_is_given_up_before_the_game_starts(capsys, monkeypatch):
     async def silent(reader, writer):
         await reader.read()  # never says a word; waits until the bot goes
 
+    # the idle limit bounds the wait for the answer to the join too (that wait alone is 10 s: here an hour)
+    monkeypatch.setattr(connection, "FIRST_ANSWER_WAIT_S", 3600.0)
     code, _ = await run_bot_against(silent, "--idle-timeout", "0.2s")
     err = capsys.readouterr().err
     assert code == 1
