@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import compileall
+import fcntl
 import os
 import shutil
 import subprocess
@@ -40,6 +41,21 @@ PINNED_ENV = {
 
 WRITES_NO_BYTECODE = sys.dont_write_bytecode
 _KERNEL_MODULES = {"mcts": "blokus.ai.search.mcts", "lookahead": "blokus.ai.search.fastsearch"}
+COMPILE_LOCK_ENV = "BLOKUS_TEST_COMPILE_LOCK"  # held by the session's compile until its kernels are in the cache
+
+# Test modules that never load a compiled kernel: each passes with an empty numba cache and leaves it empty
+# (BLOKUS_NUMBA_CACHE=<empty folder> python -m pytest -n 0 tests/test_X.py). They run first, beside the
+# session's compile of the AI's kernels; every other test waits for that compile (one process, one core, the
+# kernels the two searches share compiled once). A module listed here by mistake only compiles for itself.
+COMPILE_FREE = frozenset(
+    f"tests/test_{name}.py"
+    for name in (
+        "tui_app xmlcodec tui_items tui_snapshots tui_board framing framing_limits messages replay placements "
+        "engine_properties official_games rules net_wire net_server net_server_limits referee verdict "
+        "tui_structure spec_references protocol_doc server_texts tui_errors tui_results tui_session options_once "
+        "season_2027_room_ends one_place product_structure"
+    ).split()
+)
 
 
 def pin_environment() -> None:
@@ -71,13 +87,49 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("numprocesses", None):
         from blokus.model import numba_cache
 
-        # the two searches in two processes at once (~37 s instead of ~42 s on two cores): each compiles the
-        # engine's kernels they share too, and numba's cache writes are atomic (a file is replaced, not edited)
         cold = [name for name in ("mcts", "lookahead") if not numba_cache.is_warm([_KERNEL_MODULES[name]])]
-        code = "import sys; from blokus.ai import compile_ahead as c, parse_player as p; c(p(sys.argv[1]))"
-        compiles = [subprocess.Popen([sys.executable, "-c", code, name]) for name in cold]
-        for process in compiles:
-            process.wait(timeout=1800)
+        if cold:
+            start_compile(config, cold)
+
+
+def start_compile(config: pytest.Config, searches: list[str]) -> None:
+    """Compile the searches' kernels into the session's cache in one process beside the workers (~42 s of
+    one core, cold). The process holds an exclusive lock on a file until it ends; a test outside
+    ``COMPILE_FREE`` waits for it (``pytest_runtest_setup``)."""
+    lock_path = Path(tempfile.mkdtemp(prefix="blokus-compile-")) / "lock"
+    lock = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # the lock belongs to the open file, which the process inherits
+    code = "import sys; from blokus.ai import compile_ahead as c, parse_player as p; [c(p(n)) for n in sys.argv[1:]]"
+    process = subprocess.Popen([sys.executable, "-c", code, *searches], pass_fds=(lock,))
+    os.close(lock)
+    os.environ[COMPILE_LOCK_ENV] = str(lock_path)
+
+    def stop() -> None:  # a session that ends early (-x) does not wait for the compile
+        process.terminate()  # numba's cache writes are atomic: a file is replaced, never left half written
+        process.wait()
+        shutil.rmtree(lock_path.parent, ignore_errors=True)
+
+    config.add_cleanup(stop)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in COMPILE_FREE)  # stable: the files' order kept
+
+
+_compiled = False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    global _compiled
+    if _compiled or item.nodeid.split("::")[0] in COMPILE_FREE or COMPILE_LOCK_ENV not in os.environ:
+        return
+    lock = os.open(os.environ[COMPILE_LOCK_ENV], os.O_RDONLY)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_SH)  # free once the compile has ended
+    finally:
+        os.close(lock)
+    _compiled = True
 
 
 def compile_project() -> None:
