@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -142,6 +143,38 @@ def compile_project() -> None:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     sys.dont_write_bytecode = WRITES_NO_BYTECODE  # from here on tests import files they rewrite in place
+
+
+LARGE_FILE_BYTES = 256 * 1024  # replays of whole games, filled logs, bombs: ~33 MB a run in all
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    report = yield
+    if report.when == "call":
+        item.stash[_passed] = report.passed
+    return report
+
+
+_passed = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    """A passed test's large files are removed once its fixtures are torn down, its folder and small files
+    kept (the folder's name is not given to another test; pytest keeps the last run's folders). A failed
+    test keeps everything."""
+    try:
+        return (yield)
+    finally:
+        folder = (getattr(item, "funcargs", None) or {}).get("tmp_path")
+        if isinstance(folder, Path) and item.stash.get(_passed, False):
+            for path in folder.rglob("*"):
+                try:
+                    if path.is_file() and not path.is_symlink() and path.stat().st_size >= LARGE_FILE_BYTES:
+                        path.unlink()
+                except OSError:  # gone already, or made unreadable by the test
+                    pass
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
