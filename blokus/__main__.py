@@ -2,6 +2,6 @@
 
 import sys
 
-from blokus import main
+from blokus import run
 
-sys.exit(main())
+sys.exit(run())

@@ -76,6 +76,24 @@ def test_dispatcher_help_lists_subcommands(capsys):
     assert blokus.main(["nonsense"]) == 2
 
 
+def test_the_program_freezes_its_start_objects_and_a_caller_of_main_keeps_its_own():
+    # the blokus program (run()) freezes what importing its command made, so that no garbage collection
+    # scans it again; a program that calls main() (a test, a team's script) keeps its collector as it was
+    code = (
+        "import gc, sys, blokus\n"
+        "how, sys.argv[1:] = sys.argv[1], ['moves', '--help']\n"
+        "try:\n"
+        "    blokus.run() if how == 'program' else blokus.main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(gc.get_freeze_count(), gc.isenabled(), file=sys.stderr)\n"
+    )
+    for how, frozen in (("program", True), ("caller", False)):
+        done = subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True, check=False)
+        count, enabled = done.stderr.split()[-2:]
+        assert (int(count) > 100_000) is frozen and enabled == "True", (how, done.stderr)
+
+
 def test_commands_without_ui_do_not_import_textual(tmp_path):
     code = (
         "import sys\n"
