@@ -49,26 +49,21 @@ def usage() -> str:
     return USAGE.format(lines=lines, default=DEFAULT_SEASON.name)
 
 
-_PROGRAM = False  # run() was called: this process is the blokus program, not a caller of main()
-
-
 def run() -> int:
     """The program's entry point (the ``blokus`` command, ``python -m blokus``)."""
-    global _PROGRAM
-    _PROGRAM = True
-    return main()
+    return main(program=True)
 
 
-def _command(name: str):
+def _command(name: str, *, freeze: bool):
     """The subcommand's ``main``. The cyclic garbage collector waits while its modules import: they make a
-    few hundred thousand objects that live as long as the program. In the program they are then frozen
-    (``gc.freeze``): no collection scans them again (~10 % of the CPU of a start, which every game's bot
-    pays, and shorter collections during its moves)."""
+    few hundred thousand objects that live as long as the program. With ``freeze`` (the program itself, not
+    a caller of ``main``) they are then frozen (``gc.freeze``): no collection scans them again (~20 % of the
+    CPU of a start, which every game's bot pays, and shorter collections during its moves)."""
     collecting = gc.isenabled()
     gc.disable()
     try:
         command = importlib.import_module(f"blokus.cli.{name.replace('-', '_')}").main
-        if _PROGRAM:
+        if freeze:
             gc.freeze()
         return command
     finally:
@@ -76,7 +71,7 @@ def _command(name: str):
             gc.enable()
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, program: bool = False) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("--help", "-?", "help"):
         print(usage(), end="")
@@ -97,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    func = _command(name)
+    func = _command(name, freeze=program)
     try:
         return int(func(args) or 0)
     except KeyboardInterrupt:

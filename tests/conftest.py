@@ -113,8 +113,12 @@ def start_compile(config: pytest.Config, searches: list[str]) -> None:
     config.add_cleanup(stop)
 
 
+def _compile_free(item: pytest.Item) -> bool:
+    return item.nodeid.split("::")[0] in COMPILE_FREE
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: item.nodeid.split("::")[0] not in COMPILE_FREE)  # stable: the files' order kept
+    items.sort(key=lambda item: not _compile_free(item))  # stable: the files' order kept
 
 
 _compiled = False
@@ -123,7 +127,7 @@ _compiled = False
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     global _compiled
-    if _compiled or item.nodeid.split("::")[0] in COMPILE_FREE or COMPILE_LOCK_ENV not in os.environ:
+    if _compiled or _compile_free(item) or COMPILE_LOCK_ENV not in os.environ:
         return
     lock = os.open(os.environ[COMPILE_LOCK_ENV], os.O_RDONLY)
     try:
@@ -146,6 +150,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 LARGE_FILE_BYTES = 256 * 1024  # replays of whole games, filled logs, bombs: ~33 MB a run in all
+_passed = pytest.StashKey[bool]()  # the test's call passed
 
 
 @pytest.hookimpl(wrapper=True)
@@ -154,9 +159,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
     if report.when == "call":
         item.stash[_passed] = report.passed
     return report
-
-
-_passed = pytest.StashKey[bool]()
 
 
 @pytest.hookimpl(wrapper=True)

@@ -91,7 +91,7 @@ def test_the_program_freezes_its_start_objects_and_a_caller_of_main_keeps_its_ow
     for how, frozen in (("program", True), ("caller", False)):
         done = subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True, check=False)
         count, enabled = done.stderr.split()[-2:]
-        assert (int(count) > 100_000) is frozen and enabled == "True", (how, done.stderr)
+        assert (int(count) > 0) is frozen and enabled == "True", (how, done.stderr)
 
 
 def test_commands_without_ui_do_not_import_textual(tmp_path):
