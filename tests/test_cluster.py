@@ -104,6 +104,17 @@ class Head:
     def address_of(self, name: str) -> str:
         return next(a for a, w in self.client.scheduler_info(n_workers=-1)["workers"].items() if w["name"] == name)
 
+    def end_workers(self) -> None:
+        """Every process but the scheduler ended, and the scheduler without workers again."""
+        for name in [n for n in self.procs if n != "scheduler"]:
+            proc = self.procs.pop(name)
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)  # a nanny's group: the worker it started again too
+            proc.wait()
+        assert self.client is not None
+        wait_until(lambda: not self.client.scheduler_info(n_workers=-1)["workers"], timeout=CAP_S,
+                   message="the scheduler saw its workers go")  # fmt: skip
+
     def close(self) -> None:
         if self.client is not None:
             self.client.close()
@@ -113,8 +124,29 @@ class Head:
             proc.wait()
 
 
+@pytest.fixture(scope="module")
+def shared_head(tmp_path_factory: pytest.TempPathFactory, certs: Path) -> Iterator[Head]:
+    h = Head(tmp_path_factory.mktemp("head"), certs)
+    try:
+        yield h
+    finally:
+        h.close()
+
+
 @pytest.fixture
-def head(tmp_path: Path, certs: Path) -> Iterator[Head]:
+def head(shared_head: Head) -> Iterator[Head]:
+    """The module's scheduler (one start, ~2 s of CPU, for the tests that keep it alive); the workers are the
+    test's own: they end with it, and the next test finds a scheduler without workers."""
+    assert shared_head.procs["scheduler"].poll() is None
+    try:
+        yield shared_head
+    finally:
+        shared_head.end_workers()
+
+
+@pytest.fixture
+def own_head(tmp_path: Path, certs: Path) -> Iterator[Head]:
+    """A scheduler of the test's own: for the tests that kill it."""
     h = Head(tmp_path, certs)
     try:
         yield h
@@ -311,12 +343,13 @@ def test_local_cluster_listens_on_loopback_only_and_an_error_it_cannot_pickle_is
     from blokus.ai.arena.match import GameJob, GameSpec
     from blokus.net.cluster import connect
 
+    us = psutil.Process()
+    before = {p.pid for p in us.children(recursive=True)}  # another test's scheduler (the module's) is not ours
     site = connect("local:1", [], print)
     try:
-        us = psutil.Process()
         listening = [
             c.laddr
-            for p in (us, *us.children(recursive=True))
+            for p in (us, *(c for c in us.children(recursive=True) if c.pid not in before))
             for c in p.net_connections(kind="inet")
             if c.status == psutil.CONN_LISTEN
         ]
@@ -348,17 +381,17 @@ class Mine(Player):
 """
 
 
-def test_a_lost_scheduler_during_the_workers_check_is_one_line(head, tmp_path):
+def test_a_lost_scheduler_during_the_workers_check_is_one_line(own_head, tmp_path):
     # a player whose file loads here but never finishes loading on the worker: its check waits for it
-    head.worker("w1", "--no-nanny", env={**ENV, "BLOKUS_TEST_HANG": "1"})
-    head.client.wait_for_workers(1, timeout=CAP_S)
+    own_head.worker("w1", "--no-nanny", env={**ENV, "BLOKUS_TEST_HANG": "1"})
+    own_head.client.wait_for_workers(1, timeout=CAP_S)
     hangs = tmp_path / "hangs.py"
     hangs.write_text(HANGS_ON_THE_WORKER)
-    arena = blokus("arena", f"py:{hangs}", "greedy", *certs_of(head), cwd=tmp_path)
+    arena = blokus("arena", f"py:{hangs}", "greedy", *certs_of(own_head), cwd=tmp_path)
     try:
-        worker = head.address_of("w1")
-        wait_until(lambda: head.client.processing(workers=[worker]).get(worker), timeout=CAP_S)  # the check runs
-        os.killpg(head.procs["scheduler"].pid, signal.SIGKILL)
+        worker = own_head.address_of("w1")
+        wait_until(lambda: own_head.client.processing(workers=[worker]).get(worker), timeout=CAP_S)  # the check runs
+        os.killpg(own_head.procs["scheduler"].pid, signal.SIGKILL)
         out, err = arena.communicate(timeout=CAP_S)
     finally:
         if arena.poll() is None:
@@ -368,14 +401,14 @@ def test_a_lost_scheduler_during_the_workers_check_is_one_line(head, tmp_path):
     assert line == "blokus arena: the connection to the cluster's scheduler was lost during the workers' check"
 
 
-def test_a_lost_scheduler_stops_the_series_in_one_line_with_the_finished_games(head, tmp_path):
-    head.worker("w1", "--no-nanny")
-    head.client.wait_for_workers(1, timeout=CAP_S)
-    arena = blokus("arena", "lookahead-py", "greedy", "--games", "8", "--move-time", "30", *certs_of(head),
+def test_a_lost_scheduler_stops_the_series_in_one_line_with_the_finished_games(own_head, tmp_path):
+    own_head.worker("w1", "--no-nanny")
+    own_head.client.wait_for_workers(1, timeout=CAP_S)
+    arena = blokus("arena", "lookahead-py", "greedy", "--games", "8", "--move-time", "30", *certs_of(own_head),
                    cwd=tmp_path)  # fmt: skip
     try:
         err = read_until(arena.stderr, b"] 1/8", CAP_S)
-        os.killpg(head.procs["scheduler"].pid, signal.SIGKILL)
+        os.killpg(own_head.procs["scheduler"].pid, signal.SIGKILL)
         out, rest = arena.communicate(timeout=CAP_S)
     finally:
         if arena.poll() is None:
