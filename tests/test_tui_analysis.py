@@ -4,6 +4,7 @@ text, and the game chart (snapshot, selecting a turn by mouse and keys)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from textual import on
@@ -300,13 +301,20 @@ async def test_a_finished_local_game_opens_in_the_viewer_with_the_analysis(tmp_p
 # --- the board comes first: the panes below it get only the lines it leaves -----------------------------
 
 
-def _replay_app(tmp_path, monkeypatch):
-    """The viewer of the official game 1 with the fast analysis, its cache under ``tmp_path``."""
+@pytest.fixture(scope="module")
+def game1_cache(tmp_path_factory) -> Path:
+    """One analysis cache for the viewers of game 1 below: the first analyses it, the others load it (their
+    tests are about the layout and the keys, not about the analysis being computed)."""
+    return tmp_path_factory.mktemp("game1-cache")
+
+
+def _replay_app(cache: Path, monkeypatch):
+    """The viewer of the official game 1 with the fast analysis, its cache in ``cache``."""
     from blokus.tui.app import BlokusApp
     from blokus.tui.replay_screen import ReplayScreen
     from blokus.tui.replays import load_replay as load_for_viewer
 
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     data = load_for_viewer(fixture_path("sc2021/gen-21.3.3-game1-replay-regular-end.xml"))
     return BlokusApp(lambda: ReplayScreen(data, analysis_settings=FAST))
 
@@ -318,11 +326,11 @@ SIZES = [(80, 24), (90, 32), (100, 30), (120, 40)]
     "key,size", [("a", (80, 24)), ("a", (100, 30)), *(("c", size) for size in SIZES), *(("x", size) for size in SIZES)]
 )
 async def test_the_whole_board_stays_in_view_beside_the_analysis_the_chart_and_the_xml(
-    tmp_path, monkeypatch, key, size
+    game1_cache, monkeypatch, key, size
 ):
     from blokus.tui.board import Board
 
-    app = _replay_app(tmp_path, monkeypatch)
+    app = _replay_app(game1_cache, monkeypatch)
     async with app.run_test(size=size) as pilot:
         await pilot.press("down", "down", "down", "down", "down")  # turn 20: a move to show
         await pilot.press(key)
@@ -337,8 +345,8 @@ async def test_the_whole_board_stays_in_view_beside_the_analysis_the_chart_and_t
         assert "ONE 43 : 35 TWO" in text and re.search(r"\b(t|Turn) 20\b", text)  # the turn and score stay
 
 
-async def test_no_room_below_the_board_says_how_many_lines_are_needed(tmp_path, monkeypatch):
-    app = _replay_app(tmp_path, monkeypatch)
+async def test_no_room_below_the_board_says_how_many_lines_are_needed(game1_cache, monkeypatch):
+    app = _replay_app(game1_cache, monkeypatch)
     async with app.run_test(size=(80, 21)) as pilot:
         await pilot.press("c")
         await pilot.pause()
@@ -351,12 +359,12 @@ async def test_no_room_below_the_board_says_how_many_lines_are_needed(tmp_path, 
         assert any("XML pane needs a terminal of at least 23 lines" in m for m in notes), notes
 
 
-async def test_the_analysis_keys_work_after_its_panes_were_hidden(tmp_path, monkeypatch):
+async def test_the_analysis_keys_work_after_its_panes_were_hidden(game1_cache, monkeypatch):
     """The analysis panel holds the viewer's focus, also with nothing of it shown (a hidden widget would lose it):
     its keys work after the pane and the chart were switched off, even from the focused chart."""
     from blokus.tui.analysis_view import AnalysisPanel
 
-    app = _replay_app(tmp_path, monkeypatch)
+    app = _replay_app(game1_cache, monkeypatch)
     async with app.run_test(size=(120, 40)) as pilot:
         panel = app.screen.query_one(AnalysisPanel)
         await pilot.press("a", "a", "c", "tab")
@@ -366,11 +374,11 @@ async def test_the_analysis_keys_work_after_its_panes_were_hidden(tmp_path, monk
         assert app.screen.focused is panel and panel.shown and panel.region.height > 0
 
 
-async def test_the_result_on_the_last_state_is_whole_at_80x24(tmp_path, monkeypatch):
+async def test_the_result_on_the_last_state_is_whole_at_80x24(game1_cache, monkeypatch):
     """The result below the board takes more lines than the status leaves it: the status gives way."""
     from blokus.tui.replay_screen import ReplayResult
 
-    app = _replay_app(tmp_path, monkeypatch)
+    app = _replay_app(game1_cache, monkeypatch)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("end")
         await pilot.pause()
