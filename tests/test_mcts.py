@@ -989,3 +989,47 @@ def test_no_kernel_or_search_function_takes_more_than_twelve_parameters():
                 assert count <= 12, f"{path.name}: {node.name} takes {count} parameters"
                 counted += 1
     assert counted > 30
+
+
+def _one_colour_on(state: GameState) -> GameState:
+    """The same position with every colour one on (BLUE's pieces YELLOW's, YELLOW's RED's, …, GREEN's BLUE's)
+    and the turn one on: the side to move is now the other team, with the same moves."""
+    from blokus.model.moves import SetMove
+    from blokus.model.state import move_of_placement
+
+    def on(bits: int) -> int:
+        return sum(((bits >> c) & 1) << ((c + 1) % 4) for c in range(4))
+
+    other = state.copy()
+    other.boards = [state.boards[(c - 1) % 4] for c in range(4)]
+    other.shapes = [state.shapes[(c - 1) % 4] for c in range(4)]
+    other.valid, other.mono_done, other.mono_flag = on(state.valid), on(state.mono_done), on(state.mono_flag)
+    other.turn = state.turn + 1
+    if isinstance(state.last_move, SetMove):
+        other.last_move = move_of_placement((int(state.last_move.color) + 1) % 4, placement_of(state.last_move))
+    return other
+
+
+@pytest.mark.parametrize(("season", "turn"), [(SEASON_2021, 9), (SEASONS["2027"], 13)], ids=["2021", "2027"])
+def test_the_search_plays_team_two_as_it_plays_team_one(monkeypatch, season, turn):
+    """No rule of the search favours a team (tuning/RESULTS.md §46: the seat gap against Pentobi is the game's
+    first-mover edge): one position searched with the colours one on, so that the other team moves, gives the
+    same tree. The parts that depend on the turn number itself are held still: one row of the move prior's
+    weights (it has one a phase), no evaluated root prior, the opening's pentomino rule everywhere."""
+    monkeypatch.setattr(blokus.ai.search.mcts.player, "PRIOR_WEIGHTS", np.ascontiguousarray(
+        blokus.ai.search.mcts.player.PRIOR_WEIGHTS[-1:]))  # fmt: skip
+    state = _position(turn, seed=3, season=season)
+    assert state.valid == 15 and state.color % 2 == 1  # YELLOW or GREEN moves; the copy has BLUE or RED
+    other = _one_colour_on(state)
+    assert other.color == (state.color + 1) % 4
+    assert np.array_equal(state.legal_placements(), other.legal_placements())
+    params = mcts.MctsParams(threads=1, book=False, root_eval=0.0, early_rounds=100)
+    found = []
+    for position in (state, other):
+        player = MctsPlayer(seed=7, params=params, max_simulations=400)
+        move = player.choose_move_sync(position, move_time=30.0)
+        ids, visits, _ = player.root_statistics()
+        found.append(
+            (placement_of(move), dict(zip(ids.tolist(), visits.tolist(), strict=True)), player.last_info.get("value"))
+        )
+    assert found[0] == found[1]
