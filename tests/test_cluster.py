@@ -349,7 +349,7 @@ def test_local_cluster_listens_on_loopback_only_and_an_error_it_cannot_pickle_is
     try:
         listening = [
             c.laddr
-            for p in (us, *(c for c in us.children(recursive=True) if c.pid not in before))
+            for p in (us, *(child for child in us.children(recursive=True) if child.pid not in before))
             for c in p.net_connections(kind="inet")
             if c.status == psutil.CONN_LISTEN
         ]

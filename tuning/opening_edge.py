@@ -19,6 +19,7 @@ import argparse
 import json
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -51,7 +52,7 @@ def main() -> None:
     ap.add_argument("--level", type=int, default=6, help="Pentobi's level")
     args = ap.parse_args()
     season = SEASONS[args.season]
-    games = sorted(json.load(open(args.series))["games"], key=lambda g: g["index"])
+    games = sorted(json.loads(Path(args.series).read_text())["games"], key=lambda g: g["index"])
     if not args.pentobi:
         prepare(None)
     values, seats = [], []
